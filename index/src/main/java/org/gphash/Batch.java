@@ -1,0 +1,148 @@
+package org.gphash;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * Many operations of mixed kinds, stored column-wise (kinds, keys back to back, values back to
+ * back) so that an engine can hand them to a GPU in one copy. Create one with
+ * {@link GPHashIndex#newBatch(int)} so its key and value sizes match the index, fill it, run it
+ * with {@link GPHashIndex#execute(Batch)}, and {@link #clear()} it to reuse the memory.
+ *
+ * <p>Semantics: the operations of a batch take effect in batch order, as if issued one after the
+ * other by one thread; several operations on one key within a batch see each other in that order.
+ * Not thread-safe: one batch per thread.
+ */
+public final class Batch {
+
+    private final int keySize;
+    private final int valueSize;
+    private byte[] kinds;
+    private byte[] keys;
+    private byte[] values;
+    private int size;
+
+    Batch(int keySize, int valueSize, int expectedOperations) {
+        this.keySize = keySize;
+        this.valueSize = valueSize;
+        int n = Math.max(1, expectedOperations);
+        this.kinds = new byte[n];
+        this.keys = new byte[n * keySize];
+        this.values = new byte[n * valueSize];
+    }
+
+    public Batch get(byte[] key) {
+        return add(OpKind.GET, key, null);
+    }
+
+    public Batch put(byte[] key, byte[] value) {
+        return add(OpKind.PUT, key, value);
+    }
+
+    public Batch insert(byte[] key, byte[] value) {
+        return add(OpKind.INSERT, key, value);
+    }
+
+    public Batch update(byte[] key, byte[] value) {
+        return add(OpKind.UPDATE, key, value);
+    }
+
+    public Batch delete(byte[] key) {
+        return add(OpKind.DELETE, key, null);
+    }
+
+    public Batch get(long key) {
+        return add(OpKind.GET, LongKeys.encode(key, keySize), null);
+    }
+
+    public Batch put(long key, byte[] value) {
+        return add(OpKind.PUT, LongKeys.encode(key, keySize), value);
+    }
+
+    public Batch insert(long key, byte[] value) {
+        return add(OpKind.INSERT, LongKeys.encode(key, keySize), value);
+    }
+
+    public Batch update(long key, byte[] value) {
+        return add(OpKind.UPDATE, LongKeys.encode(key, keySize), value);
+    }
+
+    public Batch delete(long key) {
+        return add(OpKind.DELETE, LongKeys.encode(key, keySize), null);
+    }
+
+    /** Appends an operation; {@code value} is ignored for GET and DELETE. */
+    public Batch add(OpKind kind, byte[] key, byte[] value) {
+        Arguments.checkKey(key, keySize);
+        if (kind.hasValue()) {
+            Arguments.checkValue(value, valueSize);
+        }
+        ensureCapacity(size + 1);
+        kinds[size] = (byte) kind.ordinal();
+        System.arraycopy(key, 0, keys, size * keySize, keySize);
+        if (kind.hasValue()) {
+            System.arraycopy(value, 0, values, size * valueSize, valueSize);
+        }
+        size++;
+        return this;
+    }
+
+    private void ensureCapacity(int n) {
+        if (n > kinds.length) {
+            int cap = Math.max(n, kinds.length * 2);
+            kinds = Arrays.copyOf(kinds, cap);
+            keys = Arrays.copyOf(keys, cap * keySize);
+            values = Arrays.copyOf(values, cap * valueSize);
+        }
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public OpKind kind(int i) {
+        checkIndex(i);
+        return OpKind.ofOrdinal(kinds[i]);
+    }
+
+    /** Key {@code i} as a new array. */
+    public byte[] key(int i) {
+        checkIndex(i);
+        return Arrays.copyOfRange(keys, i * keySize, (i + 1) * keySize);
+    }
+
+    /** All keys, back to back ({@code size() * keySize} bytes), without copying. */
+    public MemorySegment keys() {
+        return MemorySegment.ofArray(keys).asSlice(0, (long) size * keySize);
+    }
+
+    /** All values, back to back; entries of GET and DELETE are zero. */
+    public MemorySegment values() {
+        return MemorySegment.ofArray(values).asSlice(0, (long) size * valueSize);
+    }
+
+    /** Operation kinds as ordinals of {@link OpKind}. */
+    public MemorySegment kinds() {
+        return MemorySegment.ofArray(kinds).asSlice(0, size);
+    }
+
+    public int keySize() {
+        return keySize;
+    }
+
+    public int valueSize() {
+        return valueSize;
+    }
+
+    /** Forgets all operations, keeping the memory. */
+    public void clear() {
+        Arrays.fill(values, 0, size * valueSize, (byte) 0);
+        size = 0;
+    }
+
+    private void checkIndex(int i) {
+        if (i < 0 || i >= size) {
+            throw new IndexOutOfBoundsException("operation " + i + " of a batch of " + size);
+        }
+    }
+}

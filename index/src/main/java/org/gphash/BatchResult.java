@@ -1,0 +1,82 @@
+package org.gphash;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * One result per operation of a {@link Batch}: an {@link Outcome}, and for a GET that found its
+ * key, the value. Stored column-wise like the batch, so an engine fills it with one copy.
+ */
+public final class BatchResult {
+
+    private final int valueSize;
+    private byte[] codes;
+    private byte[] values;
+    private int size;
+
+    public BatchResult(int valueSize, int expectedOperations) {
+        this.valueSize = valueSize;
+        int n = Math.max(1, expectedOperations);
+        this.codes = new byte[n];
+        this.values = new byte[n * valueSize];
+    }
+
+    /** Prepares for {@code n} results, reusing memory where it suffices. */
+    public void reset(int n) {
+        if (n > codes.length) {
+            codes = new byte[n];
+            values = new byte[n * valueSize];
+        }
+        size = n;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public Outcome outcome(int i) {
+        checkIndex(i);
+        return Outcome.ofCode(codes[i]);
+    }
+
+    /** The value a GET found, or null when operation {@code i} is not a GET that found its key. */
+    public byte[] value(int i) {
+        checkIndex(i);
+        if (codes[i] != Outcome.FOUND.code()) {
+            return null;
+        }
+        return Arrays.copyOfRange(values, i * valueSize, (i + 1) * valueSize);
+    }
+
+    /** Where engines write outcome codes ({@link Outcome#code()}), one byte per operation. */
+    public MemorySegment outcomeCodes() {
+        return MemorySegment.ofArray(codes).asSlice(0, size);
+    }
+
+    /** Where engines write GET values, {@code valueSize} bytes per operation. */
+    public MemorySegment values() {
+        return MemorySegment.ofArray(values).asSlice(0, (long) size * valueSize);
+    }
+
+    /** Sets the outcome of operation {@code i} (for engines). */
+    public void setOutcome(int i, Outcome outcome) {
+        codes[i] = outcome.code();
+    }
+
+    /** How many operations had {@code outcome}. */
+    public int count(Outcome outcome) {
+        int n = 0;
+        for (int i = 0; i < size; i++) {
+            if (codes[i] == outcome.code()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void checkIndex(int i) {
+        if (i < 0 || i >= size) {
+            throw new IndexOutOfBoundsException("result " + i + " of " + size);
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package org.gphash;
+
+import java.lang.foreign.MemorySegment;
+
+import org.gphash.index.Geometry;
+
+/**
+ * What a backend implements. {@link GPHashIndex} checks arguments and converts types, then calls
+ * one of these. Keys and values are segments of exactly the pool's key and value size.
+ */
+public interface Engine extends AutoCloseable {
+
+    /** The pool's geometry, key and value sizes included. */
+    Geometry geometry();
+
+    Outcome get(MemorySegment key, MemorySegment valueOut);
+
+    Outcome put(MemorySegment key, MemorySegment value);
+
+    Outcome insert(MemorySegment key, MemorySegment value);
+
+    Outcome update(MemorySegment key, MemorySegment value);
+
+    Outcome delete(MemorySegment key);
+
+    /** Runs every operation of {@code batch} in order, writing one result each into {@code result}. */
+    void execute(Batch batch, BatchResult result);
+
+    IndexStats stats();
+
+    RecoveryReport lastRecovery();
+
+    /** Drains operations, marks a clean shutdown, syncs and releases the pool. */
+    @Override
+    void close();
+
+    /**
+     * Releases the pool without a clean shutdown and without persisting anything more, as a crash
+     * would: for crash tests. The engine is unusable afterwards.
+     */
+    void abandon();
+}

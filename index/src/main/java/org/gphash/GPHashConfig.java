@@ -1,0 +1,63 @@
+package org.gphash;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+import org.gphash.index.CrashHook;
+import org.gphash.index.Geometry;
+
+/**
+ * Immutable configuration of an index, made by {@link GPHashIndex.Builder}. Geometry fields are 0
+ * when not specified: {@code create} then uses the defaults of {@link Geometry#DEFAULT} and
+ * {@code open} takes them from the pool; a specified field must match the pool on open.
+ */
+public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
+                           long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
+                           OptionalLong seed, CrashHook crashHook) {
+
+    public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
+
+    public GPHashConfig {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(seed, "seed");
+        Objects.requireNonNull(crashHook, "crashHook");
+        if (initialCapacity < 1) {
+            throw new IllegalArgumentException("initialCapacity must be at least 1, got " + initialCapacity);
+        }
+        if (maxPoolBytes < 1) {
+            throw new IllegalArgumentException("maxPoolBytes must be positive, got " + maxPoolBytes);
+        }
+    }
+
+    /** The geometry a new pool gets: specified fields, defaults for the rest. Validates it. */
+    public Geometry geometryForCreate() {
+        Geometry d = Geometry.DEFAULT;
+        return new Geometry(or(levels, d.levels()), or(hashes, d.hashes()), or(slotsPerBucket, d.slotsPerBucket()),
+                or(keySize, d.keySize()), or(valueSize, d.valueSize()));
+    }
+
+    private static int or(int value, int fallback) {
+        return value == 0 ? fallback : value;
+    }
+
+    /** The differences between the specified fields and a pool's geometry; empty when they agree. */
+    public List<String> mismatches(Geometry pool) {
+        List<String> out = new ArrayList<>();
+        compare(out, "keySize", keySize, pool.keySize());
+        compare(out, "valueSize", valueSize, pool.valueSize());
+        compare(out, "levels", levels, pool.levels());
+        compare(out, "hashes", hashes, pool.hashes());
+        compare(out, "slotsPerBucket", slotsPerBucket, pool.slotsPerBucket());
+        return out;
+    }
+
+    private static void compare(List<String> out, String name, int asked, int actual) {
+        if (asked != 0 && asked != actual) {
+            out.add(name + " " + asked + " was asked for but the pool has " + actual);
+        }
+    }
+}

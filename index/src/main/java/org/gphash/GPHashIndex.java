@@ -1,0 +1,360 @@
+package org.gphash;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.ServiceLoader;
+
+import org.gphash.index.CpuEngine;
+import org.gphash.index.CrashHook;
+import org.gphash.index.Geometry;
+
+/**
+ * A persistent GPHash index in one pool file: the embedded API.
+ *
+ * <pre>{@code
+ * try (GPHashIndex index = GPHashIndex.builder(Path.of("/dev/shm/users.pool"))
+ *         .keySize(8).valueSize(128).create()) {
+ *     index.put(42L, value);
+ *     byte[] v = index.get(42L);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: any number of threads may call any operation at once. Keys and values have the
+ * fixed sizes of the pool; a key or value of another length is refused with an
+ * {@link IllegalArgumentException} naming both sizes. Every write is durable when the call returns.
+ * Closing marks a clean shutdown; opening always runs recovery (see {@link #lastRecovery()}).
+ */
+public final class GPHashIndex implements AutoCloseable {
+
+    private final Engine engine;
+    private final GPHashConfig config;
+    private final int keySize;
+    private final int valueSize;
+    private volatile boolean closed;
+
+    private GPHashIndex(Engine engine, GPHashConfig config, int keySize, int valueSize) {
+        this.engine = engine;
+        this.config = config;
+        this.keySize = keySize;
+        this.valueSize = valueSize;
+    }
+
+    public static Builder builder(Path path) {
+        return new Builder(path);
+    }
+
+    // ------------------------------------------------------------------ byte[] keys
+
+    /** The value of {@code key}, or null if absent. */
+    public byte[] get(byte[] key) {
+        Arguments.checkKey(key, keySize);
+        byte[] out = new byte[valueSize];
+        return engine().get(MemorySegment.ofArray(key), MemorySegment.ofArray(out)) == Outcome.FOUND ? out : null;
+    }
+
+    /** Inserts or replaces; returns true if the key was new. */
+    public boolean put(byte[] key, byte[] value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize);
+        return engine().put(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
+    }
+
+    /** Inserts if absent; returns false (changing nothing) if the key exists. */
+    public boolean insert(byte[] key, byte[] value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize);
+        return engine().insert(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
+    }
+
+    /** Replaces if present; returns false if the key is absent. */
+    public boolean update(byte[] key, byte[] value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize);
+        return engine().update(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.UPDATED;
+    }
+
+    /** Removes; returns false if the key was absent. */
+    public boolean delete(byte[] key) {
+        Arguments.checkKey(key, keySize);
+        return engine().delete(MemorySegment.ofArray(key)) == Outcome.DELETED;
+    }
+
+    public boolean containsKey(byte[] key) {
+        return get(key) != null;
+    }
+
+    // ------------------------------------------------------------------ long keys (keySize 8)
+
+    public byte[] get(long key) {
+        return get(LongKeys.encode(key, keySize));
+    }
+
+    public boolean put(long key, byte[] value) {
+        return put(LongKeys.encode(key, keySize), value);
+    }
+
+    public boolean insert(long key, byte[] value) {
+        return insert(LongKeys.encode(key, keySize), value);
+    }
+
+    public boolean update(long key, byte[] value) {
+        return update(LongKeys.encode(key, keySize), value);
+    }
+
+    public boolean delete(long key) {
+        return delete(LongKeys.encode(key, keySize));
+    }
+
+    // ------------------------------------------------------------------ zero-copy segments
+
+    /** Copies the value of {@code key} into {@code valueOut}; returns false if absent. */
+    public boolean get(MemorySegment key, MemorySegment valueOut) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(valueOut, valueSize, "output value segment");
+        return engine().get(key, valueOut) == Outcome.FOUND;
+    }
+
+    public boolean put(MemorySegment key, MemorySegment value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize, "value");
+        return engine().put(key, value) == Outcome.INSERTED;
+    }
+
+    public boolean insert(MemorySegment key, MemorySegment value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize, "value");
+        return engine().insert(key, value) == Outcome.INSERTED;
+    }
+
+    public boolean update(MemorySegment key, MemorySegment value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize, "value");
+        return engine().update(key, value) == Outcome.UPDATED;
+    }
+
+    public boolean delete(MemorySegment key) {
+        Arguments.checkKey(key, keySize);
+        return engine().delete(key) == Outcome.DELETED;
+    }
+
+    // ------------------------------------------------------------------ batches
+
+    /** An empty batch sized for this index. */
+    public Batch newBatch(int expectedOperations) {
+        return new Batch(keySize, valueSize, expectedOperations);
+    }
+
+    /** Runs every operation of {@code batch} in order; one result per operation. */
+    public BatchResult execute(Batch batch) {
+        BatchResult result = new BatchResult(valueSize, batch.size());
+        execute(batch, result);
+        return result;
+    }
+
+    /** As {@link #execute(Batch)}, reusing {@code result}'s memory. */
+    public void execute(Batch batch, BatchResult result) {
+        Objects.requireNonNull(batch, "batch");
+        if (batch.keySize() != keySize || batch.valueSize() != valueSize) {
+            throw new IllegalArgumentException("batch was made for keys of " + batch.keySize() + " and values of "
+                    + batch.valueSize() + " bytes; this pool has " + keySize + " and " + valueSize);
+        }
+        result.reset(batch.size());
+        engine().execute(batch, result);
+    }
+
+    // ------------------------------------------------------------------ the rest
+
+    public IndexStats stats() {
+        return engine().stats();
+    }
+
+    /** What recovery found and did when this pool was opened (or created). */
+    public RecoveryReport lastRecovery() {
+        return engine().lastRecovery();
+    }
+
+    public int keySize() {
+        return keySize;
+    }
+
+    public int valueSize() {
+        return valueSize;
+    }
+
+    public GPHashConfig config() {
+        return config;
+    }
+
+    public Path path() {
+        return config.path();
+    }
+
+    private Engine engine() {
+        if (closed) {
+            throw new IllegalStateException("index on " + config.path() + " is closed");
+        }
+        return engine;
+    }
+
+    /** Drains running operations, marks a clean shutdown and releases the pool. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            engine.close();
+        }
+    }
+
+    /** Crash simulation for tests: releases the pool with no clean shutdown and no further writes. */
+    synchronized void abandon() {
+        if (!closed) {
+            closed = true;
+            engine.abandon();
+        }
+    }
+
+    /**
+     * Configures and opens an index. Unset geometry means: the defaults (2 levels, 2 hashes,
+     * 8 slots, 8-byte keys, 128-byte values) for {@link #create()}, the pool's own for
+     * {@link #open()}.
+     */
+    public static final class Builder {
+        private final Path path;
+        private int keySize;
+        private int valueSize;
+        private int levels;
+        private int hashes;
+        private int slotsPerBucket;
+        private long initialCapacity = GPHashConfig.DEFAULT_INITIAL_CAPACITY;
+        private long maxPoolBytes = Long.MAX_VALUE;
+        private Backend backend = Backend.CPU;
+        private boolean jdkPersistence;
+        private OptionalLong seed = OptionalLong.empty();
+        private CrashHook crashHook = CrashHook.NONE;
+
+        private Builder(Path path) {
+            this.path = Objects.requireNonNull(path, "path");
+        }
+
+        /** Key size in bytes (1..256); 8 for {@code long} keys. */
+        public Builder keySize(int bytes) {
+            this.keySize = positive(bytes, "keySize");
+            return this;
+        }
+
+        /** Value size in bytes; default 128. */
+        public Builder valueSize(int bytes) {
+            this.valueSize = positive(bytes, "valueSize");
+            return this;
+        }
+
+        /** Levels of buckets addressed together (default 2). levels x hashes x slots must be at most 32. */
+        public Builder levels(int n) {
+            this.levels = positive(n, "levels");
+            return this;
+        }
+
+        /** Hash functions, i.e. candidate top-level buckets per key (default 2). */
+        public Builder hashes(int n) {
+            this.hashes = positive(n, "hashes");
+            return this;
+        }
+
+        /** Slots per bucket (default 8). */
+        public Builder slotsPerBucket(int n) {
+            this.slotsPerBucket = positive(n, "slotsPerBucket");
+            return this;
+        }
+
+        /** Items the new pool should hold before its first resize (default 65536). */
+        public Builder initialCapacity(long items) {
+            if (items < 1) {
+                throw new IllegalArgumentException("initialCapacity must be at least 1, got " + items);
+            }
+            this.initialCapacity = items;
+            return this;
+        }
+
+        /** The pool file never grows beyond this; an operation that would need more fails with {@link PoolFullException}. */
+        public Builder maxPoolBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxPoolBytes must be positive, got " + bytes);
+            }
+            this.maxPoolBytes = bytes;
+            return this;
+        }
+
+        public Builder backend(Backend backend) {
+            this.backend = Objects.requireNonNull(backend, "backend");
+            return this;
+        }
+
+        /** Persist through {@code MemorySegment.force()} even where libpmem is available. */
+        public Builder jdkPersistence(boolean useJdk) {
+            this.jdkPersistence = useJdk;
+            return this;
+        }
+
+        /** Seed of the hash functions of a new pool (default: random). Stored in the pool. */
+        public Builder seed(long seed) {
+            this.seed = OptionalLong.of(seed);
+            return this;
+        }
+
+        /** Told at every persist point; for crash tests and the crash harness. */
+        public Builder crashHook(CrashHook hook) {
+            this.crashHook = Objects.requireNonNull(hook, "crashHook");
+            return this;
+        }
+
+        public GPHashConfig config() {
+            return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
+                    maxPoolBytes, backend, jdkPersistence, seed, crashHook);
+        }
+
+        /** Creates a new pool file (owner-only); fails if the file exists. */
+        public GPHashIndex create() {
+            GPHashConfig c = config();
+            c.geometryForCreate();
+            return wrap(factory(c.backend()).create(c), c);
+        }
+
+        /** Opens an existing pool exclusively and runs recovery. */
+        public GPHashIndex open() {
+            GPHashConfig c = config();
+            return wrap(factory(c.backend()).open(c), c);
+        }
+
+        /** Opens the pool if the file exists, else creates it. */
+        public GPHashIndex openOrCreate() {
+            return java.nio.file.Files.exists(path) ? open() : create();
+        }
+
+        private static GPHashIndex wrap(Engine engine, GPHashConfig c) {
+            Geometry g = engine.geometry();
+            return new GPHashIndex(engine, c, g.keySize(), g.valueSize());
+        }
+
+        private static EngineFactory factory(Backend backend) {
+            if (backend == Backend.CPU) {
+                return CpuEngine.FACTORY;
+            }
+            for (EngineFactory f : ServiceLoader.load(EngineFactory.class)) {
+                if (f.backend() == backend) {
+                    return f;
+                }
+            }
+            throw new BackendUnavailableException("the " + backend + " backend is not available in this build: "
+                    + "no engine for it is on the class path (the GPU engine lives in the gphash-cuda module)");
+        }
+
+        private static int positive(int n, String name) {
+            if (n < 1) {
+                throw new IllegalArgumentException(name + " must be positive, got " + n);
+            }
+            return n;
+        }
+    }
+}

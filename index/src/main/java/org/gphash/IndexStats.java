@@ -1,0 +1,34 @@
+package org.gphash;
+
+import org.gphash.persistence.PersistenceMode;
+
+/**
+ * A snapshot of an index's figures.
+ *
+ * @param size                items stored
+ * @param capacity            slots in all levels
+ * @param loadFactor          size / capacity
+ * @param levels              levels in the table (more by one while a resize runs)
+ * @param topLevelLog2        the top level has 2^topLevelLog2 buckets
+ * @param resizes             resizes completed since the pool was created
+ * @param heapGrowths         value heap growths since this open
+ * @param valueBlocks         value blocks in the heap
+ * @param valueBlocksFree     value blocks free
+ * @param pendingReclamation  value blocks retired but not yet free (waiting for readers)
+ * @param fileBytes           length of the pool file
+ * @param persistenceMode     how writes are made durable
+ * @param backend             which engine runs the operations
+ * @param lastRecovery        what recovery did when the pool was opened
+ */
+public record IndexStats(long size, long capacity, double loadFactor, int levels, int topLevelLog2, long resizes,
+                         long heapGrowths, long valueBlocks, long valueBlocksFree, long pendingReclamation,
+                         long fileBytes, PersistenceMode persistenceMode, Backend backend, RecoveryReport lastRecovery) {
+
+    @Override
+    public String toString() {
+        return String.format("size=%d capacity=%d loadFactor=%.3f levels=%d topLevel=2^%d resizes=%d heapGrowths=%d "
+                        + "valueBlocks=%d (free %d, pending %d) fileBytes=%d persistence=%s backend=%s",
+                size, capacity, loadFactor, levels, topLevelLog2, resizes, heapGrowths, valueBlocks, valueBlocksFree,
+                pendingReclamation, fileBytes, persistenceMode.description(), backend);
+    }
+}

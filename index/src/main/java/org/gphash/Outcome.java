@@ -1,0 +1,46 @@
+package org.gphash;
+
+import org.gphash.index.OpStatus;
+
+/** What one operation did. */
+public enum Outcome {
+    /** A get found the key. */
+    FOUND(OpStatus.FOUND),
+    /** A get, update or delete did not find the key. */
+    NOT_FOUND(OpStatus.NOT_FOUND),
+    /** An insert or put added the key. */
+    INSERTED(OpStatus.INSERTED),
+    /** An update or put replaced the key's value. */
+    UPDATED(OpStatus.UPDATED),
+    /** An insert found the key already present and changed nothing. */
+    EXISTS(OpStatus.EXISTS),
+    /** A delete removed the key. */
+    DELETED(OpStatus.DELETED);
+
+    private static final Outcome[] BY_CODE = new Outcome[8];
+
+    static {
+        for (Outcome o : values()) {
+            BY_CODE[o.code] = o;
+        }
+    }
+
+    private final byte code;
+
+    Outcome(byte code) {
+        this.code = code;
+    }
+
+    /** The status byte engines write into a {@link BatchResult}. */
+    public byte code() {
+        return code;
+    }
+
+    public static Outcome ofCode(int code) {
+        Outcome o = code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+        if (o == null) {
+            throw new IllegalArgumentException("no outcome has code " + code);
+        }
+        return o;
+    }
+}

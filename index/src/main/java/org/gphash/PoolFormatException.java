@@ -1,0 +1,52 @@
+package org.gphash;
+
+import java.nio.file.Path;
+
+/**
+ * The file is not a usable pool. Raised by {@code open} before anything is written, so the file is
+ * left exactly as it was.
+ */
+public final class PoolFormatException extends GPHashException {
+    private static final long serialVersionUID = 1L;
+
+    /** What is wrong with the file. */
+    public enum Reason {
+        /** No pool magic number: some other file. */
+        NOT_A_POOL,
+        /** A pool of a format version this build cannot read. */
+        WRONG_VERSION,
+        /** Shorter than its header says. */
+        TRUNCATED,
+        /** Neither header copy has a valid checksum. */
+        CHECKSUM_MISMATCH,
+        /** Checksums are valid but the contents are impossible (for example offsets outside the file). */
+        CORRUPT
+    }
+
+    private final Reason reason;
+    private final transient Path path;
+
+    public PoolFormatException(Reason reason, Path path, String detail) {
+        super("pool " + path + ": " + describe(reason) + ": " + detail);
+        this.reason = reason;
+        this.path = path;
+    }
+
+    private static String describe(Reason reason) {
+        return switch (reason) {
+            case NOT_A_POOL -> "not a gphash pool";
+            case WRONG_VERSION -> "unsupported pool format version";
+            case TRUNCATED -> "pool file is truncated";
+            case CHECKSUM_MISMATCH -> "header checksum mismatch";
+            case CORRUPT -> "pool is corrupt";
+        };
+    }
+
+    public Reason reason() {
+        return reason;
+    }
+
+    public Path path() {
+        return path;
+    }
+}

@@ -1,0 +1,42 @@
+package org.gphash;
+
+import java.time.Duration;
+
+/**
+ * What recovery on open found and did (GPHash §3.2.3 "Recovery"). Recovery runs on every open,
+ * clean shutdown or not: it is also what rebuilds the volatile free-space state.
+ *
+ * @param previousShutdownClean  whether the pool was closed cleanly last time
+ * @param headerCopyRepaired     one header copy was torn, damaged or stale and was rewritten
+ * @param insertSlotsCleared     slots left in the INSERT state by an interrupted insert, set EMPTY
+ * @param tornSlotsCleared       slots whose fingerprint did not match their key, set EMPTY
+ * @param duplicatesRemoved      copies of a key that were not its valid item, removed
+ * @param resizeResumed          a resize was in progress and was completed
+ * @param itemsRehashed          items moved out of the bottom level by the resumed resize
+ * @param items                  items in the pool after recovery
+ * @param valueBlocksInUse       value blocks referenced by items
+ * @param valueBlocksFree        value blocks free after rebuilding free space
+ * @param trailingBytesIgnored   bytes past the committed end of the pool (an interrupted growth)
+ * @param duration               how long recovery took
+ */
+public record RecoveryReport(boolean previousShutdownClean, boolean headerCopyRepaired, long insertSlotsCleared,
+                             long tornSlotsCleared, long duplicatesRemoved, boolean resizeResumed, long itemsRehashed,
+                             long items, long valueBlocksInUse, long valueBlocksFree, long trailingBytesIgnored,
+                             Duration duration) {
+
+    /** Whether recovery had to repair anything at all. */
+    public boolean repairedAnything() {
+        return headerCopyRepaired || insertSlotsCleared > 0 || tornSlotsCleared > 0 || duplicatesRemoved > 0
+                || resizeResumed;
+    }
+
+    @Override
+    public String toString() {
+        return "recovery: previous shutdown " + (previousShutdownClean ? "clean" : "NOT clean")
+                + ", header copy repaired=" + headerCopyRepaired + ", INSERT slots cleared=" + insertSlotsCleared
+                + ", torn slots cleared=" + tornSlotsCleared + ", duplicates removed=" + duplicatesRemoved
+                + ", resize resumed=" + resizeResumed + " (items rehashed=" + itemsRehashed + ")"
+                + ", items=" + items + ", value blocks used/free=" + valueBlocksInUse + "/" + valueBlocksFree
+                + ", trailing bytes ignored=" + trailingBytesIgnored + ", took " + duration.toMillis() + " ms";
+    }
+}

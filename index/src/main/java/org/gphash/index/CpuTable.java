@@ -1,0 +1,460 @@
+package org.gphash.index;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.gphash.PoolFullException;
+import org.gphash.persistence.PoolFile;
+
+/**
+ * The GPHash table executed by Java threads on the mapped pool: lock-free single-key operations
+ * (GPHash §3.2.3), resizing, and value heap growth.
+ *
+ * <p>Slot protocol of an insert, in the order every crash point relies on: the value is written to
+ * a free block and persisted; the slot is CASed EMPTY to INSERT; the key is written and persisted;
+ * fingerprint and value offset are published in one store and persisted. Update writes and
+ * persists the new value, then CASes the meta word from the old offset to the new one. Delete CASes
+ * the meta word to EMPTY. A crash leaves each slot EMPTY, INSERT (cleared by recovery) or a whole
+ * item; unreferenced blocks are free by definition ({@link ValueHeap}).
+ *
+ * <p>Duplicates (two racing inserts of one key) follow §3.2.2: the valid item is the first in
+ * candidate order (highest level, lowest bucket, lowest slot). An insert checks after publishing;
+ * if a more valid copy exists it removes its own copy and reports the key as existing, otherwise
+ * it removes the others. Every operation that meets duplicates removes them.
+ */
+final class CpuTable {
+
+    final PoolFile file;
+    final Geometry geometry;
+    final HeaderStore headers;
+    final ValueHeap heap;
+    final EpochGate gate;
+    final CrashHook hook;
+    final long maxPoolBytes;
+    final LongAdder size = new LongAdder();
+    private final long[] seeds;
+    private final ThreadLocal<Probe> probes;
+    private volatile TableLayout layout;
+    private final LongAdder heapGrowths = new LongAdder();
+
+    CpuTable(PoolFile file, HeaderStore headers, CrashHook hook, long maxPoolBytes) {
+        this.file = file;
+        this.headers = headers;
+        this.hook = hook;
+        this.maxPoolBytes = maxPoolBytes;
+        PoolHeader h = headers.current();
+        this.geometry = h.geometry();
+        this.seeds = h.seeds();
+        this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks());
+        this.gate = new EpochGate(this::reclaim);
+        this.layout = TableLayout.of(h);
+        this.probes = ThreadLocal.withInitial(this::newProbe);
+    }
+
+    Probe newProbe() {
+        return new Probe(geometry, seeds);
+    }
+
+    TableLayout layout() {
+        return layout;
+    }
+
+    void refreshLayout() {
+        layout = TableLayout.of(headers.current());
+    }
+
+    private void reclaim(long valueOffset) {
+        hook.reached(CrashPoint.VALUE_RECLAIMED);
+        heap.free(valueOffset);
+    }
+
+    private void persist(MemorySegment pool, long offset, long length) {
+        file.persister().persist(pool, offset, length);
+    }
+
+    // ------------------------------------------------------------------ single-key operations
+
+    /** Copies the value of {@code key} into {@code out}; returns FOUND or NOT_FOUND. */
+    int get(MemorySegment key, long keyOffset, MemorySegment out, long outOffset) {
+        Probe probe = probes.get();
+        probe.hash(key, keyOffset);
+        EpochGate.Participant p = gate.enter();
+        try {
+            MemorySegment pool = file.segment();
+            probe.scan(pool, layout, key, keyOffset);
+            if (probe.matchCount == 0) {
+                return OpStatus.NOT_FOUND;
+            }
+            MemorySegment.copy(pool, SlotMeta.valueOffset(probe.matchMeta[0]), out, outOffset, geometry.valueSize());
+            return OpStatus.FOUND;
+        } finally {
+            gate.exit(p);
+        }
+    }
+
+    /** Inserts if absent: INSERTED or EXISTS. */
+    int insert(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
+        return write(Kind.INSERT, key, keyOffset, value, valueOffset);
+    }
+
+    /** Inserts or replaces: INSERTED or UPDATED. */
+    int upsert(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
+        return write(Kind.UPSERT, key, keyOffset, value, valueOffset);
+    }
+
+    /** Replaces if present: UPDATED or NOT_FOUND. */
+    int update(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
+        return write(Kind.UPDATE, key, keyOffset, value, valueOffset);
+    }
+
+    /** Removes: DELETED or NOT_FOUND. */
+    int delete(MemorySegment key, long keyOffset) {
+        return write(Kind.DELETE, key, keyOffset, null, 0);
+    }
+
+    private enum Kind { INSERT, UPSERT, UPDATE, DELETE }
+
+    private int write(Kind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
+        Probe probe = probes.get();
+        probe.hash(key, keyOffset);
+        probe.pendingBlock = -1;
+        try {
+            for (;;) {
+                TableLayout observedLayout;
+                long observedBlocks;
+                int r;
+                EpochGate.Participant p = gate.enter();
+                try {
+                    MemorySegment pool = file.segment();
+                    observedLayout = layout;
+                    observedBlocks = heap.totalBlocks();
+                    r = switch (kind) {
+                        case INSERT -> attemptInsert(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset, false);
+                        case UPSERT -> attemptInsert(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset, true);
+                        case UPDATE -> attemptUpdate(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset);
+                        case DELETE -> attemptDelete(pool, observedLayout, p, probe, key, keyOffset);
+                    };
+                } finally {
+                    gate.exit(p);
+                }
+                if (r == OpStatus.NEED_RESIZE) {
+                    resize(observedLayout);
+                } else if (r == OpStatus.NEED_HEAP) {
+                    growHeap(observedBlocks);
+                } else if (r != OpStatus.RETRY) {
+                    return r;
+                }
+            }
+        } finally {
+            if (probe.pendingBlock >= 0) {
+                releasePending(probe);
+            }
+        }
+    }
+
+    /** A block that was written but never published has no readers: it can be freed at once. */
+    private void releasePending(Probe probe) {
+        EpochGate.Participant p = gate.enter();
+        try {
+            heap.free(probe.pendingBlock);
+            probe.pendingBlock = -1;
+        } finally {
+            gate.exit(p);
+        }
+    }
+
+    /** Writes the caller's value into a block of its own (once per operation) and persists it. */
+    private boolean stageValue(MemorySegment pool, Probe probe, MemorySegment value, long valueOffset, CrashPoint point) {
+        if (probe.pendingBlock >= 0) {
+            return true;
+        }
+        long block = heap.allocate();
+        if (block < 0) {
+            return false;
+        }
+        MemorySegment.copy(value, valueOffset, pool, block, geometry.valueSize());
+        persist(pool, block, geometry.valueSize());
+        probe.pendingBlock = block;
+        hook.reached(point);
+        return true;
+    }
+
+    private int attemptInsert(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
+                              MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, boolean upsert) {
+        probe.scan(pool, t, key, keyOffset);
+        if (probe.matchCount > 0) {
+            if (upsert) {
+                return swapValue(pool, p, probe, value, valueOffset);
+            }
+            removeDuplicates(pool, p, probe, 1);
+            return OpStatus.EXISTS;
+        }
+        long slot = probe.leastLoadedEmptySlot();
+        if (slot < 0) {
+            return OpStatus.NEED_RESIZE;
+        }
+        if (!stageValue(pool, probe, value, valueOffset, CrashPoint.INSERT_VALUE_PERSISTED)) {
+            return OpStatus.NEED_HEAP;
+        }
+        if (!Slots.casMeta(pool, slot, SlotMeta.EMPTY, SlotMeta.INSERT)) {
+            return OpStatus.RETRY;
+        }
+        hook.reached(CrashPoint.INSERT_SLOT_CLAIMED);
+        MemorySegment.copy(key, keyOffset, pool, slot + SlotMeta.BYTES, geometry.keySize());
+        persist(pool, slot + SlotMeta.BYTES, geometry.keyStride());
+        hook.reached(CrashPoint.INSERT_ITEM_PERSISTED);
+        long meta = SlotMeta.make(probe.fingerprint, probe.pendingBlock);
+        Slots.setMeta(pool, slot, meta);
+        probe.pendingBlock = -1;
+        hook.reached(CrashPoint.INSERT_PUBLISHED);
+        persist(pool, slot, SlotMeta.BYTES);
+        hook.reached(CrashPoint.INSERT_PERSISTED);
+        size.increment();
+
+        // Resolve a race with another insert of the same key (GPHash §3.2.2).
+        probe.scan(pool, t, key, keyOffset);
+        if (probe.matchCount > 0 && probe.matchSlot[0] != slot) {
+            removeDuplicates(pool, p, probe, 1);
+            return upsert ? OpStatus.INSERTED : OpStatus.EXISTS;
+        }
+        removeDuplicates(pool, p, probe, 1);
+        return OpStatus.INSERTED;
+    }
+
+    private int attemptUpdate(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
+                              MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
+        probe.scan(pool, t, key, keyOffset);
+        if (probe.matchCount == 0) {
+            return OpStatus.NOT_FOUND;
+        }
+        return swapValue(pool, p, probe, value, valueOffset);
+    }
+
+    /** Points the valid item of the probed key at a new value block (one CAS). */
+    private int swapValue(MemorySegment pool, EpochGate.Participant p, Probe probe, MemorySegment value, long valueOffset) {
+        if (!stageValue(pool, probe, value, valueOffset, CrashPoint.UPDATE_VALUE_PERSISTED)) {
+            return OpStatus.NEED_HEAP;
+        }
+        long slot = probe.matchSlot[0];
+        long old = probe.matchMeta[0];
+        if (!Slots.casMeta(pool, slot, old, SlotMeta.make(SlotMeta.fingerprint(old), probe.pendingBlock))) {
+            return OpStatus.RETRY;
+        }
+        probe.pendingBlock = -1;
+        hook.reached(CrashPoint.UPDATE_SWAPPED);
+        persist(pool, slot, SlotMeta.BYTES);
+        hook.reached(CrashPoint.UPDATE_PERSISTED);
+        if (!probe.valueSharedWithOtherMatch(0)) {
+            gate.retire(p, SlotMeta.valueOffset(old));
+        }
+        removeDuplicates(pool, p, probe, 1);
+        return OpStatus.UPDATED;
+    }
+
+    private int attemptDelete(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
+                              MemorySegment key, long keyOffset) {
+        probe.scan(pool, t, key, keyOffset);
+        if (probe.matchCount == 0) {
+            return OpStatus.NOT_FOUND;
+        }
+        long slot = probe.matchSlot[0];
+        long old = probe.matchMeta[0];
+        if (!Slots.casMeta(pool, slot, old, SlotMeta.EMPTY)) {
+            return OpStatus.RETRY;
+        }
+        hook.reached(CrashPoint.DELETE_CLEARED);
+        persist(pool, slot, SlotMeta.BYTES);
+        hook.reached(CrashPoint.DELETE_PERSISTED);
+        size.decrement();
+        if (!probe.valueSharedWithOtherMatch(0)) {
+            gate.retire(p, SlotMeta.valueOffset(old));
+        }
+        removeDuplicates(pool, p, probe, 1);
+        return OpStatus.DELETED;
+    }
+
+    /** Clears matches {@code from..} of the last probe: copies of the key that are not the valid item. */
+    private void removeDuplicates(MemorySegment pool, EpochGate.Participant p, Probe probe, int from) {
+        for (int i = from; i < probe.matchCount; i++) {
+            long slot = probe.matchSlot[i];
+            long meta = probe.matchMeta[i];
+            if (Slots.casMeta(pool, slot, meta, SlotMeta.EMPTY)) {
+                persist(pool, slot, SlotMeta.BYTES);
+                hook.reached(CrashPoint.DUPLICATE_REMOVED);
+                size.decrement();
+                if (!probe.valueSharedWithOtherMatch(i)) {
+                    gate.retire(p, SlotMeta.valueOffset(meta));
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ resize (GPHash §3.2.3)
+
+    /** Adds a top level and empties the bottom one, unless another thread already resized. */
+    void resize(TableLayout observed) {
+        gate.runExclusive(() -> {
+            if (layout.equals(observed)) {
+                startResize();
+                finishResize();
+            }
+        });
+    }
+
+    private void startResize() {
+        PoolHeader h = headers.current();
+        int newLog2 = h.topLog2() + 1;
+        long bytes = (1L << newLog2) * geometry.bucketSize();
+        long offset = PoolSpace.nextExtent(h);
+        long end = offset + bytes;
+        PoolSpace.ensureLength(file, end, maxPoolBytes, "a new top level of 2^" + newLog2 + " buckets");
+        MemorySegment pool = file.segment();
+        // The range may hold bytes of an earlier growth that was never committed: zero it.
+        pool.asSlice(offset, bytes).fill((byte) 0);
+        persist(pool, offset, bytes);
+        hook.reached(CrashPoint.RESIZE_LEVEL_ALLOCATED);
+        headers.commit(h.withResizeStarted(offset, end));
+        refreshLayout();
+        hook.reached(CrashPoint.RESIZE_STARTED);
+    }
+
+    /**
+     * Moves every item of the bottom level into the levels above it, then commits the smaller level
+     * table and gives the bottom level's space to the value heap. Runs with operations drained (or
+     * during recovery). Returns the number of items moved. Safe to repeat after a crash at any
+     * point: an item already copied up is found there and its bottom copy is simply cleared.
+     */
+    long finishResize() {
+        TableLayout full = layout;
+        int bottomDepth = full.levelCount() - 1;
+        TableLayout upper = full.withoutBottom();
+        MemorySegment pool = file.segment();
+        Probe probe = newProbe();
+        long bottom = full.levelOffset(bottomDepth);
+        long buckets = full.bucketsAtDepth(bottomDepth);
+        int slotSize = geometry.slotSize();
+        int slots = geometry.slotsPerBucket();
+        long moved = 0;
+        final int batchBuckets = 1024;
+        long[] copied = new long[batchBuckets * slots];
+        long[] cleared = new long[batchBuckets * slots];
+        for (long first = 0; first < buckets; first += batchBuckets) {
+            long last = Math.min(buckets, first + batchBuckets);
+            int nCopied = 0;
+            int nCleared = 0;
+            for (long b = first; b < last; b++) {
+                for (int s = 0; s < slots; s++) {
+                    long slot = bottom + b * geometry.bucketSize() + (long) s * slotSize;
+                    long meta = Slots.getMeta(pool, slot);
+                    if (!SlotMeta.isItem(meta)) {
+                        continue;
+                    }
+                    long keyAt = slot + SlotMeta.BYTES;
+                    probe.hash(pool, keyAt);
+                    probe.scan(pool, upper, pool, keyAt);
+                    if (probe.matchCount > 0) {
+                        // Already above (copied before a crash, or an older duplicate): the upper item is valid.
+                        if (SlotMeta.valueOffset(probe.matchMeta[0]) != SlotMeta.valueOffset(meta)) {
+                            heap.free(SlotMeta.valueOffset(meta));
+                        }
+                        size.decrement();
+                    } else {
+                        long target = probe.leastLoadedEmptySlot();
+                        if (target < 0) {
+                            throw new IllegalStateException("rehash failure: no free candidate slot above the bottom level for the item at "
+                                    + slot + "; the resize will resume on the next open");
+                        }
+                        Slots.setMeta(pool, target, SlotMeta.INSERT);
+                        MemorySegment.copy(pool, keyAt, pool, target + SlotMeta.BYTES, geometry.keySize());
+                        Slots.setMeta(pool, target, meta);
+                        copied[nCopied++] = target;
+                        moved++;
+                    }
+                    cleared[nCleared++] = slot;
+                }
+            }
+            persistSlots(pool, copied, nCopied, slotSize);
+            if (nCopied > 0) {
+                hook.reached(CrashPoint.RESIZE_ITEM_COPIED);
+            }
+            for (int i = 0; i < nCleared; i++) {
+                Slots.setMeta(pool, cleared[i], SlotMeta.EMPTY);
+            }
+            persistSlots(pool, cleared, nCleared, SlotMeta.BYTES);
+            if (nCleared > 0) {
+                hook.reached(CrashPoint.RESIZE_ITEM_MOVED);
+            }
+        }
+        hook.reached(CrashPoint.RESIZE_REHASHED);
+        HeapChunk reclaimed = new HeapChunk(bottom, buckets * geometry.bucketSize());
+        PoolHeader h = headers.current();
+        if (h.heapChunks().size() >= PoolHeader.MAX_HEAP_CHUNKS) {
+            throw new PoolFullException("pool " + file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
+                    + " chunks, the most the header holds");
+        }
+        headers.commit(h.withResizeFinished(reclaimed));
+        refreshLayout();
+        heap.addChunk(reclaimed);
+        hook.reached(CrashPoint.RESIZE_COMMITTED);
+        return moved;
+    }
+
+    /**
+     * Persists many scattered slots with as few persist calls as possible: sorted, and merged where
+     * they share a page (one msync per run of pages instead of one per slot).
+     */
+    private void persistSlots(MemorySegment pool, long[] offsets, int count, int length) {
+        if (count == 0) {
+            return;
+        }
+        Arrays.sort(offsets, 0, count);
+        long runStart = offsets[0];
+        long runEnd = offsets[0] + length;
+        for (int i = 1; i < count; i++) {
+            long o = offsets[i];
+            if (o <= runEnd + PoolSpace.EXTENT_ALIGNMENT) {
+                runEnd = Math.max(runEnd, o + length);
+            } else {
+                persist(pool, runStart, runEnd - runStart);
+                runStart = o;
+                runEnd = o + length;
+            }
+        }
+        persist(pool, runStart, runEnd - runStart);
+    }
+
+    // ------------------------------------------------------------------ value heap growth
+
+    /** Adds a heap chunk as large as the heap so far, unless another thread already did. */
+    void growHeap(long observedTotalBlocks) {
+        gate.runExclusive(() -> {
+            if (heap.totalBlocks() != observedTotalBlocks || heap.freeBlocks() > 0) {
+                return;
+            }
+            PoolHeader h = headers.current();
+            if (h.heapChunks().size() >= PoolHeader.MAX_HEAP_CHUNKS) {
+                throw new PoolFullException("pool " + file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
+                        + " chunks, the most the header holds");
+            }
+            long bytes = Geometry.alignUp(Math.max(heap.totalBytes(), 1L << 20), geometry.valueStride());
+            long offset = PoolSpace.nextExtent(h);
+            long end = offset + bytes;
+            PoolSpace.ensureLength(file, end, maxPoolBytes, "value heap growth by " + bytes + " bytes");
+            hook.reached(CrashPoint.HEAP_GROWN);
+            HeapChunk chunk = new HeapChunk(offset, bytes);
+            headers.commit(h.withHeapChunk(chunk, end));
+            heap.addChunk(chunk);
+            heapGrowths.increment();
+        });
+    }
+
+    long heapGrowths() {
+        return heapGrowths.sum();
+    }
+
+    /** Runs {@code action} with all operations drained (close, statistics scans). */
+    void exclusive(Runnable action) {
+        gate.runExclusive(action);
+    }
+}

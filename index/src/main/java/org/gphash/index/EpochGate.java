@@ -1,0 +1,239 @@
+package org.gphash.index;
+
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
+
+/**
+ * Epoch-based reclamation of value blocks, and the gate that drains operations for the rare
+ * exclusive phases (resize, heap growth, close).
+ *
+ * <p>Every operation runs between {@link #enter()} and {@link #exit}. A value block that an
+ * operation unlinks (an update's old value, a deleted item's value) is {@linkplain #retire retired}
+ * with the current global epoch {@code e}; it goes back to the heap only once the global epoch has
+ * reached {@code e + 2}, which cannot happen while any operation that might still be reading it is
+ * running. Without this, a reader could read a value block while a writer reuses it, and return a
+ * value that was never written.
+ *
+ * <p>An exclusive phase raises a flag and waits for every running operation to exit; operations
+ * that arrive meanwhile wait. This is the only waiting in the engine: ordinary operations never
+ * wait for each other.
+ */
+final class EpochGate {
+
+    private static final long IDLE = -1L;
+    private static final int LIMBO_BATCH = 64;
+
+    /** One thread's announcement and its retired blocks. Only its owner touches the limbo. */
+    static final class Participant {
+        volatile long epoch = IDLE;
+        final WeakReference<Thread> owner;
+        long[] limboOffset = new long[LIMBO_BATCH];
+        long[] limboEpoch = new long[LIMBO_BATCH];
+        int limboSize;
+
+        Participant(Thread owner) {
+            this.owner = new WeakReference<>(owner);
+        }
+
+        boolean ownerGone() {
+            Thread t = owner.get();
+            return t == null || !t.isAlive();
+        }
+    }
+
+    private final AtomicLong globalEpoch = new AtomicLong(2);
+    private final LongConsumer reclaim;
+    private final ThreadLocal<Participant> local = ThreadLocal.withInitial(this::register);
+    private final ReentrantLock registry = new ReentrantLock();
+    private final ReentrantLock exclusive = new ReentrantLock();
+    private volatile Participant[] participants = new Participant[0];
+    private volatile boolean exclusiveRequested;
+    /** Limbo entries of threads that ended, freed when their epoch allows (guarded by registry). */
+    private final List<long[]> orphans = new ArrayList<>();
+
+    EpochGate(LongConsumer reclaim) {
+        this.reclaim = reclaim;
+    }
+
+    private Participant register() {
+        Participant p = new Participant(Thread.currentThread());
+        registry.lock();
+        try {
+            List<Participant> alive = new ArrayList<>(participants.length + 1);
+            for (Participant q : participants) {
+                if (q.ownerGone() && q.epoch == IDLE) {
+                    for (int i = 0; i < q.limboSize; i++) {
+                        orphans.add(new long[] {q.limboOffset[i], q.limboEpoch[i]});
+                    }
+                } else {
+                    alive.add(q);
+                }
+            }
+            alive.add(p);
+            participants = alive.toArray(Participant[]::new);
+        } finally {
+            registry.unlock();
+        }
+        return p;
+    }
+
+    /** Starts an operation; waits only while an exclusive phase runs. */
+    Participant enter() {
+        Participant p = local.get();
+        if (p.epoch != IDLE) {
+            throw new IllegalStateException("operations must not nest on one thread");
+        }
+        for (;;) {
+            long e = globalEpoch.get();
+            p.epoch = e;
+            // Announce first, then check: an exclusive phase either sees us or we see its flag.
+            if (!exclusiveRequested && globalEpoch.get() == e) {
+                return p;
+            }
+            p.epoch = IDLE;
+            awaitExclusiveEnd();
+        }
+    }
+
+    void exit(Participant p) {
+        p.epoch = IDLE;
+    }
+
+    private void awaitExclusiveEnd() {
+        int spins = 0;
+        while (exclusiveRequested) {
+            if (++spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(20_000);
+            }
+        }
+    }
+
+    /** Hands {@code valueOffset} to reclamation once no running operation can still read it. */
+    void retire(Participant p, long valueOffset) {
+        if (p.limboSize == p.limboOffset.length) {
+            reclaimSafe(p);
+            if (p.limboSize == p.limboOffset.length) {
+                // Some operation is stuck in an old epoch: keep the blocks rather than wait for it.
+                p.limboOffset = Arrays.copyOf(p.limboOffset, p.limboSize * 2);
+                p.limboEpoch = Arrays.copyOf(p.limboEpoch, p.limboSize * 2);
+            }
+        }
+        p.limboOffset[p.limboSize] = valueOffset;
+        p.limboEpoch[p.limboSize] = globalEpoch.get();
+        p.limboSize++;
+    }
+
+    private void reclaimSafe(Participant p) {
+        tryAdvance();
+        long safe = globalEpoch.get() - 2;
+        int kept = 0;
+        for (int i = 0; i < p.limboSize; i++) {
+            if (p.limboEpoch[i] <= safe) {
+                reclaim.accept(p.limboOffset[i]);
+            } else {
+                p.limboOffset[kept] = p.limboOffset[i];
+                p.limboEpoch[kept] = p.limboEpoch[i];
+                kept++;
+            }
+        }
+        p.limboSize = kept;
+        if (!orphans.isEmpty() && registry.tryLock()) {
+            try {
+                orphans.removeIf(o -> {
+                    if (o[1] <= safe) {
+                        reclaim.accept(o[0]);
+                        return true;
+                    }
+                    return false;
+                });
+            } finally {
+                registry.unlock();
+            }
+        }
+    }
+
+    /** Moves the global epoch on if every running operation has seen the current one. */
+    private void tryAdvance() {
+        long e = globalEpoch.get();
+        for (Participant q : participants) {
+            long qe = q.epoch;
+            if (qe != IDLE && qe != e) {
+                return;
+            }
+        }
+        globalEpoch.compareAndSet(e, e + 1);
+    }
+
+    /**
+     * Runs {@code action} while no operation runs and none can start. Every retired block is
+     * reclaimed afterwards (no reader is left). The calling thread must not be inside an operation.
+     */
+    void runExclusive(Runnable action) {
+        if (local.get().epoch != IDLE) {
+            throw new IllegalStateException("an exclusive phase cannot start inside an operation");
+        }
+        exclusive.lock();
+        try {
+            exclusiveRequested = true;
+            awaitDrained();
+            try {
+                action.run();
+            } finally {
+                reclaimAll();
+            }
+        } finally {
+            exclusiveRequested = false;
+            exclusive.unlock();
+        }
+    }
+
+    /** Waits until every operation that entered before the flag was raised has exited. */
+    private void awaitDrained() {
+        for (Participant q : participants) {
+            int spins = 0;
+            while (q.epoch != IDLE) {
+                if (++spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    LockSupport.parkNanos(20_000);
+                }
+            }
+        }
+    }
+
+    /** With operations drained, nothing can read retired blocks: free them all. */
+    private void reclaimAll() {
+        registry.lock();
+        try {
+            for (Participant q : participants) {
+                for (int i = 0; i < q.limboSize; i++) {
+                    reclaim.accept(q.limboOffset[i]);
+                }
+                q.limboSize = 0;
+            }
+            for (long[] o : orphans) {
+                reclaim.accept(o[0]);
+            }
+            orphans.clear();
+        } finally {
+            registry.unlock();
+        }
+    }
+
+    /** Number of retired blocks not yet reclaimed (approximate while operations run). */
+    long pendingReclamation() {
+        long n = 0;
+        for (Participant q : participants) {
+            n += q.limboSize;
+        }
+        return n + orphans.size();
+    }
+}

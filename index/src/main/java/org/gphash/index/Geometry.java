@@ -1,0 +1,91 @@
+package org.gphash.index;
+
+/**
+ * The shape of a table: levels, hash functions, slots per bucket, key and value sizes, and the
+ * byte layout derived from them.
+ *
+ * <p>Slot layout: an 8-byte meta word ({@link SlotMeta}: fingerprint and value offset) followed by
+ * the key, padded to a multiple of 8 bytes. A bucket is {@code slotsPerBucket} slots back to back,
+ * so one bucket is one contiguous block (128 B for 8-byte keys, 8 slots): one pool transaction on
+ * the GPU.
+ */
+public record Geometry(int levels, int hashes, int slotsPerBucket, int keySize, int valueSize) {
+
+    /** One warp: the candidate slots of a key must fit in 32 lanes. */
+    public static final int WARP_SIZE = 32;
+    public static final int MAX_LEVELS = 8;
+    public static final int MAX_HASHES = 4;
+    public static final int MAX_KEY_SIZE = 256;
+    public static final int MAX_VALUE_SIZE = 1 << 20;
+
+    public static final Geometry DEFAULT = new Geometry(2, 2, 8, 8, 128);
+
+    public Geometry {
+        require(levels >= 1 && levels <= MAX_LEVELS, "levels must be 1.." + MAX_LEVELS + ", got " + levels);
+        require(hashes >= 1 && hashes <= MAX_HASHES, "hashes must be 1.." + MAX_HASHES + ", got " + hashes);
+        require(slotsPerBucket >= 1 && slotsPerBucket <= WARP_SIZE,
+                "slotsPerBucket must be 1.." + WARP_SIZE + ", got " + slotsPerBucket);
+        require((long) levels * hashes * slotsPerBucket <= WARP_SIZE,
+                "levels x hashes x slotsPerBucket must be at most " + WARP_SIZE + " (one warp reads all candidate slots), got "
+                        + levels + " x " + hashes + " x " + slotsPerBucket + " = " + (levels * hashes * slotsPerBucket));
+        require(keySize >= 1 && keySize <= MAX_KEY_SIZE, "keySize must be 1.." + MAX_KEY_SIZE + " bytes, got " + keySize);
+        require(valueSize >= 1 && valueSize <= MAX_VALUE_SIZE,
+                "valueSize must be 1.." + MAX_VALUE_SIZE + " bytes, got " + valueSize);
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** Key bytes in a slot, padded to 8. */
+    public int keyStride() {
+        return align8(keySize);
+    }
+
+    /** Bytes per slot: meta word plus padded key. */
+    public int slotSize() {
+        return SlotMeta.BYTES + keyStride();
+    }
+
+    public int bucketSize() {
+        return slotsPerBucket * slotSize();
+    }
+
+    /** Bytes per value block in the heap: the value size padded to 8. */
+    public int valueStride() {
+        return align8(valueSize);
+    }
+
+    /** Candidate slots per key: levels x hashes x slots. */
+    public int candidateSlots() {
+        return levels * hashes * slotsPerBucket;
+    }
+
+    /** Buckets in all levels when the top level has 2^topLog2 buckets. */
+    public long totalBuckets(int topLog2) {
+        long total = 0;
+        for (int d = 0; d < levels; d++) {
+            total += 1L << (topLog2 - d);
+        }
+        return total;
+    }
+
+    public long totalSlots(int topLog2) {
+        return totalBuckets(topLog2) * slotsPerBucket;
+    }
+
+    /** The smallest top level that still gives every level at least one bucket. */
+    public int minTopLog2() {
+        return levels - 1;
+    }
+
+    static int align8(int n) {
+        return (n + 7) & ~7;
+    }
+
+    static long alignUp(long n, long alignment) {
+        return (n + alignment - 1) / alignment * alignment;
+    }
+}

@@ -1,0 +1,19 @@
+package org.gphash.index;
+
+/** Outcome codes of single operations, shared by the CPU engine and (later) the GPU kernels. */
+public final class OpStatus {
+    public static final byte FOUND = 1;
+    public static final byte NOT_FOUND = 2;
+    public static final byte INSERTED = 3;
+    public static final byte UPDATED = 4;
+    public static final byte EXISTS = 5;
+    public static final byte DELETED = 6;
+
+    // Internal: the attempt must be retried, after a resize or heap growth where named.
+    static final int RETRY = 0;
+    static final int NEED_RESIZE = -1;
+    static final int NEED_HEAP = -2;
+
+    private OpStatus() {
+    }
+}

@@ -1,0 +1,263 @@
+package org.gphash.index;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+import org.gphash.PoolFormatException;
+
+/**
+ * The on-media header of a pool: everything needed to interpret the rest of the file, as offsets
+ * only (never addresses). Immutable; {@link HeaderStore} writes and reads it.
+ *
+ * <p>Layout of one copy (all little-endian, {@link #COPY_BYTES} bytes, CRC32C over everything
+ * before the checksum field):
+ * <pre>
+ *    0 magic            8   "GPHASHP\0"
+ *    8 format version   4
+ *   12 copy size        4
+ *   16 sequence         8   increases with every commit
+ *   24 key size         4
+ *   28 value size       4
+ *   32 levels           4   geometry: levels, hashes, slots per bucket
+ *   36 hashes           4
+ *   40 slots/bucket     4
+ *   44 flags            4   bit 0: clean shutdown
+ *   48 seeds            4 x 8
+ *   80 top level log2   4   the top level has 2^this buckets
+ *   84 active levels    4   = levels, or levels + 1 while a resize is in progress
+ *   88 resize state     4   0 none, 1 rehashing the bottom level into the others
+ *   92 heap chunks      4   number of entries used in the chunk table
+ *   96 resizes          8   completed resizes since creation
+ *  104 file length      8   committed length; bytes beyond it are not part of the pool
+ *  112 created (ms)     8
+ *  128 level offsets    9 x 8   bottom level first
+ *  256 heap chunk table 96 x (offset 8, length 8)
+ * 1792 checksum         4   CRC32C of bytes [0, 1792)
+ * </pre>
+ */
+public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown, long[] seeds, int topLog2,
+                         long[] levelOffsets, boolean resizing, List<HeapChunk> heapChunks, long resizes,
+                         long fileLength, long createdMillis) {
+
+    public static final long MAGIC = 0x0050485341485047L; // "GPHASHP\0" little-endian
+    public static final int FORMAT_VERSION = 1;
+    public static final int COPY_BYTES = 2048;
+    public static final int REGION_BYTES = 2 * COPY_BYTES;
+    public static final int MAX_HEAP_CHUNKS = 96;
+
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+
+    static final int OFF_MAGIC = 0;
+    static final int OFF_VERSION = 8;
+    static final int OFF_COPY_SIZE = 12;
+    static final int OFF_SEQUENCE = 16;
+    static final int OFF_KEY_SIZE = 24;
+    static final int OFF_VALUE_SIZE = 28;
+    static final int OFF_LEVELS = 32;
+    static final int OFF_HASHES = 36;
+    static final int OFF_SLOTS = 40;
+    static final int OFF_FLAGS = 44;
+    static final int OFF_SEEDS = 48;
+    static final int OFF_TOP_LOG2 = 80;
+    static final int OFF_ACTIVE_LEVELS = 84;
+    static final int OFF_RESIZE_STATE = 88;
+    static final int OFF_CHUNK_COUNT = 92;
+    static final int OFF_RESIZES = 96;
+    static final int OFF_FILE_LENGTH = 104;
+    static final int OFF_CREATED = 112;
+    static final int OFF_LEVEL_OFFSETS = 128;
+    static final int OFF_CHUNKS = 256;
+    static final int OFF_CHECKSUM = OFF_CHUNKS + MAX_HEAP_CHUNKS * 16;
+
+    private static final int FLAG_CLEAN = 1;
+
+    public PoolHeader {
+        seeds = seeds.clone();
+        levelOffsets = levelOffsets.clone();
+        heapChunks = List.copyOf(heapChunks);
+        if (seeds.length != Geometry.MAX_HASHES) {
+            throw new IllegalArgumentException("need " + Geometry.MAX_HASHES + " seeds");
+        }
+        int expectedLevels = geometry.levels() + (resizing ? 1 : 0);
+        if (levelOffsets.length != expectedLevels) {
+            throw new IllegalArgumentException("level table has " + levelOffsets.length + " entries, expected " + expectedLevels);
+        }
+        if (heapChunks.size() > MAX_HEAP_CHUNKS) {
+            throw new IllegalArgumentException("at most " + MAX_HEAP_CHUNKS + " heap chunks");
+        }
+    }
+
+    @Override
+    public long[] seeds() {
+        return seeds.clone();
+    }
+
+    @Override
+    public long[] levelOffsets() {
+        return levelOffsets.clone();
+    }
+
+    /** Buckets in the level at {@code index} of {@link #levelOffsets()} (0 = bottom). */
+    public long bucketsInLevel(int index) {
+        return 1L << (topLog2 - (levelOffsets.length - 1 - index));
+    }
+
+    public PoolHeader withSequence(long newSequence) {
+        return new PoolHeader(newSequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
+                resizes, fileLength, createdMillis);
+    }
+
+    public PoolHeader withCleanShutdown(boolean clean) {
+        return new PoolHeader(sequence, geometry, clean, seeds, topLog2, levelOffsets, resizing, heapChunks, resizes,
+                fileLength, createdMillis);
+    }
+
+    /** The state in which a new top level at {@code newLevelOffset} is being filled. */
+    public PoolHeader withResizeStarted(long newLevelOffset, long newFileLength) {
+        long[] levels = Arrays.copyOf(levelOffsets, levelOffsets.length + 1);
+        levels[levels.length - 1] = newLevelOffset;
+        return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2 + 1, levels, true, heapChunks, resizes,
+                newFileLength, createdMillis);
+    }
+
+    /** The state after the bottom level was emptied: it is dropped and its space joins the heap. */
+    public PoolHeader withResizeFinished(HeapChunk reclaimedBottom) {
+        long[] levels = Arrays.copyOfRange(levelOffsets, 1, levelOffsets.length);
+        List<HeapChunk> chunks = new ArrayList<>(heapChunks);
+        chunks.add(reclaimedBottom);
+        return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levels, false, chunks, resizes + 1,
+                fileLength, createdMillis);
+    }
+
+    public PoolHeader withHeapChunk(HeapChunk chunk, long newFileLength) {
+        List<HeapChunk> chunks = new ArrayList<>(heapChunks);
+        chunks.add(chunk);
+        return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, chunks, resizes,
+                newFileLength, createdMillis);
+    }
+
+    /** Writes this header as one copy at {@code base} of {@code segment}, checksum last. */
+    void writeTo(MemorySegment segment, long base) {
+        MemorySegment c = segment.asSlice(base, COPY_BYTES);
+        c.fill((byte) 0);
+        c.set(LONG, OFF_MAGIC, MAGIC);
+        c.set(INT, OFF_VERSION, FORMAT_VERSION);
+        c.set(INT, OFF_COPY_SIZE, COPY_BYTES);
+        c.set(LONG, OFF_SEQUENCE, sequence);
+        c.set(INT, OFF_KEY_SIZE, geometry.keySize());
+        c.set(INT, OFF_VALUE_SIZE, geometry.valueSize());
+        c.set(INT, OFF_LEVELS, geometry.levels());
+        c.set(INT, OFF_HASHES, geometry.hashes());
+        c.set(INT, OFF_SLOTS, geometry.slotsPerBucket());
+        c.set(INT, OFF_FLAGS, cleanShutdown ? FLAG_CLEAN : 0);
+        for (int i = 0; i < seeds.length; i++) {
+            c.set(LONG, OFF_SEEDS + 8L * i, seeds[i]);
+        }
+        c.set(INT, OFF_TOP_LOG2, topLog2);
+        c.set(INT, OFF_ACTIVE_LEVELS, levelOffsets.length);
+        c.set(INT, OFF_RESIZE_STATE, resizing ? 1 : 0);
+        c.set(INT, OFF_CHUNK_COUNT, heapChunks.size());
+        c.set(LONG, OFF_RESIZES, resizes);
+        c.set(LONG, OFF_FILE_LENGTH, fileLength);
+        c.set(LONG, OFF_CREATED, createdMillis);
+        for (int i = 0; i < levelOffsets.length; i++) {
+            c.set(LONG, OFF_LEVEL_OFFSETS + 8L * i, levelOffsets[i]);
+        }
+        for (int i = 0; i < heapChunks.size(); i++) {
+            c.set(LONG, OFF_CHUNKS + 16L * i, heapChunks.get(i).offset());
+            c.set(LONG, OFF_CHUNKS + 16L * i + 8, heapChunks.get(i).length());
+        }
+        c.set(INT, OFF_CHECKSUM, checksum(c));
+    }
+
+    static int checksum(MemorySegment copy) {
+        CRC32C crc = new CRC32C();
+        crc.update(copy.asSlice(0, OFF_CHECKSUM).asByteBuffer());
+        return (int) crc.getValue();
+    }
+
+    /** What one copy holds, before deciding whether it is usable. */
+    enum CopyState { NO_MAGIC, WRONG_VERSION, BAD_CHECKSUM, VALID }
+
+    static CopyState inspect(MemorySegment segment, long base) {
+        MemorySegment c = segment.asSlice(base, COPY_BYTES);
+        if (c.get(LONG, OFF_MAGIC) != MAGIC) {
+            return CopyState.NO_MAGIC;
+        }
+        if (c.get(INT, OFF_VERSION) != FORMAT_VERSION) {
+            return CopyState.WRONG_VERSION;
+        }
+        if (c.get(INT, OFF_CHECKSUM) != checksum(c)) {
+            return CopyState.BAD_CHECKSUM;
+        }
+        return CopyState.VALID;
+    }
+
+    static int versionOf(MemorySegment segment, long base) {
+        return segment.get(INT, base + OFF_VERSION);
+    }
+
+    /**
+     * Decodes a copy whose checksum is valid. Values that the checksum cannot vouch for semantically
+     * (a geometry a writer could never produce) still raise {@link PoolFormatException}.
+     */
+    static PoolHeader readFrom(MemorySegment segment, long base, java.nio.file.Path path) {
+        MemorySegment c = segment.asSlice(base, COPY_BYTES);
+        try {
+            Geometry g = new Geometry(c.get(INT, OFF_LEVELS), c.get(INT, OFF_HASHES), c.get(INT, OFF_SLOTS),
+                    c.get(INT, OFF_KEY_SIZE), c.get(INT, OFF_VALUE_SIZE));
+            long[] seeds = new long[Geometry.MAX_HASHES];
+            for (int i = 0; i < seeds.length; i++) {
+                seeds[i] = c.get(LONG, OFF_SEEDS + 8L * i);
+            }
+            int active = c.get(INT, OFF_ACTIVE_LEVELS);
+            int chunks = c.get(INT, OFF_CHUNK_COUNT);
+            if (active < 1 || active > Geometry.MAX_LEVELS + 1 || chunks < 0 || chunks > MAX_HEAP_CHUNKS) {
+                throw new IllegalArgumentException("level count " + active + " or chunk count " + chunks + " out of range");
+            }
+            long[] levels = new long[active];
+            for (int i = 0; i < active; i++) {
+                levels[i] = c.get(LONG, OFF_LEVEL_OFFSETS + 8L * i);
+            }
+            List<HeapChunk> heap = new ArrayList<>();
+            for (int i = 0; i < chunks; i++) {
+                heap.add(new HeapChunk(c.get(LONG, OFF_CHUNKS + 16L * i), c.get(LONG, OFF_CHUNKS + 16L * i + 8)));
+            }
+            int topLog2 = c.get(INT, OFF_TOP_LOG2);
+            if (topLog2 < active - 1 || topLog2 > 40) {
+                throw new IllegalArgumentException("top level log2 " + topLog2 + " out of range");
+            }
+            return new PoolHeader(c.get(LONG, OFF_SEQUENCE), g, (c.get(INT, OFF_FLAGS) & FLAG_CLEAN) != 0, seeds, topLog2,
+                    levels, c.get(INT, OFF_RESIZE_STATE) == 1, heap, c.get(LONG, OFF_RESIZES),
+                    c.get(LONG, OFF_FILE_LENGTH), c.get(LONG, OFF_CREATED));
+        } catch (IllegalArgumentException e) {
+            throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path,
+                    "header has a valid checksum but impossible contents: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PoolHeader h && sequence == h.sequence && geometry.equals(h.geometry)
+                && cleanShutdown == h.cleanShutdown && Arrays.equals(seeds, h.seeds) && topLog2 == h.topLog2
+                && Arrays.equals(levelOffsets, h.levelOffsets) && resizing == h.resizing && heapChunks.equals(h.heapChunks)
+                && resizes == h.resizes && fileLength == h.fileLength && createdMillis == h.createdMillis;
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(sequence) * 31 + Arrays.hashCode(levelOffsets);
+    }
+
+    @Override
+    public String toString() {
+        return "PoolHeader[seq=" + sequence + ", " + geometry + ", clean=" + cleanShutdown + ", topLog2=" + topLog2
+                + ", levels=" + Arrays.toString(levelOffsets) + ", resizing=" + resizing + ", chunks=" + heapChunks
+                + ", resizes=" + resizes + ", fileLength=" + fileLength + "]";
+    }
+}

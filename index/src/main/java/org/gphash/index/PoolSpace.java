@@ -1,0 +1,29 @@
+package org.gphash.index;
+
+import org.gphash.PoolFullException;
+import org.gphash.persistence.PoolFile;
+
+/** Placement of new extents (levels, heap chunks) at the end of the committed pool. */
+final class PoolSpace {
+
+    /** Levels and chunks start on a page boundary: whole pages for msync, aligned buckets for the GPU. */
+    static final long EXTENT_ALIGNMENT = 4096;
+
+    private PoolSpace() {
+    }
+
+    static long nextExtent(PoolHeader header) {
+        return Geometry.alignUp(header.fileLength(), EXTENT_ALIGNMENT);
+    }
+
+    /** Makes the file at least {@code length} bytes, refusing to pass {@code maxPoolBytes}. */
+    static void ensureLength(PoolFile file, long length, long maxPoolBytes, String purpose) {
+        if (length > maxPoolBytes) {
+            throw new PoolFullException("pool " + file.path() + " would grow to " + length + " bytes for " + purpose
+                    + ", beyond its maximum of " + maxPoolBytes + " bytes; nothing was changed");
+        }
+        if (file.fileSize() < length || file.mappedSize() < length) {
+            file.grow(length);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package org.gphash.index;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One probe of all candidate slots of a key (the CPU form of the GPU's one-shot warp access),
+ * with its results. A thread reuses one instance, so a probe allocates nothing.
+ *
+ * <p>Candidate order is the validity order of GPHash §3.2.2: level from top to bottom, then bucket
+ * number ascending, then slot ascending; buckets that two hash functions share are visited once.
+ * So {@code matchSlot[0]} is always the valid item of the key and any further match is a duplicate.
+ */
+final class Probe {
+
+    static final int MAX_BUCKETS = Geometry.MAX_LEVELS * 2 * Geometry.MAX_HASHES;
+
+    private final Geometry geometry;
+    private final long[] seeds;
+    final long[] hashes = new long[Geometry.MAX_HASHES];
+    int fingerprint;
+
+    final long[] bucketOffset = new long[MAX_BUCKETS];
+    final int[] bucketLoad = new int[MAX_BUCKETS];
+    final long[] bucketFirstEmpty = new long[MAX_BUCKETS];
+    int bucketCount;
+
+    final long[] matchSlot = new long[Geometry.WARP_SIZE * 2];
+    final long[] matchMeta = new long[Geometry.WARP_SIZE * 2];
+    int matchCount;
+
+    /** A value block this thread wrote for the current operation and has not published (-1: none). */
+    long pendingBlock = -1;
+
+    private final long[] levelBuckets = new long[Geometry.MAX_HASHES];
+
+    Probe(Geometry geometry, long[] seeds) {
+        this.geometry = geometry;
+        this.seeds = seeds.clone();
+    }
+
+    /** Computes the key's hashes and fingerprint. */
+    void hash(MemorySegment key, long keyOffset) {
+        for (int j = 0; j < geometry.hashes(); j++) {
+            hashes[j] = KeyHasher.hash(key, keyOffset, geometry.keySize(), seeds[j]);
+        }
+        fingerprint = KeyHasher.fingerprint(hashes[0]);
+    }
+
+    /**
+     * Reads every candidate slot of the key (hashed before by {@link #hash}) in {@code layout}:
+     * fills the matches and, per candidate bucket, its load and first empty slot.
+     */
+    void scan(MemorySegment pool, TableLayout layout, MemorySegment key, long keyOffset) {
+        retry:
+        for (;;) {
+            bucketCount = 0;
+            matchCount = 0;
+            int h = geometry.hashes();
+            int slots = geometry.slotsPerBucket();
+            int slotSize = geometry.slotSize();
+            int keySize = geometry.keySize();
+            for (int d = 0; d < layout.levelCount(); d++) {
+                int n = sortedDistinctBuckets(layout, d, h);
+                for (int b = 0; b < n; b++) {
+                    long bucket = layout.levelOffset(d) + levelBuckets[b] * layout.bucketSize();
+                    int load = 0;
+                    long firstEmpty = -1;
+                    for (int s = 0; s < slots; s++) {
+                        long slot = bucket + (long) s * slotSize;
+                        long meta = Slots.getMeta(pool, slot);
+                        if (meta == SlotMeta.EMPTY) {
+                            if (firstEmpty < 0) {
+                                firstEmpty = slot;
+                            }
+                            continue;
+                        }
+                        load++;
+                        if (SlotMeta.fingerprint(meta) == fingerprint && Slots.keyEquals(pool, slot, keySize, key, keyOffset)) {
+                            // The key bytes are only meaningful if the slot still holds the item we read.
+                            if (Slots.getMeta(pool, slot) != meta) {
+                                continue retry;
+                            }
+                            matchSlot[matchCount] = slot;
+                            matchMeta[matchCount] = meta;
+                            matchCount++;
+                        }
+                    }
+                    bucketOffset[bucketCount] = bucket;
+                    bucketLoad[bucketCount] = load;
+                    bucketFirstEmpty[bucketCount] = firstEmpty;
+                    bucketCount++;
+                }
+            }
+            return;
+        }
+    }
+
+    /** Bucket numbers of the key at depth {@code d}, ascending, without repeats; returns how many. */
+    private int sortedDistinctBuckets(TableLayout layout, int depth, int h) {
+        int n = 0;
+        for (int j = 0; j < h; j++) {
+            long b = layout.bucketAtDepth(hashes[j], depth);
+            int pos = n;
+            boolean seen = false;
+            for (int i = 0; i < n; i++) {
+                if (levelBuckets[i] == b) {
+                    seen = true;
+                    break;
+                }
+            }
+            if (seen) {
+                continue;
+            }
+            while (pos > 0 && levelBuckets[pos - 1] > b) {
+                levelBuckets[pos] = levelBuckets[pos - 1];
+                pos--;
+            }
+            levelBuckets[pos] = b;
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * The first empty slot of the least-loaded candidate bucket that has one (ties go to the
+     * earlier bucket in validity order), or -1 when every candidate bucket is full.
+     */
+    long leastLoadedEmptySlot() {
+        long best = -1;
+        int bestLoad = Integer.MAX_VALUE;
+        for (int i = 0; i < bucketCount; i++) {
+            if (bucketFirstEmpty[i] >= 0 && bucketLoad[i] < bestLoad) {
+                best = bucketFirstEmpty[i];
+                bestLoad = bucketLoad[i];
+            }
+        }
+        return best;
+    }
+
+    /** Whether some match other than {@code index} refers to the same value block. */
+    boolean valueSharedWithOtherMatch(int index) {
+        long offset = SlotMeta.valueOffset(matchMeta[index]);
+        for (int i = 0; i < matchCount; i++) {
+            if (i != index && SlotMeta.valueOffset(matchMeta[i]) == offset) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

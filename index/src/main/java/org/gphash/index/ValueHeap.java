@@ -1,0 +1,235 @@
+package org.gphash.index;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Free-space accounting for the value heap: fixed-size blocks in one or more chunks of the pool
+ * file, tracked by a volatile bitmap (1 = in use).
+ *
+ * <p>Nothing here is persisted. Whether a block is in use is defined by the pool itself: a block is
+ * in use exactly when a published slot refers to it. Recovery rebuilds this bitmap from a scan of
+ * the slots, so a crash at any point (a value written but never published, an old value swapped
+ * out but not yet freed) can leak nothing across a restart.
+ *
+ * <p>Allocation first reserves one unit of the free count (so a free bit is known to exist), then
+ * claims a zero bit with CAS, starting from a per-thread cursor so threads do not fight over one
+ * word. Lock-free.
+ */
+final class ValueHeap {
+
+    /** The chunks and bitmap in force; replaced (only while operations are drained) on growth. */
+    private record Layout(HeapChunk[] chunks, long[] firstBlock, long totalBlocks, AtomicLongArray bitmap) {
+    }
+
+    private final int stride;
+    private volatile Layout layout;
+    private final AtomicLong freeBlocks = new AtomicLong();
+    private final ThreadLocal<long[]> cursor = ThreadLocal.withInitial(
+            () -> new long[] {(Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L) >>> 1});
+
+    ValueHeap(int stride, List<HeapChunk> chunks) {
+        this.stride = stride;
+        this.layout = buildLayout(chunks, null);
+    }
+
+    private Layout buildLayout(List<HeapChunk> chunks, Layout previous) {
+        List<HeapChunk> sorted = new ArrayList<>(chunks);
+        sorted.sort(Comparator.comparingLong(HeapChunk::offset));
+        HeapChunk[] array = sorted.toArray(HeapChunk[]::new);
+        long[] first = new long[array.length + 1];
+        for (int i = 0; i < array.length; i++) {
+            first[i + 1] = first[i] + array[i].length() / stride;
+        }
+        long total = first[array.length];
+        AtomicLongArray bitmap = new AtomicLongArray((int) Math.max(1, (total + 63) >>> 6));
+        // Blocks past the end of the last word are marked used so the scan never hands them out.
+        for (long b = total; b < (long) bitmap.length() * 64; b++) {
+            bitmap.set((int) (b >>> 6), bitmap.get((int) (b >>> 6)) | (1L << (b & 63)));
+        }
+        if (previous != null) {
+            // Re-map the used bits of the old layout onto the new numbering, chunk by chunk.
+            for (int c = 0; c < previous.chunks.length; c++) {
+                HeapChunk chunk = previous.chunks[c];
+                int nc = indexOf(array, chunk);
+                for (long b = 0; b < chunk.length() / stride; b++) {
+                    if (isSet(previous.bitmap, previous.firstBlock[c] + b)) {
+                        set(bitmap, first[nc] + b);
+                    }
+                }
+            }
+        }
+        return new Layout(array, first, total, bitmap);
+    }
+
+    private static int indexOf(HeapChunk[] chunks, HeapChunk chunk) {
+        for (int i = 0; i < chunks.length; i++) {
+            if (chunks[i].equals(chunk)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("chunk vanished: " + chunk);
+    }
+
+    private static boolean isSet(AtomicLongArray bitmap, long block) {
+        return (bitmap.get((int) (block >>> 6)) & (1L << (block & 63))) != 0;
+    }
+
+    private static void set(AtomicLongArray bitmap, long block) {
+        int w = (int) (block >>> 6);
+        bitmap.set(w, bitmap.get(w) | (1L << (block & 63)));
+    }
+
+    /** Value block size in bytes. */
+    int stride() {
+        return stride;
+    }
+
+    /**
+     * Claims a free block and returns its pool offset, or -1 when none is free (the caller grows
+     * the heap and tries again).
+     */
+    long allocate() {
+        long f;
+        do {
+            f = freeBlocks.get();
+            if (f <= 0) {
+                return -1;
+            }
+        } while (!freeBlocks.compareAndSet(f, f - 1));
+        Layout l = layout;
+        AtomicLongArray bitmap = l.bitmap;
+        int words = bitmap.length();
+        long[] c = cursor.get();
+        int w = (int) (c[0] % words);
+        for (;;) {
+            long bits = bitmap.get(w);
+            if (bits != -1L) {
+                long bit = Long.lowestOneBit(~bits);
+                if (bitmap.compareAndSet(w, bits, bits | bit)) {
+                    c[0] = w;
+                    long block = ((long) w << 6) + Long.numberOfTrailingZeros(bit);
+                    return offsetOf(l, block);
+                }
+                continue;
+            }
+            w = w + 1 == words ? 0 : w + 1;
+        }
+    }
+
+    /** Returns a block to the free space. Freeing a block that is not in use is a bug and throws. */
+    void free(long offset) {
+        Layout l = layout;
+        long block = blockOf(l, offset);
+        if (block < 0) {
+            throw new IllegalStateException("value offset " + offset + " is not a block of the heap");
+        }
+        int w = (int) (block >>> 6);
+        long bit = 1L << (block & 63);
+        long bits;
+        do {
+            bits = l.bitmap.get(w);
+            if ((bits & bit) == 0) {
+                throw new IllegalStateException("value block at " + offset + " freed twice");
+            }
+        } while (!l.bitmap.compareAndSet(w, bits, bits & ~bit));
+        freeBlocks.incrementAndGet();
+    }
+
+    /** Whether {@code offset} is the start of a block of this heap. */
+    boolean isBlock(long offset) {
+        return blockOf(layout, offset) >= 0;
+    }
+
+    /**
+     * Recovery: marks the block at {@code offset} used. Returns false if it already was (two slots
+     * refer to it). Single-threaded use only, before {@link #finishRebuild()}.
+     */
+    boolean markUsed(long offset) {
+        Layout l = layout;
+        long block = blockOf(l, offset);
+        if (isSet(l.bitmap, block)) {
+            return false;
+        }
+        set(l.bitmap, block);
+        return true;
+    }
+
+    /** Recovery: clears all marks before a rebuild. */
+    void startRebuild() {
+        layout = buildLayout(List.of(layout.chunks), null);
+        freeBlocks.set(0);
+    }
+
+    /** Recovery: derives the free count from the marks. */
+    void finishRebuild() {
+        Layout l = layout;
+        long used = 0;
+        for (int w = 0; w < l.bitmap.length(); w++) {
+            used += Long.bitCount(l.bitmap.get(w));
+        }
+        long padding = (long) l.bitmap.length() * 64 - l.totalBlocks;
+        freeBlocks.set(l.totalBlocks - (used - padding));
+    }
+
+    /** Adds a chunk; only while no operation runs. Its blocks start free. */
+    void addChunk(HeapChunk chunk) {
+        Layout old = layout;
+        List<HeapChunk> chunks = new ArrayList<>(List.of(old.chunks));
+        chunks.add(chunk);
+        layout = buildLayout(chunks, old);
+        freeBlocks.addAndGet(chunk.length() / stride);
+    }
+
+    long totalBlocks() {
+        return layout.totalBlocks;
+    }
+
+    long freeBlocks() {
+        return Math.max(0, freeBlocks.get());
+    }
+
+    long totalBytes() {
+        return layout.totalBlocks * stride;
+    }
+
+    private long offsetOf(Layout l, long block) {
+        int lo = 0;
+        int hi = l.chunks.length - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (l.firstBlock[mid] <= block) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return l.chunks[lo].offset() + (block - l.firstBlock[lo]) * stride;
+    }
+
+    /** The block number of {@code offset}, or -1 if it is not the start of a block. */
+    private long blockOf(Layout l, long offset) {
+        int lo = 0;
+        int hi = l.chunks.length - 1;
+        if (hi < 0) {
+            return -1;
+        }
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (l.chunks[mid].offset() <= offset) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        HeapChunk c = l.chunks[lo];
+        long rel = offset - c.offset();
+        if (rel < 0 || rel % stride != 0 || rel / stride >= c.length() / stride) {
+            return -1;
+        }
+        return l.firstBlock[lo] + rel / stride;
+    }
+}

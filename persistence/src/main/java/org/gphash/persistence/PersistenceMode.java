@@ -1,0 +1,22 @@
+package org.gphash.persistence;
+
+/** How a {@link Persister} makes a range of the mapped pool durable. */
+public enum PersistenceMode {
+    /** libpmem's {@code pmem_persist}: CPU cache flushes on a DAX mapping of real persistent memory. */
+    PMEM_PERSIST("libpmem pmem_persist (DAX persistent memory)"),
+    /** libpmem's {@code pmem_msync}: msync(2) of the pages, for a file that is not persistent memory. */
+    PMEM_MSYNC("libpmem pmem_msync (msync of the page cache)"),
+    /** {@link java.lang.foreign.MemorySegment#force()}: msync(2) through the JDK, when libpmem is absent. */
+    FORCE("MemorySegment.force (msync through the JDK; libpmem absent)");
+
+    private final String description;
+
+    PersistenceMode(String description) {
+        this.description = description;
+    }
+
+    /** A human-readable description, as printed by {@code stats()} and the demo. */
+    public String description() {
+        return description;
+    }
+}

@@ -1,0 +1,68 @@
+package org.gphash.persistence;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+import org.gphash.pmem.LibPmem;
+
+/** Chooses and builds the {@link Persister} for a mapping. */
+public final class Persisters {
+
+    private Persisters() {
+    }
+
+    /**
+     * The best persister for {@code mapping}: libpmem's {@code pmem_persist} when the mapping is
+     * persistent memory, libpmem's {@code pmem_msync} when libpmem is present but the mapping is
+     * not, and {@link MemorySegment#force()} when libpmem is absent or {@code preferJdk} is set.
+     */
+    public static Persister choose(MemorySegment mapping, boolean preferJdk) {
+        Objects.requireNonNull(mapping, "mapping");
+        if (preferJdk || !LibPmem.isAvailable()) {
+            return new ForcePersister();
+        }
+        boolean isPmem = mapping.byteSize() > 0 && LibPmem.pmem_is_pmem(mapping, mapping.byteSize()) != 0;
+        return isPmem ? new PmemPersistPersister() : new PmemMsyncPersister();
+    }
+
+    /** {@code MemorySegment.force()} on the slice: msync(2) of the pages that hold it. */
+    static final class ForcePersister implements Persister {
+        @Override
+        public void persist(MemorySegment mapping, long offset, long length) {
+            mapping.asSlice(offset, length).force();
+        }
+
+        @Override
+        public PersistenceMode mode() {
+            return PersistenceMode.FORCE;
+        }
+    }
+
+    /** libpmem cache-line flushes; only correct on DAX-mapped persistent memory. */
+    static final class PmemPersistPersister implements Persister {
+        @Override
+        public void persist(MemorySegment mapping, long offset, long length) {
+            LibPmem.pmem_persist(mapping.asSlice(offset, length), length);
+        }
+
+        @Override
+        public PersistenceMode mode() {
+            return PersistenceMode.PMEM_PERSIST;
+        }
+    }
+
+    /** libpmem's msync wrapper, which aligns the range to pages itself. */
+    static final class PmemMsyncPersister implements Persister {
+        @Override
+        public void persist(MemorySegment mapping, long offset, long length) {
+            if (LibPmem.pmem_msync(mapping.asSlice(offset, length), length) != 0) {
+                throw new PoolIoException("pmem_msync failed: " + LibPmem.lastError());
+            }
+        }
+
+        @Override
+        public PersistenceMode mode() {
+            return PersistenceMode.PMEM_MSYNC;
+        }
+    }
+}

@@ -1,0 +1,285 @@
+package org.gphash.persistence;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One pool file, opened exclusively and mapped read-write as a single {@link MemorySegment}.
+ *
+ * <p>Exclusivity has two layers: an OS file lock refuses openers in other processes, and a
+ * process-wide set of open paths refuses a second opener in this JVM (where the OS lock would
+ * otherwise only throw {@link OverlappingFileLockException}). New files are created owner-only
+ * ({@code rw-------}).
+ *
+ * <p>{@link #grow(long)} extends the file and replaces the mapping. The old segment becomes
+ * unusable, so callers must ensure no thread is accessing the pool while it runs (the engine does
+ * this by draining operations first) and re-read {@link #segment()} afterwards.
+ */
+public final class PoolFile implements AutoCloseable {
+
+    private static final Set<Path> OPEN_IN_THIS_PROCESS = ConcurrentHashMap.newKeySet();
+    private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+
+    private final Path path;
+    private final Path lockKey;
+    private final FileChannel channel;
+    private final FileLock lock;
+    private final boolean preferJdkPersist;
+    private Arena arena;
+    private volatile MemorySegment segment;
+    private Persister persister;
+    private boolean closed;
+
+    private PoolFile(Path path, Path lockKey, FileChannel channel, FileLock lock, boolean preferJdkPersist) {
+        this.path = path;
+        this.lockKey = lockKey;
+        this.channel = channel;
+        this.lock = lock;
+        this.preferJdkPersist = preferJdkPersist;
+    }
+
+    /**
+     * Creates a new pool file of {@code size} zero bytes, owner-only, and maps it.
+     *
+     * @throws PoolIoException if the file exists already or cannot be created
+     */
+    public static PoolFile create(Path path, long size, boolean preferJdkPersist) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("pool size must be positive: " + size);
+        }
+        Path absolute = path.toAbsolutePath().normalize();
+        FileChannel channel;
+        try {
+            Path parent = absolute.getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                throw new PoolIoException("cannot create pool " + absolute + ": directory " + parent + " does not exist");
+            }
+            channel = FileChannel.open(absolute, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE), ownerOnlyIfPosix(absolute));
+        } catch (FileAlreadyExistsException e) {
+            throw new PoolIoException("cannot create pool " + absolute + ": the file already exists (use open)", e);
+        } catch (IOException e) {
+            throw new PoolIoException("cannot create pool " + absolute + ": " + e, e);
+        }
+        PoolFile file = lockAndWrap(absolute, channel, preferJdkPersist);
+        try {
+            file.extendTo(size);
+            file.map(size);
+            return file;
+        } catch (RuntimeException e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens and maps an existing pool file exclusively. Nothing is written to the file.
+     *
+     * @throws PoolIoException if it does not exist, cannot be read, or is open elsewhere
+     */
+    public static PoolFile open(Path path, boolean preferJdkPersist) {
+        Path absolute = path.toAbsolutePath().normalize();
+        FileChannel channel;
+        try {
+            channel = FileChannel.open(absolute, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (NoSuchFileException e) {
+            throw new PoolIoException("cannot open pool " + absolute + ": no such file", e);
+        } catch (IOException e) {
+            throw new PoolIoException("cannot open pool " + absolute + ": " + e, e);
+        }
+        PoolFile file = lockAndWrap(absolute, channel, preferJdkPersist);
+        try {
+            long size = channel.size();
+            if (size > 0) {
+                file.map(size);
+            }
+            return file;
+        } catch (IOException e) {
+            file.close();
+            throw new PoolIoException("cannot open pool " + absolute + ": " + e, e);
+        } catch (RuntimeException e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    private static FileAttribute<?>[] ownerOnlyIfPosix(Path path) {
+        Path parent = path.getParent();
+        boolean posix = parent != null && Files.getFileAttributeView(parent,
+                java.nio.file.attribute.PosixFileAttributeView.class) != null;
+        return posix ? new FileAttribute<?>[] {OWNER_ONLY} : new FileAttribute<?>[0];
+    }
+
+    private static PoolFile lockAndWrap(Path absolute, FileChannel channel, boolean preferJdkPersist) {
+        Path key = realPathOr(absolute);
+        if (!OPEN_IN_THIS_PROCESS.add(key)) {
+            closeQuietly(channel);
+            throw new PoolLockedException("pool " + absolute + " is already open in this process; pools are opened exclusively");
+        }
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (OverlappingFileLockException | IOException e) {
+            lock = null;
+        }
+        if (lock == null) {
+            OPEN_IN_THIS_PROCESS.remove(key);
+            closeQuietly(channel);
+            throw new PoolLockedException("pool " + absolute + " is locked by another process; pools are opened exclusively");
+        }
+        return new PoolFile(absolute, key, channel, lock, preferJdkPersist);
+    }
+
+    private static Path realPathOr(Path path) {
+        try {
+            return path.toRealPath();
+        } catch (IOException e) {
+            return path;
+        }
+    }
+
+    private void extendTo(long size) {
+        try {
+            if (channel.size() < size) {
+                // Writing the last byte extends the file sparsely; the new range reads as zeros.
+                channel.write(ByteBuffer.wrap(new byte[1]), size - 1);
+            }
+        } catch (IOException e) {
+            throw new PoolIoException("cannot extend pool " + path + " to " + size + " bytes: " + e, e);
+        }
+    }
+
+    private void map(long size) {
+        Arena newArena = Arena.ofShared();
+        try {
+            segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, newArena);
+        } catch (IOException e) {
+            newArena.close();
+            throw new PoolIoException("cannot map pool " + path + " (" + size + " bytes): " + e, e);
+        }
+        Arena old = arena;
+        arena = newArena;
+        if (old != null) {
+            old.close();
+        }
+        persister = Persisters.choose(segment, preferJdkPersist);
+    }
+
+    /**
+     * Extends the file to {@code newSize} bytes (zero-filled) and remaps it. No other thread may
+     * access the old segment during or after this call.
+     */
+    public synchronized void grow(long newSize) {
+        ensureOpen();
+        if (newSize <= fileSize()) {
+            return;
+        }
+        extendTo(newSize);
+        try {
+            channel.force(true);
+        } catch (IOException e) {
+            throw new PoolIoException("cannot sync pool " + path + " after growing it: " + e, e);
+        }
+        map(newSize);
+    }
+
+    /** The current mapping of the whole file; replaced by {@link #grow(long)}. */
+    public MemorySegment segment() {
+        MemorySegment s = segment;
+        if (s == null) {
+            throw new PoolIoException("pool " + path + " is empty or closed");
+        }
+        return s;
+    }
+
+    /** The persister chosen for the current mapping. */
+    public Persister persister() {
+        return persister;
+    }
+
+    /** The file's current length in bytes. */
+    public long fileSize() {
+        try {
+            return channel.size();
+        } catch (IOException e) {
+            throw new PoolIoException("cannot read size of pool " + path + ": " + e, e);
+        }
+    }
+
+    /** The mapped length in bytes (0 for an empty file). */
+    public long mappedSize() {
+        MemorySegment s = segment;
+        return s == null ? 0 : s.byteSize();
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** Forces the whole mapping and the file's metadata to storage (msync + fsync). */
+    public void syncAll() {
+        ensureOpen();
+        MemorySegment s = segment;
+        if (s != null) {
+            s.force();
+        }
+        try {
+            channel.force(true);
+        } catch (IOException e) {
+            throw new PoolIoException("cannot sync pool " + path + ": " + e, e);
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new PoolIoException("pool " + path + " is closed");
+        }
+    }
+
+    /** Unmaps and unlocks. Writes nothing: durability is the caller's business before this. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        segment = null;
+        try {
+            if (arena != null) {
+                arena.close();
+            }
+        } finally {
+            try {
+                lock.release();
+            } catch (IOException ignored) {
+                // closing the channel releases it anyway
+            }
+            closeQuietly(channel);
+            OPEN_IN_THIS_PROCESS.remove(lockKey);
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // nothing useful to do: the file is being abandoned
+        }
+    }
+}
