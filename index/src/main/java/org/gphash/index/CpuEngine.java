@@ -134,6 +134,11 @@ public final class CpuEngine implements Engine {
         }
     }
 
+    /** The table, for tests in this package that need to reach below the API. */
+    CpuTable table() {
+        return table;
+    }
+
     @Override
     public Geometry geometry() {
         return table.geometry;
@@ -197,6 +202,13 @@ public final class CpuEngine implements Engine {
         return new IndexStats(size, capacity, capacity == 0 ? 0 : (double) size / capacity, t.levelCount(), t.topLog2(),
                 h.resizes(), table.heapGrowths(), table.heap.totalBlocks(), table.heap.freeBlocks(),
                 table.gate.pendingReclamation(), file.fileSize(), file.persister().mode(), Backend.CPU, recovery);
+    }
+
+    /** Scans the whole pool with operations drained and reports what is inconsistent; writes nothing. */
+    public VerifyReport verify() {
+        VerifyReport[] out = new VerifyReport[1];
+        table.exclusive(() -> out[0] = PoolVerifier.verify(table));
+        return out[0];
     }
 
     @Override
