@@ -174,7 +174,7 @@ final class EpochGate {
 
     /**
      * Runs {@code action} while no operation runs and none can start. Every retired block is
-     * reclaimed afterwards (no reader is left). The calling thread must not be inside an operation.
+     * reclaimed first (no reader is left). The calling thread must not be inside an operation.
      */
     void runExclusive(Runnable action) {
         if (local.get().epoch != IDLE) {
@@ -184,11 +184,10 @@ final class EpochGate {
         try {
             exclusiveRequested = true;
             awaitDrained();
-            try {
-                action.run();
-            } finally {
-                reclaimAll();
-            }
+            // No reader is left, so every retired block is free to reuse (a heap growth may then
+            // find it need not grow after all).
+            reclaimAll();
+            action.run();
         } finally {
             exclusiveRequested = false;
             exclusive.unlock();
