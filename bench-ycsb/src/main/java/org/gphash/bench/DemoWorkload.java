@@ -29,11 +29,20 @@ final class DemoWorkload {
     private final AtomicLong nextFreshKey;
 
     DemoWorkload(GPHashIndex index, DemoOptions options) {
+        this(index, options, new ZipfianGenerator(options.keys, options.theta), new AtomicLong(options.keys));
+    }
+
+    private DemoWorkload(GPHashIndex index, DemoOptions options, ZipfianGenerator zipf, AtomicLong nextFreshKey) {
         this.index = index;
         this.options = options;
         this.codec = new ValueCodec(index.valueSize());
-        this.zipf = new ZipfianGenerator(options.keys, options.theta);
-        this.nextFreshKey = new AtomicLong(options.keys);
+        this.zipf = zipf;
+        this.nextFreshKey = nextFreshKey;
+    }
+
+    /** The same workload (same keys, same inserted keys) on {@code reopened}, the pool opened again. */
+    DemoWorkload reopenedOn(GPHashIndex reopened) {
+        return new DemoWorkload(reopened, options, zipf, nextFreshKey);
     }
 
     ZipfianGenerator zipfian() {

@@ -84,8 +84,9 @@ final class PoolDirectory implements AutoCloseable {
         return fileSystem;
     }
 
-    boolean isTmpfs() {
-        return "tmpfs".equals(fileSystem);
+    /** Whether the pool lives in memory (tmpfs or ramfs), where msync costs next to nothing. */
+    boolean isInMemory() {
+        return "tmpfs".equals(fileSystem) || "ramfs".equals(fileSystem);
     }
 
     /** Why the default location was not used, or a space warning; null when there is nothing to say. */

@@ -18,6 +18,11 @@ final class Report {
         return String.format(Locale.ROOT, "%,d", n);
     }
 
+    /** "1 key", "2,000 keys": a count with its noun, plural unless the count is 1. */
+    static String count(long n, String noun) {
+        return count(n) + " " + (n == 1 ? noun : noun + "s");
+    }
+
     /** Bytes in binary units: "512 B", "64.0 KiB", "210.4 MiB", "1.50 GiB". */
     static String bytes(long b) {
         if (b < 1024) {
@@ -41,7 +46,10 @@ final class Report {
         if (perSecond >= 1e6) {
             return String.format(Locale.ROOT, "%.2f Mops/s", perSecond / 1e6);
         }
-        return String.format(Locale.ROOT, "%.0f kops/s", perSecond / 1e3);
+        if (perSecond >= 1e3) {
+            return String.format(Locale.ROOT, "%.0f kops/s", perSecond / 1e3);
+        }
+        return String.format(Locale.ROOT, "%.0f ops/s", perSecond);
     }
 
     static String seconds(long nanos) {
@@ -52,10 +60,6 @@ final class Report {
     static String millis(double nanos) {
         double ms = nanos / 1e6;
         return String.format(Locale.ROOT, ms < 10 ? "%.2f ms" : "%.1f ms", ms);
-    }
-
-    static String microsPerOp(double nanos) {
-        return String.format(Locale.ROOT, "%.2f us/op", nanos / 1e3);
     }
 
     static String percent(double fraction) {

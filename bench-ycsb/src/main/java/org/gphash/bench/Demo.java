@@ -1,0 +1,246 @@
+package org.gphash.bench;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+
+import org.gphash.GPHashIndex;
+import org.gphash.IndexStats;
+import org.gphash.RecoveryReport;
+
+/**
+ * The gphash demo ({@code ./gphash demo}): a short, self-checking tour of the engine.
+ *
+ * <ol>
+ *   <li>creates a pool in a fresh directory (tmpfs when possible), deliberately small so that it
+ *       resizes while loading;</li>
+ *   <li>loads {@code --keys} keys with several threads through the batch API;</li>
+ *   <li>runs a YCSB-A-like mix (zipfian reads and updates, optionally inserts) and verifies every
+ *       read against the key embedded in the value;</li>
+ *   <li>closes the pool, reopens it (recovery runs on every open), checks the item count and reads
+ *       every key back.</li>
+ * </ol>
+ *
+ * Prints a short report; exits 0 when everything checked out, 1 on any verification failure or
+ * engine error, 2 on a bad command line.
+ */
+public final class Demo {
+
+    static final int LEVELS = 2;
+    static final int HASHES = 2;
+    static final int SLOTS_PER_BUCKET = 8;
+    /** Label column width of the report. */
+    private static final String INDENT = " ".repeat(13);
+
+    private final DemoOptions options;
+    private final PrintStream out;
+    private boolean failed;
+
+    Demo(DemoOptions options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    public static void main(String[] args) {
+        DemoOptions options;
+        try {
+            options = DemoOptions.parse(args);
+        } catch (DemoOptions.UsageException e) {
+            System.err.println("gphash demo: " + e.getMessage());
+            System.err.println("run './gphash demo --help' for the options");
+            System.exit(2);
+            return;
+        }
+        if (options.help) {
+            System.out.print(DemoOptions.usage());
+            return;
+        }
+        int status;
+        try {
+            status = new Demo(options, System.out).run();
+        } catch (Exception | Error e) {
+            System.out.flush();
+            System.err.println("gphash demo: FAILED: " + e);
+            e.printStackTrace(System.err);
+            if (e instanceof InternalError && String.valueOf(e.getMessage()).contains("unsafe memory access")) {
+                // SIGBUS on the mapped pool: the file is sparse, and its file system ran out of space.
+                System.err.println("gphash demo: a write to the mapped pool faulted, which usually means its file system "
+                        + "is full (a small /dev/shm?); try --dir on a larger file system, or fewer --keys");
+            }
+            status = 1;
+        }
+        System.exit(status);
+    }
+
+    /** Runs every phase and prints the report; returns the exit status. */
+    int run() throws Exception {
+        long expectedInserts = Math.round(options.ops * options.insertProportion);
+        long estimate = estimatePoolBytes(options.keys + expectedInserts);
+        try (PoolDirectory dir = PoolDirectory.create(options.dir, estimate, options.keep)) {
+            Path pool = dir.path().resolve("demo.pool");
+            printHeader(dir, pool);
+            if (!dir.isInMemory() && options.reduceDefaultsForSlowStorage()) {
+                line("", "on disk every write waits for an msync: defaults lowered to " + Report.count(options.keys, "key")
+                        + " and " + Report.count(options.ops, "op") + " (--keys/--ops override)");
+            }
+
+            long expectedSize;
+            DemoWorkload workload;
+            // try-with-resources: a failure while closing is added to, not swapped for, a failure inside.
+            try (GPHashIndex index = GPHashIndex.builder(pool)
+                    .keySize(DemoOptions.KEY_SIZE).valueSize(DemoOptions.VALUE_SIZE)
+                    .levels(LEVELS).hashes(HASHES).slotsPerBucket(SLOTS_PER_BUCKET)
+                    .initialCapacity(options.initialCapacity)
+                    .create()) {
+                line("persistence", index.stats().persistenceMode().description());
+                line("geometry", LEVELS + " levels x " + HASHES + " hashes x " + SLOTS_PER_BUCKET + " slots/bucket, "
+                        + index.keySize() + "-byte keys, " + index.valueSize() + "-byte values, initial capacity "
+                        + Report.count(options.initialCapacity));
+                out.println();
+                workload = new DemoWorkload(index, options);
+                load(index, workload);
+                runMix(index, workload);
+                expectedSize = workload.freshKeyEnd();
+                printFinalStats(index.stats(), expectedSize);
+            }
+            reopen(pool, workload, expectedSize);
+            out.println();
+            if (failed) {
+                line("result", "FAILED (see above)");
+            } else {
+                line("result", "OK: every read verified, size and contents survived close and reopen");
+            }
+            if (options.keep) {
+                line("kept", dir.path().toString());
+            }
+        }
+        return failed ? 1 : 0;
+    }
+
+    private void printHeader(PoolDirectory dir, Path pool) {
+        out.println("gphash demo: " + mixName() + ", CPU engine, " + options.threads + " thread"
+                + (options.threads == 1 ? "" : "s") + ", batches of " + options.batch);
+        line("pool", pool + "  [" + dir.fileSystem() + (dir.isInMemory() ? ", in memory" : "") + "]");
+        if (dir.note() != null) {
+            line("", dir.note());
+        }
+    }
+
+    private String mixName() {
+        StringBuilder mix = new StringBuilder();
+        appendShare(mix, options.readProportion, "read");
+        appendShare(mix, options.updateProportion, "update");
+        appendShare(mix, options.insertProportion, "insert");
+        boolean ycsbA = options.readProportion == 0.5 && options.updateProportion == 0.5;
+        return (ycsbA ? "YCSB-A-like " : "") + "workload (" + mix + ")";
+    }
+
+    private static void appendShare(StringBuilder mix, double share, String kind) {
+        if (share > 0) {
+            mix.append(mix.isEmpty() ? "" : " / ").append(Report.percent(share)).append(' ').append(kind);
+        }
+    }
+
+    private void load(GPHashIndex index, DemoWorkload workload) throws Exception {
+        IndexStats before = index.stats();
+        Workers.Timed t = Workers.run("load", options.threads, workload::load);
+        PhaseTally tally = t.tally();
+        phaseLine("load", tally.inserts, "insert", t.nanos(), growth(before, index.stats()));
+        if (tally.insertFailures > 0) {
+            fail(Report.count(tally.insertFailures) + " inserts of new keys did not report INSERTED");
+        }
+    }
+
+    private void runMix(GPHashIndex index, DemoWorkload workload) throws Exception {
+        IndexStats before = index.stats();
+        Workers.Timed t = Workers.run("run", options.threads, workload::run);
+        PhaseTally tally = t.tally();
+        phaseLine("run", tally.operations(), "op", t.nanos(), growth(before, index.stats()));
+        ZipfianGenerator zipf = workload.zipfian();
+        // Batch latency is what a client of the batch API waits for; a resize or heap growth
+        // (operations drained) shows up in the p99.
+        line("", "zipfian theta " + zipf.theta() + " (hottest key "
+                + Report.percent(Math.round(zipf.hottestProbability() * 1000) / 1000.0) + " of picks); "
+                + "per batch: mean " + Report.millis(tally.meanBatchNanos()) + ", p99 "
+                + Report.millis(tally.batchQuantileNanos(0.99)) + " (" + tally.batches() + " batches)");
+        line("", "reads " + Report.count(tally.reads) + " verified: " + tally.mismatches + " mismatched, "
+                + tally.missing + " missing; updates " + Report.count(tally.updates) + ", inserts "
+                + Report.count(tally.inserts) + (tally.insertFailures > 0 ? " (" + tally.insertFailures + " failed)" : ""));
+        if (tally.failures() > 0) {
+            fail(Report.count(tally.failures()) + " operations of the run phase returned a wrong result");
+        }
+    }
+
+    /** One phase in fixed columns: what, how long, how fast, then free text. */
+    private void phaseLine(String label, long count, String noun, long nanos, String tail) {
+        line(label, String.format("%-20s %8s  %11s   %s", Report.count(count, noun), Report.seconds(nanos),
+                Report.rate(count, nanos), tail));
+    }
+
+    private static String growth(IndexStats before, IndexStats after) {
+        return "resizes " + (after.resizes() - before.resizes()) + ", heap growths "
+                + (after.heapGrowths() - before.heapGrowths());
+    }
+
+    private void printFinalStats(IndexStats s, long expectedSize) {
+        out.println();
+        line("final", String.format("size %s, capacity %s, load factor %.3f, levels %d (top 2^%d buckets)",
+                Report.count(s.size()), Report.count(s.capacity()), s.loadFactor(), s.levels(), s.topLevelLog2()));
+        line("", "resizes " + s.resizes() + ", heap growths " + s.heapGrowths() + ", file " + Report.bytes(s.fileBytes())
+                + ", value blocks " + Report.count(s.valueBlocks()) + " (" + Report.count(s.valueBlocksFree()) + " free, "
+                + Report.count(s.pendingReclamation()) + " awaiting reclamation)");
+        if (s.size() != expectedSize) {
+            fail("size is " + Report.count(s.size()) + ", expected " + Report.count(expectedSize));
+        }
+    }
+
+    private void reopen(Path pool, DemoWorkload closedWorkload, long expectedSize) throws Exception {
+        long t0 = System.nanoTime();
+        try (GPHashIndex index = GPHashIndex.builder(pool).open()) {
+            long openNanos = System.nanoTime() - t0;
+            IndexStats s = index.stats();
+            RecoveryReport r = index.lastRecovery();
+            line("reopen", Report.seconds(openNanos) + " (recovery " + r.duration().toMillis() + " ms), size "
+                    + Report.count(s.size()) + (s.size() == expectedSize ? " as expected" : ", EXPECTED " + Report.count(expectedSize)));
+            for (String l : Report.wrap(r.toString(), 100 - INDENT.length(), "  ")) {
+                line("", l);
+            }
+            if (s.size() != expectedSize || r.items() != expectedSize) {
+                fail("after reopening, size " + s.size() + " and recovered items " + r.items() + " should both be "
+                        + expectedSize);
+            }
+            if (!r.previousShutdownClean() || r.repairedAnything()) {
+                fail("the pool was closed cleanly, so recovery should have found nothing to repair");
+            }
+            // The same workload object knows which keys exist; it reads them through the new index.
+            DemoWorkload readBack = closedWorkload.reopenedOn(index);
+            Workers.Timed t = Workers.run("read-back", options.threads, readBack::readBack);
+            PhaseTally tally = t.tally();
+            phaseLine("read-back", tally.reads, "key", t.nanos(),
+                    tally.mismatches + " mismatched, " + tally.missing + " missing");
+            if (tally.failures() > 0) {
+                fail(Report.count(tally.failures()) + " keys did not read back correctly after reopening");
+            }
+        }
+    }
+
+    /**
+     * A generous upper bound of the pool file for {@code items} items: value blocks (the heap
+     * grows by doubling, so up to twice what is used), slots at the lowest load factor a resize
+     * leaves, and the retired bottom levels handed to the heap. Used to decide whether /dev/shm is
+     * big enough.
+     */
+    static long estimatePoolBytes(long items) {
+        long valueStride = (DemoOptions.VALUE_SIZE + 7) & ~7L;
+        long slotBytes = 8 + ((DemoOptions.KEY_SIZE + 7) & ~7L);
+        return items * (2 * valueStride + 4 * slotBytes) + (32L << 20);
+    }
+
+    private void fail(String message) {
+        failed = true;
+        line("ERROR", message);
+    }
+
+    private void line(String label, String text) {
+        out.println(label.isEmpty() ? INDENT + text : String.format("%-12s %s", label, text));
+    }
+}

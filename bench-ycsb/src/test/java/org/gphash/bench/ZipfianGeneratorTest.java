@@ -1,0 +1,74 @@
+package org.gphash.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+
+class ZipfianGeneratorTest {
+
+    @Test
+    void ranksStayInRange() {
+        ZipfianGenerator z = new ZipfianGenerator(1000, 0.99);
+        SplittableRandom r = new SplittableRandom(1);
+        for (int i = 0; i < 200_000; i++) {
+            long k = z.next(r);
+            assertTrue(k >= 0 && k < 1000, "rank " + k);
+        }
+    }
+
+    @Test
+    void frequenciesFollowZipfsLaw() {
+        int n = 10_000;
+        double theta = 0.99;
+        ZipfianGenerator z = new ZipfianGenerator(n, theta);
+        SplittableRandom r = new SplittableRandom(7);
+        int draws = 2_000_000;
+        long[] hits = new long[n];
+        for (int i = 0; i < draws; i++) {
+            hits[(int) z.next(r)]++;
+        }
+        double zeta = ZipfianGenerator.zeta(n, theta);
+        // Ranks 0 and 1 are exact in the algorithm; rank 0 must match 1/zeta closely.
+        assertEquals(1 / zeta, hits[0] / (double) draws, 0.003);
+        assertEquals(Math.pow(2, -theta) / zeta, hits[1] / (double) draws, 0.003);
+        // Popularity falls with rank: the first 10 ranks together beat the next 10 by far.
+        long head = 0;
+        long next = 0;
+        for (int i = 0; i < 10; i++) {
+            head += hits[i];
+            next += hits[10 + i];
+        }
+        assertTrue(head > 3 * next, head + " vs " + next);
+    }
+
+    @Test
+    void approximatedZetaMatchesTheExactSum() {
+        long n = (1L << 22) + 3_000_000;
+        double theta = 0.99;
+        double exact = 0;
+        for (long i = n; i >= 1; i--) {
+            exact += Math.pow(i, -theta);
+        }
+        assertEquals(exact, ZipfianGenerator.zeta(n, theta), exact * 1e-12);
+    }
+
+    @Test
+    void singleItemAlwaysRankZero() {
+        ZipfianGenerator z = new ZipfianGenerator(1, 0.99);
+        SplittableRandom r = new SplittableRandom(3);
+        for (int i = 0; i < 1000; i++) {
+            assertEquals(0, z.next(r));
+        }
+    }
+
+    @Test
+    void rejectsBadParameters() {
+        assertThrows(IllegalArgumentException.class, () -> new ZipfianGenerator(0, 0.99));
+        assertThrows(IllegalArgumentException.class, () -> new ZipfianGenerator(10, 1.0));
+        assertThrows(IllegalArgumentException.class, () -> new ZipfianGenerator(10, 0.0));
+    }
+}
