@@ -70,7 +70,9 @@ public final class CpuEngine implements Engine {
             next += (1L << (topLog2 - (g.levels() - 1 - i))) * g.bucketSize();
         }
         long heapOffset = Geometry.alignUp(next, PoolSpace.EXTENT_ALIGNMENT);
-        long heapBytes = Math.max(1L << 16, config.initialCapacity() * g.valueStride());
+        // One block per slot: room for every item the table holds before its first resize, plus the
+        // spare blocks updates write into before the old ones are reclaimed.
+        long heapBytes = Math.max(1L << 16, g.totalSlots(topLog2) * g.valueStride());
         long fileLength = heapOffset + heapBytes;
         if (fileLength > config.maxPoolBytes()) {
             throw new org.gphash.PoolFullException("a pool for " + config.initialCapacity() + " items needs "

@@ -308,10 +308,13 @@ final class CpuTable {
         long bytes = (1L << newLog2) * geometry.bucketSize();
         long offset = PoolSpace.nextExtent(h);
         long end = offset + bytes;
+        long oldFileSize = file.fileSize();
         PoolSpace.ensureLength(file, end, maxPoolBytes, "a new top level of 2^" + newLog2 + " buckets");
+        if (oldFileSize > offset) {
+            // Part of the range held bytes of an earlier growth that was never committed: zero it.
+            file.zeroRange(offset, Math.min(oldFileSize, end) - offset);
+        }
         MemorySegment pool = file.segment();
-        // The range may hold bytes of an earlier growth that was never committed: zero it.
-        pool.asSlice(offset, bytes).fill((byte) 0);
         persist(pool, offset, bytes);
         hook.reached(CrashPoint.RESIZE_LEVEL_ALLOCATED);
         headers.commit(h.withResizeStarted(offset, end));
@@ -426,7 +429,7 @@ final class CpuTable {
 
     // ------------------------------------------------------------------ value heap growth
 
-    /** Adds a heap chunk as large as the heap so far, unless another thread already did. */
+    /** Adds a heap chunk half as large as the heap so far, unless another thread already did. */
     void growHeap(long observedTotalBlocks) {
         gate.runExclusive(() -> {
             if (heap.totalBlocks() != observedTotalBlocks || heap.freeBlocks() > 0) {
@@ -437,7 +440,8 @@ final class CpuTable {
                 throw new PoolFullException("pool " + file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
                         + " chunks, the most the header holds");
             }
-            long bytes = Geometry.alignUp(Math.max(heap.totalBytes(), 1L << 20), geometry.valueStride());
+            // Half the heap again: geometric, so growths stay few (the header holds 96 chunks).
+            long bytes = Geometry.alignUp(Math.max(heap.totalBytes() / 2, 1L << 20), geometry.valueStride());
             long offset = PoolSpace.nextExtent(h);
             long end = offset + bytes;
             PoolSpace.ensureLength(file, end, maxPoolBytes, "value heap growth by " + bytes + " bytes");

@@ -36,6 +36,7 @@ final class EpochGate {
         long[] limboOffset = new long[LIMBO_BATCH];
         long[] limboEpoch = new long[LIMBO_BATCH];
         int limboSize;
+        int retiredSinceReclaim;
 
         Participant(Thread owner) {
             this.owner = new WeakReference<>(owner);
@@ -119,16 +120,18 @@ final class EpochGate {
     /** Hands {@code valueOffset} to reclamation once no running operation can still read it. */
     void retire(Participant p, long valueOffset) {
         if (p.limboSize == p.limboOffset.length) {
-            reclaimSafe(p);
-            if (p.limboSize == p.limboOffset.length) {
-                // Some operation is stuck in an old epoch: keep the blocks rather than wait for it.
-                p.limboOffset = Arrays.copyOf(p.limboOffset, p.limboSize * 2);
-                p.limboEpoch = Arrays.copyOf(p.limboEpoch, p.limboSize * 2);
-            }
+            // Operations still in older epochs hold these back: keep them rather than wait.
+            p.limboOffset = Arrays.copyOf(p.limboOffset, p.limboSize * 2);
+            p.limboEpoch = Arrays.copyOf(p.limboEpoch, p.limboSize * 2);
         }
         p.limboOffset[p.limboSize] = valueOffset;
         p.limboEpoch[p.limboSize] = globalEpoch.get();
         p.limboSize++;
+        if (++p.retiredSinceReclaim == LIMBO_BATCH) {
+            // Try every LIMBO_BATCH retirements, whatever the list's size, so reuse keeps pace.
+            p.retiredSinceReclaim = 0;
+            reclaimSafe(p);
+        }
     }
 
     private void reclaimSafe(Participant p) {

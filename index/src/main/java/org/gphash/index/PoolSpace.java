@@ -2,6 +2,7 @@ package org.gphash.index;
 
 import org.gphash.PoolFullException;
 import org.gphash.persistence.PoolFile;
+import org.gphash.persistence.PoolSpaceException;
 
 /** Placement of new extents (levels, heap chunks) at the end of the committed pool. */
 final class PoolSpace {
@@ -23,7 +24,12 @@ final class PoolSpace {
                     + ", beyond its maximum of " + maxPoolBytes + " bytes; nothing was changed");
         }
         if (file.fileSize() < length || file.mappedSize() < length) {
-            file.grow(length);
+            try {
+                file.grow(length);
+            } catch (PoolSpaceException e) {
+                throw new PoolFullException("pool " + file.path() + " cannot grow to " + length + " bytes for " + purpose
+                        + ": the file system has no room (" + e.getMessage() + "); nothing was changed");
+            }
         }
     }
 }

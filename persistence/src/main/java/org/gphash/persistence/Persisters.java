@@ -12,17 +12,34 @@ public final class Persisters {
     }
 
     /**
-     * The best persister for {@code mapping}: libpmem's {@code pmem_persist} when the mapping is
+     * The best persister for {@code mapping}: none on tmpfs (nothing to flush there), libpmem's
+     * {@code pmem_persist} when the mapping is
      * persistent memory, libpmem's {@code pmem_msync} when libpmem is present but the mapping is
      * not, and {@link MemorySegment#force()} when libpmem is absent or {@code preferJdk} is set.
      */
-    public static Persister choose(MemorySegment mapping, boolean preferJdk) {
+    public static Persister choose(MemorySegment mapping, boolean preferJdk, boolean onTmpfs) {
         Objects.requireNonNull(mapping, "mapping");
+        if (onTmpfs && !preferJdk) {
+            return new MemoryPersister();
+        }
         if (preferJdk || !LibPmem.isAvailable()) {
             return new ForcePersister();
         }
         boolean isPmem = mapping.byteSize() > 0 && LibPmem.pmem_is_pmem(mapping, mapping.byteSize()) != 0;
         return isPmem ? new PmemPersistPersister() : new PmemMsyncPersister();
+    }
+
+    /** tmpfs: the file is memory; there is nothing to flush. */
+    static final class MemoryPersister implements Persister {
+        @Override
+        public void persist(MemorySegment mapping, long offset, long length) {
+            // Ordering comes from the engine's volatile and CAS stores; durability from the page cache.
+        }
+
+        @Override
+        public PersistenceMode mode() {
+            return PersistenceMode.MEMORY;
+        }
     }
 
     /** {@code MemorySegment.force()} on the slice: msync(2) of the pages that hold it. */

@@ -41,6 +41,7 @@ public final class PoolFile implements AutoCloseable {
     private final FileChannel channel;
     private final FileLock lock;
     private final boolean preferJdkPersist;
+    private final boolean onTmpfs;
     private Arena arena;
     private volatile MemorySegment segment;
     private Persister persister;
@@ -52,6 +53,20 @@ public final class PoolFile implements AutoCloseable {
         this.channel = channel;
         this.lock = lock;
         this.preferJdkPersist = preferJdkPersist;
+        this.onTmpfs = isTmpfs(path);
+    }
+
+    private static boolean isTmpfs(Path path) {
+        try {
+            return "tmpfs".equals(Files.getFileStore(path).type());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Whether the file lives on tmpfs (memory; also where the GPU engine can register it). */
+    public boolean onTmpfs() {
+        return onTmpfs;
     }
 
     /**
@@ -77,7 +92,14 @@ public final class PoolFile implements AutoCloseable {
         } catch (IOException e) {
             throw new PoolIoException("cannot create pool " + absolute + ": " + e, e);
         }
-        PoolFile file = lockAndWrap(absolute, channel, preferJdkPersist);
+        Path key;
+        try {
+            key = claimInProcess(absolute);
+        } catch (PoolLockedException e) {
+            closeQuietly(channel);
+            throw e;
+        }
+        PoolFile file = lockAndWrap(absolute, key, channel, preferJdkPersist);
         try {
             file.extendTo(size);
             file.map(size);
@@ -95,15 +117,24 @@ public final class PoolFile implements AutoCloseable {
      */
     public static PoolFile open(Path path, boolean preferJdkPersist) {
         Path absolute = path.toAbsolutePath().normalize();
+        if (!Files.exists(absolute)) {
+            throw new PoolIoException("cannot open pool " + absolute + ": no such file");
+        }
+        // Claim the path in this process before opening a channel: closing any channel of a file
+        // drops every POSIX lock this process holds on it, so a refused second opener must never
+        // open (and close) one while the first holds the lock.
+        Path key = claimInProcess(absolute);
         FileChannel channel;
         try {
             channel = FileChannel.open(absolute, StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (NoSuchFileException e) {
+            OPEN_IN_THIS_PROCESS.remove(key);
             throw new PoolIoException("cannot open pool " + absolute + ": no such file", e);
         } catch (IOException e) {
+            OPEN_IN_THIS_PROCESS.remove(key);
             throw new PoolIoException("cannot open pool " + absolute + ": " + e, e);
         }
-        PoolFile file = lockAndWrap(absolute, channel, preferJdkPersist);
+        PoolFile file = lockAndWrap(absolute, key, channel, preferJdkPersist);
         try {
             long size = channel.size();
             if (size > 0) {
@@ -119,6 +150,14 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
+    private static Path claimInProcess(Path absolute) {
+        Path key = realPathOr(absolute);
+        if (!OPEN_IN_THIS_PROCESS.add(key)) {
+            throw new PoolLockedException("pool " + absolute + " is already open in this process; pools are opened exclusively");
+        }
+        return key;
+    }
+
     private static FileAttribute<?>[] ownerOnlyIfPosix(Path path) {
         Path parent = path.getParent();
         boolean posix = parent != null && Files.getFileAttributeView(parent,
@@ -126,12 +165,7 @@ public final class PoolFile implements AutoCloseable {
         return posix ? new FileAttribute<?>[] {OWNER_ONLY} : new FileAttribute<?>[0];
     }
 
-    private static PoolFile lockAndWrap(Path absolute, FileChannel channel, boolean preferJdkPersist) {
-        Path key = realPathOr(absolute);
-        if (!OPEN_IN_THIS_PROCESS.add(key)) {
-            closeQuietly(channel);
-            throw new PoolLockedException("pool " + absolute + " is already open in this process; pools are opened exclusively");
-        }
+    private static PoolFile lockAndWrap(Path absolute, Path key, FileChannel channel, boolean preferJdkPersist) {
         FileLock lock;
         try {
             lock = channel.tryLock();
@@ -156,12 +190,37 @@ public final class PoolFile implements AutoCloseable {
 
     private void extendTo(long size) {
         try {
-            if (channel.size() < size) {
-                // Writing the last byte extends the file sparsely; the new range reads as zeros.
-                channel.write(ByteBuffer.wrap(new byte[1]), size - 1);
+            long old = channel.size();
+            if (old < size) {
+                writeZeros(old, size - old);
             }
         } catch (IOException e) {
-            throw new PoolIoException("cannot extend pool " + path + " to " + size + " bytes: " + e, e);
+            throw new PoolSpaceException("cannot extend pool " + path + " to " + size + " bytes: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Writes zeros through the file (not the mapping), so the file system allocates the space now:
+     * a full file system then fails here with an {@link IOException} instead of faulting later
+     * inside a store to the mapping (which the JVM reports only as an InternalError).
+     */
+    private void writeZeros(long offset, long length) throws IOException {
+        ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(length, 1 << 20));
+        long done = 0;
+        while (done < length) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), length - done));
+            done += channel.write(zeros, offset + done);
+        }
+    }
+
+    /** Zeroes {@code [offset, offset + length)} of the file, allocating its space. */
+    public void zeroRange(long offset, long length) {
+        ensureOpen();
+        try {
+            writeZeros(offset, length);
+        } catch (IOException e) {
+            throw new PoolSpaceException("cannot zero " + length + " bytes of pool " + path + " at " + offset + ": "
+                    + e.getMessage(), e);
         }
     }
 
@@ -178,7 +237,7 @@ public final class PoolFile implements AutoCloseable {
         if (old != null) {
             old.close();
         }
-        persister = Persisters.choose(segment, preferJdkPersist);
+        persister = Persisters.choose(segment, preferJdkPersist, onTmpfs);
     }
 
     /**
