@@ -90,6 +90,7 @@ public final class Demo {
                     .keySize(DemoOptions.KEY_SIZE).valueSize(DemoOptions.VALUE_SIZE)
                     .levels(LEVELS).hashes(HASHES).slotsPerBucket(SLOTS_PER_BUCKET)
                     .initialCapacity(options.initialCapacity)
+                    .jdkPersistence(options.msync)
                     .create()) {
                 line("persistence", index.stats().persistenceMode().description());
                 line("geometry", LEVELS + " levels x " + HASHES + " hashes x " + SLOTS_PER_BUCKET + " slots/bucket, "
@@ -195,7 +196,7 @@ public final class Demo {
 
     private void reopen(Path pool, DemoWorkload closedWorkload, long expectedSize) throws Exception {
         long t0 = System.nanoTime();
-        try (GPHashIndex index = GPHashIndex.builder(pool).open()) {
+        try (GPHashIndex index = GPHashIndex.builder(pool).jdkPersistence(options.msync).open()) {
             long openNanos = System.nanoTime() - t0;
             IndexStats s = index.stats();
             RecoveryReport r = index.lastRecovery();

@@ -48,6 +48,7 @@ final class DemoOptions {
     /** Parent of the fresh pool directory; null means /dev/shm if usable, else java.io.tmpdir. */
     Path dir;
     boolean keep;
+    boolean msync;
     boolean help;
     /** Which sizes came from the command line (those are never changed behind the user's back). */
     private boolean keysGiven;
@@ -80,6 +81,8 @@ final class DemoOptions {
                                           file system every write is an msync to disk, so the
                                           defaults drop to 10k keys and 20k ops there
                   --keep                  keep the pool directory at the end
+                  --msync                 persist with MemorySegment.force (msync) even on tmpfs,
+                                          where the engine otherwise skips it (a baseline)
                   -h, --help              show this message
 
                 counts accept underscores and k/m suffixes: 1_000_000, 500k, 2m
@@ -104,6 +107,7 @@ final class DemoOptions {
             switch (name) {
                 case "-h", "--help" -> o.help = true;
                 case "--keep" -> o.keep = true;
+                case "--msync" -> o.msync = true;
                 case "--keys", "--ops", "--threads", "--batch", "--initial-capacity", "--read-proportion",
                      "--update-proportion", "--insert-proportion", "--theta", "--seed", "--dir" -> {
                     if (value == null) {

@@ -7,7 +7,7 @@ public enum PersistenceMode {
     /** libpmem's {@code pmem_msync}: msync(2) of the pages, for a file that is not persistent memory. */
     PMEM_MSYNC("libpmem pmem_msync (msync of the page cache)"),
     /** {@link java.lang.foreign.MemorySegment#force()}: msync(2) through the JDK, when libpmem is absent. */
-    FORCE("MemorySegment.force (msync through the JDK; libpmem absent)"),
+    FORCE("MemorySegment.force (msync through the JDK)"),
     /**
      * Nothing to flush: the pool is on tmpfs, whose pages are the file. A process crash loses
      * nothing (the page cache outlives the process, and stores are ordered by the engine's
