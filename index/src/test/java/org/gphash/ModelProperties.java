@@ -20,11 +20,13 @@ import java.util.Set;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.EdgeCasesMode;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.RandomDistribution;
 import net.jqwik.api.Tuple;
+import net.jqwik.api.statistics.Statistics;
 
 /**
  * Model-based properties: random sequences of operations run against an index and against a
@@ -43,6 +45,8 @@ class ModelProperties {
     static final long HOT_KEYS = 31;
     /** Fresh keys of {@link ForceResizes} are numbered from here: never produced by the key arbitraries. */
     static final long FRESH_BASE = 1_000_000;
+    /** {@link ForceResizes} does nothing once the table has this many slots. */
+    static final long MAX_FORCED_CAPACITY = 12_000;
 
     // ------------------------------------------------------------------ actions
 
@@ -96,12 +100,12 @@ class ModelProperties {
                 Tuple.of(3, reopen),
                 Tuple.of(2, abandon),
                 Tuple.of(2, resizes));
-        return action.list().ofMinSize(1).ofMaxSize(200).withSizeDistribution(RandomDistribution.uniform());
+        return action.list().ofMinSize(30).ofMaxSize(200).withSizeDistribution(RandomDistribution.uniform());
     }
 
     // ------------------------------------------------------------------ properties
 
-    @Property(tries = 60)
+    @Property(tries = 80, edgeCases = EdgeCasesMode.NONE)
     void defaultGeometryLongKeysBehaveLikeAHashMap(@ForAll("actions") List<Action> actions) {
         Shape shape = new Shape(8, 128, 0, 0, 0);
         try (Run run = new Run(shape)) {
@@ -109,7 +113,7 @@ class ModelProperties {
         }
     }
 
-    @Property(tries = 25)
+    @Property(tries = 40, edgeCases = EdgeCasesMode.NONE)
     void oneLevelTwoHashesFourSlotsWith16ByteKeys(@ForAll("actions") List<Action> actions) {
         Shape shape = new Shape(16, 24, 1, 2, 4);
         try (Run run = new Run(shape)) {
@@ -117,7 +121,7 @@ class ModelProperties {
         }
     }
 
-    @Property(tries = 25)
+    @Property(tries = 40, edgeCases = EdgeCasesMode.NONE)
     void fourLevelsTwoHashesFourSlotsWith16ByteKeys(@ForAll("actions") List<Action> actions) {
         Shape shape = new Shape(16, 24, 4, 2, 4);
         try (Run run = new Run(shape)) {
@@ -212,6 +216,10 @@ class ModelProperties {
                 assertEquals(model.size(), index.stats().size(), () -> where(a) + ": stats().size() differs from the model");
             }
             checkContent("at the end");
+            long resizes = index.stats().resizes();
+            Statistics.label("actions").collect(actions.size() < 50 ? "<50" : actions.size() < 100 ? "50-99" : actions.size() < 150 ? "100-149" : "150-200");
+            Statistics.label("resizes per sequence").collect(resizes == 0 ? "0" : resizes <= 2 ? "1-2" : resizes <= 5 ? "3-5" : "6+");
+            Statistics.label("items at the end").collect(model.size() < 50 ? "<50" : model.size() < 200 ? "50-199" : "200+");
             closeAndReopen(new CloseAndReopen(false));
         }
 
@@ -371,6 +379,10 @@ class ModelProperties {
         }
 
         void forceResizes(ForceResizes f) {
+            // Each forced resize doubles the table; past this size more of them only cost time.
+            if (index.stats().capacity() >= MAX_FORCED_CAPACITY) {
+                return;
+            }
             long target = index.stats().resizes() + f.resizes();
             List<Long> fresh = new ArrayList<>();
             int guard = 0;
