@@ -282,9 +282,7 @@ class ConcurrencyTest {
         assertEquals(found, index.stats().size(), "stats().size() counts exactly the keys that are found");
 
         // No leak of value blocks once every operation is done.
-        IndexStats quiet = index.stats();
-        assertEquals(quiet.size(), quiet.valueBlocks() - quiet.valueBlocksFree() - quiet.pendingReclamation(),
-                "value blocks in use (not free, not awaiting reclamation) = items: " + quiet);
+        assertNoValueBlockLeaked(index);
 
         // One item per key on the media: recovery finds nothing to repair and the same content.
         index.close();
@@ -439,9 +437,7 @@ class ConcurrencyTest {
         System.out.println("race: " + keys + " keys, " + threads + " threads; keys where more than one insert returned true: "
                 + multiple + "; " + index.stats());
         assertEquals(keys, index.stats().size(), "exactly one item per key");
-        IndexStats quiet = index.stats();
-        assertEquals(quiet.size(), quiet.valueBlocks() - quiet.valueBlocksFree() - quiet.pendingReclamation(),
-                "the losers' value blocks were released: " + quiet);
+        assertNoValueBlockLeaked(index);
         index.close();
         try (GPHashIndex reopened = GPHashIndex.builder(path).open()) {
             RecoveryReport r = reopened.lastRecovery();
@@ -500,8 +496,7 @@ class ConcurrencyTest {
             IndexStats end = index.stats();
 
             assertEquals(keys, end.size());
-            assertEquals(end.size(), end.valueBlocks() - end.valueBlocksFree() - end.pendingReclamation(),
-                    "value blocks in use (not free, not awaiting reclamation) = items: " + end);
+            assertNoValueBlockLeaked(index);
             for (int k = 0; k < keys; k++) {
                 Stamp s = verify(index.get((long) k), k, threads);
                 assertTrue(s.thread() < threads, "key " + k + " was never updated");
@@ -562,5 +557,12 @@ class ConcurrencyTest {
             });
             throw e;
         }
+    }
+
+    /** Value blocks in use (neither free nor awaiting reclamation) are exactly the items. */
+    private static void assertNoValueBlockLeaked(GPHashIndex index) {
+        IndexStats quiet = index.stats();
+        assertEquals(quiet.size(), quiet.valueBlocks() - quiet.valueBlocksFree() - quiet.pendingReclamation(),
+                "value blocks in use = items: " + quiet);
     }
 }
