@@ -1,6 +1,7 @@
 package org.gphash.index;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;
 import java.util.List;
 
@@ -14,6 +15,7 @@ import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.PoolConfigMismatchException;
+import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
 import org.gphash.persistence.PoolFile;
 
@@ -75,7 +77,7 @@ public final class CpuEngine implements Engine {
         long heapBytes = Math.max(1L << 16, g.totalSlots(topLog2) * g.valueStride());
         long fileLength = heapOffset + heapBytes;
         if (fileLength > config.maxPoolBytes()) {
-            throw new org.gphash.PoolFullException("a pool for " + config.initialCapacity() + " items needs "
+            throw new PoolFullException("a pool for " + config.initialCapacity() + " items needs "
                     + fileLength + " bytes, more than maxPoolBytes " + config.maxPoolBytes());
         }
         long[] seeds = seeds(config);
@@ -181,7 +183,7 @@ public final class CpuEngine implements Engine {
         long k = batch.keySize();
         long v = batch.valueSize();
         for (int i = 0; i < batch.size(); i++) {
-            OpKind kind = OpKind.ofOrdinal(kinds.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i));
+            OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
             long ko = i * k;
             long vo = i * v;
             int code = switch (kind) {
@@ -191,7 +193,7 @@ public final class CpuEngine implements Engine {
                 case UPDATE -> table.update(keys, ko, values, vo);
                 case DELETE -> table.delete(keys, ko);
             };
-            codes.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) code);
+            codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
         }
     }
 

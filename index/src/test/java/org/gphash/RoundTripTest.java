@@ -7,7 +7,7 @@ import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
 
-class SmokeTest {
+class RoundTripTest {
     private final TestPools pools = TestPools.create();
 
     @org.junit.jupiter.api.AfterEach
@@ -51,5 +51,41 @@ class SmokeTest {
                 }
             }
         }
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}-byte keys")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {16, 32, 13})
+    void wideKeysAcrossResizesAndReopen(int keySize) {
+        Path p = pools.pool("wide" + keySize + ".pool");
+        int n = 5000;
+        try (GPHashIndex idx = GPHashIndex.builder(p).keySize(keySize).valueSize(40).initialCapacity(64).seed(9).create()) {
+            for (int k = 0; k < n; k++) {
+                assertTrue(idx.insert(wideKey(k, keySize), val(k, 40)), "insert " + k);
+            }
+            assertTrue(idx.stats().resizes() > 0);
+            for (int k = 0; k < n; k += 2) {
+                assertTrue(idx.delete(wideKey(k, keySize)));
+            }
+        }
+        try (GPHashIndex idx = GPHashIndex.builder(p).keySize(keySize).open()) {
+            assertEquals(n / 2, idx.stats().size());
+            for (int k = 0; k < n; k++) {
+                byte[] v = idx.get(wideKey(k, keySize));
+                if (k % 2 == 0) {
+                    assertNull(v, "deleted " + k);
+                } else {
+                    assertArrayEquals(val(k, 40), v, "key " + k);
+                }
+            }
+        }
+    }
+
+    /** Keys that differ only in their last byte and a byte in the middle, to exercise every word of the hash. */
+    private static byte[] wideKey(int k, int keySize) {
+        byte[] key = new byte[keySize];
+        Arrays.fill(key, (byte) 0x5A);
+        key[keySize - 1] = (byte) k;
+        key[keySize / 2] = (byte) (k >>> 8);
+        return key;
     }
 }
