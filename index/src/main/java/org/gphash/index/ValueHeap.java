@@ -146,15 +146,21 @@ final class ValueHeap {
 
     /**
      * Recovery: marks the block at {@code offset} used. Returns false if it already was (two slots
-     * refer to it). Single-threaded use only, before {@link #finishRebuild()}.
+     * refer to it). Thread-safe, so recovery can scan in parallel; call {@link #finishRebuild()}
+     * once every mark is made.
      */
     boolean markUsed(long offset) {
         Layout l = layout;
         long block = blockOf(l, offset);
-        if (isSet(l.bitmap, block)) {
-            return false;
-        }
-        set(l.bitmap, block);
+        int w = (int) (block >>> 6);
+        long bit = 1L << (block & 63);
+        long bits;
+        do {
+            bits = l.bitmap.get(w);
+            if ((bits & bit) != 0) {
+                return false;
+            }
+        } while (!l.bitmap.compareAndSet(w, bits, bits | bit));
         return true;
     }
 
