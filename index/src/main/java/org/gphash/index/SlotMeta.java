@@ -45,8 +45,4 @@ public final class SlotMeta {
     public static boolean isItem(long meta) {
         return fingerprint(meta) >= FIRST_VALID_FINGERPRINT;
     }
-
-    public static boolean isEmpty(long meta) {
-        return meta == EMPTY;
-    }
 }

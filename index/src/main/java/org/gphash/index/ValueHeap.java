@@ -83,11 +83,6 @@ final class ValueHeap {
         bitmap.set(w, bitmap.get(w) | (1L << (block & 63)));
     }
 
-    /** Value block size in bytes. */
-    int stride() {
-        return stride;
-    }
-
     /**
      * Claims a free block and returns its pool offset, or -1 when none is free (the caller grows
      * the heap and tries again).
