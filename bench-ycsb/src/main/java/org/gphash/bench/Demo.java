@@ -61,11 +61,6 @@ public final class Demo {
             System.out.flush();
             System.err.println("gphash demo: FAILED: " + e);
             e.printStackTrace(System.err);
-            if (e instanceof InternalError && String.valueOf(e.getMessage()).contains("unsafe memory access")) {
-                // SIGBUS on the mapped pool: the file is sparse, and its file system ran out of space.
-                System.err.println("gphash demo: a write to the mapped pool faulted, which usually means its file system "
-                        + "is full (a small /dev/shm?); try --dir on a larger file system, or fewer --keys");
-            }
             status = 1;
         }
         System.exit(status);
