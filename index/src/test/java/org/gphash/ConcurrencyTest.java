@@ -114,32 +114,24 @@ class ConcurrencyTest {
         return new Stamp(k, t, seq);
     }
 
+    private static java.nio.ByteBuffer le(byte[] b) {
+        return java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    }
+
     static void putLong(byte[] b, int at, long x) {
-        for (int i = 0; i < 8; i++) {
-            b[at + i] = (byte) (x >>> (8 * i));
-        }
+        le(b).putLong(at, x);
     }
 
     static long getLong(byte[] b, int at) {
-        long x = 0;
-        for (int i = 7; i >= 0; i--) {
-            x = (x << 8) | (b[at + i] & 0xFF);
-        }
-        return x;
+        return le(b).getLong(at);
     }
 
     static void putInt(byte[] b, int at, int x) {
-        for (int i = 0; i < 4; i++) {
-            b[at + i] = (byte) (x >>> (8 * i));
-        }
+        le(b).putInt(at, x);
     }
 
     static int getInt(byte[] b, int at) {
-        int x = 0;
-        for (int i = 3; i >= 0; i--) {
-            x = (x << 8) | (b[at + i] & 0xFF);
-        }
-        return x;
+        return le(b).getInt(at);
     }
 
     // ------------------------------------------------------------------ (a) mixed operations
