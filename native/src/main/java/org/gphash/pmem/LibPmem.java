@@ -20,6 +20,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * when it is absent throws {@link IllegalStateException}. Lookup happens once, lazily, in the
  * holder class so that merely loading this class never touches the dynamic linker.
  */
+@SuppressWarnings("restricted") // calling native code is this class's purpose; run with --enable-native-access
 public final class LibPmem {
 
     /** The soname PMDK ships; Debian's package {@code libpmem1} provides it. */
