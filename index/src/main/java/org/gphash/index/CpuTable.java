@@ -296,14 +296,20 @@ final class CpuTable {
     void resize(TableLayout observed) {
         gate.runExclusive(() -> {
             if (layout.equals(observed)) {
-                startResize();
+                addTopLevel();
+                hook.reached(CrashPoint.RESIZE_STARTED);
                 finishResize();
             }
         });
     }
 
-    private void startResize() {
+    /** Allocates, zeroes and commits a top level twice the size of the current one. */
+    private void addTopLevel() {
         PoolHeader h = headers.current();
+        if (h.levelOffsets().length >= geometry.levels() + PoolHeader.MAX_EXTRA_LEVELS) {
+            throw new IllegalStateException("pool " + file.path() + ": a resize would need more than "
+                    + PoolHeader.MAX_EXTRA_LEVELS + " extra levels");
+        }
         int newLog2 = h.topLog2() + 1;
         long bytes = (1L << newLog2) * geometry.bucketSize();
         long offset = PoolSpace.nextExtent(h);
@@ -317,28 +323,39 @@ final class CpuTable {
         MemorySegment pool = file.segment();
         persist(pool, offset, bytes);
         hook.reached(CrashPoint.RESIZE_LEVEL_ALLOCATED);
-        headers.commit(h.withResizeStarted(offset, end));
+        headers.commit(h.withTopLevelAdded(offset, end));
         refreshLayout();
-        hook.reached(CrashPoint.RESIZE_STARTED);
     }
 
     /**
-     * Moves every item of the bottom level into the levels above it, then commits the smaller level
-     * table and gives the bottom level's space to the value heap. Runs with operations drained (or
-     * during recovery). Returns the number of items moved. Safe to repeat after a crash at any
-     * point: an item already copied up is found there and its bottom copy is simply cleared.
+     * Empties bottom levels into the levels above them until the table has the geometry's number
+     * of levels again, committing the smaller level table after each and giving the emptied level's
+     * space to the value heap. Runs with operations drained (or during recovery). Returns the
+     * number of items moved. Safe to repeat after a crash at any point: an item already copied up is
+     * found there and its bottom copy is simply cleared.
+     *
+     * <p>The paper says rehashing cannot fail. It can: an item's candidate buckets above the bottom
+     * level may all be full (likeliest with one level and small buckets, where the new level is the
+     * only one above). Then another top level is added and the rehash goes on; the extra bottom
+     * level is emptied next.
      */
     long finishResize() {
-        TableLayout full = layout;
-        int bottomDepth = full.levelCount() - 1;
-        TableLayout upper = full.withoutBottom();
-        MemorySegment pool = file.segment();
+        long moved = 0;
+        while (layout.levelCount() > geometry.levels()) {
+            moved += emptyBottomLevel();
+        }
+        return moved;
+    }
+
+    private long emptyBottomLevel() {
+        int bottomDepth = layout.levelCount() - 1;
+        long bottom = layout.levelOffset(bottomDepth);
+        long buckets = layout.bucketsAtDepth(bottomDepth);
         Probe probe = newProbe();
-        long bottom = full.levelOffset(bottomDepth);
-        long buckets = full.bucketsAtDepth(bottomDepth);
         int slotSize = geometry.slotSize();
         int slots = geometry.slotsPerBucket();
         long moved = 0;
+        TableLayout upper = layout.withoutBottom();
         final int batchBuckets = 1024;
         long[] copied = new long[batchBuckets * slots];
         long[] cleared = new long[batchBuckets * slots];
@@ -348,6 +365,7 @@ final class CpuTable {
             int nCleared = 0;
             for (long b = first; b < last; b++) {
                 for (int s = 0; s < slots; s++) {
+                    MemorySegment pool = file.segment();
                     long slot = bottom + b * geometry.bucketSize() + (long) s * slotSize;
                     long meta = Slots.getMeta(pool, slot);
                     if (!SlotMeta.isItem(meta)) {
@@ -364,9 +382,12 @@ final class CpuTable {
                         size.decrement();
                     } else {
                         long target = probe.leastLoadedEmptySlot();
-                        if (target < 0) {
-                            throw new IllegalStateException("rehash failure: no free candidate slot above the bottom level for the item at "
-                                    + slot + "; the resize will resume on the next open");
+                        while (target < 0) {
+                            addTopLevel();
+                            upper = layout.withoutBottom();
+                            pool = file.segment();
+                            probe.scan(pool, upper, pool, keyAt);
+                            target = probe.leastLoadedEmptySlot();
                         }
                         Slots.setMeta(pool, target, SlotMeta.INSERT);
                         MemorySegment.copy(pool, keyAt, pool, target + SlotMeta.BYTES, geometry.keySize());
@@ -377,6 +398,7 @@ final class CpuTable {
                     cleared[nCleared++] = slot;
                 }
             }
+            MemorySegment pool = file.segment();
             persistSlots(pool, copied, nCopied, slotSize);
             if (nCopied > 0) {
                 hook.reached(CrashPoint.RESIZE_ITEM_COPIED);
@@ -396,7 +418,7 @@ final class CpuTable {
             throw new PoolFullException("pool " + file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
                     + " chunks, the most the header holds");
         }
-        headers.commit(h.withResizeFinished(reclaimed));
+        headers.commit(h.withBottomLevelDropped(reclaimed));
         refreshLayout();
         heap.addChunk(reclaimed);
         hook.reached(CrashPoint.RESIZE_COMMITTED);

@@ -28,13 +28,13 @@ import org.gphash.PoolFormatException;
  *   44 flags            4   bit 0: clean shutdown
  *   48 seeds            4 x 8
  *   80 top level log2   4   the top level has 2^this buckets
- *   84 active levels    4   = levels, or levels + 1 while a resize is in progress
- *   88 resize state     4   0 none, 1 rehashing the bottom level into the others
+ *   84 active levels    4   = levels, or up to levels + 4 while a resize is in progress
+ *   88 resize state     4   0 none, 1 rehashing bottom levels into the others
  *   92 heap chunks      4   number of entries used in the chunk table
  *   96 resizes          8   completed resizes since creation
  *  104 file length      8   committed length; bytes beyond it are not part of the pool
  *  112 created (ms)     8
- *  128 level offsets    9 x 8   bottom level first
+ *  128 level offsets   12 x 8   bottom level first
  *  256 heap chunk table 96 x (offset 8, length 8)
  * 1792 checksum         4   CRC32C of bytes [0, 1792)
  * </pre>
@@ -48,6 +48,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     public static final int COPY_BYTES = 2048;
     public static final int REGION_BYTES = 2 * COPY_BYTES;
     public static final int MAX_HEAP_CHUNKS = 96;
+    /** Levels a resize may add beyond the geometry's before it has emptied the bottom ones. */
+    public static final int MAX_EXTRA_LEVELS = 4;
 
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
     static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -83,9 +85,10 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         if (seeds.length != Geometry.MAX_HASHES) {
             throw new IllegalArgumentException("need " + Geometry.MAX_HASHES + " seeds");
         }
-        int expectedLevels = geometry.levels() + (resizing ? 1 : 0);
-        if (levelOffsets.length != expectedLevels) {
-            throw new IllegalArgumentException("level table has " + levelOffsets.length + " entries, expected " + expectedLevels);
+        int extra = levelOffsets.length - geometry.levels();
+        if (resizing ? extra < 1 || extra > MAX_EXTRA_LEVELS : extra != 0) {
+            throw new IllegalArgumentException("level table has " + levelOffsets.length + " entries for a geometry of "
+                    + geometry.levels() + " levels" + (resizing ? " while resizing" : ""));
         }
         if (heapChunks.size() > MAX_HEAP_CHUNKS) {
             throw new IllegalArgumentException("at most " + MAX_HEAP_CHUNKS + " heap chunks");
@@ -117,21 +120,28 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
                 fileLength, createdMillis);
     }
 
-    /** The state in which a new top level at {@code newLevelOffset} is being filled. */
-    public PoolHeader withResizeStarted(long newLevelOffset, long newFileLength) {
+    /**
+     * A new top level at {@code newLevelOffset}, twice the size of the current top: the resize is
+     * (still) in progress until the bottom levels beyond the geometry's count are emptied.
+     */
+    public PoolHeader withTopLevelAdded(long newLevelOffset, long newFileLength) {
         long[] levels = Arrays.copyOf(levelOffsets, levelOffsets.length + 1);
         levels[levels.length - 1] = newLevelOffset;
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2 + 1, levels, true, heapChunks, resizes,
                 newFileLength, createdMillis);
     }
 
-    /** The state after the bottom level was emptied: it is dropped and its space joins the heap. */
-    public PoolHeader withResizeFinished(HeapChunk reclaimedBottom) {
+    /**
+     * The bottom level was emptied: it is dropped and its space joins the heap. When that brings
+     * the table back to the geometry's level count, the resize is complete.
+     */
+    public PoolHeader withBottomLevelDropped(HeapChunk reclaimedBottom) {
         long[] levels = Arrays.copyOfRange(levelOffsets, 1, levelOffsets.length);
         List<HeapChunk> chunks = new ArrayList<>(heapChunks);
         chunks.add(reclaimedBottom);
-        return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levels, false, chunks, resizes + 1,
-                fileLength, createdMillis);
+        boolean done = levels.length == geometry.levels();
+        return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levels, !done, chunks,
+                done ? resizes + 1 : resizes, fileLength, createdMillis);
     }
 
     public PoolHeader withHeapChunk(HeapChunk chunk, long newFileLength) {
@@ -217,7 +227,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
             }
             int active = c.get(INT, OFF_ACTIVE_LEVELS);
             int chunks = c.get(INT, OFF_CHUNK_COUNT);
-            if (active < 1 || active > Geometry.MAX_LEVELS + 1 || chunks < 0 || chunks > MAX_HEAP_CHUNKS) {
+            if (active < 1 || active > Geometry.MAX_LEVELS + MAX_EXTRA_LEVELS || chunks < 0 || chunks > MAX_HEAP_CHUNKS) {
                 throw new IllegalArgumentException("level count " + active + " or chunk count " + chunks + " out of range");
             }
             long[] levels = new long[active];

@@ -269,11 +269,11 @@ class CrashPointTest {
     }
 
     /** Reopens after a crash and checks the pool against the model of completed operations. */
-    private static void checkRecovered(Path path, Map<Long, Long> model, Op inFlight) {
+    static void checkRecovered(Path path, Map<Long, Long> model, Op inFlight) {
         checkRecovered(path, model, inFlight, true);
     }
 
-    private static void checkRecovered(Path path, Map<Long, Long> model, Op inFlight, boolean crashedInOperation) {
+    static void checkRecovered(Path path, Map<Long, Long> model, Op inFlight, boolean crashedInOperation) {
         try (CpuEngine reopened = CpuEngine.open(new GPHashConfig(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE,
                 Backend.CPU, false, OptionalLong.empty(), CrashHook.NONE))) {
             RecoveryReport report = reopened.lastRecovery();

@@ -65,4 +65,59 @@ class ResizeTest {
             assertTrue(engine.verify().sound());
         }
     }
+
+    private static GPHashConfig tinyBuckets(java.nio.file.Path path, CrashHook hook) {
+        // One level, two hashes, one slot per bucket: a rehashed item has two one-slot buckets to go
+        // to in the new level, which items from other buckets compete for, so rehashing into the new
+        // level alone fails often and the resize must add more levels. (With one hash a rehash only
+        // splits buckets and cannot fail.)
+        return new GPHashConfig(path, 8, 128, 1, 2, 1, 4, Long.MAX_VALUE, Backend.CPU, false, OptionalLong.of(11), hook);
+    }
+
+    @Test
+    void aResizeThatCannotPlaceAnItemAddsAnotherLevelAndStillLosesNothing() {
+        CrashPointTest.ArmedHook counter = new CrashPointTest.ArmedHook();
+        java.nio.file.Path path = pools.pool("tiny.pool");
+        int n = 3000;
+        try (CpuEngine engine = CpuEngine.create(tinyBuckets(path, counter))) {
+            for (long k = 0; k < n; k++) {
+                assertEquals(Outcome.INSERTED, engine.insert(CrashPointTest.key(k), MemorySegment.ofArray(CrashPointTest.value(k, 1))));
+            }
+            assertTrue(engine.verify().sound());
+            assertEquals(1, engine.table().layout().levelCount());
+        }
+        int levelsAdded = counter.counts.getOrDefault(CrashPoint.RESIZE_LEVEL_ALLOCATED, 0);
+        int resizes = counter.counts.getOrDefault(CrashPoint.RESIZE_STARTED, 0);
+        assertTrue(levelsAdded > resizes, "some resize had to add an extra level: " + counter.counts);
+        java.util.Map<Long, Long> model = new java.util.HashMap<>();
+        for (long k = 0; k < n; k++) {
+            model.put(k, 1L);
+        }
+        CrashPointTest.checkRecovered(path, model, new CrashPointTest.Op(CrashPointTest.Kind.UPDATE, -1, 0), false);
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "crash at {0} #{1}")
+    @org.junit.jupiter.params.provider.CsvSource({
+        "RESIZE_LEVEL_ALLOCATED, 3", "RESIZE_LEVEL_ALLOCATED, 6", "RESIZE_LEVEL_ALLOCATED, 9",
+        "HEADER_FIRST_COPY_WRITTEN, 5", "HEADER_FIRST_COPY_WRITTEN, 12", "RESIZE_ITEM_COPIED, 4",
+        "RESIZE_ITEM_MOVED, 4", "RESIZE_REHASHED, 3", "RESIZE_COMMITTED, 3", "RESIZE_COMMITTED, 5"})
+    void aCrashInAResizeWithExtraLevelsIsRecovered(CrashPoint point, int k) {
+        java.nio.file.Path path = pools.pool("tinycrash.pool");
+        CrashPointTest.ArmedHook hook = new CrashPointTest.ArmedHook();
+        java.util.Map<Long, Long> model = new java.util.HashMap<>();
+        CpuEngine engine = CpuEngine.create(tinyBuckets(path, hook));
+        hook.arm(point, k);
+        CrashPointTest.Op inFlight = null;
+        for (long key = 0; key < 3000 && inFlight == null; key++) {
+            try {
+                engine.insert(CrashPointTest.key(key), MemorySegment.ofArray(CrashPointTest.value(key, 1)));
+                model.put(key, 1L);
+            } catch (CrashPointTest.SimulatedCrash crash) {
+                engine.abandon();
+                inFlight = new CrashPointTest.Op(CrashPointTest.Kind.INSERT, key, 1);
+            }
+        }
+        org.junit.jupiter.api.Assertions.assertNotNull(inFlight, point + " #" + k + " was never reached");
+        CrashPointTest.checkRecovered(path, model, inFlight);
+    }
 }
