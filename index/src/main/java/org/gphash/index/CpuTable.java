@@ -363,9 +363,9 @@ final class CpuTable {
             long last = Math.min(buckets, first + batchBuckets);
             int nCopied = 0;
             int nCleared = 0;
+            MemorySegment pool = file.segment();
             for (long b = first; b < last; b++) {
                 for (int s = 0; s < slots; s++) {
-                    MemorySegment pool = file.segment();
                     long slot = bottom + b * geometry.bucketSize() + (long) s * slotSize;
                     long meta = Slots.getMeta(pool, slot);
                     if (!SlotMeta.isItem(meta)) {
@@ -385,7 +385,7 @@ final class CpuTable {
                         while (target < 0) {
                             addTopLevel();
                             upper = layout.withoutBottom();
-                            pool = file.segment();
+                            pool = file.segment(); // the file grew: a new mapping
                             probe.scan(pool, upper, pool, keyAt);
                             target = probe.leastLoadedEmptySlot();
                         }
@@ -398,7 +398,6 @@ final class CpuTable {
                     cleared[nCleared++] = slot;
                 }
             }
-            MemorySegment pool = file.segment();
             persistSlots(pool, copied, nCopied, slotSize);
             if (nCopied > 0) {
                 hook.reached(CrashPoint.RESIZE_ITEM_COPIED);
