@@ -9,9 +9,13 @@ import java.util.Arrays;
  * {@link GPHashIndex#newBatch(int)} so its key and value sizes match the index, fill it, run it
  * with {@link GPHashIndex#execute(Batch)}, and {@link #clear()} it to reuse the memory.
  *
- * <p>Semantics: the operations of a batch take effect in batch order, as if issued one after the
- * other by one thread; several operations on one key within a batch see each other in that order.
- * Not thread-safe: one batch per thread.
+ * <p>Semantics: every operation of a batch is atomic, and the batch as a whole behaves as if its
+ * operations ran one after another in <em>some</em> order (with the one exception every engine
+ * shares: two inserts of one absent key that race may both report INSERTED; one value survives).
+ * Operations on different keys are independent, so only several operations on one key can tell
+ * orders apart. The CPU engine runs them in batch order. The GPU engine runs a batch's operations
+ * in parallel, and those on one key in an order it does not promise: put operations that depend on
+ * each other in successive batches. Not thread-safe: one batch per thread.
  */
 public final class Batch {
 
@@ -49,6 +53,15 @@ public final class Batch {
 
     public Batch delete(byte[] key) {
         return add(OpKind.DELETE, key, null);
+    }
+
+    /** Reads the current value and replaces it with {@code value} in one step ({@link OpKind#READ_MODIFY_WRITE}). */
+    public Batch readModifyWrite(byte[] key, byte[] value) {
+        return add(OpKind.READ_MODIFY_WRITE, key, value);
+    }
+
+    public Batch readModifyWrite(long key, byte[] value) {
+        return add(OpKind.READ_MODIFY_WRITE, LongKeys.encode(key, keySize), value);
     }
 
     public Batch get(long key) {

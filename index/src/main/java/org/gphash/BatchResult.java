@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /**
  * One result per operation of a {@link Batch}: an {@link Outcome}, and for a GET that found its
- * key, the value. Stored column-wise like the batch, so an engine fills it with one copy.
+ * key (FOUND) or a read-modify-write that replaced it (REPLACED), a value. Stored column-wise like the batch, so an engine fills it with one copy.
  */
 public final class BatchResult {
 
@@ -39,10 +39,13 @@ public final class BatchResult {
         return Outcome.ofCode(codes[i]);
     }
 
-    /** The value a GET found, or null when operation {@code i} is not a GET that found its key. */
+    /**
+     * The value a GET found, or the previous value a READ_MODIFY_WRITE replaced; null for every
+     * other operation and outcome.
+     */
     public byte[] value(int i) {
         checkIndex(i);
-        if (codes[i] != Outcome.FOUND.code()) {
+        if (codes[i] != Outcome.FOUND.code() && codes[i] != Outcome.REPLACED.code()) {
             return null;
         }
         return Arrays.copyOfRange(values, i * valueSize, (i + 1) * valueSize);
@@ -53,7 +56,7 @@ public final class BatchResult {
         return MemorySegment.ofArray(codes).asSlice(0, size);
     }
 
-    /** Where engines write GET values, {@code valueSize} bytes per operation. */
+    /** Where engines write GET and read-modify-write values, {@code valueSize} bytes per operation. */
     public MemorySegment values() {
         return MemorySegment.ofArray(values).asSlice(0, (long) size * valueSize);
     }

@@ -11,7 +11,13 @@ public enum OpKind {
     /** Replace only if present. */
     UPDATE,
     /** Remove. */
-    DELETE;
+    DELETE,
+    /**
+     * Read-modify-write: return the current value and replace it with the given one, atomically
+     * (one CAS on the meta word, so nothing can slip in between): REPLACED with the previous
+     * value in the result, or NOT_FOUND. YCSB's workload F.
+     */
+    READ_MODIFY_WRITE;
 
     private static final OpKind[] VALUES = values();
 
@@ -21,6 +27,6 @@ public enum OpKind {
 
     /** Whether operations of this kind carry a value. */
     public boolean hasValue() {
-        return this == PUT || this == INSERT || this == UPDATE;
+        return this == PUT || this == INSERT || this == UPDATE || this == READ_MODIFY_WRITE;
     }
 }

@@ -15,7 +15,9 @@ public enum Outcome {
     /** An insert found the key already present and changed nothing. */
     EXISTS(OpStatus.EXISTS),
     /** A delete removed the key. */
-    DELETED(OpStatus.DELETED);
+    DELETED(OpStatus.DELETED),
+    /** A read-modify-write found the key: the result holds the previous value, the new one is stored. */
+    REPLACED(OpStatus.REPLACED);
 
     private static final Outcome[] BY_CODE = new Outcome[8];
 

@@ -88,7 +88,9 @@ class ModelProperties {
                 Tuple.of(3, Arbitraries.longs().between(0, 3)),
                 Tuple.of(1, Arbitraries.longs().between(0, KEY_SPACE)));
         Arbitrary<OpKind> kind = Arbitraries.of(OpKind.class);
-        Arbitrary<Action> single = Combinators.combine(kind, key, Arbitraries.of(Api.class)).as(Single::new);
+        // READ_MODIFY_WRITE exists only in batches.
+        Arbitrary<Action> single = Combinators.combine(kind.filter(k -> k != OpKind.READ_MODIFY_WRITE), key,
+                Arbitraries.of(Api.class)).as(Single::new);
         Arbitrary<Action> batch = Combinators.combine(kind, batchKey).as(BatchOp::new)
                 .list().ofMinSize(1).ofMaxSize(20).map(BatchAction::new);
         Arbitrary<Action> reopen = Arbitraries.of(true, false).map(CloseAndReopen::new);
@@ -334,9 +336,15 @@ class ModelProperties {
                         model.remove(op.key());
                         yield old != null ? Outcome.DELETED : Outcome.NOT_FOUND;
                     }
+                    case READ_MODIFY_WRITE -> {
+                        if (old != null) {
+                            model.put(op.key(), v);
+                        }
+                        yield old != null ? Outcome.REPLACED : Outcome.NOT_FOUND;
+                    }
                 };
                 assertEquals(expected, result.outcome(i), what);
-                if (op.kind() == OpKind.GET) {
+                if (op.kind() == OpKind.GET || op.kind() == OpKind.READ_MODIFY_WRITE) {
                     assertValue(old, result.value(i), what + ": value");
                 } else {
                     assertNull(result.value(i), what + ": only a GET that found its key has a value");

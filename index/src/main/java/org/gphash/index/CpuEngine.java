@@ -192,6 +192,7 @@ public final class CpuEngine implements Engine {
                 case INSERT -> table.insert(keys, ko, values, vo);
                 case UPDATE -> table.update(keys, ko, values, vo);
                 case DELETE -> table.delete(keys, ko);
+                case READ_MODIFY_WRITE -> table.readModifyWrite(keys, ko, values, vo, out, vo);
             };
             codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
         }

@@ -113,9 +113,24 @@ final class CpuTable {
         return write(Kind.DELETE, key, keyOffset, null, 0);
     }
 
-    private enum Kind { INSERT, UPSERT, UPDATE, DELETE }
+    /**
+     * Copies the value of {@code key} into {@code out} and replaces it with {@code value}: REPLACED
+     * or NOT_FOUND. The copy is taken from the block the CAS swaps out, so it is exactly the value
+     * replaced (the block cannot be reused before this operation leaves its epoch).
+     */
+    int readModifyWrite(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
+                        MemorySegment out, long outOffset) {
+        return write(Kind.READ_MODIFY_WRITE, key, keyOffset, value, valueOffset, out, outOffset);
+    }
+
+    private enum Kind { INSERT, UPSERT, UPDATE, DELETE, READ_MODIFY_WRITE }
 
     private int write(Kind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
+        return write(kind, key, keyOffset, value, valueOffset, null, 0);
+    }
+
+    private int write(Kind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
+                      MemorySegment out, long outOffset) {
         Probe probe = probes.get();
         probe.hash(key, keyOffset);
         probe.pendingBlock = -1;
@@ -132,7 +147,9 @@ final class CpuTable {
                     r = switch (kind) {
                         case INSERT -> attemptInsert(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset, false);
                         case UPSERT -> attemptInsert(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset, true);
-                        case UPDATE -> attemptUpdate(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset);
+                        case UPDATE -> attemptUpdate(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset, null, 0);
+                        case READ_MODIFY_WRITE -> attemptUpdate(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset,
+                                out, outOffset);
                         case DELETE -> attemptDelete(pool, observedLayout, p, probe, key, keyOffset);
                     };
                 } finally {
@@ -223,12 +240,19 @@ final class CpuTable {
     }
 
     private int attemptUpdate(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
-                              MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
+                              MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
+                              MemorySegment previousOut, long previousOutOffset) {
         probe.scan(pool, t, key, keyOffset);
         if (probe.matchCount == 0) {
             return OpStatus.NOT_FOUND;
         }
-        return swapValue(pool, p, probe, value, valueOffset);
+        if (previousOut == null) {
+            return swapValue(pool, p, probe, value, valueOffset);
+        }
+        MemorySegment.copy(pool, SlotMeta.valueOffset(probe.matchMeta[0]), previousOut, previousOutOffset,
+                geometry.valueSize());
+        int r = swapValue(pool, p, probe, value, valueOffset);
+        return r == OpStatus.UPDATED ? OpStatus.REPLACED : r;
     }
 
     /** Points the valid item of the probed key at a new value block (one CAS). */

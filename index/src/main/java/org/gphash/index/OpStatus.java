@@ -8,6 +8,7 @@ public final class OpStatus {
     public static final byte UPDATED = 4;
     public static final byte EXISTS = 5;
     public static final byte DELETED = 6;
+    public static final byte REPLACED = 7;
 
     // Internal: the attempt must be retried, after a resize or heap growth where named.
     static final int RETRY = 0;
