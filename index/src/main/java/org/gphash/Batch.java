@@ -26,6 +26,14 @@ public final class Batch {
     private byte[] values;
     private int size;
 
+    /**
+     * A batch for an index of these key and value sizes; {@link GPHashIndex#newBatch(int)} is the
+     * usual way. For engines and tools that work below the index.
+     */
+    public static Batch create(int keySize, int valueSize, int expectedOperations) {
+        return new Batch(keySize, valueSize, expectedOperations);
+    }
+
     Batch(int keySize, int valueSize, int expectedOperations) {
         this.keySize = keySize;
         this.valueSize = valueSize;

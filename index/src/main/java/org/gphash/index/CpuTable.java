@@ -37,8 +37,11 @@ final class CpuTable {
     private final ThreadLocal<Probe> probes;
     private volatile TableLayout layout;
     private final LongAdder heapGrowths = new LongAdder();
+    /** Whole-table passes run elsewhere (the GPU), or null to run them here. */
+    final TableKernels kernels;
 
-    CpuTable(PoolFile file, HeaderStore headers, CrashHook hook, long maxPoolBytes) {
+    CpuTable(PoolFile file, HeaderStore headers, CrashHook hook, long maxPoolBytes, TableKernels kernels) {
+        this.kernels = kernels;
         this.file = file;
         this.headers = headers;
         this.hook = hook;
@@ -371,7 +374,31 @@ final class CpuTable {
         return moved;
     }
 
+    /** The kernels' form of {@link #emptyBottomLevel()}'s loop: pass after pass until nothing is left below. */
+    private long rehashWithKernels() {
+        long moved = 0;
+        for (;;) {
+            TableKernels.RehashResult r = kernels.rehashBottom(layout);
+            moved += r.moved();
+            size.add(-r.dropped());
+            for (long block : r.retiredBlocks()) {
+                heap.free(block);
+            }
+            if (r.moved() + r.dropped() > 0) {
+                hook.reached(CrashPoint.RESIZE_ITEM_MOVED);
+            }
+            if (r.unplaced() == 0) {
+                return moved;
+            }
+            addTopLevel();
+        }
+    }
+
     private long emptyBottomLevel() {
+        if (kernels != null) {
+            long moved = rehashWithKernels();
+            return commitBottomDropped(moved);
+        }
         int bottomDepth = layout.levelCount() - 1;
         long bottom = layout.levelOffset(bottomDepth);
         long buckets = layout.bucketsAtDepth(bottomDepth);
@@ -434,7 +461,15 @@ final class CpuTable {
                 hook.reached(CrashPoint.RESIZE_ITEM_MOVED);
             }
         }
+        return commitBottomDropped(moved);
+    }
+
+    /** Resize step 4: commits the level table without the (now empty) bottom level, whose space joins the heap. */
+    private long commitBottomDropped(long moved) {
         hook.reached(CrashPoint.RESIZE_REHASHED);
+        int bottomDepth = layout.levelCount() - 1;
+        long bottom = layout.levelOffset(bottomDepth);
+        long buckets = layout.bucketsAtDepth(bottomDepth);
         HeapChunk reclaimed = new HeapChunk(bottom, buckets * geometry.bucketSize());
         PoolHeader h = headers.current();
         if (h.heapChunks().size() >= PoolHeader.MAX_HEAP_CHUNKS) {

@@ -45,8 +45,18 @@ final class Recovery {
         TableLayout t = table.layout();
         table.heap.startRebuild();
         Counts counts = new Counts();
-        forEachRange(table, t, (first, end) -> clearBrokenAndDuplicates(table, t, first, end, counts));
-        forEachRange(table, t, (first, end) -> markValueBlocks(table, first, end, counts));
+        if (table.kernels != null) {
+            TableKernels.RecoveryCounts c = table.kernels.clearBrokenAndDuplicates(t);
+            counts.insert.add(c.insertSlots());
+            counts.torn.add(c.tornSlots());
+            counts.duplicates.add(c.duplicates());
+            TableKernels.MarkedBlocks marked = table.kernels.markValueBlocks(t, table.heap.exportLayout());
+            table.heap.markUsedBits(marked.usedBits());
+            counts.items.add(marked.items());
+        } else {
+            forEachRange(table, t, (first, end) -> clearBrokenAndDuplicates(table, t, first, end, counts));
+            forEachRange(table, t, (first, end) -> markValueBlocks(table, first, end, counts));
+        }
         table.heap.finishRebuild();
         table.size.reset();
         table.size.add(counts.items.sum());

@@ -166,6 +166,77 @@ final class ValueHeap {
     }
 
     /** Recovery: derives the free count from the marks. */
+    /** The block numbering of the current layout, for a rebuild that marks blocks elsewhere (a GPU). */
+    TableKernels.HeapLayout exportLayout() {
+        Layout l = layout;
+        long[] offsets = new long[l.chunks.length];
+        long[] lengths = new long[l.chunks.length];
+        for (int i = 0; i < l.chunks.length; i++) {
+            offsets[i] = l.chunks[i].offset();
+            lengths[i] = l.chunks[i].length();
+        }
+        return new TableKernels.HeapLayout(offsets, lengths, java.util.Arrays.copyOf(l.firstBlock, l.chunks.length),
+                stride, l.bitmap.length());
+    }
+
+    /** Marks the blocks set in {@code usedBits} (numbered as {@link #exportLayout()} said) as in use. */
+    void markUsedBits(long[] usedBits) {
+        AtomicLongArray bitmap = layout.bitmap;
+        if (usedBits.length != bitmap.length()) {
+            throw new IllegalArgumentException("bitmap of " + usedBits.length + " words for a heap of " + bitmap.length());
+        }
+        for (int w = 0; w < usedBits.length; w++) {
+            long used = usedBits[w];
+            if (used != 0) {
+                bitmap.getAndUpdate(w, bits -> bits | used);
+            }
+        }
+    }
+
+    /**
+     * Reserves up to {@code n} free blocks into {@code out}, whole bitmap words at a time where it
+     * can (a GPU batch needs thousands at once); returns how many it got.
+     */
+    int allocateMany(long[] out, int n) {
+        int got = 0;
+        while (got < n) {
+            long f = freeBlocks.get();
+            if (f <= 0) {
+                break;
+            }
+            int want = (int) Math.min(f, n - got);
+            if (!freeBlocks.compareAndSet(f, f - want)) {
+                continue;
+            }
+            Layout l = layout;
+            AtomicLongArray bitmap = l.bitmap;
+            int words = bitmap.length();
+            long[] c = cursor.get();
+            int w = (int) (c[0] % words);
+            int taken = 0;
+            while (taken < want) {
+                long bits = bitmap.get(w);
+                if (bits == -1L) {
+                    w = w + 1 == words ? 0 : w + 1;
+                    continue;
+                }
+                long take = ~bits;
+                while (Long.bitCount(take) > want - taken) {
+                    take &= take - 1; // drop lowest... keep only as many as needed
+                }
+                if (bitmap.compareAndSet(w, bits, bits | take)) {
+                    long base = (long) w << 6;
+                    for (long t = take; t != 0; t &= t - 1) {
+                        out[got + taken++] = offsetOf(l, base + Long.numberOfTrailingZeros(t));
+                    }
+                }
+            }
+            c[0] = w;
+            got += taken;
+        }
+        return got;
+    }
+
     void finishRebuild() {
         Layout l = layout;
         long used = 0;

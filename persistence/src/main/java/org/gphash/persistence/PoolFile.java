@@ -43,6 +43,24 @@ public final class PoolFile implements AutoCloseable {
     private final boolean preferJdkPersist;
     private final boolean onTmpfs;
     private Arena arena;
+    private volatile MappingListener mappingListener;
+
+    /**
+     * Told when the mapping is replaced or goes away, so that whoever registered it elsewhere (the GPU
+     * engine registers it with CUDA) can let go of the old one before it is unmapped.
+     */
+    public interface MappingListener {
+        /** The mapping {@code old} is about to be unmapped. */
+        void beforeUnmap(MemorySegment old);
+
+        /** {@code current} is the new mapping of the whole file. */
+        void afterMap(MemorySegment current);
+    }
+
+    /** Sets the one listener of this file's mapping changes (null: none). */
+    public void setMappingListener(MappingListener listener) {
+        this.mappingListener = listener;
+    }
     private volatile MemorySegment segment;
     private Persister persister;
     private boolean closed;
@@ -226,18 +244,28 @@ public final class PoolFile implements AutoCloseable {
 
     private void map(long size) {
         Arena newArena = Arena.ofShared();
+        MemorySegment mapped;
         try {
-            segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, newArena);
+            mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, newArena);
         } catch (IOException e) {
             newArena.close();
             throw new PoolIoException("cannot map pool " + path + " (" + size + " bytes): " + e, e);
         }
+        MemorySegment oldSegment = segment;
         Arena old = arena;
+        MappingListener listener = mappingListener;
+        if (old != null && oldSegment != null && listener != null) {
+            listener.beforeUnmap(oldSegment);
+        }
+        segment = mapped;
         arena = newArena;
         if (old != null) {
             old.close();
         }
         persister = Persisters.choose(segment, preferJdkPersist, onTmpfs);
+        if (listener != null) {
+            listener.afterMap(segment);
+        }
     }
 
     /**
@@ -318,8 +346,13 @@ public final class PoolFile implements AutoCloseable {
             return;
         }
         closed = true;
+        MemorySegment last = segment;
         segment = null;
         try {
+            MappingListener listener = mappingListener;
+            if (listener != null && last != null) {
+                listener.beforeUnmap(last);
+            }
             if (arena != null) {
                 arena.close();
             }

@@ -1,0 +1,50 @@
+// Parameters of the whole-table kernels (recovery and resize): which level, and where counts go.
+#pragma once
+#include <cstdint>
+#include "table_params.cuh"
+
+namespace gphash {
+
+struct ScanParams {
+    int64_t depth;            // the level scanned (0 = top)
+    uint64_t counters;        // uint64_t[kScanCounterCount]
+    uint64_t retired;         // uint64_t[retired_capacity]: blocks a resize unlinked
+    uint64_t retired_capacity;
+    // Value heap chunks sorted by offset, for marking used blocks (recovery).
+    uint64_t chunk_offset;    // uint64_t[chunks]
+    uint64_t chunk_length;    // uint64_t[chunks]
+    uint64_t chunk_first;     // uint64_t[chunks]: number of the chunk's first block
+    int64_t chunks;
+    int64_t value_stride;
+    uint64_t bitmap;          // uint64_t words, one bit per block, set = in use
+};
+
+enum ScanCounter : int {
+    kInsertCleared = 0,
+    kTornCleared = 1,
+    kDuplicatesCleared = 2,
+    kItems = 3,
+    kBadOffsets = 4,
+    kSharedBlocks = 5,
+    kMoved = 6,
+    kUnplaced = 7,
+    kScanRetired = 8,
+    kScanCounterCount = 16
+};
+
+__device__ __forceinline__ void scan_count(const ScanParams& s, ScanCounter c, uint32_t lanes_true) {
+    const uint32_t n = __popc(lanes_true);
+    if ((threadIdx.x & 31) == 0 && n != 0) {
+        atomicAdd(reinterpret_cast<unsigned long long*>(s.counters) + c, static_cast<unsigned long long>(n));
+    }
+}
+
+__device__ __forceinline__ uint64_t slot_of(const TableParams& t, int depth, uint64_t index) {
+    return t.level_offset[depth] + (index / t.slots) * t.bucket_size + (index % t.slots) * t.slot_size;
+}
+
+__device__ __forceinline__ uint64_t slots_at(const TableParams& t, int depth) {
+    return (1ull << (t.top_log2 - depth)) * static_cast<uint64_t>(t.slots);
+}
+
+}  // namespace gphash

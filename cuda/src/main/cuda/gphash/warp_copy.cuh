@@ -1,0 +1,39 @@
+// Warp-cooperative copies of values and keys: 32 lanes move consecutive 8-byte words, so a 128-byte
+// value is one coalesced transaction.
+#pragma once
+#include <cstdint>
+#include "key_hash.cuh"
+#include "table_params.cuh"
+
+namespace gphash {
+
+__device__ __forceinline__ void warp_copy(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const bool words = ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes) & 7) == 0;
+    if (words) {
+        auto* d = reinterpret_cast<unsigned long long*>(dst);
+        auto* s = reinterpret_cast<const unsigned long long*>(src);
+        for (uint64_t w = lane; w < bytes / 8; w += kWarpSize) {
+            __stcg(d + w, __ldcg(s + w));
+        }
+    } else {
+        for (uint64_t i = lane; i < bytes; i += kWarpSize) {
+            dst[i] = __ldcg(src + i);
+        }
+    }
+    __syncwarp();
+}
+
+// Writes a key into a slot's key area as key_stride bytes: the key, then zero padding.
+template <bool QueryInPool>
+__device__ __forceinline__ void warp_store_key(const TableParams& t, uint8_t* slot_key, const uint8_t* key) {
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int ks = static_cast<int>(t.key_size);
+    for (int w = lane; w < t.key_stride / 8; w += kWarpSize) {
+        const uint64_t x = QueryInPool ? pool_key_word(key, w, ks) : key_word(key, w, ks);
+        __stcg(reinterpret_cast<unsigned long long*>(slot_key) + w, static_cast<unsigned long long>(x));
+    }
+    __syncwarp();
+}
+
+}  // namespace gphash

@@ -1,0 +1,150 @@
+package org.gphash.cuda;
+
+import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuDeviceGet;
+import static jcuda.driver.JCudaDriver.cuDeviceGetAttribute;
+import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
+import static jcuda.driver.JCudaDriver.cuDeviceGetName;
+import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
+import static jcuda.driver.JCudaDriver.cuInit;
+import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
+import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+
+import java.io.IOException;
+import java.io.InputStream;
+
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.CUdevice_attribute;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
+import jcuda.driver.JCudaDriver;
+
+/**
+ * The process's CUDA driver state: device 0, its primary context, and the kernels loaded from the
+ * fatbin in this jar. Initialised once, on first use; every failure (no driver, no GPU, a GPU that
+ * cannot address registered host memory directly, a build without kernels) becomes one
+ * {@link org.gphash.BackendUnavailableException} saying which.
+ */
+final class CudaRuntime {
+
+    static final String FATBIN_RESOURCE = "gphash.fatbin";
+
+    private static volatile CudaRuntime instance;
+    private static volatile RuntimeException failure;
+
+    final CUcontext context;
+    final String deviceName;
+    final CUfunction batch;
+    final CUfunction countWrites;
+    final CUfunction assignBlocks;
+    final CUfunction finishDeviceBatch;
+    final CUfunction recoverLevel;
+    final CUfunction markLevel;
+    final CUfunction rehashBottom;
+
+    private CudaRuntime(CUcontext context, String deviceName, CUmodule module) {
+        this.context = context;
+        this.deviceName = deviceName;
+        this.batch = function(module, "gphash_batch");
+        this.countWrites = function(module, "gphash_count_writes");
+        this.assignBlocks = function(module, "gphash_assign_blocks");
+        this.finishDeviceBatch = function(module, "gphash_finish_device_batch");
+        this.recoverLevel = function(module, "gphash_recover_level");
+        this.markLevel = function(module, "gphash_mark_level");
+        this.rehashBottom = function(module, "gphash_rehash_bottom");
+    }
+
+    private static CUfunction function(CUmodule module, String name) {
+        CUfunction f = new CUfunction();
+        cuModuleGetFunction(f, module, name);
+        return f;
+    }
+
+    /** The runtime, initialised on first call; throws BackendUnavailableException where there is none. */
+    static CudaRuntime get() {
+        CudaRuntime r = instance;
+        if (r != null) {
+            return r;
+        }
+        synchronized (CudaRuntime.class) {
+            if (instance == null && failure == null) {
+                try {
+                    instance = initialise();
+                } catch (RuntimeException e) {
+                    failure = e;
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+            return instance;
+        }
+    }
+
+    /** Whether a usable GPU is present (for tests that skip without one). */
+    static boolean available() {
+        try {
+            get();
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Makes the context current on the calling thread (JCuda calls act on the thread's context). */
+    void bind() {
+        cuCtxSetCurrent(context);
+    }
+
+    private static CudaRuntime initialise() {
+        byte[] fatbin = loadFatbin();
+        try {
+            JCudaDriver.setExceptionsEnabled(true);
+            cuInit(0);
+        } catch (LinkageError e) {
+            throw GpuUnavailable.because("no CUDA driver could be loaded (libcuda.so.1 and JCuda's natives): " + e, e);
+        } catch (RuntimeException e) {
+            throw GpuUnavailable.because("the CUDA driver did not initialise: " + e.getMessage(), e);
+        }
+        int[] count = new int[1];
+        cuDeviceGetCount(count);
+        if (count[0] == 0) {
+            throw GpuUnavailable.because("the CUDA driver sees no GPU", null);
+        }
+        CUdevice device = new CUdevice();
+        cuDeviceGet(device, 0);
+        byte[] name = new byte[256];
+        cuDeviceGetName(name, name.length, device);
+        String deviceName = new String(name).trim().replace("\0", "");
+        int[] v = new int[1];
+        cuDeviceGetAttribute(v, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, device);
+        if (v[0] == 0) {
+            throw GpuUnavailable.because(deviceName + " cannot use host pointers for registered memory, which kernels "
+                    + "need to address the pool directly", null);
+        }
+        cuDeviceGetAttribute(v, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
+        if (v[0] < 9) {
+            throw GpuUnavailable.because(deviceName + " has compute capability " + v[0] + ".x; the kernels are built for 9.0 "
+                    + "(Hopper) and newer", null);
+        }
+        CUcontext context = new CUcontext();
+        cuDevicePrimaryCtxRetain(context, device);
+        cuCtxSetCurrent(context);
+        CUmodule module = new CUmodule();
+        cuModuleLoadData(module, fatbin);
+        return new CudaRuntime(context, deviceName, module);
+    }
+
+    private static byte[] loadFatbin() {
+        try (InputStream in = CudaRuntime.class.getResourceAsStream(FATBIN_RESOURCE)) {
+            if (in == null) {
+                throw GpuUnavailable.because("this build has no kernels (" + FATBIN_RESOURCE + " is missing from the "
+                        + "gphash-cuda jar: it was built with -Dgphash.skipKernels=true or without nvcc)", null);
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw GpuUnavailable.because("cannot read " + FATBIN_RESOURCE + ": " + e, e);
+        }
+    }
+}

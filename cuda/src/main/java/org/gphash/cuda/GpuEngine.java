@@ -1,0 +1,449 @@
+package org.gphash.cuda;
+
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuMemsetD8;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.Engine;
+import org.gphash.GPHashConfig;
+import org.gphash.IndexStats;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.RecoveryReport;
+import org.gphash.index.Geometry;
+import org.gphash.index.PoolTable;
+import org.gphash.index.TableLayout;
+import org.gphash.index.VerifyReport;
+
+/**
+ * The GPU engine: the pool's mapping registered with CUDA, and operations run as warp-cooperative
+ * kernels on it (cuda/src/main/cuda). Pools are created, opened, recovered and resized by the same
+ * {@link PoolTable} code as the CPU engine's, with recovery's scans and resize's rehash run as
+ * kernels ({@link GpuTableKernels}).
+ *
+ * <p><b>One mutator at a time.</b> CPU and GPU atomics on one mapped word are not atomic with each
+ * other, so the host never writes the pool while a kernel may run: every entry point is
+ * synchronized, and the host-side steps that write the pool (header commits, zeroing a new level,
+ * heap growth) run only after both streams have drained.
+ *
+ * <p><b>Batches</b> are cut into chunks that alternate between two streams: a chunk's copies overlap
+ * the other stream's kernel. Operations of a batch run in parallel; several on one key run in an
+ * order this engine does not promise (see {@link Batch}). Value blocks a batch unlinks are freed when
+ * the batch has finished, so no kernel ever reads a block that was reused under it.
+ */
+public final class GpuEngine implements Engine {
+
+    /** Smallest and largest chunk a batch is cut into; a batch is cut into about four chunks between them. */
+    static final int MIN_CHUNK = 2048;
+    static final int MAX_CHUNK = 1 << 18;
+
+    private final CudaRuntime cuda;
+    private final GpuTableKernels kernels;
+    private final PoolTable pool;
+    private final Geometry geometry;
+    private final StreamLane[] lanes = {new StreamLane(), new StreamLane()};
+    private final DeviceResident device = new DeviceResident();
+    private long[] pendingFree = new long[1024];
+    private int pendingFreeCount;
+    private boolean rebuildFreeSpace;
+    private final Batch single;
+    private final BatchResult singleResult;
+    private boolean closed;
+
+    private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool) {
+        this.cuda = cuda;
+        this.kernels = kernels;
+        this.pool = pool;
+        this.geometry = pool.geometry();
+        this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
+        this.singleResult = new BatchResult(geometry.valueSize(), 1);
+    }
+
+    /** Creates a pool on a registrable file system (tmpfs, hugetlbfs) and runs it on the GPU. */
+    public static GpuEngine create(GPHashConfig config) {
+        PoolRegistration.checkLocation(config.path());
+        CudaRuntime cuda = CudaRuntime.get();
+        cuda.bind();
+        GpuTableKernels kernels = new GpuTableKernels(cuda);
+        return new GpuEngine(cuda, kernels, PoolTable.create(config, kernels));
+    }
+
+    /** Opens a pool (any engine may have written it), recovering it with kernels. */
+    public static GpuEngine open(GPHashConfig config) {
+        PoolRegistration.checkLocation(config.path());
+        CudaRuntime cuda = CudaRuntime.get();
+        cuda.bind();
+        GpuTableKernels kernels = new GpuTableKernels(cuda);
+        return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels));
+    }
+
+    /** The GPU's name, as the driver reports it. */
+    public String deviceName() {
+        return cuda.deviceName;
+    }
+
+    @Override
+    public Geometry geometry() {
+        return geometry;
+    }
+
+    // ------------------------------------------------------------------ single operations
+
+    private synchronized Outcome runSingle(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
+        single.clear();
+        byte[] k = key.toArray(ValueLayout.JAVA_BYTE);
+        byte[] v = value == null ? null : value.toArray(ValueLayout.JAVA_BYTE);
+        single.add(kind, k, v);
+        execute(single, singleResult);
+        Outcome o = singleResult.outcome(0);
+        if (out != null && (o == Outcome.FOUND || o == Outcome.REPLACED)) {
+            MemorySegment.copy(singleResult.values(), 0, out, 0, geometry.valueSize());
+        }
+        return o;
+    }
+
+    @Override
+    public Outcome get(MemorySegment key, MemorySegment valueOut) {
+        return runSingle(OpKind.GET, key, null, valueOut);
+    }
+
+    @Override
+    public Outcome put(MemorySegment key, MemorySegment value) {
+        return runSingle(OpKind.PUT, key, value, null);
+    }
+
+    @Override
+    public Outcome insert(MemorySegment key, MemorySegment value) {
+        return runSingle(OpKind.INSERT, key, value, null);
+    }
+
+    @Override
+    public Outcome update(MemorySegment key, MemorySegment value) {
+        return runSingle(OpKind.UPDATE, key, value, null);
+    }
+
+    @Override
+    public Outcome delete(MemorySegment key) {
+        return runSingle(OpKind.DELETE, key, null, null);
+    }
+
+    // ------------------------------------------------------------------ batches through pinned buffers
+
+    @Override
+    public synchronized void execute(Batch batch, BatchResult result) {
+        ensureOpen();
+        cuda.bind();
+        int n = batch.size();
+        result.reset(n);
+        if (n == 0) {
+            return;
+        }
+        int chunk = Math.clamp((n + 3) / 4, MIN_CHUNK, MAX_CHUNK);
+        int[] retry = runChunks(batch, result, null, n, chunk);
+        while (retry.length > 0) {
+            // Every candidate bucket of these keys was full: grow the table (nothing is in flight), go again.
+            pool.resize(pool.layout());
+            retry = runChunks(batch, result, retry, retry.length, chunk);
+        }
+        finishBatch();
+    }
+
+    /**
+     * Runs operations {@code ops} (or 0..n when null) in chunks over both lanes; returns the ones to
+     * run again after a resize.
+     */
+    private int[] runChunks(Batch batch, BatchResult result, int[] ops, int n, int chunkSize) {
+        int[] retry = new int[0];
+        int lane = 0;
+        for (int first = 0; first < n; first += chunkSize) {
+            int count = Math.min(chunkSize, n - first);
+            StreamLane l = lanes[lane];
+            if (l.chunk != null) {
+                retry = harvest(l, result, retry);
+            }
+            int[] chunkOps = ops == null ? null : Arrays.copyOfRange(ops, first, first + count);
+            int writes = 0;
+            boolean reads = false;
+            MemorySegment kinds = batch.kinds();
+            for (int i = 0; i < count; i++) {
+                byte kind = kinds.get(ValueLayout.JAVA_BYTE, chunkOps == null ? first + i : chunkOps[i]);
+                if (StreamLane.writesValue(kind)) {
+                    writes++;
+                }
+                reads |= StreamLane.readsValue(kind);
+            }
+            long[] blocks = new long[writes];
+            if (writes > 0) {
+                if (pool.freeBlocks() < writes) {
+                    // Reserving may grow the heap, which remaps the pool: nothing may be in flight.
+                    retry = drain(result, retry);
+                }
+                pool.reserveBlocks(blocks, writes);
+            }
+            l.stage(new StreamLane.Chunk(batch, first, chunkOps, count, writes, reads, blocks),
+                    geometry.keySize(), geometry.valueSize());
+            l.launch(cuda, kernels.tableParams(pool.layout()), geometry.keySize(), geometry.valueSize());
+            lane ^= 1;
+        }
+        return drain(result, retry);
+    }
+
+    private int[] drain(BatchResult result, int[] retry) {
+        for (StreamLane l : lanes) {
+            if (l.chunk != null) {
+                retry = harvest(l, result, retry);
+            }
+        }
+        return retry;
+    }
+
+    /** Waits for a lane's chunk and moves its results into {@code result}; returns the retry list grown. */
+    private int[] harvest(StreamLane l, BatchResult result, int[] retry) {
+        l.await();
+        StreamLane.Chunk c = l.chunk;
+        MemorySegment codes = l.hostCodes.segment();
+        MemorySegment kinds = l.hostKinds.segment();
+        MemorySegment resultCodes = result.outcomeCodes();
+        MemorySegment resultValues = result.values();
+        int vs = geometry.valueSize();
+        int block = 0;
+        int[] again = retry;
+        int againCount = retry.length;
+        for (int i = 0; i < c.n(); i++) {
+            int op = c.op(i);
+            int raw = codes.get(ValueLayout.JAVA_BYTE, i) & 0xff;
+            int code = raw & KernelParams.CODE_MASK;
+            byte kind = kinds.get(ValueLayout.JAVA_BYTE, i);
+            if (StreamLane.writesValue(kind)) {
+                long b = c.reservedBlocks()[block++];
+                if ((raw & KernelParams.CONSUMED_FLAG) == 0) {
+                    pool.freeBlock(b);  // never published: nothing can read it
+                }
+            }
+            if (code == KernelParams.NEED_RESIZE_CODE) {
+                if (againCount == again.length) {
+                    again = Arrays.copyOf(again, Math.max(16, againCount * 2));
+                }
+                again[againCount++] = op;
+                continue;
+            }
+            if (code < Outcome.FOUND.code() || code > Outcome.REPLACED.code()) {
+                throw new IllegalStateException("the batch kernel returned code " + code + " for operation " + op);
+            }
+            resultCodes.set(ValueLayout.JAVA_BYTE, op, (byte) code);
+            if (code == Outcome.FOUND.code() || code == Outcome.REPLACED.code()) {
+                MemorySegment.copy(l.hostOut.segment(), (long) i * vs, resultValues, (long) op * vs, vs);
+            }
+        }
+        pool.addToSize(l.counter(KernelParams.ITEMS_ADDED) - l.counter(KernelParams.ITEMS_REMOVED));
+        retireLater(l.retiredBlocks());
+        rebuildFreeSpace |= l.retiredOverflowed();
+        l.chunk = null;
+        return againCount == again.length ? again : Arrays.copyOf(again, againCount);
+    }
+
+    private void retireLater(long[] blocks) {
+        if (pendingFreeCount + blocks.length > pendingFree.length) {
+            pendingFree = Arrays.copyOf(pendingFree, Math.max(pendingFree.length * 2, pendingFreeCount + blocks.length));
+        }
+        System.arraycopy(blocks, 0, pendingFree, pendingFreeCount, blocks.length);
+        pendingFreeCount += blocks.length;
+    }
+
+    /** With every kernel of the batch finished, unlinked blocks can be reused. */
+    private void finishBatch() {
+        for (int i = 0; i < pendingFreeCount; i++) {
+            pool.freeBlock(pendingFree[i]);
+        }
+        pendingFreeCount = 0;
+        if (rebuildFreeSpace) {
+            rebuildFreeSpace = false;
+            pool.rebuildFreeSpace();
+        }
+    }
+
+    // ------------------------------------------------------------------ device-resident batches
+
+    /**
+     * Runs a batch whose operations already live in GPU memory and whose results stay there (the
+     * DLRM case: no host round trip for keys or values). {@code kinds}: n bytes of
+     * {@link OpKind} ordinals; {@code keys}: n x keySize bytes; {@code values}: n x valueSize bytes
+     * (read for writes; may be null for a batch of GETs and DELETEs); {@code codes}: n bytes of
+     * {@link Outcome} codes written; {@code out}: n x valueSize bytes, the values found by GET and
+     * replaced by READ_MODIFY_WRITE (may be null for a batch without them). Returns when done.
+     */
+    public synchronized void executeOnDevice(long n, CUdeviceptr kinds, CUdeviceptr keys, CUdeviceptr values,
+                                             CUdeviceptr codes, CUdeviceptr out) {
+        ensureOpen();
+        cuda.bind();
+        if (n <= 0) {
+            return;
+        }
+        device.run(n, kinds, keys, values, codes, out);
+        finishBatch();
+    }
+
+    /** The steps of {@link #executeOnDevice}: count writes, reserve and assign blocks, run, resize and rerun, finish. */
+    private final class DeviceResident {
+        private final DeviceBuffer blocks = new DeviceBuffer();
+        private final DeviceBuffer reserved = new DeviceBuffer();
+        private final DeviceBuffer retired = new DeviceBuffer();
+        private final DeviceBuffer counters = new DeviceBuffer();
+
+        void run(long n, CUdeviceptr kinds, CUdeviceptr keys, CUdeviceptr values, CUdeviceptr codes, CUdeviceptr out) {
+            counters.ensure(KernelParams.COUNTERS * 8L);
+            blocks.ensure(n * 8);
+            long retiredCapacity = 2 * n + 64;
+            retired.ensure(retiredCapacity * 8);
+            long kindsAt = address(kinds);
+            long codesAt = address(codes);
+            byte[] params = KernelParams.batch(n, kindsAt, address(keys), address(values), blocks.address(), codesAt,
+                    address(out), retired.address(), retiredCapacity, counters.address(), false);
+            long[] c = launchCounted(cuda.countWrites, n, params);
+            int writes = Math.toIntExact(c[0]);
+            if (writes > 0) {
+                long[] b = new long[writes];
+                pool.reserveBlocks(b, writes);
+                reserved.ensure(writes * 8L);
+                cuMemcpyHtoD(reserved.pointer(), Pointer.to(b), writes * 8L);
+                launchCounted(cuda.assignBlocks, n, params, KernelParams.longs(reserved.address()));
+            }
+            boolean retryOnly = false;
+            for (;;) {
+                byte[] p = KernelParams.batch(n, kindsAt, address(keys), address(values), blocks.address(), codesAt,
+                        address(out), retired.address(), retiredCapacity, counters.address(), retryOnly);
+                c = launchCounted(cuda.batch, n, kernels.tableParams(pool.layout()), p);
+                collect(c);
+                if (c[KernelParams.NEED_RESIZE] == 0) {
+                    break;
+                }
+                pool.resize(pool.layout());
+                retryOnly = true;
+            }
+            collect(launchCounted(cuda.finishDeviceBatch, n, params));
+        }
+
+        private void collect(long[] c) {
+            pool.addToSize(c[KernelParams.ITEMS_ADDED] - c[KernelParams.ITEMS_REMOVED]);
+            long count = c[KernelParams.RETIRED_COUNT];
+            long capacity = retiredCapacity();
+            int k = (int) Math.min(count, capacity);
+            long[] b = new long[k];
+            if (k > 0) {
+                cuMemcpyDtoH(Pointer.to(b), retired.pointer(), k * 8L);
+            }
+            retireLater(b);
+            rebuildFreeSpace |= count > capacity;
+        }
+
+        private long capacityN;
+
+        private long retiredCapacity() {
+            return capacityN;
+        }
+
+        private long[] launchCounted(jcuda.driver.CUfunction f, long n, byte[]... structs) {
+            capacityN = 2 * n + 64;
+            cuMemsetD8(counters.pointer(), (byte) 0, KernelParams.COUNTERS * 8L);
+            Launcher.launch(f, n, null, structs);
+            cuCtxSynchronize();
+            long[] c = new long[KernelParams.COUNTERS];
+            cuMemcpyDtoH(Pointer.to(c), counters.pointer(), c.length * 8L);
+            return c;
+        }
+
+        void close() {
+            blocks.close();
+            reserved.close();
+            retired.close();
+            counters.close();
+        }
+    }
+
+    /** The address of a device pointer the caller allocated (0 for null). */
+    private static long address(CUdeviceptr p) {
+        if (p == null) {
+            return 0;
+        }
+        long[] a = new long[1];
+        jcuda.driver.JCudaDriver.cuPointerGetAttribute(Pointer.to(a),
+                jcuda.driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, p);
+        return a[0];
+    }
+
+    // ------------------------------------------------------------------ the rest
+
+    @Override
+    public synchronized IndexStats stats() {
+        return pool.stats(Backend.GPU);
+    }
+
+    /** The CPU engine's whole-table verification, run while no kernel is in flight. */
+    public synchronized VerifyReport verify() {
+        ensureOpen();
+        return pool.verify();
+    }
+
+    /** The current layout (for tests). */
+    synchronized TableLayout layout() {
+        return pool.layout();
+    }
+
+    @Override
+    public RecoveryReport lastRecovery() {
+        return pool.recovery();
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
+        }
+    }
+
+    private void releaseGpu() {
+        cuda.bind();
+        for (StreamLane l : lanes) {
+            l.close();
+        }
+        device.close();
+        kernels.close();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            cuda.bind();
+            cuCtxSynchronize();
+            releaseGpu();
+        } finally {
+            pool.close();  // unregisters the mapping before it is unmapped (PoolRegistration)
+        }
+    }
+
+    @Override
+    public synchronized void abandon() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            releaseGpu();
+        } finally {
+            pool.abandon();
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package org.gphash.cuda;
+
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuMemsetD8;
+
+import java.nio.file.Path;
+
+import jcuda.Pointer;
+import org.gphash.PoolFormatException;
+import org.gphash.index.Geometry;
+import org.gphash.index.TableKernels;
+import org.gphash.index.TableLayout;
+import org.gphash.persistence.PoolFile;
+
+/**
+ * Recovery and resize as kernels (recovery_kernel.cuh, rehash_kernel.cuh): the pool table calls
+ * these with operations drained, on the thread that holds the engine, and each returns only when
+ * its kernels have finished.
+ */
+final class GpuTableKernels implements TableKernels, AutoCloseable {
+
+    private final CudaRuntime cuda;
+    private final PoolRegistration registration = new PoolRegistration();
+    private final DeviceBuffer counters = new DeviceBuffer();
+    private final DeviceBuffer retired = new DeviceBuffer();
+    private final DeviceBuffer bitmap = new DeviceBuffer();
+    private final DeviceBuffer chunkTable = new DeviceBuffer();
+    private Path path;
+    private Geometry geometry;
+    private long[] seeds;
+
+    GpuTableKernels(CudaRuntime cuda) {
+        this.cuda = cuda;
+    }
+
+    @Override
+    public void attach(PoolFile file, Geometry geometry, long[] seeds) {
+        cuda.bind();
+        this.path = file.path();
+        this.geometry = geometry;
+        this.seeds = seeds.clone();
+        registration.register(file.segment());
+        file.setMappingListener(registration);
+    }
+
+    Geometry geometry() {
+        return geometry;
+    }
+
+    /** The kernels' view of the table as it is laid out now (the pool address changes when it grows). */
+    byte[] tableParams(TableLayout layout) {
+        return KernelParams.table(registration.deviceBase(), layout, geometry, seeds);
+    }
+
+    private long[] runScan(jcuda.driver.CUfunction f, TableLayout layout, int[] depths, long retiredCapacity,
+                           long[] chunkArgs, long bitmapAddress) {
+        cuda.bind();
+        counters.ensure(KernelParams.SCAN_COUNTERS * 8L);
+        cuMemsetD8(counters.pointer(), (byte) 0, KernelParams.SCAN_COUNTERS * 8L);
+        byte[] table = tableParams(layout);
+        for (int depth : depths) {
+            byte[] scan = KernelParams.scan(depth, counters.address(), retired.address(), retiredCapacity,
+                    chunkArgs[0], chunkArgs[1], chunkArgs[2], chunkArgs[3], chunkArgs[4], bitmapAddress);
+            Launcher.launch(f, layout.bucketsAtDepth(depth) * geometry.slotsPerBucket(), null, table, scan);
+        }
+        cuCtxSynchronize();
+        long[] c = new long[KernelParams.SCAN_COUNTERS];
+        cuMemcpyDtoH(Pointer.to(c), counters.pointer(), c.length * 8L);
+        return c;
+    }
+
+    private static int[] allDepths(TableLayout layout) {
+        int[] d = new int[layout.levelCount()];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = i;
+        }
+        return d;
+    }
+
+    @Override
+    public RecoveryCounts clearBrokenAndDuplicates(TableLayout layout) {
+        long[] c = runScan(cuda.recoverLevel, layout, allDepths(layout), 0, new long[5], 0);
+        return new RecoveryCounts(c[KernelParams.INSERT_CLEARED], c[KernelParams.TORN_CLEARED],
+                c[KernelParams.DUPLICATES_CLEARED]);
+    }
+
+    @Override
+    public MarkedBlocks markValueBlocks(TableLayout layout, HeapLayout heap) {
+        cuda.bind();
+        int chunks = heap.chunkOffsets().length;
+        long[] table = new long[chunks * 3];
+        System.arraycopy(heap.chunkOffsets(), 0, table, 0, chunks);
+        System.arraycopy(heap.chunkLengths(), 0, table, chunks, chunks);
+        System.arraycopy(heap.firstBlocks(), 0, table, 2 * chunks, chunks);
+        chunkTable.ensure(Math.max(8, table.length * 8L));
+        if (table.length > 0) {
+            cuMemcpyHtoD(chunkTable.pointer(), Pointer.to(table), table.length * 8L);
+        }
+        long bitmapBytes = heap.words() * 8L;
+        bitmap.ensure(bitmapBytes);
+        cuMemsetD8(bitmap.pointer(), (byte) 0, bitmapBytes);
+        long base = chunkTable.address();
+        long[] chunkArgs = {base, base + chunks * 8L, base + chunks * 16L, chunks, heap.stride()};
+        long[] c = runScan(cuda.markLevel, layout, allDepths(layout), 0, chunkArgs, bitmap.address());
+        if (c[KernelParams.BAD_OFFSETS] > 0) {
+            throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path, c[KernelParams.BAD_OFFSETS]
+                    + " items refer to value offsets that are not blocks of the value heap");
+        }
+        if (c[KernelParams.SHARED_BLOCKS] > 0) {
+            throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path, c[KernelParams.SHARED_BLOCKS]
+                    + " value blocks are referred to by more than one item");
+        }
+        long[] used = new long[heap.words()];
+        cuMemcpyDtoH(Pointer.to(used), bitmap.pointer(), bitmapBytes);
+        return new MarkedBlocks(used, c[KernelParams.ITEMS]);
+    }
+
+    @Override
+    public RehashResult rehashBottom(TableLayout layout) {
+        int bottom = layout.levelCount() - 1;
+        long slots = layout.bucketsAtDepth(bottom) * geometry.slotsPerBucket();
+        retired.ensure(slots * 8);  // each bottom slot unlinks at most one block
+        long[] c = runScan(cuda.rehashBottom, layout, new int[] {bottom}, slots, new long[5], 0);
+        int n = (int) Math.min(c[KernelParams.SCAN_RETIRED], slots);
+        long[] blocks = new long[n];
+        if (n > 0) {
+            cuMemcpyDtoH(Pointer.to(blocks), retired.pointer(), n * 8L);
+        }
+        return new RehashResult(c[KernelParams.MOVED], c[KernelParams.DUPLICATES_CLEARED], c[KernelParams.UNPLACED], blocks);
+    }
+
+    void releasePool() {
+        registration.release();
+    }
+
+    @Override
+    public void close() {
+        cuda.bind();
+        counters.close();
+        retired.close();
+        bitmap.close();
+        chunkTable.close();
+    }
+}

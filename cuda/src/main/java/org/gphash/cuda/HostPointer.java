@@ -1,0 +1,20 @@
+package org.gphash.cuda;
+
+import java.lang.foreign.MemorySegment;
+
+import jcuda.Pointer;
+
+/**
+ * A JCuda pointer to any host address, e.g. a {@link MemorySegment} of a file mapping: JCuda's own
+ * pointers come from {@code ByteBuffer}s and stop at 2 GiB.
+ */
+final class HostPointer extends Pointer {
+
+    HostPointer(long address) {
+        super(address);
+    }
+
+    static HostPointer of(MemorySegment segment) {
+        return new HostPointer(segment.address());
+    }
+}

@@ -1,0 +1,92 @@
+package org.gphash.cuda;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import org.gphash.index.Geometry;
+import org.gphash.index.TableLayout;
+
+/**
+ * The kernels' parameter structs (cuda/src/main/cuda/gphash/table_params.cuh and scan_params.cuh),
+ * packed byte for byte: every field is 8 bytes, little-endian, in declaration order. Passed by value.
+ */
+final class KernelParams {
+
+    static final int MAX_LEVELS = 12;
+    static final int MAX_HASHES = 4;
+    static final int TABLE_BYTES = 8 + MAX_LEVELS * 8 + 9 * 8 + MAX_HASHES * 8;
+    static final int BATCH_FIELDS = 11;
+    static final int SCAN_FIELDS = 10;
+
+    /** Batch counters (BatchParams.counters), as kernels index them. */
+    static final int RETIRED_COUNT = 0;
+    static final int ITEMS_ADDED = 1;
+    static final int ITEMS_REMOVED = 2;
+    static final int NEED_RESIZE = 3;
+    static final int COUNTERS = 8;
+
+    /** Scan counters (ScanParams.counters). */
+    static final int INSERT_CLEARED = 0;
+    static final int TORN_CLEARED = 1;
+    static final int DUPLICATES_CLEARED = 2;
+    static final int ITEMS = 3;
+    static final int BAD_OFFSETS = 4;
+    static final int SHARED_BLOCKS = 5;
+    static final int MOVED = 6;
+    static final int UNPLACED = 7;
+    static final int SCAN_RETIRED = 8;
+    static final int SCAN_COUNTERS = 16;
+
+    /** Outcome code bits (table_params.cuh). */
+    static final int CODE_MASK = 0x7f;
+    static final int CONSUMED_FLAG = 0x80;
+    static final int NEED_RESIZE_CODE = 15;
+
+    private KernelParams() {
+    }
+
+    static byte[] table(long poolAddress, TableLayout layout, Geometry g, long[] seeds) {
+        if (layout.levelCount() > MAX_LEVELS) {
+            throw new IllegalStateException("a table of " + layout.levelCount() + " levels; kernels take " + MAX_LEVELS);
+        }
+        ByteBuffer b = ByteBuffer.allocate(TABLE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(poolAddress);
+        for (int d = 0; d < MAX_LEVELS; d++) {
+            b.putLong(d < layout.levelCount() ? layout.levelOffset(d) : 0);
+        }
+        b.putLong(layout.topLog2());
+        b.putLong(layout.levelCount());
+        b.putLong(g.hashes());
+        b.putLong(g.slotsPerBucket());
+        b.putLong(g.keySize());
+        b.putLong(g.keyStride());
+        b.putLong(g.slotSize());
+        b.putLong(g.bucketSize());
+        b.putLong(g.valueSize());
+        for (int j = 0; j < MAX_HASHES; j++) {
+            b.putLong(seeds[j]);
+        }
+        return b.array();
+    }
+
+    static byte[] longs(long... fields) {
+        ByteBuffer b = ByteBuffer.allocate(fields.length * 8).order(ByteOrder.LITTLE_ENDIAN);
+        for (long f : fields) {
+            b.putLong(f);
+        }
+        return b.array();
+    }
+
+    /** BatchParams. */
+    static byte[] batch(long n, long kinds, long keys, long values, long blocks, long codes, long out, long retired,
+                        long retiredCapacity, long counters, boolean retryOnly) {
+        return longs(n, kinds, keys, values, blocks, codes, out, retired, retiredCapacity, counters, retryOnly ? 1 : 0);
+    }
+
+    /** ScanParams. */
+    static byte[] scan(int depth, long counters, long retired, long retiredCapacity, long chunkOffsets, long chunkLengths,
+                       long chunkFirst, long chunks, long valueStride, long bitmap) {
+        return longs(depth, counters, retired, retiredCapacity, chunkOffsets, chunkLengths, chunkFirst, chunks,
+                valueStride, bitmap);
+    }
+}

@@ -1,0 +1,31 @@
+package org.gphash.cuda;
+
+import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+
+import jcuda.Pointer;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUstream;
+
+/** Launches a kernel over one thread per item, with its parameter structs passed by value. */
+final class Launcher {
+
+    static final int BLOCK = 256;
+
+    private Launcher() {
+    }
+
+    static void launch(CUfunction f, long threads, CUstream stream, byte[]... structs) {
+        if (threads <= 0) {
+            return;
+        }
+        long blocks = (threads + BLOCK - 1) / BLOCK;
+        if (blocks > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(threads + " threads are more than one launch takes");
+        }
+        Pointer[] params = new Pointer[structs.length];
+        for (int i = 0; i < structs.length; i++) {
+            params[i] = Pointer.to(structs[i]);
+        }
+        cuLaunchKernel(f, (int) blocks, 1, 1, BLOCK, 1, 1, 0, stream, Pointer.to(params), null);
+    }
+}

@@ -1,0 +1,61 @@
+package org.gphash.cuda;
+
+import static jcuda.driver.JCudaDriver.cuMemHostRegister;
+import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import jcuda.Pointer;
+
+/**
+ * Page-locked host memory: native memory from an FFM arena registered with CUDA, so asynchronous
+ * copies to and from it overlap kernels (pageable memory would make them synchronous). Grows on
+ * demand; contents are not kept across growth. Not thread-safe.
+ */
+final class PinnedBuffer implements AutoCloseable {
+
+    private static final int PAGE = 4096;
+
+    private Arena arena;
+    private MemorySegment segment;
+    private HostPointer pointer;
+
+    PinnedBuffer ensure(long bytes) {
+        if (segment == null || bytes > segment.byteSize()) {
+            close();
+            long size = Math.max(PAGE, (bytes + PAGE - 1) / PAGE * PAGE);
+            Arena a = Arena.ofShared();
+            MemorySegment s = a.allocate(size, PAGE);
+            HostPointer p = HostPointer.of(s);
+            cuMemHostRegister(p, size, 0);
+            arena = a;
+            segment = s;
+            pointer = p;
+        }
+        return this;
+    }
+
+    MemorySegment segment() {
+        return segment;
+    }
+
+    Pointer pointer() {
+        return pointer;
+    }
+
+    Pointer at(long offset) {
+        return pointer.withByteOffset(offset);
+    }
+
+    @Override
+    public void close() {
+        if (segment != null) {
+            cuMemHostUnregister(pointer);
+            arena.close();
+            segment = null;
+            pointer = null;
+            arena = null;
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package org.gphash.cuda;
+
+import static jcuda.driver.JCudaDriver.cuMemHostRegister;
+import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import jcuda.driver.CUresult;
+import jcuda.CudaException;
+import org.gphash.persistence.PoolFile;
+
+/**
+ * Keeps a pool's mapping registered with CUDA, so kernels address the file's pages directly (on
+ * this GPU the device address of registered memory is its host address). Registered in chunks of
+ * at most 64 GiB (single registrations of 512 GiB and more fail on r580 drivers), again after each
+ * remap (growth), and released before the mapping goes.
+ *
+ * <p>Only file systems whose pages may be pinned writable can be registered: tmpfs (and the
+ * memory-backed hugetlbfs). ext4, xfs and fs-dax refuse long-term writable pins of file pages, so a
+ * pool there is refused before anything is done to it.
+ */
+final class PoolRegistration implements PoolFile.MappingListener {
+
+    static final long MAX_CHUNK = 64L << 30;
+    private static final Set<String> REGISTRABLE = Set.of("tmpfs", "hugetlbfs", "ramfs");
+
+    static final String WHERE_GPU_POOLS_LIVE = "GPU pools must live where CUDA can pin file pages writable: "
+            + "tmpfs such as /dev/shm (memory: survives the process, not a power cut), hugetlbfs (the same, with huge "
+            + "pages), or device-dax persistent memory (durable); ext4, xfs and fs-dax are refused by the kernel";
+
+    private final List<HostPointer> chunks = new ArrayList<>();
+    private MemorySegment registered;
+
+    /**
+     * Refuses a pool path on a file system CUDA cannot register, naming the file system and where
+     * GPU pools can live. Checks the parent directory when the file does not exist yet.
+     */
+    static void checkLocation(Path pool) {
+        Path probe = Files.exists(pool) ? pool : pool.toAbsolutePath().getParent();
+        String type;
+        try {
+            type = Files.getFileStore(probe).type();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot tell which file system " + pool + " is on: " + e.getMessage(), e);
+        }
+        if (!REGISTRABLE.contains(type)) {
+            throw new IllegalArgumentException("pool " + pool + " is on " + type + ". " + WHERE_GPU_POOLS_LIVE);
+        }
+    }
+
+    @Override
+    public synchronized void beforeUnmap(MemorySegment old) {
+        if (registered != null && registered.address() == old.address()) {
+            release();
+        }
+    }
+
+    @Override
+    public synchronized void afterMap(MemorySegment current) {
+        register(current);
+    }
+
+    synchronized void register(MemorySegment mapping) {
+        release();
+        long size = mapping.byteSize();
+        try {
+            for (long off = 0; off < size; off += MAX_CHUNK) {
+                HostPointer p = new HostPointer(mapping.address() + off);
+                cuMemHostRegister(p, Math.min(MAX_CHUNK, size - off), 0);
+                chunks.add(p);
+            }
+        } catch (CudaException e) {
+            release();
+            throw new IllegalArgumentException("CUDA cannot register the pool mapping (" + size + " bytes): "
+                    + e.getMessage() + ". " + WHERE_GPU_POOLS_LIVE, e);
+        }
+        registered = mapping;
+    }
+
+    synchronized void release() {
+        for (HostPointer p : chunks) {
+            int r = cuMemHostUnregisterQuietly(p);
+            if (r != CUresult.CUDA_SUCCESS) {
+                // Nothing better to do: the pages stay pinned until the process ends.
+                System.err.println("gphash: cuMemHostUnregister failed: " + CUresult.stringFor(r));
+            }
+        }
+        chunks.clear();
+        registered = null;
+    }
+
+    private static int cuMemHostUnregisterQuietly(HostPointer p) {
+        try {
+            return cuMemHostUnregister(p);
+        } catch (CudaException e) {
+            return CUresult.CUDA_ERROR_UNKNOWN;
+        }
+    }
+
+    /** The device address of pool offset 0 (the host address: registered memory is addressed as is). */
+    synchronized long deviceBase() {
+        if (registered == null) {
+            throw new IllegalStateException("the pool is not registered with CUDA");
+        }
+        return registered.address();
+    }
+}

@@ -1,0 +1,242 @@
+package org.gphash.index;
+
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.List;
+
+import org.gphash.Backend;
+import org.gphash.GPHashConfig;
+import org.gphash.IndexStats;
+import org.gphash.PoolConfigMismatchException;
+import org.gphash.PoolFullException;
+import org.gphash.RecoveryReport;
+import org.gphash.persistence.PoolFile;
+
+/**
+ * One open pool with its table state: the file, the header, the value heap, the layout, and the
+ * resize and heap-growth machinery. Both engines are built on it, so they create, open, recover,
+ * resize and close pools by the same code; an engine that runs the whole-table passes elsewhere
+ * (the GPU) hands in its {@link TableKernels}.
+ */
+public final class PoolTable {
+
+    /** Items per slot a new pool is sized for before its first resize. */
+    private static final double CREATE_FILL_TARGET = 0.85;
+
+    private final PoolFile file;
+    private final CpuTable table;
+    private final RecoveryReport recovery;
+
+    private PoolTable(PoolFile file, CpuTable table, RecoveryReport recovery) {
+        this.file = file;
+        this.table = table;
+        this.recovery = recovery;
+    }
+
+    /** Creates a new pool sized for {@code config.initialCapacity()} items. */
+    public static PoolTable create(GPHashConfig config, TableKernels kernels) {
+        Geometry g = config.geometryForCreate();
+        int topLog2 = g.minTopLog2();
+        while (g.totalSlots(topLog2) * CREATE_FILL_TARGET < config.initialCapacity()) {
+            topLog2++;
+        }
+        long[] levelOffsets = new long[g.levels()];
+        long next = PoolHeader.REGION_BYTES;
+        for (int i = 0; i < g.levels(); i++) {
+            next = Geometry.alignUp(next, PoolSpace.EXTENT_ALIGNMENT);
+            levelOffsets[i] = next;
+            next += (1L << (topLog2 - (g.levels() - 1 - i))) * g.bucketSize();
+        }
+        long heapOffset = Geometry.alignUp(next, PoolSpace.EXTENT_ALIGNMENT);
+        // One block per slot: room for every item the table holds before its first resize, plus the
+        // spare blocks updates write into before the old ones are reclaimed.
+        long heapBytes = Math.max(1L << 16, g.totalSlots(topLog2) * g.valueStride());
+        long fileLength = heapOffset + heapBytes;
+        if (fileLength > config.maxPoolBytes()) {
+            throw new PoolFullException("a pool for " + config.initialCapacity() + " items needs "
+                    + fileLength + " bytes, more than maxPoolBytes " + config.maxPoolBytes());
+        }
+        long[] seeds = seeds(config);
+        PoolHeader header = new PoolHeader(0, g, false, seeds, topLog2, levelOffsets, false,
+                List.of(new HeapChunk(heapOffset, heapBytes)), 0, fileLength, System.currentTimeMillis());
+        PoolFile file = PoolFile.create(config.path(), fileLength, config.jdkPersistence());
+        try {
+            file.syncAll();
+            if (kernels != null) {
+                kernels.attach(file, g, seeds);
+            }
+            HeaderStore headers = HeaderStore.initialize(file, header, config.crashHook());
+            CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels);
+            RecoveryReport report = Recovery.run(table, true, false);
+            return new PoolTable(file, table, report);
+        } catch (RuntimeException | Error e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    private static long[] seeds(GPHashConfig config) {
+        long[] seeds = new long[Geometry.MAX_HASHES];
+        if (config.seed().isPresent()) {
+            long s = config.seed().getAsLong();
+            for (int i = 0; i < seeds.length; i++) {
+                s += 0x9E3779B97F4A7C15L;
+                seeds[i] = KeyHasher.avalanche(s);
+            }
+        } else {
+            SecureRandom random = new SecureRandom();
+            for (int i = 0; i < seeds.length; i++) {
+                seeds[i] = random.nextLong();
+            }
+        }
+        return seeds;
+    }
+
+    /**
+     * Opens an existing pool: validates the header and the requested geometry without writing,
+     * then runs recovery and marks the pool in use (not cleanly shut down) until {@link #close()}.
+     */
+    public static PoolTable open(GPHashConfig config, TableKernels kernels) {
+        PoolFile file = PoolFile.open(config.path(), config.jdkPersistence());
+        try {
+            HeaderStore.ReadResult read = HeaderStore.read(file);
+            PoolHeader header = read.header();
+            List<String> mismatches = config.mismatches(header.geometry());
+            if (!mismatches.isEmpty()) {
+                throw new PoolConfigMismatchException("pool " + file.path() + " does not match the configuration: "
+                        + String.join("; ", mismatches));
+            }
+            if (kernels != null) {
+                kernels.attach(file, header.geometry(), header.seeds());
+            }
+            HeaderStore headers = new HeaderStore(file, header, config.crashHook());
+            CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels);
+            RecoveryReport report = Recovery.run(table, header.cleanShutdown(), read.copyRepairNeeded());
+            headers.commit(headers.current().withCleanShutdown(false));
+            return new PoolTable(file, table, report);
+        } catch (RuntimeException | Error e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    /** The table, for the CPU engine's operations. */
+    CpuTable cpuTable() {
+        return table;
+    }
+
+    public PoolFile file() {
+        return file;
+    }
+
+    public MemorySegment mapping() {
+        return file.segment();
+    }
+
+    public Geometry geometry() {
+        return table.geometry;
+    }
+
+    public TableLayout layout() {
+        return table.layout();
+    }
+
+    /** The hash seeds (four; hash j uses seed j). */
+    public long[] seeds() {
+        return table.headers.current().seeds();
+    }
+
+    public RecoveryReport recovery() {
+        return recovery;
+    }
+
+    /**
+     * Reserves {@code n} free value blocks into {@code out}, growing the heap as needed (so call it
+     * only with operations drained: growth remaps the file).
+     */
+    public void reserveBlocks(long[] out, int n) {
+        int got = 0;
+        while (got < n) {
+            long[] part = got == 0 ? out : new long[n - got];
+            int k = table.heap.allocateMany(part, n - got);
+            if (part != out) {
+                System.arraycopy(part, 0, out, got, k);
+            }
+            got += k;
+            if (got < n) {
+                table.growHeap(table.heap.totalBlocks());
+            }
+        }
+    }
+
+    public long freeBlocks() {
+        return table.heap.freeBlocks();
+    }
+
+    /**
+     * Rebuilds free space from a scan of the table through the kernels (after a pass lost track of
+     * blocks it unlinked); the caller has drained all operations.
+     */
+    public void rebuildFreeSpace() {
+        if (table.kernels == null) {
+            throw new IllegalStateException("rebuildFreeSpace is for engines with table kernels");
+        }
+        table.exclusive(() -> {
+            table.heap.startRebuild();
+            TableKernels.MarkedBlocks marked = table.kernels.markValueBlocks(table.layout(), table.heap.exportLayout());
+            table.heap.markUsedBits(marked.usedBits());
+            table.heap.finishRebuild();
+        });
+    }
+
+    /** Frees a block nothing refers to and nothing can still read. */
+    public void freeBlock(long valueOffset) {
+        table.heap.free(valueOffset);
+    }
+
+    /** Adds {@code delta} to the item count (operations run elsewhere report what they changed). */
+    public void addToSize(long delta) {
+        table.size.add(delta);
+    }
+
+    public long size() {
+        return table.size.sum();
+    }
+
+    /** Adds a top level and empties the bottom one, unless the layout moved on from {@code observed}. */
+    public void resize(TableLayout observed) {
+        table.resize(observed);
+    }
+
+    /** A whole-table verification by the CPU, with nothing else running. */
+    public VerifyReport verify() {
+        VerifyReport[] out = new VerifyReport[1];
+        table.exclusive(() -> out[0] = PoolVerifier.verify(table));
+        return out[0];
+    }
+
+    public IndexStats stats(Backend backend) {
+        PoolHeader h = table.headers.current();
+        TableLayout t = table.layout();
+        long capacity = t.totalBuckets() * table.geometry.slotsPerBucket();
+        long size = table.size.sum();
+        return new IndexStats(size, capacity, capacity == 0 ? 0 : (double) size / capacity, t.levelCount(), t.topLog2(),
+                h.resizes(), table.heapGrowths(), table.heap.totalBlocks(), table.heap.freeBlocks(),
+                table.gate.pendingReclamation(), file.fileSize(), file.persister().mode(), backend, recovery);
+    }
+
+    /** Marks the pool cleanly shut down, syncs and closes it. */
+    public void close() {
+        try {
+            table.exclusive(() -> table.headers.commit(table.headers.current().withCleanShutdown(true)));
+            file.syncAll();
+        } finally {
+            file.close();
+        }
+    }
+
+    /** Closes the file without marking a clean shutdown (what a crash leaves). */
+    public void abandon() {
+        file.close();
+    }
+}
