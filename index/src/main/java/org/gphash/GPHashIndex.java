@@ -51,34 +51,34 @@ public final class GPHashIndex implements AutoCloseable {
     public byte[] get(byte[] key) {
         Arguments.checkKey(key, keySize);
         byte[] out = new byte[valueSize];
-        return engine().get(MemorySegment.ofArray(key), MemorySegment.ofArray(out)) == Outcome.FOUND ? out : null;
+        return live().get(MemorySegment.ofArray(key), MemorySegment.ofArray(out)) == Outcome.FOUND ? out : null;
     }
 
     /** Inserts or replaces; returns true if the key was new. */
     public boolean put(byte[] key, byte[] value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize);
-        return engine().put(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
+        return live().put(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
     }
 
     /** Inserts if absent; returns false (changing nothing) if the key exists. */
     public boolean insert(byte[] key, byte[] value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize);
-        return engine().insert(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
+        return live().insert(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
     }
 
     /** Replaces if present; returns false if the key is absent. */
     public boolean update(byte[] key, byte[] value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize);
-        return engine().update(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.UPDATED;
+        return live().update(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.UPDATED;
     }
 
     /** Removes; returns false if the key was absent. */
     public boolean delete(byte[] key) {
         Arguments.checkKey(key, keySize);
-        return engine().delete(MemorySegment.ofArray(key)) == Outcome.DELETED;
+        return live().delete(MemorySegment.ofArray(key)) == Outcome.DELETED;
     }
 
     public boolean containsKey(byte[] key) {
@@ -113,30 +113,30 @@ public final class GPHashIndex implements AutoCloseable {
     public boolean get(MemorySegment key, MemorySegment valueOut) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(valueOut, valueSize, "output value segment");
-        return engine().get(key, valueOut) == Outcome.FOUND;
+        return live().get(key, valueOut) == Outcome.FOUND;
     }
 
     public boolean put(MemorySegment key, MemorySegment value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize, "value");
-        return engine().put(key, value) == Outcome.INSERTED;
+        return live().put(key, value) == Outcome.INSERTED;
     }
 
     public boolean insert(MemorySegment key, MemorySegment value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize, "value");
-        return engine().insert(key, value) == Outcome.INSERTED;
+        return live().insert(key, value) == Outcome.INSERTED;
     }
 
     public boolean update(MemorySegment key, MemorySegment value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize, "value");
-        return engine().update(key, value) == Outcome.UPDATED;
+        return live().update(key, value) == Outcome.UPDATED;
     }
 
     public boolean delete(MemorySegment key) {
         Arguments.checkKey(key, keySize);
-        return engine().delete(key) == Outcome.DELETED;
+        return live().delete(key) == Outcome.DELETED;
     }
 
     // ------------------------------------------------------------------ batches
@@ -161,18 +161,26 @@ public final class GPHashIndex implements AutoCloseable {
                     + batch.valueSize() + " bytes; this pool has " + keySize + " and " + valueSize);
         }
         result.reset(batch.size());
-        engine().execute(batch, result);
+        live().execute(batch, result);
     }
 
     // ------------------------------------------------------------------ the rest
 
     public IndexStats stats() {
-        return engine().stats();
+        return live().stats();
     }
 
     /** What recovery found and did when this pool was opened (or created). */
     public RecoveryReport lastRecovery() {
-        return engine().lastRecovery();
+        return live().lastRecovery();
+    }
+
+    /**
+     * The engine behind this index, for what only one engine offers (the GPU engine's
+     * device-resident batches: {@code ((org.gphash.cuda.GpuEngine) index.engine()).executeOnDevice(...)}).
+     */
+    public Engine engine() {
+        return live();
     }
 
     public int keySize() {
@@ -191,7 +199,7 @@ public final class GPHashIndex implements AutoCloseable {
         return config.path();
     }
 
-    private Engine engine() {
+    private Engine live() {
         if (closed) {
             throw new IllegalStateException("index on " + config.path() + " is closed");
         }

@@ -1,0 +1,264 @@
+package org.gphash.bench.gpu;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.Engine;
+import org.gphash.GPHashConfig;
+import org.gphash.GPHashIndex;
+import org.gphash.OpKind;
+import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.HostRoundTrip;
+import org.gphash.index.CpuEngine;
+
+/**
+ * Micro benchmark of the GPU engine against the CPU-assisted path on the same host and the same
+ * operation stream (GPHash §4.2): positive and negative search, insert, update and delete over a
+ * loaded pool on tmpfs, for each batch size. The CPU-assisted path is the CPU engine with
+ * {@code --threads} threads, paying the copies a GPU application would pay: keys (and values of
+ * writes) from GPU memory to the host before a batch, found values back after it.
+ *
+ * <pre>
+ * ./gphash run org.gphash.bench.gpu.GpuMicroBench --keys 16777216 --key-sizes 8,32 --batches 12,14,16,18,20
+ * </pre>
+ */
+public final class GpuMicroBench {
+
+    private static final int VALUE_SIZE = 128;
+
+    enum Op { POSITIVE_SEARCH, NEGATIVE_SEARCH, UPDATE, INSERT, DELETE }
+
+    record Options(long keys, int[] keySizes, int[] batchLog2, long opsPerPoint, Path dir, int threads, boolean cpu) {
+        static Options parse(String[] args) {
+            long keys = 1L << 24;
+            int[] keySizes = {8, 32};
+            int[] batches = {12, 14, 16, 18, 20};
+            long ops = 1L << 22;
+            Path dir = Path.of("/dev/shm");
+            int threads = 16;
+            boolean cpu = true;
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--keys" -> keys = Long.parseLong(args[++i]);
+                    case "--key-sizes" -> keySizes = ints(args[++i]);
+                    case "--batches" -> batches = ints(args[++i]);
+                    case "--ops" -> ops = Long.parseLong(args[++i]);
+                    case "--dir" -> dir = Path.of(args[++i]);
+                    case "--threads" -> threads = Integer.parseInt(args[++i]);
+                    case "--no-cpu" -> cpu = false;
+                    default -> throw new IllegalArgumentException("unknown option " + args[i]
+                            + " (--keys N --key-sizes 8,32 --batches 12,14,... (log2) --ops N --dir DIR --threads N --no-cpu)");
+                }
+            }
+            return new Options(keys, keySizes, batches, ops, dir, threads, cpu);
+        }
+
+        private static int[] ints(String s) {
+            String[] p = s.split(",");
+            int[] r = new int[p.length];
+            for (int i = 0; i < p.length; i++) {
+                r[i] = Integer.parseInt(p[i].trim());
+            }
+            return r;
+        }
+    }
+
+    record Point(int keySize, int batch, Op op, double gpuMops, double gpuBatchMicros, double cpuMops,
+                 double cpuBatchMicros) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o = Options.parse(args);
+        List<Point> points = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(o.threads());
+        try {
+            for (int ks : o.keySizes()) {
+                Path gp = o.dir().resolve("gphash-bench-gpu-" + ks + ".pool");
+                Path cp = o.dir().resolve("gphash-bench-cpu-" + ks + ".pool");
+                Files.deleteIfExists(gp);
+                Files.deleteIfExists(cp);
+                long capacity = (long) (o.keys() * 1.3);
+                try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, ks, capacity));
+                     CpuEngine cpu = o.cpu() ? CpuEngine.create(config(cp, Backend.CPU, ks, capacity)) : null;
+                     HostRoundTrip copies = new HostRoundTrip()) {
+                    System.out.printf(Locale.ROOT, "# %d-byte keys on %s: loading %,d keys%n", ks, gpu.deviceName(), o.keys());
+                    double gl = load(gpu, o, ks, null);
+                    double cl = cpu == null ? 0 : load(cpu, o, ks, pool);
+                    System.out.printf(Locale.ROOT, "load: GPU %.2f Mops/s, CPU (%d threads) %.2f Mops/s; GPU %s%n", gl, o.threads(),
+                            cl, gpu.stats());
+                    long fresh = o.keys() * 8;
+                    for (int log2 : o.batchLog2()) {
+                        int b = 1 << log2;
+                        for (Op op : Op.values()) {
+                            Point p = measure(gpu, cpu, copies, pool, o, ks, b, op, fresh);
+                            points.add(p);
+                            System.out.printf(Locale.ROOT, "%2d B keys  batch 2^%-2d  %-16s GPU %8.2f Mops/s (%9.1f us/batch)  "
+                                            + "CPU-assisted %8.2f Mops/s (%9.1f us/batch)  ratio %6.2f%n", ks, log2, op,
+                                    p.gpuMops(), p.gpuBatchMicros(), p.cpuMops(), p.cpuBatchMicros(),
+                                    p.cpuMops() == 0 ? 0 : p.gpuMops() / p.cpuMops());
+                        }
+                        fresh += 2 * o.opsPerPoint();
+                    }
+                    System.out.printf("GPU pool after the sweep: %s%n", gpu.stats());
+                }
+                Files.deleteIfExists(gp);
+                Files.deleteIfExists(cp);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        System.out.println();
+        System.out.println("| key | batch | operation | GPU Mops/s | GPU us/batch | CPU-assisted Mops/s | CPU-assisted us/batch | GPU / CPU |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
+        for (Point p : points) {
+            System.out.printf(Locale.ROOT, "| %d B | 2^%d | %s | %.2f | %.1f | %.2f | %.1f | %.2f |%n", p.keySize(),
+                    Integer.numberOfTrailingZeros(p.batch()), p.op().name().toLowerCase(Locale.ROOT).replace('_', ' '),
+                    p.gpuMops(), p.gpuBatchMicros(), p.cpuMops(), p.cpuBatchMicros(),
+                    p.cpuMops() == 0 ? 0 : p.gpuMops() / p.cpuMops());
+        }
+    }
+
+    private static GPHashConfig config(Path path, Backend backend, int keySize, long capacity) {
+        return GPHashIndex.builder(path).backend(backend).keySize(keySize).valueSize(VALUE_SIZE)
+                .initialCapacity(capacity).seed(20261121L).config();
+    }
+
+    static byte[] key(long k, int keySize) {
+        byte[] b = new byte[keySize];
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(0, k);
+        for (int i = 8; i < keySize; i++) {
+            b[i] = (byte) (k >>> (i % 8));
+        }
+        return b;
+    }
+
+    static byte[] value(long k, long version) {
+        byte[] v = new byte[VALUE_SIZE];
+        ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).putLong(0, k).putLong(8, version);
+        return v;
+    }
+
+    /** Inserts keys 0..keys-1 in batches of 2^20; returns Mops/s. */
+    private static double load(Engine e, Options o, int ks, ExecutorService pool) throws Exception {
+        int b = 1 << 20;
+        long nanos = 0;
+        BatchResult r = new BatchResult(VALUE_SIZE, b);
+        for (long first = 0; first < o.keys(); first += b) {
+            int n = (int) Math.min(b, o.keys() - first);
+            Batch batch = Batch.create(ks, VALUE_SIZE, n);
+            for (long k = first; k < first + n; k++) {
+                batch.insert(key(k, ks), value(k, 0));
+            }
+            long t0 = System.nanoTime();
+            if (pool == null) {
+                e.execute(batch, r);
+            } else {
+                parallel(e, pool, split(batch, o.threads(), ks));
+            }
+            nanos += System.nanoTime() - t0;
+        }
+        return o.keys() / (nanos / 1e3);
+    }
+
+    private static Point measure(GpuEngine gpu, CpuEngine cpu, HostRoundTrip copies, ExecutorService pool, Options o,
+                                 int ks, int b, Op op, long fresh) throws Exception {
+        long batches = Math.max(1, o.opsPerPoint() / b);
+        SplittableRandom random = new SplittableRandom(b * 31L + op.ordinal());
+        long gpuNanos = 0;
+        long cpuNanos = 0;
+        BatchResult r = new BatchResult(VALUE_SIZE, b);
+        // INSERT writes fresh keys; DELETE removes those of the INSERT point just before it.
+        long insertBase = fresh;
+        for (long i = 0; i < batches; i++) {
+            Batch batch = Batch.create(ks, VALUE_SIZE, b);
+            for (int j = 0; j < b; j++) {
+                long seq = i * b + j;
+                switch (op) {
+                    case POSITIVE_SEARCH -> batch.add(OpKind.GET, key(random.nextLong(o.keys()), ks), null);
+                    case NEGATIVE_SEARCH -> batch.add(OpKind.GET, key(o.keys() * 4 + random.nextLong(o.keys()), ks), null);
+                    case UPDATE -> {
+                        long k = random.nextLong(o.keys());
+                        batch.add(OpKind.UPDATE, key(k, ks), value(k, seq + 1));
+                    }
+                    case INSERT -> batch.add(OpKind.INSERT, key(insertBase + seq, ks), value(insertBase + seq, 1));
+                    case DELETE -> batch.add(OpKind.DELETE, key(insertBase + seq, ks), null);
+                }
+            }
+            long t0 = System.nanoTime();
+            gpu.execute(batch, r);
+            gpuNanos += System.nanoTime() - t0;
+            if (cpu != null) {
+                List<Batch> parts = split(batch, o.threads(), ks);
+                copies.placeOnDevice(batch.keys());
+                long t1 = System.nanoTime();
+                // The CPU-assisted path: keys (and written values) to the host, the CPU engine, found values back.
+                copies.keysToHost(batch.keys());
+                if (op == Op.UPDATE || op == Op.INSERT) {
+                    copies.keysToHost(batch.values());
+                }
+                List<BatchResult> results = parallel(cpu, pool, parts);
+                if (op == Op.POSITIVE_SEARCH || op == Op.NEGATIVE_SEARCH) {
+                    for (BatchResult pr : results) {
+                        copies.valuesToDevice(pr.values());
+                    }
+                }
+                cpuNanos += System.nanoTime() - t1;
+            }
+        }
+        long total = batches * b;
+        return new Point(ks, b, op, total / (gpuNanos / 1e3), gpuNanos / 1e3 / batches,
+                cpu == null ? 0 : total / (cpuNanos / 1e3), cpu == null ? 0 : cpuNanos / 1e3 / batches);
+    }
+
+    /** Cuts a batch into {@code parts} batches, one per CPU thread. */
+    static List<Batch> split(Batch batch, int parts, int ks) {
+        List<Batch> out = new ArrayList<>();
+        int n = batch.size();
+        int per = (n + parts - 1) / parts;
+        for (int first = 0; first < n; first += per) {
+            int m = Math.min(per, n - first);
+            Batch p = Batch.create(ks, VALUE_SIZE, m);
+            for (int i = first; i < first + m; i++) {
+                OpKind kind = batch.kind(i);
+                byte[] v = kind.hasValue()
+                        ? batch.values().asSlice((long) i * VALUE_SIZE, VALUE_SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)
+                        : null;
+                p.add(kind, batch.key(i), v);
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
+    private static List<BatchResult> parallel(Engine e, ExecutorService pool, List<Batch> parts) throws Exception {
+        List<Callable<BatchResult>> tasks = new ArrayList<>();
+        for (Batch p : parts) {
+            tasks.add(() -> {
+                BatchResult r = new BatchResult(VALUE_SIZE, p.size());
+                e.execute(p, r);
+                return r;
+            });
+        }
+        List<BatchResult> results = new ArrayList<>();
+        for (Future<BatchResult> f : pool.invokeAll(tasks)) {
+            results.add(f.get());
+        }
+        return results;
+    }
+
+    private GpuMicroBench() {
+    }
+}

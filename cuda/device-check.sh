@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs the GPU tests and the GPU micro benchmark on a machine with a GPU but no Java (the device
+# machine), from a bundle made here by cuda/make-device-bundle.sh. Logs go to $OUT (or ./device-out).
+#   cuda/device-check.sh tests            # every GPU test (JUnit console)
+#   cuda/device-check.sh bench ARGS...    # org.gphash.bench.gpu.GpuMicroBench ARGS
+set -uo pipefail
+OUT="${OUT:-$PWD/device-out}"
+mkdir -p "$OUT"
+[[ -x /tmp/bundle/bin/run ]] || tar xJf .device-bundle/bundle.tar.xz -C /tmp || exit 1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+what="${1:-tests}"; shift || true
+case "$what" in
+    tests)
+        JAVA_OPTS="-Xmx16g" /tmp/bundle/bin/run org.junit.platform.console.ConsoleLauncher execute \
+            --select-package org.gphash.cuda --details=tree --disable-banner \
+            --reports-dir "$OUT/junit" 2>&1 | tee "$OUT/tests.log" | tail -60
+        exit "${PIPESTATUS[0]}" ;;
+    bench)
+        JAVA_OPTS="-Xmx48g" /tmp/bundle/bin/run org.gphash.bench.gpu.GpuMicroBench "$@" 2>&1 | tee -a "$OUT/bench.log"
+        exit "${PIPESTATUS[0]}" ;;
+    *) echo "usage: $0 tests|bench [args]" >&2; exit 2 ;;
+esac

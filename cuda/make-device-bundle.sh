@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Packs a Java runtime, the project's jars, the GPU tests and the JUnit console into
+# .device-bundle/bundle.tar.xz for the device machine (no Java there). Run ./gphash build first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tests=target/device-tests
+rm -rf "$tests" && mkdir -p "$tests"
+"$JAVA_HOME/bin/jar" cf "$tests/gphash-cuda-tests.jar" -C cuda/target/test-classes .
+console="$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.11.4/junit-platform-console-standalone-1.11.4.jar"
+[[ -f "$console" ]] || mvn -B -ntp -q dependency:get -Dartifact=org.junit.platform:junit-platform-console-standalone:1.11.4
+jars=()
+for m in native persistence index cuda bench-ycsb; do jars+=("$m/target"); done
+../shared/tools/device-bundle .device-bundle "${jars[@]}" target/lib "$tests" "$console"

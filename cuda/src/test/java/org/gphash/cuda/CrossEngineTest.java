@@ -1,0 +1,198 @@
+package org.gphash.cuda;
+
+import static org.gphash.cuda.GpuTestSupport.key;
+import static org.gphash.cuda.GpuTestSupport.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.Engine;
+import org.gphash.GPHashConfig;
+import org.gphash.GPHashIndex;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.RecoveryReport;
+import org.gphash.index.CpuEngine;
+import org.gphash.index.CrashPoint;
+import org.gphash.index.VerifyReport;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** One pool format: what one engine writes, the other opens, recovers and reads. */
+class CrossEngineTest {
+
+    @BeforeEach
+    void gpu() {
+        GpuTestSupport.assumeGpu();
+    }
+
+    /** Thrown by a crash hook to stop the CPU engine at a persist point, as a crash would. */
+    static final class Crash extends RuntimeException {
+        Crash() {
+            super("simulated crash", null, false, false);
+        }
+    }
+
+    @Test
+    void gpuWrittenPoolOpensOnTheCpuAndBack() {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path path = t.pool("p");
+            Map<Long, byte[]> model = new HashMap<>();
+            Random random = new Random(31);
+            try (GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 256, 31))) {
+                apply(gpu, model, random, 30_000, 1);
+                assertTrue(gpu.stats().resizes() > 0);
+            }
+            try (CpuEngine cpu = CpuEngine.open(GpuTestSupport.config(path, Backend.CPU, 8, 2, 2, 8, 256, 31))) {
+                assertTrue(cpu.lastRecovery().previousShutdownClean());
+                assertFalse(cpu.lastRecovery().repairedAnything(), cpu.lastRecovery().toString());
+                VerifyReport report = cpu.verify();
+                assertTrue(report.sound(), report.toString());
+                assertContents(cpu, model);
+                apply(cpu, model, random, 30_000, 2);
+            }
+            try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 256, 31))) {
+                RecoveryReport r = gpu.lastRecovery();
+                assertTrue(r.previousShutdownClean());
+                assertFalse(r.repairedAnything(), r.toString());
+                assertEquals(model.size(), r.items());
+                assertEquals(model.size(), r.valueBlocksInUse());
+                assertContents(gpu, model);
+            }
+        }
+    }
+
+    @Test
+    void gpuRecoversACpuCrashInTheMiddleOfAResize() {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path path = t.pool("p");
+            Map<Long, byte[]> model = new HashMap<>();
+            int[] countdown = {-1};
+            GPHashConfig cpuConfig = GPHashIndex.builder(path).keySize(8).valueSize(GpuTestSupport.VALUE_SIZE)
+                    .initialCapacity(256).seed(41).crashHook(point -> {
+                        if (point == CrashPoint.RESIZE_ITEM_MOVED && countdown[0] >= 0 && countdown[0]-- == 0) {
+                            throw new Crash();
+                        }
+                    }).config();
+            CpuEngine cpu = CpuEngine.create(cpuConfig);
+            long k = 0;
+            Outcome last;
+            try {
+                for (;; k++) {
+                    if (k == 600) {
+                        countdown[0] = 1;  // crash in the second batch of a resize's rehash
+                    }
+                    byte[] v = value(k, 1);
+                    last = cpu.put(java.lang.foreign.MemorySegment.ofArray(key(k, 8)), java.lang.foreign.MemorySegment.ofArray(v));
+                    assertEquals(Outcome.INSERTED, last);
+                    model.put(k, v);
+                    if (k > 200_000) {
+                        throw new AssertionError("no resize reached the crash point");
+                    }
+                }
+            } catch (Crash expected) {
+                cpu.abandon();
+            }
+            // The interrupted put may or may not have happened; it is key k.
+            try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 256, 41))) {
+                RecoveryReport r = gpu.lastRecovery();
+                assertFalse(r.previousShutdownClean());
+                assertTrue(r.resizeResumed(), r.toString());
+                byte[] interrupted = get(gpu, k);
+                if (interrupted != null) {
+                    model.put(k, interrupted);
+                }
+                assertContents(gpu, model);
+                VerifyReport report = gpu.verify();
+                assertTrue(report.sound(), report.toString());
+                assertEquals(model.size(), report.items());
+            }
+        }
+    }
+
+    @Test
+    void gpuClearsAHalfDoneInsert() {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path path = t.pool("p");
+            boolean[] armed = {false};
+            GPHashConfig cpuConfig = GPHashIndex.builder(path).keySize(8).valueSize(GpuTestSupport.VALUE_SIZE)
+                    .initialCapacity(1024).seed(51).crashHook(point -> {
+                        if (armed[0] && point == CrashPoint.INSERT_ITEM_PERSISTED) {
+                            throw new Crash();
+                        }
+                    }).config();
+            CpuEngine cpu = CpuEngine.create(cpuConfig);
+            for (long k = 0; k < 100; k++) {
+                cpu.insert(java.lang.foreign.MemorySegment.ofArray(key(k, 8)), java.lang.foreign.MemorySegment.ofArray(value(k, 1)));
+            }
+            armed[0] = true;
+            assertThrows(Crash.class, () -> cpu.insert(java.lang.foreign.MemorySegment.ofArray(key(100, 8)),
+                    java.lang.foreign.MemorySegment.ofArray(value(100, 1))));
+            cpu.abandon();
+            try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 51))) {
+                RecoveryReport r = gpu.lastRecovery();
+                assertEquals(1, r.insertSlotsCleared(), r.toString());
+                assertEquals(100, r.items());
+                assertEquals(null, get(gpu, 100));
+                assertTrue(gpu.verify().sound());
+            }
+        }
+    }
+
+    static void apply(Engine e, Map<Long, byte[]> model, Random random, int ops, long version) {
+        Batch batch = Batch.create(8, GpuTestSupport.VALUE_SIZE, ops);
+        java.util.Set<Long> used = new java.util.HashSet<>();
+        OpKind[] kinds = {OpKind.PUT, OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE};
+        while (batch.size() < ops) {
+            long k = random.nextInt(ops * 2);
+            if (!used.add(k)) {
+                continue;
+            }
+            OpKind kind = kinds[random.nextInt(kinds.length)];
+            byte[] v = value(k, version);
+            batch.add(kind, key(k, 8), kind.hasValue() ? v : null);
+            switch (kind) {
+                case PUT -> model.put(k, v);
+                case INSERT -> model.putIfAbsent(k, v);
+                case UPDATE -> model.computeIfPresent(k, (x, old) -> v);
+                case DELETE -> model.remove(k);
+                default -> throw new IllegalStateException();
+            }
+        }
+        BatchResult r = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+        e.execute(batch, r);
+    }
+
+    static byte[] get(Engine e, long k) {
+        Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, 1);
+        b.get(key(k, 8));
+        BatchResult r = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+        e.execute(b, r);
+        return r.value(0);
+    }
+
+    static void assertContents(Engine e, Map<Long, byte[]> model) {
+        Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, model.size());
+        Long[] keys = model.keySet().toArray(Long[]::new);
+        for (long k : keys) {
+            b.get(key(k, 8));
+        }
+        BatchResult r = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+        e.execute(b, r);
+        for (int i = 0; i < keys.length; i++) {
+            assertEquals(Outcome.FOUND, r.outcome(i), "key " + keys[i]);
+            assertArrayEquals(model.get(keys[i]), r.value(i), "key " + keys[i]);
+        }
+        assertEquals(model.size(), e.stats().size());
+    }
+}

@@ -1,0 +1,103 @@
+package org.gphash.cuda;
+
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static org.gphash.cuda.GpuTestSupport.key;
+import static org.gphash.cuda.GpuTestSupport.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.ValueLayout;
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
+
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.index.CpuEngine;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Batches whose keys, values and results live in GPU memory (the DLRM use) give the CPU engine's
+ * results, through resizes (forced by a small pool) included.
+ */
+class DeviceResidentTest {
+
+    @BeforeEach
+    void gpu() {
+        GpuTestSupport.assumeGpu();
+    }
+
+    @Test
+    void deviceResidentBatchesMatchTheCpuEngine() {
+        int vs = GpuTestSupport.VALUE_SIZE;
+        try (GpuTestSupport t = GpuTestSupport.create();
+             CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 256, 71));
+             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 256, 71))) {
+            Random random = new Random(71);
+            OpKind[] kinds = OpKind.values();
+            long version = 0;
+            int max = 20_000;
+            CudaRuntime.get().bind();
+            CUdeviceptr dKinds = alloc(max);
+            CUdeviceptr dKeys = alloc(max * 8L);
+            CUdeviceptr dValues = alloc((long) max * vs);
+            CUdeviceptr dCodes = alloc(max);
+            CUdeviceptr dOut = alloc((long) max * vs);
+            try {
+                BatchResult rc = new BatchResult(vs, 1);
+                for (int round = 0; round < 12; round++) {
+                    int n = 1 + random.nextInt(max);
+                    Batch batch = Batch.create(8, vs, n);
+                    Set<Long> used = new HashSet<>();
+                    while (batch.size() < n) {
+                        long k = random.nextInt(40_000);
+                        if (used.add(k)) {
+                            OpKind kind = round < 3 ? OpKind.INSERT : kinds[random.nextInt(kinds.length)];
+                            batch.add(kind, key(k, 8), kind.hasValue() ? value(k, ++version) : null);
+                        }
+                    }
+                    cuMemcpyHtoD(dKinds, Pointer.to(batch.kinds().toArray(ValueLayout.JAVA_BYTE)), n);
+                    cuMemcpyHtoD(dKeys, Pointer.to(batch.keys().toArray(ValueLayout.JAVA_BYTE)), n * 8L);
+                    cuMemcpyHtoD(dValues, Pointer.to(batch.values().toArray(ValueLayout.JAVA_BYTE)), (long) n * vs);
+                    gpu.executeOnDevice(n, dKinds, dKeys, dValues, dCodes, dOut);
+                    byte[] codes = new byte[n];
+                    byte[] out = new byte[n * vs];
+                    cuMemcpyDtoH(Pointer.to(codes), dCodes, n);
+                    cuMemcpyDtoH(Pointer.to(out), dOut, (long) n * vs);
+                    cpu.execute(batch, rc);
+                    for (int i = 0; i < n; i++) {
+                        assertEquals(rc.outcome(i), Outcome.ofCode(codes[i]), "round " + round + " op " + i);
+                        if (rc.outcome(i) == Outcome.FOUND || rc.outcome(i) == Outcome.REPLACED) {
+                            byte[] got = java.util.Arrays.copyOfRange(out, i * vs, (i + 1) * vs);
+                            assertArrayEquals(rc.value(i), got, "round " + round + " op " + i);
+                        }
+                    }
+                    assertEquals(cpu.stats().size(), gpu.stats().size());
+                }
+                assertTrue(gpu.stats().resizes() > 0);
+                assertTrue(gpu.verify().sound());
+            } finally {
+                CudaRuntime.get().bind();
+                for (CUdeviceptr p : new CUdeviceptr[] {dKinds, dKeys, dValues, dCodes, dOut}) {
+                    cuMemFree(p);
+                }
+            }
+        }
+    }
+
+    private static CUdeviceptr alloc(long bytes) {
+        CUdeviceptr p = new CUdeviceptr();
+        cuMemAlloc(p, bytes);
+        return p;
+    }
+}

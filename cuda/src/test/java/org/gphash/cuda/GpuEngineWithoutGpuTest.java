@@ -1,0 +1,87 @@
+package org.gphash.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.gphash.Backend;
+import org.gphash.BackendUnavailableException;
+import org.gphash.GPHashIndex;
+import org.junit.jupiter.api.Test;
+
+/** What runs everywhere, CI included: the errors of the GPU backend, and the host/kernel contract. */
+class GpuEngineWithoutGpuTest {
+
+    @Test
+    void noDriverGivesAClearErrorAndNoFile() {
+        assumeFalse(CudaRuntime.available(), "a GPU is present: this test is for machines without one");
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path p = t.pool("p");
+            BackendUnavailableException e = assertThrows(BackendUnavailableException.class,
+                    () -> GPHashIndex.builder(p).backend(Backend.GPU).create());
+            assertTrue(e.getMessage().contains("GPU backend cannot run here"), e.getMessage());
+            assertFalse(Files.exists(p), "nothing was created");
+        }
+    }
+
+    @Test
+    void poolOnADiskFileSystemIsRefusedBeforeAnyWork() throws IOException {
+        Path dir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "gpu-location-");
+        String type = Files.getFileStore(dir).type();
+        assumeTrue(!type.equals("tmpfs") && !type.equals("hugetlbfs"), "target/ is on " + type);
+        Path p = dir.resolve("p.pool");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> GPHashIndex.builder(p).backend(Backend.GPU).create());
+        assertTrue(e.getMessage().contains("is on " + type) && e.getMessage().contains("/dev/shm"), e.getMessage());
+        assertFalse(Files.exists(p), "nothing was created");
+        Files.delete(dir);
+    }
+
+    /** The Java packing of TableParams, BatchParams and ScanParams matches the CUDA structs field for field. */
+    @Test
+    void parameterStructsMatchTheKernelHeaders() throws IOException {
+        Path headers = Path.of("src/main/cuda/gphash");
+        assertEquals(KernelParams.TABLE_BYTES, structBytes(headers.resolve("table_params.cuh"), "TableParams"));
+        assertEquals(KernelParams.BATCH_FIELDS * 8, structBytes(headers.resolve("table_params.cuh"), "BatchParams"));
+        assertEquals(KernelParams.BATCH_FIELDS * 8,
+                KernelParams.batch(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, true).length);
+        assertEquals(KernelParams.SCAN_FIELDS * 8, structBytes(headers.resolve("scan_params.cuh"), "ScanParams"));
+        assertEquals(KernelParams.SCAN_FIELDS * 8, KernelParams.scan(0, 0, 0, 0, 0, 0, 0, 0, 0, 0).length);
+    }
+
+    private static int structBytes(Path header, String name) throws IOException {
+        String text = Files.readString(header, StandardCharsets.UTF_8);
+        int start = text.indexOf("struct " + name + " {");
+        assertTrue(start >= 0, name + " in " + header);
+        String body = text.substring(start, text.indexOf("};", start));
+        Matcher m = Pattern.compile("(?m)^\\s*u?int64_t\\s+\\w+(\\[(\\w+)\\])?;").matcher(body);
+        List<String> fields = new ArrayList<>();
+        int bytes = 0;
+        while (m.find()) {
+            fields.add(m.group());
+            int count = 1;
+            if (m.group(2) != null) {
+                count = switch (m.group(2)) {
+                    case "kMaxLevels" -> KernelParams.MAX_LEVELS;
+                    case "kMaxHashes" -> KernelParams.MAX_HASHES;
+                    default -> Integer.parseInt(m.group(2));
+                };
+            }
+            bytes += 8 * count;
+        }
+        assertTrue(!fields.isEmpty(), name);
+        return bytes;
+    }
+}

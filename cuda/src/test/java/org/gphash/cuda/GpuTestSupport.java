@@ -1,0 +1,109 @@
+package org.gphash.cuda;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+import org.gphash.Backend;
+import org.gphash.GPHashConfig;
+import org.gphash.GPHashIndex;
+
+/** What the GPU tests share: skipping without a GPU, pools on tmpfs, recognisable values. */
+final class GpuTestSupport implements AutoCloseable {
+
+    final Path dir;
+
+    private GpuTestSupport(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Skips the calling test where there is no CUDA driver or GPU (CI), runs it where there is. */
+    static void assumeGpu() {
+        assumeTrue(CudaRuntime.available(), "no usable CUDA driver and GPU here: GPU test skipped");
+    }
+
+    /** A fresh directory on /dev/shm (GPU pools must be on tmpfs). */
+    static GpuTestSupport create() {
+        Path shm = Path.of("/dev/shm");
+        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no writable /dev/shm");
+        try {
+            return new GpuTestSupport(Files.createTempDirectory(shm, "gphash-gpu-test-"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    Path pool(String name) {
+        return dir.resolve(name);
+    }
+
+    static GPHashConfig config(Path path, Backend backend, int keySize, int levels, int hashes, int slots,
+                               long capacity, long seed) {
+        return GPHashIndex.builder(path).backend(backend).keySize(keySize).valueSize(VALUE_SIZE).levels(levels)
+                .hashes(hashes).slotsPerBucket(slots).initialCapacity(capacity).seed(seed).config();
+    }
+
+    static final int VALUE_SIZE = 128;
+
+    /** Key {@code k} as {@code keySize} bytes (little-endian number, then a pattern for longer keys). */
+    static byte[] key(long k, int keySize) {
+        byte[] b = new byte[keySize];
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(0, k & 0xFFFFFFFFFFFFL);
+        for (int i = 8; i < keySize; i++) {
+            b[i] = (byte) (k * 31 + i);
+        }
+        if (keySize < 8) {
+            throw new IllegalArgumentException("keys of at least 8 bytes");
+        }
+        return b;
+    }
+
+    /** A value naming its key and a version, with a checksum: a torn value does not decode. */
+    static byte[] value(long k, long version) {
+        ByteBuffer b = ByteBuffer.allocate(VALUE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(k).putLong(version);
+        long x = k * 0x9E3779B97F4A7C15L ^ version;
+        while (b.remaining() > 8) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+            b.putLong(x);
+        }
+        b.putLong(checksum(b.array()));
+        return b.array();
+    }
+
+    static long checksum(byte[] v) {
+        long h = 1125899906842597L;
+        for (int i = 0; i < VALUE_SIZE - 8; i++) {
+            h = 31 * h + v[i];
+        }
+        return h;
+    }
+
+    static boolean whole(byte[] v) {
+        return ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(VALUE_SIZE - 8) == checksum(v);
+    }
+
+    static long versionOf(byte[] v) {
+        return ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(8);
+    }
+
+    static long keyOf(byte[] v) {
+        return ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
+    }
+
+    @Override
+    public void close() {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
