@@ -12,7 +12,7 @@ what="${1:-tests}"; shift || true
 case "$what" in
     tests)
         JAVA_OPTS="-Xmx16g" /tmp/bundle/bin/run org.junit.platform.console.ConsoleLauncher execute \
-            --select-package org.gphash.cuda --details=tree --disable-banner \
+            $(sed 's/^/--select-class /' .device-bundle/test-classes.txt) --details=tree --disable-banner \
             --reports-dir "$OUT/junit" 2>&1 | tee "$OUT/tests.log" | tail -60
         exit "${PIPESTATUS[0]}" ;;
     bench)

@@ -102,6 +102,7 @@ public final class CpuEngine implements Engine {
 
     @Override
     public void execute(Batch batch, BatchResult result) {
+        result.reset(batch.size());
         MemorySegment keys = batch.keys();
         MemorySegment values = batch.values();
         MemorySegment codes = result.outcomeCodes();
