@@ -23,6 +23,14 @@ __device__ __forceinline__ uint64_t load_meta(const uint8_t* pool, uint64_t slot
     return *reinterpret_cast<const volatile uint64_t*>(pool + slot);
 }
 
+// A slot of 8-byte keys (meta word, key) in one 16-byte access: a fingerprint match then needs no
+// second pool transaction to read the key.
+__device__ __forceinline__ ulonglong2 load_meta_and_key(const uint8_t* pool, uint64_t slot) {
+    ulonglong2 r;
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(r.x), "=l"(r.y) : "l"(pool + slot));
+    return r;
+}
+
 __device__ __forceinline__ void store_meta(uint8_t* pool, uint64_t slot, uint64_t meta) {
     *reinterpret_cast<volatile uint64_t*>(pool + slot) = meta;
 }

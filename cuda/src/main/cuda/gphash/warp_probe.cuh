@@ -82,10 +82,20 @@ __device__ WindowProbe probe_window(const TableParams& t, const KeyHashes& k, co
         p.slot = t.level_offset[d] + b[r] * static_cast<uint64_t>(t.bucket_size) + static_cast<uint64_t>(s) * t.slot_size;
     }
     bool eq;
+    const bool one_word_keys = t.key_stride == 8;  // slots of 16 bytes, 16-byte aligned
+    const int ks = static_cast<int>(t.key_size);
+    const uint64_t query0 = one_word_keys ? (QueryInPool ? pool_key_word(key, 0, ks) : key_word(key, 0, ks)) : 0;
+    const uint64_t key_mask = ks >= 8 ? ~0ull : (1ull << (ks * 8)) - 1;
     for (;;) {
-        p.meta = act ? load_meta(pool, p.slot) : kEmpty;
-        eq = act && meta_is_item(p.meta) && meta_fingerprint(p.meta) == k.fp
-             && key_equals<QueryInPool>(t, pool + p.slot + 8, key);
+        if (one_word_keys) {
+            const ulonglong2 mk = act ? load_meta_and_key(pool, p.slot) : make_ulonglong2(kEmpty, 0);
+            p.meta = mk.x;
+            eq = act && meta_is_item(p.meta) && meta_fingerprint(p.meta) == k.fp && (mk.y & key_mask) == query0;
+        } else {
+            p.meta = act ? load_meta(pool, p.slot) : kEmpty;
+            eq = act && meta_is_item(p.meta) && meta_fingerprint(p.meta) == k.fp
+                 && key_equals<QueryInPool>(t, pool + p.slot + 8, key);
+        }
         // The key bytes count only if the slot still holds the item whose meta word we read.
         const bool stale = eq && load_meta(pool, p.slot) != p.meta;
         if (!__any_sync(kFullMask, stale)) {

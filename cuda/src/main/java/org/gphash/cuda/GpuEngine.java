@@ -217,6 +217,11 @@ public final class GpuEngine implements Engine {
         MemorySegment resultValues = result.values();
         int vs = geometry.valueSize();
         int block = 0;
+        boolean bulkValues = c.ops() == null && c.reads();
+        if (bulkValues) {
+            // One copy for the whole chunk: entries of operations without a value are never read.
+            MemorySegment.copy(l.hostOut.segment(), 0, resultValues, (long) c.first() * vs, (long) c.n() * vs);
+        }
         int[] again = retry;
         int againCount = retry.length;
         for (int i = 0; i < c.n(); i++) {
@@ -241,7 +246,7 @@ public final class GpuEngine implements Engine {
                 throw new IllegalStateException("the batch kernel returned code " + code + " for operation " + op);
             }
             resultCodes.set(ValueLayout.JAVA_BYTE, op, (byte) code);
-            if (code == Outcome.FOUND.code() || code == Outcome.REPLACED.code()) {
+            if (!bulkValues && (code == Outcome.FOUND.code() || code == Outcome.REPLACED.code())) {
                 MemorySegment.copy(l.hostOut.segment(), (long) i * vs, resultValues, (long) op * vs, vs);
             }
         }

@@ -156,17 +156,19 @@ public final class GpuMicroBench {
         int b = 1 << 20;
         long nanos = 0;
         BatchResult r = new BatchResult(VALUE_SIZE, b);
+        List<BatchResult> results = new ArrayList<>();
         for (long first = 0; first < o.keys(); first += b) {
             int n = (int) Math.min(b, o.keys() - first);
             Batch batch = Batch.create(ks, VALUE_SIZE, n);
             for (long k = first; k < first + n; k++) {
                 batch.insert(key(k, ks), value(k, 0));
             }
+            List<Batch> parts = pool == null ? null : split(batch, o.threads(), ks);
             long t0 = System.nanoTime();
             if (pool == null) {
                 e.execute(batch, r);
             } else {
-                parallel(e, pool, split(batch, o.threads(), ks));
+                parallel(e, pool, parts, results);
             }
             nanos += System.nanoTime() - t0;
         }
@@ -180,6 +182,7 @@ public final class GpuMicroBench {
         long gpuNanos = 0;
         long cpuNanos = 0;
         BatchResult r = new BatchResult(VALUE_SIZE, b);
+        List<BatchResult> results = new ArrayList<>();
         // INSERT writes fresh keys; DELETE removes those of the INSERT point just before it.
         long insertBase = fresh;
         for (long i = 0; i < batches; i++) {
@@ -209,10 +212,10 @@ public final class GpuMicroBench {
                 if (op == Op.UPDATE || op == Op.INSERT) {
                     copies.keysToHost(batch.values());
                 }
-                List<BatchResult> results = parallel(cpu, pool, parts);
+                parallel(cpu, pool, parts, results);
                 if (op == Op.POSITIVE_SEARCH || op == Op.NEGATIVE_SEARCH) {
-                    for (BatchResult pr : results) {
-                        copies.valuesToDevice(pr.values());
+                    for (int p = 0; p < parts.size(); p++) {
+                        copies.valuesToDevice(results.get(p).values());
                     }
                 }
                 cpuNanos += System.nanoTime() - t1;
@@ -243,20 +246,24 @@ public final class GpuMicroBench {
         return out;
     }
 
-    private static List<BatchResult> parallel(Engine e, ExecutorService pool, List<Batch> parts) throws Exception {
-        List<Callable<BatchResult>> tasks = new ArrayList<>();
-        for (Batch p : parts) {
+    /** Runs part i on a pool thread into {@code results.get(i)} (reused across batches: no allocation). */
+    private static void parallel(Engine e, ExecutorService pool, List<Batch> parts, List<BatchResult> results)
+            throws Exception {
+        while (results.size() < parts.size()) {
+            results.add(new BatchResult(VALUE_SIZE, 1));
+        }
+        List<Callable<Void>> tasks = new ArrayList<>();
+        for (int i = 0; i < parts.size(); i++) {
+            Batch p = parts.get(i);
+            BatchResult r = results.get(i);
             tasks.add(() -> {
-                BatchResult r = new BatchResult(VALUE_SIZE, p.size());
                 e.execute(p, r);
-                return r;
+                return null;
             });
         }
-        List<BatchResult> results = new ArrayList<>();
-        for (Future<BatchResult> f : pool.invokeAll(tasks)) {
-            results.add(f.get());
+        for (Future<Void> f : pool.invokeAll(tasks)) {
+            f.get();
         }
-        return results;
     }
 
     private GpuMicroBench() {
