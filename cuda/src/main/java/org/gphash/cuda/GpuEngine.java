@@ -298,6 +298,11 @@ public final class GpuEngine implements Engine {
         finishBatch();
     }
 
+    /** Runs a {@link DeviceBatch} (see {@link #executeOnDevice(long, CUdeviceptr, CUdeviceptr, CUdeviceptr, CUdeviceptr, CUdeviceptr)}). */
+    public void executeOnDevice(DeviceBatch batch) {
+        executeOnDevice(batch.size(), batch.kinds(), batch.keys(), batch.values(), batch.codes(), batch.out());
+    }
+
     /** The steps of {@link #executeOnDevice}: count writes, reserve and assign blocks, run, resize and rerun, finish. */
     private final class DeviceResident {
         private final DeviceBuffer blocks = new DeviceBuffer();

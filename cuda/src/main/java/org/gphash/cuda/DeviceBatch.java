@@ -1,0 +1,111 @@
+package org.gphash.cuda;
+
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import org.gphash.Batch;
+
+/**
+ * A batch whose columns live in GPU memory, for {@link GpuEngine#executeOnDevice(DeviceBatch)}:
+ * kinds, keys and values in, outcome codes and values out. An application that already holds its
+ * keys on the GPU (DLRM lookups) fills the device buffers itself ({@link #kinds()}, {@link #keys()},
+ * {@link #values()}); {@link #upload(Batch)} is for tests and benchmarks. Not thread-safe.
+ */
+public final class DeviceBatch implements AutoCloseable {
+
+    private final int keySize;
+    private final int valueSize;
+    private final DeviceBuffer kinds = new DeviceBuffer();
+    private final DeviceBuffer keys = new DeviceBuffer();
+    private final DeviceBuffer values = new DeviceBuffer();
+    private final DeviceBuffer codes = new DeviceBuffer();
+    private final DeviceBuffer out = new DeviceBuffer();
+    private long size;
+
+    public DeviceBatch(int keySize, int valueSize, long capacity) {
+        this.keySize = keySize;
+        this.valueSize = valueSize;
+        CudaRuntime.get().bind();
+        resize(capacity);
+    }
+
+    private void resize(long n) {
+        kinds.ensure(n);
+        keys.ensure(n * keySize);
+        values.ensure(n * valueSize);
+        codes.ensure(n);
+        out.ensure(n * valueSize);
+    }
+
+    /** Copies a host batch's columns to the GPU; the batch then has {@code batch.size()} operations. */
+    public void upload(Batch batch) {
+        CudaRuntime.get().bind();
+        long n = batch.size();
+        resize(n);
+        cuMemcpyHtoD(kinds.pointer(), Pointer.to(batch.kinds().toArray(ValueLayout.JAVA_BYTE)), n);
+        cuMemcpyHtoD(keys.pointer(), Pointer.to(batch.keys().toArray(ValueLayout.JAVA_BYTE)), n * keySize);
+        cuMemcpyHtoD(values.pointer(), Pointer.to(batch.values().toArray(ValueLayout.JAVA_BYTE)), n * valueSize);
+        size = n;
+    }
+
+    /** Sets the number of operations after the application filled the device buffers itself. */
+    public void setSize(long n) {
+        resize(n);
+        size = n;
+    }
+
+    public long size() {
+        return size;
+    }
+
+    public CUdeviceptr kinds() {
+        return kinds.pointer();
+    }
+
+    public CUdeviceptr keys() {
+        return keys.pointer();
+    }
+
+    public CUdeviceptr values() {
+        return values.pointer();
+    }
+
+    public CUdeviceptr codes() {
+        return codes.pointer();
+    }
+
+    public CUdeviceptr out() {
+        return out.pointer();
+    }
+
+    /** The outcome codes, copied to the host (for tests). */
+    public byte[] downloadCodes() {
+        CudaRuntime.get().bind();
+        byte[] c = new byte[(int) size];
+        cuMemcpyDtoH(Pointer.to(c), codes.pointer(), size);
+        return c;
+    }
+
+    /** The values out, copied to the host (for tests). */
+    public MemorySegment downloadValues() {
+        CudaRuntime.get().bind();
+        byte[] v = new byte[(int) (size * valueSize)];
+        cuMemcpyDtoH(Pointer.to(v), out.pointer(), v.length);
+        return MemorySegment.ofArray(v);
+    }
+
+    @Override
+    public void close() {
+        CudaRuntime.get().bind();
+        kinds.close();
+        keys.close();
+        values.close();
+        codes.close();
+        out.close();
+    }
+}
