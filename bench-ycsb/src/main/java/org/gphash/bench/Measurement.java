@@ -14,8 +14,7 @@ package org.gphash.bench;
  * @param loadFactor     the store's load factor after the workload, NaN if it has none
  * @param cacheHitRate   cache hit rate during the workload, NaN if it has no cache
  * @param unexpected     operations whose outcome differed from what the stream implies (a wrong
- *                       value, a key missing); read-latest reads of keys another thread is still
- *                       inserting can land here legitimately, anything else is a bug
+ *                       value, a key missing): must be 0
  */
 public record Measurement(String system, String workload, int batchSize, int threads, long operations, long nanos,
                           double meanBatchNanos, long p99BatchNanos, double loadFactor, double cacheHitRate,

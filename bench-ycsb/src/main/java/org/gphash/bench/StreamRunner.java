@@ -29,6 +29,11 @@ final class StreamRunner {
     Measurement run(StoreUnderTest store, OpStream stream, int keySize, int valueSize) throws Exception {
         int batches = stream.batches(batchSize);
         AtomicInteger next = new AtomicInteger();
+        // Read-latest reads only keys inserted 2 x threads batches earlier (StreamGenerator's lag);
+        // a batch waits until those batches are done, so that a descheduled thread cannot make a
+        // read run before the insert of its key.
+        int lagBatches = stream.workload().readsLatest() ? 2 * threads : -1;
+        Watermark done = new Watermark(batches);
         progress.phase(store.name() + " " + stream.workload().label() + " (batch " + batchSize + ")", stream.size());
         Workers.Timed t = Workers.run("bench", threads, (worker, tally) -> {
             OpBatch batch = new OpBatch(keySize, valueSize, batchSize);
@@ -38,9 +43,13 @@ final class StreamRunner {
                 int from = b * batchSize;
                 int to = Math.min(stream.size(), from + batchSize);
                 batch.fill(stream, from, to);
+                if (lagBatches > 0) {
+                    done.awaitAllBelow(b - lagBatches + 1);
+                }
                 long t0 = System.nanoTime();
                 store.execute(batch, results);
                 tally.recordBatch(System.nanoTime() - t0);
+                done.finished(b);
                 check(batch, results, codec, tally);
                 progress.add(to - from);
             }
@@ -50,6 +59,31 @@ final class StreamRunner {
         return new Measurement(store.name(), stream.workload().label(), batchSize, threads, tally.operations(),
                 t.nanos(), tally.meanBatchNanos(), tally.batchQuantileNanos(0.99), f.loadFactor(), f.cacheHitRate(),
                 tally.failures());
+    }
+
+    /** Which batches are done: the count of the leading run of finished batches. */
+    private static final class Watermark {
+        private final java.util.concurrent.atomic.AtomicIntegerArray finished;
+        private final AtomicInteger contiguous = new AtomicInteger();
+
+        Watermark(int batches) {
+            this.finished = new java.util.concurrent.atomic.AtomicIntegerArray(Math.max(1, batches));
+        }
+
+        void finished(int b) {
+            finished.set(b, 1);
+            int c;
+            while ((c = contiguous.get()) < finished.length() && finished.get(c) == 1) {
+                contiguous.compareAndSet(c, c + 1);
+            }
+        }
+
+        /** Waits until batches 0 .. n-1 are all done (rarely waits: only a descheduled thread lags). */
+        void awaitAllBelow(int n) {
+            while (contiguous.get() < n) {
+                Thread.yield();
+            }
+        }
     }
 
     /** Counts each operation by kind and each outcome the stream did not imply. */
