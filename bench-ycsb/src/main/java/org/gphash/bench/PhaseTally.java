@@ -12,6 +12,9 @@ final class PhaseTally {
     long reads;
     long updates;
     long inserts;
+    /** Used by the YCSB benchmark (the demo issues neither). */
+    long deletes;
+    long readModifyWrites;
     /** A read that found a value whose embedded key or filler was wrong. */
     long mismatches;
     /** A read or update of a key that must exist but was not found. */
@@ -30,7 +33,7 @@ final class PhaseTally {
     }
 
     long operations() {
-        return reads + updates + inserts;
+        return reads + updates + inserts + deletes + readModifyWrites;
     }
 
     /** Verification failures of any kind; must be 0. */
@@ -71,6 +74,8 @@ final class PhaseTally {
             all.reads += t.reads;
             all.updates += t.updates;
             all.inserts += t.inserts;
+            all.deletes += t.deletes;
+            all.readModifyWrites += t.readModifyWrites;
             all.mismatches += t.mismatches;
             all.missing += t.missing;
             all.insertFailures += t.insertFailures;

@@ -1,0 +1,252 @@
+package org.gphash.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+import org.gphash.OpKind;
+
+/**
+ * {@code ./gphash trace dlrm}: an embedding-lookup trace shaped like DLRM training on Criteo
+ * Kaggle. Each sample looks up one row in each of the 26 embedding tables; samples come in
+ * training batches, and each training batch becomes trace batches:
+ * <ol>
+ *   <li>INSERT of every row seen for the first time, with its initial vector (tables are created
+ *       lazily, so only rows the trace touches exist; that is also how a real log is replayed);</li>
+ *   <li>GET of all 26 x batch rows (the embedding lookup);</li>
+ *   <li>with {@code --updates}, UPDATE of each distinct row looked up (the optimizer writing the
+ *       trained vector back).</li>
+ * </ol>
+ * Synthetic ids follow a power law per feature (zipfian over the feature's cardinality, scaled
+ * by {@code --scale}; rank r maps to id {@code r * P mod cardinality} so that hot ids are spread
+ * out); {@code --criteo FILE} reads a real Criteo log instead (tab-separated: label, 13 dense,
+ * 26 categorical hex values; an empty value is its own "missing" id).
+ * Keys: (feature, id), 8 bytes (or longer with {@code --key-size}); values: 32 float32, 128 bytes.
+ */
+public final class DlrmTrace {
+
+    /** A prime larger than every cardinality: r -> r * P mod n is a bijection on [0, n). */
+    private static final long SPREAD_PRIME = 2_147_483_647L;
+    private static final long MISSING_ID = 0x00FF_FFFF_FFFF_FFFFL;
+
+    record Options(long samples, int batch, double scale, double theta, boolean updates, int keySize, long seed,
+                   Path criteo, Path out) {
+    }
+
+    private final Options options;
+    private final KeyCodec keys;
+    private final LongHashSet created = new LongHashSet();
+    private final ZipfianGenerator[] zipf;
+    private final long[] cardinality;
+    private long lookups;
+
+    DlrmTrace(Options options) {
+        this.options = options;
+        this.keys = new KeyCodec(options.keySize());
+        this.cardinality = new long[CriteoKaggle.SPARSE_FEATURES];
+        this.zipf = new ZipfianGenerator[CriteoKaggle.SPARSE_FEATURES];
+        for (int f = 0; f < cardinality.length; f++) {
+            cardinality[f] = Math.max(1, Math.round(CriteoKaggle.CARDINALITIES[f] * options.scale()));
+            zipf[f] = new ZipfianGenerator(cardinality[f], options.theta());
+        }
+    }
+
+    static String usage() {
+        return """
+                usage: ./gphash trace dlrm [options]
+
+                Writes a DLRM embedding-lookup trace shaped like Criteo Kaggle (26 categorical features,
+                power-law ids, training batches). Keys (feature, id); values 32 float32 (128 bytes).
+
+                options:
+                  --samples N     training samples                               default 1m
+                  --batch B       samples per training batch                     default 2048
+                  --scale F       embedding table sizes x F (1 = Criteo Kaggle's)  default 1
+                  --theta X       zipfian constant of the ids, 0 < X < 1         default 0.99
+                  --updates       write the trained rows back (UPDATE) after each batch
+                  --key-size B    bytes per key (8 holds (feature, id))          default 8
+                  --seed S        default 42
+                  --criteo FILE   take the samples from a Criteo log (train.txt) instead
+                  --out FILE      default dlrm.trace
+                """;
+    }
+
+    static Options parse(String[] args) throws DemoOptions.UsageException {
+        long samples = 1_000_000;
+        int batch = 2048;
+        double scale = 1;
+        double theta = ZipfianGenerator.DEFAULT_THETA;
+        boolean updates = false;
+        int keySize = 8;
+        long seed = 42;
+        Path criteo = null;
+        Path out = Path.of("dlrm.trace");
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("-h") || a.equals("--help")) {
+                return null;
+            }
+            if (a.equals("--updates")) {
+                updates = true;
+                continue;
+            }
+            if (i + 1 >= args.length) {
+                throw new DemoOptions.UsageException(a.startsWith("--") ? a + " needs a value" : "unexpected argument " + a);
+            }
+            String v = args[++i];
+            try {
+                switch (a) {
+                    case "--samples" -> samples = DemoOptions.count(a, v, 1, Long.MAX_VALUE / 2);
+                    case "--batch" -> batch = (int) DemoOptions.count(a, v, 1, TraceFormat.MAX_BATCH / CriteoKaggle.SPARSE_FEATURES);
+                    case "--scale" -> scale = Double.parseDouble(v);
+                    case "--theta" -> theta = Double.parseDouble(v);
+                    case "--key-size" -> keySize = (int) DemoOptions.count(a, v, 8, TraceFormat.MAX_KEY_SIZE);
+                    case "--seed" -> seed = Long.parseLong(v);
+                    case "--criteo" -> criteo = Path.of(v);
+                    case "--out" -> out = Path.of(v);
+                    default -> throw new DemoOptions.UsageException("unknown option " + a);
+                }
+            } catch (NumberFormatException e) {
+                throw new DemoOptions.UsageException(a + " needs a number, got '" + v + "'");
+            }
+        }
+        if (!(scale > 0 && scale <= 1)) {
+            throw new DemoOptions.UsageException("--scale must be in (0, 1], got " + scale);
+        }
+        if (!(theta > 0 && theta < 1)) {
+            throw new DemoOptions.UsageException("--theta must be between 0 and 1 (exclusive), got " + theta);
+        }
+        return new Options(samples, batch, scale, theta, updates, keySize, seed, criteo, out);
+    }
+
+    static void main(String[] args, PrintStream out) throws Exception {
+        Options o = parse(args);
+        if (o == null) {
+            out.print(usage());
+            return;
+        }
+        DlrmTrace t = new DlrmTrace(o);
+        long start = System.nanoTime();
+        long written = t.write();
+        out.printf(Locale.ROOT, "gphash trace dlrm: %s: %s operations (%s lookups, %s rows created) in %.1f s%n",
+                o.out(), Report.count(written), Report.count(t.lookups), Report.count(t.created.size()),
+                (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Writes the trace; returns the number of operations. */
+    long write() throws IOException {
+        String source = options.criteo() == null
+                ? String.format(Locale.ROOT, "synthetic Criteo-Kaggle-shaped, scale %s, zipfian theta %s, seed %d",
+                options.scale(), options.theta(), options.seed())
+                : "Criteo log " + options.criteo().getFileName();
+        TraceFormat.Header header = new TraceFormat.Header(options.keySize(), CriteoKaggle.VALUE_SIZE,
+                "dlrm embedding lookups: " + source + ", training batch " + options.batch() + " samples"
+                        + (options.updates() ? ", with updates" : ""));
+        try (TraceWriter writer = new TraceWriter(options.out(), header)) {
+            int features = CriteoKaggle.SPARSE_FEATURES;
+            long[] sample = new long[features];
+            long[] batchKeys = new long[options.batch() * features];
+            int inBatch = 0;
+            if (options.criteo() == null) {
+                SplittableRandom random = new SplittableRandom(options.seed());
+                for (long s = 0; s < options.samples(); s++) {
+                    for (int f = 0; f < features; f++) {
+                        long rank = zipf[f].next(random);
+                        sample[f] = CriteoKaggle.key(f, rank * SPREAD_PRIME % cardinality[f]);
+                    }
+                    System.arraycopy(sample, 0, batchKeys, inBatch++ * features, features);
+                    if (inBatch == options.batch()) {
+                        emit(writer, batchKeys, inBatch * features);
+                        inBatch = 0;
+                    }
+                }
+            } else {
+                try (BufferedReader r = Files.newBufferedReader(options.criteo())) {
+                    String line;
+                    long lineNo = 0;
+                    while ((line = r.readLine()) != null && lineNo < options.samples()) {
+                        lineNo++;
+                        parseCriteo(line, lineNo, sample);
+                        System.arraycopy(sample, 0, batchKeys, inBatch++ * features, features);
+                        if (inBatch == options.batch()) {
+                            emit(writer, batchKeys, inBatch * features);
+                            inBatch = 0;
+                        }
+                    }
+                }
+            }
+            if (inBatch > 0) {
+                emit(writer, batchKeys, inBatch * features);
+            }
+            return writer.operations();
+        }
+    }
+
+    /** One Criteo line's 26 categorical values as keys. */
+    void parseCriteo(String line, long lineNo, long[] sample) throws IOException {
+        String[] cols = line.split("\t", -1);
+        int first = 1 + CriteoKaggle.DENSE_FEATURES;
+        if (cols.length != first + CriteoKaggle.SPARSE_FEATURES) {
+            throw new IOException(options.criteo() + ": line " + lineNo + " has " + cols.length + " tab-separated columns, a "
+                    + "Criteo log has " + (first + CriteoKaggle.SPARSE_FEATURES)
+                    + " (label, 13 integer and 26 categorical features)");
+        }
+        for (int f = 0; f < CriteoKaggle.SPARSE_FEATURES; f++) {
+            String c = cols[first + f];
+            long id;
+            if (c.isEmpty()) {
+                id = MISSING_ID;
+            } else {
+                try {
+                    id = Long.parseUnsignedLong(c, 16) & 0x00FF_FFFF_FFFF_FFFFL;
+                } catch (NumberFormatException e) {
+                    throw new IOException(options.criteo() + ": line " + lineNo + ", categorical feature " + (f + 1)
+                            + ": '" + c + "' is not hexadecimal");
+                }
+            }
+            sample[f] = CriteoKaggle.key(f, id);
+        }
+    }
+
+    /** The trace batches of one training batch: inserts of new rows, the lookups, optional updates. */
+    private void emit(TraceWriter writer, long[] batchKeys, int n) throws IOException {
+        OpBatch inserts = new OpBatch(options.keySize(), CriteoKaggle.VALUE_SIZE, 1024);
+        OpBatch gets = new OpBatch(options.keySize(), CriteoKaggle.VALUE_SIZE, n);
+        OpBatch updates = new OpBatch(options.keySize(), CriteoKaggle.VALUE_SIZE, 1024);
+        LongHashSet inThisBatch = options.updates() ? new LongHashSet() : null;
+        byte[] value = new byte[CriteoKaggle.VALUE_SIZE];
+        byte[] key = new byte[options.keySize()];
+        for (int i = 0; i < n; i++) {
+            long k = batchKeys[i];
+            keys.encode(k, key, 0);
+            if (created.add(k)) {
+                embedding(k, 0, value);
+                inserts.addRaw(OpKind.INSERT, key, 0, value, 0);
+            }
+            gets.addRaw(OpKind.GET, key, 0, value, 0);
+            if (inThisBatch != null && inThisBatch.add(k)) {
+                embedding(k, lookups + i + 1, value);
+                updates.addRaw(OpKind.UPDATE, key, 0, value, 0);
+            }
+        }
+        lookups += n;
+        writer.write(inserts);
+        writer.write(gets);
+        writer.write(updates);
+    }
+
+    /** A deterministic vector for (key, step): small floats, as a freshly initialised or trained row. */
+    static void embedding(long key, long step, byte[] out) {
+        ByteBuffer b = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
+        SplittableRandom r = new SplittableRandom(key * 31 + step);
+        for (int d = 0; d < CriteoKaggle.EMBEDDING_DIM; d++) {
+            b.putFloat(d * Float.BYTES, (float) (r.nextDouble() * 0.1 - 0.05));
+        }
+    }
+}

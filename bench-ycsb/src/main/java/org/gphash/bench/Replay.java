@@ -1,0 +1,320 @@
+package org.gphash.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.gphash.Backend;
+import org.gphash.BackendUnavailableException;
+import org.gphash.Outcome;
+
+/**
+ * {@code ./gphash replay FILE}: replays a trace on the GPHash engine and the chosen baselines, one
+ * system after another, each on a fresh store. Batches run in trace order (a later batch may
+ * depend on an earlier one); each batch is split into one contiguous part per thread, and the
+ * parts run in parallel. Prints one table row per system and a digest of all outcomes: equal
+ * digests mean the systems answered every operation alike.
+ */
+public final class Replay {
+
+    record Options(Path file, Backend backend, List<String> baselines, int threads, Path json, Path dir,
+                   boolean progress) {
+    }
+
+    /** Operations of the unmeasured warm-up replay of every system. */
+    static final long WARMUP_OPS = 300_000;
+
+    private Replay() {
+    }
+
+    static String usage() {
+        return """
+                usage: ./gphash replay FILE [options]
+
+                Replays a trace (docs/TRACES.md; written by ./gphash trace dlrm|pagerank) on the GPHash
+                engine and its baselines, each on a fresh store, batches in trace order.
+
+                options:
+                  --backend cpu|gpu     the GPHash engine under test           default cpu
+                  --baselines LIST      cpu-assisted, chm, lmdb, all or none   default: chm,lmdb (cpu),
+                                        cpu-assisted (gpu)
+                  --threads T           threads per batch                      default: CPU count
+                  --json FILE           write the measurements as JSON
+                  --dir DIR             put store files under DIR (default /dev/shm, else java.io.tmpdir)
+                  --no-progress         no progress bar
+                """;
+    }
+
+    public static void main(String[] args) {
+        Options o;
+        try {
+            o = parse(args);
+        } catch (DemoOptions.UsageException e) {
+            System.err.println("gphash replay: " + e.getMessage());
+            System.err.println("run './gphash replay --help' for the options");
+            System.exit(2);
+            return;
+        }
+        if (o == null) {
+            System.out.print(usage());
+            return;
+        }
+        int status;
+        try {
+            status = run(o, System.out, System.err);
+        } catch (TraceFormatException e) {
+            System.err.println("gphash replay: malformed trace: " + e.getMessage());
+            status = 2;
+        } catch (Exception | Error e) {
+            System.err.println("gphash replay: FAILED: " + e);
+            e.printStackTrace(System.err);
+            status = 1;
+        }
+        System.exit(status);
+    }
+
+    static Options parse(String[] args) throws DemoOptions.UsageException {
+        Path file = null;
+        Backend backend = Backend.CPU;
+        List<String> baselines = null;
+        int threads = Runtime.getRuntime().availableProcessors();
+        Path json = null;
+        Path dir = null;
+        boolean progress = true;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "-h", "--help" -> {
+                    return null;
+                }
+                case "--no-progress" -> progress = false;
+                case "--backend", "--baselines", "--threads", "--json", "--dir" -> {
+                    if (i + 1 >= args.length) {
+                        throw new DemoOptions.UsageException(a + " needs a value");
+                    }
+                    String v = args[++i];
+                    try {
+                        switch (a) {
+                            case "--backend" -> backend = switch (v.toLowerCase(Locale.ROOT)) {
+                                case "cpu" -> Backend.CPU;
+                                case "gpu" -> Backend.GPU;
+                                default -> throw new DemoOptions.UsageException("--backend must be cpu or gpu, got " + v);
+                            };
+                            case "--baselines" -> baselines = Systems.parseBaselines(v);
+                            case "--threads" -> threads = (int) DemoOptions.count(a, v, 1, DemoOptions.MAX_THREADS);
+                            case "--json" -> json = Path.of(v);
+                            default -> dir = Path.of(v);
+                        }
+                    } catch (IllegalArgumentException e) {
+                        throw new DemoOptions.UsageException(a + ": " + e.getMessage());
+                    }
+                }
+                default -> {
+                    if (a.startsWith("-")) {
+                        throw new DemoOptions.UsageException("unknown option " + a);
+                    }
+                    if (file != null) {
+                        throw new DemoOptions.UsageException("one trace file at a time (got " + file + " and " + a + ")");
+                    }
+                    file = Path.of(a);
+                }
+            }
+        }
+        if (file == null) {
+            throw new DemoOptions.UsageException("which trace? ./gphash replay FILE");
+        }
+        if (baselines == null) {
+            baselines = backend == Backend.GPU ? List.of("cpu-assisted") : List.of("chm", "lmdb");
+        }
+        return new Options(file, backend, baselines, threads, json, dir, progress);
+    }
+
+    static int run(Options o, PrintStream out, PrintStream err) throws Exception {
+        if (!Files.isRegularFile(o.file())) {
+            err.println("gphash replay: no such file: " + o.file());
+            return 2;
+        }
+        TraceFormat.Header header;
+        long operations = 0;
+        long maxBatch = 0;
+        long writes = 0;
+        // A first pass validates the whole file before any store is created, and sizes the stores.
+        try (TraceReader reader = new TraceReader(o.file())) {
+            header = reader.header();
+            OpBatch batch = new OpBatch(header.keySize(), header.valueSize(), 1024);
+            while (reader.next(batch)) {
+                operations += batch.size();
+                maxBatch = Math.max(maxBatch, batch.size());
+                for (int i = 0; i < batch.size(); i++) {
+                    writes += batch.kind(i) == org.gphash.OpKind.INSERT || batch.kind(i) == org.gphash.OpKind.PUT ? 1 : 0;
+                }
+            }
+        }
+        out.println("gphash replay: " + o.file() + ": " + header.description());
+        out.println("  " + Report.count(operations, "operation") + ", " + header.keySize() + "-byte keys, "
+                + header.valueSize() + "-byte values, largest batch " + Report.count(maxBatch) + "; "
+                + o.threads() + " thread" + (o.threads() == 1 ? "" : "s") + " per batch");
+        List<String> systems = Systems.systems(o.backend(), o.baselines());
+        List<Measurement> rows = new ArrayList<>();
+        List<String> digests = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(o.threads());
+        // Stores are sized for the items the trace inserts (an upper bound: inserts of present keys count too).
+        long items = Math.max(1024, writes);
+        long estimate = Demo.estimatePoolBytes(items) * (header.keySize() + header.valueSize())
+                / (DemoOptions.KEY_SIZE + DemoOptions.VALUE_SIZE);
+        try (Progress progress = new Progress(err, o.progress())) {
+            for (String system : systems) {
+                // Unmeasured: the trace's first WARMUP_OPS operations on a throwaway store, so that
+                // no system is timed while the JIT is still compiling its code.
+                try (PoolDirectory dir = PoolDirectory.create(o.dir(), estimate, false);
+                     StoreUnderTest store = Systems.open(system, new StoreConfig(dir.path(), header.keySize(),
+                             header.valueSize(), items, 42))) {
+                    progress.phase(system + " warm-up", Math.min(operations, WARMUP_OPS));
+                    replay(o.file(), store, o.threads(), pool, progress, WARMUP_OPS);
+                } catch (BackendUnavailableException e) {
+                    // Reported below.
+                }
+                try (PoolDirectory dir = PoolDirectory.create(o.dir(), estimate, false);
+                     StoreUnderTest store = Systems.open(system, new StoreConfig(dir.path(), header.keySize(),
+                             header.valueSize(), items, 42))) {
+                    progress.phase(system + " " + header.label(), operations);
+                    Result r = replay(o.file(), store, o.threads(), pool, progress, Long.MAX_VALUE);
+                    rows.add(r.measurement(system, header.label(), store.figures()));
+                    digests.add(String.format(Locale.ROOT, "%-13s outcomes digest %016x  (%s)", system, r.digest,
+                            r.outcomeCounts()));
+                } catch (BackendUnavailableException e) {
+                    progress.clearLine();
+                    err.println("gphash replay: " + system + " cannot run on this machine: " + e.getMessage());
+                    if (system.equals(systems.get(0))) {
+                        return 3;
+                    }
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        ResultTable.print(out, "replay of " + o.file().getFileName(), rows);
+        out.println();
+        digests.forEach(out::println);
+        ResultTable.printRatios(out, rows, systems.get(0));
+        if (o.json() != null) {
+            StringBuilder sb = new StringBuilder("{\n  \"benchmark\": \"replay\",\n  \"trace\": ")
+                    .append(JsonReport.str(o.file().toString())).append(",\n  \"description\": ")
+                    .append(JsonReport.str(header.description())).append(",\n");
+            JsonReport.appendMeasurements(sb, rows);
+            sb.append("}\n");
+            if (o.json().getParent() != null) {
+                Files.createDirectories(o.json().getParent());
+            }
+            Files.writeString(o.json(), sb);
+            out.println("json: " + o.json());
+        }
+        return 0;
+    }
+
+    /** What one system did over the whole trace. */
+    static final class Result {
+        final PhaseTally tally = new PhaseTally();
+        final long[] outcomes = new long[Outcome.values().length];
+        long nanos;
+        long digest = 0xcbf29ce484222325L;
+        int threads;
+
+        Measurement measurement(String system, String label, StoreUnderTest.Figures f) {
+            return new Measurement(system, label, -1, threads, tally.operations(), nanos, tally.meanBatchNanos(),
+                    tally.batchQuantileNanos(0.99), f.loadFactor(), f.cacheHitRate(), 0);
+        }
+
+        String outcomeCounts() {
+            StringBuilder sb = new StringBuilder();
+            for (Outcome x : Outcome.values()) {
+                if (outcomes[x.ordinal()] > 0) {
+                    sb.append(sb.isEmpty() ? "" : ", ").append(x.name().toLowerCase(Locale.ROOT)).append(' ')
+                            .append(Report.count(outcomes[x.ordinal()]));
+                }
+            }
+            return sb.toString();
+        }
+    }
+
+    /** Replays {@code file} on {@code store}; throughput counts only the time inside the store. */
+    static Result replay(Path file, StoreUnderTest store, int threads, ExecutorService pool, Progress progress,
+                         long maxOps) throws IOException, Exception {
+        Result r = new Result();
+        r.threads = threads;
+        try (TraceReader reader = new TraceReader(file)) {
+            int ks = reader.header().keySize();
+            int vs = reader.header().valueSize();
+            OpBatch whole = new OpBatch(ks, vs, 4096);
+            OpBatch[] parts = new OpBatch[threads];
+            OpResults[] results = new OpResults[threads];
+            for (int t = 0; t < threads; t++) {
+                parts[t] = new OpBatch(ks, vs, 1024);
+                results[t] = new OpResults(vs, 1024);
+            }
+            byte[] key = new byte[ks];
+            List<Future<?>> running = new ArrayList<>();
+            long done = 0;
+            while (done < maxOps && reader.next(whole)) {
+                int n = whole.size();
+                int used = Math.min(threads, n);
+                for (int t = 0; t < used; t++) {
+                    OpBatch part = parts[t];
+                    part.clear();
+                    for (int i = (int) ((long) n * t / used); i < (long) n * (t + 1) / used; i++) {
+                        part.addRaw(whole.kind(i), whole.keys, i * ks, whole.values, i * vs);
+                    }
+                    results[t].ensureCapacity(part.size());
+                }
+                long t0 = System.nanoTime();
+                if (used == 1) {
+                    store.execute(parts[0], results[0]);
+                } else {
+                    running.clear();
+                    for (int t = 0; t < used; t++) {
+                        int tt = t;
+                        running.add(pool.submit(() -> {
+                            store.execute(parts[tt], results[tt]);
+                            return null;
+                        }));
+                    }
+                    for (Future<?> f : running) {
+                        f.get();
+                    }
+                }
+                long dt = System.nanoTime() - t0;
+                r.nanos += dt;
+                r.tally.recordBatch(dt);
+                for (int t = 0; t < used; t++) {
+                    tally(parts[t], results[t], r);
+                }
+                progress.add(n);
+                done += n;
+            }
+        }
+        return r;
+    }
+
+    /** Counts outcomes by kind and folds them, in trace order, into the digest (FNV-1a). */
+    private static void tally(OpBatch part, OpResults results, Result r) {
+        for (int i = 0; i < part.size(); i++) {
+            switch (part.kind(i)) {
+                case GET -> r.tally.reads++;
+                case UPDATE, PUT -> r.tally.updates++;
+                case INSERT -> r.tally.inserts++;
+                case DELETE -> r.tally.deletes++;
+                case READ_MODIFY_WRITE -> r.tally.readModifyWrites++;
+            }
+            Outcome o = results.outcome(i);
+            r.outcomes[o.ordinal()]++;
+            r.digest = (r.digest ^ o.ordinal()) * 0x100000001b3L;
+        }
+    }
+}

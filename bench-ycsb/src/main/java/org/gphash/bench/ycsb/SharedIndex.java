@@ -1,0 +1,50 @@
+package org.gphash.bench.ycsb;
+
+import java.nio.file.Path;
+import java.util.Properties;
+
+import org.gphash.Backend;
+import org.gphash.GPHashIndex;
+
+/**
+ * The one engine all of YCSB's client threads share. YCSB creates a {@code DB} per thread and
+ * calls {@code init}/{@code cleanup} on each; a pool can be open only once per process, so the
+ * first {@code init} opens it (or creates it) and the last {@code cleanup} closes it.
+ */
+final class SharedIndex {
+
+    private static GPHashIndex index;
+    private static Path openPath;
+    private static int users;
+
+    private SharedIndex() {
+    }
+
+    /** The shared index for these properties, opened on first use; pair with {@link #release()}. */
+    static synchronized GPHashIndex acquire(Properties p) {
+        Path path = Path.of(p.getProperty(GPHashDB.PATH, "/dev/shm/gphash-ycsb.pool"));
+        if (index == null) {
+            Backend backend = Backend.valueOf(p.getProperty(GPHashDB.BACKEND, "cpu").toUpperCase(java.util.Locale.ROOT));
+            GPHashIndex.Builder b = GPHashIndex.builder(path)
+                    .keySize(Integer.parseInt(p.getProperty(GPHashDB.KEY_SIZE, "8")))
+                    .valueSize(Integer.parseInt(p.getProperty(GPHashDB.VALUE_SIZE, "128")))
+                    .initialCapacity(Long.parseLong(p.getProperty(GPHashDB.INITIAL_CAPACITY,
+                            p.getProperty("recordcount", "1000"))))
+                    .backend(backend);
+            index = b.openOrCreate();
+            openPath = path;
+        } else if (!openPath.equals(path)) {
+            throw new IllegalStateException("this JVM already serves " + openPath + "; asked for " + path);
+        }
+        users++;
+        return index;
+    }
+
+    static synchronized void release() {
+        if (users > 0 && --users == 0) {
+            index.close();
+            index = null;
+            openPath = null;
+        }
+    }
+}

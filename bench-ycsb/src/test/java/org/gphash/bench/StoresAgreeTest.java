@@ -1,0 +1,89 @@
+package org.gphash.bench;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.gphash.Outcome;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Every system of a run, given the same small operation stream (every workload, 8- and 32-byte
+ * keys), returns the same outcomes and the same values as the GPHash CPU engine.
+ */
+class StoresAgreeTest {
+
+    private Path dir;
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        TestDirs.delete(dir);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {8, 32})
+    void baselinesAgreeWithTheEngine(int keySize) throws Exception {
+        dir = TestDirs.create("gphash-agree-");
+        List<String> systems = List.of("gphash-cpu", "cpu-assisted", "chm", "lmdb");
+        List<List<String>> transcripts = new ArrayList<>();
+        for (String system : systems) {
+            Path d = java.nio.file.Files.createDirectory(dir.resolve(system));
+            try (StoreUnderTest store = Systems.open(system, new StoreConfig(d, keySize, 64, 4000, 1))) {
+                transcripts.add(transcript(store, keySize));
+            }
+        }
+        for (int s = 1; s < systems.size(); s++) {
+            assertEquals(transcripts.get(0).size(), transcripts.get(s).size());
+            for (int i = 0; i < transcripts.get(0).size(); i++) {
+                assertEquals(transcripts.get(0).get(i), transcripts.get(s).get(i),
+                        systems.get(s) + " differs from gphash-cpu at operation " + i);
+            }
+        }
+    }
+
+    /** Outcome and returned value of every operation of every workload, one batch of 100 at a time. */
+    private static List<String> transcript(StoreUnderTest store, int keySize) {
+        List<String> lines = new ArrayList<>();
+        StreamGenerator g = new StreamGenerator(1000, "zipfian", 0.99, 3, 0);
+        List<Workload> order = new ArrayList<>(List.of(Workload.LOAD));
+        order.addAll(Workload.micro());
+        order.addAll(Workload.macro().subList(1, Workload.macro().size()));
+        OpBatch batch = new OpBatch(keySize, 64, 100);
+        OpResults results = new OpResults(64, 100);
+        PhaseTally tally = new PhaseTally();
+        for (Workload w : order) {
+            OpStream s = g.next(w, 600);
+            for (int from = 0; from < s.size(); from += 100) {
+                batch.fill(s, from, Math.min(s.size(), from + 100));
+                store.execute(batch, results);
+                StreamRunner.check(batch, results, new ValueCodec(64), tally);
+                for (int i = 0; i < batch.size(); i++) {
+                    Outcome o = results.outcome(i);
+                    boolean hasValue = o == Outcome.FOUND || o == Outcome.REPLACED;
+                    lines.add(w.label() + " " + batch.kind(i) + " " + batch.id(i) + " " + o
+                            + (hasValue ? " " + java.util.Arrays.hashCode(results.value(i)) : ""));
+                }
+            }
+        }
+        assertEquals(0, tally.failures(), store.name() + ": results differ from what the stream implies");
+        return lines;
+    }
+
+    @Test
+    void keyCodecFillsLongKeysFromTheId() {
+        KeyCodec c = new KeyCodec(32);
+        byte[] a = c.encode(1);
+        byte[] b = c.encode(2);
+        assertEquals(1, a[0]);
+        assertEquals(32, a.length);
+        assertArrayEquals(a, c.encode(1));
+        org.junit.jupiter.api.Assertions.assertFalse(java.util.Arrays.equals(java.util.Arrays.copyOfRange(a, 8, 32),
+                java.util.Arrays.copyOfRange(b, 8, 32)));
+    }
+}
