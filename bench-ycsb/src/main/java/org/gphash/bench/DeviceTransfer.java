@@ -34,7 +34,9 @@ public interface DeviceTransfer extends AutoCloseable {
     /** The first implementation found by the ServiceLoader, else {@link NoDevice}. */
     static DeviceTransfer load() {
         for (DeviceTransfer t : java.util.ServiceLoader.load(DeviceTransfer.class)) {
-            return t;
+            if (t.real()) {
+                return t;  // a provider on a machine without a GPU says so and is skipped
+            }
         }
         return new NoDevice();
     }

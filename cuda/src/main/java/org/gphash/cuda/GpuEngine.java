@@ -87,6 +87,11 @@ public final class GpuEngine implements Engine {
         return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels));
     }
 
+    /** Whether this machine has what the GPU engine needs (a CUDA driver, a Hopper-or-newer GPU, the kernels). */
+    public static boolean available() {
+        return CudaRuntime.available();
+    }
+
     /** The GPU's name, as the driver reports it. */
     public String deviceName() {
         return cuda.deviceName;

@@ -38,6 +38,24 @@ public final class HostRoundTrip implements AutoCloseable {
         MemorySegment.copy(hostKeys.segment(), 0, keys, 0, n);
     }
 
+    /**
+     * Copies {@code like.byteSize()} bytes from GPU memory into host (Java) memory, as a batch column
+     * would travel, without touching {@code like} itself.
+     */
+    public void fromDevice(MemorySegment like) {
+        cuda.bind();
+        long n = like.byteSize();
+        deviceKeys.ensure(n);
+        hostKeys.ensure(n);
+        if (scratch.length < n) {
+            scratch = new byte[(int) n];
+        }
+        cuMemcpyDtoH(hostKeys.pointer(), deviceKeys.pointer(), n);
+        MemorySegment.copy(hostKeys.segment(), 0, MemorySegment.ofArray(scratch), 0, n);
+    }
+
+    private byte[] scratch = new byte[0];
+
     /** {@code values} (a result's value column) goes back to the application's GPU memory. */
     public void valuesToDevice(MemorySegment values) {
         cuda.bind();
