@@ -3,6 +3,7 @@
 # machine), from a bundle made here by cuda/make-device-bundle.sh. Logs go to $OUT (or ./device-out).
 #   cuda/device-check.sh tests            # every GPU test (JUnit console)
 #   cuda/device-check.sh bench ARGS...    # org.gphash.bench.gpu.GpuMicroBench ARGS
+#   cuda/device-check.sh main CLASS ARGS  # any main class, e.g. org.gphash.bench.YcsbBench
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
@@ -18,5 +19,11 @@ case "$what" in
     bench)
         JAVA_OPTS="-Xmx48g" /tmp/bundle/bin/run org.gphash.bench.gpu.GpuMicroBench "$@" 2>&1 | tee -a "$OUT/bench.log"
         exit "${PIPESTATUS[0]}" ;;
-    *) echo "usage: $0 tests|bench [args]" >&2; exit 2 ;;
+    main)
+        # any main class of the bundle, e.g. org.gphash.bench.YcsbBench (./gphash bench ycsb) or
+        # org.gphash.bench.Replay; lmdbjava needs the opens the launcher passes
+        JAVA_OPTS="-Xmx48g --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED" \
+            /tmp/bundle/bin/run "$@" 2>&1 | tee -a "$OUT/main.log"
+        exit "${PIPESTATUS[0]}" ;;
+    *) echo "usage: $0 tests|bench [args]|main CLASS [args]" >&2; exit 2 ;;
 esac
