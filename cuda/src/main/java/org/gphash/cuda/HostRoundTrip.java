@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
  * The copies a GPU application pays when its index runs on the CPU (the CPU-assisted baseline):
  * keys from GPU memory to the host before a batch, values from the host to GPU memory after it,
  * through pinned buffers, into and out of the Java arrays the CPU engine reads. For benchmarks.
+ * Not thread-safe: one per thread.
  */
 public final class HostRoundTrip implements AutoCloseable {
 

@@ -13,7 +13,14 @@ import org.gphash.cuda.HostRoundTrip;
  */
 public final class JCudaDeviceTransfer implements DeviceTransfer {
 
-    private HostRoundTrip copies;
+    // One set of pinned and device buffers per client thread, as a GPU application with several
+    // host threads would have: HostRoundTrip is not thread-safe.
+    private final java.util.Queue<HostRoundTrip> all = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ThreadLocal<HostRoundTrip> perThread = ThreadLocal.withInitial(() -> {
+        HostRoundTrip c = new HostRoundTrip();
+        all.add(c);
+        return c;
+    });
 
     @Override
     public String name() {
@@ -26,10 +33,7 @@ public final class JCudaDeviceTransfer implements DeviceTransfer {
     }
 
     private HostRoundTrip copies() {
-        if (copies == null) {
-            copies = new HostRoundTrip();
-        }
-        return copies;
+        return perThread.get();
     }
 
     @Override
@@ -53,8 +57,9 @@ public final class JCudaDeviceTransfer implements DeviceTransfer {
 
     @Override
     public void close() {
-        if (copies != null) {
-            copies.close();
+        HostRoundTrip c;
+        while ((c = all.poll()) != null) {
+            c.close();
         }
     }
 }
