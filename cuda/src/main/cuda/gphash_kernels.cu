@@ -23,3 +23,5 @@ extern "C" __global__ void gphash_mark_level(TableParams t, ScanParams s) { gpha
 extern "C" __global__ void gphash_rehash_bottom(TableParams t, ScanParams s) { gphash::rehash_bottom(t, s); }
 
 extern "C" __global__ void gphash_finish_device_batch(BatchParams b) { gphash::finish_device_batch(b); }
+
+extern "C" __global__ void gphash_group_batch(TableParams t, BatchParams b) { gphash::group_batch(t, b); }

@@ -2,6 +2,7 @@
 // a time: a ballot finds the pending ones, shuffles broadcast the active one's key hashes, and the
 // whole warp probes, copies and decides together, with one owner lane per CAS.
 #pragma once
+#include "batch_groups.cuh"
 #include "op_common.cuh"
 #include "op_delete.cuh"
 #include "op_insert.cuh"
@@ -16,8 +17,9 @@ __device__ __forceinline__ bool writes_value(int kind) {
 
 __device__ void run_batch(const TableParams& t, const BatchParams& b) {
     const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
-    const bool mine = i < b.n
-                      && (b.retry_only == 0 || (reinterpret_cast<const uint8_t*>(b.codes)[i] & 0x7f) == kNeedResize);
+    const uint64_t group = i < b.n ? reinterpret_cast<const uint64_t*>(b.op_group)[i] : kNoOp;
+    // Each group runs once, in the warp of the operation that created its entry.
+    const bool mine = group != kNoOp && reinterpret_cast<const uint64_t*>(b.group_owner)[group] == i;
     const auto* keys = reinterpret_cast<const uint8_t*>(b.keys);
     const auto* kinds = reinterpret_cast<const uint8_t*>(b.kinds);
     KeyHashes own{};
@@ -29,10 +31,15 @@ __device__ void run_batch(const TableParams& t, const BatchParams& b) {
         const int leader = __ffs(pending) - 1;
         pending &= pending - 1;
         const uint64_t op = __shfl_sync(kFullMask, i, leader);
+        const uint64_t g = __shfl_sync(kFullMask, group, leader);
         const int kind = kinds[op];
         OpContext c{t, b, reinterpret_cast<uint8_t*>(t.pool), op, keys + op * t.key_size,
                     shfl_hashes(own, leader, static_cast<int>(t.hashes)),
                     writes_value(kind) ? reinterpret_cast<const uint64_t*>(b.blocks)[op] : 0, false, false};
+        if (reinterpret_cast<const unsigned int*>(b.group_count)[g] > 1) {
+            op_group_combined(c, reinterpret_cast<const uint64_t*>(b.group_top)[g]);
+            continue;
+        }
         uint8_t code;
         switch (kind) {
             case kGet: code = op_get(c); break;

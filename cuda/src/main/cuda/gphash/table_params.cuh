@@ -39,7 +39,17 @@ struct BatchParams {
     uint64_t retired_capacity;
     uint64_t counters;       // uint64_t[kCounterCount]
     uint64_t retry_only;     // 1: run only the operations whose code is kNeedResize (after a resize)
+    // Operations grouped by key (batch_groups.cuh): an open-addressing table of group_capacity
+    // entries (a power of two) and, per operation, its group and the next member of its group.
+    uint64_t group_owner;    // uint64_t[group_capacity]: first operation to claim the entry, or kNoOp
+    uint64_t group_top;      // uint64_t[group_capacity]: last member pushed, or kNoOp
+    uint64_t group_count;    // uint32_t[group_capacity]: members
+    uint64_t group_capacity;
+    uint64_t op_group;       // uint64_t[n]: entry of the operation's group (kNoOp: not in this run)
+    uint64_t op_next;        // uint64_t[n]: next member of the same group, or kNoOp
 };
+
+constexpr uint64_t kNoOp = ~0ull;
 
 // Slots of the counters array shared by every kernel.
 enum Counter : int {

@@ -36,6 +36,7 @@ final class CudaRuntime {
     final CUcontext context;
     final String deviceName;
     final CUfunction batch;
+    final CUfunction groupBatch;
     final CUfunction countWrites;
     final CUfunction assignBlocks;
     final CUfunction finishDeviceBatch;
@@ -47,6 +48,7 @@ final class CudaRuntime {
         this.context = context;
         this.deviceName = deviceName;
         this.batch = function(module, "gphash_batch");
+        this.groupBatch = function(module, "gphash_group_batch");
         this.countWrites = function(module, "gphash_count_writes");
         this.assignBlocks = function(module, "gphash_assign_blocks");
         this.finishDeviceBatch = function(module, "gphash_finish_device_batch");

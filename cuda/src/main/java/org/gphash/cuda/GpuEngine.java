@@ -314,6 +314,7 @@ public final class GpuEngine implements Engine {
         private final DeviceBuffer reserved = new DeviceBuffer();
         private final DeviceBuffer retired = new DeviceBuffer();
         private final DeviceBuffer counters = new DeviceBuffer();
+        private final GroupBuffers groups = new GroupBuffers();
 
         void run(long n, CUdeviceptr kinds, CUdeviceptr keys, CUdeviceptr values, CUdeviceptr codes, CUdeviceptr out) {
             counters.ensure(KernelParams.COUNTERS * 8L);
@@ -322,8 +323,9 @@ public final class GpuEngine implements Engine {
             retired.ensure(retiredCapacity * 8);
             long kindsAt = address(kinds);
             long codesAt = address(codes);
+            groups.reset(n, null);
             byte[] params = KernelParams.batch(n, kindsAt, address(keys), address(values), blocks.address(), codesAt,
-                    address(out), retired.address(), retiredCapacity, counters.address(), false);
+                    address(out), retired.address(), retiredCapacity, counters.address(), false, groups.fields());
             long[] c = launchCounted(cuda.countWrites, n, params);
             int writes = Math.toIntExact(c[0]);
             if (writes > 0) {
@@ -335,9 +337,12 @@ public final class GpuEngine implements Engine {
             }
             boolean retryOnly = false;
             for (;;) {
+                groups.reset(n, null);
                 byte[] p = KernelParams.batch(n, kindsAt, address(keys), address(values), blocks.address(), codesAt,
-                        address(out), retired.address(), retiredCapacity, counters.address(), retryOnly);
-                c = launchCounted(cuda.batch, n, kernels.tableParams(pool.layout()), p);
+                        address(out), retired.address(), retiredCapacity, counters.address(), retryOnly, groups.fields());
+                byte[] table = kernels.tableParams(pool.layout());
+                Launcher.launch(cuda.groupBatch, n, null, table, p);
+                c = launchCounted(cuda.batch, n, table, p);
                 collect(c);
                 if (c[KernelParams.NEED_RESIZE] == 0) {
                     break;
@@ -379,6 +384,7 @@ public final class GpuEngine implements Engine {
 
         void close() {
             blocks.close();
+            groups.close();
             reserved.close();
             retired.close();
             counters.close();

@@ -15,7 +15,7 @@ final class KernelParams {
     static final int MAX_LEVELS = 12;
     static final int MAX_HASHES = 4;
     static final int TABLE_BYTES = 8 + MAX_LEVELS * 8 + 9 * 8 + MAX_HASHES * 8;
-    static final int BATCH_FIELDS = 11;
+    static final int BATCH_FIELDS = 17;
     static final int SCAN_FIELDS = 10;
 
     /** Batch counters (BatchParams.counters), as kernels index them. */
@@ -79,8 +79,12 @@ final class KernelParams {
 
     /** BatchParams. */
     static byte[] batch(long n, long kinds, long keys, long values, long blocks, long codes, long out, long retired,
-                        long retiredCapacity, long counters, boolean retryOnly) {
-        return longs(n, kinds, keys, values, blocks, codes, out, retired, retiredCapacity, counters, retryOnly ? 1 : 0);
+                        long retiredCapacity, long counters, boolean retryOnly, long[] groups) {
+        if (groups.length != 6) {
+            throw new IllegalArgumentException("six group fields, got " + groups.length);
+        }
+        return longs(n, kinds, keys, values, blocks, codes, out, retired, retiredCapacity, counters, retryOnly ? 1 : 0,
+                groups[0], groups[1], groups[2], groups[3], groups[4], groups[5]);
     }
 
     /** ScanParams. */

@@ -43,6 +43,7 @@ final class StreamLane implements AutoCloseable {
     private final DeviceBuffer out = new DeviceBuffer();
     private final DeviceBuffer retired = new DeviceBuffer();
     private final DeviceBuffer counters = new DeviceBuffer();
+    private final GroupBuffers groups = new GroupBuffers();
 
     /** The chunk in flight on this lane, or null. */
     Chunk chunk;
@@ -138,8 +139,11 @@ final class StreamLane implements AutoCloseable {
             out.ensure(n * valueSize);
         }
         cuMemsetD8Async(counters.pointer(), (byte) 0, KernelParams.COUNTERS * 8L, stream);
+        groups.reset(n, stream);
         byte[] params = KernelParams.batch(n, kinds.address(), keys.address(), values.address(), blocks.address(),
-                codes.address(), out.address(), retired.address(), retiredCapacity, counters.address(), false);
+                codes.address(), out.address(), retired.address(), retiredCapacity, counters.address(), false,
+                groups.fields());
+        Launcher.launch(cuda.groupBatch, n, stream, table, params);
         Launcher.launch(cuda.batch, n, stream, table, params);
         cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), n, stream);
         if (c.reads()) {
@@ -174,7 +178,7 @@ final class StreamLane implements AutoCloseable {
     @Override
     public void close() {
         for (AutoCloseable b : new AutoCloseable[] {hostKinds, hostKeys, hostValues, hostBlocks, hostCodes, hostOut,
-                hostCounters, kinds, keys, values, blocks, codes, out, retired, counters}) {
+                hostCounters, kinds, keys, values, blocks, codes, out, retired, counters, groups}) {
             try {
                 b.close();
             } catch (Exception e) {

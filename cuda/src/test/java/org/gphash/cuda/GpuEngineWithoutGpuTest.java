@@ -59,7 +59,7 @@ class GpuEngineWithoutGpuTest {
         assertEquals(KernelParams.TABLE_BYTES, structBytes(headers.resolve("table_params.cuh"), "TableParams"));
         assertEquals(KernelParams.BATCH_FIELDS * 8, structBytes(headers.resolve("table_params.cuh"), "BatchParams"));
         assertEquals(KernelParams.BATCH_FIELDS * 8,
-                KernelParams.batch(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, true).length);
+                KernelParams.batch(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, true, new long[6]).length);
         assertEquals(KernelParams.SCAN_FIELDS * 8, structBytes(headers.resolve("scan_params.cuh"), "ScanParams"));
         assertEquals(KernelParams.SCAN_FIELDS * 8, KernelParams.scan(0, 0, 0, 0, 0, 0, 0, 0, 0, 0).length);
     }
