@@ -160,7 +160,8 @@ public final class CrashTest implements Callable<Integer> {
 
     private void report(Options o, Tally t) {
         out.printf("crashtest: kills landed: in recovery (open)=%d, in a resize=%d, in value reclamation=%d, "
-                        + "between operations=%d, parked at a chosen crash point=%d; power failures=%d%n",
+                        + "outside any crash point (between operations, or before an operation's first point)=%d, "
+                        + "parked at a chosen crash point=%d; power failures=%d%n",
                 t.killsInRecovery, t.killsInResize, t.killsInReclamation, t.killsBetweenOperations, t.targetedKills,
                 t.powerFailures);
         out.println("crashtest: last crash point reached at each kill: " + t.lastPointAtKill);

@@ -25,7 +25,6 @@ final class PhaseBoard {
     static final int OPENING = 1;
     static final int RUNNING = 2;
     static final int PARKED = 3;
-    static final int POWER_FAILED = 4;
 
     private static final int BYTES = 64;
     private static final int OFF_STATE = 0;

@@ -37,27 +37,30 @@ public final class Worker {
         long seq = Long.parseLong(a.get("start"));
         CrashPoint target = a.containsKey("target") ? CrashPoint.valueOf(a.get("target")) : null;
         int[] countdown = {Integer.parseInt(a.getOrDefault("targetCount", "1"))};
-        boolean powerFail = a.containsKey("failAtPersist");
-        ShadowPersistence shadow = null;
-        if (powerFail) {
+        // What happens at the targeted crash point: park for the driver's SIGKILL, or (power-fail
+        // mode) discard every unpersisted store and halt.
+        Runnable atTarget = () -> {
+            board.state(PhaseBoard.PARKED);
+            parkUntilKilled();
+        };
+        if (a.containsKey("failAtPersist")) {
             String[] label = {null};
-            shadow = new ShadowPersistence(Long.parseLong(a.get("failAtPersist")),
+            ShadowPersistence shadow = new ShadowPersistence(Long.parseLong(a.get("failAtPersist")),
                     Boolean.parseBoolean(a.getOrDefault("dropMetaPersists", "false")), () -> {
                         try {
                             Files.writeString(site, label[0] != null ? label[0] : "persist in " + ShadowPersistence.callSite());
                         } catch (IOException ignored) {
                             // the driver then reports the site as unknown
                         }
-                        board.state(PhaseBoard.POWER_FAILED);
+                        // The board keeps its state (opening or running): the exit status says power failure.
                     });
             PoolFile.decoratePersisters(shadow);
-            ShadowPersistence s = shadow;
-            label[0] = null;
-            hookPowerFail = point -> {
-                label[0] = "crash point " + point;
-                s.powerFail();
+            atTarget = () -> {
+                label[0] = "crash point " + target;
+                shadow.powerFail();
             };
         }
+        Runnable onTarget = atTarget;
         GPHashIndex.Builder builder = GPHashIndex.builder(pool)
                 .backend(Backend.valueOf(a.get("backend").toUpperCase(java.util.Locale.ROOT)))
                 .crashHook(point -> {
@@ -66,11 +69,7 @@ public final class Worker {
                         board.inResize(true);
                     }
                     if (point == target && --countdown[0] == 0) {
-                        if (hookPowerFail != null) {
-                            hookPowerFail.reached(point);
-                        }
-                        board.state(PhaseBoard.PARKED);
-                        parkUntilKilled();
+                        onTarget.run();
                     }
                 });
         board.state(PhaseBoard.OPENING);
@@ -94,9 +93,6 @@ public final class Worker {
             }
         }
     }
-
-    /** Set in power-fail mode: a targeted crash point fails the power instead of parking. */
-    private static volatile org.gphash.index.CrashHook hookPowerFail;
 
     /** Waits for the driver's SIGKILL; never returns. */
     private static void parkUntilKilled() {

@@ -42,6 +42,9 @@ final class DumpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        if (java.nio.file.Files.exists(file)) {
+            throw new RecoveryTool.ToolException("dump file " + file.toAbsolutePath() + " already exists");
+        }
         long skipped = 0;
         long count;
         try (PoolInspector in = PoolInspector.open(pool);

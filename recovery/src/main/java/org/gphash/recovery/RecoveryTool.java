@@ -45,17 +45,13 @@ public final class RecoveryTool implements Runnable {
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("gphash " + commandLine.getCommandName() + ": " + describe(e));
             commandLine.getErr().flush();
-            return e instanceof PoolIoException && !(e instanceof PoolLockedException) && isMissing(e)
-                    || e instanceof PoolLockedException ? CANNOT_RUN : UNSOUND;
+            // A pool that cannot be opened at all (missing, locked, unreadable) is not a verdict on it.
+            return e instanceof PoolIoException ? CANNOT_RUN : UNSOUND;
         });
         int code = cl.execute(args);
         out.flush();
         err.flush();
         return code;
-    }
-
-    private static boolean isMissing(Exception e) {
-        return e.getMessage() != null && (e.getMessage().contains("no such file") || e.getMessage().contains("directory"));
     }
 
     private static String describe(Exception e) {
