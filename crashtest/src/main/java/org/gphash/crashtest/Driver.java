@@ -129,7 +129,19 @@ final class Driver {
         Files.deleteIfExists(board);
         Process worker = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(workerErr.toFile()).start();
-        boolean exitedByItself = drive(worker, target);
+        // If this JVM is stopped (Ctrl-C), take the worker down too instead of leaving it running.
+        Thread reaper = new Thread(worker::destroyForcibly, "crashtest-reaper");
+        Runtime.getRuntime().addShutdownHook(reaper);
+        boolean exitedByItself;
+        try {
+            exitedByItself = drive(worker, target);
+        } finally {
+            if (worker.isAlive()) {
+                worker.destroyForcibly();
+                worker.waitFor();
+            }
+            Runtime.getRuntime().removeShutdownHook(reaper);
+        }
         int exit = worker.exitValue();
         PhaseBoard.Snapshot where = PhaseBoard.read(board);
         if (exitedByItself && exit != ShadowPersistence.POWER_FAIL_EXIT) {
@@ -203,7 +215,9 @@ final class Driver {
                 tally.targetedKills++;
             }
         }
-        if (where.state() <= PhaseBoard.OPENING) {
+        if (where.state() == PhaseBoard.STARTING) {
+            tally.killsBeforeOpen++;
+        } else if (where.state() == PhaseBoard.OPENING) {
             tally.killsInRecovery++;
         }
         if (where.inResize()) {

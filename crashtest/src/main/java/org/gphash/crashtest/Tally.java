@@ -12,6 +12,7 @@ final class Tally {
     long kills;
     long powerFailures;
     long targetedKills;
+    long killsBeforeOpen;
     long killsInRecovery;
     long killsInResize;
     long killsInReclamation;

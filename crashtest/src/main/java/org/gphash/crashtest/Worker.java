@@ -30,6 +30,7 @@ public final class Worker {
             int eq = arg.indexOf('=');
             a.put(arg.substring(0, eq), arg.substring(eq + 1));
         }
+        exitWithParent();
         Path pool = Path.of(a.get("pool"));
         Path site = Path.of(a.get("site"));
         PhaseBoard board = PhaseBoard.open(Path.of(a.get("board")));
@@ -92,6 +93,28 @@ public final class Worker {
                 log.append(seq, op.key(), op.kind(), outcome);
             }
         }
+    }
+
+    /**
+     * A worker outlives its driver only by mistake (the driver was itself killed): then nobody will
+     * ever kill it, so it stops itself rather than run or stay parked forever.
+     */
+    private static void exitWithParent() {
+        ProcessHandle parent = ProcessHandle.current().parent().orElse(null);
+        Thread watchdog = new Thread(() -> {
+            for (;;) {
+                if (parent == null || !parent.isAlive()) {
+                    Runtime.getRuntime().halt(3);
+                }
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "driver-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
     }
 
     /** Waits for the driver's SIGKILL; never returns. */

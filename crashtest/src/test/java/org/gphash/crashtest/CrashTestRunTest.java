@@ -95,5 +95,8 @@ class CrashTestRunTest {
     void badOptionsExitTwo() {
         assertEquals(2, run("--backend", "tpu").code());
         assertEquals(2, run("--rounds", "0").code());
+        Result r = run("--backend", "gpu", "--power-fail", "--rounds", "1");
+        assertEquals(2, r.code());
+        assertTrue(r.out().contains("not available with --backend gpu"), r.out());
     }
 }

@@ -47,6 +47,7 @@ final class DumpCommand implements Callable<Integer> {
         }
         long skipped = 0;
         long count;
+        boolean written = false;
         try (PoolInspector in = PoolInspector.open(pool);
              FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             OutputStream os = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
@@ -84,6 +85,12 @@ final class DumpCommand implements Callable<Integer> {
             count = w.finish();
             os.flush();
             ch.force(true);
+            written = true;
+        } finally {
+            if (!written) {
+                // A dump without its trailer is refused by import anyway; do not leave one behind.
+                java.nio.file.Files.deleteIfExists(file);
+            }
         }
         spec.commandLine().getOut().println("dump: " + count + " items from " + pool.toAbsolutePath() + " to "
                 + file.toAbsolutePath() + (skipped > 0 ? " (" + skipped + " slots skipped that recovery would clear)" : ""));
