@@ -26,7 +26,8 @@ public class Progress {
 
     /** A bar on standard error if it is a terminal, else {@link #NONE}. */
     public static Progress forTerminal() {
-        return System.console() != null ? new Progress(System.err) : NONE;
+        java.io.Console c = System.console();
+        return c != null && c.isTerminal() ? new Progress(System.err) : NONE;
     }
 
     void start(String what, long units) {
