@@ -34,6 +34,8 @@ final class ShadowPersistence implements PersisterDecorator {
     static final int POWER_FAIL_EXIT = 86;
 
     private final long failAtPersist;
+    private final String failSite;
+    private int failSiteCountdown;
     private final boolean dropMetaPersists;
     private final Runnable beforeHalt;
     private MemorySegment shadow;
@@ -47,6 +49,17 @@ final class ShadowPersistence implements PersisterDecorator {
      * @param beforeHalt        told after the revert, before the halt (the worker records the site)
      */
     ShadowPersistence(long failAtPersist, boolean dropMetaPersists, Runnable beforeHalt) {
+        this(failAtPersist, null, 0, dropMetaPersists, beforeHalt);
+    }
+
+    /**
+     * As above, and also fail just before the {@code failSiteCount}-th persist called from
+     * {@code failSite} (engine {@code Class.method}, as {@link #callSite()} names it), if not null.
+     */
+    ShadowPersistence(long failAtPersist, String failSite, int failSiteCount, boolean dropMetaPersists,
+                      Runnable beforeHalt) {
+        this.failSite = failSite;
+        this.failSiteCountdown = failSiteCount;
         this.failAtPersist = failAtPersist;
         this.dropMetaPersists = dropMetaPersists;
         this.beforeHalt = beforeHalt;
@@ -83,6 +96,10 @@ final class ShadowPersistence implements PersisterDecorator {
     private synchronized void recordPersist(MemorySegment m, long offset, long length) {
         persists++;
         if (armed && persists == failAtPersist) {
+            powerFail();
+        }
+        // Walking the stack costs, so only rounds aimed at a call site do it.
+        if (armed && failSite != null && failSite.equals(callSite()) && --failSiteCountdown == 0) {
             powerFail();
         }
         if (dropMetaPersists && length == 8) {
@@ -132,7 +149,7 @@ final class ShadowPersistence implements PersisterDecorator {
     /** The engine method that called persist, for reporting which persist point a failure hit. */
     static String callSite() {
         Optional<String> site = StackWalker.getInstance().walk(frames -> frames
-                .filter(f -> f.getClassName().startsWith("org.gphash.index."))
+                .filter(f -> f.getClassName().startsWith("org.gphash.index.") && !f.getClassName().contains("$"))
                 .filter(f -> !f.getMethodName().equals("persist"))
                 .findFirst()
                 .map(f -> f.getClassName().substring("org.gphash.index.".length()) + "." + f.getMethodName()));

@@ -46,7 +46,8 @@ public final class Worker {
         };
         if (a.containsKey("failAtPersist")) {
             String[] label = {null};
-            ShadowPersistence shadow = new ShadowPersistence(Long.parseLong(a.get("failAtPersist")),
+            ShadowPersistence shadow = new ShadowPersistence(Long.parseLong(a.get("failAtPersist")), a.get("failSite"),
+                    Integer.parseInt(a.getOrDefault("failSiteCount", "0")),
                     Boolean.parseBoolean(a.getOrDefault("dropMetaPersists", "false")), () -> {
                         try {
                             Files.writeString(site, label[0] != null ? label[0] : "persist in " + ShadowPersistence.callSite());
