@@ -48,13 +48,13 @@ class CrashTestRunTest {
 
     @Test
     void sigkillRoundsLoseNothing() {
-        Result r = run("--rounds", "24", "--seed", "11", "--rounds-per-pool", "6", "--max-kill-ms", "150",
+        Result r = run("--rounds", "40", "--seed", "11", "--rounds-per-pool", "8", "--max-kill-ms", "150",
                 pool().toString());
         assertEquals(0, r.code(), r.out());
         assertTrue(r.last() != null, "last line is not the summary:\n" + r.out());
         assertEquals("cpu", r.last().group(1));
-        assertEquals("24", r.last().group(2));
-        assertEquals("24", r.last().group(3));
+        assertEquals("40", r.last().group(2));
+        assertEquals("40", r.last().group(3));
         assertTrue(Long.parseLong(r.last().group(4)) > 0, r.out());
         assertTrue(r.out().contains("in a resize="), r.out());
         // The first round of each pool parks at a resize point: some kills must land in resizes.
@@ -64,7 +64,7 @@ class CrashTestRunTest {
 
     @Test
     void powerFailRoundsLoseNothing() {
-        Result r = run("--power-fail", "--rounds", "12", "--seed", "5", "--rounds-per-pool", "6", pool().toString());
+        Result r = run("--power-fail", "--rounds", "24", "--seed", "5", "--rounds-per-pool", "8", pool().toString());
         assertEquals(0, r.code(), r.out());
         assertTrue(r.last() != null, r.out());
         assertTrue(r.out().contains("persist points where the power failed:"), r.out());
