@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
-import org.gphash.Backend;
 import org.gphash.GPHashIndex;
 import org.gphash.RecoveryReport;
 import org.gphash.index.CrashPoint;

@@ -43,6 +43,7 @@ class ReadOnlyPoolFileTest {
         try (PoolFile w = PoolFile.open(p, true)) {
             // and a reader is refused while a writer has it
             assertThrows(PoolLockedException.class, () -> PoolFile.openReadOnly(p));
+            assertTrue(!w.readOnly());
         }
     }
 
