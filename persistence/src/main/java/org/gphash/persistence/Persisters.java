@@ -29,6 +29,21 @@ public final class Persisters {
         return isPmem ? new PmemPersistPersister() : new PmemMsyncPersister();
     }
 
+    /** For a pool opened read-only: any persist is a bug in the caller, so it fails loudly. */
+    static Persister readOnly(java.nio.file.Path path) {
+        return new Persister() {
+            @Override
+            public void persist(MemorySegment mapping, long offset, long length) {
+                throw new PoolIoException("pool " + path + " is open read-only; nothing may be persisted");
+            }
+
+            @Override
+            public PersistenceMode mode() {
+                return PersistenceMode.MEMORY;
+            }
+        };
+    }
+
     /** tmpfs: the file is memory; there is nothing to flush. */
     static final class MemoryPersister implements Persister {
         @Override

@@ -42,6 +42,7 @@ public final class PoolFile implements AutoCloseable {
     private final FileLock lock;
     private final boolean preferJdkPersist;
     private final boolean onTmpfs;
+    private final boolean readOnly;
     private Arena arena;
     private volatile MappingListener mappingListener;
 
@@ -65,13 +66,29 @@ public final class PoolFile implements AutoCloseable {
     private Persister persister;
     private boolean closed;
 
-    private PoolFile(Path path, Path lockKey, FileChannel channel, FileLock lock, boolean preferJdkPersist) {
+    /**
+     * Wraps every persister this class chooses; the identity unless the crash harness installs a
+     * shadow (simulated power failure). Process-wide because the harness runs one pool per worker JVM.
+     */
+    private static volatile PersisterDecorator persisterDecorator = PersisterDecorator.NONE;
+
+    private PoolFile(Path path, Path lockKey, FileChannel channel, FileLock lock, boolean preferJdkPersist,
+                     boolean readOnly) {
         this.path = path;
         this.lockKey = lockKey;
         this.channel = channel;
         this.lock = lock;
         this.preferJdkPersist = preferJdkPersist;
         this.onTmpfs = isTmpfs(path);
+        this.readOnly = readOnly;
+    }
+
+    /**
+     * Installs {@code decorator} for every mapping made from now on in this process (tests and the
+     * crash harness only; see {@link PersisterDecorator}).
+     */
+    public static void decoratePersisters(PersisterDecorator decorator) {
+        persisterDecorator = java.util.Objects.requireNonNull(decorator, "decorator");
     }
 
     private static boolean isTmpfs(Path path) {
@@ -117,7 +134,7 @@ public final class PoolFile implements AutoCloseable {
             closeQuietly(channel);
             throw e;
         }
-        PoolFile file = lockAndWrap(absolute, key, channel, preferJdkPersist);
+        PoolFile file = lockAndWrap(absolute, key, channel, preferJdkPersist, false);
         try {
             file.extendTo(size);
             file.map(size);
@@ -152,7 +169,7 @@ public final class PoolFile implements AutoCloseable {
             OPEN_IN_THIS_PROCESS.remove(key);
             throw new PoolIoException("cannot open pool " + absolute + ": " + e, e);
         }
-        PoolFile file = lockAndWrap(absolute, key, channel, preferJdkPersist);
+        PoolFile file = lockAndWrap(absolute, key, channel, preferJdkPersist, false);
         try {
             long size = channel.size();
             if (size > 0) {
@@ -166,6 +183,52 @@ public final class PoolFile implements AutoCloseable {
             file.close();
             throw e;
         }
+    }
+
+    /**
+     * Opens an existing pool file for reading only, for offline tools that must prove they change
+     * nothing: the channel is opened without write access and mapped read-only, so any store would
+     * fail. It takes a shared lock, which excludes every writer (the engine takes an exclusive one)
+     * in any process, and claims the path in this process like {@link #open}.
+     *
+     * @throws PoolIoException if it does not exist or cannot be read; {@link PoolLockedException}
+     *                         if an engine has it open
+     */
+    public static PoolFile openReadOnly(Path path) {
+        Path absolute = path.toAbsolutePath().normalize();
+        if (!Files.exists(absolute)) {
+            throw new PoolIoException("cannot open pool " + absolute + ": no such file");
+        }
+        if (Files.isDirectory(absolute)) {
+            throw new PoolIoException("cannot open pool " + absolute + ": it is a directory");
+        }
+        Path key = claimInProcess(absolute);
+        FileChannel channel;
+        try {
+            channel = FileChannel.open(absolute, StandardOpenOption.READ);
+        } catch (IOException e) {
+            OPEN_IN_THIS_PROCESS.remove(key);
+            throw new PoolIoException("cannot open pool " + absolute + " for reading: " + e, e);
+        }
+        PoolFile file = lockAndWrap(absolute, key, channel, false, true);
+        try {
+            long size = channel.size();
+            if (size > 0) {
+                file.map(size);
+            }
+            return file;
+        } catch (IOException e) {
+            file.close();
+            throw new PoolIoException("cannot open pool " + absolute + ": " + e, e);
+        } catch (RuntimeException e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    /** Whether this file was opened with {@link #openReadOnly}. */
+    public boolean readOnly() {
+        return readOnly;
     }
 
     private static Path claimInProcess(Path absolute) {
@@ -183,10 +246,11 @@ public final class PoolFile implements AutoCloseable {
         return posix ? new FileAttribute<?>[] {OWNER_ONLY} : new FileAttribute<?>[0];
     }
 
-    private static PoolFile lockAndWrap(Path absolute, Path key, FileChannel channel, boolean preferJdkPersist) {
+    private static PoolFile lockAndWrap(Path absolute, Path key, FileChannel channel, boolean preferJdkPersist,
+                                        boolean readOnly) {
         FileLock lock;
         try {
-            lock = channel.tryLock();
+            lock = channel.tryLock(0, Long.MAX_VALUE, readOnly);
         } catch (OverlappingFileLockException | IOException e) {
             lock = null;
         }
@@ -195,7 +259,7 @@ public final class PoolFile implements AutoCloseable {
             closeQuietly(channel);
             throw new PoolLockedException("pool " + absolute + " is locked by another process; pools are opened exclusively");
         }
-        return new PoolFile(absolute, key, channel, lock, preferJdkPersist);
+        return new PoolFile(absolute, key, channel, lock, preferJdkPersist, readOnly);
     }
 
     private static Path realPathOr(Path path) {
@@ -207,6 +271,7 @@ public final class PoolFile implements AutoCloseable {
     }
 
     private void extendTo(long size) {
+        ensureWritable();
         try {
             long old = channel.size();
             if (old < size) {
@@ -234,6 +299,7 @@ public final class PoolFile implements AutoCloseable {
     /** Zeroes {@code [offset, offset + length)} of the file, allocating its space. */
     public void zeroRange(long offset, long length) {
         ensureOpen();
+        ensureWritable();
         try {
             writeZeros(offset, length);
         } catch (IOException e) {
@@ -246,7 +312,8 @@ public final class PoolFile implements AutoCloseable {
         Arena newArena = Arena.ofShared();
         MemorySegment mapped;
         try {
-            mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, newArena);
+            mapped = channel.map(readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE, 0, size,
+                    newArena);
         } catch (IOException e) {
             newArena.close();
             throw new PoolIoException("cannot map pool " + path + " (" + size + " bytes): " + e, e);
@@ -262,7 +329,8 @@ public final class PoolFile implements AutoCloseable {
         if (old != null) {
             old.close();
         }
-        persister = Persisters.choose(segment, preferJdkPersist, onTmpfs);
+        persister = readOnly ? Persisters.readOnly(path)
+                : persisterDecorator.decorate(path, segment, Persisters.choose(segment, preferJdkPersist, onTmpfs));
         if (listener != null) {
             listener.afterMap(segment);
         }
@@ -322,6 +390,9 @@ public final class PoolFile implements AutoCloseable {
     /** Forces the whole mapping and the file's metadata to storage (msync + fsync). */
     public void syncAll() {
         ensureOpen();
+        if (readOnly) {
+            return;
+        }
         MemorySegment s = segment;
         if (s != null) {
             s.force();
@@ -330,6 +401,12 @@ public final class PoolFile implements AutoCloseable {
             channel.force(true);
         } catch (IOException e) {
             throw new PoolIoException("cannot sync pool " + path + ": " + e, e);
+        }
+    }
+
+    private void ensureWritable() {
+        if (readOnly) {
+            throw new PoolIoException("pool " + path + " is open read-only");
         }
     }
 

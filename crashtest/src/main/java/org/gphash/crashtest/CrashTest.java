@@ -1,0 +1,192 @@
+package org.gphash.crashtest;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.gphash.Backend;
+import org.gphash.BackendUnavailableException;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code gphash crashtest}: the kill-and-verify crash harness. Its last line is always
+ * {@code crashtest: backend=B rounds=N kills=K ops_verified=V lost=L torn=T leaked_bytes=X}; it
+ * exits 0 when L, T and X are 0 and every post-recovery check passed, 1 otherwise, 2 when the
+ * backend is unavailable or the options are wrong.
+ */
+@Command(name = "crashtest", mixinStandardHelpOptions = true,
+        description = {"Forks a worker JVM running inserts, updates and deletes (with resizes) on a pool, kills it "
+                + "with SIGKILL at random moments and at chosen crash points, round after round, and after each "
+                + "round reopens the pool and checks that every acknowledged operation survived whole, that "
+                + "'gphash check' passes and that no value space leaked.",
+                "With --power-fail the worker instead simulates power failures: every store not yet persisted "
+                        + "is discarded."})
+public final class CrashTest implements Callable<Integer> {
+
+    /** The options, shared with {@link Driver}. */
+    static final class Options {
+        Backend backend = Backend.CPU;
+        int rounds;
+        long seed;
+        boolean powerFail;
+        long keys;
+        long initialCapacity;
+        int roundsPerPool;
+        int maxKillMillis;
+        int maxPersists;
+        int roundTimeoutSeconds;
+        boolean verbose;
+        boolean keepPool;
+        boolean dropMetaPersists;
+        String classPath;
+    }
+
+    @Option(names = "--backend", description = "cpu or gpu (default cpu)", defaultValue = "cpu")
+    String backend;
+
+    @Option(names = "--rounds", description = "rounds to run (default ${DEFAULT-VALUE})", defaultValue = "40")
+    int rounds;
+
+    @Option(names = "--seed", description = "seed of the run (default: from the clock)")
+    Long seed;
+
+    @Option(names = "--power-fail", description = "simulate power failures (discard unpersisted stores) instead of SIGKILL")
+    boolean powerFail;
+
+    @Option(names = "--keys", description = "size of the key space (default ${DEFAULT-VALUE})", defaultValue = "2000")
+    long keys;
+
+    @Option(names = "--initial-capacity", description = "initial capacity of each new pool (default ${DEFAULT-VALUE}); "
+            + "small, so resizes happen", defaultValue = "64")
+    long initialCapacity;
+
+    @Option(names = "--rounds-per-pool", description = "rounds before the pool is recreated (default ${DEFAULT-VALUE})",
+            defaultValue = "10")
+    int roundsPerPool;
+
+    @Option(names = "--max-kill-ms", description = "longest a worker runs before its random kill (default ${DEFAULT-VALUE})",
+            defaultValue = "300")
+    int maxKillMillis;
+
+    @Option(names = "--max-persists", description = "power-fail mode: fail at a random persist call up to this "
+            + "(default ${DEFAULT-VALUE})", defaultValue = "4000")
+    int maxPersists;
+
+    @Option(names = "--round-timeout", description = "seconds a round may take before the worker is killed anyway "
+            + "(default ${DEFAULT-VALUE})", defaultValue = "20")
+    int roundTimeout;
+
+    @Option(names = "--verbose", description = "a progress line after every round")
+    boolean verbose;
+
+    @Option(names = "--keep-pool", description = "leave the pool and the worker's files behind")
+    boolean keepPool;
+
+    @Option(names = "--mutate-drop-meta-persists", hidden = true,
+            description = "test only: the power-fail shadow ignores 8-byte persists (must make the run fail)")
+    boolean dropMetaPersists;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "POOL",
+            description = "pool file to use (it is recreated; default: a new file under /dev/shm, else the temp dir)")
+    Path pool;
+
+    private PrintStream out = System.out;
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out));
+    }
+
+    /** Runs the harness and returns its exit code (tests call this). */
+    public static int run(String[] args, PrintStream out) {
+        CrashTest ct = new CrashTest();
+        ct.out = out;
+        CommandLine cl = new CommandLine(ct);
+        cl.setExecutionExceptionHandler((e, c, p) -> {
+            if (e instanceof BackendUnavailableException) {
+                out.println("crashtest: the " + ct.backend + " backend is not available here: " + e.getMessage());
+                return 2;
+            }
+            throw e;
+        });
+        return cl.execute(args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Options o = new Options();
+        o.backend = switch (backend.toLowerCase(Locale.ROOT)) {
+            case "cpu" -> Backend.CPU;
+            case "gpu" -> Backend.GPU;
+            default -> throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--backend must be cpu or gpu, got " + backend);
+        };
+        if (rounds < 1 || keys < 1 || roundsPerPool < 1 || maxPersists < 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--rounds, --keys, --rounds-per-pool and --max-persists must be positive");
+        }
+        if (powerFail && o.backend == Backend.GPU) {
+            // The GPU engine orders its stores with __threadfence_system on a tmpfs pool and does not
+            // route them through a Persister, so the shadow would see nothing: a pass would mean nothing.
+            out.println("crashtest: --power-fail simulates lost persists through the CPU engine's Persister; "
+                    + "it is not available with --backend gpu");
+            return 2;
+        }
+        o.rounds = rounds;
+        o.seed = seed != null ? seed : System.nanoTime();
+        o.powerFail = powerFail;
+        o.keys = keys;
+        o.initialCapacity = initialCapacity;
+        o.roundsPerPool = roundsPerPool;
+        o.maxKillMillis = maxKillMillis;
+        o.maxPersists = maxPersists;
+        o.roundTimeoutSeconds = roundTimeout;
+        o.verbose = verbose;
+        o.keepPool = keepPool;
+        o.dropMetaPersists = dropMetaPersists;
+        o.classPath = System.getProperty("gphash.crashtest.classpath", System.getProperty("java.class.path"));
+        Path p = pool != null ? pool : defaultPool();
+        out.println("crashtest: backend=" + o.backend.name().toLowerCase(Locale.ROOT) + " rounds=" + rounds + " seed="
+                + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + " pool=" + p.toAbsolutePath());
+        Tally t = new Driver(o, p, out).run();
+        report(o, t);
+        return t.failed() ? 1 : 0;
+    }
+
+    private static Path defaultPool() {
+        Path shm = Path.of("/dev/shm");
+        Path dir = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        return dir.resolve("gphash-crashtest-" + ProcessHandle.current().pid() + ".pool");
+    }
+
+    private void report(Options o, Tally t) {
+        out.printf("crashtest: kills landed: before open (JVM start)=%d, in recovery (open)=%d, in a resize=%d, "
+                        + "in value reclamation=%d, "
+                        + "outside any crash point (between operations, or before an operation's first point)=%d, "
+                        + "parked at a chosen crash point=%d; power failures=%d%n",
+                t.killsBeforeOpen, t.killsInRecovery, t.killsInResize, t.killsInReclamation, t.killsBetweenOperations, t.targetedKills,
+                t.powerFailures);
+        out.println("crashtest: last crash point reached at each kill: " + t.lastPointAtKill);
+        if (o.powerFail) {
+            out.println("crashtest: persist points where the power failed:");
+            for (Map.Entry<String, Long> e : t.powerFailSites.entrySet()) {
+                out.println("    " + e.getValue() + "  " + e.getKey());
+            }
+        }
+        out.printf("crashtest: recovery cleared %d INSERT slots, removed %d duplicates, resumed %d resizes; "
+                        + "%d resizes completed; %d in-flight operations found applied; check failures=%d%n",
+                t.insertSlotsCleared, t.duplicatesRemoved, t.resizesResumed, t.resizes, t.inflightApplied,
+                t.checkFailures);
+        // The contract: this is the last line, exactly in this form.
+        out.printf("crashtest: backend=%s rounds=%d kills=%d ops_verified=%d lost=%d torn=%d leaked_bytes=%d%n",
+                o.backend.name().toLowerCase(Locale.ROOT), t.rounds, t.kills + t.powerFailures, t.opsVerified, t.lost,
+                t.torn, t.leakedBytes);
+        out.flush();
+    }
+}

@@ -1,0 +1,158 @@
+package org.gphash.crashtest;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import org.gphash.persistence.PersistenceMode;
+import org.gphash.persistence.Persister;
+import org.gphash.persistence.PersisterDecorator;
+
+/**
+ * Simulated power failure. A process kill cannot reveal a missing persist: the page cache (or
+ * tmpfs) keeps every store the process made. This decorator keeps a shadow copy of the pool as it
+ * would be after a power cut: the file as it was mapped, updated only by the ranges the engine
+ * passes to {@link Persister#persist} (widened to whole 64-byte cache lines, the finest unit a real
+ * flush writes). At a simulated power failure the mapping is overwritten with the shadow, which
+ * discards every store that was made but never persisted, and the process halts at once.
+ *
+ * <p>It is stricter than real hardware (which may also write back unpersisted lines at any time)
+ * and that is the point: any state it produces is one real hardware can produce, and a missing
+ * persist makes the next open lose data, which the driver's checks see.
+ *
+ * <p>The failure comes at the n-th persist call (the persisted image only changes at persist calls,
+ * so failing just before one of them reaches every distinct persisted state) or at a crash point.
+ * A test-only mutation ({@code dropMetaPersists}) ignores every 8-byte persist (the persists that
+ * publish, update and clear slot meta words), as if the engine had lost them: the harness must then
+ * report lost operations.
+ */
+final class ShadowPersistence implements PersisterDecorator {
+
+    static final int CACHE_LINE = 64;
+    /** Exit status of a worker that simulated a power failure. */
+    static final int POWER_FAIL_EXIT = 86;
+
+    private final long failAtPersist;
+    private final String failSite;
+    private int failSiteCountdown;
+    private final boolean dropMetaPersists;
+    private final Runnable beforeHalt;
+    private MemorySegment shadow;
+    private MemorySegment mapping;
+    private long persists;
+    private volatile boolean armed = true;
+
+    /**
+     * @param failAtPersist     fail just before this persist call (1-based); 0 for never
+     * @param dropMetaPersists  the mutation: ignore 8-byte persists
+     * @param beforeHalt        told after the revert, before the halt (the worker records the site)
+     */
+    ShadowPersistence(long failAtPersist, boolean dropMetaPersists, Runnable beforeHalt) {
+        this(failAtPersist, null, 0, dropMetaPersists, beforeHalt);
+    }
+
+    /**
+     * As above, and also fail just before the {@code failSiteCount}-th persist called from
+     * {@code failSite} (engine {@code Class.method}, as {@link #callSite()} names it), if not null.
+     */
+    ShadowPersistence(long failAtPersist, String failSite, int failSiteCount, boolean dropMetaPersists,
+                      Runnable beforeHalt) {
+        this.failSite = failSite;
+        this.failSiteCountdown = failSiteCount;
+        this.failAtPersist = failAtPersist;
+        this.dropMetaPersists = dropMetaPersists;
+        this.beforeHalt = beforeHalt;
+    }
+
+    @Override
+    public synchronized Persister decorate(Path path, MemorySegment newMapping, Persister chosen) {
+        long size = newMapping.byteSize();
+        MemorySegment grown = Arena.ofAuto().allocate(Math.max(1, size), CACHE_LINE);
+        long kept = 0;
+        if (shadow != null) {
+            // What was persisted before the growth stays as it was persisted; the new tail was
+            // written through the file channel and forced by the growth, so it is durable as mapped.
+            kept = Math.min(shadow.byteSize(), size);
+            MemorySegment.copy(shadow, 0, grown, 0, kept);
+        }
+        MemorySegment.copy(newMapping, kept, grown, kept, size - kept);
+        shadow = grown;
+        mapping = newMapping;
+        return new Persister() {
+            @Override
+            public void persist(MemorySegment m, long offset, long length) {
+                recordPersist(m, offset, length);
+                chosen.persist(m, offset, length);
+            }
+
+            @Override
+            public PersistenceMode mode() {
+                return chosen.mode();
+            }
+        };
+    }
+
+    private synchronized void recordPersist(MemorySegment m, long offset, long length) {
+        persists++;
+        if (armed && persists == failAtPersist) {
+            powerFail();
+        }
+        // Walking the stack costs, so only rounds aimed at a call site do it.
+        if (armed && failSite != null && failSite.equals(callSite()) && --failSiteCountdown == 0) {
+            powerFail();
+        }
+        if (dropMetaPersists && length == 8) {
+            return;
+        }
+        long start = offset & -CACHE_LINE;
+        long end = Math.min(m.byteSize(), Math.min(shadow.byteSize(), (offset + length + CACHE_LINE - 1) & -CACHE_LINE));
+        if (end > start) {
+            MemorySegment.copy(m, start, shadow, start, end - start);
+        }
+    }
+
+    /** Persist calls seen so far. */
+    synchronized long persists() {
+        return persists;
+    }
+
+    /**
+     * The power failure: every byte not persisted reverts to its persisted content, then the
+     * process stops dead (no shutdown hooks, no finally blocks: nothing more reaches the pool).
+     */
+    synchronized void powerFail() {
+        armed = false;
+        revertUnpersisted();
+        beforeHalt.run();
+        Runtime.getRuntime().halt(POWER_FAIL_EXIT);
+    }
+
+    /** Overwrites the mapping with the shadow: what a power cut would leave. Returns the bytes changed. */
+    synchronized long revertUnpersisted() {
+        long n = Math.min(shadow.byteSize(), mapping.byteSize());
+        long changed = 0;
+        for (long at = 0; at < n; ) {
+            long diff = MemorySegment.mismatch(shadow, at, n, mapping, at, n);
+            if (diff < 0) {
+                break;
+            }
+            long pos = at + diff;
+            long end = Math.min(n, (pos + CACHE_LINE) & -CACHE_LINE);
+            MemorySegment.copy(shadow, pos, mapping, pos, end - pos);
+            changed += end - pos;
+            at = end;
+        }
+        return changed;
+    }
+
+    /** The engine method that called persist, for reporting which persist point a failure hit. */
+    static String callSite() {
+        Optional<String> site = StackWalker.getInstance().walk(frames -> frames
+                .filter(f -> f.getClassName().startsWith("org.gphash.index.") && !f.getClassName().contains("$"))
+                .filter(f -> !f.getMethodName().equals("persist"))
+                .findFirst()
+                .map(f -> f.getClassName().substring("org.gphash.index.".length()) + "." + f.getMethodName()));
+        return site.orElse("?");
+    }
+}

@@ -1,0 +1,36 @@
+package org.gphash.crashtest;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.gphash.index.CrashPoint;
+
+/** What the rounds of one run added up to. */
+final class Tally {
+    long rounds;
+    long kills;
+    long powerFailures;
+    long targetedKills;
+    long killsBeforeOpen;
+    long killsInRecovery;
+    long killsInResize;
+    long killsInReclamation;
+    long killsBetweenOperations;
+    long opsVerified;
+    long lost;
+    long torn;
+    long leakedBytes;
+    long checkFailures;
+    long inflightApplied;
+    long insertSlotsCleared;
+    long duplicatesRemoved;
+    long resizesResumed;
+    long resizes;
+    final Map<CrashPoint, Long> lastPointAtKill = new EnumMap<>(CrashPoint.class);
+    final Map<String, Long> powerFailSites = new TreeMap<>();
+
+    boolean failed() {
+        return lost != 0 || torn != 0 || leakedBytes != 0 || checkFailures != 0;
+    }
+}

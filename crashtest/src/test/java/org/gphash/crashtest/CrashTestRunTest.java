@@ -1,0 +1,102 @@
+package org.gphash.crashtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Short runs of the harness as part of the test suite: SIGKILL rounds and power-fail rounds must
+ * come out clean, and a power-fail run with a persist deliberately dropped must not (that is what
+ * proves the power-fail simulation can see a missing persist at all).
+ */
+class CrashTestRunTest {
+
+    private static final Pattern LAST = Pattern.compile(
+            "crashtest: backend=(\\w+) rounds=(\\d+) kills=(\\d+) ops_verified=(\\d+) lost=(\\d+) torn=(\\d+) leaked_bytes=(\\d+)");
+
+    @TempDir(cleanup = org.junit.jupiter.api.io.CleanupMode.ALWAYS)
+    Path tmp;
+
+    record Result(int code, String out, Matcher last) {
+    }
+
+    private static Result run(String... args) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream ps = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        int code = CrashTest.run(args, ps);
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        String[] lines = out.strip().split("\n");
+        Matcher m = LAST.matcher(lines[lines.length - 1]);
+        return new Result(code, out, m.matches() ? m : null);
+    }
+
+    private Path pool() {
+        Path shm = Path.of("/dev/shm");
+        Path dir = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : tmp;
+        return dir.resolve("crashtest-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime() + ".pool");
+    }
+
+    @Test
+    void sigkillRoundsLoseNothing() {
+        Result r = run("--rounds", "40", "--seed", "11", "--rounds-per-pool", "8", "--max-kill-ms", "150",
+                pool().toString());
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.last() != null, "last line is not the summary:\n" + r.out());
+        assertEquals("cpu", r.last().group(1));
+        assertEquals("40", r.last().group(2));
+        assertEquals("40", r.last().group(3));
+        assertTrue(Long.parseLong(r.last().group(4)) > 0, r.out());
+        assertTrue(r.out().contains("in a resize="), r.out());
+        // The first round of each pool parks at a resize point: some kills must land in resizes.
+        Matcher resize = Pattern.compile("in a resize=(\\d+)").matcher(r.out());
+        assertTrue(resize.find() && Integer.parseInt(resize.group(1)) > 0, r.out());
+    }
+
+    @Test
+    void powerFailRoundsLoseNothing() {
+        Result r = run("--power-fail", "--rounds", "24", "--seed", "5", "--rounds-per-pool", "8", pool().toString());
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.last() != null, r.out());
+        assertTrue(r.out().contains("persist points where the power failed:"), r.out());
+        assertEquals("0", r.last().group(5));
+    }
+
+    @Test
+    void aDroppedPersistIsCaughtByThePowerFailMode() {
+        Result r = run("--power-fail", "--mutate-drop-meta-persists", "--rounds", "4", "--seed", "3",
+                "--rounds-per-pool", "4", "--max-persists", "3000", pool().toString());
+        assertEquals(1, r.code(), r.out());
+        assertTrue(r.last() != null, r.out());
+        long lost = Long.parseLong(r.last().group(5));
+        assertTrue(lost > 0, "dropping the meta-word persists lost nothing?\n" + r.out());
+    }
+
+    @Test
+    void gpuBackendWithoutTheEngineExitsTwo() {
+        Result r = run("--backend", "gpu", "--rounds", "1", pool().toString());
+        if (r.code() == 0) {
+            return; // a build and machine with the GPU engine: the round itself passed
+        }
+        assertEquals(2, r.code(), r.out());
+        assertTrue(r.out().contains("the gpu backend is not available here"), r.out());
+    }
+
+    @Test
+    void badOptionsExitTwo() {
+        assertEquals(2, run("--backend", "tpu").code());
+        assertEquals(2, run("--rounds", "0").code());
+        Result r = run("--backend", "gpu", "--power-fail", "--rounds", "1");
+        assertEquals(2, r.code());
+        assertTrue(r.out().contains("not available with --backend gpu"), r.out());
+    }
+}

@@ -1,0 +1,117 @@
+package org.gphash.crashtest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+import org.gphash.persistence.PersistenceMode;
+import org.gphash.persistence.Persister;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The harness's parts on their own: values, the ack log, the power-fail shadow. */
+class PiecesTest {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void valuesAreWholeOnlyForTheirKeyAndUntouched() {
+        byte[] v = Workload.value(42, 1234);
+        assertTrue(Workload.whole(42, v));
+        assertEquals(1234, Workload.seqOf(v));
+        assertFalse(Workload.whole(43, v));
+        byte[] torn = v.clone();
+        System.arraycopy(Workload.value(42, 99), 0, torn, 0, 32); // half of another write
+        assertFalse(Workload.whole(42, torn));
+        assertFalse(Workload.whole(42, new byte[Workload.VALUE_SIZE]));
+    }
+
+    @Test
+    void workloadIsAFunctionOfSeedAndSequence() {
+        Workload a = new Workload(7, 100);
+        Workload b = new Workload(7, 100);
+        for (long s = 1; s < 1000; s++) {
+            assertEquals(a.op(s), b.op(s));
+            assertTrue(a.op(s).key() >= 1 && a.op(s).key() <= 100);
+        }
+    }
+
+    @Test
+    void ackLogIgnoresATornLastRecordAndAGap() throws Exception {
+        Path p = tmp.resolve("ack");
+        try (AckLog log = AckLog.create(p)) {
+            for (long s = 10; s < 15; s++) {
+                log.append(s, s * 2, Workload.Kind.PUT, 1);
+            }
+        }
+        assertEquals(5, AckLog.read(p, 10).size());
+        // Half a sixth record, as a kill in the middle of the write leaves it.
+        Files.write(p, new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}, StandardOpenOption.APPEND);
+        List<AckLog.Ack> acks = AckLog.read(p, 10);
+        assertEquals(5, acks.size());
+        assertEquals(new AckLog.Ack(14, 28, Workload.Kind.PUT, 1), acks.get(4));
+        // A flipped bit in the third record ends the valid prefix there.
+        byte[] all = Files.readAllBytes(p);
+        all[2 * AckLog.RECORD + 9] ^= 4;
+        Files.write(p, all);
+        assertEquals(2, AckLog.read(p, 10).size());
+        assertEquals(0, AckLog.read(p, 11).size()); // wrong first sequence number
+    }
+
+    @Test
+    void shadowKeepsOnlyPersistedCacheLines() {
+        ShadowPersistence shadow = new ShadowPersistence(0, false, () -> { });
+        MemorySegment mapping = Arena.ofAuto().allocate(4096, 64);
+        Persister counting = new Persister() {
+            @Override
+            public void persist(MemorySegment m, long offset, long length) {
+            }
+
+            @Override
+            public PersistenceMode mode() {
+                return PersistenceMode.MEMORY;
+            }
+        };
+        Persister p = shadow.decorate(tmp.resolve("x"), mapping, counting);
+        mapping.set(ValueLayout.JAVA_LONG, 0, 1);      // persisted below
+        mapping.set(ValueLayout.JAVA_LONG, 56, 2);     // same cache line: goes with it
+        mapping.set(ValueLayout.JAVA_LONG, 64, 3);     // next line, never persisted
+        mapping.set(ValueLayout.JAVA_LONG, 1024, 4);   // never persisted
+        p.persist(mapping, 0, 8);
+        assertEquals(1, shadow.persists());
+        assertEquals(128, shadow.revertUnpersisted());
+        assertEquals(1, mapping.get(ValueLayout.JAVA_LONG, 0));
+        assertEquals(2, mapping.get(ValueLayout.JAVA_LONG, 56));
+        assertEquals(0, mapping.get(ValueLayout.JAVA_LONG, 64));
+        assertEquals(0, mapping.get(ValueLayout.JAVA_LONG, 1024));
+    }
+
+    @Test
+    void theMutationDropsEightBytePersists() {
+        ShadowPersistence shadow = new ShadowPersistence(0, true, () -> { });
+        MemorySegment mapping = Arena.ofAuto().allocate(4096, 64);
+        Persister p = shadow.decorate(tmp.resolve("x"), mapping, new Persister() {
+            @Override
+            public void persist(MemorySegment m, long offset, long length) {
+            }
+
+            @Override
+            public PersistenceMode mode() {
+                return PersistenceMode.MEMORY;
+            }
+        });
+        mapping.set(ValueLayout.JAVA_LONG, 128, 9);
+        p.persist(mapping, 128, 8);
+        shadow.revertUnpersisted();
+        assertEquals(0, mapping.get(ValueLayout.JAVA_LONG, 128));
+    }
+}

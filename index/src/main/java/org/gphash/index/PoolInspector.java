@@ -1,0 +1,144 @@
+package org.gphash.index;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+import org.gphash.PoolFormatException;
+import org.gphash.persistence.PoolFile;
+
+/**
+ * A read-only view of a pool for offline tools (the recovery tool's {@code check}, {@code stats},
+ * {@code dump}, {@code snapshot}): the file is opened without write access, mapped read-only and
+ * locked against every writer, and the header is validated exactly as the engine's open validates
+ * it. Nothing is ever written: a store into {@link #segment()} would throw.
+ *
+ * <p>It exposes the engine's own hashing and candidate order, so a tool judges every slot by the
+ * reference rules of docs/DESIGN.md rather than by a second implementation of them.
+ */
+public final class PoolInspector implements AutoCloseable {
+
+    /** What one of the two header copies holds. */
+    public record HeaderCopy(String state, long sequence) {
+        public boolean valid() {
+            return "VALID".equals(state);
+        }
+    }
+
+    private final PoolFile file;
+    private final PoolHeader header;
+    private final boolean copiesDisagree;
+    private final HeaderCopy[] copies;
+    private final TableLayout layout;
+    private final Probe probe;
+
+    private PoolInspector(PoolFile file, HeaderStore.ReadResult read) {
+        this.file = file;
+        this.header = read.header();
+        this.copiesDisagree = read.copyRepairNeeded();
+        MemorySegment s = file.segment();
+        this.copies = new HeaderCopy[2];
+        for (int i = 0; i < 2; i++) {
+            long base = (long) i * PoolHeader.COPY_BYTES;
+            PoolHeader.CopyState state = PoolHeader.inspect(s, base);
+            long seq = state == PoolHeader.CopyState.VALID ? s.get(PoolHeader.LONG, base + PoolHeader.OFF_SEQUENCE) : -1;
+            copies[i] = new HeaderCopy(state.name(), seq);
+        }
+        this.layout = TableLayout.of(header);
+        this.probe = new Probe(header.geometry(), header.seeds());
+    }
+
+    /**
+     * Opens {@code path} read-only and validates its header.
+     *
+     * @throws PoolFormatException                              the file is not a usable pool (its reason says why)
+     * @throws org.gphash.persistence.PoolLockedException        the pool is open in an engine
+     * @throws org.gphash.persistence.PoolIoException            no such file, or it cannot be read
+     */
+    public static PoolInspector open(Path path) {
+        PoolFile file = PoolFile.openReadOnly(path);
+        try {
+            return new PoolInspector(file, HeaderStore.read(file));
+        } catch (RuntimeException | Error e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    public Path path() {
+        return file.path();
+    }
+
+    /** The header open would use (the valid copy with the highest sequence). */
+    public PoolHeader header() {
+        return header;
+    }
+
+    /** Header copy A (index 0, at offset 0) or B (index 1, at offset 2048). */
+    public HeaderCopy headerCopy(int index) {
+        return copies[index];
+    }
+
+    /** Whether the two copies do not hold the same state (one damaged, or a commit interrupted). */
+    public boolean headerCopiesDisagree() {
+        return copiesDisagree;
+    }
+
+    public Geometry geometry() {
+        return header.geometry();
+    }
+
+    /** The levels of the table, top level first, as the header describes them. */
+    public TableLayout layout() {
+        return layout;
+    }
+
+    /** The whole file, mapped read-only. */
+    public MemorySegment segment() {
+        return file.segment();
+    }
+
+    public long fileSize() {
+        return file.fileSize();
+    }
+
+    /** The fingerprint a key stored at {@code keyOffset} of the pool must carry. */
+    public int fingerprintOfKeyAt(long keyOffset) {
+        probe.hash(file.segment(), keyOffset);
+        return probe.fingerprint;
+    }
+
+    /**
+     * The slot of the valid item (first match in candidate order) of the key stored at
+     * {@code keyOffset} of the pool, or -1 if no candidate slot holds it.
+     */
+    public long validSlotOfKeyAt(long keyOffset) {
+        MemorySegment pool = file.segment();
+        probe.hash(pool, keyOffset);
+        probe.scan(pool, layout, pool, keyOffset);
+        return probe.matchCount == 0 ? -1 : probe.matchSlot[0];
+    }
+
+    /**
+     * Every candidate slot offset of {@code key} (keySize bytes at {@code keyOffset}), in validity
+     * order: top level first, then bucket number, then slot.
+     */
+    public long[] candidateSlots(MemorySegment key, long keyOffset) {
+        MemorySegment pool = file.segment();
+        probe.hash(key, keyOffset);
+        probe.scan(pool, layout, key, keyOffset);
+        Geometry g = header.geometry();
+        long[] out = new long[probe.bucketCount * g.slotsPerBucket()];
+        int n = 0;
+        for (int b = 0; b < probe.bucketCount; b++) {
+            for (int s = 0; s < g.slotsPerBucket(); s++) {
+                out[n++] = probe.bucketOffset[b] + (long) s * g.slotSize();
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        file.close();
+    }
+}

@@ -1,0 +1,86 @@
+package org.gphash.recovery;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+import org.gphash.index.HeapChunk;
+
+/**
+ * The value heap as the header describes it: which pool offsets are block starts, and which blocks
+ * items have claimed. Free space is never persisted (a block is in use exactly when an item refers
+ * to it), so this is the whole of the free-space accounting an offline tool can do.
+ */
+final class HeapMap {
+
+    private final HeapChunk[] chunks;
+    private final long[] firstBlock;
+    private final int stride;
+    private final long[] used;
+    private final long totalBlocks;
+    private long usedBlocks;
+
+    HeapMap(List<HeapChunk> heapChunks, int stride) {
+        List<HeapChunk> sorted = new ArrayList<>(heapChunks);
+        sorted.sort(Comparator.comparingLong(HeapChunk::offset));
+        this.chunks = sorted.toArray(HeapChunk[]::new);
+        this.stride = stride;
+        this.firstBlock = new long[chunks.length + 1];
+        for (int i = 0; i < chunks.length; i++) {
+            firstBlock[i + 1] = firstBlock[i] + chunks[i].length() / stride;
+        }
+        this.totalBlocks = firstBlock[chunks.length];
+        this.used = new long[(int) ((totalBlocks + 63) >>> 6)];
+    }
+
+    /** The block number of {@code offset}, or -1 if it is not the start of a block of the heap. */
+    long blockOf(long offset) {
+        int lo = 0;
+        int hi = chunks.length - 1;
+        if (hi < 0) {
+            return -1;
+        }
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (chunks[mid].offset() <= offset) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        long rel = offset - chunks[lo].offset();
+        if (rel < 0 || rel % stride != 0 || rel / stride >= chunks[lo].length() / stride) {
+            return -1;
+        }
+        return firstBlock[lo] + rel / stride;
+    }
+
+    /** Marks a block used; false if an item already claimed it. */
+    boolean claim(long block) {
+        int w = (int) (block >>> 6);
+        long bit = 1L << (block & 63);
+        if ((used[w] & bit) != 0) {
+            return false;
+        }
+        used[w] |= bit;
+        usedBlocks++;
+        return true;
+    }
+
+    long totalBlocks() {
+        return totalBlocks;
+    }
+
+    long usedBlocks() {
+        return usedBlocks;
+    }
+
+    long bytes() {
+        return totalBlocks * stride;
+    }
+
+    /** A readable description of the heap's extent, for messages. */
+    String describe() {
+        return chunks.length + " chunk(s), " + totalBlocks + " blocks of " + stride + " bytes";
+    }
+}

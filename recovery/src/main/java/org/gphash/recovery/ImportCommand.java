@@ -1,0 +1,107 @@
+package org.gphash.recovery;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.GPHashIndex;
+import org.gphash.Outcome;
+import org.gphash.index.Geometry;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code import FILE POOL}: builds a new pool with the dump's geometry and inserts every item in
+ * batches. A damaged or truncated dump is refused and the half-built pool deleted, so an import
+ * either yields every item or no pool at all.
+ */
+@Command(name = "import", mixinStandardHelpOptions = true,
+        description = "Creates POOL (which must not exist) from a dump written by 'gphash dump', verifying the dump's "
+                + "checksum; on any error the new pool is deleted.")
+final class ImportCommand implements Callable<Integer> {
+
+    private static final int BATCH = 4096;
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "the dump file")
+    Path file;
+
+    @Parameters(index = "1", paramLabel = "POOL", description = "the pool file to create")
+    Path pool;
+
+    @Option(names = "--seed", description = "hash seed of the new pool (default: random)")
+    Long seed;
+
+    @Override
+    public Integer call() throws IOException {
+        if (Files.exists(pool)) {
+            throw new RecoveryTool.ToolException("pool " + pool.toAbsolutePath() + " already exists; import creates a new pool");
+        }
+        long count = 0;
+        boolean ok = false;
+        try (InputStream is = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+            DumpFormat.Reader r = new DumpFormat.Reader(is);
+            Geometry g = r.geometry();
+            long record = 1L + g.keySize() + g.valueSize();
+            long expected = Math.max(1, (Files.size(file) - DumpFormat.HEADER_BYTES - DumpFormat.TRAILER_BYTES) / record);
+            GPHashIndex.Builder b = GPHashIndex.builder(pool).keySize(g.keySize()).valueSize(g.valueSize())
+                    .levels(g.levels()).hashes(g.hashes()).slotsPerBucket(g.slotsPerBucket()).initialCapacity(expected);
+            if (seed != null) {
+                b.seed(seed);
+            }
+            try (GPHashIndex index = b.create()) {
+                byte[] key = new byte[g.keySize()];
+                byte[] value = new byte[g.valueSize()];
+                Batch batch = index.newBatch(BATCH);
+                Progress progress = Progress.forTerminal();
+                progress.start("importing", expected);
+                while (r.next(key, value)) {
+                    batch.insert(key, value);
+                    if (batch.size() == BATCH) {
+                        count += run(index, batch);
+                        progress.advance(BATCH);
+                    }
+                }
+                count += run(index, batch);
+                progress.finish();
+            }
+            ok = true;
+        } catch (IOException e) {
+            throw new RecoveryTool.ToolException("cannot import " + file.toAbsolutePath() + ": " + e.getMessage(), e);
+        } finally {
+            if (!ok) {
+                Files.deleteIfExists(pool);
+            }
+        }
+        spec.commandLine().getOut().println("import: " + count + " items from " + file.toAbsolutePath() + " into "
+                + pool.toAbsolutePath());
+        return RecoveryTool.SOUND;
+    }
+
+    private static long run(GPHashIndex index, Batch batch) {
+        if (batch.size() == 0) {
+            return 0;
+        }
+        BatchResult res = index.execute(batch);
+        for (int i = 0; i < batch.size(); i++) {
+            if (res.outcome(i) != Outcome.INSERTED) {
+                throw new RecoveryTool.ToolException("dump holds a key twice (outcome " + res.outcome(i)
+                        + "); it was not written by 'gphash dump'");
+            }
+        }
+        int n = batch.size();
+        batch.clear();
+        return n;
+    }
+}

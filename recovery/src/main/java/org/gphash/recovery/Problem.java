@@ -1,0 +1,38 @@
+package org.gphash.recovery;
+
+/**
+ * The kinds of inconsistency {@code check} looks for. Each says what is wrong in words a user can
+ * act on; {@link #problem} is false for facts worth reporting that do not make a pool unsound.
+ */
+public enum Problem {
+    UNREADABLE_HEADER(true, "the header cannot be used: the file is not a usable pool"),
+    HEADER_COPY_DAMAGED(true, "a header copy has no magic or a bad CRC32C checksum (recover rewrites it)"),
+    HEADER_COPIES_DIFFER(true, "the header copies hold different states: a header commit was interrupted (recover completes it)"),
+    EXTENTS_OVERLAP(true, "two extents of the pool (header, levels, value heap chunks) overlap"),
+    INSERT_SLOT(true, "slot left in the INSERT state by an interrupted insert (recover clears it)"),
+    TORN_FINGERPRINT(true, "item whose fingerprint does not match its key (torn slot; recover clears it)"),
+    MISPLACED_ITEM(true, "item in a slot that is not a candidate slot of its key (wrong hash or bucket)"),
+    DUPLICATE_KEY(true, "item that is not the valid item of its key: another copy comes first in candidate order (recover removes it)"),
+    BAD_VALUE_OFFSET(true, "item whose value offset is not a block of the value heap"),
+    SHARED_VALUE_BLOCK(true, "value block referred to by more than one item"),
+    RESIZE_IN_PROGRESS(false, "a resize was interrupted; open or recover finishes it"),
+    NOT_CLEANLY_SHUT_DOWN(false, "the pool was not closed cleanly (crash or still open); open or recover runs recovery"),
+    TRAILING_BYTES(false, "bytes past the committed end of the pool (an interrupted growth); reused by the next growth");
+
+    private final boolean problem;
+    private final String description;
+
+    Problem(boolean problem, String description) {
+        this.problem = problem;
+        this.description = description;
+    }
+
+    /** Whether one occurrence makes the pool unsound (check exits 1). */
+    public boolean problem() {
+        return problem;
+    }
+
+    public String description() {
+        return description;
+    }
+}

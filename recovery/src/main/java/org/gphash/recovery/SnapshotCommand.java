@@ -1,0 +1,89 @@
+package org.gphash.recovery;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.Callable;
+
+import org.gphash.index.PoolInspector;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code snapshot POOL FILE}: a consistent copy of a pool on durable storage. Consistent because the
+ * pool is locked against every writer while it is copied; durable because the copy is written to a
+ * temporary file, fsynced, renamed into place and its directory fsynced, so a crash leaves either
+ * no FILE or a whole one. Only the committed length is copied (bytes of an interrupted growth are
+ * not part of the pool).
+ */
+@Command(name = "snapshot", mixinStandardHelpOptions = true,
+        description = "Copies a pool (locked, unchanged) to FILE, which must not exist, and fsyncs it, e.g. from "
+                + "tmpfs onto durable storage. The copy opens like the original.")
+final class SnapshotCommand implements Callable<Integer> {
+
+    private static final long CHUNK = 8L << 20;
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "POOL", description = "the pool file")
+    Path pool;
+
+    @Parameters(index = "1", paramLabel = "FILE", description = "where to write the copy")
+    Path file;
+
+    @Override
+    public Integer call() throws IOException {
+        Path target = file.toAbsolutePath();
+        if (Files.exists(target)) {
+            throw new RecoveryTool.ToolException("snapshot target " + target + " already exists");
+        }
+        Path dir = target.getParent();
+        Path tmp = dir.resolve("." + target.getFileName() + ".partial");
+        long length;
+        boolean clean;
+        try (PoolInspector in = PoolInspector.open(pool)) {
+            length = in.header().fileLength();
+            clean = in.header().cleanShutdown();
+            MemorySegment seg = in.segment();
+            Files.deleteIfExists(tmp);
+            try (FileChannel out = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+                Progress progress = Progress.forTerminal();
+                progress.start("copying", length);
+                for (long pos = 0; pos < length; pos += CHUNK) {
+                    long n = Math.min(CHUNK, length - pos);
+                    var buf = seg.asSlice(pos, n).asByteBuffer();
+                    while (buf.hasRemaining()) {
+                        out.write(buf, pos + buf.position());
+                    }
+                    progress.advance(n);
+                }
+                progress.finish();
+                out.force(true);
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        }
+        try (PoolInspector copy = PoolInspector.open(target)) {
+            copy.header();
+        }
+        spec.commandLine().getOut().println("snapshot: " + length + " bytes of " + pool.toAbsolutePath() + " copied to "
+                + target + " and fsynced" + (clean ? "" : " (the pool was not cleanly shut down; opening the copy "
+                + "runs recovery, as opening the original would)"));
+        return RecoveryTool.SOUND;
+    }
+}

@@ -1,0 +1,135 @@
+package org.gphash.recovery;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.gphash.GPHashIndex;
+import org.gphash.index.Geometry;
+import org.gphash.index.PoolInspector;
+import org.gphash.index.SlotMeta;
+import org.gphash.index.TableLayout;
+
+/** Pools for the tool's tests (on tmpfs when there is one), a way to run the tool, and raw slot surgery. */
+final class ToolFixture implements AutoCloseable {
+
+    static final int VALUE_SIZE = 32;
+
+    final Path dir;
+
+    ToolFixture() {
+        try {
+            Path shm = Path.of("/dev/shm");
+            Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+            dir = Files.createTempDirectory(base, "gphash-tool-test-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The tool's exit code and what it printed. */
+    record Run(int code, String out, String err) {
+        String all() {
+            return out + err;
+        }
+    }
+
+    static Run tool(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = RecoveryTool.run(args, new PrintWriter(out), new PrintWriter(err));
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    static byte[] value(long key) {
+        byte[] v = new byte[VALUE_SIZE];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = (byte) (key * 31 + i);
+        }
+        return v;
+    }
+
+    /** A cleanly closed pool holding keys 1..items, small enough to have resized. */
+    Path pool(String name, int items) {
+        Path p = dir.resolve(name);
+        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(VALUE_SIZE).initialCapacity(32).seed(7)
+                .create()) {
+            for (long k = 1; k <= items; k++) {
+                index.put(k, value(k));
+            }
+        }
+        return p;
+    }
+
+    /** One slot as found on the media. */
+    record Slot(long offset, long meta, long key) {
+    }
+
+    /** Every slot of every level, items and empty ones. */
+    static List<Slot> slots(Path pool) {
+        List<Slot> out = new ArrayList<>();
+        try (PoolInspector in = PoolInspector.open(pool)) {
+            Geometry g = in.geometry();
+            TableLayout t = in.layout();
+            MemorySegment s = in.segment();
+            for (int d = 0; d < t.levelCount(); d++) {
+                for (long i = 0; i < t.bucketsAtDepth(d) * g.slotsPerBucket(); i++) {
+                    long slot = t.levelOffset(d) + i * g.slotSize();
+                    out.add(new Slot(slot, s.get(ValueLayout.JAVA_LONG, slot),
+                            s.get(ValueLayout.JAVA_LONG_UNALIGNED, slot + SlotMeta.BYTES)));
+                }
+            }
+        }
+        return out;
+    }
+
+    static List<Slot> items(Path pool) {
+        return slots(pool).stream().filter(s -> SlotMeta.isItem(s.meta())).toList();
+    }
+
+    static void writeLong(Path pool, long offset, long value) {
+        try (FileChannel ch = FileChannel.open(pool, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, value), offset);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void writeByte(Path pool, long offset, byte value) {
+        try (FileChannel ch = FileChannel.open(pool, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(new byte[] {value}), offset);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static byte[] bytes(Path p) {
+        try {
+            return Files.readAllBytes(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
