@@ -169,20 +169,7 @@ public final class PoolFile implements AutoCloseable {
             OPEN_IN_THIS_PROCESS.remove(key);
             throw new PoolIoException("cannot open pool " + absolute + ": " + e, e);
         }
-        PoolFile file = lockAndWrap(absolute, key, channel, preferJdkPersist, false);
-        try {
-            long size = channel.size();
-            if (size > 0) {
-                file.map(size);
-            }
-            return file;
-        } catch (IOException e) {
-            file.close();
-            throw new PoolIoException("cannot open pool " + absolute + ": " + e, e);
-        } catch (RuntimeException e) {
-            file.close();
-            throw e;
-        }
+        return mapWhole(lockAndWrap(absolute, key, channel, preferJdkPersist, false), channel, absolute);
     }
 
     /**
@@ -210,7 +197,11 @@ public final class PoolFile implements AutoCloseable {
             OPEN_IN_THIS_PROCESS.remove(key);
             throw new PoolIoException("cannot open pool " + absolute + " for reading: " + e, e);
         }
-        PoolFile file = lockAndWrap(absolute, key, channel, false, true);
+        return mapWhole(lockAndWrap(absolute, key, channel, false, true), channel, absolute);
+    }
+
+    /** Maps the whole of a just-opened file; closes it (lock and claim released) if that fails. */
+    private static PoolFile mapWhole(PoolFile file, FileChannel channel, Path absolute) {
         try {
             long size = channel.size();
             if (size > 0) {
