@@ -31,8 +31,10 @@ final class PoolRegistration implements PoolFile.MappingListener {
     private static final Set<String> REGISTRABLE = Set.of("tmpfs", "hugetlbfs", "ramfs");
 
     static final String WHERE_GPU_POOLS_LIVE = "GPU pools must live where CUDA can pin file pages writable: "
-            + "tmpfs such as /dev/shm (memory: survives the process, not a power cut), hugetlbfs (the same, with huge "
-            + "pages), or device-dax persistent memory (durable); ext4, xfs and fs-dax are refused by the kernel";
+            + "tmpfs such as /dev/shm (memory: survives the process, not a power cut) or hugetlbfs (the same, with huge "
+            + "pages); ext4, xfs and fs-dax are refused by the kernel. Device-dax persistent memory would be durable "
+            + "and registrable, but pools on it are not supported yet. For durability, copy a tmpfs pool to disk with "
+            + "'gphash snapshot'";
 
     private final List<HostPointer> chunks = new ArrayList<>();
     private MemorySegment registered;
