@@ -273,7 +273,7 @@ public final class GpuEngine implements Engine {
     /** With every kernel of the batch finished, unlinked blocks can be reused. */
     private void finishBatch() {
         for (int i = 0; i < pendingFreeCount; i++) {
-            pool.freeBlock(pendingFree[i]);
+            pool.reclaimBlock(pendingFree[i]);
         }
         pendingFreeCount = 0;
         if (rebuildFreeSpace) {

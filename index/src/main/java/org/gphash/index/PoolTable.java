@@ -189,6 +189,15 @@ public final class PoolTable {
         });
     }
 
+    /**
+     * Frees a block that an item referred to until an operation unlinked it, once nothing can still
+     * read it: the CPU engine's reclamation step, crash point {@code VALUE_RECLAIMED} included.
+     */
+    public void reclaimBlock(long valueOffset) {
+        table.hook.reached(CrashPoint.VALUE_RECLAIMED);
+        table.heap.free(valueOffset);
+    }
+
     /** Frees a block nothing refers to and nothing can still read. */
     public void freeBlock(long valueOffset) {
         table.heap.free(valueOffset);
