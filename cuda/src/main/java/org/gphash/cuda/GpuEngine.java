@@ -316,30 +316,28 @@ public final class GpuEngine implements Engine {
         private final DeviceBuffer counters = new DeviceBuffer();
         private final GroupBuffers groups = new GroupBuffers();
 
+        private long retiredCapacity;
+
         void run(long n, CUdeviceptr kinds, CUdeviceptr keys, CUdeviceptr values, CUdeviceptr codes, CUdeviceptr out) {
             counters.ensure(KernelParams.COUNTERS * 8L);
             blocks.ensure(n * 8);
-            long retiredCapacity = 2 * n + 64;
+            retiredCapacity = KernelParams.retiredCapacity(n);
             retired.ensure(retiredCapacity * 8);
-            long kindsAt = address(kinds);
-            long codesAt = address(codes);
-            groups.reset(n, null);
-            byte[] params = KernelParams.batch(n, kindsAt, address(keys), address(values), blocks.address(), codesAt,
-                    address(out), retired.address(), retiredCapacity, counters.address(), false, groups.fields());
-            long[] c = launchCounted(cuda.countWrites, n, params);
+            // The caller's buffers, resolved once: the same for every kernel of this batch.
+            long[] at = {address(kinds), address(keys), address(values), address(codes), address(out)};
+            long[] c = launchCounted(cuda.countWrites, n, params(n, at, false));
             int writes = Math.toIntExact(c[0]);
             if (writes > 0) {
                 long[] b = new long[writes];
                 pool.reserveBlocks(b, writes);
                 reserved.ensure(writes * 8L);
                 cuMemcpyHtoD(reserved.pointer(), Pointer.to(b), writes * 8L);
-                launchCounted(cuda.assignBlocks, n, params, KernelParams.longs(reserved.address()));
+                launchCounted(cuda.assignBlocks, n, params(n, at, false), KernelParams.longs(reserved.address()));
             }
             boolean retryOnly = false;
             for (;;) {
                 groups.reset(n, null);
-                byte[] p = KernelParams.batch(n, kindsAt, address(keys), address(values), blocks.address(), codesAt,
-                        address(out), retired.address(), retiredCapacity, counters.address(), retryOnly, groups.fields());
+                byte[] p = params(n, at, retryOnly);
                 byte[] table = kernels.tableParams(pool.layout());
                 Launcher.launch(cuda.groupBatch, n, null, table, p);
                 c = launchCounted(cuda.batch, n, table, p);
@@ -350,30 +348,28 @@ public final class GpuEngine implements Engine {
                 pool.resize(pool.layout());
                 retryOnly = true;
             }
-            collect(launchCounted(cuda.finishDeviceBatch, n, params));
+            collect(launchCounted(cuda.finishDeviceBatch, n, params(n, at, false)));
+        }
+
+        /** BatchParams over the caller's buffers {@code at} (kinds, keys, values, codes, out) and ours. */
+        private byte[] params(long n, long[] at, boolean retryOnly) {
+            return KernelParams.batch(n, at[0], at[1], at[2], blocks.address(), at[3], at[4], retired.address(),
+                    retiredCapacity, counters.address(), retryOnly, groups.fields());
         }
 
         private void collect(long[] c) {
             pool.addToSize(c[KernelParams.ITEMS_ADDED] - c[KernelParams.ITEMS_REMOVED]);
             long count = c[KernelParams.RETIRED_COUNT];
-            long capacity = retiredCapacity();
-            int k = (int) Math.min(count, capacity);
+            int k = (int) Math.min(count, retiredCapacity);
             long[] b = new long[k];
             if (k > 0) {
                 cuMemcpyDtoH(Pointer.to(b), retired.pointer(), k * 8L);
             }
             retireLater(b);
-            rebuildFreeSpace |= count > capacity;
-        }
-
-        private long capacityN;
-
-        private long retiredCapacity() {
-            return capacityN;
+            rebuildFreeSpace |= count > retiredCapacity;
         }
 
         private long[] launchCounted(jcuda.driver.CUfunction f, long n, byte[]... structs) {
-            capacityN = 2 * n + 64;
             cuMemsetD8(counters.pointer(), (byte) 0, KernelParams.COUNTERS * 8L);
             Launcher.launch(f, n, null, structs);
             cuCtxSynchronize();

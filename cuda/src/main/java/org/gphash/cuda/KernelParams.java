@@ -45,6 +45,14 @@ final class KernelParams {
     private KernelParams() {
     }
 
+    /**
+     * Entries of the retired-block list a batch of {@code n} operations gets: each operation unlinks
+     * its old value and the duplicates it meets, so 2n plus slack; past it the host rebuilds free space.
+     */
+    static long retiredCapacity(long n) {
+        return 2 * n + 64;
+    }
+
     static byte[] table(long poolAddress, TableLayout layout, Geometry g, long[] seeds) {
         if (layout.levelCount() > MAX_LEVELS) {
             throw new IllegalStateException("a table of " + layout.levelCount() + " levels; kernels take " + MAX_LEVELS);

@@ -125,7 +125,7 @@ final class StreamLane implements AutoCloseable {
         keys.ensure(n * keySize);
         codes.ensure(n);
         counters.ensure(KernelParams.COUNTERS * 8L);
-        long retiredCapacity = 2 * n + 64;
+        long retiredCapacity = KernelParams.retiredCapacity(n);
         retired.ensure(retiredCapacity * 8);
         cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), n, stream);
         cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), n * keySize, stream);
@@ -163,7 +163,7 @@ final class StreamLane implements AutoCloseable {
 
     /** The value blocks the finished chunk unlinked (at most the retired buffer's capacity). */
     long[] retiredBlocks() {
-        long count = Math.min(counter(KernelParams.RETIRED_COUNT), 2L * chunk.n() + 64);
+        long count = Math.min(counter(KernelParams.RETIRED_COUNT), KernelParams.retiredCapacity(chunk.n()));
         long[] b = new long[(int) count];
         if (count > 0) {
             cuMemcpyDtoH(Pointer.to(b), retired.pointer(), count * 8);
@@ -172,7 +172,7 @@ final class StreamLane implements AutoCloseable {
     }
 
     boolean retiredOverflowed() {
-        return counter(KernelParams.RETIRED_COUNT) > 2L * chunk.n() + 64;
+        return counter(KernelParams.RETIRED_COUNT) > KernelParams.retiredCapacity(chunk.n());
     }
 
     @Override

@@ -54,13 +54,13 @@ final class GpuTestSupport implements AutoCloseable {
 
     /** Key {@code k} as {@code keySize} bytes (little-endian number, then a pattern for longer keys). */
     static byte[] key(long k, int keySize) {
+        if (keySize < 8) {
+            throw new IllegalArgumentException("keys of at least 8 bytes");
+        }
         byte[] b = new byte[keySize];
         ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(0, k & 0xFFFFFFFFFFFFL);
         for (int i = 8; i < keySize; i++) {
             b[i] = (byte) (k * 31 + i);
-        }
-        if (keySize < 8) {
-            throw new IllegalArgumentException("keys of at least 8 bytes");
         }
         return b;
     }
