@@ -1,4 +1,16 @@
 /**
- * BktCache, the frozen LFU bucket cache held in GPU memory and reloaded on its own CUDA stream (GPHash &sect;3.3).
+ * Host-side logic of BktCache, the frozen cache of hot buckets in GPU memory (GPHash &sect;3.3).
+ *
+ * <p>Operations record per-bucket scores ({@link org.gphash.bktcache.CachePolicy}); a loading phase,
+ * due by {@link org.gphash.bktcache.ReloadSchedule}, selects the hottest
+ * {@link org.gphash.bktcache.BktCacheConfig#capacityFor(long) share} of the buckets and copies them into
+ * GPU memory, where membership stays frozen until the next load. The selection is a radix select: the
+ * GPU computes digit histograms and {@link org.gphash.bktcache.ThresholdSearch} picks the digits;
+ * {@link org.gphash.bktcache.TopBuckets} is the selection in plain Java, the reference for the GPU's.
+ * {@link org.gphash.bktcache.FrozenCacheSimulator} measures what freezing costs in hit rate against a
+ * dynamic cache.
+ *
+ * <p>Nothing here depends on JCuda or on other gphash modules: the kernels and the fetch stream live in
+ * the cuda module.
  */
 package org.gphash.bktcache;

@@ -1,0 +1,252 @@
+package org.gphash.bktcache;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of BktCache, the frozen cache of hot buckets in GPU memory (GPHash &sect;3.3). Immutable;
+ * build one with {@link #builder()} or start from {@link #defaults()}.
+ *
+ * <p>A loading phase ranks all buckets by the {@link #policy()}'s score and copies the best
+ * {@link #capacityFor(long) share} of them into GPU memory; membership then stays frozen until the
+ * next load, which runs every {@link #reloadEveryOperations()} operations and/or every
+ * {@link #reloadEvery()}.
+ */
+public final class BktCacheConfig {
+
+    /** Default fraction of the buckets held in GPU memory. */
+    public static final double DEFAULT_SHARE = 0.20;
+    /** Default operations between two loads: 2<sup>22</sup>. */
+    public static final long DEFAULT_RELOAD_EVERY_OPERATIONS = 1L << 22;
+    /** Default sampling: one access in 2<sup>2</sup> increments a counter. */
+    public static final int DEFAULT_COUNTER_SAMPLE_SHIFT = 2;
+    /** Largest accepted {@link #counterSampleShift()}: sampling 1 in 256 is already coarse. */
+    public static final int MAX_COUNTER_SAMPLE_SHIFT = 8;
+
+    private static final BktCacheConfig DEFAULTS = new Builder().build();
+
+    /** The cache turned off: share 0, everything else at its default. */
+    public static final BktCacheConfig DISABLED = new Builder().share(0).build();
+
+    private final double share;
+    private final CachePolicy policy;
+    private final long reloadEveryOperations;
+    private final Duration reloadEvery;
+    private final boolean concurrentFetch;
+    private final boolean scanGuard;
+    private final int counterSampleShift;
+
+    private BktCacheConfig(Builder b) {
+        this.share = b.share;
+        this.policy = b.policy;
+        this.reloadEveryOperations = b.reloadEveryOperations;
+        this.reloadEvery = b.reloadEvery;
+        this.concurrentFetch = b.concurrentFetch;
+        this.scanGuard = b.scanGuard;
+        this.counterSampleShift = b.counterSampleShift;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Share 0.20, LFU, a load every 2<sup>22</sup> operations, concurrent fetch, no scan guard. */
+    public static BktCacheConfig defaults() {
+        return DEFAULTS;
+    }
+
+    /** A builder holding this configuration's values. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    /** Fraction of all buckets held in the cache, from 0 (off) to 1. */
+    public double share() {
+        return share;
+    }
+
+    public CachePolicy policy() {
+        return policy;
+    }
+
+    /** A load runs once this many operations ran since the last one; 0 means never by count. */
+    public long reloadEveryOperations() {
+        return reloadEveryOperations;
+    }
+
+    /** A load also runs once this much time passed since the last one; {@link Duration#ZERO} means never by time. */
+    public Duration reloadEvery() {
+        return reloadEvery;
+    }
+
+    /**
+     * Whether a load copies buckets on its own stream while operations go on (true), or operations wait
+     * for the load to finish (false, the paper's Figure 15 baseline).
+     */
+    public boolean concurrentFetch() {
+        return concurrentFetch;
+    }
+
+    /**
+     * Whether a bucket needs to be among the hottest in two successive periods to be admitted (the lesson
+     * of Catalyst against scans). A scan touches each bucket in one period only, so its buckets never
+     * qualify and the room goes to the next hottest buckets that do; the price is that a newly hot bucket
+     * waits one more period. {@link TopBuckets} states the exact rule.
+     */
+    public boolean scanGuard() {
+        return scanGuard;
+    }
+
+    /**
+     * An access increments its bucket's counter with probability 1/2<sup>shift</sup>. Sampling keeps the
+     * hottest buckets, whose counters every warp would otherwise hammer, from serialising on atomics to
+     * one word; the ranking survives because hot buckets are sampled often anyway.
+     */
+    public int counterSampleShift() {
+        return counterSampleShift;
+    }
+
+    /** Whether the cache holds anything at all: {@code share() > 0}. */
+    public boolean enabled() {
+        return share > 0;
+    }
+
+    /**
+     * Buckets the cache holds for a table of {@code totalBuckets} buckets: {@code floor(share * total)},
+     * but at least 1 when enabled and the table is not empty (a tiny share still means "cache
+     * something"), and never more than the table. 0 when disabled.
+     *
+     * @throws IllegalArgumentException if {@code totalBuckets} is negative
+     */
+    public long capacityFor(long totalBuckets) {
+        if (totalBuckets < 0) {
+            throw new IllegalArgumentException("totalBuckets must be >= 0, was " + totalBuckets);
+        }
+        if (!enabled() || totalBuckets == 0) {
+            return 0;
+        }
+        long floor = (long) Math.floor(share * totalBuckets);
+        // share * total is a double: for tables beyond 2^53 buckets it may round above the table.
+        return Math.min(totalBuckets, Math.max(1, floor));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof BktCacheConfig c
+                && Double.compare(share, c.share) == 0
+                && policy == c.policy
+                && reloadEveryOperations == c.reloadEveryOperations
+                && reloadEvery.equals(c.reloadEvery)
+                && concurrentFetch == c.concurrentFetch
+                && scanGuard == c.scanGuard
+                && counterSampleShift == c.counterSampleShift;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(share, policy, reloadEveryOperations, reloadEvery, concurrentFetch, scanGuard,
+                counterSampleShift);
+    }
+
+    @Override
+    public String toString() {
+        return "BktCacheConfig{share=" + share
+                + ", policy=" + policy
+                + ", reloadEveryOperations=" + reloadEveryOperations
+                + ", reloadEvery=" + reloadEvery
+                + ", concurrentFetch=" + concurrentFetch
+                + ", scanGuard=" + scanGuard
+                + ", counterSampleShift=" + counterSampleShift
+                + '}';
+    }
+
+    /**
+     * Builds a {@link BktCacheConfig}. Each setter checks its value at once, so a bad value is reported
+     * where it was given. Not thread-safe.
+     */
+    public static final class Builder {
+
+        private double share = DEFAULT_SHARE;
+        private CachePolicy policy = CachePolicy.LFU;
+        private long reloadEveryOperations = DEFAULT_RELOAD_EVERY_OPERATIONS;
+        private Duration reloadEvery = Duration.ZERO;
+        private boolean concurrentFetch = true;
+        private boolean scanGuard = false;
+        private int counterSampleShift = DEFAULT_COUNTER_SAMPLE_SHIFT;
+
+        private Builder() {
+        }
+
+        private Builder(BktCacheConfig c) {
+            this.share = c.share;
+            this.policy = c.policy;
+            this.reloadEveryOperations = c.reloadEveryOperations;
+            this.reloadEvery = c.reloadEvery;
+            this.concurrentFetch = c.concurrentFetch;
+            this.scanGuard = c.scanGuard;
+            this.counterSampleShift = c.counterSampleShift;
+        }
+
+        /** @see BktCacheConfig#share() */
+        public Builder share(double share) {
+            if (!(share >= 0 && share <= 1)) { // also rejects NaN
+                throw new IllegalArgumentException("share must be in [0, 1], was " + share);
+            }
+            this.share = share + 0.0; // -0.0 becomes 0.0, so equal configs compare equal
+            return this;
+        }
+
+        /** @see BktCacheConfig#policy() */
+        public Builder policy(CachePolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy must not be null");
+            return this;
+        }
+
+        /** @see BktCacheConfig#reloadEveryOperations() */
+        public Builder reloadEveryOperations(long operations) {
+            if (operations < 0) {
+                throw new IllegalArgumentException(
+                        "reloadEveryOperations must be >= 0 (0 = never by count), was " + operations);
+            }
+            this.reloadEveryOperations = operations;
+            return this;
+        }
+
+        /** @see BktCacheConfig#reloadEvery() */
+        public Builder reloadEvery(Duration interval) {
+            Objects.requireNonNull(interval, "reloadEvery must not be null (Duration.ZERO = never by time)");
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException(
+                        "reloadEvery must be >= 0 (Duration.ZERO = never by time), was " + interval);
+            }
+            this.reloadEvery = interval;
+            return this;
+        }
+
+        /** @see BktCacheConfig#concurrentFetch() */
+        public Builder concurrentFetch(boolean concurrentFetch) {
+            this.concurrentFetch = concurrentFetch;
+            return this;
+        }
+
+        /** @see BktCacheConfig#scanGuard() */
+        public Builder scanGuard(boolean scanGuard) {
+            this.scanGuard = scanGuard;
+            return this;
+        }
+
+        /** @see BktCacheConfig#counterSampleShift() */
+        public Builder counterSampleShift(int shift) {
+            if (shift < 0 || shift > MAX_COUNTER_SAMPLE_SHIFT) {
+                throw new IllegalArgumentException("counterSampleShift must be in [0, "
+                        + MAX_COUNTER_SAMPLE_SHIFT + "], was " + shift);
+            }
+            this.counterSampleShift = shift;
+            return this;
+        }
+
+        public BktCacheConfig build() {
+            return new BktCacheConfig(this);
+        }
+    }
+}

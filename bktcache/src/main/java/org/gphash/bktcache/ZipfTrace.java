@@ -1,0 +1,120 @@
+package org.gphash.bktcache;
+
+import java.util.SplittableRandom;
+
+/**
+ * A zipfian stream of bucket ids, for {@link FrozenCacheSimulator}: the bucket of popularity rank r
+ * (0 = hottest) is drawn with probability proportional to 1/(r+1)<sup>theta</sup>.
+ *
+ * <p>Ranks come from the closed-form approximation of Gray et al. ("Quickly generating billion-record
+ * synthetic databases", SIGMOD 1994), the one YCSB uses: one uniform draw per sample, no rejection.
+ * Ranks are then mapped to bucket ids through a seeded random permutation, so hot buckets are spread
+ * over the table as hashing spreads hot keys, rather than packed at its start.
+ *
+ * <p>Deterministic for a given seed. Not thread-safe.
+ */
+public final class ZipfTrace {
+
+    private final int buckets;
+    private final double theta;
+    private final double zetaN;
+    private final double alpha;
+    private final double eta;
+    private final double twoThreshold; // 1 + 0.5^theta: draws below it (scaled) are rank 0 or 1
+    private final int[] bucketOfRank;
+    private final SplittableRandom random;
+
+    /**
+     * @param buckets how many distinct bucket ids, 0 to buckets-1; at least 2
+     * @param theta   skew, strictly between 0 and 1 (YCSB's default is 0.99)
+     * @param seed    seeds both the permutation and the draws
+     */
+    public ZipfTrace(int buckets, double theta, long seed) {
+        if (buckets < 2) {
+            throw new IllegalArgumentException("buckets must be >= 2, was " + buckets);
+        }
+        if (!(theta > 0 && theta < 1)) {
+            throw new IllegalArgumentException("theta must be in (0, 1), was " + theta);
+        }
+        this.buckets = buckets;
+        this.theta = theta;
+        this.zetaN = zeta(buckets, theta);
+        this.alpha = 1 / (1 - theta);
+        this.eta = (1 - Math.pow(2.0 / buckets, 1 - theta)) / (1 - zeta(2, theta) / zetaN);
+        this.twoThreshold = 1 + Math.pow(0.5, theta);
+        this.random = new SplittableRandom(seed);
+        this.bucketOfRank = permutation(buckets, random.split());
+    }
+
+    /** Convenience: {@code accesses} draws from a fresh generator. */
+    public static int[] generate(int buckets, int accesses, double theta, long seed) {
+        return new ZipfTrace(buckets, theta, seed).next(accesses);
+    }
+
+    /** The next bucket id. */
+    public int next() {
+        return bucketOfRank[nextRank()];
+    }
+
+    /** The next {@code accesses} bucket ids. */
+    public int[] next(int accesses) {
+        if (accesses < 0) {
+            throw new IllegalArgumentException("accesses must be >= 0, was " + accesses);
+        }
+        int[] trace = new int[accesses];
+        for (int i = 0; i < accesses; i++) {
+            trace[i] = next();
+        }
+        return trace;
+    }
+
+    /** The bucket id of popularity rank {@code rank}, 0 being the hottest. */
+    public int bucketOfRank(int rank) {
+        return bucketOfRank[rank];
+    }
+
+    public int buckets() {
+        return buckets;
+    }
+
+    public double theta() {
+        return theta;
+    }
+
+    private int nextRank() {
+        double u = random.nextDouble();
+        double uz = u * zetaN;
+        if (uz < 1) {
+            return 0;
+        }
+        if (uz < twoThreshold) {
+            return 1;
+        }
+        long rank = (long) (buckets * Math.pow(eta * u - eta + 1, alpha));
+        return (int) Math.min(rank, buckets - 1); // the approximation can land on n for u close to 1
+    }
+
+    /** Generalised harmonic number: the sum of 1/i^theta for i = 1..n. */
+    private static double zeta(long n, double theta) {
+        double sum = 0;
+        for (long i = 1; i <= n; i++) {
+            sum += 1 / Math.pow(i, theta);
+        }
+        return sum;
+    }
+
+    /** A uniformly random permutation of 0..n-1 (Fisher-Yates). */
+    private static int[] permutation(int n, SplittableRandom random) {
+        int[] p = new int[n];
+        for (int i = 0; i < n; i++) {
+            p[i] = i;
+        }
+        for (int i = n - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = p[i];
+            p[i] = p[j];
+            p[j] = t;
+        }
+        return p;
+    }
+}
