@@ -9,7 +9,7 @@ rm -rf "$tests" && mkdir -p "$tests" .device-bundle
 console="$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.11.4/junit-platform-console-standalone-1.11.4.jar"
 [[ -f "$console" ]] || mvn -B -ntp -q dependency:get -Dartifact=org.junit.platform:junit-platform-console-standalone:1.11.4
 jars=()
-for m in native persistence index recovery cuda bench-ycsb crashtest; do jars+=("$m/target"); done
+for m in native persistence bktcache index recovery cuda bench-ycsb crashtest; do jars+=("$m/target"); done
 # The bundle's runtime has no zip file system, so JUnit cannot scan jars: name the test classes.
 (cd cuda/target/test-classes && find . -name '*Test.class' | sed 's|^\./||; s|\.class$||; s|/|.|g') > .device-bundle/test-classes.txt
 ../shared/tools/device-bundle .device-bundle "${jars[@]}" target/lib "$tests" "$console"

@@ -148,6 +148,7 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
             if (!__shfl_sync(kFullMask, won, valid)) {
                 continue;
             }
+            mirror_lane(c, p, valid);
             const uint32_t shared = lanes_sharing_value(p, 1u << valid);
             if (lane_id() == valid) {
                 count(c.b, kItemsRemoved, 1);
@@ -169,6 +170,7 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
             if (!__shfl_sync(kFullMask, won, valid)) {
                 continue;
             }
+            mirror_lane(c, p, valid);
             const uint32_t shared = lanes_sharing_value(p, 1u << valid);
             if (lane_id() == valid) {
                 codes[src] |= kConsumedFlag;
@@ -201,8 +203,9 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
             codes[src] |= kConsumedFlag;
         }
         __syncwarp();
+        mirror_lane(c, p, target);
         // A racing insert of the key in another batch: the valid copy stays, the others go (§3.2.2).
-        const WindowProbe after = probe_op(c);
+        const WindowProbe after = probe_pool(c);
         if (after.match != 0) {
             remove_duplicates(c, after, __ffs(after.match) - 1);
         }

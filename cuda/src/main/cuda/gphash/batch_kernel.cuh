@@ -15,7 +15,10 @@ __device__ __forceinline__ bool writes_value(int kind) {
     return kind == kPut || kind == kInsert || kind == kUpdate || kind == kReadModifyWrite;
 }
 
-__device__ void run_batch(const TableParams& t, const BatchParams& b) {
+__device__ void run_batch(const TableParams& t, const BatchParams& b, const CacheParams& cp) {
+    const CacheParams* cache = cache_on(cp) ? &cp : nullptr;
+    unsigned long long hits = 0;
+    unsigned long long misses = 0;
     const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
     const uint64_t group = i < b.n ? reinterpret_cast<const uint64_t*>(b.op_group)[i] : kNoOp;
     // Each group runs once, in the warp of the operation that created its entry.
@@ -33,11 +36,14 @@ __device__ void run_batch(const TableParams& t, const BatchParams& b) {
         const uint64_t op = __shfl_sync(kFullMask, i, leader);
         const uint64_t g = __shfl_sync(kFullMask, group, leader);
         const int kind = kinds[op];
+        const unsigned int members = reinterpret_cast<const unsigned int*>(b.group_count)[g];
         OpContext c{t, b, reinterpret_cast<uint8_t*>(t.pool), op, keys + op * t.key_size,
                     shfl_hashes(own, leader, static_cast<int>(t.hashes)),
-                    writes_value(kind) ? reinterpret_cast<const uint64_t*>(b.blocks)[op] : 0, false, false};
-        if (reinterpret_cast<const unsigned int*>(b.group_count)[g] > 1) {
+                    writes_value(kind) ? reinterpret_cast<const uint64_t*>(b.blocks)[op] : 0, false, false,
+                    cache, members, false, false};
+        if (members > 1) {
             op_group_combined(c, reinterpret_cast<const uint64_t*>(b.group_top)[g]);
+            (c.hit ? hits : misses) += members;
             continue;
         }
         uint8_t code;
@@ -53,6 +59,12 @@ __device__ void run_batch(const TableParams& t, const BatchParams& b) {
         if (lane_id() == 0) {
             reinterpret_cast<uint8_t*>(b.codes)[op] = code | (c.consumed ? kConsumedFlag : 0);
         }
+        (c.hit ? hits : misses) += 1;
+    }
+    if (cache != nullptr && lane_id() == 0 && hits + misses != 0) {
+        auto* stats = reinterpret_cast<unsigned long long*>(cp.stats);
+        atomicAdd(stats + kCacheHits, hits);
+        atomicAdd(stats + kCacheMisses, misses);
     }
 }
 

@@ -1,6 +1,7 @@
 // What every operation of a batch kernel shares: its context, block retirement, duplicate removal.
 #pragma once
 #include <cstdint>
+#include "cache_mirror.cuh"
 #include "key_hash.cuh"
 #include "slot_meta.cuh"
 #include "table_params.cuh"
@@ -20,6 +21,10 @@ struct OpContext {
     uint64_t block;       // the value block the host reserved for this operation (writes)
     bool staged;          // the operation's value is written to `block` and fenced
     bool consumed;        // `block` was published in a slot
+    const CacheParams* cache;  // BktCache, or nullptr when there is none
+    uint32_t weight;      // operations the probe serves (a group's members), for the access counters
+    bool probed;          // the first probe was made (accesses are recorded once per operation)
+    bool hit;             // the first probe read no bucket from the pool
 };
 
 __device__ __forceinline__ uint64_t* counters(const BatchParams& b) {
@@ -51,6 +56,15 @@ __device__ __forceinline__ void stage_value(OpContext& c) {
     }
 }
 
+// After a pool write to lane `lane`'s slot: the cached copy follows (the pool first, the cache after).
+__device__ __forceinline__ void mirror_lane(const OpContext& c, const WindowProbe& p, int lane) {
+    if (c.cache != nullptr) {
+        const uint64_t x = __shfl_sync(kFullMask, p.bucket, lane);
+        const uint64_t slot = __shfl_sync(kFullMask, p.slot, lane);
+        mirror_slot(c.t, c.cache, x, lane % static_cast<int>(c.t.slots), slot);
+    }
+}
+
 // Clears the matches of `p` other than lane `keep` (duplicates of the key, GPHash §3.2.2), each lane
 // its own slot, and retires their blocks unless another match shares them.
 __device__ __forceinline__ void remove_duplicates(OpContext& c, const WindowProbe& p, int keep) {
@@ -70,13 +84,70 @@ __device__ __forceinline__ void remove_duplicates(OpContext& c, const WindowProb
             }
         }
     }
-    const uint32_t n = __popc(__ballot_sync(kFullMask, removed));
+    const uint32_t gone = __ballot_sync(kFullMask, removed);
     if (lane == 0) {
-        count(c.b, kItemsRemoved, n);
+        count(c.b, kItemsRemoved, __popc(gone));
+    }
+    for (uint32_t m = gone; m != 0; m &= m - 1) {
+        mirror_lane(c, p, __ffs(m) - 1);
     }
 }
 
-__device__ __forceinline__ WindowProbe probe_op(const OpContext& c) {
+// Counts the operation's access for the next load's selection, for one operation in 2^shift (a hot
+// bucket's counter then takes that many fewer atomics): the bucket holding the key, or every
+// candidate bucket when it is absent (a negative search reads them all).
+__device__ __forceinline__ void record_access(const OpContext& c, const WindowProbe& p) {
+    const CacheParams& cp = *c.cache;
+    if (cp.policy == kRandom || (fmix64(c.op * 0x9E3779B97F4A7C15ull ^ cp.clock) & cp.sample_mask) != 0) {
+        return;
+    }
+    const int lane = lane_id();
+    const bool mine = p.match != 0 ? lane == __ffs(p.match) - 1
+                                   : ((p.candidates >> lane) & 1) && lane % static_cast<int>(c.t.slots) == 0;
+    if (mine) {
+        unsigned int* score = reinterpret_cast<unsigned int*>(cp.scores) + p.bucket;
+        if (cp.policy == kLfu) {
+            atomicAdd(score, c.weight);
+        } else {
+            *reinterpret_cast<volatile unsigned int*>(score) = static_cast<unsigned int>(cp.clock);
+        }
+    }
+}
+
+// The operation's probe. With BktCache, the cached candidate buckets first, alone: if they hold the
+// key, or every candidate bucket is cached, that settles it with no pool access (a hit). Otherwise
+// the full probe, cached buckets from the cache and the others from the pool. With keep_refs the
+// caller reads cached data after the probe and gives the references back (release_probe).
+__device__ __forceinline__ WindowProbe probe_op(OpContext& c, bool keep_refs = false) {
+    const int levels = static_cast<int>(c.t.level_count);
+    WindowProbe p;
+    bool hit = false;
+    if (c.cache != nullptr) {
+        p = probe_window<false>(c.t, c.k, c.key, 0, levels, levels, c.cache, true);
+        hit = p.match != 0 || p.cached == p.candidates;
+        if (!hit) {
+            release_probe(c.cache, p);
+            p = probe_window<false>(c.t, c.k, c.key, 0, levels, levels, c.cache, false);
+        }
+        if (!keep_refs) {
+            release_probe(c.cache, p);
+        }
+    } else {
+        p = probe_window<false>(c.t, c.k, c.key, 0, levels, levels);
+    }
+    if (!c.probed) {
+        c.probed = true;
+        c.hit = hit;
+        if (c.cache != nullptr) {
+            record_access(c, p);
+        }
+    }
+    return p;
+}
+
+// A probe of the pool alone: settles races between inserts of one key (§3.2.2), which must see
+// each other's published slots even before their mirrors reach the cache.
+__device__ __forceinline__ WindowProbe probe_pool(const OpContext& c) {
     const int levels = static_cast<int>(c.t.level_count);
     return probe_window<false>(c.t, c.k, c.key, 0, levels, levels);
 }

@@ -21,6 +21,7 @@ __device__ __forceinline__ uint8_t op_delete(OpContext& c) {
         if (!__shfl_sync(kFullMask, won, valid)) {
             continue;
         }
+        mirror_lane(c, p, valid);
         const uint32_t shared = lanes_sharing_value(p, 1u << valid);
         if (lane_id() == valid) {
             count(c.b, kItemsRemoved, 1);

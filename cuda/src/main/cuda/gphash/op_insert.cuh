@@ -47,8 +47,9 @@ __device__ __forceinline__ uint8_t op_insert(OpContext& c, bool upsert) {
         }
         __syncwarp();
         c.consumed = true;
+        mirror_lane(c, p, target);
 
-        const WindowProbe after = probe_op(c);
+        const WindowProbe after = probe_pool(c);
         const int valid = after.match != 0 ? __ffs(after.match) - 1 : -1;
         const bool ours = valid >= 0 && __shfl_sync(kFullMask, after.slot, valid) == slot;
         if (valid >= 0) {

@@ -20,6 +20,7 @@ __device__ __forceinline__ uint8_t swap_value(OpContext& c, const WindowProbe& p
         return kRetry;
     }
     c.consumed = true;
+    mirror_lane(c, p, valid);
     const uint32_t shared = lanes_sharing_value(p, 1u << valid);
     if (lane_id() == valid && shared == 0) {
         retire_block(c.b, meta_value_offset(old));

@@ -8,6 +8,7 @@
 // and is probed window by window).
 #pragma once
 #include <cstdint>
+#include "cache_params.cuh"
 #include "key_hash.cuh"
 #include "slot_meta.cuh"
 #include "table_params.cuh"
@@ -26,8 +27,13 @@ struct WindowProbe {
     uint32_t match;      // lanes whose slot holds the key
     uint32_t empty;      // lanes whose slot is EMPTY
     uint32_t best;       // (load << 5 | first lane) of the least-loaded bucket with an EMPTY slot, or ~0u
+    uint32_t candidates; // lanes mapped to a distinct candidate slot, cached or not
+    uint32_t cached;     // active lanes whose slot was read from a BktCache entry
     uint64_t slot;       // this lane's slot (offset in the pool)
     uint64_t meta;       // this lane's meta word as read
+    uint64_t bucket;     // this lane's pool bucket (global number, cache_params.cuh)
+    int entry;           // the cache entry this lane's slot was read from, or -1
+    bool holds_ref;      // this lane took the reference on `entry` (one lane per bucket)
 };
 
 // Whether the key at `slot_key` in the pool equals the query key (in the pool or in a batch buffer).
@@ -55,9 +61,13 @@ __device__ __forceinline__ uint32_t bucket_lanes(const TableParams& t) {
 // Probes levels [d0, d0 + nlev) for the key (hashes k, bytes at `key`). Every lane of the warp must call.
 // Only buckets above depth `place_end` count for least-loaded placement (a resize places items
 // above the level it empties).
+//
+// With a cache, a lane whose bucket is cached reads the cached copy (device memory) instead of the
+// pool, holding a reference on the entry until release_probe; with `cached_only`, lanes whose
+// bucket is not cached stay inactive, so the probe reads nothing across PCIe.
 template <bool QueryInPool>
 __device__ WindowProbe probe_window(const TableParams& t, const KeyHashes& k, const uint8_t* key, int d0, int nlev,
-                                    int place_end) {
+                                    int place_end, const CacheParams* cache = nullptr, bool cached_only = false) {
     const uint8_t* pool = reinterpret_cast<const uint8_t*>(t.pool);
     const int lane = lane_id();
     const int hs = static_cast<int>(t.hashes * t.slots);
@@ -80,6 +90,22 @@ __device__ WindowProbe probe_window(const TableParams& t, const KeyHashes& k, co
         }
         act = r == 0 || b[r] != b[r - 1];  // a bucket shared by two hashes is read once, at its first rank
         p.slot = t.level_offset[d] + b[r] * static_cast<uint64_t>(t.bucket_size) + static_cast<uint64_t>(s) * t.slot_size;
+        p.bucket = global_bucket(t, d, b[r]);
+    }
+    p.entry = -1;
+    p.candidates = __ballot_sync(kFullMask, act);
+    const uint8_t* src = pool + p.slot;  // where this lane reads its slot: the pool or a cached copy
+    if (cache != nullptr && cache_on(*cache)) {
+        const int first = (lane / static_cast<int>(t.slots)) * static_cast<int>(t.slots);
+        p.holds_ref = act && lane == first;
+        int e = p.holds_ref ? acquire_entry(*cache, p.bucket) : -1;
+        p.holds_ref = p.holds_ref && e >= 0;
+        e = __shfl_sync(kFullMask, e, first);
+        if (act && e >= 0) {
+            p.entry = e;
+            src = cached_slot(t, *cache, static_cast<uint32_t>(e), lane % static_cast<int>(t.slots));
+        }
+        act = act && (e >= 0 || !cached_only);
     }
     bool eq;
     const bool one_word_keys = t.key_stride == 8;  // slots of 16 bytes, 16-byte aligned
@@ -88,21 +114,23 @@ __device__ WindowProbe probe_window(const TableParams& t, const KeyHashes& k, co
     const uint64_t key_mask = ks >= 8 ? ~0ull : (1ull << (ks * 8)) - 1;
     for (;;) {
         if (one_word_keys) {
-            const ulonglong2 mk = act ? load_meta_and_key(pool, p.slot) : make_ulonglong2(kEmpty, 0);
+            const ulonglong2 mk = act ? load_meta_and_key(src, 0) : make_ulonglong2(kEmpty, 0);
             p.meta = mk.x;
             eq = act && meta_is_item(p.meta) && meta_fingerprint(p.meta) == k.fp && (mk.y & key_mask) == query0;
         } else {
-            p.meta = act ? load_meta(pool, p.slot) : kEmpty;
+            p.meta = act ? load_meta(src, 0) : kEmpty;
             eq = act && meta_is_item(p.meta) && meta_fingerprint(p.meta) == k.fp
-                 && key_equals<QueryInPool>(t, pool + p.slot + 8, key);
+                 && key_equals<QueryInPool>(t, src + 8, key);
         }
-        // The key bytes count only if the slot still holds the item whose meta word we read.
-        const bool stale = eq && load_meta(pool, p.slot) != p.meta;
+        // The key bytes count only if the slot still holds the item whose meta word we read; a
+        // cached slot being rewritten by a mirror (kBusyMeta) is read again.
+        const bool stale = (act && p.entry >= 0 && p.meta == kBusyMeta) || (eq && load_meta(src, 0) != p.meta);
         if (!__any_sync(kFullMask, stale)) {
             break;
         }
     }
     p.active = __ballot_sync(kFullMask, act);
+    p.cached = __ballot_sync(kFullMask, act && p.entry >= 0);
     p.match = __ballot_sync(kFullMask, eq);
     p.empty = __ballot_sync(kFullMask, act && p.meta == kEmpty);
     const uint32_t occupied = __ballot_sync(kFullMask, act && p.meta != kEmpty);
@@ -115,6 +143,13 @@ __device__ WindowProbe probe_window(const TableParams& t, const KeyHashes& k, co
     }
     p.best = __reduce_min_sync(kFullMask, score);
     return p;
+}
+
+// Gives back the cache references a probe took.
+__device__ __forceinline__ void release_probe(const CacheParams* cache, const WindowProbe& p) {
+    if (cache != nullptr && p.holds_ref) {
+        release_entry(*cache, p.entry);
+    }
 }
 
 // The first EMPTY slot of the least-loaded candidate bucket (ties: earlier in validity order), as a

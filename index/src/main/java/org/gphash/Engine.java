@@ -30,6 +30,14 @@ public interface Engine extends AutoCloseable {
 
     RecoveryReport lastRecovery();
 
+    /**
+     * Loads the engine's bucket cache now (GPU engine with BktCache); with {@code wait} false the
+     * load runs while later batches go on. Returns false for engines without a cache.
+     */
+    default boolean reloadBucketCache(boolean wait) {
+        return false;
+    }
+
     /** Drains operations, marks a clean shutdown, syncs and releases the pool. */
     @Override
     void close();

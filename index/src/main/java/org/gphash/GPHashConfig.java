@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 
+import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.index.CrashHook;
 import org.gphash.index.Geometry;
 
@@ -13,10 +14,12 @@ import org.gphash.index.Geometry;
  * Immutable configuration of an index, made by {@link GPHashIndex.Builder}. Geometry fields are 0
  * when not specified: {@code create} then uses the defaults of {@link Geometry#DEFAULT} and
  * {@code open} takes them from the pool; a specified field must match the pool on open.
+ * {@code bucketCache} configures BktCache, the GPU engine's cache of hot buckets in GPU memory
+ * (the CPU engine has none).
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
-                           OptionalLong seed, CrashHook crashHook) {
+                           OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache) {
 
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
 
@@ -25,6 +28,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(seed, "seed");
         Objects.requireNonNull(crashHook, "crashHook");
+        Objects.requireNonNull(bucketCache, "bucketCache");
         if (initialCapacity < 1) {
             throw new IllegalArgumentException("initialCapacity must be at least 1, got " + initialCapacity);
         }

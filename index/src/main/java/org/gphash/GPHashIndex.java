@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.ServiceLoader;
 
+import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.index.CpuEngine;
 import org.gphash.index.CrashHook;
 import org.gphash.index.Geometry;
@@ -179,6 +180,14 @@ public final class GPHashIndex implements AutoCloseable {
      * The engine behind this index, for what only one engine offers (the GPU engine's
      * device-resident batches: {@code ((org.gphash.cuda.GpuEngine) index.engine()).executeOnDevice(...)}).
      */
+    /**
+     * Loads the GPU engine's BktCache now rather than at its next period; with {@code wait} false it
+     * runs while later batches go on. Returns false where there is no cache (CPU engine, or disabled).
+     */
+    public boolean reloadBucketCache(boolean wait) {
+        return engine.reloadBucketCache(wait);
+    }
+
     public Engine engine() {
         return live();
     }
@@ -241,6 +250,8 @@ public final class GPHashIndex implements AutoCloseable {
         private boolean jdkPersistence;
         private OptionalLong seed = OptionalLong.empty();
         private CrashHook crashHook = CrashHook.NONE;
+        private BktCacheConfig bucketCache = BktCacheConfig.defaults();
+        private boolean bucketCacheSet;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -317,9 +328,26 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * BktCache, the GPU engine's cache of hot buckets (and their values) in GPU memory; default
+         * {@link BktCacheConfig#defaults()}: 20% of the buckets, LFU. {@link BktCacheConfig#DISABLED}
+         * turns it off. Only the GPU backend has one: asking for an enabled cache with the CPU
+         * backend fails at create/open.
+         */
+        public Builder bucketCache(BktCacheConfig config) {
+            this.bucketCache = Objects.requireNonNull(config, "bucketCache");
+            this.bucketCacheSet = true;
+            return this;
+        }
+
         public GPHashConfig config() {
+            if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
+                throw new IllegalArgumentException("bucketCache " + bucketCache + " needs the GPU backend: BktCache "
+                        + "lives in GPU memory, and the CPU engine reads the pool directly (use "
+                        + "BktCacheConfig.DISABLED or backend(Backend.GPU))");
+            }
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
-                    maxPoolBytes, backend, jdkPersistence, seed, crashHook);
+                    maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache);
         }
 
         /** Creates a new pool file (owner-only); fails if the file exists. */

@@ -1,5 +1,6 @@
 package org.gphash;
 
+import org.gphash.bktcache.BktCacheStats;
 import org.gphash.persistence.PersistenceMode;
 
 /**
@@ -19,16 +20,25 @@ import org.gphash.persistence.PersistenceMode;
  * @param persistenceMode     how writes are made durable
  * @param backend             which engine runs the operations
  * @param lastRecovery        what recovery did when the pool was opened
+ * @param bucketCache         BktCache's figures (hit rate, loads); {@link BktCacheStats#disabled()} without one
  */
 public record IndexStats(long size, long capacity, double loadFactor, int levels, int topLevelLog2, long resizes,
                          long heapGrowths, long valueBlocks, long valueBlocksFree, long pendingReclamation,
-                         long fileBytes, PersistenceMode persistenceMode, Backend backend, RecoveryReport lastRecovery) {
+                         long fileBytes, PersistenceMode persistenceMode, Backend backend, RecoveryReport lastRecovery,
+                         BktCacheStats bucketCache) {
+
+    /** These figures with the engine's cache figures. */
+    public IndexStats withBucketCache(BktCacheStats cache) {
+        return new IndexStats(size, capacity, loadFactor, levels, topLevelLog2, resizes, heapGrowths, valueBlocks,
+                valueBlocksFree, pendingReclamation, fileBytes, persistenceMode, backend, lastRecovery, cache);
+    }
 
     @Override
     public String toString() {
         return String.format("size=%d capacity=%d loadFactor=%.3f levels=%d topLevel=2^%d resizes=%d heapGrowths=%d "
                         + "valueBlocks=%d (free %d, pending %d) fileBytes=%d persistence=%s backend=%s",
                 size, capacity, loadFactor, levels, topLevelLog2, resizes, heapGrowths, valueBlocks, valueBlocksFree,
-                pendingReclamation, fileBytes, persistenceMode.description(), backend);
+                pendingReclamation, fileBytes, persistenceMode.description(), backend)
+                + (bucketCache.capacityBuckets() > 0 ? " " + bucketCache : "");
     }
 }

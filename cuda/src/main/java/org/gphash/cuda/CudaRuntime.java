@@ -43,6 +43,11 @@ final class CudaRuntime {
     final CUfunction recoverLevel;
     final CUfunction markLevel;
     final CUfunction rehashBottom;
+    final CUfunction cacheHistogram;
+    final CUfunction cachePickDigit;
+    final CUfunction cacheSelect;
+    final CUfunction cachePlan;
+    final CUfunction cacheFetch;
 
     private CudaRuntime(CUcontext context, String deviceName, CUmodule module) {
         this.context = context;
@@ -55,6 +60,11 @@ final class CudaRuntime {
         this.recoverLevel = function(module, "gphash_recover_level");
         this.markLevel = function(module, "gphash_mark_level");
         this.rehashBottom = function(module, "gphash_rehash_bottom");
+        this.cacheHistogram = function(module, "gphash_cache_histogram");
+        this.cachePickDigit = function(module, "gphash_cache_pick_digit");
+        this.cacheSelect = function(module, "gphash_cache_select");
+        this.cachePlan = function(module, "gphash_cache_plan");
+        this.cacheFetch = function(module, "gphash_cache_fetch");
     }
 
     private static CUfunction function(CUmodule module, String name) {

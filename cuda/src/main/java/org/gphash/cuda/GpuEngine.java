@@ -4,6 +4,7 @@ import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -20,6 +21,8 @@ import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.bktcache.BktCacheStats;
 import org.gphash.index.Geometry;
 import org.gphash.index.PoolTable;
 import org.gphash.index.TableLayout;
@@ -53,6 +56,7 @@ public final class GpuEngine implements Engine {
     private final Geometry geometry;
     private final StreamLane[] lanes = {new StreamLane(), new StreamLane()};
     private final DeviceResident device = new DeviceResident();
+    private BucketCache cache;
     private long[] pendingFree = new long[1024];
     private int pendingFreeCount;
     private boolean rebuildFreeSpace;
@@ -60,11 +64,23 @@ public final class GpuEngine implements Engine {
     private final BatchResult singleResult;
     private boolean closed;
 
-    private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool) {
+    private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, BktCacheConfig cacheConfig) {
         this.cuda = cuda;
         this.kernels = kernels;
         this.pool = pool;
         this.geometry = pool.geometry();
+        BucketCache c = null;
+        try {
+            c = new BucketCache(cuda, geometry, cacheConfig, System::nanoTime);
+            c.attach(pool.layout());
+        } catch (RuntimeException e) {
+            if (c != null) {
+                c.close();
+            }
+            pool.close();
+            throw e;
+        }
+        this.cache = c;
         this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
         this.singleResult = new BatchResult(geometry.valueSize(), 1);
     }
@@ -75,7 +91,7 @@ public final class GpuEngine implements Engine {
         CudaRuntime cuda = CudaRuntime.get();
         cuda.bind();
         GpuTableKernels kernels = new GpuTableKernels(cuda);
-        return new GpuEngine(cuda, kernels, PoolTable.create(config, kernels));
+        return new GpuEngine(cuda, kernels, PoolTable.create(config, kernels), config.bucketCache());
     }
 
     /** Opens a pool (any engine may have written it), recovering it with kernels. */
@@ -84,7 +100,7 @@ public final class GpuEngine implements Engine {
         CudaRuntime cuda = CudaRuntime.get();
         cuda.bind();
         GpuTableKernels kernels = new GpuTableKernels(cuda);
-        return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels));
+        return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels), config.bucketCache());
     }
 
     /** Whether this machine has what the GPU engine needs (a CUDA driver, a Hopper-or-newer GPU, the kernels). */
@@ -153,11 +169,12 @@ public final class GpuEngine implements Engine {
         if (n == 0) {
             return;
         }
+        cache.operationsRan(n, kernels.tableParams(pool.layout()));
         int chunk = Math.clamp((n + 3) / 4, MIN_CHUNK, MAX_CHUNK);
         int[] retry = runChunks(batch, result, null, n, chunk);
         while (retry.length > 0) {
             // Every candidate bucket of these keys was full: grow the table (nothing is in flight), go again.
-            pool.resize(pool.layout());
+            resize();
             retry = runChunks(batch, result, retry, retry.length, chunk);
         }
         finishBatch();
@@ -192,12 +209,13 @@ public final class GpuEngine implements Engine {
                 if (pool.freeBlocks() < writes) {
                     // Reserving may grow the heap, which remaps the pool: nothing may be in flight.
                     retry = drain(result, retry);
+                    cache.awaitLoad();
                 }
                 pool.reserveBlocks(blocks, writes);
             }
             l.stage(new StreamLane.Chunk(batch, first, chunkOps, count, writes, reads, blocks),
                     geometry.keySize(), geometry.valueSize());
-            l.launch(cuda, kernels.tableParams(pool.layout()), geometry.keySize(), geometry.valueSize());
+            l.launch(cuda, kernels.tableParams(pool.layout()), cache.params(), geometry.keySize(), geometry.valueSize());
             lane ^= 1;
         }
         return drain(result, retry);
@@ -270,6 +288,13 @@ public final class GpuEngine implements Engine {
         pendingFreeCount += blocks.length;
     }
 
+    /** Grows the table, with nothing in flight: the cache's loads read the pool, and its bucket numbers change. */
+    private void resize() {
+        cache.awaitLoad();
+        pool.resize(pool.layout());
+        cache.attach(pool.layout());
+    }
+
     /** With every kernel of the batch finished, unlinked blocks can be reused. */
     private void finishBatch() {
         for (int i = 0; i < pendingFreeCount; i++) {
@@ -299,6 +324,7 @@ public final class GpuEngine implements Engine {
         if (n <= 0) {
             return;
         }
+        cache.operationsRan(n, kernels.tableParams(pool.layout()));
         device.run(n, kinds, keys, values, codes, out);
         finishBatch();
     }
@@ -329,6 +355,9 @@ public final class GpuEngine implements Engine {
             int writes = Math.toIntExact(c[0]);
             if (writes > 0) {
                 long[] b = new long[writes];
+                if (pool.freeBlocks() < writes) {
+                    cache.awaitLoad();  // the heap grows: the pool is remapped
+                }
                 pool.reserveBlocks(b, writes);
                 reserved.ensure(writes * 8L);
                 cuMemcpyHtoD(reserved.pointer(), Pointer.to(b), writes * 8L);
@@ -340,12 +369,12 @@ public final class GpuEngine implements Engine {
                 byte[] p = params(n, at, retryOnly);
                 byte[] table = kernels.tableParams(pool.layout());
                 Launcher.launch(cuda.groupBatch, n, null, table, p);
-                c = launchCounted(cuda.batch, n, table, p);
+                c = launchCounted(cuda.batch, n, table, p, cache.params());
                 collect(c);
                 if (c[KernelParams.NEED_RESIZE] == 0) {
                     break;
                 }
-                pool.resize(pool.layout());
+                resize();
                 retryOnly = true;
             }
             collect(launchCounted(cuda.finishDeviceBatch, n, params(n, at, false)));
@@ -372,7 +401,7 @@ public final class GpuEngine implements Engine {
         private long[] launchCounted(jcuda.driver.CUfunction f, long n, byte[]... structs) {
             cuMemsetD8(counters.pointer(), (byte) 0, KernelParams.COUNTERS * 8L);
             Launcher.launch(f, n, null, structs);
-            cuCtxSynchronize();
+            cuStreamSynchronize(null);  // not the context: a cache load on its own stream runs on
             long[] c = new long[KernelParams.COUNTERS];
             cuMemcpyDtoH(Pointer.to(c), counters.pointer(), c.length * 8L);
             return c;
@@ -402,7 +431,57 @@ public final class GpuEngine implements Engine {
 
     @Override
     public synchronized IndexStats stats() {
-        return pool.stats(Backend.GPU);
+        return pool.stats(Backend.GPU).withBucketCache(cache.stats());
+    }
+
+    /** BktCache's figures: hit rate since open, loads and their times. */
+    public synchronized BktCacheStats bucketCacheStats() {
+        ensureOpen();
+        return cache.stats();
+    }
+
+    /**
+     * Loads BktCache now, on its own stream, instead of waiting for the configured period. With
+     * {@code wait} false this returns at once and batches run while the load fetches; a load already
+     * running is waited for first. Returns false when the cache is off.
+     */
+    @Override
+    public synchronized boolean reloadBucketCache(boolean wait) {
+        ensureOpen();
+        cuda.bind();
+        if (!cache.enabled()) {
+            return false;
+        }
+        cache.load(kernels.tableParams(pool.layout()), wait);
+        return true;
+    }
+
+    /**
+     * Replaces BktCache with one of another configuration (the old one's contents and counters are
+     * dropped; the new one starts empty). For sensitivity studies on one loaded pool.
+     */
+    public synchronized void configureBucketCache(BktCacheConfig config) {
+        ensureOpen();
+        cuda.bind();
+        BucketCache fresh = new BucketCache(cuda, geometry, config, System::nanoTime);
+        try {
+            cache.close();
+            fresh.attach(pool.layout());
+        } catch (RuntimeException e) {
+            fresh.close();
+            throw e;
+        }
+        cache = fresh;
+    }
+
+    /** Whether a BktCache load is running (for tests and the reload benchmark). */
+    public synchronized boolean bucketCacheLoading() {
+        return cache.loading();
+    }
+
+    /** The cache, for tests in this package. */
+    BucketCache bucketCache() {
+        return cache;
     }
 
     /** The CPU engine's whole-table verification, run while no kernel is in flight. */
@@ -429,6 +508,7 @@ public final class GpuEngine implements Engine {
 
     private void releaseGpu() {
         cuda.bind();
+        cache.close();
         for (StreamLane l : lanes) {
             l.close();
         }

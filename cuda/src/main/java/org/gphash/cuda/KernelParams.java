@@ -17,6 +17,21 @@ final class KernelParams {
     static final int TABLE_BYTES = 8 + MAX_LEVELS * 8 + 9 * 8 + MAX_HASHES * 8;
     static final int BATCH_FIELDS = 17;
     static final int SCAN_FIELDS = 10;
+    static final int CACHE_FIELDS = 12;
+    static final int LOAD_FIELDS = 11;
+
+    /** CacheParams.stats (cache_params.cuh). */
+    static final int CACHE_HITS = 0;
+    static final int CACHE_MISSES = 1;
+    static final int CACHE_STATS = 4;
+
+    /** LoadParams.state (cache_load.cuh). */
+    static final int LOAD_LOADED = 8;
+    static final int LOAD_ABANDONED = 9;
+    static final int LOAD_CHOSEN = 11;
+    static final int LOAD_STATE = 16;
+    /** Entries an F(x) word can name (cache_params.cuh, kEntryMask). */
+    static final long MAX_CACHE_ENTRIES = (1L << 30) - 1;
 
     /** Batch counters (BatchParams.counters), as kernels index them. */
     static final int RETIRED_COUNT = 0;
@@ -93,6 +108,28 @@ final class KernelParams {
         }
         return longs(n, kinds, keys, values, blocks, codes, out, retired, retiredCapacity, counters, retryOnly ? 1 : 0,
                 groups[0], groups[1], groups[2], groups[3], groups[4], groups[5]);
+    }
+
+    /** CacheParams; capacity 0 means no cache (every other field unused). */
+    static byte[] cache(long capacity, long f, long g, long refs, long entries, long slotSize, long scores,
+                        long totalBuckets, int policy, long sampleMask, long clock, long stats) {
+        return longs(capacity, f, g, refs, entries, slotSize, scores, totalBuckets, policy, sampleMask, clock, stats);
+    }
+
+    /** CacheParams of no cache. */
+    static byte[] noCache() {
+        return new byte[CACHE_FIELDS * 8];
+    }
+
+    /** LoadParams. */
+    static byte[] load(long assign, long keep, long incoming, long prevHot, long snapshot, long state, long hist, long k,
+                       boolean scanGuard, long sequence, long maxTries) {
+        return longs(assign, keep, incoming, prevHot, snapshot, state, hist, k, scanGuard ? 1 : 0, sequence, maxTries);
+    }
+
+    /** A kernel's {@code int} parameter. */
+    static byte[] int32(int value) {
+        return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array();
     }
 
     /** ScanParams. */

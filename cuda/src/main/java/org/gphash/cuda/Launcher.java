@@ -22,10 +22,15 @@ final class Launcher {
         if (blocks > Integer.MAX_VALUE) {
             throw new IllegalArgumentException(threads + " threads are more than one launch takes");
         }
+        launchBlocks(f, (int) blocks, stream, structs);
+    }
+
+    /** Launches {@code blocks} blocks of {@link #BLOCK} threads (for kernels that stride over their work). */
+    static void launchBlocks(CUfunction f, int blocks, CUstream stream, byte[]... structs) {
         Pointer[] params = new Pointer[structs.length];
         for (int i = 0; i < structs.length; i++) {
             params[i] = Pointer.to(structs[i]);
         }
-        cuLaunchKernel(f, (int) blocks, 1, 1, BLOCK, 1, 1, 0, stream, Pointer.to(params), null);
+        cuLaunchKernel(f, blocks, 1, 1, BLOCK, 1, 1, 0, stream, Pointer.to(params), null);
     }
 }

@@ -118,7 +118,7 @@ final class StreamLane implements AutoCloseable {
     }
 
     /** Queues copies in, the batch kernel, and copies out on this lane's stream. */
-    void launch(CudaRuntime cuda, byte[] table, int keySize, int valueSize) {
+    void launch(CudaRuntime cuda, byte[] table, byte[] cache, int keySize, int valueSize) {
         Chunk c = chunk;
         long n = c.n();
         kinds.ensure(n);
@@ -144,7 +144,7 @@ final class StreamLane implements AutoCloseable {
                 codes.address(), out.address(), retired.address(), retiredCapacity, counters.address(), false,
                 groups.fields());
         Launcher.launch(cuda.groupBatch, n, stream, table, params);
-        Launcher.launch(cuda.batch, n, stream, table, params);
+        Launcher.launch(cuda.batch, n, stream, table, params, cache);
         cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), n, stream);
         if (c.reads()) {
             cuMemcpyDtoHAsync(hostOut.pointer(), out.pointer(), n * valueSize, stream);

@@ -16,6 +16,9 @@ import org.gphash.BatchResult;
 import org.gphash.Engine;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.bktcache.BktCacheStats;
+import org.gphash.bktcache.CachePolicy;
 import org.gphash.index.CpuEngine;
 import org.gphash.index.VerifyReport;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,6 +31,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * batch are distinct (several operations on one key in a batch may run in any order on the GPU;
  * {@link SameKeyBatchTest} covers those). Small initial capacities force resizes, and a geometry of
  * 1 level x 2 hashes x 4 slots forces the rehash to add extra levels.
+ *
+ * <p>BktCache runs in most cases, loading every 2000 operations on its own stream, and also on demand
+ * right before some batches, so that loads race with the batch's operations; the cache must have
+ * served operations (hits) for the case to count.
  */
 class DifferentialTest {
 
@@ -36,20 +43,22 @@ class DifferentialTest {
         GpuTestSupport.assumeGpu();
     }
 
-    @ParameterizedTest(name = "keys {0} B, {1}x{2}x{3}, seed {4}")
+    @ParameterizedTest(name = "keys {0} B, {1}x{2}x{3}, seed {4}, cache {5}")
     @CsvSource({
-            "8, 2, 2, 8, 1",
-            "8, 2, 2, 8, 2",
-            "32, 2, 2, 8, 3",
-            "13, 2, 2, 8, 4",
-            "8, 1, 2, 4, 5",
-            "8, 4, 2, 4, 6",
-            "16, 2, 4, 4, 7",
+            "8, 2, 2, 8, 1, off",
+            "8, 2, 2, 8, 2, LFU 0.2",
+            "32, 2, 2, 8, 3, LFU 0.4",
+            "13, 2, 2, 8, 4, LRU 0.2",
+            "8, 1, 2, 4, 5, RANDOM 0.2",
+            "8, 4, 2, 4, 6, LFU 0.2",
+            "16, 2, 4, 4, 7, LFU-guard 0.4",
+            "8, 2, 2, 8, 8, LFU 1.0",
     })
-    void sameResultsAsTheCpuEngine(int keySize, int levels, int hashes, int slots, long seed) {
+    void sameResultsAsTheCpuEngine(int keySize, int levels, int hashes, int slots, long seed, String cacheSpec) {
+        BktCacheConfig cache = cacheConfig(cacheSpec);
         try (GpuTestSupport t = GpuTestSupport.create();
              Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, levels, hashes, slots, 512, seed));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, keySize, levels, hashes, slots, 512, seed))) {
+             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), keySize, levels, hashes, slots, 512, seed, cache))) {
             Random random = new Random(seed);
             int keySpace = 20_000;
             long version = 0;
@@ -69,6 +78,9 @@ class DifferentialTest {
                     }
                     OpKind kind = random.nextDouble() < insertShare ? OpKind.INSERT : kinds[random.nextInt(kinds.length)];
                     batch.add(kind, key(k, keySize), kind.hasValue() ? value(k, ++version) : null);
+                }
+                if (round % 7 == 3) {
+                    gpu.reloadBucketCache(false);  // the load runs while this batch does
                 }
                 cpu.execute(batch, rc);
                 gpu.execute(batch, rg);
@@ -98,6 +110,22 @@ class DifferentialTest {
             VerifyReport report = gpu.verify();
             assertTrue(report.sound(), "GPU-written pool verified by the CPU: " + report);
             assertEquals(cpu.stats().size(), report.items());
+            BktCacheStats s = gpu.bucketCacheStats();
+            System.out.printf("differential %d B %dx%dx%d cache %s: %s%n", keySize, levels, hashes, slots, cacheSpec, s);
+            if (cache.enabled()) {
+                assertTrue(s.reloads() > 0 && s.hits() > 0, "the cache loaded and served operations: " + s);
+            }
         }
+    }
+
+    /** "off", or "POLICY[-guard] SHARE": loads every 2000 operations, concurrently. */
+    static BktCacheConfig cacheConfig(String spec) {
+        if (spec.equals("off")) {
+            return BktCacheConfig.DISABLED;
+        }
+        String[] parts = spec.split(" ");
+        String policy = parts[0].replace("-guard", "");
+        return BktCacheConfig.builder().policy(CachePolicy.valueOf(policy)).share(Double.parseDouble(parts[1]))
+                .scanGuard(parts[0].endsWith("-guard")).reloadEveryOperations(2000).counterSampleShift(0).build();
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 import org.gphash.Backend;
+import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 
@@ -29,10 +30,13 @@ public final class GpuBatchWorker {
         Path pool = Path.of(args[0]);
         Path ack = Path.of(args[1]);
         int keys = Integer.parseInt(args[2]);
-        try (GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(pool, Backend.GPU, 8, 2, 2, 8, 1024, 61));
+        // BktCache loads every half round, on their own stream, so kills land in loads as well.
+        BktCacheConfig cache = BktCacheConfig.builder().share(0.4).reloadEveryOperations(Math.max(1, keys / 2)).build();
+        try (GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(pool, 8, 2, 2, 8, 1024, 61, cache));
              FileChannel log = FileChannel.open(ack, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                      StandardOpenOption.APPEND)) {
             Batch batch = Batch.create(8, GpuTestSupport.VALUE_SIZE, keys);
+            Batch reads = Batch.create(8, GpuTestSupport.VALUE_SIZE, keys);
             BatchResult result = new BatchResult(GpuTestSupport.VALUE_SIZE, keys);
             System.out.println("worker ready");
             System.out.flush();
@@ -47,6 +51,12 @@ public final class GpuBatchWorker {
                     }
                 }
                 gpu.execute(batch, result);
+                // Reads of a fifth of the keys go through the cache and feed its counters.
+                reads.clear();
+                for (long k = 0; k < keys; k += 5) {
+                    reads.get(key(k, 8));
+                }
+                gpu.execute(reads, result);
                 log.write(ByteBuffer.wrap((round + "\n").getBytes()));
                 log.force(true);
             }

@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
+import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.GPHashIndex;
 
 /** What the GPU tests share: skipping without a GPU, pools on tmpfs, recognisable values. */
@@ -48,6 +49,13 @@ final class GpuTestSupport implements AutoCloseable {
                                long capacity, long seed) {
         return GPHashIndex.builder(path).backend(backend).keySize(keySize).valueSize(VALUE_SIZE).levels(levels)
                 .hashes(hashes).slotsPerBucket(slots).initialCapacity(capacity).seed(seed).config();
+    }
+
+    /** A GPU engine's config with the given BktCache. */
+    static GPHashConfig config(Path path, int keySize, int levels, int hashes, int slots, long capacity, long seed,
+                               BktCacheConfig cache) {
+        return GPHashIndex.builder(path).backend(Backend.GPU).keySize(keySize).valueSize(VALUE_SIZE).levels(levels)
+                .hashes(hashes).slotsPerBucket(slots).initialCapacity(capacity).seed(seed).bucketCache(cache).config();
     }
 
     static final int VALUE_SIZE = 128;

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.List;
 
+import org.gphash.bktcache.BktCacheStats;
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.IndexStats;
@@ -231,7 +232,8 @@ public final class PoolTable {
         long size = table.size.sum();
         return new IndexStats(size, capacity, capacity == 0 ? 0 : (double) size / capacity, t.levelCount(), t.topLog2(),
                 h.resizes(), table.heapGrowths(), table.heap.totalBlocks(), table.heap.freeBlocks(),
-                table.gate.pendingReclamation(), file.fileSize(), file.persister().mode(), backend, recovery);
+                table.gate.pendingReclamation(), file.fileSize(), file.persister().mode(), backend, recovery,
+                BktCacheStats.disabled());
     }
 
     /** Marks the pool cleanly shut down, syncs and closes it. */

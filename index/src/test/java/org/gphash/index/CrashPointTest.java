@@ -24,6 +24,7 @@ import java.util.OptionalLong;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.Outcome;
@@ -139,7 +140,7 @@ class CrashPointTest {
     }
 
     private GPHashConfig config(Path path, CrashHook hook) {
-        return new GPHashConfig(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU, false, OptionalLong.of(7), hook);
+        return new GPHashConfig(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU, false, OptionalLong.of(7), hook, BktCacheConfig.DISABLED);
     }
 
     /** Creates the pool, preloads keys and plants duplicates of a few of them. */
@@ -275,7 +276,7 @@ class CrashPointTest {
 
     static void checkRecovered(Path path, Map<Long, Long> model, Op inFlight, boolean crashedInOperation) {
         try (CpuEngine reopened = CpuEngine.open(new GPHashConfig(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE,
-                Backend.CPU, false, OptionalLong.empty(), CrashHook.NONE))) {
+                Backend.CPU, false, OptionalLong.empty(), CrashHook.NONE, BktCacheConfig.DISABLED))) {
             RecoveryReport report = reopened.lastRecovery();
             if (crashedInOperation) {
                 assertFalse(report.previousShutdownClean(), report.toString());
@@ -311,7 +312,7 @@ class CrashPointTest {
         }
         // Recovery left nothing to repair for the next open.
         try (CpuEngine again = CpuEngine.open(new GPHashConfig(path, 0, 0, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU, false,
-                OptionalLong.empty(), CrashHook.NONE))) {
+                OptionalLong.empty(), CrashHook.NONE, BktCacheConfig.DISABLED))) {
             RecoveryReport second = again.lastRecovery();
             assertTrue(second.previousShutdownClean());
             assertFalse(second.repairedAnything(), second.toString());
@@ -332,7 +333,7 @@ class CrashPointTest {
         second.arm(secondCrash, 1);
         try {
             CpuEngine.open(new GPHashConfig(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU, false,
-                    OptionalLong.empty(), second)).close();
+                    OptionalLong.empty(), second, BktCacheConfig.DISABLED)).close();
             fail("the resumed resize should have crashed at " + secondCrash);
         } catch (SimulatedCrash expected) {
             // the open was interrupted in the middle of the resumed resize

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.util.OptionalLong;
 
+import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.Outcome;
@@ -26,7 +27,7 @@ class ResizeTest {
     @Test
     void theEmptiedBottomLevelBecomesValueHeapSpace() {
         GPHashConfig config = new GPHashConfig(pools.pool("r.pool"), 8, 128, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU,
-                false, OptionalLong.of(3), CrashHook.NONE);
+                false, OptionalLong.of(3), CrashHook.NONE, BktCacheConfig.DISABLED);
         try (CpuEngine engine = CpuEngine.create(config)) {
             CpuTable table = engine.table();
             PoolHeader before = table.headers.current();
@@ -53,7 +54,7 @@ class ResizeTest {
     @Test
     void manyResizesKeepEveryItemAndTheHeaderBounded() {
         GPHashConfig config = new GPHashConfig(pools.pool("m.pool"), 8, 16, 0, 0, 0, 1, Long.MAX_VALUE, Backend.CPU,
-                false, OptionalLong.of(4), CrashHook.NONE);
+                false, OptionalLong.of(4), CrashHook.NONE, BktCacheConfig.DISABLED);
         try (CpuEngine engine = CpuEngine.create(config)) {
             for (long k = 0; k < 50_000; k++) {
                 engine.insert(CrashPointTest.key(k), MemorySegment.ofArray(new byte[16]));
@@ -71,7 +72,7 @@ class ResizeTest {
         // to in the new level, which items from other buckets compete for, so rehashing into the new
         // level alone fails often and the resize must add more levels. (With one hash a rehash only
         // splits buckets and cannot fail.)
-        return new GPHashConfig(path, 8, 128, 1, 2, 1, 4, Long.MAX_VALUE, Backend.CPU, false, OptionalLong.of(11), hook);
+        return new GPHashConfig(path, 8, 128, 1, 2, 1, 4, Long.MAX_VALUE, Backend.CPU, false, OptionalLong.of(11), hook, BktCacheConfig.DISABLED);
     }
 
     @Test

@@ -1,0 +1,329 @@
+package org.gphash.bench.gpu;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.GPHashIndex;
+import org.gphash.OpKind;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.bktcache.BktCacheStats;
+import org.gphash.bktcache.CachePolicy;
+import org.gphash.cuda.GpuEngine;
+
+/**
+ * BktCache's measurements on the GPU machine (GPHash §4.6, §4.7): YCSB A, B, C and F under zipf
+ * skew through the GPU engine with the cache at several sizes and policies (Figure 11), YCSB C
+ * against the skew (Figure 12(b)), and throughput over time across a load with and without
+ * concurrent fetching (Figure 15). Every configuration runs on one loaded pool
+ * ({@link GpuEngine#configureBucketCache}); the cache-off run of the same workload in the same run
+ * is the baseline of each ratio.
+ *
+ * <p>Each measured point: the workload's batches run once with the new cache (its counters learn
+ * the workload), the cache is loaded, and the same batches run again, timed; the hit rate is that of
+ * the timed pass. Loads are on demand only (no periodic load during a timed pass).
+ *
+ * <pre>
+ * GpuCacheBench sweep  --keys N --key-sizes 8,32 --workloads A,B,C,F --shares 0,0.1,0.2,0.4 --policies LFU,LRU,RANDOM
+ *                      [--theta 0.99] [--batch 1048576] [--ops 8388608] [--dir /dev/shm]
+ * GpuCacheBench theta  --keys N --thetas 0.5,0.6,...,1.2 [--share 0.2]
+ * GpuCacheBench reload --keys N [--share 0.2] [--batch 65536] [--millis 1500] [--at 400]
+ * </pre>
+ */
+public final class GpuCacheBench {
+
+    private static final int VALUE_SIZE = 128;
+
+    private GpuCacheBench() {
+    }
+
+    /** Parsed arguments: --name value pairs after the mode. */
+    private record Args(String mode, java.util.Map<String, String> named) {
+        static Args parse(String[] args) {
+            if (args.length == 0) {
+                throw new IllegalArgumentException("usage: GpuCacheBench sweep|theta|reload [--name value]...");
+            }
+            java.util.Map<String, String> m = new java.util.HashMap<>();
+            for (int i = 1; i < args.length; i += 2) {
+                if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                    throw new IllegalArgumentException("expected --name value, got " + args[i]);
+                }
+                m.put(args[i].substring(2), args[i + 1]);
+            }
+            return new Args(args[0], m);
+        }
+
+        String get(String name, String fallback) {
+            return named.getOrDefault(name, fallback);
+        }
+
+        long number(String name, long fallback) {
+            return named.containsKey(name) ? Long.parseLong(named.get(name)) : fallback;
+        }
+
+        double real(String name, double fallback) {
+            return named.containsKey(name) ? Double.parseDouble(named.get(name)) : fallback;
+        }
+
+        List<String> list(String name, String fallback) {
+            return Arrays.asList(get(name, fallback).split(","));
+        }
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Args a = Args.parse(argv);
+        long keys = a.number("keys", 1L << 24);
+        Path dir = Path.of(a.get("dir", "/dev/shm"));
+        switch (a.mode()) {
+            case "sweep" -> {
+                List<String> rows = new ArrayList<>();
+                for (String ks : a.list("key-sizes", "8,32")) {
+                    sweep(a, dir, keys, Integer.parseInt(ks), rows);
+                }
+                System.out.println();
+                System.out.println("| key | workload | cache | policy | Mops/s | x cache off | hit rate |");
+                System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
+                rows.forEach(System.out::println);
+            }
+            case "theta" -> theta(a, dir, keys);
+            case "reload" -> reload(a, dir, keys);
+            default -> throw new IllegalArgumentException("unknown mode " + a.mode() + ": sweep, theta or reload");
+        }
+    }
+
+    // ------------------------------------------------------------------ workloads
+
+    /** Zipf ranks over n items by an exact CDF (any theta > 0, 1 and above included), mapped to keys by a bijection. */
+    static final class ZipfKeys {
+        private final double[] cdf;
+        private final long n;
+
+        ZipfKeys(long n, double theta) {
+            if (n > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("at most 2^31 keys");
+            }
+            this.n = n;
+            cdf = new double[(int) n];
+            double sum = 0;
+            for (int i = 0; i < n; i++) {
+                sum += 1.0 / Math.pow(i + 1, theta);
+                cdf[i] = sum;
+            }
+            for (int i = 0; i < n; i++) {
+                cdf[i] /= sum;
+            }
+        }
+
+        long next(SplittableRandom r) {
+            int rank = Arrays.binarySearch(cdf, r.nextDouble());
+            rank = rank >= 0 ? rank : Math.min(-rank - 1, (int) n - 1);
+            // Hot ranks spread over the key space (and so over buckets): an odd multiplier is a
+            // bijection modulo a power of two; other sizes take a hash (a few collisions).
+            long x = rank * 0x9E3779B97F4A7C15L;
+            return Long.bitCount(n) == 1 ? x & (n - 1) : Math.floorMod(x ^ (x >>> 29), n);
+        }
+    }
+
+    /** The YCSB core workloads the study uses: the share of reads, and what the others are. */
+    enum Workload {
+        A(0.5, OpKind.UPDATE), B(0.95, OpKind.UPDATE), C(1.0, OpKind.UPDATE), F(0.5, OpKind.READ_MODIFY_WRITE);
+
+        final double reads;
+        final OpKind write;
+
+        Workload(double reads, OpKind write) {
+            this.reads = reads;
+            this.write = write;
+        }
+    }
+
+    static List<Batch> batches(Workload w, ZipfKeys zipf, int ks, int batch, long ops, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        List<Batch> out = new ArrayList<>();
+        long version = 1;
+        for (long done = 0; done < ops; done += batch) {
+            int n = (int) Math.min(batch, ops - done);
+            Batch b = Batch.create(ks, VALUE_SIZE, n);
+            for (int i = 0; i < n; i++) {
+                long k = zipf.next(r);
+                if (r.nextDouble() < w.reads) {
+                    b.add(OpKind.GET, GpuMicroBench.key(k, ks), null);
+                } else {
+                    b.add(w.write, GpuMicroBench.key(k, ks), GpuMicroBench.value(k, ++version));
+                }
+            }
+            out.add(b);
+        }
+        return out;
+    }
+
+    private static GpuEngine loadedPool(Path dir, long keys, int ks) throws Exception {
+        Path p = dir.resolve("gphash-cache-bench-" + ks + ".pool");
+        Files.deleteIfExists(p);
+        GpuEngine gpu = GpuEngine.create(GPHashIndex.builder(p).backend(Backend.GPU).keySize(ks).valueSize(VALUE_SIZE)
+                .initialCapacity((long) (keys * 1.3)).seed(20261121L).bucketCache(BktCacheConfig.DISABLED).config());
+        int b = 1 << 20;
+        BatchResult r = new BatchResult(VALUE_SIZE, b);
+        long t0 = System.nanoTime();
+        for (long first = 0; first < keys; first += b) {
+            int n = (int) Math.min(b, keys - first);
+            Batch batch = Batch.create(ks, VALUE_SIZE, n);
+            for (long k = first; k < first + n; k++) {
+                batch.insert(GpuMicroBench.key(k, ks), GpuMicroBench.value(k, 0));
+            }
+            gpu.execute(batch, r);
+        }
+        System.out.printf(Locale.ROOT, "# %d-byte keys on %s: %,d keys loaded in %.1f s; %s%n", ks, gpu.deviceName(), keys,
+                (System.nanoTime() - t0) / 1e9, gpu.stats());
+        p.toFile().deleteOnExit();
+        return gpu;
+    }
+
+    /** One measured point: returns {Mops/s, hit rate}. */
+    private static double[] point(GpuEngine gpu, List<Batch> batches, BktCacheConfig cache) {
+        gpu.configureBucketCache(cache);
+        BatchResult r = new BatchResult(VALUE_SIZE, batches.getFirst().size());
+        for (Batch b : batches) {
+            gpu.execute(b, r);  // the cache's counters learn the workload
+        }
+        gpu.reloadBucketCache(true);
+        BktCacheStats before = gpu.bucketCacheStats();
+        long ops = 0;
+        long t0 = System.nanoTime();
+        for (Batch b : batches) {
+            gpu.execute(b, r);
+            ops += b.size();
+        }
+        double mops = ops / ((System.nanoTime() - t0) / 1e3);
+        BktCacheStats after = gpu.bucketCacheStats();
+        long hits = after.hits() - before.hits();
+        long misses = after.misses() - before.misses();
+        return new double[] {mops, hits + misses == 0 ? 0 : (double) hits / (hits + misses)};
+    }
+
+    private static BktCacheConfig cache(double share, CachePolicy policy) {
+        return share == 0 ? BktCacheConfig.DISABLED
+                : BktCacheConfig.builder().share(share).policy(policy).reloadEveryOperations(0).build();
+    }
+
+    // ------------------------------------------------------------------ Figure 11
+
+    private static void sweep(Args a, Path dir, long keys, int ks, List<String> rows) throws Exception {
+        int batch = (int) a.number("batch", 1 << 20);
+        long ops = a.number("ops", 1L << 23);
+        ZipfKeys zipf = new ZipfKeys(keys, a.real("theta", 0.99));
+        try (GpuEngine gpu = loadedPool(dir, keys, ks)) {
+            for (String wn : a.list("workloads", "A,B,C,F")) {
+                Workload w = Workload.valueOf(wn);
+                List<Batch> batches = batches(w, zipf, ks, batch, ops, 42);
+                double off = point(gpu, batches, BktCacheConfig.DISABLED)[0];
+                String base = String.format(Locale.ROOT, "| %d B | %s | 0%% | - | %.2f | 1.00 | - |", ks, w, off);
+                System.out.println(base);
+                rows.add(base);
+                for (String sn : a.list("shares", "0.1,0.2,0.4")) {
+                    double share = Double.parseDouble(sn);
+                    if (share == 0) {
+                        continue;
+                    }
+                    for (String pn : a.list("policies", "LFU,LRU,RANDOM")) {
+                        double[] p = point(gpu, batches, cache(share, CachePolicy.valueOf(pn)));
+                        String row = String.format(Locale.ROOT, "| %d B | %s | %.0f%% | %s | %.2f | %.2f | %.3f |", ks, w,
+                                share * 100, pn, p[0], p[0] / off, p[1]);
+                        System.out.println(row);
+                        rows.add(row);
+                    }
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ Figure 12(b)
+
+    private static void theta(Args a, Path dir, long keys) throws Exception {
+        int ks = (int) a.number("key-size", 8);
+        int batch = (int) a.number("batch", 1 << 20);
+        long ops = a.number("ops", 1L << 23);
+        double share = a.real("share", 0.2);
+        List<String> rows = new ArrayList<>();
+        try (GpuEngine gpu = loadedPool(dir, keys, ks)) {
+            for (String tn : a.list("thetas", "0.5,0.6,0.7,0.8,0.9,0.99,1.1,1.2")) {
+                double theta = Double.parseDouble(tn);
+                List<Batch> batches = batches(Workload.C, new ZipfKeys(keys, theta), ks, batch, ops, 7);
+                double off = point(gpu, batches, BktCacheConfig.DISABLED)[0];
+                double[] on = point(gpu, batches, cache(share, CachePolicy.LFU));
+                String row = String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.3f |", tn, off, on[0], on[0] / off, on[1]);
+                System.out.println(row);
+                rows.add(row);
+            }
+        }
+        System.out.println();
+        System.out.printf(Locale.ROOT, "| theta | cache off Mops/s | cache %.0f%% LFU Mops/s | ratio | hit rate |%n", share * 100);
+        System.out.println("| --- | --- | --- | --- | --- |");
+        rows.forEach(System.out::println);
+    }
+
+    // ------------------------------------------------------------------ Figure 15
+
+    private static void reload(Args a, Path dir, long keys) throws Exception {
+        int ks = (int) a.number("key-size", 8);
+        int batch = (int) a.number("batch", 1 << 16);
+        long millis = a.number("millis", 1500);
+        long at = a.number("at", 400);
+        long binMillis = a.number("bin", 20);
+        double share = a.real("share", 0.2);
+        ZipfKeys zipf = new ZipfKeys(keys, a.real("theta", 0.99));
+        List<Batch> batches = batches(Workload.C, zipf, ks, batch, 64L * batch, 11);
+        BatchResult r = new BatchResult(VALUE_SIZE, batch);
+        List<long[]> series = new ArrayList<>();
+        try (GpuEngine gpu = loadedPool(dir, keys, ks)) {
+            for (boolean concurrent : new boolean[] {true, false}) {
+                gpu.configureBucketCache(BktCacheConfig.builder().share(share).reloadEveryOperations(0)
+                        .concurrentFetch(concurrent).build());
+                long[] bins = new long[(int) (millis / binMillis) + 1];
+                long t0 = System.nanoTime();
+                boolean loaded = false;
+                long loadStart = 0;
+                long loadEnd = -1;
+                for (int i = 0; ; i++) {
+                    long now = (System.nanoTime() - t0) / 1_000_000;
+                    if (now >= millis) {
+                        break;
+                    }
+                    if (!loaded && now >= at) {
+                        loaded = true;
+                        loadStart = now;
+                        gpu.reloadBucketCache(!concurrent);  // without concurrent fetching, operations wait for it
+                    }
+                    if (loaded && loadEnd < 0 && !gpu.bucketCacheLoading()) {
+                        loadEnd = now;
+                    }
+                    Batch b = batches.get(i % batches.size());
+                    gpu.execute(b, r);
+                    long done = (System.nanoTime() - t0) / 1_000_000;
+                    if (done < millis) {
+                        bins[(int) (done / binMillis)] += b.size();
+                    }
+                }
+                BktCacheStats s = gpu.bucketCacheStats();
+                System.out.printf(Locale.ROOT, "# %s fetching: load requested at %d ms, seen done at %d ms; load time %.1f ms "
+                                + "(GPU events); %s%n", concurrent ? "concurrent" : "stop-the-world", loadStart, loadEnd,
+                        s.lastReloadNanos() / 1e6, s);
+                series.add(bins);
+            }
+        }
+        System.out.println();
+        System.out.println("| time (ms) | concurrent fetching Mops/s | stop-the-world Mops/s |");
+        System.out.println("| --- | --- | --- |");
+        for (int i = 0; i < series.getFirst().length - 1; i++) {
+            System.out.printf(Locale.ROOT, "| %d | %.2f | %.2f |%n", i * binMillis,
+                    series.get(0)[i] / (binMillis * 1e3), series.get(1)[i] / (binMillis * 1e3));
+        }
+    }
+}

@@ -1,0 +1,84 @@
+// Keeping BktCache true to the pool: every operation that changes a pool slot writes the pool first
+// and then mirrors the slot into the cache (if its bucket is cached), so the cache never holds what
+// the pool does not. A load copying the bucket meanwhile is told to copy again (kDirty).
+#pragma once
+#include <cstdint>
+#include "cache_params.cuh"
+#include "slot_meta.cuh"
+#include "table_params.cuh"
+#include "warp_copy.cuh"
+
+namespace gphash {
+
+// Lane 0's view of F(x) after the caller's pool write: the entry to mirror into (with a reference
+// taken), or -1. A load in progress on x is marked dirty instead.
+__device__ __forceinline__ int entry_to_mirror(const CacheParams& c, uint64_t x) {
+    __threadfence();  // the pool write is visible before F(x) is read (a load stores F, then reads the pool)
+    uint32_t* word = cache_map_f(c) + x;
+    uint32_t f = load_map(word);
+    while (f != kNotCached && !published(f)) {
+        if (f & kDirty) {
+            return -1;
+        }
+        const uint32_t seen = atomicCAS(word, f, f | kDirty);
+        if (seen == f) {
+            return -1;
+        }
+        f = seen;  // published meanwhile, unpublished, or marked by another writer
+    }
+    return f == kNotCached ? -1 : acquire_entry(c, x);
+}
+
+// Copies pool slot `pool_slot` (slot s of pool bucket x) into its cached copy, if x is cached.
+// Whole warp. Mirrors of one cached slot take turns through its meta word (kBusyMeta), and each
+// reads the pool only once it holds the slot, so the last one leaves the pool's latest state.
+// Readers of the cached slot (op_search.cuh) check the meta word before and after reading the value.
+__device__ void mirror_slot(const TableParams& t, const CacheParams* cache, uint64_t x, int s, uint64_t pool_slot) {
+    if (cache == nullptr || !cache_on(*cache)) {
+        return;
+    }
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    int y = lane == 0 ? entry_to_mirror(*cache, x) : -1;
+    y = __shfl_sync(kFullMask, y, 0);
+    if (y < 0) {
+        return;
+    }
+    uint8_t* copy = cached_slot(t, *cache, static_cast<uint32_t>(y), s);
+    const uint8_t* pool = reinterpret_cast<const uint8_t*>(t.pool);
+    uint64_t meta = 0;
+    if (lane == 0) {
+        auto* word = reinterpret_cast<unsigned long long*>(copy);
+        for (;;) {
+            const unsigned long long m = *reinterpret_cast<volatile unsigned long long*>(word);
+            if (m != kBusyMeta && atomicCAS(word, m, kBusyMeta) == m) {
+                break;
+            }
+        }
+        __threadfence();  // the slot reads busy before any of its bytes change
+        meta = load_meta(pool, pool_slot);
+    }
+    meta = __shfl_sync(kFullMask, meta, 0);
+    for (;;) {
+        warp_copy(copy + 8, pool + pool_slot + 8, static_cast<uint64_t>(t.key_stride));
+        if (meta_is_item(meta)) {
+            warp_copy(copy + cached_value_offset(t), pool + meta_value_offset(meta),
+                      static_cast<uint64_t>(t.value_size));
+        }
+        __threadfence();
+        // The key copied is the item's only if the slot did not move on meanwhile (a block is never
+        // reused within a batch, so an unchanged meta word means an unchanged item).
+        uint64_t now = lane == 0 ? load_meta(pool, pool_slot) : 0;
+        now = __shfl_sync(kFullMask, now, 0);
+        if (now == meta) {
+            break;
+        }
+        meta = now;
+    }
+    if (lane == 0) {
+        store_meta(copy, 0, meta);
+        release_entry(*cache, y);
+    }
+    __syncwarp();
+}
+
+}  // namespace gphash
