@@ -16,6 +16,7 @@ import org.gphash.OpKind;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.bktcache.CachePolicy;
+import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 
 /**
@@ -34,7 +35,7 @@ import org.gphash.cuda.GpuEngine;
  * GpuCacheBench sweep  --keys N --key-sizes 8,32 --workloads A,B,C,F --shares 0,0.1,0.2,0.4 --policies LFU,LRU,RANDOM
  *                      [--theta 0.99] [--batch 1048576] [--ops 8388608] [--dir /dev/shm]
  * GpuCacheBench theta  --keys N --thetas 0.5,0.6,...,1.2 [--share 0.2]
- * GpuCacheBench reload --keys N [--share 0.2] [--batch 65536] [--millis 1500] [--at 400]
+ * GpuCacheBench reload --keys N [--share 0.2] [--batch 65536] [--millis 1500] [--at 400]   (device-resident batches)
  * </pre>
  */
 public final class GpuCacheBench {
@@ -88,8 +89,9 @@ public final class GpuCacheBench {
                     sweep(a, dir, keys, Integer.parseInt(ks), rows);
                 }
                 System.out.println();
-                System.out.println("| key | workload | cache | policy | Mops/s | x cache off | hit rate |");
-                System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
+                System.out.println("| key | workload | cache | policy | host batch Mops/s | device-resident Mops/s "
+                        + "| device-resident x cache off | hit rate |");
+                System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- |");
                 rows.forEach(System.out::println);
             }
             case "theta" -> theta(a, dir, keys);
@@ -186,26 +188,53 @@ public final class GpuCacheBench {
         return gpu;
     }
 
-    /** One measured point: returns {Mops/s, hit rate}. */
-    private static double[] point(GpuEngine gpu, List<Batch> batches, BktCacheConfig cache) {
+    /** The workload's batches in GPU memory too, for device-resident runs (no host copies). */
+    record Workload2(List<Batch> host, List<DeviceBatch> device) implements AutoCloseable {
+        static Workload2 of(List<Batch> host, int ks) {
+            List<DeviceBatch> d = new ArrayList<>();
+            for (Batch b : host) {
+                DeviceBatch db = new DeviceBatch(ks, VALUE_SIZE, b.size());
+                db.upload(b);
+                d.add(db);
+            }
+            return new Workload2(host, d);
+        }
+
+        @Override
+        public void close() {
+            device.forEach(DeviceBatch::close);
+        }
+    }
+
+    /**
+     * One measured point: returns {host-batch Mops/s, device-resident Mops/s, hit rate of the
+     * device-resident pass}. The device-resident pass shows the kernels' own speed, which is what the
+     * cache changes; the host-batch pass adds the copies and the host's per-operation work.
+     */
+    private static double[] point(GpuEngine gpu, Workload2 w, BktCacheConfig cache) {
         gpu.configureBucketCache(cache);
-        BatchResult r = new BatchResult(VALUE_SIZE, batches.getFirst().size());
-        for (Batch b : batches) {
-            gpu.execute(b, r);  // the cache's counters learn the workload
+        BatchResult r = new BatchResult(VALUE_SIZE, w.host().getFirst().size());
+        for (DeviceBatch b : w.device()) {
+            gpu.executeOnDevice(b);  // the cache's counters learn the workload
         }
         gpu.reloadBucketCache(true);
-        BktCacheStats before = gpu.bucketCacheStats();
         long ops = 0;
         long t0 = System.nanoTime();
-        for (Batch b : batches) {
+        for (Batch b : w.host()) {
             gpu.execute(b, r);
             ops += b.size();
         }
-        double mops = ops / ((System.nanoTime() - t0) / 1e3);
+        double hostMops = ops / ((System.nanoTime() - t0) / 1e3);
+        BktCacheStats before = gpu.bucketCacheStats();
+        t0 = System.nanoTime();
+        for (DeviceBatch b : w.device()) {
+            gpu.executeOnDevice(b);
+        }
+        double deviceMops = ops / ((System.nanoTime() - t0) / 1e3);
         BktCacheStats after = gpu.bucketCacheStats();
         long hits = after.hits() - before.hits();
         long misses = after.misses() - before.misses();
-        return new double[] {mops, hits + misses == 0 ? 0 : (double) hits / (hits + misses)};
+        return new double[] {hostMops, deviceMops, hits + misses == 0 ? 0 : (double) hits / (hits + misses)};
     }
 
     private static BktCacheConfig cache(double share, CachePolicy policy) {
@@ -222,22 +251,24 @@ public final class GpuCacheBench {
         try (GpuEngine gpu = loadedPool(dir, keys, ks)) {
             for (String wn : a.list("workloads", "A,B,C,F")) {
                 Workload w = Workload.valueOf(wn);
-                List<Batch> batches = batches(w, zipf, ks, batch, ops, 42);
-                double off = point(gpu, batches, BktCacheConfig.DISABLED)[0];
-                String base = String.format(Locale.ROOT, "| %d B | %s | 0%% | - | %.2f | 1.00 | - |", ks, w, off);
-                System.out.println(base);
-                rows.add(base);
-                for (String sn : a.list("shares", "0.1,0.2,0.4")) {
-                    double share = Double.parseDouble(sn);
-                    if (share == 0) {
-                        continue;
-                    }
-                    for (String pn : a.list("policies", "LFU,LRU,RANDOM")) {
-                        double[] p = point(gpu, batches, cache(share, CachePolicy.valueOf(pn)));
-                        String row = String.format(Locale.ROOT, "| %d B | %s | %.0f%% | %s | %.2f | %.2f | %.3f |", ks, w,
-                                share * 100, pn, p[0], p[0] / off, p[1]);
-                        System.out.println(row);
-                        rows.add(row);
+                try (Workload2 batches = Workload2.of(batches(w, zipf, ks, batch, ops, 42), ks)) {
+                    double[] off = point(gpu, batches, BktCacheConfig.DISABLED);
+                    String base = String.format(Locale.ROOT, "| %d B | %s | 0%% | - | %.2f | %.2f | 1.00 | - |", ks, w,
+                            off[0], off[1]);
+                    System.out.println(base);
+                    rows.add(base);
+                    for (String sn : a.list("shares", "0.1,0.2,0.4")) {
+                        double share = Double.parseDouble(sn);
+                        if (share == 0) {
+                            continue;
+                        }
+                        for (String pn : a.list("policies", "LFU,LRU,RANDOM")) {
+                            double[] p = point(gpu, batches, cache(share, CachePolicy.valueOf(pn)));
+                            String row = String.format(Locale.ROOT, "| %d B | %s | %.0f%% | %s | %.2f | %.2f | %.2f | %.3f |",
+                                    ks, w, share * 100, pn, p[0], p[1], p[1] / off[1], p[2]);
+                            System.out.println(row);
+                            rows.add(row);
+                        }
                     }
                 }
             }
@@ -255,16 +286,19 @@ public final class GpuCacheBench {
         try (GpuEngine gpu = loadedPool(dir, keys, ks)) {
             for (String tn : a.list("thetas", "0.5,0.6,0.7,0.8,0.9,0.99,1.1,1.2")) {
                 double theta = Double.parseDouble(tn);
-                List<Batch> batches = batches(Workload.C, new ZipfKeys(keys, theta), ks, batch, ops, 7);
-                double off = point(gpu, batches, BktCacheConfig.DISABLED)[0];
-                double[] on = point(gpu, batches, cache(share, CachePolicy.LFU));
-                String row = String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.3f |", tn, off, on[0], on[0] / off, on[1]);
-                System.out.println(row);
-                rows.add(row);
+                try (Workload2 batches = Workload2.of(batches(Workload.C, new ZipfKeys(keys, theta), ks, batch, ops, 7), ks)) {
+                    double off = point(gpu, batches, BktCacheConfig.DISABLED)[1];
+                    double[] on = point(gpu, batches, cache(share, CachePolicy.LFU));
+                    String row = String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.3f |", tn, off, on[1], on[1] / off,
+                            on[2]);
+                    System.out.println(row);
+                    rows.add(row);
+                }
             }
         }
         System.out.println();
-        System.out.printf(Locale.ROOT, "| theta | cache off Mops/s | cache %.0f%% LFU Mops/s | ratio | hit rate |%n", share * 100);
+        System.out.printf(Locale.ROOT, "| theta | cache off Mops/s | cache %.0f%% LFU Mops/s | ratio | hit rate |%n"
+                + "(device-resident YCSB C)%n", share * 100);
         System.out.println("| --- | --- | --- | --- | --- |");
         rows.forEach(System.out::println);
     }
@@ -279,10 +313,9 @@ public final class GpuCacheBench {
         long binMillis = a.number("bin", 20);
         double share = a.real("share", 0.2);
         ZipfKeys zipf = new ZipfKeys(keys, a.real("theta", 0.99));
-        List<Batch> batches = batches(Workload.C, zipf, ks, batch, 64L * batch, 11);
-        BatchResult r = new BatchResult(VALUE_SIZE, batch);
         List<long[]> series = new ArrayList<>();
-        try (GpuEngine gpu = loadedPool(dir, keys, ks)) {
+        try (GpuEngine gpu = loadedPool(dir, keys, ks);
+             Workload2 w = Workload2.of(batches(Workload.C, zipf, ks, batch, 64L * batch, 11), ks)) {
             for (boolean concurrent : new boolean[] {true, false}) {
                 gpu.configureBucketCache(BktCacheConfig.builder().share(share).reloadEveryOperations(0)
                         .concurrentFetch(concurrent).build());
@@ -304,11 +337,11 @@ public final class GpuCacheBench {
                     if (loaded && loadEnd < 0 && !gpu.bucketCacheLoading()) {
                         loadEnd = now;
                     }
-                    Batch b = batches.get(i % batches.size());
-                    gpu.execute(b, r);
+                    DeviceBatch b = w.device().get(i % w.device().size());
+                    gpu.executeOnDevice(b);
                     long done = (System.nanoTime() - t0) / 1_000_000;
                     if (done < millis) {
-                        bins[(int) (done / binMillis)] += b.size();
+                        bins[(int) (done / binMillis)] += (int) b.size();
                     }
                 }
                 BktCacheStats s = gpu.bucketCacheStats();
