@@ -96,6 +96,7 @@ public final class GpuCacheBench {
             }
             case "theta" -> theta(a, dir, keys);
             case "reload" -> reload(a, dir, keys);
+            case "paths" -> paths(a, dir, keys);
             default -> throw new IllegalArgumentException("unknown mode " + a.mode() + ": sweep, theta or reload");
         }
     }
@@ -300,6 +301,44 @@ public final class GpuCacheBench {
         System.out.printf(Locale.ROOT, "| theta | cache off Mops/s | cache %.0f%% LFU Mops/s | ratio | hit rate |%n"
                 + "(device-resident YCSB C)%n", share * 100);
         System.out.println("| --- | --- | --- | --- | --- |");
+        rows.forEach(System.out::println);
+    }
+
+    // ------------------------------------------------------------------ hit path and miss path
+
+    /**
+     * Uniform GETs (no same-key groups to speak of): every read a miss with the cache off, and every
+     * read a hit once the cache holds every bucket the batches touch (share 1.0).
+     */
+    private static void paths(Args a, Path dir, long keys) throws Exception {
+        int batch = (int) a.number("batch", 1 << 20);
+        long ops = a.number("ops", 1L << 22);
+        List<String> rows = new ArrayList<>();
+        for (String ksn : a.list("key-sizes", "8,32")) {
+            int ks = Integer.parseInt(ksn);
+            SplittableRandom r = new SplittableRandom(5);
+            List<Batch> host = new ArrayList<>();
+            for (long done = 0; done < ops; done += batch) {
+                Batch b = Batch.create(ks, VALUE_SIZE, batch);
+                for (int i = 0; i < batch; i++) {
+                    b.add(OpKind.GET, GpuMicroBench.key(r.nextLong(keys), ks), null);
+                }
+                host.add(b);
+            }
+            try (GpuEngine gpu = loadedPool(dir, keys, ks); Workload2 w = Workload2.of(host, ks)) {
+                double[] miss = point(gpu, w, BktCacheConfig.DISABLED);
+                // Every access counted (no sampling), so every bucket the batches touch is loaded.
+                double[] hit = point(gpu, w, cache(1.0, CachePolicy.LFU).toBuilder().counterSampleShift(0).build());
+                String row = String.format(Locale.ROOT, "| %d B | %.2f | %.2f | %.3f | %.2f | %.2f |", ks, miss[1], hit[1],
+                        hit[2], hit[1] / miss[1], hit[0] / miss[0]);
+                System.out.println(row);
+                rows.add(row);
+            }
+        }
+        System.out.println();
+        System.out.println("| key | miss path Mops/s (cache off) | hit path Mops/s (cache 100%) | hit rate | device-resident ratio "
+                + "| host-batch ratio |");
+        System.out.println("| --- | --- | --- | --- | --- | --- |");
         rows.forEach(System.out::println);
     }
 
