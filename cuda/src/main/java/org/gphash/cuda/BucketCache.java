@@ -82,8 +82,6 @@ final class BucketCache implements AutoCloseable {
     private long totalReloadNanos;
     private long abandoned;
     private long cached;
-    private long hitsBefore;
-    private long missesBefore;
 
     BucketCache(CudaRuntime cuda, Geometry geometry, BktCacheConfig config, LongSupplier nanoClock) {
         this.cuda = cuda;
