@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the GPU tests and the GPU micro benchmark on a machine with a GPU but no Java (the device
 # machine), from a bundle made here by cuda/make-device-bundle.sh. Logs go to $OUT (or ./device-out).
-#   cuda/device-check.sh tests            # every GPU test (JUnit console)
+#   cuda/device-check.sh tests [CLASS..]  # every GPU test (JUnit console), or the classes named
 #   cuda/device-check.sh bench ARGS...    # org.gphash.bench.gpu.GpuMicroBench ARGS
 #   cuda/device-check.sh main CLASS ARGS  # any main class, e.g. org.gphash.bench.YcsbBench
 set -uo pipefail
@@ -12,9 +12,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 what="${1:-tests}"; shift || true
 case "$what" in
     tests)
-        JAVA_OPTS="-Xmx16g" /tmp/bundle/bin/run org.junit.platform.console.ConsoleLauncher execute \
-            $(sed 's/^/--select-class /' .device-bundle/test-classes.txt) --details=tree --disable-banner \
-            --reports-dir "$OUT/junit" 2>&1 | tee "$OUT/tests.log" | tail -60
+        # Every GPU test class, or the ones named (simple names): cuda/device-check.sh tests MirrorPathTest ...
+        # GPHASH_TEST_OPTS passes JVM options, e.g. -Dgphash.indexMirror=OFF to run the suite on the pool path.
+        if [[ $# -gt 0 ]]; then classes=("$@"); else mapfile -t classes < .device-bundle/test-classes.txt; fi
+        selects=()
+        for c in "${classes[@]}"; do [[ "$c" == *.* ]] || c="org.gphash.cuda.$c"; selects+=(--select-class "$c"); done
+        JAVA_OPTS="-Xmx16g ${GPHASH_TEST_OPTS:-}" /tmp/bundle/bin/run org.junit.platform.console.ConsoleLauncher execute \
+            "${selects[@]}" --details=tree --disable-banner \
+            --reports-dir "$OUT/junit${GPHASH_TEST_TAG:-}" 2>&1 | tee "$OUT/tests${GPHASH_TEST_TAG:-}.log" | tail -${GPHASH_TEST_TAIL:-60}
         exit "${PIPESTATUS[0]}" ;;
     bench)
         JAVA_OPTS="-Xmx48g" /tmp/bundle/bin/run org.gphash.bench.gpu.GpuMicroBench "$@" 2>&1 | tee -a "$OUT/bench.log"

@@ -1,14 +1,20 @@
 // The GPU engine's kernels, one translation unit so they ship as one fatbin (cuda/build-kernels.sh).
-// Entry points are extern "C" so the host finds them by name (org.gphash.cuda.Kernels).
+// Entry points are extern "C" so the host finds them by name (org.gphash.cuda.CudaRuntime).
 #include "gphash/batch_kernel.cuh"
 #include "gphash/cache_load.cuh"
+#include "gphash/pipeline/pipeline.cuh"
 #include "gphash/recovery_kernel.cuh"
 #include "gphash/rehash_kernel.cuh"
 
 using gphash::BatchParams;
 using gphash::CacheParams;
+using gphash::HeapParams;
 using gphash::LoadParams;
+using gphash::PipeBatch;
+using gphash::PipeParams;
+using gphash::ScanArgs;
 using gphash::ScanParams;
+using gphash::SortPass;
 using gphash::TableParams;
 
 extern "C" __global__ void gphash_batch(TableParams t, BatchParams b, CacheParams c) { gphash::run_batch(t, b, c); }
@@ -45,3 +51,102 @@ extern "C" __global__ void gphash_cache_plan(CacheParams c, LoadParams l, int pa
 extern "C" __global__ void gphash_cache_fetch(TableParams t, CacheParams c, LoadParams l) {
     gphash::cache_fetch(t, c, l);
 }
+
+// Device-wide primitives (pipeline/device_scan.cuh, pipeline/radix_sort.cuh).
+extern "C" __global__ void gphash_radix_count(SortPass s) {
+    gphash::radix_count(reinterpret_cast<const uint32_t*>(s.keys),
+                        gphash::sort_count(s.n, reinterpret_cast<const uint64_t*>(s.n_at)), static_cast<int>(s.shift),
+                        reinterpret_cast<uint32_t*>(s.counts), s.tiles);
+}
+
+extern "C" __global__ void gphash_radix_scatter(SortPass s) {
+    gphash::radix_scatter(reinterpret_cast<const uint32_t*>(s.keys), reinterpret_cast<const uint32_t*>(s.vals),
+                          gphash::sort_count(s.n, reinterpret_cast<const uint64_t*>(s.n_at)), static_cast<int>(s.shift),
+                          reinterpret_cast<const uint32_t*>(s.counts), s.tiles, reinterpret_cast<uint32_t*>(s.keys_out),
+                          reinterpret_cast<uint32_t*>(s.vals_out));
+}
+
+extern "C" __global__ void gphash_scan_reduce_sum_u32(ScanArgs a) {
+    gphash::scan_reduce_tiles<uint32_t, gphash::SumOp>(reinterpret_cast<const uint32_t*>(a.in), a.n, 0u,
+                                                       reinterpret_cast<uint32_t*>(a.partials));
+}
+
+extern "C" __global__ void gphash_scan_partials_sum_u32(ScanArgs a) {
+    gphash::scan_partials<uint32_t, gphash::SumOp>(reinterpret_cast<uint32_t*>(a.partials),
+                                                   (a.n + gphash::kScanTile - 1) / gphash::kScanTile, 0u);
+}
+
+extern "C" __global__ void gphash_scan_exclusive_sum_u32(ScanArgs a) {
+    gphash::scan_tiles<uint32_t, gphash::SumOp, false>(reinterpret_cast<const uint32_t*>(a.in),
+                                                       reinterpret_cast<uint32_t*>(a.out), a.n, 0u,
+                                                       reinterpret_cast<const uint32_t*>(a.partials));
+}
+
+extern "C" __global__ void gphash_scan_reduce_max_i32(ScanArgs a) {
+    gphash::scan_reduce_tiles<int32_t, gphash::MaxOp>(reinterpret_cast<const int32_t*>(a.in), a.n, -1,
+                                                      reinterpret_cast<int32_t*>(a.partials));
+}
+
+extern "C" __global__ void gphash_scan_partials_max_i32(ScanArgs a) {
+    gphash::scan_partials<int32_t, gphash::MaxOp>(reinterpret_cast<int32_t*>(a.partials),
+                                                  (a.n + gphash::kScanTile - 1) / gphash::kScanTile, -1);
+}
+
+extern "C" __global__ void gphash_scan_inclusive_max_i32(ScanArgs a) {
+    gphash::scan_tiles<int32_t, gphash::MaxOp, true>(reinterpret_cast<const int32_t*>(a.in),
+                                                     reinterpret_cast<int32_t*>(a.out), a.n, -1,
+                                                     reinterpret_cast<const int32_t*>(a.partials));
+}
+
+// The v2 batch pipeline (pipeline/), in the order the host queues it (org.gphash.cuda.BatchPipeline).
+extern "C" __global__ void gphash_pipe_count_kinds(const PipeBatch* b, unsigned long long* out) {
+    gphash::pipe_count_kinds(*b, out);
+}
+
+extern "C" __global__ void gphash_pipe_group(TableParams t, PipeParams p) { gphash::pipe_group(t, p); }
+
+extern "C" __global__ void gphash_pipe_heads(PipeParams p) { gphash::pipe_heads(p); }
+
+extern "C" __global__ void gphash_pipe_resolve(TableParams t, TableParams mt, PipeParams p, CacheParams c) {
+    gphash::pipe_resolve(t, mt, p, c);
+}
+
+extern "C" __global__ void gphash_pipe_source_input(PipeParams p) { gphash::pipe_source_input(p); }
+
+extern "C" __global__ void gphash_pipe_net(PipeParams p) { gphash::pipe_net(p); }
+
+extern "C" __global__ void gphash_pipe_place(TableParams t, TableParams mt, PipeParams p) { gphash::pipe_place(t, mt, p); }
+
+extern "C" __global__ void gphash_pipe_outcome(PipeParams p) { gphash::pipe_outcome(p); }
+
+extern "C" __global__ void gphash_pipe_read_list(PipeParams p) { gphash::pipe_read_list(p); }
+
+extern "C" __global__ void gphash_pipe_bin_reads(PipeParams p) {
+    gphash::bin_scatter(p, gphash::kPipeReads, reinterpret_cast<uint32_t*>(p.reads), reinterpret_cast<uint32_t*>(p.g_read));
+}
+
+extern "C" __global__ void gphash_pipe_gather(TableParams t, PipeParams p, CacheParams c) { gphash::pipe_gather(t, p, c); }
+
+extern "C" __global__ void gphash_pipe_fanout(TableParams t, PipeParams p) { gphash::pipe_fanout(t, p); }
+
+extern "C" __global__ void gphash_heap_free_counts(HeapParams h) { gphash::heap_free_counts(h); }
+
+extern "C" __global__ void gphash_pipe_take(PipeParams p, HeapParams h) { gphash::pipe_take(p, h); }
+
+extern "C" __global__ void gphash_pipe_write_values(TableParams t, PipeParams p) { gphash::pipe_write_values(t, p); }
+
+extern "C" __global__ void gphash_pipe_bin_slots(PipeParams p) {
+    gphash::bin_scatter(p, gphash::kPipeSlotWrites, reinterpret_cast<uint32_t*>(p.slot_writes), nullptr);
+}
+
+extern "C" __global__ void gphash_pipe_write_keys(TableParams t, PipeParams p) { gphash::pipe_write_keys(t, p); }
+
+extern "C" __global__ void gphash_pipe_publish(TableParams t, TableParams mt, PipeParams p) {
+    gphash::pipe_publish(t, mt, p);
+}
+
+extern "C" __global__ void gphash_pipe_cache_mirror(TableParams t, TableParams mt, PipeParams p, CacheParams c) {
+    gphash::pipe_cache_mirror(t, mt, p, c);
+}
+
+extern "C" __global__ void gphash_pipe_retire(PipeParams p, HeapParams h) { gphash::pipe_retire(p, h); }

@@ -142,8 +142,7 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
         if (present0 && !present) {  // net effect: delete
             bool won = false;
             if (lane_id() == valid) {
-                won = cas_meta(c.pool, p.slot, meta0, kEmpty);
-                if (won) persist_fence();
+                won = swap_slot(c.pool, p.slot, meta0, kEmpty);
             }
             if (!__shfl_sync(kFullMask, won, valid)) {
                 continue;
@@ -159,13 +158,11 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
         }
         // The final value is operation src's: write it to src's block.
         c.block = blocks[src];
-        warp_copy(c.pool + c.block, reinterpret_cast<const uint8_t*>(c.b.values) + src * vs, vs);
-        persist_fence();
+        write_value_block(c.pool, c.block, reinterpret_cast<const uint8_t*>(c.b.values) + src * vs, vs);
         if (present0) {  // net effect: update
             bool won = false;
             if (lane_id() == valid) {
-                won = cas_meta(c.pool, p.slot, meta0, meta_make(meta_fingerprint(meta0), c.block));
-                if (won) persist_fence();
+                won = swap_slot(c.pool, p.slot, meta0, meta_make(meta_fingerprint(meta0), c.block));
             }
             if (!__shfl_sync(kFullMask, won, valid)) {
                 continue;
@@ -189,16 +186,14 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
         const uint64_t slot = __shfl_sync(kFullMask, p.slot, target);
         bool won = false;
         if (lane_id() == target) {
-            won = cas_meta(c.pool, slot, kEmpty, kInsertState);
+            won = claim_slot(c.pool, slot);
         }
         if (!__shfl_sync(kFullMask, won, target)) {
             continue;
         }
-        warp_store_key<false>(c.t, c.pool + slot + 8, c.key);
-        persist_fence();
+        write_slot_key<false>(c.t, c.pool, slot, c.key);
         if (lane_id() == 0) {
-            store_meta(c.pool, slot, meta_make(c.k.fp, c.block));
-            persist_fence();
+            publish_slot(c.pool, slot, meta_make(c.k.fp, c.block));
             count(c.b, kItemsAdded, 1);
             codes[src] |= kConsumedFlag;
         }

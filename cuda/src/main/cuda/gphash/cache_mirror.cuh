@@ -81,4 +81,42 @@ __device__ void mirror_slot(const TableParams& t, const CacheParams* cache, uint
     __syncwarp();
 }
 
+// The same for a writer that knows what the slot now holds (the v2 pipeline: the meta word it has
+// just published, the key in the HBM mirror, the value in GPU memory), so nothing crosses PCIe.
+// Whole warp. One writer per slot per batch; readers check the meta word before and after.
+__device__ void mirror_slot_known(const TableParams& t, const CacheParams* cache, uint64_t x, int s, uint64_t meta,
+                                  const uint8_t* key, const uint8_t* value) {
+    if (cache == nullptr || !cache_on(*cache)) {
+        return;
+    }
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    int y = lane == 0 ? entry_to_mirror(*cache, x) : -1;
+    y = __shfl_sync(kFullMask, y, 0);
+    if (y < 0) {
+        return;
+    }
+    uint8_t* copy = cached_slot(t, *cache, static_cast<uint32_t>(y), s);
+    if (lane == 0) {
+        auto* word = reinterpret_cast<unsigned long long*>(copy);
+        for (;;) {
+            const unsigned long long m = *reinterpret_cast<volatile unsigned long long*>(word);
+            if (m != kBusyMeta && atomicCAS(word, m, kBusyMeta) == m) {
+                break;
+            }
+        }
+        __threadfence();  // the slot reads busy before any of its bytes change
+    }
+    __syncwarp();
+    warp_copy(copy + 8, key, static_cast<uint64_t>(t.key_stride));
+    if (value != nullptr && meta_is_item(meta)) {
+        warp_copy(copy + cached_value_offset(t), value, static_cast<uint64_t>(t.value_size));
+    }
+    __threadfence();
+    if (lane == 0) {
+        store_meta(copy, 0, meta);
+        release_entry(*cache, y);
+    }
+    __syncwarp();
+}
+
 }  // namespace gphash

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include "cache_mirror.cuh"
+#include "slot_protocol.cuh"
 #include "key_hash.cuh"
 #include "slot_meta.cuh"
 #include "table_params.cuh"
@@ -49,9 +50,8 @@ __device__ __forceinline__ void count(const BatchParams& b, Counter c, uint64_t 
 // Writes the operation's value into its reserved block once, and fences it before any slot refers to it.
 __device__ __forceinline__ void stage_value(OpContext& c) {
     if (!c.staged) {
-        warp_copy(c.pool + c.block, reinterpret_cast<const uint8_t*>(c.b.values) + c.op * c.t.value_size,
-                  static_cast<uint64_t>(c.t.value_size));
-        persist_fence();
+        write_value_block(c.pool, c.block, reinterpret_cast<const uint8_t*>(c.b.values) + c.op * c.t.value_size,
+                          static_cast<uint64_t>(c.t.value_size));
         c.staged = true;
     }
 }
@@ -76,9 +76,8 @@ __device__ __forceinline__ void remove_duplicates(OpContext& c, const WindowProb
     const int lane = lane_id();
     bool removed = false;
     if ((dups >> lane) & 1) {
-        removed = cas_meta(c.pool, p.slot, p.meta, kEmpty);
+        removed = swap_slot(c.pool, p.slot, p.meta, kEmpty);
         if (removed) {
-            persist_fence();
             if (!((shared >> lane) & 1)) {
                 retire_block(c.b, meta_value_offset(p.meta));
             }

@@ -13,10 +13,7 @@ __device__ __forceinline__ uint8_t op_delete(OpContext& c) {
         const int valid = __ffs(p.match) - 1;
         bool won = false;
         if (lane_id() == valid) {
-            won = cas_meta(c.pool, p.slot, p.meta, kEmpty);
-            if (won) {
-                persist_fence();
-            }
+            won = swap_slot(c.pool, p.slot, p.meta, kEmpty);
         }
         if (!__shfl_sync(kFullMask, won, valid)) {
             continue;

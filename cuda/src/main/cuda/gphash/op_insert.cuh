@@ -33,16 +33,14 @@ __device__ __forceinline__ uint8_t op_insert(OpContext& c, bool upsert) {
         const uint64_t slot = __shfl_sync(kFullMask, p.slot, target);
         bool won = false;
         if (lane_id() == target) {
-            won = cas_meta(c.pool, slot, kEmpty, kInsertState);
+            won = claim_slot(c.pool, slot);
         }
         if (!__shfl_sync(kFullMask, won, target)) {
             continue;  // another warp took the slot: look again
         }
-        warp_store_key<false>(c.t, c.pool + slot + 8, c.key);
-        persist_fence();
+        write_slot_key<false>(c.t, c.pool, slot, c.key);
         if (lane_id() == 0) {
-            store_meta(c.pool, slot, meta_make(c.k.fp, c.block));
-            persist_fence();
+            publish_slot(c.pool, slot, meta_make(c.k.fp, c.block));
             count(c.b, kItemsAdded, 1);
         }
         __syncwarp();

@@ -11,10 +11,7 @@ __device__ __forceinline__ uint8_t swap_value(OpContext& c, const WindowProbe& p
     const uint64_t old = __shfl_sync(kFullMask, p.meta, valid);
     bool won = false;
     if (lane_id() == valid) {
-        won = cas_meta(c.pool, p.slot, old, meta_make(meta_fingerprint(old), c.block));
-        if (won) {
-            persist_fence();
-        }
+        won = swap_slot(c.pool, p.slot, old, meta_make(meta_fingerprint(old), c.block));
     }
     if (!__shfl_sync(kFullMask, won, valid)) {
         return kRetry;

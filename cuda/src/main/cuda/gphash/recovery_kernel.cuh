@@ -3,6 +3,7 @@
 // copy of a key but its valid item; then mark the value blocks the remaining items use.
 #pragma once
 #include "scan_params.cuh"
+#include "slot_protocol.cuh"
 #include "warp_probe.cuh"
 
 namespace gphash {
@@ -49,8 +50,7 @@ __device__ void recover_level(const TableParams& t, const ScanParams& s) {
     }
     if (half_inserted || torn) {
         // Neither can match any key's probe, so clearing them changes no other lane's decision.
-        store_meta(pool, slot, kEmpty);
-        persist_fence();
+        publish_slot(pool, slot, kEmpty);
     }
     scan_count(s, kInsertCleared, __ballot_sync(kFullMask, half_inserted));
     scan_count(s, kTornCleared, __ballot_sync(kFullMask, torn));
@@ -69,8 +69,7 @@ __device__ void recover_level(const TableParams& t, const ScanParams& s) {
         }
     }
     if ((duplicates >> lane_id()) & 1) {
-        store_meta(pool, slot, kEmpty);
-        persist_fence();
+        publish_slot(pool, slot, kEmpty);
     }
     scan_count(s, kDuplicatesCleared, duplicates);
 }

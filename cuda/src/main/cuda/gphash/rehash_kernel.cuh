@@ -6,6 +6,7 @@
 #pragma once
 #include "recovery_kernel.cuh"
 #include "scan_params.cuh"
+#include "slot_protocol.cuh"
 #include "warp_copy.cuh"
 #include "warp_probe.cuh"
 
@@ -65,8 +66,7 @@ __device__ void rehash_bottom(const TableParams& t, const ScanParams& s) {
         if (found && first != lslot) {
             // A more valid copy exists (copied up before a crash, or an older duplicate): drop this one.
             if (lane_id() == leader) {
-                store_meta(pool, lslot, kEmpty);
-                persist_fence();
+                publish_slot(pool, lslot, kEmpty);
                 if (!shared) {
                     scan_retire(s, meta_value_offset(lmeta));
                 }
@@ -77,18 +77,15 @@ __device__ void rehash_bottom(const TableParams& t, const ScanParams& s) {
         } else {
             bool won = false;
             if (lane_id() == leader) {
-                won = cas_meta(pool, target, kEmpty, kInsertState);
+                won = claim_slot(pool, target);
             }
             if (!__shfl_sync(kFullMask, won, leader)) {
                 continue;  // another warp placed an item there first: probe again
             }
-            warp_store_key<true>(t, pool + target + 8, key);
-            persist_fence();
+            write_slot_key<true>(t, pool, target, key);
             if (lane_id() == leader) {
-                store_meta(pool, target, lmeta);
-                persist_fence();  // the copy is durable before the original goes
-                store_meta(pool, lslot, kEmpty);
-                persist_fence();
+                publish_slot(pool, target, lmeta);  // the copy is durable before the original goes
+                publish_slot(pool, lslot, kEmpty);
             }
             __syncwarp();
             moved |= 1u << leader;

@@ -19,7 +19,8 @@ import org.gphash.index.Geometry;
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
-                           OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache) {
+                           OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache,
+                           IndexMirror indexMirror) {
 
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
 
@@ -29,12 +30,33 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         Objects.requireNonNull(seed, "seed");
         Objects.requireNonNull(crashHook, "crashHook");
         Objects.requireNonNull(bucketCache, "bucketCache");
+        Objects.requireNonNull(indexMirror, "indexMirror");
         if (initialCapacity < 1) {
             throw new IllegalArgumentException("initialCapacity must be at least 1, got " + initialCapacity);
         }
         if (maxPoolBytes < 1) {
             throw new IllegalArgumentException("maxPoolBytes must be positive, got " + maxPoolBytes);
         }
+    }
+
+    /** A configuration with the default index placement ({@link IndexMirror#AUTO}). */
+    public GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
+                        long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
+                        OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache) {
+        this(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes, backend,
+                jdkPersistence, seed, crashHook, bucketCache, IndexMirror.AUTO);
+    }
+
+    /** This configuration with another index placement. */
+    public GPHashConfig withIndexMirror(IndexMirror mirror) {
+        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
+                backend, jdkPersistence, seed, crashHook, bucketCache, mirror);
+    }
+
+    /** This configuration with another BktCache. */
+    public GPHashConfig withBucketCache(BktCacheConfig cache) {
+        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
+                backend, jdkPersistence, seed, crashHook, cache, indexMirror);
     }
 
     /** The geometry a new pool gets: specified fields, defaults for the rest. Validates it. */

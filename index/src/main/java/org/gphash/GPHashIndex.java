@@ -252,6 +252,7 @@ public final class GPHashIndex implements AutoCloseable {
         private CrashHook crashHook = CrashHook.NONE;
         private BktCacheConfig bucketCache = BktCacheConfig.defaults();
         private boolean bucketCacheSet;
+        private IndexMirror indexMirror = IndexMirror.AUTO;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -340,6 +341,15 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether the GPU engine copies the table's index into GPU memory (default {@link IndexMirror#AUTO}:
+         * when the memory is there). The CPU engine ignores it.
+         */
+        public Builder indexMirror(IndexMirror mode) {
+            this.indexMirror = Objects.requireNonNull(mode, "indexMirror");
+            return this;
+        }
+
         public GPHashConfig config() {
             if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
                 throw new IllegalArgumentException("bucketCache " + bucketCache + " needs the GPU backend: BktCache "
@@ -347,7 +357,7 @@ public final class GPHashIndex implements AutoCloseable {
                         + "BktCacheConfig.DISABLED or backend(Backend.GPU))");
             }
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
-                    maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache);
+                    maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror);
         }
 
         /** Creates a new pool file (owner-only); fails if the file exists. */

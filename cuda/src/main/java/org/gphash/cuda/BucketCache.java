@@ -77,6 +77,8 @@ final class BucketCache implements AutoCloseable {
     private long sequence;
     private boolean loading;
 
+    private long pipelineHits;
+    private long pipelineMisses;
     private long reloads;
     private long lastReloadNanos;
     private long totalReloadNanos;
@@ -268,6 +270,15 @@ final class BucketCache implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Adds what a v2 pipeline batch counted: pool values served from the cache (hits) and read across
+     * PCIe (misses). On that path the cache holds values for the reads; probes read the index mirror.
+     */
+    void addPipelineCounts(long hits, long misses) {
+        pipelineHits += hits;
+        pipelineMisses += misses;
+    }
+
     /** Hits and misses since the engine opened (device counters), and the loads' figures. */
     BktCacheStats stats() {
         if (!config.enabled()) {
@@ -276,8 +287,8 @@ final class BucketCache implements AutoCloseable {
         poll();
         long[] s = new long[KernelParams.CACHE_STATS];
         cuMemcpyDtoH(Pointer.to(s), stats.pointer(), s.length * 8L);
-        return new BktCacheStats(config.policy(), config.share(), capacity, cached, s[KernelParams.CACHE_HITS],
-                s[KernelParams.CACHE_MISSES], reloads, lastReloadNanos, totalReloadNanos, abandoned);
+        return new BktCacheStats(config.policy(), config.share(), capacity, cached, s[KernelParams.CACHE_HITS] + pipelineHits,
+                s[KernelParams.CACHE_MISSES] + pipelineMisses, reloads, lastReloadNanos, totalReloadNanos, abandoned);
     }
 
     /** The pool buckets cached now (G), for tests: -1 for an empty entry. */

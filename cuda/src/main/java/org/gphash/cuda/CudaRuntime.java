@@ -35,6 +35,7 @@ final class CudaRuntime {
 
     final CUcontext context;
     final String deviceName;
+    private final CUmodule module;
     final CUfunction batch;
     final CUfunction groupBatch;
     final CUfunction countWrites;
@@ -52,6 +53,7 @@ final class CudaRuntime {
     private CudaRuntime(CUcontext context, String deviceName, CUmodule module) {
         this.context = context;
         this.deviceName = deviceName;
+        this.module = module;
         this.batch = function(module, "gphash_batch");
         this.groupBatch = function(module, "gphash_group_batch");
         this.countWrites = function(module, "gphash_count_writes");
@@ -65,6 +67,11 @@ final class CudaRuntime {
         this.cacheSelect = function(module, "gphash_cache_select");
         this.cachePlan = function(module, "gphash_cache_plan");
         this.cacheFetch = function(module, "gphash_cache_fetch");
+    }
+
+    /** A kernel of the fatbin by its extern "C" name. */
+    CUfunction function(String name) {
+        return function(module, name);
     }
 
     private static CUfunction function(CUmodule module, String name) {

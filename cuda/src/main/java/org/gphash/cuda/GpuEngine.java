@@ -1,15 +1,14 @@
 package org.gphash.cuda;
 
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-import static jcuda.driver.JCudaDriver.cuMemsetD8;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
+import jcuda.CudaException;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import org.gphash.Backend;
@@ -17,6 +16,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.Engine;
 import org.gphash.GPHashConfig;
+import org.gphash.IndexMirror;
 import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
@@ -29,60 +29,81 @@ import org.gphash.index.TableLayout;
 import org.gphash.index.VerifyReport;
 
 /**
- * The GPU engine: the pool's mapping registered with CUDA, and operations run as warp-cooperative
- * kernels on it (cuda/src/main/cuda). Pools are created, opened, recovered and resized by the same
+ * The GPU engine: the pool's mapping registered with CUDA, and operations run as kernels on it
+ * (cuda/src/main/cuda). Pools are created, opened, recovered and resized by the same
  * {@link PoolTable} code as the CPU engine's, with recovery's scans and resize's rehash run as
  * kernels ({@link GpuTableKernels}).
+ *
+ * <p><b>Two ways to run batches</b>, chosen at open and reported by {@link IndexStats#indexPlacement()}:
+ * {@link MirrorPath}, the v2 pipeline over a copy of the index in GPU memory (probes never cross
+ * PCIe; pool accesses are grouped per key and issued in address order), when the GPU has the memory
+ * for it; and {@link PoolPath}, per-operation kernels probing the pool (the GPHash paper's design),
+ * otherwise or when asked ({@link IndexMirror#OFF}).
  *
  * <p><b>One mutator at a time.</b> CPU and GPU atomics on one mapped word are not atomic with each
  * other, so the host never writes the pool while a kernel may run: every entry point is
  * synchronized, and the host-side steps that write the pool (header commits, zeroing a new level,
- * heap growth) run only after both streams have drained.
- *
- * <p><b>Batches</b> are cut into chunks that alternate between two streams: a chunk's copies overlap
- * the other stream's kernel. Operations of a batch run in parallel; several on one key run in an
- * order this engine does not promise (see {@link Batch}). Value blocks a batch unlinks are freed when
- * the batch has finished, so no kernel ever reads a block that was reused under it.
+ * heap growth) run only after the batch's streams have drained.
  */
 public final class GpuEngine implements Engine {
 
-    /** Smallest and largest chunk a batch is cut into; a batch is cut into about four chunks between them. */
-    static final int MIN_CHUNK = 2048;
-    static final int MAX_CHUNK = 1 << 18;
+    /** Free GPU memory left over when choosing the mirror, for the cache, other users and fragmentation. */
+    private static final long MIRROR_MARGIN = 512L << 20;
 
     private final CudaRuntime cuda;
     private final GpuTableKernels kernels;
     private final PoolTable pool;
     private final Geometry geometry;
-    private final StreamLane[] lanes = {new StreamLane(), new StreamLane()};
-    private final DeviceResident device = new DeviceResident();
     private BucketCache cache;
-    private long[] pendingFree = new long[1024];
-    private int pendingFreeCount;
-    private boolean rebuildFreeSpace;
+    private final BatchPath path;
     private final Batch single;
     private final BatchResult singleResult;
     private boolean closed;
 
-    private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, BktCacheConfig cacheConfig) {
+    private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, GPHashConfig config) {
         this.cuda = cuda;
         this.kernels = kernels;
         this.pool = pool;
         this.geometry = pool.geometry();
         BucketCache c = null;
+        BatchPath p = null;
         try {
-            c = new BucketCache(cuda, geometry, cacheConfig, System::nanoTime);
+            c = new BucketCache(cuda, geometry, config.bucketCache(), System::nanoTime);
             c.attach(pool.layout());
+            this.cache = c;
+            p = choosePath(config.indexMirror());
         } catch (RuntimeException e) {
             if (c != null) {
                 c.close();
             }
+            kernels.close();
             pool.close();
             throw e;
         }
-        this.cache = c;
+        this.path = p;
         this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
         this.singleResult = new BatchResult(geometry.valueSize(), 1);
+    }
+
+    /** The mirror when asked and the GPU has the memory for it, else the pool path, saying why. */
+    private BatchPath choosePath(IndexMirror configured) {
+        EngineParts parts = new EngineParts(cuda, kernels, pool, geometry, this);
+        IndexMirror mode = MirrorChoice.effective(configured);
+        long[] free = new long[1];
+        long[] total = new long[1];
+        cuMemGetInfo(free, total);
+        MirrorChoice choice = MirrorChoice.decide(mode, MirrorPath.bytesNeeded(pool), free[0], MIRROR_MARGIN);
+        if (!choice.mirror()) {
+            return new PoolPath(parts, choice.reason());
+        }
+        try {
+            return new MirrorPath(parts, new PipelineKernels(cuda));
+        } catch (CudaException e) {
+            if (mode == IndexMirror.REQUIRED) {
+                throw new IllegalStateException("IndexMirror.REQUIRED, but allocating the mirror failed: " + e.getMessage(), e);
+            }
+            return new PoolPath(parts, "index mirror off: allocating it failed: " + e.getMessage());
+        }
     }
 
     /** Creates a pool on a registrable file system (tmpfs, hugetlbfs) and runs it on the GPU. */
@@ -91,7 +112,7 @@ public final class GpuEngine implements Engine {
         CudaRuntime cuda = CudaRuntime.get();
         cuda.bind();
         GpuTableKernels kernels = new GpuTableKernels(cuda);
-        return new GpuEngine(cuda, kernels, PoolTable.create(config, kernels), config.bucketCache());
+        return new GpuEngine(cuda, kernels, PoolTable.create(config, kernels), config);
     }
 
     /** Opens a pool (any engine may have written it), recovering it with kernels. */
@@ -100,7 +121,7 @@ public final class GpuEngine implements Engine {
         CudaRuntime cuda = CudaRuntime.get();
         cuda.bind();
         GpuTableKernels kernels = new GpuTableKernels(cuda);
-        return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels), config.bucketCache());
+        return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels), config);
     }
 
     /** Whether this machine has what the GPU engine needs (a CUDA driver, a Hopper-or-newer GPU, the kernels). */
@@ -158,7 +179,7 @@ public final class GpuEngine implements Engine {
         return runSingle(OpKind.DELETE, key, null, null);
     }
 
-    // ------------------------------------------------------------------ batches through pinned buffers
+    // ------------------------------------------------------------------ batches
 
     @Override
     public synchronized void execute(Batch batch, BatchResult result) {
@@ -169,145 +190,8 @@ public final class GpuEngine implements Engine {
         if (n == 0) {
             return;
         }
-        cache.operationsRan(n, kernels.tableParams(pool.layout()));
-        int chunk = Math.clamp((n + 3) / 4, MIN_CHUNK, MAX_CHUNK);
-        int[] retry = runChunks(batch, result, null, n, chunk);
-        while (retry.length > 0) {
-            // Every candidate bucket of these keys was full: grow the table (nothing is in flight), go again.
-            resize();
-            retry = runChunks(batch, result, retry, retry.length, chunk);
-        }
-        finishBatch();
+        path.execute(batch, result);
     }
-
-    /**
-     * Runs operations {@code ops} (or 0..n when null) in chunks over both lanes; returns the ones to
-     * run again after a resize.
-     */
-    private int[] runChunks(Batch batch, BatchResult result, int[] ops, int n, int chunkSize) {
-        int[] retry = new int[0];
-        int lane = 0;
-        for (int first = 0; first < n; first += chunkSize) {
-            int count = Math.min(chunkSize, n - first);
-            StreamLane l = lanes[lane];
-            if (l.chunk != null) {
-                retry = harvest(l, result, retry);
-            }
-            int[] chunkOps = ops == null ? null : Arrays.copyOfRange(ops, first, first + count);
-            int writes = 0;
-            boolean reads = false;
-            MemorySegment kinds = batch.kinds();
-            for (int i = 0; i < count; i++) {
-                byte kind = kinds.get(ValueLayout.JAVA_BYTE, chunkOps == null ? first + i : chunkOps[i]);
-                if (StreamLane.writesValue(kind)) {
-                    writes++;
-                }
-                reads |= StreamLane.readsValue(kind);
-            }
-            long[] blocks = new long[writes];
-            if (writes > 0) {
-                if (pool.freeBlocks() < writes) {
-                    // Reserving may grow the heap, which remaps the pool: nothing may be in flight.
-                    retry = drain(result, retry);
-                    cache.awaitLoad();
-                }
-                pool.reserveBlocks(blocks, writes);
-            }
-            l.stage(new StreamLane.Chunk(batch, first, chunkOps, count, writes, reads, blocks),
-                    geometry.keySize(), geometry.valueSize());
-            l.launch(cuda, kernels.tableParams(pool.layout()), cache.params(), geometry.keySize(), geometry.valueSize());
-            lane ^= 1;
-        }
-        return drain(result, retry);
-    }
-
-    private int[] drain(BatchResult result, int[] retry) {
-        for (StreamLane l : lanes) {
-            if (l.chunk != null) {
-                retry = harvest(l, result, retry);
-            }
-        }
-        return retry;
-    }
-
-    /** Waits for a lane's chunk and moves its results into {@code result}; returns the retry list grown. */
-    private int[] harvest(StreamLane l, BatchResult result, int[] retry) {
-        l.await();
-        StreamLane.Chunk c = l.chunk;
-        MemorySegment codes = l.hostCodes.segment();
-        MemorySegment kinds = l.hostKinds.segment();
-        MemorySegment resultCodes = result.outcomeCodes();
-        MemorySegment resultValues = result.values();
-        int vs = geometry.valueSize();
-        int block = 0;
-        boolean bulkValues = c.ops() == null && c.reads();
-        if (bulkValues) {
-            // One copy for the whole chunk: entries of operations without a value are never read.
-            MemorySegment.copy(l.hostOut.segment(), 0, resultValues, (long) c.first() * vs, (long) c.n() * vs);
-        }
-        int[] again = retry;
-        int againCount = retry.length;
-        for (int i = 0; i < c.n(); i++) {
-            int op = c.op(i);
-            int raw = codes.get(ValueLayout.JAVA_BYTE, i) & 0xff;
-            int code = raw & KernelParams.CODE_MASK;
-            byte kind = kinds.get(ValueLayout.JAVA_BYTE, i);
-            if (StreamLane.writesValue(kind)) {
-                long b = c.reservedBlocks()[block++];
-                if ((raw & KernelParams.CONSUMED_FLAG) == 0) {
-                    pool.freeBlock(b);  // never published: nothing can read it
-                }
-            }
-            if (code == KernelParams.NEED_RESIZE_CODE) {
-                if (againCount == again.length) {
-                    again = Arrays.copyOf(again, Math.max(16, againCount * 2));
-                }
-                again[againCount++] = op;
-                continue;
-            }
-            if (code < Outcome.FOUND.code() || code > Outcome.REPLACED.code()) {
-                throw new IllegalStateException("the batch kernel returned code " + code + " for operation " + op);
-            }
-            resultCodes.set(ValueLayout.JAVA_BYTE, op, (byte) code);
-            if (!bulkValues && (code == Outcome.FOUND.code() || code == Outcome.REPLACED.code())) {
-                MemorySegment.copy(l.hostOut.segment(), (long) i * vs, resultValues, (long) op * vs, vs);
-            }
-        }
-        pool.addToSize(l.counter(KernelParams.ITEMS_ADDED) - l.counter(KernelParams.ITEMS_REMOVED));
-        retireLater(l.retiredBlocks());
-        rebuildFreeSpace |= l.retiredOverflowed();
-        l.chunk = null;
-        return againCount == again.length ? again : Arrays.copyOf(again, againCount);
-    }
-
-    private void retireLater(long[] blocks) {
-        if (pendingFreeCount + blocks.length > pendingFree.length) {
-            pendingFree = Arrays.copyOf(pendingFree, Math.max(pendingFree.length * 2, pendingFreeCount + blocks.length));
-        }
-        System.arraycopy(blocks, 0, pendingFree, pendingFreeCount, blocks.length);
-        pendingFreeCount += blocks.length;
-    }
-
-    /** Grows the table, with nothing in flight: the cache's loads read the pool, and its bucket numbers change. */
-    private void resize() {
-        cache.awaitLoad();
-        pool.resize(pool.layout());
-        cache.attach(pool.layout());
-    }
-
-    /** With every kernel of the batch finished, unlinked blocks can be reused. */
-    private void finishBatch() {
-        for (int i = 0; i < pendingFreeCount; i++) {
-            pool.reclaimBlock(pendingFree[i]);
-        }
-        pendingFreeCount = 0;
-        if (rebuildFreeSpace) {
-            rebuildFreeSpace = false;
-            pool.rebuildFreeSpace();
-        }
-    }
-
-    // ------------------------------------------------------------------ device-resident batches
 
     /**
      * Runs a batch whose operations already live in GPU memory and whose results stay there (the
@@ -324,96 +208,12 @@ public final class GpuEngine implements Engine {
         if (n <= 0) {
             return;
         }
-        cache.operationsRan(n, kernels.tableParams(pool.layout()));
-        device.run(n, kinds, keys, values, codes, out);
-        finishBatch();
+        path.executeOnDevice(n, address(kinds), address(keys), address(values), address(codes), address(out));
     }
 
     /** Runs a {@link DeviceBatch} (see {@link #executeOnDevice(long, CUdeviceptr, CUdeviceptr, CUdeviceptr, CUdeviceptr, CUdeviceptr)}). */
     public void executeOnDevice(DeviceBatch batch) {
         executeOnDevice(batch.size(), batch.kinds(), batch.keys(), batch.values(), batch.codes(), batch.out());
-    }
-
-    /** The steps of {@link #executeOnDevice}: count writes, reserve and assign blocks, run, resize and rerun, finish. */
-    private final class DeviceResident {
-        private final DeviceBuffer blocks = new DeviceBuffer();
-        private final DeviceBuffer reserved = new DeviceBuffer();
-        private final DeviceBuffer retired = new DeviceBuffer();
-        private final DeviceBuffer counters = new DeviceBuffer();
-        private final GroupBuffers groups = new GroupBuffers();
-
-        private long retiredCapacity;
-
-        void run(long n, CUdeviceptr kinds, CUdeviceptr keys, CUdeviceptr values, CUdeviceptr codes, CUdeviceptr out) {
-            counters.ensure(KernelParams.COUNTERS * 8L);
-            blocks.ensure(n * 8);
-            retiredCapacity = KernelParams.retiredCapacity(n);
-            retired.ensure(retiredCapacity * 8);
-            // The caller's buffers, resolved once: the same for every kernel of this batch.
-            long[] at = {address(kinds), address(keys), address(values), address(codes), address(out)};
-            long[] c = launchCounted(cuda.countWrites, n, params(n, at, false));
-            int writes = Math.toIntExact(c[0]);
-            if (writes > 0) {
-                long[] b = new long[writes];
-                if (pool.freeBlocks() < writes) {
-                    cache.awaitLoad();  // the heap grows: the pool is remapped
-                }
-                pool.reserveBlocks(b, writes);
-                reserved.ensure(writes * 8L);
-                cuMemcpyHtoD(reserved.pointer(), Pointer.to(b), writes * 8L);
-                launchCounted(cuda.assignBlocks, n, params(n, at, false), KernelParams.longs(reserved.address()));
-            }
-            boolean retryOnly = false;
-            for (;;) {
-                groups.reset(n, null);
-                byte[] p = params(n, at, retryOnly);
-                byte[] table = kernels.tableParams(pool.layout());
-                Launcher.launch(cuda.groupBatch, n, null, table, p);
-                c = launchCounted(cuda.batch, n, table, p, cache.params());
-                collect(c);
-                if (c[KernelParams.NEED_RESIZE] == 0) {
-                    break;
-                }
-                resize();
-                retryOnly = true;
-            }
-            collect(launchCounted(cuda.finishDeviceBatch, n, params(n, at, false)));
-        }
-
-        /** BatchParams over the caller's buffers {@code at} (kinds, keys, values, codes, out) and ours. */
-        private byte[] params(long n, long[] at, boolean retryOnly) {
-            return KernelParams.batch(n, at[0], at[1], at[2], blocks.address(), at[3], at[4], retired.address(),
-                    retiredCapacity, counters.address(), retryOnly, groups.fields());
-        }
-
-        private void collect(long[] c) {
-            pool.addToSize(c[KernelParams.ITEMS_ADDED] - c[KernelParams.ITEMS_REMOVED]);
-            long count = c[KernelParams.RETIRED_COUNT];
-            int k = (int) Math.min(count, retiredCapacity);
-            long[] b = new long[k];
-            if (k > 0) {
-                cuMemcpyDtoH(Pointer.to(b), retired.pointer(), k * 8L);
-            }
-            retireLater(b);
-            rebuildFreeSpace |= count > retiredCapacity;
-        }
-
-        private long[] launchCounted(jcuda.driver.CUfunction f, long n, byte[]... structs) {
-            cuMemsetD8(counters.pointer(), (byte) 0, KernelParams.COUNTERS * 8L);
-            Launcher.launch(f, n, null, structs);
-            cuStreamSynchronize(null);  // not the context: a cache load on its own stream runs on
-            long[] c = new long[KernelParams.COUNTERS];
-            cuMemcpyDtoH(Pointer.to(c), counters.pointer(), c.length * 8L);
-            return c;
-        }
-
-        void close() {
-            blocks.close();
-            groups.close();
-            reserved.close();
-            retired.close();
-            counters.close();
-        }
     }
 
     /** The address of a device pointer the caller allocated (0 for null). */
@@ -427,11 +227,46 @@ public final class GpuEngine implements Engine {
         return a[0];
     }
 
+    /** Whether batches run on the v2 pipeline over the HBM index mirror ({@link IndexStats#indexPlacement()} says why not). */
+    public synchronized boolean usesIndexMirror() {
+        return path instanceof MirrorPath;
+    }
+
+    /**
+     * GPU time of the last batch, from the first of its kernels to the last (CUDA events; 0 on the
+     * pool path): what the GPHash artifact reports as kernel time.
+     */
+    public synchronized long lastBatchGpuNanos() {
+        return path.lastBatchGpuNanos();
+    }
+
+    /**
+     * Turns on timing of each stage of the v2 pipeline with GPU events (a diagnostic for benchmarks)
+     * and clears what was timed; returns false on the pool path.
+     */
+    public synchronized boolean profileStages(boolean on) {
+        if (path instanceof MirrorPath m) {
+            m.pipeline().profile(on);
+            m.pipeline().resetProfile();
+            return true;
+        }
+        return false;
+    }
+
+    /** GPU time per pipeline stage since {@link #profileStages} turned timing on, in nanoseconds. */
+    public synchronized Map<String, Long> stageNanos() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        if (path instanceof MirrorPath m) {
+            m.stageNanos().forEach((stage, nanos) -> out.put(stage.name().toLowerCase(java.util.Locale.ROOT), nanos));
+        }
+        return out;
+    }
+
     // ------------------------------------------------------------------ the rest
 
     @Override
     public synchronized IndexStats stats() {
-        return pool.stats(Backend.GPU).withBucketCache(cache.stats());
+        return path.stats(pool.stats(Backend.GPU)).withBucketCache(cache.stats());
     }
 
     /** BktCache's figures: hit rate since open, loads and their times. */
@@ -487,6 +322,8 @@ public final class GpuEngine implements Engine {
     /** The CPU engine's whole-table verification, run while no kernel is in flight. */
     public synchronized VerifyReport verify() {
         ensureOpen();
+        cuda.bind();
+        path.syncHost();
         return pool.verify();
     }
 
@@ -509,10 +346,7 @@ public final class GpuEngine implements Engine {
     private void releaseGpu() {
         cuda.bind();
         cache.close();
-        for (StreamLane l : lanes) {
-            l.close();
-        }
-        device.close();
+        path.close();
         kernels.close();
     }
 

@@ -45,6 +45,11 @@ final class GpuTableKernels implements TableKernels, AutoCloseable {
         file.setMappingListener(registration);
     }
 
+    /** The device address of pool offset 0 (it changes when the pool grows and is remapped). */
+    long poolAddress() {
+        return registration.deviceBase();
+    }
+
     Geometry geometry() {
         return geometry;
     }

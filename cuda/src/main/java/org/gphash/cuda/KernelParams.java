@@ -52,6 +52,34 @@ final class KernelParams {
     static final int SCAN_RETIRED = 8;
     static final int SCAN_COUNTERS = 16;
 
+    /** PipeCounter (pipeline/pipe_params.cuh). */
+    static final int PIPE_GROUPS = 0;
+    static final int PIPE_INSERTS = 1;
+    static final int PIPE_VALUE_WRITES = 2;
+    static final int PIPE_DELETES = 3;
+    static final int PIPE_READS = 5;
+    static final int PIPE_SLOT_WRITES = 6;
+    static final int PIPE_ITEMS_ADDED = 7;
+    static final int PIPE_ITEMS_REMOVED = 8;
+    static final int PIPE_NEED_RESIZE = 9;
+    static final int PIPE_BLOCKS_TAKEN = 10;
+    static final int PIPE_BLOCKS_FREED = 11;
+    static final int PIPE_CACHE_HITS = 12;
+    static final int PIPE_CACHE_MISSES = 13;
+    static final int PIPE_HEAP_SHORT = 14;
+    static final int PIPE_FREE_ERRORS = 15;
+    static final int PIPE_COUNTERS = 16;
+    /** kAddressBins (pipeline/pipe_params.cuh). */
+    static final int ADDRESS_BINS = 1 << 16;
+    /** PipeBatch fields (pipeline/pipe_params.cuh). */
+    static final int PIPE_BATCH_FIELDS = 7;
+    static final int PIPE_FIELDS = 37;
+    static final int HEAP_FIELDS = 8;
+    /** Tiles of the device-wide scans and sorts (device_scan.cuh, radix_sort.cuh). */
+    static final int SCAN_TILE = 2048;
+    static final int SORT_TILE = 2048;
+    static final int RADIX = 256;
+
     /** Outcome code bits (table_params.cuh). */
     static final int CODE_MASK = 0x7f;
     static final int CONSUMED_FLAG = 0x80;
@@ -69,13 +97,25 @@ final class KernelParams {
     }
 
     static byte[] table(long poolAddress, TableLayout layout, Geometry g, long[] seeds) {
+        long[] offsets = new long[layout.levelCount()];
+        for (int d = 0; d < offsets.length; d++) {
+            offsets[d] = layout.levelOffset(d);
+        }
+        return table(poolAddress, offsets, layout, g, seeds);
+    }
+
+    /**
+     * TableParams with the given level positions: pool offsets with the pool's address, or, for the
+     * HBM mirror, the device addresses of the level copies with a base of 0 (pipeline/index_mirror.cuh).
+     */
+    static byte[] table(long base, long[] levelPositions, TableLayout layout, Geometry g, long[] seeds) {
         if (layout.levelCount() > MAX_LEVELS) {
             throw new IllegalStateException("a table of " + layout.levelCount() + " levels; kernels take " + MAX_LEVELS);
         }
         ByteBuffer b = ByteBuffer.allocate(TABLE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(poolAddress);
+        b.putLong(base);
         for (int d = 0; d < MAX_LEVELS; d++) {
-            b.putLong(d < layout.levelCount() ? layout.levelOffset(d) : 0);
+            b.putLong(d < layout.levelCount() ? levelPositions[d] : 0);
         }
         b.putLong(layout.topLog2());
         b.putLong(layout.levelCount());
@@ -125,6 +165,23 @@ final class KernelParams {
     static byte[] load(long assign, long keep, long incoming, long prevHot, long snapshot, long state, long hist, long k,
                        boolean scanGuard, long sequence, long maxTries) {
         return longs(assign, keep, incoming, prevHot, snapshot, state, hist, k, scanGuard ? 1 : 0, sequence, maxTries);
+    }
+
+    /** SortPass (pipeline/pipeline.cuh). */
+    static byte[] sortPass(long keys, long vals, long keysOut, long valsOut, long n, long nAt, int shift, long counts,
+                           long tiles) {
+        return longs(keys, vals, keysOut, valsOut, n, nAt, shift, counts, tiles);
+    }
+
+    /** ScanArgs (pipeline/pipeline.cuh). */
+    static byte[] scanArgs(long in, long out, long n, long partials) {
+        return longs(in, out, n, partials);
+    }
+
+    /** HeapParams (pipeline/heap_bitmap.cuh). */
+    static byte[] heap(long bitmap, long words, long chunkOffsets, long chunkLengths, long chunkFirst, long chunks,
+                       long stride, long freePrefix) {
+        return longs(bitmap, words, chunkOffsets, chunkLengths, chunkFirst, chunks, stride, freePrefix);
     }
 
     /** A kernel's {@code int} parameter. */

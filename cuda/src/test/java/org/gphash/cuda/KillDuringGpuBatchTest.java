@@ -43,9 +43,14 @@ class KillDuringGpuBatchTest {
                 Path pool = t.pool("kill-" + attempt);
                 Path ack = t.pool("ack-" + attempt);
                 String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-                Process worker = new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-cp",
-                        System.getProperty("java.class.path"), GpuBatchWorker.class.getName(), pool.toString(),
-                        ack.toString(), Integer.toString(keys))).redirectErrorStream(true).start();
+                List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+                if (System.getProperty(MirrorChoice.PROPERTY) != null) {
+                    // the suite's run with the mirror forced off kills a worker on the pool path too
+                    command.add("-D" + MirrorChoice.PROPERTY + "=" + System.getProperty(MirrorChoice.PROPERTY));
+                }
+                command.addAll(List.of("-cp", System.getProperty("java.class.path"), GpuBatchWorker.class.getName(),
+                        pool.toString(), ack.toString(), Integer.toString(keys)));
+                Process worker = new ProcessBuilder(command).redirectErrorStream(true).start();
                 BufferedReader out = new BufferedReader(new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8));
                 String line = out.readLine();
                 assertEquals("worker ready", line, "the worker started");

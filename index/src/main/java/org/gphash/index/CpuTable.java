@@ -520,17 +520,43 @@ final class CpuTable {
                 throw new PoolFullException("pool " + file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
                         + " chunks, the most the header holds");
             }
-            // Half the heap again: geometric, so growths stay few (the header holds 96 chunks).
-            long bytes = Geometry.alignUp(Math.max(heap.totalBytes() / 2, 1L << 20), geometry.valueStride());
-            long offset = PoolSpace.nextExtent(h);
-            long end = offset + bytes;
-            PoolSpace.ensureLength(file, end, maxPoolBytes, "value heap growth by " + bytes + " bytes");
-            hook.reached(CrashPoint.HEAP_GROWN);
-            HeapChunk chunk = new HeapChunk(offset, bytes);
-            headers.commit(h.withHeapChunk(chunk, end));
-            heap.addChunk(chunk);
-            heapGrowths.increment();
+            addHeapChunk(0);
         });
+    }
+
+    /**
+     * Grows the heap until at least {@code blocks} blocks are free (an engine that allocates a whole
+     * batch's blocks at once sizes the heap first). Operations must be drained or exclusive.
+     */
+    void ensureFreeBlocks(long blocks) {
+        gate.runExclusive(() -> {
+            while (heap.freeBlocks() < blocks) {
+                addHeapChunk(blocks - heap.freeBlocks());
+            }
+        });
+    }
+
+    /**
+     * Adds a heap chunk of a quarter of the heap so far, and at least {@code minBlocks} blocks and 1 MiB:
+     * the heap grows with the data, geometrically enough that growths stay few (the header holds 96
+     * chunks) and finely enough that the pool stays within about 1.25x of what it holds.
+     */
+    private void addHeapChunk(long minBlocks) {
+        PoolHeader h = headers.current();
+        if (h.heapChunks().size() >= PoolHeader.MAX_HEAP_CHUNKS) {
+            throw new PoolFullException("pool " + file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
+                    + " chunks, the most the header holds");
+        }
+        long stride = geometry.valueStride();
+        long bytes = Geometry.alignUp(Math.max(Math.max(heap.totalBytes() / 4, 1L << 20), minBlocks * stride), stride);
+        long offset = PoolSpace.nextExtent(h);
+        long end = offset + bytes;
+        PoolSpace.ensureLength(file, end, maxPoolBytes, "value heap growth by " + bytes + " bytes");
+        hook.reached(CrashPoint.HEAP_GROWN);
+        HeapChunk chunk = new HeapChunk(offset, bytes);
+        headers.commit(h.withHeapChunk(chunk, end));
+        heap.addChunk(chunk);
+        heapGrowths.increment();
     }
 
     long heapGrowths() {

@@ -49,9 +49,11 @@ public final class PoolTable {
             next += (1L << (topLog2 - (g.levels() - 1 - i))) * g.bucketSize();
         }
         long heapOffset = Geometry.alignUp(next, PoolSpace.EXTENT_ALIGNMENT);
-        // One block per slot: room for every item the table holds before its first resize, plus the
-        // spare blocks updates write into before the old ones are reclaimed.
-        long heapBytes = Math.max(1L << 16, g.totalSlots(topLog2) * g.valueStride());
+        // The heap follows the data, not the table's capacity: an eighth of the items asked for to
+        // start with (at least 64 KiB), then growth by a quarter as items arrive (CpuTable.addHeapChunk).
+        long eighth = config.initialCapacity() / 8 + 1;
+        long heapBytes = Math.max(1L << 16, eighth > Long.MAX_VALUE / g.valueStride() ? Long.MAX_VALUE
+                : eighth * g.valueStride());
         long fileLength = heapOffset + heapBytes;
         if (fileLength > config.maxPoolBytes()) {
             throw new PoolFullException("a pool for " + config.initialCapacity() + " items needs "
@@ -174,6 +176,40 @@ public final class PoolTable {
         return table.heap.freeBlocks();
     }
 
+    public long totalBlocks() {
+        return table.heap.totalBlocks();
+    }
+
+    /**
+     * Grows the value heap until {@code blocks} blocks are free. Growth remaps the file: call it only
+     * with operations drained.
+     */
+    public void ensureFreeBlocks(long blocks) {
+        table.ensureFreeBlocks(blocks);
+    }
+
+    /** The heap's block numbering (chunks sorted by offset), for an engine that keeps the bitmap elsewhere. */
+    public TableKernels.HeapLayout heapLayout() {
+        return table.heap.exportLayout();
+    }
+
+    /** A copy of the heap's bitmap (1 = in use), numbered as {@link #heapLayout()} says. */
+    public long[] heapUsedBits() {
+        return table.heap.usedBits();
+    }
+
+    /**
+     * Replaces the heap's bitmap with one kept elsewhere while operations ran (the GPU engine's),
+     * numbered as {@link #heapLayout()} says; the free count follows. Operations must be drained.
+     */
+    public void replaceHeapUsedBits(long[] usedBits) {
+        table.exclusive(() -> {
+            table.heap.startRebuild();
+            table.heap.markUsedBits(usedBits);
+            table.heap.finishRebuild();
+        });
+    }
+
     /**
      * Rebuilds free space from a scan of the table through the kernels (after a pass lost track of
      * blocks it unlinked); the caller has drained all operations.
@@ -233,7 +269,7 @@ public final class PoolTable {
         return new IndexStats(size, capacity, capacity == 0 ? 0 : (double) size / capacity, t.levelCount(), t.topLog2(),
                 h.resizes(), table.heapGrowths(), table.heap.totalBlocks(), table.heap.freeBlocks(),
                 table.gate.pendingReclamation(), file.fileSize(), file.persister().mode(), backend, recovery,
-                BktCacheStats.disabled());
+                BktCacheStats.disabled(), "pool");
     }
 
     /** Marks the pool cleanly shut down, syncs and closes it. */

@@ -28,6 +28,8 @@ final class ValueHeap {
     private final int stride;
     private volatile Layout layout;
     private final AtomicLong freeBlocks = new AtomicLong();
+    /** No word below this one has a free block: where batch allocation starts looking (lowest first). */
+    private final java.util.concurrent.atomic.AtomicInteger lowestFreeWord = new java.util.concurrent.atomic.AtomicInteger();
     private final ThreadLocal<long[]> cursor = ThreadLocal.withInitial(
             () -> new long[] {(Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L) >>> 1});
 
@@ -131,6 +133,7 @@ final class ValueHeap {
                 throw new IllegalStateException("value block at " + offset + " freed twice");
             }
         } while (!l.bitmap.compareAndSet(w, bits, bits & ~bit));
+        lowestFreeWord.accumulateAndGet(w, Math::min);
         freeBlocks.incrementAndGet();
     }
 
@@ -162,6 +165,7 @@ final class ValueHeap {
     /** Recovery: clears all marks before a rebuild. */
     void startRebuild() {
         layout = buildLayout(List.of(layout.chunks), null);
+        lowestFreeWord.set(0);
         freeBlocks.set(0);
     }
 
@@ -193,9 +197,20 @@ final class ValueHeap {
         }
     }
 
+    /** A copy of the bitmap (1 = in use; bits past the last block set), numbered as {@link #exportLayout()} says. */
+    long[] usedBits() {
+        AtomicLongArray bitmap = layout.bitmap;
+        long[] out = new long[bitmap.length()];
+        for (int w = 0; w < out.length; w++) {
+            out[w] = bitmap.get(w);
+        }
+        return out;
+    }
+
     /**
      * Reserves up to {@code n} free blocks into {@code out}, whole bitmap words at a time where it
-     * can (a GPU batch needs thousands at once); returns how many it got.
+     * can (a GPU batch needs thousands at once), lowest addresses first so the heap stays compact;
+     * returns how many it got.
      */
     int allocateMany(long[] out, int n) {
         int got = 0;
@@ -211,18 +226,20 @@ final class ValueHeap {
             Layout l = layout;
             AtomicLongArray bitmap = l.bitmap;
             int words = bitmap.length();
-            long[] c = cursor.get();
-            int w = (int) (c[0] % words);
+            int w = Math.min(lowestFreeWord.get(), words - 1);
             int taken = 0;
             while (taken < want) {
                 long bits = bitmap.get(w);
                 if (bits == -1L) {
+                    if (w == lowestFreeWord.get()) {
+                        lowestFreeWord.compareAndSet(w, w + 1);
+                    }
                     w = w + 1 == words ? 0 : w + 1;
                     continue;
                 }
                 long take = ~bits;
                 while (Long.bitCount(take) > want - taken) {
-                    take &= take - 1; // drop lowest... keep only as many as needed
+                    take &= ~Long.highestOneBit(take);  // keep the lowest free blocks, as many as needed
                 }
                 if (bitmap.compareAndSet(w, bits, bits | take)) {
                     long base = (long) w << 6;
@@ -231,7 +248,6 @@ final class ValueHeap {
                     }
                 }
             }
-            c[0] = w;
             got += taken;
         }
         return got;
@@ -253,6 +269,7 @@ final class ValueHeap {
         List<HeapChunk> chunks = new ArrayList<>(List.of(old.chunks));
         chunks.add(chunk);
         layout = buildLayout(chunks, old);
+        lowestFreeWord.set(0);
         freeBlocks.addAndGet(chunk.length() / stride);
     }
 

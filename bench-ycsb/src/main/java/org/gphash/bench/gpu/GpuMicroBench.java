@@ -265,7 +265,7 @@ public final class GpuMicroBench {
     }
 
     /** Runs part i on a pool thread into {@code results.get(i)} (reused across batches: no allocation). */
-    private static void parallel(Engine e, ExecutorService pool, List<Batch> parts, List<BatchResult> results)
+    static void parallel(Engine e, ExecutorService pool, List<Batch> parts, List<BatchResult> results)
             throws Exception {
         while (results.size() < parts.size()) {
             results.add(new BatchResult(VALUE_SIZE, 1));

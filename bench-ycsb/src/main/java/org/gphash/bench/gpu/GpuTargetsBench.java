@@ -1,0 +1,475 @@
+package org.gphash.bench.gpu;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.GPHashConfig;
+import org.gphash.GPHashIndex;
+import org.gphash.IndexMirror;
+import org.gphash.IndexStats;
+import org.gphash.OpKind;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.bktcache.CachePolicy;
+import org.gphash.cuda.DeviceBatch;
+import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.HostRoundTrip;
+import org.gphash.index.CpuEngine;
+
+/**
+ * The GPU engine v2's measurements against its targets (issue "GPU engine v2"), each point with the
+ * baselines measured in the same run:
+ *
+ * <ul>
+ *   <li>{@code targets}: 16M keys of 8 bytes with 128-byte values; load, pool size and bytes per
+ *       item, open time (recovery and mirror load); device-resident batches of 2^20 for positive and
+ *       negative search, update, insert, delete, YCSB-C and YCSB-A at zipf 0.99 (cache off, then
+ *       BktCache 20% LFU), wall and GPU time, per-stage GPU time; host batches of the same; the pool
+ *       path (mirror off, the same pool reopened) and the CPU-assisted path (CPU engine, 16 threads,
+ *       plus the copies a GPU application pays) on the same operations;</li>
+ *   <li>{@code theta}: YCSB-C against the skew, zipf 0.5 to 1.2;</li>
+ *   <li>{@code paper}: the GPHash artifact's own workload (16M keys, 8-byte keys, 32-byte values,
+ *       YCSB-C zipf 0.99 and uniform, YCSB-A zipf 0.99, batches of 2^20 and 2^12, GPU time only, as
+ *       the artifact reports it).</li>
+ * </ul>
+ *
+ * <pre>
+ * ./gphash run org.gphash.bench.gpu.GpuTargetsBench [--parts targets,theta,paper] [--keys 16777216]
+ *     [--ops 4194304] [--thetas 0.5,0.7,0.9,0.99,1.1,1.2] [--threads 16] [--dir /dev/shm]
+ * </pre>
+ */
+public final class GpuTargetsBench {
+
+    private static final int BATCH = 1 << 20;
+
+    private GpuTargetsBench() {
+    }
+
+    private record Options(Map<String, String> named) {
+        static Options parse(String[] args) {
+            Map<String, String> m = new HashMap<>();
+            for (int i = 0; i < args.length; i += 2) {
+                if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                    throw new IllegalArgumentException("expected --name value, got " + args[i]);
+                }
+                m.put(args[i].substring(2), args[i + 1]);
+            }
+            return new Options(m);
+        }
+
+        String get(String name, String fallback) {
+            return named.getOrDefault(name, fallback);
+        }
+
+        long number(String name, long fallback) {
+            return named.containsKey(name) ? Long.parseLong(named.get(name).replace("_", "")) : fallback;
+        }
+
+        List<String> list(String name, String fallback) {
+            return List.of(get(name, fallback).split(","));
+        }
+    }
+
+    static byte[] key(long k) {
+        byte[] b = new byte[8];
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(0, k);
+        return b;
+    }
+
+    static byte[] value(long k, long version, int size) {
+        byte[] v = new byte[size];
+        ByteBuffer b = ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN);
+        b.putLong(0, k);
+        if (size >= 16) {
+            b.putLong(8, version);
+        }
+        return v;
+    }
+
+    /** One measured row: what, wall Mops/s, GPU-time Mops/s, and notes. */
+    private record Row(String what, double wallMops, double gpuMops, String note) {
+        String format() {
+            return String.format(Locale.ROOT, "| %s | %.1f | %.1f | %s |", what, wallMops, gpuMops, note);
+        }
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Options o = Options.parse(argv);
+        List<String> parts = o.list("parts", "targets,theta,paper");
+        if (parts.contains("targets")) {
+            targets(o);
+        }
+        if (parts.contains("theta")) {
+            theta(o);
+        }
+        if (parts.contains("paper")) {
+            paper(o);
+        }
+    }
+
+    private static GPHashConfig config(Path p, Backend backend, int valueSize, long keys, IndexMirror mirror,
+                                       BktCacheConfig cache) {
+        return GPHashIndex.builder(p).backend(backend).keySize(8).valueSize(valueSize).initialCapacity(keys)
+                .seed(20261122L).bucketCache(backend == Backend.GPU ? cache : BktCacheConfig.DISABLED).indexMirror(mirror)
+                .config();
+    }
+
+    /** Inserts keys 0..keys-1 in batches of 2^20; returns Mops/s (host batches, wall time). */
+    private static double load(GpuEngine gpu, long keys, int vs) {
+        BatchResult r = new BatchResult(vs, BATCH);
+        long nanos = 0;
+        for (long first = 0; first < keys; first += BATCH) {
+            int n = (int) Math.min(BATCH, keys - first);
+            Batch b = Batch.create(8, vs, n);
+            for (long k = first; k < first + n; k++) {
+                b.insert(key(k), value(k, 0, vs));
+            }
+            long t0 = System.nanoTime();
+            gpu.execute(b, r);
+            nanos += System.nanoTime() - t0;
+        }
+        return keys / (nanos / 1e3);
+    }
+
+    /** The batches of one workload, in Java memory and on the GPU. */
+    private record Work(List<Batch> host, List<DeviceBatch> device) implements AutoCloseable {
+        static Work of(List<Batch> host, int vs) {
+            List<DeviceBatch> d = new ArrayList<>();
+            for (Batch b : host) {
+                DeviceBatch db = new DeviceBatch(8, vs, b.size());
+                db.upload(b);
+                d.add(db);
+            }
+            return new Work(host, d);
+        }
+
+        long ops() {
+            return host.stream().mapToLong(Batch::size).sum();
+        }
+
+        @Override
+        public void close() {
+            device.forEach(DeviceBatch::close);
+        }
+    }
+
+    private interface KeySource {
+        long next(SplittableRandom r);
+    }
+
+    private static List<Batch> workload(long ops, int batch, int vs, double reads, OpKind write, KeySource keys, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        List<Batch> out = new ArrayList<>();
+        long version = 1;
+        for (long done = 0; done < ops; done += batch) {
+            int n = (int) Math.min(batch, ops - done);
+            Batch b = Batch.create(8, vs, n);
+            for (int i = 0; i < n; i++) {
+                long k = keys.next(r);
+                if (reads >= 1 || r.nextDouble() < reads) {
+                    b.add(OpKind.GET, key(k), null);
+                } else {
+                    b.add(write, key(k), value(k, ++version, vs));
+                }
+            }
+            out.add(b);
+        }
+        return out;
+    }
+
+    /** Keys fresh..fresh+ops-1 in order, each once (insert), or the same again (delete). */
+    private static List<Batch> sequential(long first, long ops, int batch, int vs, OpKind kind) {
+        List<Batch> out = new ArrayList<>();
+        for (long done = 0; done < ops; done += batch) {
+            int n = (int) Math.min(batch, ops - done);
+            Batch b = Batch.create(8, vs, n);
+            for (int i = 0; i < n; i++) {
+                long k = first + done + i;
+                b.add(kind, key(k), kind.hasValue() ? value(k, 1, vs) : null);
+            }
+            out.add(b);
+        }
+        return out;
+    }
+
+    /** Device-resident: {wall Mops/s, GPU-time Mops/s}. */
+    private static double[] device(GpuEngine gpu, Work w) {
+        long gpuNanos = 0;
+        long t0 = System.nanoTime();
+        for (DeviceBatch b : w.device()) {
+            gpu.executeOnDevice(b);
+            gpuNanos += gpu.lastBatchGpuNanos();
+        }
+        long wall = System.nanoTime() - t0;
+        return new double[] {w.ops() / (wall / 1e3), gpuNanos == 0 ? 0 : w.ops() / (gpuNanos / 1e3)};
+    }
+
+    /** Host batches: wall Mops/s. */
+    private static double host(GpuEngine gpu, Work w, int vs) {
+        BatchResult r = new BatchResult(vs, BATCH);
+        long t0 = System.nanoTime();
+        for (Batch b : w.host()) {
+            gpu.execute(b, r);
+        }
+        return w.ops() / ((System.nanoTime() - t0) / 1e3);
+    }
+
+    private static String stages(GpuEngine gpu, long ops) {
+        StringBuilder sb = new StringBuilder();
+        long total = 0;
+        for (long v : gpu.stageNanos().values()) {
+            total += v;
+        }
+        for (Map.Entry<String, Long> e : gpu.stageNanos().entrySet()) {
+            if (e.getValue() > 0 && total > 0) {
+                sb.append(String.format(Locale.ROOT, "%s %.0f%% ", e.getKey(), 100.0 * e.getValue() / total));
+            }
+        }
+        return sb.append(String.format(Locale.ROOT, "(%.2f ms per 2^20)", total / 1e6 / Math.max(1.0, ops / (double) BATCH)))
+                .toString().trim();
+    }
+
+    private static Row profiled(GpuEngine gpu, String what, Work w) {
+        gpu.profileStages(true);
+        device(gpu, w);  // a pass with per-stage events (they cost a little), then the timed pass without
+        String s = stages(gpu, w.ops());
+        gpu.profileStages(false);
+        double[] d = device(gpu, w);
+        Row r = new Row(what, d[0], d[1], s);
+        System.out.println(r.format());
+        return r;
+    }
+
+    // ------------------------------------------------------------------ targets
+
+    private static void targets(Options o) throws Exception {
+        long keys = o.number("keys", 1L << 24);
+        long ops = o.number("ops", 1L << 22);
+        int vs = 128;
+        int threads = (int) o.number("threads", 16);
+        Path dir = Path.of(o.get("dir", "/dev/shm"));
+        Path gp = dir.resolve("gphash-targets-gpu.pool");
+        Path cp = dir.resolve("gphash-targets-cpu.pool");
+        Files.deleteIfExists(gp);
+        Files.deleteIfExists(cp);
+        List<Row> rows = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        GpuCacheBench.ZipfKeys zipf = new GpuCacheBench.ZipfKeys(keys, 0.99);
+        List<Batch> pos = workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, r -> r.nextLong(keys), 1);
+        List<Batch> neg = workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, r -> keys * 4 + r.nextLong(keys), 2);
+        List<Batch> upd = workload(ops, BATCH, vs, 0.0, OpKind.UPDATE, r -> r.nextLong(keys), 3);
+        List<Batch> ins = sequential(keys * 8, ops, BATCH, vs, OpKind.INSERT);
+        List<Batch> del = sequential(keys * 8, ops, BATCH, vs, OpKind.DELETE);
+        List<Batch> c = workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, zipf::next, 4);
+        List<Batch> a = workload(ops, BATCH, vs, 0.5, OpKind.UPDATE, zipf::next, 5);
+        IndexStats loaded;
+        try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED))) {
+            double lm = load(gpu, keys, vs);
+            loaded = gpu.stats();
+            notes.add(String.format(Locale.ROOT, "load of %,d keys: %.1f Mops/s (host batches of 2^20); %s", keys, lm, loaded));
+            long live = keys * (8 + vs);
+            notes.add(String.format(Locale.ROOT, "pool %,d bytes for %,d items: %.1f bytes per item, %.2fx the live data "
+                    + "(%,d bytes of keys and values)", loaded.fileBytes(), loaded.size(), loaded.poolBytesPerItem(),
+                    (double) loaded.fileBytes() / live, live));
+        }
+        long t0 = System.nanoTime();
+        GpuEngine gpu = GpuEngine.open(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED));
+        long openNanos = System.nanoTime() - t0;
+        notes.add(String.format(Locale.ROOT, "open of the %,d-key pool, recovery and mirror load included: %.0f ms; "
+                + "recovery: %s; index: %s", keys, openNanos / 1e6, gpu.lastRecovery(), gpu.stats().indexPlacement()));
+        try (gpu;
+             Work wPos = Work.of(pos, vs); Work wNeg = Work.of(neg, vs); Work wUpd = Work.of(upd, vs);
+             Work wC = Work.of(c, vs); Work wA = Work.of(a, vs)) {
+            rows.add(profiled(gpu, "positive search, uniform", wPos));
+            rows.add(profiled(gpu, "negative search", wNeg));
+            rows.add(profiled(gpu, "update, uniform", wUpd));
+            try (Work wIns = Work.of(ins, vs); Work wDel = Work.of(del, vs)) {
+                gpu.profileStages(true);
+                double[] i = device(gpu, wIns);
+                String si = stages(gpu, wIns.ops());
+                gpu.profileStages(true);
+                double[] d = device(gpu, wDel);
+                String sd = stages(gpu, wDel.ops());
+                gpu.profileStages(false);
+                rows.add(new Row("insert (fresh keys)", i[0], i[1], si));
+                rows.add(new Row("delete (the keys just inserted)", d[0], d[1], sd));
+                System.out.println(rows.get(rows.size() - 2).format());
+                System.out.println(rows.getLast().format());
+            }
+            rows.add(profiled(gpu, "YCSB-C zipf 0.99, cache off", wC));
+            rows.add(profiled(gpu, "YCSB-A zipf 0.99, cache off", wA));
+            for (Work w : List.of(wC, wA)) {
+                String name = w == wC ? "YCSB-C" : "YCSB-A";
+                gpu.configureBucketCache(BktCacheConfig.builder().share(0.2).policy(CachePolicy.LFU).reloadEveryOperations(0)
+                        .build());
+                device(gpu, w);  // the counters learn the workload
+                gpu.reloadBucketCache(true);
+                long h0 = gpu.bucketCacheStats().hits();
+                long m0 = gpu.bucketCacheStats().misses();
+                Row r = profiled(gpu, name + " zipf 0.99, BktCache 20% LFU", w);
+                long h = gpu.bucketCacheStats().hits() - h0;
+                long m = gpu.bucketCacheStats().misses() - m0;
+                rows.set(rows.size() - 1, new Row(r.what(), r.wallMops(), r.gpuMops(),
+                        String.format(Locale.ROOT, "value hit rate %.3f; %s", h + m == 0 ? 0 : (double) h / (h + m), r.note())));
+                gpu.configureBucketCache(BktCacheConfig.DISABLED);
+            }
+            double hp = host(gpu, wPos, vs);
+            double hc = host(gpu, wC, vs);
+            double hu = host(gpu, wUpd, vs);
+            rows.add(new Row("host batches: positive search", hp, 0, String.format(Locale.ROOT, "%.2fx device-resident",
+                    hp / rows.get(0).wallMops())));
+            rows.add(new Row("host batches: YCSB-C zipf 0.99", hc, 0, String.format(Locale.ROOT, "%.2fx device-resident",
+                    hc / rows.get(5).wallMops())));
+            rows.add(new Row("host batches: update", hu, 0, String.format(Locale.ROOT, "%.2fx device-resident",
+                    hu / rows.get(2).wallMops())));
+            System.out.println(rows.get(rows.size() - 3).format() + "\n" + rows.get(rows.size() - 2).format() + "\n"
+                    + rows.getLast().format());
+            notes.add("after the points: " + gpu.stats());
+        }
+        // The pool path: the same pool, reopened with the mirror off.
+        try (GpuEngine off = GpuEngine.open(config(gp, Backend.GPU, vs, keys, IndexMirror.OFF, BktCacheConfig.DISABLED));
+             Work wPos = Work.of(pos, vs); Work wC = Work.of(c, vs)) {
+            double[] p = device(off, wPos);
+            double[] z = device(off, wC);
+            rows.add(new Row("pool path (mirror off): positive search", p[0], 0, off.stats().indexPlacement()));
+            rows.add(new Row("pool path (mirror off): YCSB-C zipf 0.99", z[0], 0, ""));
+            System.out.println(rows.get(rows.size() - 2).format() + "\n" + rows.getLast().format());
+        }
+        Files.deleteIfExists(gp);
+        // The CPU-assisted path: the CPU engine with `threads` threads plus the copies a GPU application pays.
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try (CpuEngine cpu = CpuEngine.create(config(cp, Backend.CPU, vs, keys, IndexMirror.AUTO, BktCacheConfig.DISABLED));
+             HostRoundTrip copies = new HostRoundTrip()) {
+            List<BatchResult> results = new ArrayList<>();
+            for (long first = 0; first < keys; first += BATCH) {
+                int n = (int) Math.min(BATCH, keys - first);
+                Batch b = Batch.create(8, vs, n);
+                for (long k = first; k < first + n; k++) {
+                    b.insert(key(k), value(k, 0, vs));
+                }
+                GpuMicroBench.parallel(cpu, pool, GpuMicroBench.split(b, threads, 8), results);
+            }
+            for (String[] w : new String[][] {{"positive search", "p"}, {"YCSB-C zipf 0.99", "c"}, {"update", "u"}}) {
+                List<Batch> src = switch (w[1]) {
+                    case "p" -> pos;
+                    case "c" -> c;
+                    default -> upd;
+                };
+                long nanos = 0;
+                long n = 0;
+                for (Batch b : src) {
+                    List<Batch> split = GpuMicroBench.split(b, threads, 8);
+                    copies.placeOnDevice(b.keys());
+                    long t1 = System.nanoTime();
+                    copies.keysToHost(b.keys());
+                    if (!w[1].equals("u")) {
+                        GpuMicroBench.parallel(cpu, pool, split, results);
+                        for (int i = 0; i < split.size(); i++) {
+                            copies.valuesToDevice(results.get(i).values());
+                        }
+                    } else {
+                        copies.keysToHost(b.values());
+                        GpuMicroBench.parallel(cpu, pool, split, results);
+                    }
+                    nanos += System.nanoTime() - t1;
+                    n += b.size();
+                }
+                rows.add(new Row("CPU-assisted (" + threads + " threads): " + w[0], n / (nanos / 1e3), 0, ""));
+                System.out.println(rows.getLast().format());
+            }
+        } finally {
+            pool.shutdownNow();
+            Files.deleteIfExists(cp);
+        }
+        System.out.println();
+        notes.forEach(n -> System.out.println("# " + n));
+        System.out.println();
+        System.out.println("| operation (8-byte keys, 128-byte values, 16M keys, batches of 2^20) | Mops/s (wall) "
+                + "| Mops/s (GPU time) | GPU time per stage (profiled pass) |");
+        System.out.println("| --- | --- | --- | --- |");
+        rows.forEach(r -> System.out.println(r.format()));
+    }
+
+    // ------------------------------------------------------------------ skew
+
+    private static void theta(Options o) throws Exception {
+        long keys = o.number("keys", 1L << 24);
+        long ops = o.number("ops", 1L << 22);
+        int vs = 128;
+        Path gp = Path.of(o.get("dir", "/dev/shm")).resolve("gphash-theta.pool");
+        Files.deleteIfExists(gp);
+        List<String> rows = new ArrayList<>();
+        try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED))) {
+            load(gpu, keys, vs);
+            for (String tn : o.list("thetas", "0.5,0.7,0.9,0.99,1.1,1.2")) {
+                GpuCacheBench.ZipfKeys z = new GpuCacheBench.ZipfKeys(keys, Double.parseDouble(tn));
+                try (Work c = Work.of(workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, z::next, 7), vs);
+                     Work a = Work.of(workload(ops, BATCH, vs, 0.5, OpKind.UPDATE, z::next, 8), vs)) {
+                    double[] dc = device(gpu, c);
+                    double[] da = device(gpu, a);
+                    String row = String.format(Locale.ROOT, "| %s | %.1f | %.1f | %.1f | %.1f |", tn, dc[0], dc[1], da[0], da[1]);
+                    System.out.println(row);
+                    rows.add(row);
+                }
+            }
+        } finally {
+            Files.deleteIfExists(gp);
+        }
+        System.out.println();
+        System.out.println("| zipf theta | YCSB-C Mops/s (wall) | YCSB-C (GPU time) | YCSB-A Mops/s (wall) | YCSB-A (GPU time) |");
+        System.out.println("| --- | --- | --- | --- | --- |");
+        rows.forEach(System.out::println);
+    }
+
+    // ------------------------------------------------------------------ the GPHash artifact's workload
+
+    private static void paper(Options o) throws Exception {
+        long keys = o.number("keys", 1L << 24);
+        long ops = o.number("ops", 1L << 22);
+        int vs = 32;
+        Path gp = Path.of(o.get("dir", "/dev/shm")).resolve("gphash-paper.pool");
+        Files.deleteIfExists(gp);
+        List<String> rows = new ArrayList<>();
+        double[][] artifact = {{46.1, 24.6}, {36.9, 21.6}, {24.7, 12.9}};
+        try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED))) {
+            load(gpu, keys, vs);
+            GpuCacheBench.ZipfKeys z = new GpuCacheBench.ZipfKeys(keys, 0.99);
+            String[] names = {"YCSB-C zipf 0.99", "YCSB-C uniform", "YCSB-A zipf 0.99"};
+            for (int wi = 0; wi < 3; wi++) {
+                for (int bi = 0; bi < 2; bi++) {
+                    int batch = bi == 0 ? 1 << 20 : 1 << 12;
+                    long points = bi == 0 ? ops : Math.min(ops, 1L << 20);
+                    KeySource ks = wi == 1 ? r -> r.nextLong(keys) : z::next;
+                    double reads = wi == 2 ? 0.5 : 1.0;
+                    try (Work w = Work.of(workload(points, batch, vs, reads, OpKind.UPDATE, ks, 11 + wi), vs)) {
+                        device(gpu, w);  // warm-up pass
+                        double[] d = device(gpu, w);
+                        String row = String.format(Locale.ROOT, "| %s | 2^%d | %.1f | %.1f | %.1f | %.1fx |", names[wi],
+                                bi == 0 ? 20 : 12, d[1], d[0], artifact[wi][bi], d[1] / artifact[wi][bi]);
+                        System.out.println(row);
+                        rows.add(row);
+                    }
+                }
+            }
+        } finally {
+            Files.deleteIfExists(gp);
+        }
+        System.out.println();
+        System.out.println("| workload (16M keys, 8-byte keys, 32-byte values) | batch | gphash Mops/s (GPU time) "
+                + "| gphash Mops/s (wall) | GPHash artifact Mops/s (kernel time, FACTS.md) | ratio |");
+        System.out.println("| --- | --- | --- | --- | --- | --- |");
+        rows.forEach(System.out::println);
+    }
+}

@@ -1,0 +1,153 @@
+// The v2 batch pipeline's parameters (docs/DESIGN.md, "The GPU engine, v2"): one batch runs as a
+// sequence of kernels on one stream, each a stage over the whole batch, so that every pool access of
+// a stage can be issued in address order and everything else happens in GPU memory.
+//
+// Sizes that vary per batch (the operation count, the lengths of the lists stages build) live in
+// device memory (PipeBatch, PipeCounter), so the launches of a batch depend only on its capacity
+// class: grids are sized for the capacity and kernels stride over what the counts say.
+// Mirrors org.gphash.cuda.PipelineParams byte for byte (every field 8 bytes, little-endian).
+#pragma once
+#include <cstdint>
+#include "../table_params.cuh"
+
+namespace gphash {
+
+// One batch, in device memory.
+struct PipeBatch {
+    uint64_t n;       // operations to run
+    uint64_t kinds;   // uint8_t[]: OpKind ordinals, indexed by operation
+    uint64_t keys;    // key_size bytes per operation
+    uint64_t values;  // value_size bytes per operation (read by writes)
+    uint64_t codes;   // uint8_t[]: outcome codes written
+    uint64_t out;     // value_size bytes per operation: values found (GET) or replaced (RMW)
+    uint64_t ops;     // uint32_t[n]: the operations to run (a rerun after a resize), or 0: 0..n-1
+};
+
+// Where each stage reads and writes. Per-operation arrays hold `capacity` entries; per-group arrays
+// are indexed by the group's entry in the key table (`table_capacity` entries).
+struct PipeParams {
+    uint64_t batch;           // const PipeBatch*
+    uint64_t capacity;        // operations the buffers hold (a power of two)
+    uint64_t table_capacity;  // entries of the key table (a power of two, twice the capacity)
+    // per operation, in batch order, then sorted by group (stable: batch order within a group)
+    uint64_t sort_keys;       // uint32_t: group entry (sort input)
+    uint64_t sort_vals;       // uint32_t: operation index (sort input)
+    uint64_t sorted_entry;    // uint32_t: group entry at sorted position p (sort output)
+    uint64_t sorted_op;       // uint32_t: operation at sorted position p
+    uint64_t last_set;        // int32_t: inclusive max-scan of "p sets presence" (p or -1)
+    uint64_t last_src;        // int32_t: inclusive max-scan of "p sets the value source" (p or -1)
+    uint64_t vsrc;            // uint32_t: where position p's output value comes from (kVsrc*, or an operation)
+    // per group entry
+    uint64_t owner;           // uint32_t: first operation slot to claim the entry, or kNoEntry
+    uint64_t g_start;         // uint32_t: first sorted position of the group
+    uint64_t g_end;           // uint32_t: one past its last
+    uint64_t g_meta;          // uint64_t: the key's valid item at batch start (meta word), or kEmpty
+    uint64_t g_slot;          // uint64_t: pool offset of that slot (or of the slot an insert claimed)
+    uint64_t g_bucket;        // uint64_t: global bucket number of g_slot (cache_params.cuh)
+    uint64_t g_fp;            // uint32_t: the key's fingerprint
+    uint64_t g_action;        // uint32_t: NetAction
+    uint64_t g_src;           // uint32_t: the operation whose value the key holds at the end
+    uint64_t g_block;         // uint64_t: the block the net value is written to
+    uint64_t g_read;          // uint32_t: index of the group's pool value in `gather` (kNoEntry: none)
+    uint64_t g_need;          // uint32_t: 1 when a member's output is the pool value
+    // lists built by the stages (lengths in counters)
+    uint64_t groups;          // uint32_t[capacity]: group entries
+    uint64_t inserts;         // uint32_t[capacity]: groups whose net effect is an insert
+    uint64_t vwrites;         // uint32_t[capacity]: groups writing a value (updates, placed inserts)
+    uint64_t deletes;         // uint32_t[capacity]: groups whose net effect is a delete
+    uint64_t unsorted_off;    // uint64_t[capacity]: pool offsets of a list before address binning
+    uint64_t unsorted_ent;    // uint32_t[capacity]: their groups
+    uint64_t reads;           // uint32_t[capacity]: groups whose pool value is read, in address order
+    uint64_t slot_writes;     // uint32_t[capacity]: groups writing their slot, in address order
+    uint64_t bins;            // uint32_t[kAddressBins]: entries per address bin
+    uint64_t bin_start;       // uint32_t[kAddressBins]: exclusive scan of bins
+    uint64_t bin_fill;        // uint32_t[kAddressBins]: entries placed per bin
+    uint64_t gather;          // capacity * value_size bytes: pool values of groups of several members
+    uint64_t blocks;          // uint64_t[capacity]: blocks taken from the heap, ascending
+    uint64_t counters;        // unsigned long long[kPipeCounterCount]
+    uint64_t address_shift;   // address bin of a pool offset: offset >> address_shift (< kAddressBins)
+};
+
+// Counters of one batch (and the list lengths stages read).
+enum PipeCounter : int {
+    kPipeGroups = 0,
+    kPipeInserts = 1,
+    kPipeValueWrites = 2,
+    kPipeDeletes = 3,
+    kPipeUnsorted = 4,      // entries in unsorted_off/unsorted_ent (reset between the two binnings)
+    kPipeReads = 5,
+    kPipeSlotWrites = 6,
+    kPipeItemsAdded = 7,
+    kPipeItemsRemoved = 8,
+    kPipeNeedResize = 9,    // operations of groups that found every candidate bucket full
+    kPipeBlocksTaken = 10,
+    kPipeBlocksFreed = 11,
+    kPipeCacheHits = 12,    // pool values served from BktCache
+    kPipeCacheMisses = 13,  // pool values read across PCIe
+    kPipeHeapShort = 14,    // value writes that found no free block (the host sizes the heap first: 0)
+    kPipeFreeErrors = 15,   // unlinked blocks that were not in use (a bug: the host refuses to go on)
+    kPipeCounterCount = 16
+};
+
+// A group's net effect on the table.
+enum NetAction : uint32_t {
+    kActNone = 0,
+    kActUpdate = 1,   // the valid item points at a new block
+    kActInsert = 2,   // a new item in a claimed slot
+    kActDelete = 3,   // the valid item goes
+    kActFailed = 4    // an insert with every candidate bucket full: the group reruns after a resize
+};
+
+constexpr uint32_t kNoEntry = 0xFFFFFFFFu;
+constexpr uint32_t kVsrcNone = 0xFFFFFFFFu;   // no output value
+constexpr uint32_t kVsrcPool = 0xFFFFFFFEu;   // the group's value at batch start, from the pool
+constexpr int kAddressBins = 1 << 16;
+
+__device__ __forceinline__ const PipeBatch& pipe_batch(const PipeParams& p) {
+    return *reinterpret_cast<const PipeBatch*>(p.batch);
+}
+
+__device__ __forceinline__ unsigned long long* pipe_counters(const PipeParams& p) {
+    return reinterpret_cast<unsigned long long*>(p.counters);
+}
+
+__device__ __forceinline__ uint64_t pipe_count(const PipeParams& p, PipeCounter c) {
+    return *reinterpret_cast<const volatile unsigned long long*>(pipe_counters(p) + c);
+}
+
+template <typename T>
+__device__ __forceinline__ T* arr(uint64_t address) {
+    return reinterpret_cast<T*>(address);
+}
+
+// The operation at batch position i (the rerun list, when there is one).
+__device__ __forceinline__ uint32_t op_at(const PipeBatch& b, uint64_t i) {
+    return b.ops != 0 ? arr<const uint32_t>(b.ops)[i] : static_cast<uint32_t>(i);
+}
+
+__device__ __forceinline__ uint64_t global_thread() {
+    return blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+}
+
+__device__ __forceinline__ uint64_t global_threads() {
+    return static_cast<uint64_t>(gridDim.x) * blockDim.x;
+}
+
+__device__ __forceinline__ uint64_t global_warp() { return global_thread() / kWarpSize; }
+
+__device__ __forceinline__ uint64_t global_warps() { return global_threads() / kWarpSize; }
+
+// Appends for every lane with `take`, one atomic per warp; returns the lane's index in the list.
+// All lanes of the warp must call.
+__device__ __forceinline__ uint32_t warp_append(unsigned long long* count, bool take) {
+    const uint32_t takers = __ballot_sync(kFullMask, take);
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    unsigned long long base = 0;
+    if (takers != 0 && lane == __ffs(takers) - 1) {
+        base = atomicAdd(count, static_cast<unsigned long long>(__popc(takers)));
+    }
+    base = __shfl_sync(kFullMask, base, __ffs(takers | 1u) - 1);
+    return static_cast<uint32_t>(base) + __popc(takers & ((1u << lane) - 1));
+}
+
+}  // namespace gphash

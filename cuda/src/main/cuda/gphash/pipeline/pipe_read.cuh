@@ -1,0 +1,141 @@
+// Stage 4: values read from the pool, at most once per key and in address order. Groups whose
+// members output the key's batch-start value are listed and binned by the value's pool offset; a
+// warp step then copies a few values, from BktCache when the value's bucket is cached there (no
+// pool access) and from the pool otherwise; a last pass hands every member its output (the
+// group's pool value, or a member's input value when an earlier write in the group set it).
+#pragma once
+#include <cstdint>
+#include "../cache_params.cuh"
+#include "../slot_meta.cuh"
+#include "address_bins.cuh"
+#include "index_mirror.cuh"
+#include "pipe_params.cuh"
+#include "value_lanes.cuh"
+
+namespace gphash {
+
+// One thread per group: lists the groups whose pool value some member outputs.
+__device__ void pipe_read_list(const PipeParams& p) {
+    const uint64_t groups = pipe_count(p, kPipeGroups);
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    for (uint64_t i0 = global_thread() - lane; i0 < groups; i0 += global_threads()) {
+        const uint64_t i = i0 + lane;
+        const uint32_t e = i < groups ? arr<const uint32_t>(p.groups)[i] : 0;
+        const bool need = i < groups && arr<const uint32_t>(p.g_need)[e] != 0;
+        const uint64_t off = need ? meta_value_offset(arr<const uint64_t>(p.g_meta)[e]) : 0;
+        bin_append(p, kPipeReads, need, off, e);
+    }
+}
+
+// Copies each listed group's value: to the output of its only member, or to `gather` for a group
+// of several members. Sub-groups of lanes per value (value_lanes.cuh), reads in list (address) order.
+__device__ void pipe_gather(const TableParams& t, const PipeParams& p, const CacheParams& c) {
+    const uint64_t reads = pipe_count(p, kPipeReads);
+    const uint64_t vs = static_cast<uint64_t>(t.value_size);
+    const ValueLanes v = value_lanes(vs);
+    const auto* pool = reinterpret_cast<const uint8_t*>(t.pool);
+    const PipeBatch& b = pipe_batch(p);
+    unsigned long long hits = 0;
+    unsigned long long misses = 0;
+    for (uint64_t r0 = global_warp() * v.per_warp; r0 < reads; r0 += global_warps() * v.per_warp) {
+        const uint64_t r = r0 + v.sub;
+        const bool live = r < reads;
+        const uint8_t* from_pool = nullptr;
+        const uint8_t* from = nullptr;
+        uint8_t* to = nullptr;
+        const uint8_t* cached = nullptr;
+        uint64_t meta = 0;
+        int entry = -1;
+        if (live && v.index == 0) {
+            const uint32_t e = arr<const uint32_t>(p.reads)[r];
+            meta = arr<const uint64_t>(p.g_meta)[e];
+            from_pool = pool + meta_value_offset(meta);
+            from = from_pool;
+            const uint32_t start = arr<const uint32_t>(p.g_start)[e];
+            if (arr<const uint32_t>(p.g_end)[e] - start == 1) {
+                to = arr<uint8_t>(b.out) + static_cast<uint64_t>(arr<const uint32_t>(p.sorted_op)[start]) * vs;
+            } else {
+                to = arr<uint8_t>(p.gather) + r * vs;
+            }
+            if (cache_on(c)) {
+                const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
+                entry = acquire_entry(c, x);
+                if (entry >= 0) {
+                    cached = cached_slot(t, c, static_cast<uint32_t>(entry),
+                                         slot_index_of(t, x, arr<const uint64_t>(p.g_slot)[e]));
+                    if (load_meta(cached, 0) == meta) {
+                        from = cached + cached_value_offset(t);
+                    }
+                }
+            }
+        }
+        const bool from_cache = from != from_pool;
+        from = shfl_pointer(from, v.leader);
+        from_pool = shfl_pointer(from_pool, v.leader);
+        to = shfl_pointer(to, v.leader);
+        if (live) {
+            sub_copy(v, to, from, vs);
+        }
+        __syncwarp();
+        // A cached copy counts only if its meta word did not change meanwhile (a writer marks it busy
+        // before changing any byte); otherwise the pool's value is read after all.
+        bool again = false;
+        if (live && v.index == 0) {
+            if (entry >= 0) {
+                if (from_cache) {
+                    __threadfence();
+                    again = load_meta(cached, 0) != meta;
+                }
+                release_entry(c, entry);
+            }
+            if (from_cache && !again) {
+                ++hits;
+            } else {
+                ++misses;
+            }
+        }
+        again = __shfl_sync(kFullMask, again, v.leader);
+        if (live && again) {
+            sub_copy(v, to, from_pool, vs);
+        }
+        __syncwarp();
+    }
+    if (cache_on(c) && (hits | misses) != 0) {
+        atomicAdd(pipe_counters(p) + kPipeCacheHits, hits);
+        atomicAdd(pipe_counters(p) + kPipeCacheMisses, misses);
+    }
+}
+
+// Sub-groups of lanes per sorted position: every output value not yet in place.
+__device__ void pipe_fanout(const TableParams& t, const PipeParams& p) {
+    const PipeBatch& b = pipe_batch(p);
+    const uint64_t vs = static_cast<uint64_t>(t.value_size);
+    const ValueLanes v = value_lanes(vs);
+    for (uint64_t i0 = global_warp() * v.per_warp; i0 < b.n; i0 += global_warps() * v.per_warp) {
+        const uint64_t i = i0 + v.sub;
+        const uint8_t* from = nullptr;
+        uint8_t* to = nullptr;
+        if (i < b.n && v.index == 0) {
+            const uint32_t src = arr<const uint32_t>(p.vsrc)[i];
+            const uint32_t op = arr<const uint32_t>(p.sorted_op)[i];
+            if (src == kVsrcPool) {
+                const uint32_t e = arr<const uint32_t>(p.sorted_entry)[i];
+                if (arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e] > 1) {
+                    from = arr<const uint8_t>(p.gather) + static_cast<uint64_t>(arr<const uint32_t>(p.g_read)[e]) * vs;
+                }
+            } else if (src != kVsrcNone) {
+                from = arr<const uint8_t>(b.values) + static_cast<uint64_t>(src) * vs;
+            }
+            if (from != nullptr) {
+                to = arr<uint8_t>(b.out) + static_cast<uint64_t>(op) * vs;
+            }
+        }
+        from = shfl_pointer(from, v.leader);
+        to = shfl_pointer(to, v.leader);
+        if (from != nullptr) {
+            sub_copy(v, to, from, vs);
+        }
+    }
+}
+
+}  // namespace gphash

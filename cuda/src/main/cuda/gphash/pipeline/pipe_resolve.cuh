@@ -1,0 +1,114 @@
+// Stage 2: each group's key looked up in the HBM mirror (one warp per group, one lane per candidate
+// slot, as warp_probe.cuh does on the pool), and, once the semantics stage knows which groups insert,
+// a slot claimed in the mirror for each of them (CAS in GPU memory: the pool then receives the same
+// slot states by plain stores, since this engine is the pool's only writer).
+#pragma once
+#include <cstdint>
+#include "../cache_params.cuh"
+#include "../key_hash.cuh"
+#include "../warp_probe.cuh"
+#include "index_mirror.cuh"
+#include "pipe_params.cuh"
+
+namespace gphash {
+
+// The key of group e (its first member's).
+__device__ __forceinline__ const uint8_t* group_key(const TableParams& t, const PipeParams& p, uint32_t e) {
+    const uint32_t op = arr<const uint32_t>(p.sorted_op)[arr<const uint32_t>(p.g_start)[e]];
+    return arr<const uint8_t>(pipe_batch(p).keys) + static_cast<uint64_t>(op) * t.key_size;
+}
+
+// BktCache's access count for one group: its members' weight to the bucket holding the key, or to
+// every candidate bucket when it is absent (what the next load selects by).
+__device__ __forceinline__ void record_group_access(const TableParams& t, const CacheParams& c, const WindowProbe& w,
+                                                    uint32_t weight, uint64_t salt) {
+    if (c.policy == kRandom || (fmix64(salt * 0x9E3779B97F4A7C15ull ^ c.clock) & c.sample_mask) != 0) {
+        return;
+    }
+    const int lane = lane_id();
+    const bool mine = w.match != 0 ? lane == __ffs(w.match) - 1
+                                   : ((w.candidates >> lane) & 1) && lane % static_cast<int>(t.slots) == 0;
+    if (mine) {
+        unsigned int* score = reinterpret_cast<unsigned int*>(c.scores) + w.bucket;
+        if (c.policy == kLfu) {
+            atomicAdd(score, weight);
+        } else {
+            *reinterpret_cast<volatile unsigned int*>(score) = static_cast<unsigned int>(c.clock);
+        }
+    }
+}
+
+// One warp per group: the key's valid item at batch start (meta word, pool slot, bucket) and its fingerprint.
+__device__ void pipe_resolve(const TableParams& t, const TableParams& mt, const PipeParams& p, const CacheParams& c) {
+    const uint64_t groups = pipe_count(p, kPipeGroups);
+    const int levels = static_cast<int>(mt.level_count);
+    for (uint64_t g = global_warp(); g < groups; g += global_warps()) {
+        const uint32_t e = arr<const uint32_t>(p.groups)[g];
+        const uint8_t* key = group_key(t, p, e);
+        const KeyHashes k = hash_all<false>(t, key);
+        const WindowProbe w = probe_window<false>(mt, k, key, 0, levels, levels);
+        uint64_t meta = kEmpty;
+        uint64_t slot = 0;
+        uint64_t bucket = 0;
+        if (w.match != 0) {
+            const int valid = __ffs(w.match) - 1;
+            meta = __shfl_sync(kFullMask, w.meta, valid);
+            bucket = __shfl_sync(kFullMask, w.bucket, valid);
+            slot = pool_slot_of(t, bucket, valid % static_cast<int>(t.slots));
+        }
+        if (lane_id() == 0) {
+            arr<uint64_t>(p.g_meta)[e] = meta;
+            arr<uint64_t>(p.g_slot)[e] = slot;
+            arr<uint64_t>(p.g_bucket)[e] = bucket;
+            arr<uint32_t>(p.g_fp)[e] = k.fp;
+        }
+        if (cache_on(c)) {
+            const uint32_t weight = arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e];
+            record_group_access(t, c, w, weight, e);
+        }
+    }
+}
+
+// One warp per inserting group: claims the first EMPTY slot of the least-loaded candidate bucket in
+// the mirror (EMPTY -> INSERT, so no other group takes it) and writes the key there; the group joins
+// the value writes. With every candidate bucket full the group fails: its operations rerun after a resize.
+__device__ void pipe_place(const TableParams& t, const TableParams& mt, const PipeParams& p) {
+    const uint64_t inserts = pipe_count(p, kPipeInserts);
+    const int levels = static_cast<int>(mt.level_count);
+    for (uint64_t g = global_warp(); g < inserts; g += global_warps()) {
+        const uint32_t e = arr<const uint32_t>(p.inserts)[g];
+        const uint8_t* key = group_key(t, p, e);
+        const KeyHashes k = hash_all<false>(t, key);
+        for (;;) {
+            const WindowProbe w = probe_window<false>(mt, k, key, 0, levels, levels);
+            const int target = least_loaded_empty_lane(w);
+            if (target < 0) {
+                if (lane_id() == 0) {
+                    arr<uint32_t>(p.g_action)[e] = kActFailed;
+                    const uint32_t members = arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e];
+                    atomicAdd(pipe_counters(p) + kPipeNeedResize, static_cast<unsigned long long>(members));
+                }
+                break;
+            }
+            const uint64_t mslot = __shfl_sync(kFullMask, w.slot, target);  // a mirror address
+            bool won = false;
+            if (lane_id() == target) {
+                won = atomicCAS(reinterpret_cast<unsigned long long*>(mslot), kEmpty, kInsertState) == kEmpty;
+            }
+            if (!__shfl_sync(kFullMask, won, target)) {
+                continue;  // another group took the slot: look again
+            }
+            warp_store_key<false>(t, reinterpret_cast<uint8_t*>(mslot) + 8, key);
+            const uint64_t bucket = __shfl_sync(kFullMask, w.bucket, target);
+            if (lane_id() == 0) {
+                arr<uint64_t>(p.g_slot)[e] = pool_slot_of(t, bucket, target % static_cast<int>(t.slots));
+                arr<uint64_t>(p.g_bucket)[e] = bucket;
+                const uint32_t at = static_cast<uint32_t>(atomicAdd(pipe_counters(p) + kPipeValueWrites, 1ull));
+                arr<uint32_t>(p.vwrites)[at] = e;
+            }
+            break;
+        }
+    }
+}
+
+}  // namespace gphash

@@ -1,0 +1,169 @@
+// Stage 5: the net writes, in the slot protocol's persist order (slot_protocol.cuh), phase by phase,
+// each phase a kernel whose threads fence their pool stores (so a phase is durable before the next
+// begins) and each issuing its stores in address order:
+//   V  every new value into a block taken from the heap, lowest addresses first (ascending);
+//   K  every inserted key into its claimed slot, with the INSERT state (slots in address order);
+//   M  every slot's new meta word: published item, new value offset, or EMPTY (address order);
+// then the mirror, BktCache and the heap follow (GPU memory only). A crash leaves each slot EMPTY,
+// INSERT (cleared by recovery) or a whole item, exactly as the CPU engine's protocol does.
+#pragma once
+#include <cstdint>
+#include "../cache_mirror.cuh"
+#include "../slot_protocol.cuh"
+#include "address_bins.cuh"
+#include "heap_bitmap.cuh"
+#include "index_mirror.cuh"
+#include "pipe_params.cuh"
+#include "value_lanes.cuh"
+
+namespace gphash {
+
+// Blocks for every value write, the lowest free ones (heap_free_counts and a scan came first).
+__device__ void pipe_take(const PipeParams& p, const HeapParams& h) {
+    heap_take(h, pipe_count(p, kPipeValueWrites), arr<uint64_t>(p.blocks), pipe_counters(p) + kPipeBlocksTaken,
+              pipe_counters(p) + kPipeHeapShort);
+}
+
+// Phase V: writing group r gets block r and its value; every writing or deleting group joins the
+// slot-write list, binned by slot address.
+__device__ void pipe_write_values(const TableParams& t, const PipeParams& p) {
+    const PipeBatch& b = pipe_batch(p);
+    const uint64_t writes = pipe_count(p, kPipeValueWrites);
+    const uint64_t total = writes + pipe_count(p, kPipeDeletes);
+    const uint64_t taken = pipe_count(p, kPipeBlocksTaken);
+    const uint64_t vs = static_cast<uint64_t>(t.value_size);
+    const ValueLanes v = value_lanes(vs);
+    uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
+    for (uint64_t r0 = global_warp() * v.per_warp; r0 < total; r0 += global_warps() * v.per_warp) {
+        const uint64_t r = r0 + v.sub;
+        uint32_t e = 0;
+        const uint8_t* from = nullptr;
+        uint8_t* to = nullptr;
+        bool slot_write = false;
+        if (r < total && v.index == 0) {
+            if (r < writes) {
+                e = arr<const uint32_t>(p.vwrites)[r];
+                if (r < taken) {  // always, unless the host let the heap run short (counted: a bug)
+                    const uint64_t block = arr<const uint64_t>(p.blocks)[r];
+                    arr<uint64_t>(p.g_block)[e] = block;
+                    from = arr<const uint8_t>(b.values) + static_cast<uint64_t>(arr<const uint32_t>(p.g_src)[e]) * vs;
+                    to = pool + block;
+                    slot_write = true;
+                }
+            } else {
+                e = arr<const uint32_t>(p.deletes)[r - writes];
+                slot_write = true;
+            }
+        }
+        from = shfl_pointer(from, v.leader);
+        to = shfl_pointer(to, v.leader);
+        if (from != nullptr) {
+            sub_copy(v, to, from, vs);
+            persist_fence();
+        }
+        // One append per value: the sub-group leaders take part, the other lanes pass false.
+        bin_append(p, kPipeSlotWrites, slot_write, slot_write ? arr<const uint64_t>(p.g_slot)[e] : 0, e);
+    }
+}
+
+// Phase K: each inserted key, with the INSERT state, into its slot.
+__device__ void pipe_write_keys(const TableParams& t, const PipeParams& p) {
+    const uint64_t n = pipe_count(p, kPipeSlotWrites);
+    const PipeBatch& b = pipe_batch(p);
+    uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
+    for (uint64_t i = global_thread(); i < n; i += global_threads()) {
+        const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
+        if (arr<const uint32_t>(p.g_action)[e] != kActInsert) {
+            continue;
+        }
+        const uint32_t op = arr<const uint32_t>(p.sorted_op)[arr<const uint32_t>(p.g_start)[e]];
+        store_claim_and_key(t, pool, arr<const uint64_t>(p.g_slot)[e],
+                            arr<const uint8_t>(b.keys) + static_cast<uint64_t>(op) * t.key_size);
+    }
+}
+
+// The meta word a writing group leaves in its slot.
+__device__ __forceinline__ uint64_t net_meta(const PipeParams& p, uint32_t e, uint32_t action) {
+    switch (action) {
+        case kActUpdate:
+            return meta_make(meta_fingerprint(arr<const uint64_t>(p.g_meta)[e]), arr<const uint64_t>(p.g_block)[e]);
+        case kActInsert: return meta_make(arr<const uint32_t>(p.g_fp)[e], arr<const uint64_t>(p.g_block)[e]);
+        default: return kEmpty;
+    }
+}
+
+// Phase M: each slot's new meta word into the pool, then into the mirror.
+__device__ void pipe_publish(const TableParams& t, const TableParams& mt, const PipeParams& p) {
+    const uint64_t n = pipe_count(p, kPipeSlotWrites);
+    uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    for (uint64_t i0 = global_thread() - lane; i0 < n; i0 += global_threads()) {
+        const uint64_t i = i0 + lane;
+        bool added = false;
+        bool removed = false;
+        if (i < n) {
+            const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
+            const uint32_t action = arr<const uint32_t>(p.g_action)[e];
+            const uint64_t meta = net_meta(p, e, action);
+            const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
+            publish_slot(pool, slot, meta);
+            const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
+            store_meta(mirror_slot_of(mt, x, slot_index_of(t, x, slot)), 0, meta);
+            added = action == kActInsert;
+            removed = action == kActDelete;
+        }
+        const uint32_t a = __popc(__ballot_sync(kFullMask, added));
+        const uint32_t r = __popc(__ballot_sync(kFullMask, removed));
+        if (lane == 0) {
+            if (a != 0) atomicAdd(pipe_counters(p) + kPipeItemsAdded, static_cast<unsigned long long>(a));
+            if (r != 0) atomicAdd(pipe_counters(p) + kPipeItemsRemoved, static_cast<unsigned long long>(r));
+        }
+    }
+}
+
+// One warp per slot write: BktCache's copy of the slot follows the pool (cache_mirror.cuh), from the
+// mirror's key and the written value in GPU memory.
+__device__ void pipe_cache_mirror(const TableParams& t, const TableParams& mt, const PipeParams& p,
+                                  const CacheParams& c) {
+    const uint64_t n = pipe_count(p, kPipeSlotWrites);
+    const PipeBatch& b = pipe_batch(p);
+    for (uint64_t i = global_warp(); i < n; i += global_warps()) {
+        const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
+        const uint32_t action = arr<const uint32_t>(p.g_action)[e];
+        const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
+        const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
+        const int s = slot_index_of(t, x, slot);
+        const uint8_t* value = action == kActDelete
+                ? nullptr
+                : arr<const uint8_t>(b.values) + static_cast<uint64_t>(arr<const uint32_t>(p.g_src)[e]) * t.value_size;
+        mirror_slot_known(t, &c, x, s, net_meta(p, e, action), mirror_slot_of(mt, x, s) + 8, value);
+    }
+}
+
+// One thread per slot write: the block an update or delete unlinked goes back to the heap. Every
+// read of it in this batch is done; a later batch may take it.
+__device__ void pipe_retire(const PipeParams& p, const HeapParams& h) {
+    const uint64_t n = pipe_count(p, kPipeSlotWrites);
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    for (uint64_t i0 = global_thread() - lane; i0 < n; i0 += global_threads()) {
+        const uint64_t i = i0 + lane;
+        bool freed = false;
+        bool bad = false;
+        if (i < n) {
+            const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
+            const uint32_t action = arr<const uint32_t>(p.g_action)[e];
+            if (action == kActUpdate || action == kActDelete) {
+                freed = heap_free(h, meta_value_offset(arr<const uint64_t>(p.g_meta)[e]));
+                bad = !freed;
+            }
+        }
+        const uint32_t f = __popc(__ballot_sync(kFullMask, freed));
+        const uint32_t x = __popc(__ballot_sync(kFullMask, bad));
+        if (lane == 0) {
+            if (f != 0) atomicAdd(pipe_counters(p) + kPipeBlocksFreed, static_cast<unsigned long long>(f));
+            if (x != 0) atomicAdd(pipe_counters(p) + kPipeFreeErrors, static_cast<unsigned long long>(x));
+        }
+    }
+}
+
+}  // namespace gphash

@@ -1,0 +1,61 @@
+// The v2 batch pipeline, all stages (see pipe_params.cuh for the data, DESIGN.md for the design):
+//   group by key (pipe_group.cuh, radix_sort.cuh) -> look the keys up in the HBM mirror
+//   (pipe_resolve.cuh) -> outcomes and net effects (pipe_semantics.cuh) -> claim insert slots in the
+//   mirror (pipe_resolve.cuh) -> read pool values in address order (pipe_read.cuh) -> write values,
+//   keys and meta words in persist order and address order (pipe_write.cuh).
+#pragma once
+#include "address_bins.cuh"
+#include "device_scan.cuh"
+#include "heap_bitmap.cuh"
+#include "pipe_group.cuh"
+#include "pipe_params.cuh"
+#include "pipe_read.cuh"
+#include "pipe_resolve.cuh"
+#include "pipe_semantics.cuh"
+#include "pipe_write.cuh"
+#include "radix_sort.cuh"
+
+namespace gphash {
+
+// Arguments of one radix sort pass (radix_sort.cuh). Mirrors org.gphash.cuda.KernelParams.sortPass.
+struct SortPass {
+    uint64_t keys;       // const uint32_t*
+    uint64_t vals;       // const uint32_t*
+    uint64_t keys_out;   // uint32_t*
+    uint64_t vals_out;   // uint32_t*
+    uint64_t n;          // items, unless n_at is set
+    uint64_t n_at;       // const uint64_t*: the item count in device memory, or 0
+    uint64_t shift;      // the digit's lowest bit
+    uint64_t counts;     // uint32_t[kRadix * tiles]: counts, scanned in place into offsets
+    uint64_t tiles;
+};
+
+// Arguments of one device-wide scan (device_scan.cuh). Mirrors org.gphash.cuda.KernelParams.scan.
+struct ScanArgs {
+    uint64_t in;
+    uint64_t out;
+    uint64_t n;
+    uint64_t partials;   // one entry per tile of kScanTile items
+};
+
+// Counts of a device-resident batch's kinds, so the host can size the heap and skip stages:
+// out[0] operations writing a value, out[1] operations reading one, out[2] deletes.
+__device__ void pipe_count_kinds(const PipeBatch& b, unsigned long long* out) {
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    for (uint64_t i0 = global_thread() - lane; i0 < b.n; i0 += global_threads()) {
+        const uint64_t i = i0 + lane;
+        const int kind = i < b.n ? arr<const uint8_t>(b.kinds)[op_at(b, i)] : -1;
+        const bool writes = kind == kPut || kind == kInsert || kind == kUpdate || kind == kReadModifyWrite;
+        const bool reads = kind == kGet || kind == kReadModifyWrite;
+        const uint32_t w = __popc(__ballot_sync(kFullMask, writes));
+        const uint32_t r = __popc(__ballot_sync(kFullMask, reads));
+        const uint32_t d = __popc(__ballot_sync(kFullMask, kind == kDelete));
+        if (lane == 0) {
+            if (w != 0) atomicAdd(out, static_cast<unsigned long long>(w));
+            if (r != 0) atomicAdd(out + 1, static_cast<unsigned long long>(r));
+            if (d != 0) atomicAdd(out + 2, static_cast<unsigned long long>(d));
+        }
+    }
+}
+
+}  // namespace gphash

@@ -1,0 +1,53 @@
+// Lanes of a warp split into sub-groups, one value each: 8-byte words per lane, as many lanes as a
+// value has words (a power of two, at most a warp), so a 128-byte value is 16 lanes and a warp moves
+// two values per step; values whose size or alignment is not a multiple of 8 move byte by byte.
+#pragma once
+#include <cstdint>
+#include "../table_params.cuh"
+
+namespace gphash {
+
+struct ValueLanes {
+    int width;     // lanes per value
+    int per_warp;  // values per warp step
+    int sub;       // this lane's sub-group
+    int index;     // this lane's index in its sub-group
+    int leader;    // the sub-group's first lane
+};
+
+__device__ __forceinline__ ValueLanes value_lanes(uint64_t value_size) {
+    const uint64_t words = (value_size + 7) / 8;
+    int width = 1;
+    while (width < kWarpSize && static_cast<uint64_t>(width) < words) {
+        width <<= 1;
+    }
+    if ((value_size & 7) != 0) {
+        width = kWarpSize;
+    }
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    return ValueLanes{width, kWarpSize / width, lane / width, lane % width, (lane / width) * width};
+}
+
+// Copies one value with the lanes of a sub-group (each lane calls with the same pointers). Reads go
+// past L1 (a pool value or a cache entry another SM may have written).
+__device__ __forceinline__ void sub_copy(const ValueLanes& v, uint8_t* to, const uint8_t* from, uint64_t bytes) {
+    if (((reinterpret_cast<uintptr_t>(to) | reinterpret_cast<uintptr_t>(from) | bytes) & 7) == 0) {
+        auto* d = reinterpret_cast<unsigned long long*>(to);
+        const auto* s = reinterpret_cast<const unsigned long long*>(from);
+        for (uint64_t w = v.index; w < bytes / 8; w += v.width) {
+            __stcg(d + w, __ldcg(s + w));
+        }
+    } else {
+        for (uint64_t i = v.index; i < bytes; i += v.width) {
+            to[i] = __ldcg(from + i);
+        }
+    }
+}
+
+// A pointer broadcast from lane `src` (all lanes call).
+template <typename T>
+__device__ __forceinline__ T* shfl_pointer(T* p, int src) {
+    return reinterpret_cast<T*>(__shfl_sync(kFullMask, reinterpret_cast<unsigned long long>(p), src));
+}
+
+}  // namespace gphash

@@ -1,0 +1,31 @@
+package org.gphash.cuda;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.IndexStats;
+
+/**
+ * How the GPU engine runs batches: {@link MirrorPath} (the v2 pipeline over the HBM index mirror) or
+ * {@link PoolPath} (per-operation kernels probing the pool, the GPHash paper's design). Called under
+ * the engine's lock, one batch at a time.
+ */
+interface BatchPath extends AutoCloseable {
+
+    /** Runs a batch held in Java memory, results into {@code result}. */
+    void execute(Batch batch, BatchResult result);
+
+    /** Runs a batch whose columns are in GPU memory (device addresses; values and out may be 0 when unused). */
+    void executeOnDevice(long n, long kinds, long keys, long values, long codes, long out);
+
+    /** Brings the host's view of the pool up to date (heap bitmap) before the host reads or changes it. */
+    void syncHost();
+
+    /** The engine's figures, completed with what only this path knows. */
+    IndexStats stats(IndexStats pool);
+
+    /** GPU time of the last batch (events around its kernels), or 0 where not measured. */
+    long lastBatchGpuNanos();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,97 @@
+package org.gphash.cuda;
+
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+
+import jcuda.Pointer;
+import org.gphash.index.PoolTable;
+import org.gphash.index.TableKernels;
+
+/**
+ * The value heap's free-block bitmap in GPU memory (pipeline/heap_bitmap.cuh), authoritative while the
+ * v2 pipeline runs: a batch takes the lowest free blocks and frees the ones it unlinked without the
+ * host. The host's heap ({@link PoolTable}) holds the chunks; the bitmap moves to the host
+ * ({@link #pull}) before the host changes the heap (growth, resize, verification) and back
+ * ({@link #push}) after. Free space is never persisted (recovery rebuilds it), so nothing here needs
+ * to survive a crash. Not thread-safe.
+ */
+final class DeviceHeap implements AutoCloseable {
+
+    private final DeviceBuffer bitmap = new DeviceBuffer();
+    private final DeviceBuffer chunkTable = new DeviceBuffer();
+    private final DeviceBuffer freePrefix = new DeviceBuffer();
+    private int words;
+    private int chunks;
+    private int stride;
+    private long totalBlocks;
+    private long freeBlocks;
+
+    /** Takes the host heap's chunks and bitmap. */
+    void push(PoolTable pool) {
+        TableKernels.HeapLayout l = pool.heapLayout();
+        long[] bits = pool.heapUsedBits();
+        words = l.words();
+        chunks = l.chunkOffsets().length;
+        stride = l.stride();
+        totalBlocks = pool.totalBlocks();
+        freeBlocks = pool.freeBlocks();
+        if (totalBlocks >= 1L << 32) {
+            throw new IllegalStateException("a value heap of " + totalBlocks + " blocks; the GPU heap counts them in 32 bits");
+        }
+        bitmap.ensure(Math.max(8, words * 8L));
+        freePrefix.ensure(Math.max(4, words * 4L));
+        if (words > 0) {
+            cuMemcpyHtoD(bitmap.pointer(), Pointer.to(bits), words * 8L);
+        }
+        long[] table = new long[Math.max(1, chunks * 3)];
+        System.arraycopy(l.chunkOffsets(), 0, table, 0, chunks);
+        System.arraycopy(l.chunkLengths(), 0, table, chunks, chunks);
+        System.arraycopy(l.firstBlocks(), 0, table, 2 * chunks, chunks);
+        chunkTable.ensure(table.length * 8L);
+        cuMemcpyHtoD(chunkTable.pointer(), Pointer.to(table), table.length * 8L);
+    }
+
+    /** Gives the host heap the bitmap as batches left it. */
+    void pull(PoolTable pool) {
+        long[] bits = new long[words];
+        if (words > 0) {
+            cuMemcpyDtoH(Pointer.to(bits), bitmap.pointer(), words * 8L);
+        }
+        pool.replaceHeapUsedBits(bits);
+        freeBlocks = pool.freeBlocks();
+    }
+
+    byte[] params() {
+        long base = chunkTable.address();
+        return KernelParams.heap(bitmap.address(), words, base, base + chunks * 8L, base + chunks * 16L, chunks, stride,
+                freePrefix.address());
+    }
+
+    long words() {
+        return words;
+    }
+
+    long freePrefixAddress() {
+        return freePrefix.address();
+    }
+
+    long freeBlocks() {
+        return freeBlocks;
+    }
+
+    long totalBlocks() {
+        return totalBlocks;
+    }
+
+    /** A batch took and freed blocks (its counters). */
+    void account(long taken, long freed) {
+        freeBlocks += freed - taken;
+    }
+
+    @Override
+    public void close() {
+        bitmap.close();
+        chunkTable.close();
+        freePrefix.close();
+    }
+}

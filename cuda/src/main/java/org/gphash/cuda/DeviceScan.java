@@ -1,0 +1,51 @@
+package org.gphash.cuda;
+
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUstream;
+
+/**
+ * Device-wide scans of 32-bit integers (pipeline/device_scan.cuh): the reduction of each tile, a
+ * one-block scan of those, then each tile scanned with its prefix. In place is allowed. Keeps the
+ * scratch space for the tile reductions. Not thread-safe.
+ */
+final class DeviceScan implements AutoCloseable {
+
+    private final PipelineKernels k;
+    private final DeviceBuffer partials = new DeviceBuffer();
+
+    DeviceScan(PipelineKernels kernels) {
+        this.k = kernels;
+    }
+
+    /** out[i] = in[0] + ... + in[i-1], unsigned 32-bit. */
+    void exclusiveSum(CUstream stream, long in, long out, long n) {
+        run(stream, k.scanReduceSum, k.scanPartialsSum, k.scanExclusiveSum, in, out, n);
+    }
+
+    /** out[i] = max(in[0..i]), signed 32-bit (-1 is the identity). */
+    void inclusiveMax(CUstream stream, long in, long out, long n) {
+        run(stream, k.scanReduceMax, k.scanPartialsMax, k.scanInclusiveMax, in, out, n);
+    }
+
+    private void run(CUstream stream, CUfunction reduce, CUfunction scanPartials, CUfunction scanTiles, long in, long out,
+                     long n) {
+        if (n <= 0) {
+            return;
+        }
+        long tiles = tiles(n);
+        partials.ensure(tiles * 4);
+        byte[] args = KernelParams.scanArgs(in, out, n, partials.address());
+        Launcher.launchBlocks(reduce, Math.toIntExact(tiles), stream, args);
+        Launcher.launchBlocks(scanPartials, 1, stream, args);
+        Launcher.launchBlocks(scanTiles, Math.toIntExact(tiles), stream, args);
+    }
+
+    static long tiles(long n) {
+        return (n + KernelParams.SCAN_TILE - 1) / KernelParams.SCAN_TILE;
+    }
+
+    @Override
+    public void close() {
+        partials.close();
+    }
+}

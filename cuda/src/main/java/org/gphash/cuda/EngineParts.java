@@ -1,0 +1,27 @@
+package org.gphash.cuda;
+
+import org.gphash.index.Geometry;
+import org.gphash.index.PoolTable;
+
+/**
+ * What both batch paths share with the engine: the CUDA runtime, the pool and its table kernels, and
+ * the engine's BktCache (replaceable, so read through the engine each time).
+ */
+record EngineParts(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, Geometry geometry, GpuEngine engine) {
+
+    BucketCache cache() {
+        return engine.bucketCache();
+    }
+
+    byte[] tableParams() {
+        return kernels.tableParams(pool.layout());
+    }
+
+    /** Grows the table with nothing in flight: the cache's loads read the pool, and its bucket numbers change. */
+    void resize() {
+        BucketCache c = cache();
+        c.awaitLoad();
+        pool.resize(pool.layout());
+        c.attach(pool.layout());
+    }
+}

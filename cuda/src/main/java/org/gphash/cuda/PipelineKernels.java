@@ -1,0 +1,67 @@
+package org.gphash.cuda;
+
+import jcuda.driver.CUfunction;
+
+/** The kernels of the v2 batch pipeline and of the device-wide primitives it is built on (pipeline/). */
+final class PipelineKernels {
+
+    final CUfunction radixCount;
+    final CUfunction radixScatter;
+    final CUfunction scanReduceSum;
+    final CUfunction scanPartialsSum;
+    final CUfunction scanExclusiveSum;
+    final CUfunction scanReduceMax;
+    final CUfunction scanPartialsMax;
+    final CUfunction scanInclusiveMax;
+    final CUfunction countKinds;
+    final CUfunction group;
+    final CUfunction heads;
+    final CUfunction resolve;
+    final CUfunction sourceInput;
+    final CUfunction net;
+    final CUfunction place;
+    final CUfunction outcome;
+    final CUfunction readList;
+    final CUfunction binReads;
+    final CUfunction gather;
+    final CUfunction fanout;
+    final CUfunction heapFreeCounts;
+    final CUfunction take;
+    final CUfunction writeValues;
+    final CUfunction binSlots;
+    final CUfunction writeKeys;
+    final CUfunction publish;
+    final CUfunction cacheMirror;
+    final CUfunction retire;
+
+    PipelineKernels(CudaRuntime cuda) {
+        radixCount = cuda.function("gphash_radix_count");
+        radixScatter = cuda.function("gphash_radix_scatter");
+        scanReduceSum = cuda.function("gphash_scan_reduce_sum_u32");
+        scanPartialsSum = cuda.function("gphash_scan_partials_sum_u32");
+        scanExclusiveSum = cuda.function("gphash_scan_exclusive_sum_u32");
+        scanReduceMax = cuda.function("gphash_scan_reduce_max_i32");
+        scanPartialsMax = cuda.function("gphash_scan_partials_max_i32");
+        scanInclusiveMax = cuda.function("gphash_scan_inclusive_max_i32");
+        countKinds = cuda.function("gphash_pipe_count_kinds");
+        group = cuda.function("gphash_pipe_group");
+        heads = cuda.function("gphash_pipe_heads");
+        resolve = cuda.function("gphash_pipe_resolve");
+        sourceInput = cuda.function("gphash_pipe_source_input");
+        net = cuda.function("gphash_pipe_net");
+        place = cuda.function("gphash_pipe_place");
+        outcome = cuda.function("gphash_pipe_outcome");
+        readList = cuda.function("gphash_pipe_read_list");
+        binReads = cuda.function("gphash_pipe_bin_reads");
+        gather = cuda.function("gphash_pipe_gather");
+        fanout = cuda.function("gphash_pipe_fanout");
+        heapFreeCounts = cuda.function("gphash_heap_free_counts");
+        take = cuda.function("gphash_pipe_take");
+        writeValues = cuda.function("gphash_pipe_write_values");
+        binSlots = cuda.function("gphash_pipe_bin_slots");
+        writeKeys = cuda.function("gphash_pipe_write_keys");
+        publish = cuda.function("gphash_pipe_publish");
+        cacheMirror = cuda.function("gphash_pipe_cache_mirror");
+        retire = cuda.function("gphash_pipe_retire");
+    }
+}

@@ -1,0 +1,59 @@
+package org.gphash.cuda;
+
+import jcuda.driver.CUstream;
+
+/**
+ * A stable LSD radix sort of (uint32 key, uint32 value) pairs in GPU memory, 8 bits per pass
+ * (pipeline/radix_sort.cuh): per-tile digit counts, their exclusive scan digit-major, a stable
+ * scatter. The pairs move between two buffers; {@link #sort} says which holds the result. Not
+ * thread-safe.
+ */
+final class RadixSort implements AutoCloseable {
+
+    private final PipelineKernels k;
+    private final DeviceScan scan;
+    private final DeviceBuffer counts = new DeviceBuffer();
+
+    RadixSort(PipelineKernels kernels, DeviceScan scan) {
+        this.k = kernels;
+        this.scan = scan;
+    }
+
+    /** Passes for keys below 2^bits. */
+    static int passes(int bits) {
+        return Math.max(1, (bits + 7) / 8);
+    }
+
+    /**
+     * Sorts the first n pairs of (keys, vals) by the low {@code bits} bits of the keys, n being
+     * {@code maxN} or, when {@code nAt} is not 0, the count in device memory there (at most maxN).
+     * Returns true when the result ends up in (altKeys, altVals), false when in (keys, vals).
+     */
+    boolean sort(CUstream stream, long keys, long vals, long altKeys, long altVals, long maxN, long nAt, int bits) {
+        long tiles = (maxN + KernelParams.SORT_TILE - 1) / KernelParams.SORT_TILE;
+        counts.ensure(KernelParams.RADIX * tiles * 4);
+        long inK = keys;
+        long inV = vals;
+        long outK = altKeys;
+        long outV = altVals;
+        int passes = passes(bits);
+        for (int pass = 0; pass < passes; pass++) {
+            byte[] args = KernelParams.sortPass(inK, inV, outK, outV, maxN, nAt, pass * 8, counts.address(), tiles);
+            Launcher.launchBlocks(k.radixCount, Math.toIntExact(tiles), stream, args);
+            scan.exclusiveSum(stream, counts.address(), counts.address(), KernelParams.RADIX * tiles);
+            Launcher.launchBlocks(k.radixScatter, Math.toIntExact(tiles), stream, args);
+            long t = inK;
+            inK = outK;
+            outK = t;
+            t = inV;
+            inV = outV;
+            outV = t;
+        }
+        return (passes & 1) == 1;
+    }
+
+    @Override
+    public void close() {
+        counts.close();
+    }
+}

@@ -1,0 +1,107 @@
+package org.gphash.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.Size;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+
+/**
+ * The pipeline's scan-based semantics ({@link GroupSemanticsModel}, the algorithm of
+ * pipe_semantics.cuh) against running each group's operations one by one in batch order, on a
+ * plain model of one key: same outcome, same output value, same final state. Runs in CI.
+ */
+class GroupSemanticsTest {
+
+    /** One group: the key's batch-start presence and its operations in batch order. */
+    record Group(boolean present0, List<OpKind> kinds) {
+    }
+
+    @Provide
+    Arbitrary<Group> groups() {
+        Arbitrary<List<OpKind>> ops = Arbitraries.of(OpKind.class).list().ofMinSize(1).ofMaxSize(12);
+        return net.jqwik.api.Combinators.combine(Arbitraries.of(true, false), ops).as(Group::new);
+    }
+
+    @Property(tries = 2000)
+    void scansMatchSerialExecution(@ForAll @Size(min = 1, max = 8) List<@net.jqwik.api.From("groups") Group> batch) {
+        int n = batch.stream().mapToInt(g -> g.kinds().size()).sum();
+        OpKind[] kinds = new OpKind[n];
+        int[] group = new int[n];
+        boolean[] present0 = new boolean[batch.size()];
+        int i = 0;
+        for (int g = 0; g < batch.size(); g++) {
+            present0[g] = batch.get(g).present0();
+            for (OpKind k : batch.get(g).kinds()) {
+                kinds[i] = k;
+                group[i++] = g;
+            }
+        }
+        GroupSemanticsModel.Result r = GroupSemanticsModel.run(kinds, group, present0);
+        // Serial execution per group: state (present, source of the current value).
+        i = 0;
+        for (int g = 0; g < batch.size(); g++) {
+            boolean present = present0[g];
+            int source = present ? GroupSemanticsModel.POOL : GroupSemanticsModel.NONE;
+            for (OpKind k : batch.get(g).kinds()) {
+                Outcome expected;
+                int output = GroupSemanticsModel.NONE;
+                switch (k) {
+                    case GET -> {
+                        expected = present ? Outcome.FOUND : Outcome.NOT_FOUND;
+                        output = present ? source : GroupSemanticsModel.NONE;
+                    }
+                    case PUT -> {
+                        expected = present ? Outcome.UPDATED : Outcome.INSERTED;
+                        present = true;
+                        source = i;
+                    }
+                    case INSERT -> {
+                        expected = present ? Outcome.EXISTS : Outcome.INSERTED;
+                        if (!present) {
+                            present = true;
+                            source = i;
+                        }
+                    }
+                    case UPDATE -> {
+                        expected = present ? Outcome.UPDATED : Outcome.NOT_FOUND;
+                        if (present) {
+                            source = i;
+                        }
+                    }
+                    case DELETE -> {
+                        expected = present ? Outcome.DELETED : Outcome.NOT_FOUND;
+                        present = false;
+                        source = GroupSemanticsModel.NONE;
+                    }
+                    case READ_MODIFY_WRITE -> {
+                        expected = present ? Outcome.REPLACED : Outcome.NOT_FOUND;
+                        output = present ? source : GroupSemanticsModel.NONE;
+                        if (present) {
+                            source = i;
+                        }
+                    }
+                    default -> throw new AssertionError(k);
+                }
+                assertEquals(expected, r.outcomes()[i], "position " + i + " " + k);
+                assertEquals(output, r.outputSource()[i], "position " + i + " " + k + ": output value source");
+                i++;
+            }
+            GroupSemanticsModel.Net net = r.nets()[i - 1];
+            boolean p0 = present0[g];
+            String action = p0 && !present ? "DELETE"
+                    : present && source >= 0 ? (p0 ? "UPDATE" : "INSERT") : "NONE";
+            assertEquals(action, net.action(), "group " + g + " net effect");
+            if (source >= 0 && present) {
+                assertEquals(source, net.source(), "group " + g + ": the value it ends with");
+            }
+        }
+    }
+}

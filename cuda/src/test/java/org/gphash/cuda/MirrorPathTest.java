@@ -1,0 +1,191 @@
+package org.gphash.cuda;
+
+import static org.gphash.cuda.GpuTestSupport.key;
+import static org.gphash.cuda.GpuTestSupport.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.Engine;
+import org.gphash.GPHashConfig;
+import org.gphash.IndexMirror;
+import org.gphash.IndexStats;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.index.CpuEngine;
+import org.gphash.index.VerifyReport;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The v2 pipeline over the HBM index mirror: which path runs and why; batches dense with operations
+ * on the same keys give exactly the CPU engine's results (the pipeline keeps batch order within a
+ * key), through resizes and heap growth, as host and as device-resident batches; the pool it leaves
+ * is sound for the CPU engine; the heap stays compact.
+ */
+class MirrorPathTest {
+
+    @BeforeEach
+    void gpu() {
+        GpuTestSupport.assumeGpu();
+    }
+
+    private static GPHashConfig gpuConfig(java.nio.file.Path p, int keySize, long capacity, long seed, IndexMirror mirror,
+                                          BktCacheConfig cache) {
+        return GpuTestSupport.config(p, keySize, 2, 2, 8, capacity, seed, cache).withIndexMirror(mirror);
+    }
+
+    @Test
+    void theMirrorRunsByDefaultAndOffWhenAsked() {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            try (GpuEngine on = GpuEngine.create(gpuConfig(t.pool("on"), 8, 1000, 1, IndexMirror.REQUIRED,
+                    BktCacheConfig.DISABLED))) {
+                assertTrue(on.usesIndexMirror());
+                assertTrue(on.stats().indexPlacement().startsWith("HBM mirror"), on.stats().toString());
+            }
+            try (GpuEngine off = GpuEngine.create(gpuConfig(t.pool("off"), 8, 1000, 1, IndexMirror.OFF,
+                    BktCacheConfig.DISABLED))) {
+                assertFalse(off.usesIndexMirror());
+                assertTrue(off.stats().indexPlacement().contains("IndexMirror.OFF"), off.stats().toString());
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "keys {0} B, device-resident {1}, cache {2}")
+    @CsvSource({"8, false, false", "8, true, false", "13, false, true", "32, true, true", "8, false, true"})
+    void sameKeyBatchesMatchTheCpuEngineExactly(int keySize, boolean deviceResident, boolean cache) {
+        BktCacheConfig c = cache ? BktCacheConfig.builder().share(0.3).reloadEveryOperations(3000).counterSampleShift(0).build()
+                : BktCacheConfig.DISABLED;
+        try (GpuTestSupport t = GpuTestSupport.create();
+             Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, 8, 256, 7));
+             GpuEngine gpu = GpuEngine.create(gpuConfig(t.pool("gpu"), keySize, 256, 7, IndexMirror.REQUIRED, c));
+             DeviceBatch device = new DeviceBatch(keySize, GpuTestSupport.VALUE_SIZE, 1)) {
+            Random random = new Random(keySize * 101L + (deviceResident ? 1 : 0));
+            OpKind[] kinds = OpKind.values();
+            long version = 0;
+            BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+            BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+            for (int round = 0; round < 30; round++) {
+                // Few keys per batch, so most keys see several operations of every kind; early rounds grow the table.
+                int keySpace = round < 8 ? 4000 + round * 3000 : 300 + random.nextInt(3000);
+                int n = 1 + random.nextInt(round % 6 == 5 ? 40_000 : 6_000);
+                Batch batch = Batch.create(keySize, GpuTestSupport.VALUE_SIZE, n);
+                for (int i = 0; i < n; i++) {
+                    long k = round < 8 ? random.nextInt(keySpace) + round * 10_000L : random.nextInt(keySpace);
+                    OpKind kind = round < 8 && random.nextInt(3) > 0 ? OpKind.PUT : kinds[random.nextInt(kinds.length)];
+                    batch.add(kind, key(k, keySize), kind.hasValue() ? value(k, ++version) : null);
+                }
+                if (round % 5 == 2) {
+                    gpu.reloadBucketCache(false);  // a load running while the batch does
+                }
+                cpu.execute(batch, rc);
+                if (deviceResident) {
+                    device.upload(batch);
+                    gpu.executeOnDevice(device);
+                    byte[] codes = device.downloadCodes();
+                    byte[] values = device.downloadValues().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                    for (int i = 0; i < n; i++) {
+                        String what = "round " + round + " op " + i + " " + batch.kind(i);
+                        assertEquals(rc.outcome(i), Outcome.ofCode(codes[i]), what);
+                        if (rc.outcome(i) == Outcome.FOUND || rc.outcome(i) == Outcome.REPLACED) {
+                            assertArrayEquals(rc.value(i), java.util.Arrays.copyOfRange(values,
+                                    i * GpuTestSupport.VALUE_SIZE, (i + 1) * GpuTestSupport.VALUE_SIZE), what + ": value");
+                        }
+                    }
+                } else {
+                    gpu.execute(batch, rg);
+                    for (int i = 0; i < n; i++) {
+                        String what = "round " + round + " op " + i + " " + batch.kind(i);
+                        assertEquals(rc.outcome(i), rg.outcome(i), what);
+                        if (rc.outcome(i) == Outcome.FOUND || rc.outcome(i) == Outcome.REPLACED) {
+                            assertArrayEquals(rc.value(i), rg.value(i), what + ": value");
+                        }
+                    }
+                }
+                assertEquals(cpu.stats().size(), gpu.stats().size(), "round " + round + ": item count");
+            }
+            IndexStats s = gpu.stats();
+            assertTrue(s.resizes() > 0, "the stream resized the table: " + s);
+            assertTrue(s.heapGrowths() > 0, "the stream grew the heap: " + s);
+            VerifyReport v = gpu.verify();
+            assertTrue(v.sound(), "the pool the pipeline wrote, verified by the CPU: " + v);
+            assertEquals(cpu.stats().size(), v.items());
+            if (cache) {
+                assertTrue(gpu.bucketCacheStats().hits() > 0, "values were served from BktCache: " + gpu.bucketCacheStats());
+            }
+            System.out.printf("mirror same-key %d B device %s cache %s: %s%n", keySize, deviceResident, cache, s);
+        }
+    }
+
+    @Test
+    void aPoolWrittenThroughTheMirrorOpensOnTheCpuEngineWithEveryItem() {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            java.nio.file.Path p = t.pool("handover");
+            int n = 50_000;
+            try (GpuEngine gpu = GpuEngine.create(gpuConfig(p, 8, 1000, 3, IndexMirror.REQUIRED, BktCacheConfig.DISABLED))) {
+                Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, n);
+                for (long k = 0; k < n; k++) {
+                    b.put(key(k, 8), value(k, 1));
+                }
+                gpu.execute(b, new BatchResult(GpuTestSupport.VALUE_SIZE, n));
+                Batch d = Batch.create(8, GpuTestSupport.VALUE_SIZE, n / 2);
+                for (long k = 0; k < n; k += 2) {
+                    d.delete(key(k, 8));
+                }
+                gpu.execute(d, new BatchResult(GpuTestSupport.VALUE_SIZE, n / 2));
+            }
+            try (CpuEngine cpu = CpuEngine.open(GpuTestSupport.config(p, Backend.CPU, 8, 2, 2, 8, 1000, 3))) {
+                assertEquals(0, cpu.lastRecovery().insertSlotsCleared(), cpu.lastRecovery().toString());
+                assertEquals(n / 2, cpu.stats().size());
+                for (long k = 0; k < n; k++) {
+                    java.lang.foreign.MemorySegment out = java.lang.foreign.MemorySegment.ofArray(new byte[GpuTestSupport.VALUE_SIZE]);
+                    Outcome o = cpu.get(java.lang.foreign.MemorySegment.ofArray(key(k, 8)), out);
+                    assertEquals(k % 2 == 0 ? Outcome.NOT_FOUND : Outcome.FOUND, o, "key " + k);
+                    if (o == Outcome.FOUND) {
+                        assertArrayEquals(value(k, 1), out.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), "key " + k);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void updatesReuseFreedBlocksLowestFirstSoTheHeapStaysCompact() {
+        try (GpuTestSupport t = GpuTestSupport.create();
+             GpuEngine gpu = GpuEngine.create(gpuConfig(t.pool("compact"), 8, 200_000, 5, IndexMirror.REQUIRED,
+                     BktCacheConfig.DISABLED))) {
+            int n = 100_000;
+            Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, n);
+            BatchResult r = new BatchResult(GpuTestSupport.VALUE_SIZE, n);
+            for (int round = 0; round < 12; round++) {
+                b.clear();
+                for (long k = 0; k < n; k++) {
+                    b.put(key(k, 8), value(k, round));
+                }
+                gpu.execute(b, r);
+            }
+            IndexStats s = gpu.stats();
+            // One block per item plus one batch's fresh blocks at most: updates reuse what the last batch freed.
+            assertTrue(s.valueBlocks() - s.valueBlocksFree() == n, s.toString());
+            assertTrue(s.valueBlocks() <= 2.6 * n, "the heap follows the data, not twelve rounds of updates: " + s);
+            assertTrue(gpu.verify().sound());
+        }
+    }
+
+    @Test
+    void requiredFailsClearlyWhenTheGpuHasNoRoom() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> MirrorChoice.decide(IndexMirror.REQUIRED, 10L << 30, 1L << 30, 512L << 20));
+        assertTrue(e.getMessage().contains("10240 MiB"), e.getMessage());
+    }
+}

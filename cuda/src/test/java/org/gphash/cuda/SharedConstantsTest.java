@@ -1,0 +1,304 @@
+package org.gphash.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.bktcache.CachePolicy;
+import org.gphash.index.Geometry;
+import org.gphash.index.PoolHeader;
+import org.gphash.index.SlotMeta;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The constants, enums and parameter structs that Java and CUDA share, compared from the CUDA headers'
+ * text (no GPU needed: this runs in CI). Kernels take their parameters as packed structs of 8-byte
+ * fields and report through counter arrays and codes, so a field added on one side only, or an enum
+ * renumbered, would corrupt silently; here it fails the build, naming what differs.
+ */
+class SharedConstantsTest {
+
+    private static final Path HEADERS = Path.of("src/main/cuda/gphash");
+    private static final Map<String, Long> CONSTANTS = new HashMap<>();
+    private static final Map<String, Map<String, Long>> ENUMS = new HashMap<>();
+    private static final Map<String, Long> STRUCT_FIELDS = new HashMap<>();
+
+    @BeforeAll
+    static void parseHeaders() throws IOException {
+        List<Path> files;
+        try (var s = Files.walk(HEADERS)) {
+            files = s.filter(p -> p.toString().endsWith(".cuh")).sorted().toList();
+        }
+        assertFalse(files.isEmpty(), "no headers under " + HEADERS.toAbsolutePath());
+        List<String> texts = new ArrayList<>();
+        for (Path f : files) {
+            texts.add(Files.readString(f).replaceAll("//[^\n]*", ""));
+        }
+        // Constants may refer to others defined in any header: evaluate until nothing new resolves.
+        Pattern constant = Pattern.compile("constexpr\\s+[\\w:]+\\s+(k\\w+)\\s*=\\s*([^;]+);");
+        for (int round = 0; round < 4; round++) {
+            for (String t : texts) {
+                Matcher m = constant.matcher(t);
+                while (m.find()) {
+                    Long v = Expr.eval(m.group(2), CONSTANTS);
+                    if (v != null) {
+                        CONSTANTS.put(m.group(1), v);
+                    }
+                }
+            }
+        }
+        Pattern enumDecl = Pattern.compile("enum\\s+(\\w+)\\s*(?::\\s*\\w+)?\\s*\\{([^}]*)}");
+        Pattern structDecl = Pattern.compile("struct\\s+(\\w+)\\s*\\{([^}]*)};");
+        Pattern field = Pattern.compile("(?:u?int64_t)\\s+\\w+(?:\\[(\\w+)])?\\s*;");
+        for (String t : texts) {
+            Matcher e = enumDecl.matcher(t);
+            while (e.find()) {
+                Map<String, Long> values = new LinkedHashMap<>();
+                long next = 0;
+                for (String entry : e.group(2).split(",")) {
+                    String x = entry.trim();
+                    if (x.isEmpty()) {
+                        continue;
+                    }
+                    String[] kv = x.split("=", 2);
+                    long v = kv.length == 2 ? Expr.eval(kv[1].trim(), CONSTANTS) : next;
+                    values.put(kv[0].trim(), v);
+                    next = v + 1;
+                }
+                ENUMS.put(e.group(1), values);
+            }
+            Matcher s = structDecl.matcher(t);
+            while (s.find()) {
+                long n = 0;
+                Matcher f = field.matcher(s.group(2));
+                while (f.find()) {
+                    n += f.group(1) == null ? 1 : CONSTANTS.get(f.group(1));
+                }
+                STRUCT_FIELDS.put(s.group(1), n);
+            }
+        }
+    }
+
+    private static long c(String name) {
+        Long v = CONSTANTS.get(name);
+        assertTrue(v != null, "no constant " + name + " in the CUDA headers");
+        return v;
+    }
+
+    private static long e(String enumName, String entry) {
+        Map<String, Long> m = ENUMS.get(enumName);
+        assertTrue(m != null && m.containsKey(entry), "no " + enumName + "::" + entry + " in the CUDA headers");
+        return m.get(entry);
+    }
+
+    private static long fields(String struct) {
+        Long v = STRUCT_FIELDS.get(struct);
+        assertTrue(v != null, "no struct " + struct + " in the CUDA headers");
+        return v;
+    }
+
+    @Test
+    void parameterStructsHaveTheFieldsJavaPacks() {
+        assertEquals(KernelParams.TABLE_BYTES / 8, fields("TableParams"), "TableParams");
+        assertEquals(KernelParams.BATCH_FIELDS, fields("BatchParams"), "BatchParams");
+        assertEquals(KernelParams.SCAN_FIELDS, fields("ScanParams"), "ScanParams");
+        assertEquals(KernelParams.CACHE_FIELDS, fields("CacheParams"), "CacheParams");
+        assertEquals(KernelParams.LOAD_FIELDS, fields("LoadParams"), "LoadParams");
+        assertEquals(KernelParams.PIPE_BATCH_FIELDS, fields("PipeBatch"), "PipeBatch");
+        assertEquals(KernelParams.PIPE_FIELDS, fields("PipeParams"), "PipeParams");
+        assertEquals(KernelParams.HEAP_FIELDS, fields("HeapParams"), "HeapParams");
+        assertEquals(9, fields("SortPass"), "SortPass (KernelParams.sortPass packs nine)");
+        assertEquals(4, fields("ScanArgs"), "ScanArgs (KernelParams.scanArgs packs four)");
+        assertEquals(KernelParams.PIPE_FIELDS * 8, KernelParams.longs(new long[KernelParams.PIPE_FIELDS]).length);
+    }
+
+    @Test
+    void limitsAgree() {
+        assertEquals(KernelParams.MAX_LEVELS, c("kMaxLevels"));
+        assertEquals(Geometry.MAX_LEVELS + PoolHeader.MAX_EXTRA_LEVELS, c("kMaxLevels"),
+                "a resize in progress may add extra levels; kernels must hold them all");
+        assertEquals(KernelParams.MAX_HASHES, c("kMaxHashes"));
+        assertEquals(Geometry.MAX_HASHES, c("kMaxHashes"));
+        assertEquals(KernelParams.MAX_CACHE_ENTRIES, c("kEntryMask"));
+        assertEquals(KernelParams.ADDRESS_BINS, c("kAddressBins"));
+        assertEquals(KernelParams.SCAN_TILE, c("kScanTile"));
+        assertEquals(KernelParams.SORT_TILE, c("kSortTile"));
+        assertEquals(KernelParams.RADIX, c("kRadix"));
+        assertEquals(Launcher.BLOCK, c("kScanThreads"), "scans assume Launcher's block size");
+        assertEquals(Launcher.BLOCK, c("kSortThreads"), "the sort assumes Launcher's block size");
+    }
+
+    @Test
+    void slotWordsAgree() {
+        assertEquals(SlotMeta.EMPTY, c("kEmpty"));
+        assertEquals(SlotMeta.INSERT, c("kInsertState"));
+        assertEquals(SlotMeta.OFFSET_MASK, c("kOffsetMask"));
+        assertEquals(SlotMeta.FIRST_VALID_FINGERPRINT, c("kFirstValidFingerprint"));
+    }
+
+    @Test
+    void kindsOutcomesAndPoliciesAgree() {
+        Map<String, Long> kinds = ENUMS.get("OpKind");
+        assertEquals(OpKind.values().length, kinds.size(), "OpKind entries: " + kinds);
+        String[] names = {"kGet", "kPut", "kInsert", "kUpdate", "kDelete", "kReadModifyWrite"};
+        for (OpKind k : OpKind.values()) {
+            assertEquals(k.ordinal(), e("OpKind", names[k.ordinal()]), k.name());
+        }
+        String[] outcomes = {"kFound", "kNotFound", "kInserted", "kUpdated", "kExists", "kDeleted", "kReplaced"};
+        for (Outcome o : Outcome.values()) {
+            assertEquals(o.code(), e("Outcome", outcomes[o.ordinal()]), o.name());
+        }
+        assertEquals(KernelParams.NEED_RESIZE_CODE, e("Outcome", "kNeedResize"));
+        assertEquals(KernelParams.CONSUMED_FLAG, c("kConsumedFlag"));
+        assertEquals(0, KernelParams.CONSUMED_FLAG & KernelParams.NEED_RESIZE_CODE);
+        String[] policies = {"kLfu", "kLru", "kRandom"};
+        for (CachePolicy p : CachePolicy.values()) {
+            assertEquals(p.ordinal(), e("CachePolicyKind", policies[p.ordinal()]), p.name());
+        }
+    }
+
+    @Test
+    void countersAgree() {
+        assertEquals(KernelParams.RETIRED_COUNT, e("Counter", "kRetiredCount"));
+        assertEquals(KernelParams.ITEMS_ADDED, e("Counter", "kItemsAdded"));
+        assertEquals(KernelParams.ITEMS_REMOVED, e("Counter", "kItemsRemoved"));
+        assertEquals(KernelParams.NEED_RESIZE, e("Counter", "kNeedResizeCount"));
+        assertEquals(KernelParams.COUNTERS, e("Counter", "kCounterCount"));
+        assertEquals(KernelParams.INSERT_CLEARED, e("ScanCounter", "kInsertCleared"));
+        assertEquals(KernelParams.TORN_CLEARED, e("ScanCounter", "kTornCleared"));
+        assertEquals(KernelParams.DUPLICATES_CLEARED, e("ScanCounter", "kDuplicatesCleared"));
+        assertEquals(KernelParams.ITEMS, e("ScanCounter", "kItems"));
+        assertEquals(KernelParams.BAD_OFFSETS, e("ScanCounter", "kBadOffsets"));
+        assertEquals(KernelParams.SHARED_BLOCKS, e("ScanCounter", "kSharedBlocks"));
+        assertEquals(KernelParams.MOVED, e("ScanCounter", "kMoved"));
+        assertEquals(KernelParams.UNPLACED, e("ScanCounter", "kUnplaced"));
+        assertEquals(KernelParams.SCAN_RETIRED, e("ScanCounter", "kScanRetired"));
+        assertEquals(KernelParams.SCAN_COUNTERS, e("ScanCounter", "kScanCounterCount"));
+        assertEquals(KernelParams.CACHE_HITS, e("CacheStat", "kCacheHits"));
+        assertEquals(KernelParams.CACHE_MISSES, e("CacheStat", "kCacheMisses"));
+        assertEquals(KernelParams.CACHE_STATS, e("CacheStat", "kCacheStatCount"));
+        assertEquals(KernelParams.LOAD_LOADED, e("LoadState", "kLoaded"));
+        assertEquals(KernelParams.LOAD_ABANDONED, e("LoadState", "kAbandoned"));
+        assertEquals(KernelParams.LOAD_CHOSEN, e("LoadState", "kChosen"));
+        assertEquals(KernelParams.LOAD_STATE, e("LoadState", "kLoadStateCount"));
+        String[][] pipe = {
+                {"kPipeGroups", "PIPE_GROUPS"}, {"kPipeInserts", "PIPE_INSERTS"}, {"kPipeValueWrites", "PIPE_VALUE_WRITES"},
+                {"kPipeDeletes", "PIPE_DELETES"}, {"kPipeReads", "PIPE_READS"}, {"kPipeSlotWrites", "PIPE_SLOT_WRITES"},
+                {"kPipeItemsAdded", "PIPE_ITEMS_ADDED"}, {"kPipeItemsRemoved", "PIPE_ITEMS_REMOVED"},
+                {"kPipeNeedResize", "PIPE_NEED_RESIZE"}, {"kPipeBlocksTaken", "PIPE_BLOCKS_TAKEN"},
+                {"kPipeBlocksFreed", "PIPE_BLOCKS_FREED"}, {"kPipeCacheHits", "PIPE_CACHE_HITS"},
+                {"kPipeCacheMisses", "PIPE_CACHE_MISSES"}, {"kPipeHeapShort", "PIPE_HEAP_SHORT"},
+                {"kPipeFreeErrors", "PIPE_FREE_ERRORS"}, {"kPipeCounterCount", "PIPE_COUNTERS"}};
+        for (String[] p : pipe) {
+            assertEquals(javaConstant(p[1]), e("PipeCounter", p[0]), p[0] + " / KernelParams." + p[1]);
+        }
+    }
+
+    private static long javaConstant(String name) {
+        try {
+            var f = KernelParams.class.getDeclaredField(name);
+            f.setAccessible(true);
+            return ((Number) f.get(null)).longValue();
+        } catch (ReflectiveOperationException ex) {
+            throw new AssertionError("no KernelParams." + name, ex);
+        }
+    }
+
+    /** Integer expressions as the headers write them: literals with C suffixes, names, ~ << * + - and parentheses. */
+    static final class Expr {
+        private final String s;
+        private final Map<String, Long> names;
+        private int i;
+
+        private Expr(String s, Map<String, Long> names) {
+            this.s = s.replaceAll("\\s+", "");
+            this.names = names;
+        }
+
+        /** The value, or null when it names something not (yet) known or is not integer arithmetic. */
+        static Long eval(String text, Map<String, Long> names) {
+            try {
+                Expr e = new Expr(text, names);
+                long v = e.shift();
+                return e.i == e.s.length() ? v : null;
+            } catch (RuntimeException ex) {
+                return null;
+            }
+        }
+
+        private long shift() {
+            long v = sum();
+            while (s.startsWith("<<", i)) {
+                i += 2;
+                v <<= sum();
+            }
+            return v;
+        }
+
+        private long sum() {
+            long v = product();
+            while (i < s.length() && (s.charAt(i) == '+' || (s.charAt(i) == '-'))) {
+                char op = s.charAt(i++);
+                long r = product();
+                v = op == '+' ? v + r : v - r;
+            }
+            return v;
+        }
+
+        private long product() {
+            long v = unary();
+            while (i < s.length() && s.charAt(i) == '*') {
+                i++;
+                v *= unary();
+            }
+            return v;
+        }
+
+        private long unary() {
+            char ch = s.charAt(i);
+            if (ch == '~') {
+                i++;
+                return ~unary();
+            }
+            if (ch == '(') {
+                i++;
+                long v = shift();
+                if (s.charAt(i++) != ')') {
+                    throw new IllegalArgumentException("unbalanced");
+                }
+                return v;
+            }
+            Matcher m = Pattern.compile("0[xX][0-9a-fA-F]+|\\d+|k\\w+").matcher(s);
+            if (!m.find(i) || m.start() != i) {
+                throw new IllegalArgumentException("no term at " + i);
+            }
+            String t = m.group();
+            i = m.end();
+            while (i < s.length() && "uUlL".indexOf(s.charAt(i)) >= 0) {
+                i++;
+            }
+            if (t.startsWith("k")) {
+                Long v = names.get(t);
+                if (v == null) {
+                    throw new IllegalArgumentException("unknown " + t);
+                }
+                return v;
+            }
+            return t.startsWith("0x") || t.startsWith("0X") ? Long.parseUnsignedLong(t.substring(2), 16) : Long.parseLong(t);
+        }
+    }
+}
