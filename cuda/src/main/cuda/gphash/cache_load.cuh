@@ -14,6 +14,7 @@
 #include "key_hash.cuh"
 #include "slot_meta.cuh"
 #include "table_params.cuh"
+#include "warp_append.cuh"
 #include "warp_copy.cuh"
 
 namespace gphash {
@@ -48,26 +49,6 @@ __device__ __forceinline__ uint32_t load_score(const CacheParams& c, const LoadP
         return static_cast<uint32_t>(fmix64(x * 0x9E3779B97F4A7C15ull + l.sequence + 1)) | 1u;
     }
     return reinterpret_cast<const uint32_t*>(l.snapshot)[x];
-}
-
-// Lanes below this one, as a mask.
-__device__ __forceinline__ uint32_t lanes_below() {
-    return (1u << (threadIdx.x & (kWarpSize - 1))) - 1;
-}
-
-// Adds each participating lane's 1 to `counter` with one atomic per warp; returns the lane's rank.
-__device__ __forceinline__ unsigned long long warp_claim(unsigned long long* counter, bool take) {
-    const uint32_t takers = __ballot_sync(kFullMask, take);
-    if (takers == 0) {
-        return 0;
-    }
-    const int leader = __ffs(takers) - 1;
-    unsigned long long base = 0;
-    if ((threadIdx.x & (kWarpSize - 1)) == static_cast<unsigned>(leader)) {
-        base = atomicAdd(counter, static_cast<unsigned long long>(__popc(takers)));
-    }
-    base = __shfl_sync(kFullMask, base, leader);
-    return base + __popc(takers & lanes_below());
 }
 
 // Pass of the radix select: histogram, by the digit at `shift`, of the nonzero scores whose higher
@@ -154,7 +135,7 @@ __device__ void cache_select(const TableParams& t, const CacheParams& c, const L
         const bool in = x < c.total_buckets;
         const uint32_t s = in ? load_score(c, l, x) : 0;
         const bool tie = s != 0 && s == threshold;
-        const unsigned long long rank = warp_claim(st + kTiesTaken, tie);
+        const unsigned long long rank = warp_append(st + kTiesTaken, tie);
         const bool hot = s != 0 && (s > threshold || (tie && rank < ties));
         bool chosen = hot;
         if (in && l.scan_guard != 0) {
@@ -170,11 +151,11 @@ __device__ void cache_select(const TableParams& t, const CacheParams& c, const L
             }
         }
         const bool incoming = chosen && !published(f);
-        const unsigned long long i = warp_claim(st + kIncoming, incoming);
+        const unsigned long long i = warp_append(st + kIncoming, incoming);
         if (incoming && i < l.k) {
             reinterpret_cast<uint32_t*>(l.incoming)[i] = static_cast<uint32_t>(x);
         }
-        const unsigned long long n = warp_claim(st + kChosen, chosen);
+        const unsigned long long n = warp_append(st + kChosen, chosen);
         (void) n;
         if (in && c.policy == kLfu && s > 1) {
             atomicSub(reinterpret_cast<unsigned int*>(c.scores) + x, s - s / 2);
@@ -197,7 +178,7 @@ __device__ void cache_plan(const CacheParams& c, const LoadParams& l, int pass) 
             const bool empty = cache_map_g(c)[y] == kNotCached;
             free = pass == 0 ? empty : !empty;
         }
-        const unsigned long long i = warp_claim(st + kFreeTaken, free);
+        const unsigned long long i = warp_append(st + kFreeTaken, free);
         if (free && i < incoming) {
             reinterpret_cast<uint32_t*>(l.assign)[y] = reinterpret_cast<const uint32_t*>(l.incoming)[i];
         }

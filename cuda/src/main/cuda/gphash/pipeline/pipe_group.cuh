@@ -28,10 +28,21 @@ __device__ void pipe_group(const TableParams& t, const PipeParams& p) {
     for (uint64_t i = global_thread(); i < b.n; i += global_threads()) {
         const uint32_t op = op_at(b, i);
         const uint8_t* key = keys + static_cast<uint64_t>(op) * ks;
-        uint64_t s = hash_key<false>(key, ks, t.seed[0]) & mask;
+        const uint64_t h0 = hash_key<false>(key, ks, t.seed[0]);
+        uint64_t s = h0 & mask;
         for (;;) {
             const unsigned int o = atomicCAS(owner + s, kNoEntry, op);
-            if (o == kNoEntry || group_keys_equal(keys + static_cast<uint64_t>(o) * ks, key, ks)) {
+            if (o == kNoEntry) {
+                // This operation's key names the group: its hashes are computed here, once, for the
+                // stages that probe (a coalesced pass instead of a chain of loads per group later).
+                uint64_t* h = arr<uint64_t>(p.g_hash) + s * kMaxHashes;
+                h[0] = h0;
+                for (int j = 1; j < t.hashes; ++j) {
+                    h[j] = hash_key<false>(key, ks, t.seed[j]);
+                }
+                break;
+            }
+            if (group_keys_equal(keys + static_cast<uint64_t>(o) * ks, key, ks)) {
                 break;
             }
             s = (s + 1) & mask;

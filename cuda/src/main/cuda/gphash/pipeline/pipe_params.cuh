@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include "../table_params.cuh"
+#include "../warp_append.cuh"
 
 namespace gphash {
 
@@ -38,13 +39,14 @@ struct PipeParams {
     uint64_t last_src;        // int32_t: inclusive max-scan of "p sets the value source" (p or -1)
     uint64_t vsrc;            // uint32_t: where position p's output value comes from (kVsrc*, or an operation)
     // per group entry
-    uint64_t owner;           // uint32_t: first operation slot to claim the entry, or kNoEntry
+    uint64_t owner;           // uint32_t: the operation that claimed the entry (its key is the group's), or kNoEntry
     uint64_t g_start;         // uint32_t: first sorted position of the group
     uint64_t g_end;           // uint32_t: one past its last
     uint64_t g_meta;          // uint64_t: the key's valid item at batch start (meta word), or kEmpty
     uint64_t g_slot;          // uint64_t: pool offset of that slot (or of the slot an insert claimed)
     uint64_t g_bucket;        // uint64_t: global bucket number of g_slot (cache_params.cuh)
     uint64_t g_fp;            // uint32_t: the key's fingerprint
+    uint64_t g_hash;          // uint64_t[kMaxHashes]: the key's hashes, written by the operation that claimed the entry
     uint64_t g_action;        // uint32_t: NetAction
     uint64_t g_src;           // uint32_t: the operation whose value the key holds at the end
     uint64_t g_block;         // uint64_t: the block the net value is written to
@@ -136,18 +138,5 @@ __device__ __forceinline__ uint64_t global_threads() {
 __device__ __forceinline__ uint64_t global_warp() { return global_thread() / kWarpSize; }
 
 __device__ __forceinline__ uint64_t global_warps() { return global_threads() / kWarpSize; }
-
-// Appends for every lane with `take`, one atomic per warp; returns the lane's index in the list.
-// All lanes of the warp must call.
-__device__ __forceinline__ uint32_t warp_append(unsigned long long* count, bool take) {
-    const uint32_t takers = __ballot_sync(kFullMask, take);
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
-    unsigned long long base = 0;
-    if (takers != 0 && lane == __ffs(takers) - 1) {
-        base = atomicAdd(count, static_cast<unsigned long long>(__popc(takers)));
-    }
-    base = __shfl_sync(kFullMask, base, __ffs(takers | 1u) - 1);
-    return static_cast<uint32_t>(base) + __popc(takers & ((1u << lane) - 1));
-}
 
 }  // namespace gphash

@@ -12,10 +12,21 @@
 
 namespace gphash {
 
-// The key of group e (its first member's).
+// The key of group e (the key of the operation that claimed its entry).
 __device__ __forceinline__ const uint8_t* group_key(const TableParams& t, const PipeParams& p, uint32_t e) {
-    const uint32_t op = arr<const uint32_t>(p.sorted_op)[arr<const uint32_t>(p.g_start)[e]];
+    const uint32_t op = arr<const uint32_t>(p.owner)[e];
     return arr<const uint8_t>(pipe_batch(p).keys) + static_cast<uint64_t>(op) * t.key_size;
+}
+
+// The hashes of group e's key, as the grouping stage computed them.
+__device__ __forceinline__ KeyHashes group_hashes(const TableParams& t, const PipeParams& p, uint32_t e) {
+    KeyHashes k{};
+    const uint64_t* h = arr<const uint64_t>(p.g_hash) + static_cast<uint64_t>(e) * kMaxHashes;
+    for (int j = 0; j < t.hashes; ++j) {
+        k.h[j] = h[j];
+    }
+    k.fp = fingerprint_of(k.h[0]);
+    return k;
 }
 
 // BktCache's access count for one group: its members' weight to the bucket holding the key, or to
@@ -45,7 +56,7 @@ __device__ void pipe_resolve(const TableParams& t, const TableParams& mt, const 
     for (uint64_t g = global_warp(); g < groups; g += global_warps()) {
         const uint32_t e = arr<const uint32_t>(p.groups)[g];
         const uint8_t* key = group_key(t, p, e);
-        const KeyHashes k = hash_all<false>(t, key);
+        const KeyHashes k = group_hashes(t, p, e);
         const WindowProbe w = probe_window<false>(mt, k, key, 0, levels, levels);
         uint64_t meta = kEmpty;
         uint64_t slot = 0;
@@ -78,7 +89,7 @@ __device__ void pipe_place(const TableParams& t, const TableParams& mt, const Pi
     for (uint64_t g = global_warp(); g < inserts; g += global_warps()) {
         const uint32_t e = arr<const uint32_t>(p.inserts)[g];
         const uint8_t* key = group_key(t, p, e);
-        const KeyHashes k = hash_all<false>(t, key);
+        const KeyHashes k = group_hashes(t, p, e);
         for (;;) {
             const WindowProbe w = probe_window<false>(mt, k, key, 0, levels, levels);
             const int target = least_loaded_empty_lane(w);

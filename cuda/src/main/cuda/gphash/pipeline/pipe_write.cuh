@@ -76,7 +76,7 @@ __device__ void pipe_write_keys(const TableParams& t, const PipeParams& p) {
         if (arr<const uint32_t>(p.g_action)[e] != kActInsert) {
             continue;
         }
-        const uint32_t op = arr<const uint32_t>(p.sorted_op)[arr<const uint32_t>(p.g_start)[e]];
+        const uint32_t op = arr<const uint32_t>(p.owner)[e];  // the operation whose key names the group
         store_claim_and_key(t, pool, arr<const uint64_t>(p.g_slot)[e],
                             arr<const uint8_t>(b.keys) + static_cast<uint64_t>(op) * t.key_size);
     }

@@ -34,6 +34,9 @@ import org.gphash.index.Geometry;
  */
 final class BatchPipeline implements AutoCloseable {
 
+    /** -Dgphash.pipeline.debug=true prints every batch's counters (a diagnostic). */
+    static final boolean DEBUG = Boolean.getBoolean("gphash.pipeline.debug");
+
     /** The smallest capacity class: a batch's buffers are sized for at least this many operations. */
     static final long MIN_CAPACITY = 1L << 12;
     /** Blocks of a strided kernel at most: enough warps to keep an H100's memory system busy. */
@@ -67,6 +70,7 @@ final class BatchPipeline implements AutoCloseable {
     private final DeviceBuffer gSlot = new DeviceBuffer();
     private final DeviceBuffer gBucket = new DeviceBuffer();
     private final DeviceBuffer gFp = new DeviceBuffer();
+    private final DeviceBuffer gHash = new DeviceBuffer();
     private final DeviceBuffer gAction = new DeviceBuffer();
     private final DeviceBuffer gSrc = new DeviceBuffer();
     private final DeviceBuffer gBlock = new DeviceBuffer();
@@ -89,7 +93,7 @@ final class BatchPipeline implements AutoCloseable {
     private final PinnedBuffer hostDescriptor = new PinnedBuffer();
     private final PinnedBuffer hostCounters = new PinnedBuffer();
     private final List<DeviceBuffer> all = List.of(descriptor, counters, sortKeys, sortVals, altKeys, altVals, lastSet,
-            lastSrc, vsrc, owner, gStart, gEnd, gMeta, gSlot, gBucket, gFp, gAction, gSrc, gBlock, gRead, gNeed, groups,
+            lastSrc, vsrc, owner, gStart, gEnd, gMeta, gSlot, gBucket, gFp, gHash, gAction, gSrc, gBlock, gRead, gNeed, groups,
             inserts, vwrites, deletes, unsortedOff, unsortedEnt, reads, slotWrites, bins, binStart, binFill, gather, blocks,
             kindCounts);
 
@@ -126,7 +130,7 @@ final class BatchPipeline implements AutoCloseable {
     /** GPU memory the buffers of a capacity class take (for the mode decision at open). */
     static long bytesFor(long capacity, int valueSize) {
         long perOp = 4 * 4 + 3 * 4 + 4 * 5 + 12 + 8 + 8 + valueSize;   // sort, scans, lists, unsorted, blocks, gather
-        long perEntry = 2 * (4 * 7 + 8 * 4);                             // group table entries: twice the capacity
+        long perEntry = 2 * (4 * 7 + 8 * 4 + 8 * KernelParams.MAX_HASHES);  // group table entries: twice the capacity
         return capacity * (perOp + perEntry) + 3L * KernelParams.ADDRESS_BINS * 4 + (64L << 20);  // + scan/sort scratch
     }
 
@@ -188,6 +192,7 @@ final class BatchPipeline implements AutoCloseable {
         for (DeviceBuffer b : new DeviceBuffer[] {gMeta, gSlot, gBucket, gBlock}) {
             b.ensure(t * 8);
         }
+        gHash.ensure(t * 8 * KernelParams.MAX_HASHES);
         for (DeviceBuffer b : new DeviceBuffer[] {bins, binStart, binFill}) {
             b.ensure(KernelParams.ADDRESS_BINS * 4L);
         }
@@ -239,13 +244,16 @@ final class BatchPipeline implements AutoCloseable {
         byte[] p = KernelParams.longs(descriptor.address(), c, t, sortKeys.address(), sortVals.address(),
                 inAlt ? altKeys.address() : sortKeys.address(), inAlt ? altVals.address() : sortVals.address(),
                 lastSet.address(), lastSrc.address(), vsrc.address(), owner.address(), gStart.address(), gEnd.address(),
-                gMeta.address(), gSlot.address(), gBucket.address(), gFp.address(), gAction.address(), gSrc.address(),
+                gMeta.address(), gSlot.address(), gBucket.address(), gFp.address(), gHash.address(), gAction.address(), gSrc.address(),
                 gBlock.address(), gRead.address(), gNeed.address(), groups.address(), inserts.address(), vwrites.address(),
                 deletes.address(), unsortedOff.address(), unsortedEnt.address(), this.reads.address(),
                 slotWrites.address(), bins.address(), binStart.address(), binFill.address(), gather.address(),
                 blocks.address(), counters.address(), shift);
         byte[] h = heap.params();
         int stage = 0;
+        // Scratch space for every scan and the sort of this batch, before anything is queued.
+        sort.reserve(c);
+        scan.reserve(Math.max(Math.max(c, KernelParams.ADDRESS_BINS), heap.words()));
 
         cuEventRecord(begin, stream);
         upload(stream, ops);
@@ -325,6 +333,59 @@ final class BatchPipeline implements AutoCloseable {
         long[] out = new long[KernelParams.PIPE_COUNTERS];
         for (int i = 0; i < out.length; i++) {
             out[i] = hostCounters.segment().getAtIndex(ValueLayout.JAVA_LONG, i);
+        }
+        if (DEBUG) {
+            System.err.printf("gphash pipeline: n=%d capacity=%d reads=%b writes=%b counters=%s gpu=%.3f ms%n", n, c, reads,
+                    writes, java.util.Arrays.toString(out), lastGpuNanos / 1e6);
+            checkLists(out);
+        }
+        return out;
+    }
+
+    /** A diagnostic (gphash.pipeline.debug): every list a batch built, checked against the others. */
+    private void checkLists(long[] counters) {
+        int groupCount = (int) counters[KernelParams.PIPE_GROUPS];
+        int[] groupList = ints(groups, groupCount);
+        int[] insertList = ints(inserts, (int) counters[KernelParams.PIPE_INSERTS]);
+        int[] writeList = ints(vwrites, (int) counters[KernelParams.PIPE_VALUE_WRITES]);
+        int[] action = ints(gAction, (int) (2 * capacity));
+        int[] start = ints(gStart, (int) (2 * capacity));
+        int[] end = ints(gEnd, (int) (2 * capacity));
+        java.util.Set<Integer> g = new java.util.HashSet<>();
+        for (int e : groupList) {
+            if (!g.add(e)) {
+                System.err.println("  duplicate group " + e + " start " + start[e] + " end " + end[e]);
+            }
+        }
+        java.util.Set<Integer> ins = new java.util.HashSet<>();
+        for (int e : insertList) {
+            if (!ins.add(e)) {
+                System.err.println("  duplicate insert group " + e);
+            }
+        }
+        java.util.Set<Integer> w = new java.util.HashSet<>();
+        for (int e : writeList) {
+            if (!w.add(e)) {
+                System.err.println("  duplicate value-write group " + e);
+            }
+        }
+        int lost = 0;
+        for (int e : ins) {
+            if (!w.contains(e) && action[e] != 4) {
+                if (lost++ < 5) {
+                    System.err.println("  insert group " + e + " neither placed nor failed: action " + action[e] + " start "
+                            + start[e] + " end " + end[e]);
+                }
+            }
+        }
+        System.err.printf("  lists: %d groups (%d distinct), %d inserts (%d distinct), %d value writes (%d distinct), %d "
+                + "inserts lost%n", groupList.length, g.size(), insertList.length, ins.size(), writeList.length, w.size(), lost);
+    }
+
+    private static int[] ints(DeviceBuffer b, int n) {
+        int[] out = new int[n];
+        if (n > 0) {
+            jcuda.driver.JCudaDriver.cuMemcpyDtoH(jcuda.Pointer.to(out), b.pointer(), n * 4L);
         }
         return out;
     }

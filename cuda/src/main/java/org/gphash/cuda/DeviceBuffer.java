@@ -32,6 +32,10 @@ final class DeviceBuffer implements AutoCloseable {
         return pointer.withByteOffset(offset);
     }
 
+    long capacity() {
+        return capacity;
+    }
+
     long address() {
         return pointer == null ? 0 : pointer.address();
     }

@@ -17,6 +17,14 @@ final class DeviceScan implements AutoCloseable {
         this.k = kernels;
     }
 
+    /**
+     * Sizes the scratch space for scans of up to {@code n} items. Call it before queueing a batch's
+     * scans: growing it frees the old buffer, which kernels already queued may still use.
+     */
+    void reserve(long n) {
+        partials.ensure(Math.max(64, tiles(n) * 4));
+    }
+
     /** out[i] = in[0] + ... + in[i-1], unsigned 32-bit. */
     void exclusiveSum(CUstream stream, long in, long out, long n) {
         run(stream, k.scanReduceSum, k.scanPartialsSum, k.scanExclusiveSum, in, out, n);
@@ -33,7 +41,10 @@ final class DeviceScan implements AutoCloseable {
             return;
         }
         long tiles = tiles(n);
-        partials.ensure(tiles * 4);
+        if (partials.address() == 0 || tiles * 4 > partials.capacity()) {
+            throw new IllegalStateException("scan of " + n + " items without reserve(): scratch space would be freed "
+                    + "under queued kernels");
+        }
         byte[] args = KernelParams.scanArgs(in, out, n, partials.address());
         Launcher.launchBlocks(reduce, Math.toIntExact(tiles), stream, args);
         Launcher.launchBlocks(scanPartials, 1, stream, args);

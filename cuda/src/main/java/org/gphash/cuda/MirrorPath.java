@@ -89,6 +89,7 @@ final class MirrorPath implements BatchPath {
         int vs = geometry.valueSize();
         MemorySegment batchKinds = batch.kinds();
         for (int first = 0; first < n; first += MAX_SLICE) {
+            long t0 = System.nanoTime();
             int m = Math.min(MAX_SLICE, n - first);
             long valueWrites = 0;
             long deletes = 0;
@@ -103,14 +104,18 @@ final class MirrorPath implements BatchPath {
                 }
                 reads |= kind == OpKind.GET || kind == OpKind.READ_MODIFY_WRITE;
             }
+            long t1 = System.nanoTime();
             stage(batch, first, m, valueWrites > 0);
+            long t2 = System.nanoTime();
             runSlice(m, kinds.address(), keys.address(), valueWrites > 0 ? values.address() : 0, codes.address(),
                     reads ? out.address() : 0, valueWrites, reads, valueWrites + deletes > 0);
             cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), m, stream);
             if (reads) {
                 cuMemcpyDtoHAsync(hostOut.pointer(), out.pointer(), (long) m * vs, stream);
             }
+            long t3 = System.nanoTime();
             cuStreamSynchronize(stream);
+            long t4 = System.nanoTime();
             MemorySegment c = hostCodes.segment();
             for (int i = 0; i < m; i++) {
                 int code = c.get(ValueLayout.JAVA_BYTE, i);
@@ -121,6 +126,11 @@ final class MirrorPath implements BatchPath {
             MemorySegment.copy(c, 0, result.outcomeCodes(), first, m);
             if (reads) {
                 ParallelCopy.copy(hostOut.segment(), 0, result.values(), (long) first * vs, (long) m * vs);
+            }
+            if (BatchPipeline.DEBUG) {
+                System.err.printf("gphash host batch of %d: kinds %.2f ms, staging %.2f ms, pipeline %.2f ms, copies out "
+                        + "%.2f ms, results %.2f ms%n", m, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6,
+                        (System.nanoTime() - t4) / 1e6);
             }
         }
     }

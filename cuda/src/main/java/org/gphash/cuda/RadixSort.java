@@ -19,6 +19,13 @@ final class RadixSort implements AutoCloseable {
         this.scan = scan;
     }
 
+    /** Sizes the digit counts for sorts of up to {@code maxN} items; call it before queueing (see DeviceScan.reserve). */
+    void reserve(long maxN) {
+        long tiles = (maxN + KernelParams.SORT_TILE - 1) / KernelParams.SORT_TILE;
+        counts.ensure(KernelParams.RADIX * tiles * 4);
+        scan.reserve(KernelParams.RADIX * tiles);
+    }
+
     /** Passes for keys below 2^bits. */
     static int passes(int bits) {
         return Math.max(1, (bits + 7) / 8);
@@ -31,7 +38,9 @@ final class RadixSort implements AutoCloseable {
      */
     boolean sort(CUstream stream, long keys, long vals, long altKeys, long altVals, long maxN, long nAt, int bits) {
         long tiles = (maxN + KernelParams.SORT_TILE - 1) / KernelParams.SORT_TILE;
-        counts.ensure(KernelParams.RADIX * tiles * 4);
+        if (counts.capacity() < KernelParams.RADIX * tiles * 4) {
+            throw new IllegalStateException("sort of " + maxN + " items without reserve()");
+        }
         long inK = keys;
         long inV = vals;
         long outK = altKeys;

@@ -57,6 +57,7 @@ class PipelinePrimitivesTest {
                 cuMemcpyHtoD(a.pointer(), Pointer.to(keys), n * 4L);
                 cuMemcpyHtoD(b.pointer(), Pointer.to(vals), n * 4L);
             }
+            sort.reserve(maxN);
             boolean inAlt = sort.sort(null, a.address(), b.address(), c.address(), d.address(), maxN,
                     countOnDevice ? count.address() : 0, bits);
             cuStreamSynchronize(null);
@@ -89,6 +90,7 @@ class PipelinePrimitivesTest {
         try (DeviceScan scan = new DeviceScan(k); DeviceBuffer a = new DeviceBuffer().ensure(n * 4L);
              DeviceBuffer b = new DeviceBuffer().ensure(n * 4L)) {
             cuMemcpyHtoD(a.pointer(), Pointer.to(in), n * 4L);
+            scan.reserve(n);
             scan.inclusiveMax(null, a.address(), a.address(), n);  // in place, as the pipeline runs it
             cuMemcpyHtoD(b.pointer(), Pointer.to(counts), n * 4L);
             scan.exclusiveSum(null, b.address(), b.address(), n);

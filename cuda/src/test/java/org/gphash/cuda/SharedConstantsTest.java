@@ -32,7 +32,9 @@ import org.junit.jupiter.api.Test;
  */
 class SharedConstantsTest {
 
-    private static final Path HEADERS = Path.of("src/main/cuda/gphash");
+    /** The headers, from the module's directory (Maven) or the repository's root (the GPU machine's run). */
+    private static final Path HEADERS = Files.isDirectory(Path.of("src/main/cuda/gphash"))
+            ? Path.of("src/main/cuda/gphash") : Path.of("cuda/src/main/cuda/gphash");
     private static final Map<String, Long> CONSTANTS = new HashMap<>();
     private static final Map<String, Map<String, Long>> ENUMS = new HashMap<>();
     private static final Map<String, Long> STRUCT_FIELDS = new HashMap<>();

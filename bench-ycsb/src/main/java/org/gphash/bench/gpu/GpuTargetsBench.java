@@ -270,12 +270,14 @@ public final class GpuTargetsBench {
         List<Batch> pos = workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, r -> r.nextLong(keys), 1);
         List<Batch> neg = workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, r -> keys * 4 + r.nextLong(keys), 2);
         List<Batch> upd = workload(ops, BATCH, vs, 0.0, OpKind.UPDATE, r -> r.nextLong(keys), 3);
-        List<Batch> ins = sequential(keys * 8, ops, BATCH, vs, OpKind.INSERT);
-        List<Batch> del = sequential(keys * 8, ops, BATCH, vs, OpKind.DELETE);
+        // Inserts of ops/2 fresh keys: the table (sized for keys + ops) takes them without a resize.
+        List<Batch> ins = sequential(keys * 8, ops / 2, BATCH, vs, OpKind.INSERT);
+        List<Batch> del = sequential(keys * 8, ops / 2, BATCH, vs, OpKind.DELETE);
         List<Batch> c = workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, zipf::next, 4);
         List<Batch> a = workload(ops, BATCH, vs, 0.5, OpKind.UPDATE, zipf::next, 5);
         IndexStats loaded;
-        try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED))) {
+        try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
+                BktCacheConfig.DISABLED))) {
             double lm = load(gpu, keys, vs);
             loaded = gpu.stats();
             notes.add(String.format(Locale.ROOT, "load of %,d keys: %.1f Mops/s (host batches of 2^20); %s", keys, lm, loaded));
@@ -321,7 +323,7 @@ public final class GpuTargetsBench {
                 Row r = profiled(gpu, name + " zipf 0.99, BktCache 20% LFU", w);
                 long h = gpu.bucketCacheStats().hits() - h0;
                 long m = gpu.bucketCacheStats().misses() - m0;
-                rows.set(rows.size() - 1, new Row(r.what(), r.wallMops(), r.gpuMops(),
+                rows.add(new Row(r.what(), r.wallMops(), r.gpuMops(),
                         String.format(Locale.ROOT, "value hit rate %.3f; %s", h + m == 0 ? 0 : (double) h / (h + m), r.note())));
                 gpu.configureBucketCache(BktCacheConfig.DISABLED);
             }
