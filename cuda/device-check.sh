@@ -4,6 +4,7 @@
 #   cuda/device-check.sh tests [CLASS..]  # every GPU test (JUnit console), or the classes named
 #   cuda/device-check.sh bench ARGS...    # org.gphash.bench.gpu.GpuMicroBench ARGS
 #   cuda/device-check.sh main CLASS ARGS  # any main class, e.g. org.gphash.bench.YcsbBench
+# GPHASH_JAVA_EXTRA adds JVM options to bench and main (e.g. -Dgphash.pipeline.debug=true).
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
@@ -22,12 +23,12 @@ case "$what" in
             --reports-dir "$OUT/junit${GPHASH_TEST_TAG:-}" 2>&1 | tee "$OUT/tests${GPHASH_TEST_TAG:-}.log" | tail -${GPHASH_TEST_TAIL:-60}
         exit "${PIPESTATUS[0]}" ;;
     bench)
-        JAVA_OPTS="-Xmx48g" /tmp/bundle/bin/run org.gphash.bench.gpu.GpuMicroBench "$@" 2>&1 | tee -a "$OUT/bench.log"
+        JAVA_OPTS="-Xmx48g ${GPHASH_JAVA_EXTRA:-}" /tmp/bundle/bin/run org.gphash.bench.gpu.GpuMicroBench "$@" 2>&1 | tee -a "$OUT/bench.log"
         exit "${PIPESTATUS[0]}" ;;
     main)
         # any main class of the bundle, e.g. org.gphash.bench.YcsbBench (./gphash bench ycsb) or
         # org.gphash.bench.Replay; lmdbjava needs the opens the launcher passes
-        JAVA_OPTS="-Xmx48g --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED" \
+        JAVA_OPTS="-Xmx48g ${GPHASH_JAVA_EXTRA:-} --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED" \
             /tmp/bundle/bin/run "$@" 2>&1 | tee -a "$OUT/main.log"
         exit "${PIPESTATUS[0]}" ;;
     *) echo "usage: $0 tests|bench [args]|main CLASS [args]" >&2; exit 2 ;;

@@ -9,6 +9,7 @@
 #include "../warp_probe.cuh"
 #include "index_mirror.cuh"
 #include "pipe_params.cuh"
+#include "subwarp_probe.cuh"
 
 namespace gphash {
 
@@ -49,8 +50,9 @@ __device__ __forceinline__ void record_group_access(const TableParams& t, const 
     }
 }
 
-// One warp per group: the key's valid item at batch start (meta word, pool slot, bucket) and its fingerprint.
-__device__ void pipe_resolve(const TableParams& t, const TableParams& mt, const PipeParams& p, const CacheParams& c) {
+// One warp per group: the key's valid item at batch start (meta word, pool slot, bucket) and its
+// fingerprint. For geometries whose buckets do not suit sub-group probing (fewer than 4 slots).
+__device__ void resolve_by_warps(const TableParams& t, const TableParams& mt, const PipeParams& p, const CacheParams& c) {
     const uint64_t groups = pipe_count(p, kPipeGroups);
     const int levels = static_cast<int>(mt.level_count);
     for (uint64_t g = global_warp(); g < groups; g += global_warps()) {
@@ -83,7 +85,8 @@ __device__ void pipe_resolve(const TableParams& t, const TableParams& mt, const 
 // One warp per inserting group: claims the first EMPTY slot of the least-loaded candidate bucket in
 // the mirror (EMPTY -> INSERT, so no other group takes it) and writes the key there; the group joins
 // the value writes. With every candidate bucket full the group fails: its operations rerun after a resize.
-__device__ void pipe_place(const TableParams& t, const TableParams& mt, const PipeParams& p) {
+// For geometries whose buckets do not suit sub-group probing.
+__device__ void place_by_warps(const TableParams& t, const TableParams& mt, const PipeParams& p) {
     const uint64_t inserts = pipe_count(p, kPipeInserts);
     const int levels = static_cast<int>(mt.level_count);
     for (uint64_t g = global_warp(); g < inserts; g += global_warps()) {
@@ -118,6 +121,105 @@ __device__ void pipe_place(const TableParams& t, const TableParams& mt, const Pi
                 arr<uint32_t>(p.vwrites)[at] = e;
             }
             break;
+        }
+    }
+}
+
+// BktCache's access count for one group, from a sub-group lookup (see record_group_access).
+__device__ __forceinline__ void record_lookup_access(const CacheParams& c, const MirrorLookup& r, uint32_t weight,
+                                                     uint64_t salt) {
+    if (c.policy == kRandom || (fmix64(salt * 0x9E3779B97F4A7C15ull ^ c.clock) & c.sample_mask) != 0) {
+        return;
+    }
+    unsigned int* scores = reinterpret_cast<unsigned int*>(c.scores);
+    for (int i = 0; i < kMaxSubwarpBuckets; ++i) {
+        if (r.found ? i > 0 : ((r.candidates >> i) & 1) == 0) {
+            continue;
+        }
+        const uint64_t x = r.found ? r.bucket : r.candidate[i];
+        if (c.policy == kLfu) {
+            atomicAdd(scores + x, weight);
+        } else {
+            *reinterpret_cast<volatile unsigned int*>(scores + x) = static_cast<unsigned int>(c.clock);
+        }
+    }
+}
+
+// Stage 2, a sub-group of lanes per group (subwarp_probe.cuh): the key's valid item at batch start
+// (meta word, pool slot, bucket) and its fingerprint.
+__device__ void pipe_resolve(const TableParams& t, const TableParams& mt, const PipeParams& p, const CacheParams& c) {
+    if (!subwarp_probe_fits(mt)) {
+        resolve_by_warps(t, mt, p, c);
+        return;
+    }
+    const uint64_t groups = pipe_count(p, kPipeGroups);
+    const SubGroup sg = sub_group(mt);
+    for (uint64_t g0 = global_warp() * sg.per_warp; g0 < groups; g0 += global_warps() * sg.per_warp) {
+        const uint64_t gi = g0 + sg.sub;
+        const bool live = gi < groups;
+        const uint32_t e = live ? arr<const uint32_t>(p.groups)[gi] : 0;
+        const KeyHashes k = live ? group_hashes(t, p, e) : KeyHashes{};
+        const uint8_t* key = live ? group_key(t, p, e) : nullptr;
+        const MirrorLookup r = lookup_mirror(mt, sg, k, key, live);
+        if (live && sg.index == 0) {
+            arr<uint64_t>(p.g_meta)[e] = r.found ? r.meta : kEmpty;
+            arr<uint64_t>(p.g_slot)[e] = r.found ? pool_slot_of(t, r.bucket, r.slot) : 0;
+            arr<uint64_t>(p.g_bucket)[e] = r.found ? r.bucket : 0;
+            arr<uint32_t>(p.g_fp)[e] = k.fp;
+            if (cache_on(c)) {
+                const uint32_t weight = arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e];
+                record_lookup_access(c, r, weight, e);
+            }
+        }
+    }
+}
+
+// A sub-group of lanes per inserting group: claims the first EMPTY slot of the least-loaded candidate
+// bucket in the mirror (EMPTY -> INSERT, so no other group takes it) and writes the key there; the
+// group joins the value writes. With every candidate bucket full the group fails: its operations rerun
+// after a resize. A lost CAS (another group took the slot) looks again; the warp loops until every
+// sub-group is done, all lanes taking part in every round.
+__device__ void pipe_place(const TableParams& t, const TableParams& mt, const PipeParams& p) {
+    if (!subwarp_probe_fits(mt)) {
+        place_by_warps(t, mt, p);
+        return;
+    }
+    const uint64_t inserts = pipe_count(p, kPipeInserts);
+    const SubGroup sg = sub_group(mt);
+    const int ks = static_cast<int>(t.key_size);
+    for (uint64_t g0 = global_warp() * sg.per_warp; g0 < inserts; g0 += global_warps() * sg.per_warp) {
+        const uint64_t gi = g0 + sg.sub;
+        bool pending = gi < inserts;
+        const uint32_t e = pending ? arr<const uint32_t>(p.inserts)[gi] : 0;
+        const KeyHashes k = pending ? group_hashes(t, p, e) : KeyHashes{};
+        const uint8_t* key = pending ? group_key(t, p, e) : nullptr;
+        while (__any_sync(kFullMask, pending)) {
+            const MirrorLookup r = lookup_mirror(mt, sg, k, key, pending);
+            const bool failed = pending && !r.placeable;
+            bool won = false;
+            if (pending && r.placeable && sg.index == r.place_slot) {
+                won = atomicCAS(reinterpret_cast<unsigned long long*>(mirror_slot_of(mt, r.place_bucket, r.place_slot)),
+                                kEmpty, kInsertState) == kEmpty;
+            }
+            won = (__ballot_sync(kFullMask, won) & sg.mask) != 0;
+            if (pending && won) {
+                auto* slot_key = reinterpret_cast<unsigned long long*>(mirror_slot_of(mt, r.place_bucket, r.place_slot) + 8);
+                for (int w = sg.index; w < t.key_stride / 8; w += sg.width) {
+                    __stcg(slot_key + w, static_cast<unsigned long long>(key_word(key, w, ks)));
+                }
+                if (sg.index == 0) {
+                    arr<uint64_t>(p.g_slot)[e] = pool_slot_of(t, r.place_bucket, r.place_slot);
+                    arr<uint64_t>(p.g_bucket)[e] = r.place_bucket;
+                    const uint32_t at = static_cast<uint32_t>(atomicAdd(pipe_counters(p) + kPipeValueWrites, 1ull));
+                    arr<uint32_t>(p.vwrites)[at] = e;
+                }
+            }
+            if (failed && sg.index == 0) {
+                arr<uint32_t>(p.g_action)[e] = kActFailed;
+                const uint32_t members = arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e];
+                atomicAdd(pipe_counters(p) + kPipeNeedResize, static_cast<unsigned long long>(members));
+            }
+            pending = pending && !won && !failed;
         }
     }
 }

@@ -90,6 +90,11 @@ final class BatchPipeline implements AutoCloseable {
     private final DeviceBuffer gather = new DeviceBuffer();
     private final DeviceBuffer blocks = new DeviceBuffer();
     private final DeviceBuffer kindCounts = new DeviceBuffer();
+    /**
+     * Batches queued and not yet awaited, at most: each has its own pinned descriptor, counters and
+     * events, so a host thread can stage the next batch while the GPU runs this one.
+     */
+    static final int SLOTS = 4;
     private final PinnedBuffer hostDescriptor = new PinnedBuffer();
     private final PinnedBuffer hostCounters = new PinnedBuffer();
     private final List<DeviceBuffer> all = List.of(descriptor, counters, sortKeys, sortVals, altKeys, altVals, lastSet,
@@ -101,8 +106,9 @@ final class BatchPipeline implements AutoCloseable {
     private final CUevent[] marks = new CUevent[Stage.values().length + 1];
     private final long[] stageNanos = new long[Stage.values().length];
     private boolean profile;
-    private final CUevent begin = new CUevent();
-    private final CUevent end = new CUevent();
+    private final CUevent[] begin = new CUevent[SLOTS];
+    private final CUevent[] end = new CUevent[SLOTS];
+    private int nextSlot;
     private long lastGpuNanos;
     private long totalGpuNanos;
     private long batches;
@@ -112,10 +118,14 @@ final class BatchPipeline implements AutoCloseable {
         this.geometry = geometry;
         this.scan = new DeviceScan(kernels);
         this.sort = new RadixSort(kernels, scan);
-        cuEventCreate(begin, CUevent_flags.CU_EVENT_DEFAULT);
-        cuEventCreate(end, CUevent_flags.CU_EVENT_DEFAULT);
-        hostDescriptor.ensure(KernelParams.PIPE_BATCH_FIELDS * 8L);
-        hostCounters.ensure(KernelParams.PIPE_COUNTERS * 8L);
+        for (int i = 0; i < SLOTS; i++) {
+            begin[i] = new CUevent();
+            end[i] = new CUevent();
+            cuEventCreate(begin[i], CUevent_flags.CU_EVENT_DEFAULT);
+            cuEventCreate(end[i], CUevent_flags.CU_EVENT_DEFAULT);
+        }
+        hostDescriptor.ensure(SLOTS * KernelParams.PIPE_BATCH_FIELDS * 8L);
+        hostCounters.ensure(SLOTS * KernelParams.PIPE_COUNTERS * 8L);
     }
 
     /** The capacity class for n operations: a power of two, at least {@link #MIN_CAPACITY}. */
@@ -205,25 +215,39 @@ final class BatchPipeline implements AutoCloseable {
      */
     long[] countKinds(CUstream stream, DeviceOps ops) {
         ensureCapacity(Math.max(1, ops.n()));
-        upload(stream, ops);
+        int slot = takeSlot();
+        upload(stream, ops, slot);
         cuMemsetD8Async(kindCounts.pointer(), (byte) 0, 4 * 8L, stream);
         Launcher.launchBlocks(k.countKinds, grid(ops.n()), stream, KernelParams.longs(descriptor.address()),
                 KernelParams.longs(kindCounts.address()));
         long[] c = new long[4];
-        cuMemcpyDtoHAsync(hostCounters.pointer(), kindCounts.pointer(), 4 * 8L, stream);
+        long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
+        cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), kindCounts.pointer(), 4 * 8L, stream);
         cuStreamSynchronize(stream);
         for (int i = 0; i < 4; i++) {
-            c[i] = hostCounters.segment().getAtIndex(ValueLayout.JAVA_LONG, i);
+            c[i] = hostCounters.segment().get(ValueLayout.JAVA_LONG, at + i * 8L);
         }
         return c;
     }
 
-    private void upload(CUstream stream, DeviceOps ops) {
+    /** The next slot (descriptor, counters, events); callers keep fewer than SLOTS batches in flight. */
+    private int takeSlot() {
+        int s = nextSlot;
+        nextSlot = (nextSlot + 1) % SLOTS;
+        return s;
+    }
+
+    private void upload(CUstream stream, DeviceOps ops, int slot) {
         long[] d = {ops.n(), ops.kinds(), ops.keys(), ops.values(), ops.codes(), ops.out(), ops.ops()};
+        long at = (long) slot * KernelParams.PIPE_BATCH_FIELDS * 8;
         for (int i = 0; i < d.length; i++) {
-            hostDescriptor.segment().setAtIndex(ValueLayout.JAVA_LONG, i, d[i]);
+            hostDescriptor.segment().set(ValueLayout.JAVA_LONG, at + i * 8L, d[i]);
         }
-        cuMemcpyHtoDAsync(descriptor.pointer(), hostDescriptor.pointer(), d.length * 8L, stream);
+        cuMemcpyHtoDAsync(descriptor.pointer(), hostDescriptor.pointer().withByteOffset(at), d.length * 8L, stream);
+    }
+
+    /** A batch queued by {@link #enqueue}: its slot and what {@link #await} reports. */
+    record Ticket(int slot, long n, long capacity, boolean reads, boolean writes) {
     }
 
     /**
@@ -234,6 +258,20 @@ final class BatchPipeline implements AutoCloseable {
      */
     long[] run(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
                DeviceHeap heap, long poolLength, boolean reads, boolean writes) {
+        long[] out = await(enqueue(stream, ops, table, mirrorTable, cache, cacheOn, heap, poolLength, reads, writes));
+        if (DEBUG) {
+            checkLists(out);  // only here: the lists are this batch's until the next is queued
+        }
+        return out;
+    }
+
+    /**
+     * Queues one batch on {@code stream} without waiting (see {@link #run}); {@link #await} gives its
+     * counters. Batches queued on one stream run one after another, in order; at most SLOTS - 1 may
+     * be in flight, and the heap may not change (grow) while any is.
+     */
+    Ticket enqueue(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
+                   DeviceHeap heap, long poolLength, boolean reads, boolean writes) {
         long n = ops.n();
         ensureCapacity(n);
         long c = capacity;
@@ -255,8 +293,9 @@ final class BatchPipeline implements AutoCloseable {
         sort.reserve(c);
         scan.reserve(Math.max(Math.max(c, KernelParams.ADDRESS_BINS), heap.words()));
 
-        cuEventRecord(begin, stream);
-        upload(stream, ops);
+        int slot = takeSlot();
+        cuEventRecord(begin[slot], stream);
+        upload(stream, ops, slot);
         cuMemsetD8Async(counters.pointer(), (byte) 0, KernelParams.PIPE_COUNTERS * 8L, stream);
         cuMemsetD8Async(owner.pointer(), (byte) 0xFF, t * 4, stream);
         mark(stream, stage++);
@@ -316,11 +355,29 @@ final class BatchPipeline implements AutoCloseable {
             Launcher.launchBlocks(k.retire, grid(c), stream, p, h);
             mark(stream, stage++);
         }
-        cuMemcpyDtoHAsync(hostCounters.pointer(), counters.pointer(), KernelParams.PIPE_COUNTERS * 8L, stream);
-        cuEventRecord(end, stream);
-        cuStreamSynchronize(stream);
+        long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
+        cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), counters.pointer(), KernelParams.PIPE_COUNTERS * 8L,
+                stream);
+        cuEventRecord(end[slot], stream);
+        if (profile) {
+            lastProfiledStages = stage;
+        }
+        return new Ticket(slot, n, c, reads, writes);
+    }
+
+    private int lastProfiledStages;
+
+    /** Waits for a queued batch and returns its counters (KernelParams.PIPE_*). */
+    long[] await(Ticket ticket) {
+        int slot = ticket.slot();
+        jcuda.driver.JCudaDriver.cuEventSynchronize(end[slot]);
+        long n = ticket.n();
+        long c = ticket.capacity();
+        boolean reads = ticket.reads();
+        boolean writes = ticket.writes();
+        int stage = lastProfiledStages;
         float[] ms = new float[1];
-        cuEventElapsedTime(ms, begin, end);
+        cuEventElapsedTime(ms, begin[slot], end[slot]);
         lastGpuNanos = (long) (ms[0] * 1e6);
         totalGpuNanos += lastGpuNanos;
         batches++;
@@ -331,13 +388,13 @@ final class BatchPipeline implements AutoCloseable {
             }
         }
         long[] out = new long[KernelParams.PIPE_COUNTERS];
+        long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         for (int i = 0; i < out.length; i++) {
-            out[i] = hostCounters.segment().getAtIndex(ValueLayout.JAVA_LONG, i);
+            out[i] = hostCounters.segment().get(ValueLayout.JAVA_LONG, at + i * 8L);
         }
         if (DEBUG) {
             System.err.printf("gphash pipeline: n=%d capacity=%d reads=%b writes=%b counters=%s gpu=%.3f ms%n", n, c, reads,
                     writes, java.util.Arrays.toString(out), lastGpuNanos / 1e6);
-            checkLists(out);
         }
         return out;
     }
@@ -420,8 +477,10 @@ final class BatchPipeline implements AutoCloseable {
         sort.close();
         hostDescriptor.close();
         hostCounters.close();
-        cuEventDestroy(begin);
-        cuEventDestroy(end);
+        for (int i = 0; i < SLOTS; i++) {
+            cuEventDestroy(begin[i]);
+            cuEventDestroy(end[i]);
+        }
         for (CUevent e : marks) {
             if (e != null) {
                 cuEventDestroy(e);

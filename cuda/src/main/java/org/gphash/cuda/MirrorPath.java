@@ -46,16 +46,7 @@ final class MirrorPath implements BatchPath {
     private final DeviceHeap heap = new DeviceHeap();
     private final BatchPipeline pipeline;
     private final CUstream stream = new CUstream();
-    private final PinnedBuffer hostKinds = new PinnedBuffer();
-    private final PinnedBuffer hostKeys = new PinnedBuffer();
-    private final PinnedBuffer hostValues = new PinnedBuffer();
-    private final PinnedBuffer hostCodes = new PinnedBuffer();
-    private final PinnedBuffer hostOut = new PinnedBuffer();
-    private final DeviceBuffer kinds = new DeviceBuffer();
-    private final DeviceBuffer keys = new DeviceBuffer();
-    private final DeviceBuffer values = new DeviceBuffer();
-    private final DeviceBuffer codes = new DeviceBuffer();
-    private final DeviceBuffer out = new DeviceBuffer();
+    private final HostLane[] lanes;
     private final DeviceBuffer rerun = new DeviceBuffer();
     private long resizes;
 
@@ -63,6 +54,8 @@ final class MirrorPath implements BatchPath {
         this.parts = parts;
         this.geometry = parts.geometry();
         this.pipeline = new BatchPipeline(kernels, geometry);
+        this.lanes = new HostLane[] {new HostLane(geometry.keySize(), geometry.valueSize()),
+                new HostLane(geometry.keySize(), geometry.valueSize())};
         try {
             cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
             heap.push(parts.pool());
@@ -77,86 +70,113 @@ final class MirrorPath implements BatchPath {
     static long bytesNeeded(PoolTable pool) {
         int vs = pool.geometry().valueSize();
         int ks = pool.geometry().keySize();
-        long staging = (long) MAX_SLICE * (2 + ks + 2L * vs);
+        long staging = 2L * MAX_SLICE / 4 * (2 + ks + 2L * vs);  // two lanes of host-batch chunks
         return DeviceIndexMirror.bytesFor(pool.layout()) + BatchPipeline.bytesFor(BatchPipeline.capacityFor(MAX_SLICE), vs)
                 + staging;
     }
 
+    /**
+     * A host batch, in chunks that alternate between two lanes: while the GPU runs one chunk, this
+     * thread copies the next one in and the previous one's results out. Chunks run on one stream, in
+     * batch order. Operations that found every candidate bucket full wait for the end of the batch,
+     * then run again after a resize.
+     */
     @Override
     public void execute(Batch batch, BatchResult result) {
         int n = batch.size();
-        int ks = geometry.keySize();
-        int vs = geometry.valueSize();
+        int chunk = hostChunk(n);
         MemorySegment batchKinds = batch.kinds();
-        for (int first = 0; first < n; first += MAX_SLICE) {
-            long t0 = System.nanoTime();
-            int m = Math.min(MAX_SLICE, n - first);
+        int[] rerun = new int[0];
+        int lane = 0;
+        for (int first = 0; first < n; first += chunk) {
+            int m = Math.min(chunk, n - first);
+            HostLane l = lanes[lane];
+            if (l.ticket != null) {
+                rerun = harvest(l, result, rerun);
+            }
             long valueWrites = 0;
             long deletes = 0;
             boolean reads = false;
             for (int i = first; i < first + m; i++) {
-                OpKind kind = OpKind.ofOrdinal(batchKinds.get(ValueLayout.JAVA_BYTE, i));
-                if (kind.hasValue()) {
-                    valueWrites++;
-                }
-                if (kind == OpKind.DELETE) {
-                    deletes++;
-                }
-                reads |= kind == OpKind.GET || kind == OpKind.READ_MODIFY_WRITE;
+                byte kind = batchKinds.get(ValueLayout.JAVA_BYTE, i);
+                valueWrites += WRITES_VALUE[kind];
+                deletes += kind == DELETE ? 1 : 0;
+                reads |= READS_VALUE[kind] != 0;
             }
-            long t1 = System.nanoTime();
-            stage(batch, first, m, valueWrites > 0);
-            long t2 = System.nanoTime();
-            runSlice(m, kinds.address(), keys.address(), valueWrites > 0 ? values.address() : 0, codes.address(),
-                    reads ? out.address() : 0, valueWrites, reads, valueWrites + deletes > 0);
-            cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), m, stream);
-            if (reads) {
-                cuMemcpyDtoHAsync(hostOut.pointer(), out.pointer(), (long) m * vs, stream);
+            if (heap.freeBlocks() - inFlightWrites < valueWrites) {
+                rerun = harvest(lanes[lane ^ 1], result, rerun);  // growth remaps the pool: nothing may be in flight
+                ensureFreeBlocks(valueWrites);
             }
-            long t3 = System.nanoTime();
-            cuStreamSynchronize(stream);
-            long t4 = System.nanoTime();
-            MemorySegment c = hostCodes.segment();
-            for (int i = 0; i < m; i++) {
-                int code = c.get(ValueLayout.JAVA_BYTE, i);
-                if (code < Outcome.FOUND.code() || code > Outcome.REPLACED.code()) {
-                    throw new IllegalStateException("the pipeline returned code " + code + " for operation " + (first + i));
-                }
-            }
-            MemorySegment.copy(c, 0, result.outcomeCodes(), first, m);
-            if (reads) {
-                ParallelCopy.copy(hostOut.segment(), 0, result.values(), (long) first * vs, (long) m * vs);
-            }
-            if (BatchPipeline.DEBUG) {
-                System.err.printf("gphash host batch of %d: kinds %.2f ms, staging %.2f ms, pipeline %.2f ms, copies out "
-                        + "%.2f ms, results %.2f ms%n", m, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6,
-                        (System.nanoTime() - t4) / 1e6);
-            }
+            l.stage(stream, batch, first, m, valueWrites > 0, reads);
+            l.valueWrites = valueWrites;
+            inFlightWrites += valueWrites;
+            l.ticket = enqueue(m, l.kinds.address(), l.keys.address(), valueWrites > 0 ? l.values.address() : 0,
+                    l.codes.address(), reads ? l.out.address() : 0, 0, reads, valueWrites + deletes > 0);
+            l.queueResults(stream);
+            lane ^= 1;
+        }
+        for (HostLane l : lanes) {
+            rerun = harvest(l, result, rerun);
+        }
+        if (rerun.length > 0) {
+            resize();
+            HostLane l = lanes[0];
+            l.stagePacked(stream, batch, rerun);
+            runSlice(rerun.length, l.kinds.address(), l.keys.address(), l.values.address(), l.codes.address(),
+                    l.out.address(), rerun.length, true, true);
+            l.queueResults(stream);
+            l.awaitResults();
+            l.scatterResults(result, rerun);
         }
     }
 
-    /** Copies operations first..first+m of a host batch into pinned memory and on to the GPU. */
-    private void stage(Batch batch, int first, int m, boolean withValues) {
-        int ks = geometry.keySize();
-        int vs = geometry.valueSize();
-        hostKinds.ensure(m);
-        hostKeys.ensure((long) m * ks);
-        hostCodes.ensure(m);
-        hostOut.ensure((long) m * vs);
-        kinds.ensure(m);
-        keys.ensure((long) m * ks);
-        codes.ensure(m);
-        out.ensure((long) m * vs);
-        MemorySegment.copy(batch.kinds(), first, hostKinds.segment(), 0, m);
-        ParallelCopy.copy(batch.keys(), (long) first * ks, hostKeys.segment(), 0, (long) m * ks);
-        cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), m, stream);
-        cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), (long) m * ks, stream);
-        if (withValues) {
-            hostValues.ensure((long) m * vs);
-            values.ensure((long) m * vs);
-            ParallelCopy.copy(batch.values(), (long) first * vs, hostValues.segment(), 0, (long) m * vs);
-            cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) m * vs, stream);
+    /** Chunks of a host batch: whole up to 2^16 operations, else about four, between 2^16 and a slice. */
+    static int hostChunk(int n) {
+        if (n <= 1 << 16) {
+            return Math.max(1, n);
         }
+        return Math.min(MAX_SLICE, Math.max(1 << 16, (n + 3) / 4));
+    }
+
+    private static final byte DELETE = (byte) OpKind.DELETE.ordinal();
+    private static final int[] WRITES_VALUE = new int[OpKind.values().length];
+    private static final int[] READS_VALUE = new int[OpKind.values().length];
+
+    static {
+        for (OpKind k : OpKind.values()) {
+            WRITES_VALUE[k.ordinal()] = k.hasValue() ? 1 : 0;
+            READS_VALUE[k.ordinal()] = k == OpKind.GET || k == OpKind.READ_MODIFY_WRITE ? 1 : 0;
+        }
+    }
+
+    /** Value writes of the chunks queued and not yet harvested: blocks they may take. */
+    private long inFlightWrites;
+
+    /**
+     * Waits for a lane's chunk, accounts for it and copies its results into {@code result}; returns
+     * the rerun list grown by the chunk's operations that need a resize first.
+     */
+    private int[] harvest(HostLane l, BatchResult result, int[] rerun) {
+        if (l.ticket == null) {
+            return rerun;
+        }
+        l.awaitResults();
+        long[] c = pipeline.await(l.ticket);
+        l.ticket = null;
+        inFlightWrites -= l.valueWrites;
+        account(c, parts.cache());
+        l.copyResults(result);
+        if (c[KernelParams.PIPE_NEED_RESIZE] == 0) {
+            return rerun;
+        }
+        int[] out = Arrays.copyOf(rerun, rerun.length + (int) c[KernelParams.PIPE_NEED_RESIZE]);
+        int k = rerun.length;
+        for (int i = 0; i < l.n; i++) {
+            if ((l.code(i) & KernelParams.CODE_MASK) == KernelParams.NEED_RESIZE_CODE) {
+                out[k++] = l.first + i;
+            }
+        }
+        return Arrays.copyOf(out, k);
     }
 
     @Override
@@ -188,15 +208,11 @@ final class MirrorPath implements BatchPath {
     private void runSlice(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt, long valueWrites,
                           boolean reads, boolean writes) {
         BucketCache cache = parts.cache();
-        cache.operationsRan(n, parts.tableParams());
         long opsAt = 0;
         long count = n;
         for (;;) {
             ensureFreeBlocks(valueWrites);
-            PoolTable pool = parts.pool();
-            long[] c = pipeline.run(stream, new BatchPipeline.DeviceOps(count, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt),
-                    parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()), cache.params(),
-                    cache.enabled(), heap, pool.file().mappedSize(), reads, writes);
+            long[] c = pipeline.await(enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, reads, writes));
             account(c, cache);
             if (c[KernelParams.PIPE_NEED_RESIZE] == 0) {
                 return;
@@ -208,6 +224,17 @@ final class MirrorPath implements BatchPath {
             opsAt = rerun.address();
             count = again.length;
         }
+    }
+
+    /** Queues one run of the pipeline on the engine's stream. */
+    private BatchPipeline.Ticket enqueue(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt,
+                                         long opsAt, boolean reads, boolean writes) {
+        BucketCache cache = parts.cache();
+        cache.operationsRan(n, parts.tableParams());
+        PoolTable pool = parts.pool();
+        return pipeline.enqueue(stream, new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt),
+                parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()), cache.params(),
+                cache.enabled(), heap, pool.file().mappedSize(), reads, writes);
     }
 
     /** The operations of the last run whose code says NEED_RESIZE. */
@@ -301,8 +328,7 @@ final class MirrorPath implements BatchPath {
     }
 
     private void closeQuietly() {
-        for (AutoCloseable c : new AutoCloseable[] {mirror, heap, pipeline, hostKinds, hostKeys, hostValues, hostCodes,
-                hostOut, kinds, keys, values, codes, out, rerun}) {
+        for (AutoCloseable c : new AutoCloseable[] {mirror, heap, pipeline, lanes[0], lanes[1], rerun}) {
             try {
                 c.close();
             } catch (Exception ignored) {

@@ -1,0 +1,163 @@
+// Probing the HBM mirror with one sub-group of lanes per key: as many lanes as a bucket has slots
+// (lane i reads slot i), a few keys per warp. Each sub-group issues the loads of all its key's
+// candidate buckets before using any, so a warp keeps several keys' loads in flight; warp_probe.cuh's
+// one-shot probe (one key per warp, lane = candidate slot) keeps one. Used where the mirror is read
+// without writers racing (a batch's lookups) and for claiming insert slots (CAS in the mirror).
+//
+// Candidate order is the validity order of docs/DESIGN.md: level from the top, bucket number
+// ascending (a bucket two hashes share once), slot ascending; the first match is the valid item.
+#pragma once
+#include <cstdint>
+#include "../cache_params.cuh"
+#include "../key_hash.cuh"
+#include "../slot_meta.cuh"
+#include "../table_params.cuh"
+
+namespace gphash {
+
+constexpr int kMaxSubwarpBuckets = 8;  // levels x hashes when a bucket has at least 4 slots
+
+// Whether this geometry probes by sub-groups: slots a power of two, at least 4 (so a key's buckets fit
+// the registers kept per lane), at most a warp.
+__device__ __forceinline__ bool subwarp_probe_fits(const TableParams& t) {
+    const int s = static_cast<int>(t.slots);
+    return s >= 4 && s <= kWarpSize && (s & (s - 1)) == 0 && t.level_count * t.hashes <= kMaxSubwarpBuckets;
+}
+
+struct SubGroup {
+    int width;      // lanes per key: slots per bucket
+    int per_warp;   // keys per warp
+    int sub;        // this lane's key within the warp
+    int index;      // this lane's slot
+    int leader;     // the sub-group's first lane
+    uint32_t mask;  // the sub-group's lanes
+};
+
+__device__ __forceinline__ SubGroup sub_group(const TableParams& t) {
+    const int width = static_cast<int>(t.slots);
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int sub = lane / width;
+    const uint32_t ones = width >= kWarpSize ? kFullMask : ((1u << width) - 1);
+    return SubGroup{width, kWarpSize / width, sub, lane % width, sub * width, ones << (sub * width)};
+}
+
+// What a sub-group learned about its key; the same in every lane of the sub-group.
+struct MirrorLookup {
+    bool found;          // the key's valid item
+    uint64_t meta;
+    uint64_t bucket;     // its global bucket number (cache_params.cuh)
+    int slot;            // its slot in the bucket
+    bool placeable;      // some candidate bucket has an EMPTY slot
+    uint64_t place_bucket;
+    int place_slot;      // the first EMPTY slot of the least-loaded such bucket (ties: earlier candidate)
+    uint32_t candidates; // bit c set: candidate c is a distinct bucket of the key
+    uint64_t candidate[kMaxSubwarpBuckets];  // global bucket numbers, candidate c = level c / hashes
+};
+
+// The q-th smallest (ties by hash index) of the key's bucket numbers at a level of `size` buckets.
+__device__ __forceinline__ uint64_t nth_bucket(const KeyHashes& k, int hashes, uint64_t size, int q) {
+    uint64_t out = 0;
+#pragma unroll
+    for (int j = 0; j < kMaxHashes; ++j) {
+        if (j < hashes) {
+            const uint64_t v = k.h[j] & (size - 1);
+            int rank = 0;
+#pragma unroll
+            for (int i = 0; i < kMaxHashes; ++i) {
+                if (i < hashes) {
+                    const uint64_t w = k.h[i] & (size - 1);
+                    rank += (w < v || (w == v && i < j)) ? 1 : 0;
+                }
+            }
+            out = rank == q ? v : out;
+        }
+    }
+    return out;
+}
+
+// Looks `key` (hashes k) up in the mirror (mt: TableParams over the mirror). Every lane of the warp
+// must call; `live` false for sub-groups without a key this round. During placement other warps claim
+// slots meanwhile, so an EMPTY slot seen may be taken by the time it is CASed (the caller retries).
+// Candidate c is level c / hashes's (c % hashes)-th smallest bucket, skipped when it repeats the one
+// before (a bucket two hashes share); arrays are indexed by c only, so they stay in registers.
+__device__ MirrorLookup lookup_mirror(const TableParams& mt, const SubGroup& g, const KeyHashes& k, const uint8_t* key,
+                                      bool live) {
+    MirrorLookup r{};
+    const int ks = static_cast<int>(mt.key_size);
+    const int hashes = static_cast<int>(mt.hashes);
+    const int count = static_cast<int>(mt.level_count) * hashes;
+    const bool one_word = mt.key_stride == 8;
+    const uint64_t query0 = live && one_word ? key_word(key, 0, ks) : 0;
+    const uint64_t key_mask = ks >= 8 ? ~0ull : (1ull << (ks * 8)) - 1;
+    uint64_t meta[kMaxSubwarpBuckets];
+    uint64_t word[kMaxSubwarpBuckets];
+    // Every load issued before any is used.
+#pragma unroll
+    for (int c = 0; c < kMaxSubwarpBuckets; ++c) {
+        meta[c] = ~0ull;  // neither EMPTY nor, being masked by `candidates`, a match
+        word[c] = 0;
+        if (c < count) {
+            const int d = c / hashes;
+            const int q = c % hashes;
+            const uint64_t size = 1ull << (mt.top_log2 - d);
+            const uint64_t b = nth_bucket(k, hashes, size, q);
+            if (q == 0 || nth_bucket(k, hashes, size, q - 1) != b) {
+                r.candidates |= 1u << c;
+                r.candidate[c] = (2ull << mt.top_log2) - (2ull << (mt.top_log2 - d)) + b;
+                const uint8_t* at = reinterpret_cast<const uint8_t*>(mt.level_offset[d] + b * static_cast<uint64_t>(mt.bucket_size)
+                                                                     + static_cast<uint64_t>(g.index) * mt.slot_size);
+                if (live) {
+                    if (one_word) {
+                        ulonglong2 mk;
+                        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(mk.x), "=l"(mk.y) : "l"(at));
+                        meta[c] = mk.x;
+                        word[c] = mk.y;
+                    } else {
+                        meta[c] = load_meta(at, 0);
+                        word[c] = reinterpret_cast<uint64_t>(at);  // where the key is, for the compare below
+                    }
+                }
+            }
+        }
+    }
+    // The first match in candidate order; the least-loaded bucket with an EMPTY slot.
+    uint32_t best = ~0u;  // occupied << 8 | candidate
+    bool found = false;
+#pragma unroll
+    for (int c = 0; c < kMaxSubwarpBuckets; ++c) {
+        const bool here = live && ((r.candidates >> c) & 1);
+        const bool item = here && meta_is_item(meta[c]) && meta_fingerprint(meta[c]) == k.fp;
+        bool eq = item && (one_word ? (word[c] & key_mask) == query0 : true);
+        if (item && !one_word) {
+            const uint8_t* slot_key = reinterpret_cast<const uint8_t*>(word[c]) + 8;
+            for (int w = 0; w < mt.key_stride / 8 && eq; ++w) {
+                eq = pool_key_word(slot_key, w, ks) == key_word(key, w, ks);
+            }
+        }
+        const uint32_t match = __ballot_sync(kFullMask, eq) & g.mask;
+        const uint32_t empty = __ballot_sync(kFullMask, here && meta[c] == kEmpty) & g.mask;
+        const uint32_t occupied = __ballot_sync(kFullMask, here && meta[c] != kEmpty) & g.mask;
+        // One shuffle that every lane executes: from the sub-group's first matching lane, if any.
+        const int first = match != 0 ? __ffs(match) - 1 : g.leader;
+        const uint64_t first_meta = __shfl_sync(kFullMask, meta[c], first);
+        if (!found && match != 0) {
+            found = true;
+            r.slot = first - g.leader;
+            r.bucket = r.candidate[c];
+            r.meta = first_meta;
+        }
+        if (empty != 0) {
+            const uint32_t score = (static_cast<uint32_t>(__popc(occupied)) << 8) | static_cast<uint32_t>(c);
+            if (score < best) {
+                best = score;
+                r.place_bucket = r.candidate[c];
+                r.place_slot = __ffs(empty) - 1 - g.leader;
+            }
+        }
+    }
+    r.found = found;
+    r.placeable = best != ~0u;
+    return r;
+}
+
+}  // namespace gphash

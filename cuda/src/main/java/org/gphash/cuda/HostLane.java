@@ -1,0 +1,157 @@
+package org.gphash.cuda;
+
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+import static jcuda.driver.JCudaDriver.cuEventSynchronize;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUstream;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+
+/**
+ * One chunk of a host batch on its way through the GPU: pinned staging memory and device buffers for
+ * its kinds, keys, values, codes and values out. The engine keeps two, so that the Java copies of one
+ * chunk (in and out) overlap the GPU's work on the other. Not thread-safe.
+ */
+final class HostLane implements AutoCloseable {
+
+    private final int keySize;
+    private final int valueSize;
+    private final PinnedBuffer hostKinds = new PinnedBuffer();
+    private final PinnedBuffer hostKeys = new PinnedBuffer();
+    private final PinnedBuffer hostValues = new PinnedBuffer();
+    private final PinnedBuffer hostCodes = new PinnedBuffer();
+    private final PinnedBuffer hostOut = new PinnedBuffer();
+    final DeviceBuffer kinds = new DeviceBuffer();
+    final DeviceBuffer keys = new DeviceBuffer();
+    final DeviceBuffer values = new DeviceBuffer();
+    final DeviceBuffer codes = new DeviceBuffer();
+    final DeviceBuffer out = new DeviceBuffer();
+    private final CUevent done = new CUevent();
+
+    /** The chunk in flight: its first operation in the batch, its size, what it does; ticket null when idle. */
+    int first;
+    int n;
+    boolean reads;
+    long valueWrites;
+    BatchPipeline.Ticket ticket;
+
+    HostLane(int keySize, int valueSize) {
+        this.keySize = keySize;
+        this.valueSize = valueSize;
+        cuEventCreate(done, CUevent_flags.CU_EVENT_DEFAULT);
+    }
+
+    /** Copies operations first..first+n of {@code batch} into pinned memory and queues them to the GPU. */
+    void stage(CUstream stream, Batch batch, int first, int n, boolean withValues, boolean withReads) {
+        this.first = first;
+        this.n = n;
+        this.reads = withReads;
+        hostKinds.ensure(n);
+        hostKeys.ensure((long) n * keySize);
+        hostCodes.ensure(n);
+        kinds.ensure(n);
+        keys.ensure((long) n * keySize);
+        codes.ensure(n);
+        MemorySegment.copy(batch.kinds(), first, hostKinds.segment(), 0, n);
+        ParallelCopy.copy(batch.keys(), (long) first * keySize, hostKeys.segment(), 0, (long) n * keySize);
+        cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), n, stream);
+        cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), (long) n * keySize, stream);
+        if (withValues) {
+            hostValues.ensure((long) n * valueSize);
+            values.ensure((long) n * valueSize);
+            ParallelCopy.copy(batch.values(), (long) first * valueSize, hostValues.segment(), 0, (long) n * valueSize);
+            cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, stream);
+        }
+        if (withReads) {
+            hostOut.ensure((long) n * valueSize);
+            out.ensure((long) n * valueSize);
+        }
+    }
+
+    /**
+     * Stages the listed operations of {@code batch}, packed (a rerun of the few operations a resize
+     * held back); the lane's operation i is the batch's ops[i].
+     */
+    void stagePacked(CUstream stream, Batch batch, int[] ops) {
+        int n = ops.length;
+        this.first = -1;
+        this.n = n;
+        this.reads = true;
+        hostKinds.ensure(n);
+        hostKeys.ensure((long) n * keySize);
+        hostValues.ensure((long) n * valueSize);
+        hostCodes.ensure(n);
+        hostOut.ensure((long) n * valueSize);
+        kinds.ensure(n);
+        keys.ensure((long) n * keySize);
+        values.ensure((long) n * valueSize);
+        codes.ensure(n);
+        out.ensure((long) n * valueSize);
+        for (int i = 0; i < n; i++) {
+            int op = ops[i];
+            hostKinds.segment().set(ValueLayout.JAVA_BYTE, i, batch.kinds().get(ValueLayout.JAVA_BYTE, op));
+            MemorySegment.copy(batch.keys(), (long) op * keySize, hostKeys.segment(), (long) i * keySize, keySize);
+            MemorySegment.copy(batch.values(), (long) op * valueSize, hostValues.segment(), (long) i * valueSize, valueSize);
+        }
+        cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), n, stream);
+        cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), (long) n * keySize, stream);
+        cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, stream);
+    }
+
+    /** Queues the copies of the results back into pinned memory, after what is already queued. */
+    void queueResults(CUstream stream) {
+        cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), n, stream);
+        if (reads) {
+            cuMemcpyDtoHAsync(hostOut.pointer(), out.pointer(), (long) n * valueSize, stream);
+        }
+        cuEventRecord(done, stream);
+    }
+
+    /** Waits for the results queued last. */
+    void awaitResults() {
+        cuEventSynchronize(done);
+    }
+
+    /** The outcome code of the lane's operation i (after awaitResults). */
+    int code(int i) {
+        return hostCodes.segment().get(ValueLayout.JAVA_BYTE, i);
+    }
+
+    /** Moves the chunk's results into {@code result} at the chunk's place. */
+    void copyResults(BatchResult result) {
+        MemorySegment.copy(hostCodes.segment(), 0, result.outcomeCodes(), first, n);
+        if (reads) {
+            ParallelCopy.copy(hostOut.segment(), 0, result.values(), (long) first * valueSize, (long) n * valueSize);
+        }
+    }
+
+    /** Moves a packed rerun's results to the operations they belong to. */
+    void scatterResults(BatchResult result, int[] ops) {
+        for (int i = 0; i < ops.length; i++) {
+            result.outcomeCodes().set(ValueLayout.JAVA_BYTE, ops[i], hostCodes.segment().get(ValueLayout.JAVA_BYTE, i));
+            MemorySegment.copy(hostOut.segment(), (long) i * valueSize, result.values(), (long) ops[i] * valueSize, valueSize);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable c : new AutoCloseable[] {hostKinds, hostKeys, hostValues, hostCodes, hostOut, kinds, keys, values,
+                codes, out}) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        cuEventDestroy(done);
+    }
+}
