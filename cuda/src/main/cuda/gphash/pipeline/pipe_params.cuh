@@ -22,6 +22,8 @@ struct PipeBatch {
     uint64_t codes;   // uint8_t[]: outcome codes written
     uint64_t out;     // value_size bytes per operation: values found (GET) or replaced (RMW)
     uint64_t ops;     // uint32_t[n]: the operations to run (a rerun after a resize), or 0: 0..n-1
+    uint64_t clock;   // the batch's sequence number: BktCache's LRU stamp and sampling salt (here, not in
+                      // CacheParams, so that a captured graph of the stages serves every batch)
 };
 
 // Where each stage reads and writes. Per-operation arrays hold `capacity` entries; per-group arrays

@@ -33,8 +33,8 @@ __device__ __forceinline__ KeyHashes group_hashes(const TableParams& t, const Pi
 // BktCache's access count for one group: its members' weight to the bucket holding the key, or to
 // every candidate bucket when it is absent (what the next load selects by).
 __device__ __forceinline__ void record_group_access(const TableParams& t, const CacheParams& c, const WindowProbe& w,
-                                                    uint32_t weight, uint64_t salt) {
-    if (c.policy == kRandom || (fmix64(salt * 0x9E3779B97F4A7C15ull ^ c.clock) & c.sample_mask) != 0) {
+                                                    uint32_t weight, uint64_t salt, uint64_t clock) {
+    if (c.policy == kRandom || (fmix64(salt * 0x9E3779B97F4A7C15ull ^ clock) & c.sample_mask) != 0) {
         return;
     }
     const int lane = lane_id();
@@ -45,7 +45,7 @@ __device__ __forceinline__ void record_group_access(const TableParams& t, const 
         if (c.policy == kLfu) {
             atomicAdd(score, weight);
         } else {
-            *reinterpret_cast<volatile unsigned int*>(score) = static_cast<unsigned int>(c.clock);
+            *reinterpret_cast<volatile unsigned int*>(score) = static_cast<unsigned int>(clock);
         }
     }
 }
@@ -77,7 +77,7 @@ __device__ void resolve_by_warps(const TableParams& t, const TableParams& mt, co
         }
         if (cache_on(c)) {
             const uint32_t weight = arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e];
-            record_group_access(t, c, w, weight, e);
+            record_group_access(t, c, w, weight, e, pipe_batch(p).clock);
         }
     }
 }
@@ -127,8 +127,8 @@ __device__ void place_by_warps(const TableParams& t, const TableParams& mt, cons
 
 // BktCache's access count for one group, from a sub-group lookup (see record_group_access).
 __device__ __forceinline__ void record_lookup_access(const CacheParams& c, const MirrorLookup& r, uint32_t weight,
-                                                     uint64_t salt) {
-    if (c.policy == kRandom || (fmix64(salt * 0x9E3779B97F4A7C15ull ^ c.clock) & c.sample_mask) != 0) {
+                                                     uint64_t salt, uint64_t clock) {
+    if (c.policy == kRandom || (fmix64(salt * 0x9E3779B97F4A7C15ull ^ clock) & c.sample_mask) != 0) {
         return;
     }
     unsigned int* scores = reinterpret_cast<unsigned int*>(c.scores);
@@ -140,7 +140,7 @@ __device__ __forceinline__ void record_lookup_access(const CacheParams& c, const
         if (c.policy == kLfu) {
             atomicAdd(scores + x, weight);
         } else {
-            *reinterpret_cast<volatile unsigned int*>(scores + x) = static_cast<unsigned int>(c.clock);
+            *reinterpret_cast<volatile unsigned int*>(scores + x) = static_cast<unsigned int>(clock);
         }
     }
 }
@@ -168,7 +168,7 @@ __device__ void pipe_resolve(const TableParams& t, const TableParams& mt, const 
             arr<uint32_t>(p.g_fp)[e] = k.fp;
             if (cache_on(c)) {
                 const uint32_t weight = arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e];
-                record_lookup_access(c, r, weight, e);
+                record_lookup_access(c, r, weight, e, pipe_batch(p).clock);
             }
         }
     }

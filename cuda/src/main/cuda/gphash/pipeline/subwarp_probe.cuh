@@ -56,6 +56,11 @@ struct MirrorLookup {
 
 // The q-th smallest (ties by hash index) of the key's bucket numbers at a level of `size` buckets.
 __device__ __forceinline__ uint64_t nth_bucket(const KeyHashes& k, int hashes, uint64_t size, int q) {
+    if (hashes <= 2) {  // the default geometry: the smaller, then the larger
+        const uint64_t a = k.h[0] & (size - 1);
+        const uint64_t b = hashes == 2 ? k.h[1] & (size - 1) : a;
+        return q == 0 ? min(a, b) : max(a, b);
+    }
     uint64_t out = 0;
 #pragma unroll
     for (int j = 0; j < kMaxHashes; ++j) {

@@ -46,7 +46,7 @@ final class BatchPipeline implements AutoCloseable {
     enum Stage { GROUP, SORT, RESOLVE, SEMANTICS, PLACE, READ, TAKE, WRITE_VALUES, WRITE_KEYS, PUBLISH, CACHE, RETIRE }
 
     /** One batch in device memory: the PipeBatch struct's fields. */
-    record DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops) {
+    record DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops, long clock) {
     }
 
     private final PipelineKernels k;
@@ -103,6 +103,37 @@ final class BatchPipeline implements AutoCloseable {
             kindCounts);
 
     private long capacity;
+
+    /**
+     * The stage launches of a batch, captured once per shape and parameters as a CUDA graph and
+     * replayed with one launch: a batch's launches depend only on its capacity class, what it does
+     * and where things are (its sizes are read from device memory), and the host's launch overhead,
+     * not the GPU, is what limits small batches. -Dgphash.pipeline.graphs=false launches every stage.
+     */
+    private static final boolean GRAPHS = !"false".equals(System.getProperty("gphash.pipeline.graphs"));
+    private static final int MAX_GRAPHS = 32;
+
+    private record GraphKey(long capacity, boolean reads, boolean writes, boolean cacheOn, java.nio.ByteBuffer params) {
+    }
+
+    private record Graph(jcuda.driver.CUgraph graph, jcuda.driver.CUgraphExec exec) {
+    }
+
+    private final Map<GraphKey, Graph> graphs = new java.util.HashMap<>();
+    private long graphCaptures;
+
+    /** Graphs captured since this pipeline was made (each a new shape or new buffers). */
+    long graphCaptures() {
+        return graphCaptures;
+    }
+
+    private void dropGraphs() {
+        for (Graph g : graphs.values()) {
+            jcuda.driver.JCudaDriver.cuGraphExecDestroy(g.exec());
+            jcuda.driver.JCudaDriver.cuGraphDestroy(g.graph());
+        }
+        graphs.clear();
+    }
     private final CUevent[] marks = new CUevent[Stage.values().length + 1];
     private final long[] stageNanos = new long[Stage.values().length];
     private boolean profile;
@@ -184,6 +215,7 @@ final class BatchPipeline implements AutoCloseable {
         if (c <= capacity) {
             return;
         }
+        dropGraphs();  // they refer to the buffers about to be replaced
         int vs = geometry.valueSize();
         long t = 2 * c;
         descriptor.ensure(KernelParams.PIPE_BATCH_FIELDS * 8L);
@@ -238,7 +270,7 @@ final class BatchPipeline implements AutoCloseable {
     }
 
     private void upload(CUstream stream, DeviceOps ops, int slot) {
-        long[] d = {ops.n(), ops.kinds(), ops.keys(), ops.values(), ops.codes(), ops.out(), ops.ops()};
+        long[] d = {ops.n(), ops.kinds(), ops.keys(), ops.values(), ops.codes(), ops.out(), ops.ops(), ops.clock()};
         long at = (long) slot * KernelParams.PIPE_BATCH_FIELDS * 8;
         for (int i = 0; i < d.length; i++) {
             hostDescriptor.segment().set(ValueLayout.JAVA_LONG, at + i * 8L, d[i]);
@@ -290,70 +322,34 @@ final class BatchPipeline implements AutoCloseable {
         byte[] h = heap.params();
         int stage = 0;
         // Scratch space for every scan and the sort of this batch, before anything is queued.
-        sort.reserve(c);
-        scan.reserve(Math.max(Math.max(c, KernelParams.ADDRESS_BINS), heap.words()));
+        if (sort.reserve(c) | scan.reserve(Math.max(Math.max(c, KernelParams.ADDRESS_BINS), heap.words()))) {
+            dropGraphs();  // a scratch buffer moved
+        }
 
         int slot = takeSlot();
         cuEventRecord(begin[slot], stream);
         upload(stream, ops, slot);
-        cuMemsetD8Async(counters.pointer(), (byte) 0, KernelParams.PIPE_COUNTERS * 8L, stream);
-        cuMemsetD8Async(owner.pointer(), (byte) 0xFF, t * 4, stream);
-        mark(stream, stage++);
-        // GROUP, SORT
-        Launcher.launchBlocks(k.group, grid(c), stream, table, p);
-        mark(stream, stage++);
-        sort.sort(stream, sortKeys.address(), sortVals.address(), altKeys.address(), altVals.address(), c,
-                descriptor.address(), tableBits);
-        mark(stream, stage++);
-        // RESOLVE
-        Launcher.launchBlocks(k.heads, grid(c), stream, p);
-        Launcher.launchBlocks(k.resolve, warpGrid(c), stream, table, mirrorTable, p, cache);
-        mark(stream, stage++);
-        // SEMANTICS
-        scan.inclusiveMax(stream, lastSet.address(), lastSet.address(), c);
-        Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
-        scan.inclusiveMax(stream, lastSrc.address(), lastSrc.address(), c);
-        Launcher.launchBlocks(k.net, grid(c), stream, p);
-        mark(stream, stage++);
-        // PLACE
-        if (writes) {
-            Launcher.launchBlocks(k.place, warpGrid(c), stream, table, mirrorTable, p);
-        }
-        Launcher.launchBlocks(k.outcome, grid(c), stream, p);
-        mark(stream, stage++);
-        // READ
-        if (reads) {
-            zeroBins(stream);
-            Launcher.launchBlocks(k.readList, grid(c), stream, p);
-            scan.exclusiveSum(stream, bins.address(), binStart.address(), KernelParams.ADDRESS_BINS);
-            Launcher.launchBlocks(k.binReads, grid(c), stream, p);
-            Launcher.launchBlocks(k.gather, warpGrid(c), stream, table, p, cache);
-            Launcher.launchBlocks(k.fanout, warpGrid(c), stream, table, p);
-        }
-        mark(stream, stage++);
-        if (writes) {
-            // TAKE
-            Launcher.launchBlocks(k.heapFreeCounts, grid(heap.words()), stream, h);
-            scan.exclusiveSum(stream, heap.freePrefixAddress(), heap.freePrefixAddress(), heap.words());
-            Launcher.launchBlocks(k.take, grid(heap.words()), stream, p, h);
-            mark(stream, stage++);
-            // WRITE_VALUES (phase V), binned slot list
-            zeroBins(stream);
-            Launcher.launchBlocks(k.writeValues, warpGrid(c), stream, table, p);
-            scan.exclusiveSum(stream, bins.address(), binStart.address(), KernelParams.ADDRESS_BINS);
-            Launcher.launchBlocks(k.binSlots, grid(c), stream, p);
-            mark(stream, stage++);
-            // WRITE_KEYS (phase K), PUBLISH (phase M)
-            Launcher.launchBlocks(k.writeKeys, grid(c), stream, table, p);
-            mark(stream, stage++);
-            Launcher.launchBlocks(k.publish, grid(c), stream, table, mirrorTable, p);
-            mark(stream, stage++);
-            if (cacheOn) {
-                Launcher.launchBlocks(k.cacheMirror, warpGrid(c), stream, table, mirrorTable, p, cache);
+        if (GRAPHS && !profile) {
+            GraphKey key = new GraphKey(c, reads, writes, cacheOn, graphParams(table, mirrorTable, cache, h, p));
+            Graph g = graphs.get(key);
+            if (g == null) {
+                if (graphs.size() >= MAX_GRAPHS) {
+                    dropGraphs();
+                }
+                jcuda.driver.JCudaDriver.cuStreamBeginCapture(stream,
+                        jcuda.driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+                queueStages(stream, c, t, tableBits, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes);
+                jcuda.driver.CUgraph graph = new jcuda.driver.CUgraph();
+                jcuda.driver.JCudaDriver.cuStreamEndCapture(stream, graph);
+                jcuda.driver.CUgraphExec exec = new jcuda.driver.CUgraphExec();
+                jcuda.driver.JCudaDriver.cuGraphInstantiate(exec, graph, 0);
+                g = new Graph(graph, exec);
+                graphs.put(key, g);
+                graphCaptures++;
             }
-            mark(stream, stage++);
-            Launcher.launchBlocks(k.retire, grid(c), stream, p, h);
-            mark(stream, stage++);
+            jcuda.driver.JCudaDriver.cuGraphLaunch(g.exec(), stream);
+        } else {
+            stage = queueStages(stream, c, t, tableBits, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes);
         }
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), counters.pointer(), KernelParams.PIPE_COUNTERS * 8L,
@@ -447,6 +443,86 @@ final class BatchPipeline implements AutoCloseable {
         return out;
     }
 
+    /** The kernels and memsets of one batch, queued on {@code stream}; returns the profiling marks recorded. */
+    private int queueStages(CUstream stream, long c, long t, int tableBits, byte[] table, byte[] mirrorTable, byte[] cache,
+                            boolean cacheOn, byte[] h, byte[] p, DeviceHeap heap, boolean reads, boolean writes) {
+        int stage = 0;
+        cuMemsetD8Async(counters.pointer(), (byte) 0, KernelParams.PIPE_COUNTERS * 8L, stream);
+        cuMemsetD8Async(owner.pointer(), (byte) 0xFF, t * 4, stream);
+        mark(stream, stage++);
+        // GROUP, SORT
+        Launcher.launchBlocks(k.group, grid(c), stream, table, p);
+        mark(stream, stage++);
+        sort.sort(stream, sortKeys.address(), sortVals.address(), altKeys.address(), altVals.address(), c,
+                descriptor.address(), tableBits);
+        mark(stream, stage++);
+        // RESOLVE
+        Launcher.launchBlocks(k.heads, grid(c), stream, p);
+        Launcher.launchBlocks(k.resolve, warpGrid(c), stream, table, mirrorTable, p, cache);
+        mark(stream, stage++);
+        // SEMANTICS
+        scan.inclusiveMax(stream, lastSet.address(), lastSet.address(), c);
+        Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
+        scan.inclusiveMax(stream, lastSrc.address(), lastSrc.address(), c);
+        Launcher.launchBlocks(k.net, grid(c), stream, p);
+        mark(stream, stage++);
+        // PLACE
+        if (writes) {
+            Launcher.launchBlocks(k.place, warpGrid(c), stream, table, mirrorTable, p);
+        }
+        Launcher.launchBlocks(k.outcome, grid(c), stream, p);
+        mark(stream, stage++);
+        // READ
+        if (reads) {
+            zeroBins(stream);
+            Launcher.launchBlocks(k.readList, grid(c), stream, p);
+            scan.exclusiveSum(stream, bins.address(), binStart.address(), KernelParams.ADDRESS_BINS);
+            Launcher.launchBlocks(k.binReads, grid(c), stream, p);
+            Launcher.launchBlocks(k.gather, warpGrid(c), stream, table, p, cache);
+            Launcher.launchBlocks(k.fanout, warpGrid(c), stream, table, p);
+        }
+        mark(stream, stage++);
+        if (writes) {
+            // TAKE
+            Launcher.launchBlocks(k.heapFreeCounts, grid(heap.words()), stream, h);
+            scan.exclusiveSum(stream, heap.freePrefixAddress(), heap.freePrefixAddress(), heap.words());
+            Launcher.launchBlocks(k.take, grid(heap.words()), stream, p, h);
+            mark(stream, stage++);
+            // WRITE_VALUES (phase V), binned slot list
+            zeroBins(stream);
+            Launcher.launchBlocks(k.writeValues, warpGrid(c), stream, table, p);
+            scan.exclusiveSum(stream, bins.address(), binStart.address(), KernelParams.ADDRESS_BINS);
+            Launcher.launchBlocks(k.binSlots, grid(c), stream, p);
+            mark(stream, stage++);
+            // WRITE_KEYS (phase K), PUBLISH (phase M)
+            Launcher.launchBlocks(k.writeKeys, grid(c), stream, table, p);
+            mark(stream, stage++);
+            Launcher.launchBlocks(k.publish, grid(c), stream, table, mirrorTable, p);
+            mark(stream, stage++);
+            if (cacheOn) {
+                Launcher.launchBlocks(k.cacheMirror, warpGrid(c), stream, table, mirrorTable, p, cache);
+            }
+            mark(stream, stage++);
+            Launcher.launchBlocks(k.retire, grid(c), stream, p, h);
+            mark(stream, stage++);
+        }
+        return stage;
+    }
+
+    /** What a captured graph depends on besides its shape: every struct its launches were given (BktCache's clock aside). */
+    private static java.nio.ByteBuffer graphParams(byte[] table, byte[] mirrorTable, byte[] cache, byte[] heap, byte[] pipe) {
+        byte[] all = new byte[table.length + mirrorTable.length + cache.length + heap.length + pipe.length];
+        int at = 0;
+        for (byte[] b : new byte[][] {table, mirrorTable, cache, heap, pipe}) {
+            System.arraycopy(b, 0, all, at, b.length);
+            at += b.length;
+        }
+        // CacheParams.clock (field 10) changes every batch and the pipeline does not read it (PipeBatch.clock instead).
+        int clock = table.length + mirrorTable.length + 10 * 8;
+        java.util.Arrays.fill(all, clock, clock + 8, (byte) 0);
+        return java.nio.ByteBuffer.wrap(all);
+    }
+
     private void mark(CUstream stream, int index) {
         if (profile) {
             cuEventRecord(marks[index], stream);
@@ -475,6 +551,7 @@ final class BatchPipeline implements AutoCloseable {
         }
         scan.close();
         sort.close();
+        dropGraphs();
         hostDescriptor.close();
         hostCounters.close();
         for (int i = 0; i < SLOTS; i++) {

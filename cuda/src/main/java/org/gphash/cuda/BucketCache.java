@@ -154,10 +154,18 @@ final class BucketCache implements AutoCloseable {
         if (!config.enabled() || capacity == 0) {
             return KernelParams.noCache();
         }
+        lastClock = clock++ & 0xFFFF_FFFFL;
         return KernelParams.cache(capacity, f.address(), g.address(), refs.address(), entries.address(), slotSize,
                 scores.address(), totalBuckets, config.policy().ordinal(), (1L << config.counterSampleShift()) - 1,
-                clock++ & 0xFFFF_FFFFL, stats.address());
+                lastClock, stats.address());
     }
+
+    /** The clock value the last {@link #params()} handed out (the v2 pipeline passes it in its batch descriptor). */
+    long lastClock() {
+        return lastClock;
+    }
+
+    private long lastClock;
 
     /** Counts a batch's operations; starts a load when one is due and none is running. */
     void operationsRan(long n, byte[] table) {

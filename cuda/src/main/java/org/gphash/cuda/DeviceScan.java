@@ -21,8 +21,10 @@ final class DeviceScan implements AutoCloseable {
      * Sizes the scratch space for scans of up to {@code n} items. Call it before queueing a batch's
      * scans: growing it frees the old buffer, which kernels already queued may still use.
      */
-    void reserve(long n) {
+    boolean reserve(long n) {
+        long before = partials.address();
         partials.ensure(Math.max(64, tiles(n) * 4));
+        return partials.address() != before;
     }
 
     /** out[i] = in[0] + ... + in[i-1], unsigned 32-bit. */

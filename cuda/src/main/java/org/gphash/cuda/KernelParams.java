@@ -72,7 +72,7 @@ final class KernelParams {
     /** kAddressBins (pipeline/pipe_params.cuh). */
     static final int ADDRESS_BINS = 1 << 16;
     /** PipeBatch fields (pipeline/pipe_params.cuh). */
-    static final int PIPE_BATCH_FIELDS = 7;
+    static final int PIPE_BATCH_FIELDS = 8;
     static final int PIPE_FIELDS = 38;
     static final int HEAP_FIELDS = 8;
     /** Tiles of the device-wide scans and sorts (device_scan.cuh, radix_sort.cuh). */

@@ -190,7 +190,7 @@ final class MirrorPath implements BatchPath {
             long val = valuesAt == 0 ? 0 : valuesAt + first * vs;
             long code = codesAt + first;
             long o = outAt == 0 ? 0 : outAt + first * vs;
-            long[] counts = pipeline.countKinds(stream, new BatchPipeline.DeviceOps(m, k, key, val, code, o, 0));
+            long[] counts = pipeline.countKinds(stream, new BatchPipeline.DeviceOps(m, k, key, val, code, o, 0, 0));
             if (counts[0] > 0 && val == 0) {
                 throw new IllegalArgumentException("a device batch with writes needs its values buffer");
             }
@@ -232,8 +232,10 @@ final class MirrorPath implements BatchPath {
         BucketCache cache = parts.cache();
         cache.operationsRan(n, parts.tableParams());
         PoolTable pool = parts.pool();
-        return pipeline.enqueue(stream, new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt),
-                parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()), cache.params(),
+        byte[] cacheParams = cache.params();
+        return pipeline.enqueue(stream,
+                new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock()),
+                parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()), cacheParams,
                 cache.enabled(), heap, pool.file().mappedSize(), reads, writes);
     }
 

@@ -19,11 +19,16 @@ final class RadixSort implements AutoCloseable {
         this.scan = scan;
     }
 
-    /** Sizes the digit counts for sorts of up to {@code maxN} items; call it before queueing (see DeviceScan.reserve). */
-    void reserve(long maxN) {
+    /**
+     * Sizes the digit counts for sorts of up to {@code maxN} items; call it before queueing (see
+     * DeviceScan.reserve). Returns whether a buffer moved.
+     */
+    boolean reserve(long maxN) {
         long tiles = (maxN + KernelParams.SORT_TILE - 1) / KernelParams.SORT_TILE;
+        long before = counts.address();
         counts.ensure(KernelParams.RADIX * tiles * 4);
-        scan.reserve(KernelParams.RADIX * tiles);
+        boolean moved = scan.reserve(KernelParams.RADIX * tiles);
+        return moved | counts.address() != before;
     }
 
     /** Passes for keys below 2^bits. */
