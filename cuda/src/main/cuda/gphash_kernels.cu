@@ -107,6 +107,8 @@ extern "C" __global__ void gphash_pipe_group(TableParams t, PipeParams p) { gpha
 
 extern "C" __global__ void gphash_pipe_heads(PipeParams p) { gphash::pipe_heads(p); }
 
+extern "C" __global__ void gphash_pipe_identity_groups(TableParams t, PipeParams p) { gphash::pipe_identity_groups(t, p); }
+
 extern "C" __global__ void gphash_pipe_resolve(TableParams t, TableParams mt, PipeParams p, CacheParams c) {
     gphash::pipe_resolve(t, mt, p, c);
 }

@@ -87,4 +87,39 @@ __device__ void pipe_heads(const PipeParams& p) {
     }
 }
 
+// For a batch of reads only, where grouping would find (almost) no key twice: every operation its
+// own group, in batch order, without the table and the sort. What grouping buys reads is one pool
+// read per key; the engine groups read-only batches again when it sees keys repeat (MirrorPath).
+__device__ void pipe_identity_groups(const TableParams& t, const PipeParams& p) {
+    const PipeBatch& b = pipe_batch(p);
+    const int ks = static_cast<int>(t.key_size);
+    for (uint64_t i = global_thread(); i < p.capacity; i += global_threads()) {
+        if (i < b.n) {
+            const uint32_t op = op_at(b, i);
+            const uint8_t* key = arr<const uint8_t>(b.keys) + static_cast<uint64_t>(op) * ks;
+            const uint32_t e = static_cast<uint32_t>(i);
+            arr<uint32_t>(p.sorted_entry)[i] = e;
+            arr<uint32_t>(p.sorted_op)[i] = op;
+            arr<uint32_t>(p.groups)[i] = e;
+            arr<uint32_t>(p.owner)[e] = op;
+            arr<uint32_t>(p.g_start)[e] = e;
+            arr<uint32_t>(p.g_end)[e] = e + 1;
+            arr<uint32_t>(p.g_need)[e] = 0;
+            arr<uint32_t>(p.g_action)[e] = kActNone;
+            arr<uint32_t>(p.g_read)[e] = kNoEntry;
+            arr<uint64_t>(p.g_block)[e] = 0;
+            uint64_t* h = arr<uint64_t>(p.g_hash) + static_cast<uint64_t>(e) * kMaxHashes;
+            for (int j = 0; j < t.hashes; ++j) {
+                h[j] = hash_key<false>(key, ks, t.seed[j]);
+            }
+        }
+        // No operation sets presence or a value: both scans' results, without the scans.
+        arr<int32_t>(p.last_set)[i] = -1;
+        arr<int32_t>(p.last_src)[i] = -1;
+    }
+    if (global_thread() == 0) {
+        pipe_counters(p)[kPipeGroups] = b.n;
+    }
+}
+
 }  // namespace gphash

@@ -16,6 +16,7 @@ final class PipelineKernels {
     final CUfunction countKinds;
     final CUfunction group;
     final CUfunction heads;
+    final CUfunction identityGroups;
     final CUfunction resolve;
     final CUfunction sourceInput;
     final CUfunction net;
@@ -46,6 +47,7 @@ final class PipelineKernels {
         countKinds = cuda.function("gphash_pipe_count_kinds");
         group = cuda.function("gphash_pipe_group");
         heads = cuda.function("gphash_pipe_heads");
+        identityGroups = cuda.function("gphash_pipe_identity_groups");
         resolve = cuda.function("gphash_pipe_resolve");
         sourceInput = cuda.function("gphash_pipe_source_input");
         net = cuda.function("gphash_pipe_net");
