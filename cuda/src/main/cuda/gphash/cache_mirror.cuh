@@ -29,33 +29,71 @@ __device__ __forceinline__ int entry_to_mirror(const CacheParams& c, uint64_t x)
     return f == kNotCached ? -1 : acquire_entry(c, x);
 }
 
+// The entry caching bucket x, for the whole warp (with a reference lane 0 holds), or -1.
+__device__ __forceinline__ int warp_entry_to_mirror(const CacheParams& c, uint64_t x) {
+    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int y = lane == 0 ? entry_to_mirror(c, x) : -1;
+    return __shfl_sync(kFullMask, y, 0);
+}
+
+// Lane 0 takes a cached slot for rewriting: its meta word becomes kBusyMeta (mirrors take turns).
+__device__ __forceinline__ void take_cached_slot(uint8_t* copy) {
+    auto* word = reinterpret_cast<unsigned long long*>(copy);
+    for (;;) {
+        const unsigned long long m = *reinterpret_cast<volatile unsigned long long*>(word);
+        if (m != kBusyMeta && atomicCAS(word, m, kBusyMeta) == m) {
+            break;
+        }
+    }
+    __threadfence();  // the slot reads busy before any of its bytes change
+}
+
+// Lane 0 gives a rewritten cached slot back: its meta word, then the entry's reference.
+__device__ __forceinline__ void release_cached_slot(const CacheParams& c, int y, uint8_t* copy, uint64_t meta) {
+    store_meta(copy, 0, meta);
+    release_entry(c, y);
+}
+
+// For the whole warp: the cached copy of slot s of pool bucket x, taken by lane 0 for rewriting, or
+// an entry of -1 when x is not cached (or a load is copying it: the load is told to copy again).
+struct CachedSlot {
+    int entry;
+    uint8_t* copy;
+};
+
+__device__ __forceinline__ CachedSlot take_slot_to_mirror(const TableParams& t, const CacheParams* cache, uint64_t x,
+                                                          int s) {
+    if (cache == nullptr || !cache_on(*cache)) {
+        return CachedSlot{-1, nullptr};
+    }
+    const int y = warp_entry_to_mirror(*cache, x);
+    if (y < 0) {
+        return CachedSlot{-1, nullptr};
+    }
+    uint8_t* copy = cached_slot(t, *cache, static_cast<uint32_t>(y), s);
+    if ((threadIdx.x & (kWarpSize - 1)) == 0) {
+        take_cached_slot(copy);
+    }
+    __syncwarp();
+    return CachedSlot{y, copy};
+}
+
 // Copies pool slot `pool_slot` (slot s of pool bucket x) into its cached copy, if x is cached.
 // Whole warp. Mirrors of one cached slot take turns through its meta word (kBusyMeta), and each
 // reads the pool only once it holds the slot, so the last one leaves the pool's latest state.
 // Readers of the cached slot (op_search.cuh) check the meta word before and after reading the value.
 __device__ void mirror_slot(const TableParams& t, const CacheParams* cache, uint64_t x, int s, uint64_t pool_slot) {
-    if (cache == nullptr || !cache_on(*cache)) {
+    const CachedSlot cs = take_slot_to_mirror(t, cache, x, s);
+    if (cs.entry < 0) {
         return;
     }
     const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
-    int y = lane == 0 ? entry_to_mirror(*cache, x) : -1;
-    y = __shfl_sync(kFullMask, y, 0);
-    if (y < 0) {
-        return;
-    }
-    uint8_t* copy = cached_slot(t, *cache, static_cast<uint32_t>(y), s);
+    const int y = cs.entry;
+    uint8_t* copy = cs.copy;
     const uint8_t* pool = reinterpret_cast<const uint8_t*>(t.pool);
     uint64_t meta = 0;
     if (lane == 0) {
-        auto* word = reinterpret_cast<unsigned long long*>(copy);
-        for (;;) {
-            const unsigned long long m = *reinterpret_cast<volatile unsigned long long*>(word);
-            if (m != kBusyMeta && atomicCAS(word, m, kBusyMeta) == m) {
-                break;
-            }
-        }
-        __threadfence();  // the slot reads busy before any of its bytes change
-        meta = load_meta(pool, pool_slot);
+        meta = load_meta(pool, pool_slot);  // read only once the slot is held: the last mirror sees the latest
     }
     meta = __shfl_sync(kFullMask, meta, 0);
     for (;;) {
@@ -75,8 +113,7 @@ __device__ void mirror_slot(const TableParams& t, const CacheParams* cache, uint
         meta = now;
     }
     if (lane == 0) {
-        store_meta(copy, 0, meta);
-        release_entry(*cache, y);
+        release_cached_slot(*cache, y, copy, meta);
     }
     __syncwarp();
 }
@@ -86,35 +123,20 @@ __device__ void mirror_slot(const TableParams& t, const CacheParams* cache, uint
 // Whole warp. One writer per slot per batch; readers check the meta word before and after.
 __device__ void mirror_slot_known(const TableParams& t, const CacheParams* cache, uint64_t x, int s, uint64_t meta,
                                   const uint8_t* key, const uint8_t* value) {
-    if (cache == nullptr || !cache_on(*cache)) {
+    const CachedSlot cs = take_slot_to_mirror(t, cache, x, s);
+    if (cs.entry < 0) {
         return;
     }
     const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
-    int y = lane == 0 ? entry_to_mirror(*cache, x) : -1;
-    y = __shfl_sync(kFullMask, y, 0);
-    if (y < 0) {
-        return;
-    }
-    uint8_t* copy = cached_slot(t, *cache, static_cast<uint32_t>(y), s);
-    if (lane == 0) {
-        auto* word = reinterpret_cast<unsigned long long*>(copy);
-        for (;;) {
-            const unsigned long long m = *reinterpret_cast<volatile unsigned long long*>(word);
-            if (m != kBusyMeta && atomicCAS(word, m, kBusyMeta) == m) {
-                break;
-            }
-        }
-        __threadfence();  // the slot reads busy before any of its bytes change
-    }
-    __syncwarp();
+    const int y = cs.entry;
+    uint8_t* copy = cs.copy;
     warp_copy(copy + 8, key, static_cast<uint64_t>(t.key_stride));
     if (value != nullptr && meta_is_item(meta)) {
         warp_copy(copy + cached_value_offset(t), value, static_cast<uint64_t>(t.value_size));
     }
     __threadfence();
     if (lane == 0) {
-        store_meta(copy, 0, meta);
-        release_entry(*cache, y);
+        release_cached_slot(*cache, y, copy, meta);
     }
     __syncwarp();
 }

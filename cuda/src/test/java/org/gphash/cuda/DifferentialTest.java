@@ -84,13 +84,7 @@ class DifferentialTest {
                 }
                 cpu.execute(batch, rc);
                 gpu.execute(batch, rg);
-                for (int i = 0; i < n; i++) {
-                    String what = "round " + round + " op " + i + " " + batch.kind(i);
-                    assertEquals(rc.outcome(i), rg.outcome(i), what);
-                    if (rc.outcome(i) == Outcome.FOUND || rc.outcome(i) == Outcome.REPLACED) {
-                        assertArrayEquals(rc.value(i), rg.value(i), what + ": value");
-                    }
-                }
+                GpuTestSupport.assertSameResults(batch, rc, rg, "round " + round);
                 assertEquals(cpu.stats().size(), gpu.stats().size(), "round " + round + ": item count");
             }
             // Same contents: every key of the key space, read through both.

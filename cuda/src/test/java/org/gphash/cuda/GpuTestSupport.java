@@ -60,6 +60,18 @@ final class GpuTestSupport implements AutoCloseable {
 
     static final int VALUE_SIZE = 128;
 
+    /** Every operation of {@code batch}: the same outcome in both results, and the same value where one is returned. */
+    static void assertSameResults(org.gphash.Batch batch, org.gphash.BatchResult expected, org.gphash.BatchResult actual,
+                                  String where) {
+        for (int i = 0; i < batch.size(); i++) {
+            String what = where + " op " + i + " " + batch.kind(i);
+            org.junit.jupiter.api.Assertions.assertEquals(expected.outcome(i), actual.outcome(i), what);
+            if (expected.outcome(i) == org.gphash.Outcome.FOUND || expected.outcome(i) == org.gphash.Outcome.REPLACED) {
+                org.junit.jupiter.api.Assertions.assertArrayEquals(expected.value(i), actual.value(i), what + ": value");
+            }
+        }
+    }
+
     /** Key {@code k} as {@code keySize} bytes (little-endian number, then a pattern for longer keys). */
     static byte[] key(long k, int keySize) {
         if (keySize < 8) {

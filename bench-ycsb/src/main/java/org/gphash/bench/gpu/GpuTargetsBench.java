@@ -126,6 +126,14 @@ public final class GpuTargetsBench {
                 .config();
     }
 
+    /** A new pool at {@code p} (the mirror required, the cache off) with keys 0..keys-1 loaded. */
+    private static GpuEngine loaded(Path p, long keys, int vs) throws java.io.IOException {
+        Files.deleteIfExists(p);
+        GpuEngine gpu = GpuEngine.create(config(p, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED));
+        load(gpu, keys, vs);
+        return gpu;
+    }
+
     /** Inserts keys 0..keys-1 in batches of 2^20; returns Mops/s (host batches, wall time). */
     private static double load(GpuEngine gpu, long keys, int vs) {
         BatchResult r = new BatchResult(vs, BATCH);
@@ -414,10 +422,8 @@ public final class GpuTargetsBench {
         long ops = o.number("ops", 1L << 22);
         int vs = 128;
         Path gp = Path.of(o.get("dir", "/dev/shm")).resolve("gphash-theta.pool");
-        Files.deleteIfExists(gp);
         List<String> rows = new ArrayList<>();
-        try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED))) {
-            load(gpu, keys, vs);
+        try (GpuEngine gpu = loaded(gp, keys, vs)) {
             for (String tn : o.list("thetas", "0.5,0.7,0.9,0.99,1.1,1.2")) {
                 GpuCacheBench.ZipfKeys z = new GpuCacheBench.ZipfKeys(keys, Double.parseDouble(tn));
                 try (Work c = Work.of(workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, z::next, 7), vs);
@@ -445,11 +451,9 @@ public final class GpuTargetsBench {
         long ops = o.number("ops", 1L << 22);
         int vs = 32;
         Path gp = Path.of(o.get("dir", "/dev/shm")).resolve("gphash-paper.pool");
-        Files.deleteIfExists(gp);
         List<String> rows = new ArrayList<>();
         double[][] artifact = {{46.1, 24.6}, {36.9, 21.6}, {24.7, 12.9}};
-        try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED))) {
-            load(gpu, keys, vs);
+        try (GpuEngine gpu = loaded(gp, keys, vs)) {
             GpuCacheBench.ZipfKeys z = new GpuCacheBench.ZipfKeys(keys, 0.99);
             String[] names = {"YCSB-C zipf 0.99", "YCSB-C uniform", "YCSB-A zipf 0.99"};
             for (int wi = 0; wi < 3; wi++) {
@@ -461,6 +465,11 @@ public final class GpuTargetsBench {
                     try (Work w = Work.of(workload(points, batch, vs, reads, OpKind.UPDATE, ks, 11 + wi), vs)) {
                         device(gpu, w);  // warm-up pass
                         double[] d = device(gpu, w);
+                        gpu.profileStages(true);
+                        device(gpu, w);
+                        System.out.printf(Locale.ROOT, "# %s, batch 2^%d: GPU time per stage %s%n", names[wi],
+                                bi == 0 ? 20 : 12, stages(gpu, w.ops()));
+                        gpu.profileStages(false);
                         String row = String.format(Locale.ROOT, "| %s | 2^%d | %.1f | %.1f | %.1f | %.1fx |", names[wi],
                                 bi == 0 ? 20 : 12, d[1], d[0], artifact[wi][bi], d[1] / artifact[wi][bi]);
                         System.out.println(row);
