@@ -78,7 +78,7 @@ enum PipeCounter : int {
     kPipeInserts = 1,
     kPipeValueWrites = 2,
     kPipeDeletes = 3,
-    kPipeUnsorted = 4,      // entries in unsorted_off/unsorted_ent (reset between the two binnings)
+    kPipeDistinct = 4,      // distinct keys (entries claimed in the key table)
     kPipeReads = 5,
     kPipeSlotWrites = 6,
     kPipeItemsAdded = 7,
@@ -90,7 +90,9 @@ enum PipeCounter : int {
     kPipeCacheMisses = 13,  // pool values read across PCIe
     kPipeHeapShort = 14,    // value writes that found no free block (the host sizes the heap first: 0)
     kPipeFreeErrors = 15,   // unlinked blocks that were not in use (a bug: the host refuses to go on)
-    kPipeCounterCount = 16
+    kPipeSortN = 16,        // operations the sort sees: all, or none when the batch runs ungrouped
+    kPipeUngrouped = 17,    // 1: a batch of reads whose keys do not repeat, run without grouping
+    kPipeCounterCount = 20
 };
 
 // A group's net effect on the table.

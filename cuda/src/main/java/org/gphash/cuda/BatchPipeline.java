@@ -113,8 +113,7 @@ final class BatchPipeline implements AutoCloseable {
     private static final boolean GRAPHS = !"false".equals(System.getProperty("gphash.pipeline.graphs"));
     private static final int MAX_GRAPHS = 32;
 
-    private record GraphKey(long capacity, boolean reads, boolean writes, boolean cacheOn, boolean grouped,
-                            java.nio.ByteBuffer params) {
+    private record GraphKey(long capacity, boolean reads, boolean writes, boolean cacheOn, java.nio.ByteBuffer params) {
     }
 
     private record Graph(jcuda.driver.CUgraph graph, jcuda.driver.CUgraphExec exec) {
@@ -280,7 +279,7 @@ final class BatchPipeline implements AutoCloseable {
     }
 
     /** A batch queued by {@link #enqueue}: its slot and what {@link #await} reports. */
-    record Ticket(int slot, long n, long capacity, boolean reads, boolean writes, boolean grouped) {
+    record Ticket(int slot, long n, long capacity, boolean reads, boolean writes) {
     }
 
     /**
@@ -305,19 +304,6 @@ final class BatchPipeline implements AutoCloseable {
      */
     Ticket enqueue(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
                    DeviceHeap heap, long poolLength, boolean reads, boolean writes) {
-        return enqueue(stream, ops, table, mirrorTable, cache, cacheOn, heap, poolLength, reads, writes, true);
-    }
-
-    /**
-     * As {@link #enqueue(CUstream, DeviceOps, byte[], byte[], byte[], boolean, DeviceHeap, long, boolean, boolean)};
-     * with {@code grouped} false, a batch of reads only skips grouping by key (each operation its own
-     * group: no table, no sort), which pays when keys do not repeat.
-     */
-    Ticket enqueue(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
-                   DeviceHeap heap, long poolLength, boolean reads, boolean writes, boolean grouped) {
-        if (!grouped && writes) {
-            throw new IllegalArgumentException("only a batch of reads may skip grouping");
-        }
         long n = ops.n();
         ensureCapacity(n);
         long c = capacity;
@@ -344,7 +330,7 @@ final class BatchPipeline implements AutoCloseable {
         cuEventRecord(begin[slot], stream);
         upload(stream, ops, slot);
         if (GRAPHS && !profile) {
-            GraphKey key = new GraphKey(c, reads, writes, cacheOn, grouped, graphParams(table, mirrorTable, cache, h, p));
+            GraphKey key = new GraphKey(c, reads, writes, cacheOn, graphParams(table, mirrorTable, cache, h, p));
             Graph g = graphs.get(key);
             if (g == null) {
                 if (graphs.size() >= MAX_GRAPHS) {
@@ -352,7 +338,7 @@ final class BatchPipeline implements AutoCloseable {
                 }
                 jcuda.driver.JCudaDriver.cuStreamBeginCapture(stream,
                         jcuda.driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
-                queueStages(stream, c, t, tableBits, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes, grouped);
+                queueStages(stream, c, t, tableBits, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes);
                 jcuda.driver.CUgraph graph = new jcuda.driver.CUgraph();
                 jcuda.driver.JCudaDriver.cuStreamEndCapture(stream, graph);
                 jcuda.driver.CUgraphExec exec = new jcuda.driver.CUgraphExec();
@@ -363,7 +349,7 @@ final class BatchPipeline implements AutoCloseable {
             }
             jcuda.driver.JCudaDriver.cuGraphLaunch(g.exec(), stream);
         } else {
-            stage = queueStages(stream, c, t, tableBits, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes, grouped);
+            stage = queueStages(stream, c, t, tableBits, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes);
         }
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), counters.pointer(), KernelParams.PIPE_COUNTERS * 8L,
@@ -372,7 +358,7 @@ final class BatchPipeline implements AutoCloseable {
         if (profile) {
             lastProfiledStages = stage;
         }
-        return new Ticket(slot, n, c, reads, writes, grouped);
+        return new Ticket(slot, n, c, reads, writes);
     }
 
     private int lastProfiledStages;
@@ -459,39 +445,29 @@ final class BatchPipeline implements AutoCloseable {
 
     /** The kernels and memsets of one batch, queued on {@code stream}; returns the profiling marks recorded. */
     private int queueStages(CUstream stream, long c, long t, int tableBits, byte[] table, byte[] mirrorTable, byte[] cache,
-                            boolean cacheOn, byte[] h, byte[] p, DeviceHeap heap, boolean reads, boolean writes,
-                            boolean grouped) {
+                            boolean cacheOn, byte[] h, byte[] p, DeviceHeap heap, boolean reads, boolean writes) {
         int stage = 0;
         cuMemsetD8Async(counters.pointer(), (byte) 0, KernelParams.PIPE_COUNTERS * 8L, stream);
-        if (grouped) {
-            cuMemsetD8Async(owner.pointer(), (byte) 0xFF, t * 4, stream);
-        }
+        cuMemsetD8Async(owner.pointer(), (byte) 0xFF, t * 4, stream);
         mark(stream, stage++);
-        // GROUP, SORT
-        if (grouped) {
-            Launcher.launchBlocks(k.group, grid(c), stream, table, p);
-        } else {
-            Launcher.launchBlocks(k.identityGroups, grid(c), stream, table, p);
-        }
+        // GROUP: the key table; then whether a batch of reads runs ungrouped (its keys do not repeat)
+        Launcher.launchBlocks(k.group, grid(c), stream, table, p);
+        Launcher.launchBlocks(k.decide, 1, stream, p, KernelParams.int32(writes ? 0 : 1));
         mark(stream, stage++);
-        if (grouped) {
-            sort.sort(stream, sortKeys.address(), sortVals.address(), altKeys.address(), altVals.address(), c,
-                    descriptor.address(), tableBits);
-        }
+        // SORT: of every operation, or of none when the batch runs ungrouped (the count it reads is 0)
+        sort.sort(stream, sortKeys.address(), sortVals.address(), altKeys.address(), altVals.address(), c,
+                counters.address() + KernelParams.PIPE_SORT_N * 8L, tableBits);
         mark(stream, stage++);
-        // RESOLVE
-        if (grouped) {
-            Launcher.launchBlocks(k.heads, grid(c), stream, p);
-        }
+        // RESOLVE (groups from the sort, or identity groups: each kernel runs in its mode only)
+        Launcher.launchBlocks(k.heads, grid(c), stream, p);
+        Launcher.launchBlocks(k.identityGroups, grid(c), stream, table, p);
         Launcher.launchBlocks(k.resolve, warpGrid(c), stream, table, mirrorTable, p, cache);
         mark(stream, stage++);
-        // SEMANTICS (a batch of reads without grouping: the identity groups set the scans' results)
-        if (grouped) {
-            scan.inclusiveMax(stream, lastSet.address(), lastSet.address(), c);
-            Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
-            scan.inclusiveMax(stream, lastSrc.address(), lastSrc.address(), c);
-            Launcher.launchBlocks(k.net, grid(c), stream, p);
-        }
+        // SEMANTICS
+        scan.inclusiveMax(stream, lastSet.address(), lastSet.address(), c);
+        Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
+        scan.inclusiveMax(stream, lastSrc.address(), lastSrc.address(), c);
+        Launcher.launchBlocks(k.net, grid(c), stream, p);
         mark(stream, stage++);
         // PLACE
         if (writes) {

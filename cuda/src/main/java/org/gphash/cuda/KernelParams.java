@@ -57,6 +57,7 @@ final class KernelParams {
     static final int PIPE_INSERTS = 1;
     static final int PIPE_VALUE_WRITES = 2;
     static final int PIPE_DELETES = 3;
+    static final int PIPE_DISTINCT = 4;
     static final int PIPE_READS = 5;
     static final int PIPE_SLOT_WRITES = 6;
     static final int PIPE_ITEMS_ADDED = 7;
@@ -68,7 +69,9 @@ final class KernelParams {
     static final int PIPE_CACHE_MISSES = 13;
     static final int PIPE_HEAP_SHORT = 14;
     static final int PIPE_FREE_ERRORS = 15;
-    static final int PIPE_COUNTERS = 16;
+    static final int PIPE_SORT_N = 16;
+    static final int PIPE_UNGROUPED = 17;
+    static final int PIPE_COUNTERS = 20;
     /** kAddressBins (pipeline/pipe_params.cuh). */
     static final int ADDRESS_BINS = 1 << 16;
     /** PipeBatch fields (pipeline/pipe_params.cuh). */

@@ -161,7 +161,6 @@ final class MirrorPath implements BatchPath {
         }
         l.awaitResults();
         long[] c = pipeline.await(l.ticket);
-        observe(l.ticket, c);
         l.ticket = null;
         inFlightWrites -= l.valueWrites;
         account(c, parts.cache());
@@ -212,9 +211,7 @@ final class MirrorPath implements BatchPath {
         long count = n;
         for (;;) {
             ensureFreeBlocks(valueWrites);
-            BatchPipeline.Ticket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, reads, writes);
-            long[] c = pipeline.await(ticket);
-            observe(ticket, c);
+            long[] c = pipeline.await(enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, reads, writes));
             account(c, cache);
             if (c[KernelParams.PIPE_NEED_RESIZE] == 0) {
                 return;
@@ -235,29 +232,10 @@ final class MirrorPath implements BatchPath {
         cache.operationsRan(n, parts.tableParams());
         PoolTable pool = parts.pool();
         byte[] cacheParams = cache.params();
-        boolean grouped = writes || readKeysRepeat || readOnlyBatches++ % REGROUP_EVERY == 0;
         return pipeline.enqueue(stream,
                 new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock()),
                 parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()), cacheParams,
-                cache.enabled(), heap, pool.file().mappedSize(), reads, writes, grouped);
-    }
-
-    /**
-     * Grouping by key buys a batch of reads one pool read per key; it costs a hash table and a sort.
-     * Read-only batches are grouped while their keys repeat (the last grouped one had fewer distinct
-     * keys than {@link #DISTINCT_ENOUGH} of its operations), and every {@link #REGROUP_EVERY}th read-only
-     * batch is grouped to look again. Uniform lookups then skip the sort; skewed ones keep it.
-     */
-    private static final double DISTINCT_ENOUGH = 0.9;
-    private static final int REGROUP_EVERY = 16;
-    private boolean readKeysRepeat = true;
-    private long readOnlyBatches;
-
-    /** Learns from a finished run whether the keys of read-only batches repeat. */
-    private void observe(BatchPipeline.Ticket ticket, long[] c) {
-        if (!ticket.writes() && ticket.grouped() && ticket.n() > 0) {
-            readKeysRepeat = c[KernelParams.PIPE_GROUPS] < DISTINCT_ENOUGH * ticket.n();
-        }
+                cache.enabled(), heap, pool.file().mappedSize(), reads, writes);
     }
 
     /** The operations of the last run whose code says NEED_RESIZE. */

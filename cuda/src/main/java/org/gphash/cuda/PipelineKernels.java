@@ -17,6 +17,7 @@ final class PipelineKernels {
     final CUfunction group;
     final CUfunction heads;
     final CUfunction identityGroups;
+    final CUfunction decide;
     final CUfunction resolve;
     final CUfunction sourceInput;
     final CUfunction net;
@@ -48,6 +49,7 @@ final class PipelineKernels {
         group = cuda.function("gphash_pipe_group");
         heads = cuda.function("gphash_pipe_heads");
         identityGroups = cuda.function("gphash_pipe_identity_groups");
+        decide = cuda.function("gphash_pipe_decide");
         resolve = cuda.function("gphash_pipe_resolve");
         sourceInput = cuda.function("gphash_pipe_source_input");
         net = cuda.function("gphash_pipe_net");
