@@ -21,6 +21,9 @@ __device__ __forceinline__ bool group_keys_equal(const uint8_t* a, const uint8_t
 // One thread per batch position: the entry of the position's key (sort key) and its operation (sort
 // value); the entries claimed are counted (the batch's distinct keys).
 __device__ void pipe_group(const TableParams& t, const PipeParams& p) {
+    if (pipe_count(p, kPipeUngrouped) != 0) {
+        return;  // the identity groups stand in (pipe_decide)
+    }
     const PipeBatch& b = pipe_batch(p);
     const int ks = static_cast<int>(t.key_size);
     const auto* keys = arr<const uint8_t>(b.keys);
@@ -60,17 +63,66 @@ __device__ void pipe_group(const TableParams& t, const PipeParams& p) {
     }
 }
 
-// One thread: whether this batch runs grouped. A batch of reads (`may_skip`) whose keys hardly
-// repeat skips the sort: grouping would buy it no saved pool read, and costs a sort. The sort then
-// sees no operation, and the identity groups stand in for the groups.
-__device__ void pipe_decide(const PipeParams& p, int may_skip) {
-    if (global_thread() != 0) {
+constexpr int kDecideSamples = 1024;
+constexpr int kDecideSlots = 2048;
+
+// One block: whether this batch runs grouped. Grouping buys a batch of reads one pool read per key
+// and costs a hash table and a sort; a batch of reads (`may_skip`) whose keys hardly repeat runs
+// ungrouped. The block samples kDecideSamples operations at a stride, counts equal keys among them
+// (by a 64-bit hash) in shared memory, and from the colliding pairs estimates the chance c that two
+// operations share a key; n * c / 2 estimates the share of the batch's operations that repeat a key
+// (uniform keys over K: n / 2K). A tenth or more: grouped. Ungrouped, the sort sees no operation and
+// the identity groups stand in.
+__device__ void pipe_decide(const TableParams& t, const PipeParams& p, int may_skip) {
+    __shared__ unsigned long long tags[kDecideSlots];
+    __shared__ unsigned int counts[kDecideSlots];
+    __shared__ unsigned long long pairs;
+    const PipeBatch& b = pipe_batch(p);
+    const uint64_t n = b.n;
+    if (may_skip == 0 || n < 2) {
+        if (threadIdx.x == 0) {
+            pipe_counters(p)[kPipeUngrouped] = 0;
+            pipe_counters(p)[kPipeSortN] = n;
+        }
         return;
     }
-    const uint64_t n = pipe_batch(p).n;
-    const bool ungrouped = may_skip != 0 && pipe_count(p, kPipeDistinct) * 10 >= n * 9;
-    pipe_counters(p)[kPipeUngrouped] = ungrouped ? 1 : 0;
-    pipe_counters(p)[kPipeSortN] = ungrouped ? 0 : n;
+    for (int i = threadIdx.x; i < kDecideSlots; i += blockDim.x) {
+        tags[i] = 0;
+        counts[i] = 0;
+    }
+    if (threadIdx.x == 0) {
+        pairs = 0;
+    }
+    __syncthreads();
+    const int ks = static_cast<int>(t.key_size);
+    const uint64_t m = n < kDecideSamples ? n : kDecideSamples;
+    const uint64_t stride = n / m;
+    for (uint64_t i = threadIdx.x; i < m; i += blockDim.x) {
+        const uint32_t op = op_at(b, i * stride);
+        const uint64_t h = hash_key<false>(arr<const uint8_t>(b.keys) + static_cast<uint64_t>(op) * ks, ks, t.seed[0]) | 1;
+        uint32_t s = static_cast<uint32_t>(h >> 40) & (kDecideSlots - 1);
+        for (;;) {
+            const unsigned long long seen = atomicCAS(&tags[s], 0ull, h);
+            if (seen == 0 || seen == h) {
+                atomicAdd(&counts[s], 1u);
+                break;
+            }
+            s = (s + 1) & (kDecideSlots - 1);
+        }
+    }
+    __syncthreads();
+    unsigned long long mine = 0;
+    for (int i = threadIdx.x; i < kDecideSlots; i += blockDim.x) {
+        mine += static_cast<unsigned long long>(counts[i]) * (counts[i] - (counts[i] > 0 ? 1 : 0)) / 2;
+    }
+    atomicAdd(&pairs, mine);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const double c = static_cast<double>(pairs) / (static_cast<double>(m) * static_cast<double>(m - 1) / 2);
+        const bool ungrouped = static_cast<double>(n) * c / 2 < 0.1;
+        pipe_counters(p)[kPipeUngrouped] = ungrouped ? 1 : 0;
+        pipe_counters(p)[kPipeSortN] = ungrouped ? 0 : n;
+    }
 }
 
 // Whether operations of this kind set the key's presence (PUT and INSERT: present after; DELETE: absent).
@@ -111,8 +163,8 @@ __device__ void pipe_heads(const PipeParams& p) {
     }
 }
 
-// For a batch of reads only whose keys (almost) never repeat (pipe_decide): every operation its own
-// group, in batch order, without the sort. What grouping buys reads is one pool read per key.
+// For a batch of reads whose keys (almost) never repeat (pipe_decide): every operation its own group,
+// in batch order, without the key table and the sort.
 __device__ void pipe_identity_groups(const TableParams& t, const PipeParams& p) {
     if (pipe_count(p, kPipeUngrouped) == 0) {
         return;

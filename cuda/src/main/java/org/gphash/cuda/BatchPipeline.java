@@ -450,9 +450,9 @@ final class BatchPipeline implements AutoCloseable {
         cuMemsetD8Async(counters.pointer(), (byte) 0, KernelParams.PIPE_COUNTERS * 8L, stream);
         cuMemsetD8Async(owner.pointer(), (byte) 0xFF, t * 4, stream);
         mark(stream, stage++);
-        // GROUP: the key table; then whether a batch of reads runs ungrouped (its keys do not repeat)
+        // GROUP: whether a batch of reads runs ungrouped (a sample says its keys hardly repeat), the key table
+        Launcher.launchBlocks(k.decide, 1, stream, table, p, KernelParams.int32(writes ? 0 : 1));
         Launcher.launchBlocks(k.group, grid(c), stream, table, p);
-        Launcher.launchBlocks(k.decide, 1, stream, p, KernelParams.int32(writes ? 0 : 1));
         mark(stream, stage++);
         // SORT: of every operation, or of none when the batch runs ungrouped (the count it reads is 0)
         sort.sort(stream, sortKeys.address(), sortVals.address(), altKeys.address(), altVals.address(), c,
