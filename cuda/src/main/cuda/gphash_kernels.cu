@@ -109,7 +109,7 @@ extern "C" __global__ void gphash_pipe_heads(PipeParams p) { gphash::pipe_heads(
 
 extern "C" __global__ void gphash_pipe_identity_groups(TableParams t, PipeParams p) { gphash::pipe_identity_groups(t, p); }
 
-extern "C" __global__ void gphash_pipe_decide(TableParams t, PipeParams p, int may_skip) { gphash::pipe_decide(t, p, may_skip); }
+extern "C" __global__ void gphash_pipe_decide(TableParams t, PipeParams p, int mode) { gphash::pipe_decide(t, p, mode); }
 
 extern "C" __global__ void gphash_pipe_resolve(TableParams t, TableParams mt, PipeParams p, CacheParams c) {
     gphash::pipe_resolve(t, mt, p, c);

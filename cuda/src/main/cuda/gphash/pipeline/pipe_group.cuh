@@ -67,22 +67,30 @@ constexpr int kDecideSamples = 1024;
 constexpr int kDecideSlots = 2048;
 
 // One block: whether this batch runs grouped. Grouping buys a batch of reads one pool read per key
-// and costs a hash table and a sort; a batch of reads (`may_skip`) whose keys hardly repeat runs
+// and costs a hash table and a sort; a batch of reads whose keys hardly repeat runs
 // ungrouped. The block samples kDecideSamples operations at a stride, counts equal keys among them
 // (by a 64-bit hash) in shared memory, and from the colliding pairs estimates the chance c that two
 // operations share a key; n * c / 2 estimates the share of the batch's operations that repeat a key
 // (uniform keys over K: n / 2K). A tenth or more: grouped. Ungrouped, the sort sees no operation and
-// the identity groups stand in.
-__device__ void pipe_decide(const TableParams& t, const PipeParams& p, int may_skip) {
+// the identity groups stand in. Modes: kDecideWrites (a batch that writes: always grouped),
+// kDecideReads (decide), kDecideMeasure (the host queued the batch ungrouped, predicting from the
+// last batch; the estimate is recorded for the next prediction).
+constexpr int kDecideWrites = 0;
+constexpr int kDecideReads = 1;
+constexpr int kDecideMeasure = 2;
+
+__device__ void pipe_decide(const TableParams& t, const PipeParams& p, int mode) {
     __shared__ unsigned long long tags[kDecideSlots];
     __shared__ unsigned int counts[kDecideSlots];
     __shared__ unsigned long long pairs;
     const PipeBatch& b = pipe_batch(p);
     const uint64_t n = b.n;
-    if (may_skip == 0 || n < 2) {
+    if (mode == kDecideWrites || n < 2) {
         if (threadIdx.x == 0) {
-            pipe_counters(p)[kPipeUngrouped] = 0;
-            pipe_counters(p)[kPipeSortN] = n;
+            const bool ungrouped = mode == kDecideMeasure;
+            pipe_counters(p)[kPipeUngrouped] = ungrouped ? 1 : 0;
+            pipe_counters(p)[kPipeSortN] = ungrouped ? 0 : n;
+            pipe_counters(p)[kPipeRepeats] = 0;
         }
         return;
     }
@@ -119,9 +127,11 @@ __device__ void pipe_decide(const TableParams& t, const PipeParams& p, int may_s
     __syncthreads();
     if (threadIdx.x == 0) {
         const double c = static_cast<double>(pairs) / (static_cast<double>(m) * static_cast<double>(m - 1) / 2);
-        const bool ungrouped = static_cast<double>(n) * c / 2 < 0.1;
+        const bool repeats = static_cast<double>(n) * c / 2 >= 0.1;
+        const bool ungrouped = mode == kDecideMeasure || !repeats;
         pipe_counters(p)[kPipeUngrouped] = ungrouped ? 1 : 0;
         pipe_counters(p)[kPipeSortN] = ungrouped ? 0 : n;
+        pipe_counters(p)[kPipeRepeats] = repeats ? 1 : 0;
     }
 }
 

@@ -92,6 +92,7 @@ enum PipeCounter : int {
     kPipeFreeErrors = 15,   // unlinked blocks that were not in use (a bug: the host refuses to go on)
     kPipeSortN = 16,        // operations the sort sees: all, or none when the batch runs ungrouped
     kPipeUngrouped = 17,    // 1: a batch of reads whose keys do not repeat, run without grouping
+    kPipeRepeats = 18,      // 1: the sample says the batch's keys repeat (grouping pays)
     kPipeCounterCount = 20
 };
 

@@ -113,7 +113,7 @@ final class BatchPipeline implements AutoCloseable {
     private static final boolean GRAPHS = !"false".equals(System.getProperty("gphash.pipeline.graphs"));
     private static final int MAX_GRAPHS = 32;
 
-    private record GraphKey(long capacity, boolean reads, boolean writes, boolean cacheOn, java.nio.ByteBuffer params) {
+    private record GraphKey(long capacity, boolean reads, int mode, boolean cacheOn, java.nio.ByteBuffer params) {
     }
 
     private record Graph(jcuda.driver.CUgraph graph, jcuda.driver.CUgraphExec exec) {
@@ -304,6 +304,21 @@ final class BatchPipeline implements AutoCloseable {
      */
     Ticket enqueue(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
                    DeviceHeap heap, long poolLength, boolean reads, boolean writes) {
+        return enqueue(stream, ops, table, mirrorTable, cache, cacheOn, heap, poolLength, reads, writes, false);
+    }
+
+    /**
+     * As above; with {@code ungrouped} (a batch of reads only) the batch is queued without grouping by
+     * key at all (no key table, no sort: fewest launches), which is always correct for reads and pays
+     * when their keys do not repeat. The caller predicts it from the last batch's sample
+     * ({@link KernelParams#PIPE_REPEATS} in the counters); without it the GPU decides from this batch's.
+     */
+    Ticket enqueue(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
+                   DeviceHeap heap, long poolLength, boolean reads, boolean writes, boolean ungrouped) {
+        if (ungrouped && writes) {
+            throw new IllegalArgumentException("only a batch of reads may run ungrouped");
+        }
+        int mode = writes ? 0 : ungrouped ? 2 : 1;
         long n = ops.n();
         ensureCapacity(n);
         long c = capacity;
@@ -330,7 +345,7 @@ final class BatchPipeline implements AutoCloseable {
         cuEventRecord(begin[slot], stream);
         upload(stream, ops, slot);
         if (GRAPHS && !profile) {
-            GraphKey key = new GraphKey(c, reads, writes, cacheOn, graphParams(table, mirrorTable, cache, h, p));
+            GraphKey key = new GraphKey(c, reads, mode, cacheOn, graphParams(table, mirrorTable, cache, h, p));
             Graph g = graphs.get(key);
             if (g == null) {
                 if (graphs.size() >= MAX_GRAPHS) {
@@ -338,7 +353,7 @@ final class BatchPipeline implements AutoCloseable {
                 }
                 jcuda.driver.JCudaDriver.cuStreamBeginCapture(stream,
                         jcuda.driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
-                queueStages(stream, c, t, tableBits, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes);
+                queueStages(stream, c, t, tableBits, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes, mode);
                 jcuda.driver.CUgraph graph = new jcuda.driver.CUgraph();
                 jcuda.driver.JCudaDriver.cuStreamEndCapture(stream, graph);
                 jcuda.driver.CUgraphExec exec = new jcuda.driver.CUgraphExec();
@@ -349,7 +364,7 @@ final class BatchPipeline implements AutoCloseable {
             }
             jcuda.driver.JCudaDriver.cuGraphLaunch(g.exec(), stream);
         } else {
-            stage = queueStages(stream, c, t, tableBits, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes);
+            stage = queueStages(stream, c, t, tableBits, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes, mode);
         }
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), counters.pointer(), KernelParams.PIPE_COUNTERS * 8L,
@@ -445,29 +460,40 @@ final class BatchPipeline implements AutoCloseable {
 
     /** The kernels and memsets of one batch, queued on {@code stream}; returns the profiling marks recorded. */
     private int queueStages(CUstream stream, long c, long t, int tableBits, byte[] table, byte[] mirrorTable, byte[] cache,
-                            boolean cacheOn, byte[] h, byte[] p, DeviceHeap heap, boolean reads, boolean writes) {
+                            boolean cacheOn, byte[] h, byte[] p, DeviceHeap heap, boolean reads, boolean writes, int mode) {
         int stage = 0;
+        boolean mayGroup = mode != 2;
         cuMemsetD8Async(counters.pointer(), (byte) 0, KernelParams.PIPE_COUNTERS * 8L, stream);
-        cuMemsetD8Async(owner.pointer(), (byte) 0xFF, t * 4, stream);
+        if (mayGroup) {
+            cuMemsetD8Async(owner.pointer(), (byte) 0xFF, t * 4, stream);
+        }
         mark(stream, stage++);
         // GROUP: whether a batch of reads runs ungrouped (a sample says its keys hardly repeat), the key table
-        Launcher.launchBlocks(k.decide, 1, stream, table, p, KernelParams.int32(writes ? 0 : 1));
-        Launcher.launchBlocks(k.group, grid(c), stream, table, p);
+        Launcher.launchBlocks(k.decide, 1, stream, table, p, KernelParams.int32(mode));
+        if (mayGroup) {
+            Launcher.launchBlocks(k.group, grid(c), stream, table, p);
+        }
         mark(stream, stage++);
         // SORT: of every operation, or of none when the batch runs ungrouped (the count it reads is 0)
-        sort.sort(stream, sortKeys.address(), sortVals.address(), altKeys.address(), altVals.address(), c,
-                counters.address() + KernelParams.PIPE_SORT_N * 8L, tableBits);
+        if (mayGroup) {
+            sort.sort(stream, sortKeys.address(), sortVals.address(), altKeys.address(), altVals.address(), c,
+                    counters.address() + KernelParams.PIPE_SORT_N * 8L, tableBits);
+        }
         mark(stream, stage++);
         // RESOLVE (groups from the sort, or identity groups: each kernel runs in its mode only)
-        Launcher.launchBlocks(k.heads, grid(c), stream, p);
+        if (mayGroup) {
+            Launcher.launchBlocks(k.heads, grid(c), stream, p);
+        }
         Launcher.launchBlocks(k.identityGroups, grid(c), stream, table, p);
         Launcher.launchBlocks(k.resolve, warpGrid(c), stream, table, mirrorTable, p, cache);
         mark(stream, stage++);
-        // SEMANTICS
-        scan.inclusiveMax(stream, lastSet.address(), lastSet.address(), c);
-        Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
-        scan.inclusiveMax(stream, lastSrc.address(), lastSrc.address(), c);
-        Launcher.launchBlocks(k.net, grid(c), stream, p);
+        // SEMANTICS (identity groups of reads set the scans' results themselves)
+        if (mayGroup) {
+            scan.inclusiveMax(stream, lastSet.address(), lastSet.address(), c);
+            Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
+            scan.inclusiveMax(stream, lastSrc.address(), lastSrc.address(), c);
+            Launcher.launchBlocks(k.net, grid(c), stream, p);
+        }
         mark(stream, stage++);
         // PLACE
         if (writes) {

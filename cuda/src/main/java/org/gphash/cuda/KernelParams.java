@@ -71,6 +71,7 @@ final class KernelParams {
     static final int PIPE_FREE_ERRORS = 15;
     static final int PIPE_SORT_N = 16;
     static final int PIPE_UNGROUPED = 17;
+    static final int PIPE_REPEATS = 18;
     static final int PIPE_COUNTERS = 20;
     /** kAddressBins (pipeline/pipe_params.cuh). */
     static final int ADDRESS_BINS = 1 << 16;

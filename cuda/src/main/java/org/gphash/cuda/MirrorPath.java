@@ -161,6 +161,7 @@ final class MirrorPath implements BatchPath {
         }
         l.awaitResults();
         long[] c = pipeline.await(l.ticket);
+        observe(l.ticket, c);
         l.ticket = null;
         inFlightWrites -= l.valueWrites;
         account(c, parts.cache());
@@ -211,7 +212,9 @@ final class MirrorPath implements BatchPath {
         long count = n;
         for (;;) {
             ensureFreeBlocks(valueWrites);
-            long[] c = pipeline.await(enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, reads, writes));
+            BatchPipeline.Ticket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, reads, writes);
+            long[] c = pipeline.await(ticket);
+            observe(ticket, c);
             account(c, cache);
             if (c[KernelParams.PIPE_NEED_RESIZE] == 0) {
                 return;
@@ -235,7 +238,22 @@ final class MirrorPath implements BatchPath {
         return pipeline.enqueue(stream,
                 new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock()),
                 parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()), cacheParams,
-                cache.enabled(), heap, pool.file().mappedSize(), reads, writes);
+                cache.enabled(), heap, pool.file().mappedSize(), reads, writes, !writes && !readKeysRepeat);
+    }
+
+    /**
+     * Whether the keys of the last batch of reads repeated, by the GPU's sample of it (pipe_decide). A
+     * batch of reads is queued without grouping (fewest launches) when the last one's keys did not
+     * repeat; otherwise the GPU decides for the batch itself. Reads are correct either way: grouping
+     * only saves pool reads of repeated keys.
+     */
+    private boolean readKeysRepeat = true;
+
+    /** Learns from a finished run whether its keys repeated (batches of reads only). */
+    private void observe(BatchPipeline.Ticket ticket, long[] c) {
+        if (!ticket.writes()) {
+            readKeysRepeat = c[KernelParams.PIPE_REPEATS] != 0;
+        }
     }
 
     /** The operations of the last run whose code says NEED_RESIZE. */

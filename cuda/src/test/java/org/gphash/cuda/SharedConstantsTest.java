@@ -201,6 +201,7 @@ class SharedConstantsTest {
                 {"kPipeGroups", "PIPE_GROUPS"}, {"kPipeInserts", "PIPE_INSERTS"}, {"kPipeValueWrites", "PIPE_VALUE_WRITES"},
                 {"kPipeDeletes", "PIPE_DELETES"}, {"kPipeDistinct", "PIPE_DISTINCT"}, {"kPipeReads", "PIPE_READS"},
                 {"kPipeSlotWrites", "PIPE_SLOT_WRITES"}, {"kPipeSortN", "PIPE_SORT_N"}, {"kPipeUngrouped", "PIPE_UNGROUPED"},
+                {"kPipeRepeats", "PIPE_REPEATS"},
                 {"kPipeItemsAdded", "PIPE_ITEMS_ADDED"}, {"kPipeItemsRemoved", "PIPE_ITEMS_REMOVED"},
                 {"kPipeNeedResize", "PIPE_NEED_RESIZE"}, {"kPipeBlocksTaken", "PIPE_BLOCKS_TAKEN"},
                 {"kPipeBlocksFreed", "PIPE_BLOCKS_FREED"}, {"kPipeCacheHits", "PIPE_CACHE_HITS"},
