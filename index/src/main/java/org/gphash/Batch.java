@@ -14,8 +14,11 @@ import java.util.Arrays;
  * shares: two inserts of one absent key that race may both report INSERTED; one value survives).
  * Operations on different keys are independent, so only several operations on one key can tell
  * orders apart. The CPU engine runs them in batch order. The GPU engine runs a batch's operations
- * in parallel, and those on one key in an order it does not promise: put operations that depend on
- * each other in successive batches. Not thread-safe: one batch per thread.
+ * in parallel; with its index mirror (the default where GPU memory allows, see
+ * {@link GPHashIndex.Builder#indexMirror}) those on one key take effect in batch order too, except
+ * that the operations of a key that must wait for the table to grow run after the rest of the batch;
+ * without it, in an order it does not promise. Put operations that must see each other in a given
+ * order in successive batches. Not thread-safe: one batch per thread.
  */
 public final class Batch {
 
