@@ -247,7 +247,6 @@ public final class GpuEngine implements Engine {
     public synchronized boolean profileStages(boolean on) {
         if (path instanceof MirrorPath m) {
             m.pipeline().profile(on);
-            m.pipeline().resetProfile();
             return true;
         }
         return false;

@@ -70,7 +70,7 @@ final class MirrorPath implements BatchPath {
         int vs = pool.geometry().valueSize();
         int ks = pool.geometry().keySize();
         long staging = 2L * MAX_SLICE / 4 * (2 + ks + 2L * vs);  // two lanes of host-batch chunks
-        return DeviceIndexMirror.bytesFor(pool.layout()) + BatchPipeline.bytesFor(BatchPipeline.capacityFor(MAX_SLICE), vs)
+        return DeviceIndexMirror.bytesFor(pool.layout()) + PipelineBuffers.bytesFor(PipelineBuffers.capacityFor(MAX_SLICE), vs)
                 + staging;
     }
 
@@ -341,7 +341,7 @@ final class MirrorPath implements BatchPath {
         return pipeline;
     }
 
-    Map<BatchPipeline.Stage, Long> stageNanos() {
+    Map<StageProfile.Stage, Long> stageNanos() {
         return pipeline.stageNanos();
     }
 

@@ -57,14 +57,14 @@ class MirrorChoiceTest {
 
     @Test
     void capacityClassesAndSortPasses() {
-        assertEquals(BatchPipeline.MIN_CAPACITY, BatchPipeline.capacityFor(1));
-        assertEquals(1L << 20, BatchPipeline.capacityFor((1 << 20) - 5));
-        assertEquals(1L << 21, BatchPipeline.capacityFor((1 << 20) + 1));
+        assertEquals(PipelineBuffers.MIN_CAPACITY, PipelineBuffers.capacityFor(1));
+        assertEquals(1L << 20, PipelineBuffers.capacityFor((1 << 20) - 5));
+        assertEquals(1L << 21, PipelineBuffers.capacityFor((1 << 20) + 1));
         // Group entries of a 2^20 class are below 2^21: three 8-bit passes; of the smallest class, two.
-        assertEquals(3, RadixSort.passes(Long.numberOfTrailingZeros(2 * BatchPipeline.capacityFor(1 << 20))));
-        assertEquals(2, RadixSort.passes(Long.numberOfTrailingZeros(2 * BatchPipeline.MIN_CAPACITY)));
+        assertEquals(3, RadixSort.passes(Long.numberOfTrailingZeros(2 * PipelineBuffers.capacityFor(1 << 20))));
+        assertEquals(2, RadixSort.passes(Long.numberOfTrailingZeros(2 * PipelineBuffers.MIN_CAPACITY)));
         // A full slice of 128-byte values: its buffers fit well inside a GPU's memory.
-        long bytes = BatchPipeline.bytesFor(1L << 20, 128);
+        long bytes = PipelineBuffers.bytesFor(1L << 20, 128);
         assertTrue(bytes > 300 * MIB && bytes < 600 * MIB, bytes / MIB + " MiB");
     }
 }

@@ -48,7 +48,7 @@ class PipelinePrimitivesTest {
             cuMemcpyHtoD(b.pointer(), Pointer.to(vals), n * 4L);
             cuMemcpyHtoD(count.pointer(), Pointer.to(new long[] {n}), 8);
             // On the device the count says n while the launches are sized for more (a capacity class).
-            long maxN = countOnDevice ? BatchPipeline.capacityFor(n) : n;
+            long maxN = countOnDevice ? PipelineBuffers.capacityFor(n) : n;
             if (countOnDevice) {
                 a.ensure(maxN * 4);  // larger buffers: contents are not kept, so upload again
                 b.ensure(maxN * 4);

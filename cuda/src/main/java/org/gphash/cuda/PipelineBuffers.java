@@ -1,0 +1,194 @@
+package org.gphash.cuda;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.gphash.index.Geometry;
+
+/**
+ * The v2 pipeline's device memory, sized for a capacity class (a power of two of operations): the
+ * per-operation arrays, the per-group arrays (indexed by the key table's entries, twice the capacity),
+ * the lists stages build, the address bins and the gather buffer; and the PipeParams struct over them
+ * (pipeline/pipe_params.cuh). Not thread-safe.
+ */
+final class PipelineBuffers implements AutoCloseable {
+
+    /** The smallest capacity class: a batch's buffers are sized for at least this many operations. */
+    static final long MIN_CAPACITY = 1L << 12;
+
+    private final int valueSize;
+    final DeviceBuffer descriptor = new DeviceBuffer();
+    final DeviceBuffer counters = new DeviceBuffer();
+    final DeviceBuffer kindCounts = new DeviceBuffer();
+    final DeviceBuffer sortKeys = new DeviceBuffer();
+    final DeviceBuffer sortVals = new DeviceBuffer();
+    final DeviceBuffer altKeys = new DeviceBuffer();
+    final DeviceBuffer altVals = new DeviceBuffer();
+    final DeviceBuffer lastSet = new DeviceBuffer();
+    final DeviceBuffer lastSrc = new DeviceBuffer();
+    private final DeviceBuffer vsrc = new DeviceBuffer();
+    final DeviceBuffer owner = new DeviceBuffer();
+    final DeviceBuffer gStart = new DeviceBuffer();
+    private final DeviceBuffer gEnd = new DeviceBuffer();
+    private final DeviceBuffer gMeta = new DeviceBuffer();
+    private final DeviceBuffer gSlot = new DeviceBuffer();
+    private final DeviceBuffer gBucket = new DeviceBuffer();
+    private final DeviceBuffer gFp = new DeviceBuffer();
+    private final DeviceBuffer gHash = new DeviceBuffer();
+    final DeviceBuffer gAction = new DeviceBuffer();
+    private final DeviceBuffer gSrc = new DeviceBuffer();
+    private final DeviceBuffer gBlock = new DeviceBuffer();
+    private final DeviceBuffer gRead = new DeviceBuffer();
+    private final DeviceBuffer gNeed = new DeviceBuffer();
+    final DeviceBuffer groups = new DeviceBuffer();
+    final DeviceBuffer inserts = new DeviceBuffer();
+    final DeviceBuffer vwrites = new DeviceBuffer();
+    private final DeviceBuffer deletes = new DeviceBuffer();
+    private final DeviceBuffer unsortedOff = new DeviceBuffer();
+    private final DeviceBuffer unsortedEnt = new DeviceBuffer();
+    private final DeviceBuffer reads = new DeviceBuffer();
+    private final DeviceBuffer slotWrites = new DeviceBuffer();
+    final DeviceBuffer bins = new DeviceBuffer();
+    final DeviceBuffer binStart = new DeviceBuffer();
+    final DeviceBuffer binFill = new DeviceBuffer();
+    private final DeviceBuffer gather = new DeviceBuffer();
+    private final DeviceBuffer blocks = new DeviceBuffer();
+    private final List<DeviceBuffer> all = List.of(descriptor, counters, kindCounts, sortKeys, sortVals, altKeys, altVals,
+            lastSet, lastSrc, vsrc, owner, gStart, gEnd, gMeta, gSlot, gBucket, gFp, gHash, gAction, gSrc, gBlock, gRead,
+            gNeed, groups, inserts, vwrites, deletes, unsortedOff, unsortedEnt, reads, slotWrites, bins, binStart, binFill,
+            gather, blocks);
+    private long capacity;
+
+    PipelineBuffers(Geometry geometry) {
+        this.valueSize = geometry.valueSize();
+    }
+
+    /** The capacity class for n operations: a power of two, at least {@link #MIN_CAPACITY}. */
+    static long capacityFor(long n) {
+        long c = MIN_CAPACITY;
+        while (c < n) {
+            c <<= 1;
+        }
+        return c;
+    }
+
+    /** GPU memory the buffers of a capacity class take (for the mode decision at open). */
+    static long bytesFor(long capacity, int valueSize) {
+        long perOp = 4 * 4 + 3 * 4 + 4 * 5 + 12 + 8 + 8 + valueSize;   // sort, scans, lists, unsorted, blocks, gather
+        long perEntry = 2 * (4 * 7 + 8 * 4 + 8 * KernelParams.MAX_HASHES);  // group table entries: twice the capacity
+        return capacity * (perOp + perEntry) + 3L * KernelParams.ADDRESS_BINS * 4 + (64L << 20);  // + scan/sort scratch
+    }
+
+    long capacity() {
+        return capacity;
+    }
+
+    /** Key table entries: twice the capacity. */
+    long tableCapacity() {
+        return 2 * capacity;
+    }
+
+    /** Bits of a key table entry's number: what the sort by entry sorts on. */
+    int tableBits() {
+        return Long.numberOfTrailingZeros(tableCapacity());
+    }
+
+    /**
+     * Sizes the buffers for {@code n} operations; returns true when they moved (so that whatever
+     * refers to their addresses, such as captured graphs, is dropped).
+     */
+    boolean ensure(long n) {
+        long c = capacityFor(n);
+        if (c <= capacity) {
+            return false;
+        }
+        long t = 2 * c;
+        descriptor.ensure(KernelParams.PIPE_BATCH_FIELDS * 8L);
+        counters.ensure(KernelParams.PIPE_COUNTERS * 8L);
+        kindCounts.ensure(4 * 8L);
+        for (DeviceBuffer b : new DeviceBuffer[] {sortKeys, sortVals, altKeys, altVals, lastSet, lastSrc, vsrc, groups,
+                inserts, vwrites, deletes, unsortedEnt, reads, slotWrites}) {
+            b.ensure(c * 4);
+        }
+        unsortedOff.ensure(c * 8);
+        blocks.ensure(c * 8);
+        gather.ensure(c * valueSize);
+        for (DeviceBuffer b : new DeviceBuffer[] {owner, gStart, gEnd, gFp, gAction, gSrc, gRead, gNeed}) {
+            b.ensure(t * 4);
+        }
+        for (DeviceBuffer b : new DeviceBuffer[] {gMeta, gSlot, gBucket, gBlock}) {
+            b.ensure(t * 8);
+        }
+        gHash.ensure(t * 8 * KernelParams.MAX_HASHES);
+        for (DeviceBuffer b : new DeviceBuffer[] {bins, binStart, binFill}) {
+            b.ensure(KernelParams.ADDRESS_BINS * 4L);
+        }
+        capacity = c;
+        return true;
+    }
+
+    /**
+     * PipeParams over these buffers; the sort's output is in the alternate buffers when it takes an
+     * odd number of passes. {@code addressShift}: a pool offset's address bin is offset >> shift.
+     */
+    byte[] params(int addressShift) {
+        boolean inAlt = (RadixSort.passes(tableBits()) & 1) == 1;
+        return KernelParams.longs(descriptor.address(), capacity, tableCapacity(), sortKeys.address(), sortVals.address(),
+                inAlt ? altKeys.address() : sortKeys.address(), inAlt ? altVals.address() : sortVals.address(),
+                lastSet.address(), lastSrc.address(), vsrc.address(), owner.address(), gStart.address(), gEnd.address(),
+                gMeta.address(), gSlot.address(), gBucket.address(), gFp.address(), gHash.address(), gAction.address(),
+                gSrc.address(), gBlock.address(), gRead.address(), gNeed.address(), groups.address(), inserts.address(),
+                vwrites.address(), deletes.address(), unsortedOff.address(), unsortedEnt.address(), reads.address(),
+                slotWrites.address(), bins.address(), binStart.address(), binFill.address(), gather.address(),
+                blocks.address(), counters.address(), addressShift);
+    }
+
+    /** The address bin shift for a pool of {@code poolLength} bytes: at most ADDRESS_BINS bins. */
+    static int addressShift(long poolLength) {
+        return Math.max(0, 64 - Long.numberOfLeadingZeros(Math.max(1, poolLength - 1)) - 16);
+    }
+
+    /**
+     * A diagnostic (gphash.pipeline.debug, synchronous runs only): the lists the last batch built,
+     * checked against each other; prints what disagrees.
+     */
+    void checkLists(long[] c) {
+        int[] groupList = ints(groups, (int) c[KernelParams.PIPE_GROUPS]);
+        int[] insertList = ints(inserts, (int) c[KernelParams.PIPE_INSERTS]);
+        int[] writeList = ints(vwrites, (int) c[KernelParams.PIPE_VALUE_WRITES]);
+        int[] action = ints(gAction, (int) tableCapacity());
+        Set<Integer> g = distinct(groupList, "group");
+        Set<Integer> ins = distinct(insertList, "insert group");
+        Set<Integer> w = distinct(writeList, "value-write group");
+        long lost = ins.stream().filter(e -> !w.contains(e) && action[e] != 4).count();
+        System.err.printf("  lists: %d groups (%d distinct), %d inserts (%d distinct), %d value writes (%d distinct), %d "
+                + "inserts neither placed nor failed%n", groupList.length, g.size(), insertList.length, ins.size(),
+                writeList.length, w.size(), lost);
+    }
+
+    private static Set<Integer> distinct(int[] list, String what) {
+        Set<Integer> seen = new HashSet<>();
+        for (int e : list) {
+            if (!seen.add(e)) {
+                System.err.println("  duplicate " + what + " " + e);
+            }
+        }
+        return seen;
+    }
+
+    private static int[] ints(DeviceBuffer b, int n) {
+        int[] out = new int[n];
+        if (n > 0) {
+            jcuda.driver.JCudaDriver.cuMemcpyDtoH(jcuda.Pointer.to(out), b.pointer(), n * 4L);
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        for (DeviceBuffer b : all) {
+            b.close();
+        }
+    }
+}
