@@ -385,7 +385,6 @@ class ErrorsTest {
     void secondOpenFromAnotherProcess() throws Exception {
         Path p = validPool("other-process.pool");
         try (GPHashIndex index = builder(p).open()) {
-            // Nothing in this process touches the file while it is open (see OpenPoolInChild).
             ChildResult child = runChild(p);
             assertTrue(child.result().startsWith("FAILED " + PoolLockedException.class.getName()), "child said: " + child);
             assertMessage(new AssertionError(child.result()), "locked by another process");
@@ -411,6 +410,48 @@ class ErrorsTest {
                             + "still open here; child said: " + child);
             assertHoldsItems(index);
         }
+    }
+
+    /**
+     * Issue 14, defect 1: the lock was a POSIX record lock, which the kernel drops when the owning
+     * process closes any descriptor of the file; reading the pool file in the owner let a second
+     * process open and write it.
+     */
+    @Test
+    void readingThePoolFileInTheOwningProcessKeepsOtherProcessesOut() throws Exception {
+        Path p = validPool("read-while-open.pool");
+        try (GPHashIndex index = builder(p).open()) {
+            assertTrue(Files.readAllBytes(p).length > 0);
+            try (FileChannel other = FileChannel.open(p, StandardOpenOption.READ)) {
+                assertTrue(other.size() > 0);
+            }
+            ChildResult child = runChild(p);
+            assertTrue(child.result().startsWith("FAILED " + PoolLockedException.class.getName()),
+                    "after this process read the pool file, another process could open the pool still open here; "
+                            + "child said: " + child);
+            assertEquals(child.before(), child.after(), "the refused open in the child must not write");
+            assertHoldsItems(index);
+        }
+    }
+
+    /** Issue 14, defect 1: a refused open through a hard link (another name of the same file). */
+    @Test
+    void refusedOpenThroughAHardLinkKeepsOtherProcessesOut() throws Exception {
+        Path p = validPool("hard-linked.pool");
+        Path link = pools.pool("hard-link.pool");
+        Files.createLink(link, p);
+        try (GPHashIndex index = builder(p).open()) {
+            assertMessage(assertThrows(PoolLockedException.class, () -> builder(link).open()), "already open");
+            assertThrows(PoolLockedException.class, () -> builder(link).openOrCreate());
+            for (Path name : List.of(p, link)) {
+                ChildResult child = runChild(name);
+                assertTrue(child.result().startsWith("FAILED " + PoolLockedException.class.getName()),
+                        "after a refused open through a hard link, another process could open " + name
+                                + "; child said: " + child);
+            }
+            assertHoldsItems(index);
+        }
+        assertEquals("OPENED items=" + ITEMS, runChild(link).result());
     }
 
     record ChildResult(String before, String after, String result) {

@@ -8,9 +8,8 @@ import java.util.HexFormat;
 /**
  * Run in a child JVM by {@link ErrorsTest}: tries to open the pool named by the first argument and
  * prints {@code OPENED items=<n>} or {@code FAILED <exception class> <message>}, preceded by
- * {@code BEFORE <sha-256>} and {@code AFTER <sha-256>} of the file around the attempt. (The parent
- * cannot hash the file itself while it holds the pool open: closing any descriptor of a file drops
- * the process's POSIX locks on it.)
+ * {@code BEFORE <sha-256>} and {@code AFTER <sha-256>} of the file around the attempt, so the
+ * parent learns whether a refused open wrote anything.
  */
 public final class OpenPoolInChild {
 

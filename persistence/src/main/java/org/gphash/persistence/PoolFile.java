@@ -5,26 +5,19 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One pool file, opened exclusively and mapped read-write as a single {@link MemorySegment}.
  *
- * <p>Exclusivity has two layers: an OS file lock refuses openers in other processes, and a
- * process-wide set of open paths refuses a second opener in this JVM (where the OS lock would
- * otherwise only throw {@link OverlappingFileLockException}). New files are created owner-only
- * ({@code rw-------}).
+ * <p>Exclusivity has two layers: a {@link PoolLock} ({@code flock} on a descriptor held for the
+ * file's whole life) refuses openers in other processes, and a process-wide set of open files (by
+ * device and inode, so every name of a file counts) refuses a second opener in this JVM with a
+ * clearer message. New files are created owner-only ({@code rw-------}) whatever the umask.
  *
  * <p>{@link #grow(long)} extends the file and replaces the mapping. The old segment becomes
  * unusable, so callers must ensure no thread is accessing the pool while it runs (the engine does
@@ -32,14 +25,12 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class PoolFile implements AutoCloseable {
 
-    private static final Set<Path> OPEN_IN_THIS_PROCESS = ConcurrentHashMap.newKeySet();
-    private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    /** Files (device and inode) open in this process. */
+    private static final Set<Object> OPEN_IN_THIS_PROCESS = ConcurrentHashMap.newKeySet();
 
     private final Path path;
-    private final Path lockKey;
+    private final PoolLock lock;
     private final FileChannel channel;
-    private final FileLock lock;
     private final boolean preferJdkPersist;
     private final boolean onTmpfs;
     private final boolean readOnly;
@@ -72,10 +63,8 @@ public final class PoolFile implements AutoCloseable {
      */
     private static volatile PersisterDecorator persisterDecorator = PersisterDecorator.NONE;
 
-    private PoolFile(Path path, Path lockKey, FileChannel channel, FileLock lock, boolean preferJdkPersist,
-                     boolean readOnly) {
+    private PoolFile(Path path, PoolLock lock, FileChannel channel, boolean preferJdkPersist, boolean readOnly) {
         this.path = path;
-        this.lockKey = lockKey;
         this.channel = channel;
         this.lock = lock;
         this.preferJdkPersist = preferJdkPersist;
@@ -105,7 +94,8 @@ public final class PoolFile implements AutoCloseable {
     }
 
     /**
-     * Creates a new pool file of {@code size} zero bytes, owner-only, and maps it.
+     * Creates a new pool file of {@code size} zero bytes, owner-only, locked exclusively from the
+     * moment it exists, and maps it.
      *
      * @throws PoolIoException if the file exists already or cannot be created
      */
@@ -114,27 +104,25 @@ public final class PoolFile implements AutoCloseable {
             throw new IllegalArgumentException("pool size must be positive: " + size);
         }
         Path absolute = path.toAbsolutePath().normalize();
-        FileChannel channel;
-        try {
-            Path parent = absolute.getParent();
-            if (parent != null && !Files.isDirectory(parent)) {
-                throw new PoolIoException("cannot create pool " + absolute + ": directory " + parent + " does not exist");
-            }
-            channel = FileChannel.open(absolute, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE), ownerOnlyIfPosix(absolute));
-        } catch (FileAlreadyExistsException e) {
-            throw new PoolIoException("cannot create pool " + absolute + ": the file already exists (use open)", e);
-        } catch (IOException e) {
-            throw new PoolIoException("cannot create pool " + absolute + ": " + e, e);
+        Path parent = absolute.getParent();
+        if (parent != null && !Files.isDirectory(parent)) {
+            throw new PoolIoException("cannot create pool " + absolute + ": directory " + parent + " does not exist");
         }
-        Path key;
+        PoolLock lock = PoolLock.createNew(absolute);
+        PoolFile file;
         try {
-            key = claimInProcess(absolute);
-        } catch (PoolLockedException e) {
-            closeQuietly(channel);
+            claimInProcess(lock.fileKey(), absolute);
+        } catch (RuntimeException e) {
+            lock.close();
             throw e;
         }
-        PoolFile file = lockAndWrap(absolute, key, channel, preferJdkPersist, false);
+        try {
+            file = wrap(absolute, lock, preferJdkPersist, false);
+        } catch (RuntimeException e) {
+            OPEN_IN_THIS_PROCESS.remove(lock.fileKey());
+            lock.close();
+            throw e;
+        }
         try {
             file.extendTo(size);
             file.map(size);
@@ -151,37 +139,23 @@ public final class PoolFile implements AutoCloseable {
      * @throws PoolIoException if it does not exist, cannot be read, or is open elsewhere
      */
     public static PoolFile open(Path path, boolean preferJdkPersist) {
-        Path absolute = path.toAbsolutePath().normalize();
-        if (!Files.exists(absolute)) {
-            throw new PoolIoException("cannot open pool " + absolute + ": no such file");
-        }
-        // Claim the path in this process before opening a channel: closing any channel of a file
-        // drops every POSIX lock this process holds on it, so a refused second opener must never
-        // open (and close) one while the first holds the lock.
-        Path key = claimInProcess(absolute);
-        FileChannel channel;
-        try {
-            channel = FileChannel.open(absolute, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        } catch (NoSuchFileException e) {
-            OPEN_IN_THIS_PROCESS.remove(key);
-            throw new PoolIoException("cannot open pool " + absolute + ": no such file", e);
-        } catch (IOException e) {
-            OPEN_IN_THIS_PROCESS.remove(key);
-            throw new PoolIoException("cannot open pool " + absolute + ": " + e, e);
-        }
-        return mapWhole(lockAndWrap(absolute, key, channel, preferJdkPersist, false), channel, absolute);
+        return openLocked(path, preferJdkPersist, false);
     }
 
     /**
      * Opens an existing pool file for reading only, for offline tools that must prove they change
      * nothing: the channel is opened without write access and mapped read-only, so any store would
      * fail. It takes a shared lock, which excludes every writer (the engine takes an exclusive one)
-     * in any process, and claims the path in this process like {@link #open}.
+     * in any process, and claims the file in this process like {@link #open}.
      *
      * @throws PoolIoException if it does not exist or cannot be read; {@link PoolLockedException}
      *                         if an engine has it open
      */
     public static PoolFile openReadOnly(Path path) {
+        return openLocked(path, false, true);
+    }
+
+    private static PoolFile openLocked(Path path, boolean preferJdkPersist, boolean readOnly) {
         Path absolute = path.toAbsolutePath().normalize();
         if (!Files.exists(absolute)) {
             throw new PoolIoException("cannot open pool " + absolute + ": no such file");
@@ -189,21 +163,27 @@ public final class PoolFile implements AutoCloseable {
         if (Files.isDirectory(absolute)) {
             throw new PoolIoException("cannot open pool " + absolute + ": it is a directory");
         }
-        Path key = claimInProcess(absolute);
-        FileChannel channel;
+        PoolLock lock = PoolLock.openExisting(absolute, true);
         try {
-            channel = FileChannel.open(absolute, StandardOpenOption.READ);
-        } catch (IOException e) {
-            OPEN_IN_THIS_PROCESS.remove(key);
-            throw new PoolIoException("cannot open pool " + absolute + " for reading: " + e, e);
+            // Claim the file (by device and inode, so every name of it counts) before locking: a
+            // second opener in this process is told so, and nothing it does can touch the first
+            // opener's lock, which belongs to the first opener's own descriptor.
+            claimInProcess(lock.fileKey(), absolute);
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
         }
-        return mapWhole(lockAndWrap(absolute, key, channel, false, true), channel, absolute);
-    }
-
-    /** Maps the whole of a just-opened file; closes it (lock and claim released) if that fails. */
-    private static PoolFile mapWhole(PoolFile file, FileChannel channel, Path absolute) {
+        PoolFile file;
         try {
-            long size = channel.size();
+            lock.lock(readOnly);
+            file = wrap(absolute, lock, preferJdkPersist, readOnly);
+        } catch (RuntimeException e) {
+            OPEN_IN_THIS_PROCESS.remove(lock.fileKey());
+            lock.close();
+            throw e;
+        }
+        try {
+            long size = file.channel.size();
             if (size > 0) {
                 file.map(size);
             }
@@ -222,43 +202,22 @@ public final class PoolFile implements AutoCloseable {
         return readOnly;
     }
 
-    private static Path claimInProcess(Path absolute) {
-        Path key = realPathOr(absolute);
+    private static void claimInProcess(Object key, Path absolute) {
         if (!OPEN_IN_THIS_PROCESS.add(key)) {
             throw new PoolLockedException("pool " + absolute + " is already open in this process; pools are opened exclusively");
         }
-        return key;
     }
 
-    private static FileAttribute<?>[] ownerOnlyIfPosix(Path path) {
-        Path parent = path.getParent();
-        boolean posix = parent != null && Files.getFileAttributeView(parent,
-                java.nio.file.attribute.PosixFileAttributeView.class) != null;
-        return posix ? new FileAttribute<?>[] {OWNER_ONLY} : new FileAttribute<?>[0];
-    }
-
-    private static PoolFile lockAndWrap(Path absolute, Path key, FileChannel channel, boolean preferJdkPersist,
-                                        boolean readOnly) {
-        FileLock lock;
+    /** Opens the channel on exactly the locked file (through its descriptor, not its name). */
+    private static PoolFile wrap(Path absolute, PoolLock lock, boolean preferJdkPersist, boolean readOnly) {
+        FileChannel channel;
         try {
-            lock = channel.tryLock(0, Long.MAX_VALUE, readOnly);
-        } catch (OverlappingFileLockException | IOException e) {
-            lock = null;
-        }
-        if (lock == null) {
-            OPEN_IN_THIS_PROCESS.remove(key);
-            closeQuietly(channel);
-            throw new PoolLockedException("pool " + absolute + " is locked by another process; pools are opened exclusively");
-        }
-        return new PoolFile(absolute, key, channel, lock, preferJdkPersist, readOnly);
-    }
-
-    private static Path realPathOr(Path path) {
-        try {
-            return path.toRealPath();
+            channel = readOnly ? FileChannel.open(lock.descriptorPath(), StandardOpenOption.READ)
+                    : FileChannel.open(lock.descriptorPath(), StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (IOException e) {
-            return path;
+            throw new PoolIoException("cannot open pool " + absolute + (readOnly ? " for reading: " : ": ") + e, e);
         }
+        return new PoolFile(absolute, lock, channel, preferJdkPersist, readOnly);
     }
 
     private void extendTo(long size) {
@@ -425,13 +384,11 @@ public final class PoolFile implements AutoCloseable {
                 arena.close();
             }
         } finally {
-            try {
-                lock.release();
-            } catch (IOException ignored) {
-                // closing the channel releases it anyway
-            }
             closeQuietly(channel);
-            OPEN_IN_THIS_PROCESS.remove(lockKey);
+            // Unclaim before unlocking: another opener in this process that sees the claim gone must
+            // find the lock free or held by someone else, never still ours.
+            OPEN_IN_THIS_PROCESS.remove(lock.fileKey());
+            lock.close();
         }
     }
 

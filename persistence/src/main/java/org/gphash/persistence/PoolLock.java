@@ -1,0 +1,138 @@
+package org.gphash.persistence;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+
+import org.gphash.posix.LibC;
+
+/**
+ * The lock that makes a pool file exclusive: {@code flock(2)} on a descriptor this class opens and
+ * keeps for the pool's whole life.
+ *
+ * <p>Why not {@link java.nio.channels.FileChannel#lock}: it takes a POSIX record lock, which the
+ * kernel drops as soon as the process closes <em>any</em> descriptor of the file, so a
+ * {@code Files.readAllBytes(pool)} or a refused second open through a hard link silently let another
+ * process in (issue 14). A {@code flock} lock belongs to the open file description: only closing
+ * this descriptor releases it. Engines take the exclusive form, the read-only tools the shared form,
+ * so a tool never reads a pool an engine is writing.
+ *
+ * <p>The mapping and the channel are opened through {@code /proc/self/fd/N}, so they are certain to
+ * be the file this descriptor locks even if the path is renamed or replaced meanwhile. On NFS, Linux
+ * emulates {@code flock} with record locks, and the weakness above returns there.
+ */
+final class PoolLock implements AutoCloseable {
+
+    private final int fd;
+    private final Path path;
+    private final Object fileKey;
+    private boolean released;
+
+    private PoolLock(int fd, Path path, Object fileKey) {
+        this.fd = fd;
+        this.path = path;
+        this.fileKey = fileKey;
+    }
+
+    /**
+     * Opens an existing file for locking, without locking it yet ({@link #lock}); the descriptor
+     * is read-only and close-on-exec, so child processes never inherit the lock.
+     */
+    static PoolLock openExisting(Path absolute, boolean followLinks) {
+        int flags = LibC.O_RDONLY | LibC.O_CLOEXEC | (followLinks ? 0 : LibC.O_NOFOLLOW);
+        LibC.Result r = LibC.open(absolute.toString(), flags, 0);
+        if (r.failed()) {
+            throw openFailure(absolute, r.errno(), "open");
+        }
+        return wrap(r.value(), absolute);
+    }
+
+    /**
+     * Creates the file (it must not exist; a symbolic link in its place is refused), owner-only
+     * whatever the umask, and takes the exclusive lock before anyone else can.
+     */
+    static PoolLock createNew(Path absolute) {
+        LibC.Result r = LibC.open(absolute.toString(),
+                LibC.O_RDWR | LibC.O_CREAT | LibC.O_EXCL | LibC.O_NOFOLLOW | LibC.O_CLOEXEC, 0600);
+        if (r.failed()) {
+            if (r.errno() == LibC.EEXIST) {
+                throw new FileExists(absolute);
+            }
+            throw openFailure(absolute, r.errno(), "create");
+        }
+        PoolLock lock = wrap(r.value(), absolute);
+        try {
+            lock.lock(false);
+            return lock;
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    /** Thrown by {@link #createNew} when something exists at the path already. */
+    static final class FileExists extends PoolIoException {
+        private static final long serialVersionUID = 1L;
+
+        FileExists(Path path) {
+            super("cannot create pool " + path + ": the file already exists (use open)");
+        }
+    }
+
+    private static PoolLock wrap(int fd, Path absolute) {
+        Path viaFd = Path.of("/proc/self/fd/" + fd);
+        try {
+            Object key = Files.readAttributes(viaFd, BasicFileAttributes.class).fileKey();
+            return new PoolLock(fd, absolute, key == null ? absolute : key);
+        } catch (IOException e) {
+            LibC.close(fd);
+            throw new PoolIoException("cannot open pool " + absolute + ": its descriptor is not visible in /proc/self/fd ("
+                    + e + "); gphash needs Linux's /proc", e);
+        }
+    }
+
+    private static PoolIoException openFailure(Path absolute, int errno, String what) {
+        String reason = errno == LibC.ELOOP ? "it is a symbolic link, which pools may not be"
+                : errno == LibC.ENOENT ? "no such file" : LibC.strerror(errno);
+        return new PoolIoException("cannot " + what + " pool " + absolute + ": " + reason);
+    }
+
+    /**
+     * Takes the lock without waiting: shared for readers, exclusive for the engine.
+     *
+     * @throws PoolLockedException if another open file description holds a conflicting lock
+     */
+    void lock(boolean shared) {
+        int op = (shared ? LibC.LOCK_SH : LibC.LOCK_EX) | LibC.LOCK_NB;
+        LibC.Result r;
+        do {
+            r = LibC.flock(fd, op);
+        } while (r.failed() && r.errno() == LibC.EINTR);
+        if (r.failed()) {
+            if (r.errno() == LibC.EWOULDBLOCK) {
+                throw new PoolLockedException("pool " + path + " is locked by another process; pools are opened exclusively");
+            }
+            throw new PoolIoException("cannot lock pool " + path + ": " + LibC.strerror(r.errno()));
+        }
+    }
+
+    /** A path that names exactly the locked file, for opening channels on it. */
+    Path descriptorPath() {
+        return Path.of("/proc/self/fd/" + fd);
+    }
+
+    /** The file's identity (device and inode): the same for every name of the file. */
+    Object fileKey() {
+        return fileKey;
+    }
+
+    /** Closes the descriptor, which releases the lock. */
+    @Override
+    public void close() {
+        if (!released) {
+            released = true;
+            LibC.close(fd);
+        }
+    }
+}
