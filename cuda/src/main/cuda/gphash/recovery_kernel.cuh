@@ -1,6 +1,8 @@
 // Recovery on open, as kernels over every level in parallel (the paper's artifact scans only the
-// bottom one): clear INSERT slots, clear torn items (fingerprint not that of the key), clear every
-// copy of a key but its valid item; then mark the value blocks the remaining items use.
+// bottom one): clear INSERT slots, clear torn items (fingerprint not that of the key, or in no
+// candidate bucket of the key), clear every copy of a key but its valid item; mark the value blocks
+// the remaining items use. The host first runs recover_level judging only and mark_level, and
+// writes (recover_level proper) only once both have found nothing a crash cannot explain.
 #pragma once
 #include "scan_params.cuh"
 #include "slot_protocol.cuh"
@@ -33,8 +35,40 @@ __device__ __forceinline__ FirstMatch first_match_all_levels(const TableParams& 
     return f;
 }
 
+// Which items of a warp's lanes are their key's valid item (first match over all levels), which
+// are copies of another valid item, and which no probe of their key finds (misplaced). `k` holds
+// each lane's hashes, `candidates` the lanes whose item is whole (fingerprint matches).
+struct ItemVerdicts {
+    uint32_t valid;
+    uint32_t duplicates;
+    uint32_t misplaced;
+};
+
+__device__ __forceinline__ ItemVerdicts judge_items(const TableParams& t, const uint8_t* pool, const KeyHashes& k,
+                                                   uint64_t slot, uint32_t candidates) {
+    ItemVerdicts v{0, 0, 0};
+    while (candidates != 0) {
+        const int leader = __ffs(candidates) - 1;
+        candidates &= candidates - 1;
+        const uint64_t lslot = __shfl_sync(kFullMask, slot, leader);
+        const KeyHashes lk = shfl_hashes(k, leader, static_cast<int>(t.hashes));
+        const FirstMatch f = first_match_all_levels(t, lk, pool + lslot + 8, lslot, 0);
+        // Only this lane ever clears its own slot, so the leader's item is among the matches if
+        // it sits where its key is probed.
+        if (!f.found) {
+            v.misplaced |= 1u << leader;
+        } else if (f.slot != lslot) {
+            v.duplicates |= 1u << leader;
+        } else {
+            v.valid |= 1u << leader;
+        }
+    }
+    return v;
+}
+
 __device__ void recover_level(const TableParams& t, const ScanParams& s) {
     uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
+    const bool judge_only = (s.mode & kScanJudgeOnly) != 0;
     const int depth = static_cast<int>(s.depth);
     const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
     const bool mine = i < slots_at(t, depth);
@@ -48,41 +82,42 @@ __device__ void recover_level(const TableParams& t, const ScanParams& s) {
         k = hash_all<true>(t, pool + slot + 8);
         torn = k.fp != meta_fingerprint(meta);
     }
-    if (half_inserted || torn) {
+    if ((half_inserted || torn) && !judge_only) {
         // Neither can match any key's probe, so clearing them changes no other lane's decision.
         publish_slot(pool, slot, kEmpty);
     }
     scan_count(s, kInsertCleared, __ballot_sync(kFullMask, half_inserted));
     scan_count(s, kTornCleared, __ballot_sync(kFullMask, torn));
 
-    uint32_t pending = __ballot_sync(kFullMask, meta_is_item(meta) && !torn);
-    uint32_t duplicates = 0;
-    while (pending != 0) {
-        const int leader = __ffs(pending) - 1;
-        pending &= pending - 1;
-        const uint64_t lslot = __shfl_sync(kFullMask, slot, leader);
-        const KeyHashes lk = shfl_hashes(k, leader, static_cast<int>(t.hashes));
-        const FirstMatch f = first_match_all_levels(t, lk, pool + lslot + 8, lslot, 0);
-        // Only this lane ever clears its own slot, so the leader's item is always among the matches.
-        if (f.found && f.slot != lslot) {
-            duplicates |= 1u << leader;
-        }
-    }
-    if ((duplicates >> lane_id()) & 1) {
+    const ItemVerdicts v = judge_items(t, pool, k, slot, __ballot_sync(kFullMask, meta_is_item(meta) && !torn));
+    if ((((v.duplicates | v.misplaced) >> lane_id()) & 1) && !judge_only) {
         publish_slot(pool, slot, kEmpty);
     }
-    scan_count(s, kDuplicatesCleared, duplicates);
+    scan_count(s, kDuplicatesCleared, v.duplicates);
+    scan_count(s, kTornCleared, v.misplaced);
 }
 
-// Marks the value block of every item of one level in the bitmap; counts items, offsets that are no
-// block of the heap, and blocks two items share (both are corruption: the host refuses the pool).
+// Marks the value block of every item of one level in the bitmap (with kScanValidOnly: of every
+// item that is its key's valid item); counts those items, offsets that are no block of the heap,
+// and blocks two items share (both are corruption: the host refuses the pool). Writes no pool byte.
 __device__ void mark_level(const TableParams& t, const ScanParams& s) {
     const uint8_t* pool = reinterpret_cast<const uint8_t*>(t.pool);
     const int depth = static_cast<int>(s.depth);
     const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
     const bool mine = i < slots_at(t, depth);
-    const uint64_t meta = mine ? load_meta(pool, slot_of(t, depth, i)) : kEmpty;
-    const bool item = meta_is_item(meta);
+    const uint64_t slot = mine ? slot_of(t, depth, i) : 0;
+    const uint64_t meta = mine ? load_meta(pool, slot) : kEmpty;
+    bool item = meta_is_item(meta);
+    if ((s.mode & kScanValidOnly) != 0) {
+        KeyHashes k{};
+        bool whole = false;
+        if (item) {
+            k = hash_all<true>(t, pool + slot + 8);
+            whole = k.fp == meta_fingerprint(meta);
+        }
+        const ItemVerdicts v = judge_items(t, pool, k, slot, __ballot_sync(kFullMask, whole));
+        item = (v.valid >> lane_id()) & 1;
+    }
     bool bad = false;
     bool shared = false;
     if (item) {

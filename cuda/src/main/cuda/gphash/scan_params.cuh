@@ -17,6 +17,13 @@ struct ScanParams {
     int64_t chunks;
     int64_t value_stride;
     uint64_t bitmap;          // uint64_t words, one bit per block, set = in use
+    int64_t mode;             // ScanMode bits
+};
+
+// How recovery's kernels run: recovery judges the whole table before it writes anything.
+enum ScanMode : int {
+    kScanJudgeOnly = 1,   // recover_level counts what it would clear and writes nothing
+    kScanValidOnly = 2    // mark_level marks only items that are their key's valid item
 };
 
 enum ScanCounter : int {

@@ -15,12 +15,13 @@ import org.gphash.index.Geometry;
  * when not specified: {@code create} then uses the defaults of {@link Geometry#DEFAULT} and
  * {@code open} takes them from the pool; a specified field must match the pool on open.
  * {@code bucketCache} configures BktCache, the GPU engine's cache of hot buckets in GPU memory
- * (the CPU engine has none).
+ * (the CPU engine has none). {@code repairBeyondCrash} lets open clear damage no crash can explain
+ * instead of refusing the pool (what {@code gphash recover --force} does; default off).
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache,
-                           IndexMirror indexMirror) {
+                           IndexMirror indexMirror, boolean repairBeyondCrash) {
 
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
 
@@ -39,6 +40,14 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         }
     }
 
+    /** A configuration that refuses damage beyond a crash (the default). */
+    public GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
+                        long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
+                        OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache, IndexMirror indexMirror) {
+        this(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes, backend,
+                jdkPersistence, seed, crashHook, bucketCache, indexMirror, false);
+    }
+
     /** A configuration with the default index placement ({@link IndexMirror#AUTO}). */
     public GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                         long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
@@ -50,13 +59,13 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     /** This configuration with another index placement. */
     public GPHashConfig withIndexMirror(IndexMirror mirror) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, bucketCache, mirror);
+                backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash);
     }
 
     /** This configuration with another BktCache. */
     public GPHashConfig withBucketCache(BktCacheConfig cache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, cache, indexMirror);
+                backend, jdkPersistence, seed, crashHook, cache, indexMirror, repairBeyondCrash);
     }
 
     /** The geometry a new pool gets: specified fields, defaults for the rest. Validates it. */

@@ -253,6 +253,7 @@ public final class GPHashIndex implements AutoCloseable {
         private BktCacheConfig bucketCache = BktCacheConfig.defaults();
         private boolean bucketCacheSet;
         private IndexMirror indexMirror = IndexMirror.AUTO;
+        private boolean repairBeyondCrash;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -350,6 +351,19 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * What open does when recovery finds more damage than a crash can explain (an item whose key
+         * does not match its fingerprint, more half-done operations than were in flight): by default
+         * it refuses with {@link PoolFormatException} ({@code DAMAGE_BEYOND_CRASH}) and writes
+         * nothing; with {@code true} it clears what is broken and reports the counts in
+         * {@link #lastRecovery()} ({@code gphash recover --force}). A foreign or stale header is
+         * refused either way.
+         */
+        public Builder repairBeyondCrash(boolean repair) {
+            this.repairBeyondCrash = repair;
+            return this;
+        }
+
         public GPHashConfig config() {
             if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
                 throw new IllegalArgumentException("bucketCache " + bucketCache + " needs the GPU backend: BktCache "
@@ -357,7 +371,7 @@ public final class GPHashIndex implements AutoCloseable {
                         + "BktCacheConfig.DISABLED or backend(Backend.GPU))");
             }
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
-                    maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror);
+                    maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash);
         }
 
         /** Creates a new pool file (owner-only); fails if the file exists. */

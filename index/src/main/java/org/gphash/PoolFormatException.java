@@ -20,7 +20,15 @@ public final class PoolFormatException extends GPHashException {
         /** Neither header copy has a valid checksum. */
         CHECKSUM_MISMATCH,
         /** Checksums are valid but the contents are impossible (for example offsets outside the file). */
-        CORRUPT
+        CORRUPT,
+        /** The header does not belong to the body: another pool's, or a stale or misplaced copy. */
+        FOREIGN_HEADER,
+        /**
+         * The table holds more damage than a crash can explain (items whose key does not match their
+         * fingerprint, more half-done operations than were in flight): something other than a crash
+         * changed the file. {@code gphash recover --force} repairs it by clearing what is broken.
+         */
+        DAMAGE_BEYOND_CRASH
     }
 
     private final Reason reason;
@@ -39,6 +47,8 @@ public final class PoolFormatException extends GPHashException {
             case TRUNCATED -> "pool file is truncated";
             case CHECKSUM_MISMATCH -> "header checksum mismatch";
             case CORRUPT -> "pool is corrupt";
+            case FOREIGN_HEADER -> "the header does not belong to this pool";
+            case DAMAGE_BEYOND_CRASH -> "more damage than a crash can explain";
         };
     }
 

@@ -231,12 +231,44 @@ class ErrorsTest {
 
     @Test
     void wrongFormatVersionInBothCopies() {
-        Path p = validPool("v1.pool");
-        // Only the version field changes: the checksums are now wrong too, but the version is checked first.
-        putInt(p, OFF_VERSION, 2);
-        putInt(p, COPY + OFF_VERSION, 2);
-        PoolFormatException e = assertRefusedUnchanged(p, PoolFormatException.class, () -> builder(p).open(), "version", "version 2");
+        Path p = validPool("v3.pool");
+        // Only the version field changes, so the checksums no longer verify either: a future format
+        // may checksum differently, so the version is what the message names.
+        putInt(p, OFF_VERSION, 3);
+        putInt(p, COPY + OFF_VERSION, 3);
+        PoolFormatException e = assertRefusedUnchanged(p, PoolFormatException.class, () -> builder(p).open(), "version",
+                "version 3", "newer build");
         assertEquals(PoolFormatException.Reason.WRONG_VERSION, e.reason());
+    }
+
+    @Test
+    void anOlderFormatWithValidChecksumsNamesTheWayOut() {
+        Path p = validPool("v1.pool");
+        for (long base : new long[] {0, COPY}) {
+            putInt(p, base + OFF_VERSION, 1);
+            fixChecksum(p, base);
+        }
+        PoolFormatException e = assertRefusedUnchanged(p, PoolFormatException.class, () -> builder(p).open(),
+                "version 1", "dump", "import");
+        assertEquals(PoolFormatException.Reason.WRONG_VERSION, e.reason());
+    }
+
+    /**
+     * Issue 14, defect 10: one flipped bit in the version field of one copy made the pool unopenable
+     * although the other copy was intact. The checksum is now judged before the version.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, COPY})
+    void aFlippedVersionBitInOneCopyFallsBackToTheOther(int base) {
+        Path p = validPool("version-bit" + base + ".pool");
+        putInt(p, base + OFF_VERSION, 2 ^ 1 << 4);
+        try (GPHashIndex index = builder(p).open()) {
+            assertTrue(index.lastRecovery().headerCopyRepaired(), index.lastRecovery().toString());
+            assertHoldsItems(index);
+        }
+        try (GPHashIndex index = builder(p).open()) {
+            assertFalse(index.lastRecovery().headerCopyRepaired(), "both copies were rewritten");
+        }
     }
 
     @Test

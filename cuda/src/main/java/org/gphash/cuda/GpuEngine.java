@@ -190,6 +190,7 @@ public final class GpuEngine implements Engine {
         if (n == 0) {
             return;
         }
+        pool.admitOpsInFlight(n);
         path.execute(batch, result);
     }
 
@@ -208,6 +209,7 @@ public final class GpuEngine implements Engine {
         if (n <= 0) {
             return;
         }
+        pool.admitOpsInFlight(n);
         path.executeOnDevice(n, address(kinds), address(keys), address(values), address(codes), address(out));
     }
 

@@ -60,14 +60,14 @@ final class GpuTableKernels implements TableKernels, AutoCloseable {
     }
 
     private long[] runScan(jcuda.driver.CUfunction f, TableLayout layout, int[] depths, long retiredCapacity,
-                           long[] chunkArgs, long bitmapAddress) {
+                           long[] chunkArgs, long bitmapAddress, int mode) {
         cuda.bind();
         counters.ensure(KernelParams.SCAN_COUNTERS * 8L);
         cuMemsetD8(counters.pointer(), (byte) 0, KernelParams.SCAN_COUNTERS * 8L);
         byte[] table = tableParams(layout);
         for (int depth : depths) {
             byte[] scan = KernelParams.scan(depth, counters.address(), retired.address(), retiredCapacity,
-                    chunkArgs[0], chunkArgs[1], chunkArgs[2], chunkArgs[3], chunkArgs[4], bitmapAddress);
+                    chunkArgs[0], chunkArgs[1], chunkArgs[2], chunkArgs[3], chunkArgs[4], bitmapAddress, mode);
             Launcher.launch(f, layout.bucketsAtDepth(depth) * geometry.slotsPerBucket(), null, table, scan);
         }
         cuCtxSynchronize();
@@ -85,14 +85,23 @@ final class GpuTableKernels implements TableKernels, AutoCloseable {
     }
 
     @Override
+    public RecoveryCounts countBrokenAndDuplicates(TableLayout layout) {
+        return recoverLevels(layout, KernelParams.SCAN_JUDGE_ONLY);
+    }
+
+    @Override
     public RecoveryCounts clearBrokenAndDuplicates(TableLayout layout) {
-        long[] c = runScan(cuda.recoverLevel, layout, allDepths(layout), 0, new long[5], 0);
+        return recoverLevels(layout, 0);
+    }
+
+    private RecoveryCounts recoverLevels(TableLayout layout, int mode) {
+        long[] c = runScan(cuda.recoverLevel, layout, allDepths(layout), 0, new long[5], 0, mode);
         return new RecoveryCounts(c[KernelParams.INSERT_CLEARED], c[KernelParams.TORN_CLEARED],
                 c[KernelParams.DUPLICATES_CLEARED]);
     }
 
     @Override
-    public MarkedBlocks markValueBlocks(TableLayout layout, HeapLayout heap) {
+    public MarkedBlocks markValueBlocks(TableLayout layout, HeapLayout heap, boolean validItemsOnly) {
         cuda.bind();
         int chunks = heap.chunkOffsets().length;
         long[] table = new long[chunks * 3];
@@ -108,14 +117,15 @@ final class GpuTableKernels implements TableKernels, AutoCloseable {
         cuMemsetD8(bitmap.pointer(), (byte) 0, bitmapBytes);
         long base = chunkTable.address();
         long[] chunkArgs = {base, base + chunks * 8L, base + chunks * 16L, chunks, heap.stride()};
-        long[] c = runScan(cuda.markLevel, layout, allDepths(layout), 0, chunkArgs, bitmap.address());
+        long[] c = runScan(cuda.markLevel, layout, allDepths(layout), 0, chunkArgs, bitmap.address(),
+                validItemsOnly ? KernelParams.SCAN_VALID_ONLY : 0);
         if (c[KernelParams.BAD_OFFSETS] > 0) {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path, c[KernelParams.BAD_OFFSETS]
-                    + " items refer to value offsets that are not blocks of the value heap");
+                    + " items refer to value offsets that are not blocks of the value heap; nothing was changed");
         }
         if (c[KernelParams.SHARED_BLOCKS] > 0) {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path, c[KernelParams.SHARED_BLOCKS]
-                    + " value blocks are referred to by more than one item");
+                    + " value blocks are referred to by more than one item; nothing was changed");
         }
         long[] used = new long[heap.words()];
         cuMemcpyDtoH(Pointer.to(used), bitmap.pointer(), bitmapBytes);
@@ -127,7 +137,7 @@ final class GpuTableKernels implements TableKernels, AutoCloseable {
         int bottom = layout.levelCount() - 1;
         long slots = layout.bucketsAtDepth(bottom) * geometry.slotsPerBucket();
         retired.ensure(slots * 8);  // each bottom slot unlinks at most one block
-        long[] c = runScan(cuda.rehashBottom, layout, new int[] {bottom}, slots, new long[5], 0);
+        long[] c = runScan(cuda.rehashBottom, layout, new int[] {bottom}, slots, new long[5], 0, 0);
         int n = (int) Math.min(c[KernelParams.SCAN_RETIRED], slots);
         long[] blocks = new long[n];
         if (n > 0) {

@@ -16,7 +16,7 @@ final class KernelParams {
     static final int MAX_HASHES = 4;
     static final int TABLE_BYTES = 8 + MAX_LEVELS * 8 + 9 * 8 + MAX_HASHES * 8;
     static final int BATCH_FIELDS = 17;
-    static final int SCAN_FIELDS = 10;
+    static final int SCAN_FIELDS = 11;
     static final int CACHE_FIELDS = 12;
     static final int LOAD_FIELDS = 11;
 
@@ -51,6 +51,10 @@ final class KernelParams {
     static final int UNPLACED = 7;
     static final int SCAN_RETIRED = 8;
     static final int SCAN_COUNTERS = 16;
+
+    /** ScanMode bits (ScanParams.mode). */
+    static final int SCAN_JUDGE_ONLY = 1;
+    static final int SCAN_VALID_ONLY = 2;
 
     /** PipeCounter (pipeline/pipe_params.cuh). */
     static final int PIPE_GROUPS = 0;
@@ -195,8 +199,8 @@ final class KernelParams {
 
     /** ScanParams. */
     static byte[] scan(int depth, long counters, long retired, long retiredCapacity, long chunkOffsets, long chunkLengths,
-                       long chunkFirst, long chunks, long valueStride, long bitmap) {
+                       long chunkFirst, long chunks, long valueStride, long bitmap, int mode) {
         return longs(depth, counters, retired, retiredCapacity, chunkOffsets, chunkLengths, chunkFirst, chunks,
-                valueStride, bitmap);
+                valueStride, bitmap, mode);
     }
 }

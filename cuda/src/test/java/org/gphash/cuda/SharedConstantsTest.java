@@ -188,6 +188,8 @@ class SharedConstantsTest {
         assertEquals(KernelParams.SHARED_BLOCKS, e("ScanCounter", "kSharedBlocks"));
         assertEquals(KernelParams.MOVED, e("ScanCounter", "kMoved"));
         assertEquals(KernelParams.UNPLACED, e("ScanCounter", "kUnplaced"));
+        assertEquals(KernelParams.SCAN_JUDGE_ONLY, e("ScanMode", "kScanJudgeOnly"));
+        assertEquals(KernelParams.SCAN_VALID_ONLY, e("ScanMode", "kScanValidOnly"));
         assertEquals(KernelParams.SCAN_RETIRED, e("ScanCounter", "kScanRetired"));
         assertEquals(KernelParams.SCAN_COUNTERS, e("ScanCounter", "kScanCounterCount"));
         assertEquals(KernelParams.CACHE_HITS, e("CacheStat", "kCacheHits"));

@@ -50,7 +50,7 @@ final class CpuTable {
         this.geometry = h.geometry();
         this.seeds = h.seeds();
         this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks());
-        this.gate = new EpochGate(this::reclaim);
+        this.gate = new EpochGate(this::reclaim, headers::admitOpsInFlight);
         this.layout = TableLayout.of(h);
         this.probes = ThreadLocal.withInitial(this::newProbe);
     }
@@ -348,7 +348,8 @@ final class CpuTable {
             file.zeroRange(offset, Math.min(oldFileSize, end) - offset);
         }
         MemorySegment pool = file.segment();
-        persist(pool, offset, bytes);
+        ExtentTag.write(pool, offset, bytes, h.poolId());
+        persist(pool, ExtentTag.tagOffset(offset), bytes + ExtentTag.BYTES);
         hook.reached(CrashPoint.RESIZE_LEVEL_ALLOCATED);
         headers.commit(h.withTopLevelAdded(offset, end));
         refreshLayout();
@@ -552,6 +553,9 @@ final class CpuTable {
         long offset = PoolSpace.nextExtent(h);
         long end = offset + bytes;
         PoolSpace.ensureLength(file, end, maxPoolBytes, "value heap growth by " + bytes + " bytes");
+        MemorySegment pool = file.segment();
+        ExtentTag.write(pool, offset, bytes, h.poolId());
+        persist(pool, ExtentTag.tagOffset(offset), ExtentTag.BYTES);
         hook.reached(CrashPoint.HEAP_GROWN);
         HeapChunk chunk = new HeapChunk(offset, bytes);
         headers.commit(h.withHeapChunk(chunk, end));

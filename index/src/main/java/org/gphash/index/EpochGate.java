@@ -58,8 +58,23 @@ final class EpochGate {
     /** Limbo entries of threads that ended, freed when their epoch allows (guarded by registry). */
     private final List<long[]> orphans = new ArrayList<>();
 
+    /** Told the number of threads that may run operations at once, before one more of them can. */
+    private final LongConsumer admitWriters;
+    /** The most threads {@link #admitWriters} has admitted. */
+    private volatile int admitted;
+
     EpochGate(LongConsumer reclaim) {
+        this(reclaim, n -> { });
+    }
+
+    /**
+     * {@code admitWriters} is called (inside an operation, so never during an exclusive phase) when
+     * more threads than ever before may run operations at once: the engine records that bound in the
+     * header, since each such thread can leave one half-done operation at a crash.
+     */
+    EpochGate(LongConsumer reclaim, LongConsumer admitWriters) {
         this.reclaim = reclaim;
+        this.admitWriters = admitWriters;
     }
 
     private Participant register() {
@@ -95,6 +110,9 @@ final class EpochGate {
             p.epoch = e;
             // Announce first, then check: an exclusive phase either sees us or we see its flag.
             if (!exclusiveRequested && globalEpoch.get() == e) {
+                if (participants.length > admitted) {
+                    admit(p);
+                }
                 return p;
             }
             p.epoch = IDLE;
@@ -104,6 +122,22 @@ final class EpochGate {
 
     void exit(Participant p) {
         p.epoch = IDLE;
+    }
+
+    /** Slow path of {@link #enter}: record the larger number of threads before this one writes. */
+    private void admit(Participant p) {
+        try {
+            synchronized (admitWriters) {
+                int n = participants.length;
+                if (n > admitted) {
+                    admitWriters.accept(n);
+                    admitted = n;
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            exit(p);
+            throw e;
+        }
     }
 
     private void awaitExclusiveEnd() {

@@ -20,7 +20,7 @@ final class HeaderStore {
 
     private final PoolFile file;
     private final CrashHook crashHook;
-    private PoolHeader current;
+    private volatile PoolHeader current;
 
     HeaderStore(PoolFile file, PoolHeader current, CrashHook crashHook) {
         this.file = file;
@@ -39,10 +39,17 @@ final class HeaderStore {
         return store;
     }
 
-    /** Makes {@code next} the committed header (its sequence number is assigned here). */
-    void commit(PoolHeader next) {
+    /**
+     * Makes {@code next} the committed header (its sequence number is assigned here). Commits are
+     * serialised, and the in-flight bound never falls: a commit derived from a header read before
+     * another thread raised the bound ({@link #admitOpsInFlight}) keeps the raised one.
+     */
+    synchronized void commit(PoolHeader next) {
         MemorySegment segment = file.segment();
         long first = current.sequence() + 1;
+        if (next.opsInFlightLimit() < current.opsInFlightLimit()) {
+            next = next.withOpsInFlightLimit(current.opsInFlightLimit());
+        }
         PoolHeader a = next.withSequence(first);
         long baseA = copyBase(first);
         a.writeTo(segment, baseA);
@@ -53,6 +60,23 @@ final class HeaderStore {
         b.writeTo(segment, baseB);
         file.persister().persist(segment, baseB, PoolHeader.COPY_BYTES);
         current = b;
+    }
+
+    /**
+     * Makes sure the header admits {@code ops} operations in flight before they start, so that
+     * recovery after a crash knows how much damage the crash can explain. Raises the bound to the
+     * next power of two (a commit) only when it grows, so engines may call this on every batch.
+     */
+    void admitOpsInFlight(long ops) {
+        if (current.opsInFlightLimit() >= ops) {
+            return;
+        }
+        synchronized (this) {
+            if (current.opsInFlightLimit() < ops) {
+                long limit = Long.highestOneBit(Math.max(1, ops - 1)) << 1;
+                commit(current.withOpsInFlightLimit(Math.max(limit, ops)));
+            }
+        }
     }
 
     private static long copyBase(long sequence) {
@@ -88,19 +112,76 @@ final class HeaderStore {
             throw new PoolFormatException(Reason.NOT_A_POOL, path, "no pool magic number in either header copy");
         }
         if (a == PoolHeader.CopyState.WRONG_VERSION || b == PoolHeader.CopyState.WRONG_VERSION) {
-            long base = a == PoolHeader.CopyState.WRONG_VERSION ? 0 : PoolHeader.COPY_BYTES;
-            throw new PoolFormatException(Reason.WRONG_VERSION, path, "format version "
-                    + PoolHeader.versionOf(segment, base) + ", this build reads version " + PoolHeader.FORMAT_VERSION);
+            // A copy whose checksum verifies was written by a build of another format: never mix formats.
+            throw wrongVersion(segment, a == PoolHeader.CopyState.WRONG_VERSION ? 0 : PoolHeader.COPY_BYTES, path);
         }
         PoolHeader ha = a == PoolHeader.CopyState.VALID ? PoolHeader.readFrom(segment, 0, path) : null;
         PoolHeader hb = b == PoolHeader.CopyState.VALID ? PoolHeader.readFrom(segment, PoolHeader.COPY_BYTES, path) : null;
         if (ha == null && hb == null) {
+            if (a == PoolHeader.CopyState.OTHER_VERSION_UNVERIFIED || b == PoolHeader.CopyState.OTHER_VERSION_UNVERIFIED) {
+                throw wrongVersion(segment, a == PoolHeader.CopyState.OTHER_VERSION_UNVERIFIED ? 0 : PoolHeader.COPY_BYTES,
+                        path);
+            }
             throw new PoolFormatException(Reason.CHECKSUM_MISMATCH, path, "neither header copy has a valid CRC32C");
         }
-        PoolHeader chosen = ha == null ? hb : hb == null ? ha : ha.sequence() >= hb.sequence() ? ha : hb;
+        PoolHeader newer = ha == null ? hb : hb == null ? ha : ha.sequence() >= hb.sequence() ? ha : hb;
+        PoolHeader older = newer == ha ? hb : ha;
+        // The newest copy whose extents all carry this pool's tags; a copy that names foreign or
+        // misplaced extents is damage to that copy, like a bad checksum.
+        RuntimeException newerProblem = extentProblem(newer, segment, size, path);
+        PoolHeader chosen = newer;
+        if (newerProblem != null) {
+            if (older == null || extentProblem(older, segment, size, path) != null) {
+                throw newerProblem;
+            }
+            chosen = older;
+        }
         boolean repair = ha == null || hb == null || !ha.withSequence(0).equals(hb.withSequence(0));
-        validateExtents(chosen, size, path);
         return new ReadResult(chosen, repair);
+    }
+
+    private static PoolFormatException wrongVersion(MemorySegment segment, long base, Path path) {
+        int version = PoolHeader.versionOf(segment, base);
+        String hint = version < PoolHeader.FORMAT_VERSION
+                ? "; export it with `gphash dump` of the build that wrote it, then `gphash import` into a new pool"
+                : "; open it with a newer build";
+        return new PoolFormatException(Reason.WRONG_VERSION, path, "format version " + version
+                + ", this build reads version " + PoolHeader.FORMAT_VERSION + hint);
+    }
+
+    /** Why {@code h} cannot describe this file's body, or null when its extents check out. */
+    private static RuntimeException extentProblem(PoolHeader h, MemorySegment segment, long fileSize, Path path) {
+        try {
+            validateExtents(h, fileSize, path);
+            Geometry g = h.geometry();
+            long[] levels = h.levelOffsets();
+            for (int i = 0; i < levels.length; i++) {
+                checkTag(segment, h, "level " + i, levels[i], h.bucketsInLevel(i) * g.bucketSize(), path);
+            }
+            for (HeapChunk chunk : h.heapChunks()) {
+                checkTag(segment, h, "value heap chunk", chunk.offset(), chunk.length(), path);
+            }
+            return null;
+        } catch (PoolFormatException e) {
+            return e;
+        }
+    }
+
+    private static void checkTag(MemorySegment segment, PoolHeader h, String what, long offset, long length, Path path) {
+        switch (ExtentTag.check(segment, offset, length, h.poolId())) {
+            case MATCHES -> {
+            }
+            case DAMAGED -> throw new PoolFormatException(Reason.CORRUPT, path,
+                    "the tag in front of " + what + " at offset " + offset + " is damaged or missing");
+            case OTHER_POOL -> throw new PoolFormatException(Reason.FOREIGN_HEADER, path,
+                    "the header belongs to pool " + Long.toHexString(h.poolId()) + " but " + what + " at offset "
+                            + offset + " belongs to pool " + Long.toHexString(ExtentTag.poolIdOf(segment, offset))
+                            + "; nothing was changed");
+            case OTHER_EXTENT -> throw new PoolFormatException(Reason.FOREIGN_HEADER, path,
+                    "the header's " + what + " at offset " + offset + "+" + length
+                            + " is not an extent of this pool as it was written (a stale or misplaced header)"
+                            + "; nothing was changed");
+        }
     }
 
     private static void validateExtents(PoolHeader h, long fileSize, Path path) {
@@ -120,7 +201,7 @@ final class HeaderStore {
     }
 
     private static void checkExtent(String what, long offset, long length, long fileLength, Path path) {
-        if (offset < PoolHeader.REGION_BYTES || offset + length > fileLength || offset % 8 != 0) {
+        if (offset < PoolHeader.REGION_BYTES + ExtentTag.BYTES || offset + length > fileLength || offset % 8 != 0) {
             throw new PoolFormatException(Reason.CORRUPT, path,
                     what + " at " + offset + "+" + length + " lies outside the pool's " + fileLength + " bytes");
         }

@@ -35,16 +35,19 @@ import org.gphash.PoolFormatException;
  *  104 file length      8   committed length; bytes beyond it are not part of the pool
  *  112 created (ms)     8
  *  128 level offsets   12 x 8   bottom level first
+ *  224 pool identity    8   random at create, never 0; every level and heap chunk carries it ({@link ExtentTag})
+ *  232 ops in flight    8   the most operations that may have been in flight at a crash (recovery's damage bound)
  *  256 heap chunk table 96 x (offset 8, length 8)
  * 1792 checksum         4   CRC32C of bytes [0, 1792)
  * </pre>
  */
 public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown, long[] seeds, int topLog2,
                          long[] levelOffsets, boolean resizing, List<HeapChunk> heapChunks, long resizes,
-                         long fileLength, long createdMillis) {
+                         long fileLength, long createdMillis, long poolId, long opsInFlightLimit) {
 
     public static final long MAGIC = 0x0050485341485047L; // "GPHASHP\0" little-endian
-    public static final int FORMAT_VERSION = 1;
+    /** 2: pool identity, extent tags and the in-flight bound (version 1 pools predate 2026-11-23). */
+    public static final int FORMAT_VERSION = 2;
     public static final int COPY_BYTES = 2048;
     public static final int REGION_BYTES = 2 * COPY_BYTES;
     public static final int MAX_HEAP_CHUNKS = 96;
@@ -73,6 +76,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     static final int OFF_FILE_LENGTH = 104;
     static final int OFF_CREATED = 112;
     static final int OFF_LEVEL_OFFSETS = 128;
+    static final int OFF_POOL_ID = 224;
+    static final int OFF_OPS_IN_FLIGHT = 232;
     static final int OFF_CHUNKS = 256;
     static final int OFF_CHECKSUM = OFF_CHUNKS + MAX_HEAP_CHUNKS * 16;
 
@@ -93,6 +98,12 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         if (heapChunks.size() > MAX_HEAP_CHUNKS) {
             throw new IllegalArgumentException("at most " + MAX_HEAP_CHUNKS + " heap chunks");
         }
+        if (poolId == 0) {
+            throw new IllegalArgumentException("pool identity 0");
+        }
+        if (opsInFlightLimit < 0) {
+            throw new IllegalArgumentException("negative in-flight bound " + opsInFlightLimit);
+        }
     }
 
     @Override
@@ -110,14 +121,33 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         return 1L << (topLog2 - (levelOffsets.length - 1 - index));
     }
 
+    /**
+     * Half-done operations a crash can leave in this pool: one per operation in flight, and during
+     * a resize one per slot of the bottom level being emptied (its items are copied up before they
+     * are cleared there). Recovery refuses more without being asked to repair.
+     */
+    public long crashAllowance() {
+        long allowance = opsInFlightLimit;
+        if (resizing) {
+            allowance += bucketsInLevel(0) * geometry.slotsPerBucket();
+        }
+        return allowance;
+    }
+
     public PoolHeader withSequence(long newSequence) {
         return new PoolHeader(newSequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
-                resizes, fileLength, createdMillis);
+                resizes, fileLength, createdMillis, poolId, opsInFlightLimit);
     }
 
     public PoolHeader withCleanShutdown(boolean clean) {
         return new PoolHeader(sequence, geometry, clean, seeds, topLog2, levelOffsets, resizing, heapChunks, resizes,
-                fileLength, createdMillis);
+                fileLength, createdMillis, poolId, opsInFlightLimit);
+    }
+
+    /** The same header admitting up to {@code limit} operations in flight. */
+    public PoolHeader withOpsInFlightLimit(long limit) {
+        return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
+                resizes, fileLength, createdMillis, poolId, limit);
     }
 
     /**
@@ -128,7 +158,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         long[] levels = Arrays.copyOf(levelOffsets, levelOffsets.length + 1);
         levels[levels.length - 1] = newLevelOffset;
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2 + 1, levels, true, heapChunks, resizes,
-                newFileLength, createdMillis);
+                newFileLength, createdMillis, poolId, opsInFlightLimit);
     }
 
     /**
@@ -141,14 +171,14 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         chunks.add(reclaimedBottom);
         boolean done = levels.length == geometry.levels();
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levels, !done, chunks,
-                done ? resizes + 1 : resizes, fileLength, createdMillis);
+                done ? resizes + 1 : resizes, fileLength, createdMillis, poolId, opsInFlightLimit);
     }
 
     public PoolHeader withHeapChunk(HeapChunk chunk, long newFileLength) {
         List<HeapChunk> chunks = new ArrayList<>(heapChunks);
         chunks.add(chunk);
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, chunks, resizes,
-                newFileLength, createdMillis);
+                newFileLength, createdMillis, poolId, opsInFlightLimit);
     }
 
     /** Writes this header as one copy at {@code base} of {@code segment}, checksum last. */
@@ -175,6 +205,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         c.set(LONG, OFF_RESIZES, resizes);
         c.set(LONG, OFF_FILE_LENGTH, fileLength);
         c.set(LONG, OFF_CREATED, createdMillis);
+        c.set(LONG, OFF_POOL_ID, poolId);
+        c.set(LONG, OFF_OPS_IN_FLIGHT, opsInFlightLimit);
         for (int i = 0; i < levelOffsets.length; i++) {
             c.set(LONG, OFF_LEVEL_OFFSETS + 8L * i, levelOffsets[i]);
         }
@@ -191,21 +223,25 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         return (int) crc.getValue();
     }
 
-    /** What one copy holds, before deciding whether it is usable. */
-    enum CopyState { NO_MAGIC, WRONG_VERSION, BAD_CHECKSUM, VALID }
+    /**
+     * What one copy holds, before deciding whether it is usable. The checksum is judged before the
+     * version: a flipped bit in the version field of one copy is damage to that copy (the other copy
+     * serves), not a pool of another format. A copy whose checksum does not verify but whose version
+     * differs is {@code OTHER_VERSION_UNVERIFIED}: maybe another format (whose checksum this build
+     * cannot check), maybe damage.
+     */
+    enum CopyState { NO_MAGIC, WRONG_VERSION, OTHER_VERSION_UNVERIFIED, BAD_CHECKSUM, VALID }
 
     static CopyState inspect(MemorySegment segment, long base) {
         MemorySegment c = segment.asSlice(base, COPY_BYTES);
         if (c.get(LONG, OFF_MAGIC) != MAGIC) {
             return CopyState.NO_MAGIC;
         }
-        if (c.get(INT, OFF_VERSION) != FORMAT_VERSION) {
-            return CopyState.WRONG_VERSION;
-        }
+        boolean ours = c.get(INT, OFF_VERSION) == FORMAT_VERSION;
         if (c.get(INT, OFF_CHECKSUM) != checksum(c)) {
-            return CopyState.BAD_CHECKSUM;
+            return ours ? CopyState.BAD_CHECKSUM : CopyState.OTHER_VERSION_UNVERIFIED;
         }
-        return CopyState.VALID;
+        return ours ? CopyState.VALID : CopyState.WRONG_VERSION;
     }
 
     static int versionOf(MemorySegment segment, long base) {
@@ -244,7 +280,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
             }
             return new PoolHeader(c.get(LONG, OFF_SEQUENCE), g, (c.get(INT, OFF_FLAGS) & FLAG_CLEAN) != 0, seeds, topLog2,
                     levels, c.get(INT, OFF_RESIZE_STATE) == 1, heap, c.get(LONG, OFF_RESIZES),
-                    c.get(LONG, OFF_FILE_LENGTH), c.get(LONG, OFF_CREATED));
+                    c.get(LONG, OFF_FILE_LENGTH), c.get(LONG, OFF_CREATED), c.get(LONG, OFF_POOL_ID),
+                    c.get(LONG, OFF_OPS_IN_FLIGHT));
         } catch (IllegalArgumentException e) {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path,
                     "header has a valid checksum but impossible contents: " + e.getMessage());
@@ -256,7 +293,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         return o instanceof PoolHeader h && sequence == h.sequence && geometry.equals(h.geometry)
                 && cleanShutdown == h.cleanShutdown && Arrays.equals(seeds, h.seeds) && topLog2 == h.topLog2
                 && Arrays.equals(levelOffsets, h.levelOffsets) && resizing == h.resizing && heapChunks.equals(h.heapChunks)
-                && resizes == h.resizes && fileLength == h.fileLength && createdMillis == h.createdMillis;
+                && resizes == h.resizes && fileLength == h.fileLength && createdMillis == h.createdMillis
+                && poolId == h.poolId && opsInFlightLimit == h.opsInFlightLimit;
     }
 
     @Override
@@ -268,6 +306,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     public String toString() {
         return "PoolHeader[seq=" + sequence + ", " + geometry + ", clean=" + cleanShutdown + ", topLog2=" + topLog2
                 + ", levels=" + Arrays.toString(levelOffsets) + ", resizing=" + resizing + ", chunks=" + heapChunks
-                + ", resizes=" + resizes + ", fileLength=" + fileLength + "]";
+                + ", resizes=" + resizes + ", fileLength=" + fileLength + ", poolId=" + Long.toHexString(poolId)
+                + ", opsInFlightLimit=" + opsInFlightLimit + "]";
     }
 }

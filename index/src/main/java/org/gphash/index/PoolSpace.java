@@ -13,8 +13,14 @@ final class PoolSpace {
     private PoolSpace() {
     }
 
+    /** Where the next extent starts: page-aligned, with room for its {@link ExtentTag} in front. */
     static long nextExtent(PoolHeader header) {
-        return Geometry.alignUp(header.fileLength(), EXTENT_ALIGNMENT);
+        return extentAfter(header.fileLength());
+    }
+
+    /** The first page-aligned offset at or after {@code end} with an {@link ExtentTag}'s room before it. */
+    static long extentAfter(long end) {
+        return Geometry.alignUp(end + ExtentTag.BYTES, EXTENT_ALIGNMENT);
     }
 
     /** Makes the file at least {@code length} bytes, refusing to pass {@code maxPoolBytes}. */

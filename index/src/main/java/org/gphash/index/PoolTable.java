@@ -44,11 +44,11 @@ public final class PoolTable {
         long[] levelOffsets = new long[g.levels()];
         long next = PoolHeader.REGION_BYTES;
         for (int i = 0; i < g.levels(); i++) {
-            next = Geometry.alignUp(next, PoolSpace.EXTENT_ALIGNMENT);
+            next = PoolSpace.extentAfter(next);
             levelOffsets[i] = next;
             next += (1L << (topLog2 - (g.levels() - 1 - i))) * g.bucketSize();
         }
-        long heapOffset = Geometry.alignUp(next, PoolSpace.EXTENT_ALIGNMENT);
+        long heapOffset = PoolSpace.extentAfter(next);
         // The heap follows the data, not the table's capacity: an eighth of the items asked for to
         // start with (at least 64 KiB), then growth by a quarter as items arrive (CpuTable.addHeapChunk).
         long eighth = config.initialCapacity() / 8 + 1;
@@ -61,21 +61,36 @@ public final class PoolTable {
         }
         long[] seeds = seeds(config);
         PoolHeader header = new PoolHeader(0, g, false, seeds, topLog2, levelOffsets, false,
-                List.of(new HeapChunk(heapOffset, heapBytes)), 0, fileLength, System.currentTimeMillis());
+                List.of(new HeapChunk(heapOffset, heapBytes)), 0, fileLength, System.currentTimeMillis(), newPoolId(), 0);
         PoolFile file = PoolFile.create(config.path(), fileLength, config.jdkPersistence());
         try {
+            MemorySegment pool = file.segment();
+            for (int i = 0; i < levelOffsets.length; i++) {
+                ExtentTag.write(pool, levelOffsets[i], header.bucketsInLevel(i) * g.bucketSize(), header.poolId());
+            }
+            ExtentTag.write(pool, heapOffset, heapBytes, header.poolId());
             file.syncAll();
             if (kernels != null) {
                 kernels.attach(file, g, seeds);
             }
             HeaderStore headers = HeaderStore.initialize(file, header, config.crashHook());
             CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels);
-            RecoveryReport report = Recovery.run(table, true, false);
+            RecoveryReport report = Recovery.run(table, true, false, false);
             return new PoolTable(file, table, report);
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
         }
+    }
+
+    /** A random, non-zero pool identity (not derived from the seed: two pools made alike still differ). */
+    private static long newPoolId() {
+        SecureRandom random = new SecureRandom();
+        long id;
+        do {
+            id = random.nextLong();
+        } while (id == 0);
+        return id;
     }
 
     private static long[] seeds(GPHashConfig config) {
@@ -114,13 +129,23 @@ public final class PoolTable {
             }
             HeaderStore headers = new HeaderStore(file, header, config.crashHook());
             CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels);
-            RecoveryReport report = Recovery.run(table, header.cleanShutdown(), read.copyRepairNeeded());
+            RecoveryReport report = Recovery.run(table, header.cleanShutdown(), read.copyRepairNeeded(),
+                    config.repairBeyondCrash());
             headers.commit(headers.current().withCleanShutdown(false));
             return new PoolTable(file, table, report);
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
         }
+    }
+
+    /**
+     * Records, before they start, that up to {@code ops} operations may be in flight at once (an
+     * engine that runs a batch's operations concurrently calls this with the batch's size). Recovery
+     * after a crash accepts as many half-done operations as this admitted and refuses more.
+     */
+    public void admitOpsInFlight(long ops) {
+        table.headers.admitOpsInFlight(ops);
     }
 
     /** The table, for the CPU engine's operations. */
@@ -220,7 +245,7 @@ public final class PoolTable {
         }
         table.exclusive(() -> {
             table.heap.startRebuild();
-            TableKernels.MarkedBlocks marked = table.kernels.markValueBlocks(table.layout(), table.heap.exportLayout());
+            TableKernels.MarkedBlocks marked = table.kernels.markValueBlocks(table.layout(), table.heap.exportLayout(), false);
             table.heap.markUsedBits(marked.usedBits());
             table.heap.finishRebuild();
         });

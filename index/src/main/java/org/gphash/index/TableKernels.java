@@ -16,16 +16,25 @@ public interface TableKernels {
      */
     void attach(PoolFile file, Geometry geometry, long[] seeds);
 
-    /** Recovery phase 1 over every level of {@code layout}: clear INSERT slots, torn items, duplicates. */
+    /**
+     * Recovery's judgement over every level of {@code layout}, writing nothing: how many INSERT
+     * slots, torn items (fingerprint not the key's, or no candidate bucket of the key holds the item)
+     * and duplicates {@link #clearBrokenAndDuplicates} would clear.
+     */
+    RecoveryCounts countBrokenAndDuplicates(TableLayout layout);
+
+    /** Recovery's repair over every level of {@code layout}: clear INSERT slots, torn items, duplicates. */
     RecoveryCounts clearBrokenAndDuplicates(TableLayout layout);
 
     /**
-     * Recovery phase 2: the bitmap of value blocks in use (one bit per block of {@code heap}, set = used)
-     * and the number of items.
+     * The bitmap of value blocks in use (one bit per block of {@code heap}, set = used) and the
+     * number of items, writing nothing to the pool. With {@code validItemsOnly}, only items that are
+     * their key's valid item count (the others are about to be cleared, and a resize's copy shares
+     * its block with the original); otherwise every item does.
      *
      * @throws org.gphash.PoolFormatException if an item's value offset is no block, or two items share one
      */
-    MarkedBlocks markValueBlocks(TableLayout layout, HeapLayout heap);
+    MarkedBlocks markValueBlocks(TableLayout layout, HeapLayout heap, boolean validItemsOnly);
 
     /**
      * Resize step 3 over the bottom level of {@code layout}: copies each valid item up and clears it
@@ -35,6 +44,10 @@ public interface TableKernels {
 
     /** Counts of recovery phase 1. */
     record RecoveryCounts(long insertSlots, long tornSlots, long duplicates) {
+        /** Slots that are or would be cleared. */
+        public long total() {
+            return insertSlots + tornSlots + duplicates;
+        }
     }
 
     /** Result of recovery phase 2. */

@@ -18,6 +18,26 @@ public record PoolReport(Path path, long fileBytes, PoolHeader header, PoolInspe
         return findings.sound();
     }
 
+    /**
+     * Whether the damage is more than a crash explains, so that open refuses the pool and only
+     * {@code recover --force} repairs it: items that do not match their key or bucket, or more
+     * half-done operations than the header admits were in flight.
+     */
+    public boolean beyondCrash() {
+        if (header == null) {
+            return false;
+        }
+        long halfDone = findings.count(Problem.INSERT_SLOT) + findings.count(Problem.DUPLICATE_KEY);
+        return findings.count(Problem.TORN_FINGERPRINT) + findings.count(Problem.MISPLACED_ITEM) > 0
+                || halfDone > header.crashAllowance();
+    }
+
+    /** Whether open refuses the pool for corruption that no repair of slots fixes. */
+    public boolean structurallyCorrupt() {
+        return header == null || findings.count(Problem.BAD_VALUE_OFFSET) + findings.count(Problem.SHARED_VALUE_BLOCK)
+                + findings.count(Problem.EXTENTS_OVERLAP) > 0;
+    }
+
     public long slots() {
         return levels.stream().mapToLong(LevelStats::slots).sum();
     }

@@ -10,11 +10,13 @@ public enum Problem {
     HEADER_COPIES_DIFFER(true, "the header copies hold different states: a header commit was interrupted (recover completes it)"),
     EXTENTS_OVERLAP(true, "two extents of the pool (header, levels, value heap chunks) overlap"),
     INSERT_SLOT(true, "slot left in the INSERT state by an interrupted insert (recover clears it)"),
-    TORN_FINGERPRINT(true, "item whose fingerprint does not match its key (torn slot; recover clears it)"),
-    MISPLACED_ITEM(true, "item in a slot that is not a candidate slot of its key (wrong hash or bucket)"),
+    TORN_FINGERPRINT(true, "item whose fingerprint does not match its key: no crash leaves one, so open refuses the "
+            + "pool (a flipped bit? a copied header?); recover --force clears the item"),
+    MISPLACED_ITEM(true, "item in a slot that is not a candidate slot of its key (wrong hash or bucket): no crash "
+            + "leaves one, so open refuses the pool; recover --force clears the item"),
     DUPLICATE_KEY(true, "item that is not the valid item of its key: another copy comes first in candidate order (recover removes it)"),
-    BAD_VALUE_OFFSET(true, "item whose value offset is not a block of the value heap"),
-    SHARED_VALUE_BLOCK(true, "value block referred to by more than one item"),
+    BAD_VALUE_OFFSET(true, "item whose value offset is not a block of the value heap (open refuses the pool)"),
+    SHARED_VALUE_BLOCK(true, "value block referred to by more than one item (open refuses the pool)"),
     RESIZE_IN_PROGRESS(false, "a resize was interrupted; open or recover finishes it"),
     NOT_CLEANLY_SHUT_DOWN(false, "the pool was not closed cleanly (crash or still open); open or recover runs recovery"),
     TRAILING_BYTES(false, "bytes past the committed end of the pool (an interrupted growth); reused by the next growth");

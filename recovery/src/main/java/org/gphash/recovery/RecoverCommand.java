@@ -16,10 +16,11 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code recover POOL}: exactly what the engine's open does (clear INSERT slots and torn items,
- * remove duplicates, finish an interrupted resize, rebuild free space, repair a header copy), then
- * a clean close, then a read-only check. Recovery is idempotent and itself crash-safe, so an
- * interrupted run is simply run again.
+ * {@code recover POOL}: exactly what the engine's open does (clear INSERT slots, remove duplicates,
+ * finish an interrupted resize, rebuild free space, repair a header copy), then a clean close, then
+ * a read-only check. Recovery is idempotent and itself crash-safe, so an interrupted run is simply
+ * run again. Like open, it refuses a pool with more damage than a crash leaves (items that do not
+ * match their key) and changes nothing; {@code --force} clears such items instead.
  */
 @Command(name = "recover", mixinStandardHelpOptions = true,
         description = {"Runs recovery on a pool (what open does) and reports the count of each repair, then checks "
@@ -36,10 +37,15 @@ final class RecoverCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print what was done as one JSON object")
     boolean json;
 
+    @Option(names = "--force", description = "also clear damage no crash leaves (items whose key does not match their "
+            + "fingerprint or bucket, more half-done operations than were in flight): those items are lost; without "
+            + "it such a pool is refused and left unchanged")
+    boolean force;
+
     @Override
     public Integer call() {
         RecoveryReport r;
-        try (GPHashIndex index = GPHashIndex.builder(pool).open()) {
+        try (GPHashIndex index = GPHashIndex.builder(pool).repairBeyondCrash(force).open()) {
             r = index.lastRecovery();
         }
         PoolReport after = PoolScanner.scan(pool, Progress.NONE);

@@ -37,8 +37,21 @@ final class ReportWriter {
                 sb.append("      ... and ").append(f.count(p) - f.examples(p).size()).append(" more\n");
             }
         }
-        sb.append(r.sound() ? "check: sound\n" : "check: NOT sound (run 'gphash recover' to repair what recovery can)\n");
+        sb.append(r.sound() ? "check: sound\n" : "check: NOT sound (" + advice(r) + ")\n");
         return sb.toString();
+    }
+
+    /** What to run about an unsound pool. */
+    static String advice(PoolReport r) {
+        if (r.structurallyCorrupt()) {
+            return "open refuses this pool and no repair of slots fixes it: 'gphash dump' what can be read, "
+                    + "then 'gphash import' it into a new pool";
+        }
+        if (r.beyondCrash()) {
+            return "more damage than a crash leaves, so open refuses this pool: 'gphash recover --force' clears "
+                    + "the broken items (they are lost)";
+        }
+        return "run 'gphash recover' to repair what the crash left";
     }
 
     private static String copy(PoolReport r, int i) {
@@ -49,6 +62,9 @@ final class ReportWriter {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("pool", r.path().toString());
         m.put("sound", r.sound());
+        if (!r.sound()) {
+            m.put("advice", advice(r));
+        }
         m.put("fileBytes", r.fileBytes());
         if (r.header() != null) {
             m.put("header", header(r));
