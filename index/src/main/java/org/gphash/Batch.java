@@ -19,6 +19,14 @@ import java.util.Arrays;
  * that the operations of a key that must wait for the table to grow run after the rest of the batch;
  * without it, in an order it does not promise. Put operations that must see each other in a given
  * order in successive batches. Not thread-safe: one batch per thread.
+ *
+ * <p>A batch holds at most {@link #maxOperations(int, int)} operations (2^26, fewer where keys or
+ * values are so large that a column would pass 2 GiB): run a full batch and start another.
+ *
+ * <p>If a batch fails part way (the pool is full, an I/O error), the operations that ran stay
+ * applied, the exception says why, and the result says which: each operation that ran has its
+ * outcome, the others {@link Outcome#NOT_APPLIED}. The CPU engine stops at the first operation that
+ * fails, so those are the batch's tail; the GPU engine runs a batch in parallel, so they may be any.
  */
 public final class Batch {
 
@@ -37,10 +45,29 @@ public final class Batch {
         return new Batch(keySize, valueSize, expectedOperations);
     }
 
+    /** The most operations a batch of these key and value sizes holds. */
+    public static int maxOperations(int keySize, int valueSize) {
+        int widest = Math.max(1, Math.max(keySize, valueSize));
+        return (int) Math.min(MAX_OPERATIONS, (Integer.MAX_VALUE - 16) / widest);
+    }
+
+    /** The most operations of any batch, whatever the key and value sizes. */
+    public static final int MAX_OPERATIONS = 1 << 26;
+
+    /** {@code n} when a batch or result of these sizes may hold that many operations; else a clear error. */
+    static int checkSize(int n, int keySize, int valueSize) {
+        int max = maxOperations(keySize, valueSize);
+        if (n < 0 || n > max) {
+            throw new IllegalArgumentException(n + " operations: a batch of " + keySize + "-byte keys and " + valueSize
+                    + "-byte values holds at most " + max + " (run a full batch and start another)");
+        }
+        return n;
+    }
+
     Batch(int keySize, int valueSize, int expectedOperations) {
         this.keySize = keySize;
         this.valueSize = valueSize;
-        int n = Math.max(1, expectedOperations);
+        int n = Math.max(1, checkSize(expectedOperations, keySize, valueSize));
         this.kinds = new byte[n];
         this.keys = new byte[n * keySize];
         this.values = new byte[n * valueSize];
@@ -113,7 +140,12 @@ public final class Batch {
 
     private void ensureCapacity(int n) {
         if (n > kinds.length) {
-            int cap = Math.max(n, kinds.length * 2);
+            int max = maxOperations(keySize, valueSize);
+            if (n > max) {
+                throw new IllegalStateException("the batch is full: a batch of " + keySize + "-byte keys and " + valueSize
+                        + "-byte values holds at most " + max + " operations (run it and start another)");
+            }
+            int cap = (int) Math.min(max, Math.max(n, 2L * kinds.length));
             kinds = Arrays.copyOf(kinds, cap);
             keys = Arrays.copyOf(keys, cap * keySize);
             values = Arrays.copyOf(values, cap * valueSize);

@@ -16,16 +16,23 @@ public final class BatchResult {
 
     public BatchResult(int valueSize, int expectedOperations) {
         this.valueSize = valueSize;
-        int n = Math.max(1, expectedOperations);
+        int n = Math.max(1, Batch.checkSize(expectedOperations, 1, valueSize));
         this.codes = new byte[n];
         this.values = new byte[n * valueSize];
     }
 
-    /** Prepares for {@code n} results, reusing memory where it suffices. */
+    /**
+     * Prepares for {@code n} results, reusing memory where it suffices. Every outcome starts as
+     * {@link Outcome#NOT_APPLIED}, so a batch that fails part way leaves exactly the operations it
+     * ran with other outcomes.
+     */
     public void reset(int n) {
+        Batch.checkSize(n, 1, valueSize);
         if (n > codes.length) {
             codes = new byte[n];
             values = new byte[n * valueSize];
+        } else {
+            Arrays.fill(codes, 0, n, Outcome.NOT_APPLIED.code());
         }
         size = n;
     }

@@ -4,6 +4,11 @@ import org.gphash.index.OpStatus;
 
 /** What one operation did. */
 public enum Outcome {
+    /**
+     * The operation did not run and changed nothing: its batch stopped first, with the exception
+     * that says why (for example {@link PoolFullException}). The other operations' outcomes stand.
+     */
+    NOT_APPLIED(OpStatus.NOT_APPLIED),
     /** A get found the key. */
     FOUND(OpStatus.FOUND),
     /** A get, update or delete did not find the key. */

@@ -7,7 +7,25 @@ package org.gphash;
 public final class PoolFullException extends GPHashException {
     private static final long serialVersionUID = 1L;
 
+    private final transient BatchResult batchResult;
+
     public PoolFullException(String message) {
         super(message);
+        this.batchResult = null;
+    }
+
+    /** A batch stopped: {@code result} holds each operation's outcome, NOT_APPLIED where it did not run. */
+    public PoolFullException(String message, BatchResult result, Throwable cause) {
+        super(message, cause);
+        this.batchResult = result;
+    }
+
+    /**
+     * For a batch that failed part way: the outcome of every operation that ran, and
+     * {@link Outcome#NOT_APPLIED} for those that did not (they changed nothing). Null for a single
+     * operation.
+     */
+    public BatchResult batchResult() {
+        return batchResult;
     }
 }

@@ -20,6 +20,7 @@ import org.gphash.IndexMirror;
 import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
@@ -191,7 +192,32 @@ public final class GpuEngine implements Engine {
             return;
         }
         pool.admitOpsInFlight(n);
-        path.execute(batch, result);
+        try {
+            path.execute(batch, result);
+        } catch (PoolFullException e) {
+            throw new PoolFullException(e.getMessage() + "; " + markNotApplied(result)
+                    + " operations of the batch were not applied (NOT_APPLIED in the result), the others were", result, e);
+        }
+    }
+
+    /**
+     * After a batch failed part way: every operation whose code is not an outcome (it waited for a
+     * resize that failed, or its chunk never ran) becomes NOT_APPLIED, and flags the kernels set
+     * come off the others. Returns how many did not run.
+     */
+    static int markNotApplied(BatchResult result) {
+        MemorySegment codes = result.outcomeCodes();
+        int notApplied = 0;
+        for (int i = 0; i < result.size(); i++) {
+            int code = codes.get(ValueLayout.JAVA_BYTE, i) & KernelParams.CODE_MASK;
+            if (code < Outcome.FOUND.code() || code > Outcome.REPLACED.code()) {
+                codes.set(ValueLayout.JAVA_BYTE, i, Outcome.NOT_APPLIED.code());
+                notApplied++;
+            } else {
+                codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
+            }
+        }
+        return notApplied;
     }
 
     /**

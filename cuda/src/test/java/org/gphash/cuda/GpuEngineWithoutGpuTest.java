@@ -18,7 +18,9 @@ import java.util.regex.Pattern;
 
 import org.gphash.Backend;
 import org.gphash.BackendUnavailableException;
+import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
+import org.gphash.Outcome;
 import org.junit.jupiter.api.Test;
 
 /** What runs everywhere, CI included: the errors of the GPU backend, and the host/kernel contract. */
@@ -48,6 +50,29 @@ class GpuEngineWithoutGpuTest {
         assertTrue(e.getMessage().contains("is on " + type) && e.getMessage().contains("/dev/shm"), e.getMessage());
         assertFalse(Files.exists(p), "nothing was created");
         Files.delete(dir);
+    }
+
+    /**
+     * Issue 14, defect 7: after a GPU batch failed part way, operations whose code is no outcome
+     * (still waiting for a resize, or in a chunk that never ran) read NOT_APPLIED; outcomes stay.
+     */
+    @Test
+    void aFailedGpuBatchMarksWhatDidNotRun() {
+        BatchResult r = new BatchResult(8, 6);
+        r.reset(6);
+        byte[] codes = {Outcome.FOUND.code(), (byte) KernelParams.NEED_RESIZE_CODE, Outcome.INSERTED.code(), 0,
+                (byte) (Outcome.UPDATED.code() | KernelParams.CONSUMED_FLAG), (byte) (KernelParams.NEED_RESIZE_CODE
+                        | KernelParams.CONSUMED_FLAG)};
+        for (int i = 0; i < codes.length; i++) {
+            r.outcomeCodes().set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, codes[i]);
+        }
+        assertEquals(3, GpuEngine.markNotApplied(r));
+        assertEquals(Outcome.FOUND, r.outcome(0));
+        assertEquals(Outcome.NOT_APPLIED, r.outcome(1));
+        assertEquals(Outcome.INSERTED, r.outcome(2));
+        assertEquals(Outcome.NOT_APPLIED, r.outcome(3));
+        assertEquals(Outcome.UPDATED, r.outcome(4));
+        assertEquals(Outcome.NOT_APPLIED, r.outcome(5));
     }
 
     /** The Java packing of TableParams, BatchParams and ScanParams matches the CUDA structs field for field. */

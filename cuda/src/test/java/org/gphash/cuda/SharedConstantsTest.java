@@ -160,7 +160,8 @@ class SharedConstantsTest {
         for (OpKind k : OpKind.values()) {
             assertEquals(k.ordinal(), e("OpKind", names[k.ordinal()]), k.name());
         }
-        String[] outcomes = {"kFound", "kNotFound", "kInserted", "kUpdated", "kExists", "kDeleted", "kReplaced"};
+        // NOT_APPLIED is code 0, what the kernels call kRetry: an operation that has not completed.
+        String[] outcomes = {"kRetry", "kFound", "kNotFound", "kInserted", "kUpdated", "kExists", "kDeleted", "kReplaced"};
         for (Outcome o : Outcome.values()) {
             assertEquals(o.code(), e("Outcome", outcomes[o.ordinal()]), o.name());
         }

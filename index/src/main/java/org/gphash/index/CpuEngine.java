@@ -110,20 +110,33 @@ public final class CpuEngine implements Engine {
         MemorySegment kinds = batch.kinds();
         long k = batch.keySize();
         long v = batch.valueSize();
-        for (int i = 0; i < batch.size(); i++) {
-            OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
-            long ko = i * k;
-            long vo = i * v;
-            int code = switch (kind) {
-                case GET -> table.get(keys, ko, out, vo);
-                case PUT -> table.upsert(keys, ko, values, vo);
-                case INSERT -> table.insert(keys, ko, values, vo);
-                case UPDATE -> table.update(keys, ko, values, vo);
-                case DELETE -> table.delete(keys, ko);
-                case READ_MODIFY_WRITE -> table.readModifyWrite(keys, ko, values, vo, out, vo);
-            };
-            codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
+        int i = 0;
+        try {
+            for (; i < batch.size(); i++) {
+                runOne(kinds, keys, values, out, codes, i, k, v);
+            }
+        } catch (PoolFullException e) {
+            // Operations before i ran; i and those after it did not (reset left them NOT_APPLIED).
+            throw new PoolFullException(e.getMessage() + "; the batch stopped at operation " + i + " of " + batch.size()
+                    + ": the operations before it were applied (their outcomes are in the result), it and the rest were "
+                    + "not (NOT_APPLIED)", result, e);
         }
+    }
+
+    private void runOne(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment out,
+                        MemorySegment codes, int i, long k, long v) {
+        OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
+        long ko = i * k;
+        long vo = i * v;
+        int code = switch (kind) {
+            case GET -> table.get(keys, ko, out, vo);
+            case PUT -> table.upsert(keys, ko, values, vo);
+            case INSERT -> table.insert(keys, ko, values, vo);
+            case UPDATE -> table.update(keys, ko, values, vo);
+            case DELETE -> table.delete(keys, ko);
+            case READ_MODIFY_WRITE -> table.readModifyWrite(keys, ko, values, vo, out, vo);
+        };
+        codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
     }
 
     @Override

@@ -161,7 +161,7 @@ final class CpuTable {
                 if (r == OpStatus.NEED_RESIZE) {
                     resize(observedLayout);
                 } else if (r == OpStatus.NEED_HEAP) {
-                    growHeap(observedBlocks);
+                    growHeap(observedBlocks, probe.heapShortForNewItem ? ValueHeap.UPDATE_RESERVE : 0);
                 } else if (r != OpStatus.RETRY) {
                     return r;
                 }
@@ -184,12 +184,17 @@ final class CpuTable {
         }
     }
 
-    /** Writes the caller's value into a block of its own (once per operation) and persists it. */
+    /**
+     * Writes the caller's value into a block of its own (once per operation) and persists it. A new
+     * item leaves {@link ValueHeap#UPDATE_RESERVE} blocks for updates.
+     */
     private boolean stageValue(MemorySegment pool, Probe probe, MemorySegment value, long valueOffset, CrashPoint point) {
         if (probe.pendingBlock >= 0) {
             return true;
         }
-        long block = heap.allocate();
+        boolean newItem = point == CrashPoint.INSERT_VALUE_PERSISTED;
+        long block = heap.allocate(newItem ? ValueHeap.UPDATE_RESERVE : 0);
+        probe.heapShortForNewItem = newItem;
         if (block < 0) {
             return false;
         }
@@ -510,10 +515,13 @@ final class CpuTable {
 
     // ------------------------------------------------------------------ value heap growth
 
-    /** Adds a heap chunk half as large as the heap so far, unless another thread already did. */
-    void growHeap(long observedTotalBlocks) {
+    /**
+     * Adds a heap chunk, unless another thread already did or reclaiming retired blocks (which
+     * draining operations allows) freed more than {@code keep} blocks.
+     */
+    void growHeap(long observedTotalBlocks, long keep) {
         gate.runExclusive(() -> {
-            if (heap.totalBlocks() != observedTotalBlocks || heap.freeBlocks() > 0) {
+            if (heap.totalBlocks() != observedTotalBlocks || heap.freeBlocks() > keep) {
                 return;
             }
             PoolHeader h = headers.current();

@@ -2,6 +2,8 @@ package org.gphash.index;
 
 /** Outcome codes of single operations, shared by the CPU engine and (later) the GPU kernels. */
 public final class OpStatus {
+    /** The operation did not run: its batch failed first (see {@code Outcome.NOT_APPLIED}). */
+    public static final byte NOT_APPLIED = 0;
     public static final byte FOUND = 1;
     public static final byte NOT_FOUND = 2;
     public static final byte INSERTED = 3;

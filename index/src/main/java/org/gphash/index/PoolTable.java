@@ -21,6 +21,11 @@ import org.gphash.persistence.PoolFile;
  */
 public final class PoolTable {
 
+    /** The largest top level a header accepts. */
+    static final int MAX_TOP_LOG2 = 40;
+    /** The largest pool a value offset (48 bits of the meta word) can address. */
+    static final long MAX_POOL_BYTES = SlotMeta.OFFSET_MASK;
+
     /** Items per slot a new pool is sized for before its first resize. */
     private static final double CREATE_FILL_TARGET = 0.85;
 
@@ -37,27 +42,45 @@ public final class PoolTable {
     /** Creates a new pool sized for {@code config.initialCapacity()} items. */
     public static PoolTable create(GPHashConfig config, TableKernels kernels) {
         Geometry g = config.geometryForCreate();
+        long capacity = config.initialCapacity();
         int topLog2 = g.minTopLog2();
-        while (g.totalSlots(topLog2) * CREATE_FILL_TARGET < config.initialCapacity()) {
+        while (g.totalSlots(topLog2) * CREATE_FILL_TARGET < capacity) {
+            if (topLog2 >= MAX_TOP_LOG2) {
+                throw new IllegalArgumentException("initialCapacity " + capacity + " is more than a pool can hold (about "
+                        + (long) (g.totalSlots(MAX_TOP_LOG2) * CREATE_FILL_TARGET) + " items of this geometry); "
+                        + "nothing was created");
+            }
             topLog2++;
         }
         long[] levelOffsets = new long[g.levels()];
-        long next = PoolHeader.REGION_BYTES;
-        for (int i = 0; i < g.levels(); i++) {
-            next = PoolSpace.extentAfter(next);
-            levelOffsets[i] = next;
-            next += (1L << (topLog2 - (g.levels() - 1 - i))) * g.bucketSize();
+        long fileLength;
+        long heapOffset;
+        long heapBytes;
+        try {
+            long next = PoolHeader.REGION_BYTES;
+            for (int i = 0; i < g.levels(); i++) {
+                next = PoolSpace.extentAfter(next);
+                levelOffsets[i] = next;
+                next = Math.addExact(next, Math.multiplyExact(1L << (topLog2 - (g.levels() - 1 - i)), g.bucketSize()));
+            }
+            heapOffset = PoolSpace.extentAfter(next);
+            // The heap follows the data, not the table's capacity: an eighth of the items asked for to
+            // start with (at least 64 KiB), then growth by a quarter as items arrive (CpuTable.addHeapChunk).
+            heapBytes = Math.max(1L << 16, Math.multiplyExact(capacity / 8 + 1, g.valueStride()));
+            fileLength = Math.addExact(heapOffset, heapBytes);
+        } catch (ArithmeticException e) {
+            fileLength = Long.MAX_VALUE;
+            heapOffset = 0;
+            heapBytes = 0;
         }
-        long heapOffset = PoolSpace.extentAfter(next);
-        // The heap follows the data, not the table's capacity: an eighth of the items asked for to
-        // start with (at least 64 KiB), then growth by a quarter as items arrive (CpuTable.addHeapChunk).
-        long eighth = config.initialCapacity() / 8 + 1;
-        long heapBytes = Math.max(1L << 16, eighth > Long.MAX_VALUE / g.valueStride() ? Long.MAX_VALUE
-                : eighth * g.valueStride());
-        long fileLength = heapOffset + heapBytes;
+        if (fileLength > MAX_POOL_BYTES) {
+            throw new IllegalArgumentException("initialCapacity " + capacity + " needs a pool of "
+                    + (fileLength == Long.MAX_VALUE ? "more than 2^63" : Long.toString(fileLength)) + " bytes, more than the "
+                    + MAX_POOL_BYTES + " a value offset can address; nothing was created");
+        }
         if (fileLength > config.maxPoolBytes()) {
-            throw new PoolFullException("a pool for " + config.initialCapacity() + " items needs "
-                    + fileLength + " bytes, more than maxPoolBytes " + config.maxPoolBytes());
+            throw new PoolFullException("a pool for " + capacity + " items needs " + fileLength
+                    + " bytes, more than maxPoolBytes " + config.maxPoolBytes() + "; nothing was created");
         }
         long[] seeds = seeds(config);
         PoolHeader header = new PoolHeader(0, g, false, seeds, topLog2, levelOffsets, false,
@@ -78,7 +101,7 @@ public final class PoolTable {
             RecoveryReport report = Recovery.run(table, true, false, false);
             return new PoolTable(file, table, report);
         } catch (RuntimeException | Error e) {
-            file.close();
+            file.discardCreated();
             throw e;
         }
     }
@@ -192,7 +215,7 @@ public final class PoolTable {
             }
             got += k;
             if (got < n) {
-                table.growHeap(table.heap.totalBlocks());
+                table.growHeap(table.heap.totalBlocks(), 0);
             }
         }
     }

@@ -27,6 +27,8 @@ final class Probe {
     final long[] matchSlot = new long[Geometry.WARP_SIZE * 2];
     final long[] matchMeta = new long[Geometry.WARP_SIZE * 2];
     int matchCount;
+    /** Whether the last value this probe could not stage was a new item's (which leaves the update reserve). */
+    boolean heapShortForNewItem;
 
     /** A value block this thread wrote for the current operation and has not published (-1: none). */
     long pendingBlock = -1;

@@ -86,14 +86,26 @@ final class ValueHeap {
     }
 
     /**
+     * Blocks only an update may take: an update writes its new value before it frees the old one,
+     * so a heap that new items had filled to the last block could no longer update anything (issue
+     * 14). The reserve refills as updates' old blocks are reclaimed.
+     */
+    static final long UPDATE_RESERVE = 64;
+
+    /**
      * Claims a free block and returns its pool offset, or -1 when none is free (the caller grows
      * the heap and tries again).
      */
     long allocate() {
+        return allocate(0);
+    }
+
+    /** As {@link #allocate()}, leaving {@code keep} blocks free ({@link #UPDATE_RESERVE} for a new item). */
+    long allocate(long keep) {
         long f;
         do {
             f = freeBlocks.get();
-            if (f <= 0) {
+            if (f <= keep) {
                 return -1;
             }
         } while (!freeBlocks.compareAndSet(f, f - 1));

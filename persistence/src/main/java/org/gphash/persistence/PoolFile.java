@@ -128,8 +128,27 @@ public final class PoolFile implements AutoCloseable {
             file.map(size);
             return file;
         } catch (RuntimeException e) {
-            file.close();
+            file.discardCreated();
             throw e;
+        }
+    }
+
+    /**
+     * Undoes a {@link #create} whose caller could not finish the pool (no space, a failed first
+     * write): removes the file, if its name still refers to the file this created, and closes. A
+     * create that fails leaves nothing behind (issue 14).
+     */
+    public synchronized void discardCreated() {
+        try {
+            Object key = Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS).fileKey();
+            if (lock.fileKey().equals(key)) {
+                Files.delete(path);
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // The name is gone or is another file now: nothing of ours to remove.
+        } finally {
+            close();
         }
     }
 
