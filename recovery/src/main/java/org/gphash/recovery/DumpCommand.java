@@ -40,16 +40,28 @@ final class DumpCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "FILE", description = "the dump file to write")
     Path file;
 
+    /**
+     * A new file, owner-only ({@code rw-------}) whatever the umask: a dump holds every value of the
+     * pool, and pools themselves are owner-only.
+     */
+    static FileChannel createOwnerOnly(Path file) throws IOException {
+        return FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+    }
+
     @Override
     public Integer call() throws IOException {
-        if (java.nio.file.Files.exists(file)) {
+        if (java.nio.file.Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             throw new RecoveryTool.ToolException("dump file " + file.toAbsolutePath() + " already exists");
         }
         long skipped = 0;
         long count;
         boolean written = false;
+        boolean created = false;
         try (PoolInspector in = PoolInspector.open(pool);
-             FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+             FileChannel ch = createOwnerOnly(file)) {
+            created = true;
             OutputStream os = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
             Geometry g = in.geometry();
             DumpFormat.Writer w = new DumpFormat.Writer(os, g);
@@ -86,9 +98,12 @@ final class DumpCommand implements Callable<Integer> {
             os.flush();
             ch.force(true);
             written = true;
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw new RecoveryTool.ToolException("dump file " + file.toAbsolutePath() + " already exists");
         } finally {
-            if (!written) {
-                // A dump without its trailer is refused by import anyway; do not leave one behind.
+            if (!written && created) {
+                // A dump without its trailer is refused by import anyway; do not leave one behind. Only
+                // what this command created: never a file or link that was there before.
                 java.nio.file.Files.deleteIfExists(file);
             }
         }

@@ -45,11 +45,12 @@ final class ImportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (Files.exists(pool)) {
+        if (Files.exists(pool, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             throw new RecoveryTool.ToolException("pool " + pool.toAbsolutePath() + " already exists; import creates a new pool");
         }
         long count = 0;
         boolean ok = false;
+        Object created = null;  // the new pool's identity (device, inode) once this command made it
         try (InputStream is = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
             DumpFormat.Reader r = new DumpFormat.Reader(is);
             Geometry g = r.geometry();
@@ -61,6 +62,7 @@ final class ImportCommand implements Callable<Integer> {
                 b.seed(seed);
             }
             try (GPHashIndex index = b.create()) {
+                created = fileKey(pool);
                 byte[] key = new byte[g.keySize()];
                 byte[] value = new byte[g.valueSize()];
                 Batch batch = index.newBatch(BATCH);
@@ -80,13 +82,25 @@ final class ImportCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new RecoveryTool.ToolException("cannot import " + file.toAbsolutePath() + ": " + e.getMessage(), e);
         } finally {
-            if (!ok) {
+            // Remove only the pool this command created: whatever else is at the name (a pool another
+            // process created after the check above, a symbolic link) is not ours to delete.
+            if (!ok && created != null && created.equals(fileKey(pool))) {
                 Files.deleteIfExists(pool);
             }
         }
         spec.commandLine().getOut().println("import: " + count + " items from " + file.toAbsolutePath() + " into "
                 + pool.toAbsolutePath());
         return RecoveryTool.SOUND;
+    }
+
+    /** The identity (device and inode) of the file at {@code p}, not following links; null if none. */
+    static Object fileKey(Path p) {
+        try {
+            return Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS).fileKey();
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     private static long run(GPHashIndex index, Batch batch) {

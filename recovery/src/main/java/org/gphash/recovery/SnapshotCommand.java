@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.Callable;
@@ -40,23 +39,58 @@ final class SnapshotCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "FILE", description = "where to write the copy")
     Path file;
 
+    /**
+     * Puts the finished copy at {@code target} only if nothing is there: a hard link fails if the
+     * name exists (a rename would silently replace a file that appeared during the copy), then the
+     * working name goes. Where the file system has no hard links, a plain move that refuses an
+     * existing target.
+     */
+    static void publishNoReplace(Path tmp, Path target) throws IOException {
+        try {
+            Files.createLink(target, tmp);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            Files.deleteIfExists(tmp);
+            throw new RecoveryTool.ToolException("snapshot target " + target + " appeared while the copy was made; "
+                    + "it was left as it is and the copy discarded");
+        } catch (UnsupportedOperationException | java.nio.file.FileSystemException e) {
+            try {
+                Files.move(tmp, target);
+            } catch (java.nio.file.FileAlreadyExistsException again) {
+                Files.deleteIfExists(tmp);
+                throw new RecoveryTool.ToolException("snapshot target " + target + " appeared while the copy was made; "
+                        + "it was left as it is and the copy discarded");
+            }
+            return;
+        }
+        Files.delete(tmp);
+    }
+
     @Override
     public Integer call() throws IOException {
         Path target = file.toAbsolutePath();
-        if (Files.exists(target)) {
+        if (Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             throw new RecoveryTool.ToolException("snapshot target " + target + " already exists");
         }
         Path dir = target.getParent();
         Path tmp = dir.resolve("." + target.getFileName() + ".partial");
         long length;
         boolean clean;
+        boolean tmpCreated = false;
         try (PoolInspector in = PoolInspector.open(pool)) {
             length = in.header().fileLength();
             clean = in.header().cleanShutdown();
             MemorySegment seg = in.segment();
-            Files.deleteIfExists(tmp);
-            try (FileChannel out = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+            FileChannel opened;
+            try {
+                opened = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                // Not ours to delete: another snapshot to the same name may be writing it.
+                throw new RecoveryTool.ToolException("snapshot working file " + tmp + " exists: another snapshot to "
+                        + target + " is running, or one was interrupted (then remove the file)");
+            }
+            tmpCreated = true;
+            try (FileChannel out = opened) {
                 Progress progress = Progress.forTerminal();
                 progress.start("copying", length);
                 for (long pos = 0; pos < length; pos += CHUNK) {
@@ -71,10 +105,12 @@ final class SnapshotCommand implements Callable<Integer> {
                 out.force(true);
             }
         } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(tmp);
+            if (tmpCreated) {
+                Files.deleteIfExists(tmp);
+            }
             throw e;
         }
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+        publishNoReplace(tmp, target);
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
             d.force(true);
         }
