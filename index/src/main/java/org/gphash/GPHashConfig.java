@@ -17,11 +17,12 @@ import org.gphash.index.Geometry;
  * {@code bucketCache} configures BktCache, the GPU engine's cache of hot buckets in GPU memory
  * (the CPU engine has none). {@code repairBeyondCrash} lets open clear damage no crash can explain
  * instead of refusing the pool (what {@code gphash recover --force} does; default off).
+ * {@code followSymlinks} lets open follow a symbolic link at the path (default off).
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache,
-                           IndexMirror indexMirror, boolean repairBeyondCrash) {
+                           IndexMirror indexMirror, boolean repairBeyondCrash, boolean followSymlinks) {
 
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
 
@@ -45,7 +46,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
                         long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                         OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache, IndexMirror indexMirror) {
         this(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes, backend,
-                jdkPersistence, seed, crashHook, bucketCache, indexMirror, false);
+                jdkPersistence, seed, crashHook, bucketCache, indexMirror, false, false);
     }
 
     /** A configuration with the default index placement ({@link IndexMirror#AUTO}). */
@@ -59,13 +60,13 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     /** This configuration with another index placement. */
     public GPHashConfig withIndexMirror(IndexMirror mirror) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash);
+                backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash, followSymlinks);
     }
 
     /** This configuration with another BktCache. */
     public GPHashConfig withBucketCache(BktCacheConfig cache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, cache, indexMirror, repairBeyondCrash);
+                backend, jdkPersistence, seed, crashHook, cache, indexMirror, repairBeyondCrash, followSymlinks);
     }
 
     /** The geometry a new pool gets: specified fields, defaults for the rest. Validates it. */

@@ -254,6 +254,7 @@ public final class GPHashIndex implements AutoCloseable {
         private boolean bucketCacheSet;
         private IndexMirror indexMirror = IndexMirror.AUTO;
         private boolean repairBeyondCrash;
+        private boolean followSymlinks;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -364,6 +365,16 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether open follows a symbolic link at the path (default: no, it refuses one). Create never
+         * follows one. Whatever this says, open refuses a pool another user owns or that group or
+         * others may write.
+         */
+        public Builder followSymlinks(boolean follow) {
+            this.followSymlinks = follow;
+            return this;
+        }
+
         public GPHashConfig config() {
             if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
                 throw new IllegalArgumentException("bucketCache " + bucketCache + " needs the GPU backend: BktCache "
@@ -371,7 +382,8 @@ public final class GPHashIndex implements AutoCloseable {
                         + "BktCacheConfig.DISABLED or backend(Backend.GPU))");
             }
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
-                    maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash);
+                    maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash,
+                    followSymlinks);
         }
 
         /** Creates a new pool file (owner-only); fails if the file exists. */
@@ -387,9 +399,19 @@ public final class GPHashIndex implements AutoCloseable {
             return wrap(factory(c.backend()).open(c), c);
         }
 
-        /** Opens the pool if the file exists, else creates it. */
+        /**
+         * Opens the pool if the file exists, else creates it. When another process creates it first,
+         * this opens what that process created (or says it is locked while that process has it open).
+         */
         public GPHashIndex openOrCreate() {
-            return java.nio.file.Files.exists(path) ? open() : create();
+            if (java.nio.file.Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                return open();
+            }
+            try {
+                return create();
+            } catch (org.gphash.persistence.PoolExistsException lostTheRace) {
+                return open();
+            }
         }
 
         private static GPHashIndex wrap(Engine engine, GPHashConfig c) {

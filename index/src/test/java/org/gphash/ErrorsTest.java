@@ -400,10 +400,11 @@ class ErrorsTest {
             PoolLockedException e = assertThrows(PoolLockedException.class, () -> builder(p).open());
             assertMessage(e, "already open");
             assertThrows(PoolLockedException.class, () -> builder(p).openOrCreate());
-            // The same file through another name (a symbolic link) is the same pool.
+            // The same file through another name (a symbolic link, followed when asked) is the same pool.
             Path link = pools.pool("link.pool");
             Files.createSymbolicLink(link, p);
-            assertMessage(assertThrows(PoolLockedException.class, () -> builder(link).open()), "already open");
+            assertMessage(assertThrows(PoolLockedException.class, () -> builder(link).followSymlinks(true).open()),
+                    "already open");
             assertEquals(before, sha256(p), "failed opens must not write");
             assertHoldsItems(first);
             assertFalse(first.put(1L, value(2)), "the first index still works: put replaces key 1");
@@ -513,6 +514,75 @@ class ErrorsTest {
             fail("child printed no result: " + out);
         }
         return new ChildResult(before, after, result);
+    }
+
+    // ------------------------------------------------------------------ issue 14, defects 12 and 14
+
+    @Test
+    void aLinkAtThePathIsNotFollowedUnlessAsked() throws IOException {
+        Path p = validPool("target.pool");
+        Path link = pools.pool("planted-link.pool");
+        Files.createSymbolicLink(link, p);
+        String before = sha256(p);
+        assertMessage(assertThrows(PoolIoException.class, () -> builder(link).open()), "symbolic link");
+        assertMessage(assertThrows(PoolIoException.class, () -> builder(link).openOrCreate()), "symbolic link");
+        assertEquals(before, sha256(p), "a refused open must not write");
+        try (GPHashIndex index = builder(link).followSymlinks(true).open()) {
+            assertHoldsItems(index);
+        }
+    }
+
+    @Test
+    void aPoolThatOthersMayWriteIsRefused() throws IOException {
+        Path p = validPool("world-writable.pool");
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-rw-rw-"));
+        assertRefusedUnchanged(p, PoolIoException.class, () -> builder(p).open(), "group or others may write", "chmod 600");
+        assertRefusedUnchanged(p, PoolIoException.class, () -> builder(p).openOrCreate(), "chmod 600");
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
+        try (GPHashIndex index = builder(p).open()) {
+            assertHoldsItems(index);
+        }
+    }
+
+    @Test
+    void aPoolOfAnotherUserIsRefused() throws IOException {
+        Path p = validPool("someone-elses.pool");
+        java.nio.file.attribute.UserPrincipal nobody;
+        try {
+            nobody = p.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+            Files.setOwner(p, nobody);
+        } catch (IOException | UnsupportedOperationException e) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "cannot give the file to another user here: " + e);
+            return;
+        }
+        assertRefusedUnchanged(p, PoolIoException.class, () -> builder(p).open(), "belongs to user", "only by its owner");
+        assertRefusedUnchanged(p, PoolIoException.class, () -> builder(p).openOrCreate(), "only by its owner");
+    }
+
+    /**
+     * Defect 12: processes racing to openOrCreate one pool: the losers open what the winner created
+     * (waiting while it is open) instead of failing with "already exists" or "not a pool".
+     */
+    @Test
+    void openOrCreateRacesEndWithOnePoolHoldingEveryonesWrites() throws Exception {
+        Path p = pools.pool("race.pool");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<Process> children = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            children.add(new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx64m", "-cp",
+                    System.getProperty("java.class.path"), OpenOrCreateInChild.class.getName(), p.toString(),
+                    Integer.toString(i)).redirectErrorStream(true).start());
+        }
+        for (Process c : children) {
+            String out = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(c.waitFor(60, TimeUnit.SECONDS), "child did not finish");
+            assertTrue(out.contains("DONE"), "child: " + out);
+        }
+        try (GPHashIndex index = builder(p).open()) {
+            for (long k = 0; k < 4; k++) {
+                assertArrayEquals(value(k), index.get(k), "the write of child " + k);
+            }
+        }
     }
 
     @Test

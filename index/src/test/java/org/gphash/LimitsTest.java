@@ -82,6 +82,10 @@ class LimitsTest {
         assertTrue(out.contains("FAILED org.gphash.persistence.PoolSpaceException"), out);
         assertTrue(out.contains("LEFT false"), "the failed create left its file behind: " + out);
         assertFalse(Files.exists(p));
+        try (var left = Files.list(pools.dir())) {
+            assertEquals(List.of(), left.filter(f -> f.getFileName().toString().contains("no-space")).toList(),
+                    "nor its working file");
+        }
     }
 
     /** Any failure after the file exists (here a crash hook that throws) removes it too. */

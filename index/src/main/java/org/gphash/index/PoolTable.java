@@ -99,6 +99,7 @@ public final class PoolTable {
             HeaderStore headers = HeaderStore.initialize(file, header, config.crashHook());
             CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels);
             RecoveryReport report = Recovery.run(table, true, false, false);
+            file.publish();
             return new PoolTable(file, table, report);
         } catch (RuntimeException | Error e) {
             file.discardCreated();
@@ -138,7 +139,7 @@ public final class PoolTable {
      * then runs recovery and marks the pool in use (not cleanly shut down) until {@link #close()}.
      */
     public static PoolTable open(GPHashConfig config, TableKernels kernels) {
-        PoolFile file = PoolFile.open(config.path(), config.jdkPersistence());
+        PoolFile file = PoolFile.open(config.path(), config.jdkPersistence(), config.followSymlinks());
         try {
             HeaderStore.ReadResult read = HeaderStore.read(file);
             PoolHeader header = read.header();

@@ -13,8 +13,8 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 /**
- * Bindings to the C library in jextract's shape: {@code open}, {@code close}, {@code flock} and
- * {@code strerror}, with {@code errno} captured by the linker (the JVM may overwrite the
+ * Bindings to the C library in jextract's shape: {@code open}, {@code close}, {@code flock},
+ * {@code getuid} and {@code strerror}, with {@code errno} captured by the linker (the JVM may overwrite the
  * thread's errno between a call and a later read of it).
  *
  * <p>The constants are Linux's (they are the same on x86-64 and aarch64); the engine runs on Linux.
@@ -113,6 +113,21 @@ public final class LibC {
         }
     }
 
+    // ---- uid_t getuid(void) ----
+
+    public static FunctionDescriptor getuid$descriptor() {
+        return Holder.GETUID_DESC;
+    }
+
+    /** The real user id of this process. */
+    public static int getuid() {
+        try {
+            return (int) Holder.GETUID.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow("getuid", t);
+        }
+    }
+
     // ---- char *strerror(int errnum) ----
 
     public static FunctionDescriptor strerror$descriptor() {
@@ -149,6 +164,7 @@ public final class LibC {
         static final FunctionDescriptor FLOCK_DESC = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT);
         static final FunctionDescriptor CLOSE_DESC = FunctionDescriptor.of(JAVA_INT, JAVA_INT);
         static final FunctionDescriptor STRERROR_DESC = FunctionDescriptor.of(ADDRESS, JAVA_INT);
+        static final FunctionDescriptor GETUID_DESC = FunctionDescriptor.of(JAVA_INT);
 
         static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
         static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
@@ -157,6 +173,7 @@ public final class LibC {
         static final MethodHandle FLOCK;
         static final MethodHandle CLOSE;
         static final MethodHandle STRERROR;
+        static final MethodHandle GETUID;
 
         static {
             Linker linker = Linker.nativeLinker();
@@ -166,6 +183,7 @@ public final class LibC {
             FLOCK = bind(linker, "flock", FLOCK_DESC, errno);
             CLOSE = bind(linker, "close", CLOSE_DESC, errno);
             STRERROR = bind(linker, "strerror", STRERROR_DESC);
+            GETUID = bind(linker, "getuid", GETUID_DESC);
         }
 
         private static MethodHandle bind(Linker linker, String name, FunctionDescriptor descriptor,

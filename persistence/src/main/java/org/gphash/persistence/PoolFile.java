@@ -34,6 +34,8 @@ public final class PoolFile implements AutoCloseable {
     private final boolean preferJdkPersist;
     private final boolean onTmpfs;
     private final boolean readOnly;
+    /** Where a file made by {@link #create} lives until {@link #publish()}; null once named. */
+    private Path workingName;
     private Arena arena;
     private volatile MappingListener mappingListener;
 
@@ -68,7 +70,7 @@ public final class PoolFile implements AutoCloseable {
         this.channel = channel;
         this.lock = lock;
         this.preferJdkPersist = preferJdkPersist;
-        this.onTmpfs = isTmpfs(path);
+        this.onTmpfs = isTmpfs(lock.descriptorPath());
         this.readOnly = readOnly;
     }
 
@@ -95,9 +97,12 @@ public final class PoolFile implements AutoCloseable {
 
     /**
      * Creates a new pool file of {@code size} zero bytes, owner-only, locked exclusively from the
-     * moment it exists, and maps it.
+     * moment it exists, and maps it. The file is made under a hidden working name in the same
+     * directory; {@link #publish()} gives it its name once the caller has initialised it, so that no
+     * other process ever finds a half-made pool at the name (and a crash during create leaves none).
      *
-     * @throws PoolIoException if the file exists already or cannot be created
+     * @throws PoolExistsException if something is at the path already
+     * @throws PoolIoException     if the file cannot be created
      */
     public static PoolFile create(Path path, long size, boolean preferJdkPersist) {
         if (size <= 0) {
@@ -105,14 +110,20 @@ public final class PoolFile implements AutoCloseable {
         }
         Path absolute = path.toAbsolutePath().normalize();
         Path parent = absolute.getParent();
-        if (parent != null && !Files.isDirectory(parent)) {
+        if (parent == null || !Files.isDirectory(parent)) {
             throw new PoolIoException("cannot create pool " + absolute + ": directory " + parent + " does not exist");
         }
-        PoolLock lock = PoolLock.createNew(absolute);
+        if (Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            throw exists(absolute);
+        }
+        Path working = parent.resolve("." + absolute.getFileName() + ".creating-"
+                + Long.toHexString(new java.security.SecureRandom().nextLong()));
+        PoolLock lock = PoolLock.createNew(working);
         PoolFile file;
         try {
             claimInProcess(lock.fileKey(), absolute);
         } catch (RuntimeException e) {
+            deleteQuietly(working);
             lock.close();
             throw e;
         }
@@ -120,9 +131,11 @@ public final class PoolFile implements AutoCloseable {
             file = wrap(absolute, lock, preferJdkPersist, false);
         } catch (RuntimeException e) {
             OPEN_IN_THIS_PROCESS.remove(lock.fileKey());
+            deleteQuietly(working);
             lock.close();
             throw e;
         }
+        file.workingName = working;
         try {
             file.extendTo(size);
             file.map(size);
@@ -133,22 +146,67 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
+    private static PoolExistsException exists(Path absolute) {
+        return new PoolExistsException("cannot create pool " + absolute + ": the file already exists (use open)");
+    }
+
+    /**
+     * Gives a file made by {@link #create} its name, if nothing has taken the name meanwhile (a hard
+     * link cannot replace an existing name), and drops the working name. The lock and mapping stay.
+     *
+     * @throws PoolExistsException if another process created a file at the name first; this file is
+     *                             then still under its working name, for {@link #discardCreated()}
+     */
+    public synchronized void publish() {
+        Path working = workingName;
+        if (working == null) {
+            return;
+        }
+        try {
+            Files.createLink(path, working);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw exists(path);
+        } catch (UnsupportedOperationException | IOException e) {
+            // No hard links on this file system: a move that refuses an existing name (checked, not atomic).
+            try {
+                Files.move(working, path);
+                workingName = null;
+                return;
+            } catch (java.nio.file.FileAlreadyExistsException again) {
+                throw exists(path);
+            } catch (IOException again) {
+                throw new PoolIoException("cannot name the new pool " + path + ": " + again, again);
+            }
+        }
+        workingName = null;
+        deleteQuietly(working);
+    }
+
     /**
      * Undoes a {@link #create} whose caller could not finish the pool (no space, a failed first
-     * write): removes the file, if its name still refers to the file this created, and closes. A
-     * create that fails leaves nothing behind (issue 14).
+     * write, a lost race for the name): removes the file, under whichever name it has, if that name
+     * still refers to the file this created, and closes. A create that fails leaves nothing behind.
      */
     public synchronized void discardCreated() {
         try {
-            Object key = Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class,
+            Path name = workingName != null ? workingName : path;
+            Object key = Files.readAttributes(name, java.nio.file.attribute.BasicFileAttributes.class,
                     java.nio.file.LinkOption.NOFOLLOW_LINKS).fileKey();
             if (lock.fileKey().equals(key)) {
-                Files.delete(path);
+                Files.delete(name);
             }
         } catch (IOException | RuntimeException ignored) {
             // The name is gone or is another file now: nothing of ours to remove.
         } finally {
             close();
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // a working name left behind is harmless: it starts with a dot and is never opened
         }
     }
 
@@ -158,7 +216,19 @@ public final class PoolFile implements AutoCloseable {
      * @throws PoolIoException if it does not exist, cannot be read, or is open elsewhere
      */
     public static PoolFile open(Path path, boolean preferJdkPersist) {
-        return openLocked(path, preferJdkPersist, false);
+        return open(path, preferJdkPersist, false);
+    }
+
+    /**
+     * Opens and maps an existing pool file exclusively. Nothing is written to the file. A symbolic
+     * link is refused unless {@code followSymlinks}; a file another user owns, or that group or
+     * others may write, is refused always (in a shared directory such as {@code /dev/shm} another
+     * user could otherwise plant the pool, or the link to it, that this process then writes into).
+     *
+     * @throws PoolIoException if it does not exist, cannot be read, is not this user's, or is open elsewhere
+     */
+    public static PoolFile open(Path path, boolean preferJdkPersist, boolean followSymlinks) {
+        return openLocked(path, preferJdkPersist, false, followSymlinks);
     }
 
     /**
@@ -171,10 +241,10 @@ public final class PoolFile implements AutoCloseable {
      *                         if an engine has it open
      */
     public static PoolFile openReadOnly(Path path) {
-        return openLocked(path, false, true);
+        return openLocked(path, false, true, true);
     }
 
-    private static PoolFile openLocked(Path path, boolean preferJdkPersist, boolean readOnly) {
+    private static PoolFile openLocked(Path path, boolean preferJdkPersist, boolean readOnly, boolean followSymlinks) {
         Path absolute = path.toAbsolutePath().normalize();
         if (!Files.exists(absolute)) {
             throw new PoolIoException("cannot open pool " + absolute + ": no such file");
@@ -182,7 +252,7 @@ public final class PoolFile implements AutoCloseable {
         if (Files.isDirectory(absolute)) {
             throw new PoolIoException("cannot open pool " + absolute + ": it is a directory");
         }
-        PoolLock lock = PoolLock.openExisting(absolute, true);
+        PoolLock lock = PoolLock.openExisting(absolute, followSymlinks);
         try {
             // Claim the file (by device and inode, so every name of it counts) before locking: a
             // second opener in this process is told so, and nothing it does can touch the first
@@ -195,6 +265,9 @@ public final class PoolFile implements AutoCloseable {
         PoolFile file;
         try {
             lock.lock(readOnly);
+            if (!readOnly) {
+                lock.checkOwnedByThisUser();
+            }
             file = wrap(absolute, lock, preferJdkPersist, readOnly);
         } catch (RuntimeException e) {
             OPEN_IN_THIS_PROCESS.remove(lock.fileKey());

@@ -57,7 +57,7 @@ final class PoolLock implements AutoCloseable {
                 LibC.O_RDWR | LibC.O_CREAT | LibC.O_EXCL | LibC.O_NOFOLLOW | LibC.O_CLOEXEC, 0600);
         if (r.failed()) {
             if (r.errno() == LibC.EEXIST) {
-                throw new FileExists(absolute);
+                throw new PoolExistsException("cannot create pool " + absolute + ": the file already exists (use open)");
             }
             throw openFailure(absolute, r.errno(), "create");
         }
@@ -68,15 +68,6 @@ final class PoolLock implements AutoCloseable {
         } catch (RuntimeException e) {
             lock.close();
             throw e;
-        }
-    }
-
-    /** Thrown by {@link #createNew} when something exists at the path already. */
-    static final class FileExists extends PoolIoException {
-        private static final long serialVersionUID = 1L;
-
-        FileExists(Path path) {
-            super("cannot create pool " + path + ": the file already exists (use open)");
         }
     }
 
@@ -93,7 +84,8 @@ final class PoolLock implements AutoCloseable {
     }
 
     private static PoolIoException openFailure(Path absolute, int errno, String what) {
-        String reason = errno == LibC.ELOOP ? "it is a symbolic link, which pools may not be"
+        String reason = errno == LibC.ELOOP ? "it is a symbolic link (open the file it names, or let the builder "
+                + "follow links with followSymlinks(true))"
                 : errno == LibC.ENOENT ? "no such file" : LibC.strerror(errno);
         return new PoolIoException("cannot " + what + " pool " + absolute + ": " + reason);
     }
@@ -114,6 +106,30 @@ final class PoolLock implements AutoCloseable {
                 throw new PoolLockedException("pool " + path + " is locked by another process; pools are opened exclusively");
             }
             throw new PoolIoException("cannot lock pool " + path + ": " + LibC.strerror(r.errno()));
+        }
+    }
+
+    /**
+     * Refuses a file that another user owns or that group or others may write: such a file could
+     * have been planted (with its contents) by someone else, and an engine would then write into it.
+     */
+    void checkOwnedByThisUser() {
+        int owner;
+        int mode;
+        try {
+            owner = (Integer) Files.getAttribute(descriptorPath(), "unix:uid");
+            mode = (Integer) Files.getAttribute(descriptorPath(), "unix:mode");
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return;  // no POSIX owner here: nothing to compare
+        }
+        int me = LibC.getuid();
+        if (owner != me) {
+            throw new PoolIoException("cannot open pool " + path + ": it belongs to user " + owner + ", not to this user ("
+                    + me + "); a pool is opened only by its owner (copy it, or have it chowned)");
+        }
+        if ((mode & 022) != 0) {
+            throw new PoolIoException("cannot open pool " + path + ": group or others may write it (mode "
+                    + String.format("%04o", mode & 07777) + "); pools are owner-only: chmod 600 it first");
         }
     }
 

@@ -28,6 +28,7 @@ class PersistersTest {
         Path dir = Files.createTempDirectory(shm, "gphash-persisters-");
         try {
             try (PoolFile file = PoolFile.create(dir.resolve("a.pool"), 1 << 16, false)) {
+                file.publish();
                 assertTrue(file.onTmpfs());
                 assertEquals(PersistenceMode.MEMORY, file.persister().mode());
                 file.persister().persist(file.segment(), 0, 64);
@@ -48,6 +49,7 @@ class PersistersTest {
     void aPoolOnDiskUsesLibpmemWhenPresentAndForceOtherwise() throws IOException {
         org.junit.jupiter.api.Assumptions.assumeTrue(!"tmpfs".equals(Files.getFileStore(diskDir).type()), "temp dir is tmpfs");
         try (PoolFile file = PoolFile.create(diskDir.resolve("d.pool"), 1 << 16, false)) {
+            file.publish();
             PersistenceMode expected = LibPmem.isAvailable() ? PersistenceMode.PMEM_MSYNC : PersistenceMode.FORCE;
             assertEquals(expected, file.persister().mode());
             file.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG, 4096, 7L);
@@ -62,6 +64,7 @@ class PersistersTest {
     void libpmemBindingsWorkWhenTheLibraryIsThereAndFailClearlyWhenNot() throws IOException {
         if (LibPmem.isAvailable()) {
             try (PoolFile file = PoolFile.create(diskDir.resolve("p.pool"), 1 << 16, true)) {
+                file.publish();
                 // A page-cache mapping is not persistent memory, and msync of it succeeds.
                 assertEquals(0, LibPmem.pmem_is_pmem(file.segment(), file.segment().byteSize()));
                 assertEquals(0, LibPmem.pmem_msync(file.segment(), 4096));
@@ -78,6 +81,7 @@ class PersistersTest {
     @Test
     void growingExtendsTheFileWithZerosAndRemaps() {
         try (PoolFile file = PoolFile.create(diskDir.resolve("g.pool"), 1 << 16, false)) {
+            file.publish();
             file.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, 99L);
             file.grow(1 << 20);
             assertEquals(1 << 20, file.fileSize());

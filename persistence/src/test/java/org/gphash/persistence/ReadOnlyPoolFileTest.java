@@ -23,6 +23,7 @@ class ReadOnlyPoolFileTest {
     void readOnlyOpenCannotWriteAndExcludesWriters() throws Exception {
         Path p = dir.resolve("a.pool");
         try (PoolFile w = PoolFile.create(p, 1 << 16, true)) {
+            w.publish();
             w.segment().set(ValueLayout.JAVA_LONG, 0, 42);
             w.syncAll();
         }
@@ -75,6 +76,7 @@ class ReadOnlyPoolFileTest {
             };
         });
         try (PoolFile w = PoolFile.create(dir.resolve("b.pool"), 1 << 16, true)) {
+            w.publish();
             w.persister().persist(w.segment(), 0, 8);
             w.grow(1 << 17);
             w.persister().persist(w.segment(), 1 << 16, 8);
