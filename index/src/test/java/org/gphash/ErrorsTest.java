@@ -585,6 +585,45 @@ class ErrorsTest {
         }
     }
 
+    /**
+     * Issue 14, defect 9: a pool file cut while the engine had it open. The next growth used to
+     * re-extend it with zeros (items then read as all-zero values), and touching a lost page threw
+     * java.lang.InternalError. Now growth and close refuse, and a lost page is the engine's exception.
+     */
+    @Test
+    void aFileCutWhileOpenIsNotPaperedOver() throws IOException {
+        Path p = pools.pool("cut-while-open.pool");
+        GPHashIndex index = builder(p).initialCapacity(16).create();
+        for (long k = 0; k < ITEMS; k++) {
+            index.insert(k, value(k));
+        }
+        long committed = Files.size(p);
+        truncate(p, committed - 3 * 4096);
+        Throwable failure = null;
+        for (long k = ITEMS; k < 100 * ITEMS && failure == null; k++) {
+            try {
+                index.insert(k, value(k));
+            } catch (Throwable e) {
+                failure = e;
+            }
+        }
+        assertNotNull(failure, "inserting into a cut pool never failed");
+        assertTrue(failure instanceof PoolIoException, "not the engine's exception: " + failure);
+        assertMessage(failure, "truncated while open");
+        assertTrue(Files.size(p) < committed, "the file was grown over the cut");
+        for (long k = 0; k < ITEMS; k++) {
+            try {
+                byte[] v = index.get(k);
+                assertArrayEquals(value(k), v, "key " + k + " read back wrong instead of failing");
+            } catch (PoolIoException e) {
+                assertMessage(e, "truncated while open");
+            }
+        }
+        assertMessage(assertThrows(PoolIoException.class, index::close), "truncated while open");
+        PoolFormatException e = assertThrows(PoolFormatException.class, () -> builder(p).open());
+        assertEquals(PoolFormatException.Reason.TRUNCATED, e.reason());
+    }
+
     @Test
     void newPoolFilesAreOwnerOnly() throws IOException {
         Path p = pools.pool("perm.pool");

@@ -77,27 +77,47 @@ public final class CpuEngine implements Engine {
 
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
-        return Outcome.ofCode(table.get(key, 0, valueOut, 0));
+        try {
+            return Outcome.ofCode(table.get(key, 0, valueOut, 0));
+        } catch (InternalError e) {
+            throw pool.mappingFault(e);
+        }
     }
 
     @Override
     public Outcome put(MemorySegment key, MemorySegment value) {
-        return Outcome.ofCode(table.upsert(key, 0, value, 0));
+        try {
+            return Outcome.ofCode(table.upsert(key, 0, value, 0));
+        } catch (InternalError e) {
+            throw pool.mappingFault(e);
+        }
     }
 
     @Override
     public Outcome insert(MemorySegment key, MemorySegment value) {
-        return Outcome.ofCode(table.insert(key, 0, value, 0));
+        try {
+            return Outcome.ofCode(table.insert(key, 0, value, 0));
+        } catch (InternalError e) {
+            throw pool.mappingFault(e);
+        }
     }
 
     @Override
     public Outcome update(MemorySegment key, MemorySegment value) {
-        return Outcome.ofCode(table.update(key, 0, value, 0));
+        try {
+            return Outcome.ofCode(table.update(key, 0, value, 0));
+        } catch (InternalError e) {
+            throw pool.mappingFault(e);
+        }
     }
 
     @Override
     public Outcome delete(MemorySegment key) {
-        return Outcome.ofCode(table.delete(key, 0));
+        try {
+            return Outcome.ofCode(table.delete(key, 0));
+        } catch (InternalError e) {
+            throw pool.mappingFault(e);
+        }
     }
 
     @Override
@@ -115,6 +135,8 @@ public final class CpuEngine implements Engine {
             for (; i < batch.size(); i++) {
                 runOne(kinds, keys, values, out, codes, i, k, v);
             }
+        } catch (InternalError e) {
+            throw pool.mappingFault(e);
         } catch (PoolFullException e) {
             // Operations before i ran; i and those after it did not (reset left them NOT_APPLIED).
             throw new PoolFullException(e.getMessage() + "; the batch stopped at operation " + i + " of " + batch.size()

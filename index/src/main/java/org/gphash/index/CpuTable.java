@@ -347,7 +347,7 @@ final class CpuTable {
         long offset = PoolSpace.nextExtent(h);
         long end = offset + bytes;
         long oldFileSize = file.fileSize();
-        PoolSpace.ensureLength(file, end, maxPoolBytes, "a new top level of 2^" + newLog2 + " buckets");
+        PoolSpace.ensureLength(file, end, h.fileLength(), maxPoolBytes, "a new top level of 2^" + newLog2 + " buckets");
         if (oldFileSize > offset) {
             // Part of the range held bytes of an earlier growth that was never committed: zero it.
             file.zeroRange(offset, Math.min(oldFileSize, end) - offset);
@@ -560,7 +560,7 @@ final class CpuTable {
         long bytes = Geometry.alignUp(Math.max(Math.max(heap.totalBytes() / 4, 1L << 20), minBlocks * stride), stride);
         long offset = PoolSpace.nextExtent(h);
         long end = offset + bytes;
-        PoolSpace.ensureLength(file, end, maxPoolBytes, "value heap growth by " + bytes + " bytes");
+        PoolSpace.ensureLength(file, end, h.fileLength(), maxPoolBytes, "value heap growth by " + bytes + " bytes");
         MemorySegment pool = file.segment();
         ExtentTag.write(pool, offset, bytes, h.poolId());
         persist(pool, ExtentTag.tagOffset(offset), ExtentTag.BYTES);

@@ -2,6 +2,7 @@ package org.gphash.index;
 
 import org.gphash.PoolFullException;
 import org.gphash.persistence.PoolFile;
+import org.gphash.persistence.PoolIoException;
 import org.gphash.persistence.PoolSpaceException;
 
 /** Placement of new extents (levels, heap chunks) at the end of the committed pool. */
@@ -23,8 +24,16 @@ final class PoolSpace {
         return Geometry.alignUp(end + ExtentTag.BYTES, EXTENT_ALIGNMENT);
     }
 
-    /** Makes the file at least {@code length} bytes, refusing to pass {@code maxPoolBytes}. */
-    static void ensureLength(PoolFile file, long length, long maxPoolBytes, String purpose) {
+    /**
+     * Makes the file at least {@code length} bytes, refusing to pass {@code maxPoolBytes}. A file
+     * shorter than the {@code committed} length was cut while the pool was open: growing it would
+     * fill the lost part with zeros that later read as items' values, so that is refused loudly.
+     */
+    static void ensureLength(PoolFile file, long length, long committed, long maxPoolBytes, String purpose) {
+        long size = file.fileSize();
+        if (size < committed) {
+            throw truncated(file, size, committed);
+        }
         if (length > maxPoolBytes) {
             throw new PoolFullException("pool " + file.path() + " would grow to " + length + " bytes for " + purpose
                     + ", beyond its maximum of " + maxPoolBytes + " bytes; nothing was changed");
@@ -37,5 +46,12 @@ final class PoolSpace {
                         + ": the file system has no room (" + e.getMessage() + "); nothing was changed");
             }
         }
+    }
+
+    /** The error for a pool file found shorter than its committed length while open. */
+    static PoolIoException truncated(PoolFile file, long size, long committed) {
+        return new PoolIoException("pool " + file.path() + " was truncated while open: the file has " + size
+                + " bytes, the pool " + committed + "; the data past the cut is lost and the pool must not be used "
+                + "further (nothing more was written to it; `gphash check` on a copy shows what is left)");
     }
 }

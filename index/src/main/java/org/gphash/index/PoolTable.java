@@ -12,6 +12,7 @@ import org.gphash.PoolConfigMismatchException;
 import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
 import org.gphash.persistence.PoolFile;
+import org.gphash.persistence.PoolIoException;
 
 /**
  * One open pool with its table state: the file, the header, the value heap, the layout, and the
@@ -323,12 +324,35 @@ public final class PoolTable {
 
     /** Marks the pool cleanly shut down, syncs and closes it. */
     public void close() {
+        long committed = table.headers.current().fileLength();
+        long size = file.fileSize();
+        if (size < committed) {
+            // Not marked clean: the next open refuses the pool as truncated, which it is.
+            file.close();
+            throw PoolSpace.truncated(file, size, committed);
+        }
         try {
             table.exclusive(() -> table.headers.commit(table.headers.current().withCleanShutdown(true)));
             file.syncAll();
         } finally {
             file.close();
         }
+    }
+
+    /**
+     * The engine's error for a fault while reading or writing the pool's mapping (the JVM's
+     * {@link InternalError} for a page that is no longer backed by the file).
+     */
+    public PoolIoException mappingFault(InternalError e) {
+        long committed = table.headers.current().fileLength();
+        long size = file.fileSize();
+        if (size < committed) {
+            PoolIoException io = PoolSpace.truncated(file, size, committed);
+            io.initCause(e);
+            return io;
+        }
+        return new PoolIoException("pool " + file.path() + ": a read or write of the pool's memory mapping failed ("
+                + e.getMessage() + "); the pool must not be used further", e);
     }
 
     /** Closes the file without marking a clean shutdown (what a crash leaves). */
