@@ -63,6 +63,12 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
                 backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash, followSymlinks);
     }
 
+    /** This configuration, repairing damage beyond a crash on open or not. */
+    public GPHashConfig withRepairBeyondCrash(boolean repair) {
+        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
+                backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repair, followSymlinks);
+    }
+
     /** This configuration with another BktCache. */
     public GPHashConfig withBucketCache(BktCacheConfig cache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,

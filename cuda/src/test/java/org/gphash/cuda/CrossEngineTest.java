@@ -149,6 +149,62 @@ class CrossEngineTest {
         }
     }
 
+    /**
+     * Issue 14: the GPU's recovery kernels judge before they write. An item whose key no longer
+     * matches its fingerprint (a flipped bit, which no crash leaves) makes open refuse the pool and
+     * change nothing; asked to repair, the GPU clears that item alone. An INSERT slot next to it is
+     * not cleared by the refused open either.
+     */
+    @Test
+    void gpuRefusesDamageBeyondACrashAndChangesNothing() throws Exception {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path path = t.pool("p");
+            try (CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(path, Backend.CPU, 8, 2, 2, 8, 1024, 61))) {
+                for (long k = 0; k < 500; k++) {
+                    cpu.insert(java.lang.foreign.MemorySegment.ofArray(key(k, 8)),
+                            java.lang.foreign.MemorySegment.ofArray(value(k, 1)));
+                }
+            }
+            long flipped;
+            long free;
+            try (org.gphash.index.PoolInspector in = org.gphash.index.PoolInspector.open(path)) {
+                org.gphash.index.TableLayout layout = in.layout();
+                long slot = layout.levelOffset(0);
+                long slotBytes = in.geometry().slotSize();
+                while (!org.gphash.index.SlotMeta.isItem(in.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, slot))) {
+                    slot += slotBytes;
+                }
+                flipped = slot;
+                free = layout.levelOffset(0);
+                while (in.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, free) != 0) {
+                    free += slotBytes;
+                }
+            }
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(path,
+                    java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+                ch.read(b, flipped + 8 + 3);
+                b.put(0, (byte) (b.get(0) ^ 0x10)).rewind();
+                ch.write(b, flipped + 8 + 3);
+                ch.write(java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.nativeOrder())
+                        .putLong(0, org.gphash.index.SlotMeta.INSERT), free);
+            }
+            byte[] before = java.nio.file.Files.readAllBytes(path);
+            org.gphash.PoolFormatException e = assertThrows(org.gphash.PoolFormatException.class,
+                    () -> GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)).close());
+            assertEquals(org.gphash.PoolFormatException.Reason.DAMAGE_BEYOND_CRASH, e.reason(), e.getMessage());
+            assertArrayEquals(before, java.nio.file.Files.readAllBytes(path), "the refused GPU open wrote to the pool");
+            try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)
+                    .withRepairBeyondCrash(true))) {
+                RecoveryReport r = gpu.lastRecovery();
+                assertEquals(1, r.tornSlotsCleared(), r.toString());
+                assertEquals(1, r.insertSlotsCleared(), r.toString());
+                assertEquals(499, r.items(), r.toString());
+                assertTrue(gpu.verify().sound());
+            }
+        }
+    }
+
     static void apply(Engine e, Map<Long, byte[]> model, Random random, int ops, long version) {
         Batch batch = Batch.create(8, GpuTestSupport.VALUE_SIZE, ops);
         java.util.Set<Long> used = new java.util.HashSet<>();
