@@ -18,11 +18,14 @@ import org.gphash.index.Geometry;
  * (the CPU engine has none). {@code repairBeyondCrash} lets open clear damage no crash can explain
  * instead of refusing the pool (what {@code gphash recover --force} does; default off).
  * {@code followSymlinks} lets open follow a symbolic link at the path (default off).
+ * {@code itemChecksums} makes a new pool keep a CRC32C of every item (default off; open takes the
+ * pool's own setting).
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache,
-                           IndexMirror indexMirror, boolean repairBeyondCrash, boolean followSymlinks) {
+                           IndexMirror indexMirror, boolean repairBeyondCrash, boolean followSymlinks,
+                           boolean itemChecksums) {
 
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
 
@@ -46,7 +49,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
                         long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                         OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache, IndexMirror indexMirror) {
         this(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes, backend,
-                jdkPersistence, seed, crashHook, bucketCache, indexMirror, false, false);
+                jdkPersistence, seed, crashHook, bucketCache, indexMirror, false, false, false);
     }
 
     /** A configuration with the default index placement ({@link IndexMirror#AUTO}). */
@@ -60,26 +63,29 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     /** This configuration with another index placement. */
     public GPHashConfig withIndexMirror(IndexMirror mirror) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash, followSymlinks);
+                backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash, followSymlinks,
+                itemChecksums);
     }
 
     /** This configuration, repairing damage beyond a crash on open or not. */
     public GPHashConfig withRepairBeyondCrash(boolean repair) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repair, followSymlinks);
+                backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repair, followSymlinks,
+                itemChecksums);
     }
 
     /** This configuration with another BktCache. */
     public GPHashConfig withBucketCache(BktCacheConfig cache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, cache, indexMirror, repairBeyondCrash, followSymlinks);
+                backend, jdkPersistence, seed, crashHook, cache, indexMirror, repairBeyondCrash, followSymlinks,
+                itemChecksums);
     }
 
     /** The geometry a new pool gets: specified fields, defaults for the rest. Validates it. */
     public Geometry geometryForCreate() {
         Geometry d = Geometry.DEFAULT;
         return new Geometry(or(levels, d.levels()), or(hashes, d.hashes()), or(slotsPerBucket, d.slotsPerBucket()),
-                or(keySize, d.keySize()), or(valueSize, d.valueSize()));
+                or(keySize, d.keySize()), or(valueSize, d.valueSize()), itemChecksums);
     }
 
     private static int or(int value, int fallback) {

@@ -255,6 +255,7 @@ public final class GPHashIndex implements AutoCloseable {
         private IndexMirror indexMirror = IndexMirror.AUTO;
         private boolean repairBeyondCrash;
         private boolean followSymlinks;
+        private boolean itemChecksums;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -375,6 +376,18 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether a new pool keeps a CRC32C of every item's key and value, checked on every read
+         * (default: no). A read whose item fails its checksum throws {@link ItemChecksumException}
+         * instead of returning a value the media changed; {@code gphash check --deep} lists them all.
+         * Costs 4 bytes per item (in its value block) and a checksum per write and read (measured in
+         * docs/PERFORMANCE.md). Fixed at create: open uses the pool's setting. CPU engine only.
+         */
+        public Builder itemChecksums(boolean on) {
+            this.itemChecksums = on;
+            return this;
+        }
+
         public GPHashConfig config() {
             if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
                 throw new IllegalArgumentException("bucketCache " + bucketCache + " needs the GPU backend: BktCache "
@@ -383,7 +396,7 @@ public final class GPHashIndex implements AutoCloseable {
             }
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
                     maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash,
-                    followSymlinks);
+                    followSymlinks, itemChecksums);
         }
 
         /** Creates a new pool file (owner-only); fails if the file exists. */

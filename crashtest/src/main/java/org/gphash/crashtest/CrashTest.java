@@ -45,6 +45,7 @@ public final class CrashTest implements Callable<Integer> {
         boolean verbose;
         boolean keepPool;
         boolean dropMetaPersists;
+        boolean itemChecksums;
         String classPath;
     }
 
@@ -88,6 +89,10 @@ public final class CrashTest implements Callable<Integer> {
 
     @Option(names = "--keep-pool", description = "leave the pool and the worker's files behind")
     boolean keepPool;
+
+    @Option(names = "--item-checksums", description = "pools keep item checksums (CPU backend): every read after a "
+            + "crash also checks them")
+    boolean itemChecksums;
 
     @Option(names = "--mutate-drop-meta-persists", hidden = true,
             description = "test only: the power-fail shadow ignores 8-byte persists (must make the run fail)")
@@ -138,6 +143,7 @@ public final class CrashTest implements Callable<Integer> {
                     + "it is not available with --backend gpu");
             return 2;
         }
+        o.itemChecksums = itemChecksums;
         o.rounds = rounds;
         o.seed = seed != null ? seed : System.nanoTime();
         o.powerFail = powerFail;

@@ -92,7 +92,8 @@ final class Driver {
     private void newPool() throws IOException {
         Files.deleteIfExists(pool);
         try (GPHashIndex index = GPHashIndex.builder(pool).backend(o.backend).keySize(8)
-                .valueSize(Workload.VALUE_SIZE).initialCapacity(o.initialCapacity).seed(random.nextLong()).create()) {
+                .valueSize(Workload.VALUE_SIZE).initialCapacity(o.initialCapacity).seed(random.nextLong())
+                .itemChecksums(o.itemChecksums).create()) {
             lastFileBytes = index.stats().fileBytes();
             lastValueBlocks = index.stats().valueBlocks();
         }
@@ -297,7 +298,7 @@ final class Driver {
             }
             compare(index, inflight, r);
         }
-        PoolReport check = PoolScanner.scan(pool, Progress.NONE);
+        PoolReport check = PoolScanner.scan(pool, Progress.NONE, o.itemChecksums);
         if (!check.sound() || check.findings().count(Problem.INSERT_SLOT) > 0) {
             tally.checkFailures++;
             log.printf("round %d: check failed after recovery: %s%n", r + 1, check.findings().kinds());

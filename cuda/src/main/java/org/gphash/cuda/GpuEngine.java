@@ -109,6 +109,10 @@ public final class GpuEngine implements Engine {
 
     /** Creates a pool on a registrable file system (tmpfs, hugetlbfs) and runs it on the GPU. */
     public static GpuEngine create(GPHashConfig config) {
+        if (config.itemChecksums()) {
+            throw new IllegalArgumentException("item checksums are kept and checked by the CPU engine only; the GPU "
+                    + "engine does not compute them yet (create the pool without itemChecksums, or use the CPU backend)");
+        }
         PoolRegistration.checkLocation(config.path());
         CudaRuntime cuda = CudaRuntime.get();
         cuda.bind();

@@ -205,6 +205,23 @@ class CrossEngineTest {
         }
     }
 
+    /** A pool with item checksums (CPU engine only) is refused by the GPU engine before anything is written. */
+    @Test
+    void gpuRefusesAPoolWithItemChecksums() throws Exception {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path path = t.pool("p");
+            try (GPHashIndex cpu = GPHashIndex.builder(path).keySize(8).valueSize(GpuTestSupport.VALUE_SIZE)
+                    .initialCapacity(1024).itemChecksums(true).create()) {
+                cpu.put(1L, value(1, 1));
+            }
+            byte[] before = java.nio.file.Files.readAllBytes(path);
+            org.gphash.BackendUnavailableException e = assertThrows(org.gphash.BackendUnavailableException.class,
+                    () -> GPHashIndex.builder(path).backend(Backend.GPU).open().close());
+            assertTrue(e.getMessage().contains("item checksums"), e.getMessage());
+            assertArrayEquals(before, java.nio.file.Files.readAllBytes(path));
+        }
+    }
+
     static void apply(Engine e, Map<Long, byte[]> model, Random random, int ops, long version) {
         Batch batch = Batch.create(8, GpuTestSupport.VALUE_SIZE, ops);
         java.util.Set<Long> used = new java.util.HashSet<>();

@@ -52,6 +52,18 @@ class GpuEngineWithoutGpuTest {
         Files.delete(dir);
     }
 
+    /** Item checksums are the CPU engine's alone: the GPU backend refuses to create such a pool, before anything. */
+    @Test
+    void theGpuBackendRefusesItemChecksums() {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path p = t.pool("p");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> GPHashIndex.builder(p).backend(Backend.GPU).itemChecksums(true).create());
+            assertTrue(e.getMessage().contains("CPU engine only"), e.getMessage());
+            assertFalse(Files.exists(p), "nothing was created");
+        }
+    }
+
     /**
      * Issue 14, defect 7: after a GPU batch failed part way, operations whose code is no outcome
      * (still waiting for a resize, or in a chunk that never ran) read NOT_APPLIED; outcomes stay.

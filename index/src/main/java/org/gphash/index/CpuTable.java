@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
 
+import org.gphash.ItemChecksumException;
 import org.gphash.PoolFullException;
 import org.gphash.persistence.PoolFile;
 
@@ -89,7 +90,9 @@ final class CpuTable {
             if (probe.matchCount == 0) {
                 return OpStatus.NOT_FOUND;
             }
-            MemorySegment.copy(pool, SlotMeta.valueOffset(probe.matchMeta[0]), out, outOffset, geometry.valueSize());
+            long block = SlotMeta.valueOffset(probe.matchMeta[0]);
+            checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
+            MemorySegment.copy(pool, block, out, outOffset, geometry.valueSize());
             return OpStatus.FOUND;
         } finally {
             gate.exit(p);
@@ -173,6 +176,25 @@ final class CpuTable {
         }
     }
 
+    /**
+     * With item checksums, refuses to return a value whose checksum does not match its key and
+     * value (the pool's bytes were changed by something other than the engine).
+     */
+    private void checkItem(MemorySegment pool, Probe probe, long slot, long block, MemorySegment key, long keyOffset) {
+        ItemChecksum c = probe.checksum;
+        if (c == null) {
+            return;
+        }
+        int stored = c.stored(pool, block);
+        int computed = c.of(key, keyOffset, pool, block);
+        if (stored != computed) {
+            throw new ItemChecksumException("pool " + file.path() + ": the item in slot " + slot + " (value block at "
+                    + block + ") fails its checksum (stored " + Integer.toHexString(stored) + ", computed "
+                    + Integer.toHexString(computed) + "): something other than the engine changed the pool; the value "
+                    + "is not returned. `gphash check --deep` lists every such item");
+        }
+    }
+
     /** A block that was written but never published has no readers: it can be freed at once. */
     private void releasePending(Probe probe) {
         EpochGate.Participant p = gate.enter();
@@ -188,7 +210,8 @@ final class CpuTable {
      * Writes the caller's value into a block of its own (once per operation) and persists it. A new
      * item leaves {@link ValueHeap#UPDATE_RESERVE} blocks for updates.
      */
-    private boolean stageValue(MemorySegment pool, Probe probe, MemorySegment value, long valueOffset, CrashPoint point) {
+    private boolean stageValue(MemorySegment pool, Probe probe, MemorySegment key, long keyOffset, MemorySegment value,
+                               long valueOffset, CrashPoint point) {
         if (probe.pendingBlock >= 0) {
             return true;
         }
@@ -199,7 +222,13 @@ final class CpuTable {
             return false;
         }
         MemorySegment.copy(value, valueOffset, pool, block, geometry.valueSize());
-        persist(pool, block, geometry.valueSize());
+        int written = geometry.valueSize();
+        if (probe.checksum != null) {
+            // With the value, before anything publishes it: a published item's checksum always matches.
+            probe.checksum.store(pool, block, probe.checksum.of(key, keyOffset, value, valueOffset));
+            written += ItemChecksum.BYTES;
+        }
+        persist(pool, block, written);
         probe.pendingBlock = block;
         hook.reached(point);
         return true;
@@ -210,7 +239,7 @@ final class CpuTable {
         probe.scan(pool, t, key, keyOffset);
         if (probe.matchCount > 0) {
             if (upsert) {
-                return swapValue(pool, p, probe, value, valueOffset);
+                return swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
             }
             removeDuplicates(pool, p, probe, 1);
             return OpStatus.EXISTS;
@@ -219,7 +248,7 @@ final class CpuTable {
         if (slot < 0) {
             return OpStatus.NEED_RESIZE;
         }
-        if (!stageValue(pool, probe, value, valueOffset, CrashPoint.INSERT_VALUE_PERSISTED)) {
+        if (!stageValue(pool, probe, key, keyOffset, value, valueOffset, CrashPoint.INSERT_VALUE_PERSISTED)) {
             return OpStatus.NEED_HEAP;
         }
         if (!Slots.casMeta(pool, slot, SlotMeta.EMPTY, SlotMeta.INSERT)) {
@@ -255,17 +284,19 @@ final class CpuTable {
             return OpStatus.NOT_FOUND;
         }
         if (previousOut == null) {
-            return swapValue(pool, p, probe, value, valueOffset);
+            return swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         }
-        MemorySegment.copy(pool, SlotMeta.valueOffset(probe.matchMeta[0]), previousOut, previousOutOffset,
-                geometry.valueSize());
-        int r = swapValue(pool, p, probe, value, valueOffset);
+        long previous = SlotMeta.valueOffset(probe.matchMeta[0]);
+        checkItem(pool, probe, probe.matchSlot[0], previous, key, keyOffset);
+        MemorySegment.copy(pool, previous, previousOut, previousOutOffset, geometry.valueSize());
+        int r = swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         return r == OpStatus.UPDATED ? OpStatus.REPLACED : r;
     }
 
     /** Points the valid item of the probed key at a new value block (one CAS). */
-    private int swapValue(MemorySegment pool, EpochGate.Participant p, Probe probe, MemorySegment value, long valueOffset) {
-        if (!stageValue(pool, probe, value, valueOffset, CrashPoint.UPDATE_VALUE_PERSISTED)) {
+    private int swapValue(MemorySegment pool, EpochGate.Participant p, Probe probe, MemorySegment key, long keyOffset,
+                          MemorySegment value, long valueOffset) {
+        if (!stageValue(pool, probe, key, keyOffset, value, valueOffset, CrashPoint.UPDATE_VALUE_PERSISTED)) {
             return OpStatus.NEED_HEAP;
         }
         long slot = probe.matchSlot[0];

@@ -8,8 +8,12 @@ package org.gphash.index;
  * the key, padded to a multiple of 8 bytes. A bucket is {@code slotsPerBucket} slots back to back,
  * so one bucket is one contiguous block (128 B for 8-byte keys, 8 slots): one pool transaction on
  * the GPU.
+ *
+ * <p>With {@code itemChecksums}, every value block ends with a CRC32C of the item's key and value
+ * ({@link ItemChecksum}): written with the value, before the slot that publishes it, and checked on
+ * every read.
  */
-public record Geometry(int levels, int hashes, int slotsPerBucket, int keySize, int valueSize) {
+public record Geometry(int levels, int hashes, int slotsPerBucket, int keySize, int valueSize, boolean itemChecksums) {
 
     /** One warp: the candidate slots of a key must fit in 32 lanes. */
     public static final int WARP_SIZE = 32;
@@ -19,6 +23,16 @@ public record Geometry(int levels, int hashes, int slotsPerBucket, int keySize, 
     public static final int MAX_VALUE_SIZE = 1 << 20;
 
     public static final Geometry DEFAULT = new Geometry(2, 2, 8, 8, 128);
+
+    /** A geometry without item checksums. */
+    public Geometry(int levels, int hashes, int slotsPerBucket, int keySize, int valueSize) {
+        this(levels, hashes, slotsPerBucket, keySize, valueSize, false);
+    }
+
+    /** The same geometry with item checksums on or off. */
+    public Geometry withItemChecksums(boolean on) {
+        return new Geometry(levels, hashes, slotsPerBucket, keySize, valueSize, on);
+    }
 
     public Geometry {
         require(levels >= 1 && levels <= MAX_LEVELS, "levels must be 1.." + MAX_LEVELS + ", got " + levels);
@@ -53,9 +67,9 @@ public record Geometry(int levels, int hashes, int slotsPerBucket, int keySize, 
         return slotsPerBucket * slotSize();
     }
 
-    /** Bytes per value block in the heap: the value size padded to 8. */
+    /** Bytes per value block in the heap: the value (and its item checksum, if on) padded to 8. */
     public int valueStride() {
-        return align8(valueSize);
+        return align8(valueSize + (itemChecksums ? ItemChecksum.BYTES : 0));
     }
 
     /** Candidate slots per key: levels x hashes x slots. */

@@ -25,7 +25,7 @@ import org.gphash.PoolFormatException;
  *   32 levels           4   geometry: levels, hashes, slots per bucket
  *   36 hashes           4
  *   40 slots/bucket     4
- *   44 flags            4   bit 0: clean shutdown
+ *   44 flags            4   bit 0: clean shutdown; bit 1: item checksums (fixed at create)
  *   48 seeds            4 x 8
  *   80 top level log2   4   the top level has 2^this buckets
  *   84 active levels    4   = levels, or up to levels + 4 while a resize is in progress
@@ -82,6 +82,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     static final int OFF_CHECKSUM = OFF_CHUNKS + MAX_HEAP_CHUNKS * 16;
 
     private static final int FLAG_CLEAN = 1;
+    private static final int FLAG_ITEM_CHECKSUMS = 2;
 
     public PoolHeader {
         seeds = seeds.clone();
@@ -194,7 +195,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         c.set(INT, OFF_LEVELS, geometry.levels());
         c.set(INT, OFF_HASHES, geometry.hashes());
         c.set(INT, OFF_SLOTS, geometry.slotsPerBucket());
-        c.set(INT, OFF_FLAGS, cleanShutdown ? FLAG_CLEAN : 0);
+        c.set(INT, OFF_FLAGS, (cleanShutdown ? FLAG_CLEAN : 0) | (geometry.itemChecksums() ? FLAG_ITEM_CHECKSUMS : 0));
         for (int i = 0; i < seeds.length; i++) {
             c.set(LONG, OFF_SEEDS + 8L * i, seeds[i]);
         }
@@ -256,7 +257,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         MemorySegment c = segment.asSlice(base, COPY_BYTES);
         try {
             Geometry g = new Geometry(c.get(INT, OFF_LEVELS), c.get(INT, OFF_HASHES), c.get(INT, OFF_SLOTS),
-                    c.get(INT, OFF_KEY_SIZE), c.get(INT, OFF_VALUE_SIZE));
+                    c.get(INT, OFF_KEY_SIZE), c.get(INT, OFF_VALUE_SIZE),
+                    (c.get(INT, OFF_FLAGS) & FLAG_ITEM_CHECKSUMS) != 0);
             long[] seeds = new long[Geometry.MAX_HASHES];
             for (int i = 0; i < seeds.length; i++) {
                 seeds[i] = c.get(LONG, OFF_SEEDS + 8L * i);

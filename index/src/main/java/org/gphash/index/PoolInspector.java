@@ -30,6 +30,7 @@ public final class PoolInspector implements AutoCloseable {
     private final HeaderCopy[] copies;
     private final TableLayout layout;
     private final Probe probe;
+    private final ItemChecksum checksum;
 
     private PoolInspector(PoolFile file, HeaderStore.ReadResult read) {
         this.file = file;
@@ -45,6 +46,24 @@ public final class PoolInspector implements AutoCloseable {
         }
         this.layout = TableLayout.of(header);
         this.probe = new Probe(header.geometry(), header.seeds());
+        this.checksum = header.geometry().itemChecksums() ? new ItemChecksum(header.geometry()) : null;
+    }
+
+    /** Whether the pool keeps a checksum of every item (see {@code GPHashIndex.Builder#itemChecksums}). */
+    public boolean itemChecksums() {
+        return checksum != null;
+    }
+
+    /**
+     * Whether the item in {@code slot}, whose value block is at {@code valueOffset}, matches its
+     * checksum (always true for a pool without item checksums).
+     */
+    public boolean itemChecksumMatches(long slot, long valueOffset) {
+        if (checksum == null) {
+            return true;
+        }
+        MemorySegment s = file.segment();
+        return checksum.stored(s, valueOffset) == checksum.of(s, slot + SlotMeta.BYTES, s, valueOffset);
     }
 
     /**

@@ -149,6 +149,10 @@ public final class PoolTable {
                 throw new PoolConfigMismatchException("pool " + file.path() + " does not match the configuration: "
                         + String.join("; ", mismatches));
             }
+            if (kernels != null && header.geometry().itemChecksums() && !kernels.supportsItemChecksums()) {
+                throw new org.gphash.BackendUnavailableException("pool " + file.path() + " keeps item checksums, which "
+                        + "this engine does not check; open it with the CPU backend (nothing was changed)");
+            }
             if (kernels != null) {
                 kernels.attach(file, header.geometry(), header.seeds());
             }

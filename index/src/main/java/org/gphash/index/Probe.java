@@ -30,6 +30,9 @@ final class Probe {
     /** Whether the last value this probe could not stage was a new item's (which leaves the update reserve). */
     boolean heapShortForNewItem;
 
+    /** This thread's item checksum, or null when the pool keeps none. */
+    final ItemChecksum checksum;
+
     /** A value block this thread wrote for the current operation and has not published (-1: none). */
     long pendingBlock = -1;
 
@@ -37,6 +40,7 @@ final class Probe {
 
     Probe(Geometry geometry, long[] seeds) {
         this.geometry = geometry;
+        this.checksum = geometry.itemChecksums() ? new ItemChecksum(geometry) : null;
         this.seeds = seeds.clone();
     }
 

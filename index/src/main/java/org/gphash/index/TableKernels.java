@@ -16,6 +16,11 @@ public interface TableKernels {
      */
     void attach(PoolFile file, Geometry geometry, long[] seeds);
 
+    /** Whether the engine these kernels belong to writes and checks item checksums (open refuses such pools otherwise). */
+    default boolean supportsItemChecksums() {
+        return false;
+    }
+
     /**
      * Recovery's judgement over every level of {@code layout}, writing nothing: how many INSERT
      * slots, torn items (fingerprint not the key's, or no candidate bucket of the key holds the item)

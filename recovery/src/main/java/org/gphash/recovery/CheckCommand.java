@@ -26,9 +26,13 @@ final class CheckCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the report as one JSON object")
     boolean json;
 
+    @Option(names = "--deep", description = "also check every item's key and value against its checksum (pools "
+            + "created with item checksums)")
+    boolean deep;
+
     @Override
     public Integer call() {
-        PoolReport report = PoolScanner.scan(pool, json ? Progress.NONE : Progress.forTerminal());
+        PoolReport report = PoolScanner.scan(pool, json ? Progress.NONE : Progress.forTerminal(), deep);
         spec.commandLine().getOut().print(json ? ReportWriter.checkJson(report) + "\n" : ReportWriter.checkText(report));
         return report.sound() ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
     }

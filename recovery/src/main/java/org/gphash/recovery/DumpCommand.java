@@ -56,6 +56,7 @@ final class DumpCommand implements Callable<Integer> {
             throw new RecoveryTool.ToolException("dump file " + file.toAbsolutePath() + " already exists");
         }
         long skipped = 0;
+        long failedChecksum = 0;
         long count;
         boolean written = false;
         boolean created = false;
@@ -86,6 +87,10 @@ final class DumpCommand implements Callable<Integer> {
                             skipped++;
                             continue;
                         }
+                        if (!in.itemChecksumMatches(slot, SlotMeta.valueOffset(meta))) {
+                            failedChecksum++;
+                            continue;
+                        }
                         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, keyAt, key, 0, key.length);
                         MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, SlotMeta.valueOffset(meta), value, 0, value.length);
                         w.item(key, value);
@@ -108,7 +113,8 @@ final class DumpCommand implements Callable<Integer> {
             }
         }
         spec.commandLine().getOut().println("dump: " + count + " items from " + pool.toAbsolutePath() + " to "
-                + file.toAbsolutePath() + (skipped > 0 ? " (" + skipped + " slots skipped that recovery would clear)" : ""));
-        return RecoveryTool.SOUND;
+                + file.toAbsolutePath() + (skipped > 0 ? " (" + skipped + " slots skipped that recovery would clear)" : "")
+                + (failedChecksum > 0 ? "; " + failedChecksum + " items LEFT OUT because they fail their checksums" : ""));
+        return failedChecksum > 0 ? RecoveryTool.UNSOUND : RecoveryTool.SOUND;
     }
 }

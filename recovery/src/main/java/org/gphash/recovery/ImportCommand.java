@@ -43,6 +43,9 @@ final class ImportCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "hash seed of the new pool (default: random)")
     Long seed;
 
+    @Option(names = "--item-checksums", description = "the new pool keeps a checksum of every item (see check --deep)")
+    boolean itemChecksums;
+
     @Override
     public Integer call() throws IOException {
         if (Files.exists(pool, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
@@ -57,7 +60,8 @@ final class ImportCommand implements Callable<Integer> {
             long record = 1L + g.keySize() + g.valueSize();
             long expected = Math.max(1, (Files.size(file) - DumpFormat.HEADER_BYTES - DumpFormat.TRAILER_BYTES) / record);
             GPHashIndex.Builder b = GPHashIndex.builder(pool).keySize(g.keySize()).valueSize(g.valueSize())
-                    .levels(g.levels()).hashes(g.hashes()).slotsPerBucket(g.slotsPerBucket()).initialCapacity(expected);
+                    .levels(g.levels()).hashes(g.hashes()).slotsPerBucket(g.slotsPerBucket()).initialCapacity(expected)
+                    .itemChecksums(itemChecksums);
             if (seed != null) {
                 b.seed(seed);
             }

@@ -34,6 +34,11 @@ public final class PoolScanner {
      * exception; a missing or locked file is an exception (there is nothing to judge).
      */
     public static PoolReport scan(Path path, Progress progress) {
+        return scan(path, progress, false);
+    }
+
+    /** As {@link #scan(Path, Progress)}; {@code deep} also checks every item against its checksum. */
+    public static PoolReport scan(Path path, Progress progress, boolean deep) {
         PoolInspector pool;
         try {
             pool = PoolInspector.open(path);
@@ -44,7 +49,7 @@ public final class PoolScanner {
                     List.of(), 0, 0, 0, 0);
         }
         try (pool) {
-            return scan(pool, progress);
+            return scan(pool, progress, deep);
         }
     }
 
@@ -56,8 +61,11 @@ public final class PoolScanner {
         }
     }
 
-    static PoolReport scan(PoolInspector pool, Progress progress) {
+    static PoolReport scan(PoolInspector pool, Progress progress, boolean deep) {
         Findings f = new Findings();
+        if (deep && !pool.itemChecksums()) {
+            f.add(Problem.NO_ITEM_CHECKSUMS, "check --deep verified no values");
+        }
         PoolHeader h = pool.header();
         Geometry g = h.geometry();
         checkHeader(pool, f);
@@ -78,7 +86,7 @@ public final class PoolScanner {
                 int load = 0;
                 for (int s = 0; s < g.slotsPerBucket(); s++) {
                     long slot = base + b * g.bucketSize() + (long) s * g.slotSize();
-                    if (checkSlot(pool, seg, heap, slot, d, f)) {
+                    if (checkSlot(pool, seg, heap, slot, d, f, deep)) {
                         load++;
                     }
                 }
@@ -145,7 +153,7 @@ public final class PoolScanner {
 
     /** Judges one slot; returns whether it holds a published item (for occupancy). */
     private static boolean checkSlot(PoolInspector pool, MemorySegment seg, HeapMap heap, long slot, int depth,
-                                     Findings f) {
+                                     Findings f, boolean deep) {
         long meta = seg.get(META, slot);
         if (meta == SlotMeta.EMPTY) {
             return false;
@@ -179,6 +187,9 @@ public final class PoolScanner {
         } else if (!heap.claim(block)) {
             f.add(Problem.SHARED_VALUE_BLOCK, "slot at offset " + slot + " refers to the value block at " + offset
                     + ", which an earlier slot also refers to");
+        } else if (deep && valid == slot && !pool.itemChecksumMatches(slot, offset)) {
+            f.add(Problem.ITEM_CHECKSUM, "the item in slot at offset " + slot + " (value block at " + offset
+                    + ") does not match its checksum");
         }
         return true;
     }

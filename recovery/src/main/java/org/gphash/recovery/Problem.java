@@ -17,6 +17,10 @@ public enum Problem {
     DUPLICATE_KEY(true, "item that is not the valid item of its key: another copy comes first in candidate order (recover removes it)"),
     BAD_VALUE_OFFSET(true, "item whose value offset is not a block of the value heap (open refuses the pool)"),
     SHARED_VALUE_BLOCK(true, "value block referred to by more than one item (open refuses the pool)"),
+    ITEM_CHECKSUM(true, "item whose key and value do not match its checksum: the media changed it; reads of the key "
+            + "fail until it is rewritten or deleted"),
+    NO_ITEM_CHECKSUMS(false, "the pool keeps no item checksums, so values cannot be verified (create pools with "
+            + "itemChecksums(true) to have them)"),
     RESIZE_IN_PROGRESS(false, "a resize was interrupted; open or recover finishes it"),
     NOT_CLEANLY_SHUT_DOWN(false, "the pool was not closed cleanly (crash or still open); open or recover runs recovery"),
     TRAILING_BYTES(false, "bytes past the committed end of the pool (an interrupted growth); reused by the next growth");

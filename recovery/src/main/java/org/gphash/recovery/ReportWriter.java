@@ -47,6 +47,10 @@ final class ReportWriter {
             return "open refuses this pool and no repair of slots fixes it: 'gphash dump' what can be read, "
                     + "then 'gphash import' it into a new pool";
         }
+        if (r.findings().kinds().stream().allMatch(k -> k == Problem.ITEM_CHECKSUM || !k.problem())) {
+            return "the items listed fail their checksums: the media changed their values; reads of those keys fail "
+                    + "until they are rewritten or deleted";
+        }
         if (r.beyondCrash()) {
             return "more damage than a crash leaves, so open refuses this pool: 'gphash recover --force' clears "
                     + "the broken items (they are lost)";
