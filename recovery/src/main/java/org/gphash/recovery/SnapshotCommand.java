@@ -49,20 +49,23 @@ final class SnapshotCommand implements Callable<Integer> {
         try {
             Files.createLink(target, tmp);
         } catch (java.nio.file.FileAlreadyExistsException e) {
-            Files.deleteIfExists(tmp);
-            throw new RecoveryTool.ToolException("snapshot target " + target + " appeared while the copy was made; "
-                    + "it was left as it is and the copy discarded");
+            throw appeared(tmp, target);
         } catch (UnsupportedOperationException | java.nio.file.FileSystemException e) {
             try {
                 Files.move(tmp, target);
             } catch (java.nio.file.FileAlreadyExistsException again) {
-                Files.deleteIfExists(tmp);
-                throw new RecoveryTool.ToolException("snapshot target " + target + " appeared while the copy was made; "
-                        + "it was left as it is and the copy discarded");
+                throw appeared(tmp, target);
             }
             return;
         }
         Files.delete(tmp);
+    }
+
+    /** Discards the copy and says why: something took the target's name while it was made. */
+    private static RecoveryTool.ToolException appeared(Path tmp, Path target) throws IOException {
+        Files.deleteIfExists(tmp);
+        return new RecoveryTool.ToolException("snapshot target " + target + " appeared while the copy was made; "
+                + "it was left as it is and the copy discarded");
     }
 
     @Override
