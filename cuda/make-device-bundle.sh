@@ -3,6 +3,12 @@
 # .device-bundle/bundle.tar.xz for the device machine (no Java there). Run ./gphash build first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A bundle without kernels would skip every GPU test and look like a pass.
+jar="$(ls cuda/target/gphash-cuda-*.jar 2>/dev/null | grep -v tests | head -n1)"
+if [[ -z "$jar" ]] || ! "$JAVA_HOME/bin/jar" tf "$jar" | grep -q 'gphash.fatbin$'; then
+    echo "make-device-bundle: the gphash-cuda jar has no GPU kernels (built without nvcc?): run ./gphash build on a machine with nvcc" >&2
+    exit 1
+fi
 tests=target/device-tests
 rm -rf "$tests" && mkdir -p "$tests" .device-bundle
 "$JAVA_HOME/bin/jar" cf "$tests/gphash-cuda-tests.jar" -C cuda/target/test-classes .

@@ -158,8 +158,9 @@ final class CudaRuntime {
     private static byte[] loadFatbin() {
         try (InputStream in = CudaRuntime.class.getResourceAsStream(FATBIN_RESOURCE)) {
             if (in == null) {
-                throw GpuUnavailable.because("this build has no kernels (" + FATBIN_RESOURCE + " is missing from the "
-                        + "gphash-cuda jar: it was built with -Dgphash.skipKernels=true or without nvcc)", null);
+                throw GpuUnavailable.because("built without GPU kernels (" + FATBIN_RESOURCE + " is missing from the "
+                        + "gphash-cuda jar: the build found no nvcc, or had -Dgphash.skipKernels=true); rebuild on a "
+                        + "machine with the CUDA toolkit", null);
             }
             return in.readAllBytes();
         } catch (IOException e) {
