@@ -28,6 +28,18 @@ public interface Engine extends AutoCloseable {
 
     IndexStats stats();
 
+    /**
+     * Fills {@code chunk} with the next live entries from where {@code state} stands (see
+     * {@link org.gphash.index.EntryScan}); {@code state.done()} once every level is read.
+     */
+    void readEntries(org.gphash.index.EntryScan.State state, EntryChunk chunk);
+
+    /**
+     * A consistent copy of the pool at {@code target} (which must not exist), taken at an operation
+     * boundary while the pool stays open: operations wait for the copy, then go on.
+     */
+    void snapshot(java.nio.file.Path target);
+
     RecoveryReport lastRecovery();
 
     /**

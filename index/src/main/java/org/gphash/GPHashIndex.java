@@ -86,6 +86,15 @@ public final class GPHashIndex implements AutoCloseable {
         return get(key) != null;
     }
 
+    public boolean containsKey(long key) {
+        return containsKey(LongKeys.encode(key, keySize));
+    }
+
+    public boolean containsKey(MemorySegment key) {
+        Arguments.checkKey(key, keySize);
+        return live().get(key, MemorySegment.ofArray(new byte[valueSize])) == Outcome.FOUND;
+    }
+
     // ------------------------------------------------------------------ long keys (keySize 8)
 
     public byte[] get(long key) {
@@ -163,6 +172,42 @@ public final class GPHashIndex implements AutoCloseable {
         }
         result.reset(batch.size());
         live().execute(batch, result);
+    }
+
+    // ------------------------------------------------------------------ reading everything back
+
+    /** The number of items (what {@code stats().size()} says). */
+    public long size() {
+        return live().stats().size();
+    }
+
+    /**
+     * A cursor over the live entries (see {@link Cursor}: weakly consistent, pulled from the engine
+     * in chunks of 4096, no lock held between them).
+     */
+    public Cursor cursor() {
+        return new Cursor(live(), keySize, valueSize);
+    }
+
+    /** Calls {@code action} with every live entry's key and value (copies), as {@link #cursor()} walks them. */
+    public void forEach(java.util.function.BiConsumer<byte[], byte[]> action) {
+        java.util.Objects.requireNonNull(action, "action");
+        try (Cursor c = cursor()) {
+            while (c.next()) {
+                action.accept(c.key(), c.value());
+            }
+        }
+    }
+
+    /**
+     * A consistent copy of the pool at {@code target} (which must not exist) while it stays open:
+     * operations wait while it is copied (the GPU engine copies between batches), then go on. The
+     * copy is fsynced before it gets its name, and opens like the original (as after a crash, with
+     * nothing to repair). {@code gphash snapshot} does the same for a closed pool.
+     */
+    public void snapshot(Path target) {
+        java.util.Objects.requireNonNull(target, "target");
+        live().snapshot(target);
     }
 
     // ------------------------------------------------------------------ the rest

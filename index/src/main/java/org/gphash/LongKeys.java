@@ -16,4 +16,16 @@ final class LongKeys {
         }
         return b;
     }
+
+    /** The key of 8 bytes at {@code b[offset]}, as {@link #encode} wrote it. */
+    static long decode(byte[] b, int offset, int keySize) {
+        if (keySize != 8) {
+            throw new IllegalArgumentException("long keys need a pool with keySize 8; this pool's keys are " + keySize + " bytes");
+        }
+        long k = 0;
+        for (int i = 7; i >= 0; i--) {
+            k = (k << 8) | (b[offset + i] & 0xFF);
+        }
+        return k;
+    }
 }

@@ -225,6 +225,24 @@ public final class GpuEngine implements Engine {
     }
 
     /**
+     * The next live entries, read from the pool on the host between batches (the engine's lock keeps
+     * kernels from writing meanwhile; the pool is complete after every batch, the mirror and the
+     * cache being copies).
+     */
+    @Override
+    public synchronized void readEntries(org.gphash.index.EntryScan.State state, org.gphash.EntryChunk chunk) {
+        ensureOpen();
+        pool.readEntries(state, chunk);
+    }
+
+    /** A consistent copy of the pool, taken between batches. */
+    @Override
+    public synchronized void snapshot(java.nio.file.Path target) {
+        ensureOpen();
+        pool.snapshot(target);
+    }
+
+    /**
      * Runs a batch whose operations already live in GPU memory and whose results stay there (the
      * DLRM case: no host round trip for keys or values). {@code kinds}: n bytes of
      * {@link OpKind} ordinals; {@code keys}: n x keySize bytes; {@code values}: n x valueSize bytes

@@ -222,6 +222,34 @@ class CrossEngineTest {
         }
     }
 
+    /** Issue 13: the cursor and a snapshot of an open pool on the GPU engine (read on the host between batches). */
+    @Test
+    void gpuCursorAndSnapshotSeeWhatTheBatchesWrote() throws Exception {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path path = t.pool("p");
+            Path copy = t.pool("copy");
+            Map<Long, byte[]> model = new HashMap<>();
+            try (GPHashIndex gpu = GPHashIndex.builder(path).backend(Backend.GPU).keySize(8)
+                    .valueSize(GpuTestSupport.VALUE_SIZE).initialCapacity(256).seed(71).create()) {
+                apply(gpu.engine(), model, new Random(71), 30_000, 1);
+                Map<Long, byte[]> seen = new HashMap<>();
+                try (org.gphash.Cursor c = gpu.cursor()) {
+                    while (c.next()) {
+                        assertEquals(null, seen.put(c.longKey(), c.value()), "key " + c.longKey() + " twice");
+                    }
+                }
+                assertEquals(model.keySet(), seen.keySet());
+                model.forEach((k, v) -> assertArrayEquals(v, seen.get(k), "key " + k));
+                gpu.snapshot(copy);
+                apply(gpu.engine(), new HashMap<>(model), new Random(72), 1_000, 2);
+            }
+            try (GPHashIndex snap = GPHashIndex.builder(copy).open()) {
+                assertEquals(model.size(), snap.size());
+                model.forEach((k, v) -> assertArrayEquals(v, snap.get(k), "key " + k + " in the snapshot"));
+            }
+        }
+    }
+
     static void apply(Engine e, Map<Long, byte[]> model, Random random, int ops, long version) {
         Batch batch = Batch.create(8, GpuTestSupport.VALUE_SIZE, ops);
         java.util.Set<Long> used = new java.util.HashSet<>();

@@ -162,6 +162,16 @@ public final class CpuEngine implements Engine {
     }
 
     @Override
+    public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk) {
+        pool.readEntries(state, chunk);
+    }
+
+    @Override
+    public void snapshot(java.nio.file.Path target) {
+        pool.snapshot(target);
+    }
+
+    @Override
     public IndexStats stats() {
         return pool.stats(Backend.CPU);
     }

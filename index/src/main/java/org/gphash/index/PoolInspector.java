@@ -156,6 +156,21 @@ public final class PoolInspector implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Appends the next live entries to {@code chunk}, as the engines' cursors do; items that fail
+     * their checksum, or whose value offset {@code isValueBlock} rejects, are counted in
+     * {@code state} and left out.
+     */
+    public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk, java.util.function.LongPredicate isValueBlock) {
+        chunk.clear();
+        EntryScan.fill(file.segment(), layout, header.geometry(), probe, state, chunk, true, isValueBlock, file.path());
+    }
+
+    /** A copy of the pool's committed bytes at {@code target}, fsynced before it gets its name. */
+    public void copyTo(Path target) {
+        file.copyTo(target, header.fileLength());
+    }
+
     @Override
     public void close() {
         file.close();

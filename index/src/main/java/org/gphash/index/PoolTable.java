@@ -344,6 +344,33 @@ public final class PoolTable {
     }
 
     /**
+     * Appends the next live entries to {@code chunk} (see {@link EntryScan}), inside an epoch so
+     * that no value block is reused under the copy. With item checksums, an item that fails its
+     * checksum throws {@link org.gphash.ItemChecksumException}.
+     */
+    public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk) {
+        chunk.clear();
+        Probe probe = table.newProbe();
+        EpochGate.Participant p = table.gate.enter();
+        try {
+            EntryScan.fill(file.segment(), table.layout(), table.geometry, probe, state, chunk, false, null, file.path());
+        } catch (InternalError e) {
+            throw mappingFault(e);
+        } finally {
+            table.gate.exit(p);
+        }
+    }
+
+    /**
+     * A consistent copy of the pool at {@code target} (which must not exist), made while
+     * operations are drained: they wait for the copy, then go on. The copy is fsynced before it
+     * gets its name; it opens like the original (recovery runs, as after a crash: nothing to repair).
+     */
+    public void snapshot(java.nio.file.Path target) {
+        table.exclusive(() -> file.copyTo(target, table.headers.current().fileLength()));
+    }
+
+    /**
      * The engine's error for a fault while reading or writing the pool's mapping (the JVM's
      * {@link InternalError} for a page that is no longer backed by the file).
      */

@@ -338,6 +338,85 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Copies the first {@code length} bytes of the pool to {@code target}, which must not exist: into
+     * a hidden working file beside it (owner-only), fsynced, then linked to its name only if nothing
+     * has taken the name meanwhile (never replacing a file), and the directory fsynced. A crash
+     * leaves either no {@code target} or a whole one. The caller keeps writers out meanwhile.
+     *
+     * @throws PoolExistsException if something is at {@code target}, before or when the copy is done
+     * @throws PoolIoException     if the copy cannot be written
+     */
+    public void copyTo(Path target, long length) {
+        ensureOpen();
+        Path to = target.toAbsolutePath().normalize();
+        if (Files.exists(to, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            throw new PoolExistsException("copy target " + to + " already exists");
+        }
+        Path dir = to.getParent();
+        Path working = dir.resolve("." + to.getFileName() + ".partial");
+        FileChannel out;
+        try {
+            out = FileChannel.open(working, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw new PoolIoException("copy working file " + working + " exists: another copy to " + to
+                    + " is running, or one was interrupted (then remove the file)", e);
+        } catch (IOException e) {
+            throw new PoolIoException("cannot create " + working + ": " + e, e);
+        }
+        boolean named = false;
+        try (out) {
+            MemorySegment s = segment();
+            long chunk = 8L << 20;
+            for (long pos = 0; pos < length; pos += chunk) {
+                ByteBuffer buf = s.asSlice(pos, Math.min(chunk, length - pos)).asByteBuffer();
+                while (buf.hasRemaining()) {
+                    out.write(buf, pos + buf.position());
+                }
+            }
+            out.force(true);
+            publishNoReplace(working, to);
+            named = true;
+            try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+                d.force(true);
+            }
+        } catch (IOException e) {
+            throw new PoolIoException("cannot copy pool " + path + " to " + to + ": " + e, e);
+        } finally {
+            if (!named) {
+                deleteQuietly(working);
+            }
+        }
+    }
+
+    /**
+     * Gives the finished file at {@code working} the name {@code target} only if nothing is there: a
+     * hard link fails if the name exists (a rename would silently replace a file that appeared
+     * meanwhile), then the working name goes. Without hard links, a move that refuses an existing name.
+     */
+    public static void publishNoReplace(Path working, Path target) throws IOException {
+        try {
+            Files.createLink(target, working);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw appeared(target);
+        } catch (UnsupportedOperationException | java.nio.file.FileSystemException e) {
+            try {
+                Files.move(working, target);
+            } catch (java.nio.file.FileAlreadyExistsException again) {
+                throw appeared(target);
+            }
+            return;
+        }
+        Files.delete(working);
+    }
+
+    private static PoolExistsException appeared(Path target) {
+        return new PoolExistsException(target + " appeared while the copy was made; it was left as it is and the copy "
+                + "discarded");
+    }
+
     /** Zeroes {@code [offset, offset + length)} of the file, allocating its space. */
     public void zeroRange(long offset, long length) {
         ensureOpen();

@@ -3,18 +3,16 @@ package org.gphash.recovery;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.Callable;
 
+import org.gphash.EntryChunk;
+import org.gphash.index.EntryScan;
 import org.gphash.index.Geometry;
 import org.gphash.index.PoolInspector;
-import org.gphash.index.SlotMeta;
-import org.gphash.index.TableLayout;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -66,39 +64,18 @@ final class DumpCommand implements Callable<Integer> {
             OutputStream os = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
             Geometry g = in.geometry();
             DumpFormat.Writer w = new DumpFormat.Writer(os, g);
-            MemorySegment seg = in.segment();
-            TableLayout t = in.layout();
             HeapMap heap = new HeapMap(in.header().heapChunks(), g.valueStride());
-            byte[] key = new byte[g.keySize()];
-            byte[] value = new byte[g.valueSize()];
-            Progress progress = Progress.forTerminal();
-            progress.start("dumping", t.totalBuckets());
-            for (int d = 0; d < t.levelCount(); d++) {
-                for (long b = 0; b < t.bucketsAtDepth(d); b++) {
-                    for (int s = 0; s < g.slotsPerBucket(); s++) {
-                        long slot = t.levelOffset(d) + b * g.bucketSize() + (long) s * g.slotSize();
-                        long meta = seg.get(ValueLayout.JAVA_LONG, slot);
-                        if (meta == SlotMeta.EMPTY) {
-                            continue;
-                        }
-                        long keyAt = slot + SlotMeta.BYTES;
-                        if (!SlotMeta.isItem(meta) || in.fingerprintOfKeyAt(keyAt) != SlotMeta.fingerprint(meta)
-                                || in.validSlotOfKeyAt(keyAt) != slot || heap.blockOf(SlotMeta.valueOffset(meta)) < 0) {
-                            skipped++;
-                            continue;
-                        }
-                        if (!in.itemChecksumMatches(slot, SlotMeta.valueOffset(meta))) {
-                            failedChecksum++;
-                            continue;
-                        }
-                        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, keyAt, key, 0, key.length);
-                        MemorySegment.copy(seg, ValueLayout.JAVA_BYTE, SlotMeta.valueOffset(meta), value, 0, value.length);
-                        w.item(key, value);
-                    }
-                    progress.advance(1);
+            // The same walk as the engines' cursors: every key's valid item, bottom level first.
+            EntryScan.State state = new EntryScan.State();
+            EntryChunk chunk = new EntryChunk(g.keySize(), g.valueSize(), 4096);
+            while (!state.done()) {
+                in.readEntries(state, chunk, offset -> heap.blockOf(offset) >= 0);
+                for (int i = 0; i < chunk.size(); i++) {
+                    w.item(chunk.key(i), chunk.value(i));
                 }
             }
-            progress.finish();
+            skipped = state.skipped();
+            failedChecksum = state.checksumFailures();
             count = w.finish();
             os.flush();
             ch.force(true);

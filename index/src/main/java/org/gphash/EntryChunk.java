@@ -1,0 +1,85 @@
+package org.gphash;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * A reusable buffer of up to {@link #capacity()} entries (key, value) read from a pool, column-wise
+ * like a {@link Batch}: what a {@link GPHashIndex#cursor() cursor} pulls from the engine, one large
+ * chunk at a time, so that the engine holds no lock while the caller looks at the entries.
+ */
+public final class EntryChunk {
+
+    private final int keySize;
+    private final int valueSize;
+    private final byte[] keys;
+    private final byte[] values;
+    private int size;
+
+    public EntryChunk(int keySize, int valueSize, int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("an entry chunk holds at least one entry, asked for " + capacity);
+        }
+        Batch.checkSize(capacity, keySize, valueSize);
+        this.keySize = keySize;
+        this.valueSize = valueSize;
+        this.keys = new byte[capacity * keySize];
+        this.values = new byte[capacity * valueSize];
+    }
+
+    public int capacity() {
+        return keys.length / keySize;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public boolean full() {
+        return size == capacity();
+    }
+
+    /** Empties the chunk (for engines, before they fill it). */
+    public void clear() {
+        size = 0;
+    }
+
+    /** Appends an entry: {@code keySize} bytes at {@code keyAt} and {@code valueSize} at {@code valueAt} of {@code pool}. */
+    public void add(MemorySegment pool, long keyAt, long valueAt) {
+        MemorySegment.copy(pool, java.lang.foreign.ValueLayout.JAVA_BYTE, keyAt, keys, size * keySize, keySize);
+        MemorySegment.copy(pool, java.lang.foreign.ValueLayout.JAVA_BYTE, valueAt, values, size * valueSize, valueSize);
+        size++;
+    }
+
+    public byte[] key(int i) {
+        check(i);
+        return Arrays.copyOfRange(keys, i * keySize, (i + 1) * keySize);
+    }
+
+    /** The key of an 8-byte-key pool as a {@code long} (little-endian, see {@link LongKeys}). */
+    public long longKey(int i) {
+        check(i);
+        return LongKeys.decode(keys, i * keySize, keySize);
+    }
+
+    public byte[] value(int i) {
+        check(i);
+        return Arrays.copyOfRange(values, i * valueSize, (i + 1) * valueSize);
+    }
+
+    /** The keys, {@code keySize} bytes each, without copying. */
+    public MemorySegment keys() {
+        return MemorySegment.ofArray(keys).asSlice(0, (long) size * keySize);
+    }
+
+    /** The values, {@code valueSize} bytes each, without copying. */
+    public MemorySegment values() {
+        return MemorySegment.ofArray(values).asSlice(0, (long) size * valueSize);
+    }
+
+    private void check(int i) {
+        if (i < 0 || i >= size) {
+            throw new IndexOutOfBoundsException("entry " + i + " of " + size);
+        }
+    }
+}
