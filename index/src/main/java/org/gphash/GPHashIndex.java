@@ -301,6 +301,7 @@ public final class GPHashIndex implements AutoCloseable {
         private boolean repairBeyondCrash;
         private boolean followSymlinks;
         private boolean itemChecksums;
+        private boolean verifyOnOpen;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -433,6 +434,18 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether open scans and judges the whole table even after a clean close (default: no). After
+         * a clean close, open trusts the close record (free space and item count) and reads no slot,
+         * so it takes milliseconds whatever the pool's size; damage the closed file took since (a
+         * flipped bit) is then found by {@code gphash check}, or by a scanning open: this one, any open
+         * after a crash, or {@code gphash recover --force}.
+         */
+        public Builder verifyOnOpen(boolean verify) {
+            this.verifyOnOpen = verify;
+            return this;
+        }
+
         public GPHashConfig config() {
             if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
                 throw new IllegalArgumentException("bucketCache " + bucketCache + " needs the GPU backend: BktCache "
@@ -441,7 +454,7 @@ public final class GPHashIndex implements AutoCloseable {
             }
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
                     maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash,
-                    followSymlinks, itemChecksums);
+                    followSymlinks, itemChecksums, verifyOnOpen);
         }
 
         /** Creates a new pool file (owner-only); fails if the file exists. */

@@ -18,11 +18,23 @@ import java.time.Duration;
  * @param valueBlocksFree        value blocks free after rebuilding free space
  * @param trailingBytesIgnored   bytes past the committed end of the pool (an interrupted growth)
  * @param duration               how long recovery took
+ * @param fromCloseRecord        the pool was closed cleanly and its close record was trusted: the
+ *                               table was not scanned (nothing can need repair after a clean close)
  */
 public record RecoveryReport(boolean previousShutdownClean, boolean headerCopyRepaired, long insertSlotsCleared,
                              long tornSlotsCleared, long duplicatesRemoved, boolean resizeResumed, long itemsRehashed,
                              long items, long valueBlocksInUse, long valueBlocksFree, long trailingBytesIgnored,
-                             Duration duration) {
+                             Duration duration, boolean fromCloseRecord) {
+
+    /** A report of a scan (not from a close record). */
+    public RecoveryReport(boolean previousShutdownClean, boolean headerCopyRepaired, long insertSlotsCleared,
+                          long tornSlotsCleared, long duplicatesRemoved, boolean resizeResumed, long itemsRehashed,
+                          long items, long valueBlocksInUse, long valueBlocksFree, long trailingBytesIgnored,
+                          Duration duration) {
+        this(previousShutdownClean, headerCopyRepaired, insertSlotsCleared, tornSlotsCleared, duplicatesRemoved,
+                resizeResumed, itemsRehashed, items, valueBlocksInUse, valueBlocksFree, trailingBytesIgnored, duration,
+                false);
+    }
 
     /** Whether recovery had to repair anything at all. */
     public boolean repairedAnything() {
@@ -33,6 +45,7 @@ public record RecoveryReport(boolean previousShutdownClean, boolean headerCopyRe
     @Override
     public String toString() {
         return "recovery: previous shutdown " + (previousShutdownClean ? "clean" : "NOT clean")
+                + (fromCloseRecord ? " (close record trusted, no scan)" : "")
                 + ", header copy repaired=" + headerCopyRepaired + ", INSERT slots cleared=" + insertSlotsCleared
                 + ", torn slots cleared=" + tornSlotsCleared + ", duplicates removed=" + duplicatesRemoved
                 + ", resize resumed=" + resizeResumed + " (items rehashed=" + itemsRehashed + ")"

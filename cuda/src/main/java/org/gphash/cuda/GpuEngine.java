@@ -405,12 +405,25 @@ public final class GpuEngine implements Engine {
             return;
         }
         closed = true;
+        // The close record (fast next open) is the host heap's bitmap: it must be the one the
+        // batches left on the GPU, or the next open would hand out blocks that hold values. If it
+        // cannot be fetched the pool is left as after a crash, and the next open scans.
+        boolean heapOnHost = false;
         try {
             cuda.bind();
             cuCtxSynchronize();
-            releaseGpu();
+            path.syncHost();
+            heapOnHost = true;
         } finally {
-            pool.close();  // unregisters the mapping before it is unmapped (PoolRegistration)
+            try {
+                releaseGpu();
+            } finally {
+                if (heapOnHost) {
+                    pool.close();  // unregisters the mapping before it is unmapped (PoolRegistration)
+                } else {
+                    pool.abandon();
+                }
+            }
         }
     }
 

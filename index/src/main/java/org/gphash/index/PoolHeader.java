@@ -37,13 +37,28 @@ import org.gphash.PoolFormatException;
  *  128 level offsets   12 x 8   bottom level first
  *  224 pool identity    8   random at create, never 0; every level and heap chunk carries it ({@link ExtentTag})
  *  232 ops in flight    8   the most operations that may have been in flight at a crash (recovery's damage bound)
+ *  240 close record     8 + 4 + 4   offset, length, CRC32C of the last clean close's {@link CloseRecord} (0: none)
  *  256 heap chunk table 96 x (offset 8, length 8)
  * 1792 checksum         4   CRC32C of bytes [0, 1792)
  * </pre>
  */
 public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown, long[] seeds, int topLog2,
                          long[] levelOffsets, boolean resizing, List<HeapChunk> heapChunks, long resizes,
-                         long fileLength, long createdMillis, long poolId, long opsInFlightLimit) {
+                         long fileLength, long createdMillis, long poolId, long opsInFlightLimit,
+                         CloseRecordRef closeRecord) {
+
+    /**
+     * Where the record of the last clean close lies ({@link CloseRecord}: free space and item count,
+     * so that open need not scan the table), its length and its CRC32C; {@link #NO_CLOSE_RECORD}
+     * when there is none. Only trusted while the clean-shutdown flag is set.
+     */
+    public record CloseRecordRef(long offset, int length, int crc) {
+        public boolean present() {
+            return offset != 0;
+        }
+    }
+
+    public static final CloseRecordRef NO_CLOSE_RECORD = new CloseRecordRef(0, 0, 0);
 
     public static final long MAGIC = 0x0050485341485047L; // "GPHASHP\0" little-endian
     /** 2: pool identity, extent tags and the in-flight bound (version 1 pools predate 2026-11-23). */
@@ -78,6 +93,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     static final int OFF_LEVEL_OFFSETS = 128;
     static final int OFF_POOL_ID = 224;
     static final int OFF_OPS_IN_FLIGHT = 232;
+    static final int OFF_CLOSE_RECORD = 240;
     static final int OFF_CHUNKS = 256;
     static final int OFF_CHECKSUM = OFF_CHUNKS + MAX_HEAP_CHUNKS * 16;
 
@@ -102,6 +118,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         if (poolId == 0) {
             throw new IllegalArgumentException("pool identity 0");
         }
+        java.util.Objects.requireNonNull(closeRecord, "closeRecord");
         if (opsInFlightLimit < 0) {
             throw new IllegalArgumentException("negative in-flight bound " + opsInFlightLimit);
         }
@@ -137,18 +154,24 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
 
     public PoolHeader withSequence(long newSequence) {
         return new PoolHeader(newSequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
-                resizes, fileLength, createdMillis, poolId, opsInFlightLimit);
+                resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord);
     }
 
     public PoolHeader withCleanShutdown(boolean clean) {
         return new PoolHeader(sequence, geometry, clean, seeds, topLog2, levelOffsets, resizing, heapChunks, resizes,
-                fileLength, createdMillis, poolId, opsInFlightLimit);
+                fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord);
+    }
+
+    /** The same header with the record of a clean close at {@code ref}, in a pool now {@code newFileLength} long. */
+    public PoolHeader withCloseRecord(CloseRecordRef ref, long newFileLength) {
+        return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
+                resizes, newFileLength, createdMillis, poolId, opsInFlightLimit, ref);
     }
 
     /** The same header admitting up to {@code limit} operations in flight. */
     public PoolHeader withOpsInFlightLimit(long limit) {
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
-                resizes, fileLength, createdMillis, poolId, limit);
+                resizes, fileLength, createdMillis, poolId, limit, closeRecord);
     }
 
     /**
@@ -159,7 +182,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         long[] levels = Arrays.copyOf(levelOffsets, levelOffsets.length + 1);
         levels[levels.length - 1] = newLevelOffset;
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2 + 1, levels, true, heapChunks, resizes,
-                newFileLength, createdMillis, poolId, opsInFlightLimit);
+                newFileLength, createdMillis, poolId, opsInFlightLimit, closeRecord);
     }
 
     /**
@@ -172,14 +195,14 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         chunks.add(reclaimedBottom);
         boolean done = levels.length == geometry.levels();
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levels, !done, chunks,
-                done ? resizes + 1 : resizes, fileLength, createdMillis, poolId, opsInFlightLimit);
+                done ? resizes + 1 : resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord);
     }
 
     public PoolHeader withHeapChunk(HeapChunk chunk, long newFileLength) {
         List<HeapChunk> chunks = new ArrayList<>(heapChunks);
         chunks.add(chunk);
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, chunks, resizes,
-                newFileLength, createdMillis, poolId, opsInFlightLimit);
+                newFileLength, createdMillis, poolId, opsInFlightLimit, closeRecord);
     }
 
     /** Writes this header as one copy at {@code base} of {@code segment}, checksum last. */
@@ -208,6 +231,9 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         c.set(LONG, OFF_CREATED, createdMillis);
         c.set(LONG, OFF_POOL_ID, poolId);
         c.set(LONG, OFF_OPS_IN_FLIGHT, opsInFlightLimit);
+        c.set(LONG, OFF_CLOSE_RECORD, closeRecord.offset());
+        c.set(INT, OFF_CLOSE_RECORD + 8, closeRecord.length());
+        c.set(INT, OFF_CLOSE_RECORD + 12, closeRecord.crc());
         for (int i = 0; i < levelOffsets.length; i++) {
             c.set(LONG, OFF_LEVEL_OFFSETS + 8L * i, levelOffsets[i]);
         }
@@ -283,7 +309,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
             return new PoolHeader(c.get(LONG, OFF_SEQUENCE), g, (c.get(INT, OFF_FLAGS) & FLAG_CLEAN) != 0, seeds, topLog2,
                     levels, c.get(INT, OFF_RESIZE_STATE) == 1, heap, c.get(LONG, OFF_RESIZES),
                     c.get(LONG, OFF_FILE_LENGTH), c.get(LONG, OFF_CREATED), c.get(LONG, OFF_POOL_ID),
-                    c.get(LONG, OFF_OPS_IN_FLIGHT));
+                    c.get(LONG, OFF_OPS_IN_FLIGHT), new CloseRecordRef(c.get(LONG, OFF_CLOSE_RECORD),
+                            c.get(INT, OFF_CLOSE_RECORD + 8), c.get(INT, OFF_CLOSE_RECORD + 12)));
         } catch (IllegalArgumentException e) {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path,
                     "header has a valid checksum but impossible contents: " + e.getMessage());
@@ -296,7 +323,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
                 && cleanShutdown == h.cleanShutdown && Arrays.equals(seeds, h.seeds) && topLog2 == h.topLog2
                 && Arrays.equals(levelOffsets, h.levelOffsets) && resizing == h.resizing && heapChunks.equals(h.heapChunks)
                 && resizes == h.resizes && fileLength == h.fileLength && createdMillis == h.createdMillis
-                && poolId == h.poolId && opsInFlightLimit == h.opsInFlightLimit;
+                && poolId == h.poolId && opsInFlightLimit == h.opsInFlightLimit && closeRecord.equals(h.closeRecord);
     }
 
     @Override

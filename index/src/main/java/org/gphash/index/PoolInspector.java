@@ -49,6 +49,24 @@ public final class PoolInspector implements AutoCloseable {
         this.checksum = header.geometry().itemChecksums() ? new ItemChecksum(header.geometry()) : null;
     }
 
+    /**
+     * What the close record says, if the next open would trust it (clean flag set, checksum and
+     * sizes right): {items, used value blocks}; null otherwise.
+     */
+    public long[] trustedCloseRecord() {
+        HeapMapView heap = new HeapMapView(header);
+        CloseRecord.Loaded r = CloseRecord.read(file.segment(), header, heap.blocks, heap.words);
+        return r == null ? null : new long[] {r.items(), r.items()};
+    }
+
+    /** The heap's block and bitmap-word counts as the engine numbers them. */
+    private record HeapMapView(long blocks, int words) {
+        HeapMapView(PoolHeader h) {
+            this(new ValueHeap(h.geometry().valueStride(), h.heapChunks()).totalBlocks(),
+                    new ValueHeap(h.geometry().valueStride(), h.heapChunks()).exportLayout().words());
+        }
+    }
+
     /** Whether the pool keeps a checksum of every item (see {@code GPHashIndex.Builder#itemChecksums}). */
     public boolean itemChecksums() {
         return checksum != null;

@@ -85,7 +85,8 @@ public final class PoolTable {
         }
         long[] seeds = seeds(config);
         PoolHeader header = new PoolHeader(0, g, false, seeds, topLog2, levelOffsets, false,
-                List.of(new HeapChunk(heapOffset, heapBytes)), 0, fileLength, System.currentTimeMillis(), newPoolId(), 0);
+                List.of(new HeapChunk(heapOffset, heapBytes)), 0, fileLength, System.currentTimeMillis(), newPoolId(), 0,
+                PoolHeader.NO_CLOSE_RECORD);
         PoolFile file = PoolFile.create(config.path(), fileLength, config.jdkPersistence());
         try {
             MemorySegment pool = file.segment();
@@ -105,6 +106,19 @@ public final class PoolTable {
         } catch (RuntimeException | Error e) {
             file.discardCreated();
             throw e;
+        }
+    }
+
+    /**
+     * Once open has cleared the clean-shutdown flag, the close record describes a state that will be
+     * gone: its magic is erased, so that no header naming it (an old copy restored by hand) can make
+     * a later open trust it. The next clean close writes a new one.
+     */
+    private static void retireCloseRecord(PoolFile file, PoolHeader h) {
+        PoolHeader.CloseRecordRef ref = h.closeRecord();
+        if (ref.present() && ref.offset() + 8 <= file.mappedSize()) {
+            file.segment().set(PoolHeader.LONG, ref.offset(), 0L);
+            file.persister().persist(file.segment(), ref.offset(), 8);
         }
     }
 
@@ -158,9 +172,13 @@ public final class PoolTable {
             }
             HeaderStore headers = new HeaderStore(file, header, config.crashHook());
             CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels);
-            RecoveryReport report = Recovery.run(table, header.cleanShutdown(), read.copyRepairNeeded(),
-                    config.repairBeyondCrash());
+            RecoveryReport report = config.verifyOnOpen() || config.repairBeyondCrash() ? null
+                    : Recovery.fromCloseRecord(table, read.copyRepairNeeded());
+            if (report == null) {
+                report = Recovery.run(table, header.cleanShutdown(), read.copyRepairNeeded(), config.repairBeyondCrash());
+            }
             headers.commit(headers.current().withCleanShutdown(false));
+            retireCloseRecord(file, headers.current());
             return new PoolTable(file, table, report);
         } catch (RuntimeException | Error e) {
             file.close();
@@ -336,7 +354,10 @@ public final class PoolTable {
             throw PoolSpace.truncated(file, size, committed);
         }
         try {
-            table.exclusive(() -> table.headers.commit(table.headers.current().withCleanShutdown(true)));
+            table.exclusive(() -> {
+                PoolHeader closed = withCloseRecord(table.headers.current());
+                table.headers.commit(closed.withCleanShutdown(true));
+            });
             file.syncAll();
         } finally {
             file.close();
@@ -368,6 +389,38 @@ public final class PoolTable {
      */
     public void snapshot(java.nio.file.Path target) {
         table.exclusive(() -> file.copyTo(target, table.headers.current().fileLength()));
+    }
+
+    /**
+     * Writes the close record (free space and item count, for a fast next open) into its extent,
+     * reusing the last one where it fits, else a new one at the end of the pool; persisted before
+     * the commit that names it. Operations are drained. If the record cannot be written (no room),
+     * the pool closes without one, and the next open scans.
+     */
+    private PoolHeader withCloseRecord(PoolHeader h) {
+        try {
+            long[] bits = table.heap.usedBits();
+            long bytes = CloseRecord.bytesFor(bits.length);
+            PoolHeader.CloseRecordRef old = h.closeRecord();
+            long offset;
+            long end = h.fileLength();
+            long capacity = old.present() ? Geometry.alignUp(old.length(), PoolSpace.EXTENT_ALIGNMENT) : 0;
+            if (old.present() && bytes <= capacity && old.offset() + capacity <= end) {
+                offset = old.offset();
+            } else {
+                offset = PoolSpace.nextExtent(h);
+                end = offset + Geometry.alignUp(bytes, PoolSpace.EXTENT_ALIGNMENT);
+                PoolSpace.ensureLength(file, end, h.fileLength(), table.maxPoolBytes, "the close record");
+                ExtentTag.write(file.segment(), offset, end - offset, h.poolId());
+                file.persister().persist(file.segment(), ExtentTag.tagOffset(offset), ExtentTag.BYTES);
+            }
+            MemorySegment pool = file.segment();
+            int crc = CloseRecord.write(pool, offset, h.poolId(), table.size.sum(), table.heap.totalBlocks(), bits);
+            file.persister().persist(pool, offset, bytes);
+            return h.withCloseRecord(new PoolHeader.CloseRecordRef(offset, (int) bytes, crc), end);
+        } catch (org.gphash.PoolFullException | PoolIoException e) {
+            return h.withCloseRecord(PoolHeader.NO_CLOSE_RECORD, h.fileLength());
+        }
     }
 
     /**

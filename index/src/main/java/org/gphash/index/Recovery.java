@@ -63,6 +63,28 @@ final class Recovery {
         }
     }
 
+    /**
+     * Open of a cleanly closed pool: free space and item count from its {@link CloseRecord}, no scan.
+     * Null when the record cannot be trusted (then {@link #run} scans).
+     */
+    static RecoveryReport fromCloseRecord(CpuTable table, boolean headerRepairNeeded) {
+        long start = System.nanoTime();
+        ValueHeap heap = table.heap;
+        TableKernels.HeapLayout layout = heap.exportLayout();
+        CloseRecord.Loaded r = CloseRecord.read(table.file.segment(), table.headers.current(), heap.totalBlocks(),
+                layout.words());
+        if (r == null) {
+            return null;
+        }
+        heap.restore(r.usedBits(), r.usedBlocks());
+        table.size.reset();
+        table.size.add(r.items());
+        long trailing = Math.max(0, table.file.fileSize() - table.headers.current().fileLength());
+        long used = heap.totalBlocks() - heap.freeBlocks();
+        return new RecoveryReport(true, headerRepairNeeded, 0, 0, 0, false, 0, r.items(), used, heap.freeBlocks(),
+                trailing, Duration.ofNanos(System.nanoTime() - start), true);
+    }
+
     static RecoveryReport run(CpuTable table, boolean previousShutdownClean, boolean headerRepairNeeded,
                               boolean repairBeyondCrash) {
         long start = System.nanoTime();

@@ -209,6 +209,21 @@ final class ValueHeap {
         }
     }
 
+    /**
+     * Open after a clean close: takes the bitmap the close left ({@link CloseRecord}, numbered as
+     * {@link #exportLayout()} says, bits past the last block set) with {@code usedBlocks} blocks in
+     * use. No loop of its own: open of a large pool is one pass over the record, in its CRC and count.
+     */
+    void restore(long[] usedBits, long usedBlocks) {
+        Layout l = layout;
+        if (usedBits.length != l.bitmap.length()) {
+            throw new IllegalArgumentException("bitmap of " + usedBits.length + " words for a heap of " + l.bitmap.length());
+        }
+        layout = new Layout(l.chunks, l.firstBlock, l.totalBlocks, new AtomicLongArray(usedBits));
+        lowestFreeWord.set(0);
+        freeBlocks.set(l.totalBlocks - usedBlocks);
+    }
+
     /** A copy of the bitmap (1 = in use; bits past the last block set), numbered as {@link #exportLayout()} says. */
     long[] usedBits() {
         AtomicLongArray bitmap = layout.bitmap;

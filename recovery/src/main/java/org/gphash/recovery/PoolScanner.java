@@ -98,6 +98,11 @@ public final class PoolScanner {
             levels.add(new LevelStats(d, base, buckets, buckets * g.slotsPerBucket(), levelItems, histogram));
         }
         progress.finish();
+        long[] record = pool.trustedCloseRecord();
+        if (record != null && (record[0] != items || record[1] != heap.usedBlocks())) {
+            f.add(Problem.CLOSE_RECORD_MISMATCH, "it says " + record[0] + " items and " + record[1]
+                    + " value blocks in use; the table holds " + items + " items using " + heap.usedBlocks());
+        }
         return new PoolReport(pool.path(), pool.fileSize(), h, new PoolInspector.HeaderCopy[] {pool.headerCopy(0),
                 pool.headerCopy(1)}, f, levels, items, heap.totalBlocks(), heap.usedBlocks(), g.valueStride());
     }
@@ -139,6 +144,9 @@ public final class PoolScanner {
         }
         for (HeapChunk c : h.heapChunks()) {
             extents.add(new Extent("value heap chunk", c.offset(), c.length()));
+        }
+        if (h.cleanShutdown() && h.closeRecord().present()) {
+            extents.add(new Extent("close record", h.closeRecord().offset(), h.closeRecord().length()));
         }
         extents.sort(Comparator.comparingLong(Extent::offset));
         for (int i = 1; i < extents.size(); i++) {

@@ -21,6 +21,8 @@ public enum Problem {
             + "fail until it is rewritten or deleted"),
     NO_ITEM_CHECKSUMS(false, "the pool keeps no item checksums, so values cannot be verified (create pools with "
             + "itemChecksums(true) to have them)"),
+    CLOSE_RECORD_MISMATCH(true, "the record of the last clean close disagrees with the table (the file changed after "
+            + "it was closed); the next open would trust it: run 'gphash recover' (which scans) before using the pool"),
     RESIZE_IN_PROGRESS(false, "a resize was interrupted; open or recover finishes it"),
     NOT_CLEANLY_SHUT_DOWN(false, "the pool was not closed cleanly (crash or still open); open or recover runs recovery"),
     TRAILING_BYTES(false, "bytes past the committed end of the pool (an interrupted growth); reused by the next growth");

@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code recover POOL}: exactly what the engine's open does (clear INSERT slots, remove duplicates,
+ * {@code recover POOL}: what the engine's open does after a crash, even on a cleanly closed pool
+ * (it always scans: {@code verifyOnOpen}): clear INSERT slots, remove duplicates,
  * finish an interrupted resize, rebuild free space, repair a header copy), then a clean close, then
  * a read-only check. Recovery is idempotent and itself crash-safe, so an interrupted run is simply
  * run again. Like open, it refuses a pool with more damage than a crash leaves (items that do not
@@ -45,7 +46,7 @@ final class RecoverCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         RecoveryReport r;
-        try (GPHashIndex index = GPHashIndex.builder(pool).repairBeyondCrash(force).open()) {
+        try (GPHashIndex index = GPHashIndex.builder(pool).verifyOnOpen(true).repairBeyondCrash(force).open()) {
             r = index.lastRecovery();
         }
         PoolReport after = PoolScanner.scan(pool, Progress.NONE);

@@ -116,6 +116,23 @@ final class ToolFixture implements AutoCloseable {
         }
     }
 
+    /** Clears the clean-shutdown flag in both header copies (checksums fixed): the pool reads as crashed while open. */
+    static void markUncleanShutdown(Path pool) {
+        try (FileChannel ch = FileChannel.open(pool, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            for (long base : new long[] {0, 2048}) {
+                ByteBuffer copy = ByteBuffer.allocate(1792).order(ByteOrder.LITTLE_ENDIAN);
+                ch.read(copy, base);
+                copy.putInt(44, copy.getInt(44) & ~1);
+                java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                crc.update(copy.array(), 0, 1792);
+                ch.write(ByteBuffer.wrap(copy.array()), base);
+                ch.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, (int) crc.getValue()), base + 1792);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static byte[] bytes(Path p) {
         try {
             return Files.readAllBytes(p);

@@ -1,0 +1,122 @@
+package org.gphash.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.GPHashIndex;
+import org.gphash.RecoveryReport;
+
+/**
+ * How long the CPU engine takes to open a pool (issue 13): after a clean close (the close record is
+ * trusted, no scan), the same pool with {@code verifyOnOpen} (the full scan every open ran before the
+ * close record: the baseline), and after a crash (the engine abandoned with no clean close).
+ *
+ * <pre>./gphash run org.gphash.bench.OpenTime [items,items...=1000000,16777216] [repeats=5] [dir=/dev/shm]</pre>
+ *
+ * Prints, per pool size, the median wall time of {@code open()} and of the recovery inside it, and
+ * the first clean open of each size (the JVM's code colder, as for an application that opens once).
+ * Values of 128 bytes, 8-byte keys; the pool lives in {@code dir} (page cache, so the figures are
+ * the engine's work, not the disk's).
+ */
+public final class OpenTime {
+
+    private static final int VALUE = 128;
+    private static final int BATCH = 4096;
+
+    private OpenTime() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        long[] sizes = Arrays.stream((args.length > 0 ? args[0] : "1000000,16777216").split(","))
+                .mapToLong(Long::parseLong).toArray();
+        int repeats = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+        Path dir = Path.of(args.length > 2 ? args[2]
+                : Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir"));
+        StringBuilder table = new StringBuilder();
+        table.append("| items | pool MiB | clean close (ms) | first open in the JVM (ms) | recovery inside | full scan, verifyOnOpen (ms) | after a crash (ms) | scan / clean |\n");
+        table.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for (long items : sizes) {
+            Path pool = dir.resolve("open-time-" + items + "-" + ProcessHandle.current().pid() + ".pool");
+            try {
+                long t0 = System.nanoTime();
+                build(pool, items);
+                System.out.printf(Locale.ROOT, "built %d items in %.1f s%n", items, (System.nanoTime() - t0) / 1e9);
+                double[] clean = new double[repeats];
+                double[] cleanRecovery = new double[repeats];
+                double[] scan = new double[repeats];
+                double[] crash = new double[repeats];
+                for (int r = 0; r < repeats; r++) {
+                    long s = System.nanoTime();
+                    GPHashIndex a = GPHashIndex.builder(pool).open();
+                    clean[r] = ms(s);
+                    RecoveryReport report = a.lastRecovery();
+                    check(report.fromCloseRecord(), "a clean close was not trusted: " + report);
+                    check(report.items() == items, "items " + report.items());
+                    cleanRecovery[r] = report.duration().toNanos() / 1e6;
+                    a.close();
+
+                    s = System.nanoTime();
+                    GPHashIndex b = GPHashIndex.builder(pool).verifyOnOpen(true).open();
+                    scan[r] = ms(s);
+                    check(!b.lastRecovery().fromCloseRecord(), "verifyOnOpen did not scan");
+                    b.engine().abandon();  // a crash: no clean close, no close record
+
+                    s = System.nanoTime();
+                    GPHashIndex c = GPHashIndex.builder(pool).open();
+                    crash[r] = ms(s);
+                    check(!c.lastRecovery().previousShutdownClean(), "the abandoned pool looked clean");
+                    check(c.lastRecovery().items() == items, "items after the crash " + c.lastRecovery().items());
+                    c.close();
+                }
+                double cleanMs = median(clean);
+                double scanMs = median(scan);
+                table.append(String.format(Locale.ROOT, "| %d | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.0fx |%n", items,
+                        Files.size(pool) >> 20, cleanMs, clean[0], median(cleanRecovery), scanMs, median(crash), scanMs / cleanMs));
+            } finally {
+                Files.deleteIfExists(pool);
+            }
+        }
+        System.out.printf(Locale.ROOT, "open time, %s, %d cores, median of %d, pool in %s%n", Runtime.version(),
+                Runtime.getRuntime().availableProcessors(), repeats, dir);
+        System.out.print(table);
+    }
+
+    private static void build(Path pool, long items) {
+        try (GPHashIndex index = GPHashIndex.builder(pool).initialCapacity(items).valueSize(VALUE).create()) {
+            Batch batch = index.newBatch(BATCH);
+            BatchResult result = new BatchResult(VALUE, BATCH);
+            byte[] value = new byte[VALUE];
+            for (long k = 0; k < items; k++) {
+                value[0] = (byte) k;
+                batch.insert(k, value);
+                if (batch.size() == BATCH) {
+                    index.execute(batch, result);
+                    batch.clear();
+                }
+            }
+            if (batch.size() > 0) {
+                index.execute(batch, result);
+            }
+        }
+    }
+
+    private static double ms(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e6;
+    }
+
+    private static double median(double[] xs) {
+        double[] s = xs.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
+    }
+
+    private static void check(boolean ok, String what) {
+        if (!ok) {
+            throw new IllegalStateException(what);
+        }
+    }
+}
