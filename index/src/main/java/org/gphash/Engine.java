@@ -55,6 +55,13 @@ public interface Engine extends AutoCloseable {
     void close();
 
     /**
+     * Makes every operation acknowledged before the call durable ({@link Durability#ON_CLOSE_OR_SYNC}
+     * needs it; in the other modes they are durable already). Operations wait while it runs.
+     */
+    default void sync() {
+    }
+
+    /**
      * Releases the pool without a clean shutdown and without persisting anything more, as a crash
      * would: for crash tests. The engine is unusable afterwards.
      */

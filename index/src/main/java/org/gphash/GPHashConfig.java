@@ -20,12 +20,13 @@ import org.gphash.index.Geometry;
  * {@code followSymlinks} lets open follow a symbolic link at the path (default off).
  * {@code itemChecksums} makes a new pool keep a CRC32C of every item (default off; open takes the
  * pool's own setting). {@code verifyOnOpen} scans and judges the table even after a clean close.
+ * {@code durability} says when writes become durable ({@link Durability}; default PER_BATCH).
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache,
                            IndexMirror indexMirror, boolean repairBeyondCrash, boolean followSymlinks,
-                           boolean itemChecksums, boolean verifyOnOpen) {
+                           boolean itemChecksums, boolean verifyOnOpen, Durability durability) {
 
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
 
@@ -36,6 +37,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         Objects.requireNonNull(crashHook, "crashHook");
         Objects.requireNonNull(bucketCache, "bucketCache");
         Objects.requireNonNull(indexMirror, "indexMirror");
+        Objects.requireNonNull(durability, "durability");
         if (initialCapacity < 1) {
             throw new IllegalArgumentException("initialCapacity must be at least 1, got " + initialCapacity);
         }
@@ -49,7 +51,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
                         long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                         OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache, IndexMirror indexMirror) {
         this(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes, backend,
-                jdkPersistence, seed, crashHook, bucketCache, indexMirror, false, false, false, false);
+                jdkPersistence, seed, crashHook, bucketCache, indexMirror, false, false, false, false, Durability.PER_BATCH);
     }
 
     /** A configuration with the default index placement ({@link IndexMirror#AUTO}). */
@@ -64,21 +66,21 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     public GPHashConfig withIndexMirror(IndexMirror mirror) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen);
+                itemChecksums, verifyOnOpen, durability);
     }
 
     /** This configuration, repairing damage beyond a crash on open or not. */
     public GPHashConfig withRepairBeyondCrash(boolean repair) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repair, followSymlinks,
-                itemChecksums, verifyOnOpen);
+                itemChecksums, verifyOnOpen, durability);
     }
 
     /** This configuration with another BktCache. */
     public GPHashConfig withBucketCache(BktCacheConfig cache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, cache, indexMirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen);
+                itemChecksums, verifyOnOpen, durability);
     }
 
     /** The geometry a new pool gets: specified fields, defaults for the rest. Validates it. */

@@ -210,6 +210,15 @@ public final class GPHashIndex implements AutoCloseable {
         live().snapshot(target);
     }
 
+    /**
+     * Makes every operation acknowledged before this call durable: what {@link Durability#ON_CLOSE_OR_SYNC}
+     * promises at each sync. Operations wait while it runs (one msync of the pool). In the other
+     * modes acknowledged operations are durable already and this only flushes again.
+     */
+    public void sync() {
+        live().sync();
+    }
+
     // ------------------------------------------------------------------ the rest
 
     public IndexStats stats() {
@@ -302,6 +311,7 @@ public final class GPHashIndex implements AutoCloseable {
         private boolean followSymlinks;
         private boolean itemChecksums;
         private boolean verifyOnOpen;
+        private Durability durability = Durability.PER_BATCH;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -446,6 +456,16 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * When writes become durable (default {@link Durability#PER_BATCH}: a batch when
+         * {@code execute} returns, a single operation when it returns). Not stored in the pool: each
+         * open chooses. See {@link Durability} for what each mode promises after a crash.
+         */
+        public Builder durability(Durability mode) {
+            this.durability = java.util.Objects.requireNonNull(mode, "durability");
+            return this;
+        }
+
         public GPHashConfig config() {
             if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
                 throw new IllegalArgumentException("bucketCache " + bucketCache + " needs the GPU backend: BktCache "
@@ -454,7 +474,7 @@ public final class GPHashIndex implements AutoCloseable {
             }
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
                     maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash,
-                    followSymlinks, itemChecksums, verifyOnOpen);
+                    followSymlinks, itemChecksums, verifyOnOpen, durability);
         }
 
         /** Creates a new pool file (owner-only); fails if the file exists. */

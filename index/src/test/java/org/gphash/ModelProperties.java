@@ -115,6 +115,16 @@ class ModelProperties {
         }
     }
 
+    /** Durability changes when writes reach the disk, never what the operations do (abandon: a process crash). */
+    @Property(tries = 30, edgeCases = EdgeCasesMode.NONE)
+    void everyDurabilityModeBehavesLikeAHashMap(@ForAll("actions") List<Action> actions,
+                                                @ForAll Durability durability) {
+        Shape shape = new Shape(8, 128, 0, 0, 0, durability);
+        try (Run run = new Run(shape)) {
+            run.execute(actions);
+        }
+    }
+
     @Property(tries = 40, edgeCases = EdgeCasesMode.NONE)
     void oneLevelTwoHashesFourSlotsWith16ByteKeys(@ForAll("actions") List<Action> actions) {
         Shape shape = new Shape(16, 24, 1, 2, 4);
@@ -134,9 +144,14 @@ class ModelProperties {
     // ------------------------------------------------------------------ the model run
 
     /** Pool geometry; 0 for levels/hashes/slots means the builder's default. */
-    record Shape(int keySize, int valueSize, int levels, int hashes, int slots) {
+    record Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability) {
+
+        Shape(int keySize, int valueSize, int levels, int hashes, int slots) {
+            this(keySize, valueSize, levels, hashes, slots, Durability.PER_BATCH);
+        }
 
         GPHashIndex.Builder configure(GPHashIndex.Builder b, boolean geometry) {
+            b.durability(durability);
             if (geometry) {
                 b.keySize(keySize).valueSize(valueSize);
                 if (levels > 0) {

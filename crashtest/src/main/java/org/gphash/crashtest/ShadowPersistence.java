@@ -86,6 +86,18 @@ final class ShadowPersistence implements PersisterDecorator {
                 chosen.persist(m, offset, length);
             }
 
+            /**
+             * A phase: each range counts as a persist of its own, so a power failure can strike
+             * with part of a phase durable (msync writes pages back in no promised order).
+             */
+            @Override
+            public void persistAll(MemorySegment m, org.gphash.persistence.PersistRanges ranges) {
+                for (int i = 0; i < ranges.size(); i++) {
+                    recordPersist(m, ranges.offset(i), ranges.length(i));
+                }
+                chosen.persistAll(m, ranges);
+            }
+
             @Override
             public PersistenceMode mode() {
                 return chosen.mode();

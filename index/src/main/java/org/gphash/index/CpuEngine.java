@@ -45,16 +45,20 @@ public final class CpuEngine implements Engine {
 
     private final PoolTable pool;
     private final CpuTable table;
+    private final org.gphash.Durability durability;
+    private final ThreadLocal<PhasedBatch> phased;
     private volatile boolean closed;
 
-    private CpuEngine(PoolTable pool) {
+    private CpuEngine(PoolTable pool, org.gphash.Durability durability) {
         this.pool = pool;
         this.table = pool.cpuTable();
+        this.durability = durability;
+        this.phased = ThreadLocal.withInitial(() -> new PhasedBatch(table));
     }
 
     /** Creates a new pool sized for {@code config.initialCapacity()} items. */
     public static CpuEngine create(GPHashConfig config) {
-        return new CpuEngine(PoolTable.create(config, null));
+        return new CpuEngine(PoolTable.create(config, null), config.durability());
     }
 
     /**
@@ -62,7 +66,7 @@ public final class CpuEngine implements Engine {
      * then runs recovery and marks the pool in use (not cleanly shut down) until {@link #close()}.
      */
     public static CpuEngine open(GPHashConfig config) {
-        return new CpuEngine(PoolTable.open(config, null));
+        return new CpuEngine(PoolTable.open(config, null), config.durability());
     }
 
     /** The table, for tests in this package that need to reach below the API. */
@@ -131,13 +135,21 @@ public final class CpuEngine implements Engine {
         long k = batch.keySize();
         long v = batch.valueSize();
         int i = 0;
+        PhasedBatch phases = durability == org.gphash.Durability.PER_BATCH ? phased.get() : null;
         try {
-            for (; i < batch.size(); i++) {
-                runOne(kinds, keys, values, out, codes, i, k, v);
+            if (phases != null) {
+                phases.run(kinds, keys, values, out, codes, batch.size(), k, v);
+            } else {
+                for (; i < batch.size(); i++) {
+                    runOne(kinds, keys, values, out, codes, i, k, v);
+                }
             }
         } catch (InternalError e) {
             throw pool.mappingFault(e);
         } catch (PoolFullException e) {
+            if (phases != null) {
+                i = phases.next();
+            }
             // Operations before i ran; i and those after it did not (reset left them NOT_APPLIED).
             throw new PoolFullException(e.getMessage() + "; the batch stopped at operation " + i + " of " + batch.size()
                     + ": the operations before it were applied (their outcomes are in the result), it and the rest were "
@@ -174,6 +186,11 @@ public final class CpuEngine implements Engine {
     @Override
     public IndexStats stats() {
         return pool.stats(Backend.CPU);
+    }
+
+    @Override
+    public void sync() {
+        pool.sync();
     }
 
     /** Scans the whole pool with operations drained and reports what is inconsistent; writes nothing. */

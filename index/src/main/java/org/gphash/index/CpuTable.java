@@ -35,14 +35,20 @@ final class CpuTable {
     final long maxPoolBytes;
     final LongAdder size = new LongAdder();
     private final long[] seeds;
-    private final ThreadLocal<Probe> probes;
     private volatile TableLayout layout;
     private final LongAdder heapGrowths = new LongAdder();
     /** Whole-table passes run elsewhere (the GPU), or null to run them here. */
     final TableKernels kernels;
+    /** ON_CLOSE_OR_SYNC: operations persist nothing ({@link #sync} and close do). */
+    final boolean persistOnSyncOnly;
+    /** Operations of batches in their phases now (they may leave INSERT slots at a crash). */
+    final java.util.concurrent.atomic.AtomicLong phasedOpsInFlight = new java.util.concurrent.atomic.AtomicLong();
+    final ThreadLocal<Probe> probes;
 
-    CpuTable(PoolFile file, HeaderStore headers, CrashHook hook, long maxPoolBytes, TableKernels kernels) {
+    CpuTable(PoolFile file, HeaderStore headers, CrashHook hook, long maxPoolBytes, TableKernels kernels,
+             org.gphash.Durability durability) {
         this.kernels = kernels;
+        this.persistOnSyncOnly = durability == org.gphash.Durability.ON_CLOSE_OR_SYNC;
         this.file = file;
         this.headers = headers;
         this.hook = hook;
@@ -77,6 +83,52 @@ final class CpuTable {
         file.persister().persist(pool, offset, length);
     }
 
+    // Where an operation's persists go: now (PER_OPERATION, and single operations), into the phases
+    // of its batch (PER_BATCH), or nowhere (ON_CLOSE_OR_SYNC: sync and close persist everything).
+
+    private void persistValue(Probe probe, MemorySegment pool, long block, long length) {
+        if (!persistOnSyncOnly) {
+            persist(pool, block, length);  // in a batch the value was staged (and persisted) in its first phase
+        }
+    }
+
+    /** A key written into a slot claimed now: persisted before the meta word that publishes it. */
+    private void persistKey(Probe probe, MemorySegment pool, long slot) {
+        if (!persistOnSyncOnly) {
+            persist(pool, slot + SlotMeta.BYTES, geometry.keyStride());
+        }
+    }
+
+    private void persistMeta(Probe probe, MemorySegment pool, long slot) {
+        if (probe.phases != null) {
+            probe.phases.metas.add(slot, SlotMeta.BYTES);
+        } else if (!persistOnSyncOnly) {
+            persist(pool, slot, SlotMeta.BYTES);
+        }
+    }
+
+    /**
+     * A block an operation unlinked goes to reclamation; in a batch only once the batch's meta words
+     * are durable (until then a crash may bring back the meta word that refers to it).
+     */
+    private void retire(EpochGate.Participant p, Probe probe, long block) {
+        if (probe.phases != null) {
+            probe.phases.retire(block);
+        } else {
+            gate.retire(p, block);
+        }
+    }
+
+    /** Every acknowledged operation durable: operations drained, the committed pool persisted. */
+    void sync() {
+        gate.runExclusive(this::persistEverything);
+    }
+
+    /** With operations drained: one persist of the whole committed pool. */
+    void persistEverything() {
+        persist(file.segment(), 0, Math.min(file.mappedSize(), headers.current().fileLength()));
+    }
+
     // ------------------------------------------------------------------ single-key operations
 
     /** Copies the value of {@code key} into {@code out}; returns FOUND or NOT_FOUND. */
@@ -85,18 +137,23 @@ final class CpuTable {
         probe.hash(key, keyOffset);
         EpochGate.Participant p = gate.enter();
         try {
-            MemorySegment pool = file.segment();
-            probe.scan(pool, layout, key, keyOffset);
-            if (probe.matchCount == 0) {
-                return OpStatus.NOT_FOUND;
-            }
-            long block = SlotMeta.valueOffset(probe.matchMeta[0]);
-            checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
-            MemorySegment.copy(pool, block, out, outOffset, geometry.valueSize());
-            return OpStatus.FOUND;
+            return attemptGet(file.segment(), layout, probe, key, keyOffset, out, outOffset);
         } finally {
             gate.exit(p);
         }
+    }
+
+    /** {@link #get} inside an epoch the caller holds, with the key hashed into {@code probe}. */
+    int attemptGet(MemorySegment pool, TableLayout t, Probe probe, MemorySegment key, long keyOffset,
+                   MemorySegment out, long outOffset) {
+        probe.scan(pool, t, key, keyOffset);
+        if (probe.matchCount == 0) {
+            return OpStatus.NOT_FOUND;
+        }
+        long block = SlotMeta.valueOffset(probe.matchMeta[0]);
+        checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
+        MemorySegment.copy(pool, block, out, outOffset, geometry.valueSize());
+        return OpStatus.FOUND;
     }
 
     /** Inserts if absent: INSERTED or EXISTS. */
@@ -129,7 +186,7 @@ final class CpuTable {
         return write(Kind.READ_MODIFY_WRITE, key, keyOffset, value, valueOffset, out, outOffset);
     }
 
-    private enum Kind { INSERT, UPSERT, UPDATE, DELETE, READ_MODIFY_WRITE }
+    enum Kind { INSERT, UPSERT, UPDATE, DELETE, READ_MODIFY_WRITE }
 
     private int write(Kind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
         return write(kind, key, keyOffset, value, valueOffset, null, 0);
@@ -210,7 +267,7 @@ final class CpuTable {
      * Writes the caller's value into a block of its own (once per operation) and persists it. A new
      * item leaves {@link ValueHeap#UPDATE_RESERVE} blocks for updates.
      */
-    private boolean stageValue(MemorySegment pool, Probe probe, MemorySegment key, long keyOffset, MemorySegment value,
+    boolean stageValue(MemorySegment pool, Probe probe, MemorySegment key, long keyOffset, MemorySegment value,
                                long valueOffset, CrashPoint point) {
         if (probe.pendingBlock >= 0) {
             return true;
@@ -228,13 +285,13 @@ final class CpuTable {
             probe.checksum.store(pool, block, probe.checksum.of(key, keyOffset, value, valueOffset));
             written += ItemChecksum.BYTES;
         }
-        persist(pool, block, written);
+        persistValue(probe, pool, block, written);
         probe.pendingBlock = block;
         hook.reached(point);
         return true;
     }
 
-    private int attemptInsert(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
+    int attemptInsert(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
                               MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, boolean upsert) {
         probe.scan(pool, t, key, keyOffset);
         if (probe.matchCount > 0) {
@@ -244,25 +301,30 @@ final class CpuTable {
             removeDuplicates(pool, p, probe, 1);
             return OpStatus.EXISTS;
         }
-        long slot = probe.leastLoadedEmptySlot();
+        // A batch's first phase may have claimed a slot and persisted the key in it already.
+        boolean claimed = probe.claimedSlot >= 0;
+        long slot = claimed ? probe.claimedSlot : probe.leastLoadedEmptySlot();
         if (slot < 0) {
             return OpStatus.NEED_RESIZE;
         }
         if (!stageValue(pool, probe, key, keyOffset, value, valueOffset, CrashPoint.INSERT_VALUE_PERSISTED)) {
             return OpStatus.NEED_HEAP;
         }
-        if (!Slots.casMeta(pool, slot, SlotMeta.EMPTY, SlotMeta.INSERT)) {
-            return OpStatus.RETRY;
+        if (!claimed) {
+            if (!Slots.casMeta(pool, slot, SlotMeta.EMPTY, SlotMeta.INSERT)) {
+                return OpStatus.RETRY;
+            }
+            hook.reached(CrashPoint.INSERT_SLOT_CLAIMED);
+            MemorySegment.copy(key, keyOffset, pool, slot + SlotMeta.BYTES, geometry.keySize());
+            persistKey(probe, pool, slot);
+            hook.reached(CrashPoint.INSERT_ITEM_PERSISTED);
         }
-        hook.reached(CrashPoint.INSERT_SLOT_CLAIMED);
-        MemorySegment.copy(key, keyOffset, pool, slot + SlotMeta.BYTES, geometry.keySize());
-        persist(pool, slot + SlotMeta.BYTES, geometry.keyStride());
-        hook.reached(CrashPoint.INSERT_ITEM_PERSISTED);
+        probe.claimedSlot = -1;
         long meta = SlotMeta.make(probe.fingerprint, probe.pendingBlock);
         Slots.setMeta(pool, slot, meta);
         probe.pendingBlock = -1;
         hook.reached(CrashPoint.INSERT_PUBLISHED);
-        persist(pool, slot, SlotMeta.BYTES);
+        persistMeta(probe, pool, slot);
         hook.reached(CrashPoint.INSERT_PERSISTED);
         size.increment();
 
@@ -276,7 +338,7 @@ final class CpuTable {
         return OpStatus.INSERTED;
     }
 
-    private int attemptUpdate(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
+    int attemptUpdate(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
                               MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
                               MemorySegment previousOut, long previousOutOffset) {
         probe.scan(pool, t, key, keyOffset);
@@ -306,16 +368,16 @@ final class CpuTable {
         }
         probe.pendingBlock = -1;
         hook.reached(CrashPoint.UPDATE_SWAPPED);
-        persist(pool, slot, SlotMeta.BYTES);
+        persistMeta(probe, pool, slot);
         hook.reached(CrashPoint.UPDATE_PERSISTED);
         if (!probe.valueSharedWithOtherMatch(0)) {
-            gate.retire(p, SlotMeta.valueOffset(old));
+            retire(p, probe, SlotMeta.valueOffset(old));
         }
         removeDuplicates(pool, p, probe, 1);
         return OpStatus.UPDATED;
     }
 
-    private int attemptDelete(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
+    int attemptDelete(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
                               MemorySegment key, long keyOffset) {
         probe.scan(pool, t, key, keyOffset);
         if (probe.matchCount == 0) {
@@ -327,11 +389,11 @@ final class CpuTable {
             return OpStatus.RETRY;
         }
         hook.reached(CrashPoint.DELETE_CLEARED);
-        persist(pool, slot, SlotMeta.BYTES);
+        persistMeta(probe, pool, slot);
         hook.reached(CrashPoint.DELETE_PERSISTED);
         size.decrement();
         if (!probe.valueSharedWithOtherMatch(0)) {
-            gate.retire(p, SlotMeta.valueOffset(old));
+            retire(p, probe, SlotMeta.valueOffset(old));
         }
         removeDuplicates(pool, p, probe, 1);
         return OpStatus.DELETED;
@@ -343,11 +405,11 @@ final class CpuTable {
             long slot = probe.matchSlot[i];
             long meta = probe.matchMeta[i];
             if (Slots.casMeta(pool, slot, meta, SlotMeta.EMPTY)) {
-                persist(pool, slot, SlotMeta.BYTES);
+                persistMeta(probe, pool, slot);
                 hook.reached(CrashPoint.DUPLICATE_REMOVED);
                 size.decrement();
                 if (!probe.valueSharedWithOtherMatch(i)) {
-                    gate.retire(p, SlotMeta.valueOffset(meta));
+                    retire(p, probe, SlotMeta.valueOffset(meta));
                 }
             }
         }
@@ -359,6 +421,10 @@ final class CpuTable {
     void resize(TableLayout observed) {
         gate.runExclusive(() -> {
             if (layout.equals(observed)) {
+                if (persistOnSyncOnly) {
+                    // A resize persists the items it moves; the values they refer to must be durable first.
+                    persistEverything();
+                }
                 addTopLevel();
                 hook.reached(CrashPoint.RESIZE_STARTED);
                 finishResize();

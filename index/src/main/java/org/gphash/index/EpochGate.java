@@ -124,6 +124,11 @@ final class EpochGate {
         p.epoch = IDLE;
     }
 
+    /** The most threads admitted so far (each may have one operation in flight). */
+    int admittedWriters() {
+        return admitted;
+    }
+
     /** Slow path of {@link #enter}: record the larger number of threads before this one writes. */
     private void admit(Participant p) {
         try {

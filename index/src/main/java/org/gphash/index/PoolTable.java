@@ -99,7 +99,8 @@ public final class PoolTable {
                 kernels.attach(file, g, seeds);
             }
             HeaderStore headers = HeaderStore.initialize(file, header, config.crashHook());
-            CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels);
+            CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels,
+                    engineDurability(config, kernels));
             RecoveryReport report = Recovery.run(table, true, false, false);
             file.publish();
             return new PoolTable(file, table, report);
@@ -120,6 +121,19 @@ public final class PoolTable {
             file.segment().set(PoolHeader.LONG, ref.offset(), 0L);
             file.persister().persist(file.segment(), ref.offset(), 8);
         }
+    }
+
+    /**
+     * The GPU engine persists each batch in phases of its own (values, keys, meta words) whatever
+     * the mode, and the CPU paths it uses persist at once; the CPU engine runs the mode asked for.
+     */
+    private static org.gphash.Durability engineDurability(GPHashConfig config, TableKernels kernels) {
+        return kernels != null ? org.gphash.Durability.PER_OPERATION : config.durability();
+    }
+
+    /** Makes every acknowledged operation durable (operations wait meanwhile). */
+    public void sync() {
+        table.sync();
     }
 
     /** A random, non-zero pool identity (not derived from the seed: two pools made alike still differ). */
@@ -171,7 +185,8 @@ public final class PoolTable {
                 kernels.attach(file, header.geometry(), header.seeds());
             }
             HeaderStore headers = new HeaderStore(file, header, config.crashHook());
-            CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels);
+            CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels,
+                    engineDurability(config, kernels));
             RecoveryReport report = config.verifyOnOpen() || config.repairBeyondCrash() ? null
                     : Recovery.fromCloseRecord(table, read.copyRepairNeeded());
             if (report == null) {
@@ -355,6 +370,9 @@ public final class PoolTable {
         }
         try {
             table.exclusive(() -> {
+                // Everything the record describes durable before the commit that makes it trusted
+                // (ON_CLOSE_OR_SYNC persisted nothing since the last sync; the other modes, nothing is left).
+                table.persistEverything();
                 PoolHeader closed = withCloseRecord(table.headers.current());
                 table.headers.commit(closed.withCleanShutdown(true));
             });

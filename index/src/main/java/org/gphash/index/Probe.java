@@ -36,6 +36,15 @@ final class Probe {
     /** A value block this thread wrote for the current operation and has not published (-1: none). */
     long pendingBlock = -1;
 
+    /**
+     * A slot this thread claimed (INSERT) and wrote the current operation's key into, in the first
+     * phase of its batch ({@link PhasedBatch}); -1: none.
+     */
+    long claimedSlot = -1;
+
+    /** The phases of the batch this operation runs in, where its persists go; null: persist at once. */
+    BatchPhases phases;
+
     private final long[] levelBuckets = new long[Geometry.MAX_HASHES];
 
     Probe(Geometry geometry, long[] seeds) {

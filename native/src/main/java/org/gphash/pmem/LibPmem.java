@@ -13,7 +13,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * Bindings to {@code libpmem.so.1} in jextract's shape: {@code pmem_persist}, {@code pmem_msync},
+ * Bindings to {@code libpmem.so.1} in jextract's shape: {@code pmem_persist}, {@code pmem_flush},
+ * {@code pmem_drain}, {@code pmem_msync},
  * {@code pmem_is_pmem}, {@code pmem_errormsg} and {@code pmem_check_version}.
  *
  * <p>The library is optional: {@link #isAvailable()} says whether it was found. Calling a function
@@ -55,6 +56,44 @@ public final class LibPmem {
             pmem_persist$handle().invokeExact(addr, len);
         } catch (Throwable t) {
             throw rethrow("pmem_persist", t);
+        }
+    }
+
+    // ---- void pmem_flush(const void *addr, size_t len) ----
+
+    public static FunctionDescriptor pmem_flush$descriptor() {
+        return Holder.PMEM_FLUSH_DESC;
+    }
+
+    public static MethodHandle pmem_flush$handle() {
+        return require(Holder.PMEM_FLUSH);
+    }
+
+    /** Starts writing the range's cache lines back; durable only after {@link #pmem_drain()}. */
+    public static void pmem_flush(MemorySegment addr, long len) {
+        try {
+            pmem_flush$handle().invokeExact(addr, len);
+        } catch (Throwable t) {
+            throw rethrow("pmem_flush", t);
+        }
+    }
+
+    // ---- void pmem_drain(void) ----
+
+    public static FunctionDescriptor pmem_drain$descriptor() {
+        return Holder.PMEM_DRAIN_DESC;
+    }
+
+    public static MethodHandle pmem_drain$handle() {
+        return require(Holder.PMEM_DRAIN);
+    }
+
+    /** Waits until every flush issued before it has reached persistence. */
+    public static void pmem_drain() {
+        try {
+            pmem_drain$handle().invokeExact();
+        } catch (Throwable t) {
+            throw rethrow("pmem_drain", t);
         }
     }
 
@@ -162,6 +201,8 @@ public final class LibPmem {
     /** Lazily resolves the library and its symbols; all fields stay null when it is absent. */
     private static final class Holder {
         static final FunctionDescriptor PMEM_PERSIST_DESC = FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG);
+        static final FunctionDescriptor PMEM_FLUSH_DESC = FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG);
+        static final FunctionDescriptor PMEM_DRAIN_DESC = FunctionDescriptor.ofVoid();
         static final FunctionDescriptor PMEM_MSYNC_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG);
         static final FunctionDescriptor PMEM_IS_PMEM_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG);
         static final FunctionDescriptor PMEM_ERRORMSG_DESC = FunctionDescriptor.of(ADDRESS);
@@ -170,6 +211,8 @@ public final class LibPmem {
         static final Optional<SymbolLookup> LOOKUP;
         static final String LOAD_ERROR;
         static final MethodHandle PMEM_PERSIST;
+        static final MethodHandle PMEM_FLUSH;
+        static final MethodHandle PMEM_DRAIN;
         static final MethodHandle PMEM_MSYNC;
         static final MethodHandle PMEM_IS_PMEM;
         static final MethodHandle PMEM_ERRORMSG;
@@ -188,6 +231,8 @@ public final class LibPmem {
             LOAD_ERROR = error;
             Linker linker = Linker.nativeLinker();
             PMEM_PERSIST = bind(linker, lookup, "pmem_persist", PMEM_PERSIST_DESC, Linker.Option.critical(false));
+            PMEM_FLUSH = bind(linker, lookup, "pmem_flush", PMEM_FLUSH_DESC, Linker.Option.critical(false));
+            PMEM_DRAIN = bind(linker, lookup, "pmem_drain", PMEM_DRAIN_DESC, Linker.Option.critical(false));
             PMEM_MSYNC = bind(linker, lookup, "pmem_msync", PMEM_MSYNC_DESC);
             PMEM_IS_PMEM = bind(linker, lookup, "pmem_is_pmem", PMEM_IS_PMEM_DESC);
             PMEM_ERRORMSG = bind(linker, lookup, "pmem_errormsg", PMEM_ERRORMSG_DESC);

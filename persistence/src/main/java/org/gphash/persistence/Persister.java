@@ -15,6 +15,17 @@ public interface Persister {
      */
     void persist(MemorySegment mapping, long offset, long length);
 
+    /**
+     * Makes every range of {@code ranges} durable before returning: one persist phase of a batch.
+     * The default persists the one range that covers them all, which for msync is one system call
+     * (the kernel writes back only the dirty pages in it); libpmem flushes each range and drains once.
+     */
+    default void persistAll(MemorySegment mapping, PersistRanges ranges) {
+        if (!ranges.isEmpty()) {
+            persist(mapping, ranges.coveringOffset(), ranges.coveringLength());
+        }
+    }
+
     /** Which mechanism is in use. */
     PersistenceMode mode();
 }

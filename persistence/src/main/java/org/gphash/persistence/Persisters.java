@@ -52,6 +52,10 @@ public final class Persisters {
         }
 
         @Override
+        public void persistAll(MemorySegment mapping, PersistRanges ranges) {
+        }
+
+        @Override
         public PersistenceMode mode() {
             return PersistenceMode.MEMORY;
         }
@@ -75,6 +79,17 @@ public final class Persisters {
         @Override
         public void persist(MemorySegment mapping, long offset, long length) {
             LibPmem.pmem_persist(mapping.asSlice(offset, length), length);
+        }
+
+        /** A flush of each range (the lines may drain in any order among themselves), then one drain. */
+        @Override
+        public void persistAll(MemorySegment mapping, PersistRanges ranges) {
+            for (int i = 0; i < ranges.size(); i++) {
+                LibPmem.pmem_flush(mapping.asSlice(ranges.offset(i), ranges.length(i)), ranges.length(i));
+            }
+            if (!ranges.isEmpty()) {
+                LibPmem.pmem_drain();
+            }
         }
 
         @Override

@@ -1,0 +1,245 @@
+package org.gphash.index;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import org.gphash.OpKind;
+
+/**
+ * Runs a batch with {@link org.gphash.Durability#PER_BATCH}: its writes are persisted together, in
+ * two phases, instead of three persists per operation.
+ *
+ * <ol>
+ *   <li><b>Prepare</b>, in batch order: every operation that carries a value writes it into a free
+ *   block of its own; every insert (or put) whose key is absent claims a slot (EMPTY to INSERT) and
+ *   writes its key there. Nothing published refers to any of this yet.
+ *   <li><b>Persist phase 1</b>: those values and keys, in one msync (or a flush of each and one drain).
+ *   <li><b>Apply</b>, in batch order: each operation runs as a single operation would (the same probe,
+ *   CAS and duplicate rule, so later operations of the batch see earlier ones), using its prepared
+ *   block and slot, and records the meta words it stores instead of persisting each.
+ *   <li><b>Persist phase 2</b>: those meta words, in one msync (or flushes and one drain).
+ *   <li><b>Reclaim</b>: the blocks the batch unlinked go to the epoch gate only now, so no block is
+ *   reused while a crash could still bring back a meta word that refers to it.
+ * </ol>
+ *
+ * No meta word is stored before the values and keys it refers to are durable, so a crash at any
+ * moment, with any page written back early, leaves every slot EMPTY, INSERT (cleared by recovery) or
+ * a whole item. The round holds one epoch throughout, so no resize moves a claimed slot; a round
+ * that needs a resize or more heap ends at that operation, applies and persists what it prepared,
+ * and the next round starts after the growth. Up to a round's operations may leave INSERT slots at
+ * a crash, so the header's in-flight bound is raised to cover them first.
+ *
+ * <p>An operation that finds in its apply step that it needs a slot it did not claim (an update that
+ * became an insert because an earlier operation deleted the key) claims one and persists its key on
+ * the spot, as a single operation does. Not thread-safe: one per thread.
+ */
+final class PhasedBatch {
+
+    private final CpuTable table;
+    private final BatchPhases phases = new BatchPhases();
+
+    PhasedBatch(CpuTable table) {
+        this.table = table;
+    }
+
+    /**
+     * Runs operations {@code [0, n)}; their outcome codes go to {@code codes}. {@link #next()} says
+     * how far it got when an exception escapes (the operations before it were applied and are durable).
+     */
+    void run(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment out, MemorySegment codes,
+             int n, long keySize, long valueSize) {
+        next = 0;
+        while (next < n) {
+            next = round(kinds, keys, values, out, codes, next, n, keySize, valueSize);
+        }
+    }
+
+    private int next;
+
+    /** The first operation not applied, after {@link #run} (also when it threw). */
+    int next() {
+        return next;
+    }
+
+    private int round(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment out,
+                      MemorySegment codes, int from, int n, long k, long v) {
+        CpuTable t = table;
+        Probe probe = t.probes.get();
+        int ops = n - from;
+        phases.ensureOps(ops);
+        int stop = OpStatus.RETRY;  // RETRY: no growth needed
+        TableLayout layout;
+        long observedBlocks;
+        boolean heapShortForNewItem = false;
+        int end;
+        t.phasedOpsInFlight.addAndGet(ops);
+        EpochGate.Participant p = t.gate.enter();
+        try {
+            // Before anything is claimed: a crash may leave every claim of every running round.
+            t.headers.admitOpsInFlight(t.phasedOpsInFlight.get() + t.gate.admittedWriters());
+            MemorySegment pool = t.file.segment();
+            layout = t.layout();
+            observedBlocks = t.heap.totalBlocks();
+
+            // ---- prepare
+            for (end = from; end < n; end++) {
+                int r = prepare(pool, layout, probe, kinds, keys, values, end, end - from, k, v);
+                if (r != OpStatus.RETRY) {
+                    stop = r;
+                    heapShortForNewItem = probe.heapShortForNewItem;
+                    break;
+                }
+            }
+            t.file.persister().persistAll(pool, phases.valuesAndKeys);
+
+            // ---- apply
+            int applied = from;
+            probe.phases = phases;
+            try {
+                for (; applied < end; applied++) {
+                    int r = apply(pool, layout, p, probe, kinds, keys, values, out, applied, applied - from, k, v);
+                    if (r == OpStatus.NEED_RESIZE || r == OpStatus.NEED_HEAP) {
+                        stop = r;
+                        heapShortForNewItem = probe.heapShortForNewItem;
+                        break;
+                    }
+                    codes.set(ValueLayout.JAVA_BYTE, applied, (byte) r);
+                }
+            } finally {
+                probe.phases = null;
+                // What was prepared and not applied (a growth, or an exception) is given back.
+                for (int i = applied; i < end; i++) {
+                    release(pool, probe, phases.staged[i - from], phases.claimed[i - from]);
+                }
+                t.file.persister().persistAll(pool, phases.metas);
+                for (int i = 0; i < phases.retiredCount(); i++) {
+                    t.gate.retire(p, phases.retired(i));
+                }
+                phases.clear();
+                next = applied;
+            }
+            end = applied;
+        } finally {
+            t.gate.exit(p);
+            t.phasedOpsInFlight.addAndGet(-ops);
+        }
+        if (stop == OpStatus.NEED_RESIZE) {
+            t.resize(layout);
+        } else if (stop == OpStatus.NEED_HEAP) {
+            t.growHeap(observedBlocks, heapShortForNewItem ? ValueHeap.UPDATE_RESERVE : 0);
+        }
+        return end;
+    }
+
+    /**
+     * Stages operation {@code i}'s value and, for an insert of an absent key, claims a slot and
+     * writes the key. RETRY means done (the name reused for "go on"); NEED_RESIZE or NEED_HEAP end
+     * the round before this operation.
+     */
+    private int prepare(MemorySegment pool, TableLayout layout, Probe probe, MemorySegment kinds, MemorySegment keys,
+                        MemorySegment values, int i, int slotIndex, long k, long v) {
+        CpuTable t = table;
+        phases.staged[slotIndex] = -1;
+        phases.claimed[slotIndex] = -1;
+        OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
+        if (kind == OpKind.GET || kind == OpKind.DELETE) {
+            return OpStatus.RETRY;
+        }
+        long ko = i * k;
+        boolean mayInsert = kind == OpKind.INSERT || kind == OpKind.PUT;
+        long slot = -1;
+        if (mayInsert) {
+            probe.hash(keys, ko);
+            slot = claimSlot(pool, layout, probe, keys, ko);
+            if (slot == -2) {
+                return OpStatus.NEED_RESIZE;
+            }
+        }
+        long block = t.heap.allocate(slot >= 0 ? ValueHeap.UPDATE_RESERVE : 0);
+        if (block < 0) {
+            probe.heapShortForNewItem = slot >= 0;
+            if (slot >= 0) {
+                Slots.casMeta(pool, slot, SlotMeta.INSERT, SlotMeta.EMPTY);
+            }
+            return OpStatus.NEED_HEAP;
+        }
+        MemorySegment.copy(values, i * v, pool, block, t.geometry.valueSize());
+        int written = t.geometry.valueSize();
+        if (probe.checksum != null) {
+            probe.checksum.store(pool, block, probe.checksum.of(keys, ko, values, i * v));
+            written += ItemChecksum.BYTES;
+        }
+        phases.valuesAndKeys.add(block, written);
+        phases.staged[slotIndex] = block;
+        phases.claimed[slotIndex] = slot;
+        return OpStatus.RETRY;
+    }
+
+    /**
+     * For an insert: a slot claimed for the key, with the key written into it; -1 when the key is
+     * present (or a claim kept losing races: the apply step then claims as a single operation does);
+     * -2 when its buckets are full.
+     */
+    private long claimSlot(MemorySegment pool, TableLayout layout, Probe probe, MemorySegment keys, long ko) {
+        for (int attempt = 0; attempt < 8; attempt++) {
+            probe.scan(pool, layout, keys, ko);
+            if (probe.matchCount > 0) {
+                return -1;
+            }
+            long slot = probe.leastLoadedEmptySlot();
+            if (slot < 0) {
+                return -2;
+            }
+            if (Slots.casMeta(pool, slot, SlotMeta.EMPTY, SlotMeta.INSERT)) {
+                MemorySegment.copy(keys, ko, pool, slot + SlotMeta.BYTES, table.geometry.keySize());
+                phases.valuesAndKeys.add(slot + SlotMeta.BYTES, table.geometry.keyStride());
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    /** Runs operation {@code i} with its prepared block and slot; its outcome, or NEED_RESIZE / NEED_HEAP. */
+    private int apply(MemorySegment pool, TableLayout layout, EpochGate.Participant p, Probe probe,
+                      MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment out, int i,
+                      int slotIndex, long k, long v) {
+        CpuTable t = table;
+        OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
+        long ko = i * k;
+        long vo = i * v;
+        probe.hash(keys, ko);
+        probe.pendingBlock = phases.staged[slotIndex];
+        probe.claimedSlot = phases.claimed[slotIndex];
+        phases.staged[slotIndex] = -1;
+        phases.claimed[slotIndex] = -1;
+        int r;
+        try {
+            do {
+                r = switch (kind) {
+                    case GET -> t.attemptGet(pool, layout, probe, keys, ko, out, vo);
+                    case PUT -> t.attemptInsert(pool, layout, p, probe, keys, ko, values, vo, true);
+                    case INSERT -> t.attemptInsert(pool, layout, p, probe, keys, ko, values, vo, false);
+                    case UPDATE -> t.attemptUpdate(pool, layout, p, probe, keys, ko, values, vo, null, 0);
+                    case READ_MODIFY_WRITE -> t.attemptUpdate(pool, layout, p, probe, keys, ko, values, vo, out, vo);
+                    case DELETE -> t.attemptDelete(pool, layout, p, probe, keys, ko);
+                };
+            } while (r == OpStatus.RETRY);
+        } finally {
+            // A block or slot the operation did not use (the key existed, or was absent) was never published.
+            release(pool, probe, probe.pendingBlock, probe.claimedSlot);
+            probe.pendingBlock = -1;
+            probe.claimedSlot = -1;
+        }
+        return r;
+    }
+
+    /** Gives back a prepared block (never published: no reader) and a claimed slot. */
+    private void release(MemorySegment pool, Probe probe, long block, long slot) {
+        if (block >= 0) {
+            table.heap.free(block);
+        }
+        if (slot >= 0 && Slots.casMeta(pool, slot, SlotMeta.INSERT, SlotMeta.EMPTY)) {
+            phases.metas.add(slot, SlotMeta.BYTES);
+        }
+    }
+}
