@@ -66,8 +66,8 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
                   --theta X             zipfian constant, 0 < X < 1               default 0.99
                   --seed S              seed of the operation streams             default 42
                   --backend cpu|gpu     the GPHash engine under test              default cpu
-                  --baselines LIST      cpu-assisted, chm, lmdb, all or none      default: chm,lmdb with
-                                        --backend cpu, cpu-assisted with --backend gpu
+                  --baselines LIST      cpu-assisted, chm, lmdb, gphash-per-op    default: chm,lmdb with
+                        (PER_OPERATION), all or none              --backend cpu, cpu-assisted with --backend gpu
                   --json FILE           write every measurement as JSON
                   --plot DIR            write PNG plots (throughput-latency curves, per-workload bars)
                   --dir DIR             put store files under DIR (default /dev/shm, else java.io.tmpdir)

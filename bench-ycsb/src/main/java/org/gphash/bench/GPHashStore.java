@@ -22,12 +22,21 @@ public class GPHashStore implements StoreUnderTest {
 
     protected final GPHashIndex index;
     private final Backend backend;
+    private final org.gphash.Durability durability;
     private final ThreadLocal<Scratch> scratch;
 
     /** @throws org.gphash.BackendUnavailableException if the backend cannot run on this machine */
     public GPHashStore(StoreConfig config, Backend backend) {
+        this(config, backend, org.gphash.Durability.PER_BATCH);
+    }
+
+    /** With a durability mode other than the default (the CPU engine; the GPU engine persists per batch). */
+    public GPHashStore(StoreConfig config, Backend backend, org.gphash.Durability durability) {
         this.backend = backend;
-        this.index = GPHashIndex.builder(config.directory().resolve("gphash-" + backend.name().toLowerCase() + ".pool"))
+        this.durability = durability;
+        this.index = GPHashIndex.builder(config.directory().resolve("gphash-" + backend.name().toLowerCase() + "-"
+                        + durability.name().toLowerCase() + ".pool"))
+                .durability(durability)
                 .keySize(config.keySize()).valueSize(config.valueSize())
                 .levels(LEVELS).hashes(HASHES).slotsPerBucket(SLOTS_PER_BUCKET)
                 // Sized for the load, as the paper's runs are: resizes are measured by the demo.
@@ -40,12 +49,13 @@ public class GPHashStore implements StoreUnderTest {
 
     @Override
     public String name() {
-        return backend == Backend.GPU ? "gphash-gpu" : "gphash-cpu";
+        return backend == Backend.GPU ? "gphash-gpu"
+                : durability == org.gphash.Durability.PER_BATCH ? "gphash-cpu" : "gphash-per-op";
     }
 
     @Override
     public String description() {
-        return "GPHash, " + backend + " engine, " + index.stats().persistenceMode().description();
+        return "GPHash, " + backend + " engine, " + durability + ", " + index.stats().persistenceMode().description();
     }
 
     @Override

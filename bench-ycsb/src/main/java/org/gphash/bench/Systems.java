@@ -9,11 +9,13 @@ import org.gphash.Backend;
 /**
  * The systems a run can compare, by name. The engine under test (GPHash on the chosen backend)
  * always runs; {@code --baselines} adds others: {@code cpu-assisted} (the CPU engine with a GPU
- * application's copies), {@code chm} (ConcurrentHashMap) and {@code lmdb}.
+ * application's copies), {@code chm} (ConcurrentHashMap), {@code lmdb}, and {@code gphash-per-op}
+ * (the CPU engine with {@link org.gphash.Durability#PER_OPERATION}, against the engine under test's
+ * default PER_BATCH: what per-operation durability costs, in the same run).
  */
 public final class Systems {
 
-    public static final List<String> BASELINES = List.of("cpu-assisted", "chm", "lmdb");
+    public static final List<String> BASELINES = List.of("cpu-assisted", "chm", "lmdb", "gphash-per-op");
 
     private Systems() {
     }
@@ -56,6 +58,7 @@ public final class Systems {
     public static StoreUnderTest open(String name, StoreConfig config) throws Exception {
         return switch (name) {
             case "gphash-cpu" -> new GPHashStore(config, Backend.CPU);
+            case "gphash-per-op" -> new GPHashStore(config, Backend.CPU, org.gphash.Durability.PER_OPERATION);
             case "gphash-gpu" -> new GPHashStore(config, Backend.GPU);
             case "cpu-assisted" -> new CpuAssistedStore(config, DeviceTransfer.load());
             case "chm" -> new ConcurrentMapStore(config);

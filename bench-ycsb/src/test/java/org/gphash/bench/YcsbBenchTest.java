@@ -37,12 +37,12 @@ class YcsbBenchTest {
         String text = bytes.toString(StandardCharsets.UTF_8);
         assertEquals(0, status, text);
         assertTrue(text.contains("== batch size 128") && text.contains("== batch size 512"), text);
-        for (String system : new String[] {"gphash-cpu", "cpu-assisted", "chm", "lmdb"}) {
+        for (String system : new String[] {"gphash-cpu", "cpu-assisted", "chm", "lmdb", "gphash-per-op"}) {
             assertTrue(text.contains(system + " "), system + " missing from\n" + text);
         }
         String j = Files.readString(json);
-        // 4 systems x 2 batch sizes x (load + 6 workloads)
-        assertEquals(4 * 2 * 7, j.split("\"system\"").length - 1, j);
+        // 5 systems x 2 batch sizes x (load + 6 workloads)
+        assertEquals(5 * 2 * 7, j.split("\"system\"").length - 1, j);
         assertTrue(j.contains("\"unexpected\": 0"));
         assertTrue(Files.size(plots.resolve("curve-a.png")) > 1000);
         assertTrue(Files.size(plots.resolve("workloads-batch512.png")) > 1000);

@@ -48,8 +48,21 @@ final class AckLog implements AutoCloseable {
         }
     }
 
+    /** Appends the records of a batch and forces them once; returns once they are durable. */
+    void appendAll(long[] seqs, Workload.Op[] ops, java.util.function.IntUnaryOperator outcome) throws IOException {
+        for (int i = 0; i < seqs.length; i++) {
+            write(seqs[i], ops[i].key(), ops[i].kind(), outcome.applyAsInt(i));
+        }
+        channel.force(false);
+    }
+
     /** Appends and forces one record; returns once it is durable. */
     void append(long seq, long key, Workload.Kind kind, int outcome) throws IOException {
+        write(seq, key, kind, outcome);
+        channel.force(false);
+    }
+
+    private void write(long seq, long key, Workload.Kind kind, int outcome) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(scratch).order(ByteOrder.LITTLE_ENDIAN);
         java.util.Arrays.fill(scratch, (byte) 0);
         b.putLong(0, seq).putLong(8, key).put(16, (byte) kind.ordinal()).put(17, (byte) outcome);
@@ -61,7 +74,6 @@ final class AckLog implements AutoCloseable {
         while (buf.hasRemaining()) {
             position += channel.write(buf, position);
         }
-        channel.force(false);
     }
 
     @Override

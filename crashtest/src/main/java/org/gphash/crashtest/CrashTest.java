@@ -46,6 +46,8 @@ public final class CrashTest implements Callable<Integer> {
         boolean keepPool;
         boolean dropMetaPersists;
         boolean itemChecksums;
+        org.gphash.Durability durability = org.gphash.Durability.PER_BATCH;
+        int batch = 1;
         String classPath;
     }
 
@@ -94,6 +96,16 @@ public final class CrashTest implements Callable<Integer> {
             + "crash also checks them")
     boolean itemChecksums;
 
+    @Option(names = "--durability", description = "PER_OPERATION, PER_BATCH or ON_CLOSE_OR_SYNC (default "
+            + "${DEFAULT-VALUE}); with ON_CLOSE_OR_SYNC the worker syncs before it acknowledges",
+            defaultValue = "PER_BATCH")
+    org.gphash.Durability durability;
+
+    @Option(names = "--batch", description = "operations per batch (default ${DEFAULT-VALUE}: single operations); a "
+            + "batch is acknowledged when execute returns, and after a crash any of the unacknowledged batch's "
+            + "operations may be applied, each whole", defaultValue = "1")
+    int batch;
+
     @Option(names = "--mutate-drop-meta-persists", hidden = true,
             description = "test only: the power-fail shadow ignores 8-byte persists (must make the run fail)")
     boolean dropMetaPersists;
@@ -132,9 +144,9 @@ public final class CrashTest implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(new CommandLine(this),
                     "--backend must be cpu or gpu, got " + backend);
         };
-        if (rounds < 1 || keys < 1 || roundsPerPool < 1 || maxPersists < 1) {
+        if (rounds < 1 || keys < 1 || roundsPerPool < 1 || maxPersists < 1 || batch < 1) {
             throw new CommandLine.ParameterException(new CommandLine(this),
-                    "--rounds, --keys, --rounds-per-pool and --max-persists must be positive");
+                    "--rounds, --keys, --rounds-per-pool, --max-persists and --batch must be positive");
         }
         if (powerFail && o.backend == Backend.GPU) {
             // The GPU engine orders its stores with __threadfence_system on a tmpfs pool and does not
@@ -144,6 +156,8 @@ public final class CrashTest implements Callable<Integer> {
             return 2;
         }
         o.itemChecksums = itemChecksums;
+        o.durability = durability;
+        o.batch = batch;
         o.rounds = rounds;
         o.seed = seed != null ? seed : System.nanoTime();
         o.powerFail = powerFail;
@@ -159,7 +173,8 @@ public final class CrashTest implements Callable<Integer> {
         o.classPath = System.getProperty("gphash.crashtest.classpath", System.getProperty("java.class.path"));
         Path p = pool != null ? pool : defaultPool();
         out.println("crashtest: backend=" + o.backend.name().toLowerCase(Locale.ROOT) + " rounds=" + rounds + " seed="
-                + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + " pool=" + p.toAbsolutePath());
+                + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + " durability=" + durability + " batch=" + batch
+                + " pool=" + p.toAbsolutePath());
         Tally t = new Driver(o, p, out).run();
         report(o, t);
         return t.failed() ? 1 : 0;

@@ -111,7 +111,8 @@ final class Driver {
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xmx256m",
                 "-cp", o.classPath, Worker.class.getName(),
                 "pool=" + pool, "ack=" + ack, "board=" + board, "site=" + site, "backend=" + o.backend,
-                "seed=" + o.seed, "keys=" + o.keys, "start=" + start));
+                "seed=" + o.seed, "keys=" + o.keys, "start=" + start, "durability=" + o.durability,
+                "batch=" + o.batch));
         CrashPoint target = chooseTarget(inGeneration);
         String site = o.powerFail ? chooseSite(target) : null;
         if (site != null) {
@@ -281,7 +282,9 @@ final class Driver {
         }
         tally.opsVerified += acks.size();
         Workload.Op inflight = workload.op(start + acks.size());
-        nextSeq = inflight.seq() + 1;
+        // Up to a batch of operations may be unacknowledged (the rest of a batch whose acks were cut,
+        // or the next batch); the next round starts after all of them.
+        nextSeq = inflight.seq() + o.batch;
 
         RecoveryReport rec;
         try (GPHashIndex index = GPHashIndex.builder(pool).backend(o.backend).open()) {
@@ -318,8 +321,13 @@ final class Driver {
             if (v == null ? expected == 0 : Workload.whole(key, v) && Workload.seqOf(v) == expected) {
                 continue;
             }
-            if (key == inflight.key() && matchesAfter(inflight, v)) {
+            if (o.batch == 1 && key == inflight.key() && matchesAfter(inflight, v)) {
                 apply(inflight, true);
+                tally.inflightApplied++;
+                continue;
+            }
+            if (o.batch > 1 && leftByUnacknowledged(inflight.seq(), key, v)) {
+                model[(int) key] = v == null ? 0 : Workload.seqOf(v);
                 tally.inflightApplied++;
                 continue;
             }
@@ -335,6 +343,25 @@ final class Driver {
             }
         }
         maxItems = Math.max(maxItems, items);
+    }
+
+    /**
+     * Batches: whether {@code v} is what one of the unacknowledged operations {@code [first, first +
+     * batch)} on {@code key} left, whole: its value, or nothing after a delete. Which of them were
+     * applied is not known (their meta words persist in any order), so any of them may be last.
+     */
+    private boolean leftByUnacknowledged(long first, long key, byte[] v) {
+        for (long s = first; s < first + o.batch; s++) {
+            Workload.Op op = workload.op(s);
+            if (op.key() != key) {
+                continue;
+            }
+            if (v == null ? op.kind() == Workload.Kind.DELETE
+                    : op.kind() != Workload.Kind.DELETE && Workload.whole(key, v) && Workload.seqOf(v) == s) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether {@code v} is what the in-flight operation would have left had it completed. */

@@ -98,6 +98,12 @@ final class ShadowPersistence implements PersisterDecorator {
                 chosen.persistAll(m, ranges);
             }
 
+            /** The shadow keeps whole cache lines: never more than the line, whatever the medium. */
+            @Override
+            public int atomicWriteUnit() {
+                return Math.min(CACHE_LINE, chosen.atomicWriteUnit());
+            }
+
             @Override
             public PersistenceMode mode() {
                 return chosen.mode();

@@ -63,7 +63,10 @@ public final class Worker {
             };
         }
         Runnable onTarget = atTarget;
+        org.gphash.Durability durability = org.gphash.Durability.valueOf(a.getOrDefault("durability", "PER_BATCH"));
+        int batchSize = Integer.parseInt(a.getOrDefault("batch", "1"));
         GPHashIndex.Builder builder = GPHashIndex.builder(pool)
+                .durability(durability)
                 .backend(Backend.valueOf(a.get("backend").toUpperCase(java.util.Locale.ROOT)))
                 .crashHook(point -> {
                     board.point(point.ordinal() + 1);
@@ -79,7 +82,12 @@ public final class Worker {
         board.point(0);
         board.inResize(false);
         board.state(PhaseBoard.RUNNING);
+        // ON_CLOSE_OR_SYNC promises durability at sync(): the worker syncs before it acknowledges.
+        boolean syncBeforeAck = durability == org.gphash.Durability.ON_CLOSE_OR_SYNC;
         try (AckLog log = AckLog.create(Path.of(a.get("ack")))) {
+            if (batchSize > 1) {
+                runBatches(index, workload, seq, batchSize, syncBeforeAck, board, log);
+            }
             for (;; seq++) {
                 Workload.Op op = workload.op(seq);
                 byte[] value = Workload.value(op.key(), seq);
@@ -91,8 +99,50 @@ public final class Worker {
                 };
                 board.point(0);
                 board.inResize(false);
+                if (syncBeforeAck) {
+                    index.sync();
+                }
                 log.append(seq, op.key(), op.kind(), outcome);
             }
+        }
+    }
+
+    /** Batches of {@code size} operations, each acknowledged (one forced append) once execute returned. */
+    private static void runBatches(GPHashIndex index, Workload workload, long start, int size, boolean syncBeforeAck,
+                                   PhaseBoard board, AckLog log) throws IOException {
+        org.gphash.Batch batch = index.newBatch(size);
+        org.gphash.BatchResult result = new org.gphash.BatchResult(index.valueSize(), size);
+        Workload.Op[] ops = new Workload.Op[size];
+        long[] seqs = new long[size];
+        for (long seq = start;; seq += size) {
+            batch.clear();
+            for (int i = 0; i < size; i++) {
+                Workload.Op op = workload.op(seq + i);
+                ops[i] = op;
+                seqs[i] = seq + i;
+                byte[] value = Workload.value(op.key(), seq + i);
+                switch (op.kind()) {
+                    case PUT -> batch.put(op.key(), value);
+                    case INSERT -> batch.insert(op.key(), value);
+                    case UPDATE -> batch.update(op.key(), value);
+                    case DELETE -> batch.delete(op.key());
+                }
+            }
+            index.execute(batch, result);
+            board.point(0);
+            board.inResize(false);
+            if (syncBeforeAck) {
+                index.sync();
+            }
+            long first = seq;
+            log.appendAll(seqs, ops, i -> switch (result.outcome(i)) {
+                case INSERTED -> Outcomes.INSERTED;
+                case UPDATED -> Outcomes.UPDATED;
+                case EXISTS -> Outcomes.EXISTS;
+                case NOT_FOUND -> Outcomes.NOT_FOUND;
+                case DELETED -> Outcomes.DELETED;
+                default -> throw new IllegalStateException("operation " + (first + i) + ": outcome " + result.outcome(i));
+            });
         }
     }
 

@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -69,6 +70,36 @@ class CrashTestRunTest {
         assertTrue(r.last() != null, r.out());
         assertTrue(r.out().contains("persist points where the power failed:"), r.out());
         assertEquals("0", r.last().group(5));
+    }
+
+    /**
+     * Every durability mode, in batches of 64 (a batch acknowledged when execute returns, and with
+     * ON_CLOSE_OR_SYNC after a sync), under SIGKILL and under power failures: nothing acknowledged lost.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({
+            "PER_BATCH,false", "PER_BATCH,true", "PER_OPERATION,false", "PER_OPERATION,true",
+            "ON_CLOSE_OR_SYNC,false", "ON_CLOSE_OR_SYNC,true"})
+    void everyDurabilityModeKeepsWhatItAcknowledged(String mode, boolean powerFail) {
+        List<String> args = new java.util.ArrayList<>(List.of("--durability", mode, "--batch", "64", "--rounds", "6",
+                "--seed", "17", "--rounds-per-pool", "6", "--max-kill-ms", "150"));
+        if (powerFail) {
+            args.add("--power-fail");
+        }
+        args.add(pool().toString());
+        Result r = run(args.toArray(String[]::new));
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.last() != null, r.out());
+        assertTrue(Long.parseLong(r.last().group(4)) > 0, "nothing verified\n" + r.out());
+        assertEquals("0", r.last().group(5));
+    }
+
+    @Test
+    void aDroppedPersistIsCaughtInBatchesToo() {
+        Result r = run("--power-fail", "--mutate-drop-meta-persists", "--durability", "PER_BATCH", "--batch", "64",
+                "--rounds", "4", "--seed", "3", "--rounds-per-pool", "4", "--max-persists", "3000", pool().toString());
+        assertEquals(1, r.code(), r.out());
+        assertTrue(Long.parseLong(r.last().group(5)) > 0, "dropping the meta-word persists lost nothing?\n" + r.out());
     }
 
     @Test

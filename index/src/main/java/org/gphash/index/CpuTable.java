@@ -92,11 +92,27 @@ final class CpuTable {
         }
     }
 
-    /** A key written into a slot claimed now: persisted before the meta word that publishes it. */
+    /**
+     * A key written into a slot claimed now: durable before the meta word that publishes it. In a
+     * batch, a slot that lies inside one unit the medium writes whole ({@link
+     * org.gphash.persistence.Persister#atomicWriteUnit}: a disk sector) takes its key to the disk with
+     * its meta word, in the batch's second phase; otherwise the key is persisted now.
+     */
     private void persistKey(Probe probe, MemorySegment pool, long slot) {
-        if (!persistOnSyncOnly) {
+        if (persistOnSyncOnly) {
+            return;
+        }
+        if (probe.phases != null && keyRidesWithMeta(slot)) {
+            probe.phases.metas.add(slot + SlotMeta.BYTES, geometry.keyStride());
+        } else {
             persist(pool, slot + SlotMeta.BYTES, geometry.keyStride());
         }
+    }
+
+    /** Whether slot {@code slot}, meta word and key, lies inside one unit the medium writes whole. */
+    boolean keyRidesWithMeta(long slot) {
+        long unit = file.persister().atomicWriteUnit();
+        return slot / unit == (slot + geometry.slotSize() - 1) / unit;
     }
 
     private void persistMeta(Probe probe, MemorySegment pool, long slot) {

@@ -11,13 +11,16 @@ import org.gphash.OpKind;
  *
  * <ol>
  *   <li><b>Prepare</b>, in batch order: every operation that carries a value writes it into a free
- *   block of its own; every insert (or put) whose key is absent claims a slot (EMPTY to INSERT) and
- *   writes its key there. Nothing published refers to any of this yet.
- *   <li><b>Persist phase 1</b>: those values and keys, in one msync (or a flush of each and one drain).
+ *   block of its own. On persistent memory (where a write may tear below a slot) every insert (or
+ *   put) whose key is absent also claims a slot (EMPTY to INSERT) and writes its key there. Nothing
+ *   published refers to any of this yet.
+ *   <li><b>Persist phase 1</b>: those values (and keys), in one msync (or a flush of each and one drain).
  *   <li><b>Apply</b>, in batch order: each operation runs as a single operation would (the same probe,
  *   CAS and duplicate rule, so later operations of the batch see earlier ones), using its prepared
- *   block and slot, and records the meta words it stores instead of persisting each.
- *   <li><b>Persist phase 2</b>: those meta words, in one msync (or flushes and one drain).
+ *   block and slot, and records the meta words it stores instead of persisting each. On a disk an
+ *   insert claims its slot here and writes its key beside the meta word: slot and key lie in one
+ *   sector, which the disk writes whole, so they reach it together.
+ *   <li><b>Persist phase 2</b>: those meta words (and keys), in one msync (or flushes and one drain).
  *   <li><b>Reclaim</b>: the blocks the batch unlinked go to the epoch gate only now, so no block is
  *   reused while a crash could still bring back a meta word that refers to it.
  * </ol>
@@ -55,6 +58,7 @@ final class PhasedBatch {
     }
 
     private int next;
+    private boolean claimAhead;
 
     /** The first operation not applied, after {@link #run} (also when it threw). */
     int next() {
@@ -67,6 +71,7 @@ final class PhasedBatch {
         Probe probe = t.probes.get();
         int ops = n - from;
         phases.ensureOps(ops);
+        claimAhead = t.file.persister().atomicWriteUnit() < t.geometry.slotSize();
         int stop = OpStatus.RETRY;  // RETRY: no growth needed
         TableLayout layout;
         long observedBlocks;
@@ -146,7 +151,11 @@ final class PhasedBatch {
             return OpStatus.RETRY;
         }
         long ko = i * k;
-        boolean mayInsert = kind == OpKind.INSERT || kind == OpKind.PUT;
+        // Claiming ahead is for media that tear below a slot (persistent memory: 8-byte units); on a
+        // disk the key goes with its meta word in phase 2, so the apply step claims as a single
+        // operation does and phase 1 touches only the value heap (no table page is flushed, and so
+        // write-protected, between the claim and the publish).
+        boolean mayInsert = claimAhead && (kind == OpKind.INSERT || kind == OpKind.PUT);
         long slot = -1;
         if (mayInsert) {
             probe.hash(keys, ko);
@@ -155,9 +164,10 @@ final class PhasedBatch {
                 return OpStatus.NEED_RESIZE;
             }
         }
-        long block = t.heap.allocate(slot >= 0 ? ValueHeap.UPDATE_RESERVE : 0);
+        boolean newItem = kind == OpKind.INSERT || kind == OpKind.PUT;  // may be: leave the update reserve
+        long block = t.heap.allocate(newItem ? ValueHeap.UPDATE_RESERVE : 0);
         if (block < 0) {
-            probe.heapShortForNewItem = slot >= 0;
+            probe.heapShortForNewItem = newItem;
             if (slot >= 0) {
                 Slots.casMeta(pool, slot, SlotMeta.INSERT, SlotMeta.EMPTY);
             }

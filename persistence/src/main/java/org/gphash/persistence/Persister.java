@@ -26,6 +26,16 @@ public interface Persister {
         }
     }
 
+    /**
+     * The size (and alignment) of a write the medium never tears at a power failure: 512 for a disk
+     * behind msync (a sector), 8 for persistent memory (an aligned word), 4096 on tmpfs (a page;
+     * nothing survives a power failure there anyway). Two stores inside one such unit reach the
+     * medium together, so they need no persist between them.
+     */
+    default int atomicWriteUnit() {
+        return 512;
+    }
+
     /** Which mechanism is in use. */
     PersistenceMode mode();
 }

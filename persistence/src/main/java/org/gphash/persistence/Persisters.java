@@ -56,6 +56,11 @@ public final class Persisters {
         }
 
         @Override
+        public int atomicWriteUnit() {
+            return 4096;
+        }
+
+        @Override
         public PersistenceMode mode() {
             return PersistenceMode.MEMORY;
         }
@@ -79,6 +84,11 @@ public final class Persisters {
         @Override
         public void persist(MemorySegment mapping, long offset, long length) {
             LibPmem.pmem_persist(mapping.asSlice(offset, length), length);
+        }
+
+        @Override
+        public int atomicWriteUnit() {
+            return 8;
         }
 
         /** A flush of each range (the lines may drain in any order among themselves), then one drain. */
