@@ -76,6 +76,13 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
                 itemChecksums, verifyOnOpen, durability);
     }
 
+    /** This configuration, scanning the table on open even after a clean close, or not. */
+    public GPHashConfig withVerifyOnOpen(boolean verify) {
+        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
+                backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
+                itemChecksums, verify, durability);
+    }
+
     /** This configuration with another BktCache. */
     public GPHashConfig withBucketCache(BktCacheConfig cache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,

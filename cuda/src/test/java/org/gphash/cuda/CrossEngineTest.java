@@ -190,8 +190,10 @@ class CrossEngineTest {
                         .putLong(0, org.gphash.index.SlotMeta.INSERT), free);
             }
             byte[] before = java.nio.file.Files.readAllBytes(path);
+            // The pool was closed cleanly: only a scanning open (not the close record) judges the slots.
             org.gphash.PoolFormatException e = assertThrows(org.gphash.PoolFormatException.class,
-                    () -> GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)).close());
+                    () -> GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)
+                            .withVerifyOnOpen(true)).close());
             assertEquals(org.gphash.PoolFormatException.Reason.DAMAGE_BEYOND_CRASH, e.reason(), e.getMessage());
             assertArrayEquals(before, java.nio.file.Files.readAllBytes(path), "the refused GPU open wrote to the pool");
             try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)
@@ -246,6 +248,41 @@ class CrossEngineTest {
             try (GPHashIndex snap = GPHashIndex.builder(copy).open()) {
                 assertEquals(model.size(), snap.size());
                 model.forEach((k, v) -> assertArrayEquals(v, snap.get(k), "key " + k + " in the snapshot"));
+            }
+        }
+    }
+
+    /**
+     * The GPU engine's close leaves a close record from the GPU's own heap bitmap: the next open
+     * (either engine) trusts it, agrees with a scanning open, and writes more without clobbering.
+     */
+    @Test
+    void gpuCloseRecordAgreesWithAScan() throws Exception {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path path = t.pool("p");
+            Map<Long, byte[]> model = new HashMap<>();
+            try (GPHashIndex gpu = GPHashIndex.builder(path).backend(Backend.GPU).keySize(8)
+                    .valueSize(GpuTestSupport.VALUE_SIZE).initialCapacity(256).seed(73).create()) {
+                apply(gpu.engine(), model, new Random(73), 20_000, 1);
+                apply(gpu.engine(), model, new Random(74), 20_000, 2);
+            }
+            org.gphash.RecoveryReport fast;
+            try (GPHashIndex gpu = GPHashIndex.builder(path).backend(Backend.GPU).open()) {
+                fast = gpu.lastRecovery();
+                assertTrue(fast.fromCloseRecord(), fast.toString());
+                apply(gpu.engine(), model, new Random(75), 5_000, 3);
+            }
+            try (GPHashIndex cpu = GPHashIndex.builder(path).verifyOnOpen(true).open()) {
+                org.gphash.RecoveryReport scanned = cpu.lastRecovery();
+                assertEquals(false, scanned.repairedAnything(), scanned.toString());
+                assertEquals(model.size(), scanned.items());
+                model.forEach((k, v) -> assertArrayEquals(v, cpu.get(k), "key " + k));
+            }
+            try (GPHashIndex cpu = GPHashIndex.builder(path).open()) {
+                org.gphash.RecoveryReport again = cpu.lastRecovery();
+                assertTrue(again.fromCloseRecord(), again.toString());
+                assertEquals(model.size(), again.items());
+                assertEquals(again.items(), again.valueBlocksInUse(), "every item owns one block, no more");
             }
         }
     }
