@@ -138,6 +138,18 @@ public final class Batch {
         return this;
     }
 
+    /** Appends an operation from segments of exactly the key and value size ({@code value} unused for GET and DELETE). */
+    Batch add(OpKind kind, MemorySegment key, MemorySegment value) {
+        ensureCapacity(size + 1);
+        kinds[size] = (byte) kind.ordinal();
+        MemorySegment.copy(key, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, keys, size * keySize, keySize);
+        if (kind.hasValue()) {
+            MemorySegment.copy(value, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, values, size * valueSize, valueSize);
+        }
+        size++;
+        return this;
+    }
+
     private void ensureCapacity(int n) {
         if (n > kinds.length) {
             int max = maxOperations(keySize, valueSize);

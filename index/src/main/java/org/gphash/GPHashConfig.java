@@ -21,12 +21,14 @@ import org.gphash.index.Geometry;
  * {@code itemChecksums} makes a new pool keep a CRC32C of every item (default off; open takes the
  * pool's own setting). {@code verifyOnOpen} scans and judges the table even after a clean close.
  * {@code durability} says when writes become durable ({@link Durability}; default PER_BATCH).
+ * {@code coalescing} says whether single-key calls are merged into batches ({@link Coalescing}).
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache,
                            IndexMirror indexMirror, boolean repairBeyondCrash, boolean followSymlinks,
-                           boolean itemChecksums, boolean verifyOnOpen, Durability durability) {
+                           boolean itemChecksums, boolean verifyOnOpen, Durability durability,
+                           Coalescing coalescing) {
 
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
 
@@ -38,6 +40,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         Objects.requireNonNull(bucketCache, "bucketCache");
         Objects.requireNonNull(indexMirror, "indexMirror");
         Objects.requireNonNull(durability, "durability");
+        Objects.requireNonNull(coalescing, "coalescing");
         if (initialCapacity < 1) {
             throw new IllegalArgumentException("initialCapacity must be at least 1, got " + initialCapacity);
         }
@@ -51,7 +54,8 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
                         long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                         OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache, IndexMirror indexMirror) {
         this(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes, backend,
-                jdkPersistence, seed, crashHook, bucketCache, indexMirror, false, false, false, false, Durability.PER_BATCH);
+                jdkPersistence, seed, crashHook, bucketCache, indexMirror, false, false, false, false, Durability.PER_BATCH,
+                Coalescing.AUTO);
     }
 
     /** A configuration with the default index placement ({@link IndexMirror#AUTO}). */
@@ -66,28 +70,28 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     public GPHashConfig withIndexMirror(IndexMirror mirror) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen, durability);
+                itemChecksums, verifyOnOpen, durability, coalescing);
     }
 
     /** This configuration, repairing damage beyond a crash on open or not. */
     public GPHashConfig withRepairBeyondCrash(boolean repair) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repair, followSymlinks,
-                itemChecksums, verifyOnOpen, durability);
+                itemChecksums, verifyOnOpen, durability, coalescing);
     }
 
     /** This configuration, scanning the table on open even after a clean close, or not. */
     public GPHashConfig withVerifyOnOpen(boolean verify) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verify, durability);
+                itemChecksums, verify, durability, coalescing);
     }
 
     /** This configuration with another BktCache. */
     public GPHashConfig withBucketCache(BktCacheConfig cache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, cache, indexMirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen, durability);
+                itemChecksums, verifyOnOpen, durability, coalescing);
     }
 
     /** The geometry a new pool gets: specified fields, defaults for the rest. Validates it. */

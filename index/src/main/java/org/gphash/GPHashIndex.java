@@ -243,7 +243,101 @@ public final class GPHashIndex implements AutoCloseable {
     }
 
     public Engine engine() {
-        return live();
+        Engine e = live();
+        return e instanceof CoalescingEngine c ? c.inner() : e;
+    }
+
+    // ------------------------------------------------------------------ asynchronous single operations
+
+    /**
+     * The value of {@code key}, or null, when the operation has run. With coalescing (see
+     * {@link Coalescing}) operations issued meanwhile share a batch and complete together; without
+     * it the operation runs now and the future is complete when this returns. A caller's operations
+     * take effect in the order it issued them.
+     */
+    public java.util.concurrent.CompletableFuture<byte[]> getAsync(byte[] key) {
+        Arguments.checkKey(key, keySize);
+        if (live() instanceof CoalescingEngine c) {
+            CoalescingEngine.Request r = c.submit(OpKind.GET, MemorySegment.ofArray(key), null, null);
+            return r.thenApply(o -> o == Outcome.FOUND ? r.valueOut : null);
+        }
+        return run(() -> get(key));
+    }
+
+    /** As {@link #put(byte[], byte[])}, asynchronously (see {@link #getAsync(byte[])}): true if inserted. */
+    public java.util.concurrent.CompletableFuture<Boolean> putAsync(byte[] key, byte[] value) {
+        return writeAsync(OpKind.PUT, key, value, Outcome.INSERTED);
+    }
+
+    /** As {@link #insert(byte[], byte[])}, asynchronously: true if inserted, false if the key existed. */
+    public java.util.concurrent.CompletableFuture<Boolean> insertAsync(byte[] key, byte[] value) {
+        return writeAsync(OpKind.INSERT, key, value, Outcome.INSERTED);
+    }
+
+    /** As {@link #update(byte[], byte[])}, asynchronously: true if updated, false if absent. */
+    public java.util.concurrent.CompletableFuture<Boolean> updateAsync(byte[] key, byte[] value) {
+        return writeAsync(OpKind.UPDATE, key, value, Outcome.UPDATED);
+    }
+
+    /** As {@link #delete(byte[])}, asynchronously: true if deleted, false if absent. */
+    public java.util.concurrent.CompletableFuture<Boolean> deleteAsync(byte[] key) {
+        return writeAsync(OpKind.DELETE, key, null, Outcome.DELETED);
+    }
+
+    public java.util.concurrent.CompletableFuture<byte[]> getAsync(long key) {
+        return getAsync(LongKeys.encode(key, keySize));
+    }
+
+    public java.util.concurrent.CompletableFuture<Boolean> putAsync(long key, byte[] value) {
+        return putAsync(LongKeys.encode(key, keySize), value);
+    }
+
+    public java.util.concurrent.CompletableFuture<Boolean> deleteAsync(long key) {
+        return deleteAsync(LongKeys.encode(key, keySize));
+    }
+
+    private java.util.concurrent.CompletableFuture<Boolean> writeAsync(OpKind kind, byte[] key, byte[] value,
+                                                                       Outcome success) {
+        Arguments.checkKey(key, keySize);
+        if (kind.hasValue()) {
+            Arguments.checkValue(value, valueSize);
+        }
+        if (live() instanceof CoalescingEngine c) {
+            return c.submit(kind, MemorySegment.ofArray(key), kind.hasValue() ? MemorySegment.ofArray(value) : null, null)
+                    .thenApply(o -> o == success);
+        }
+        Engine e = live();
+        MemorySegment k = MemorySegment.ofArray(key);
+        return run(() -> switch (kind) {
+            case PUT -> e.put(k, MemorySegment.ofArray(value)) == success;
+            case INSERT -> e.insert(k, MemorySegment.ofArray(value)) == success;
+            case UPDATE -> e.update(k, MemorySegment.ofArray(value)) == success;
+            default -> e.delete(k) == success;
+        });
+    }
+
+    private static <T> java.util.concurrent.CompletableFuture<T> run(java.util.function.Supplier<T> op) {
+        try {
+            return java.util.concurrent.CompletableFuture.completedFuture(op.get());
+        } catch (RuntimeException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The coalescer's figures (batches run, operations merged), if single calls are coalesced. */
+    public java.util.Optional<CoalescerStats> coalescerStats() {
+        if (live() instanceof CoalescingEngine c) {
+            CoalescingEngine.Stats s = c.coalescerStats();
+            return java.util.Optional.of(new CoalescerStats(s.batches(), s.operations()));
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** What the coalescer did: batches it ran and the single operations they held. */
+    public record CoalescerStats(long batches, long operations) {
+        public double meanBatchSize() {
+            return batches == 0 ? 0 : (double) operations / batches;
+        }
     }
 
     public int keySize() {
@@ -312,6 +406,7 @@ public final class GPHashIndex implements AutoCloseable {
         private boolean itemChecksums;
         private boolean verifyOnOpen;
         private Durability durability = Durability.PER_BATCH;
+        private Coalescing coalescing = Coalescing.AUTO;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -466,6 +561,15 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether single-key calls and their asynchronous forms are merged into batches (default
+         * {@link Coalescing#AUTO}: for the GPU backend, not the CPU backend). See {@link Coalescing}.
+         */
+        public Builder coalescing(Coalescing coalescing) {
+            this.coalescing = java.util.Objects.requireNonNull(coalescing, "coalescing");
+            return this;
+        }
+
         public GPHashConfig config() {
             if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
                 throw new IllegalArgumentException("bucketCache " + bucketCache + " needs the GPU backend: BktCache "
@@ -474,7 +578,7 @@ public final class GPHashIndex implements AutoCloseable {
             }
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
                     maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash,
-                    followSymlinks, itemChecksums, verifyOnOpen, durability);
+                    followSymlinks, itemChecksums, verifyOnOpen, durability, coalescing);
         }
 
         /** Creates a new pool file (owner-only); fails if the file exists. */
@@ -507,7 +611,8 @@ public final class GPHashIndex implements AutoCloseable {
 
         private static GPHashIndex wrap(Engine engine, GPHashConfig c) {
             Geometry g = engine.geometry();
-            return new GPHashIndex(engine, c, g.keySize(), g.valueSize());
+            Engine front = c.coalescing().appliesTo(c.backend()) ? new CoalescingEngine(engine, c.coalescing()) : engine;
+            return new GPHashIndex(front, c, g.keySize(), g.valueSize());
         }
 
         private static EngineFactory factory(Backend backend) {

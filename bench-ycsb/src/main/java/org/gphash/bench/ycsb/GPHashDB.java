@@ -21,7 +21,9 @@ import site.ycsb.Status;
  *
  * <p>Properties: {@code gphash.path} (default /dev/shm/gphash-ycsb.pool; created if missing),
  * {@code gphash.keysize} (8), {@code gphash.valuesize} (128), {@code gphash.backend} (cpu|gpu),
- * {@code gphash.initialcapacity} (default: recordcount).
+ * {@code gphash.initialcapacity} (default: recordcount), {@code gphash.coalescing} (auto|on|off: whether
+ * the client threads' single calls are merged into batches; auto = for the GPU backend),
+ * {@code gphash.linger.us} (0) and {@code gphash.maxbatch} (65536).
  */
 public final class GPHashDB extends DB {
 
@@ -30,6 +32,9 @@ public final class GPHashDB extends DB {
     static final String VALUE_SIZE = "gphash.valuesize";
     static final String BACKEND = "gphash.backend";
     static final String INITIAL_CAPACITY = "gphash.initialcapacity";
+    static final String COALESCING = "gphash.coalescing";
+    static final String LINGER_US = "gphash.linger.us";
+    static final String MAX_BATCH = "gphash.maxbatch";
 
     private GPHashIndex index;
     private RecordCodec codec;

@@ -30,7 +30,8 @@ final class SharedIndex {
                     .valueSize(Integer.parseInt(p.getProperty(GPHashDB.VALUE_SIZE, "128")))
                     .initialCapacity(Long.parseLong(p.getProperty(GPHashDB.INITIAL_CAPACITY,
                             p.getProperty("recordcount", "1000"))))
-                    .backend(backend);
+                    .backend(backend)
+                    .coalescing(coalescing(p));
             index = b.openOrCreate();
             openPath = path;
         } else if (!openPath.equals(path)) {
@@ -38,6 +39,15 @@ final class SharedIndex {
         }
         users++;
         return index;
+    }
+
+    /** {@code gphash.coalescing} auto (default), on or off; {@code gphash.linger.us} (0); {@code gphash.maxbatch} (65536). */
+    static org.gphash.Coalescing coalescing(Properties p) {
+        org.gphash.Coalescing.Mode mode = org.gphash.Coalescing.Mode.valueOf(
+                p.getProperty(GPHashDB.COALESCING, "auto").toUpperCase(java.util.Locale.ROOT));
+        return new org.gphash.Coalescing(mode,
+                java.time.Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.LINGER_US, "0"))),
+                Integer.parseInt(p.getProperty(GPHashDB.MAX_BATCH, "65536")));
     }
 
     static synchronized void release() {

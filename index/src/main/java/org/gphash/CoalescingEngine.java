@@ -1,0 +1,283 @@
+package org.gphash;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.gphash.index.Geometry;
+
+/**
+ * An engine whose single-key operations are merged into batches of the engine behind it (see
+ * {@link Coalescing}). Callers enqueue requests; one dispatcher thread takes whatever is waiting (up
+ * to the batch limit, after the linger if one is set), runs it as one batch, and hands each caller
+ * its outcome and value. Batches, scans, snapshots and everything else go straight to the engine:
+ * the engine orders them with the dispatcher's batches as it orders any two callers.
+ *
+ * <p>Order per caller: a synchronous caller waits for its operation before it issues the next; an
+ * asynchronous caller's operations are queued in the order it issued them, and the dispatcher
+ * takes them in queue order into batches that run in order.
+ */
+final class CoalescingEngine implements Engine {
+
+    /** One queued operation and where its result goes. */
+    static final class Request extends CompletableFuture<Outcome> {
+        final OpKind kind;
+        final MemorySegment key;
+        final MemorySegment value;
+        /** Where a GET's value is copied (null: into {@link #valueOut}, a fresh array). */
+        final MemorySegment out;
+        byte[] valueOut;
+
+        Request(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
+            this.kind = kind;
+            this.key = key;
+            this.value = value;
+            this.out = out;
+        }
+    }
+
+    private static final Request POISON = new Request(OpKind.GET, null, null, null);
+
+    private final Engine engine;
+    private final Coalescing config;
+    private final int keySize;
+    private final int valueSize;
+    private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
+    private final Thread dispatcher;
+    private final LongAdder batches = new LongAdder();
+    private final LongAdder operations = new LongAdder();
+    private volatile boolean closed;
+
+    CoalescingEngine(Engine engine, Coalescing config) {
+        this.engine = engine;
+        this.config = config;
+        Geometry g = engine.geometry();
+        this.keySize = g.keySize();
+        this.valueSize = g.valueSize();
+        this.dispatcher = Thread.ofPlatform().daemon().name("gphash-coalescer").unstarted(this::dispatch);
+        dispatcher.start();
+    }
+
+    /** What the coalescer did so far. */
+    record Stats(long batches, long operations) {
+        double meanBatch() {
+            return batches == 0 ? 0 : (double) operations / batches;
+        }
+    }
+
+    Stats coalescerStats() {
+        return new Stats(batches.sum(), operations.sum());
+    }
+
+    /** Queues an operation; the future completes when its batch has run. Key and value are copied now. */
+    Request submit(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
+        if (closed) {
+            throw new IllegalStateException("the index is closed");
+        }
+        MemorySegment k = MemorySegment.ofArray(key.toArray(ValueLayout.JAVA_BYTE));
+        MemorySegment v = kind.hasValue() ? MemorySegment.ofArray(value.toArray(ValueLayout.JAVA_BYTE)) : null;
+        Request r = new Request(kind, k, v, out);
+        queue.add(r);
+        if (closed) {
+            // close() may have drained the queue before this request arrived.
+            r.completeExceptionally(new IllegalStateException("the index is closed"));
+        }
+        return r;
+    }
+
+    private Outcome await(Request r) {
+        try {
+            return r.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            if (c instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+    }
+
+    private void dispatch() {
+        List<Request> taken = new ArrayList<>();
+        Batch batch = Batch.create(keySize, valueSize, 1024);
+        BatchResult result = new BatchResult(valueSize, 1024);
+        long lingerNanos = config.linger().toNanos();
+        int max = Math.min(config.maxBatch(), Batch.maxOperations(keySize, valueSize));
+        for (;;) {
+            taken.clear();
+            try {
+                Request first = queue.take();
+                if (first == POISON) {
+                    return;
+                }
+                taken.add(first);
+                if (lingerNanos > 0) {
+                    long deadline = System.nanoTime() + lingerNanos;
+                    long left;
+                    while (taken.size() < max && (left = deadline - System.nanoTime()) > 0) {
+                        Request r = queue.poll(left, TimeUnit.NANOSECONDS);
+                        if (r == null) {
+                            break;
+                        }
+                        taken.add(r);
+                        queue.drainTo(taken, max - taken.size());
+                    }
+                } else {
+                    queue.drainTo(taken, max - 1);
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+            boolean stop = taken.remove(POISON);
+            run(taken, batch, result);
+            if (stop) {
+                return;
+            }
+        }
+    }
+
+    private void run(List<Request> taken, Batch batch, BatchResult result) {
+        if (taken.isEmpty()) {
+            return;
+        }
+        batch.clear();
+        for (Request r : taken) {
+            batch.add(r.kind, r.key, r.value);
+        }
+        try {
+            result.reset(batch.size());
+            engine.execute(batch, result);
+        } catch (RuntimeException | Error e) {
+            for (Request r : taken) {
+                r.completeExceptionally(e);
+            }
+            return;
+        }
+        batches.increment();
+        operations.add(taken.size());
+        MemorySegment values = result.values();
+        for (int i = 0; i < taken.size(); i++) {
+            Request r = taken.get(i);
+            Outcome o = result.outcome(i);
+            if (r.kind == OpKind.GET && o == Outcome.FOUND) {
+                if (r.out != null) {
+                    MemorySegment.copy(values, (long) i * valueSize, r.out, 0, valueSize);
+                } else {
+                    r.valueOut = values.asSlice((long) i * valueSize, valueSize).toArray(ValueLayout.JAVA_BYTE);
+                }
+            }
+            r.complete(o);
+        }
+    }
+
+    // ------------------------------------------------------------------ Engine
+
+    @Override
+    public Geometry geometry() {
+        return engine.geometry();
+    }
+
+    @Override
+    public Outcome get(MemorySegment key, MemorySegment valueOut) {
+        return await(submit(OpKind.GET, key, null, valueOut));
+    }
+
+    @Override
+    public Outcome put(MemorySegment key, MemorySegment value) {
+        return await(submit(OpKind.PUT, key, value, null));
+    }
+
+    @Override
+    public Outcome insert(MemorySegment key, MemorySegment value) {
+        return await(submit(OpKind.INSERT, key, value, null));
+    }
+
+    @Override
+    public Outcome update(MemorySegment key, MemorySegment value) {
+        return await(submit(OpKind.UPDATE, key, value, null));
+    }
+
+    @Override
+    public Outcome delete(MemorySegment key) {
+        return await(submit(OpKind.DELETE, key, null, null));
+    }
+
+    @Override
+    public void execute(Batch batch, BatchResult result) {
+        engine.execute(batch, result);
+    }
+
+    @Override
+    public IndexStats stats() {
+        return engine.stats();
+    }
+
+    @Override
+    public void readEntries(org.gphash.index.EntryScan.State state, EntryChunk chunk) {
+        engine.readEntries(state, chunk);
+    }
+
+    @Override
+    public void snapshot(java.nio.file.Path target) {
+        engine.snapshot(target);
+    }
+
+    @Override
+    public RecoveryReport lastRecovery() {
+        return engine.lastRecovery();
+    }
+
+    @Override
+    public boolean reloadBucketCache(boolean wait) {
+        return engine.reloadBucketCache(wait);
+    }
+
+    @Override
+    public void sync() {
+        engine.sync();
+    }
+
+    /** The engine behind the coalescer (for what only it offers, e.g. the GPU engine's device batches). */
+    Engine inner() {
+        return engine;
+    }
+
+    /** Runs what is queued, stops the dispatcher, then closes the engine. */
+    @Override
+    public void close() {
+        stopDispatcher();
+        engine.close();
+    }
+
+    @Override
+    public void abandon() {
+        stopDispatcher();
+        engine.abandon();
+    }
+
+    private void stopDispatcher() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        queue.add(POISON);
+        try {
+            dispatcher.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        List<Request> left = new ArrayList<>();
+        queue.drainTo(left);
+        for (Request r : left) {
+            r.completeExceptionally(new IllegalStateException("the index is closed"));
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package org.gphash;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 15, the coalescer, with the CPU engine behind it (no GPU needed): many threads mixing
+ * synchronous single operations, asynchronous ones and batches, each thread on keys of its own so
+ * that its model says exactly what every result must be (its own order kept, nothing lost or
+ * applied twice), and the calls must really have been merged.
+ */
+class CoalescingTest {
+
+    private static final int VALUE = 32;
+
+    private final TestPools pools = TestPools.create();
+
+    @AfterEach
+    void cleanUp() {
+        pools.close();
+    }
+
+    private GPHashIndex index(String name, Coalescing c) {
+        return GPHashIndex.builder(pools.pool(name)).valueSize(VALUE).initialCapacity(1024).coalescing(c).create();
+    }
+
+    private static byte[] value(long k, long v) {
+        return ModelProperties.value(k, v, VALUE);
+    }
+
+    @Test
+    void manyCallersKeepTheirOrderAndLoseNothing() throws Exception {
+        int threads = 12;
+        int opsPerThread = 3_000;
+        try (GPHashIndex index = index("c.pool", Coalescing.on(Duration.ZERO, 4096))) {
+            ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+            List<Thread> ts = new ArrayList<>();
+            List<Map<Long, byte[]>> models = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                Map<Long, byte[]> model = new HashMap<>();
+                models.add(model);
+                ts.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        callerRun(index, id, opsPerThread, model);
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }));
+            }
+            for (Thread t : ts) {
+                t.join();
+            }
+            if (!failures.isEmpty()) {
+                throw new AssertionError(failures.peek());
+            }
+            long expected = 0;
+            for (int t = 0; t < threads; t++) {
+                for (Map.Entry<Long, byte[]> e : models.get(t).entrySet()) {
+                    assertArrayEquals(e.getValue(), index.get(e.getKey()), "key " + e.getKey());
+                }
+                expected += models.get(t).size();
+            }
+            assertEquals(expected, index.size());
+            GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
+            assertTrue(s.operations() >= (long) threads * opsPerThread / 2, s.toString());
+            assertTrue(s.meanBatchSize() > 1.5, "calls from " + threads + " threads were not merged: " + s);
+        }
+    }
+
+    /** One caller: its own keys, a random mix of sync, async (several in flight) and batch operations. */
+    private static void callerRun(GPHashIndex index, int id, int ops, Map<Long, byte[]> model) {
+        SplittableRandom r = new SplittableRandom(id * 31L + 7);
+        long base = id * 1_000_000L;
+        List<CompletableFuture<?>> pending = new ArrayList<>();
+        List<Runnable> checks = new ArrayList<>();
+        for (int i = 0; i < ops; i++) {
+            long k = base + r.nextInt(200);
+            byte[] v = value(k, i + 1);
+            byte[] before = model.get(k);
+            switch (r.nextInt(7)) {
+                case 0 -> {
+                    assertEquals(before == null, index.put(k, v), "put " + k);
+                    model.put(k, v);
+                }
+                case 1 -> {
+                    assertEquals(before != null, index.delete(k), "delete " + k);
+                    model.remove(k);
+                }
+                case 2 -> assertArrayEquals(before, index.get(k), "get " + k);
+                case 3 -> {
+                    // Asynchronous: the result is what the model said at issue time, since this
+                    // caller's later operations take effect after it.
+                    CompletableFuture<Boolean> f = index.putAsync(k, v);
+                    model.put(k, v);
+                    pending.add(f);
+                    checks.add(() -> assertEquals(before == null, f.join(), "putAsync " + k));
+                }
+                case 4 -> {
+                    CompletableFuture<byte[]> f = index.getAsync(k);
+                    pending.add(f);
+                    checks.add(() -> assertArrayEquals(before, f.join(), "getAsync " + k));
+                }
+                case 5 -> {
+                    CompletableFuture<Boolean> f = index.deleteAsync(k);
+                    model.remove(k);
+                    pending.add(f);
+                    checks.add(() -> assertEquals(before != null, f.join(), "deleteAsync " + k));
+                }
+                default -> {
+                    // A batch after queued async operations: they must have taken effect first.
+                    for (Runnable c : checks) {
+                        c.run();
+                    }
+                    checks.clear();
+                    pending.clear();
+                    Batch b = index.newBatch(4);
+                    b.put(k, v).get(k);
+                    BatchResult res = index.execute(b);
+                    assertEquals(before == null ? Outcome.INSERTED : Outcome.UPDATED, res.outcome(0));
+                    assertArrayEquals(v, res.value(1));
+                    model.put(k, v);
+                }
+            }
+            if (pending.size() > 64) {
+                for (Runnable c : checks) {
+                    c.run();
+                }
+                checks.clear();
+                pending.clear();
+            }
+        }
+        for (Runnable c : checks) {
+            c.run();
+        }
+    }
+
+    @Test
+    void lingerGathersMoreIntoOneBatch() throws Exception {
+        try (GPHashIndex index = index("l.pool", Coalescing.on(Duration.ofMillis(20), 4096))) {
+            List<CompletableFuture<Boolean>> fs = new ArrayList<>();
+            for (long k = 0; k < 500; k++) {
+                fs.add(index.putAsync(k, value(k, 1)));
+            }
+            for (CompletableFuture<Boolean> f : fs) {
+                assertTrue(f.join());
+            }
+            GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
+            assertEquals(500, s.operations());
+            assertTrue(s.batches() <= 5, "500 operations within the linger ran in " + s.batches() + " batches");
+        }
+    }
+
+    @Test
+    void autoLeavesTheCpuEngineAloneAndAsyncStillWorks() {
+        try (GPHashIndex index = index("a.pool", Coalescing.AUTO)) {
+            assertTrue(index.coalescerStats().isEmpty());
+            assertTrue(index.putAsync(5L, value(5, 1)).join());
+            assertArrayEquals(value(5, 1), index.getAsync(5L).join());
+            assertTrue(index.deleteAsync(5L).join());
+            assertEquals(null, index.getAsync(5L).join());
+        }
+    }
+
+    @Test
+    void closeRunsWhatIsQueuedAndRefusesTheRest() {
+        GPHashIndex index = index("x.pool", Coalescing.on(Duration.ofMillis(50), 4096));
+        List<CompletableFuture<Boolean>> fs = new ArrayList<>();
+        for (long k = 0; k < 100; k++) {
+            fs.add(index.putAsync(k, value(k, 1)));
+        }
+        index.close();
+        for (CompletableFuture<Boolean> f : fs) {
+            assertTrue(f.join(), "queued before close: run");
+        }
+        assertThrows(IllegalStateException.class, () -> index.putAsync(1L, value(1, 2)));
+        try (GPHashIndex again = GPHashIndex.builder(index.path()).coalescing(Coalescing.OFF).open()) {
+            assertEquals(100, again.size());
+        }
+    }
+
+    @Test
+    void argumentsAreCheckedBeforeQueueingAndFuturesCompose() {
+        try (GPHashIndex index = index("f.pool", Coalescing.on(Duration.ZERO, 4096))) {
+            CompletableFuture<Boolean> f = index.putAsync(1L, value(1, 1));
+            f.join();
+            // A wrong-sized key is refused before it is queued, with the caller's own exception.
+            assertThrows(IllegalArgumentException.class, () -> index.putAsync(new byte[3], value(1, 1)));
+            CompletionException e = assertThrows(CompletionException.class,
+                    () -> index.putAsync(2L, value(2, 1)).thenApply(x -> {
+                        throw new IllegalStateException("downstream");
+                    }).join());
+            assertEquals("downstream", e.getCause().getMessage());
+        }
+    }
+}
