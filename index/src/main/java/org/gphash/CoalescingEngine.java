@@ -164,7 +164,9 @@ final class CoalescingEngine implements Engine {
         batches.increment();
         operations.add(taken.size());
         MemorySegment values = result.values();
-        for (int i = 0; i < taken.size(); i++) {
+        Request[] done = new Request[taken.size()];
+        Outcome[] outcomes = new Outcome[done.length];
+        for (int i = 0; i < done.length; i++) {
             Request r = taken.get(i);
             Outcome o = result.outcome(i);
             if (r.kind == OpKind.GET && o == Outcome.FOUND) {
@@ -174,9 +176,40 @@ final class CoalescingEngine implements Engine {
                     r.valueOut = values.asSlice((long) i * valueSize, valueSize).toArray(ValueLayout.JAVA_BYTE);
                 }
             }
-            r.complete(o);
+            done[i] = r;
+            outcomes[i] = o;
+        }
+        complete(done, outcomes);
+    }
+
+    /**
+     * Wakes the callers. Waking a parked thread costs the waker microseconds, and a batch may hold
+     * thousands of callers: beyond a few, chunks are woken by pool threads while the dispatcher goes
+     * on to the next batch (results are all in place already; each caller's own order is unaffected,
+     * since a caller has at most one synchronous operation waiting, and async ones were queued in order
+     * into this batch or an earlier one).
+     */
+    private static void complete(Request[] done, Outcome[] outcomes) {
+        int n = done.length;
+        if (n <= COMPLETE_INLINE) {
+            for (int i = 0; i < n; i++) {
+                done[i].complete(outcomes[i]);
+            }
+            return;
+        }
+        for (int from = 0; from < n; from += COMPLETE_CHUNK) {
+            int start = from;
+            int end = Math.min(n, from + COMPLETE_CHUNK);
+            java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+                for (int i = start; i < end; i++) {
+                    done[i].complete(outcomes[i]);
+                }
+            });
         }
     }
+
+    private static final int COMPLETE_INLINE = 8;
+    private static final int COMPLETE_CHUNK = 16;
 
     // ------------------------------------------------------------------ Engine
 

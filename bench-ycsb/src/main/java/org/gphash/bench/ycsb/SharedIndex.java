@@ -52,6 +52,9 @@ final class SharedIndex {
 
     static synchronized void release() {
         if (users > 0 && --users == 0) {
+            index.coalescerStats().ifPresent(s -> System.err.printf(java.util.Locale.ROOT,
+                    "gphash: coalescer ran %d batches of %d operations (mean %.1f)%n", s.batches(), s.operations(),
+                    s.meanBatchSize()));
             index.close();
             index = null;
             openPath = null;
