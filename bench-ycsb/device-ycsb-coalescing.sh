@@ -10,31 +10,33 @@ mkdir -p "$OUT"
 REC="${REC:-1000000}"
 POOL=/dev/shm/ycsb-coalescing.pool
 rm -f "$POOL"
-phase() {  # tag phase workload threads ops backend coalescing
-    local tag=$1 ph=$2 wl=$3 th=$4 ops=$5 be=$6 co=$7
+phase() {  # tag phase workload threads ops backend coalescing [host cache MiB]
+    local tag=$1 ph=$2 wl=$3 th=$4 ops=$5 be=$6 co=$7 hc=${8:-0}
     JAVA_OPTS="-Xmx32g" timeout 100 /tmp/bundle/bin/run org.gphash.bench.ycsb.YcsbPhases "$ph" \
         -P "bench-ycsb/workloads/workload$wl" -threads "$th" -p recordcount="$REC" -p operationcount="$ops" \
-        -p gphash.backend="$be" -p gphash.coalescing="$co" -p gphash.path="$POOL" > "$OUT/$tag.log" 2>&1
-    local tput rlat r99 mb
+        -p gphash.backend="$be" -p gphash.coalescing="$co" -p gphash.hostcache.mb="$hc" -p gphash.path="$POOL" \
+        > "$OUT/$tag.log" 2>&1
+    local tput rlat r99 mb hr
     tput=$(grep -m1 '^\[OVERALL\], Throughput' "$OUT/$tag.log" | awk -F', ' '{printf "%.0f", $3}')
     rlat=$(grep -m1 -E '^\[(READ|INSERT)\], AverageLatency' "$OUT/$tag.log" | awk -F', ' '{printf "%.1f", $3}')
     r99=$(grep -m1 -E '^\[(READ|INSERT)\], 99thPercentileLatency' "$OUT/$tag.log" | awk -F', ' '{print $3}')
     mb=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed 's/.*(mean \([0-9.]*\)).*/\1/')
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tag" "$wl" "$be" "$co" "$th" "${tput:-?}" "${rlat:-?}" "${r99:-?}" "${mb:--}" >> "$OUT/table.md"
+    hr=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed 's/.*hit rate \([0-9.]*\).*/\1/')
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tag" "$wl" "$be" "$co" "$hc" "$th" "${tput:-?}" \
+        "${rlat:-?}" "${r99:-?}" "${mb:--}" "${hr:--}" >> "$OUT/table.md"
 }
-echo '| run | workload | backend | coalescing | threads | ops/s | mean latency (us) | p99 (us) | mean batch |' > "$OUT/table.md"
-echo '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |' >> "$OUT/table.md"
+echo '| run | workload | backend | coalescing | host cache MiB | threads | ops/s | mean latency (us) | p99 (us) | mean batch | host hit rate |' > "$OUT/table.md"
+echo '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |' >> "$OUT/table.md"
+HC="${HC:-256}"
 phase load-gpu-on-256 load c 256 1 gpu on
 phase c-gpu-off-16 run c 16 100000 gpu off
 phase c-gpu-on-16 run c 16 500000 gpu on
-phase c-cpu-16 run c 16 2000000 cpu off
-phase c-gpu-on-256 run c 256 2000000 gpu on
-phase c-cpu-256 run c 256 2000000 cpu off
-phase a-gpu-on-16 run a 16 500000 gpu on
-phase a-cpu-16 run a 16 2000000 cpu off
-phase a-gpu-on-256 run a 256 2000000 gpu on
-phase a-cpu-256 run a 256 2000000 cpu off
-phase b-gpu-on-256 run b 256 2000000 gpu on
-phase b-cpu-256 run b 256 2000000 cpu off
+for wl in c b a; do
+    phase $wl-gpu-cache-16 run $wl 16 2000000 gpu on "$HC"
+    phase $wl-cpu-16 run $wl 16 2000000 cpu off
+    phase $wl-gpu-cache-256 run $wl 256 2000000 gpu on "$HC"
+    phase $wl-gpu-on-256 run $wl 256 2000000 gpu on
+    phase $wl-cpu-256 run $wl 256 2000000 cpu off
+done
 rm -f "$POOL"
 cat "$OUT/table.md"

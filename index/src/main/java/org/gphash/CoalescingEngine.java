@@ -28,6 +28,8 @@ final class CoalescingEngine implements Engine {
     static final class Request extends CompletableFuture<Outcome> {
         final OpKind kind;
         final MemorySegment key;
+        /** The key as the host cache knows it (null without a cache). */
+        HostReadCache.KeyBytes cacheKey;
         final MemorySegment value;
         /** Where a GET's value is copied (null: into {@link #valueOut}, a fresh array). */
         final MemorySegment out;
@@ -52,8 +54,12 @@ final class CoalescingEngine implements Engine {
     private final LongAdder batches = new LongAdder();
     private final LongAdder operations = new LongAdder();
     private volatile boolean closed;
+    /** Hot keys' values on the host, or null. */
+    private final HostReadCache hostCache;
 
     CoalescingEngine(Engine engine, Coalescing config) {
+        long cacheBytes = config.effectiveHostCacheBytes();
+        this.hostCache = cacheBytes > 0 ? new HostReadCache(cacheBytes) : null;
         this.engine = engine;
         this.config = config;
         Geometry g = engine.geometry();
@@ -64,14 +70,12 @@ final class CoalescingEngine implements Engine {
     }
 
     /** What the coalescer did so far. */
-    record Stats(long batches, long operations) {
-        double meanBatch() {
-            return batches == 0 ? 0 : (double) operations / batches;
-        }
+    record Stats(long batches, long operations, long hostCacheHits, long hostCacheMisses) {
     }
 
     Stats coalescerStats() {
-        return new Stats(batches.sum(), operations.sum());
+        return new Stats(batches.sum(), operations.sum(), hostCache == null ? 0 : hostCache.hits(),
+                hostCache == null ? 0 : hostCache.misses());
     }
 
     /** Queues an operation; the future completes when its batch has run. Key and value are copied now. */
@@ -79,9 +83,13 @@ final class CoalescingEngine implements Engine {
         if (closed) {
             throw new IllegalStateException("the index is closed");
         }
-        MemorySegment k = MemorySegment.ofArray(key.toArray(ValueLayout.JAVA_BYTE));
+        byte[] keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
         MemorySegment v = kind.hasValue() ? MemorySegment.ofArray(value.toArray(ValueLayout.JAVA_BYTE)) : null;
-        Request r = new Request(kind, k, v, out);
+        Request r = new Request(kind, MemorySegment.ofArray(keyBytes), v, out);
+        if (hostCache != null && kind != OpKind.GET) {
+            r.cacheKey = new HostReadCache.KeyBytes(keyBytes);
+            hostCache.written(r.cacheKey);
+        }
         queue.add(r);
         if (closed) {
             // close() may have drained the queue before this request arrived.
@@ -176,6 +184,9 @@ final class CoalescingEngine implements Engine {
                     r.valueOut = values.asSlice((long) i * valueSize, valueSize).toArray(ValueLayout.JAVA_BYTE);
                 }
             }
+            if (r.cacheKey != null) {
+                hostCache.written(r.cacheKey);  // the write has run: nothing read before it may stay cached
+            }
             done[i] = r;
             outcomes[i] = o;
         }
@@ -220,7 +231,43 @@ final class CoalescingEngine implements Engine {
 
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
-        return await(submit(OpKind.GET, key, null, valueOut));
+        if (hostCache == null || !hostCache.enabled()) {
+            return await(submit(OpKind.GET, key, null, valueOut));
+        }
+        HostReadCache.KeyBytes k = new HostReadCache.KeyBytes(key.toArray(ValueLayout.JAVA_BYTE));
+        byte[] hit = hostCache.get(k);
+        if (hit != null) {
+            MemorySegment.copy(hit, 0, valueOut, ValueLayout.JAVA_BYTE, 0, valueSize);
+            return Outcome.FOUND;
+        }
+        long stamp = hostCache.stamp(k);
+        Outcome o = await(submit(OpKind.GET, key, null, valueOut));
+        if (o == Outcome.FOUND) {
+            hostCache.offer(k, stamp, valueOut.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE));
+        }
+        return o;
+    }
+
+    /** A get for the asynchronous API: the host cache's value at once, or the batch's. */
+    CompletableFuture<byte[]> getAsync(MemorySegment key) {
+        if (hostCache == null || !hostCache.enabled()) {
+            Request r = submit(OpKind.GET, key, null, null);
+            return r.thenApply(o -> o == Outcome.FOUND ? r.valueOut : null);
+        }
+        HostReadCache.KeyBytes k = new HostReadCache.KeyBytes(key.toArray(ValueLayout.JAVA_BYTE));
+        byte[] hit = hostCache.get(k);
+        if (hit != null) {
+            return CompletableFuture.completedFuture(hit.clone());
+        }
+        long stamp = hostCache.stamp(k);
+        Request r = submit(OpKind.GET, key, null, null);
+        return r.thenApply(o -> {
+            if (o != Outcome.FOUND) {
+                return null;
+            }
+            hostCache.offer(k, stamp, r.valueOut.clone());
+            return r.valueOut;
+        });
     }
 
     @Override
@@ -245,7 +292,26 @@ final class CoalescingEngine implements Engine {
 
     @Override
     public void execute(Batch batch, BatchResult result) {
-        engine.execute(batch, result);
+        if (hostCache == null) {
+            engine.execute(batch, result);
+            return;
+        }
+        HostReadCache.KeyBytes[] written = new HostReadCache.KeyBytes[batch.size()];
+        for (int i = 0; i < written.length; i++) {
+            if (batch.kind(i) != OpKind.GET) {
+                written[i] = new HostReadCache.KeyBytes(batch.key(i));
+                hostCache.written(written[i]);
+            }
+        }
+        try {
+            engine.execute(batch, result);
+        } finally {
+            for (HostReadCache.KeyBytes k : written) {
+                if (k != null) {
+                    hostCache.written(k);
+                }
+            }
+        }
     }
 
     @Override
@@ -278,8 +344,14 @@ final class CoalescingEngine implements Engine {
         engine.sync();
     }
 
-    /** The engine behind the coalescer (for what only it offers, e.g. the GPU engine's device batches). */
+    /**
+     * The engine behind the coalescer (for what only it offers, e.g. the GPU engine's device
+     * batches). Writes through it would bypass the host cache, which is therefore turned off.
+     */
     Engine inner() {
+        if (hostCache != null && hostCache.enabled()) {
+            hostCache.disable();
+        }
         return engine;
     }
 

@@ -258,8 +258,7 @@ public final class GPHashIndex implements AutoCloseable {
     public java.util.concurrent.CompletableFuture<byte[]> getAsync(byte[] key) {
         Arguments.checkKey(key, keySize);
         if (live() instanceof CoalescingEngine c) {
-            CoalescingEngine.Request r = c.submit(OpKind.GET, MemorySegment.ofArray(key), null, null);
-            return r.thenApply(o -> o == Outcome.FOUND ? r.valueOut : null);
+            return c.getAsync(MemorySegment.ofArray(key));
         }
         return run(() -> get(key));
     }
@@ -328,15 +327,24 @@ public final class GPHashIndex implements AutoCloseable {
     public java.util.Optional<CoalescerStats> coalescerStats() {
         if (live() instanceof CoalescingEngine c) {
             CoalescingEngine.Stats s = c.coalescerStats();
-            return java.util.Optional.of(new CoalescerStats(s.batches(), s.operations()));
+            return java.util.Optional.of(new CoalescerStats(s.batches(), s.operations(), s.hostCacheHits(),
+                    s.hostCacheMisses()));
         }
         return java.util.Optional.empty();
     }
 
-    /** What the coalescer did: batches it ran and the single operations they held. */
-    public record CoalescerStats(long batches, long operations) {
+    /**
+     * What the coalescer did: batches it ran and the single operations they held; the host read
+     * cache's hits and misses (0 without one).
+     */
+    public record CoalescerStats(long batches, long operations, long hostCacheHits, long hostCacheMisses) {
         public double meanBatchSize() {
             return batches == 0 ? 0 : (double) operations / batches;
+        }
+
+        public double hostCacheHitRate() {
+            long n = hostCacheHits + hostCacheMisses;
+            return n == 0 ? 0 : (double) hostCacheHits / n;
         }
     }
 

@@ -150,6 +150,98 @@ class CoalescingTest {
         }
     }
 
+    /**
+     * With the host read cache: readers hammer a few hot keys while each writer rewrites its own
+     * keys with increasing versions, through single calls, async calls and batches. A reader may
+     * see an older version only while a newer one is still being written; once a writer's call
+     * returned, every later read (cache or not) sees at least that version.
+     */
+    @Test
+    void theHostCacheNeverServesAValueOlderThanAFinishedWrite() throws Exception {
+        try (GPHashIndex index = index("h.pool", Coalescing.on(Duration.ZERO, 4096).withHostCache(1 << 20))) {
+            int keys = 16;
+            java.util.concurrent.atomic.AtomicLongArray done = new java.util.concurrent.atomic.AtomicLongArray(keys);
+            for (int k = 0; k < keys; k++) {
+                index.put(k, value(k, 1));
+                done.set(k, 1);
+            }
+            ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            List<Thread> ts = new ArrayList<>();
+            for (int w = 0; w < 2; w++) {
+                int id = w;
+                ts.add(Thread.ofPlatform().start(() -> {
+                    SplittableRandom r = new SplittableRandom(id);
+                    try {
+                        for (long version = 2; version < 1500; version++) {
+                            int k = id + 2 * r.nextInt(keys / 2);  // writer id owns keys of its parity
+                            long v = Math.max(version, done.get(k) + 1);
+                            switch (r.nextInt(3)) {
+                                case 0 -> index.put(k, value(k, v));
+                                case 1 -> index.putAsync(k, value(k, v)).join();
+                                default -> index.execute(index.newBatch(1).put(k, value(k, v)));
+                            }
+                            done.set(k, v);
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }));
+            }
+            for (int rd = 0; rd < 4; rd++) {
+                int id = rd;
+                ts.add(Thread.ofPlatform().start(() -> {
+                    SplittableRandom r = new SplittableRandom(100 + id);
+                    try {
+                        while (!stop.get()) {
+                            int k = r.nextInt(keys);
+                            long floor = done.get(k);
+                            byte[] v = r.nextBoolean() ? index.get(k) : index.getAsync((long) k).join();
+                            long seen = java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
+                            if (seen < floor) {
+                                throw new AssertionError("key " + k + ": read version " + seen + " after version "
+                                        + floor + " was written");
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }));
+            }
+            for (int i = 0; i < 2; i++) {
+                ts.get(i).join();
+            }
+            stop.set(true);
+            for (Thread t : ts) {
+                t.join();
+            }
+            if (!failures.isEmpty()) {
+                throw new AssertionError(failures.peek());
+            }
+            GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
+            assertTrue(s.hostCacheHits() > 0, "the hot keys were never served from the host: " + s);
+            for (int k = 0; k < keys; k++) {
+                assertArrayEquals(value(k, done.get(k)), index.get(k), "key " + k);
+            }
+        }
+    }
+
+    @Test
+    void askingForTheEngineTurnsTheHostCacheOff() {
+        try (GPHashIndex index = index("e.pool", Coalescing.on(Duration.ZERO, 4096).withHostCache(1 << 20))) {
+            index.put(1L, value(1, 1));
+            index.get(1L);
+            index.get(1L);
+            long hits = index.coalescerStats().orElseThrow().hostCacheHits();
+            assertTrue(hits > 0);
+            Engine e = index.engine();  // its own methods would bypass the cache
+            e.put(java.lang.foreign.MemorySegment.ofArray(LongKeys.encode(1L, 8)),
+                    java.lang.foreign.MemorySegment.ofArray(value(1, 2)));
+            assertArrayEquals(value(1, 2), index.get(1L), "a write past the cache must be seen");
+            assertEquals(hits, index.coalescerStats().orElseThrow().hostCacheHits());
+        }
+    }
+
     @Test
     void lingerGathersMoreIntoOneBatch() throws Exception {
         try (GPHashIndex index = index("l.pool", Coalescing.on(Duration.ofMillis(20), 4096))) {

@@ -23,7 +23,8 @@ import site.ycsb.Status;
  * {@code gphash.keysize} (8), {@code gphash.valuesize} (128), {@code gphash.backend} (cpu|gpu),
  * {@code gphash.initialcapacity} (default: recordcount), {@code gphash.coalescing} (auto|on|off: whether
  * the client threads' single calls are merged into batches; auto = for the GPU backend),
- * {@code gphash.linger.us} (0) and {@code gphash.maxbatch} (65536).
+ * {@code gphash.linger.us} (0), {@code gphash.maxbatch} (65536) and {@code gphash.hostcache.mb} (the
+ * host read cache's size; default an eighth of the heap, at most 256; 0: none).
  */
 public final class GPHashDB extends DB {
 
@@ -35,6 +36,7 @@ public final class GPHashDB extends DB {
     static final String COALESCING = "gphash.coalescing";
     static final String LINGER_US = "gphash.linger.us";
     static final String MAX_BATCH = "gphash.maxbatch";
+    static final String HOST_CACHE_MB = "gphash.hostcache.mb";
 
     private GPHashIndex index;
     private RecordCodec codec;

@@ -41,20 +41,25 @@ final class SharedIndex {
         return index;
     }
 
-    /** {@code gphash.coalescing} auto (default), on or off; {@code gphash.linger.us} (0); {@code gphash.maxbatch} (65536). */
+    /**
+     * {@code gphash.coalescing} auto (default), on or off; {@code gphash.linger.us} (0);
+     * {@code gphash.maxbatch} (65536); {@code gphash.hostcache.mb} (default: an eighth of the heap, at most 256; 0: none).
+     */
     static org.gphash.Coalescing coalescing(Properties p) {
         org.gphash.Coalescing.Mode mode = org.gphash.Coalescing.Mode.valueOf(
                 p.getProperty(GPHashDB.COALESCING, "auto").toUpperCase(java.util.Locale.ROOT));
         return new org.gphash.Coalescing(mode,
                 java.time.Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.LINGER_US, "0"))),
-                Integer.parseInt(p.getProperty(GPHashDB.MAX_BATCH, "65536")));
+                Integer.parseInt(p.getProperty(GPHashDB.MAX_BATCH, "65536")),
+                p.getProperty(GPHashDB.HOST_CACHE_MB) == null ? org.gphash.Coalescing.AUTO_HOST_CACHE
+                        : (1L << 20) * Long.parseLong(p.getProperty(GPHashDB.HOST_CACHE_MB)));
     }
 
     static synchronized void release() {
         if (users > 0 && --users == 0) {
             index.coalescerStats().ifPresent(s -> System.err.printf(java.util.Locale.ROOT,
-                    "gphash: coalescer ran %d batches of %d operations (mean %.1f)%n", s.batches(), s.operations(),
-                    s.meanBatchSize()));
+                    "gphash: coalescer ran %d batches of %d operations (mean %.1f), host cache hit rate %.3f%n",
+                    s.batches(), s.operations(), s.meanBatchSize(), s.hostCacheHitRate()));
             index.close();
             index = null;
             openPath = null;
