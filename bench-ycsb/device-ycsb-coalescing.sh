@@ -10,11 +10,11 @@ mkdir -p "$OUT"
 REC="${REC:-1000000}"
 POOL=/dev/shm/ycsb-coalescing.pool
 rm -f "$POOL"
-phase() {  # tag phase workload threads ops backend coalescing [host cache MiB]
-    local tag=$1 ph=$2 wl=$3 th=$4 ops=$5 be=$6 co=$7 hc=${8:-0}
+phase() {  # tag phase workload threads ops backend coalescing [host cache MiB] [adaptive]
+    local tag=$1 ph=$2 wl=$3 th=$4 ops=$5 be=$6 co=$7 hc=${8:-0} ad=${9:-false}
     JAVA_OPTS="-Xmx32g" timeout 100 /tmp/bundle/bin/run org.gphash.bench.ycsb.YcsbPhases "$ph" \
         -P "bench-ycsb/workloads/workload$wl" -threads "$th" -p recordcount="$REC" -p operationcount="$ops" \
-        -p gphash.backend="$be" -p gphash.coalescing="$co" -p gphash.hostcache.mb="$hc" -p gphash.path="$POOL" \
+        -p gphash.backend="$be" -p gphash.coalescing="$co" -p gphash.hostcache.mb="$hc" -p gphash.adaptive="$ad" -p gphash.path="$POOL" \
         > "$OUT/$tag.log" 2>&1
     local tput rlat r99 mb hr
     tput=$(grep -m1 '^\[OVERALL\], Throughput' "$OUT/$tag.log" | awk -F', ' '{printf "%.0f", $3}')
@@ -22,13 +22,26 @@ phase() {  # tag phase workload threads ops backend coalescing [host cache MiB]
     r99=$(grep -m1 -E '^\[(READ|INSERT)\], 99thPercentileLatency' "$OUT/$tag.log" | awk -F', ' '{print $3}')
     mb=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed 's/.*(mean \([0-9.]*\)).*/\1/')
     hr=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed 's/.*hit rate \([0-9.]*\).*/\1/')
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tag" "$wl" "$be" "$co" "$hc" "$th" "${tput:-?}" \
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tag" "$wl" "$be" "$co" "$hc" "$ad" "$th" "${tput:-?}" \
         "${rlat:-?}" "${r99:-?}" "${mb:--}" "${hr:--}" >> "$OUT/table.md"
 }
-echo '| run | workload | backend | coalescing | host cache MiB | threads | ops/s | mean latency (us) | p99 (us) | mean batch | host hit rate |' > "$OUT/table.md"
-echo '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |' >> "$OUT/table.md"
+echo '| run | workload | backend | coalescing | host cache MiB | adaptive | threads | ops/s | mean latency (us) | p99 (us) | mean batch | host hit rate |' > "$OUT/table.md"
+echo '| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |' >> "$OUT/table.md"
 HC="${HC:-256}"
 phase load-gpu-on-256 load c 256 1 gpu on
+if [[ "${PLAN:-full}" == adaptive ]]; then
+    # The coalescer's adaptive wait against none, GPU engine with the host cache, and the CPU engine.
+    for wl in c a; do
+        for th in 16 256; do
+            phase $wl-gpu-$th-adaptive run $wl $th 2000000 gpu on "$HC" true
+            phase $wl-gpu-$th-noadapt run $wl $th 2000000 gpu on "$HC" false
+            phase $wl-cpu-$th run $wl $th 2000000 cpu off
+        done
+    done
+    rm -f "$POOL"
+    cat "$OUT/table.md"
+    exit 0
+fi
 phase c-gpu-off-16 run c 16 100000 gpu off
 phase c-gpu-on-16 run c 16 500000 gpu on
 for wl in c b a; do

@@ -11,8 +11,8 @@ import java.util.Objects;
  * runs a single operation in a couple of microseconds, less than a hand-off to another thread.
  *
  * <p>A batch is launched as soon as the engine is free and something is waiting (so under light
- * load a call waits for nothing but the batch in flight), or after {@code linger} if that is set,
- * to gather more; at most {@code maxBatch} operations go in one batch. A caller's operations keep
+ * load a call waits for nothing but the batch in flight), after {@code linger} if that is set, or
+ * after the adaptive wait below; at most {@code maxBatch} operations go in one batch. A caller's operations keep
  * their order: a caller's put, then its get, sees the put (one dispatcher, batches run in order and
  * a batch runs its operations in order).
  *
@@ -24,10 +24,19 @@ import java.util.Objects;
  * @param mode           AUTO (on for the GPU backend, off for the CPU backend), ON or OFF
  * @param linger         how long the first waiting call may wait for others (zero: not at all)
  * @param maxBatch       most operations merged into one batch
+ * <p>{@code adaptive} (with no fixed linger) waits, after the first request, for as many as the
+ * previous batch held, at most a quarter of that batch's run time (and 200 us): synchronous callers
+ * woken by one batch are back a few microseconds later, and without the wait the next batch would
+ * leave with the first of them only (after DIDO, which adapts batching to measured arrivals and
+ * kernel time). Off by default: on the H100 under YCSB's client it made batches 1.3x to 1.7x larger
+ * but throughput moved both ways (A +13% at 16 threads, C -7%, A -9% at 256: a larger GPU batch
+ * costs more, so the wait buys nothing on average; docs/PERFORMANCE.md).
+ *
  * @param hostCacheBytes bytes of the host read cache (0: none; {@link #AUTO_HOST_CACHE}: an eighth of the
  *                       JVM's maximum heap, at most 256 MiB)
+ * @param adaptive       with a zero linger, wait briefly for the previous batch's callers to return
  */
-public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCacheBytes) {
+public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCacheBytes, boolean adaptive) {
 
     public enum Mode { AUTO, ON, OFF }
 
@@ -41,8 +50,9 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * threads, B 1.5x and A 1.15x at 256; docs/PERFORMANCE.md), and sized from the heap so that a
      * small heap is not filled by it.
      */
-    public static final Coalescing AUTO = new Coalescing(Mode.AUTO, Duration.ZERO, 1 << 16, AUTO_HOST_CACHE);
-    public static final Coalescing OFF = new Coalescing(Mode.OFF, Duration.ZERO, 1 << 16, 0);
+    public static final Coalescing AUTO = new Coalescing(Mode.AUTO, Duration.ZERO, 1 << 16, AUTO_HOST_CACHE,
+            false);
+    public static final Coalescing OFF = new Coalescing(Mode.OFF, Duration.ZERO, 1 << 16, 0, false);
 
     public Coalescing {
         Objects.requireNonNull(mode, "mode");
@@ -66,12 +76,17 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
 
     /** These settings with a host read cache of {@code bytes} (0: none). */
     public Coalescing withHostCache(long bytes) {
-        return new Coalescing(mode, linger, maxBatch, bytes);
+        return new Coalescing(mode, linger, maxBatch, bytes, adaptive);
+    }
+
+    /** These settings, adapting the wait to the previous batch (see above) or not. */
+    public Coalescing withAdaptive(boolean adapt) {
+        return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adapt);
     }
 
     /** On, whatever the backend, with this linger and batch limit. */
     public static Coalescing on(Duration linger, int maxBatch) {
-        return new Coalescing(Mode.ON, linger, maxBatch, 0);
+        return new Coalescing(Mode.ON, linger, maxBatch, 0, false);
     }
 
     /** Whether calls are merged for {@code backend}. */

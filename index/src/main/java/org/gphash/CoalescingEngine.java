@@ -113,12 +113,17 @@ final class CoalescingEngine implements Engine {
         }
     }
 
+    /** The adaptive wait's ceiling. */
+    private static final long MAX_ADAPTIVE_WAIT_NANOS = 200_000;
+
     private void dispatch() {
         List<Request> taken = new ArrayList<>();
         Batch batch = Batch.create(keySize, valueSize, 1024);
         BatchResult result = new BatchResult(valueSize, 1024);
         long lingerNanos = config.linger().toNanos();
         int max = Math.min(config.maxBatch(), Batch.maxOperations(keySize, valueSize));
+        long lastRunNanos = 0;
+        int lastSize = 0;
         for (;;) {
             taken.clear();
             try {
@@ -127,25 +132,35 @@ final class CoalescingEngine implements Engine {
                     return;
                 }
                 taken.add(first);
-                if (lingerNanos > 0) {
-                    long deadline = System.nanoTime() + lingerNanos;
+                queue.drainTo(taken, max - 1);
+                // A fixed linger gathers until the batch is full; the adaptive wait until as many as
+                // last time have come back (the callers that batch woke), for a quarter of its run time.
+                long wait = lingerNanos > 0 ? lingerNanos
+                        : config.adaptive() ? Math.min(MAX_ADAPTIVE_WAIT_NANOS, lastRunNanos / 4) : 0;
+                int want = lingerNanos > 0 ? max : Math.min(max, lastSize);
+                if (wait > 0 && taken.size() < want && !taken.contains(POISON)) {
+                    long deadline = System.nanoTime() + wait;
                     long left;
-                    while (taken.size() < max && (left = deadline - System.nanoTime()) > 0) {
+                    while (taken.size() < want && (left = deadline - System.nanoTime()) > 0) {
                         Request r = queue.poll(left, TimeUnit.NANOSECONDS);
                         if (r == null) {
                             break;
                         }
                         taken.add(r);
                         queue.drainTo(taken, max - taken.size());
+                        if (r == POISON) {
+                            break;
+                        }
                     }
-                } else {
-                    queue.drainTo(taken, max - 1);
                 }
             } catch (InterruptedException e) {
                 return;
             }
             boolean stop = taken.remove(POISON);
+            long start = System.nanoTime();
             run(taken, batch, result);
+            lastRunNanos = System.nanoTime() - start;
+            lastSize = taken.size();
             if (stop) {
                 return;
             }

@@ -24,7 +24,8 @@ import site.ycsb.Status;
  * {@code gphash.initialcapacity} (default: recordcount), {@code gphash.coalescing} (auto|on|off: whether
  * the client threads' single calls are merged into batches; auto = for the GPU backend),
  * {@code gphash.linger.us} (0), {@code gphash.maxbatch} (65536) and {@code gphash.hostcache.mb} (the
- * host read cache's size; default an eighth of the heap, at most 256; 0: none).
+ * host read cache's size; default an eighth of the heap, at most 256; 0: none), {@code gphash.adaptive}
+ * (false; true: the coalescer's adaptive wait).
  */
 public final class GPHashDB extends DB {
 
@@ -37,6 +38,7 @@ public final class GPHashDB extends DB {
     static final String LINGER_US = "gphash.linger.us";
     static final String MAX_BATCH = "gphash.maxbatch";
     static final String HOST_CACHE_MB = "gphash.hostcache.mb";
+    static final String ADAPTIVE = "gphash.adaptive";
 
     private GPHashIndex index;
     private RecordCodec codec;

@@ -43,7 +43,8 @@ final class SharedIndex {
 
     /**
      * {@code gphash.coalescing} auto (default), on or off; {@code gphash.linger.us} (0);
-     * {@code gphash.maxbatch} (65536); {@code gphash.hostcache.mb} (default: an eighth of the heap, at most 256; 0: none).
+     * {@code gphash.maxbatch} (65536); {@code gphash.hostcache.mb} (default: an eighth of the heap, at most 256; 0: none);
+     * {@code gphash.adaptive} (false).
      */
     static org.gphash.Coalescing coalescing(Properties p) {
         org.gphash.Coalescing.Mode mode = org.gphash.Coalescing.Mode.valueOf(
@@ -52,7 +53,8 @@ final class SharedIndex {
                 java.time.Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.LINGER_US, "0"))),
                 Integer.parseInt(p.getProperty(GPHashDB.MAX_BATCH, "65536")),
                 p.getProperty(GPHashDB.HOST_CACHE_MB) == null ? org.gphash.Coalescing.AUTO_HOST_CACHE
-                        : (1L << 20) * Long.parseLong(p.getProperty(GPHashDB.HOST_CACHE_MB)));
+                        : (1L << 20) * Long.parseLong(p.getProperty(GPHashDB.HOST_CACHE_MB)),
+                Boolean.parseBoolean(p.getProperty(GPHashDB.ADAPTIVE, "false")));
     }
 
     static synchronized void release() {
