@@ -150,6 +150,16 @@ public final class Batch {
         return this;
     }
 
+    /** Appends every operation of {@code other} (same key and value sizes), in its order. */
+    void addAll(Batch other) {
+        int n = other.size;
+        ensureCapacity(size + n);
+        System.arraycopy(other.kinds, 0, kinds, size, n);
+        System.arraycopy(other.keys, 0, keys, size * keySize, n * keySize);
+        System.arraycopy(other.values, 0, values, size * valueSize, n * valueSize);
+        size += n;
+    }
+
     private void ensureCapacity(int n) {
         if (n > kinds.length) {
             int max = maxOperations(keySize, valueSize);

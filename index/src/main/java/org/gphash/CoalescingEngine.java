@@ -35,11 +35,30 @@ final class CoalescingEngine implements Engine {
         final MemorySegment out;
         byte[] valueOut;
 
+        /** A caller's whole batch, merged with others into one engine batch (null: a single operation). */
+        final Batch batch;
+        final BatchResult batchResult;
+
         Request(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
             this.kind = kind;
             this.key = key;
             this.value = value;
             this.out = out;
+            this.batch = null;
+            this.batchResult = null;
+        }
+
+        Request(Batch batch, BatchResult result) {
+            this.kind = null;
+            this.key = null;
+            this.value = null;
+            this.out = null;
+            this.batch = batch;
+            this.batchResult = result;
+        }
+
+        int operations() {
+            return batch == null ? 1 : batch.size();
         }
     }
 
@@ -132,7 +151,7 @@ final class CoalescingEngine implements Engine {
                     return;
                 }
                 taken.add(first);
-                queue.drainTo(taken, max - 1);
+                drainUpTo(taken, max);
                 // A fixed linger gathers until the batch is full; the adaptive wait until as many as
                 // last time have come back (the callers that batch woke), for a quarter of its run time.
                 long wait = lingerNanos > 0 ? lingerNanos
@@ -147,10 +166,10 @@ final class CoalescingEngine implements Engine {
                             break;
                         }
                         taken.add(r);
-                        queue.drainTo(taken, max - taken.size());
                         if (r == POISON) {
                             break;
                         }
+                        drainUpTo(taken, max);
                     }
                 }
             } catch (InterruptedException e) {
@@ -167,13 +186,39 @@ final class CoalescingEngine implements Engine {
         }
     }
 
+    /**
+     * Moves waiting requests into {@code taken} while their operations fit in {@code max} (a request
+     * that would not fit stays first in line for the next batch).
+     */
+    private void drainUpTo(List<Request> taken, int max) {
+        int ops = 0;
+        for (Request r : taken) {
+            ops += r == POISON ? 0 : r.operations();
+        }
+        Request next;
+        while ((next = queue.peek()) != null && (next == POISON || ops + next.operations() <= max)) {
+            if (queue.poll() != next) {
+                break;  // single consumer: cannot happen, but never lose a request
+            }
+            taken.add(next);
+            ops += next == POISON ? 0 : next.operations();
+            if (next == POISON) {
+                return;
+            }
+        }
+    }
+
     private void run(List<Request> taken, Batch batch, BatchResult result) {
         if (taken.isEmpty()) {
             return;
         }
         batch.clear();
         for (Request r : taken) {
-            batch.add(r.kind, r.key, r.value);
+            if (r.batch != null) {
+                batch.addAll(r.batch);
+            } else {
+                batch.add(r.kind, r.key, r.value);
+            }
         }
         try {
             result.reset(batch.size());
@@ -185,12 +230,26 @@ final class CoalescingEngine implements Engine {
             return;
         }
         batches.increment();
-        operations.add(taken.size());
+        operations.add(batch.size());
         MemorySegment values = result.values();
+        MemorySegment codes = result.outcomeCodes();
         Request[] done = new Request[taken.size()];
         Outcome[] outcomes = new Outcome[done.length];
-        for (int i = 0; i < done.length; i++) {
-            Request r = taken.get(i);
+        int at = 0;
+        for (int j = 0; j < done.length; j++) {
+            Request r = taken.get(j);
+            int i = at;
+            at += r.operations();
+            if (r.batch != null) {
+                // A merged caller batch: its outcomes and values, in its own numbering.
+                int n = r.batch.size();
+                r.batchResult.reset(n);
+                MemorySegment.copy(codes, i, r.batchResult.outcomeCodes(), 0, n);
+                MemorySegment.copy(values, (long) i * valueSize, r.batchResult.values(), 0, (long) n * valueSize);
+                done[j] = r;
+                outcomes[j] = Outcome.FOUND;  // unused: the caller reads its BatchResult
+                continue;
+            }
             Outcome o = result.outcome(i);
             if (r.kind == OpKind.GET && o == Outcome.FOUND) {
                 if (r.out != null) {
@@ -202,8 +261,8 @@ final class CoalescingEngine implements Engine {
             if (r.cacheKey != null) {
                 hostCache.written(r.cacheKey);  // the write has run: nothing read before it may stay cached
             }
-            done[i] = r;
-            outcomes[i] = o;
+            done[j] = r;
+            outcomes[j] = o;
         }
         complete(done, outcomes);
     }
@@ -305,25 +364,42 @@ final class CoalescingEngine implements Engine {
         return await(submit(OpKind.DELETE, key, null, null));
     }
 
+    /**
+     * A caller's batch: merged with the other waiting calls and batches into one engine batch when it
+     * fits in {@code maxBatch} (several client threads with batches of thousands then share one GPU
+     * round trip; a batch's operations stay together and in order, and batches of different callers
+     * were concurrent, so any order between them is one they could have had), else run directly.
+     */
     @Override
     public void execute(Batch batch, BatchResult result) {
-        if (hostCache == null) {
-            engine.execute(batch, result);
-            return;
-        }
-        HostReadCache.KeyBytes[] written = new HostReadCache.KeyBytes[batch.size()];
-        for (int i = 0; i < written.length; i++) {
-            if (batch.kind(i) != OpKind.GET) {
-                written[i] = new HostReadCache.KeyBytes(batch.key(i));
-                hostCache.written(written[i]);
+        HostReadCache.KeyBytes[] written = null;
+        if (hostCache != null) {
+            written = new HostReadCache.KeyBytes[batch.size()];
+            for (int i = 0; i < written.length; i++) {
+                if (batch.kind(i) != OpKind.GET) {
+                    written[i] = new HostReadCache.KeyBytes(batch.key(i));
+                    hostCache.written(written[i]);
+                }
             }
         }
         try {
-            engine.execute(batch, result);
+            if (batch.size() == 0 || batch.size() > Math.min(config.maxBatch(), Batch.maxOperations(keySize, valueSize))
+                    || closed) {
+                engine.execute(batch, result);
+            } else {
+                Request r = new Request(batch, result);
+                queue.add(r);
+                if (closed) {
+                    r.completeExceptionally(new IllegalStateException("the index is closed"));
+                }
+                await(r);
+            }
         } finally {
-            for (HostReadCache.KeyBytes k : written) {
-                if (k != null) {
-                    hostCache.written(k);
+            if (written != null) {
+                for (HostReadCache.KeyBytes k : written) {
+                    if (k != null) {
+                        hostCache.written(k);
+                    }
                 }
             }
         }

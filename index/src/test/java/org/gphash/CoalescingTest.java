@@ -242,6 +242,72 @@ class CoalescingTest {
         }
     }
 
+    /** Batches from many threads are merged into engine batches; each caller gets its own results, in its order. */
+    @Test
+    void batchesFromManyThreadsAreMergedAndSplitBack() throws Exception {
+        try (GPHashIndex index = index("m.pool", Coalescing.on(Duration.ofMillis(2), 1 << 14))) {
+            int threads = 8;
+            ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+            List<Thread> ts = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                ts.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        SplittableRandom r = new SplittableRandom(id);
+                        Map<Long, byte[]> model = new HashMap<>();
+                        long base = id * 1_000_000L;
+                        for (int round = 0; round < 30; round++) {
+                            Batch b = index.newBatch(300);
+                            List<Outcome> expected = new ArrayList<>();
+                            List<byte[]> expectedValues = new ArrayList<>();
+                            for (int i = 0; i < 300; i++) {
+                                long k = base + r.nextInt(100);
+                                byte[] v = value(k, round * 1000L + i + 1);
+                                switch (r.nextInt(3)) {
+                                    case 0 -> {
+                                        b.put(k, v);
+                                        expected.add(model.put(k, v) == null ? Outcome.INSERTED : Outcome.UPDATED);
+                                        expectedValues.add(null);
+                                    }
+                                    case 1 -> {
+                                        b.delete(k);
+                                        expected.add(model.remove(k) != null ? Outcome.DELETED : Outcome.NOT_FOUND);
+                                        expectedValues.add(null);
+                                    }
+                                    default -> {
+                                        b.get(k);
+                                        byte[] cur = model.get(k);
+                                        expected.add(cur != null ? Outcome.FOUND : Outcome.NOT_FOUND);
+                                        expectedValues.add(cur);
+                                    }
+                                }
+                            }
+                            BatchResult res = index.execute(b);
+                            assertEquals(300, res.size());
+                            for (int i = 0; i < 300; i++) {
+                                assertEquals(expected.get(i), res.outcome(i), "thread " + id + " op " + i);
+                                if (expectedValues.get(i) != null) {
+                                    assertArrayEquals(expectedValues.get(i), res.value(i), "thread " + id + " op " + i);
+                                }
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }));
+            }
+            for (Thread t : ts) {
+                t.join();
+            }
+            if (!failures.isEmpty()) {
+                throw new AssertionError(failures.peek());
+            }
+            GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
+            assertEquals((long) threads * 30 * 300, s.operations());
+            assertTrue(s.batches() < threads * 30, "no caller batches were merged: " + s);
+        }
+    }
+
     @Test
     void lingerGathersMoreIntoOneBatch() throws Exception {
         try (GPHashIndex index = index("l.pool", Coalescing.on(Duration.ofMillis(20), 4096))) {

@@ -37,6 +37,10 @@ public class GPHashStore implements StoreUnderTest {
         this.index = GPHashIndex.builder(config.directory().resolve("gphash-" + backend.name().toLowerCase() + "-"
                         + durability.name().toLowerCase() + ".pool"))
                 .durability(durability)
+                // -Dgphash.bench.coalescing=off measures the engine without the coalescer (merging
+                // the client threads' batches is the default for the GPU backend).
+                .coalescing("off".equals(System.getProperty("gphash.bench.coalescing"))
+                        ? org.gphash.Coalescing.OFF : org.gphash.Coalescing.AUTO)
                 .keySize(config.keySize()).valueSize(config.valueSize())
                 .levels(LEVELS).hashes(HASHES).slotsPerBucket(SLOTS_PER_BUCKET)
                 // Sized for the load, as the paper's runs are: resizes are measured by the demo.
