@@ -28,8 +28,11 @@ final class CoalescingEngine implements Engine {
     static final class Request extends CompletableFuture<Outcome> {
         final OpKind kind;
         final MemorySegment key;
-        /** The key as the host cache knows it (null without a cache). */
+        /** A write's key as the host cache knows it (null without a cache). */
         HostReadCache.KeyBytes cacheKey;
+        /** A get that missed the host cache: its key there, and the stripe it noted (null: none). */
+        HostReadCache.KeyBytes missedKey;
+        long missedStamp;
         final MemorySegment value;
         /** Where a GET's value is copied (null: into {@link #valueOut}, a fresh array). */
         final MemorySegment out;
@@ -109,6 +112,47 @@ final class CoalescingEngine implements Engine {
             r.cacheKey = new HostReadCache.KeyBytes(keyBytes);
             hostCache.written(r.cacheKey);
         }
+        return enqueue(r);
+    }
+
+    /**
+     * A get: answered at once from the host cache when it holds the key, else queued (noting the
+     * key's stripe, so that {@link #afterGet} may cache what the batch read).
+     */
+    Request submitGet(MemorySegment key, MemorySegment out) {
+        if (closed) {
+            throw new IllegalStateException("the index is closed");
+        }
+        byte[] keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
+        Request r = new Request(OpKind.GET, MemorySegment.ofArray(keyBytes), null, out);
+        if (hostCache == null || !hostCache.enabled()) {
+            return enqueue(r);
+        }
+        HostReadCache.KeyBytes k = new HostReadCache.KeyBytes(keyBytes);
+        byte[] hit = hostCache.get(k);
+        if (hit != null) {
+            if (out != null) {
+                MemorySegment.copy(hit, 0, out, ValueLayout.JAVA_BYTE, 0, valueSize);
+            } else {
+                r.valueOut = hit.clone();
+            }
+            r.complete(Outcome.FOUND);
+            return r;
+        }
+        r.missedKey = k;
+        r.missedStamp = hostCache.stamp(k);
+        return enqueue(r);
+    }
+
+    /** Offers what a get that missed the host cache read (its caller's copy, taken after the batch). */
+    void afterGet(Request r, Outcome o) {
+        if (r.missedKey != null && o == Outcome.FOUND) {
+            byte[] v = r.out != null ? r.out.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE) : r.valueOut.clone();
+            hostCache.offer(r.missedKey, r.missedStamp, v);
+        }
+    }
+
+    private Request enqueue(Request r) {
         queue.add(r);
         if (closed) {
             // close() may have drained the queue before this request arrived.
@@ -305,42 +349,18 @@ final class CoalescingEngine implements Engine {
 
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
-        if (hostCache == null || !hostCache.enabled()) {
-            return await(submit(OpKind.GET, key, null, valueOut));
-        }
-        HostReadCache.KeyBytes k = new HostReadCache.KeyBytes(key.toArray(ValueLayout.JAVA_BYTE));
-        byte[] hit = hostCache.get(k);
-        if (hit != null) {
-            MemorySegment.copy(hit, 0, valueOut, ValueLayout.JAVA_BYTE, 0, valueSize);
-            return Outcome.FOUND;
-        }
-        long stamp = hostCache.stamp(k);
-        Outcome o = await(submit(OpKind.GET, key, null, valueOut));
-        if (o == Outcome.FOUND) {
-            hostCache.offer(k, stamp, valueOut.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE));
-        }
+        Request r = submitGet(key, valueOut);
+        Outcome o = await(r);
+        afterGet(r, o);
         return o;
     }
 
-    /** A get for the asynchronous API: the host cache's value at once, or the batch's. */
+    /** A get for the asynchronous API: the value, or null when absent. */
     CompletableFuture<byte[]> getAsync(MemorySegment key) {
-        if (hostCache == null || !hostCache.enabled()) {
-            Request r = submit(OpKind.GET, key, null, null);
-            return r.thenApply(o -> o == Outcome.FOUND ? r.valueOut : null);
-        }
-        HostReadCache.KeyBytes k = new HostReadCache.KeyBytes(key.toArray(ValueLayout.JAVA_BYTE));
-        byte[] hit = hostCache.get(k);
-        if (hit != null) {
-            return CompletableFuture.completedFuture(hit.clone());
-        }
-        long stamp = hostCache.stamp(k);
-        Request r = submit(OpKind.GET, key, null, null);
+        Request r = submitGet(key, null);
         return r.thenApply(o -> {
-            if (o != Outcome.FOUND) {
-                return null;
-            }
-            hostCache.offer(k, stamp, r.valueOut.clone());
-            return r.valueOut;
+            afterGet(r, o);
+            return o == Outcome.FOUND ? r.valueOut : null;
         });
     }
 
@@ -387,12 +407,7 @@ final class CoalescingEngine implements Engine {
                     || closed) {
                 engine.execute(batch, result);
             } else {
-                Request r = new Request(batch, result);
-                queue.add(r);
-                if (closed) {
-                    r.completeExceptionally(new IllegalStateException("the index is closed"));
-                }
-                await(r);
+                await(enqueue(new Request(batch, result)));
             }
         } finally {
             if (written != null) {

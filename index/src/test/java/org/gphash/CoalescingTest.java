@@ -48,27 +48,11 @@ class CoalescingTest {
         int threads = 12;
         int opsPerThread = 3_000;
         try (GPHashIndex index = index("c.pool", Coalescing.on(Duration.ZERO, 4096))) {
-            ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-            List<Thread> ts = new ArrayList<>();
             List<Map<Long, byte[]>> models = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
-                int id = t;
-                Map<Long, byte[]> model = new HashMap<>();
-                models.add(model);
-                ts.add(Thread.ofPlatform().start(() -> {
-                    try {
-                        callerRun(index, id, opsPerThread, model);
-                    } catch (Throwable e) {
-                        failures.add(e);
-                    }
-                }));
+                models.add(new HashMap<>());
             }
-            for (Thread t : ts) {
-                t.join();
-            }
-            if (!failures.isEmpty()) {
-                throw new AssertionError(failures.peek());
-            }
+            inThreads(threads, id -> callerRun(index, id, opsPerThread, models.get(id)));
             long expected = 0;
             for (int t = 0; t < threads; t++) {
                 for (Map.Entry<Long, byte[]> e : models.get(t).entrySet()) {
@@ -80,6 +64,28 @@ class CoalescingTest {
             GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
             assertTrue(s.operations() >= (long) threads * opsPerThread / 2, s.toString());
             assertTrue(s.meanBatchSize() > 1.5, "calls from " + threads + " threads were not merged: " + s);
+        }
+    }
+
+    /** Runs {@code body(id)} on {@code n} threads at once; the first failure of any fails the test. */
+    private static void inThreads(int n, java.util.function.IntConsumer body) throws InterruptedException {
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        List<Thread> ts = new ArrayList<>();
+        for (int t = 0; t < n; t++) {
+            int id = t;
+            ts.add(Thread.ofPlatform().start(() -> {
+                try {
+                    body.accept(id);
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
+        if (!failures.isEmpty()) {
+            throw new AssertionError(failures.peek());
         }
     }
 
@@ -247,65 +253,63 @@ class CoalescingTest {
     void batchesFromManyThreadsAreMergedAndSplitBack() throws Exception {
         try (GPHashIndex index = index("m.pool", Coalescing.on(Duration.ofMillis(2), 1 << 14))) {
             int threads = 8;
-            ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
-            List<Thread> ts = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int id = t;
-                ts.add(Thread.ofPlatform().start(() -> {
-                    try {
-                        SplittableRandom r = new SplittableRandom(id);
-                        Map<Long, byte[]> model = new HashMap<>();
-                        long base = id * 1_000_000L;
-                        for (int round = 0; round < 30; round++) {
-                            Batch b = index.newBatch(300);
-                            List<Outcome> expected = new ArrayList<>();
-                            List<byte[]> expectedValues = new ArrayList<>();
-                            for (int i = 0; i < 300; i++) {
-                                long k = base + r.nextInt(100);
-                                byte[] v = value(k, round * 1000L + i + 1);
-                                switch (r.nextInt(3)) {
-                                    case 0 -> {
-                                        b.put(k, v);
-                                        expected.add(model.put(k, v) == null ? Outcome.INSERTED : Outcome.UPDATED);
-                                        expectedValues.add(null);
-                                    }
-                                    case 1 -> {
-                                        b.delete(k);
-                                        expected.add(model.remove(k) != null ? Outcome.DELETED : Outcome.NOT_FOUND);
-                                        expectedValues.add(null);
-                                    }
-                                    default -> {
-                                        b.get(k);
-                                        byte[] cur = model.get(k);
-                                        expected.add(cur != null ? Outcome.FOUND : Outcome.NOT_FOUND);
-                                        expectedValues.add(cur);
-                                    }
-                                }
+            inThreads(threads, id -> {
+                SplittableRandom r = new SplittableRandom(id);
+                Map<Long, byte[]> model = new HashMap<>();
+                long base = id * 1_000_000L;
+                for (int round = 0; round < 30; round++) {
+                    Batch b = index.newBatch(300);
+                    List<Outcome> expected = new ArrayList<>();
+                    List<byte[]> expectedValues = new ArrayList<>();
+                    for (int i = 0; i < 300; i++) {
+                        long k = base + r.nextInt(100);
+                        byte[] v = value(k, round * 1000L + i + 1);
+                        switch (r.nextInt(3)) {
+                            case 0 -> {
+                                b.put(k, v);
+                                expected.add(model.put(k, v) == null ? Outcome.INSERTED : Outcome.UPDATED);
+                                expectedValues.add(null);
                             }
-                            BatchResult res = index.execute(b);
-                            assertEquals(300, res.size());
-                            for (int i = 0; i < 300; i++) {
-                                assertEquals(expected.get(i), res.outcome(i), "thread " + id + " op " + i);
-                                if (expectedValues.get(i) != null) {
-                                    assertArrayEquals(expectedValues.get(i), res.value(i), "thread " + id + " op " + i);
-                                }
+                            case 1 -> {
+                                b.delete(k);
+                                expected.add(model.remove(k) != null ? Outcome.DELETED : Outcome.NOT_FOUND);
+                                expectedValues.add(null);
+                            }
+                            default -> {
+                                b.get(k);
+                                byte[] cur = model.get(k);
+                                expected.add(cur != null ? Outcome.FOUND : Outcome.NOT_FOUND);
+                                expectedValues.add(cur);
                             }
                         }
-                    } catch (Throwable e) {
-                        failures.add(e);
                     }
-                }));
-            }
-            for (Thread t : ts) {
-                t.join();
-            }
-            if (!failures.isEmpty()) {
-                throw new AssertionError(failures.peek());
-            }
+                    BatchResult res = index.execute(b);
+                    assertEquals(300, res.size());
+                    for (int i = 0; i < 300; i++) {
+                        assertEquals(expected.get(i), res.outcome(i), "thread " + id + " op " + i);
+                        if (expectedValues.get(i) != null) {
+                            assertArrayEquals(expectedValues.get(i), res.value(i), "thread " + id + " op " + i);
+                        }
+                    }
+                }
+            });
             GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
             assertEquals((long) threads * 30 * 300, s.operations());
             assertTrue(s.batches() < threads * 30, "no caller batches were merged: " + s);
         }
+    }
+
+    @Test
+    void badSettingsAreRefusedByName() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Coalescing.on(Duration.ofMillis(-1), 16));
+        assertTrue(e.getMessage().contains("linger"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Coalescing.on(Duration.ZERO, 0));
+        assertTrue(e.getMessage().contains("maxBatch"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Coalescing.AUTO.withHostCache(-5));
+        assertTrue(e.getMessage().contains("hostCacheBytes"), e.getMessage());
+        assertThrows(NullPointerException.class, () -> GPHashIndex.builder(pools.pool("n.pool")).coalescing(null));
+        assertThrows(NullPointerException.class, () -> GPHashIndex.builder(pools.pool("n.pool")).durability(null));
     }
 
     @Test

@@ -86,7 +86,7 @@ final class CpuTable {
     // Where an operation's persists go: now (PER_OPERATION, and single operations), into the phases
     // of its batch (PER_BATCH), or nowhere (ON_CLOSE_OR_SYNC: sync and close persist everything).
 
-    private void persistValue(Probe probe, MemorySegment pool, long block, long length) {
+    private void persistValue(MemorySegment pool, long block, long length) {
         if (!persistOnSyncOnly) {
             persist(pool, block, length);  // in a batch the value was staged (and persisted) in its first phase
         }
@@ -301,7 +301,7 @@ final class CpuTable {
             probe.checksum.store(pool, block, probe.checksum.of(key, keyOffset, value, valueOffset));
             written += ItemChecksum.BYTES;
         }
-        persistValue(probe, pool, block, written);
+        persistValue(pool, block, written);
         probe.pendingBlock = block;
         hook.reached(point);
         return true;

@@ -50,21 +50,14 @@ public final class PoolInspector implements AutoCloseable {
     }
 
     /**
-     * What the close record says, if the next open would trust it (clean flag set, checksum and
-     * sizes right): {items, used value blocks}; null otherwise.
+     * The item count of the close record, if the next open would trust it (clean flag set, checksum
+     * and sizes right; such a record marks exactly as many value blocks used as it counts items);
+     * empty otherwise.
      */
-    public long[] trustedCloseRecord() {
-        HeapMapView heap = new HeapMapView(header);
-        CloseRecord.Loaded r = CloseRecord.read(file.segment(), header, heap.blocks, heap.words);
-        return r == null ? null : new long[] {r.items(), r.items()};
-    }
-
-    /** The heap's block and bitmap-word counts as the engine numbers them. */
-    private record HeapMapView(long blocks, int words) {
-        HeapMapView(PoolHeader h) {
-            this(new ValueHeap(h.geometry().valueStride(), h.heapChunks()).totalBlocks(),
-                    new ValueHeap(h.geometry().valueStride(), h.heapChunks()).exportLayout().words());
-        }
+    public java.util.OptionalLong trustedCloseRecordItems() {
+        ValueHeap heap = new ValueHeap(header.geometry().valueStride(), header.heapChunks());
+        CloseRecord.Loaded r = CloseRecord.read(file.segment(), header, heap.totalBlocks(), heap.exportLayout().words());
+        return r == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(r.items());
     }
 
     /** Whether the pool keeps a checksum of every item (see {@code GPHashIndex.Builder#itemChecksums}). */

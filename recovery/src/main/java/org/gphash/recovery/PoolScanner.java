@@ -98,10 +98,10 @@ public final class PoolScanner {
             levels.add(new LevelStats(d, base, buckets, buckets * g.slotsPerBucket(), levelItems, histogram));
         }
         progress.finish();
-        long[] record = pool.trustedCloseRecord();
-        if (record != null && (record[0] != items || record[1] != heap.usedBlocks())) {
-            f.add(Problem.CLOSE_RECORD_MISMATCH, "it says " + record[0] + " items and " + record[1]
-                    + " value blocks in use; the table holds " + items + " items using " + heap.usedBlocks());
+        java.util.OptionalLong record = pool.trustedCloseRecordItems();
+        if (record.isPresent() && (record.getAsLong() != items || record.getAsLong() != heap.usedBlocks())) {
+            f.add(Problem.CLOSE_RECORD_MISMATCH, "it says " + record.getAsLong() + " items (and as many value blocks "
+                    + "in use); the table holds " + items + " items using " + heap.usedBlocks());
         }
         return new PoolReport(pool.path(), pool.fileSize(), h, new PoolInspector.HeaderCopy[] {pool.headerCopy(0),
                 pool.headerCopy(1)}, f, levels, items, heap.totalBlocks(), heap.usedBlocks(), g.valueStride());
