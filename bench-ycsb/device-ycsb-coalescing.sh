@@ -10,11 +10,11 @@ mkdir -p "$OUT"
 REC="${REC:-1000000}"
 POOL=/dev/shm/ycsb-coalescing.pool
 rm -f "$POOL"
-phase() {  # tag phase workload threads ops backend coalescing [host cache MiB] [adaptive]
-    local tag=$1 ph=$2 wl=$3 th=$4 ops=$5 be=$6 co=$7 hc=${8:-0} ad=${9:-false}
-    JAVA_OPTS="-Xmx32g" timeout 100 /tmp/bundle/bin/run org.gphash.bench.ycsb.YcsbPhases "$ph" \
+phase() {  # tag phase workload threads ops backend coalescing [host cache MiB] [adaptive] [JVM options] [spin us]
+    local tag=$1 ph=$2 wl=$3 th=$4 ops=$5 be=$6 co=$7 hc=${8:-0} ad=${9:-false} jo=${10:-} sp=${11:-50}
+    JAVA_OPTS="-Xmx32g $jo" timeout 100 /tmp/bundle/bin/run org.gphash.bench.ycsb.YcsbPhases "$ph" \
         -P "bench-ycsb/workloads/workload$wl" -threads "$th" -p recordcount="$REC" -p operationcount="$ops" \
-        -p gphash.backend="$be" -p gphash.coalescing="$co" -p gphash.hostcache.mb="$hc" -p gphash.adaptive="$ad" -p gphash.path="$POOL" \
+        -p gphash.backend="$be" -p gphash.coalescing="$co" -p gphash.hostcache.mb="$hc" -p gphash.adaptive="$ad" -p gphash.spin.us="$sp" -p gphash.path="$POOL" \
         > "$OUT/$tag.log" 2>&1
     local tput rlat r99 mb hr
     tput=$(grep -m1 '^\[OVERALL\], Throughput' "$OUT/$tag.log" | awk -F', ' '{printf "%.0f", $3}')
@@ -29,6 +29,29 @@ echo '| run | workload | backend | coalescing | host cache MiB | adaptive | thre
 echo '| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |' >> "$OUT/table.md"
 HC="${HC:-256}"
 phase load-gpu-on-256 load c 256 1 gpu on
+if [[ "${PLAN:-full}" == small ]]; then
+    # Small batches of gets in one launch (SmallReads) against the pipeline for every batch
+    # (-Dgphash.smallReads=0), spinning waits (50 us, the default) against none, GPU engine
+    # coalesced, and the CPU engine; 1 thread shows a get's latency.
+    NOSMALL=-Dgphash.smallReads=0
+    phase c-gpu-1-small-spin run c 1 200000 gpu on 0
+    phase c-gpu-1-small-nospin run c 1 200000 gpu on 0 false "" 0
+    phase c-gpu-1-direct run c 1 200000 gpu off 0
+    phase c-gpu-1-pipeline run c 1 50000 gpu on 0 false $NOSMALL
+    for wl in c b a; do
+        phase $wl-gpu-16-spin run $wl 16 2000000 gpu on "$HC"
+        phase $wl-gpu-16-nospin run $wl 16 2000000 gpu on "$HC" false "" 0
+        [[ $wl == c ]] && phase $wl-gpu-16-pipeline run $wl 16 2000000 gpu on "$HC" false $NOSMALL 0
+        phase $wl-cpu-16 run $wl 16 2000000 cpu off
+    done
+    for wl in c b a; do
+        phase $wl-gpu-256-spin run $wl 256 4000000 gpu on "$HC"
+        phase $wl-cpu-256 run $wl 256 4000000 cpu off
+    done
+    rm -f "$POOL"
+    cat "$OUT/table.md"
+    exit 0
+fi
 if [[ "${PLAN:-full}" == adaptive ]]; then
     # The coalescer's adaptive wait against none, GPU engine with the host cache, and the CPU engine.
     for wl in c a; do

@@ -14,6 +14,7 @@ using gphash::PipeBatch;
 using gphash::PipeParams;
 using gphash::ScanArgs;
 using gphash::ScanParams;
+using gphash::SmallReadsArgs;
 using gphash::SortPass;
 using gphash::TableParams;
 
@@ -154,3 +155,8 @@ extern "C" __global__ void gphash_pipe_cache_mirror(TableParams t, TableParams m
 }
 
 extern "C" __global__ void gphash_pipe_retire(PipeParams p, HeapParams h) { gphash::pipe_retire(p, h); }
+
+// A small batch of gets in one launch (org.gphash.cuda.SmallReads).
+extern "C" __global__ void gphash_pipe_small_reads(TableParams t, TableParams mt, CacheParams c, SmallReadsArgs a) {
+    gphash::pipe_small_reads(t, mt, c, a);
+}

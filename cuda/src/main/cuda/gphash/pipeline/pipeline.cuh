@@ -2,7 +2,8 @@
 //   group by key (pipe_group.cuh, radix_sort.cuh) -> look the keys up in the HBM mirror
 //   (pipe_resolve.cuh) -> outcomes and net effects (pipe_semantics.cuh) -> claim insert slots in the
 //   mirror (pipe_resolve.cuh) -> read pool values in address order (pipe_read.cuh) -> write values,
-//   keys and meta words in persist order and address order (pipe_write.cuh).
+//   keys and meta words in persist order and address order (pipe_write.cuh). Small batches of gets
+//   skip it all: one launch (pipe_small_reads.cuh).
 #pragma once
 #include "address_bins.cuh"
 #include "device_scan.cuh"
@@ -12,6 +13,7 @@
 #include "pipe_read.cuh"
 #include "pipe_resolve.cuh"
 #include "pipe_semantics.cuh"
+#include "pipe_small_reads.cuh"
 #include "pipe_write.cuh"
 #include "radix_sort.cuh"
 

@@ -32,11 +32,18 @@ import java.util.Objects;
  * but throughput moved both ways (A +13% at 16 threads, C -7%, A -9% at 256: a larger GPU batch
  * costs more, so the wait buys nothing on average; docs/PERFORMANCE.md).
  *
+ * <p>{@code spin}: how long a caller waiting for its batch, and the dispatcher waiting for work,
+ * spin before they park. Waking a parked thread takes the waker and the woken thread microseconds
+ * each way, which on a GPU batch of a few gets (tens of microseconds) is a large share; spinning
+ * trades a core for it. Callers spin only while fewer than half the machine's cores already do, so
+ * thousands of waiting callers park as before.
+ *
  * @param hostCacheBytes bytes of the host read cache (0: none; {@link #AUTO_HOST_CACHE}: an eighth of the
  *                       JVM's maximum heap, at most 256 MiB)
  * @param adaptive       with a zero linger, wait briefly for the previous batch's callers to return
+ * @param spin           how long waiting threads spin before parking (zero: park at once)
  */
-public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCacheBytes, boolean adaptive) {
+public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCacheBytes, boolean adaptive, Duration spin) {
 
     public enum Mode { AUTO, ON, OFF }
 
@@ -51,12 +58,16 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * small heap is not filled by it.
      */
     public static final Coalescing AUTO = new Coalescing(Mode.AUTO, Duration.ZERO, 1 << 16, AUTO_HOST_CACHE,
-            false);
-    public static final Coalescing OFF = new Coalescing(Mode.OFF, Duration.ZERO, 1 << 16, 0, false);
+            false, Duration.ofNanos(50_000));
+    public static final Coalescing OFF = new Coalescing(Mode.OFF, Duration.ZERO, 1 << 16, 0, false, Duration.ZERO);
 
     public Coalescing {
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(linger, "linger");
+        Objects.requireNonNull(spin, "spin");
+        if (spin.isNegative()) {
+            throw new IllegalArgumentException("spin must not be negative, got " + spin);
+        }
         if (linger.isNegative()) {
             throw new IllegalArgumentException("linger must not be negative, got " + linger);
         }
@@ -76,17 +87,22 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
 
     /** These settings with a host read cache of {@code bytes} (0: none). */
     public Coalescing withHostCache(long bytes) {
-        return new Coalescing(mode, linger, maxBatch, bytes, adaptive);
+        return new Coalescing(mode, linger, maxBatch, bytes, adaptive, spin);
     }
 
     /** These settings, adapting the wait to the previous batch (see above) or not. */
     public Coalescing withAdaptive(boolean adapt) {
-        return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adapt);
+        return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adapt, spin);
     }
 
-    /** On, whatever the backend, with this linger and batch limit. */
+    /** These settings, with waiting threads spinning this long before they park (zero: not at all). */
+    public Coalescing withSpin(Duration d) {
+        return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adaptive, d);
+    }
+
+    /** On, whatever the backend, with this linger and batch limit (no host cache, no spinning). */
     public static Coalescing on(Duration linger, int maxBatch) {
-        return new Coalescing(Mode.ON, linger, maxBatch, 0, false);
+        return new Coalescing(Mode.ON, linger, maxBatch, 0, false, Duration.ZERO);
     }
 
     /** Whether calls are merged for {@code backend}. */

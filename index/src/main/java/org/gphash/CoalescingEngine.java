@@ -76,6 +76,8 @@ final class CoalescingEngine implements Engine {
     private final LongAdder batches = new LongAdder();
     private final LongAdder operations = new LongAdder();
     private volatile boolean closed;
+    private final long spinNanos;
+    private final java.util.concurrent.atomic.AtomicInteger spinners = new java.util.concurrent.atomic.AtomicInteger();
     /** Hot keys' values on the host, or null. */
     private final HostReadCache hostCache;
 
@@ -84,6 +86,7 @@ final class CoalescingEngine implements Engine {
         this.hostCache = cacheBytes > 0 ? new HostReadCache(cacheBytes) : null;
         this.engine = engine;
         this.config = config;
+        this.spinNanos = config.spin().toNanos();
         Geometry g = engine.geometry();
         this.keySize = g.keySize();
         this.valueSize = g.valueSize();
@@ -162,6 +165,7 @@ final class CoalescingEngine implements Engine {
     }
 
     private Outcome await(Request r) {
+        spinUntilDone(r);
         try {
             return r.join();
         } catch (java.util.concurrent.CompletionException e) {
@@ -174,6 +178,43 @@ final class CoalescingEngine implements Engine {
             }
             throw e;
         }
+    }
+
+    /**
+     * Spins for up to the configured time while {@code r} is not done (Coalescing's {@code spin}), if
+     * fewer than half the cores are spinning already; the caller then parks in join as usual.
+     */
+    private void spinUntilDone(Request r) {
+        if (spinNanos == 0 || r.isDone() || spinners.get() >= SPINNERS_MAX) {
+            return;
+        }
+        spinners.incrementAndGet();
+        try {
+            long deadline = System.nanoTime() + spinNanos;
+            while (!r.isDone() && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+        } finally {
+            spinners.decrementAndGet();
+        }
+    }
+
+    /** Callers spinning at once, at most: half the cores, leaving the rest to the dispatcher and the engine. */
+    private static final int SPINNERS_MAX = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
+    /** The next request: polled for up to the spin time (no wake-up to pay when one comes soon), then waited for. */
+    private Request next() throws InterruptedException {
+        if (spinNanos > 0) {
+            long deadline = System.nanoTime() + spinNanos;
+            do {
+                Request r = queue.poll();
+                if (r != null) {
+                    return r;
+                }
+                Thread.onSpinWait();
+            } while (System.nanoTime() - deadline < 0);
+        }
+        return queue.take();
     }
 
     /** The adaptive wait's ceiling. */
@@ -190,7 +231,7 @@ final class CoalescingEngine implements Engine {
         for (;;) {
             taken.clear();
             try {
-                Request first = queue.take();
+                Request first = next();
                 if (first == POISON) {
                     return;
                 }

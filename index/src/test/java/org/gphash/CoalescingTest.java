@@ -43,11 +43,13 @@ class CoalescingTest {
         return ModelProperties.value(k, v, VALUE);
     }
 
-    @Test
-    void manyCallersKeepTheirOrderAndLoseNothing() throws Exception {
+    /** With waiting threads parking at once, and spinning first (the default for the GPU backend). */
+    @org.junit.jupiter.params.ParameterizedTest(name = "spin {0} us")
+    @org.junit.jupiter.params.provider.ValueSource(longs = {0, 50, 2000})
+    void manyCallersKeepTheirOrderAndLoseNothing(long spinMicros) throws Exception {
         int threads = 12;
         int opsPerThread = 3_000;
-        try (GPHashIndex index = index("c.pool", Coalescing.on(Duration.ZERO, 4096))) {
+        try (GPHashIndex index = index("c.pool", Coalescing.on(Duration.ZERO, 4096).withSpin(Duration.ofNanos(1000 * spinMicros)))) {
             List<Map<Long, byte[]>> models = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 models.add(new HashMap<>());
@@ -308,6 +310,8 @@ class CoalescingTest {
         assertTrue(e.getMessage().contains("maxBatch"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> Coalescing.AUTO.withHostCache(-5));
         assertTrue(e.getMessage().contains("hostCacheBytes"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Coalescing.AUTO.withSpin(Duration.ofNanos(-1)));
+        assertTrue(e.getMessage().contains("spin"), e.getMessage());
         assertThrows(NullPointerException.class, () -> GPHashIndex.builder(pools.pool("n.pool")).coalescing(null));
         assertThrows(NullPointerException.class, () -> GPHashIndex.builder(pools.pool("n.pool")).durability(null));
     }

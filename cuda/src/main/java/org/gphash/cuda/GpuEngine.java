@@ -282,6 +282,11 @@ public final class GpuEngine implements Engine {
         return path instanceof MirrorPath;
     }
 
+    /** Batches run as small batches of gets in one launch ({@link SmallReads}) since open. */
+    synchronized long smallReadBatches() {
+        return path instanceof MirrorPath m ? m.smallReadBatches() : 0;
+    }
+
     /**
      * GPU time of the last batch, from the first of its kernels to the last (CUDA events; 0 on the
      * pool path): what the GPHash artifact reports as kernel time.

@@ -48,11 +48,13 @@ final class MirrorPath implements BatchPath {
     private final CUstream stream = new CUstream();
     private final HostLane[] lanes;
     private final DeviceBuffer rerun = new DeviceBuffer();
+    private final SmallReads small;
 
     MirrorPath(EngineParts parts, PipelineKernels kernels) {
         this.parts = parts;
         this.geometry = parts.geometry();
         this.pipeline = new BatchPipeline(kernels, geometry);
+        this.small = new SmallReads(kernels.smallReads, geometry.keySize(), geometry.valueSize());
         this.lanes = new HostLane[] {new HostLane(geometry.keySize(), geometry.valueSize()),
                 new HostLane(geometry.keySize(), geometry.valueSize())};
         try {
@@ -78,10 +80,19 @@ final class MirrorPath implements BatchPath {
      * A host batch, in chunks that alternate between two lanes: while the GPU runs one chunk, this
      * thread copies the next one in and the previous one's results out. Chunks run on one stream, in
      * batch order. Operations that found every candidate bucket full wait for the end of the batch,
-     * then run again after a resize.
+     * then run again after a resize. A small batch of gets runs in one launch instead ({@link SmallReads}).
      */
     @Override
     public void execute(Batch batch, BatchResult result) {
+        if (SmallReads.accepts(batch)) {
+            BucketCache cache = parts.cache();
+            cache.operationsRan(batch.size(), parts.tableParams());
+            PoolTable pool = parts.pool();
+            byte[] cacheParams = cache.params();
+            small.run(stream, batch, result, parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()),
+                    cacheParams, cache.lastClock());
+            return;
+        }
         int n = batch.size();
         int chunk = hostChunk(n);
         MemorySegment batchKinds = batch.kinds();
@@ -328,12 +339,17 @@ final class MirrorPath implements BatchPath {
     @Override
     public IndexStats stats(IndexStats pool) {
         return pool.withEngineState(heap.totalBlocks(), heap.freeBlocks(),
-                "HBM mirror (" + (mirror.bytes() >> 20) + " MiB, loaded in " + mirror.lastLoadNanos() / 1_000_000 + " ms)");
+                "HBM mirror (" + (mirror.bytes() >> 20) + " MiB, loaded in " + mirror.lastLoadNanos() / 1_000_000 + " ms; "
+                        + small.batches() + " small batches of gets in one launch)");
     }
 
     @Override
     public long lastBatchGpuNanos() {
         return pipeline.lastGpuNanos();
+    }
+
+    long smallReadBatches() {
+        return small.batches();
     }
 
     /** The pipeline, for the profile of its stages (benchmarks and tests). */
@@ -346,7 +362,7 @@ final class MirrorPath implements BatchPath {
     }
 
     private void closeQuietly() {
-        for (AutoCloseable c : new AutoCloseable[] {mirror, heap, pipeline, lanes[0], lanes[1], rerun}) {
+        for (AutoCloseable c : new AutoCloseable[] {mirror, heap, pipeline, lanes[0], lanes[1], rerun, small}) {
             try {
                 c.close();
             } catch (Exception ignored) {

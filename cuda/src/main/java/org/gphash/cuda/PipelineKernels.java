@@ -35,6 +35,7 @@ final class PipelineKernels {
     final CUfunction publish;
     final CUfunction cacheMirror;
     final CUfunction retire;
+    final CUfunction smallReads;
 
     PipelineKernels(CudaRuntime cuda) {
         radixCount = cuda.function("gphash_radix_count");
@@ -67,5 +68,6 @@ final class PipelineKernels {
         publish = cuda.function("gphash_pipe_publish");
         cacheMirror = cuda.function("gphash_pipe_cache_mirror");
         retire = cuda.function("gphash_pipe_retire");
+        smallReads = cuda.function("gphash_pipe_small_reads");
     }
 }

@@ -121,6 +121,56 @@ class MirrorPathTest {
         }
     }
 
+    /**
+     * Small batches of gets run in one launch (SmallReads): present, absent, deleted and repeated keys
+     * give the CPU engine's results, through resizes, with and without BktCache, by sub-groups (8
+     * slots) and by whole warps (2 slots); a batch one larger than the limit takes the pipeline.
+     */
+    @ParameterizedTest(name = "keys {0} B, {1} slots, cache {2}")
+    @CsvSource({"8, 8, false", "13, 8, true", "32, 8, false", "8, 2, true", "16, 2, false"})
+    void smallBatchesOfGetsRunInOneLaunchAndMatchTheCpuEngine(int keySize, int slots, boolean cache) {
+        BktCacheConfig c = cache ? BktCacheConfig.builder().share(0.3).reloadEveryOperations(2000).counterSampleShift(0).build()
+                : BktCacheConfig.DISABLED;
+        try (GpuTestSupport t = GpuTestSupport.create();
+             Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, slots, 256, 5));
+             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), keySize, 2, 2, slots, 256, 5, c)
+                     .withIndexMirror(IndexMirror.REQUIRED))) {
+            Random random = new Random(keySize * 31L + slots);
+            BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+            BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+            long version = 0;
+            int smallBatches = 0;
+            for (int round = 0; round < 40; round++) {
+                // Writes (they grow the table in the early rounds and delete some keys), then gets.
+                Batch writes = Batch.create(keySize, GpuTestSupport.VALUE_SIZE, 2000);
+                for (int i = 0; i < 2000; i++) {
+                    long k = random.nextInt(1500 + round * 400);
+                    boolean delete = random.nextInt(5) == 0;
+                    writes.add(delete ? OpKind.DELETE : OpKind.PUT, key(k, keySize), delete ? null : value(k, ++version));
+                }
+                cpu.execute(writes, rc);
+                gpu.execute(writes, rg);
+                GpuTestSupport.assertSameResults(writes, rc, rg, "round " + round + " writes");
+                int n = round % 10 == 9 ? SmallReads.MAX_OPS + 1 : 1 + random.nextInt(round % 3 == 0 ? 16 : SmallReads.MAX_OPS);
+                Batch gets = Batch.create(keySize, GpuTestSupport.VALUE_SIZE, n);
+                for (int i = 0; i < n; i++) {
+                    long k = i > 0 && random.nextInt(4) == 0 ? random.nextInt(i) : random.nextInt(2000 + round * 500);
+                    gets.add(OpKind.GET, key(k, keySize), null);  // some keys repeat, some were never written
+                }
+                long before = gpu.smallReadBatches();
+                cpu.execute(gets, rc);
+                gpu.execute(gets, rg);
+                GpuTestSupport.assertSameResults(gets, rc, rg, "round " + round + " gets");
+                boolean small = n <= SmallReads.MAX_OPS;
+                assertEquals(small ? before + 1 : before, gpu.smallReadBatches(), "round " + round + ": " + n + " gets");
+                smallBatches += small ? 1 : 0;
+            }
+            assertTrue(gpu.stats().resizes() > 0, "the writes resized the table: " + gpu.stats());
+            assertEquals(smallBatches, gpu.smallReadBatches());
+            assertTrue(gpu.verify().sound());
+        }
+    }
+
     @Test
     void aPoolWrittenThroughTheMirrorOpensOnTheCpuEngineWithEveryItem() {
         try (GpuTestSupport t = GpuTestSupport.create()) {

@@ -125,6 +125,7 @@ class SharedConstantsTest {
         assertEquals(KernelParams.HEAP_FIELDS, fields("HeapParams"), "HeapParams");
         assertEquals(9, fields("SortPass"), "SortPass (KernelParams.sortPass packs nine)");
         assertEquals(4, fields("ScanArgs"), "ScanArgs (KernelParams.scanArgs packs four)");
+        assertEquals(SmallReads.ARGS_FIELDS, fields("SmallReadsArgs"), "SmallReadsArgs");
         assertEquals(KernelParams.PIPE_FIELDS * 8, KernelParams.longs(new long[KernelParams.PIPE_FIELDS]).length);
     }
 

@@ -40,13 +40,16 @@ import org.gphash.index.CpuEngine;
  *       path (mirror off, the same pool reopened) and the CPU-assisted path (CPU engine, 16 threads,
  *       plus the copies a GPU application pays) on the same operations;</li>
  *   <li>{@code theta}: YCSB-C against the skew, zipf 0.5 to 1.2;</li>
+ *   <li>{@code small}: host batches of 1 to 4096 operations (gets only, and half updates), one at a
+ *       time: wall time per batch (mean, p50, p99), GPU time, and GPU time per pipeline stage: where a
+ *       coalesced batch of a few callers' operations spends its time (issue 15);</li>
  *   <li>{@code paper}: the GPHash artifact's own workload (16M keys, 8-byte keys, 32-byte values,
  *       YCSB-C zipf 0.99 and uniform, YCSB-A zipf 0.99, batches of 2^20 and 2^12, GPU time only, as
  *       the artifact reports it).</li>
  * </ul>
  *
  * <pre>
- * ./gphash run org.gphash.bench.gpu.GpuTargetsBench [--parts targets,theta,paper] [--keys 16777216]
+ * ./gphash run org.gphash.bench.gpu.GpuTargetsBench [--parts targets,theta,paper,small] [--keys 16777216]
  *     [--ops 4194304] [--thetas 0.5,0.7,0.9,0.99,1.1,1.2] [--threads 16] [--dir /dev/shm]
  * </pre>
  */
@@ -116,6 +119,60 @@ public final class GpuTargetsBench {
         }
         if (parts.contains("paper")) {
             paper(o);
+        }
+        if (parts.contains("small")) {
+            small(o);
+        }
+    }
+
+    // ------------------------------------------------------------------ small batches
+
+    private static void small(Options o) throws Exception {
+        long keys = o.number("keys", 1L << 20);
+        int vs = 128;
+        int rounds = (int) o.number("rounds", 2000);
+        Path p = Path.of(o.get("dir", "/dev/shm")).resolve("gphash-small.pool");
+        try (GpuEngine gpu = loaded(p, keys, vs)) {
+            BatchResult r = new BatchResult(vs, 4096);
+            System.out.println("| batch | reads | wall us/batch mean | p50 | p99 | GPU us/batch | GPU us per stage (profiled pass) |");
+            System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | --- |");
+            for (int n : new int[] {1, 8, 64, 512, 4096}) {
+                for (double reads : new double[] {1.0, 0.5}) {
+                    List<Batch> w = workload((long) n * rounds, n, vs, reads, OpKind.UPDATE, x -> x.nextLong(keys), n);
+                    for (Batch b : w.subList(0, Math.min(200, w.size()))) {
+                        gpu.execute(b, r);  // warm-up
+                    }
+                    long[] wall = new long[w.size()];
+                    long gpuNanos = 0;
+                    for (int i = 0; i < w.size(); i++) {
+                        long t0 = System.nanoTime();
+                        gpu.execute(w.get(i), r);
+                        wall[i] = System.nanoTime() - t0;
+                        gpuNanos += gpu.lastBatchGpuNanos();
+                    }
+                    gpu.profileStages(true);
+                    int profiled = Math.min(300, w.size());
+                    for (Batch b : w.subList(0, profiled)) {
+                        gpu.execute(b, r);
+                    }
+                    StringBuilder st = new StringBuilder();
+                    for (Map.Entry<String, Long> e : gpu.stageNanos().entrySet()) {
+                        if (e.getValue() > 0) {
+                            st.append(String.format(Locale.ROOT, "%s %.1f, ", e.getKey(), e.getValue() / 1e3 / profiled));
+                        }
+                    }
+                    gpu.profileStages(false);
+                    java.util.Arrays.sort(wall);
+                    double mean = java.util.Arrays.stream(wall).average().orElse(0) / 1e3;
+                    boolean small = reads >= 1 && n <= Integer.getInteger("gphash.smallReads", 1024);
+                    System.out.printf(Locale.ROOT, "| %d | %.0f%% | %.1f | %.1f | %.1f | %s | %s |%n", n, reads * 100, mean,
+                            wall[wall.length / 2] / 1e3, wall[(int) (wall.length * 0.99)] / 1e3,
+                            small ? "- (one launch)" : String.format(Locale.ROOT, "%.1f", gpuNanos / 1e3 / wall.length),
+                            st.isEmpty() ? "-" : st.substring(0, st.length() - 2));
+                }
+            }
+        } finally {
+            Files.deleteIfExists(p);
         }
     }
 

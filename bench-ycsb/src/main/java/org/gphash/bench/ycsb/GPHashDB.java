@@ -25,7 +25,8 @@ import site.ycsb.Status;
  * the client threads' single calls are merged into batches; auto = for the GPU backend),
  * {@code gphash.linger.us} (0), {@code gphash.maxbatch} (65536) and {@code gphash.hostcache.mb} (the
  * host read cache's size; default an eighth of the heap, at most 256; 0: none), {@code gphash.adaptive}
- * (false; true: the coalescer's adaptive wait).
+ * (false; true: the coalescer's adaptive wait), {@code gphash.spin.us} (50: how long callers and the
+ * coalescer spin before parking; 0: not at all).
  */
 public final class GPHashDB extends DB {
 
@@ -39,6 +40,7 @@ public final class GPHashDB extends DB {
     static final String MAX_BATCH = "gphash.maxbatch";
     static final String HOST_CACHE_MB = "gphash.hostcache.mb";
     static final String ADAPTIVE = "gphash.adaptive";
+    static final String SPIN_US = "gphash.spin.us";
 
     private GPHashIndex index;
     private RecordCodec codec;

@@ -44,7 +44,7 @@ final class SharedIndex {
     /**
      * {@code gphash.coalescing} auto (default), on or off; {@code gphash.linger.us} (0);
      * {@code gphash.maxbatch} (65536); {@code gphash.hostcache.mb} (default: an eighth of the heap, at most 256; 0: none);
-     * {@code gphash.adaptive} (false).
+     * {@code gphash.adaptive} (false); {@code gphash.spin.us} (the default's, 50: how long waiting threads spin).
      */
     static org.gphash.Coalescing coalescing(Properties p) {
         org.gphash.Coalescing.Mode mode = org.gphash.Coalescing.Mode.valueOf(
@@ -54,7 +54,9 @@ final class SharedIndex {
                 Integer.parseInt(p.getProperty(GPHashDB.MAX_BATCH, "65536")),
                 p.getProperty(GPHashDB.HOST_CACHE_MB) == null ? org.gphash.Coalescing.AUTO_HOST_CACHE
                         : (1L << 20) * Long.parseLong(p.getProperty(GPHashDB.HOST_CACHE_MB)),
-                Boolean.parseBoolean(p.getProperty(GPHashDB.ADAPTIVE, "false")));
+                Boolean.parseBoolean(p.getProperty(GPHashDB.ADAPTIVE, "false")),
+                p.getProperty(GPHashDB.SPIN_US) == null ? org.gphash.Coalescing.AUTO.spin()
+                        : java.time.Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.SPIN_US))));
     }
 
     static synchronized void release() {
