@@ -4,10 +4,21 @@ package org.gphash;
 public final class BackendUnavailableException extends GPHashException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The backend cannot run here.
+     *
+     * @param message what is missing, in one line
+     */
     public BackendUnavailableException(String message) {
         super(message);
     }
 
+    /**
+     * The backend cannot run here.
+     *
+     * @param message what is missing, in one line
+     * @param cause   the failure that showed it (a driver error, a missing library)
+     */
     public BackendUnavailableException(String message, Throwable cause) {
         super(message, cause);
     }

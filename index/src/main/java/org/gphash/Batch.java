@@ -40,12 +40,23 @@ public final class Batch {
     /**
      * A batch for an index of these key and value sizes; {@link GPHashIndex#newBatch(int)} is the
      * usual way. For engines and tools that work below the index.
+     *
+     * @param keySize            bytes per key
+     * @param valueSize          bytes per value
+     * @param expectedOperations operations to make room for at first (the batch grows beyond)
+     * @return an empty batch
      */
     public static Batch create(int keySize, int valueSize, int expectedOperations) {
         return new Batch(keySize, valueSize, expectedOperations);
     }
 
-    /** The most operations a batch of these key and value sizes holds. */
+    /**
+     * The most operations a batch of these key and value sizes holds.
+     *
+     * @param keySize   bytes per key
+     * @param valueSize bytes per value
+     * @return the limit, at most {@link #MAX_OPERATIONS}
+     */
     public static int maxOperations(int keySize, int valueSize) {
         int widest = Math.max(1, Math.max(keySize, valueSize));
         return (int) Math.min(MAX_OPERATIONS, (Integer.MAX_VALUE - 16) / widest);
@@ -73,56 +84,142 @@ public final class Batch {
         this.values = new byte[n * valueSize];
     }
 
+    /**
+     * Appends a get.
+     *
+     * @param key the key, of the batch's key size
+     * @return this batch
+     */
     public Batch get(byte[] key) {
         return add(OpKind.GET, key, null);
     }
 
+    /**
+     * Appends a put (insert or replace).
+     *
+     * @param key   the key, of the batch's key size
+     * @param value the value, of the batch's value size
+     * @return this batch
+     */
     public Batch put(byte[] key, byte[] value) {
         return add(OpKind.PUT, key, value);
     }
 
+    /**
+     * Appends an insert (only if absent).
+     *
+     * @param key   the key, of the batch's key size
+     * @param value the value, of the batch's value size
+     * @return this batch
+     */
     public Batch insert(byte[] key, byte[] value) {
         return add(OpKind.INSERT, key, value);
     }
 
+    /**
+     * Appends an update (only if present).
+     *
+     * @param key   the key, of the batch's key size
+     * @param value the new value, of the batch's value size
+     * @return this batch
+     */
     public Batch update(byte[] key, byte[] value) {
         return add(OpKind.UPDATE, key, value);
     }
 
+    /**
+     * Appends a delete.
+     *
+     * @param key the key, of the batch's key size
+     * @return this batch
+     */
     public Batch delete(byte[] key) {
         return add(OpKind.DELETE, key, null);
     }
 
-    /** Reads the current value and replaces it with {@code value} in one step ({@link OpKind#READ_MODIFY_WRITE}). */
+    /**
+     * Reads the current value and replaces it with {@code value} in one step ({@link OpKind#READ_MODIFY_WRITE}).
+     *
+     * @param key   the key, of the batch's key size
+     * @param value the new value, of the batch's value size
+     * @return this batch
+     */
     public Batch readModifyWrite(byte[] key, byte[] value) {
         return add(OpKind.READ_MODIFY_WRITE, key, value);
     }
 
+    /**
+     * As {@link #readModifyWrite(byte[], byte[])}, for an index of 8-byte keys ({@code key} little-endian).
+     *
+     * @param key   the key
+     * @param value the new value
+     * @return this batch
+     */
     public Batch readModifyWrite(long key, byte[] value) {
         return add(OpKind.READ_MODIFY_WRITE, LongKeys.encode(key, keySize), value);
     }
 
+    /**
+     * Appends a get, for an index of 8-byte keys ({@code key} little-endian).
+     *
+     * @param key the key
+     * @return this batch
+     */
     public Batch get(long key) {
         return add(OpKind.GET, LongKeys.encode(key, keySize), null);
     }
 
+    /**
+     * Appends a put, for an index of 8-byte keys ({@code key} little-endian).
+     *
+     * @param key   the key
+     * @param value the value
+     * @return this batch
+     */
     public Batch put(long key, byte[] value) {
         return add(OpKind.PUT, LongKeys.encode(key, keySize), value);
     }
 
+    /**
+     * Appends an insert, for an index of 8-byte keys ({@code key} little-endian).
+     *
+     * @param key   the key
+     * @param value the value
+     * @return this batch
+     */
     public Batch insert(long key, byte[] value) {
         return add(OpKind.INSERT, LongKeys.encode(key, keySize), value);
     }
 
+    /**
+     * Appends an update, for an index of 8-byte keys ({@code key} little-endian).
+     *
+     * @param key   the key
+     * @param value the new value
+     * @return this batch
+     */
     public Batch update(long key, byte[] value) {
         return add(OpKind.UPDATE, LongKeys.encode(key, keySize), value);
     }
 
+    /**
+     * Appends a delete, for an index of 8-byte keys ({@code key} little-endian).
+     *
+     * @param key the key
+     * @return this batch
+     */
     public Batch delete(long key) {
         return add(OpKind.DELETE, LongKeys.encode(key, keySize), null);
     }
 
-    /** Appends an operation; {@code value} is ignored for GET and DELETE. */
+    /**
+     * Appends an operation; {@code value} is ignored for GET and DELETE.
+     *
+     * @param kind  what the operation does
+     * @param key   the key, of the batch's key size
+     * @param value the value, of the batch's value size (null for GET and DELETE)
+     * @return this batch
+     */
     public Batch add(OpKind kind, byte[] key, byte[] value) {
         Arguments.checkKey(key, keySize);
         if (kind.hasValue()) {
@@ -174,40 +271,66 @@ public final class Batch {
         }
     }
 
+    /** {@return the number of operations appended} */
     public int size() {
         return size;
     }
 
+    /**
+     * The kind of operation {@code i}.
+     *
+     * @param i the operation's position in the batch
+     * @return what it does
+     */
     public OpKind kind(int i) {
         checkIndex(i);
         return OpKind.ofOrdinal(kinds[i]);
     }
 
-    /** Key {@code i} as a new array. */
+    /**
+     * Key {@code i} as a new array.
+     *
+     * @param i the operation's position in the batch
+     * @return a copy of its key
+     */
     public byte[] key(int i) {
         checkIndex(i);
         return Arrays.copyOfRange(keys, i * keySize, (i + 1) * keySize);
     }
 
-    /** All keys, back to back ({@code size() * keySize} bytes), without copying. */
+    /**
+     * All keys, back to back ({@code size() * keySize} bytes), without copying.
+     *
+     * @return a view of the key column
+     */
     public MemorySegment keys() {
         return MemorySegment.ofArray(keys).asSlice(0, (long) size * keySize);
     }
 
-    /** All values, back to back; entries of GET and DELETE are zero. */
+    /**
+     * All values, back to back; entries of GET and DELETE are zero.
+     *
+     * @return a view of the value column
+     */
     public MemorySegment values() {
         return MemorySegment.ofArray(values).asSlice(0, (long) size * valueSize);
     }
 
-    /** Operation kinds as ordinals of {@link OpKind}. */
+    /**
+     * Operation kinds as ordinals of {@link OpKind}.
+     *
+     * @return a view of the kind column, one byte per operation
+     */
     public MemorySegment kinds() {
         return MemorySegment.ofArray(kinds).asSlice(0, size);
     }
 
+    /** {@return bytes per key} */
     public int keySize() {
         return keySize;
     }
 
+    /** {@return bytes per value} */
     public int valueSize() {
         return valueSize;
     }

@@ -45,7 +45,15 @@ import java.util.Objects;
  */
 public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCacheBytes, boolean adaptive, Duration spin) {
 
-    public enum Mode { AUTO, ON, OFF }
+    /** Whether to coalesce. */
+    public enum Mode {
+        /** For the GPU backend, not the CPU backend. */
+        AUTO,
+        /** Whatever the backend. */
+        ON,
+        /** Never: every call goes straight to the engine. */
+        OFF
+    }
 
     /** Host read cache size chosen from the heap: an eighth of the maximum heap, at most 256 MiB. */
     public static final long AUTO_HOST_CACHE = -1;
@@ -59,8 +67,10 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      */
     public static final Coalescing AUTO = new Coalescing(Mode.AUTO, Duration.ZERO, 1 << 16, AUTO_HOST_CACHE,
             false, Duration.ofNanos(50_000));
+    /** Off: every call goes straight to the engine. */
     public static final Coalescing OFF = new Coalescing(Mode.OFF, Duration.ZERO, 1 << 16, 0, false, Duration.ZERO);
 
+    /** Checks the settings: each names what is wrong in its exception. */
     public Coalescing {
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(linger, "linger");
@@ -79,33 +89,59 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
         }
     }
 
-    /** The host read cache's size in bytes for this JVM (0: none). */
+    /** {@return the host read cache's size in bytes for this JVM (0: none)} */
     public long effectiveHostCacheBytes() {
         return hostCacheBytes == AUTO_HOST_CACHE ? Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8)
                 : hostCacheBytes;
     }
 
-    /** These settings with a host read cache of {@code bytes} (0: none). */
+    /**
+     * These settings with a host read cache of {@code bytes} (0: none).
+     *
+     * @param bytes the cache's size
+     * @return a copy with it
+     */
     public Coalescing withHostCache(long bytes) {
         return new Coalescing(mode, linger, maxBatch, bytes, adaptive, spin);
     }
 
-    /** These settings, adapting the wait to the previous batch (see above) or not. */
+    /**
+     * These settings, adapting the wait to the previous batch (see above) or not.
+     *
+     * @param adapt whether to adapt
+     * @return a copy with it
+     */
     public Coalescing withAdaptive(boolean adapt) {
         return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adapt, spin);
     }
 
-    /** These settings, with waiting threads spinning this long before they park (zero: not at all). */
+    /**
+     * These settings, with waiting threads spinning this long before they park (zero: not at all).
+     *
+     * @param d how long to spin
+     * @return a copy with it
+     */
     public Coalescing withSpin(Duration d) {
         return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adaptive, d);
     }
 
-    /** On, whatever the backend, with this linger and batch limit (no host cache, no spinning). */
+    /**
+     * On, whatever the backend, with this linger and batch limit (no host cache, no spinning).
+     *
+     * @param linger   how long the first waiting call may wait for others
+     * @param maxBatch most operations in one batch
+     * @return the settings
+     */
     public static Coalescing on(Duration linger, int maxBatch) {
         return new Coalescing(Mode.ON, linger, maxBatch, 0, false, Duration.ZERO);
     }
 
-    /** Whether calls are merged for {@code backend}. */
+    /**
+     * Whether calls are merged for {@code backend}.
+     *
+     * @param backend the index's backend
+     * @return true if single calls are merged for it
+     */
     public boolean appliesTo(Backend backend) {
         return mode == Mode.ON || mode == Mode.AUTO && backend == Backend.GPU;
     }

@@ -33,7 +33,11 @@ public final class Cursor implements AutoCloseable {
         this.chunk = new EntryChunk(keySize, valueSize, Math.min(CHUNK, Batch.maxOperations(keySize, valueSize)));
     }
 
-    /** Moves to the next entry; false when there is none. */
+    /**
+     * Moves to the next entry.
+     *
+     * @return false when there is none
+     */
     public boolean next() {
         if (at + 1 < chunk.size()) {
             at++;
@@ -50,26 +54,28 @@ public final class Cursor implements AutoCloseable {
         return false;
     }
 
+    /** {@return the current key (a copy)} */
     public byte[] key() {
         return chunk.key(at);
     }
 
-    /** The key of an 8-byte-key pool as a {@code long}. */
+    /** {@return the key of an 8-byte-key pool as a {@code long}} */
     public long longKey() {
         return chunk.longKey(at);
     }
 
+    /** {@return the current value (a copy)} */
     public byte[] value() {
         return chunk.value(at);
     }
 
-    /** The current key without copying ({@code keySize} bytes, valid until {@link #next()}). */
+    /** {@return the current key without copying ({@code keySize} bytes, valid until {@link #next()})} */
     public MemorySegment keySegment() {
         long n = chunk.keys().byteSize() / chunk.size();
         return chunk.keys().asSlice(at * n, n);
     }
 
-    /** The current value without copying ({@code valueSize} bytes, valid until {@link #next()}). */
+    /** {@return the current value without copying ({@code valueSize} bytes, valid until {@link #next()})} */
     public MemorySegment valueSegment() {
         long n = chunk.values().byteSize() / chunk.size();
         return chunk.values().asSlice(at * n, n);

@@ -10,41 +10,90 @@ import org.gphash.index.Geometry;
  */
 public interface Engine extends AutoCloseable {
 
-    /** The pool's geometry, key and value sizes included. */
+    /** {@return the pool's geometry, key and value sizes included} */
     Geometry geometry();
 
+    /**
+     * Looks {@code key} up, copying its value into {@code valueOut} when found.
+     *
+     * @param key      the key
+     * @param valueOut where the value goes
+     * @return FOUND or NOT_FOUND
+     */
     Outcome get(MemorySegment key, MemorySegment valueOut);
 
+    /**
+     * Inserts or replaces.
+     *
+     * @param key   the key
+     * @param value the value
+     * @return INSERTED or UPDATED
+     */
     Outcome put(MemorySegment key, MemorySegment value);
 
+    /**
+     * Inserts if absent.
+     *
+     * @param key   the key
+     * @param value the value
+     * @return INSERTED or EXISTS
+     */
     Outcome insert(MemorySegment key, MemorySegment value);
 
+    /**
+     * Replaces if present.
+     *
+     * @param key   the key
+     * @param value the new value
+     * @return UPDATED or NOT_FOUND
+     */
     Outcome update(MemorySegment key, MemorySegment value);
 
+    /**
+     * Removes.
+     *
+     * @param key the key
+     * @return DELETED or NOT_FOUND
+     */
     Outcome delete(MemorySegment key);
 
-    /** Runs every operation of {@code batch} in order, writing one result each into {@code result}. */
+    /**
+     * Runs every operation of {@code batch} in order, writing one result each into {@code result}.
+     *
+     * @param batch  the operations
+     * @param result where their outcomes and values go
+     */
     void execute(Batch batch, BatchResult result);
 
+    /** {@return the index's figures} */
     IndexStats stats();
 
     /**
      * Fills {@code chunk} with the next live entries from where {@code state} stands (see
      * {@link org.gphash.index.EntryScan}); {@code state.done()} once every level is read.
+     *
+     * @param state where the scan stands; advanced past what was read
+     * @param chunk filled with the entries read
      */
     void readEntries(org.gphash.index.EntryScan.State state, EntryChunk chunk);
 
     /**
      * A consistent copy of the pool at {@code target} (which must not exist), taken at an operation
      * boundary while the pool stays open: operations wait for the copy, then go on.
+     *
+     * @param target where the copy goes
      */
     void snapshot(java.nio.file.Path target);
 
+    /** {@return what recovery found and did when the pool was opened} */
     RecoveryReport lastRecovery();
 
     /**
      * Loads the engine's bucket cache now (GPU engine with BktCache); with {@code wait} false the
-     * load runs while later batches go on. Returns false for engines without a cache.
+     * load runs while later batches go on.
+     *
+     * @param wait whether to return only when the load is done
+     * @return false for engines without a cache
      */
     default boolean reloadBucketCache(boolean wait) {
         return false;

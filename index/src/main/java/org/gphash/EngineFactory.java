@@ -6,11 +6,22 @@ package org.gphash;
  */
 public interface EngineFactory {
 
+    /** {@return the backend whose engines this factory makes} */
     Backend backend();
 
-    /** Creates a new pool; fails if the file exists. */
+    /**
+     * Creates a new pool; fails if the file exists.
+     *
+     * @param config the index's configuration
+     * @return the engine over the new pool
+     */
     Engine create(GPHashConfig config);
 
-    /** Opens an existing pool, running recovery. */
+    /**
+     * Opens an existing pool, running recovery.
+     *
+     * @param config the index's configuration
+     * @return the engine over the pool
+     */
     Engine open(GPHashConfig config);
 }

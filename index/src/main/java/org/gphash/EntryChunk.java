@@ -16,6 +16,13 @@ public final class EntryChunk {
     private final byte[] values;
     private int size;
 
+    /**
+     * A chunk for up to {@code capacity} entries.
+     *
+     * @param keySize   bytes per key
+     * @param valueSize bytes per value
+     * @param capacity  entries it holds at most
+     */
     public EntryChunk(int keySize, int valueSize, int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("an entry chunk holds at least one entry, asked for " + capacity);
@@ -27,14 +34,17 @@ public final class EntryChunk {
         this.values = new byte[capacity * valueSize];
     }
 
+    /** {@return the entries it holds at most} */
     public int capacity() {
         return keys.length / keySize;
     }
 
+    /** {@return the entries it holds} */
     public int size() {
         return size;
     }
 
+    /** {@return whether it holds its capacity} */
     public boolean full() {
         return size == capacity();
     }
@@ -44,35 +54,58 @@ public final class EntryChunk {
         size = 0;
     }
 
-    /** Appends an entry: {@code keySize} bytes at {@code keyAt} and {@code valueSize} at {@code valueAt} of {@code pool}. */
+    /**
+     * Appends an entry: {@code keySize} bytes at {@code keyAt} and {@code valueSize} at {@code valueAt} of {@code pool}.
+     *
+     * @param pool    the mapped pool
+     * @param keyAt   the key's offset in it
+     * @param valueAt the value's offset in it
+     */
     public void add(MemorySegment pool, long keyAt, long valueAt) {
         MemorySegment.copy(pool, java.lang.foreign.ValueLayout.JAVA_BYTE, keyAt, keys, size * keySize, keySize);
         MemorySegment.copy(pool, java.lang.foreign.ValueLayout.JAVA_BYTE, valueAt, values, size * valueSize, valueSize);
         size++;
     }
 
+    /**
+     * The key of entry {@code i}.
+     *
+     * @param i the entry
+     * @return a copy of its key
+     */
     public byte[] key(int i) {
         check(i);
         return Arrays.copyOfRange(keys, i * keySize, (i + 1) * keySize);
     }
 
-    /** The key of an 8-byte-key pool as a {@code long} (little-endian, see {@link LongKeys}). */
+    /**
+     * The key of an 8-byte-key pool as a {@code long} (little-endian, see {@link LongKeys}).
+     *
+     * @param i the entry
+     * @return its key
+     */
     public long longKey(int i) {
         check(i);
         return LongKeys.decode(keys, i * keySize, keySize);
     }
 
+    /**
+     * The value of entry {@code i}.
+     *
+     * @param i the entry
+     * @return a copy of its value
+     */
     public byte[] value(int i) {
         check(i);
         return Arrays.copyOfRange(values, i * valueSize, (i + 1) * valueSize);
     }
 
-    /** The keys, {@code keySize} bytes each, without copying. */
+    /** {@return the keys, {@code keySize} bytes each, without copying} */
     public MemorySegment keys() {
         return MemorySegment.ofArray(keys).asSlice(0, (long) size * keySize);
     }
 
-    /** The values, {@code valueSize} bytes each, without copying. */
+    /** {@return the values, {@code valueSize} bytes each, without copying} */
     public MemorySegment values() {
         return MemorySegment.ofArray(values).asSlice(0, (long) size * valueSize);
     }

@@ -22,6 +22,27 @@ import org.gphash.index.Geometry;
  * pool's own setting). {@code verifyOnOpen} scans and judges the table even after a clean close.
  * {@code durability} says when writes become durable ({@link Durability}; default PER_BATCH).
  * {@code coalescing} says whether single-key calls are merged into batches ({@link Coalescing}).
+ *
+ * @param path              the pool file
+ * @param keySize           bytes per key (0: the default on create, the pool's on open)
+ * @param valueSize         bytes per value (0: as above)
+ * @param levels            levels of buckets the table starts with (0: as above)
+ * @param hashes            hash functions, candidate buckets per level (0: as above)
+ * @param slotsPerBucket    slots per bucket (0: as above)
+ * @param initialCapacity   items the table is sized for on create (0: the default)
+ * @param maxPoolBytes      the most bytes the pool file may grow to (0: no limit)
+ * @param backend           the engine: CPU or GPU
+ * @param jdkPersistence    persist with the JDK's msync even where libpmem is present
+ * @param seed              the hash seed of a new pool (empty: chosen at random)
+ * @param crashHook         a test hook that stops the engine at chosen points (crash tests only)
+ * @param bucketCache       BktCache's settings (the GPU engine's cache of hot buckets)
+ * @param indexMirror       whether the GPU engine keeps a copy of the index in GPU memory
+ * @param repairBeyondCrash clear damage no crash can explain instead of refusing the pool
+ * @param followSymlinks    follow a symbolic link at the path
+ * @param itemChecksums     keep a CRC32C of every item (new pools)
+ * @param verifyOnOpen      scan and judge the table on every open
+ * @param durability        when writes become durable
+ * @param coalescing        whether single-key calls are merged into batches
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
@@ -30,8 +51,10 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
                            boolean itemChecksums, boolean verifyOnOpen, Durability durability,
                            Coalescing coalescing) {
 
+    /** Items a new pool is sized for when {@code initialCapacity} is 0. */
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
 
+    /** Checks the fields: each names what is wrong in its exception. */
     public GPHashConfig {
         Objects.requireNonNull(path, "path");
         Objects.requireNonNull(backend, "backend");
@@ -49,52 +72,55 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         }
     }
 
-    /** A configuration that refuses damage beyond a crash (the default). */
-    public GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
-                        long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
-                        OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache, IndexMirror indexMirror) {
-        this(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes, backend,
-                jdkPersistence, seed, crashHook, bucketCache, indexMirror, false, false, false, false, Durability.PER_BATCH,
-                Coalescing.AUTO);
-    }
-
-    /** A configuration with the default index placement ({@link IndexMirror#AUTO}). */
-    public GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
-                        long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
-                        OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache) {
-        this(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes, backend,
-                jdkPersistence, seed, crashHook, bucketCache, IndexMirror.AUTO);
-    }
-
-    /** This configuration with another index placement. */
+    /**
+     * This configuration with another index placement.
+     *
+     * @param mirror AUTO, REQUIRED or OFF
+     * @return a copy with it
+     */
     public GPHashConfig withIndexMirror(IndexMirror mirror) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash, followSymlinks,
                 itemChecksums, verifyOnOpen, durability, coalescing);
     }
 
-    /** This configuration, repairing damage beyond a crash on open or not. */
+    /**
+     * This configuration, repairing damage beyond a crash on open or not.
+     *
+     * @param repair whether open clears damage beyond a crash
+     * @return a copy with it
+     */
     public GPHashConfig withRepairBeyondCrash(boolean repair) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repair, followSymlinks,
                 itemChecksums, verifyOnOpen, durability, coalescing);
     }
 
-    /** This configuration, scanning the table on open even after a clean close, or not. */
+    /**
+     * This configuration, scanning the table on open even after a clean close, or not.
+     *
+     * @param verify whether every open scans the table
+     * @return a copy with it
+     */
     public GPHashConfig withVerifyOnOpen(boolean verify) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
                 itemChecksums, verify, durability, coalescing);
     }
 
-    /** This configuration with another BktCache. */
+    /**
+     * This configuration with another BktCache.
+     *
+     * @param cache BktCache's settings
+     * @return a copy with them
+     */
     public GPHashConfig withBucketCache(BktCacheConfig cache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, cache, indexMirror, repairBeyondCrash, followSymlinks,
                 itemChecksums, verifyOnOpen, durability, coalescing);
     }
 
-    /** The geometry a new pool gets: specified fields, defaults for the rest. Validates it. */
+    /** {@return the geometry a new pool gets: specified fields, defaults for the rest. Validates it} */
     public Geometry geometryForCreate() {
         Geometry d = Geometry.DEFAULT;
         return new Geometry(or(levels, d.levels()), or(hashes, d.hashes()), or(slotsPerBucket, d.slotsPerBucket()),
@@ -105,7 +131,12 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         return value == 0 ? fallback : value;
     }
 
-    /** The differences between the specified fields and a pool's geometry; empty when they agree. */
+    /**
+     * The differences between the specified fields and a pool's geometry; empty when they agree.
+     *
+     * @param pool the pool's geometry
+     * @return one line per field that differs
+     */
     public List<String> mismatches(Geometry pool) {
         List<String> out = new ArrayList<>();
         compare(out, "keySize", keySize, pool.keySize());

@@ -42,54 +42,107 @@ public final class GPHashIndex implements AutoCloseable {
         this.valueSize = valueSize;
     }
 
+    /**
+     * A builder for the index at {@code path}; finish with {@link Builder#create()}, {@link Builder#open()}
+     * or {@link Builder#openOrCreate()}.
+     *
+     * @param path the pool file
+     * @return a builder with the defaults
+     */
     public static Builder builder(Path path) {
         return new Builder(path);
     }
 
     // ------------------------------------------------------------------ byte[] keys
 
-    /** The value of {@code key}, or null if absent. */
+    /**
+     * The value of {@code key}, or null if absent.
+     *
+     * @param key the key, of the index's key size
+     * @return a new array holding the value, or null
+     */
     public byte[] get(byte[] key) {
         Arguments.checkKey(key, keySize);
         byte[] out = new byte[valueSize];
         return live().get(MemorySegment.ofArray(key), MemorySegment.ofArray(out)) == Outcome.FOUND ? out : null;
     }
 
-    /** Inserts or replaces; returns true if the key was new. */
+    /**
+     * Inserts or replaces.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the value, of the index's value size
+     * @return true if the key was new
+     */
     public boolean put(byte[] key, byte[] value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize);
         return live().put(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
     }
 
-    /** Inserts if absent; returns false (changing nothing) if the key exists. */
+    /**
+     * Inserts if absent.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the value, of the index's value size
+     * @return true if inserted; false (changing nothing) if the key exists
+     */
     public boolean insert(byte[] key, byte[] value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize);
         return live().insert(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
     }
 
-    /** Replaces if present; returns false if the key is absent. */
+    /**
+     * Replaces if present.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the new value, of the index's value size
+     * @return true if replaced; false if the key is absent
+     */
     public boolean update(byte[] key, byte[] value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize);
         return live().update(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.UPDATED;
     }
 
-    /** Removes; returns false if the key was absent. */
+    /**
+     * Removes.
+     *
+     * @param key the key, of the index's key size
+     * @return true if removed; false if the key was absent
+     */
     public boolean delete(byte[] key) {
         Arguments.checkKey(key, keySize);
         return live().delete(MemorySegment.ofArray(key)) == Outcome.DELETED;
     }
 
+    /**
+     * Whether {@code key} is present.
+     *
+     * @param key the key, of the index's key size
+     * @return true if present
+     */
     public boolean containsKey(byte[] key) {
         return get(key) != null;
     }
 
+    /**
+     * Whether {@code key} (an 8-byte key, little-endian) is present.
+     *
+     * @param key the key
+     * @return true if present
+     */
     public boolean containsKey(long key) {
         return containsKey(LongKeys.encode(key, keySize));
     }
 
+    /**
+     * Whether {@code key} is present.
+     *
+     * @param key the key: a segment of the index's key size
+     * @return true if present
+     */
     public boolean containsKey(MemorySegment key) {
         Arguments.checkKey(key, keySize);
         return live().get(key, MemorySegment.ofArray(new byte[valueSize])) == Outcome.FOUND;
@@ -97,53 +150,119 @@ public final class GPHashIndex implements AutoCloseable {
 
     // ------------------------------------------------------------------ long keys (keySize 8)
 
+    /**
+     * As {@link #get(byte[])}, for an index of 8-byte keys ({@code key} little-endian).
+     *
+     * @param key the key
+     * @return a new array holding the value, or null
+     */
     public byte[] get(long key) {
         return get(LongKeys.encode(key, keySize));
     }
 
+    /**
+     * As {@link #put(byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key   the key
+     * @param value the value, of the index's value size
+     * @return true if the key was new
+     */
     public boolean put(long key, byte[] value) {
         return put(LongKeys.encode(key, keySize), value);
     }
 
+    /**
+     * As {@link #insert(byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key   the key
+     * @param value the value, of the index's value size
+     * @return true if inserted; false if the key exists
+     */
     public boolean insert(long key, byte[] value) {
         return insert(LongKeys.encode(key, keySize), value);
     }
 
+    /**
+     * As {@link #update(byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key   the key
+     * @param value the new value, of the index's value size
+     * @return true if replaced; false if the key is absent
+     */
     public boolean update(long key, byte[] value) {
         return update(LongKeys.encode(key, keySize), value);
     }
 
+    /**
+     * As {@link #delete(byte[])}, for an index of 8-byte keys.
+     *
+     * @param key the key
+     * @return true if removed; false if the key was absent
+     */
     public boolean delete(long key) {
         return delete(LongKeys.encode(key, keySize));
     }
 
     // ------------------------------------------------------------------ zero-copy segments
 
-    /** Copies the value of {@code key} into {@code valueOut}; returns false if absent. */
+    /**
+     * Copies the value of {@code key} into {@code valueOut}.
+     *
+     * @param key      the key: a segment of the index's key size
+     * @param valueOut where the value goes: a segment of at least the index's value size
+     * @return true if found; false if absent ({@code valueOut} untouched)
+     */
     public boolean get(MemorySegment key, MemorySegment valueOut) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(valueOut, valueSize, "output value segment");
         return live().get(key, valueOut) == Outcome.FOUND;
     }
 
+    /**
+     * As {@link #put(byte[], byte[])}, reading key and value from segments (no copy on the CPU engine).
+     *
+     * @param key   a segment of the index's key size
+     * @param value a segment of the index's value size
+     * @return true if the key was new
+     */
     public boolean put(MemorySegment key, MemorySegment value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize, "value");
         return live().put(key, value) == Outcome.INSERTED;
     }
 
+    /**
+     * As {@link #insert(byte[], byte[])}, from segments.
+     *
+     * @param key   a segment of the index's key size
+     * @param value a segment of the index's value size
+     * @return true if inserted; false if the key exists
+     */
     public boolean insert(MemorySegment key, MemorySegment value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize, "value");
         return live().insert(key, value) == Outcome.INSERTED;
     }
 
+    /**
+     * As {@link #update(byte[], byte[])}, from segments.
+     *
+     * @param key   a segment of the index's key size
+     * @param value a segment of the index's value size
+     * @return true if replaced; false if the key is absent
+     */
     public boolean update(MemorySegment key, MemorySegment value) {
         Arguments.checkKey(key, keySize);
         Arguments.checkValue(value, valueSize, "value");
         return live().update(key, value) == Outcome.UPDATED;
     }
 
+    /**
+     * As {@link #delete(byte[])}, from a segment.
+     *
+     * @param key a segment of the index's key size
+     * @return true if removed; false if the key was absent
+     */
     public boolean delete(MemorySegment key) {
         Arguments.checkKey(key, keySize);
         return live().delete(key) == Outcome.DELETED;
@@ -151,19 +270,34 @@ public final class GPHashIndex implements AutoCloseable {
 
     // ------------------------------------------------------------------ batches
 
-    /** An empty batch sized for this index. */
+    /**
+     * An empty batch sized for this index.
+     *
+     * @param expectedOperations operations to make room for at first (the batch grows beyond)
+     * @return an empty batch of this index's key and value sizes
+     */
     public Batch newBatch(int expectedOperations) {
         return new Batch(keySize, valueSize, expectedOperations);
     }
 
-    /** Runs every operation of {@code batch} in order; one result per operation. */
+    /**
+     * Runs every operation of {@code batch} in order; one result per operation.
+     *
+     * @param batch operations of this index's key and value sizes
+     * @return their outcomes and the values read, in batch order
+     */
     public BatchResult execute(Batch batch) {
         BatchResult result = new BatchResult(valueSize, batch.size());
         execute(batch, result);
         return result;
     }
 
-    /** As {@link #execute(Batch)}, reusing {@code result}'s memory. */
+    /**
+     * As {@link #execute(Batch)}, reusing {@code result}'s memory.
+     *
+     * @param batch  operations of this index's key and value sizes
+     * @param result where outcomes and values go (resized as needed)
+     */
     public void execute(Batch batch, BatchResult result) {
         Objects.requireNonNull(batch, "batch");
         if (batch.keySize() != keySize || batch.valueSize() != valueSize) {
@@ -176,7 +310,7 @@ public final class GPHashIndex implements AutoCloseable {
 
     // ------------------------------------------------------------------ reading everything back
 
-    /** The number of items (what {@code stats().size()} says). */
+    /** {@return the number of items (what {@code stats().size()} says)} */
     public long size() {
         return live().stats().size();
     }
@@ -184,12 +318,18 @@ public final class GPHashIndex implements AutoCloseable {
     /**
      * A cursor over the live entries (see {@link Cursor}: weakly consistent, pulled from the engine
      * in chunks of 4096, no lock held between them).
+     *
+     * @return a cursor; close it when done
      */
     public Cursor cursor() {
         return new Cursor(live(), keySize, valueSize);
     }
 
-    /** Calls {@code action} with every live entry's key and value (copies), as {@link #cursor()} walks them. */
+    /**
+     * Calls {@code action} with every live entry's key and value (copies), as {@link #cursor()} walks them.
+     *
+     * @param action called once per live entry with copies of its key and value
+     */
     public void forEach(java.util.function.BiConsumer<byte[], byte[]> action) {
         java.util.Objects.requireNonNull(action, "action");
         try (Cursor c = cursor()) {
@@ -204,6 +344,8 @@ public final class GPHashIndex implements AutoCloseable {
      * operations wait while it is copied (the GPU engine copies between batches), then go on. The
      * copy is fsynced before it gets its name, and opens like the original (as after a crash, with
      * nothing to repair). {@code gphash snapshot} does the same for a closed pool.
+     *
+     * @param target where the copy goes; must not exist
      */
     public void snapshot(Path target) {
         java.util.Objects.requireNonNull(target, "target");
@@ -221,27 +363,45 @@ public final class GPHashIndex implements AutoCloseable {
 
     // ------------------------------------------------------------------ the rest
 
+    /** {@return what the index holds and how its pool is laid out: items, levels, heap, file size, engine} */
     public IndexStats stats() {
         return live().stats();
     }
 
-    /** What recovery found and did when this pool was opened (or created). */
+    /** {@return what recovery found and did when this pool was opened (or created)} */
     public RecoveryReport lastRecovery() {
         return live().lastRecovery();
     }
 
     /**
-     * The engine behind this index, for what only one engine offers (the GPU engine's
-     * device-resident batches: {@code ((org.gphash.cuda.GpuEngine) index.engine()).executeOnDevice(...)}).
-     */
-    /**
      * Loads the GPU engine's BktCache now rather than at its next period; with {@code wait} false it
-     * runs while later batches go on. Returns false where there is no cache (CPU engine, or disabled).
+     * runs while later batches go on.
+     *
+     * @param wait whether to return only when the load is done
+     * @return false where there is no cache (CPU engine, or disabled)
      */
     public boolean reloadBucketCache(boolean wait) {
         return engine.reloadBucketCache(wait);
     }
 
+    /**
+     * What only the GPU engine offers: device-resident batches and BktCache's control and figures,
+     * with no CUDA type in any signature. Asking for it turns the host read cache off (batches in
+     * GPU memory write the pool without passing the cache).
+     *
+     * @return the GPU engine's features, or empty for the CPU engine
+     */
+    public java.util.Optional<GpuFeatures> gpu() {
+        return engine() instanceof GpuFeatures g ? java.util.Optional.of(g) : java.util.Optional.empty();
+    }
+
+    /**
+     * The engine behind this index (the service-provider interface, for tools and tests that work
+     * below the index; applications want {@link #gpu()}). Asking for it turns the host read cache off
+     * (writes through the engine would bypass it).
+     *
+     * @return the engine
+     */
     public Engine engine() {
         Engine e = live();
         return e instanceof CoalescingEngine c ? c.inner() : e;
@@ -254,6 +414,9 @@ public final class GPHashIndex implements AutoCloseable {
      * {@link Coalescing}) operations issued meanwhile share a batch and complete together; without
      * it the operation runs now and the future is complete when this returns. A caller's operations
      * take effect in the order it issued them.
+     *
+     * @param key the key, of the index's key size
+     * @return the value (a new array) or null, when the operation has run
      */
     public java.util.concurrent.CompletableFuture<byte[]> getAsync(byte[] key) {
         Arguments.checkKey(key, keySize);
@@ -263,34 +426,76 @@ public final class GPHashIndex implements AutoCloseable {
         return run(() -> get(key));
     }
 
-    /** As {@link #put(byte[], byte[])}, asynchronously (see {@link #getAsync(byte[])}): true if inserted. */
+    /**
+     * As {@link #put(byte[], byte[])}, asynchronously (see {@link #getAsync(byte[])}): true if inserted.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the value, of the index's value size
+     * @return true if the key was new, when the operation has run
+     */
     public java.util.concurrent.CompletableFuture<Boolean> putAsync(byte[] key, byte[] value) {
         return writeAsync(OpKind.PUT, key, value, Outcome.INSERTED);
     }
 
-    /** As {@link #insert(byte[], byte[])}, asynchronously: true if inserted, false if the key existed. */
+    /**
+     * As {@link #insert(byte[], byte[])}, asynchronously: true if inserted, false if the key existed.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the value, of the index's value size
+     * @return true if inserted, when the operation has run
+     */
     public java.util.concurrent.CompletableFuture<Boolean> insertAsync(byte[] key, byte[] value) {
         return writeAsync(OpKind.INSERT, key, value, Outcome.INSERTED);
     }
 
-    /** As {@link #update(byte[], byte[])}, asynchronously: true if updated, false if absent. */
+    /**
+     * As {@link #update(byte[], byte[])}, asynchronously: true if updated, false if absent.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the new value, of the index's value size
+     * @return true if replaced, when the operation has run
+     */
     public java.util.concurrent.CompletableFuture<Boolean> updateAsync(byte[] key, byte[] value) {
         return writeAsync(OpKind.UPDATE, key, value, Outcome.UPDATED);
     }
 
-    /** As {@link #delete(byte[])}, asynchronously: true if deleted, false if absent. */
+    /**
+     * As {@link #delete(byte[])}, asynchronously: true if deleted, false if absent.
+     *
+     * @param key the key, of the index's key size
+     * @return true if removed, when the operation has run
+     */
     public java.util.concurrent.CompletableFuture<Boolean> deleteAsync(byte[] key) {
         return writeAsync(OpKind.DELETE, key, null, Outcome.DELETED);
     }
 
+    /**
+     * As {@link #getAsync(byte[])}, for an index of 8-byte keys.
+     *
+     * @param key the key
+     * @return the value or null, when the operation has run
+     */
     public java.util.concurrent.CompletableFuture<byte[]> getAsync(long key) {
         return getAsync(LongKeys.encode(key, keySize));
     }
 
+    /**
+     * As {@link #putAsync(byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key   the key
+     * @param value the value, of the index's value size
+     * @return true if the key was new, when the operation has run
+     */
     public java.util.concurrent.CompletableFuture<Boolean> putAsync(long key, byte[] value) {
         return putAsync(LongKeys.encode(key, keySize), value);
     }
 
+    /**
+     * As {@link #deleteAsync(byte[])}, for an index of 8-byte keys.
+     *
+     * @param key the key
+     * @return true if removed, when the operation has run
+     */
     public java.util.concurrent.CompletableFuture<Boolean> deleteAsync(long key) {
         return deleteAsync(LongKeys.encode(key, keySize));
     }
@@ -323,7 +528,7 @@ public final class GPHashIndex implements AutoCloseable {
         }
     }
 
-    /** The coalescer's figures (batches run, operations merged), if single calls are coalesced. */
+    /** {@return the coalescer's figures (batches run, operations merged), if single calls are coalesced} */
     public java.util.Optional<CoalescerStats> coalescerStats() {
         if (live() instanceof CoalescingEngine c) {
             CoalescingEngine.Stats s = c.coalescerStats();
@@ -334,32 +539,42 @@ public final class GPHashIndex implements AutoCloseable {
     }
 
     /**
-     * What the coalescer did: batches it ran and the single operations they held; the host read
-     * cache's hits and misses (0 without one).
+     * What the coalescer did.
+     *
+     * @param batches         engine batches it ran
+     * @param operations      the operations they held
+     * @param hostCacheHits   gets the host read cache answered (0 without one)
+     * @param hostCacheMisses gets it did not
      */
     public record CoalescerStats(long batches, long operations, long hostCacheHits, long hostCacheMisses) {
+        /** {@return operations per batch (0 before the first)} */
         public double meanBatchSize() {
             return batches == 0 ? 0 : (double) operations / batches;
         }
 
+        /** {@return the share of gets the host read cache answered (0 before any)} */
         public double hostCacheHitRate() {
             long n = hostCacheHits + hostCacheMisses;
             return n == 0 ? 0 : (double) hostCacheHits / n;
         }
     }
 
+    /** {@return bytes per key} */
     public int keySize() {
         return keySize;
     }
 
+    /** {@return bytes per value} */
     public int valueSize() {
         return valueSize;
     }
 
+    /** {@return the configuration this index was opened with, geometry filled in from the pool} */
     public GPHashConfig config() {
         return config;
     }
 
+    /** {@return the pool file} */
     public Path path() {
         return config.path();
     }
@@ -420,37 +635,67 @@ public final class GPHashIndex implements AutoCloseable {
             this.path = Objects.requireNonNull(path, "path");
         }
 
-        /** Key size in bytes (1..256); 8 for {@code long} keys. */
+        /**
+         * Key size in bytes (1..256); 8 for {@code long} keys.
+         *
+         * @param bytes bytes per key
+         * @return this builder
+         */
         public Builder keySize(int bytes) {
             this.keySize = positive(bytes, "keySize");
             return this;
         }
 
-        /** Value size in bytes; default 128. */
+        /**
+         * Value size in bytes; default 128.
+         *
+         * @param bytes bytes per value
+         * @return this builder
+         */
         public Builder valueSize(int bytes) {
             this.valueSize = positive(bytes, "valueSize");
             return this;
         }
 
-        /** Levels of buckets addressed together (default 2). levels x hashes x slots must be at most 32. */
+        /**
+         * Levels of buckets addressed together (default 2). levels x hashes x slots must be at most 32.
+         *
+         * @param n levels
+         * @return this builder
+         */
         public Builder levels(int n) {
             this.levels = positive(n, "levels");
             return this;
         }
 
-        /** Hash functions, i.e. candidate top-level buckets per key (default 2). */
+        /**
+         * Hash functions, i.e. candidate top-level buckets per key (default 2).
+         *
+         * @param n hash functions
+         * @return this builder
+         */
         public Builder hashes(int n) {
             this.hashes = positive(n, "hashes");
             return this;
         }
 
-        /** Slots per bucket (default 8). */
+        /**
+         * Slots per bucket (default 8).
+         *
+         * @param n slots per bucket
+         * @return this builder
+         */
         public Builder slotsPerBucket(int n) {
             this.slotsPerBucket = positive(n, "slotsPerBucket");
             return this;
         }
 
-        /** Items the new pool should hold before its first resize (default 65536). */
+        /**
+         * Items the new pool should hold before its first resize (default 65536).
+         *
+         * @param items items before the first resize
+         * @return this builder
+         */
         public Builder initialCapacity(long items) {
             if (items < 1) {
                 throw new IllegalArgumentException("initialCapacity must be at least 1, got " + items);
@@ -459,7 +704,12 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
-        /** The pool file never grows beyond this; an operation that would need more fails with {@link PoolFullException}. */
+        /**
+         * The pool file never grows beyond this; an operation that would need more fails with {@link PoolFullException}.
+         *
+         * @param bytes the most bytes the pool file may take (0: no limit)
+         * @return this builder
+         */
         public Builder maxPoolBytes(long bytes) {
             if (bytes < 1) {
                 throw new IllegalArgumentException("maxPoolBytes must be positive, got " + bytes);
@@ -468,24 +718,45 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The engine that runs the index (default {@link Backend#CPU}).
+         *
+         * @param backend CPU or GPU
+         * @return this builder
+         */
         public Builder backend(Backend backend) {
             this.backend = Objects.requireNonNull(backend, "backend");
             return this;
         }
 
-        /** Persist through {@code MemorySegment.force()} even where libpmem is available. */
+        /**
+         * Persist through {@code MemorySegment.force()} even where libpmem is available.
+         *
+         * @param useJdk true to persist with the JDK even where libpmem is present
+         * @return this builder
+         */
         public Builder jdkPersistence(boolean useJdk) {
             this.jdkPersistence = useJdk;
             return this;
         }
 
-        /** Seed of the hash functions of a new pool (default: random). Stored in the pool. */
+        /**
+         * Seed of the hash functions of a new pool (default: random). Stored in the pool.
+         *
+         * @param seed the seed
+         * @return this builder
+         */
         public Builder seed(long seed) {
             this.seed = OptionalLong.of(seed);
             return this;
         }
 
-        /** Told at every persist point; for crash tests and the crash harness. */
+        /**
+         * Told at every persist point; for crash tests and the crash harness.
+         *
+         * @param hook the hook (crash tests only)
+         * @return this builder
+         */
         public Builder crashHook(CrashHook hook) {
             this.crashHook = Objects.requireNonNull(hook, "crashHook");
             return this;
@@ -496,6 +767,9 @@ public final class GPHashIndex implements AutoCloseable {
          * {@link BktCacheConfig#defaults()}: 20% of the buckets, LFU. {@link BktCacheConfig#DISABLED}
          * turns it off. Only the GPU backend has one: asking for an enabled cache with the CPU
          * backend fails at create/open.
+         *
+         * @param config the cache's settings
+         * @return this builder
          */
         public Builder bucketCache(BktCacheConfig config) {
             this.bucketCache = Objects.requireNonNull(config, "bucketCache");
@@ -506,6 +780,9 @@ public final class GPHashIndex implements AutoCloseable {
         /**
          * Whether the GPU engine copies the table's index into GPU memory (default {@link IndexMirror#AUTO}:
          * when the memory is there). The CPU engine ignores it.
+         *
+         * @param mode AUTO, REQUIRED or OFF
+         * @return this builder
          */
         public Builder indexMirror(IndexMirror mode) {
             this.indexMirror = Objects.requireNonNull(mode, "indexMirror");
@@ -519,6 +796,9 @@ public final class GPHashIndex implements AutoCloseable {
          * nothing; with {@code true} it clears what is broken and reports the counts in
          * {@link #lastRecovery()} ({@code gphash recover --force}). A foreign or stale header is
          * refused either way.
+         *
+         * @param repair whether to clear damage beyond a crash
+         * @return this builder
          */
         public Builder repairBeyondCrash(boolean repair) {
             this.repairBeyondCrash = repair;
@@ -529,6 +809,9 @@ public final class GPHashIndex implements AutoCloseable {
          * Whether open follows a symbolic link at the path (default: no, it refuses one). Create never
          * follows one. Whatever this says, open refuses a pool another user owns or that group or
          * others may write.
+         *
+         * @param follow whether to follow a link
+         * @return this builder
          */
         public Builder followSymlinks(boolean follow) {
             this.followSymlinks = follow;
@@ -541,6 +824,9 @@ public final class GPHashIndex implements AutoCloseable {
          * instead of returning a value the media changed; {@code gphash check --deep} lists them all.
          * Costs 4 bytes per item (in its value block) and a checksum per write and read (measured in
          * docs/PERFORMANCE.md). Fixed at create: open uses the pool's setting. CPU engine only.
+         *
+         * @param on whether new pools keep item checksums
+         * @return this builder
          */
         public Builder itemChecksums(boolean on) {
             this.itemChecksums = on;
@@ -553,6 +839,9 @@ public final class GPHashIndex implements AutoCloseable {
          * so it takes milliseconds whatever the pool's size; damage the closed file took since (a
          * flipped bit) is then found by {@code gphash check}, or by a scanning open: this one, any open
          * after a crash, or {@code gphash recover --force}.
+         *
+         * @param verify whether every open scans the table
+         * @return this builder
          */
         public Builder verifyOnOpen(boolean verify) {
             this.verifyOnOpen = verify;
@@ -563,6 +852,9 @@ public final class GPHashIndex implements AutoCloseable {
          * When writes become durable (default {@link Durability#PER_BATCH}: a batch when
          * {@code execute} returns, a single operation when it returns). Not stored in the pool: each
          * open chooses. See {@link Durability} for what each mode promises after a crash.
+         *
+         * @param mode when writes become durable
+         * @return this builder
          */
         public Builder durability(Durability mode) {
             this.durability = java.util.Objects.requireNonNull(mode, "durability");
@@ -572,12 +864,16 @@ public final class GPHashIndex implements AutoCloseable {
         /**
          * Whether single-key calls and their asynchronous forms are merged into batches (default
          * {@link Coalescing#AUTO}: for the GPU backend, not the CPU backend). See {@link Coalescing}.
+         *
+         * @param coalescing the coalescer's settings
+         * @return this builder
          */
         public Builder coalescing(Coalescing coalescing) {
             this.coalescing = java.util.Objects.requireNonNull(coalescing, "coalescing");
             return this;
         }
 
+        /** {@return the configuration these settings make, checked (what create and open use)} */
         public GPHashConfig config() {
             if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
                 throw new IllegalArgumentException("bucketCache " + bucketCache + " needs the GPU backend: BktCache "
@@ -589,14 +885,22 @@ public final class GPHashIndex implements AutoCloseable {
                     followSymlinks, itemChecksums, verifyOnOpen, durability, coalescing);
         }
 
-        /** Creates a new pool file (owner-only); fails if the file exists. */
+        /**
+         * Creates a new pool file (owner-only); fails if the file exists.
+         *
+         * @return the open index
+         */
         public GPHashIndex create() {
             GPHashConfig c = config();
             c.geometryForCreate();
             return wrap(factory(c.backend()).create(c), c);
         }
 
-        /** Opens an existing pool exclusively and runs recovery. */
+        /**
+         * Opens an existing pool exclusively and runs recovery.
+         *
+         * @return the open index
+         */
         public GPHashIndex open() {
             GPHashConfig c = config();
             return wrap(factory(c.backend()).open(c), c);
@@ -605,6 +909,8 @@ public final class GPHashIndex implements AutoCloseable {
         /**
          * Opens the pool if the file exists, else creates it. When another process creates it first,
          * this opens what that process created (or says it is locked while that process has it open).
+         *
+         * @return the open index
          */
         public GPHashIndex openOrCreate() {
             if (java.nio.file.Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {

@@ -29,20 +29,32 @@ public record IndexStats(long size, long capacity, double loadFactor, int levels
                          long fileBytes, PersistenceMode persistenceMode, Backend backend, RecoveryReport lastRecovery,
                          BktCacheStats bucketCache, String indexPlacement) {
 
-    /** These figures with the engine's cache figures. */
+    /**
+     * These figures with the engine's cache figures.
+     *
+     * @param cache the cache's figures
+     * @return a copy with them
+     */
     public IndexStats withBucketCache(BktCacheStats cache) {
         return new IndexStats(size, capacity, loadFactor, levels, topLevelLog2, resizes, heapGrowths, valueBlocks,
                 valueBlocksFree, pendingReclamation, fileBytes, persistenceMode, backend, lastRecovery, cache,
                 indexPlacement);
     }
 
-    /** These figures with the engine's value-heap figures and index placement (an engine that keeps the heap's bitmap itself). */
+    /**
+     * These figures with the engine's value-heap figures and index placement (an engine that keeps the heap's bitmap itself).
+     *
+     * @param blocks     value blocks in the heap
+     * @param blocksFree value blocks free
+     * @param placement  where the engine probes the index, and why
+     * @return a copy with them
+     */
     public IndexStats withEngineState(long blocks, long blocksFree, String placement) {
         return new IndexStats(size, capacity, loadFactor, levels, topLevelLog2, resizes, heapGrowths, blocks, blocksFree,
                 pendingReclamation, fileBytes, persistenceMode, backend, lastRecovery, bucketCache, placement);
     }
 
-    /** Pool file bytes per item stored: the pool's footprint against what it holds (0 when empty). */
+    /** {@return pool file bytes per item stored: the pool's footprint against what it holds (0 when empty)} */
     public double poolBytesPerItem() {
         return size == 0 ? 0 : (double) fileBytes / size;
     }

@@ -8,6 +8,11 @@ package org.gphash;
 public final class ItemChecksumException extends GPHashException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An item failed its checksum.
+     *
+     * @param message the pool, the item's slot and what failed
+     */
     public ItemChecksumException(String message) {
         super(message);
     }

@@ -21,11 +21,17 @@ public enum OpKind {
 
     private static final OpKind[] VALUES = values();
 
+    /**
+     * The kind with this ordinal (as batches store kinds).
+     *
+     * @param ordinal the ordinal
+     * @return the kind
+     */
     public static OpKind ofOrdinal(int ordinal) {
         return VALUES[ordinal];
     }
 
-    /** Whether operations of this kind carry a value. */
+    /** {@return whether operations of this kind carry a value} */
     public boolean hasValue() {
         return this == PUT || this == INSERT || this == UPDATE || this == READ_MODIFY_WRITE;
     }

@@ -38,11 +38,17 @@ public enum Outcome {
         this.code = code;
     }
 
-    /** The status byte engines write into a {@link BatchResult}. */
+    /** {@return the status byte engines write into a {@link BatchResult}} */
     public byte code() {
         return code;
     }
 
+    /**
+     * The outcome an engine's status byte stands for.
+     *
+     * @param code a status byte ({@link #code()})
+     * @return the outcome
+     */
     public static Outcome ofCode(int code) {
         Outcome o = code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
         if (o == null) {

@@ -7,6 +7,11 @@ package org.gphash;
 public final class PoolConfigMismatchException extends GPHashException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The pool does not match the configuration.
+     *
+     * @param message the fields that differ, with both values
+     */
     public PoolConfigMismatchException(String message) {
         super(message);
     }

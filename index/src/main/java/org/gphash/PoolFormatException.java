@@ -31,9 +31,17 @@ public final class PoolFormatException extends GPHashException {
         DAMAGE_BEYOND_CRASH
     }
 
+    /** What is wrong (serialized with the exception; the path is not). */
     private final Reason reason;
     private final transient Path path;
 
+    /**
+     * The file is not a usable pool.
+     *
+     * @param reason what is wrong
+     * @param path   the file
+     * @param detail what was found
+     */
     public PoolFormatException(Reason reason, Path path, String detail) {
         super("pool " + path + ": " + describe(reason) + ": " + detail);
         this.reason = reason;
@@ -52,10 +60,12 @@ public final class PoolFormatException extends GPHashException {
         };
     }
 
+    /** {@return what is wrong} */
     public Reason reason() {
         return reason;
     }
 
+    /** {@return the file} */
     public Path path() {
         return path;
     }

@@ -26,7 +26,22 @@ public record RecoveryReport(boolean previousShutdownClean, boolean headerCopyRe
                              long items, long valueBlocksInUse, long valueBlocksFree, long trailingBytesIgnored,
                              Duration duration, boolean fromCloseRecord) {
 
-    /** A report of a scan (not from a close record). */
+    /**
+     * A report of a scan (not from a close record); the fields as above.
+     *
+     * @param previousShutdownClean whether the pool was closed cleanly last time
+     * @param headerCopyRepaired    one header copy was rewritten
+     * @param insertSlotsCleared    INSERT slots set EMPTY
+     * @param tornSlotsCleared      torn slots set EMPTY
+     * @param duplicatesRemoved     duplicate copies removed
+     * @param resizeResumed         a resize was completed
+     * @param itemsRehashed         items it moved
+     * @param items                 items after recovery
+     * @param valueBlocksInUse      value blocks referenced by items
+     * @param valueBlocksFree       value blocks free
+     * @param trailingBytesIgnored  bytes past the committed end
+     * @param duration              how long recovery took
+     */
     public RecoveryReport(boolean previousShutdownClean, boolean headerCopyRepaired, long insertSlotsCleared,
                           long tornSlotsCleared, long duplicatesRemoved, boolean resizeResumed, long itemsRehashed,
                           long items, long valueBlocksInUse, long valueBlocksFree, long trailingBytesIgnored,
@@ -36,7 +51,7 @@ public record RecoveryReport(boolean previousShutdownClean, boolean headerCopyRe
                 false);
     }
 
-    /** Whether recovery had to repair anything at all. */
+    /** {@return whether recovery had to repair anything at all} */
     public boolean repairedAnything() {
         return headerCopyRepaired || insertSlotsCleared > 0 || tornSlotsCleared > 0 || duplicatesRemoved > 0
                 || resizeResumed;

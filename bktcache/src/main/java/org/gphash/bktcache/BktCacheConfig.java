@@ -46,35 +46,37 @@ public final class BktCacheConfig {
         this.counterSampleShift = b.counterSampleShift;
     }
 
+    /** {@return a builder holding the defaults ({@link #defaults()})} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Share 0.20, LFU, a load every 2<sup>22</sup> operations, concurrent fetch, no scan guard. */
+    /** {@return the defaults: share 0.20, LFU, a load every 2<sup>22</sup> operations, concurrent fetch, no scan guard} */
     public static BktCacheConfig defaults() {
         return DEFAULTS;
     }
 
-    /** A builder holding this configuration's values. */
+    /** {@return a builder holding this configuration's values} */
     public Builder toBuilder() {
         return new Builder(this);
     }
 
-    /** Fraction of all buckets held in the cache, from 0 (off) to 1. */
+    /** {@return the fraction of all buckets held in the cache, from 0 (off) to 1} */
     public double share() {
         return share;
     }
 
+    /** {@return how the buckets to cache are chosen: LFU (access counts), LRU or RANDOM} */
     public CachePolicy policy() {
         return policy;
     }
 
-    /** A load runs once this many operations ran since the last one; 0 means never by count. */
+    /** {@return after how many operations since the last load the next one runs; 0 means never by count} */
     public long reloadEveryOperations() {
         return reloadEveryOperations;
     }
 
-    /** A load also runs once this much time passed since the last one; {@link Duration#ZERO} means never by time. */
+    /** {@return after how much time since the last load the next one also runs; {@link Duration#ZERO} means never by time} */
     public Duration reloadEvery() {
         return reloadEvery;
     }
@@ -82,6 +84,8 @@ public final class BktCacheConfig {
     /**
      * Whether a load copies buckets on its own stream while operations go on (true), or operations wait
      * for the load to finish (false, the paper's Figure 15 baseline).
+     *
+     * @return true if loads run beside operations
      */
     public boolean concurrentFetch() {
         return concurrentFetch;
@@ -92,6 +96,8 @@ public final class BktCacheConfig {
      * of Catalyst against scans). A scan touches each bucket in one period only, so its buckets never
      * qualify and the room goes to the next hottest buckets that do; the price is that a newly hot bucket
      * waits one more period. {@link TopBuckets} states the exact rule.
+     *
+     * @return true if a bucket must be hot in two periods to be admitted
      */
     public boolean scanGuard() {
         return scanGuard;
@@ -101,12 +107,14 @@ public final class BktCacheConfig {
      * An access increments its bucket's counter with probability 1/2<sup>shift</sup>. Sampling keeps the
      * hottest buckets, whose counters every warp would otherwise hammer, from serialising on atomics to
      * one word; the ranking survives because hot buckets are sampled often anyway.
+     *
+     * @return the shift
      */
     public int counterSampleShift() {
         return counterSampleShift;
     }
 
-    /** Whether the cache holds anything at all: {@code share() > 0}. */
+    /** {@return whether the cache holds anything at all: {@code share() > 0}} */
     public boolean enabled() {
         return share > 0;
     }
@@ -117,6 +125,9 @@ public final class BktCacheConfig {
      * something"), and never more than the table. 0 when disabled.
      *
      * @throws IllegalArgumentException if {@code totalBuckets} is negative
+     *
+     * @param totalBuckets buckets of the table
+     * @return buckets the cache holds
      */
     public long capacityFor(long totalBuckets) {
         if (totalBuckets < 0) {
@@ -187,7 +198,12 @@ public final class BktCacheConfig {
             this.counterSampleShift = c.counterSampleShift;
         }
 
-        /** @see BktCacheConfig#share() */
+        /**
+         * Sets {@link BktCacheConfig#share()}.
+         *
+         * @param share from 0 (off) to 1
+         * @return this builder
+         */
         public Builder share(double share) {
             if (!(share >= 0 && share <= 1)) { // also rejects NaN
                 throw new IllegalArgumentException("share must be in [0, 1], was " + share);
@@ -196,13 +212,23 @@ public final class BktCacheConfig {
             return this;
         }
 
-        /** @see BktCacheConfig#policy() */
+        /**
+         * Sets {@link BktCacheConfig#policy()}.
+         *
+         * @param policy LFU, LRU or RANDOM
+         * @return this builder
+         */
         public Builder policy(CachePolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy must not be null");
             return this;
         }
 
-        /** @see BktCacheConfig#reloadEveryOperations() */
+        /**
+         * Sets {@link BktCacheConfig#reloadEveryOperations()}.
+         *
+         * @param operations operations between loads (0: never by count)
+         * @return this builder
+         */
         public Builder reloadEveryOperations(long operations) {
             if (operations < 0) {
                 throw new IllegalArgumentException(
@@ -212,7 +238,12 @@ public final class BktCacheConfig {
             return this;
         }
 
-        /** @see BktCacheConfig#reloadEvery() */
+        /**
+         * Sets {@link BktCacheConfig#reloadEvery()}.
+         *
+         * @param interval time between loads ({@link Duration#ZERO}: never by time)
+         * @return this builder
+         */
         public Builder reloadEvery(Duration interval) {
             Objects.requireNonNull(interval, "reloadEvery must not be null (Duration.ZERO = never by time)");
             if (interval.isNegative()) {
@@ -223,19 +254,34 @@ public final class BktCacheConfig {
             return this;
         }
 
-        /** @see BktCacheConfig#concurrentFetch() */
+        /**
+         * Sets {@link BktCacheConfig#concurrentFetch()}.
+         *
+         * @param concurrentFetch whether loads run beside operations
+         * @return this builder
+         */
         public Builder concurrentFetch(boolean concurrentFetch) {
             this.concurrentFetch = concurrentFetch;
             return this;
         }
 
-        /** @see BktCacheConfig#scanGuard() */
+        /**
+         * Sets {@link BktCacheConfig#scanGuard()}.
+         *
+         * @param scanGuard whether admission needs two hot periods
+         * @return this builder
+         */
         public Builder scanGuard(boolean scanGuard) {
             this.scanGuard = scanGuard;
             return this;
         }
 
-        /** @see BktCacheConfig#counterSampleShift() */
+        /**
+         * Sets {@link BktCacheConfig#counterSampleShift()}.
+         *
+         * @param shift from 0 (count every access) to {@link #MAX_COUNTER_SAMPLE_SHIFT}
+         * @return this builder
+         */
         public Builder counterSampleShift(int shift) {
             if (shift < 0 || shift > MAX_COUNTER_SAMPLE_SHIFT) {
                 throw new IllegalArgumentException("counterSampleShift must be in [0, "
@@ -245,6 +291,7 @@ public final class BktCacheConfig {
             return this;
         }
 
+        /** {@return the configuration} */
         public BktCacheConfig build() {
             return new BktCacheConfig(this);
         }

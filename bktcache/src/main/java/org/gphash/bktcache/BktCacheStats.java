@@ -34,6 +34,7 @@ public record BktCacheStats(
 
     private static final BktCacheStats DISABLED = new BktCacheStats(CachePolicy.LFU, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
+    /** Checks the figures: none may be negative, the share lies in [0, 1]. */
     public BktCacheStats {
         Objects.requireNonNull(policy, "policy must not be null");
         if (!(share >= 0 && share <= 1)) {
@@ -49,12 +50,12 @@ public record BktCacheStats(
         requireNonNegative("abandonedFetches", abandonedFetches);
     }
 
-    /** The stats of a cache that is off: all zero, policy LFU, share 0. */
+    /** {@return the stats of a cache that is off: all zero, policy LFU, share 0} */
     public static BktCacheStats disabled() {
         return DISABLED;
     }
 
-    /** hits / (hits + misses), or 0 before any operation. */
+    /** {@return hits / (hits + misses), or 0 before any operation} */
     public double hitRate() {
         double lookups = (double) hits + (double) misses;
         return lookups == 0 ? 0 : hits / lookups;

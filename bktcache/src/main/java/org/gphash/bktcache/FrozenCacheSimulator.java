@@ -39,9 +39,12 @@ public final class FrozenCacheSimulator {
      * The outcome of one replay.
      *
      * @param hitRate hits / (hits + misses), 0 for an empty trace
+     * @param hits    accesses that found their bucket cached
+     * @param misses  accesses that did not
      * @param loads   loading phases run (0 for Caffeine, which has none)
      */
     public record SimResult(double hitRate, long hits, long misses, long loads) {
+        /** Checks the counts: none may be negative. */
         public SimResult {
             if (hits < 0 || misses < 0 || loads < 0) {
                 throw new IllegalArgumentException("hits, misses and loads must be >= 0, were " + hits + ", "
@@ -62,6 +65,8 @@ public final class FrozenCacheSimulator {
      * @param totalBuckets buckets in the table
      * @param config       share, policy and scan guard of the cache; its reload settings are not used
      * @param period       accesses between two loads, at least 1
+     *
+     * @return hit rate, hits, misses and loads
      */
     public static SimResult simulate(int[] trace, int totalBuckets, BktCacheConfig config, long period) {
         Objects.requireNonNull(trace, "trace");
@@ -130,6 +135,10 @@ public final class FrozenCacheSimulator {
      * ({@code executor(Runnable::run)}); since every miss's insert then drains the buffered reads at
      * once, the result depends only on the trace, apart from the rare random admission Caffeine uses
      * against hash flooding.
+     *
+     * @param trace    bucket ids
+     * @param capacity entries the cache holds
+     * @return hits / accesses
      */
     public static double caffeineHitRate(int[] trace, long capacity) {
         Objects.requireNonNull(trace, "trace");
@@ -156,6 +165,11 @@ public final class FrozenCacheSimulator {
      * A copy of {@code trace} in which every {@code every}-th access (the {@code every-1}-th, the
      * {@code 2*every-1}-th, ...) is replaced by the next bucket of a scan that cycles through all
      * buckets from 0: the pattern a scan guard has to resist.
+     *
+     * @param trace        bucket ids
+     * @param every        one access in this many is replaced
+     * @param totalBuckets buckets the scan cycles through
+     * @return the new trace
      */
     public static int[] withScan(int[] trace, int every, int totalBuckets) {
         Objects.requireNonNull(trace, "trace");
@@ -200,6 +214,8 @@ public final class FrozenCacheSimulator {
      * (5000000), {@code shares} (0.1,0.2,0.4), {@code theta} (0.99), {@code period} (accesses/50, so the
      * run sees 50 loads), {@code seed} (42) and {@code scanEvery} (0: no scan; N: a second table where
      * every N-th access is the next bucket of a cyclic scan).
+     *
+     * @param args {@code key=value} pairs as above
      */
     public static void main(String[] args) {
         Map<String, String> opts = new LinkedHashMap<>(Map.of(

@@ -25,6 +25,9 @@ public final class ReloadSchedule {
     private long lastLoadNanos;
 
     /**
+     * A schedule for {@code config}'s periods, starting now.
+     *
+     * @param config    the cache's settings (reloadEveryOperations, reloadEvery)
      * @param nanoClock a monotonic clock in nanoseconds, like {@code System::nanoTime}; only differences
      *                  of its readings are used
      */
@@ -40,6 +43,7 @@ public final class ReloadSchedule {
     /**
      * Records that {@code n} more operations ran. The count saturates at {@code Long.MAX_VALUE}.
      *
+     * @param n operations
      * @throws IllegalArgumentException if {@code n} is negative
      */
     public void operationsRan(long n) {
@@ -50,7 +54,7 @@ public final class ReloadSchedule {
         operationsSinceLoad = sum < 0 ? Long.MAX_VALUE : sum;
     }
 
-    /** Whether a load should start now. */
+    /** {@return whether a load should start now} */
     public boolean due() {
         if (!enabled) {
             return false;
@@ -68,7 +72,7 @@ public final class ReloadSchedule {
         lastLoadNanos = nanoClock.getAsLong();
     }
 
-    /** Operations recorded since the last load (or since construction). */
+    /** {@return operations recorded since the last load (or since construction)} */
     public long operationsSinceLoad() {
         return operationsSinceLoad;
     }

@@ -40,6 +40,11 @@ public final class ThresholdSearch {
         /**
          * Counts of the scores s with s != 0 and (s &amp; prefixMask) == prefix, by digit
          * (s &gt;&gt;&gt; shift) &amp; 0xFF. 256 entries.
+         *
+         * @param shift      the digit's lowest bit: 24, 16, 8 or 0
+         * @param prefix     the higher digits fixed so far
+         * @param prefixMask which bits {@code prefix} fixes
+         * @return the counts
          */
         long[] count(int shift, long prefix, long prefixMask);
     }
@@ -55,6 +60,7 @@ public final class ThresholdSearch {
      * @param tiesToTake how many of the scores equal to {@code value} to admit
      */
     public record Threshold(long value, long above, long tiesToTake) {
+        /** Checks the fields: each names what is wrong in its exception. */
         public Threshold {
             if (value < 1 || value > ADMIT_NOTHING) {
                 throw new IllegalArgumentException("value must be in [1, 2^32], was " + value);
@@ -67,7 +73,7 @@ public final class ThresholdSearch {
             }
         }
 
-        /** How many buckets the threshold admits: {@code above + tiesToTake}. */
+        /** {@return how many buckets the threshold admits: {@code above + tiesToTake}} */
         public long admitted() {
             return above + tiesToTake;
         }
@@ -80,6 +86,10 @@ public final class ThresholdSearch {
      *
      * @throws IllegalStateException if a histogram does not have 256 entries, holds a negative count, or
      *                               disagrees with the previous pass about how many scores share the prefix
+     *
+     * @param k         how many scores to admit
+     * @param histogram where the counts come from
+     * @return the threshold
      */
     public static Threshold find(long k, Histogram histogram) {
         Objects.requireNonNull(histogram, "histogram");
@@ -152,6 +162,9 @@ public final class ThresholdSearch {
     /**
      * A plain Java histogram over {@code scores}, each read as a 32-bit unsigned value: the reference the
      * GPU histogram kernel is tested against. The array is read on every call, not copied.
+     *
+     * @param scores one score per bucket
+     * @return the histogram
      */
     public static Histogram overArray(int[] scores) {
         Objects.requireNonNull(scores, "scores");

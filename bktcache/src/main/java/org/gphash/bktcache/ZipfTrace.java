@@ -25,6 +25,8 @@ public final class ZipfTrace {
     private final SplittableRandom random;
 
     /**
+     * A generator of zipfian bucket ids, the popularity ranks shuffled over the ids.
+     *
      * @param buckets how many distinct bucket ids, 0 to buckets-1; at least 2
      * @param theta   skew, strictly between 0 and 1 (YCSB's default is 0.99)
      * @param seed    seeds both the permutation and the draws
@@ -46,17 +48,30 @@ public final class ZipfTrace {
         this.bucketOfRank = permutation(buckets, random.split());
     }
 
-    /** Convenience: {@code accesses} draws from a fresh generator. */
+    /**
+     * Convenience: {@code accesses} draws from a fresh generator.
+     *
+     * @param buckets  distinct bucket ids
+     * @param accesses draws
+     * @param theta    skew
+     * @param seed     seed
+     * @return the bucket ids drawn
+     */
     public static int[] generate(int buckets, int accesses, double theta, long seed) {
         return new ZipfTrace(buckets, theta, seed).next(accesses);
     }
 
-    /** The next bucket id. */
+    /** {@return the next bucket id} */
     public int next() {
         return bucketOfRank[nextRank()];
     }
 
-    /** The next {@code accesses} bucket ids. */
+    /**
+     * The next {@code accesses} bucket ids.
+     *
+     * @param accesses how many
+     * @return the ids
+     */
     public int[] next(int accesses) {
         if (accesses < 0) {
             throw new IllegalArgumentException("accesses must be >= 0, was " + accesses);
@@ -68,15 +83,22 @@ public final class ZipfTrace {
         return trace;
     }
 
-    /** The bucket id of popularity rank {@code rank}, 0 being the hottest. */
+    /**
+     * The bucket id of popularity rank {@code rank}, 0 being the hottest.
+     *
+     * @param rank the rank
+     * @return the id
+     */
     public int bucketOfRank(int rank) {
         return bucketOfRank[rank];
     }
 
+    /** {@return how many distinct bucket ids} */
     public int buckets() {
         return buckets;
     }
 
+    /** {@return the skew} */
     public double theta() {
         return theta;
     }

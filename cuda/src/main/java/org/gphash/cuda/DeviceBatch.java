@@ -83,7 +83,7 @@ public final class DeviceBatch implements AutoCloseable {
         return out.pointer();
     }
 
-    /** The outcome codes, copied to the host (for tests). */
+    /** {@return the outcome codes, copied to the host (for tests)} */
     public byte[] downloadCodes() {
         CudaRuntime.get().bind();
         byte[] c = new byte[(int) size];
@@ -91,7 +91,7 @@ public final class DeviceBatch implements AutoCloseable {
         return c;
     }
 
-    /** The values out, copied to the host (for tests). */
+    /** {@return the values out, copied to the host (for tests)} */
     public MemorySegment downloadValues() {
         CudaRuntime.get().bind();
         byte[] v = new byte[(int) (size * valueSize)];

@@ -16,6 +16,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.Engine;
 import org.gphash.GPHashConfig;
+import org.gphash.GpuFeatures;
 import org.gphash.IndexMirror;
 import org.gphash.IndexStats;
 import org.gphash.OpKind;
@@ -46,7 +47,7 @@ import org.gphash.index.VerifyReport;
  * synchronized, and the host-side steps that write the pool (header commits, zeroing a new level,
  * heap growth) run only after the batch's streams have drained.
  */
-public final class GpuEngine implements Engine {
+public final class GpuEngine implements Engine, GpuFeatures {
 
     /** Free GPU memory left over when choosing the mirror, for the cache, other users and fragmentation. */
     private static final long MIRROR_MARGIN = 512L << 20;
@@ -129,12 +130,12 @@ public final class GpuEngine implements Engine {
         return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels), config);
     }
 
-    /** Whether this machine has what the GPU engine needs (a CUDA driver, a Hopper-or-newer GPU, the kernels). */
+    /** {@return whether this machine has what the GPU engine needs (a CUDA driver, a Hopper-or-newer GPU, the kernels)} */
     public static boolean available() {
         return CudaRuntime.available();
     }
 
-    /** The GPU's name, as the driver reports it. */
+    /** {@return the GPU's name, as the driver reports it} */
     public String deviceName() {
         return cuda.deviceName;
     }
@@ -242,32 +243,37 @@ public final class GpuEngine implements Engine {
         pool.snapshot(target);
     }
 
-    /**
-     * Runs a batch whose operations already live in GPU memory and whose results stay there (the
-     * DLRM case: no host round trip for keys or values). {@code kinds}: n bytes of
-     * {@link OpKind} ordinals; {@code keys}: n x keySize bytes; {@code values}: n x valueSize bytes
-     * (read for writes; may be null for a batch of GETs and DELETEs); {@code codes}: n bytes of
-     * {@link Outcome} codes written; {@code out}: n x valueSize bytes, the values found by GET and
-     * replaced by READ_MODIFY_WRITE (may be null for a batch without them). Returns when done.
-     */
-    public synchronized void executeOnDevice(long n, CUdeviceptr kinds, CUdeviceptr keys, CUdeviceptr values,
-                                             CUdeviceptr codes, CUdeviceptr out) {
+    @Override
+    public synchronized void executeOnDevice(long n, long kinds, long keys, long values, long codes, long out) {
         ensureOpen();
         cuda.bind();
         if (n <= 0) {
             return;
         }
+        if (kinds == 0 || keys == 0 || codes == 0) {
+            throw new IllegalArgumentException("a device batch needs its kinds, keys and codes columns (addresses 0 given: kinds "
+                    + kinds + ", keys " + keys + ", codes " + codes + ")");
+        }
         pool.admitOpsInFlight(n);
-        path.executeOnDevice(n, address(kinds), address(keys), address(values), address(codes), address(out));
+        path.executeOnDevice(n, kinds, keys, values, codes, out);
     }
 
-    /** Runs a {@link DeviceBatch} (see {@link #executeOnDevice(long, CUdeviceptr, CUdeviceptr, CUdeviceptr, CUdeviceptr, CUdeviceptr)}). */
+    /**
+     * As {@link #executeOnDevice(long, long, long, long, long, long)}, with JCuda device pointers
+     * (null for an unused column): for this module's tests and benchmarks.
+     */
+    synchronized void executeOnDevice(long n, CUdeviceptr kinds, CUdeviceptr keys, CUdeviceptr values,
+                                      CUdeviceptr codes, CUdeviceptr out) {
+        executeOnDevice(n, address(kinds), address(keys), address(values), address(codes), address(out));
+    }
+
+    /** Runs a {@link DeviceBatch} (see {@link #executeOnDevice(long, long, long, long, long, long)}). */
     public void executeOnDevice(DeviceBatch batch) {
         executeOnDevice(batch.size(), batch.kinds(), batch.keys(), batch.values(), batch.codes(), batch.out());
     }
 
     /** The address of a device pointer the caller allocated (0 for null). */
-    private static long address(CUdeviceptr p) {
+    static long address(CUdeviceptr p) {
         if (p == null) {
             return 0;
         }
@@ -277,7 +283,7 @@ public final class GpuEngine implements Engine {
         return a[0];
     }
 
-    /** Whether batches run on the v2 pipeline over the HBM index mirror ({@link IndexStats#indexPlacement()} says why not). */
+    /** {@return whether batches run on the v2 pipeline over the HBM index mirror ({@link IndexStats#indexPlacement()} says why not)} */
     public synchronized boolean usesIndexMirror() {
         return path instanceof MirrorPath;
     }
@@ -307,7 +313,7 @@ public final class GpuEngine implements Engine {
         return false;
     }
 
-    /** GPU time per pipeline stage since {@link #profileStages} turned timing on, in nanoseconds. */
+    /** {@return GPU time per pipeline stage since {@link #profileStages} turned timing on, in nanoseconds} */
     public synchronized Map<String, Long> stageNanos() {
         Map<String, Long> out = new LinkedHashMap<>();
         if (path instanceof MirrorPath m) {
@@ -323,7 +329,7 @@ public final class GpuEngine implements Engine {
         return path.stats(pool.stats(Backend.GPU)).withBucketCache(cache.stats());
     }
 
-    /** BktCache's figures: hit rate since open, loads and their times. */
+    /** {@return BktCache's figures: hit rate since open, loads and their times} */
     public synchronized BktCacheStats bucketCacheStats() {
         ensureOpen();
         return cache.stats();
@@ -363,7 +369,7 @@ public final class GpuEngine implements Engine {
         cache = fresh;
     }
 
-    /** Whether a BktCache load is running (for tests and the reload benchmark). */
+    /** {@return whether a BktCache load is running (for tests and the reload benchmark)} */
     public synchronized boolean bucketCacheLoading() {
         return cache.loading();
     }
@@ -373,7 +379,7 @@ public final class GpuEngine implements Engine {
         return cache;
     }
 
-    /** The CPU engine's whole-table verification, run while no kernel is in flight. */
+    /** {@return the CPU engine's whole-table verification, run while no kernel is in flight} */
     public synchronized VerifyReport verify() {
         ensureOpen();
         cuda.bind();

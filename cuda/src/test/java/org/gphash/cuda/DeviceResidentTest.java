@@ -37,6 +37,50 @@ class DeviceResidentTest {
         GpuTestSupport.assumeGpu();
     }
 
+    /**
+     * The public way in: {@code index.gpu()} runs a device-resident batch given device addresses
+     * (no cast, no JCuda type), with the CPU engine's results, and refuses a missing column by name.
+     */
+    @Test
+    void theGpuViewRunsDeviceBatchesByAddress() {
+        int vs = GpuTestSupport.VALUE_SIZE;
+        try (GpuTestSupport t = GpuTestSupport.create();
+             CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 1000, 5));
+             org.gphash.GPHashIndex index = org.gphash.GPHashIndex.builder(t.pool("gpu")).backend(Backend.GPU).keySize(8)
+                     .valueSize(vs).initialCapacity(1000).seed(5).create();
+             DeviceBatch device = new DeviceBatch(8, vs, 3000)) {
+            org.gphash.GpuFeatures gpu = index.gpu().orElseThrow();
+            assertTrue(!gpu.deviceName().isBlank());
+            Random random = new Random(5);
+            BatchResult rc = new BatchResult(vs, 1);
+            long version = 0;
+            for (int round = 0; round < 4; round++) {
+                Batch batch = Batch.create(8, vs, 3000);
+                for (int i = 0; i < 3000; i++) {
+                    long k = random.nextInt(2000);
+                    OpKind kind = random.nextBoolean() ? OpKind.PUT : OpKind.GET;
+                    batch.add(kind, key(k, 8), kind.hasValue() ? value(k, ++version) : null);
+                }
+                cpu.execute(batch, rc);
+                device.upload(batch);
+                gpu.executeOnDevice(batch.size(), GpuEngine.address(device.kinds()), GpuEngine.address(device.keys()),
+                        GpuEngine.address(device.values()), GpuEngine.address(device.codes()), GpuEngine.address(device.out()));
+                byte[] codes = device.downloadCodes();
+                byte[] values = device.downloadValues().toArray(ValueLayout.JAVA_BYTE);
+                for (int i = 0; i < batch.size(); i++) {
+                    assertEquals(rc.outcome(i), Outcome.ofCode(codes[i]), "round " + round + " op " + i);
+                    if (rc.outcome(i) == Outcome.FOUND) {
+                        assertArrayEquals(rc.value(i), java.util.Arrays.copyOfRange(values, i * vs, (i + 1) * vs));
+                    }
+                }
+            }
+            assertEquals(cpu.stats().size(), index.size());
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> gpu.executeOnDevice(10, 0, GpuEngine.address(device.keys()), 0, GpuEngine.address(device.codes()), 0));
+            assertTrue(e.getMessage().contains("kinds"), e.getMessage());
+        }
+    }
+
     @Test
     void deviceResidentBatchesMatchTheCpuEngine() {
         int vs = GpuTestSupport.VALUE_SIZE;

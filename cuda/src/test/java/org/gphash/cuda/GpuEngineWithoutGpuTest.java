@@ -34,8 +34,20 @@ class GpuEngineWithoutGpuTest {
             BackendUnavailableException e = assertThrows(BackendUnavailableException.class,
                     () -> GPHashIndex.builder(p).backend(Backend.GPU).create());
             assertTrue(e.getMessage().contains("GPU backend cannot run here"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), "one line, the driver's details in the cause: " + e.getMessage());
             assertFalse(Files.exists(p), "nothing was created");
         }
+    }
+
+    @Test
+    void unavailableMessagesAreOneLine() {
+        String jcuda = "Error while loading native library \"JCudaDriver-12.6.0-linux-x86_64\"\nOperating system name: Linux\n"
+                + "Stack trace from the attempt to load the library as a resource:\njava.lang.NullPointerException\n\tat ...";
+        BackendUnavailableException e = GpuUnavailable.because("no CUDA driver could be loaded: " + jcuda, new LinkageError(jcuda));
+        assertEquals("the GPU backend cannot run here: no CUDA driver could be loaded: Error while loading native library "
+                + "\"JCudaDriver-12.6.0-linux-x86_64\"", e.getMessage());
+        assertTrue(e.getCause().getMessage().contains("Stack trace"), "the details stay in the cause");
+        assertEquals(300, GpuUnavailable.oneLine("x".repeat(1000)).length());
     }
 
     @Test

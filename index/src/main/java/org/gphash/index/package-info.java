@@ -4,7 +4,7 @@
  *
  * <p>The pool format and the algorithm here are the reference for the GPU engine: a kernel must
  * compute the same hashes ({@link org.gphash.index.KeyHasher}), visit candidate slots in the same
- * order ({@link org.gphash.index.Candidates}) and follow the same slot protocol
+ * order ({@link org.gphash.index.Probe}) and follow the same slot protocol
  * ({@link org.gphash.index.SlotMeta}).
  */
 package org.gphash.index;

@@ -140,7 +140,7 @@ class CrashPointTest {
     }
 
     private GPHashConfig config(Path path, CrashHook hook) {
-        return new GPHashConfig(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU, false, OptionalLong.of(7), hook, BktCacheConfig.DISABLED);
+        return Configs.of(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU, false, OptionalLong.of(7), hook, BktCacheConfig.DISABLED);
     }
 
     /** Creates the pool, preloads keys and plants duplicates of a few of them. */
@@ -289,7 +289,7 @@ class CrashPointTest {
     }
 
     static void checkRecovered(Path path, Map<Long, Long> model, Op inFlight, boolean crashedInOperation) {
-        try (CpuEngine reopened = CpuEngine.open(new GPHashConfig(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE,
+        try (CpuEngine reopened = CpuEngine.open(Configs.of(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE,
                 Backend.CPU, false, OptionalLong.empty(), CrashHook.NONE, BktCacheConfig.DISABLED))) {
             RecoveryReport report = reopened.lastRecovery();
             if (crashedInOperation) {
@@ -325,7 +325,7 @@ class CrashPointTest {
             assertEquals(expectedSize, verify.items());
         }
         // Recovery left nothing to repair for the next open.
-        try (CpuEngine again = CpuEngine.open(new GPHashConfig(path, 0, 0, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU, false,
+        try (CpuEngine again = CpuEngine.open(Configs.of(path, 0, 0, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU, false,
                 OptionalLong.empty(), CrashHook.NONE, BktCacheConfig.DISABLED))) {
             RecoveryReport second = again.lastRecovery();
             assertTrue(second.previousShutdownClean());
@@ -346,7 +346,7 @@ class CrashPointTest {
         ArmedHook second = new ArmedHook();
         second.arm(secondCrash, 1);
         try {
-            CpuEngine.open(new GPHashConfig(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU, false,
+            CpuEngine.open(Configs.of(path, 8, VALUE_SIZE, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU, false,
                     OptionalLong.empty(), second, BktCacheConfig.DISABLED)).close();
             fail("the resumed resize should have crashed at " + secondCrash);
         } catch (SimulatedCrash expected) {

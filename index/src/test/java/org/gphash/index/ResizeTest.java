@@ -26,7 +26,7 @@ class ResizeTest {
 
     @Test
     void theEmptiedBottomLevelBecomesValueHeapSpace() {
-        GPHashConfig config = new GPHashConfig(pools.pool("r.pool"), 8, 128, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU,
+        GPHashConfig config = Configs.of(pools.pool("r.pool"), 8, 128, 0, 0, 0, 16, Long.MAX_VALUE, Backend.CPU,
                 false, OptionalLong.of(3), CrashHook.NONE, BktCacheConfig.DISABLED);
         try (CpuEngine engine = CpuEngine.create(config)) {
             CpuTable table = engine.table();
@@ -53,7 +53,7 @@ class ResizeTest {
 
     @Test
     void manyResizesKeepEveryItemAndTheHeaderBounded() {
-        GPHashConfig config = new GPHashConfig(pools.pool("m.pool"), 8, 16, 0, 0, 0, 1, Long.MAX_VALUE, Backend.CPU,
+        GPHashConfig config = Configs.of(pools.pool("m.pool"), 8, 16, 0, 0, 0, 1, Long.MAX_VALUE, Backend.CPU,
                 false, OptionalLong.of(4), CrashHook.NONE, BktCacheConfig.DISABLED);
         try (CpuEngine engine = CpuEngine.create(config)) {
             for (long k = 0; k < 50_000; k++) {
@@ -72,7 +72,7 @@ class ResizeTest {
         // to in the new level, which items from other buckets compete for, so rehashing into the new
         // level alone fails often and the resize must add more levels. (With one hash a rehash only
         // splits buckets and cannot fail.)
-        return new GPHashConfig(path, 8, 128, 1, 2, 1, 4, Long.MAX_VALUE, Backend.CPU, false, OptionalLong.of(11), hook, BktCacheConfig.DISABLED);
+        return Configs.of(path, 8, 128, 1, 2, 1, 4, Long.MAX_VALUE, Backend.CPU, false, OptionalLong.of(11), hook, BktCacheConfig.DISABLED);
     }
 
     @Test

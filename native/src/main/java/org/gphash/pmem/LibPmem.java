@@ -30,12 +30,12 @@ public final class LibPmem {
     private LibPmem() {
     }
 
-    /** Whether {@code libpmem.so.1} could be loaded in this process. */
+    /** {@return whether {@code libpmem.so.1} could be loaded in this process} */
     public static boolean isAvailable() {
         return Holder.LOOKUP.isPresent();
     }
 
-    /** Why the library is unavailable, or an empty string when it is available. */
+    /** {@return why the library is unavailable, or an empty string when it is available} */
     public static String unavailableReason() {
         return Holder.LOAD_ERROR;
     }
@@ -172,7 +172,7 @@ public final class LibPmem {
         }
     }
 
-    /** The last libpmem error message as a Java string (empty when there is none). */
+    /** {@return the last libpmem error message as a Java string (empty when there is none)} */
     public static String lastError() {
         MemorySegment msg = pmem_errormsg();
         if (msg.equals(MemorySegment.NULL)) {

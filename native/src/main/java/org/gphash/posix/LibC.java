@@ -119,7 +119,7 @@ public final class LibC {
         return Holder.GETUID_DESC;
     }
 
-    /** The real user id of this process. */
+    /** {@return the real user id of this process} */
     public static int getuid() {
         try {
             return (int) Holder.GETUID.invokeExact();

@@ -50,12 +50,12 @@ public final class PersistRanges {
         return lengths[i];
     }
 
-    /** The lowest offset of any range (undefined when empty). */
+    /** {@return the lowest offset of any range (undefined when empty)} */
     public long coveringOffset() {
         return min;
     }
 
-    /** The length of the one range that covers them all (0 when empty). */
+    /** {@return the length of the one range that covers them all (0 when empty)} */
     public long coveringLength() {
         return count == 0 ? 0 : end - min;
     }

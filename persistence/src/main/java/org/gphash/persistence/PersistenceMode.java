@@ -22,7 +22,7 @@ public enum PersistenceMode {
         this.description = description;
     }
 
-    /** A human-readable description, as printed by {@code stats()} and the demo. */
+    /** {@return a human-readable description, as printed by {@code stats()} and the demo} */
     public String description() {
         return description;
     }

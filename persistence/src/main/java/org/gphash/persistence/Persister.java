@@ -36,6 +36,6 @@ public interface Persister {
         return 512;
     }
 
-    /** Which mechanism is in use. */
+    /** {@return which mechanism is in use} */
     PersistenceMode mode();
 }

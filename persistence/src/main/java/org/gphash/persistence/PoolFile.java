@@ -90,7 +90,7 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
-    /** Whether the file lives on tmpfs (memory; also where the GPU engine can register it). */
+    /** {@return whether the file lives on tmpfs (memory; also where the GPU engine can register it)} */
     public boolean onTmpfs() {
         return onTmpfs;
     }
@@ -289,7 +289,7 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
-    /** Whether this file was opened with {@link #openReadOnly}. */
+    /** {@return whether this file was opened with {@link #openReadOnly}} */
     public boolean readOnly() {
         return readOnly;
     }
@@ -475,7 +475,7 @@ public final class PoolFile implements AutoCloseable {
         map(newSize);
     }
 
-    /** The current mapping of the whole file; replaced by {@link #grow(long)}. */
+    /** {@return the current mapping of the whole file; replaced by {@link #grow(long)}} */
     public MemorySegment segment() {
         MemorySegment s = segment;
         if (s == null) {
@@ -484,12 +484,12 @@ public final class PoolFile implements AutoCloseable {
         return s;
     }
 
-    /** The persister chosen for the current mapping. */
+    /** {@return the persister chosen for the current mapping} */
     public Persister persister() {
         return persister;
     }
 
-    /** The file's current length in bytes. */
+    /** {@return the file's current length in bytes} */
     public long fileSize() {
         try {
             return channel.size();
@@ -498,7 +498,7 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
-    /** The mapped length in bytes (0 for an empty file). */
+    /** {@return the mapped length in bytes (0 for an empty file)} */
     public long mappedSize() {
         MemorySegment s = segment;
         return s == null ? 0 : s.byteSize();

@@ -33,12 +33,12 @@ public final class Findings {
         return Collections.unmodifiableList(examples.getOrDefault(kind, List.of()));
     }
 
-    /** Kinds found at least once, in declaration order. */
+    /** {@return kinds found at least once, in declaration order} */
     public List<Problem> kinds() {
         return List.copyOf(counts.keySet());
     }
 
-    /** Whether no kind that makes a pool unsound was found. */
+    /** {@return whether no kind that makes a pool unsound was found} */
     public boolean sound() {
         return counts.keySet().stream().noneMatch(Problem::problem);
     }

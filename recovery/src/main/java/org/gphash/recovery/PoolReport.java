@@ -32,7 +32,7 @@ public record PoolReport(Path path, long fileBytes, PoolHeader header, PoolInspe
                 || halfDone > header.crashAllowance();
     }
 
-    /** Whether open refuses the pool for corruption that no repair of slots fixes. */
+    /** {@return whether open refuses the pool for corruption that no repair of slots fixes} */
     public boolean structurallyCorrupt() {
         return header == null || findings.count(Problem.BAD_VALUE_OFFSET) + findings.count(Problem.SHARED_VALUE_BLOCK)
                 + findings.count(Problem.EXTENTS_OVERLAP) > 0;
@@ -47,7 +47,7 @@ public record PoolReport(Path path, long fileBytes, PoolHeader header, PoolInspe
         return s == 0 ? 0 : (double) items / s;
     }
 
-    /** Buckets of all levels by number of items, {@code [n]} = buckets holding n. */
+    /** {@return buckets of all levels by number of items, {@code [n]} = buckets holding n} */
     public long[] histogram() {
         if (levels.isEmpty()) {
             return new long[0];

@@ -35,7 +35,7 @@ public enum Problem {
         this.description = description;
     }
 
-    /** Whether one occurrence makes the pool unsound (check exits 1). */
+    /** {@return whether one occurrence makes the pool unsound (check exits 1)} */
     public boolean problem() {
         return problem;
     }

@@ -24,7 +24,7 @@ public class Progress {
         this.out = out;
     }
 
-    /** A bar on standard error if it is a terminal, else {@link #NONE}. */
+    /** {@return a bar on standard error if it is a terminal, else {@link #NONE}} */
     public static Progress forTerminal() {
         java.io.Console c = System.console();
         return c != null && c.isTerminal() ? new Progress(System.err) : NONE;
