@@ -29,17 +29,29 @@ import org.gphash.index.Geometry;
  */
 public final class GPHashIndex implements AutoCloseable {
 
+    /** What the index calls: the backend's engine, behind the coalescer and the recorder when they are on. */
     private final Engine engine;
+    /** The coalescer, or null. */
+    private final CoalescingEngine coalescer;
+    /** The recorder of operation stats, or null. */
+    private final RecordingEngine recorder;
+    /** The backend's engine itself. */
+    private final Engine backend;
     private final GPHashConfig config;
     private final int keySize;
     private final int valueSize;
     private volatile boolean closed;
 
-    private GPHashIndex(Engine engine, GPHashConfig config, int keySize, int valueSize) {
-        this.engine = engine;
+    private GPHashIndex(Engine backend, GPHashConfig config, boolean recordStats) {
+        this.backend = backend;
+        this.coalescer = config.coalescing().appliesTo(config.backend())
+                ? new CoalescingEngine(backend, config.coalescing()) : null;
+        Engine front = coalescer != null ? coalescer : backend;
+        this.recorder = recordStats ? new RecordingEngine(front) : null;
+        this.engine = recorder != null ? recorder : front;
         this.config = config;
-        this.keySize = keySize;
-        this.valueSize = valueSize;
+        this.keySize = backend.geometry().keySize();
+        this.valueSize = backend.geometry().valueSize();
     }
 
     /**
@@ -403,8 +415,8 @@ public final class GPHashIndex implements AutoCloseable {
      * @return the engine
      */
     public Engine engine() {
-        Engine e = live();
-        return e instanceof CoalescingEngine c ? c.inner() : e;
+        live();
+        return coalescer != null ? coalescer.inner() : backend;
     }
 
     // ------------------------------------------------------------------ asynchronous single operations
@@ -420,8 +432,9 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public java.util.concurrent.CompletableFuture<byte[]> getAsync(byte[] key) {
         Arguments.checkKey(key, keySize);
-        if (live() instanceof CoalescingEngine c) {
-            return c.getAsync(MemorySegment.ofArray(key));
+        live();
+        if (coalescer != null) {
+            return coalescer.getAsync(MemorySegment.ofArray(key));
         }
         return run(() -> get(key));
     }
@@ -506,8 +519,9 @@ public final class GPHashIndex implements AutoCloseable {
         if (kind.hasValue()) {
             Arguments.checkValue(value, valueSize);
         }
-        if (live() instanceof CoalescingEngine c) {
-            return c.submit(kind, MemorySegment.ofArray(key), kind.hasValue() ? MemorySegment.ofArray(value) : null, null)
+        live();
+        if (coalescer != null) {
+            return coalescer.submit(kind, MemorySegment.ofArray(key), kind.hasValue() ? MemorySegment.ofArray(value) : null, null)
                     .thenApply(o -> o == success);
         }
         Engine e = live();
@@ -528,10 +542,21 @@ public final class GPHashIndex implements AutoCloseable {
         }
     }
 
+    /**
+     * Counts and latency percentiles of the calls made so far, if the index was built with
+     * {@link Builder#recordStats()}; {@link OperationStats#NONE} otherwise.
+     *
+     * @return the figures
+     */
+    public OperationStats operationStats() {
+        return recorder == null ? OperationStats.NONE : recorder.operationStats();
+    }
+
     /** {@return the coalescer's figures (batches run, operations merged), if single calls are coalesced} */
     public java.util.Optional<CoalescerStats> coalescerStats() {
-        if (live() instanceof CoalescingEngine c) {
-            CoalescingEngine.Stats s = c.coalescerStats();
+        live();
+        if (coalescer != null) {
+            CoalescingEngine.Stats s = coalescer.coalescerStats();
             return java.util.Optional.of(new CoalescerStats(s.batches(), s.operations(), s.hostCacheHits(),
                     s.hostCacheMisses()));
         }
@@ -630,6 +655,7 @@ public final class GPHashIndex implements AutoCloseable {
         private boolean verifyOnOpen;
         private Durability durability = Durability.PER_BATCH;
         private Coalescing coalescing = Coalescing.AUTO;
+        private boolean recordStats;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -873,6 +899,17 @@ public final class GPHashIndex implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Counts every synchronous call and batch and records its latency, for
+         * {@link GPHashIndex#operationStats()} (off by default: timing costs two clock reads a call).
+         *
+         * @return this builder
+         */
+        public Builder recordStats() {
+            this.recordStats = true;
+            return this;
+        }
+
         /** {@return the configuration these settings make, checked (what create and open use)} */
         public GPHashConfig config() {
             if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
@@ -923,10 +960,8 @@ public final class GPHashIndex implements AutoCloseable {
             }
         }
 
-        private static GPHashIndex wrap(Engine engine, GPHashConfig c) {
-            Geometry g = engine.geometry();
-            Engine front = c.coalescing().appliesTo(c.backend()) ? new CoalescingEngine(engine, c.coalescing()) : engine;
-            return new GPHashIndex(front, c, g.keySize(), g.valueSize());
+        private GPHashIndex wrap(Engine engine, GPHashConfig c) {
+            return new GPHashIndex(engine, c, recordStats);
         }
 
         private static EngineFactory factory(Backend backend) {

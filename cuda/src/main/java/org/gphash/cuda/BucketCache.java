@@ -27,6 +27,7 @@ import org.gphash.bktcache.BktCacheStats;
 import org.gphash.bktcache.CachePolicy;
 import org.gphash.bktcache.ReloadSchedule;
 import org.gphash.index.Geometry;
+import org.gphash.index.PoolLog;
 import org.gphash.index.TableLayout;
 
 /**
@@ -263,6 +264,11 @@ final class BucketCache implements AutoCloseable {
         abandoned += st[KernelParams.LOAD_ABANDONED];
         cached = countCached();
         loading = false;
+        if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: BktCache load {0} done in {1} us: {2} of {3} entries hold "
+                    + "a bucket, {4} fetches abandoned", reloads, lastReloadNanos / 1000, cached, capacity,
+                    st[KernelParams.LOAD_ABANDONED]);
+        }
     }
 
     /** Entries that hold a bucket (G(y) set), counted on the host from G: capacity x 4 bytes. */

@@ -437,6 +437,9 @@ final class CpuTable {
     void resize(TableLayout observed) {
         gate.runExclusive(() -> {
             if (layout.equals(observed)) {
+                long start = System.nanoTime();
+                PoolEvents.Resize event = new PoolEvents.Resize();
+                event.begin();
                 if (persistOnSyncOnly) {
                     // A resize persists the items it moves; the values they refer to must be durable first.
                     persistEverything();
@@ -444,6 +447,17 @@ final class CpuTable {
                 addTopLevel();
                 hook.reached(CrashPoint.RESIZE_STARTED);
                 finishResize();
+                if (event.shouldCommit()) {
+                    event.path = file.path().toString();
+                    event.topLevelLog2 = layout.topLog2();
+                    event.items = size.sum();
+                    event.commit();
+                }
+                if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                    PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: resized pool {0}: top level 2^{1} buckets, {2} "
+                            + "levels, {3} items, in {4} ms", file.path(), layout.topLog2(), layout.levelCount(),
+                            size.sum(), (System.nanoTime() - start) / 1_000_000);
+                }
             }
         });
     }
@@ -682,6 +696,17 @@ final class CpuTable {
         headers.commit(h.withHeapChunk(chunk, end));
         heap.addChunk(chunk);
         heapGrowths.increment();
+        PoolEvents.HeapGrowth event = new PoolEvents.HeapGrowth();
+        if (event.shouldCommit()) {
+            event.path = file.path().toString();
+            event.bytes = bytes;
+            event.totalBlocks = heap.totalBlocks();
+            event.commit();
+        }
+        if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: grew the value heap of {0} by {1} bytes to {2} blocks "
+                    + "({3} free); the file is {4} bytes", file.path(), bytes, heap.totalBlocks(), heap.freeBlocks(), end);
+        }
     }
 
     long heapGrowths() {

@@ -103,6 +103,8 @@ public final class PoolTable {
                     engineDurability(config, kernels));
             RecoveryReport report = Recovery.run(table, true, false, false);
             file.publish();
+            PoolLog.opened("created", file.path(), report, report.duration().toNanos());
+            PoolEvents.opened(file.path(), true, report);
             return new PoolTable(file, table, report);
         } catch (RuntimeException | Error e) {
             file.discardCreated();
@@ -194,6 +196,8 @@ public final class PoolTable {
             }
             headers.commit(headers.current().withCleanShutdown(false));
             retireCloseRecord(file, headers.current());
+            PoolLog.opened("opened", file.path(), report, report.duration().toNanos());
+            PoolEvents.opened(file.path(), false, report);
             return new PoolTable(file, table, report);
         } catch (RuntimeException | Error e) {
             file.close();
