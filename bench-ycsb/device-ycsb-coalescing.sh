@@ -52,6 +52,21 @@ if [[ "${PLAN:-full}" == small ]]; then
     cat "$OUT/table.md"
     exit 0
 fi
+if [[ "${PLAN:-full}" == writes ]]; then
+    # Small writing batches of distinct keys without grouping (DistinctKeys) against always grouping
+    # (-Dgphash.distinctWrites=0), GPU engine coalesced with the host cache, and the CPU engine.
+    GROUPED=-Dgphash.distinctWrites=0
+    for wl in a b; do
+        phase $wl-gpu-16-distinct run $wl 16 1000000 gpu on "$HC"
+        phase $wl-gpu-16-grouped run $wl 16 1000000 gpu on "$HC" false $GROUPED
+        phase $wl-cpu-16 run $wl 16 2000000 cpu off
+        phase $wl-gpu-256-distinct run $wl 256 2000000 gpu on "$HC"
+        phase $wl-gpu-256-grouped run $wl 256 2000000 gpu on "$HC" false $GROUPED
+    done
+    rm -f "$POOL"
+    cat "$OUT/table.md"
+    exit 0
+fi
 if [[ "${PLAN:-full}" == adaptive ]]; then
     # The coalescer's adaptive wait against none, GPU engine with the host cache, and the CPU engine.
     for wl in c a; do

@@ -173,8 +173,11 @@ __device__ void pipe_heads(const PipeParams& p) {
     }
 }
 
-// For a batch of reads whose keys (almost) never repeat (pipe_decide): every operation its own group,
-// in batch order, without the key table and the sort.
+// For a batch whose keys do not repeat: every operation its own group, in batch order, without the
+// key table and the sort. Reads whose keys (almost) never repeat (pipe_decide), or a batch of any
+// operations whose keys the host found distinct (a small coalesced batch). A group of one needs no
+// scan: the presence and value source before its member are the batch start's, and after it the
+// member's own (last_set / last_src at its position, or none); pipe_source_input fills last_src.
 __device__ void pipe_identity_groups(const TableParams& t, const PipeParams& p) {
     if (pipe_count(p, kPipeUngrouped) == 0) {
         return;
@@ -201,8 +204,9 @@ __device__ void pipe_identity_groups(const TableParams& t, const PipeParams& p) 
                 h[j] = hash_key<false>(key, ks, t.seed[j]);
             }
         }
-        // No operation sets presence or a value: both scans' results, without the scans.
-        arr<int32_t>(p.last_set)[i] = -1;
+        // Both scans' results for groups of one, without the scans (reads set neither).
+        const bool sets = i < b.n && sets_presence(arr<const uint8_t>(b.kinds)[op_at(b, i)]);
+        arr<int32_t>(p.last_set)[i] = sets ? static_cast<int32_t>(i) : -1;
         arr<int32_t>(p.last_src)[i] = -1;
     }
     if (global_thread() == 0) {

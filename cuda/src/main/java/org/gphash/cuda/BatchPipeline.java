@@ -159,18 +159,16 @@ final class BatchPipeline implements AutoCloseable {
     /**
      * Queues one batch on {@code stream} without waiting (see {@link #run}); {@link #await} gives its
      * counters. Batches queued on one stream run one after another, in order; at most SLOTS - 1 may
-     * be in flight, and the heap may not change (grow) while any is. With {@code ungrouped} (a batch
-     * of reads only) the batch is queued without grouping by key at all (no key table, no sort: fewest
-     * launches), which is always correct for reads and pays when their keys do not repeat; the caller
-     * predicts it from the last batch's sample ({@link KernelParams#PIPE_REPEATS}). Otherwise a batch
-     * of reads is grouped or not as the GPU's sample of it decides.
+     * be in flight, and the heap may not change (grow) while any is. With {@code ungrouped} the batch
+     * is queued without grouping by key at all (no key table, no sort, no scans: fewest launches):
+     * always correct for reads, and paying when their keys do not repeat (the caller predicts it from
+     * the last batch's sample, {@link KernelParams#PIPE_REPEATS}); for a batch that writes, correct
+     * only when no key repeats, which the caller must know. Otherwise a batch of reads is grouped or
+     * not as the GPU's sample of it decides.
      */
     Ticket enqueue(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
                    DeviceHeap heap, long poolLength, boolean reads, boolean writes, boolean ungrouped) {
-        if (ungrouped && writes) {
-            throw new IllegalArgumentException("only a batch of reads may run ungrouped");
-        }
-        int mode = writes ? 0 : ungrouped ? 2 : 1;
+        int mode = ungrouped ? 2 : writes ? 0 : 1;
         long n = ops.n();
         ensureCapacity(n);
         byte[] p = b.params(PipelineBuffers.addressShift(poolLength));
@@ -186,7 +184,7 @@ final class BatchPipeline implements AutoCloseable {
         Runnable stages = () -> queueStages(stream, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes, mode);
         profile.begin();
         if (StageGraphs.ENABLED && !profile.on()) {
-            graphs.launch(new StageGraphs.Key(b.capacity(), reads, mode, cacheOn,
+            graphs.launch(new StageGraphs.Key(b.capacity(), reads, writes, mode, cacheOn,
                     StageGraphs.params(table, mirrorTable, cache, h, p)), stream, stages);
         } else {
             stages.run();
@@ -248,11 +246,15 @@ final class BatchPipeline implements AutoCloseable {
         Launcher.launchBlocks(k.identityGroups, grid(c), stream, table, p);
         Launcher.launchBlocks(k.resolve, warpGrid(c), stream, table, mirrorTable, p, cache);
         profile.mark(stream);
-        // SEMANTICS (identity groups of reads set the scans' results themselves)
+        // SEMANTICS (identity groups set the presence scan's result themselves; the value source
+        // needs no scan either; a batch of reads needs neither)
         if (mayGroup) {
             scan.inclusiveMax(stream, b.lastSet.address(), b.lastSet.address(), c);
             Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
             scan.inclusiveMax(stream, b.lastSrc.address(), b.lastSrc.address(), c);
+            Launcher.launchBlocks(k.net, grid(c), stream, p);
+        } else if (writes) {
+            Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
             Launcher.launchBlocks(k.net, grid(c), stream, p);
         }
         profile.mark(stream);

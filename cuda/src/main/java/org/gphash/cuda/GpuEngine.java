@@ -293,6 +293,11 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return path instanceof MirrorPath m ? m.smallReadBatches() : 0;
     }
 
+    /** Runs of a batch that wrote without grouping, their keys being distinct ({@link DistinctKeys}), since open. */
+    synchronized long distinctWriteRuns() {
+        return path instanceof MirrorPath m ? m.distinctWriteRuns() : 0;
+    }
+
     /**
      * GPU time of the last batch, from the first of its kernels to the last (CUDA events; 0 on the
      * pool path): what the GPHash artifact reports as kernel time.

@@ -49,6 +49,9 @@ final class MirrorPath implements BatchPath {
     private final HostLane[] lanes;
     private final DeviceBuffer rerun = new DeviceBuffer();
     private final SmallReads small;
+    private final DistinctKeys distinct = new DistinctKeys();
+    /** Runs that wrote without grouping, their keys being distinct (for tests and stats). */
+    private long distinctWriteRuns;
 
     MirrorPath(EngineParts parts, PipelineKernels kernels) {
         this.parts = parts;
@@ -117,11 +120,13 @@ final class MirrorPath implements BatchPath {
                 rerun = harvest(lanes[lane ^ 1], result, rerun);  // growth remaps the pool: nothing may be in flight
                 ensureFreeBlocks(valueWrites);
             }
+            boolean writes = valueWrites + deletes > 0;
             l.stage(stream, batch, first, m, valueWrites > 0, reads);
             l.valueWrites = valueWrites;
             inFlightWrites += valueWrites;
             l.ticket = enqueue(m, l.kinds.address(), l.keys.address(), valueWrites > 0 ? l.values.address() : 0,
-                    l.codes.address(), reads ? l.out.address() : 0, 0, reads, valueWrites + deletes > 0);
+                    l.codes.address(), reads ? l.out.address() : 0, 0, reads, writes,
+                    writes && distinct.test(batch, first, m));
             l.queueResults(stream);
             lane ^= 1;
         }
@@ -223,7 +228,8 @@ final class MirrorPath implements BatchPath {
         long count = n;
         for (;;) {
             ensureFreeBlocks(valueWrites);
-            BatchPipeline.Ticket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, reads, writes);
+            BatchPipeline.Ticket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, reads, writes,
+                    false);
             long[] c = pipeline.await(ticket);
             observe(ticket, c);
             account(c, cache);
@@ -239,17 +245,24 @@ final class MirrorPath implements BatchPath {
         }
     }
 
-    /** Queues one run of the pipeline on the engine's stream. */
+    /**
+     * Queues one run of the pipeline on the engine's stream; {@code distinctKeys}: the batch writes and
+     * no key repeats in it, so it runs without grouping ({@link DistinctKeys}).
+     */
     private BatchPipeline.Ticket enqueue(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt,
-                                         long opsAt, boolean reads, boolean writes) {
+                                         long opsAt, boolean reads, boolean writes, boolean distinctKeys) {
         BucketCache cache = parts.cache();
         cache.operationsRan(n, parts.tableParams());
         PoolTable pool = parts.pool();
         byte[] cacheParams = cache.params();
+        if (writes && distinctKeys) {
+            distinctWriteRuns++;
+        }
         return pipeline.enqueue(stream,
                 new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock()),
                 parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()), cacheParams,
-                cache.enabled(), heap, pool.file().mappedSize(), reads, writes, !writes && !readKeysRepeat);
+                cache.enabled(), heap, pool.file().mappedSize(), reads, writes,
+                writes ? distinctKeys : !readKeysRepeat);
     }
 
     /**
@@ -340,7 +353,8 @@ final class MirrorPath implements BatchPath {
     public IndexStats stats(IndexStats pool) {
         return pool.withEngineState(heap.totalBlocks(), heap.freeBlocks(),
                 "HBM mirror (" + (mirror.bytes() >> 20) + " MiB, loaded in " + mirror.lastLoadNanos() / 1_000_000 + " ms; "
-                        + small.batches() + " small batches of gets in one launch)");
+                        + small.batches() + " small batches of gets in one launch, " + distinctWriteRuns + " writing runs of distinct "
+                        + "keys ungrouped)");
     }
 
     @Override
@@ -350,6 +364,10 @@ final class MirrorPath implements BatchPath {
 
     long smallReadBatches() {
         return small.batches();
+    }
+
+    long distinctWriteRuns() {
+        return distinctWriteRuns;
     }
 
     /** The pipeline, for the profile of its stages (benchmarks and tests). */

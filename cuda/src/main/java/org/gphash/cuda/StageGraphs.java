@@ -30,7 +30,7 @@ final class StageGraphs implements AutoCloseable {
     private static final int MAX_GRAPHS = 32;
 
     /** What a graph depends on: the batch's shape, and every parameter struct its launches were given. */
-    record Key(long capacity, boolean reads, int mode, boolean cacheOn, ByteBuffer params) {
+    record Key(long capacity, boolean reads, boolean writes, int mode, boolean cacheOn, ByteBuffer params) {
     }
 
     private record Graph(CUgraph graph, CUgraphExec exec) {

@@ -171,6 +171,63 @@ class MirrorPathTest {
         }
     }
 
+    /**
+     * Small batches that write, of distinct keys, run without grouping (DistinctKeys) and give the CPU
+     * engine's results for every kind, through resizes (whose reruns are grouped) and heap growth;
+     * batches with a repeated key still group.
+     */
+    @ParameterizedTest(name = "keys {0} B, {1} slots, cache {2}")
+    @CsvSource({"8, 8, false", "13, 8, true", "8, 2, false"})
+    void smallWritingBatchesOfDistinctKeysSkipGroupingAndMatchTheCpuEngine(int keySize, int slots, boolean cache) {
+        BktCacheConfig c = cache ? BktCacheConfig.builder().share(0.3).reloadEveryOperations(2000).counterSampleShift(0).build()
+                : BktCacheConfig.DISABLED;
+        try (GpuTestSupport t = GpuTestSupport.create();
+             Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, slots, 64, 9));
+             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), keySize, 2, 2, slots, 64, 9, c)
+                     .withIndexMirror(IndexMirror.REQUIRED))) {
+            Random random = new Random(keySize * 7L + slots);
+            OpKind[] kinds = OpKind.values();
+            BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+            BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+            long version = 0;
+            int distinctBatches = 0;
+            for (int round = 0; round < 600; round++) {
+                int n = 1 + random.nextInt(round % 10 == 0 ? DistinctKeys.MAX_OPS : 24);
+                int space = 200 + round * 20;
+                boolean repeat = round % 7 == 3 && n > 1;
+                java.util.Set<Long> used = new java.util.HashSet<>();
+                Batch batch = Batch.create(keySize, GpuTestSupport.VALUE_SIZE, n);
+                for (int i = 0; i < n; i++) {
+                    long k;
+                    do {
+                        k = random.nextInt(space);
+                    } while (!repeat && !used.add(k) && used.size() < space);
+                    OpKind kind = round < 100 && random.nextBoolean() ? OpKind.PUT : kinds[random.nextInt(kinds.length)];
+                    batch.add(kind, key(k, keySize), kind.hasValue() ? value(k, ++version) : null);
+                }
+                long before = gpu.distinctWriteRuns();
+                cpu.execute(batch, rc);
+                gpu.execute(batch, rg);
+                GpuTestSupport.assertSameResults(batch, rc, rg, "round " + round);
+                boolean distinct = new DistinctKeys().test(batch, 0, n);
+                boolean writes = false;
+                for (int i = 0; i < n; i++) {
+                    writes |= batch.kind(i) != OpKind.GET;
+                }
+                if (distinct && writes && !SmallReads.accepts(batch)) {
+                    assertTrue(gpu.distinctWriteRuns() > before, "round " + round + " ran ungrouped");
+                    distinctBatches++;
+                } else {
+                    assertEquals(before, gpu.distinctWriteRuns(), "round " + round + " grouped");
+                }
+                assertEquals(cpu.stats().size(), gpu.stats().size(), "round " + round + ": item count");
+            }
+            assertTrue(distinctBatches > 300, "batches of distinct keys ran ungrouped: " + distinctBatches);
+            assertTrue(gpu.stats().resizes() > 0 && gpu.stats().heapGrowths() > 0, gpu.stats().toString());
+            assertTrue(gpu.verify().sound());
+        }
+    }
+
     @Test
     void aPoolWrittenThroughTheMirrorOpensOnTheCpuEngineWithEveryItem() {
         try (GpuTestSupport t = GpuTestSupport.create()) {

@@ -438,8 +438,6 @@ final class CpuTable {
         gate.runExclusive(() -> {
             if (layout.equals(observed)) {
                 long start = System.nanoTime();
-                PoolEvents.Resize event = new PoolEvents.Resize();
-                event.begin();
                 if (persistOnSyncOnly) {
                     // A resize persists the items it moves; the values they refer to must be durable first.
                     persistEverything();
@@ -447,12 +445,7 @@ final class CpuTable {
                 addTopLevel();
                 hook.reached(CrashPoint.RESIZE_STARTED);
                 finishResize();
-                if (event.shouldCommit()) {
-                    event.path = file.path().toString();
-                    event.topLevelLog2 = layout.topLog2();
-                    event.items = size.sum();
-                    event.commit();
-                }
+                PoolEvents.resized(file.path(), layout.topLog2(), size.sum(), System.nanoTime() - start);
                 if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
                     PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: resized pool {0}: top level 2^{1} buckets, {2} "
                             + "levels, {3} items, in {4} ms", file.path(), layout.topLog2(), layout.levelCount(),
@@ -696,13 +689,7 @@ final class CpuTable {
         headers.commit(h.withHeapChunk(chunk, end));
         heap.addChunk(chunk);
         heapGrowths.increment();
-        PoolEvents.HeapGrowth event = new PoolEvents.HeapGrowth();
-        if (event.shouldCommit()) {
-            event.path = file.path().toString();
-            event.bytes = bytes;
-            event.totalBlocks = heap.totalBlocks();
-            event.commit();
-        }
+        PoolEvents.heapGrown(file.path(), bytes, heap.totalBlocks());
         if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
             PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: grew the value heap of {0} by {1} bytes to {2} blocks "
                     + "({3} free); the file is {4} bytes", file.path(), bytes, heap.totalBlocks(), heap.freeBlocks(), end);

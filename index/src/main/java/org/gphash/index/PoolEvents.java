@@ -1,76 +1,20 @@
 package org.gphash.index;
 
-import jdk.jfr.Category;
-import jdk.jfr.DataAmount;
-import jdk.jfr.Description;
-import jdk.jfr.Event;
-import jdk.jfr.Label;
-import jdk.jfr.Name;
+import java.nio.file.Path;
 
 /**
  * JDK Flight Recorder events for what {@link PoolLog} logs: an application recording with JFR sees
- * pool opens, resizes and heap growths beside its own events (category "gphash"). Disabled events
- * cost a branch.
+ * pool opens, resizes and heap growths beside its own events (category "gphash"; the event types
+ * are in {@link JfrEvents}). A runtime without the {@code jdk.jfr} module (a jlinked image that left
+ * it out) gets none, and nothing here touches the module then: the event classes are loaded only
+ * behind {@link #AVAILABLE}.
  */
 public final class PoolEvents {
 
+    /** Whether this runtime has JFR. */
+    static final boolean AVAILABLE = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
+
     private PoolEvents() {
-    }
-
-    /** A pool opened or created, recovery included. */
-    @Name("org.gphash.PoolOpen")
-    @Label("Pool Open")
-    @Category("gphash")
-    @Description("A pool opened or created, with what recovery found")
-    public static final class Open extends Event {
-        /** The pool file. */
-        @Label("Path")
-        public String path;
-        /** Whether the pool was created rather than opened. */
-        @Label("Created")
-        public boolean created;
-        /** Items in the pool after recovery. */
-        @Label("Items")
-        public long items;
-        /** Whether recovery changed the pool. */
-        @Label("Repaired")
-        public boolean repaired;
-        /** Whether open trusted the close record instead of scanning the table. */
-        @Label("From Close Record")
-        public boolean fromCloseRecord;
-    }
-
-    /** A resize: a new top level, the bottom level's items moved up. */
-    @Name("org.gphash.Resize")
-    @Label("Resize")
-    @Category("gphash")
-    public static final class Resize extends Event {
-        /** The pool file. */
-        @Label("Path")
-        public String path;
-        /** log2 of the new top level's buckets. */
-        @Label("Top Level Log2")
-        public int topLevelLog2;
-        /** Items in the pool. */
-        @Label("Items")
-        public long items;
-    }
-
-    /** The value heap grew by a chunk. */
-    @Name("org.gphash.HeapGrowth")
-    @Label("Heap Growth")
-    @Category("gphash")
-    public static final class HeapGrowth extends Event {
-        /** The pool file. */
-        @Label("Path")
-        public String path;
-        /** Bytes added. */
-        @Label("Bytes")
-        @DataAmount
-        public long bytes;
-        /** Value blocks in the heap after it. */
-        @Label("Total Blocks")
-        public long totalBlocks;
     }
 
     /**
@@ -80,15 +24,36 @@ public final class PoolEvents {
      * @param created whether it was created
      * @param report  what recovery found
      */
-    static void opened(java.nio.file.Path path, boolean created, org.gphash.RecoveryReport report) {
-        Open e = new Open();
-        if (e.isEnabled()) {
-            e.path = path.toString();
-            e.created = created;
-            e.items = report.items();
-            e.repaired = report.repairedAnything();
-            e.fromCloseRecord = report.fromCloseRecord();
-            e.commit();
+    static void opened(Path path, boolean created, org.gphash.RecoveryReport report) {
+        if (AVAILABLE) {
+            JfrEvents.opened(path, created, report);
+        }
+    }
+
+    /**
+     * Records a resize that took {@code nanos}.
+     *
+     * @param path         the pool file
+     * @param topLevelLog2 log2 of the new top level's buckets
+     * @param items        items in the pool
+     * @param nanos        how long it took
+     */
+    static void resized(Path path, int topLevelLog2, long items, long nanos) {
+        if (AVAILABLE) {
+            JfrEvents.resized(path, topLevelLog2, items, nanos);
+        }
+    }
+
+    /**
+     * Records a heap growth.
+     *
+     * @param path        the pool file
+     * @param bytes       bytes added
+     * @param totalBlocks value blocks in the heap after it
+     */
+    static void heapGrown(Path path, long bytes, long totalBlocks) {
+        if (AVAILABLE) {
+            JfrEvents.heapGrown(path, bytes, totalBlocks);
         }
     }
 }
