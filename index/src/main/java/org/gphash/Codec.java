@@ -1,0 +1,115 @@
+package org.gphash;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Turns values of one Java type into a fixed number of bytes and back, for {@link GPHashMap}: a
+ * pool's keys and values have fixed sizes. Numbers are little-endian, so {@link #longs()} keys are
+ * the keys {@link GPHashIndex#put(long, byte[])} writes.
+ *
+ * @param <T> the type
+ */
+public interface Codec<T> {
+
+    /** {@return the type encoded (a map's {@code get(Object)} of anything else finds nothing)} */
+    Class<T> type();
+
+    /** {@return bytes per encoded value: the pool's key or value size} */
+    int size();
+
+    /**
+     * Writes {@code value} into {@code out} at {@code offset}, {@link #size()} bytes.
+     *
+     * @param value  the value, not null
+     * @param out    where it goes
+     * @param offset where in {@code out}
+     * @throws IllegalArgumentException if the value does not fit (a byte array of another length)
+     */
+    void encode(T value, byte[] out, int offset);
+
+    /**
+     * Reads a value written by {@link #encode}.
+     *
+     * @param in     the bytes
+     * @param offset where in {@code in}
+     * @return the value
+     */
+    T decode(byte[] in, int offset);
+
+    /**
+     * {@return {@code value} encoded into a new array}
+     *
+     * @param value the value, not null
+     */
+    default byte[] encode(T value) {
+        byte[] out = new byte[size()];
+        encode(Objects.requireNonNull(value, "null is not stored"), out, 0);
+        return out;
+    }
+
+    /** {@return 8-byte little-endian longs} */
+    static Codec<Long> longs() {
+        return Codecs.LONG;
+    }
+
+    /** {@return 4-byte little-endian ints} */
+    static Codec<Integer> ints() {
+        return Codecs.INT;
+    }
+
+    /** {@return 16-byte UUIDs (most significant half first, each half little-endian)} */
+    static Codec<UUID> uuids() {
+        return Codecs.UUIDS;
+    }
+
+    /**
+     * Byte arrays of exactly {@code length} bytes (stored as they are; a map compares them by content).
+     *
+     * @param length the arrays' length
+     * @return the codec
+     */
+    static Codec<byte[]> bytes(int length) {
+        if (length < 1) {
+            throw new IllegalArgumentException("byte array length must be at least 1, got " + length);
+        }
+        return new Codec<>() {
+            @Override
+            public Class<byte[]> type() {
+                return byte[].class;
+            }
+
+            @Override
+            public int size() {
+                return length;
+            }
+
+            @Override
+            public void encode(byte[] value, byte[] out, int offset) {
+                if (value.length != length) {
+                    throw new IllegalArgumentException("a byte array of " + length + " bytes is expected, got " + value.length);
+                }
+                System.arraycopy(value, 0, out, offset, length);
+            }
+
+            @Override
+            public byte[] decode(byte[] in, int offset) {
+                return Arrays.copyOfRange(in, offset, offset + length);
+            }
+        };
+    }
+
+    /**
+     * Records whose components are all primitives, encoded in declaration order, little-endian
+     * (a {@code boolean} as one byte), through the canonical constructor.
+     *
+     * @param type the record class
+     * @param <R>  the record type
+     * @return the codec
+     * @throws IllegalArgumentException if a component is not a primitive
+     */
+    static <R extends Record> Codec<R> record(Class<R> type) {
+        return Codecs.RecordCodec.of(type);
+    }
+}

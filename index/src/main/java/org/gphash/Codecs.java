@@ -1,0 +1,214 @@
+package org.gphash;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.RecordComponent;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Objects;
+import java.util.UUID;
+
+/** The built-in {@link Codec}s. */
+final class Codecs {
+
+    private Codecs() {
+    }
+
+    private static ByteBuffer le(byte[] b, int offset, int length) {
+        return ByteBuffer.wrap(b, offset, length).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    static final Codec<Long> LONG = new Codec<>() {
+        @Override
+        public Class<Long> type() {
+            return Long.class;
+        }
+
+        @Override
+        public int size() {
+            return 8;
+        }
+
+        @Override
+        public void encode(Long value, byte[] out, int offset) {
+            le(out, offset, 8).putLong(offset, value);
+        }
+
+        @Override
+        public Long decode(byte[] in, int offset) {
+            return le(in, offset, 8).getLong(offset);
+        }
+    };
+
+    static final Codec<Integer> INT = new Codec<>() {
+        @Override
+        public Class<Integer> type() {
+            return Integer.class;
+        }
+
+        @Override
+        public int size() {
+            return 4;
+        }
+
+        @Override
+        public void encode(Integer value, byte[] out, int offset) {
+            le(out, offset, 4).putInt(offset, value);
+        }
+
+        @Override
+        public Integer decode(byte[] in, int offset) {
+            return le(in, offset, 4).getInt(offset);
+        }
+    };
+
+    static final Codec<UUID> UUIDS = new Codec<>() {
+        @Override
+        public Class<UUID> type() {
+            return UUID.class;
+        }
+
+        @Override
+        public int size() {
+            return 16;
+        }
+
+        @Override
+        public void encode(UUID value, byte[] out, int offset) {
+            le(out, offset, 16).putLong(offset, value.getMostSignificantBits()).putLong(offset + 8,
+                    value.getLeastSignificantBits());
+        }
+
+        @Override
+        public UUID decode(byte[] in, int offset) {
+            ByteBuffer b = le(in, offset, 16);
+            return new UUID(b.getLong(offset), b.getLong(offset + 8));
+        }
+    };
+
+    /**
+     * Records of primitives, component by component ({@link Codec#record(Class)}).
+     *
+     * @param <R> the record type
+     */
+    static final class RecordCodec<R extends Record> implements Codec<R> {
+        private final Class<R> type;
+        private final RecordComponent[] components;
+        private final MethodHandle[] accessors;
+        private final MethodHandle constructor;
+        private final int size;
+
+        private RecordCodec(Class<R> type) {
+            this.type = type;
+            this.components = type.getRecordComponents();
+            this.accessors = new MethodHandle[components.length];
+            Class<?>[] types = new Class<?>[components.length];
+            int bytes = 0;
+            MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+            try {
+                for (int i = 0; i < components.length; i++) {
+                    Class<?> c = components[i].getType();
+                    if (!c.isPrimitive()) {
+                        throw new IllegalArgumentException("record " + type.getName() + ": component "
+                                + components[i].getName() + " is a " + c.getName() + "; only primitives have a fixed size");
+                    }
+                    types[i] = c;
+                    bytes += c == boolean.class ? 1 : widthOf(c);
+                    accessors[i] = lookup.unreflect(components[i].getAccessor());
+                }
+                this.constructor = lookup.findConstructor(type, MethodType.methodType(void.class, types));
+            } catch (IllegalAccessException | NoSuchMethodException e) {
+                throw new IllegalArgumentException("record " + type.getName() + " must be public with a public canonical "
+                        + "constructor: " + e.getMessage(), e);
+            }
+            if (bytes == 0) {
+                throw new IllegalArgumentException("record " + type.getName() + " has no components");
+            }
+            this.size = bytes;
+        }
+
+        static <R extends Record> RecordCodec<R> of(Class<R> type) {
+            return new RecordCodec<>(Objects.requireNonNull(type, "type"));
+        }
+
+        private static int widthOf(Class<?> c) {
+            if (c == byte.class) {
+                return 1;
+            }
+            if (c == short.class || c == char.class) {
+                return 2;
+            }
+            if (c == int.class || c == float.class) {
+                return 4;
+            }
+            return 8;  // long, double
+        }
+
+        @Override
+        public Class<R> type() {
+            return type;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public void encode(R value, byte[] out, int offset) {
+            ByteBuffer b = le(out, offset, size);
+            int at = offset;
+            try {
+                for (int i = 0; i < components.length; i++) {
+                    Object v = accessors[i].invoke(value);
+                    Class<?> c = components[i].getType();
+                    if (c == boolean.class) {
+                        b.put(at, (byte) ((Boolean) v ? 1 : 0));
+                    } else if (c == byte.class) {
+                        b.put(at, (Byte) v);
+                    } else if (c == short.class) {
+                        b.putShort(at, (Short) v);
+                    } else if (c == char.class) {
+                        b.putChar(at, (Character) v);
+                    } else if (c == int.class) {
+                        b.putInt(at, (Integer) v);
+                    } else if (c == float.class) {
+                        b.putFloat(at, (Float) v);
+                    } else if (c == long.class) {
+                        b.putLong(at, (Long) v);
+                    } else {
+                        b.putDouble(at, (Double) v);
+                    }
+                    at += c == boolean.class ? 1 : widthOf(c);
+                }
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException("reading record " + type.getName() + ": " + e, e);
+            }
+        }
+
+        @Override
+        public R decode(byte[] in, int offset) {
+            ByteBuffer b = le(in, offset, size);
+            Object[] args = new Object[components.length];
+            int at = offset;
+            for (int i = 0; i < components.length; i++) {
+                Class<?> c = components[i].getType();
+                args[i] = c == boolean.class ? (Object) (b.get(at) != 0) : c == byte.class ? (Object) b.get(at)
+                        : c == short.class ? (Object) b.getShort(at) : c == char.class ? (Object) b.getChar(at)
+                        : c == int.class ? (Object) b.getInt(at) : c == float.class ? (Object) b.getFloat(at)
+                        : c == long.class ? (Object) b.getLong(at) : (Object) b.getDouble(at);
+                at += c == boolean.class ? 1 : widthOf(c);
+            }
+            try {
+                return type.cast(constructor.invokeWithArguments(args));
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IllegalStateException("making record " + type.getName() + ": " + e, e);
+            }
+        }
+    }
+}
