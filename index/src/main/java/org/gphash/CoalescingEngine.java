@@ -22,7 +22,7 @@ import org.gphash.index.Geometry;
  * asynchronous caller's operations are queued in the order it issued them, and the dispatcher
  * takes them in queue order into batches that run in order.
  */
-final class CoalescingEngine implements Engine {
+final class CoalescingEngine extends ForwardingEngine {
 
     /** One queued operation and where its result goes. */
     static final class Request extends CompletableFuture<Outcome> {
@@ -67,7 +67,6 @@ final class CoalescingEngine implements Engine {
 
     private static final Request POISON = new Request(OpKind.GET, null, null, null);
 
-    private final Engine engine;
     private final Coalescing config;
     private final int keySize;
     private final int valueSize;
@@ -82,9 +81,9 @@ final class CoalescingEngine implements Engine {
     private final HostReadCache hostCache;
 
     CoalescingEngine(Engine engine, Coalescing config) {
+        super(engine);
         long cacheBytes = config.effectiveHostCacheBytes();
         this.hostCache = cacheBytes > 0 ? new HostReadCache(cacheBytes) : null;
-        this.engine = engine;
         this.config = config;
         this.spinNanos = config.spin().toNanos();
         Geometry g = engine.geometry();
@@ -384,11 +383,6 @@ final class CoalescingEngine implements Engine {
     // ------------------------------------------------------------------ Engine
 
     @Override
-    public Geometry geometry() {
-        return engine.geometry();
-    }
-
-    @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
         Request r = submitGet(key, valueOut);
         Outcome o = await(r);
@@ -459,36 +453,6 @@ final class CoalescingEngine implements Engine {
                 }
             }
         }
-    }
-
-    @Override
-    public IndexStats stats() {
-        return engine.stats();
-    }
-
-    @Override
-    public void readEntries(org.gphash.index.EntryScan.State state, EntryChunk chunk) {
-        engine.readEntries(state, chunk);
-    }
-
-    @Override
-    public void snapshot(java.nio.file.Path target) {
-        engine.snapshot(target);
-    }
-
-    @Override
-    public RecoveryReport lastRecovery() {
-        return engine.lastRecovery();
-    }
-
-    @Override
-    public boolean reloadBucketCache(boolean wait) {
-        return engine.reloadBucketCache(wait);
-    }
-
-    @Override
-    public void sync() {
-        engine.sync();
     }
 
     /**

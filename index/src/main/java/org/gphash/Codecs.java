@@ -19,73 +19,48 @@ final class Codecs {
         return ByteBuffer.wrap(b, offset, length).order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    static final Codec<Long> LONG = new Codec<>() {
-        @Override
-        public Class<Long> type() {
-            return Long.class;
-        }
+    /** Writes a value into a little-endian buffer at an offset. */
+    private interface Writer<T> {
+        void write(ByteBuffer b, int at, T value);
+    }
 
-        @Override
-        public int size() {
-            return 8;
-        }
+    /** Reads a value from a little-endian buffer at an offset. */
+    private interface Reader<T> {
+        T read(ByteBuffer b, int at);
+    }
 
-        @Override
-        public void encode(Long value, byte[] out, int offset) {
-            le(out, offset, 8).putLong(offset, value);
-        }
+    /** A codec of {@code size} bytes through a little-endian buffer. */
+    private static <T> Codec<T> fixed(Class<T> type, int size, Writer<T> writer, Reader<T> reader) {
+        return new Codec<>() {
+            @Override
+            public Class<T> type() {
+                return type;
+            }
 
-        @Override
-        public Long decode(byte[] in, int offset) {
-            return le(in, offset, 8).getLong(offset);
-        }
-    };
+            @Override
+            public int size() {
+                return size;
+            }
 
-    static final Codec<Integer> INT = new Codec<>() {
-        @Override
-        public Class<Integer> type() {
-            return Integer.class;
-        }
+            @Override
+            public void encode(T value, byte[] out, int offset) {
+                writer.write(le(out, offset, size), offset, value);
+            }
 
-        @Override
-        public int size() {
-            return 4;
-        }
+            @Override
+            public T decode(byte[] in, int offset) {
+                return reader.read(le(in, offset, size), offset);
+            }
+        };
+    }
 
-        @Override
-        public void encode(Integer value, byte[] out, int offset) {
-            le(out, offset, 4).putInt(offset, value);
-        }
+    static final Codec<Long> LONG = fixed(Long.class, 8, (b, at, v) -> b.putLong(at, v), ByteBuffer::getLong);
 
-        @Override
-        public Integer decode(byte[] in, int offset) {
-            return le(in, offset, 4).getInt(offset);
-        }
-    };
+    static final Codec<Integer> INT = fixed(Integer.class, 4, (b, at, v) -> b.putInt(at, v), ByteBuffer::getInt);
 
-    static final Codec<UUID> UUIDS = new Codec<>() {
-        @Override
-        public Class<UUID> type() {
-            return UUID.class;
-        }
-
-        @Override
-        public int size() {
-            return 16;
-        }
-
-        @Override
-        public void encode(UUID value, byte[] out, int offset) {
-            le(out, offset, 16).putLong(offset, value.getMostSignificantBits()).putLong(offset + 8,
-                    value.getLeastSignificantBits());
-        }
-
-        @Override
-        public UUID decode(byte[] in, int offset) {
-            ByteBuffer b = le(in, offset, 16);
-            return new UUID(b.getLong(offset), b.getLong(offset + 8));
-        }
-    };
+    static final Codec<UUID> UUIDS = fixed(UUID.class, 16,
+            (b, at, v) -> b.putLong(at, v.getMostSignificantBits()).putLong(at + 8, v.getLeastSignificantBits()),
+            (b, at) -> new UUID(b.getLong(at), b.getLong(at + 8)));
 
     /**
      * Records of primitives, component by component ({@link Codec#record(Class)}).

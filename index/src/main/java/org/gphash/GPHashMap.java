@@ -90,6 +90,26 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
         return locks[(h ^ (h >>> 16)) & (STRIPES - 1)];
     }
 
+    /** Runs {@code body} holding the lock of {@code key}'s stripe: map writes to one key in turn. */
+    private <T> T locked(byte[] key, java.util.function.Supplier<T> body) {
+        ReentrantLock lock = lockFor(key);
+        lock.lock();
+        try {
+            return body.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under {@code key}'s lock: reads the value, hands it (or null) to {@code write}, returns it decoded. */
+    private V exchange(byte[] key, java.util.function.Consumer<byte[]> write) {
+        return locked(key, () -> {
+            byte[] old = index.get(key);
+            write.accept(old);
+            return decode(old);
+        });
+    }
+
     private V decode(byte[] value) {
         return value == null ? null : values.decode(value, 0);
     }
@@ -110,28 +130,14 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
     public V put(K key, V value) {
         byte[] k = keys.encode(key);
         byte[] v = values.encode(value);
-        ReentrantLock lock = lockFor(k);
-        lock.lock();
-        try {
-            byte[] old = index.get(k);
-            index.put(k, v);
-            return decode(old);
-        } finally {
-            lock.unlock();
-        }
+        return exchange(k, old -> index.put(k, v));
     }
 
     @Override
     public V putIfAbsent(K key, V value) {
         byte[] k = keys.encode(key);
         byte[] v = values.encode(value);
-        ReentrantLock lock = lockFor(k);
-        lock.lock();
-        try {
-            return index.insert(k, v) ? null : decode(index.get(k));
-        } finally {
-            lock.unlock();
-        }
+        return locked(k, () -> index.insert(k, v) ? null : decode(index.get(k)));
     }
 
     @Override
@@ -140,17 +146,11 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
         if (k == null) {
             return null;
         }
-        ReentrantLock lock = lockFor(k);
-        lock.lock();
-        try {
-            byte[] old = index.get(k);
+        return exchange(k, old -> {
             if (old != null) {
                 index.delete(k);
             }
-            return decode(old);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     @Override
@@ -160,13 +160,7 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
             return false;
         }
         byte[] expected = values.encode(values.type().cast(value));
-        ReentrantLock lock = lockFor(k);
-        lock.lock();
-        try {
-            return Arrays.equals(index.get(k), expected) && index.delete(k);
-        } finally {
-            lock.unlock();
-        }
+        return locked(k, () -> Arrays.equals(index.get(k), expected) && index.delete(k));
     }
 
     @Override
@@ -174,30 +168,18 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
         byte[] k = keys.encode(key);
         byte[] expected = values.encode(oldValue);
         byte[] v = values.encode(newValue);
-        ReentrantLock lock = lockFor(k);
-        lock.lock();
-        try {
-            return Arrays.equals(index.get(k), expected) && index.update(k, v);
-        } finally {
-            lock.unlock();
-        }
+        return locked(k, () -> Arrays.equals(index.get(k), expected) && index.update(k, v));
     }
 
     @Override
     public V replace(K key, V value) {
         byte[] k = keys.encode(key);
         byte[] v = values.encode(value);
-        ReentrantLock lock = lockFor(k);
-        lock.lock();
-        try {
-            byte[] old = index.get(k);
+        return exchange(k, old -> {
             if (old != null) {
                 index.update(k, v);
             }
-            return decode(old);
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     /** {@return the number of entries, at most {@link Integer#MAX_VALUE} (see {@link #longSize()})} */

@@ -238,14 +238,20 @@ class CoalescingTest {
         }
     }
 
+    /** Key 1 written and read twice, so the host cache holds it; returns its hits so far (some). */
+    private static long warmHostCache(GPHashIndex index) {
+        index.put(1L, value(1, 1));
+        index.get(1L);
+        index.get(1L);
+        long hits = index.coalescerStats().orElseThrow().hostCacheHits();
+        assertTrue(hits > 0);
+        return hits;
+    }
+
     @Test
     void askingForTheEngineTurnsTheHostCacheOff() {
         try (GPHashIndex index = index("e.pool", Coalescing.on(Duration.ZERO, 4096).withHostCache(1 << 20))) {
-            index.put(1L, value(1, 1));
-            index.get(1L);
-            index.get(1L);
-            long hits = index.coalescerStats().orElseThrow().hostCacheHits();
-            assertTrue(hits > 0);
+            long hits = warmHostCache(index);
             Engine e = index.engine();  // its own methods would bypass the cache
             e.put(java.lang.foreign.MemorySegment.ofArray(LongKeys.encode(1L, 8)),
                     java.lang.foreign.MemorySegment.ofArray(value(1, 2)));
@@ -257,11 +263,7 @@ class CoalescingTest {
     @Test
     void theGpuViewIsEmptyOnTheCpuEngineAndAskingTurnsTheHostCacheOff() {
         try (GPHashIndex index = index("g.pool", Coalescing.on(Duration.ZERO, 4096).withHostCache(1 << 20))) {
-            index.put(1L, value(1, 1));
-            index.get(1L);
-            index.get(1L);
-            long hits = index.coalescerStats().orElseThrow().hostCacheHits();
-            assertTrue(hits > 0);
+            long hits = warmHostCache(index);
             assertTrue(index.gpu().isEmpty(), "the CPU engine has no GPU features");
             assertArrayEquals(value(1, 1), index.get(1L));
             assertEquals(hits, index.coalescerStats().orElseThrow().hostCacheHits(), "the cache is off once asked");

@@ -121,6 +121,14 @@ class MirrorPathTest {
         }
     }
 
+    /** A GPU engine on the mirror (2 levels, 2 hashes), with a small, often reloaded BktCache or none. */
+    private static GpuEngine mirrored(GpuTestSupport t, int keySize, int slots, long capacity, long seed, boolean cache) {
+        BktCacheConfig c = cache ? BktCacheConfig.builder().share(0.3).reloadEveryOperations(2000).counterSampleShift(0).build()
+                : BktCacheConfig.DISABLED;
+        return GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), keySize, 2, 2, slots, capacity, seed, c)
+                .withIndexMirror(IndexMirror.REQUIRED));
+    }
+
     /**
      * Small batches of gets run in one launch (SmallReads): present, absent, deleted and repeated keys
      * give the CPU engine's results, through resizes, with and without BktCache, by sub-groups (8
@@ -129,12 +137,9 @@ class MirrorPathTest {
     @ParameterizedTest(name = "keys {0} B, {1} slots, cache {2}")
     @CsvSource({"8, 8, false", "13, 8, true", "32, 8, false", "8, 2, true", "16, 2, false"})
     void smallBatchesOfGetsRunInOneLaunchAndMatchTheCpuEngine(int keySize, int slots, boolean cache) {
-        BktCacheConfig c = cache ? BktCacheConfig.builder().share(0.3).reloadEveryOperations(2000).counterSampleShift(0).build()
-                : BktCacheConfig.DISABLED;
         try (GpuTestSupport t = GpuTestSupport.create();
              Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, slots, 256, 5));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), keySize, 2, 2, slots, 256, 5, c)
-                     .withIndexMirror(IndexMirror.REQUIRED))) {
+             GpuEngine gpu = mirrored(t, keySize, slots, 256, 5, cache)) {
             Random random = new Random(keySize * 31L + slots);
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
             BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
@@ -179,12 +184,9 @@ class MirrorPathTest {
     @ParameterizedTest(name = "keys {0} B, {1} slots, cache {2}")
     @CsvSource({"8, 8, false", "13, 8, true", "8, 2, false"})
     void smallWritingBatchesOfDistinctKeysSkipGroupingAndMatchTheCpuEngine(int keySize, int slots, boolean cache) {
-        BktCacheConfig c = cache ? BktCacheConfig.builder().share(0.3).reloadEveryOperations(2000).counterSampleShift(0).build()
-                : BktCacheConfig.DISABLED;
         try (GpuTestSupport t = GpuTestSupport.create();
              Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, slots, 64, 9));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), keySize, 2, 2, slots, 64, 9, c)
-                     .withIndexMirror(IndexMirror.REQUIRED))) {
+             GpuEngine gpu = mirrored(t, keySize, slots, 64, 9, cache)) {
             Random random = new Random(keySize * 7L + slots);
             OpKind[] kinds = OpKind.values();
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);

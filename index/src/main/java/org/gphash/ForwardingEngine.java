@@ -1,0 +1,95 @@
+package org.gphash;
+
+import java.lang.foreign.MemorySegment;
+
+import org.gphash.index.Geometry;
+
+/**
+ * An engine that passes every call to another (in the manner of Guava's forwarding collections):
+ * the index's layers in front of the backend (the coalescer, the stats recorder) override what they
+ * add to and inherit the rest.
+ */
+abstract class ForwardingEngine implements Engine {
+
+    /** The engine calls go on to. */
+    protected final Engine engine;
+
+    ForwardingEngine(Engine engine) {
+        this.engine = engine;
+    }
+
+    @Override
+    public Geometry geometry() {
+        return engine.geometry();
+    }
+
+    @Override
+    public Outcome get(MemorySegment key, MemorySegment valueOut) {
+        return engine.get(key, valueOut);
+    }
+
+    @Override
+    public Outcome put(MemorySegment key, MemorySegment value) {
+        return engine.put(key, value);
+    }
+
+    @Override
+    public Outcome insert(MemorySegment key, MemorySegment value) {
+        return engine.insert(key, value);
+    }
+
+    @Override
+    public Outcome update(MemorySegment key, MemorySegment value) {
+        return engine.update(key, value);
+    }
+
+    @Override
+    public Outcome delete(MemorySegment key) {
+        return engine.delete(key);
+    }
+
+    @Override
+    public void execute(Batch batch, BatchResult result) {
+        engine.execute(batch, result);
+    }
+
+    @Override
+    public IndexStats stats() {
+        return engine.stats();
+    }
+
+    @Override
+    public void readEntries(org.gphash.index.EntryScan.State state, EntryChunk chunk) {
+        engine.readEntries(state, chunk);
+    }
+
+    @Override
+    public void snapshot(java.nio.file.Path target) {
+        engine.snapshot(target);
+    }
+
+    @Override
+    public RecoveryReport lastRecovery() {
+        return engine.lastRecovery();
+    }
+
+    @Override
+    public boolean reloadBucketCache(boolean wait) {
+        return engine.reloadBucketCache(wait);
+    }
+
+    @Override
+    public void sync() {
+        engine.sync();
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public void abandon() {
+        engine.abandon();
+    }
+}
