@@ -115,19 +115,23 @@ public final class GpuEngine implements Engine, GpuFeatures {
                     + "engine does not compute them yet (create the pool without itemChecksums, or use the CPU backend)");
         }
         PoolRegistration.checkLocation(config.path());
-        CudaRuntime cuda = CudaRuntime.get();
-        cuda.bind();
-        GpuTableKernels kernels = new GpuTableKernels(cuda);
-        return new GpuEngine(cuda, kernels, PoolTable.create(config, kernels), config);
+        return GpuFailure.during(config.path(), "create", () -> {
+            CudaRuntime cuda = CudaRuntime.get();
+            cuda.bind();
+            GpuTableKernels kernels = new GpuTableKernels(cuda);
+            return new GpuEngine(cuda, kernels, PoolTable.create(config, kernels), config);
+        });
     }
 
     /** Opens a pool (any engine may have written it), recovering it with kernels. */
     public static GpuEngine open(GPHashConfig config) {
         PoolRegistration.checkLocation(config.path());
-        CudaRuntime cuda = CudaRuntime.get();
-        cuda.bind();
-        GpuTableKernels kernels = new GpuTableKernels(cuda);
-        return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels), config);
+        return GpuFailure.during(config.path(), "open", () -> {
+            CudaRuntime cuda = CudaRuntime.get();
+            cuda.bind();
+            GpuTableKernels kernels = new GpuTableKernels(cuda);
+            return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels), config);
+        });
     }
 
     /** {@return whether this machine has what the GPU engine needs (a CUDA driver, a Hopper-or-newer GPU, the kernels)} */
@@ -198,7 +202,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         }
         pool.admitOpsInFlight(n);
         try {
-            path.execute(batch, result);
+            GpuFailure.during(pool.file().path(), "a batch of " + n + " operations", () -> path.execute(batch, result));
         } catch (PoolFullException e) {
             throw new PoolFullException(e.getMessage() + "; " + markNotApplied(result)
                     + " operations of the batch were not applied (NOT_APPLIED in the result), the others were", result, e);
@@ -255,7 +259,8 @@ public final class GpuEngine implements Engine, GpuFeatures {
                     + kinds + ", keys " + keys + ", codes " + codes + ")");
         }
         pool.admitOpsInFlight(n);
-        path.executeOnDevice(n, kinds, keys, values, codes, out);
+        GpuFailure.during(pool.file().path(), "a device batch of " + n + " operations",
+                () -> path.executeOnDevice(n, kinds, keys, values, codes, out));
     }
 
     /**
@@ -352,7 +357,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         if (!cache.enabled()) {
             return false;
         }
-        cache.load(kernels.tableParams(pool.layout()), wait);
+        GpuFailure.during(pool.file().path(), "a BktCache load", () -> cache.load(kernels.tableParams(pool.layout()), wait));
         return true;
     }
 
@@ -363,7 +368,8 @@ public final class GpuEngine implements Engine, GpuFeatures {
     public synchronized void configureBucketCache(BktCacheConfig config) {
         ensureOpen();
         cuda.bind();
-        BucketCache fresh = new BucketCache(cuda, geometry, config, System::nanoTime);
+        BucketCache fresh = GpuFailure.during(pool.file().path(), "allocating BktCache",
+                () -> new BucketCache(cuda, geometry, config, System::nanoTime));
         try {
             cache.close();
             fresh.attach(pool.layout());
@@ -387,8 +393,10 @@ public final class GpuEngine implements Engine, GpuFeatures {
     /** {@return the CPU engine's whole-table verification, run while no kernel is in flight} */
     public synchronized VerifyReport verify() {
         ensureOpen();
-        cuda.bind();
-        path.syncHost();
+        GpuFailure.during(pool.file().path(), "fetching the heap for verify", () -> {
+            cuda.bind();
+            path.syncHost();
+        });
         return pool.verify();
     }
 
@@ -426,9 +434,11 @@ public final class GpuEngine implements Engine, GpuFeatures {
         // cannot be fetched the pool is left as after a crash, and the next open scans.
         boolean heapOnHost = false;
         try {
-            cuda.bind();
-            cuCtxSynchronize();
-            path.syncHost();
+            GpuFailure.during(pool.file().path(), "close", () -> {
+                cuda.bind();
+                cuCtxSynchronize();
+                path.syncHost();
+            });
             heapOnHost = true;
         } finally {
             try {

@@ -40,6 +40,20 @@ class GpuEngineWithoutGpuTest {
     }
 
     @Test
+    void cudaFailuresReachCallersAsOneLineGpuExceptions() {
+        jcuda.CudaException cuda = new jcuda.CudaException("CUDA_ERROR_OUT_OF_MEMORY\n\tat jcuda.driver.JCudaDriver.checkResult");
+        org.gphash.GpuException e = GpuFailure.of(java.nio.file.Path.of("/dev/shm/x.pool"), "a batch of 8 operations", cuda);
+        assertEquals("GPU engine on /dev/shm/x.pool: a batch of 8 operations failed: CUDA_ERROR_OUT_OF_MEMORY", e.getMessage());
+        assertTrue(e instanceof org.gphash.GPHashException, "under the one exception root");
+        assertTrue(e.getCause() == cuda);
+        org.gphash.GpuException thrown = assertThrows(org.gphash.GpuException.class,
+                () -> GpuFailure.during(java.nio.file.Path.of("/p"), "close", () -> {
+                    throw cuda;
+                }));
+        assertTrue(thrown.getMessage().startsWith("GPU engine on /p: close failed"), thrown.getMessage());
+    }
+
+    @Test
     void unavailableMessagesAreOneLine() {
         String jcuda = "Error while loading native library \"JCudaDriver-12.6.0-linux-x86_64\"\nOperating system name: Linux\n"
                 + "Stack trace from the attempt to load the library as a resource:\njava.lang.NullPointerException\n\tat ...";
