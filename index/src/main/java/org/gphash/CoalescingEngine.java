@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.index.Geometry;
+import org.gphash.spi.Engine;
 
 /**
  * An engine whose single-key operations are merged into batches of the engine behind it (see

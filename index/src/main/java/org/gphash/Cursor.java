@@ -3,6 +3,7 @@ package org.gphash;
 import java.lang.foreign.MemorySegment;
 
 import org.gphash.index.EntryScan;
+import org.gphash.spi.Engine;
 
 /**
  * Walks the live entries of an open pool, one at a time, pulling them from the engine in chunks

@@ -3,6 +3,7 @@ package org.gphash;
 import java.lang.foreign.MemorySegment;
 
 import org.gphash.index.Geometry;
+import org.gphash.spi.Engine;
 
 /**
  * An engine that passes every call to another (in the manner of Guava's forwarding collections):

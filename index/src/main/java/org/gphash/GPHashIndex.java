@@ -10,6 +10,8 @@ import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.index.CpuEngine;
 import org.gphash.index.CrashHook;
 import org.gphash.index.Geometry;
+import org.gphash.spi.Engine;
+import org.gphash.spi.EngineFactory;
 
 /**
  * A persistent GPHash index in one pool file: the embedded API.

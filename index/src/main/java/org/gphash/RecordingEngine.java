@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import org.gphash.spi.Engine;
 
 /**
  * An engine that counts and times the calls it passes on ({@link GPHashIndex.Builder#recordStats()}).

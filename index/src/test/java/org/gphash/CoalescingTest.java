@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.gphash.spi.Engine;
 
 /**
  * Issue 15, the coalescer, with the CPU engine behind it (no GPU needed): many threads mixing

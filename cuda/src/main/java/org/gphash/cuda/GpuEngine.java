@@ -14,7 +14,7 @@ import jcuda.driver.CUdeviceptr;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.Engine;
+import org.gphash.spi.Engine;
 import org.gphash.GPHashConfig;
 import org.gphash.GpuFeatures;
 import org.gphash.IndexMirror;

@@ -1,8 +1,8 @@
 package org.gphash.cuda;
 
 import org.gphash.Backend;
-import org.gphash.Engine;
-import org.gphash.EngineFactory;
+import org.gphash.spi.Engine;
+import org.gphash.spi.EngineFactory;
 import org.gphash.GPHashConfig;
 
 /** Makes {@code Backend.GPU} available to {@link org.gphash.GPHashIndex} (found through ServiceLoader). */

@@ -16,7 +16,7 @@ import java.util.Random;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.Engine;
+import org.gphash.spi.Engine;
 import org.gphash.GPHashConfig;
 import org.gphash.GPHashIndex;
 import org.gphash.OpKind;

@@ -13,7 +13,7 @@ import java.util.Set;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.Engine;
+import org.gphash.spi.Engine;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.bktcache.BktCacheConfig;

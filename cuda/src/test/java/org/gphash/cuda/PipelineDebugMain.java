@@ -24,7 +24,7 @@ public final class PipelineDebugMain {
     static void differentialRound0() throws Exception {
         Path dir = Files.createTempDirectory(Path.of("/dev/shm"), "dbg");
         long seed = 1;
-        try (org.gphash.Engine cpu = org.gphash.index.CpuEngine.create(GpuTestSupport.config(dir.resolve("c"),
+        try (org.gphash.spi.Engine cpu = org.gphash.index.CpuEngine.create(GpuTestSupport.config(dir.resolve("c"),
                 org.gphash.Backend.CPU, 8, 2, 2, 8, 512, seed));
              GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(dir.resolve("g"), 8, 2, 2, 8, 512, seed,
                      BktCacheConfig.DISABLED).withIndexMirror(IndexMirror.REQUIRED))) {

@@ -1,7 +1,15 @@
-package org.gphash;
+package org.gphash.spi;
 
 import java.lang.foreign.MemorySegment;
 
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.EntryChunk;
+import org.gphash.Durability;
+import org.gphash.GPHashIndex;
+import org.gphash.IndexStats;
+import org.gphash.Outcome;
+import org.gphash.RecoveryReport;
 import org.gphash.index.Geometry;
 
 /**

@@ -1,4 +1,7 @@
-package org.gphash;
+package org.gphash.spi;
+
+import org.gphash.Backend;
+import org.gphash.GPHashConfig;
 
 /**
  * Creates engines of one backend. The CPU factory is built in; other backends (the GPU engine of
