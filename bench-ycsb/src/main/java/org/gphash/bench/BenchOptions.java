@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.gphash.Backend;
+import org.gphash.bktcache.ZipfianGenerator;
 
 /**
  * The command line of {@code ./gphash bench ycsb}, parsed into an immutable value. Counts take the

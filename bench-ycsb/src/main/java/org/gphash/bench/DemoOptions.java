@@ -3,6 +3,8 @@ package org.gphash.bench;
 import java.nio.file.Path;
 import java.util.Locale;
 
+import org.gphash.bktcache.ZipfianGenerator;
+
 /**
  * The demo's command line, parsed by hand (the demo has no dependency besides the index). Each
  * option is {@code --name VALUE} or {@code --name=VALUE}; counts accept underscores and a k/m

@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 import org.gphash.OpKind;
+import org.gphash.bktcache.ZipfianGenerator;
 
 /**
  * {@code ./gphash trace dlrm}: an embedding-lookup trace shaped like DLRM training on Criteo

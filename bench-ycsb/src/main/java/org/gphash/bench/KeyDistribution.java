@@ -3,6 +3,8 @@ package org.gphash.bench;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
+import org.gphash.bktcache.ZipfianGenerator;
+
 /**
  * How a workload picks which existing key an operation touches (YCSB's
  * {@code requestdistribution}): zipfian over the loaded keys, uniform, or "latest" (zipfian

@@ -17,10 +17,12 @@ import java.util.regex.Pattern;
  */
 public final class PlotJson {
 
-    private static final Pattern ROW = Pattern.compile("\\{\"system\": \"([^\"]+)\", \"workload\": \"([^\"]+)\", "
+    /** One measurement object as {@link JsonReport} writes it (white space after ':' and ',' optional). */
+    private static final Pattern ROW = Pattern.compile(("\\{\"system\": \"([^\"]+)\", \"workload\": \"([^\"]+)\", "
             + "\"batchSize\": (\\d+), \"threads\": (\\d+), \"operations\": (\\d+), \"nanos\": (\\d+), "
             + "\"opsPerSecond\": [^,]+, \"meanBatchNanos\": ([^,]+), \"p99BatchNanos\": (\\d+), "
-            + "\"loadFactor\": ([^,]+), \"cacheHitRate\": ([^,]+), \"unexpected\": (\\d+)\\}");
+            + "\"loadFactor\": ([^,]+), \"cacheHitRate\": ([^,]+), \"unexpected\": (\\d+)\\}")
+            .replace(": ", ":\\s*").replace(", ", ",\\s*"));
 
     private PlotJson() {
     }
@@ -52,7 +54,7 @@ public final class PlotJson {
         return rows;
     }
 
-    /** A number as {@link JsonReport#num} writes it (null for NaN). */
+    /** A number as the JSON writer writes it (null for NaN). */
     private static double number(String s) {
         return s.equals("null") ? Double.NaN : Double.parseDouble(s);
     }

@@ -205,15 +205,11 @@ public final class Replay {
         digests.forEach(out::println);
         ResultTable.printRatios(out, rows, systems.get(0));
         if (o.json() != null) {
-            StringBuilder sb = new StringBuilder("{\n  \"benchmark\": \"replay\",\n  \"trace\": ")
-                    .append(JsonReport.str(o.file().toString())).append(",\n  \"description\": ")
-                    .append(JsonReport.str(header.description())).append(",\n");
-            JsonReport.appendMeasurements(sb, rows);
-            sb.append("}\n");
-            if (o.json().getParent() != null) {
-                Files.createDirectories(o.json().getParent());
-            }
-            Files.writeString(o.json(), sb);
+            java.util.Map<String, Object> head = new java.util.LinkedHashMap<>();
+            head.put("benchmark", "replay");
+            head.put("trace", o.file().toString());
+            head.put("description", header.description());
+            JsonReport.write(o.json(), head, rows);
             out.println("json: " + o.json());
         }
         return 0;

@@ -43,7 +43,8 @@ class YcsbBenchTest {
         String j = Files.readString(json);
         // 5 systems x 2 batch sizes x (load + 6 workloads)
         assertEquals(5 * 2 * 7, j.split("\"system\"").length - 1, j);
-        assertTrue(j.contains("\"unexpected\": 0"));
+        assertTrue(j.contains("\"unexpected\":0"), j);
+        assertEquals(5 * 2 * 7, PlotJson.parse(j).size(), "the plot tool reads every measurement back");
         assertTrue(Files.size(plots.resolve("curve-a.png")) > 1000);
         assertTrue(Files.size(plots.resolve("workloads-batch512.png")) > 1000);
     }

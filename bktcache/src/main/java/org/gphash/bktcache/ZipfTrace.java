@@ -6,8 +6,8 @@ import java.util.SplittableRandom;
  * A zipfian stream of bucket ids, for {@link FrozenCacheSimulator}: the bucket of popularity rank r
  * (0 = hottest) is drawn with probability proportional to 1/(r+1)<sup>theta</sup>.
  *
- * <p>Ranks come from the closed-form approximation of Gray et al. ("Quickly generating billion-record
- * synthetic databases", SIGMOD 1994), the one YCSB uses: one uniform draw per sample, no rejection.
+ * <p>Ranks come from {@link ZipfianGenerator} (the closed-form approximation of Gray et al., the one
+ * YCSB uses: one uniform draw per sample, no rejection).
  * Ranks are then mapped to bucket ids through a seeded random permutation, so hot buckets are spread
  * over the table as hashing spreads hot keys, rather than packed at its start.
  *
@@ -17,10 +17,7 @@ public final class ZipfTrace {
 
     private final int buckets;
     private final double theta;
-    private final double zetaN;
-    private final double alpha;
-    private final double eta;
-    private final double twoThreshold; // 1 + 0.5^theta: draws below it (scaled) are rank 0 or 1
+    private final ZipfianGenerator ranks;
     private final int[] bucketOfRank;
     private final SplittableRandom random;
 
@@ -40,10 +37,7 @@ public final class ZipfTrace {
         }
         this.buckets = buckets;
         this.theta = theta;
-        this.zetaN = zeta(buckets, theta);
-        this.alpha = 1 / (1 - theta);
-        this.eta = (1 - Math.pow(2.0 / buckets, 1 - theta)) / (1 - zeta(2, theta) / zetaN);
-        this.twoThreshold = 1 + Math.pow(0.5, theta);
+        this.ranks = new ZipfianGenerator(buckets, theta);
         this.random = new SplittableRandom(seed);
         this.bucketOfRank = permutation(buckets, random.split());
     }
@@ -104,25 +98,7 @@ public final class ZipfTrace {
     }
 
     private int nextRank() {
-        double u = random.nextDouble();
-        double uz = u * zetaN;
-        if (uz < 1) {
-            return 0;
-        }
-        if (uz < twoThreshold) {
-            return 1;
-        }
-        long rank = (long) (buckets * Math.pow(eta * u - eta + 1, alpha));
-        return (int) Math.min(rank, buckets - 1); // the approximation can land on n for u close to 1
-    }
-
-    /** Generalised harmonic number: the sum of 1/i^theta for i = 1..n. */
-    private static double zeta(long n, double theta) {
-        double sum = 0;
-        for (long i = 1; i <= n; i++) {
-            sum += 1 / Math.pow(i, theta);
-        }
-        return sum;
+        return (int) ranks.next(random);
     }
 
     /** A uniformly random permutation of 0..n-1 (Fisher-Yates). */

@@ -4,15 +4,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A minimal JSON writer for the tool's {@code --json} output: maps (insertion order kept), lists,
- * strings, numbers, booleans and null. Small enough that a dependency would cost more than it saves.
+ * The project's one JSON writer, for the tool's {@code --json} output and the benchmarks' reports:
+ * maps (insertion order kept), lists, strings, numbers, booleans and null; a double that is not
+ * finite is written as null. Small enough that a dependency would cost more than it saves.
  */
-final class Json {
+public final class Json {
 
     private Json() {
     }
 
-    static String write(Object value) {
+    /**
+     * {@return {@code value} as JSON, on one line}
+     *
+     * @param value a map, list, string, number, boolean, {@code long[]} or null (anything else as its string)
+     */
+    public static String write(Object value) {
         StringBuilder sb = new StringBuilder();
         write(sb, value);
         return sb.toString();

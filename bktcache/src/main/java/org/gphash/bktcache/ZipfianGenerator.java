@@ -1,4 +1,4 @@
-package org.gphash.bench;
+package org.gphash.bktcache;
 
 import java.util.random.RandomGenerator;
 
@@ -34,6 +34,13 @@ public final class ZipfianGenerator {
     /** Threshold of rank 1: {@code 1 + 0.5^theta}, in units of the unnormalised CDF. */
     private final double secondRankLimit;
 
+    /**
+     * A generator of ranks in {@code [0, n)}; the set-up computes the zeta constant.
+     *
+     * @param n     how many ranks (items), at least 1
+     * @param theta the skew, strictly between 0 and 1
+     * @throws IllegalArgumentException if either is out of range
+     */
     public ZipfianGenerator(long n, double theta) {
         if (n < 1) {
             throw new IllegalArgumentException("a zipfian distribution needs at least 1 item, got " + n);
@@ -51,7 +58,12 @@ public final class ZipfianGenerator {
         this.secondRankLimit = 1.0 + Math.pow(0.5, theta);
     }
 
-    /** The next rank, in {@code [0, n)}; rank 0 is the hottest. */
+    /**
+     * The next rank, in {@code [0, n)}; rank 0 is the hottest.
+     *
+     * @param random the caller's source of uniform numbers
+     * @return the rank
+     */
     public long next(RandomGenerator random) {
         double u = random.nextDouble();
         double uz = u * zetaN;
@@ -66,15 +78,17 @@ public final class ZipfianGenerator {
         return Math.min(rank, n - 1);
     }
 
+    /** {@return how many ranks} */
     public long items() {
         return n;
     }
 
+    /** {@return the skew} */
     public double theta() {
         return theta;
     }
 
-    /** The probability of rank 0 (how hot the hottest key is). */
+    /** {@return the probability of rank 0 (how hot the hottest key is)} */
     public double hottestProbability() {
         return 1.0 / zetaN;
     }
