@@ -14,6 +14,7 @@ import java.util.concurrent.Future;
 import org.gphash.Backend;
 import org.gphash.BackendUnavailableException;
 import org.gphash.Outcome;
+import org.gphash.recovery.Progress;
 
 /**
  * {@code ./gphash replay FILE}: replays a trace on the GPHash engine and the chosen baselines, one
@@ -169,14 +170,14 @@ public final class Replay {
         long items = Math.max(1024, writes);
         long estimate = Demo.estimatePoolBytes(items) * (header.keySize() + header.valueSize())
                 / (DemoOptions.KEY_SIZE + DemoOptions.VALUE_SIZE);
-        try (Progress progress = new Progress(err, o.progress())) {
+        try (Progress progress = Progress.on(err, o.progress())) {
             for (String system : systems) {
                 // Unmeasured: the trace's first WARMUP_OPS operations on a throwaway store, so that
                 // no system is timed while the JIT is still compiling its code.
                 try (PoolDirectory dir = PoolDirectory.create(o.dir(), estimate, false);
                      StoreUnderTest store = Systems.open(system, new StoreConfig(dir.path(), header.keySize(),
                              header.valueSize(), items, 42))) {
-                    progress.phase(system + " warm-up", Math.min(operations, WARMUP_OPS));
+                    progress.start(system + " warm-up", Math.min(operations, WARMUP_OPS));
                     replay(o.file(), store, o.threads(), pool, progress, WARMUP_OPS);
                 } catch (BackendUnavailableException e) {
                     // Reported below.
@@ -184,7 +185,7 @@ public final class Replay {
                 try (PoolDirectory dir = PoolDirectory.create(o.dir(), estimate, false);
                      StoreUnderTest store = Systems.open(system, new StoreConfig(dir.path(), header.keySize(),
                              header.valueSize(), items, 42))) {
-                    progress.phase(system + " " + header.label(), operations);
+                    progress.start(system + " " + header.label(), operations);
                     Result r = replay(o.file(), store, o.threads(), pool, progress, Long.MAX_VALUE);
                     rows.add(r.measurement(system, header.label(), store.figures()));
                     digests.add(String.format(Locale.ROOT, "%-13s outcomes digest %016x  (%s)", system, r.digest,
@@ -291,7 +292,7 @@ public final class Replay {
                 for (int t = 0; t < used; t++) {
                     tally(parts[t], results[t], r);
                 }
-                progress.add(n);
+                progress.advance(n);
                 done += n;
             }
         }

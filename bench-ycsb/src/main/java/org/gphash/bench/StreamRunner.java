@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.recovery.Progress;
 
 /**
  * Runs one {@link OpStream} on one store with a fixed number of client threads and measures it.
@@ -34,7 +35,7 @@ final class StreamRunner {
         // read run before the insert of its key.
         int lagBatches = stream.workload().readsLatest() ? 2 * threads : -1;
         Watermark done = new Watermark(batches);
-        progress.phase(store.name() + " " + stream.workload().label() + " (batch " + batchSize + ")", stream.size());
+        progress.start(store.name() + " " + stream.workload().label() + " (batch " + batchSize + ")", stream.size());
         Workers.Timed t = Workers.run("bench", threads, (worker, tally) -> {
             OpBatch batch = new OpBatch(keySize, valueSize, batchSize);
             OpResults results = new OpResults(valueSize, batchSize);
@@ -51,7 +52,7 @@ final class StreamRunner {
                 tally.recordBatch(System.nanoTime() - t0);
                 done.finished(b);
                 check(batch, results, codec, tally);
-                progress.add(to - from);
+                progress.advance(to - from);
             }
         });
         StoreUnderTest.Figures f = store.figures();

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.gphash.BackendUnavailableException;
+import org.gphash.recovery.Progress;
 
 /**
  * {@code ./gphash bench ycsb}: the YCSB micro and macro benchmarks on the GPHash engine and its
@@ -61,7 +62,7 @@ public final class YcsbBench {
         printHeader(systems);
         List<Measurement> all = new ArrayList<>();
         boolean wrong = false;
-        try (Progress progress = new Progress(err, options.progress())) {
+        try (Progress progress = Progress.on(err, options.progress())) {
             warmUp(systems, progress);
             for (int batchSize : options.batchSizes()) {
                 List<Measurement> rows = new ArrayList<>();
