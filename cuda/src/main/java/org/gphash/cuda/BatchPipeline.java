@@ -41,6 +41,14 @@ final class BatchPipeline implements AutoCloseable {
      * events, so a host thread can stage the next batch while the GPU runs this one.
      */
     static final int SLOTS = 4;
+    /**
+     * Batches of at most this many operations put every pool access in one address bin: a handful of
+     * accesses gains nothing from address order, and the bins' memsets and scans (two stages, about
+     * 30 us on the H100) would be most of such a batch's time. {@code -Dgphash.oneBinMax=0}: always bin.
+     */
+    static final int ONE_BIN_MAX = Integer.getInteger("gphash.oneBinMax", 1024);
+    /** An address shift that puts every pool offset in bin 0. */
+    private static final int ONE_BIN_SHIFT = 63;
 
     /** One batch in device memory: the PipeBatch struct's fields. */
     record DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops, long clock) {
@@ -171,7 +179,8 @@ final class BatchPipeline implements AutoCloseable {
         int mode = ungrouped ? 2 : writes ? 0 : 1;
         long n = ops.n();
         ensureCapacity(n);
-        byte[] p = b.params(PipelineBuffers.addressShift(poolLength));
+        boolean oneBin = n <= ONE_BIN_MAX;
+        byte[] p = b.params(oneBin ? ONE_BIN_SHIFT : PipelineBuffers.addressShift(poolLength));
         byte[] h = heap.params();
         // Scratch space for every scan and the sort of this batch, before anything is queued.
         if (sort.reserve(b.capacity()) | scan.reserve(Math.max(Math.max(b.capacity(), KernelParams.ADDRESS_BINS),
@@ -181,7 +190,8 @@ final class BatchPipeline implements AutoCloseable {
         int slot = takeSlot();
         cuEventRecord(begin[slot], stream);
         upload(stream, ops, slot);
-        Runnable stages = () -> queueStages(stream, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes, mode);
+        Runnable stages = () -> queueStages(stream, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes, mode,
+                oneBin);
         profile.begin();
         if (StageGraphs.ENABLED && !profile.on()) {
             graphs.launch(new StageGraphs.Key(b.capacity(), reads, writes, mode, cacheOn,
@@ -218,7 +228,7 @@ final class BatchPipeline implements AutoCloseable {
 
     /** The kernels and memsets of one batch, queued on {@code stream} (captured into a graph, or launched). */
     private void queueStages(CUstream stream, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn, byte[] h,
-                             byte[] p, DeviceHeap heap, boolean reads, boolean writes, int mode) {
+                             byte[] p, DeviceHeap heap, boolean reads, boolean writes, int mode, boolean oneBin) {
         long c = b.capacity();
         long t = b.tableCapacity();
         boolean mayGroup = mode != 2;
@@ -266,9 +276,9 @@ final class BatchPipeline implements AutoCloseable {
         profile.mark(stream);
         // READ
         if (reads) {
-            zeroBins(stream);
+            zeroBins(stream, oneBin);
             Launcher.launchBlocks(k.readList, grid(c), stream, p);
-            scan.exclusiveSum(stream, b.bins.address(), b.binStart.address(), KernelParams.ADDRESS_BINS);
+            binStarts(stream, oneBin);
             Launcher.launchBlocks(k.binReads, grid(c), stream, p);
             Launcher.launchBlocks(k.gather, warpGrid(c), stream, table, p, cache);
             Launcher.launchBlocks(k.fanout, warpGrid(c), stream, table, p);
@@ -281,9 +291,9 @@ final class BatchPipeline implements AutoCloseable {
             Launcher.launchBlocks(k.take, grid(heap.words()), stream, p, h);
             profile.mark(stream);
             // WRITE_VALUES (phase V), binned slot list
-            zeroBins(stream);
+            zeroBins(stream, oneBin);
             Launcher.launchBlocks(k.writeValues, warpGrid(c), stream, table, p);
-            scan.exclusiveSum(stream, b.bins.address(), b.binStart.address(), KernelParams.ADDRESS_BINS);
+            binStarts(stream, oneBin);
             Launcher.launchBlocks(k.binSlots, grid(c), stream, p);
             profile.mark(stream);
             // WRITE_KEYS (phase K), PUBLISH (phase M)
@@ -300,9 +310,20 @@ final class BatchPipeline implements AutoCloseable {
         }
     }
 
-    private void zeroBins(CUstream stream) {
-        cuMemsetD8Async(b.bins.pointer(), (byte) 0, KernelParams.ADDRESS_BINS * 4L, stream);
-        cuMemsetD8Async(b.binFill.pointer(), (byte) 0, KernelParams.ADDRESS_BINS * 4L, stream);
+    /** Empties the bins' counts and fill levels (only bin 0's when everything goes into it). */
+    private void zeroBins(CUstream stream, boolean oneBin) {
+        long bytes = oneBin ? 4 : KernelParams.ADDRESS_BINS * 4L;
+        cuMemsetD8Async(b.bins.pointer(), (byte) 0, bytes, stream);
+        cuMemsetD8Async(b.binFill.pointer(), (byte) 0, bytes, stream);
+    }
+
+    /** Each bin's first position in the sorted list: a scan of the counts, or 0 for the one bin. */
+    private void binStarts(CUstream stream, boolean oneBin) {
+        if (oneBin) {
+            cuMemsetD8Async(b.binStart.pointer(), (byte) 0, 4, stream);
+        } else {
+            scan.exclusiveSum(stream, b.bins.address(), b.binStart.address(), KernelParams.ADDRESS_BINS);
+        }
     }
 
     /** Blocks of Launcher.BLOCK threads for one thread per item, at most MAX_BLOCKS (kernels stride). */
