@@ -77,6 +77,14 @@ final class CoalescingEngine extends ForwardingEngine {
     private final LongAdder operations = new LongAdder();
     private volatile boolean closed;
     private final long spinNanos;
+    /**
+     * Whether the engine applies a batch's operations on one key in batch order. If not (the GPU
+     * engine without its index mirror), a batch ends before a request whose key it holds already, so
+     * that one caller's operations on a key never share a batch.
+     */
+    private final boolean orderedPerKey;
+    /** A request the last batch could not take (see {@link #fits}): the first of the next one. Dispatcher only. */
+    private Request carried;
     private final java.util.concurrent.atomic.AtomicInteger spinners = new java.util.concurrent.atomic.AtomicInteger();
     /** Hot keys' values on the host, or null. */
     private final HostReadCache hostCache;
@@ -87,6 +95,7 @@ final class CoalescingEngine extends ForwardingEngine {
         this.hostCache = cacheBytes > 0 ? new HostReadCache(cacheBytes) : null;
         this.config = config;
         this.spinNanos = config.spin().toNanos();
+        this.orderedPerKey = engine.ordersOperationsOnAKey();
         Geometry g = engine.geometry();
         this.keySize = g.keySize();
         this.valueSize = g.valueSize();
@@ -231,7 +240,8 @@ final class CoalescingEngine extends ForwardingEngine {
         for (;;) {
             taken.clear();
             try {
-                Request first = next();
+                Request first = carried != null ? carried : next();
+                carried = null;
                 if (first == POISON) {
                     return;
                 }
@@ -248,6 +258,10 @@ final class CoalescingEngine extends ForwardingEngine {
                     while (taken.size() < want && (left = deadline - System.nanoTime()) > 0) {
                         Request r = queue.poll(left, TimeUnit.NANOSECONDS);
                         if (r == null) {
+                            break;
+                        }
+                        if (r != POISON && !fits(taken, r, max)) {
+                            carried = r;  // first of the next batch
                             break;
                         }
                         taken.add(r);
@@ -275,13 +289,33 @@ final class CoalescingEngine extends ForwardingEngine {
      * Moves waiting requests into {@code taken} while their operations fit in {@code max} (a request
      * that would not fit stays first in line for the next batch).
      */
+    /** Whether {@code r} may join {@code taken}: within {@code max} operations, and (see orderedPerKey) no key twice. */
+    private boolean fits(List<Request> taken, Request r, int max) {
+        int ops = r.operations();
+        java.util.Set<HostReadCache.KeyBytes> keys = orderedPerKey ? null : new java.util.HashSet<>();
+        for (Request t : taken) {
+            ops += t == POISON ? 0 : t.operations();
+            if (keys != null && t != POISON) {
+                addKeys(t, keys);
+            }
+        }
+        return ops <= max && (keys == null || addKeys(r, keys));
+    }
+
     private void drainUpTo(List<Request> taken, int max) {
         int ops = 0;
+        java.util.Set<HostReadCache.KeyBytes> keys = orderedPerKey ? null : new java.util.HashSet<>();
         for (Request r : taken) {
             ops += r == POISON ? 0 : r.operations();
+            if (keys != null && r != POISON) {
+                addKeys(r, keys);
+            }
         }
         Request next;
         while ((next = queue.peek()) != null && (next == POISON || ops + next.operations() <= max)) {
+            if (keys != null && next != POISON && !addKeys(next, keys)) {
+                break;  // its key is in the batch already, and the engine would not keep their order
+            }
             if (queue.poll() != next) {
                 break;  // single consumer: cannot happen, but never lose a request
             }
@@ -291,6 +325,21 @@ final class CoalescingEngine extends ForwardingEngine {
                 return;
             }
         }
+    }
+
+    /**
+     * Adds the keys of {@code r} to {@code keys}; false (leaving the set with some of them added, which
+     * only ends the batch) if one was there already.
+     */
+    private static boolean addKeys(Request r, java.util.Set<HostReadCache.KeyBytes> keys) {
+        if (r.batch == null) {
+            return keys.add(new HostReadCache.KeyBytes(r.key.toArray(ValueLayout.JAVA_BYTE)));
+        }
+        boolean fresh = true;
+        for (int i = 0; i < r.batch.size(); i++) {
+            fresh &= keys.add(new HostReadCache.KeyBytes(r.batch.key(i)));
+        }
+        return fresh;
     }
 
     private void run(List<Request> taken, Batch batch, BatchResult result) {

@@ -80,6 +80,11 @@ abstract class ForwardingEngine implements Engine {
     }
 
     @Override
+    public boolean ordersOperationsOnAKey() {
+        return engine.ordersOperationsOnAKey();
+    }
+
+    @Override
     public void sync() {
         engine.sync();
     }

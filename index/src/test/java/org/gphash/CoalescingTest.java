@@ -15,9 +15,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import org.gphash.spi.Engine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.gphash.spi.Engine;
 
 /**
  * Issue 15, the coalescer, with the CPU engine behind it (no GPU needed): many threads mixing
@@ -236,6 +236,62 @@ class CoalescingTest {
             for (int k = 0; k < keys; k++) {
                 assertArrayEquals(value(k, done.get(k)), index.get(k), "key " + k);
             }
+        }
+    }
+
+    /**
+     * Behind an engine that does not keep batch order per key (the GPU engine without its mirror), no
+     * engine batch holds two requests on one key, and a caller's async operations on few keys still
+     * see each other in order.
+     */
+    @Test
+    void requestsOnOneKeyShareNoBatchWhereTheEngineWouldReorderThem() {
+        try (TestPools p = TestPools.create();
+             Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("u.pool")).keySize(8).valueSize(VALUE)
+                     .config())) {
+            java.util.concurrent.atomic.AtomicInteger batchesWithRepeats = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger merged = new java.util.concurrent.atomic.AtomicInteger();
+            Engine unordered = new ForwardingEngine(cpu) {
+                @Override
+                public boolean ordersOperationsOnAKey() {
+                    return false;
+                }
+
+                @Override
+                public void execute(Batch batch, BatchResult result) {
+                    java.util.Set<Long> keys = new java.util.HashSet<>();
+                    for (int i = 0; i < batch.size(); i++) {
+                        if (!keys.add(LongKeys.decode(batch.key(i), 0, 8))) {
+                            batchesWithRepeats.incrementAndGet();
+                        }
+                    }
+                    if (batch.size() > 1) {
+                        merged.incrementAndGet();
+                    }
+                    super.execute(batch, result);
+                }
+            };
+            CoalescingEngine c = new CoalescingEngine(unordered, Coalescing.on(Duration.ofMillis(1), 4096));
+            Map<Long, byte[]> model = new HashMap<>();
+            List<Runnable> checks = new ArrayList<>();
+            for (int i = 0; i < 3000; i++) {
+                long k = i % 5;
+                byte[] v = value(k, i + 1);
+                byte[] before = model.get(k);
+                if (i % 3 == 2) {
+                    CompletableFuture<byte[]> f = c.getAsync(java.lang.foreign.MemorySegment.ofArray(LongKeys.encode(k, 8)));
+                    checks.add(() -> assertArrayEquals(before, f.join(), "getAsync " + k));
+                } else {
+                    CoalescingEngine.Request r = c.submit(OpKind.PUT, java.lang.foreign.MemorySegment.ofArray(LongKeys.encode(k, 8)),
+                            java.lang.foreign.MemorySegment.ofArray(v), null);
+                    model.put(k, v);
+                    checks.add(() -> assertEquals(before == null ? Outcome.INSERTED : Outcome.UPDATED, r.join(), "put " + k));
+                }
+            }
+            checks.forEach(Runnable::run);
+            assertEquals(0, batchesWithRepeats.get(), "no engine batch held one key twice");
+            assertTrue(merged.get() > 0, "requests on different keys were still merged");
+            c.close();
         }
     }
 

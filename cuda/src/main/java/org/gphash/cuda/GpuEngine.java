@@ -293,6 +293,12 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return path instanceof MirrorPath;
     }
 
+    /** {@return true on the index mirror, whose pipeline keeps batch order per key; the pool path does not} */
+    @Override
+    public boolean ordersOperationsOnAKey() {
+        return usesIndexMirror();
+    }
+
     /** Batches run as small batches of gets in one launch ({@link SmallReads}) since open. */
     synchronized long smallReadBatches() {
         return path instanceof MirrorPath m ? m.smallReadBatches() : 0;

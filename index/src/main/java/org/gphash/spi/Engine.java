@@ -107,6 +107,17 @@ public interface Engine extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether a batch's operations on one key take effect in batch order (the CPU engine's, and the
+     * GPU engine's on its index mirror). The coalescer relies on it to merge one caller's operations
+     * on a key into a batch; where it does not hold, it keeps them in separate batches.
+     *
+     * @return true unless the engine runs a batch's operations on one key in an order it does not promise
+     */
+    default boolean ordersOperationsOnAKey() {
+        return true;
+    }
+
     /** Drains operations, marks a clean shutdown, syncs and releases the pool. */
     @Override
     void close();
