@@ -45,44 +45,12 @@ public final class GpuCacheBench {
     private GpuCacheBench() {
     }
 
-    /** Parsed arguments: --name value pairs after the mode. */
-    private record Args(String mode, java.util.Map<String, String> named) {
-        static Args parse(String[] args) {
-            if (args.length == 0) {
-                throw new IllegalArgumentException("usage: GpuCacheBench sweep|theta|reload [--name value]...");
-            }
-            java.util.Map<String, String> m = new java.util.HashMap<>();
-            for (int i = 1; i < args.length; i += 2) {
-                if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                    throw new IllegalArgumentException("expected --name value, got " + args[i]);
-                }
-                m.put(args[i].substring(2), args[i + 1]);
-            }
-            return new Args(args[0], m);
-        }
-
-        String get(String name, String fallback) {
-            return named.getOrDefault(name, fallback);
-        }
-
-        long number(String name, long fallback) {
-            return named.containsKey(name) ? Long.parseLong(named.get(name)) : fallback;
-        }
-
-        double real(String name, double fallback) {
-            return named.containsKey(name) ? Double.parseDouble(named.get(name)) : fallback;
-        }
-
-        List<String> list(String name, String fallback) {
-            return Arrays.asList(get(name, fallback).split(","));
-        }
-    }
-
     public static void main(String[] argv) throws Exception {
-        Args a = Args.parse(argv);
+        NamedArgs a = NamedArgs.parse(argv, 1, "GpuCacheBench sweep|theta|reload|paths [--name value]...");
+        String mode = a.positional().get(0);
         long keys = a.number("keys", 1L << 24);
         Path dir = Path.of(a.get("dir", "/dev/shm"));
-        switch (a.mode()) {
+        switch (mode) {
             case "sweep" -> {
                 List<String> rows = new ArrayList<>();
                 for (String ks : a.list("key-sizes", "8,32")) {
@@ -97,7 +65,7 @@ public final class GpuCacheBench {
             case "theta" -> theta(a, dir, keys);
             case "reload" -> reload(a, dir, keys);
             case "paths" -> paths(a, dir, keys);
-            default -> throw new IllegalArgumentException("unknown mode " + a.mode() + ": sweep, theta or reload");
+            default -> throw new IllegalArgumentException("unknown mode " + mode + ": sweep, theta or reload");
         }
     }
 
@@ -245,7 +213,7 @@ public final class GpuCacheBench {
 
     // ------------------------------------------------------------------ Figure 11
 
-    private static void sweep(Args a, Path dir, long keys, int ks, List<String> rows) throws Exception {
+    private static void sweep(NamedArgs a, Path dir, long keys, int ks, List<String> rows) throws Exception {
         int batch = (int) a.number("batch", 1 << 20);
         long ops = a.number("ops", 1L << 23);
         ZipfKeys zipf = new ZipfKeys(keys, a.real("theta", 0.99));
@@ -278,7 +246,7 @@ public final class GpuCacheBench {
 
     // ------------------------------------------------------------------ Figure 12(b)
 
-    private static void theta(Args a, Path dir, long keys) throws Exception {
+    private static void theta(NamedArgs a, Path dir, long keys) throws Exception {
         int ks = (int) a.number("key-size", 8);
         int batch = (int) a.number("batch", 1 << 20);
         long ops = a.number("ops", 1L << 23);
@@ -310,7 +278,7 @@ public final class GpuCacheBench {
      * Uniform GETs (no same-key groups to speak of): every read a miss with the cache off, and every
      * read a hit once the cache holds every bucket the batches touch (share 1.0).
      */
-    private static void paths(Args a, Path dir, long keys) throws Exception {
+    private static void paths(NamedArgs a, Path dir, long keys) throws Exception {
         int batch = (int) a.number("batch", 1 << 20);
         long ops = a.number("ops", 1L << 22);
         List<String> rows = new ArrayList<>();
@@ -344,7 +312,7 @@ public final class GpuCacheBench {
 
     // ------------------------------------------------------------------ Figure 15
 
-    private static void reload(Args a, Path dir, long keys) throws Exception {
+    private static void reload(NamedArgs a, Path dir, long keys) throws Exception {
         int ks = (int) a.number("key-size", 8);
         int batch = (int) a.number("batch", 1 << 16);
         long millis = a.number("millis", 1500);

@@ -5,7 +5,6 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -60,31 +59,6 @@ public final class GpuTargetsBench {
     private GpuTargetsBench() {
     }
 
-    private record Options(Map<String, String> named) {
-        static Options parse(String[] args) {
-            Map<String, String> m = new HashMap<>();
-            for (int i = 0; i < args.length; i += 2) {
-                if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                    throw new IllegalArgumentException("expected --name value, got " + args[i]);
-                }
-                m.put(args[i].substring(2), args[i + 1]);
-            }
-            return new Options(m);
-        }
-
-        String get(String name, String fallback) {
-            return named.getOrDefault(name, fallback);
-        }
-
-        long number(String name, long fallback) {
-            return named.containsKey(name) ? Long.parseLong(named.get(name).replace("_", "")) : fallback;
-        }
-
-        List<String> list(String name, String fallback) {
-            return List.of(get(name, fallback).split(","));
-        }
-    }
-
     static byte[] key(long k) {
         byte[] b = new byte[8];
         ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(0, k);
@@ -109,7 +83,7 @@ public final class GpuTargetsBench {
     }
 
     public static void main(String[] argv) throws Exception {
-        Options o = Options.parse(argv);
+        NamedArgs o = NamedArgs.parse(argv, 0, "GpuTargetsBench [--parts targets,theta,paper,small] [--name value]...");
         List<String> parts = o.list("parts", "targets,theta,paper");
         if (parts.contains("targets")) {
             targets(o);
@@ -127,7 +101,7 @@ public final class GpuTargetsBench {
 
     // ------------------------------------------------------------------ small batches
 
-    private static void small(Options o) throws Exception {
+    private static void small(NamedArgs o) throws Exception {
         long keys = o.number("keys", 1L << 20);
         int vs = 128;
         int rounds = (int) o.number("rounds", 2000);
@@ -322,7 +296,7 @@ public final class GpuTargetsBench {
 
     // ------------------------------------------------------------------ targets
 
-    private static void targets(Options o) throws Exception {
+    private static void targets(NamedArgs o) throws Exception {
         long keys = o.number("keys", 1L << 24);
         long ops = o.number("ops", 1L << 22);
         int vs = 128;
@@ -474,7 +448,7 @@ public final class GpuTargetsBench {
 
     // ------------------------------------------------------------------ skew
 
-    private static void theta(Options o) throws Exception {
+    private static void theta(NamedArgs o) throws Exception {
         long keys = o.number("keys", 1L << 24);
         long ops = o.number("ops", 1L << 22);
         int vs = 128;
@@ -503,7 +477,7 @@ public final class GpuTargetsBench {
 
     // ------------------------------------------------------------------ the GPHash artifact's workload
 
-    private static void paper(Options o) throws Exception {
+    private static void paper(NamedArgs o) throws Exception {
         long keys = o.number("keys", 1L << 24);
         long ops = o.number("ops", 1L << 22);
         int vs = 32;
