@@ -22,7 +22,6 @@ import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
-import org.gphash.cuda.HostRoundTrip;
 import org.gphash.index.CpuEngine;
 
 /**

@@ -24,7 +24,6 @@ import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.CachePolicy;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
-import org.gphash.cuda.HostRoundTrip;
 import org.gphash.index.CpuEngine;
 
 /**

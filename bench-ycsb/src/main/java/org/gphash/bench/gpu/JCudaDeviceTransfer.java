@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 
 import org.gphash.bench.DeviceTransfer;
 import org.gphash.cuda.GpuEngine;
-import org.gphash.cuda.HostRoundTrip;
 
 /**
  * Real GPU copies for the cpu-assisted baseline of {@code ./gphash bench ycsb}: each batch column
