@@ -80,11 +80,7 @@ final class HostRoundTrip implements AutoCloseable {
 
     /** Puts a batch's keys where the application would hold them: GPU memory (not part of the cost). */
     void placeOnDevice(MemorySegment batchKeys) {
-        bind();
-        long n = batchKeys.byteSize();
-        keys.ensure(n);
-        MemorySegment.copy(batchKeys, 0, keys.hostSegment, 0, n);
-        cuMemcpyHtoD(keys.onDevice, keys.host, n);
+        toDevice(batchKeys, keys);
     }
 
     /** The application's keys (placed by {@link #placeOnDevice}), in GPU memory, become {@code batchKeys} on the host. */
@@ -113,11 +109,16 @@ final class HostRoundTrip implements AutoCloseable {
 
     /** {@code resultValues} (a result's value column) goes back to the application's GPU memory. */
     void valuesToDevice(MemorySegment resultValues) {
+        toDevice(resultValues, values);
+    }
+
+    /** Java memory to the column's GPU memory, through its pinned buffer. */
+    private void toDevice(MemorySegment from, Column column) {
         bind();
-        long n = resultValues.byteSize();
-        values.ensure(n);
-        MemorySegment.copy(resultValues, 0, values.hostSegment, 0, n);
-        cuMemcpyHtoD(values.onDevice, values.host, n);
+        long n = from.byteSize();
+        column.ensure(n);
+        MemorySegment.copy(from, 0, column.hostSegment, 0, n);
+        cuMemcpyHtoD(column.onDevice, column.host, n);
     }
 
     @Override
