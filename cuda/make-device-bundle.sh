@@ -12,6 +12,8 @@ fi
 tests=target/device-tests
 rm -rf "$tests" && mkdir -p "$tests" .device-bundle
 "$JAVA_HOME/bin/jar" cf "$tests/gphash-cuda-tests.jar" -C cuda/target/test-classes .
+# The index module's test classes too: CoalescedGpuKillTest runs its CoalescedKillTest on the GPU backend.
+"$JAVA_HOME/bin/jar" cf "$tests/gphash-index-tests.jar" -C index/target/test-classes .
 console="$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.11.4/junit-platform-console-standalone-1.11.4.jar"
 [[ -f "$console" ]] || mvn -B -ntp -q dependency:get -Dartifact=org.junit.platform:junit-platform-console-standalone:1.11.4
 jars=()

@@ -35,10 +35,37 @@ class CoalescedKillTest {
 
     @Test
     void aKillLosesNoAcknowledgedOperation() throws Exception {
-        Path pool = pools.pool("k.pool");
-        GPHashIndex.builder(pool).valueSize(CoalescedTrafficInChild.VALUE).initialCapacity(1024).create().close();
+        killAndCheck(pools.pool("k.pool"), Backend.CPU);
+    }
+
+    /**
+     * The same run for another backend, from a process that has it (the GPU machine's bundle: the
+     * GPU test {@code CoalescedGpuKillTest} starts this): exit 0 when every round held.
+     *
+     * @param args the pool file (on tmpfs), and the backend (cpu or gpu)
+     */
+    public static void main(String[] args) throws Exception {
+        try {
+            killAndCheck(Path.of(args[0]), Backend.valueOf(args[1].toUpperCase(java.util.Locale.ROOT)));
+            System.out.println("coalesced kill: every round held");
+        } catch (Throwable e) {
+            e.printStackTrace(System.out);
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    /**
+     * Three rounds: the child runs the callers on {@code backend}, is killed after more and more
+     * acknowledged operations, and the pool (reopened by the CPU engine: pools are interchangeable)
+     * must hold, for every key, what its thread's acknowledged operations or its one in-flight
+     * operation left.
+     */
+    static void killAndCheck(Path pool, Backend backend) throws Exception {
+        GPHashIndex.builder(pool).backend(backend).valueSize(CoalescedTrafficInChild.VALUE).initialCapacity(1024).create()
+                .close();
         for (int round = 0; round < 3; round++) {
-            int[] lastAck = runAndKill(pool, 3_000 + 2_000 * round);
+            int[] lastAck = runAndKill(pool, backend, 3_000 + 2_000 * round);
             try (GPHashIndex index = GPHashIndex.builder(pool).coalescing(Coalescing.OFF).open()) {
                 for (int t = 0; t < THREADS; t++) {
                     List<CoalescedTrafficInChild.Op> ops = CoalescedTrafficInChild.ops(t, lastAck[t] + 2);
@@ -48,8 +75,8 @@ class CoalescedKillTest {
                         long key = t * 1000L + k;
                         byte[] v = index.get(key);
                         if (!Arrays.equals(v, acked.get(key)) && !Arrays.equals(v, withInFlight.get(key))) {
-                            fail("round " + round + ", thread " + t + ", key " + key + ": holds a value that neither its "
-                                    + (lastAck[t] + 1) + " acknowledged operations nor the one in flight left");
+                            fail(backend + " round " + round + ", thread " + t + ", key " + key + ": holds a value that "
+                                    + "neither its " + (lastAck[t] + 1) + " acknowledged operations nor the one in flight left");
                         }
                     }
                 }
@@ -72,11 +99,11 @@ class CoalescedKillTest {
     }
 
     /** Runs the child until it has acknowledged {@code acks} operations, kills it; the last ack per thread (-1: none). */
-    private static int[] runAndKill(Path pool, int acks) throws Exception {
+    private static int[] runAndKill(Path pool, Backend backend, int acks) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp",
                 System.getProperty("java.class.path"), CoalescedTrafficInChild.class.getName(), pool.toString(),
-                Integer.toString(THREADS)).redirectErrorStream(true).start();
+                Integer.toString(THREADS), backend.name()).redirectErrorStream(true).start();
         int[] last = new int[THREADS];
         Arrays.fill(last, -1);
         StringBuilder other = new StringBuilder();

@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * Run in a child JVM by {@link CoalescedKillTest}: opens the pool with coalescing on and runs
+ * Run in a child JVM by {@link CoalescedKillTest}: opens the pool (on the backend named by the
+ * third argument, CPU by default) with coalescing on and runs
  * {@code threads} callers, each on keys of its own, through synchronous calls, async calls and
  * batches, printing {@code ACK t i} once its operation {@code i} has returned. The parent kills it
  * with SIGKILL. Every thread's operations are a function of its number ({@link #op}).
@@ -33,14 +34,21 @@ public final class CoalescedTrafficInChild {
         return out;
     }
 
+    /** The value operation {@code i} writes to {@code key}: both numbers, little-endian, then a pattern of them. */
     static byte[] value(long key, int i) {
-        return ModelProperties.value(key, i + 1L, VALUE);
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(VALUE).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.putLong(key).putLong(i + 1L);
+        while (b.hasRemaining()) {
+            b.put((byte) (key * 31 + i + b.position()));
+        }
+        return b.array();
     }
 
     public static void main(String[] args) throws Exception {
         Path pool = Path.of(args[0]);
         int threads = Integer.parseInt(args[1]);
-        GPHashIndex index = GPHashIndex.builder(pool).coalescing(Coalescing.on(Duration.ZERO, 4096)).open();
+        Backend backend = args.length > 2 ? Backend.valueOf(args[2]) : Backend.CPU;
+        GPHashIndex index = GPHashIndex.builder(pool).backend(backend).coalescing(Coalescing.on(Duration.ZERO, 4096)).open();
         List<Thread> ts = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int id = t;
