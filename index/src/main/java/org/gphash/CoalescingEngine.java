@@ -85,6 +85,10 @@ final class CoalescingEngine extends ForwardingEngine {
     private final boolean orderedPerKey;
     /** A request the last batch could not take (see {@link #fits}): the first of the next one. Dispatcher only. */
     private Request carried;
+    /** The batch being gathered: its requests, their operations and (behind an engine that does not order per key) their keys. Dispatcher only. */
+    private final List<Request> taken = new ArrayList<>();
+    private int takenOps;
+    private final java.util.Set<HostReadCache.KeyBytes> takenKeys;
     private final java.util.concurrent.atomic.AtomicInteger spinners = new java.util.concurrent.atomic.AtomicInteger();
     /** Hot keys' values on the host, or null. */
     private final HostReadCache hostCache;
@@ -96,6 +100,7 @@ final class CoalescingEngine extends ForwardingEngine {
         this.config = config;
         this.spinNanos = config.spin().toNanos();
         this.orderedPerKey = engine.ordersOperationsOnAKey();
+        this.takenKeys = orderedPerKey ? null : new java.util.HashSet<>();
         Geometry g = engine.geometry();
         this.keySize = g.keySize();
         this.valueSize = g.valueSize();
@@ -230,7 +235,6 @@ final class CoalescingEngine extends ForwardingEngine {
     private static final long MAX_ADAPTIVE_WAIT_NANOS = 200_000;
 
     private void dispatch() {
-        List<Request> taken = new ArrayList<>();
         Batch batch = Batch.create(keySize, valueSize, 1024);
         BatchResult result = new BatchResult(valueSize, 1024);
         long lingerNanos = config.linger().toNanos();
@@ -239,14 +243,18 @@ final class CoalescingEngine extends ForwardingEngine {
         int lastSize = 0;
         for (;;) {
             taken.clear();
+            takenOps = 0;
+            if (takenKeys != null) {
+                takenKeys.clear();
+            }
             try {
                 Request first = carried != null ? carried : next();
                 carried = null;
                 if (first == POISON) {
                     return;
                 }
-                taken.add(first);
-                drainUpTo(taken, max);
+                take(first);
+                drainUpTo(max);
                 // A fixed linger gathers until the batch is full; the adaptive wait until as many as
                 // last time have come back (the callers that batch woke), for a quarter of its run time.
                 long wait = lingerNanos > 0 ? lingerNanos
@@ -260,15 +268,15 @@ final class CoalescingEngine extends ForwardingEngine {
                         if (r == null) {
                             break;
                         }
-                        if (r != POISON && !fits(taken, r, max)) {
+                        if (!fits(r, max)) {
                             carried = r;  // first of the next batch
                             break;
                         }
-                        taken.add(r);
+                        take(r);
                         if (r == POISON) {
                             break;
                         }
-                        drainUpTo(taken, max);
+                        drainUpTo(max);
                     }
                 }
             } catch (InterruptedException e) {
@@ -286,60 +294,61 @@ final class CoalescingEngine extends ForwardingEngine {
     }
 
     /**
-     * Moves waiting requests into {@code taken} while their operations fit in {@code max} (a request
-     * that would not fit stays first in line for the next batch).
+     * Whether {@code r} may join the batch being gathered: within {@code max} operations and, behind
+     * an engine that does not order a batch per key (see {@link #orderedPerKey}), on keys the batch
+     * does not hold yet.
      */
-    /** Whether {@code r} may join {@code taken}: within {@code max} operations, and (see orderedPerKey) no key twice. */
-    private boolean fits(List<Request> taken, Request r, int max) {
-        int ops = r.operations();
-        java.util.Set<HostReadCache.KeyBytes> keys = orderedPerKey ? null : new java.util.HashSet<>();
-        for (Request t : taken) {
-            ops += t == POISON ? 0 : t.operations();
-            if (keys != null && t != POISON) {
-                addKeys(t, keys);
+    private boolean fits(Request r, int max) {
+        if (r == POISON) {
+            return true;
+        }
+        if (takenOps + r.operations() > max) {
+            return false;
+        }
+        if (takenKeys != null) {
+            for (int i = 0; i < r.operations(); i++) {
+                if (takenKeys.contains(keyOf(r, i))) {
+                    return false;
+                }
             }
         }
-        return ops <= max && (keys == null || addKeys(r, keys));
+        return true;
     }
 
-    private void drainUpTo(List<Request> taken, int max) {
-        int ops = 0;
-        java.util.Set<HostReadCache.KeyBytes> keys = orderedPerKey ? null : new java.util.HashSet<>();
-        for (Request r : taken) {
-            ops += r == POISON ? 0 : r.operations();
-            if (keys != null && r != POISON) {
-                addKeys(r, keys);
+    /** Adds {@code r} to the batch being gathered. */
+    private void take(Request r) {
+        taken.add(r);
+        if (r == POISON) {
+            return;
+        }
+        takenOps += r.operations();
+        if (takenKeys != null) {
+            for (int i = 0; i < r.operations(); i++) {
+                takenKeys.add(keyOf(r, i));
             }
         }
+    }
+
+    /** Key {@code i} of a request (0 for a single operation). */
+    private static HostReadCache.KeyBytes keyOf(Request r, int i) {
+        return new HostReadCache.KeyBytes(r.batch == null ? r.key.toArray(ValueLayout.JAVA_BYTE) : r.batch.key(i));
+    }
+
+    /**
+     * Moves waiting requests into the batch while they fit (a request that does not stays first in
+     * line for the next batch).
+     */
+    private void drainUpTo(int max) {
         Request next;
-        while ((next = queue.peek()) != null && (next == POISON || ops + next.operations() <= max)) {
-            if (keys != null && next != POISON && !addKeys(next, keys)) {
-                break;  // its key is in the batch already, and the engine would not keep their order
-            }
+        while ((next = queue.peek()) != null && fits(next, max)) {
             if (queue.poll() != next) {
                 break;  // single consumer: cannot happen, but never lose a request
             }
-            taken.add(next);
-            ops += next == POISON ? 0 : next.operations();
+            take(next);
             if (next == POISON) {
                 return;
             }
         }
-    }
-
-    /**
-     * Adds the keys of {@code r} to {@code keys}; false (leaving the set with some of them added, which
-     * only ends the batch) if one was there already.
-     */
-    private static boolean addKeys(Request r, java.util.Set<HostReadCache.KeyBytes> keys) {
-        if (r.batch == null) {
-            return keys.add(new HostReadCache.KeyBytes(r.key.toArray(ValueLayout.JAVA_BYTE)));
-        }
-        boolean fresh = true;
-        for (int i = 0; i < r.batch.size(); i++) {
-            fresh &= keys.add(new HostReadCache.KeyBytes(r.batch.key(i)));
-        }
-        return fresh;
     }
 
     private void run(List<Request> taken, Batch batch, BatchResult result) {
