@@ -1,10 +1,10 @@
 package org.gphash.cuda;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 import org.gphash.Batch;
+import org.gphash.index.KeyHasher;
 
 /**
  * Whether no key repeats in a small run of a host batch, so that a batch that writes may skip the
@@ -57,23 +57,9 @@ final class DistinctKeys {
         return true;
     }
 
-    /** A 64-bit hash of a key, never 0 (0 marks an empty entry). */
+    /** The table's own key hash ({@link KeyHasher}, any fixed seed), never 0 (0 marks an empty entry). */
     static long hash(MemorySegment keys, long at, int keySize) {
-        long h = 0x9E3779B97F4A7C15L ^ keySize;
-        int i = 0;
-        for (; i + 8 <= keySize; i += 8) {
-            h = mix(h ^ keys.get(ValueLayout.JAVA_LONG_UNALIGNED, at + i));
-        }
-        for (; i < keySize; i++) {
-            h = mix(h ^ (keys.get(ValueLayout.JAVA_BYTE, at + i) & 0xFFL));
-        }
+        long h = KeyHasher.hash(keys, at, keySize, 0x9E3779B97F4A7C15L);
         return h == 0 ? 1 : h;
-    }
-
-    /** The SplitMix64 finaliser: every input bit reaches every output bit. */
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
     }
 }

@@ -202,7 +202,9 @@ public final class GpuEngine implements Engine, GpuFeatures {
         }
         pool.admitOpsInFlight(n);
         try {
-            GpuFailure.during(pool.file().path(), "a batch of " + n + " operations", () -> path.execute(batch, result));
+            path.execute(batch, result);
+        } catch (CudaException e) {
+            throw GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", e);
         } catch (PoolFullException e) {
             throw new PoolFullException(e.getMessage() + "; " + markNotApplied(result)
                     + " operations of the batch were not applied (NOT_APPLIED in the result), the others were", result, e);
@@ -259,8 +261,11 @@ public final class GpuEngine implements Engine, GpuFeatures {
                     + kinds + ", keys " + keys + ", codes " + codes + ")");
         }
         pool.admitOpsInFlight(n);
-        GpuFailure.during(pool.file().path(), "a device batch of " + n + " operations",
-                () -> path.executeOnDevice(n, kinds, keys, values, codes, out));
+        try {
+            path.executeOnDevice(n, kinds, keys, values, codes, out);
+        } catch (CudaException e) {
+            throw GpuFailure.of(pool.file().path(), "a device batch of " + n + " operations", e);
+        }
     }
 
     /**

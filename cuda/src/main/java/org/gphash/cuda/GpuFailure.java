@@ -8,7 +8,8 @@ import org.gphash.GpuException;
 
 /**
  * JCuda's exceptions turned into the API's: every entry point of the GPU engine runs its body
- * through {@link #during}, so no {@link CudaException} reaches a caller.
+ * through {@link #during}, or (batches, where a lambda and a description per call would cost the
+ * hot path) catches and converts with {@link #of}, so no {@link CudaException} reaches a caller.
  */
 final class GpuFailure {
 

@@ -23,7 +23,7 @@ public class Progress implements AutoCloseable {
     private final AtomicLong done = new AtomicLong();
     private volatile long total;
     private volatile String label = "";
-    private Thread ticker;
+    private volatile Thread ticker;
     private volatile boolean closed;
 
     private Progress(PrintStream out, boolean terminal, boolean lines) {
@@ -80,8 +80,9 @@ public class Progress implements AutoCloseable {
         done.addAndGet(units);
     }
 
-    /** Draws the phase as complete and ends its line. */
-    public void finish() {
+    /** Stops drawing, draws the phase as complete and ends its line (a later {@link #start} draws again). */
+    public synchronized void finish() {
+        stopTicker();
         if (out != null && terminal) {
             done.set(total);
             draw(1.0);
@@ -89,9 +90,17 @@ public class Progress implements AutoCloseable {
         }
     }
 
+    private synchronized void stopTicker() {
+        Thread t = ticker;
+        ticker = null;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
     private void tick() {
         long lastLine = System.nanoTime();
-        while (!closed) {
+        while (!closed && Thread.currentThread() == ticker) {
             try {
                 Thread.sleep(500);
             } catch (InterruptedException e) {
@@ -99,11 +108,18 @@ public class Progress implements AutoCloseable {
             }
             double f = Math.min(1.0, (double) done.get() / total);
             if (terminal) {
-                draw(f);
+                drawIfTicking(f);
             } else if (lines && System.nanoTime() - lastLine > 10_000_000_000L) {
                 lastLine = System.nanoTime();
                 out.println(String.format(Locale.ROOT, "  ... %3.0f%% %s", f * 100, label));
             }
+        }
+    }
+
+    /** Draws unless {@link #finish} or {@link #close} stopped this ticker meanwhile (no bar after the line ends). */
+    private synchronized void drawIfTicking(double f) {
+        if (Thread.currentThread() == ticker) {
+            draw(f);
         }
     }
 
@@ -126,10 +142,7 @@ public class Progress implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        Thread t = ticker;
-        if (t != null) {
-            t.interrupt();
-        }
+        stopTicker();
         clearLine();
     }
 }
