@@ -122,6 +122,10 @@ public final class OpBatch {
     }
 
     /** The raw arrays, for stores that read them in place (offset {@code i * keySize} etc.). */
+    public byte[] kindBytes() {
+        return kinds;
+    }
+
     public byte[] keyBytes() {
         return keys;
     }

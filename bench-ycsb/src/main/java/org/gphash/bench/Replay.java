@@ -20,7 +20,9 @@ import org.gphash.recovery.Progress;
  * {@code ./gphash replay FILE}: replays a trace on the GPHash engine and the chosen baselines, one
  * system after another, each on a fresh store. Batches run in trace order (a later batch may
  * depend on an earlier one); each batch is split into one contiguous part per thread, and the
- * parts run in parallel. Prints one table row per system and a digest of all outcomes: equal
+ * parts run in parallel, except on a store that runs batches resident in GPU memory
+ * ({@link StoreUnderTest#deviceResident()}), which takes each batch whole, as a GPU application
+ * issues it, and is timed on the engine's run alone. Prints one table row per system and a digest of all outcomes: equal
  * digests mean the systems answered every operation alike.
  */
 public final class Replay {
@@ -44,8 +46,8 @@ public final class Replay {
 
                 options:
                   --backend cpu|gpu     the GPHash engine under test           default cpu
-                  --baselines LIST      cpu-assisted, chm, lmdb, all or none   default: chm,lmdb (cpu),
-                                        cpu-assisted (gpu)
+                  --baselines LIST      cpu-assisted, chm, lmdb, gpu-device,   default: chm,lmdb (cpu),
+                                        all or none                            gpu-device,cpu-assisted (gpu)
                   --threads T           threads per batch                      default: CPU count
                   --json FILE           write the measurements as JSON
                   --dir DIR             put store files under DIR (default /dev/shm, else java.io.tmpdir)
@@ -132,7 +134,7 @@ public final class Replay {
             throw new DemoOptions.UsageException("which trace? ./gphash replay FILE");
         }
         if (baselines == null) {
-            baselines = backend == Backend.GPU ? List.of("cpu-assisted") : List.of("chm", "lmdb");
+            baselines = backend == Backend.GPU ? List.of(Systems.GPU_DEVICE, "cpu-assisted") : List.of("chm", "lmdb");
         }
         return new Options(file, backend, baselines, threads, json, dir, progress);
     }
@@ -205,6 +207,9 @@ public final class Replay {
         out.println();
         digests.forEach(out::println);
         ResultTable.printRatios(out, rows, systems.get(0));
+        if (!systems.get(0).equals(Systems.GPU_DEVICE) && systems.contains(Systems.GPU_DEVICE)) {
+            ResultTable.printRatios(out, rows, Systems.GPU_DEVICE);
+        }
         if (o.json() != null) {
             java.util.Map<String, Object> head = new java.util.LinkedHashMap<>();
             head.put("benchmark", "replay");
@@ -259,8 +264,28 @@ public final class Replay {
             byte[] key = new byte[ks];
             List<Future<?>> running = new ArrayList<>();
             long done = 0;
+            var resident = store.deviceResident();
+            if (resident.isPresent()) {
+                r.threads = 1;
+            }
+            OpResults wholeResults = new OpResults(vs, 1024);
             while (done < maxOps && reader.next(whole)) {
                 int n = whole.size();
+                if (resident.isPresent()) {
+                    // A GPU application issues the whole batch from GPU memory: staged before the
+                    // clock, its results fetched after it.
+                    resident.get().stage(whole);
+                    long t0 = System.nanoTime();
+                    resident.get().run();
+                    long dt = System.nanoTime() - t0;
+                    r.nanos += dt;
+                    r.tally.recordBatch(dt);
+                    resident.get().fetch(whole, wholeResults);
+                    tally(whole, wholeResults, r);
+                    progress.advance(n);
+                    done += n;
+                    continue;
+                }
                 int used = Math.min(threads, n);
                 for (int t = 0; t < used; t++) {
                     OpBatch part = parts[t];

@@ -24,6 +24,27 @@ public interface StoreUnderTest extends AutoCloseable {
         return Figures.NONE;
     }
 
+    /**
+     * Where the application holds its batches in GPU memory: the steps a replay times apart. Empty
+     * for a store that takes batches from the host.
+     */
+    default java.util.Optional<DeviceResident> deviceResident() {
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * A store run as a GPU application runs it: {@link #stage} puts a batch in GPU memory (untimed,
+     * where the application would already hold it), {@link #run} executes it there (timed), and
+     * {@link #fetch} brings its results back for checking (untimed).
+     */
+    interface DeviceResident {
+        void stage(OpBatch batch);
+
+        void run();
+
+        void fetch(OpBatch batch, OpResults results);
+    }
+
     @Override
     void close() throws Exception;
 

@@ -11,11 +11,17 @@ import org.gphash.Backend;
  * always runs; {@code --baselines} adds others: {@code cpu-assisted} (the CPU engine with a GPU
  * application's copies), {@code chm} (ConcurrentHashMap), {@code lmdb}, and {@code gphash-per-op}
  * (the CPU engine with {@link org.gphash.Durability#PER_OPERATION}, against the engine under test's
- * default PER_BATCH: what per-operation durability costs, in the same run).
+ * default PER_BATCH: what per-operation durability costs, in the same run), and
+ * {@code gphash-gpu-device} (alias {@code gpu-device}: the GPU engine on batches resident in GPU
+ * memory, as a GPU application issues them; a replay times only the engine, see
+ * {@link GPHashStore#deviceResident()}).
  */
 public final class Systems {
 
     public static final List<String> BASELINES = List.of("cpu-assisted", "chm", "lmdb", "gphash-per-op");
+
+    /** Named on request only ("all" means the baselines above): it needs a GPU. */
+    public static final String GPU_DEVICE = "gphash-gpu-device";
 
     private Systems() {
     }
@@ -34,9 +40,11 @@ public final class Systems {
             String name = part.strip();
             if (name.equals("cpu")) {
                 name = "cpu-assisted";
+            } else if (name.equals("gpu-device")) {
+                name = "gphash-gpu-device";
             }
-            if (!BASELINES.contains(name)) {
-                throw new IllegalArgumentException("unknown baseline '" + part + "' (" + String.join(", ", BASELINES)
+            if (!BASELINES.contains(name) && !name.equals(GPU_DEVICE)) {
+                throw new IllegalArgumentException("unknown baseline '" + part + "' (" + String.join(", ", BASELINES) + ", gpu-device"
                         + ", all or none)");
             }
             if (!names.contains(name)) {
@@ -60,6 +68,7 @@ public final class Systems {
             case "gphash-cpu" -> new GPHashStore(config, Backend.CPU);
             case "gphash-per-op" -> new GPHashStore(config, Backend.CPU, org.gphash.Durability.PER_OPERATION);
             case "gphash-gpu" -> new GPHashStore(config, Backend.GPU);
+            case GPU_DEVICE -> new org.gphash.bench.gpu.DeviceResidentStore(config);
             case "cpu-assisted" -> new CpuAssistedStore(config, DeviceTransfer.load());
             case "chm" -> new ConcurrentMapStore(config);
             case "lmdb" -> new LmdbStore(config);

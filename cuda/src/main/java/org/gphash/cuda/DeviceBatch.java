@@ -44,13 +44,33 @@ public final class DeviceBatch implements AutoCloseable {
 
     /** Copies a host batch's columns to the GPU; the batch then has {@code batch.size()} operations. */
     public void upload(Batch batch) {
+        upload(batch.size(), batch.kinds().toArray(ValueLayout.JAVA_BYTE), batch.keys().toArray(ValueLayout.JAVA_BYTE),
+                batch.values().toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    /**
+     * Copies the first {@code n} operations of columns laid out as {@link Batch}'s (kind ordinals,
+     * keys back to back, values back to back) to the GPU; the batch then has {@code n} operations.
+     */
+    public void upload(int n, byte[] kindColumn, byte[] keyColumn, byte[] valueColumn) {
+        if (kindColumn.length < n || keyColumn.length < (long) n * keySize || valueColumn.length < (long) n * valueSize) {
+            throw new IllegalArgumentException("columns shorter than " + n + " operations");
+        }
         CudaRuntime.get().bind();
-        long n = batch.size();
         resize(n);
-        cuMemcpyHtoD(kinds.pointer(), Pointer.to(batch.kinds().toArray(ValueLayout.JAVA_BYTE)), n);
-        cuMemcpyHtoD(keys.pointer(), Pointer.to(batch.keys().toArray(ValueLayout.JAVA_BYTE)), n * keySize);
-        cuMemcpyHtoD(values.pointer(), Pointer.to(batch.values().toArray(ValueLayout.JAVA_BYTE)), n * valueSize);
+        cuMemcpyHtoD(kinds.pointer(), Pointer.to(kindColumn), n);
+        cuMemcpyHtoD(keys.pointer(), Pointer.to(keyColumn), (long) n * keySize);
+        cuMemcpyHtoD(values.pointer(), Pointer.to(valueColumn), (long) n * valueSize);
         size = n;
+    }
+
+    /**
+     * Runs this batch through the public GPU view ({@link org.gphash.GPHashIndex#gpu()}), as an
+     * application holding its columns in GPU memory would.
+     */
+    public void runOn(org.gphash.GpuFeatures gpu) {
+        gpu.executeOnDevice(size, GpuEngine.address(kinds.pointer()), GpuEngine.address(keys.pointer()),
+                GpuEngine.address(values.pointer()), GpuEngine.address(codes.pointer()), GpuEngine.address(out.pointer()));
     }
 
     /** Sets the number of operations after the application filled the device buffers itself. */
