@@ -19,7 +19,7 @@ import org.gphash.persistence.PoolFile;
  * Keeps a pool's mapping registered with CUDA, so kernels address the file's pages directly (on
  * this GPU the device address of registered memory is its host address). Registered in chunks of
  * at most 64 GiB (single registrations of 512 GiB and more fail on r580 drivers), again after each
- * remap (growth), and released before the mapping goes.
+ * remap, only the new pages after a growth in place, and released before the mapping goes.
  *
  * <p>Only file systems whose pages may be pinned writable can be registered: tmpfs (and the
  * memory-backed hugetlbfs). ext4, xfs and fs-dax refuse long-term writable pins of file pages, so a
@@ -28,6 +28,7 @@ import org.gphash.persistence.PoolFile;
 final class PoolRegistration implements PoolFile.MappingListener {
 
     static final long MAX_CHUNK = 64L << 30;
+    private static final long PAGE = 4096;
     private static final Set<String> REGISTRABLE = Set.of("tmpfs", "hugetlbfs", "ramfs");
 
     static final String WHERE_GPU_POOLS_LIVE = "GPU pools must live where CUDA can pin file pages writable: "
@@ -68,21 +69,48 @@ final class PoolRegistration implements PoolFile.MappingListener {
         register(current);
     }
 
+    /**
+     * The pool grew in place (same address): only its new pages are registered, instead of releasing
+     * and pinning the whole pool again (what a remap needs, and what made each heap growth cost time
+     * in proportion to the pool).
+     */
+    @Override
+    public synchronized void afterGrowInPlace(MemorySegment current, long previousSize) {
+        if (registered == null || registered.address() != current.address()) {
+            register(current);
+            return;
+        }
+        registerRange(current.address(), pageAlign(previousSize), pageAlign(current.byteSize()));
+        registered = current;
+    }
+
     synchronized void register(MemorySegment mapping) {
         release();
-        long size = mapping.byteSize();
+        registerRange(mapping.address(), 0, pageAlign(mapping.byteSize()));
+        registered = mapping;
+    }
+
+    /**
+     * Registers {@code [from, to)} of the mapping at {@code base} in chunks of at most
+     * {@link #MAX_CHUNK}. Whole pages (mmap maps whole pages), so that a later range never shares a
+     * page with an earlier one.
+     */
+    private void registerRange(long base, long from, long to) {
         try {
-            for (long off = 0; off < size; off += MAX_CHUNK) {
-                HostPointer p = new HostPointer(mapping.address() + off);
-                cuMemHostRegister(p, Math.min(MAX_CHUNK, size - off), 0);
+            for (long off = from; off < to; off += MAX_CHUNK) {
+                HostPointer p = new HostPointer(base + off);
+                cuMemHostRegister(p, Math.min(MAX_CHUNK, to - off), 0);
                 chunks.add(p);
             }
         } catch (CudaException e) {
             release();
-            throw new IllegalArgumentException("CUDA cannot register the pool mapping (" + size + " bytes): "
+            throw new IllegalArgumentException("CUDA cannot register the pool mapping (bytes " + from + " to " + to + "): "
                     + e.getMessage() + ". " + WHERE_GPU_POOLS_LIVE, e);
         }
-        registered = mapping;
+    }
+
+    private static long pageAlign(long bytes) {
+        return (bytes + PAGE - 1) / PAGE * PAGE;
     }
 
     synchronized void release() {

@@ -676,6 +676,7 @@ final class CpuTable {
             throw new PoolFullException("pool " + file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
                     + " chunks, the most the header holds");
         }
+        long started = System.nanoTime();
         long stride = geometry.valueStride();
         long bytes = Geometry.alignUp(Math.max(Math.max(heap.totalBytes() / 4, 1L << 20), minBlocks * stride), stride);
         long offset = PoolSpace.nextExtent(h);
@@ -692,7 +693,8 @@ final class CpuTable {
         PoolEvents.heapGrown(file.path(), bytes, heap.totalBlocks());
         if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
             PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: grew the value heap of {0} by {1} bytes to {2} blocks "
-                    + "({3} free); the file is {4} bytes", file.path(), bytes, heap.totalBlocks(), heap.freeBlocks(), end);
+                    + "({3} free) in {5} ms; the file is {4} bytes", file.path(), bytes, heap.totalBlocks(),
+                    heap.freeBlocks(), end, String.format(java.util.Locale.ROOT, "%.2f", (System.nanoTime() - started) / 1e6));
         }
     }
 

@@ -11,10 +11,12 @@ import java.lang.invoke.VarHandle;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Bindings to the C library in jextract's shape: {@code open}, {@code close}, {@code flock},
- * {@code getuid} and {@code strerror}, with {@code errno} captured by the linker (the JVM may overwrite the
+ * {@code getuid}, {@code strerror}, and {@code mmap}, {@code munmap} and {@code msync} (a pool
+ * mapped into reserved address space, so that it grows in place), with {@code errno} captured by the linker (the JVM may overwrite the
  * thread's errno between a call and a later read of it).
  *
  * <p>The constants are Linux's (they are the same on x86-64 and aarch64); the engine runs on Linux.
@@ -33,6 +35,16 @@ public final class LibC {
     public static final int LOCK_EX = 2;
     public static final int LOCK_NB = 4;
     public static final int LOCK_UN = 8;
+
+    public static final int PROT_NONE = 0;
+    public static final int PROT_READ = 1;
+    public static final int PROT_WRITE = 2;
+    public static final int MAP_SHARED = 0x01;
+    public static final int MAP_PRIVATE = 0x02;
+    public static final int MAP_FIXED = 0x10;
+    public static final int MAP_ANONYMOUS = 0x20;
+    public static final int MAP_NORESERVE = 0x4000;
+    public static final int MS_SYNC = 4;
 
     public static final int EEXIST = 17;
     public static final int EINTR = 4;
@@ -113,6 +125,66 @@ public final class LibC {
         }
     }
 
+    /** The result of {@code mmap}: the mapping's address, or -1 ({@code MAP_FAILED}) and the errno. */
+    public record MapResult(long address, int errno) {
+        public boolean failed() {
+            return address == -1L;
+        }
+    }
+
+    // ---- void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset) ----
+
+    public static FunctionDescriptor mmap$descriptor() {
+        return Holder.MMAP_DESC;
+    }
+
+    /** {@code mmap(address, length, prot, flags, fd, offset)}: the mapping's address, or MAP_FAILED and the errno. */
+    public static MapResult mmap(long address, long length, int prot, int flags, int fd, long offset) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Holder.CAPTURE_LAYOUT);
+            MemorySegment at = (MemorySegment) Holder.MMAP.invokeExact(state, MemorySegment.ofAddress(address), length,
+                    prot, flags, fd, offset);
+            long a = at.address();
+            return new MapResult(a, a == -1L ? errno(state) : 0);
+        } catch (Throwable t) {
+            throw rethrow("mmap", t);
+        }
+    }
+
+    // ---- int munmap(void *addr, size_t length) ----
+
+    public static FunctionDescriptor munmap$descriptor() {
+        return Holder.MUNMAP_DESC;
+    }
+
+    /** {@code munmap(address, length)}: 0, or -1 and the errno. */
+    public static Result munmap(long address, long length) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Holder.CAPTURE_LAYOUT);
+            int rc = (int) Holder.MUNMAP.invokeExact(state, MemorySegment.ofAddress(address), length);
+            return new Result(rc, rc < 0 ? errno(state) : 0);
+        } catch (Throwable t) {
+            throw rethrow("munmap", t);
+        }
+    }
+
+    // ---- int msync(void *addr, size_t length, int flags) ----
+
+    public static FunctionDescriptor msync$descriptor() {
+        return Holder.MSYNC_DESC;
+    }
+
+    /** {@code msync(address, length, flags)} (address page-aligned): 0, or -1 and the errno. */
+    public static Result msync(long address, long length, int flags) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = arena.allocate(Holder.CAPTURE_LAYOUT);
+            int rc = (int) Holder.MSYNC.invokeExact(state, MemorySegment.ofAddress(address), length, flags);
+            return new Result(rc, rc < 0 ? errno(state) : 0);
+        } catch (Throwable t) {
+            throw rethrow("msync", t);
+        }
+    }
+
     // ---- uid_t getuid(void) ----
 
     public static FunctionDescriptor getuid$descriptor() {
@@ -165,6 +237,10 @@ public final class LibC {
         static final FunctionDescriptor CLOSE_DESC = FunctionDescriptor.of(JAVA_INT, JAVA_INT);
         static final FunctionDescriptor STRERROR_DESC = FunctionDescriptor.of(ADDRESS, JAVA_INT);
         static final FunctionDescriptor GETUID_DESC = FunctionDescriptor.of(JAVA_INT);
+        static final FunctionDescriptor MMAP_DESC = FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT,
+                JAVA_INT, JAVA_LONG);
+        static final FunctionDescriptor MUNMAP_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG);
+        static final FunctionDescriptor MSYNC_DESC = FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
 
         static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
         static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
@@ -174,6 +250,9 @@ public final class LibC {
         static final MethodHandle CLOSE;
         static final MethodHandle STRERROR;
         static final MethodHandle GETUID;
+        static final MethodHandle MMAP;
+        static final MethodHandle MUNMAP;
+        static final MethodHandle MSYNC;
 
         static {
             Linker linker = Linker.nativeLinker();
@@ -184,6 +263,9 @@ public final class LibC {
             CLOSE = bind(linker, "close", CLOSE_DESC, errno);
             STRERROR = bind(linker, "strerror", STRERROR_DESC);
             GETUID = bind(linker, "getuid", GETUID_DESC);
+            MMAP = bind(linker, "mmap", MMAP_DESC, errno);
+            MUNMAP = bind(linker, "munmap", MUNMAP_DESC, errno);
+            MSYNC = bind(linker, "msync", MSYNC_DESC, errno);
         }
 
         private static MethodHandle bind(Linker linker, String name, FunctionDescriptor descriptor,

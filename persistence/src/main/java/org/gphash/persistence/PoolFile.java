@@ -19,9 +19,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * device and inode, so every name of a file counts) refuses a second opener in this JVM with a
  * clearer message. New files are created owner-only ({@code rw-------}) whatever the umask.
  *
- * <p>{@link #grow(long)} extends the file and replaces the mapping. The old segment becomes
- * unusable, so callers must ensure no thread is accessing the pool while it runs (the engine does
- * this by draining operations first) and re-read {@link #segment()} afterwards.
+ * <p>{@link #grow(long)} extends the file and its mapping. A writable pool on tmpfs is mapped into
+ * reserved address space ({@link ReservedMapping}) and grows in place: it keeps its address and the
+ * old segment stays valid for its length. Elsewhere the mapping is replaced and the old segment
+ * becomes unusable. Either way callers must ensure no thread is accessing the pool while it runs
+ * (the engine does this by draining operations first) and re-read {@link #segment()} afterwards.
  */
 public final class PoolFile implements AutoCloseable {
 
@@ -37,6 +39,8 @@ public final class PoolFile implements AutoCloseable {
     /** Where a file made by {@link #create} lives until {@link #publish()}; null once named. */
     private Path workingName;
     private Arena arena;
+    /** The mapping in reserved address space, where the file grows in place ({@link #growsInPlace()}); else null. */
+    private ReservedMapping reservation;
     private volatile MappingListener mappingListener;
 
     /**
@@ -49,6 +53,14 @@ public final class PoolFile implements AutoCloseable {
 
         /** {@code current} is the new mapping of the whole file. */
         void afterMap(MemorySegment current);
+
+        /**
+         * The mapping grew in place: {@code current} starts where the previous mapping did, whose
+         * first {@code previousSize} bytes are unchanged and still mapped. By default, as a new mapping.
+         */
+        default void afterGrowInPlace(MemorySegment current, long previousSize) {
+            afterMap(current);
+        }
     }
 
     /** Sets the one listener of this file's mapping changes (null: none). */
@@ -429,7 +441,22 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether this file is mapped into reserved address space and grown in place
+     * ({@link ReservedMapping}): writable pools on tmpfs, persisted without msync (the mapping is not
+     * the JDK's, so {@code MemorySegment.force()} does not apply to it). {@code -Dgphash.growInPlace=false}
+     * maps every pool through the JDK instead, remapped whole at each growth.
+     */
+    private boolean growsInPlace() {
+        return !readOnly && onTmpfs && !preferJdkPersist
+                && !"false".equals(System.getProperty("gphash.growInPlace"));
+    }
+
     private void map(long size) {
+        if (growsInPlace()) {
+            mapReserved(size);
+            return;
+        }
         Arena newArena = Arena.ofShared();
         MemorySegment mapped;
         try {
@@ -452,6 +479,37 @@ public final class PoolFile implements AutoCloseable {
         }
         persister = readOnly ? Persisters.readOnly(path)
                 : persisterDecorator.decorate(path, segment, Persisters.choose(segment, preferJdkPersist, onTmpfs));
+        if (listener != null) {
+            listener.afterMap(segment);
+        }
+    }
+
+    /** {@link #map} for a file that grows in place: extends the reservation's mapping, or makes a new one. */
+    private void mapReserved(long size) {
+        MappingListener listener = mappingListener;
+        ReservedMapping current = reservation;
+        if (current != null && current.canGrowTo(size)) {
+            long previous = current.mapped();
+            current.growTo(lock.descriptorPath(), size);
+            segment = current.segment();
+            persister = persisterDecorator.decorate(path, segment, Persisters.choose(segment, preferJdkPersist, onTmpfs));
+            if (listener != null) {
+                listener.afterGrowInPlace(segment, previous);
+            }
+            return;
+        }
+        // The first mapping, or a growth past the reservation: a new one, and the old one goes.
+        ReservedMapping next = ReservedMapping.map(path, lock.descriptorPath(), size);
+        MemorySegment oldSegment = segment;
+        if (current != null && oldSegment != null && listener != null) {
+            listener.beforeUnmap(oldSegment);
+        }
+        segment = next.segment();
+        reservation = next;
+        if (current != null) {
+            current.close();
+        }
+        persister = persisterDecorator.decorate(path, segment, Persisters.choose(segment, preferJdkPersist, onTmpfs));
         if (listener != null) {
             listener.afterMap(segment);
         }
@@ -515,7 +573,9 @@ public final class PoolFile implements AutoCloseable {
             return;
         }
         MemorySegment s = segment;
-        if (s != null) {
+        if (reservation != null) {
+            reservation.sync();
+        } else if (s != null) {
             s.force();
         }
         try {
@@ -553,6 +613,10 @@ public final class PoolFile implements AutoCloseable {
             }
             if (arena != null) {
                 arena.close();
+            }
+            if (reservation != null) {
+                reservation.close();
+                reservation = null;
             }
         } finally {
             closeQuietly(channel);
