@@ -49,6 +49,13 @@ final class BatchPipeline implements AutoCloseable {
     static final int ONE_BIN_MAX = Integer.getInteger("gphash.oneBinMax", 1024);
     /** An address shift that puts every pool offset in bin 0. */
     private static final int ONE_BIN_SHIFT = 63;
+    /**
+     * Whether a batch's launches follow its own capacity class rather than the buffers' (which only
+     * grow): a batch of 8 after a load in batches of 2^20 would otherwise launch 4096 blocks per
+     * kernel, scan 2^20 entries twice, sort 2^20 positions in three passes and clear a key table of
+     * 2^21 entries. {@code -Dgphash.launchByBatch=false}: by the buffers' capacity (the baseline).
+     */
+    static final boolean LAUNCH_BY_BATCH = !"false".equals(System.getProperty("gphash.launchByBatch"));
 
     /** One batch in device memory: the PipeBatch struct's fields. */
     record DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops, long clock) {
@@ -180,7 +187,8 @@ final class BatchPipeline implements AutoCloseable {
         long n = ops.n();
         ensureCapacity(n);
         boolean oneBin = n <= ONE_BIN_MAX;
-        byte[] p = b.params(oneBin ? ONE_BIN_SHIFT : PipelineBuffers.addressShift(poolLength));
+        long launch = LAUNCH_BY_BATCH ? PipelineBuffers.capacityFor(n) : b.capacity();
+        byte[] p = b.params(oneBin ? ONE_BIN_SHIFT : PipelineBuffers.addressShift(poolLength), launch);
         byte[] h = heap.params();
         // Scratch space for every scan and the sort of this batch, before anything is queued.
         if (sort.reserve(b.capacity()) | scan.reserve(Math.max(Math.max(b.capacity(), KernelParams.ADDRESS_BINS),
@@ -190,11 +198,11 @@ final class BatchPipeline implements AutoCloseable {
         int slot = takeSlot();
         cuEventRecord(begin[slot], stream);
         upload(stream, ops, slot);
-        Runnable stages = () -> queueStages(stream, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes, mode,
-                oneBin);
+        Runnable stages = () -> queueStages(stream, launch, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes,
+                mode, oneBin);
         profile.begin();
         if (StageGraphs.ENABLED && !profile.on()) {
-            graphs.launch(new StageGraphs.Key(b.capacity(), reads, writes, mode, cacheOn,
+            graphs.launch(new StageGraphs.Key(launch, reads, writes, mode, cacheOn,
                     StageGraphs.params(table, mirrorTable, cache, h, p)), stream, stages);
         } else {
             stages.run();
@@ -203,7 +211,7 @@ final class BatchPipeline implements AutoCloseable {
         cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), b.counters.pointer(), KernelParams.PIPE_COUNTERS * 8L,
                 stream);
         cuEventRecord(end[slot], stream);
-        return new Ticket(slot, n, b.capacity(), reads, writes);
+        return new Ticket(slot, n, launch, reads, writes);
     }
 
     /** Waits for a queued batch and returns its counters (KernelParams.PIPE_*). */
@@ -227,10 +235,10 @@ final class BatchPipeline implements AutoCloseable {
     }
 
     /** The kernels and memsets of one batch, queued on {@code stream} (captured into a graph, or launched). */
-    private void queueStages(CUstream stream, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn, byte[] h,
-                             byte[] p, DeviceHeap heap, boolean reads, boolean writes, int mode, boolean oneBin) {
-        long c = b.capacity();
-        long t = b.tableCapacity();
+    private void queueStages(CUstream stream, long launch, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
+                             byte[] h, byte[] p, DeviceHeap heap, boolean reads, boolean writes, int mode, boolean oneBin) {
+        long c = launch;
+        long t = 2 * launch;
         boolean mayGroup = mode != 2;
         cuMemsetD8Async(b.counters.pointer(), (byte) 0, KernelParams.PIPE_COUNTERS * 8L, stream);
         if (mayGroup) {
@@ -246,7 +254,7 @@ final class BatchPipeline implements AutoCloseable {
         // SORT: of every operation, or of none when the batch runs ungrouped (the count it reads is 0)
         if (mayGroup) {
             sort.sort(stream, b.sortKeys.address(), b.sortVals.address(), b.altKeys.address(), b.altVals.address(), c,
-                    b.counters.address() + KernelParams.PIPE_SORT_N * 8L, b.tableBits());
+                    b.counters.address() + KernelParams.PIPE_SORT_N * 8L, PipelineBuffers.tableBits(launch));
         }
         profile.mark(stream);
         // RESOLVE (groups from the sort, or identity groups: each kernel runs in its mode only)

@@ -89,9 +89,9 @@ final class PipelineBuffers implements AutoCloseable {
         return 2 * capacity;
     }
 
-    /** Bits of a key table entry's number: what the sort by entry sorts on. */
-    int tableBits() {
-        return Long.numberOfTrailingZeros(tableCapacity());
+    /** Bits of a key table entry's number for a launch of capacity {@code launch}: what the sort by entry sorts on. */
+    static int tableBits(long launch) {
+        return Long.numberOfTrailingZeros(2 * launch);
     }
 
     /**
@@ -129,12 +129,19 @@ final class PipelineBuffers implements AutoCloseable {
     }
 
     /**
-     * PipeParams over these buffers; the sort's output is in the alternate buffers when it takes an
-     * odd number of passes. {@code addressShift}: a pool offset's address bin is offset >> shift.
+     * PipeParams over these buffers, used as if they had capacity {@code launch} (a capacity class
+     * of at most {@link #capacity()}: a prefix of every array, and a key table of {@code 2 * launch}
+     * entries), so that a batch's launches, scans, sort passes and memsets follow its own size and not
+     * the largest batch these buffers were grown for. The sort's output is in the alternate buffers
+     * when it takes an odd number of passes. {@code addressShift}: a pool offset's address bin is
+     * offset >> shift.
      */
-    byte[] params(int addressShift) {
-        boolean inAlt = (RadixSort.passes(tableBits()) & 1) == 1;
-        return KernelParams.longs(descriptor.address(), capacity, tableCapacity(), sortKeys.address(), sortVals.address(),
+    byte[] params(int addressShift, long launch) {
+        if (launch > capacity || Long.bitCount(launch) != 1) {
+            throw new IllegalArgumentException("launch capacity " + launch + " is not a capacity class within " + capacity);
+        }
+        boolean inAlt = (RadixSort.passes(tableBits(launch)) & 1) == 1;
+        return KernelParams.longs(descriptor.address(), launch, 2 * launch, sortKeys.address(), sortVals.address(),
                 inAlt ? altKeys.address() : sortKeys.address(), inAlt ? altVals.address() : sortVals.address(),
                 lastSet.address(), lastSrc.address(), vsrc.address(), owner.address(), gStart.address(), gEnd.address(),
                 gMeta.address(), gSlot.address(), gBucket.address(), gFp.address(), gHash.address(), gAction.address(),
