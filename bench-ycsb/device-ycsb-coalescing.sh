@@ -67,6 +67,22 @@ if [[ "${PLAN:-full}" == writes ]]; then
     cat "$OUT/table.md"
     exit 0
 fi
+if [[ "${PLAN:-full}" == smallwrites ]]; then
+    # Small writing batches of distinct keys in one launch (pipe_small_writes.cuh) against the graph
+    # of the ungrouped pipeline (-Dgphash.smallWrites=0), GPU engine coalesced with the host cache,
+    # and the CPU engine.
+    GRAPH=-Dgphash.smallWrites=0
+    for wl in a b; do
+        phase $wl-gpu-16-onelaunch run $wl 16 1000000 gpu on "$HC"
+        phase $wl-gpu-16-graph run $wl 16 1000000 gpu on "$HC" false $GRAPH
+        phase $wl-cpu-16 run $wl 16 2000000 cpu off
+        phase $wl-gpu-256-onelaunch run $wl 256 2000000 gpu on "$HC"
+        phase $wl-gpu-256-graph run $wl 256 2000000 gpu on "$HC" false $GRAPH
+    done
+    rm -f "$POOL"
+    cat "$OUT/table.md"
+    exit 0
+fi
 if [[ "${PLAN:-full}" == adaptive ]]; then
     # The coalescer's adaptive wait against none, GPU engine with the host cache, and the CPU engine.
     for wl in c a; do

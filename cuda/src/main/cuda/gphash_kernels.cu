@@ -157,6 +157,12 @@ extern "C" __global__ void gphash_pipe_cache_mirror(TableParams t, TableParams m
 extern "C" __global__ void gphash_pipe_retire(PipeParams p, HeapParams h) { gphash::pipe_retire(p, h); }
 
 // A small batch of gets in one launch (org.gphash.cuda.SmallReads).
+extern "C" __global__ void __launch_bounds__(gphash::kSmallWritesThreads)
+gphash_pipe_small_writes(TableParams t, TableParams mt, PipeParams p, CacheParams c, HeapParams h, int flags,
+                         unsigned long long* stamps) {
+    gphash::pipe_small_writes(t, mt, p, c, h, flags, stamps);
+}
+
 extern "C" __global__ void gphash_pipe_small_reads(TableParams t, TableParams mt, CacheParams c, SmallReadsArgs a) {
     gphash::pipe_small_reads(t, mt, c, a);
 }

@@ -19,6 +19,7 @@ struct HeapParams {
     uint64_t chunks;
     uint64_t stride;        // bytes per block
     uint64_t free_prefix;   // uint32_t[words]: free blocks in the words before (scanned per batch)
+    uint64_t cursor;        // unsigned long long: the word the last small take stopped in (next fit; 0 after a push)
 };
 
 __device__ __forceinline__ uint64_t heap_offset_of(const HeapParams& h, uint64_t block) {

@@ -55,6 +55,12 @@ final class BatchPipeline implements AutoCloseable {
      * kernel, scan 2^20 entries twice, sort 2^20 positions in three passes and clear a key table of
      * 2^21 entries. {@code -Dgphash.launchByBatch=false}: by the buffers' capacity (the baseline).
      */
+    /**
+     * Writing batches of at most this many operations whose keys the host found distinct run as one
+     * launch of one block (pipeline/pipe_small_writes.cuh) instead of the graph's two dozen launches.
+     * {@code -Dgphash.smallWrites=0}: never. At most 32 (the kernel's limit, kSmallWritesMax).
+     */
+    static final int SMALL_WRITES_MAX = Math.min(32, Integer.getInteger("gphash.smallWrites", 32));
     static final boolean LAUNCH_BY_BATCH = !"false".equals(System.getProperty("gphash.launchByBatch"));
 
     /** One batch in device memory: the PipeBatch struct's fields. */
@@ -62,7 +68,7 @@ final class BatchPipeline implements AutoCloseable {
     }
 
     /** A batch queued by {@link #enqueue}: its slot and what {@link #await} reports. */
-    record Ticket(int slot, long n, long capacity, boolean reads, boolean writes) {
+    record Ticket(int slot, long n, long capacity, boolean reads, boolean writes, boolean stamped) {
     }
 
     private final PipelineKernels k;
@@ -77,6 +83,10 @@ final class BatchPipeline implements AutoCloseable {
     private final CUevent[] end = new CUevent[SLOTS];
     private int nextSlot;
     private long lastGpuNanos;
+    private long smallWriteBatches;
+    /** The one-launch small writes' clock readings while stages are profiled (pipe_small_writes.cuh). */
+    private static final int SMALL_WRITE_STAMPS = 13;
+    private final DeviceBuffer smallWriteStamps = new DeviceBuffer();
 
     BatchPipeline(PipelineKernels kernels, Geometry geometry) {
         this.k = kernels;
@@ -198,6 +208,19 @@ final class BatchPipeline implements AutoCloseable {
         int slot = takeSlot();
         cuEventRecord(begin[slot], stream);
         upload(stream, ops, slot);
+        if (ungrouped && writes && oneBin && n <= SMALL_WRITES_MAX) {
+            // One launch: no graph, no stage marks (the batch's GPU time is still measured).
+            int flags = (reads ? 1 : 0) | 2 | (cacheOn ? 4 : 0);
+            long stamps = 0;
+            if (profile.on()) {
+                smallWriteStamps.ensure(SMALL_WRITE_STAMPS * 8L);
+                stamps = smallWriteStamps.address();
+            }
+            Launcher.launchBlocks(k.smallWrites, 1, stream, table, mirrorTable, p, cache, h, KernelParams.int32(flags),
+                    KernelParams.longs(stamps));
+            smallWriteBatches++;
+            return finishEnqueue(stream, slot, n, launch, reads, writes, stamps != 0);
+        }
         Runnable stages = () -> queueStages(stream, launch, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes,
                 mode, oneBin);
         profile.begin();
@@ -207,11 +230,22 @@ final class BatchPipeline implements AutoCloseable {
         } else {
             stages.run();
         }
+        return finishEnqueue(stream, slot, n, launch, reads, writes, false);
+    }
+
+    /** The counters' copy back and the end event of a queued batch. */
+    private Ticket finishEnqueue(CUstream stream, int slot, long n, long launch, boolean reads, boolean writes,
+                                 boolean stamped) {
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), b.counters.pointer(), KernelParams.PIPE_COUNTERS * 8L,
                 stream);
         cuEventRecord(end[slot], stream);
-        return new Ticket(slot, n, launch, reads, writes);
+        return new Ticket(slot, n, launch, reads, writes, stamped);
+    }
+
+    /** Batches run as one launch of {@link #SMALL_WRITES_MAX} or fewer distinct-key writes since open. */
+    long smallWriteBatches() {
+        return smallWriteBatches;
     }
 
     /** Waits for a queued batch and returns its counters (KernelParams.PIPE_*). */
@@ -221,7 +255,13 @@ final class BatchPipeline implements AutoCloseable {
         float[] ms = new float[1];
         cuEventElapsedTime(ms, begin[slot], end[slot]);
         lastGpuNanos = (long) (ms[0] * 1e6);
-        profile.collect();
+        if (ticket.stamped()) {
+            long[] stamps = new long[SMALL_WRITE_STAMPS];
+            jcuda.driver.JCudaDriver.cuMemcpyDtoH(jcuda.Pointer.to(stamps), smallWriteStamps.pointer(), stamps.length * 8L);
+            profile.collectStamps(stamps);
+        } else {
+            profile.collect();
+        }
         long[] out = new long[KernelParams.PIPE_COUNTERS];
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         for (int i = 0; i < out.length; i++) {
@@ -353,6 +393,7 @@ final class BatchPipeline implements AutoCloseable {
         sort.close();
         hostDescriptor.close();
         hostCounters.close();
+        smallWriteStamps.close();
         for (int i = 0; i < SLOTS; i++) {
             cuEventDestroy(begin[i]);
             cuEventDestroy(end[i]);

@@ -20,6 +20,8 @@ final class DeviceHeap implements AutoCloseable {
     private final DeviceBuffer bitmap = new DeviceBuffer();
     private final DeviceBuffer chunkTable = new DeviceBuffer();
     private final DeviceBuffer freePrefix = new DeviceBuffer();
+    /** Where the last small take stopped (next fit, pipe_small_writes.cuh); a push resets it to 0. */
+    private final DeviceBuffer cursor = new DeviceBuffer();
     private int words;
     private int chunks;
     private int stride;
@@ -49,6 +51,8 @@ final class DeviceHeap implements AutoCloseable {
         System.arraycopy(l.firstBlocks(), 0, table, 2 * chunks, chunks);
         chunkTable.ensure(table.length * 8L);
         cuMemcpyHtoD(chunkTable.pointer(), Pointer.to(table), table.length * 8L);
+        cursor.ensure(8);
+        cuMemcpyHtoD(cursor.pointer(), Pointer.to(new long[] {0}), 8);
     }
 
     /** Gives the host heap the bitmap as batches left it. */
@@ -64,7 +68,7 @@ final class DeviceHeap implements AutoCloseable {
     byte[] params() {
         long base = chunkTable.address();
         return KernelParams.heap(bitmap.address(), words, base, base + chunks * 8L, base + chunks * 16L, chunks, stride,
-                freePrefix.address());
+                freePrefix.address(), cursor.address());
     }
 
     long words() {
@@ -93,5 +97,6 @@ final class DeviceHeap implements AutoCloseable {
         bitmap.close();
         chunkTable.close();
         freePrefix.close();
+        cursor.close();
     }
 }

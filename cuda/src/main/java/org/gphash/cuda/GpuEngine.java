@@ -309,6 +309,11 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return path instanceof MirrorPath m ? m.smallReadBatches() : 0;
     }
 
+    /** Writing batches of distinct keys run as one launch (pipe_small_writes.cuh) since open. */
+    synchronized long smallWriteBatches() {
+        return path instanceof MirrorPath m ? m.pipeline().smallWriteBatches() : 0;
+    }
+
     /** Runs of a batch that wrote without grouping, their keys being distinct ({@link DistinctKeys}), since open. */
     synchronized long distinctWriteRuns() {
         return path instanceof MirrorPath m ? m.distinctWriteRuns() : 0;

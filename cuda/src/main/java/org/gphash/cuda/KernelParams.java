@@ -82,7 +82,7 @@ final class KernelParams {
     /** PipeBatch fields (pipeline/pipe_params.cuh). */
     static final int PIPE_BATCH_FIELDS = 8;
     static final int PIPE_FIELDS = 38;
-    static final int HEAP_FIELDS = 8;
+    static final int HEAP_FIELDS = 9;
     /** Tiles of the device-wide scans and sorts (device_scan.cuh, radix_sort.cuh). */
     static final int SCAN_TILE = 2048;
     static final int SORT_TILE = 2048;
@@ -188,8 +188,8 @@ final class KernelParams {
 
     /** HeapParams (pipeline/heap_bitmap.cuh). */
     static byte[] heap(long bitmap, long words, long chunkOffsets, long chunkLengths, long chunkFirst, long chunks,
-                       long stride, long freePrefix) {
-        return longs(bitmap, words, chunkOffsets, chunkLengths, chunkFirst, chunks, stride, freePrefix);
+                       long stride, long freePrefix, long cursor) {
+        return longs(bitmap, words, chunkOffsets, chunkLengths, chunkFirst, chunks, stride, freePrefix, cursor);
     }
 
     /** A kernel's {@code int} parameter. */

@@ -354,7 +354,7 @@ final class MirrorPath implements BatchPath {
         return pool.withEngineState(heap.totalBlocks(), heap.freeBlocks(),
                 "HBM mirror (" + (mirror.bytes() >> 20) + " MiB, loaded in " + mirror.lastLoadNanos() / 1_000_000 + " ms; "
                         + small.batches() + " small batches of gets in one launch, " + distinctWriteRuns + " writing runs of distinct "
-                        + "keys ungrouped)");
+                        + "keys ungrouped, " + pipeline.smallWriteBatches() + " of them in one launch)");
     }
 
     @Override

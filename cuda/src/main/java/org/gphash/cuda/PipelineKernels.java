@@ -36,6 +36,7 @@ final class PipelineKernels {
     final CUfunction cacheMirror;
     final CUfunction retire;
     final CUfunction smallReads;
+    final CUfunction smallWrites;
 
     PipelineKernels(CudaRuntime cuda) {
         radixCount = cuda.function("gphash_radix_count");
@@ -69,5 +70,6 @@ final class PipelineKernels {
         cacheMirror = cuda.function("gphash_pipe_cache_mirror");
         retire = cuda.function("gphash_pipe_retire");
         smallReads = cuda.function("gphash_pipe_small_reads");
+        smallWrites = cuda.function("gphash_pipe_small_writes");
     }
 }

@@ -68,6 +68,19 @@ final class StageProfile implements AutoCloseable {
         }
     }
 
+    /**
+     * Adds a batch's stage times from clock readings taken inside one kernel (the one-launch small
+     * writes): {@code stamps[0]} its start, {@code stamps[1 + s]} the end of stage {@code s}.
+     */
+    void collectStamps(long[] stamps) {
+        if (!on) {
+            return;
+        }
+        for (int s = 1; s < stamps.length && s <= stageNanos.length; s++) {
+            stageNanos[s - 1] += Math.max(0, stamps[s] - stamps[s - 1]);
+        }
+    }
+
     /** GPU time per stage since timing was turned on, in nanoseconds. */
     Map<Stage, Long> nanos() {
         Map<Stage, Long> m = new LinkedHashMap<>();

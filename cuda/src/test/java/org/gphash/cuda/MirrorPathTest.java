@@ -225,6 +225,9 @@ class MirrorPathTest {
                 assertEquals(cpu.stats().size(), gpu.stats().size(), "round " + round + ": item count");
             }
             assertTrue(distinctBatches > 300, "batches of distinct keys ran ungrouped: " + distinctBatches);
+            // Up to 32 operations (all but a few here) in one launch, its heap take next fit from a
+            // cursor, through resizes and heap growths (each resets the cursor).
+            assertTrue(gpu.smallWriteBatches() > 250, "batches in one launch: " + gpu.smallWriteBatches());
             assertTrue(gpu.stats().resizes() > 0 && gpu.stats().heapGrowths() > 0, gpu.stats().toString());
             assertTrue(gpu.verify().sound());
         }

@@ -138,6 +138,9 @@ class SharedConstantsTest {
         assertEquals(Geometry.MAX_HASHES, c("kMaxHashes"));
         assertEquals(KernelParams.MAX_CACHE_ENTRIES, c("kEntryMask"));
         assertEquals(KernelParams.ADDRESS_BINS, c("kAddressBins"));
+        assertEquals(Launcher.BLOCK, c("kSmallWritesThreads"), "the one-launch small writes run one block of Launcher.BLOCK");
+        assertTrue(BatchPipeline.SMALL_WRITES_MAX <= c("kSmallWritesMax"));
+        assertTrue(DistinctKeys.MAX_OPS <= c("kSmallWritesMax"), "every batch found distinct fits the one-launch kernel");
         assertEquals(KernelParams.SCAN_TILE, c("kScanTile"));
         assertEquals(KernelParams.SORT_TILE, c("kSortTile"));
         assertEquals(KernelParams.RADIX, c("kRadix"));
