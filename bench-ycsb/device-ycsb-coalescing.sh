@@ -52,37 +52,25 @@ if [[ "${PLAN:-full}" == small ]]; then
     cat "$OUT/table.md"
     exit 0
 fi
-if [[ "${PLAN:-full}" == writes ]]; then
-    # Small writing batches of distinct keys without grouping (DistinctKeys) against always grouping
-    # (-Dgphash.distinctWrites=0), GPU engine coalesced with the host cache, and the CPU engine.
-    GROUPED=-Dgphash.distinctWrites=0
+# A and B at 16 and 256 threads, GPU engine coalesced with the host cache, with a feature on (tag
+# $1) and off (tag $2, JVM option $3), and the CPU engine at 16 threads; the table, then exit.
+on_off_plan() {
     for wl in a b; do
-        phase $wl-gpu-16-distinct run $wl 16 1000000 gpu on "$HC"
-        phase $wl-gpu-16-grouped run $wl 16 1000000 gpu on "$HC" false $GROUPED
+        phase $wl-gpu-16-$1 run $wl 16 1000000 gpu on "$HC"
+        phase $wl-gpu-16-$2 run $wl 16 1000000 gpu on "$HC" false "$3"
         phase $wl-cpu-16 run $wl 16 2000000 cpu off
-        phase $wl-gpu-256-distinct run $wl 256 2000000 gpu on "$HC"
-        phase $wl-gpu-256-grouped run $wl 256 2000000 gpu on "$HC" false $GROUPED
+        phase $wl-gpu-256-$1 run $wl 256 2000000 gpu on "$HC"
+        phase $wl-gpu-256-$2 run $wl 256 2000000 gpu on "$HC" false "$3"
     done
     rm -f "$POOL"
     cat "$OUT/table.md"
     exit 0
-fi
-if [[ "${PLAN:-full}" == smallwrites ]]; then
-    # Small writing batches of distinct keys in one launch (pipe_small_writes.cuh) against the graph
-    # of the ungrouped pipeline (-Dgphash.smallWrites=0), GPU engine coalesced with the host cache,
-    # and the CPU engine.
-    GRAPH=-Dgphash.smallWrites=0
-    for wl in a b; do
-        phase $wl-gpu-16-onelaunch run $wl 16 1000000 gpu on "$HC"
-        phase $wl-gpu-16-graph run $wl 16 1000000 gpu on "$HC" false $GRAPH
-        phase $wl-cpu-16 run $wl 16 2000000 cpu off
-        phase $wl-gpu-256-onelaunch run $wl 256 2000000 gpu on "$HC"
-        phase $wl-gpu-256-graph run $wl 256 2000000 gpu on "$HC" false $GRAPH
-    done
-    rm -f "$POOL"
-    cat "$OUT/table.md"
-    exit 0
-fi
+}
+# Small writing batches of distinct keys without grouping (DistinctKeys) against always grouping.
+[[ "${PLAN:-full}" == writes ]] && on_off_plan distinct grouped -Dgphash.distinctWrites=0
+# Small writing batches of distinct keys in one launch (pipe_small_writes.cuh) against the graph of
+# the ungrouped pipeline.
+[[ "${PLAN:-full}" == smallwrites ]] && on_off_plan onelaunch graph -Dgphash.smallWrites=0
 if [[ "${PLAN:-full}" == adaptive ]]; then
     # The coalescer's adaptive wait against none, GPU engine with the host cache, and the CPU engine.
     for wl in c a; do

@@ -62,11 +62,30 @@ __device__ void heap_free_counts(const HeapParams& h) {
     }
 }
 
+// Takes word w's free blocks, lowest first, for ranks r, r+1, ... below `wanted`: each block's pool
+// offset into blocks[rank], the bits set, the count added to `taken`. Returns the next rank.
+__device__ __forceinline__ uint64_t heap_take_word(const HeapParams& h, uint64_t w, uint64_t r, uint64_t wanted,
+                                                   uint64_t* blocks, unsigned long long* taken) {
+    auto* bits = reinterpret_cast<uint64_t*>(h.bitmap);
+    uint64_t word = bits[w];
+    uint64_t free = ~word;
+    uint32_t got = 0;
+    while (free != 0 && r < wanted) {
+        const int bit = __ffsll(static_cast<long long>(free)) - 1;
+        blocks[r++] = heap_offset_of(h, w * 64 + bit);
+        word |= 1ull << bit;
+        free &= free - 1;
+        ++got;
+    }
+    bits[w] = word;
+    atomicAdd(taken, static_cast<unsigned long long>(got));
+    return r;
+}
+
 // With free_prefix scanned: the `wanted` lowest free blocks go, in address order, to blocks[0..wanted).
 // Returns nothing; a shortfall (fewer free blocks than wanted) is counted in `short_count`.
 __device__ void heap_take(const HeapParams& h, uint64_t wanted, uint64_t* blocks, unsigned long long* taken,
                           unsigned long long* short_count) {
-    auto* bits = reinterpret_cast<uint64_t*>(h.bitmap);
     const auto* prefix = reinterpret_cast<const uint32_t*>(h.free_prefix);
     for (uint64_t w = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; w < h.words;
          w += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
@@ -74,18 +93,7 @@ __device__ void heap_take(const HeapParams& h, uint64_t wanted, uint64_t* blocks
         if (r >= wanted) {
             continue;
         }
-        uint64_t word = bits[w];
-        uint64_t free = ~word;
-        uint32_t got = 0;
-        while (free != 0 && r < wanted) {
-            const int bit = __ffsll(static_cast<long long>(free)) - 1;
-            blocks[r++] = heap_offset_of(h, w * 64 + bit);
-            word |= 1ull << bit;
-            free &= free - 1;
-            ++got;
-        }
-        bits[w] = word;
-        atomicAdd(taken, static_cast<unsigned long long>(got));
+        r = heap_take_word(h, w, r, wanted, blocks, taken);
         if (w + 1 == h.words && r < wanted) {
             atomicAdd(short_count, static_cast<unsigned long long>(wanted - r));
         }

@@ -69,25 +69,13 @@ __device__ void heap_take_next_fit(const HeapParams& h, uint64_t wanted, uint64_
         if (w >= words) {
             w -= words;
         }
-        uint64_t word = step < words ? bits[w] : ~0ull;
-        const uint32_t free = static_cast<uint32_t>(__popcll(~word));
+        const uint32_t free = step < words ? static_cast<uint32_t>(__popcll(~bits[w])) : 0;
         uint32_t rank = 0;
         uint32_t total = 0;
         Scan(scan).ExclusiveSum(free, rank, total);
-        uint64_t r = before + rank;
+        const uint64_t r = before + rank;
         if (free != 0 && r < wanted) {
-            uint64_t f = ~word;
-            uint32_t got = 0;
-            while (f != 0 && r < wanted) {
-                const int bit = __ffsll(static_cast<long long>(f)) - 1;
-                blocks[r++] = heap_offset_of(h, w * 64 + bit);
-                word |= 1ull << bit;
-                f &= f - 1;
-                ++got;
-            }
-            bits[w] = word;
-            atomicAdd(taken, static_cast<unsigned long long>(got));
-            if (r >= wanted) {
+            if (heap_take_word(h, w, r, wanted, blocks, taken) >= wanted) {
                 last = step;  // one thread: the word holding the wanted-th block
             }
         }
