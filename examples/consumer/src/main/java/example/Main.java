@@ -8,9 +8,9 @@ import java.util.Arrays;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.Cursor;
-import org.gphash.GPHashException;
 import org.gphash.GPHashIndex;
 import org.gphash.Outcome;
+import org.gphash.error.GPHashException;
 
 /** An application using gphash from its published jar: create, write, read back, reopen. */
 public final class Main {
@@ -44,6 +44,12 @@ public final class Main {
             check(false, "a mismatched key size was accepted");
         } catch (GPHashException e) {
             System.out.println("gphash consumer: refused as expected: " + e.getMessage());
+        }
+        try (GPHashIndex index = GPHashIndex.builder(pool).open()) {
+            GPHashIndex.builder(pool).open();
+            check(false, "a second open of one pool was accepted");
+        } catch (GPHashException e) {  // PoolLockedException, a pool file failure: the same root
+            System.out.println("gphash consumer: second open refused as expected: " + e.getMessage());
         }
         Files.delete(pool);
         Files.delete(dir);

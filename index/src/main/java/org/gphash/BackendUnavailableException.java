@@ -1,5 +1,7 @@
 package org.gphash;
 
+import org.gphash.error.GPHashException;
+
 /** The requested backend cannot run here (for example no GPU engine, CUDA driver or GPU). */
 public final class BackendUnavailableException extends GPHashException {
     private static final long serialVersionUID = 1L;

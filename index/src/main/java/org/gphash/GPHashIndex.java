@@ -957,7 +957,7 @@ public final class GPHashIndex implements AutoCloseable {
             }
             try {
                 return create();
-            } catch (org.gphash.persistence.PoolExistsException lostTheRace) {
+            } catch (org.gphash.error.PoolExistsException lostTheRace) {
                 return open();
             }
         }

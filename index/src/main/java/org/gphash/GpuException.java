@@ -1,5 +1,7 @@
 package org.gphash;
 
+import org.gphash.error.GPHashException;
+
 /**
  * The GPU or its driver failed under an operation of the GPU engine (an out-of-memory allocation, a
  * kernel fault, a lost device). The message names the pool, what was being done and the driver's

@@ -1,5 +1,7 @@
 package org.gphash;
 
+import org.gphash.error.GPHashException;
+
 /**
  * An item read from a pool with item checksums does not match its checksum: something other than
  * the engine changed the pool's bytes (a flipped bit, a bad sector, a stray write). The value is not

@@ -1,5 +1,7 @@
 package org.gphash;
 
+import org.gphash.error.GPHashException;
+
 /**
  * The pool exists but was created with a different key size, value size or geometry than the
  * builder asks for. Nothing was written to it.

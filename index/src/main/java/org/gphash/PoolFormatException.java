@@ -2,6 +2,8 @@ package org.gphash;
 
 import java.nio.file.Path;
 
+import org.gphash.error.GPHashException;
+
 /**
  * The file is not a usable pool. Raised by {@code open} before anything is written, so the file is
  * left exactly as it was.

@@ -1,5 +1,7 @@
 package org.gphash;
 
+import org.gphash.error.GPHashException;
+
 /**
  * The pool would have to grow beyond the configured maximum size. The operation that needed the
  * space did not happen; everything stored before is intact.

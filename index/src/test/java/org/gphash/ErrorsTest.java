@@ -30,8 +30,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
-import org.gphash.persistence.PoolIoException;
-import org.gphash.persistence.PoolLockedException;
+import org.gphash.error.PoolIoException;
+import org.gphash.error.PoolLockedException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;

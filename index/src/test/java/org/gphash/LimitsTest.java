@@ -79,7 +79,7 @@ class LimitsTest {
         Process proc = new ProcessBuilder("bash", "-c", cmd).redirectErrorStream(true).start();
         String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(proc.waitFor(60, TimeUnit.SECONDS), "child did not finish");
-        assertTrue(out.contains("FAILED org.gphash.persistence.PoolSpaceException"), out);
+        assertTrue(out.contains("FAILED org.gphash.error.PoolSpaceException"), out);
         assertTrue(out.contains("LEFT false"), "the failed create left its file behind: " + out);
         assertFalse(Files.exists(p));
         try (var left = Files.list(pools.dir())) {

@@ -2,7 +2,7 @@ package org.gphash;
 
 import java.nio.file.Path;
 
-import org.gphash.persistence.PoolLockedException;
+import org.gphash.error.PoolLockedException;
 
 /**
  * Run in child JVMs by {@link ErrorsTest}, several at once: {@code openOrCreate} the pool named by

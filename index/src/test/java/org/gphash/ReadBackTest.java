@@ -144,7 +144,7 @@ class ReadBackTest {
         try (GPHashIndex index = pool("live.pool", 3_000)) {
             index.snapshot(copy);
             assertTrue(index.put(99_999L, value(99_999, 1)), "the original takes writes after the snapshot");
-            assertThrows(org.gphash.persistence.PoolExistsException.class, () -> index.snapshot(copy));
+            assertThrows(org.gphash.error.PoolExistsException.class, () -> index.snapshot(copy));
         }
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(copy)));
         try (GPHashIndex snap = GPHashIndex.builder(copy).open()) {

@@ -44,7 +44,7 @@ class GpuEngineWithoutGpuTest {
         jcuda.CudaException cuda = new jcuda.CudaException("CUDA_ERROR_OUT_OF_MEMORY\n\tat jcuda.driver.JCudaDriver.checkResult");
         org.gphash.GpuException e = GpuFailure.of(java.nio.file.Path.of("/dev/shm/x.pool"), "a batch of 8 operations", cuda);
         assertEquals("GPU engine on /dev/shm/x.pool: a batch of 8 operations failed: CUDA_ERROR_OUT_OF_MEMORY", e.getMessage());
-        assertTrue(e instanceof org.gphash.GPHashException, "under the one exception root");
+        assertTrue(e instanceof org.gphash.error.GPHashException, "under the one exception root");
         assertTrue(e.getCause() == cuda);
         org.gphash.GpuException thrown = assertThrows(org.gphash.GpuException.class,
                 () -> GpuFailure.during(java.nio.file.Path.of("/p"), "close", () -> {

@@ -81,8 +81,8 @@ public final class PoolInspector implements AutoCloseable {
      * Opens {@code path} read-only and validates its header.
      *
      * @throws PoolFormatException                              the file is not a usable pool (its reason says why)
-     * @throws org.gphash.persistence.PoolLockedException        the pool is open in an engine
-     * @throws org.gphash.persistence.PoolIoException            no such file, or it cannot be read
+     * @throws org.gphash.error.PoolLockedException        the pool is open in an engine
+     * @throws org.gphash.error.PoolIoException            no such file, or it cannot be read
      */
     public static PoolInspector open(Path path) {
         PoolFile file = PoolFile.openReadOnly(path);

@@ -1,9 +1,9 @@
 package org.gphash.index;
 
 import org.gphash.PoolFullException;
+import org.gphash.error.PoolIoException;
+import org.gphash.error.PoolSpaceException;
 import org.gphash.persistence.PoolFile;
-import org.gphash.persistence.PoolIoException;
-import org.gphash.persistence.PoolSpaceException;
 
 /** Placement of new extents (levels, heap chunks) at the end of the committed pool. */
 final class PoolSpace {

@@ -4,15 +4,15 @@ import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.List;
 
-import org.gphash.bktcache.BktCacheStats;
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.IndexStats;
 import org.gphash.PoolConfigMismatchException;
 import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
+import org.gphash.bktcache.BktCacheStats;
+import org.gphash.error.PoolIoException;
 import org.gphash.persistence.PoolFile;
-import org.gphash.persistence.PoolIoException;
 
 /**
  * One open pool with its table state: the file, the header, the value heap, the layout, and the

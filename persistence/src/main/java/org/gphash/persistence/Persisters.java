@@ -3,6 +3,7 @@ package org.gphash.persistence;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
+import org.gphash.error.PoolIoException;
 import org.gphash.pmem.LibPmem;
 
 /** Chooses and builds the {@link Persister} for a mapping. */

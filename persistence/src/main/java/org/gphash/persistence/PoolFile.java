@@ -11,6 +11,11 @@ import java.nio.file.StandardOpenOption;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.gphash.error.PoolExistsException;
+import org.gphash.error.PoolIoException;
+import org.gphash.error.PoolLockedException;
+import org.gphash.error.PoolSpaceException;
+
 /**
  * One pool file, opened exclusively and mapped read-write as a single {@link MemorySegment}.
  *

@@ -5,6 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 
+import org.gphash.error.PoolExistsException;
+import org.gphash.error.PoolIoException;
+import org.gphash.error.PoolLockedException;
 import org.gphash.posix.LibC;
 
 /**

@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
+import org.gphash.error.PoolIoException;
 import org.gphash.posix.LibC;
 
 /**

@@ -10,6 +10,8 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.gphash.error.PoolIoException;
+import org.gphash.error.PoolLockedException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -2,12 +2,11 @@ package org.gphash.recovery;
 
 import java.io.PrintWriter;
 
-import org.gphash.GPHashException;
-import org.gphash.persistence.PoolIoException;
-import org.gphash.persistence.PoolLockedException;
-
-import picocli.CommandLine;
+import org.gphash.error.GPHashException;
+import org.gphash.error.PoolIoException;
+import org.gphash.error.PoolLockedException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * The offline recovery tool: {@code check}, {@code recover}, {@code stats}, {@code dump},

@@ -4,11 +4,10 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import org.gphash.index.PoolInspector;
-
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code snapshot POOL FILE}: a consistent copy of a pool on durable storage. Consistent because the
@@ -41,7 +40,7 @@ final class SnapshotCommand implements Callable<Integer> {
             length = in.header().fileLength();
             clean = in.header().cleanShutdown();
             in.copyTo(target);
-        } catch (org.gphash.persistence.PoolExistsException e) {
+        } catch (org.gphash.error.PoolExistsException e) {
             throw new RecoveryTool.ToolException("snapshot target " + e.getMessage());
         }
         try (PoolInspector copy = PoolInspector.open(target)) {

@@ -83,7 +83,7 @@ class OutputFilesTest {
         Files.writeString(tmp, "the copy");
         Path target = f.dir.resolve("x.snapshot");
         Files.writeString(target, "someone else's file", StandardCharsets.UTF_8);
-        org.gphash.persistence.PoolExistsException e = assertThrows(org.gphash.persistence.PoolExistsException.class,
+        org.gphash.error.PoolExistsException e = assertThrows(org.gphash.error.PoolExistsException.class,
                 () -> org.gphash.persistence.PoolFile.publishNoReplace(tmp, target));
         assertTrue(e.getMessage().contains("appeared while the copy was made"), e.getMessage());
         assertEquals("someone else's file", Files.readString(target));

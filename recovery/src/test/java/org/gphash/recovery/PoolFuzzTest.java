@@ -22,12 +22,12 @@ import java.util.zip.CRC32C;
 
 import org.gphash.GPHashIndex;
 import org.gphash.PoolFormatException;
+import org.gphash.error.PoolIoException;
 import org.gphash.index.HeapChunk;
 import org.gphash.index.PoolHeader;
 import org.gphash.index.PoolInspector;
 import org.gphash.index.SlotMeta;
 import org.gphash.index.TableLayout;
-import org.gphash.persistence.PoolIoException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
