@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 import org.gphash.bktcache.BktCacheConfig;
-import org.gphash.index.CrashHook;
+import org.gphash.spi.CrashHook;
 import org.gphash.index.Geometry;
 
 /**
@@ -34,7 +34,7 @@ import org.gphash.index.Geometry;
  * @param backend           the engine: CPU or GPU
  * @param jdkPersistence    persist with the JDK's msync even where libpmem is present
  * @param seed              the hash seed of a new pool (empty: chosen at random)
- * @param crashHook         a test hook that stops the engine at chosen points (crash tests only)
+ * @param crashHook         told at every persist point ({@link CrashHook#NONE}; crash tests set another, {@link #withCrashHook})
  * @param bucketCache       BktCache's settings (the GPU engine's cache of hot buckets)
  * @param indexMirror       whether the GPU engine keeps a copy of the index in GPU memory
  * @param repairBeyondCrash clear damage no crash can explain instead of refusing the pool
@@ -106,6 +106,20 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
                 itemChecksums, verify, durability, coalescing);
+    }
+
+    /**
+     * This configuration with a crash hook: told at every persist point, for crash tests and the crash
+     * harness ({@link CrashHook}, part of the SPI; a user's builder has no such setting). Open it with
+     * {@link GPHashIndex#from(GPHashConfig)}.
+     *
+     * @param hook the hook
+     * @return a copy with it
+     */
+    public GPHashConfig withCrashHook(CrashHook hook) {
+        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
+                backend, jdkPersistence, seed, hook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
+                itemChecksums, verifyOnOpen, durability, coalescing);
     }
 
     /**

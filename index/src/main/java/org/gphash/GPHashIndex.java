@@ -8,7 +8,7 @@ import java.util.ServiceLoader;
 
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.index.CpuEngine;
-import org.gphash.index.CrashHook;
+import org.gphash.spi.CrashHook;
 import org.gphash.index.Geometry;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
@@ -56,7 +56,19 @@ public final class GPHashIndex implements AutoCloseable {
         this.valueSize = backend.geometry().valueSize();
     }
 
-    /**
+        /**
+     * A builder holding every setting of {@code config}: for applications that keep configurations,
+     * and for what only a configuration carries (the SPI's crash hook,
+     * {@link GPHashConfig#withCrashHook}). Its {@link Builder#config()} equals {@code config}.
+     *
+     * @param config the settings
+     * @return a builder with them
+     */
+    public static Builder from(GPHashConfig config) {
+        return new Builder(Objects.requireNonNull(config, "config"));
+    }
+
+/**
      * A builder for the index at {@code path}; finish with {@link Builder#create()}, {@link Builder#open()}
      * or {@link Builder#openOrCreate()}.
      *
@@ -663,6 +675,29 @@ public final class GPHashIndex implements AutoCloseable {
             this.path = Objects.requireNonNull(path, "path");
         }
 
+        private Builder(GPHashConfig c) {
+            this(c.path());
+            keySize = c.keySize();
+            valueSize = c.valueSize();
+            levels = c.levels();
+            hashes = c.hashes();
+            slotsPerBucket = c.slotsPerBucket();
+            initialCapacity = c.initialCapacity();
+            maxPoolBytes = c.maxPoolBytes();
+            backend = c.backend();
+            jdkPersistence = c.jdkPersistence();
+            seed = c.seed();
+            crashHook = c.crashHook();
+            bucketCache = c.bucketCache();  // checked against the backend when c was made
+            indexMirror = c.indexMirror();
+            repairBeyondCrash = c.repairBeyondCrash();
+            followSymlinks = c.followSymlinks();
+            itemChecksums = c.itemChecksums();
+            verifyOnOpen = c.verifyOnOpen();
+            durability = c.durability();
+            coalescing = c.coalescing();
+        }
+
         /**
          * Key size in bytes (1..256); 8 for {@code long} keys.
          *
@@ -776,17 +811,6 @@ public final class GPHashIndex implements AutoCloseable {
          */
         public Builder seed(long seed) {
             this.seed = OptionalLong.of(seed);
-            return this;
-        }
-
-        /**
-         * Told at every persist point; for crash tests and the crash harness.
-         *
-         * @param hook the hook (crash tests only)
-         * @return this builder
-         */
-        public Builder crashHook(CrashHook hook) {
-            this.crashHook = Objects.requireNonNull(hook, "crashHook");
             return this;
         }
 

@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
-import org.gphash.index.CrashHook;
-import org.gphash.index.CrashPoint;
+import org.gphash.spi.CrashHook;
+import org.gphash.spi.CrashPoint;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -465,7 +465,7 @@ class ConcurrencyTest {
                 LockSupport.parkNanos(2_000_000);
             }
         };
-        GPHashIndex index = track(GPHashIndex.builder(path).initialCapacity(256).seed(13).crashHook(stall).create());
+        GPHashIndex index = track(GPHashIndex.from(GPHashIndex.builder(path).initialCapacity(256).seed(13).config().withCrashHook(stall)).create());
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             for (int k = 0; k < keys; k++) {

@@ -90,12 +90,25 @@ class LimitsTest {
 
     /** Any failure after the file exists (here a crash hook that throws) removes it too. */
     @Test
+    void aBuilderFromAConfigurationMakesThatConfigurationAgain() {
+        Path p = pools.pool("from.pool");
+        GPHashConfig c = GPHashIndex.builder(p).keySize(16).valueSize(40).levels(3).hashes(2).slotsPerBucket(4)
+                .initialCapacity(5000).maxPoolBytes(1L << 30).seed(7).itemChecksums(true).verifyOnOpen(true)
+                .durability(Durability.ON_CLOSE_OR_SYNC).coalescing(Coalescing.OFF).followSymlinks(true)
+                .repairBeyondCrash(true).jdkPersistence(true).config();
+        assertEquals(c, GPHashIndex.from(c).config());
+        org.gphash.spi.CrashHook hook = point -> { };
+        assertEquals(c.withCrashHook(hook), GPHashIndex.from(c.withCrashHook(hook)).config());
+    }
+
+    @Test
     void aCreateThatFailsAfterTheFileExistsRemovesIt() {
         Path p = pools.pool("hook.pool");
         RuntimeException boom = new IllegalStateException("stop");
-        assertThrows(IllegalStateException.class, () -> GPHashIndex.builder(p).crashHook(point -> {
-            throw boom;
-        }).create());
+        assertThrows(IllegalStateException.class, () -> GPHashIndex.from(GPHashIndex.builder(p).config()
+                .withCrashHook(point -> {
+                    throw boom;
+                })).create());
         assertFalse(Files.exists(p), "the failed create left its file behind");
     }
 

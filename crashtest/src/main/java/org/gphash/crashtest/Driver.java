@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.gphash.GPHashIndex;
 import org.gphash.RecoveryReport;
-import org.gphash.index.CrashPoint;
+import org.gphash.spi.CrashPoint;
 import org.gphash.recovery.PoolReport;
 import org.gphash.recovery.PoolScanner;
 import org.gphash.recovery.Problem;

@@ -4,7 +4,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.gphash.index.CrashPoint;
+import org.gphash.spi.CrashPoint;
 
 /** What the rounds of one run added up to. */
 final class Tally {

@@ -8,7 +8,7 @@ import java.util.Map;
 
 import org.gphash.Backend;
 import org.gphash.GPHashIndex;
-import org.gphash.index.CrashPoint;
+import org.gphash.spi.CrashPoint;
 import org.gphash.persistence.PoolFile;
 
 /**
@@ -65,10 +65,10 @@ public final class Worker {
         Runnable onTarget = atTarget;
         org.gphash.Durability durability = org.gphash.Durability.valueOf(a.getOrDefault("durability", "PER_BATCH"));
         int batchSize = Integer.parseInt(a.getOrDefault("batch", "1"));
-        GPHashIndex.Builder builder = GPHashIndex.builder(pool)
+        GPHashIndex.Builder builder = GPHashIndex.from(GPHashIndex.builder(pool)
                 .durability(durability)
                 .backend(Backend.valueOf(a.get("backend").toUpperCase(java.util.Locale.ROOT)))
-                .crashHook(point -> {
+                .config().withCrashHook(point -> {
                     board.point(point.ordinal() + 1);
                     if (point == CrashPoint.RESIZE_LEVEL_ALLOCATED) {
                         board.inResize(true);
@@ -76,7 +76,7 @@ public final class Worker {
                     if (point == target && --countdown[0] == 0) {
                         onTarget.run();
                     }
-                });
+                }));
         board.state(PhaseBoard.OPENING);
         GPHashIndex index = builder.open();
         board.point(0);

@@ -23,7 +23,7 @@ import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.index.CpuEngine;
-import org.gphash.index.CrashPoint;
+import org.gphash.spi.CrashPoint;
 import org.gphash.index.VerifyReport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,11 +79,11 @@ class CrossEngineTest {
             Map<Long, byte[]> model = new HashMap<>();
             int[] countdown = {-1};
             GPHashConfig cpuConfig = GPHashIndex.builder(path).keySize(8).valueSize(GpuTestSupport.VALUE_SIZE)
-                    .initialCapacity(256).seed(41).crashHook(point -> {
+                    .initialCapacity(256).seed(41).config().withCrashHook(point -> {
                         if (point == CrashPoint.RESIZE_ITEM_MOVED && countdown[0] >= 0 && countdown[0]-- == 0) {
                             throw new Crash();
                         }
-                    }).config();
+                    });
             CpuEngine cpu = CpuEngine.create(cpuConfig);
             long k = 0;
             Outcome last;
@@ -126,11 +126,11 @@ class CrossEngineTest {
             Path path = t.pool("p");
             boolean[] armed = {false};
             GPHashConfig cpuConfig = GPHashIndex.builder(path).keySize(8).valueSize(GpuTestSupport.VALUE_SIZE)
-                    .initialCapacity(1024).seed(51).crashHook(point -> {
+                    .initialCapacity(1024).seed(51).config().withCrashHook(point -> {
                         if (armed[0] && point == CrashPoint.INSERT_ITEM_PERSISTED) {
                             throw new Crash();
                         }
-                    }).config();
+                    });
             CpuEngine cpu = CpuEngine.create(cpuConfig);
             for (long k = 0; k < 100; k++) {
                 cpu.insert(java.lang.foreign.MemorySegment.ofArray(key(k, 8)), java.lang.foreign.MemorySegment.ofArray(value(k, 1)));

@@ -1,5 +1,7 @@
 package org.gphash.index;
 
+import org.gphash.spi.CrashPoint;
+import org.gphash.spi.CrashHook;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 

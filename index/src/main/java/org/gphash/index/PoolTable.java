@@ -1,5 +1,6 @@
 package org.gphash.index;
 
+import org.gphash.spi.CrashPoint;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.List;

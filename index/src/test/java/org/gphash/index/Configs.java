@@ -1,5 +1,6 @@
 package org.gphash.index;
 
+import org.gphash.spi.CrashHook;
 import java.nio.file.Path;
 import java.util.OptionalLong;
 

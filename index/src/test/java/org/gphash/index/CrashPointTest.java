@@ -1,5 +1,7 @@
 package org.gphash.index;
 
+import org.gphash.spi.CrashPoint;
+import org.gphash.spi.CrashHook;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,6 @@
 package org.gphash.index;
 
+import org.gphash.spi.CrashHook;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

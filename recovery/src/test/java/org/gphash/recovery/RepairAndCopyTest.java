@@ -13,8 +13,8 @@ import java.util.Arrays;
 
 import org.gphash.GPHashIndex;
 import org.gphash.index.CpuEngine;
-import org.gphash.index.CrashHook;
-import org.gphash.index.CrashPoint;
+import org.gphash.spi.CrashHook;
+import org.gphash.spi.CrashPoint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -46,7 +46,7 @@ class RepairAndCopyTest {
                 throw new Crash();
             }
         };
-        CpuEngine engine = CpuEngine.open(GPHashIndex.builder(p).crashHook(hook).config());
+        CpuEngine engine = CpuEngine.open(GPHashIndex.builder(p).config().withCrashHook(hook));
         try {
             // Keys 1..300 exist (updates), 301..5000 do not (inserts, and resizes as the table fills).
             for (long i = 0; i < 1_000_000; i++) {
@@ -101,7 +101,7 @@ class RepairAndCopyTest {
         };
         boolean crashed = false;
         try {
-            CpuEngine.open(GPHashIndex.builder(p).crashHook(hook).config()).abandon();
+            CpuEngine.open(GPHashIndex.builder(p).config().withCrashHook(hook)).abandon();
         } catch (Crash expected) {
             crashed = true; // the engine never opened; open's error path closed the file
         }

@@ -1,4 +1,4 @@
-package org.gphash.index;
+package org.gphash.spi;
 
 /**
  * The persist points of every operation, in the order they happen. A {@link CrashHook} is told
