@@ -7,6 +7,8 @@ import java.util.Locale;
 
 import org.gphash.Backend;
 import org.gphash.bktcache.ZipfianGenerator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The command line of {@code ./gphash bench ycsb}, parsed into an immutable value. Counts take the
@@ -42,140 +44,107 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
     static final int DEFAULT_BATCH = 1 << 12;
     static final long DEFAULT_WARMUP_KEYS = 100_000;
 
-    static String usage() {
-        return """
-                usage: ./gphash bench ycsb [options]
-
-                YCSB micro (pos-search, neg-search, update, insert, delete) and macro (LOAD, C, B, A,
-                F, D) workloads of the GPHash paper, run on the GPHash engine and the chosen baselines
-                with the identical operation stream, one system after another in this JVM.
-
-                options:
-                  --keys N              keys loaded first                         default 16m (2^24)
-                  --ops N               operations per workload (sets both below)
-                  --micro-ops N         operations per micro workload             default 16m (2^24)
-                  --macro-ops N         operations per macro workload             default 64m (2^26)
-                  --workloads LIST      micro, macro, all, or labels: pos-search,neg-search,update,
-                                        insert,delete,load,a,b,c,d,f              default all
-                  --key-size B          8, 32 or any size                         default 8
-                  --value-size B        at least 16 (values embed their key)      default 128
-                  --batch N             operations per batch                      default 4096
-                  --batch-sweep LIST    batch sizes, e.g. 256,1024,4096,16384: one full run per size,
-                                        for throughput-latency curves (overrides --batch)
-                  --threads T           client threads, one batch each at a time  default: CPU count
-                  --distribution D      zipfian, uniform or latest                default zipfian
-                  --theta X             zipfian constant, 0 < X < 1               default 0.99
-                  --seed S              seed of the operation streams             default 42
-                  --backend cpu|gpu     the GPHash engine under test              default cpu
-                  --baselines LIST      cpu-assisted, chm, lmdb, gphash-per-op    default: chm,lmdb with
-                        (PER_OPERATION), all or none              --backend cpu, cpu-assisted with --backend gpu
-                  --json FILE           write every measurement as JSON
-                  --plot DIR            write PNG plots (throughput-latency curves, per-workload bars)
-                  --dir DIR             put store files under DIR (default /dev/shm, else java.io.tmpdir)
-                  --warmup N            keys of an unmeasured warm-up run of every system first,
-                                        at the first batch size (0: none)       default 100k
-                  --no-progress         no progress bar
-                  -h, --help            show this message
-
-                counts accept underscores and k/m suffixes: 1_000_000, 500k, 2m
-                """;
+    /** The command line ({@link Cli}: picocli). */
+    @Command(name = "./gphash bench ycsb", sortOptions = false, usageHelpAutoWidth = false,
+            description = {"YCSB micro (pos-search, neg-search, update, insert, delete) and macro (LOAD, C, B, A, F, D) "
+                    + "workloads of the GPHash paper, run on the GPHash engine and the chosen baselines with the "
+                    + "identical operation stream, one system after another in this JVM."},
+            footer = "counts accept underscores and k/m suffixes: 1_000_000, 500k, 2m")
+    static final class Line {
+        @Option(names = "--keys", paramLabel = "N", description = "keys loaded first; default 16m (2^24)")
+        long keys = DEFAULT_KEYS;
+        @Option(names = "--ops", paramLabel = "N", description = "operations per workload (sets both below)")
+        Long ops;
+        @Option(names = "--micro-ops", paramLabel = "N", description = "operations per micro workload; default 16m (2^24)")
+        long microOps = DEFAULT_MICRO_OPS;
+        @Option(names = "--macro-ops", paramLabel = "N", description = "operations per macro workload; default 64m (2^26)")
+        long macroOps = DEFAULT_MACRO_OPS;
+        @Option(names = "--workloads", paramLabel = "LIST", description = {"micro, macro, all, or labels: pos-search,"
+                + "neg-search,update,insert,delete,load,a,b,c,d,f; default all"})
+        String workloads = "all";
+        @Option(names = "--key-size", paramLabel = "B", description = "8, 32 or any size; default 8")
+        int keySize = 8;
+        @Option(names = "--value-size", paramLabel = "B", description = "at least 16 (values embed their key); default 128")
+        int valueSize = 128;
+        @Option(names = "--batch", paramLabel = "N", description = "operations per batch; default 4096")
+        int batch = DEFAULT_BATCH;
+        @Option(names = "--batch-sweep", paramLabel = "LIST", split = ",", description = {"batch sizes, e.g. 256,1024,"
+                + "4096,16384: one full run per size, for throughput-latency curves (overrides --batch)"})
+        List<Long> batchSweep;
+        @Option(names = "--threads", paramLabel = "T", description = "client threads, one batch each at a time; default: "
+                + "the CPU count")
+        int threads = Runtime.getRuntime().availableProcessors();
+        @Option(names = "--distribution", paramLabel = "D", description = "zipfian, uniform or latest; default zipfian")
+        String distribution = "zipfian";
+        @Option(names = "--theta", paramLabel = "X", description = "zipfian constant, 0 < X < 1; default 0.99")
+        double theta = ZipfianGenerator.DEFAULT_THETA;
+        @Option(names = "--seed", paramLabel = "S", description = "seed of the operation streams; default 42")
+        long seed = 42;
+        @Option(names = "--backend", paramLabel = "cpu|gpu", description = "the GPHash engine under test; default cpu")
+        Backend backend = Backend.CPU;
+        @Option(names = "--baselines", paramLabel = "LIST", description = {"cpu-assisted, chm, lmdb, gphash-per-op "
+                + "(PER_OPERATION), gpu-device, all or none; default: chm,lmdb with --backend cpu, cpu-assisted with "
+                + "--backend gpu"})
+        String baselines;
+        @Option(names = "--json", paramLabel = "FILE", description = "write every measurement as JSON")
+        Path json;
+        @Option(names = "--plot", paramLabel = "DIR", description = "write PNG plots (throughput-latency curves, "
+                + "per-workload bars)")
+        Path plot;
+        @Option(names = "--dir", paramLabel = "DIR", description = "put store files under DIR (default /dev/shm, else "
+                + "java.io.tmpdir)")
+        Path dir;
+        @Option(names = "--warmup", paramLabel = "N", description = {"keys of an unmeasured warm-up run of every system "
+                + "first, at the first batch size (0: none); default 100k"})
+        long warmup = DEFAULT_WARMUP_KEYS;
+        @Option(names = "--no-progress", description = "no progress bar")
+        boolean noProgress;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
+        boolean help;
     }
 
-    static BenchOptions parse(String[] args) throws DemoOptions.UsageException {
-        long keys = DEFAULT_KEYS;
-        long microOps = DEFAULT_MICRO_OPS;
-        long macroOps = DEFAULT_MACRO_OPS;
-        List<Workload> workloads = Workload.parseList("all");
-        int keySize = 8;
-        int valueSize = 128;
-        List<Integer> batches = List.of(DEFAULT_BATCH);
-        int threads = Runtime.getRuntime().availableProcessors();
-        String distribution = "zipfian";
-        double theta = ZipfianGenerator.DEFAULT_THETA;
-        long seed = 42;
-        Backend backend = Backend.CPU;
-        List<String> baselines = null;
-        Path json = null;
-        Path plot = null;
-        Path dir = null;
-        boolean progress = true;
-        boolean help = false;
-        long warmup = DEFAULT_WARMUP_KEYS;
-        for (int i = 0; i < args.length; i++) {
-            String name = args[i];
-            String value = null;
-            int eq = name.indexOf('=');
-            if (name.startsWith("--") && eq > 0) {
-                value = name.substring(eq + 1);
-                name = name.substring(0, eq);
-            }
-            if (name.equals("-h") || name.equals("--help")) {
-                help = true;
-                continue;
-            }
-            if (name.equals("--no-progress")) {
-                progress = false;
-                continue;
-            }
-            if (!name.startsWith("--")) {
-                throw new DemoOptions.UsageException("unexpected argument '" + name + "' (options start with --)");
-            }
-            if (value == null) {
-                if (i + 1 >= args.length) {
-                    throw new DemoOptions.UsageException(name + " needs a value");
-                }
-                value = args[++i];
-            }
-            try {
-                switch (name) {
-                    case "--keys" -> keys = DemoOptions.count(name, value, 1, Integer.MAX_VALUE);
-                    case "--ops" -> microOps = macroOps = DemoOptions.count(name, value, 1, Integer.MAX_VALUE);
-                    case "--micro-ops" -> microOps = DemoOptions.count(name, value, 1, Integer.MAX_VALUE);
-                    case "--macro-ops" -> macroOps = DemoOptions.count(name, value, 1, Integer.MAX_VALUE);
-                    case "--workloads" -> workloads = Workload.parseList(value);
-                    case "--key-size" -> keySize = (int) DemoOptions.count(name, value, 1, 1024);
-                    case "--value-size" -> valueSize = (int) DemoOptions.count(name, value, ValueCodec.MIN_VALUE_SIZE, 1 << 20);
-                    case "--batch" -> batches = List.of((int) DemoOptions.count(name, value, 1, DemoOptions.MAX_BATCH));
-                    case "--batch-sweep" -> {
-                        List<Integer> list = new ArrayList<>();
-                        for (String part : value.split(",")) {
-                            list.add((int) DemoOptions.count(name, part, 1, DemoOptions.MAX_BATCH));
-                        }
-                        batches = List.copyOf(list);
-                    }
-                    case "--threads" -> threads = (int) DemoOptions.count(name, value, 1, DemoOptions.MAX_THREADS);
-                    case "--distribution" -> {
-                        distribution = value.strip().toLowerCase(Locale.ROOT);
-                        KeyDistribution.parse(distribution, 1, 0.5);
-                    }
-                    case "--theta" -> {
-                        theta = Double.parseDouble(value);
-                        if (!(theta > 0 && theta < 1)) {
-                            throw new DemoOptions.UsageException("--theta must be between 0 and 1 (exclusive), got " + value);
-                        }
-                    }
-                    case "--seed" -> seed = Long.parseLong(value.strip());
-                    case "--backend" -> backend = switch (value.strip().toLowerCase(Locale.ROOT)) {
-                        case "cpu" -> Backend.CPU;
-                        case "gpu" -> Backend.GPU;
-                        default -> throw new DemoOptions.UsageException("--backend must be cpu or gpu, got " + value);
-                    };
-                    case "--baselines" -> baselines = Systems.parseBaselines(value);
-                    case "--json" -> json = Path.of(value);
-                    case "--plot" -> plot = Path.of(value);
-                    case "--dir" -> dir = Path.of(value);
-                    case "--warmup" -> warmup = DemoOptions.count(name, value, 0, Integer.MAX_VALUE);
-                    default -> throw new DemoOptions.UsageException("unknown option " + name);
-                }
-            } catch (IllegalArgumentException e) {
-                throw new DemoOptions.UsageException(name + ": " + e.getMessage());
+    static String usage() {
+        return Cli.usage(new Line());
+    }
+
+    static BenchOptions parse(String[] args) throws Cli.UsageException {
+        Line l = Cli.parse(new Line(), args);
+        Cli.range("--keys", l.keys, 1, Integer.MAX_VALUE);
+        long micro = Cli.range(l.ops != null ? "--ops" : "--micro-ops", l.ops != null ? l.ops : l.microOps, 1,
+                Integer.MAX_VALUE);
+        long macro = Cli.range(l.ops != null ? "--ops" : "--macro-ops", l.ops != null ? l.ops : l.macroOps, 1,
+                Integer.MAX_VALUE);
+        Cli.range("--key-size", l.keySize, 1, 1024);
+        Cli.range("--value-size", l.valueSize, ValueCodec.MIN_VALUE_SIZE, 1 << 20);
+        List<Integer> batches = new ArrayList<>();
+        if (l.batchSweep == null) {
+            batches.add((int) Cli.range("--batch", l.batch, 1, DemoOptions.MAX_BATCH));
+        } else {
+            for (long b : l.batchSweep) {
+                batches.add((int) Cli.range("--batch-sweep", b, 1, DemoOptions.MAX_BATCH));
             }
         }
-        if (baselines == null) {
-            baselines = backend == Backend.GPU ? List.of("cpu-assisted") : List.of("chm", "lmdb");
+        Cli.range("--threads", l.threads, 1, DemoOptions.MAX_THREADS);
+        Cli.theta("--theta", l.theta);
+        Cli.range("--warmup", l.warmup, 0, Integer.MAX_VALUE);
+        String distribution = l.distribution.strip().toLowerCase(Locale.ROOT);
+        List<Workload> workloads;
+        List<String> baselines;
+        String at = "--workloads";
+        try {
+            workloads = Workload.parseList(l.workloads);
+            at = "--distribution";
+            KeyDistribution.parse(distribution, 1, 0.5);
+            at = "--baselines";
+            baselines = l.baselines == null
+                    ? l.backend == Backend.GPU ? List.of("cpu-assisted") : List.of("chm", "lmdb")
+                    : Systems.parseBaselines(l.baselines);
+        } catch (IllegalArgumentException e) {
+            throw new Cli.UsageException(at + ": " + e.getMessage());
         }
-        return new BenchOptions(keys, microOps, macroOps, workloads, keySize, valueSize, batches, threads, distribution,
-                theta, seed, backend, baselines, json, plot, dir, warmup, progress, help);
+        return new BenchOptions(l.keys, micro, macro, workloads, l.keySize, l.valueSize, List.copyOf(batches), l.threads,
+                distribution, l.theta, l.seed, l.backend, baselines, l.json, l.plot, l.dir, l.warmup, !l.noProgress,
+                l.help);
     }
 
     /** Operations of one workload. */

@@ -45,7 +45,7 @@ public final class Demo {
         DemoOptions options;
         try {
             options = DemoOptions.parse(args);
-        } catch (DemoOptions.UsageException e) {
+        } catch (Cli.UsageException e) {
             System.err.println("gphash demo: " + e.getMessage());
             System.err.println("run './gphash demo --help' for the options");
             System.exit(2);

@@ -12,6 +12,8 @@ import java.util.SplittableRandom;
 
 import org.gphash.OpKind;
 import org.gphash.bktcache.ZipfianGenerator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ./gphash trace dlrm}: an embedding-lookup trace shaped like DLRM training on Criteo
@@ -58,72 +60,51 @@ public final class DlrmTrace {
         }
     }
 
-    static String usage() {
-        return """
-                usage: ./gphash trace dlrm [options]
-
-                Writes a DLRM embedding-lookup trace shaped like Criteo Kaggle (26 categorical features,
-                power-law ids, training batches). Keys (feature, id); values 32 float32 (128 bytes).
-
-                options:
-                  --samples N     training samples                               default 1m
-                  --batch B       samples per training batch                     default 2048
-                  --scale F       embedding table sizes x F (1 = Criteo Kaggle's)  default 1
-                  --theta X       zipfian constant of the ids, 0 < X < 1         default 0.99
-                  --updates       write the trained rows back (UPDATE) after each batch
-                  --key-size B    bytes per key (8 holds (feature, id))          default 8
-                  --seed S        default 42
-                  --criteo FILE   take the samples from a Criteo log (train.txt) instead
-                  --out FILE      default dlrm.trace
-                """;
+    /** The command line ({@link Cli}: picocli). */
+    @Command(name = "./gphash trace dlrm", sortOptions = false, usageHelpAutoWidth = false,
+            description = {"Writes a DLRM embedding-lookup trace shaped like Criteo Kaggle (26 categorical features, "
+                    + "power-law ids, training batches). Keys (feature, id); values 32 float32 (128 bytes)."})
+    static final class Line {
+        @Option(names = "--samples", paramLabel = "N", description = "training samples; default 1m")
+        long samples = 1_000_000;
+        @Option(names = "--batch", paramLabel = "B", description = "samples per training batch; default 2048")
+        int batch = 2048;
+        @Option(names = "--scale", paramLabel = "F", description = "embedding table sizes x F (1 = Criteo Kaggle's); default 1")
+        double scale = 1;
+        @Option(names = "--theta", paramLabel = "X", description = "zipfian constant of the ids, 0 < X < 1; default 0.99")
+        double theta = ZipfianGenerator.DEFAULT_THETA;
+        @Option(names = "--updates", description = "write the trained rows back (UPDATE) after each batch")
+        boolean updates;
+        @Option(names = "--key-size", paramLabel = "B", description = "bytes per key (8 holds (feature, id)); default 8")
+        int keySize = 8;
+        @Option(names = "--seed", paramLabel = "S", description = "default 42")
+        long seed = 42;
+        @Option(names = "--criteo", paramLabel = "FILE", description = "take the samples from a Criteo log (train.txt) instead")
+        Path criteo;
+        @Option(names = "--out", paramLabel = "FILE", description = "default dlrm.trace")
+        Path out = Path.of("dlrm.trace");
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
+        boolean help;
     }
 
-    static Options parse(String[] args) throws DemoOptions.UsageException {
-        long samples = 1_000_000;
-        int batch = 2048;
-        double scale = 1;
-        double theta = ZipfianGenerator.DEFAULT_THETA;
-        boolean updates = false;
-        int keySize = 8;
-        long seed = 42;
-        Path criteo = null;
-        Path out = Path.of("dlrm.trace");
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                return null;
-            }
-            if (a.equals("--updates")) {
-                updates = true;
-                continue;
-            }
-            if (i + 1 >= args.length) {
-                throw new DemoOptions.UsageException(a.startsWith("--") ? a + " needs a value" : "unexpected argument " + a);
-            }
-            String v = args[++i];
-            try {
-                switch (a) {
-                    case "--samples" -> samples = DemoOptions.count(a, v, 1, Long.MAX_VALUE / 2);
-                    case "--batch" -> batch = (int) DemoOptions.count(a, v, 1, TraceFormat.MAX_BATCH / CriteoKaggle.SPARSE_FEATURES);
-                    case "--scale" -> scale = Double.parseDouble(v);
-                    case "--theta" -> theta = Double.parseDouble(v);
-                    case "--key-size" -> keySize = (int) DemoOptions.count(a, v, 8, TraceFormat.MAX_KEY_SIZE);
-                    case "--seed" -> seed = Long.parseLong(v);
-                    case "--criteo" -> criteo = Path.of(v);
-                    case "--out" -> out = Path.of(v);
-                    default -> throw new DemoOptions.UsageException("unknown option " + a);
-                }
-            } catch (NumberFormatException e) {
-                throw new DemoOptions.UsageException(a + " needs a number, got '" + v + "'");
-            }
+    static String usage() {
+        return Cli.usage(new Line());
+    }
+
+    /** The options, or null when help was asked for. */
+    static Options parse(String[] args) throws Cli.UsageException {
+        Line l = Cli.parse(new Line(), args);
+        if (l.help) {
+            return null;
         }
-        if (!(scale > 0 && scale <= 1)) {
-            throw new DemoOptions.UsageException("--scale must be in (0, 1], got " + scale);
+        Cli.range("--samples", l.samples, 1, Long.MAX_VALUE / 2);
+        Cli.range("--batch", l.batch, 1, TraceFormat.MAX_BATCH / CriteoKaggle.SPARSE_FEATURES);
+        Cli.range("--key-size", l.keySize, 8, TraceFormat.MAX_KEY_SIZE);
+        if (!(l.scale > 0 && l.scale <= 1)) {
+            throw new Cli.UsageException("--scale must be in (0, 1], got " + l.scale);
         }
-        if (!(theta > 0 && theta < 1)) {
-            throw new DemoOptions.UsageException("--theta must be between 0 and 1 (exclusive), got " + theta);
-        }
-        return new Options(samples, batch, scale, theta, updates, keySize, seed, criteo, out);
+        Cli.theta("--theta", l.theta);
+        return new Options(l.samples, l.batch, l.scale, l.theta, l.updates, l.keySize, l.seed, l.criteo, l.out);
     }
 
     static void main(String[] args, PrintStream out) throws Exception {

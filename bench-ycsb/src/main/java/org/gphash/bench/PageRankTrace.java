@@ -9,6 +9,8 @@ import java.util.Locale;
 import org.gphash.Backend;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ./gphash trace pagerank}: runs PageRank with every vertex's rank stored in the GPHash
@@ -36,64 +38,49 @@ public final class PageRankTrace {
     private PageRankTrace() {
     }
 
-    static String usage() {
-        return """
-                usage: ./gphash trace pagerank [options]
-
-                Runs PageRank over a power-law graph with the ranks stored in the GPHash engine (CPU)
-                and records every batch as a trace. Keys: vertex ids (8 bytes); values: rank and
-                out-degree (16 bytes).
-
-                options:
-                  --scale S         R-MAT graph of 2^S vertices (Graph500 parameters)  default 16
-                  --edge-factor E   edges per vertex                                 default 16
-                  --edges FILE      use an edge list ("src dst" per line, # comments) instead
-                  --iterations N    PageRank iterations                              default 10
-                  --damping D       damping factor                                   default 0.85
-                  --block B         vertices per block (a GET and an RMW batch)      default 4096
-                  --seed S          default 42
-                  --out FILE        default pagerank.trace
-                """;
+    /** The command line ({@link Cli}: picocli). */
+    @Command(name = "./gphash trace pagerank", sortOptions = false, usageHelpAutoWidth = false,
+            description = {"Runs PageRank over a power-law graph with the ranks stored in the GPHash engine (CPU) and "
+                    + "records every batch as a trace. Keys: vertex ids (8 bytes); values: rank and out-degree (16 bytes)."})
+    static final class Line {
+        @Option(names = "--scale", paramLabel = "S", description = "R-MAT graph of 2^S vertices (Graph500 parameters); default 16")
+        int scale = 16;
+        @Option(names = "--edge-factor", paramLabel = "E", description = "edges per vertex; default 16")
+        int edgeFactor = 16;
+        @Option(names = "--edges", paramLabel = "FILE", description = "use an edge list (\"src dst\" per line, # comments) instead")
+        Path edges;
+        @Option(names = "--iterations", paramLabel = "N", description = "PageRank iterations; default 10")
+        int iterations = 10;
+        @Option(names = "--damping", paramLabel = "D", description = "damping factor; default 0.85")
+        double damping = 0.85;
+        @Option(names = "--block", paramLabel = "B", description = "vertices per block (a GET and an RMW batch); default 4096")
+        int block = 4096;
+        @Option(names = "--seed", paramLabel = "S", description = "default 42")
+        long seed = 42;
+        @Option(names = "--out", paramLabel = "FILE", description = "default pagerank.trace")
+        Path out = Path.of("pagerank.trace");
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
+        boolean help;
     }
 
-    static Options parse(String[] args) throws DemoOptions.UsageException {
-        int scale = 16;
-        int edgeFactor = 16;
-        int iterations = 10;
-        double damping = 0.85;
-        int block = 4096;
-        long seed = 42;
-        Path edges = null;
-        Path out = Path.of("pagerank.trace");
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                return null;
-            }
-            if (i + 1 >= args.length) {
-                throw new DemoOptions.UsageException(a.startsWith("--") ? a + " needs a value" : "unexpected argument " + a);
-            }
-            String v = args[++i];
-            try {
-                switch (a) {
-                    case "--scale" -> scale = (int) DemoOptions.count(a, v, 1, 30);
-                    case "--edge-factor" -> edgeFactor = (int) DemoOptions.count(a, v, 1, 1024);
-                    case "--iterations" -> iterations = (int) DemoOptions.count(a, v, 1, 10_000);
-                    case "--damping" -> damping = Double.parseDouble(v);
-                    case "--block" -> block = (int) DemoOptions.count(a, v, 1, TraceFormat.MAX_BATCH);
-                    case "--seed" -> seed = Long.parseLong(v);
-                    case "--edges" -> edges = Path.of(v);
-                    case "--out" -> out = Path.of(v);
-                    default -> throw new DemoOptions.UsageException("unknown option " + a);
-                }
-            } catch (NumberFormatException e) {
-                throw new DemoOptions.UsageException(a + " needs a number, got '" + v + "'");
-            }
+    static String usage() {
+        return Cli.usage(new Line());
+    }
+
+    /** The options, or null when help was asked for. */
+    static Options parse(String[] args) throws Cli.UsageException {
+        Line l = Cli.parse(new Line(), args);
+        if (l.help) {
+            return null;
         }
-        if (!(damping > 0 && damping < 1)) {
-            throw new DemoOptions.UsageException("--damping must be between 0 and 1, got " + damping);
+        Cli.range("--scale", l.scale, 1, 30);
+        Cli.range("--edge-factor", l.edgeFactor, 1, 1024);
+        Cli.range("--iterations", l.iterations, 1, 10_000);
+        Cli.range("--block", l.block, 1, TraceFormat.MAX_BATCH);
+        if (!(l.damping > 0 && l.damping < 1)) {
+            throw new Cli.UsageException("--damping must be between 0 and 1, got " + l.damping);
         }
-        return new Options(scale, edgeFactor, iterations, damping, block, seed, edges, out);
+        return new Options(l.scale, l.edgeFactor, l.iterations, l.damping, l.block, l.seed, l.edges, l.out);
     }
 
     static void main(String[] args, PrintStream out) throws Exception {

@@ -15,6 +15,9 @@ import org.gphash.Backend;
 import org.gphash.BackendUnavailableException;
 import org.gphash.Outcome;
 import org.gphash.recovery.Progress;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code ./gphash replay FILE}: replays a trace on the GPHash engine and the chosen baselines, one
@@ -34,32 +37,43 @@ public final class Replay {
     /** Operations of the unmeasured warm-up replay of every system. */
     static final long WARMUP_OPS = 300_000;
 
+    /** The command line ({@link Cli}: picocli). */
+    @Command(name = "./gphash replay", sortOptions = false, usageHelpAutoWidth = false,
+            description = {"Replays a trace (docs/TRACES.md; written by ./gphash trace dlrm|pagerank) on the GPHash "
+                    + "engine and its baselines, each on a fresh store, batches in trace order."})
+    static final class Line {
+        @Parameters(arity = "0..1", paramLabel = "FILE", description = "the trace")
+        Path file;
+        @Option(names = "--backend", paramLabel = "cpu|gpu", description = "the GPHash engine under test; default cpu")
+        Backend backend = Backend.CPU;
+        @Option(names = "--baselines", paramLabel = "LIST", description = {"cpu-assisted, chm, lmdb, gpu-device, all or "
+                + "none; default: chm,lmdb (cpu), gpu-device,cpu-assisted (gpu)"})
+        String baselines;
+        @Option(names = "--threads", paramLabel = "T", description = "threads per batch; default: the CPU count")
+        int threads = Runtime.getRuntime().availableProcessors();
+        @Option(names = "--json", paramLabel = "FILE", description = "write the measurements as JSON")
+        Path json;
+        @Option(names = "--dir", paramLabel = "DIR", description = "put store files under DIR (default /dev/shm, else "
+                + "java.io.tmpdir)")
+        Path dir;
+        @Option(names = "--no-progress", description = "no progress bar")
+        boolean noProgress;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
+        boolean help;
+    }
+
     private Replay() {
     }
 
     static String usage() {
-        return """
-                usage: ./gphash replay FILE [options]
-
-                Replays a trace (docs/TRACES.md; written by ./gphash trace dlrm|pagerank) on the GPHash
-                engine and its baselines, each on a fresh store, batches in trace order.
-
-                options:
-                  --backend cpu|gpu     the GPHash engine under test           default cpu
-                  --baselines LIST      cpu-assisted, chm, lmdb, gpu-device,   default: chm,lmdb (cpu),
-                                        all or none                            gpu-device,cpu-assisted (gpu)
-                  --threads T           threads per batch                      default: CPU count
-                  --json FILE           write the measurements as JSON
-                  --dir DIR             put store files under DIR (default /dev/shm, else java.io.tmpdir)
-                  --no-progress         no progress bar
-                """;
+        return Cli.usage(new Line());
     }
 
     public static void main(String[] args) {
         Options o;
         try {
             o = parse(args);
-        } catch (DemoOptions.UsageException e) {
+        } catch (Cli.UsageException e) {
             System.err.println("gphash replay: " + e.getMessage());
             System.err.println("run './gphash replay --help' for the options");
             System.exit(2);
@@ -83,60 +97,25 @@ public final class Replay {
         System.exit(status);
     }
 
-    static Options parse(String[] args) throws DemoOptions.UsageException {
-        Path file = null;
-        Backend backend = Backend.CPU;
-        List<String> baselines = null;
-        int threads = Runtime.getRuntime().availableProcessors();
-        Path json = null;
-        Path dir = null;
-        boolean progress = true;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "-h", "--help" -> {
-                    return null;
-                }
-                case "--no-progress" -> progress = false;
-                case "--backend", "--baselines", "--threads", "--json", "--dir" -> {
-                    if (i + 1 >= args.length) {
-                        throw new DemoOptions.UsageException(a + " needs a value");
-                    }
-                    String v = args[++i];
-                    try {
-                        switch (a) {
-                            case "--backend" -> backend = switch (v.toLowerCase(Locale.ROOT)) {
-                                case "cpu" -> Backend.CPU;
-                                case "gpu" -> Backend.GPU;
-                                default -> throw new DemoOptions.UsageException("--backend must be cpu or gpu, got " + v);
-                            };
-                            case "--baselines" -> baselines = Systems.parseBaselines(v);
-                            case "--threads" -> threads = (int) DemoOptions.count(a, v, 1, DemoOptions.MAX_THREADS);
-                            case "--json" -> json = Path.of(v);
-                            default -> dir = Path.of(v);
-                        }
-                    } catch (IllegalArgumentException e) {
-                        throw new DemoOptions.UsageException(a + ": " + e.getMessage());
-                    }
-                }
-                default -> {
-                    if (a.startsWith("-")) {
-                        throw new DemoOptions.UsageException("unknown option " + a);
-                    }
-                    if (file != null) {
-                        throw new DemoOptions.UsageException("one trace file at a time (got " + file + " and " + a + ")");
-                    }
-                    file = Path.of(a);
-                }
-            }
+    /** The options, or null when help was asked for. */
+    static Options parse(String[] args) throws Cli.UsageException {
+        Line l = Cli.parse(new Line(), args);
+        if (l.help) {
+            return null;
         }
-        if (file == null) {
-            throw new DemoOptions.UsageException("which trace? ./gphash replay FILE");
+        if (l.file == null) {
+            throw new Cli.UsageException("which trace? ./gphash replay FILE");
         }
-        if (baselines == null) {
-            baselines = backend == Backend.GPU ? List.of(Systems.GPU_DEVICE, "cpu-assisted") : List.of("chm", "lmdb");
+        Cli.range("--threads", l.threads, 1, DemoOptions.MAX_THREADS);
+        List<String> baselines;
+        try {
+            baselines = l.baselines == null
+                    ? l.backend == Backend.GPU ? List.of(Systems.GPU_DEVICE, "cpu-assisted") : List.of("chm", "lmdb")
+                    : Systems.parseBaselines(l.baselines);
+        } catch (IllegalArgumentException e) {
+            throw new Cli.UsageException("--baselines: " + e.getMessage());
         }
-        return new Options(file, backend, baselines, threads, json, dir, progress);
+        return new Options(l.file, l.backend, baselines, l.threads, l.json, l.dir, !l.noProgress);
     }
 
     static int run(Options o, PrintStream out, PrintStream err) throws Exception {

@@ -19,7 +19,7 @@ public final class TraceMain {
                     status = 2;
                 }
             }
-        } catch (DemoOptions.UsageException e) {
+        } catch (Cli.UsageException e) {
             System.err.println("gphash trace " + kind + ": " + e.getMessage());
             status = 2;
         } catch (Exception e) {

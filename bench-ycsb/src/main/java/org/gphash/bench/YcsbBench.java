@@ -34,7 +34,7 @@ public final class YcsbBench {
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);
-        } catch (DemoOptions.UsageException e) {
+        } catch (Cli.UsageException e) {
             System.err.println("gphash bench ycsb: " + e.getMessage());
             System.err.println("run './gphash bench ycsb --help' for the options");
             System.exit(2);

@@ -48,7 +48,7 @@ class DemoOptionsTest {
                 {"--keys", "99999999999999999999"},
         };
         for (String[] args : bad) {
-            DemoOptions.UsageException e = assertThrows(DemoOptions.UsageException.class, () -> DemoOptions.parse(args),
+            Cli.UsageException e = assertThrows(Cli.UsageException.class, () -> DemoOptions.parse(args),
                     String.join(" ", args));
             assertTrue(!e.getMessage().isBlank());
         }

@@ -1,5 +1,9 @@
 package org.gphash.bench.gpu;
 
+import static org.gphash.bench.gpu.GpuBenchArgs.list;
+import static org.gphash.bench.gpu.GpuBenchArgs.num;
+import static org.gphash.bench.gpu.GpuBenchArgs.real;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,14 +50,14 @@ public final class GpuCacheBench {
     }
 
     public static void main(String[] argv) throws Exception {
-        NamedArgs a = NamedArgs.parse(argv, 1, "GpuCacheBench sweep|theta|reload|paths [--name value]...");
-        String mode = a.positional().get(0);
-        long keys = a.number("keys", 1L << 24);
-        Path dir = Path.of(a.get("dir", "/dev/shm"));
+        GpuBenchArgs a = GpuBenchArgs.parse(argv, "GpuCacheBench");
+        String mode = a.mode == null ? "" : a.mode;
+        long keys = num(a.keys, 1L << 24);
+        Path dir = a.dir;
         switch (mode) {
             case "sweep" -> {
                 List<String> rows = new ArrayList<>();
-                for (String ks : a.list("key-sizes", "8,32")) {
+                for (String ks : list(a.keySizes, "8,32")) {
                     sweep(a, dir, keys, Integer.parseInt(ks), rows);
                 }
                 System.out.println();
@@ -213,12 +217,12 @@ public final class GpuCacheBench {
 
     // ------------------------------------------------------------------ Figure 11
 
-    private static void sweep(NamedArgs a, Path dir, long keys, int ks, List<String> rows) throws Exception {
-        int batch = (int) a.number("batch", 1 << 20);
-        long ops = a.number("ops", 1L << 23);
-        ZipfKeys zipf = new ZipfKeys(keys, a.real("theta", 0.99));
+    private static void sweep(GpuBenchArgs a, Path dir, long keys, int ks, List<String> rows) throws Exception {
+        int batch = (int) num(a.batch, 1 << 20);
+        long ops = num(a.ops, 1L << 23);
+        ZipfKeys zipf = new ZipfKeys(keys, real(a.theta, 0.99));
         try (GpuEngine gpu = loadedPool(dir, keys, ks)) {
-            for (String wn : a.list("workloads", "A,B,C,F")) {
+            for (String wn : list(a.workloads, "A,B,C,F")) {
                 Workload w = Workload.valueOf(wn);
                 try (Workload2 batches = Workload2.of(batches(w, zipf, ks, batch, ops, 42), ks)) {
                     double[] off = point(gpu, batches, BktCacheConfig.DISABLED);
@@ -226,12 +230,12 @@ public final class GpuCacheBench {
                             off[0], off[1]);
                     System.out.println(base);
                     rows.add(base);
-                    for (String sn : a.list("shares", "0.1,0.2,0.4")) {
+                    for (String sn : list(a.shares, "0.1,0.2,0.4")) {
                         double share = Double.parseDouble(sn);
                         if (share == 0) {
                             continue;
                         }
-                        for (String pn : a.list("policies", "LFU,LRU,RANDOM")) {
+                        for (String pn : list(a.policies, "LFU,LRU,RANDOM")) {
                             double[] p = point(gpu, batches, cache(share, CachePolicy.valueOf(pn)));
                             String row = String.format(Locale.ROOT, "| %d B | %s | %.0f%% | %s | %.2f | %.2f | %.2f | %.3f |",
                                     ks, w, share * 100, pn, p[0], p[1], p[1] / off[1], p[2]);
@@ -246,14 +250,14 @@ public final class GpuCacheBench {
 
     // ------------------------------------------------------------------ Figure 12(b)
 
-    private static void theta(NamedArgs a, Path dir, long keys) throws Exception {
-        int ks = (int) a.number("key-size", 8);
-        int batch = (int) a.number("batch", 1 << 20);
-        long ops = a.number("ops", 1L << 23);
-        double share = a.real("share", 0.2);
+    private static void theta(GpuBenchArgs a, Path dir, long keys) throws Exception {
+        int ks = (int) num(a.keySize, 8);
+        int batch = (int) num(a.batch, 1 << 20);
+        long ops = num(a.ops, 1L << 23);
+        double share = real(a.share, 0.2);
         List<String> rows = new ArrayList<>();
         try (GpuEngine gpu = loadedPool(dir, keys, ks)) {
-            for (String tn : a.list("thetas", "0.5,0.6,0.7,0.8,0.9,0.99,1.1,1.2")) {
+            for (String tn : list(a.thetas, "0.5,0.6,0.7,0.8,0.9,0.99,1.1,1.2")) {
                 double theta = Double.parseDouble(tn);
                 try (Workload2 batches = Workload2.of(batches(Workload.C, new ZipfKeys(keys, theta), ks, batch, ops, 7), ks)) {
                     double off = point(gpu, batches, BktCacheConfig.DISABLED)[1];
@@ -278,11 +282,11 @@ public final class GpuCacheBench {
      * Uniform GETs (no same-key groups to speak of): every read a miss with the cache off, and every
      * read a hit once the cache holds every bucket the batches touch (share 1.0).
      */
-    private static void paths(NamedArgs a, Path dir, long keys) throws Exception {
-        int batch = (int) a.number("batch", 1 << 20);
-        long ops = a.number("ops", 1L << 22);
+    private static void paths(GpuBenchArgs a, Path dir, long keys) throws Exception {
+        int batch = (int) num(a.batch, 1 << 20);
+        long ops = num(a.ops, 1L << 22);
         List<String> rows = new ArrayList<>();
-        for (String ksn : a.list("key-sizes", "8,32")) {
+        for (String ksn : list(a.keySizes, "8,32")) {
             int ks = Integer.parseInt(ksn);
             SplittableRandom r = new SplittableRandom(5);
             List<Batch> host = new ArrayList<>();
@@ -312,14 +316,14 @@ public final class GpuCacheBench {
 
     // ------------------------------------------------------------------ Figure 15
 
-    private static void reload(NamedArgs a, Path dir, long keys) throws Exception {
-        int ks = (int) a.number("key-size", 8);
-        int batch = (int) a.number("batch", 1 << 16);
-        long millis = a.number("millis", 1500);
-        long at = a.number("at", 400);
-        long binMillis = a.number("bin", 20);
-        double share = a.real("share", 0.2);
-        ZipfKeys zipf = new ZipfKeys(keys, a.real("theta", 0.99));
+    private static void reload(GpuBenchArgs a, Path dir, long keys) throws Exception {
+        int ks = (int) num(a.keySize, 8);
+        int batch = (int) num(a.batch, 1 << 16);
+        long millis = num(a.millis, 1500);
+        long at = num(a.at, 400);
+        long binMillis = num(a.bin, 20);
+        double share = real(a.share, 0.2);
+        ZipfKeys zipf = new ZipfKeys(keys, real(a.theta, 0.99));
         List<long[]> series = new ArrayList<>();
         try (GpuEngine gpu = loadedPool(dir, keys, ks);
              Workload2 w = Workload2.of(batches(Workload.C, zipf, ks, batch, 64L * batch, 11), ks)) {

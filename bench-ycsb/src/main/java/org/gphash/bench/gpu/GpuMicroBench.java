@@ -16,13 +16,16 @@ import java.util.concurrent.Future;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.spi.Engine;
 import org.gphash.GPHashConfig;
 import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
+import org.gphash.bench.Cli;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 import org.gphash.index.CpuEngine;
+import org.gphash.spi.Engine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Micro benchmark of the GPU engine against the CPU-assisted path on the same host and the same
@@ -42,38 +45,42 @@ public final class GpuMicroBench {
     enum Op { POSITIVE_SEARCH, NEGATIVE_SEARCH, UPDATE, INSERT, DELETE }
 
     record Options(long keys, int[] keySizes, int[] batchLog2, long opsPerPoint, Path dir, int threads, boolean cpu) {
-        static Options parse(String[] args) {
-            long keys = 1L << 24;
-            int[] keySizes = {8, 32};
-            int[] batches = {12, 14, 16, 18, 20};
-            long ops = 1L << 22;
-            Path dir = Path.of("/dev/shm");
-            int threads = 16;
-            boolean cpu = true;
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--keys" -> keys = Long.parseLong(args[++i]);
-                    case "--key-sizes" -> keySizes = ints(args[++i]);
-                    case "--batches" -> batches = ints(args[++i]);
-                    case "--ops" -> ops = Long.parseLong(args[++i]);
-                    case "--dir" -> dir = Path.of(args[++i]);
-                    case "--threads" -> threads = Integer.parseInt(args[++i]);
-                    case "--no-cpu" -> cpu = false;
-                    default -> throw new IllegalArgumentException("unknown option " + args[i]
-                            + " (--keys N --key-sizes 8,32 --batches 12,14,... (log2) --ops N --dir DIR --threads N --no-cpu)");
-                }
+        static Options parse(String[] args) throws Cli.UsageException {
+            Line l = Cli.parse(new Line(), args);
+            if (l.help) {
+                System.out.print(Cli.usage(l));
+                System.exit(0);
             }
-            return new Options(keys, keySizes, batches, ops, dir, threads, cpu);
+            Cli.range("--keys", l.keys, 1, Long.MAX_VALUE / 2);
+            Cli.range("--ops", l.ops, 1, Long.MAX_VALUE / 2);
+            Cli.range("--threads", l.threads, 1, 1024);
+            for (int b : l.batches) {
+                Cli.range("--batches", b, 0, 26);
+            }
+            return new Options(l.keys, l.keySizes, l.batches, l.ops, l.dir, l.threads, !l.noCpu);
         }
+    }
 
-        private static int[] ints(String s) {
-            String[] p = s.split(",");
-            int[] r = new int[p.length];
-            for (int i = 0; i < p.length; i++) {
-                r[i] = Integer.parseInt(p[i].trim());
-            }
-            return r;
-        }
+    /** The command line ({@link Cli}: picocli). */
+    @Command(name = "GpuMicroBench", sortOptions = false, usageHelpAutoWidth = false,
+            description = "The GPU engine against the CPU-assisted path, per operation, key size and batch size.")
+    static final class Line {
+        @Option(names = "--keys", paramLabel = "N", description = "keys loaded; default 2^24")
+        long keys = 1L << 24;
+        @Option(names = "--key-sizes", paramLabel = "LIST", split = ",", description = "default 8,32")
+        int[] keySizes = {8, 32};
+        @Option(names = "--batches", paramLabel = "LIST", split = ",", description = "log2 batch sizes; default 12,14,16,18,20")
+        int[] batches = {12, 14, 16, 18, 20};
+        @Option(names = "--ops", paramLabel = "N", description = "operations per point; default 2^22")
+        long ops = 1L << 22;
+        @Option(names = "--dir", paramLabel = "DIR", description = "default /dev/shm")
+        Path dir = Path.of("/dev/shm");
+        @Option(names = "--threads", paramLabel = "T", description = "CPU-assisted threads; default 16")
+        int threads = 16;
+        @Option(names = "--no-cpu", description = "skip the CPU-assisted path")
+        boolean noCpu;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
+        boolean help;
     }
 
     record Point(int keySize, int batch, Op op, double gpuMops, double gpuBatchMicros, double deviceMops,
@@ -81,7 +88,14 @@ public final class GpuMicroBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args);
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (Cli.UsageException e) {
+            System.err.println("GpuMicroBench: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
         List<Point> points = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(o.threads());
         try {

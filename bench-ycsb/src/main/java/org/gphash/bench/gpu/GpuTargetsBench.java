@@ -1,5 +1,9 @@
 package org.gphash.bench.gpu;
 
+import static org.gphash.bench.gpu.GpuBenchArgs.list;
+import static org.gphash.bench.gpu.GpuBenchArgs.num;
+import static org.gphash.bench.gpu.GpuBenchArgs.real;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -82,8 +86,8 @@ public final class GpuTargetsBench {
     }
 
     public static void main(String[] argv) throws Exception {
-        NamedArgs o = NamedArgs.parse(argv, 0, "GpuTargetsBench [--parts targets,theta,paper,small] [--name value]...");
-        List<String> parts = o.list("parts", "targets,theta,paper");
+        GpuBenchArgs o = GpuBenchArgs.parse(argv, "GpuTargetsBench");
+        List<String> parts = list(o.parts, "targets,theta,paper");
         if (parts.contains("targets")) {
             targets(o);
         }
@@ -100,11 +104,11 @@ public final class GpuTargetsBench {
 
     // ------------------------------------------------------------------ small batches
 
-    private static void small(NamedArgs o) throws Exception {
-        long keys = o.number("keys", 1L << 20);
+    private static void small(GpuBenchArgs o) throws Exception {
+        long keys = num(o.keys, 1L << 20);
         int vs = 128;
-        int rounds = (int) o.number("rounds", 2000);
-        Path p = Path.of(o.get("dir", "/dev/shm")).resolve("gphash-small.pool");
+        int rounds = (int) num(o.rounds, 2000);
+        Path p = o.dir.resolve("gphash-small.pool");
         try (GpuEngine gpu = loaded(p, keys, vs)) {
             BatchResult r = new BatchResult(vs, 4096);
             System.out.println("| batch | reads | wall us/batch mean | p50 | p99 | GPU us/batch | GPU us per stage (profiled pass) |");
@@ -295,12 +299,12 @@ public final class GpuTargetsBench {
 
     // ------------------------------------------------------------------ targets
 
-    private static void targets(NamedArgs o) throws Exception {
-        long keys = o.number("keys", 1L << 24);
-        long ops = o.number("ops", 1L << 22);
+    private static void targets(GpuBenchArgs o) throws Exception {
+        long keys = num(o.keys, 1L << 24);
+        long ops = num(o.ops, 1L << 22);
         int vs = 128;
-        int threads = (int) o.number("threads", 16);
-        Path dir = Path.of(o.get("dir", "/dev/shm"));
+        int threads = (int) num(o.threads, 16);
+        Path dir = o.dir;
         Path gp = dir.resolve("gphash-targets-gpu.pool");
         Path cp = dir.resolve("gphash-targets-cpu.pool");
         Files.deleteIfExists(gp);
@@ -447,14 +451,14 @@ public final class GpuTargetsBench {
 
     // ------------------------------------------------------------------ skew
 
-    private static void theta(NamedArgs o) throws Exception {
-        long keys = o.number("keys", 1L << 24);
-        long ops = o.number("ops", 1L << 22);
+    private static void theta(GpuBenchArgs o) throws Exception {
+        long keys = num(o.keys, 1L << 24);
+        long ops = num(o.ops, 1L << 22);
         int vs = 128;
-        Path gp = Path.of(o.get("dir", "/dev/shm")).resolve("gphash-theta.pool");
+        Path gp = o.dir.resolve("gphash-theta.pool");
         List<String> rows = new ArrayList<>();
         try (GpuEngine gpu = loaded(gp, keys, vs)) {
-            for (String tn : o.list("thetas", "0.5,0.7,0.9,0.99,1.1,1.2")) {
+            for (String tn : list(o.thetas, "0.5,0.7,0.9,0.99,1.1,1.2")) {
                 GpuCacheBench.ZipfKeys z = new GpuCacheBench.ZipfKeys(keys, Double.parseDouble(tn));
                 try (Work c = Work.of(workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, z::next, 7), vs);
                      Work a = Work.of(workload(ops, BATCH, vs, 0.5, OpKind.UPDATE, z::next, 8), vs)) {
@@ -476,11 +480,11 @@ public final class GpuTargetsBench {
 
     // ------------------------------------------------------------------ the GPHash artifact's workload
 
-    private static void paper(NamedArgs o) throws Exception {
-        long keys = o.number("keys", 1L << 24);
-        long ops = o.number("ops", 1L << 22);
+    private static void paper(GpuBenchArgs o) throws Exception {
+        long keys = num(o.keys, 1L << 24);
+        long ops = num(o.ops, 1L << 22);
         int vs = 32;
-        Path gp = Path.of(o.get("dir", "/dev/shm")).resolve("gphash-paper.pool");
+        Path gp = o.dir.resolve("gphash-paper.pool");
         List<String> rows = new ArrayList<>();
         double[][] artifact = {{46.1, 24.6}, {36.9, 21.6}, {24.7, 12.9}};
         try (GpuEngine gpu = loaded(gp, keys, vs)) {
