@@ -42,7 +42,8 @@ public final class KeyCodec {
         return k;
     }
 
-    private static long mix(long z) {
+    /** The 64-bit finaliser of MurmurHash3 (fmix64): every input bit reaches every output bit. */
+    public static long mix(long z) {
         z = (z ^ (z >>> 33)) * 0xFF51AFD7ED558CCDL;
         z = (z ^ (z >>> 33)) * 0xC4CEB9FE1A85EC53L;
         return z ^ (z >>> 33);

@@ -12,6 +12,10 @@ import java.util.random.RandomGenerator;
  * zeta constant), each draw costs one uniform number and one {@code pow}: the two most popular
  * ranks are handled exactly and the rest by inverting a continuous approximation of the CDF.
  *
+ * <p>That method divides by {@code 1 - theta}, so it covers {@code 0 < theta < 1}. For
+ * {@code theta >= 1} (the heavier skews of the GPHash paper's Figure 12(b)) the generator keeps the
+ * exact CDF instead, one {@code double} per rank (at most 2^31 ranks), and draws by binary search.
+ *
  * <p>Immutable and thread-safe: the caller passes its own random source, so threads share one
  * generator (and its set-up) without sharing a random number stream.
  */
@@ -33,24 +37,47 @@ public final class ZipfianGenerator {
     private final double eta;
     /** Threshold of rank 1: {@code 1 + 0.5^theta}, in units of the unnormalised CDF. */
     private final double secondRankLimit;
+    /** For {@code theta >= 1}: the normalised CDF, rank by rank; null otherwise. */
+    private final double[] cdf;
 
     /**
      * A generator of ranks in {@code [0, n)}; the set-up computes the zeta constant.
      *
-     * @param n     how many ranks (items), at least 1
-     * @param theta the skew, strictly between 0 and 1
+     * @param n     how many ranks (items), at least 1 (at most 2^31 when {@code theta >= 1})
+     * @param theta the skew, above 0 ({@code theta >= 1} keeps the exact CDF: 8 bytes per rank)
      * @throws IllegalArgumentException if either is out of range
      */
     public ZipfianGenerator(long n, double theta) {
         if (n < 1) {
             throw new IllegalArgumentException("a zipfian distribution needs at least 1 item, got " + n);
         }
-        if (!(theta > 0 && theta < 1)) {
-            // The inversion divides by (1 - theta); theta = 1 is the harmonic case it cannot handle.
-            throw new IllegalArgumentException("zipfian theta must be in (0, 1), got " + theta);
+        if (!(theta > 0 && Double.isFinite(theta))) {
+            throw new IllegalArgumentException("zipfian theta must be above 0, got " + theta);
+        }
+        if (theta >= 1 && n > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("a zipfian distribution with theta >= 1 (exact CDF) holds at most 2^31 "
+                    + "items, got " + n);
         }
         this.n = n;
         this.theta = theta;
+        if (theta >= 1) {
+            // The inversion below divides by (1 - theta): keep the exact CDF instead.
+            cdf = new double[(int) n];
+            double sum = 0;
+            for (int i = 0; i < n; i++) {
+                sum += Math.pow(i + 1, -theta);
+                cdf[i] = sum;
+            }
+            for (int i = 0; i < n; i++) {
+                cdf[i] /= sum;
+            }
+            zetaN = sum;
+            alpha = 0;
+            eta = 0;
+            secondRankLimit = 0;
+            return;
+        }
+        this.cdf = null;
         this.zetaN = zeta(n, theta);
         double zeta2 = zeta(2, theta);
         this.alpha = 1.0 / (1.0 - theta);
@@ -66,6 +93,10 @@ public final class ZipfianGenerator {
      */
     public long next(RandomGenerator random) {
         double u = random.nextDouble();
+        if (cdf != null) {
+            int rank = java.util.Arrays.binarySearch(cdf, u);
+            return rank >= 0 ? rank : Math.min(-rank - 1, cdf.length - 1);
+        }
         double uz = u * zetaN;
         if (uz < 1.0) {
             return 0;

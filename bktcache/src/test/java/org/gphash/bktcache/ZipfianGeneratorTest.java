@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ZipfianGeneratorTest {
 
@@ -68,7 +70,32 @@ class ZipfianGeneratorTest {
     @Test
     void rejectsBadParameters() {
         assertThrows(IllegalArgumentException.class, () -> new ZipfianGenerator(0, 0.99));
-        assertThrows(IllegalArgumentException.class, () -> new ZipfianGenerator(10, 1.0));
         assertThrows(IllegalArgumentException.class, () -> new ZipfianGenerator(10, 0.0));
+        assertThrows(IllegalArgumentException.class, () -> new ZipfianGenerator(10, Double.NaN));
+        assertThrows(IllegalArgumentException.class, () -> new ZipfianGenerator(1L << 32, 1.1));
+    }
+
+    @ParameterizedTest
+    @ValueSource(doubles = {1.0, 1.2})
+    void skewsOfOneAndAboveFollowZipfsLawExactly(double theta) {
+        int n = 1000;
+        ZipfianGenerator z = new ZipfianGenerator(n, theta);
+        SplittableRandom r = new SplittableRandom(11);
+        int draws = 1_000_000;
+        int[] hits = new int[n];
+        for (int i = 0; i < draws; i++) {
+            long rank = z.next(r);
+            assertTrue(rank >= 0 && rank < n);
+            hits[(int) rank]++;
+        }
+        double zeta = 0;
+        for (int i = 1; i <= n; i++) {
+            zeta += Math.pow(i, -theta);
+        }
+        for (int rank : new int[] {0, 1, 2, 9, 99}) {
+            double expected = Math.pow(rank + 1, -theta) / zeta;
+            assertEquals(expected, hits[rank] / (double) draws, 0.003 + expected * 0.02, "rank " + rank);
+        }
+        assertEquals(1 / zeta, z.hottestProbability(), 1e-12);
     }
 }

@@ -7,7 +7,6 @@ import static org.gphash.bench.gpu.GpuBenchArgs.real;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -20,6 +19,7 @@ import org.gphash.OpKind;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.bktcache.CachePolicy;
+import org.gphash.bktcache.ZipfianGenerator;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 
@@ -75,32 +75,22 @@ public final class GpuCacheBench {
 
     // ------------------------------------------------------------------ workloads
 
-    /** Zipf ranks over n items by an exact CDF (any theta > 0, 1 and above included), mapped to keys by a bijection. */
+    /**
+     * Zipf-distributed keys of {@code [0, n)} ({@link ZipfianGenerator}, any skew), with the hot ranks
+     * spread over the key space and so over buckets.
+     */
     static final class ZipfKeys {
-        private final double[] cdf;
+        private final ZipfianGenerator ranks;
         private final long n;
 
         ZipfKeys(long n, double theta) {
-            if (n > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("at most 2^31 keys");
-            }
             this.n = n;
-            cdf = new double[(int) n];
-            double sum = 0;
-            for (int i = 0; i < n; i++) {
-                sum += 1.0 / Math.pow(i + 1, theta);
-                cdf[i] = sum;
-            }
-            for (int i = 0; i < n; i++) {
-                cdf[i] /= sum;
-            }
+            this.ranks = new ZipfianGenerator(n, theta);
         }
 
         long next(SplittableRandom r) {
-            int rank = Arrays.binarySearch(cdf, r.nextDouble());
-            rank = rank >= 0 ? rank : Math.min(-rank - 1, (int) n - 1);
-            // Hot ranks spread over the key space (and so over buckets): an odd multiplier is a
-            // bijection modulo a power of two; other sizes take a hash (a few collisions).
+            long rank = ranks.next(r);
+            // An odd multiplier is a bijection modulo a power of two; other sizes take a hash (a few collisions).
             long x = rank * 0x9E3779B97F4A7C15L;
             return Long.bitCount(n) == 1 ? x & (n - 1) : Math.floorMod(x ^ (x >>> 29), n);
         }

@@ -5,11 +5,14 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.gphash.bench.KeyCodec;
+
 /**
  * Maps YCSB's records and keys onto the engine's fixed sizes.
  *
- * <p><b>Keys.</b> With 8-byte keys, the UTF-8 key string is hashed to 64 bits (FNV-1a, then a
- * 64-bit finaliser so that "user1" and "user2" differ in every byte); two YCSB keys colliding in
+ * <p><b>Keys.</b> With 8-byte keys, the UTF-8 key string is hashed to 64 bits (FNV-1a, then
+ * {@link KeyCodec#mix}, so that "user1" and "user2" differ in every byte) and written as
+ * {@link KeyCodec} writes an id; two YCSB keys colliding in
  * 64 bits would share a record, which for YCSB's key space (at most billions of "user..." keys) is
  * a chance of about n^2 / 2^65. With larger keys, the UTF-8 bytes are padded with zeros (YCSB's
  * keys, "user" and up to 20 digits, fit 32 bytes); a longer key is refused.
@@ -24,6 +27,7 @@ public final class RecordCodec {
 
     private final int keySize;
     private final int valueSize;
+    private final KeyCodec ids = new KeyCodec(8);
 
     public RecordCodec(int keySize, int valueSize) {
         this.keySize = keySize;
@@ -39,11 +43,8 @@ public final class RecordCodec {
             for (byte b : utf8) {
                 h = (h ^ (b & 0xFF)) * 0x100000001b3L;
             }
-            h = (h ^ (h >>> 33)) * 0xFF51AFD7ED558CCDL;
-            h ^= h >>> 33;
-            for (int i = 0; i < 8; i++) {
-                key[i] = (byte) (h >>> (8 * i));
-            }
+            // The benchmarks' key codec: the id (here the string's hash, finalised) little-endian.
+            ids.encode(KeyCodec.mix(h), key, 0);
             return key;
         }
         if (utf8.length > keySize) {
