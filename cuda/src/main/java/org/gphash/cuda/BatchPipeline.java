@@ -68,7 +68,7 @@ final class BatchPipeline implements AutoCloseable {
     }
 
     /** A batch queued by {@link #enqueue}: its slot and what {@link #await} reports. */
-    record Ticket(int slot, long n, long capacity, boolean reads, boolean writes, boolean stamped) {
+    record Ticket(int slot, long n, long capacity, boolean reads, boolean writes) {
     }
 
     private final PipelineKernels k;
@@ -208,19 +208,6 @@ final class BatchPipeline implements AutoCloseable {
         int slot = takeSlot();
         cuEventRecord(begin[slot], stream);
         upload(stream, ops, slot);
-        if (ungrouped && writes && oneBin && n <= SMALL_WRITES_MAX) {
-            // One launch: no graph, no stage marks (the batch's GPU time is still measured).
-            int flags = (reads ? 1 : 0) | 2 | (cacheOn ? 4 : 0);
-            long stamps = 0;
-            if (profile.on()) {
-                smallWriteStamps.ensure(SMALL_WRITE_STAMPS * 8L);
-                stamps = smallWriteStamps.address();
-            }
-            Launcher.launchBlocks(k.smallWrites, 1, stream, table, mirrorTable, p, cache, h, KernelParams.int32(flags),
-                    KernelParams.longs(stamps));
-            smallWriteBatches++;
-            return finishEnqueue(stream, slot, n, launch, reads, writes, stamps != 0);
-        }
         Runnable stages = () -> queueStages(stream, launch, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes,
                 mode, oneBin);
         profile.begin();
@@ -230,20 +217,57 @@ final class BatchPipeline implements AutoCloseable {
         } else {
             stages.run();
         }
-        return finishEnqueue(stream, slot, n, launch, reads, writes, false);
+        return finishEnqueue(stream, slot, n, launch, reads, writes);
+    }
+
+    /**
+     * Runs a writing batch of at most {@link #SMALL_WRITES_MAX} operations whose keys are distinct, in
+     * one launch of one block (pipeline/pipe_small_writes.cuh) and one copy each way: {@code io} holds
+     * the batch staged ({@link SmallWrites#stage}), its descriptor pointing into {@code io}'s device
+     * buffers; the counters, codes and values read come back into {@code io}'s pinned memory. Waits;
+     * returns the counters (KernelParams.PIPE_*). Nothing else may be queued on {@code stream}.
+     */
+    long[] runSmallWrites(CUstream stream, SmallWrites io, long n, byte[] table, byte[] mirrorTable, byte[] cache,
+                          boolean cacheOn, DeviceHeap heap, boolean reads) {
+        ensureCapacity(n);
+        long launch = PipelineBuffers.capacityFor(n);
+        byte[] p = b.params(ONE_BIN_SHIFT, launch, io.in.address(), io.out.address());
+        int flags = (reads ? 1 : 0) | 2 | (cacheOn ? 4 : 0);
+        long stamps = 0;
+        if (profile.on()) {
+            smallWriteStamps.ensure(SMALL_WRITE_STAMPS * 8L);
+            stamps = smallWriteStamps.address();
+        }
+        int slot = takeSlot();
+        cuEventRecord(begin[slot], stream);
+        cuMemcpyHtoDAsync(io.in.pointer(), io.hostIn.pointer(), io.inBytes(), stream);
+        Launcher.launchBlocks(k.smallWrites, 1, stream, table, mirrorTable, p, cache, heap.params(),
+                KernelParams.int32(flags), KernelParams.longs(stamps));
+        cuMemcpyDtoHAsync(io.hostOut.pointer(), io.out.pointer(), io.outBytes(), stream);
+        cuEventRecord(end[slot], stream);
+        smallWriteBatches++;
+        cuEventSynchronize(end[slot]);
+        float[] ms = new float[1];
+        cuEventElapsedTime(ms, begin[slot], end[slot]);
+        lastGpuNanos = (long) (ms[0] * 1e6);
+        if (stamps != 0) {
+            long[] at = new long[SMALL_WRITE_STAMPS];
+            jcuda.driver.JCudaDriver.cuMemcpyDtoH(jcuda.Pointer.to(at), smallWriteStamps.pointer(), at.length * 8L);
+            profile.collectStamps(at);
+        }
+        return io.counters();
     }
 
     /** The counters' copy back and the end event of a queued batch. */
-    private Ticket finishEnqueue(CUstream stream, int slot, long n, long launch, boolean reads, boolean writes,
-                                 boolean stamped) {
+    private Ticket finishEnqueue(CUstream stream, int slot, long n, long launch, boolean reads, boolean writes) {
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), b.counters.pointer(), KernelParams.PIPE_COUNTERS * 8L,
                 stream);
         cuEventRecord(end[slot], stream);
-        return new Ticket(slot, n, launch, reads, writes, stamped);
+        return new Ticket(slot, n, launch, reads, writes);
     }
 
-    /** Batches run as one launch of {@link #SMALL_WRITES_MAX} or fewer distinct-key writes since open. */
+    /** Batches run by {@link #runSmallWrites} since open. */
     long smallWriteBatches() {
         return smallWriteBatches;
     }
@@ -255,13 +279,7 @@ final class BatchPipeline implements AutoCloseable {
         float[] ms = new float[1];
         cuEventElapsedTime(ms, begin[slot], end[slot]);
         lastGpuNanos = (long) (ms[0] * 1e6);
-        if (ticket.stamped()) {
-            long[] stamps = new long[SMALL_WRITE_STAMPS];
-            jcuda.driver.JCudaDriver.cuMemcpyDtoH(jcuda.Pointer.to(stamps), smallWriteStamps.pointer(), stamps.length * 8L);
-            profile.collectStamps(stamps);
-        } else {
-            profile.collect();
-        }
+        profile.collect();
         long[] out = new long[KernelParams.PIPE_COUNTERS];
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         for (int i = 0; i < out.length; i++) {

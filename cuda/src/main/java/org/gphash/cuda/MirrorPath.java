@@ -49,6 +49,7 @@ final class MirrorPath implements BatchPath {
     private final HostLane[] lanes;
     private final DeviceBuffer rerun = new DeviceBuffer();
     private final SmallReads small;
+    private final SmallWrites smallWrites;
     private final DistinctKeys distinct = new DistinctKeys();
     /** Runs that wrote without grouping, their keys being distinct (for tests and stats). */
     private long distinctWriteRuns;
@@ -58,6 +59,7 @@ final class MirrorPath implements BatchPath {
         this.geometry = parts.geometry();
         this.pipeline = new BatchPipeline(kernels, geometry);
         this.small = new SmallReads(kernels.smallReads, geometry.keySize(), geometry.valueSize());
+        this.smallWrites = new SmallWrites(geometry.keySize(), geometry.valueSize());
         this.lanes = new HostLane[] {new HostLane(geometry.keySize(), geometry.valueSize()),
                 new HostLane(geometry.keySize(), geometry.valueSize())};
         try {
@@ -97,6 +99,9 @@ final class MirrorPath implements BatchPath {
             return;
         }
         int n = batch.size();
+        if (n <= BatchPipeline.SMALL_WRITES_MAX && runSmallWrites(batch, result)) {
+            return;
+        }
         int chunk = hostChunk(n);
         MemorySegment batchKinds = batch.kinds();
         int[] rerun = new int[0];
@@ -133,16 +138,68 @@ final class MirrorPath implements BatchPath {
         for (HostLane l : lanes) {
             rerun = harvest(l, result, rerun);
         }
-        if (rerun.length > 0) {
-            resize();
-            HostLane l = lanes[0];
-            l.stagePacked(stream, batch, rerun);
-            runSlice(rerun.length, l.kinds.address(), l.keys.address(), l.values.address(), l.codes.address(),
-                    l.out.address(), rerun.length, true, true);
-            l.queueResults(stream);
-            l.awaitResults();
-            l.scatterResults(result, rerun);
+        rerunAfterResize(batch, result, rerun);
+    }
+
+    /**
+     * The operations of {@code batch} listed in {@code rerun} (they found every candidate bucket
+     * full) after a resize, packed, until all have run; their results go to their places.
+     */
+    private void rerunAfterResize(Batch batch, BatchResult result, int[] rerun) {
+        if (rerun.length == 0) {
+            return;
         }
+        resize();
+        HostLane l = lanes[0];
+        l.stagePacked(stream, batch, rerun);
+        runSlice(rerun.length, l.kinds.address(), l.keys.address(), l.values.address(), l.codes.address(),
+                l.out.address(), rerun.length, true, true);
+        l.queueResults(stream);
+        l.awaitResults();
+        l.scatterResults(result, rerun);
+    }
+
+    /**
+     * A small batch that writes and whose keys are distinct, in one copy in, one launch and one copy
+     * out ({@link SmallWrites}); false, having done nothing, for any other batch.
+     */
+    private boolean runSmallWrites(Batch batch, BatchResult result) {
+        int n = batch.size();
+        MemorySegment kinds = batch.kinds();
+        long valueWrites = 0;
+        long deletes = 0;
+        boolean reads = false;
+        for (int i = 0; i < n; i++) {
+            byte kind = kinds.get(ValueLayout.JAVA_BYTE, i);
+            valueWrites += WRITES_VALUE[kind];
+            deletes += kind == DELETE ? 1 : 0;
+            reads |= READS_VALUE[kind] != 0;
+        }
+        if (valueWrites + deletes == 0 || !distinct.test(batch, 0, n)) {
+            return false;
+        }
+        ensureFreeBlocks(valueWrites);
+        BucketCache cache = parts.cache();
+        cache.operationsRan(n, parts.tableParams());
+        PoolTable pool = parts.pool();
+        byte[] cacheParams = cache.params();
+        distinctWriteRuns++;
+        smallWrites.stage(batch, reads, cache.lastClock());
+        long[] c = pipeline.runSmallWrites(stream, smallWrites, n, parts.tableParams(),
+                mirror.tableParams(pool.layout(), geometry, pool.seeds()), cacheParams, cache.enabled(), heap, reads);
+        account(c, cache);
+        smallWrites.copyResults(result);
+        if (c[KernelParams.PIPE_NEED_RESIZE] != 0) {
+            int[] again = new int[(int) c[KernelParams.PIPE_NEED_RESIZE]];
+            int k = 0;
+            for (int i = 0; i < n && k < again.length; i++) {
+                if ((smallWrites.code(i) & KernelParams.CODE_MASK) == KernelParams.NEED_RESIZE_CODE) {
+                    again[k++] = i;
+                }
+            }
+            rerunAfterResize(batch, result, Arrays.copyOf(again, k));
+        }
+        return true;
     }
 
     /** Chunks of a host batch: whole up to 2^16 operations, else about four, between 2^16 and a slice. */
@@ -380,7 +437,7 @@ final class MirrorPath implements BatchPath {
     }
 
     private void closeQuietly() {
-        for (AutoCloseable c : new AutoCloseable[] {mirror, heap, pipeline, lanes[0], lanes[1], rerun, small}) {
+        for (AutoCloseable c : new AutoCloseable[] {mirror, heap, pipeline, lanes[0], lanes[1], rerun, small, smallWrites}) {
             try {
                 c.close();
             } catch (Exception ignored) {

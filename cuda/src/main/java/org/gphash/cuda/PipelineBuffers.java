@@ -137,18 +137,26 @@ final class PipelineBuffers implements AutoCloseable {
      * offset >> shift.
      */
     byte[] params(int addressShift, long launch) {
+        return params(addressShift, launch, descriptor.address(), counters.address());
+    }
+
+    /**
+     * As {@link #params(int, long)}, with the batch's descriptor and counters elsewhere in device
+     * memory (the one-copy small writes, {@link SmallWrites}, bring them in and out with the columns).
+     */
+    byte[] params(int addressShift, long launch, long descriptorAt, long countersAt) {
         if (launch > capacity || Long.bitCount(launch) != 1) {
             throw new IllegalArgumentException("launch capacity " + launch + " is not a capacity class within " + capacity);
         }
         boolean inAlt = (RadixSort.passes(tableBits(launch)) & 1) == 1;
-        return KernelParams.longs(descriptor.address(), launch, 2 * launch, sortKeys.address(), sortVals.address(),
+        return KernelParams.longs(descriptorAt, launch, 2 * launch, sortKeys.address(), sortVals.address(),
                 inAlt ? altKeys.address() : sortKeys.address(), inAlt ? altVals.address() : sortVals.address(),
                 lastSet.address(), lastSrc.address(), vsrc.address(), owner.address(), gStart.address(), gEnd.address(),
                 gMeta.address(), gSlot.address(), gBucket.address(), gFp.address(), gHash.address(), gAction.address(),
                 gSrc.address(), gBlock.address(), gRead.address(), gNeed.address(), groups.address(), inserts.address(),
                 vwrites.address(), deletes.address(), unsortedOff.address(), unsortedEnt.address(), reads.address(),
                 slotWrites.address(), bins.address(), binStart.address(), binFill.address(), gather.address(),
-                blocks.address(), counters.address(), addressShift);
+                blocks.address(), countersAt, addressShift);
     }
 
     /** The address bin shift for a pool of {@code poolLength} bytes: at most ADDRESS_BINS bins. */
