@@ -8,6 +8,7 @@ import java.util.Locale;
 import org.gphash.Backend;
 import org.gphash.bktcache.ZipfianGenerator;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -99,8 +100,8 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
         long warmup = DEFAULT_WARMUP_KEYS;
         @Option(names = "--no-progress", description = "no progress bar")
         boolean noProgress;
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
-        boolean help;
+        @Mixin
+        Cli.Help help = new Cli.Help();
     }
 
     static String usage() {
@@ -144,7 +145,7 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
         }
         return new BenchOptions(l.keys, micro, macro, workloads, l.keySize, l.valueSize, List.copyOf(batches), l.threads,
                 distribution, l.theta, l.seed, l.backend, baselines, l.json, l.plot, l.dir, l.warmup, !l.noProgress,
-                l.help);
+                l.help.requested());
     }
 
     /** Operations of one workload. */

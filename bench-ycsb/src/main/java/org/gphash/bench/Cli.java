@@ -5,6 +5,7 @@ import java.util.Locale;
 import picocli.CommandLine;
 import picocli.CommandLine.Help.Ansi;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
 
 /**
  * picocli for the demo's, the benchmarks' and the trace tools' command lines: options are declared
@@ -21,6 +22,17 @@ public final class Cli {
 
         public UsageException(String message) {
             super(message);
+        }
+    }
+
+    /** The {@code -h}/{@code --help} option every command mixes in ({@code @Mixin Cli.Help help}). */
+    public static final class Help {
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
+        boolean requested;
+
+        /** {@return whether the command line asked for the usage message} */
+        public boolean requested() {
+            return requested;
         }
     }
 

@@ -51,7 +51,7 @@ public final class Demo {
             System.exit(2);
             return;
         }
-        if (options.help) {
+        if (options.help.requested()) {
             System.out.print(DemoOptions.usage());
             return;
         }

@@ -5,6 +5,7 @@ import java.util.Locale;
 
 import org.gphash.bktcache.ZipfianGenerator;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -70,8 +71,8 @@ final class DemoOptions {
     @Option(names = "--msync", description = "persist with MemorySegment.force (msync) even on tmpfs, where the engine "
             + "otherwise skips it (a baseline)")
     boolean msync;
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
-    boolean help;
+    @Mixin
+    Cli.Help help = new Cli.Help();
 
     long keys = DEFAULT_KEYS;
     long ops = DEFAULT_OPS;

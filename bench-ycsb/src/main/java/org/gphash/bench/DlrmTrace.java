@@ -13,6 +13,7 @@ import java.util.SplittableRandom;
 import org.gphash.OpKind;
 import org.gphash.bktcache.ZipfianGenerator;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -83,8 +84,8 @@ public final class DlrmTrace {
         Path criteo;
         @Option(names = "--out", paramLabel = "FILE", description = "default dlrm.trace")
         Path out = Path.of("dlrm.trace");
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
-        boolean help;
+        @Mixin
+        Cli.Help help = new Cli.Help();
     }
 
     static String usage() {
@@ -94,7 +95,7 @@ public final class DlrmTrace {
     /** The options, or null when help was asked for. */
     static Options parse(String[] args) throws Cli.UsageException {
         Line l = Cli.parse(new Line(), args);
-        if (l.help) {
+        if (l.help.requested()) {
             return null;
         }
         Cli.range("--samples", l.samples, 1, Long.MAX_VALUE / 2);

@@ -10,6 +10,7 @@ import org.gphash.Backend;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -59,8 +60,8 @@ public final class PageRankTrace {
         long seed = 42;
         @Option(names = "--out", paramLabel = "FILE", description = "default pagerank.trace")
         Path out = Path.of("pagerank.trace");
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
-        boolean help;
+        @Mixin
+        Cli.Help help = new Cli.Help();
     }
 
     static String usage() {
@@ -70,7 +71,7 @@ public final class PageRankTrace {
     /** The options, or null when help was asked for. */
     static Options parse(String[] args) throws Cli.UsageException {
         Line l = Cli.parse(new Line(), args);
-        if (l.help) {
+        if (l.help.requested()) {
             return null;
         }
         Cli.range("--scale", l.scale, 1, 30);

@@ -16,6 +16,7 @@ import org.gphash.BackendUnavailableException;
 import org.gphash.Outcome;
 import org.gphash.recovery.Progress;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -58,8 +59,8 @@ public final class Replay {
         Path dir;
         @Option(names = "--no-progress", description = "no progress bar")
         boolean noProgress;
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
-        boolean help;
+        @Mixin
+        Cli.Help help = new Cli.Help();
     }
 
     private Replay() {
@@ -100,7 +101,7 @@ public final class Replay {
     /** The options, or null when help was asked for. */
     static Options parse(String[] args) throws Cli.UsageException {
         Line l = Cli.parse(new Line(), args);
-        if (l.help) {
+        if (l.help.requested()) {
             return null;
         }
         if (l.file == null) {

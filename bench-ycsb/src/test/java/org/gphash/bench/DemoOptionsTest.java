@@ -69,8 +69,8 @@ class DemoOptionsTest {
 
     @Test
     void helpIsRecognised() throws Exception {
-        assertTrue(DemoOptions.parse(new String[] {"--help"}).help);
-        assertTrue(DemoOptions.parse(new String[] {"-h"}).help);
+        assertTrue(DemoOptions.parse(new String[] {"--help"}).help.requested());
+        assertTrue(DemoOptions.parse(new String[] {"-h"}).help.requested());
         assertTrue(DemoOptions.usage().contains("--insert-proportion"));
     }
 }

@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.gphash.bench.Cli;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -56,8 +57,8 @@ final class GpuBenchArgs {
     Long bin;
     @Option(names = "--dir", paramLabel = "DIR", description = "where the pools go; default /dev/shm")
     Path dir = Path.of("/dev/shm");
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
-    boolean help;
+    @Mixin
+    Cli.Help help = new Cli.Help();
 
     /** Parses {@code args}; a bad command line or --help prints and exits (2 and 0). */
     static GpuBenchArgs parse(String[] args, String program) {
@@ -69,7 +70,7 @@ final class GpuBenchArgs {
             System.exit(2);
             return null;
         }
-        if (a.help) {
+        if (a.help.requested()) {
             System.out.print(Cli.usage(a));
             System.exit(0);
         }

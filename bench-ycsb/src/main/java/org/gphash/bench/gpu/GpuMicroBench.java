@@ -25,6 +25,7 @@ import org.gphash.cuda.GpuEngine;
 import org.gphash.index.CpuEngine;
 import org.gphash.spi.Engine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -47,7 +48,7 @@ public final class GpuMicroBench {
     record Options(long keys, int[] keySizes, int[] batchLog2, long opsPerPoint, Path dir, int threads, boolean cpu) {
         static Options parse(String[] args) throws Cli.UsageException {
             Line l = Cli.parse(new Line(), args);
-            if (l.help) {
+            if (l.help.requested()) {
                 System.out.print(Cli.usage(l));
                 System.exit(0);
             }
@@ -79,8 +80,8 @@ public final class GpuMicroBench {
         int threads = 16;
         @Option(names = "--no-cpu", description = "skip the CPU-assisted path")
         boolean noCpu;
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
-        boolean help;
+        @Mixin
+        Cli.Help help = new Cli.Help();
     }
 
     record Point(int keySize, int batch, Op op, double gpuMops, double gpuBatchMicros, double deviceMops,
