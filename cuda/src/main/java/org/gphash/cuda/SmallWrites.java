@@ -15,12 +15,15 @@ import org.gphash.BatchResult;
  * one batch at a time).
  *
  * <p>In: {@code descriptor | kinds | keys | values}. Out: {@code counters | codes | values read}.
- * Each part starts at a multiple of 8 bytes.
+ * The layout is that of the largest such batch, {@link BatchPipeline#SMALL_WRITES_MAX} operations,
+ * whatever the batch's size, and both copies move all of it (a few KiB): the addresses and sizes
+ * never change, so the copies and the launch replay as one CUDA graph.
  */
 final class SmallWrites implements AutoCloseable {
 
     private static final long DESCRIPTOR_BYTES = KernelParams.PIPE_BATCH_FIELDS * 8L;
     private static final long COUNTER_BYTES = KernelParams.PIPE_COUNTERS * 8L;
+    private static final int MAX = 32;
 
     private final int keySize;
     private final int valueSize;
@@ -48,14 +51,17 @@ final class SmallWrites implements AutoCloseable {
      */
     void stage(Batch batch, boolean withReads, long clock) {
         n = batch.size();
+        if (n > MAX) {
+            throw new IllegalArgumentException("a small writing batch holds at most " + MAX + " operations, got " + n);
+        }
         reads = withReads;
         long kindsAt = DESCRIPTOR_BYTES;
-        long keysAt = kindsAt + align(n);
-        long valuesAt = keysAt + align((long) n * keySize);
-        inBytes = valuesAt + (long) n * valueSize;
+        long keysAt = kindsAt + align(MAX);
+        long valuesAt = keysAt + align((long) MAX * keySize);
+        inBytes = valuesAt + (long) MAX * valueSize;
         long codesAt = COUNTER_BYTES;
-        long readAt = codesAt + align(n);
-        outBytes = readAt + (reads ? (long) n * valueSize : 0);
+        long readAt = codesAt + align(MAX);
+        outBytes = readAt + (long) MAX * valueSize;
         hostIn.ensure(inBytes);
         hostOut.ensure(outBytes);
         in.ensure(inBytes);
@@ -100,7 +106,7 @@ final class SmallWrites implements AutoCloseable {
         MemorySegment o = hostOut.segment();
         MemorySegment.copy(o, COUNTER_BYTES, result.outcomeCodes(), 0, n);
         if (reads) {
-            MemorySegment.copy(o, COUNTER_BYTES + align(n), result.values(), 0, (long) n * valueSize);
+            MemorySegment.copy(o, COUNTER_BYTES + align(MAX), result.values(), 0, (long) n * valueSize);
         }
     }
 
