@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * The loading phase's selection, in plain Java: the reference the GPU selection is tested against, and
- * the selection of {@link FrozenCacheSimulator}.
+ * the selection of the hit-rate simulator ({@code org.gphash.bench.cache.FrozenCacheSimulator} in bench-ycsb).
  *
  * <p>The rule, for a cache of {@code k} buckets:
  * <ol>

@@ -7,10 +7,11 @@
  * GPU memory, where membership stays frozen until the next load. The selection is a radix select: the
  * GPU computes digit histograms and {@link org.gphash.bktcache.ThresholdSearch} picks the digits;
  * {@link org.gphash.bktcache.TopBuckets} is the selection in plain Java, the reference for the GPU's.
- * {@link org.gphash.bktcache.FrozenCacheSimulator} measures what freezing costs in hit rate against a
- * dynamic cache.
+ * {@link org.gphash.bktcache.ZipfianGenerator} draws the zipfian ranks the cache's tests and the
+ * benchmarks share. What freezing costs in hit rate against a dynamic cache is measured by the
+ * simulator in bench-ycsb ({@code org.gphash.bench.cache.FrozenCacheSimulator}).
  *
- * <p>Nothing here depends on JCuda or on other gphash modules: the kernels and the fetch stream live in
- * the cuda module.
+ * <p>Nothing here depends on anything: not JCuda, not other gphash modules, not Caffeine. The kernels
+ * and the fetch stream live in the cuda module.
  */
 package org.gphash.bktcache;

@@ -1,15 +1,20 @@
-package org.gphash.bktcache;
-
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
+package org.gphash.bench.cache;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import org.gphash.bench.Cli;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.bktcache.CachePolicy;
+import org.gphash.bktcache.TopBuckets;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * Host-only hit-rate simulator of the frozen cache, for the sensitivity study of &sect;4.6: replays a
@@ -205,40 +210,63 @@ public final class FrozenCacheSimulator {
 
     // ------------------------------------------------------------------ command line
 
-    private static final String USAGE = "usage: FrozenCacheSimulator [buckets=N] [accesses=N] [shares=S,S,...] "
-            + "[theta=T] [period=N] [scanEvery=N] [seed=N]";
+    /** The command line ({@link Cli}: picocli). */
+    @Command(name = "./gphash run org.gphash.bench.cache.FrozenCacheSimulator", sortOptions = false,
+            usageHelpAutoWidth = false, description = {"Frozen-cache hit rates (each policy, with and without scan "
+                    + "guard) against Caffeine's, for a zipfian trace of bucket ids."})
+    static final class Line {
+        @Option(names = "--buckets", paramLabel = "N", description = "distinct buckets; default 1m")
+        int buckets = 1_000_000;
+        @Option(names = "--accesses", paramLabel = "N", description = "accesses in the trace; default 5m")
+        int accesses = 5_000_000;
+        @Option(names = "--shares", paramLabel = "LIST", split = ",", description = "cache shares; default 0.1,0.2,0.4")
+        List<Double> shares;
+        @Option(names = "--theta", paramLabel = "X", description = "zipfian constant, 0 < X < 1; default 0.99")
+        double theta = 0.99;
+        @Option(names = "--period", paramLabel = "N", description = "accesses between loads; default accesses / 50")
+        Long period;
+        @Option(names = "--scan-every", paramLabel = "N", description = {"0: no scan; N: a second table where every "
+                + "N-th access is the next bucket of a cyclic scan; default 0"})
+        int scanEvery;
+        @Option(names = "--seed", paramLabel = "S", description = "default 42")
+        long seed = 42;
+        @Mixin
+        Cli.Help help = new Cli.Help();
+    }
 
     /**
      * Prints frozen-cache hit rates (each policy, with and without scan guard) against Caffeine's for a
-     * zipfian trace. Arguments are {@code key=value}: {@code buckets} (default 1000000), {@code accesses}
-     * (5000000), {@code shares} (0.1,0.2,0.4), {@code theta} (0.99), {@code period} (accesses/50, so the
-     * run sees 50 loads), {@code seed} (42) and {@code scanEvery} (0: no scan; N: a second table where
-     * every N-th access is the next bucket of a cyclic scan).
+     * zipfian trace; {@code --help} lists the options.
      *
-     * @param args {@code key=value} pairs as above
+     * @param args the command line
      */
     public static void main(String[] args) {
-        Map<String, String> opts = new LinkedHashMap<>(Map.of(
-                "buckets", "1000000", "accesses", "5000000", "shares", "0.1,0.2,0.4", "theta", "0.99",
-                "seed", "42", "scanEvery", "0"));
-        for (String arg : args) {
-            int eq = arg.indexOf('=');
-            String key = eq < 0 ? arg : arg.substring(0, eq);
-            if (eq < 0 || !(opts.containsKey(key) || key.equals("period"))) {
-                throw new IllegalArgumentException("unknown argument '" + arg + "'; " + USAGE);
+        Line l;
+        try {
+            l = Cli.parse(new Line(), args);
+            Cli.range("--buckets", l.buckets, 2, Integer.MAX_VALUE);
+            Cli.range("--accesses", l.accesses, 1, Integer.MAX_VALUE);
+            Cli.range("--scan-every", l.scanEvery, 0, Integer.MAX_VALUE);
+            Cli.theta("--theta", l.theta);
+            for (double share : l.shares == null ? List.<Double>of() : l.shares) {
+                Cli.proportion("--shares", share);
             }
-            opts.put(key, arg.substring(eq + 1));
+        } catch (Cli.UsageException e) {
+            System.err.println("FrozenCacheSimulator: " + e.getMessage());
+            System.exit(2);
+            return;
         }
-        int buckets = Integer.parseInt(opts.get("buckets"));
-        int accesses = Integer.parseInt(opts.get("accesses"));
-        double theta = Double.parseDouble(opts.get("theta"));
-        long seed = Long.parseLong(opts.get("seed"));
-        int scanEvery = Integer.parseInt(opts.get("scanEvery"));
-        long period = opts.containsKey("period") ? Long.parseLong(opts.get("period")) : Math.max(1, accesses / 50);
-        List<Double> shares = new ArrayList<>();
-        for (String s : opts.get("shares").split(",")) {
-            shares.add(Double.parseDouble(s.trim()));
+        if (l.help.requested()) {
+            System.out.print(Cli.usage(l));
+            return;
         }
+        int buckets = l.buckets;
+        int accesses = l.accesses;
+        double theta = l.theta;
+        long seed = l.seed;
+        int scanEvery = l.scanEvery;
+        long period = l.period != null ? Math.max(1, l.period) : Math.max(1, accesses / 50);
+        List<Double> shares = l.shares == null ? List.of(0.1, 0.2, 0.4) : l.shares;
 
         int[] trace = ZipfTrace.generate(buckets, accesses, theta, seed);
         System.out.printf(Locale.ROOT, "zipf theta=%s, %d buckets, %d accesses, a load every %d accesses%n",

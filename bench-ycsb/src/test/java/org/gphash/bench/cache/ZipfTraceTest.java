@@ -1,4 +1,4 @@
-package org.gphash.bktcache;
+package org.gphash.bench.cache;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

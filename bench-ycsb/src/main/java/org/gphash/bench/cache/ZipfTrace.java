@@ -1,6 +1,8 @@
-package org.gphash.bktcache;
+package org.gphash.bench.cache;
 
 import java.util.SplittableRandom;
+
+import org.gphash.bktcache.ZipfianGenerator;
 
 /**
  * A zipfian stream of bucket ids, for {@link FrozenCacheSimulator}: the bucket of popularity rank r

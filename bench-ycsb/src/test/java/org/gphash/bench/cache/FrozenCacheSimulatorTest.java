@@ -1,11 +1,13 @@
-package org.gphash.bktcache;
+package org.gphash.bench.cache;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.gphash.bktcache.FrozenCacheSimulator.SimResult;
+import org.gphash.bench.cache.FrozenCacheSimulator.SimResult;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.bktcache.CachePolicy;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
