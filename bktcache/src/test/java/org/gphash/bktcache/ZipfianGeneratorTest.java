@@ -22,17 +22,24 @@ class ZipfianGeneratorTest {
         }
     }
 
+    /** How often each rank is drawn in {@code draws} draws; fails on a rank out of range. */
+    private static long[] hits(ZipfianGenerator z, int draws, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        long[] hits = new long[(int) z.items()];
+        for (int i = 0; i < draws; i++) {
+            long rank = z.next(r);
+            assertTrue(rank >= 0 && rank < hits.length, "rank " + rank);
+            hits[(int) rank]++;
+        }
+        return hits;
+    }
+
     @Test
     void frequenciesFollowZipfsLaw() {
         int n = 10_000;
         double theta = 0.99;
-        ZipfianGenerator z = new ZipfianGenerator(n, theta);
-        SplittableRandom r = new SplittableRandom(7);
         int draws = 2_000_000;
-        long[] hits = new long[n];
-        for (int i = 0; i < draws; i++) {
-            hits[(int) z.next(r)]++;
-        }
+        long[] hits = hits(new ZipfianGenerator(n, theta), draws, 7);
         double zeta = ZipfianGenerator.zeta(n, theta);
         // Ranks 0 and 1 are exact in the algorithm; rank 0 must match 1/zeta closely.
         assertEquals(1 / zeta, hits[0] / (double) draws, 0.003);
@@ -80,14 +87,8 @@ class ZipfianGeneratorTest {
     void skewsOfOneAndAboveFollowZipfsLawExactly(double theta) {
         int n = 1000;
         ZipfianGenerator z = new ZipfianGenerator(n, theta);
-        SplittableRandom r = new SplittableRandom(11);
         int draws = 1_000_000;
-        int[] hits = new int[n];
-        for (int i = 0; i < draws; i++) {
-            long rank = z.next(r);
-            assertTrue(rank >= 0 && rank < n);
-            hits[(int) rank]++;
-        }
+        long[] hits = hits(z, draws, 11);
         double zeta = 0;
         for (int i = 1; i <= n; i++) {
             zeta += Math.pow(i, -theta);
