@@ -46,6 +46,8 @@ public final class PoolFile implements AutoCloseable {
     private Arena arena;
     /** The mapping in reserved address space, where the file grows in place ({@link #growsInPlace()}); else null. */
     private ReservedMapping reservation;
+    /** No address space could be reserved for this file: it is mapped through the JDK instead. */
+    private boolean reservationRefused;
     private volatile MappingListener mappingListener;
 
     /**
@@ -453,13 +455,12 @@ public final class PoolFile implements AutoCloseable {
      * maps every pool through the JDK instead, remapped whole at each growth.
      */
     private boolean growsInPlace() {
-        return !readOnly && onTmpfs && !preferJdkPersist
+        return !readOnly && onTmpfs && !preferJdkPersist && !reservationRefused
                 && !"false".equals(System.getProperty("gphash.growInPlace"));
     }
 
     private void map(long size) {
-        if (growsInPlace()) {
-            mapReserved(size);
+        if (growsInPlace() && mapReserved(size)) {
             return;
         }
         Arena newArena = Arena.ofShared();
@@ -473,14 +474,19 @@ public final class PoolFile implements AutoCloseable {
         }
         MemorySegment oldSegment = segment;
         Arena old = arena;
+        ReservedMapping oldReservation = reservation;  // set when the reservation could not grow any more
         MappingListener listener = mappingListener;
-        if (old != null && oldSegment != null && listener != null) {
+        if ((old != null || oldReservation != null) && oldSegment != null && listener != null) {
             listener.beforeUnmap(oldSegment);
         }
         segment = mapped;
         arena = newArena;
         if (old != null) {
             old.close();
+        }
+        if (oldReservation != null) {
+            reservation = null;
+            oldReservation.close();
         }
         persister = readOnly ? Persisters.readOnly(path)
                 : persisterDecorator.decorate(path, segment, Persisters.choose(segment, preferJdkPersist, onTmpfs));
@@ -489,8 +495,12 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
-    /** {@link #map} for a file that grows in place: extends the reservation's mapping, or makes a new one. */
-    private void mapReserved(long size) {
+    /**
+     * {@link #map} for a file that grows in place: extends the reservation's mapping, or makes a new
+     * one. False, having changed nothing, when no address space can be reserved (a process limited by
+     * {@code ulimit -v}, say): this file is then mapped through the JDK from now on.
+     */
+    private boolean mapReserved(long size) {
         MappingListener listener = mappingListener;
         ReservedMapping current = reservation;
         if (current != null && current.canGrowTo(size)) {
@@ -501,10 +511,14 @@ public final class PoolFile implements AutoCloseable {
             if (listener != null) {
                 listener.afterGrowInPlace(segment, previous);
             }
-            return;
+            return true;
         }
         // The first mapping, or a growth past the reservation: a new one, and the old one goes.
         ReservedMapping next = ReservedMapping.map(path, lock.descriptorPath(), size);
+        if (next == null) {
+            reservationRefused = true;
+            return false;
+        }
         MemorySegment oldSegment = segment;
         if (current != null && oldSegment != null && listener != null) {
             listener.beforeUnmap(oldSegment);
@@ -518,6 +532,7 @@ public final class PoolFile implements AutoCloseable {
         if (listener != null) {
             listener.afterMap(segment);
         }
+        return true;
     }
 
     /**

@@ -40,7 +40,8 @@ final class ReservedMapping implements AutoCloseable {
 
     /**
      * Reserves address space for at least four times {@code size} bytes and maps the file's first
-     * {@code size} bytes read-write at its start.
+     * {@code size} bytes read-write at its start; null, having done nothing, when the address space
+     * cannot be reserved.
      *
      * @param descriptorPath a path that opens exactly the locked file ({@code /proc/self/fd/N})
      */
@@ -49,8 +50,7 @@ final class ReservedMapping implements AutoCloseable {
         LibC.MapResult r = LibC.mmap(0, reserve, LibC.PROT_NONE,
                 LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS | LibC.MAP_NORESERVE, -1, 0);
         if (r.failed()) {
-            throw new PoolIoException("cannot reserve " + reserve + " bytes of address space for pool " + path + ": "
-                    + LibC.strerror(r.errno()));
+            return null;  // no room in the address space (ulimit -v): the caller maps the file as the JDK does
         }
         ReservedMapping m = new ReservedMapping(path, r.address(), reserve);
         try {

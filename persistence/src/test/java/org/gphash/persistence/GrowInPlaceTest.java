@@ -132,6 +132,31 @@ class GrowInPlaceTest {
     }
 
     @Test
+    void withoutAddressSpaceToReserveThePoolIsMappedAsTheJdkDoes() {
+        ReservedMapping.minReserve = 1 << 20;
+        Path p = dir.resolve("d.pool");
+        try (PoolFile f = PoolFile.create(p, 64 << 10, false)) {
+            f.publish();
+            Recorder r = new Recorder();
+            f.setMappingListener(r);
+            f.segment().set(ValueLayout.JAVA_LONG, 0, 5L);
+            ReservedMapping.minReserve = 1L << 62;  // more than any address space: the reservation fails
+            f.grow(2 << 20);  // past the first reservation (1 MiB): no new one, so a JDK mapping
+            assertEquals(5L, f.segment().get(ValueLayout.JAVA_LONG, 0));
+            f.segment().set(ValueLayout.JAVA_LONG, (2 << 20) - 8, 6L);
+            f.grow(3 << 20);
+            assertEquals(6L, f.segment().get(ValueLayout.JAVA_LONG, (2 << 20) - 8));
+            assertEquals(List.of("unmap 65536", "map 2097152", "unmap 2097152", "map 3145728"), r.events,
+                    "remapped whole at each growth, as a pool elsewhere is");
+            f.syncAll();
+        }
+        try (PoolFile f = PoolFile.open(p, false)) {  // and a new open, with no reservation possible, maps too
+            assertEquals(5L, f.segment().get(ValueLayout.JAVA_LONG, 0));
+            assertEquals(6L, f.segment().get(ValueLayout.JAVA_LONG, (2 << 20) - 8));
+        }
+    }
+
+    @Test
     void poolsPersistedThroughTheJdkAreRemappedAtEachGrowth() {
         Path p = dir.resolve("c.pool");
         try (PoolFile f = PoolFile.create(p, 64 << 10, true)) {  // msync through MemorySegment.force()
