@@ -6,6 +6,8 @@
 #   bench-ycsb/device-replay.sh     (SAMPLES=DLRM samples, default 500k; SCALE=R-MAT scale, default 18)
 # REMAP=1 also replays both traces with -Dgphash.growInPlace=false (the pool remapped, and registered
 # with CUDA again, whole at every heap growth: the baseline of growing in place).
+# UNPINNED=1 also replays both with -Dgphash.pinBatches=false (every host batch staged through the
+# engine's pinned buffers: the baseline of pinning reused batches).
 # Logs, the traces' descriptions and a table go under $OUT.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
@@ -27,5 +29,6 @@ replay() {  # tag trace [JVM options]
 for t in dlrm pr; do
     replay "$t" "$t"
     [[ "${REMAP:-0}" == 1 ]] && replay "$t-remap" "$t" -Dgphash.growInPlace=false
+    [[ "${UNPINNED:-0}" == 1 ]] && replay "$t-unpinned" "$t" -Dgphash.pinBatches=false
 done
 rm -rf "$T"

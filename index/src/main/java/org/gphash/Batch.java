@@ -1,11 +1,14 @@
 package org.gphash;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
+import java.lang.foreign.ValueLayout;
+
+import org.gphash.spi.HostMemory;
 
 /**
  * Many operations of mixed kinds, stored column-wise (kinds, keys back to back, values back to
- * back) so that an engine can hand them to a GPU in one copy. Create one with
+ * back) in off-heap memory, so that an engine can hand them to a GPU in one copy (the GPU engine
+ * pins the memory of a batch it runs more than once and copies from it directly). Create one with
  * {@link GPHashIndex#newBatch(int)} so its key and value sizes match the index, fill it, run it
  * with {@link GPHashIndex#execute(Batch)}, and {@link #clear()} it to reuse the memory.
  *
@@ -32,9 +35,12 @@ public final class Batch {
 
     private final int keySize;
     private final int valueSize;
-    private byte[] kinds;
-    private byte[] keys;
-    private byte[] values;
+    /** Kinds, keys and values of up to {@code capacity} operations, each column at a 64-byte boundary. */
+    private HostMemory memory;
+    private MemorySegment kinds;
+    private MemorySegment keys;
+    private MemorySegment values;
+    private int capacity;
     private int size;
 
     /**
@@ -78,10 +84,31 @@ public final class Batch {
     Batch(int keySize, int valueSize, int expectedOperations) {
         this.keySize = keySize;
         this.valueSize = valueSize;
-        int n = Math.max(1, checkSize(expectedOperations, keySize, valueSize));
-        this.kinds = new byte[n];
-        this.keys = new byte[n * keySize];
-        this.values = new byte[n * valueSize];
+        allocate(Math.max(1, checkSize(expectedOperations, keySize, valueSize)));
+    }
+
+    /** Moves the columns into a new block for {@code n} operations, keeping the operations appended. */
+    private void allocate(int n) {
+        long keysAt = align(n);
+        long valuesAt = keysAt + align((long) n * keySize);
+        HostMemory m = HostMemory.allocate(valuesAt + (long) n * valueSize);
+        MemorySegment k = m.segment().asSlice(0, n);
+        MemorySegment ks = m.segment().asSlice(keysAt, (long) n * keySize);
+        MemorySegment vs = m.segment().asSlice(valuesAt, (long) n * valueSize);
+        if (size > 0) {
+            MemorySegment.copy(kinds, 0, k, 0, size);
+            MemorySegment.copy(keys, 0, ks, 0, (long) size * keySize);
+            MemorySegment.copy(values, 0, vs, 0, (long) size * valueSize);
+        }
+        memory = m;
+        kinds = k;
+        keys = ks;
+        values = vs;
+        capacity = n;
+    }
+
+    private static long align(long bytes) {
+        return (bytes + 63) & ~63L;
     }
 
     /**
@@ -226,10 +253,10 @@ public final class Batch {
             Arguments.checkValue(value, valueSize);
         }
         ensureCapacity(size + 1);
-        kinds[size] = (byte) kind.ordinal();
-        System.arraycopy(key, 0, keys, size * keySize, keySize);
+        kinds.set(ValueLayout.JAVA_BYTE, size, (byte) kind.ordinal());
+        MemorySegment.copy(MemorySegment.ofArray(key), 0, keys, (long) size * keySize, keySize);
         if (kind.hasValue()) {
-            System.arraycopy(value, 0, values, size * valueSize, valueSize);
+            MemorySegment.copy(MemorySegment.ofArray(value), 0, values, (long) size * valueSize, valueSize);
         }
         size++;
         return this;
@@ -238,10 +265,10 @@ public final class Batch {
     /** Appends an operation from segments of exactly the key and value size ({@code value} unused for GET and DELETE). */
     Batch add(OpKind kind, MemorySegment key, MemorySegment value) {
         ensureCapacity(size + 1);
-        kinds[size] = (byte) kind.ordinal();
-        MemorySegment.copy(key, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, keys, size * keySize, keySize);
+        kinds.set(ValueLayout.JAVA_BYTE, size, (byte) kind.ordinal());
+        MemorySegment.copy(key, 0, keys, (long) size * keySize, keySize);
         if (kind.hasValue()) {
-            MemorySegment.copy(value, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, values, size * valueSize, valueSize);
+            MemorySegment.copy(value, 0, values, (long) size * valueSize, valueSize);
         }
         size++;
         return this;
@@ -251,23 +278,20 @@ public final class Batch {
     void addAll(Batch other) {
         int n = other.size;
         ensureCapacity(size + n);
-        System.arraycopy(other.kinds, 0, kinds, size, n);
-        System.arraycopy(other.keys, 0, keys, size * keySize, n * keySize);
-        System.arraycopy(other.values, 0, values, size * valueSize, n * valueSize);
+        MemorySegment.copy(other.kinds, 0, kinds, size, n);
+        MemorySegment.copy(other.keys, 0, keys, (long) size * keySize, (long) n * keySize);
+        MemorySegment.copy(other.values, 0, values, (long) size * valueSize, (long) n * valueSize);
         size += n;
     }
 
     private void ensureCapacity(int n) {
-        if (n > kinds.length) {
+        if (n > capacity) {
             int max = maxOperations(keySize, valueSize);
             if (n > max) {
                 throw new IllegalStateException("the batch is full: a batch of " + keySize + "-byte keys and " + valueSize
                         + "-byte values holds at most " + max + " operations (run it and start another)");
             }
-            int cap = (int) Math.min(max, Math.max(n, 2L * kinds.length));
-            kinds = Arrays.copyOf(kinds, cap);
-            keys = Arrays.copyOf(keys, cap * keySize);
-            values = Arrays.copyOf(values, cap * valueSize);
+            allocate((int) Math.min(max, Math.max(n, 2L * capacity)));
         }
     }
 
@@ -284,7 +308,7 @@ public final class Batch {
      */
     public OpKind kind(int i) {
         checkIndex(i);
-        return OpKind.ofOrdinal(kinds[i]);
+        return OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
     }
 
     /**
@@ -295,7 +319,7 @@ public final class Batch {
      */
     public byte[] key(int i) {
         checkIndex(i);
-        return Arrays.copyOfRange(keys, i * keySize, (i + 1) * keySize);
+        return keys.asSlice((long) i * keySize, keySize).toArray(ValueLayout.JAVA_BYTE);
     }
 
     /**
@@ -304,7 +328,7 @@ public final class Batch {
      * @return a view of the key column
      */
     public MemorySegment keys() {
-        return MemorySegment.ofArray(keys).asSlice(0, (long) size * keySize);
+        return keys.asSlice(0, (long) size * keySize);
     }
 
     /**
@@ -313,7 +337,7 @@ public final class Batch {
      * @return a view of the value column
      */
     public MemorySegment values() {
-        return MemorySegment.ofArray(values).asSlice(0, (long) size * valueSize);
+        return values.asSlice(0, (long) size * valueSize);
     }
 
     /**
@@ -322,7 +346,7 @@ public final class Batch {
      * @return a view of the kind column, one byte per operation
      */
     public MemorySegment kinds() {
-        return MemorySegment.ofArray(kinds).asSlice(0, size);
+        return kinds.asSlice(0, size);
     }
 
     /** {@return bytes per key} */
@@ -337,8 +361,19 @@ public final class Batch {
 
     /** Forgets all operations, keeping the memory. */
     public void clear() {
-        Arrays.fill(values, 0, size * valueSize, (byte) 0);
+        values.asSlice(0, (long) size * valueSize).fill((byte) 0);
         size = 0;
+    }
+
+    /**
+     * The off-heap block that holds the columns, for engines that move batches by DMA: the segments
+     * of {@link #kinds()}, {@link #keys()} and {@link #values()} lie inside it. A batch that grows
+     * moves to a new block.
+     *
+     * @return the block
+     */
+    public HostMemory memory() {
+        return memory;
     }
 
     private void checkIndex(int i) {

@@ -1,17 +1,23 @@
 package org.gphash;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
+import java.lang.foreign.ValueLayout;
+
+import org.gphash.spi.HostMemory;
 
 /**
  * One result per operation of a {@link Batch}: an {@link Outcome}, and for a GET that found its
- * key (FOUND) or a read-modify-write that replaced it (REPLACED), a value. Stored column-wise like the batch, so an engine fills it with one copy.
+ * key (FOUND) or a read-modify-write that replaced it (REPLACED), a value. Stored column-wise in
+ * off-heap memory like the batch, so that an engine fills it with one copy.
  */
 public final class BatchResult {
 
     private final int valueSize;
-    private byte[] codes;
-    private byte[] values;
+    /** Codes and values of up to {@code capacity} results, the values at a 64-byte boundary. */
+    private HostMemory memory;
+    private MemorySegment codes;
+    private MemorySegment values;
+    private int capacity;
     private int size;
 
     /**
@@ -22,9 +28,17 @@ public final class BatchResult {
      */
     public BatchResult(int valueSize, int expectedOperations) {
         this.valueSize = valueSize;
-        int n = Math.max(1, Batch.checkSize(expectedOperations, 1, valueSize));
-        this.codes = new byte[n];
-        this.values = new byte[n * valueSize];
+        allocate(Math.max(1, Batch.checkSize(expectedOperations, 1, valueSize)));
+    }
+
+    /** A new zeroed block for {@code n} results (zero is {@link Outcome#NOT_APPLIED}). */
+    private void allocate(int n) {
+        long valuesAt = ((long) n + 63) & ~63L;
+        HostMemory m = HostMemory.allocate(valuesAt + (long) n * valueSize);
+        memory = m;
+        codes = m.segment().asSlice(0, n);
+        values = m.segment().asSlice(valuesAt, (long) n * valueSize);
+        capacity = n;
     }
 
     /**
@@ -36,11 +50,10 @@ public final class BatchResult {
      */
     public void reset(int n) {
         Batch.checkSize(n, 1, valueSize);
-        if (n > codes.length) {
-            codes = new byte[n];
-            values = new byte[n * valueSize];
+        if (n > capacity) {
+            allocate(n);
         } else {
-            Arrays.fill(codes, 0, n, Outcome.NOT_APPLIED.code());
+            codes.asSlice(0, n).fill(Outcome.NOT_APPLIED.code());
         }
         size = n;
     }
@@ -58,7 +71,7 @@ public final class BatchResult {
      */
     public Outcome outcome(int i) {
         checkIndex(i);
-        return Outcome.ofCode(codes[i]);
+        return Outcome.ofCode(codes.get(ValueLayout.JAVA_BYTE, i));
     }
 
     /**
@@ -70,20 +83,32 @@ public final class BatchResult {
      */
     public byte[] value(int i) {
         checkIndex(i);
-        if (codes[i] != Outcome.FOUND.code() && codes[i] != Outcome.REPLACED.code()) {
+        byte code = codes.get(ValueLayout.JAVA_BYTE, i);
+        if (code != Outcome.FOUND.code() && code != Outcome.REPLACED.code()) {
             return null;
         }
-        return Arrays.copyOfRange(values, i * valueSize, (i + 1) * valueSize);
+        return values.asSlice((long) i * valueSize, valueSize).toArray(ValueLayout.JAVA_BYTE);
     }
 
     /** {@return where engines write outcome codes ({@link Outcome#code()}), one byte per operation} */
     public MemorySegment outcomeCodes() {
-        return MemorySegment.ofArray(codes).asSlice(0, size);
+        return codes.asSlice(0, size);
     }
 
     /** {@return where engines write GET and read-modify-write values, {@code valueSize} bytes per operation} */
     public MemorySegment values() {
-        return MemorySegment.ofArray(values).asSlice(0, (long) size * valueSize);
+        return values.asSlice(0, (long) size * valueSize);
+    }
+
+    /**
+     * The off-heap block that holds the codes and values, for engines that move results by DMA: the
+     * segments of {@link #outcomeCodes()} and {@link #values()} lie inside it. A result reset to more
+     * operations than it held moves to a new block.
+     *
+     * @return the block
+     */
+    public HostMemory memory() {
+        return memory;
     }
 
     /**
@@ -93,7 +118,7 @@ public final class BatchResult {
      * @param outcome what it did
      */
     public void setOutcome(int i, Outcome outcome) {
-        codes[i] = outcome.code();
+        codes.set(ValueLayout.JAVA_BYTE, i, outcome.code());
     }
 
     /**
@@ -105,7 +130,7 @@ public final class BatchResult {
     public int count(Outcome outcome) {
         int n = 0;
         for (int i = 0; i < size; i++) {
-            if (codes[i] == outcome.code()) {
+            if (codes.get(ValueLayout.JAVA_BYTE, i) == outcome.code()) {
                 n++;
             }
         }

@@ -19,7 +19,8 @@ import org.gphash.BatchResult;
 /**
  * One chunk of a host batch on its way through the GPU: pinned staging memory and device buffers for
  * its kinds, keys, values, codes and values out. The engine keeps two, so that the Java copies of one
- * chunk (in and out) overlap the GPU's work on the other. Not thread-safe.
+ * chunk (in and out) overlap the GPU's work on the other. A batch or result whose own memory is pinned
+ * ({@link BatchPinning}) skips the staging memory. Not thread-safe.
  */
 final class HostLane implements AutoCloseable {
 
@@ -43,6 +44,8 @@ final class HostLane implements AutoCloseable {
     boolean reads;
     long valueWrites;
     BatchPipeline.Ticket ticket;
+    /** The result the chunk's results were copied into directly, or null when they come through the lane. */
+    private BatchResult directResult;
 
     HostLane(int keySize, int valueSize) {
         this.keySize = keySize;
@@ -50,30 +53,46 @@ final class HostLane implements AutoCloseable {
         cuEventCreate(done, CUevent_flags.CU_EVENT_DEFAULT);
     }
 
-    /** Copies operations first..first+n of {@code batch} into pinned memory and queues them to the GPU. */
-    void stage(CUstream stream, Batch batch, int first, int n, boolean withValues, boolean withReads) {
+    /**
+     * Queues operations first..first+n of {@code batch} to the GPU: straight from the batch's memory
+     * where it is pinned, else through this lane's pinned staging memory.
+     */
+    void stage(CUstream stream, Batch batch, int first, int n, boolean withValues, boolean withReads, boolean pinned) {
         this.first = first;
         this.n = n;
         this.reads = withReads;
-        hostKinds.ensure(n);
-        hostKeys.ensure((long) n * keySize);
+        this.directResult = null;
         hostCodes.ensure(n);
         kinds.ensure(n);
         keys.ensure((long) n * keySize);
         codes.ensure(n);
+        if (withValues) {
+            values.ensure((long) n * valueSize);
+        }
+        if (withReads) {
+            hostOut.ensure((long) n * valueSize);
+            out.ensure((long) n * valueSize);
+        }
+        if (pinned) {
+            cuMemcpyHtoDAsync(kinds.pointer(), new HostPointer(batch.kinds().address() + first), n, stream);
+            cuMemcpyHtoDAsync(keys.pointer(), new HostPointer(batch.keys().address() + (long) first * keySize),
+                    (long) n * keySize, stream);
+            if (withValues) {
+                cuMemcpyHtoDAsync(values.pointer(), new HostPointer(batch.values().address() + (long) first * valueSize),
+                        (long) n * valueSize, stream);
+            }
+            return;
+        }
+        hostKinds.ensure(n);
+        hostKeys.ensure((long) n * keySize);
         MemorySegment.copy(batch.kinds(), first, hostKinds.segment(), 0, n);
         ParallelCopy.copy(batch.keys(), (long) first * keySize, hostKeys.segment(), 0, (long) n * keySize);
         cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), n, stream);
         cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), (long) n * keySize, stream);
         if (withValues) {
             hostValues.ensure((long) n * valueSize);
-            values.ensure((long) n * valueSize);
             ParallelCopy.copy(batch.values(), (long) first * valueSize, hostValues.segment(), 0, (long) n * valueSize);
             cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, stream);
-        }
-        if (withReads) {
-            hostOut.ensure((long) n * valueSize);
-            out.ensure((long) n * valueSize);
         }
     }
 
@@ -86,6 +105,7 @@ final class HostLane implements AutoCloseable {
         this.first = -1;
         this.n = n;
         this.reads = true;
+        this.directResult = null;
         hostKinds.ensure(n);
         hostKeys.ensure((long) n * keySize);
         hostValues.ensure((long) n * valueSize);
@@ -107,11 +127,25 @@ final class HostLane implements AutoCloseable {
         cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, stream);
     }
 
-    /** Queues the copies of the results back into pinned memory, after what is already queued. */
+    /** Queues the copies of the results back into the lane's pinned memory, after what is already queued. */
     void queueResults(CUstream stream) {
         cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), n, stream);
         if (reads) {
             cuMemcpyDtoHAsync(hostOut.pointer(), out.pointer(), (long) n * valueSize, stream);
+        }
+        cuEventRecord(done, stream);
+    }
+
+    /**
+     * Queues the copies of the results straight into {@code result} at the chunk's place, whose memory
+     * is pinned, after what is already queued ({@link #copyResults} then has nothing to do).
+     */
+    void queueResultsInto(CUstream stream, BatchResult result) {
+        directResult = result;
+        cuMemcpyDtoHAsync(new HostPointer(result.outcomeCodes().address() + first), codes.pointer(), n, stream);
+        if (reads) {
+            cuMemcpyDtoHAsync(new HostPointer(result.values().address() + (long) first * valueSize), out.pointer(),
+                    (long) n * valueSize, stream);
         }
         cuEventRecord(done, stream);
     }
@@ -123,11 +157,17 @@ final class HostLane implements AutoCloseable {
 
     /** The outcome code of the lane's operation i (after awaitResults). */
     int code(int i) {
+        if (directResult != null) {
+            return directResult.outcomeCodes().get(ValueLayout.JAVA_BYTE, first + i);
+        }
         return hostCodes.segment().get(ValueLayout.JAVA_BYTE, i);
     }
 
     /** Moves the chunk's results into {@code result} at the chunk's place. */
     void copyResults(BatchResult result) {
+        if (directResult != null) {
+            return;
+        }
         MemorySegment.copy(hostCodes.segment(), 0, result.outcomeCodes(), first, n);
         if (reads) {
             ParallelCopy.copy(hostOut.segment(), 0, result.values(), (long) first * valueSize, (long) n * valueSize);

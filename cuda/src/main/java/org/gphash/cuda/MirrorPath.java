@@ -104,6 +104,8 @@ final class MirrorPath implements BatchPath {
         }
         int chunk = hostChunk(n);
         MemorySegment batchKinds = batch.kinds();
+        boolean batchPinned = BatchPinning.pinnedForRun(batch.memory(), parts.cuda());
+        boolean resultPinned = BatchPinning.pinnedForRun(result.memory(), parts.cuda());
         int[] rerun = new int[0];
         int lane = 0;
         for (int first = 0; first < n; first += chunk) {
@@ -126,13 +128,17 @@ final class MirrorPath implements BatchPath {
                 ensureFreeBlocks(valueWrites);
             }
             boolean writes = valueWrites + deletes > 0;
-            l.stage(stream, batch, first, m, valueWrites > 0, reads);
+            l.stage(stream, batch, first, m, valueWrites > 0, reads, batchPinned);
             l.valueWrites = valueWrites;
             inFlightWrites += valueWrites;
             l.ticket = enqueue(m, l.kinds.address(), l.keys.address(), valueWrites > 0 ? l.values.address() : 0,
                     l.codes.address(), reads ? l.out.address() : 0, 0, reads, writes,
                     writes && distinct.test(batch, first, m));
-            l.queueResults(stream);
+            if (resultPinned) {
+                l.queueResultsInto(stream, result);
+            } else {
+                l.queueResults(stream);
+            }
             lane ^= 1;
         }
         for (HostLane l : lanes) {

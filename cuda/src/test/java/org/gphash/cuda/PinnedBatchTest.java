@@ -1,0 +1,71 @@
+package org.gphash.cuda;
+
+import static org.gphash.cuda.GpuTestSupport.key;
+import static org.gphash.cuda.GpuTestSupport.value;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
+
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.OpKind;
+import org.gphash.index.CpuEngine;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A batch and a result that are run again get their own memory pinned, and from then on their chunks
+ * go to the GPU and back with no staging copy ({@link BatchPinning}): the results stay the CPU
+ * engine's, for batches of several chunks and through resizes that rerun operations.
+ */
+class PinnedBatchTest {
+
+    @BeforeEach
+    void gpu() {
+        GpuTestSupport.assumeGpu();
+        assumeTrue(BatchPinning.ENABLED, "-Dgphash.pinBatches=false");
+    }
+
+    @Test
+    void reusedBatchesArePinnedAndGiveTheCpuEnginesResults() {
+        int vs = GpuTestSupport.VALUE_SIZE;
+        int n = 150_000;  // three chunks of 2^16 (MirrorPath.hostChunk)
+        try (GpuTestSupport t = GpuTestSupport.create();
+             CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 10_000, 7));
+             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 10_000, 7))) {
+            Batch batch = Batch.create(8, vs, n);
+            BatchResult expected = new BatchResult(vs, n);
+            BatchResult actual = new BatchResult(vs, n);
+            Random random = new Random(7);
+            long version = 0;
+            for (int round = 0; round < 5; round++) {
+                batch.clear();
+                Set<Long> used = new HashSet<>();
+                while (batch.size() < n) {
+                    long k = random.nextInt(400_000);
+                    if (used.add(k)) {  // distinct keys: the pool path (no mirror) does not order one key's operations
+                        OpKind kind = OpKind.values()[random.nextInt(OpKind.values().length)];
+                        batch.add(kind, key(k, 8), kind.hasValue() ? value(k, ++version) : null);
+                    }
+                }
+                cpu.execute(batch, expected);
+                gpu.execute(batch, actual);
+                GpuTestSupport.assertSameResults(batch, expected, actual, "round " + round);
+                if (round == 0) {
+                    assertFalse(batch.memory().pinned(), "pinned on its first run");
+                }
+            }
+            if (gpu.usesIndexMirror()) {  // the pool path (-Dgphash.indexMirror=OFF) stages every batch
+                assertTrue(batch.memory().pinned(), "a batch run five times is pinned");
+                assertTrue(actual.memory().pinned(), "a result filled five times is pinned");
+            }
+            assertEquals(cpu.stats().size(), gpu.stats().size());
+        }
+    }
+}

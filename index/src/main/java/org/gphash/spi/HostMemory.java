@@ -1,0 +1,107 @@
+package org.gphash.spi;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
+
+/**
+ * The off-heap memory behind a {@link org.gphash.Batch} or a {@link org.gphash.BatchResult}: one
+ * page-aligned block of whole pages, freed once the batch no longer refers to it. An engine that
+ * moves batches by DMA may pin the block once ({@link #pin(Runnable)}): it then copies between the
+ * block and the device directly, with no staging copy, and the block is unpinned before it is freed.
+ *
+ * <p>Why the engine and not the batch decides: pinning costs about as much as copying the block
+ * once, so it pays only for a batch that is run again ({@link #noteUse()} counts runs). Thread-safe.
+ */
+public final class HostMemory {
+
+    private static final long PAGE = 4096;
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private final MemorySegment segment;
+    private final State state;
+
+    private HostMemory(long bytes) {
+        long size = Math.max(PAGE, (bytes + PAGE - 1) / PAGE * PAGE);
+        Arena arena = Arena.ofShared();
+        this.segment = arena.allocate(size, PAGE);
+        this.state = new State(arena);
+        CLEANER.register(this, state);
+    }
+
+    /**
+     * A zeroed block of at least {@code bytes} (whole pages, page-aligned).
+     *
+     * @param bytes the least size
+     * @return the block
+     */
+    public static HostMemory allocate(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("a negative size: " + bytes);
+        }
+        return new HostMemory(bytes);
+    }
+
+    /** {@return the whole block} */
+    public MemorySegment segment() {
+        return segment;
+    }
+
+    /** {@return whether an engine pinned the block} */
+    public boolean pinned() {
+        return state.unpin != null;
+    }
+
+    /** {@return whether an engine tried to pin the block and could not (it will not try again)} */
+    public boolean pinRefused() {
+        return state.refused;
+    }
+
+    /**
+     * Counts one run of the batch or result this block holds.
+     *
+     * @return the runs counted so far, this one included
+     */
+    public synchronized int noteUse() {
+        return ++state.uses;
+    }
+
+    /**
+     * Records that an engine pinned the block; {@code unpin} runs once, before the block is freed.
+     *
+     * @param unpin what undoes the pinning (it must not refer to this block or its owner)
+     * @throws IllegalStateException if the block is pinned already
+     */
+    public synchronized void pin(Runnable unpin) {
+        if (state.unpin != null) {
+            throw new IllegalStateException("the block is pinned already");
+        }
+        state.unpin = unpin;
+    }
+
+    /** Records that pinning failed, so that no engine tries again. */
+    public synchronized void refusePin() {
+        state.refused = true;
+    }
+
+    /** What the cleaner holds: never the block itself, or the block would never become unreachable. */
+    private static final class State implements Runnable {
+        private final Arena arena;
+        private volatile Runnable unpin;
+        private volatile boolean refused;
+        private int uses;
+
+        State(Arena arena) {
+            this.arena = arena;
+        }
+
+        @Override
+        public void run() {
+            Runnable u = unpin;
+            if (u != null) {
+                u.run();  // if this throws, the memory is kept: freeing pages a device may still reach is worse than a leak
+            }
+            arena.close();
+        }
+    }
+}
