@@ -191,13 +191,21 @@ final class Driver {
      */
     private String chooseSite(CrashPoint target) {
         if (target != null && target.name().startsWith("RESIZE_") && random.nextBoolean()) {
-            return random.nextBoolean() ? "CpuTable.persistSlots" : "CpuTable.addTopLevel";
+            return RESIZE_SITES.get(random.nextInt(RESIZE_SITES.size()));
         }
         if (target == null && random.nextInt(6) == 0) {
-            return random.nextBoolean() ? "Recovery.clear" : "HeaderStore.commit";
+            return OTHER_SITES.get(random.nextInt(OTHER_SITES.size()));
         }
         return null;
     }
+
+    /**
+     * Persist call sites of a resize (engine {@code Class.method}, as {@link ShadowPersistence#callSite()}
+     * names them; {@code DriverSitesTest} checks that each names a method that exists).
+     */
+    static final List<String> RESIZE_SITES = List.of("Resizer.persistSlots", "Resizer.addTopLevel");
+    /** Persist call sites of recovery's repair and of a header commit. */
+    static final List<String> OTHER_SITES = List.of("CpuPasses.clearBroken", "HeaderStore.commit");
 
     /** Lets the worker run and kills it; returns whether it exited by itself (a power failure). */
     private boolean drive(Process worker, CrashPoint target, boolean targeted) throws InterruptedException, IOException {

@@ -3,16 +3,16 @@ package org.gphash.index;
 import org.gphash.spi.CrashPoint;
 import org.gphash.spi.CrashHook;
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.ItemChecksumException;
-import org.gphash.PoolFullException;
 import org.gphash.persistence.PoolFile;
 
 /**
- * The GPHash table executed by Java threads on the mapped pool: lock-free single-key operations
- * (GPHash §3.2.3), resizing, and value heap growth.
+ * The CPU engine's operations on a {@link Table}: lock-free single-key operations (GPHash §3.2.3),
+ * run by Java threads on the mapped pool. A full table or heap is handed to the table's {@link
+ * Resizer} or {@link HeapGrower}, which both engines share.
  *
  * <p>Slot protocol of an insert, in the order every crash point relies on: the value is written to
  * a free block and persisted; the slot is CASed EMPTY to INSERT; the key is written and persisted;
@@ -28,61 +28,49 @@ import org.gphash.persistence.PoolFile;
  */
 final class CpuTable {
 
+    final Table table;
+    // The table's parts, kept here for the hot path.
     final PoolFile file;
     final Geometry geometry;
     final HeaderStore headers;
     final ValueHeap heap;
     final EpochGate gate;
     final CrashHook hook;
-    final long maxPoolBytes;
-    final LongAdder size = new LongAdder();
-    private final long[] seeds;
-    private volatile TableLayout layout;
-    private final LongAdder heapGrowths = new LongAdder();
-    /** Whole-table passes run elsewhere (the GPU), or null to run them here. */
-    final TableKernels kernels;
-    /** ON_CLOSE_OR_SYNC: operations persist nothing ({@link #sync} and close do). */
-    final boolean persistOnSyncOnly;
-    /** Operations of batches in their phases now (they may leave INSERT slots at a crash). */
-    final java.util.concurrent.atomic.AtomicLong phasedOpsInFlight = new java.util.concurrent.atomic.AtomicLong();
+    final LongAdder size;
+    final AtomicLong phasedOpsInFlight;
+    private final boolean persistOnSyncOnly;
     final ThreadLocal<Probe> probes;
 
-    CpuTable(PoolFile file, HeaderStore headers, CrashHook hook, long maxPoolBytes, TableKernels kernels,
-             org.gphash.Durability durability) {
-        this.kernels = kernels;
-        this.persistOnSyncOnly = durability == org.gphash.Durability.ON_CLOSE_OR_SYNC;
-        this.file = file;
-        this.headers = headers;
-        this.hook = hook;
-        this.maxPoolBytes = maxPoolBytes;
-        PoolHeader h = headers.current();
-        this.geometry = h.geometry();
-        this.seeds = h.seeds();
-        this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks());
-        this.gate = new EpochGate(this::reclaim, headers::admitOpsInFlight);
-        this.layout = TableLayout.of(h);
-        this.probes = ThreadLocal.withInitial(this::newProbe);
-    }
-
-    Probe newProbe() {
-        return new Probe(geometry, seeds);
+    CpuTable(Table table) {
+        this.table = table;
+        this.file = table.file;
+        this.geometry = table.geometry;
+        this.headers = table.headers;
+        this.heap = table.heap;
+        this.gate = table.gate;
+        this.hook = table.hook;
+        this.size = table.size;
+        this.phasedOpsInFlight = table.phasedOpsInFlight;
+        this.persistOnSyncOnly = table.persistOnSyncOnly;
+        this.probes = ThreadLocal.withInitial(table::newProbe);
     }
 
     TableLayout layout() {
-        return layout;
-    }
-
-    void refreshLayout() {
-        layout = TableLayout.of(headers.current());
-    }
-
-    private void reclaim(long valueOffset) {
-        hook.reached(CrashPoint.VALUE_RECLAIMED);
-        heap.free(valueOffset);
+        return table.layout();
     }
 
     private void persist(MemorySegment pool, long offset, long length) {
-        file.persister().persist(pool, offset, length);
+        table.persist(pool, offset, length);
+    }
+
+    /** Adds a top level and empties the bottom one, unless another thread already resized. */
+    void resize(TableLayout observed) {
+        table.resizer.resize(observed);
+    }
+
+    /** Adds a heap chunk, unless another thread already did or retired blocks freed more than {@code keep}. */
+    void growHeap(long observedTotalBlocks, long keep) {
+        table.grower.growHeap(observedTotalBlocks, keep);
     }
 
     // Where an operation's persists go: now (PER_OPERATION, and single operations), into the phases
@@ -137,16 +125,6 @@ final class CpuTable {
         }
     }
 
-    /** Every acknowledged operation durable: operations drained, the committed pool persisted. */
-    void sync() {
-        gate.runExclusive(this::persistEverything);
-    }
-
-    /** With operations drained: one persist of the whole committed pool. */
-    void persistEverything() {
-        persist(file.segment(), 0, Math.min(file.mappedSize(), headers.current().fileLength()));
-    }
-
     // ------------------------------------------------------------------ single-key operations
 
     /** Copies the value of {@code key} into {@code out}; returns FOUND or NOT_FOUND. */
@@ -155,7 +133,7 @@ final class CpuTable {
         probe.hash(key, keyOffset);
         EpochGate.Participant p = gate.enter();
         try {
-            return attemptGet(file.segment(), layout, probe, key, keyOffset, out, outOffset);
+            return attemptGet(file.segment(), table.layout(), probe, key, keyOffset, out, outOffset);
         } finally {
             gate.exit(p);
         }
@@ -223,7 +201,7 @@ final class CpuTable {
                 EpochGate.Participant p = gate.enter();
                 try {
                     MemorySegment pool = file.segment();
-                    observedLayout = layout;
+                    observedLayout = table.layout();
                     observedBlocks = heap.totalBlocks();
                     r = switch (kind) {
                         case INSERT -> attemptInsert(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset, false);
@@ -431,281 +409,5 @@ final class CpuTable {
                 }
             }
         }
-    }
-
-    // ------------------------------------------------------------------ resize (GPHash §3.2.3)
-
-    /** Adds a top level and empties the bottom one, unless another thread already resized. */
-    void resize(TableLayout observed) {
-        gate.runExclusive(() -> {
-            if (layout.equals(observed)) {
-                long start = System.nanoTime();
-                if (persistOnSyncOnly) {
-                    // A resize persists the items it moves; the values they refer to must be durable first.
-                    persistEverything();
-                }
-                addTopLevel();
-                hook.reached(CrashPoint.RESIZE_STARTED);
-                finishResize();
-                PoolEvents.resized(file.path(), layout.topLog2(), size.sum(), System.nanoTime() - start);
-                if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
-                    PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: resized pool {0}: top level 2^{1} buckets, {2} "
-                            + "levels, {3} items, in {4} ms", file.path(), layout.topLog2(), layout.levelCount(),
-                            size.sum(), (System.nanoTime() - start) / 1_000_000);
-                }
-            }
-        });
-    }
-
-    /** Allocates, zeroes and commits a top level twice the size of the current one. */
-    private void addTopLevel() {
-        PoolHeader h = headers.current();
-        if (h.levelOffsets().length >= geometry.levels() + PoolHeader.MAX_EXTRA_LEVELS) {
-            throw new IllegalStateException("pool " + file.path() + ": a resize would need more than "
-                    + PoolHeader.MAX_EXTRA_LEVELS + " extra levels");
-        }
-        int newLog2 = h.topLog2() + 1;
-        long bytes = (1L << newLog2) * geometry.bucketSize();
-        long offset = PoolSpace.nextExtent(h);
-        long end = offset + bytes;
-        long oldFileSize = file.fileSize();
-        PoolSpace.ensureLength(file, end, h.fileLength(), maxPoolBytes, "a new top level of 2^" + newLog2 + " buckets");
-        if (oldFileSize > offset) {
-            // Part of the range held bytes of an earlier growth that was never committed: zero it.
-            file.zeroRange(offset, Math.min(oldFileSize, end) - offset);
-        }
-        MemorySegment pool = file.segment();
-        ExtentTag.write(pool, offset, bytes, h.poolId());
-        persist(pool, ExtentTag.tagOffset(offset), bytes + ExtentTag.BYTES);
-        hook.reached(CrashPoint.RESIZE_LEVEL_ALLOCATED);
-        headers.commit(h.withTopLevelAdded(offset, end));
-        refreshLayout();
-    }
-
-    /**
-     * Empties bottom levels into the levels above them until the table has the geometry's number
-     * of levels again, committing the smaller level table after each and giving the emptied level's
-     * space to the value heap. Runs with operations drained (or during recovery). Returns the
-     * number of items moved. Safe to repeat after a crash at any point: an item already copied up is
-     * found there and its bottom copy is simply cleared.
-     *
-     * <p>The paper says rehashing cannot fail. It can: an item's candidate buckets above the bottom
-     * level may all be full (likeliest with one level and small buckets, where the new level is the
-     * only one above). Then another top level is added and the rehash goes on; the extra bottom
-     * level is emptied next.
-     */
-    long finishResize() {
-        long moved = 0;
-        while (layout.levelCount() > geometry.levels()) {
-            moved += emptyBottomLevel();
-        }
-        return moved;
-    }
-
-    /** The kernels' form of {@link #emptyBottomLevel()}'s loop: pass after pass until nothing is left below. */
-    private long rehashWithKernels() {
-        long moved = 0;
-        for (;;) {
-            TableKernels.RehashResult r = kernels.rehashBottom(layout);
-            moved += r.moved();
-            size.add(-r.dropped());
-            for (long block : r.retiredBlocks()) {
-                heap.free(block);
-            }
-            if (r.moved() + r.dropped() > 0) {
-                hook.reached(CrashPoint.RESIZE_ITEM_MOVED);
-            }
-            if (r.unplaced() == 0) {
-                return moved;
-            }
-            addTopLevel();
-        }
-    }
-
-    private long emptyBottomLevel() {
-        if (kernels != null) {
-            long moved = rehashWithKernels();
-            return commitBottomDropped(moved);
-        }
-        int bottomDepth = layout.levelCount() - 1;
-        long bottom = layout.levelOffset(bottomDepth);
-        long buckets = layout.bucketsAtDepth(bottomDepth);
-        Probe probe = newProbe();
-        int slotSize = geometry.slotSize();
-        int slots = geometry.slotsPerBucket();
-        long moved = 0;
-        TableLayout upper = layout.withoutBottom();
-        final int batchBuckets = 1024;
-        long[] copied = new long[batchBuckets * slots];
-        long[] cleared = new long[batchBuckets * slots];
-        for (long first = 0; first < buckets; first += batchBuckets) {
-            long last = Math.min(buckets, first + batchBuckets);
-            int nCopied = 0;
-            int nCleared = 0;
-            MemorySegment pool = file.segment();
-            for (long b = first; b < last; b++) {
-                for (int s = 0; s < slots; s++) {
-                    long slot = bottom + b * geometry.bucketSize() + (long) s * slotSize;
-                    long meta = Slots.getMeta(pool, slot);
-                    if (!SlotMeta.isItem(meta)) {
-                        continue;
-                    }
-                    long keyAt = slot + SlotMeta.BYTES;
-                    probe.hash(pool, keyAt);
-                    probe.scan(pool, upper, pool, keyAt);
-                    if (probe.matchCount > 0) {
-                        // Already above (copied before a crash, or an older duplicate): the upper item is valid.
-                        if (SlotMeta.valueOffset(probe.matchMeta[0]) != SlotMeta.valueOffset(meta)) {
-                            heap.free(SlotMeta.valueOffset(meta));
-                        }
-                        size.decrement();
-                    } else {
-                        long target = probe.leastLoadedEmptySlot();
-                        while (target < 0) {
-                            addTopLevel();
-                            upper = layout.withoutBottom();
-                            pool = file.segment(); // the file grew: a new mapping
-                            probe.scan(pool, upper, pool, keyAt);
-                            target = probe.leastLoadedEmptySlot();
-                        }
-                        Slots.setMeta(pool, target, SlotMeta.INSERT);
-                        MemorySegment.copy(pool, keyAt, pool, target + SlotMeta.BYTES, geometry.keySize());
-                        Slots.setMeta(pool, target, meta);
-                        copied[nCopied++] = target;
-                        moved++;
-                    }
-                    cleared[nCleared++] = slot;
-                }
-            }
-            persistSlots(pool, copied, nCopied, slotSize);
-            if (nCopied > 0) {
-                hook.reached(CrashPoint.RESIZE_ITEM_COPIED);
-            }
-            for (int i = 0; i < nCleared; i++) {
-                Slots.setMeta(pool, cleared[i], SlotMeta.EMPTY);
-            }
-            persistSlots(pool, cleared, nCleared, SlotMeta.BYTES);
-            if (nCleared > 0) {
-                hook.reached(CrashPoint.RESIZE_ITEM_MOVED);
-            }
-        }
-        return commitBottomDropped(moved);
-    }
-
-    /** Resize step 4: commits the level table without the (now empty) bottom level, whose space joins the heap. */
-    private long commitBottomDropped(long moved) {
-        hook.reached(CrashPoint.RESIZE_REHASHED);
-        int bottomDepth = layout.levelCount() - 1;
-        long bottom = layout.levelOffset(bottomDepth);
-        long buckets = layout.bucketsAtDepth(bottomDepth);
-        HeapChunk reclaimed = new HeapChunk(bottom, buckets * geometry.bucketSize());
-        PoolHeader h = headers.current();
-        if (h.heapChunks().size() >= PoolHeader.MAX_HEAP_CHUNKS) {
-            throw new PoolFullException("pool " + file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
-                    + " chunks, the most the header holds");
-        }
-        headers.commit(h.withBottomLevelDropped(reclaimed));
-        refreshLayout();
-        heap.addChunk(reclaimed);
-        hook.reached(CrashPoint.RESIZE_COMMITTED);
-        return moved;
-    }
-
-    /**
-     * Persists many scattered slots with as few persist calls as possible: sorted, and merged where
-     * they share a page (one msync per run of pages instead of one per slot).
-     */
-    private void persistSlots(MemorySegment pool, long[] offsets, int count, int length) {
-        if (count == 0) {
-            return;
-        }
-        Arrays.sort(offsets, 0, count);
-        long runStart = offsets[0];
-        long runEnd = offsets[0] + length;
-        for (int i = 1; i < count; i++) {
-            long o = offsets[i];
-            if (o <= runEnd + PoolSpace.EXTENT_ALIGNMENT) {
-                runEnd = Math.max(runEnd, o + length);
-            } else {
-                persist(pool, runStart, runEnd - runStart);
-                runStart = o;
-                runEnd = o + length;
-            }
-        }
-        persist(pool, runStart, runEnd - runStart);
-    }
-
-    // ------------------------------------------------------------------ value heap growth
-
-    /**
-     * Adds a heap chunk, unless another thread already did or reclaiming retired blocks (which
-     * draining operations allows) freed more than {@code keep} blocks.
-     */
-    void growHeap(long observedTotalBlocks, long keep) {
-        gate.runExclusive(() -> {
-            if (heap.totalBlocks() != observedTotalBlocks || heap.freeBlocks() > keep) {
-                return;
-            }
-            PoolHeader h = headers.current();
-            if (h.heapChunks().size() >= PoolHeader.MAX_HEAP_CHUNKS) {
-                throw new PoolFullException("pool " + file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
-                        + " chunks, the most the header holds");
-            }
-            addHeapChunk(0);
-        });
-    }
-
-    /**
-     * Grows the heap until at least {@code blocks} blocks are free (an engine that allocates a whole
-     * batch's blocks at once sizes the heap first). Operations must be drained or exclusive.
-     */
-    void ensureFreeBlocks(long blocks) {
-        gate.runExclusive(() -> {
-            while (heap.freeBlocks() < blocks) {
-                addHeapChunk(blocks - heap.freeBlocks());
-            }
-        });
-    }
-
-    /**
-     * Adds a heap chunk of a quarter of the heap so far, and at least {@code minBlocks} blocks and 1 MiB:
-     * the heap grows with the data, geometrically enough that growths stay few (the header holds 96
-     * chunks) and finely enough that the pool stays within about 1.25x of what it holds.
-     */
-    private void addHeapChunk(long minBlocks) {
-        PoolHeader h = headers.current();
-        if (h.heapChunks().size() >= PoolHeader.MAX_HEAP_CHUNKS) {
-            throw new PoolFullException("pool " + file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
-                    + " chunks, the most the header holds");
-        }
-        long started = System.nanoTime();
-        long stride = geometry.valueStride();
-        long bytes = Geometry.alignUp(Math.max(Math.max(heap.totalBytes() / 4, 1L << 20), minBlocks * stride), stride);
-        long offset = PoolSpace.nextExtent(h);
-        long end = offset + bytes;
-        PoolSpace.ensureLength(file, end, h.fileLength(), maxPoolBytes, "value heap growth by " + bytes + " bytes");
-        MemorySegment pool = file.segment();
-        ExtentTag.write(pool, offset, bytes, h.poolId());
-        persist(pool, ExtentTag.tagOffset(offset), ExtentTag.BYTES);
-        hook.reached(CrashPoint.HEAP_GROWN);
-        HeapChunk chunk = new HeapChunk(offset, bytes);
-        headers.commit(h.withHeapChunk(chunk, end));
-        heap.addChunk(chunk);
-        heapGrowths.increment();
-        PoolEvents.heapGrown(file.path(), bytes, heap.totalBlocks());
-        if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
-            PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: grew the value heap of {0} by {1} bytes to {2} blocks "
-                    + "({3} free) in {5} ms; the file is {4} bytes", file.path(), bytes, heap.totalBlocks(),
-                    heap.freeBlocks(), end, String.format(java.util.Locale.ROOT, "%.2f", (System.nanoTime() - started) / 1e6));
-        }
-    }
-
-    long heapGrowths() {
-        return heapGrowths.sum();
-    }
-
-    /** Runs {@code action} with all operations drained (close, statistics scans). */
-    void exclusive(Runnable action) {
-        gate.runExclusive(action);
     }
 }

@@ -32,10 +32,11 @@ public final class PoolTable {
     private static final double CREATE_FILL_TARGET = 0.85;
 
     private final PoolFile file;
-    private final CpuTable table;
+    private final Table table;
     private final RecoveryReport recovery;
+    private volatile CpuTable cpuTable;
 
-    private PoolTable(PoolFile file, CpuTable table, RecoveryReport recovery) {
+    private PoolTable(PoolFile file, Table table, RecoveryReport recovery) {
         this.file = file;
         this.table = table;
         this.recovery = recovery;
@@ -67,7 +68,7 @@ public final class PoolTable {
             }
             heapOffset = PoolSpace.extentAfter(next);
             // The heap follows the data, not the table's capacity: an eighth of the items asked for to
-            // start with (at least 64 KiB), then growth by a quarter as items arrive (CpuTable.addHeapChunk).
+            // start with (at least 64 KiB), then growth by a quarter as items arrive (HeapGrower).
             heapBytes = Math.max(1L << 16, Math.multiplyExact(capacity / 8 + 1, g.valueStride()));
             fileLength = Math.addExact(heapOffset, heapBytes);
         } catch (ArithmeticException e) {
@@ -96,12 +97,11 @@ public final class PoolTable {
             }
             ExtentTag.write(pool, heapOffset, heapBytes, header.poolId());
             file.syncAll();
-            if (kernels != null) {
-                kernels.attach(file, g, seeds);
-            }
+            TablePasses passes = TablePasses.of(kernels);
+            passes.attach(file, g, seeds);
             HeaderStore headers = HeaderStore.initialize(file, header, config.crashHook());
-            CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels,
-                    engineDurability(config, kernels));
+            Table table = new Table(file, headers, config.crashHook(), config.maxPoolBytes(), passes,
+                    passes.durability(config.durability()));
             RecoveryReport report = Recovery.run(table, true, false, false);
             file.publish();
             PoolLog.opened("created", file.path(), report, report.duration().toNanos());
@@ -124,14 +124,6 @@ public final class PoolTable {
             file.segment().set(PoolHeader.LONG, ref.offset(), 0L);
             file.persister().persist(file.segment(), ref.offset(), 8);
         }
-    }
-
-    /**
-     * The GPU engine persists each batch in phases of its own (values, keys, meta words) whatever
-     * the mode, and the CPU paths it uses persist at once; the CPU engine runs the mode asked for.
-     */
-    private static org.gphash.Durability engineDurability(GPHashConfig config, TableKernels kernels) {
-        return kernels != null ? org.gphash.Durability.PER_OPERATION : config.durability();
     }
 
     /** Makes every acknowledged operation durable (operations wait meanwhile). */
@@ -180,16 +172,15 @@ public final class PoolTable {
                 throw new PoolConfigMismatchException("pool " + file.path() + " does not match the configuration: "
                         + String.join("; ", mismatches));
             }
-            if (kernels != null && header.geometry().itemChecksums() && !kernels.supportsItemChecksums()) {
+            TablePasses passes = TablePasses.of(kernels);
+            if (header.geometry().itemChecksums() && !passes.supportsItemChecksums()) {
                 throw new org.gphash.BackendUnavailableException("pool " + file.path() + " keeps item checksums, which "
                         + "this engine does not check; open it with the CPU backend (nothing was changed)");
             }
-            if (kernels != null) {
-                kernels.attach(file, header.geometry(), header.seeds());
-            }
+            passes.attach(file, header.geometry(), header.seeds());
             HeaderStore headers = new HeaderStore(file, header, config.crashHook());
-            CpuTable table = new CpuTable(file, headers, config.crashHook(), config.maxPoolBytes(), kernels,
-                    engineDurability(config, kernels));
+            Table table = new Table(file, headers, config.crashHook(), config.maxPoolBytes(), passes,
+                    passes.durability(config.durability()));
             RecoveryReport report = config.verifyOnOpen() || config.repairBeyondCrash() ? null
                     : Recovery.fromCloseRecord(table, read.copyRepairNeeded());
             if (report == null) {
@@ -215,9 +206,19 @@ public final class PoolTable {
         table.headers.admitOpsInFlight(ops);
     }
 
-    /** The table, for the CPU engine's operations. */
+    /** The CPU engine's operations on this pool's table (made on first use: the GPU engine has none). */
     CpuTable cpuTable() {
-        return table;
+        CpuTable c = cpuTable;
+        if (c == null) {
+            synchronized (this) {
+                c = cpuTable;
+                if (c == null) {
+                    c = new CpuTable(table);
+                    cpuTable = c;
+                }
+            }
+        }
+        return c;
     }
 
     public PoolFile file() {
@@ -259,7 +260,7 @@ public final class PoolTable {
             }
             got += k;
             if (got < n) {
-                table.growHeap(table.heap.totalBlocks(), 0);
+                table.grower.growHeap(table.heap.totalBlocks(), 0);
             }
         }
     }
@@ -277,7 +278,7 @@ public final class PoolTable {
      * with operations drained.
      */
     public void ensureFreeBlocks(long blocks) {
-        table.ensureFreeBlocks(blocks);
+        table.grower.ensureFreeBlocks(blocks);
     }
 
     /** The heap's block numbering (chunks sorted by offset), for an engine that keeps the bitmap elsewhere. */
@@ -307,13 +308,10 @@ public final class PoolTable {
      * blocks it unlinked); the caller has drained all operations.
      */
     public void rebuildFreeSpace() {
-        if (table.kernels == null) {
-            throw new IllegalStateException("rebuildFreeSpace is for engines with table kernels");
-        }
         table.exclusive(() -> {
+            long[] used = table.passes.markValueBlocks(table);
             table.heap.startRebuild();
-            TableKernels.MarkedBlocks marked = table.kernels.markValueBlocks(table.layout(), table.heap.exportLayout(), false);
-            table.heap.markUsedBits(marked.usedBits());
+            table.heap.markUsedBits(used);
             table.heap.finishRebuild();
         });
     }
@@ -343,7 +341,7 @@ public final class PoolTable {
 
     /** Adds a top level and empties the bottom one, unless the layout moved on from {@code observed}. */
     public void resize(TableLayout observed) {
-        table.resize(observed);
+        table.resizer.resize(observed);
     }
 
     /** A whole-table verification by the CPU, with nothing else running. */
@@ -359,7 +357,7 @@ public final class PoolTable {
         long capacity = t.totalBuckets() * table.geometry.slotsPerBucket();
         long size = table.size.sum();
         return new IndexStats(size, capacity, capacity == 0 ? 0 : (double) size / capacity, t.levelCount(), t.topLog2(),
-                h.resizes(), table.heapGrowths(), table.heap.totalBlocks(), table.heap.freeBlocks(),
+                h.resizes(), table.grower.growths(), table.heap.totalBlocks(), table.heap.freeBlocks(),
                 table.gate.pendingReclamation(), file.fileSize(), file.persister().mode(), backend, recovery,
                 BktCacheStats.disabled(), "pool");
     }

@@ -14,7 +14,7 @@ final class PoolVerifier {
     private PoolVerifier() {
     }
 
-    static VerifyReport verify(CpuTable table) {
+    static VerifyReport verify(Table table) {
         MemorySegment pool = table.file.segment();
         Geometry g = table.geometry;
         TableLayout t = table.layout();

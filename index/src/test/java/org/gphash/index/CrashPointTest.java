@@ -179,7 +179,7 @@ class CrashPointTest {
     /** Writes a second, less valid copy of {@code k} into a later candidate bucket, as a racing insert could. */
     static boolean plantDuplicate(CpuTable table, long k, byte[] value) {
         MemorySegment pool = table.file.segment();
-        Probe probe = table.newProbe();
+        Probe probe = table.table.newProbe();
         MemorySegment key = key(k);
         probe.hash(key, 0);
         probe.scan(pool, table.layout(), key, 0);

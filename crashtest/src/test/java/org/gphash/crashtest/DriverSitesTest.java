@@ -1,0 +1,26 @@
+package org.gphash.crashtest;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The persist call sites the power-fail driver aims at name methods that exist: a site renamed
+ * away by a refactoring would never fire, and its rounds would quietly test nothing special.
+ */
+class DriverSitesTest {
+
+    @Test
+    void everySiteNamesAnEngineMethod() throws ClassNotFoundException {
+        for (String site : Stream.concat(Driver.RESIZE_SITES.stream(), Driver.OTHER_SITES.stream()).toList()) {
+            int dot = site.indexOf('.');
+            Class<?> c = Class.forName("org.gphash.index." + site.substring(0, dot));
+            String method = site.substring(dot + 1);
+            assertTrue(Arrays.stream(c.getDeclaredMethods()).anyMatch(m -> m.getName().equals(method)),
+                    site + ": no such method in " + c.getName());
+        }
+    }
+}

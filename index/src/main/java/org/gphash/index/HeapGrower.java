@@ -1,0 +1,88 @@
+package org.gphash.index;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.gphash.PoolFullException;
+import org.gphash.spi.CrashPoint;
+
+/**
+ * Value heap growth, the same for both engines: a new chunk at the end of the pool, tagged and
+ * persisted, then committed in the header, then handed to the free-space bitmap. A crash before the
+ * commit leaves trailing bytes that the next open ignores.
+ */
+final class HeapGrower {
+
+    private final Table table;
+    private final LongAdder growths = new LongAdder();
+
+    HeapGrower(Table table) {
+        this.table = table;
+    }
+
+    /**
+     * Adds a heap chunk, unless another thread already did or reclaiming retired blocks (which
+     * draining operations allows) freed more than {@code keep} blocks.
+     */
+    void growHeap(long observedTotalBlocks, long keep) {
+        Table t = table;
+        t.gate.runExclusive(() -> {
+            if (t.heap.totalBlocks() != observedTotalBlocks || t.heap.freeBlocks() > keep) {
+                return;
+            }
+            addHeapChunk(0);
+        });
+    }
+
+    /**
+     * Grows the heap until at least {@code blocks} blocks are free (an engine that allocates a whole
+     * batch's blocks at once sizes the heap first). Operations must be drained or exclusive.
+     */
+    void ensureFreeBlocks(long blocks) {
+        table.gate.runExclusive(() -> {
+            while (table.heap.freeBlocks() < blocks) {
+                addHeapChunk(blocks - table.heap.freeBlocks());
+            }
+        });
+    }
+
+    /**
+     * Adds a heap chunk of a quarter of the heap so far, and at least {@code minBlocks} blocks and 1 MiB:
+     * the heap grows with the data, geometrically enough that growths stay few (the header holds 96
+     * chunks) and finely enough that the pool stays within about 1.25x of what it holds.
+     */
+    private void addHeapChunk(long minBlocks) {
+        Table t = table;
+        ValueHeap heap = t.heap;
+        PoolHeader h = t.headers.current();
+        if (h.heapChunks().size() >= PoolHeader.MAX_HEAP_CHUNKS) {
+            throw new PoolFullException("pool " + t.file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
+                    + " chunks, the most the header holds");
+        }
+        long started = System.nanoTime();
+        long stride = t.geometry.valueStride();
+        long bytes = Geometry.alignUp(Math.max(Math.max(heap.totalBytes() / 4, 1L << 20), minBlocks * stride), stride);
+        long offset = PoolSpace.nextExtent(h);
+        long end = offset + bytes;
+        PoolSpace.ensureLength(t.file, end, h.fileLength(), t.maxPoolBytes, "value heap growth by " + bytes + " bytes");
+        MemorySegment pool = t.file.segment();
+        ExtentTag.write(pool, offset, bytes, h.poolId());
+        t.persist(pool, ExtentTag.tagOffset(offset), ExtentTag.BYTES);
+        t.hook.reached(CrashPoint.HEAP_GROWN);
+        HeapChunk chunk = new HeapChunk(offset, bytes);
+        t.headers.commit(h.withHeapChunk(chunk, end));
+        heap.addChunk(chunk);
+        growths.increment();
+        PoolEvents.heapGrown(t.file.path(), bytes, heap.totalBlocks());
+        if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: grew the value heap of {0} by {1} bytes to {2} blocks "
+                    + "({3} free) in {5} ms; the file is {4} bytes", t.file.path(), bytes, heap.totalBlocks(),
+                    heap.freeBlocks(), end, String.format(java.util.Locale.ROOT, "%.2f", (System.nanoTime() - started) / 1e6));
+        }
+    }
+
+    /** {@return heap chunks added since open} */
+    long growths() {
+        return growths.sum();
+    }
+}

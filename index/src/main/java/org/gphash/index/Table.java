@@ -1,0 +1,95 @@
+package org.gphash.index;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.gphash.Durability;
+import org.gphash.persistence.PoolFile;
+import org.gphash.spi.CrashHook;
+import org.gphash.spi.CrashPoint;
+
+/**
+ * The pool's table as every engine shares it: the mapped file, the committed header, the level
+ * layout, the value heap's free space, the epoch gate that drains operations, the item count and
+ * the durability rule. What works on it, each in its own class: the CPU engine's single-key
+ * operations ({@link CpuTable}), resizing ({@link Resizer}), heap growth ({@link HeapGrower}),
+ * recovery ({@link Recovery}), and the whole-table passes of resize and recovery ({@link
+ * TablePasses}: Java loops for the CPU engine, kernels for the GPU engine).
+ */
+final class Table {
+
+    final PoolFile file;
+    final Geometry geometry;
+    final HeaderStore headers;
+    final ValueHeap heap;
+    final EpochGate gate;
+    final CrashHook hook;
+    final long maxPoolBytes;
+    final LongAdder size = new LongAdder();
+    /** How whole-table passes run: here, or on the GPU. */
+    final TablePasses passes;
+    /** ON_CLOSE_OR_SYNC: operations persist nothing ({@link #sync} and close do). */
+    final boolean persistOnSyncOnly;
+    /** Operations of batches in their phases now (they may leave INSERT slots at a crash). */
+    final AtomicLong phasedOpsInFlight = new AtomicLong();
+    final Resizer resizer;
+    final HeapGrower grower;
+    private final long[] seeds;
+    private volatile TableLayout layout;
+
+    Table(PoolFile file, HeaderStore headers, CrashHook hook, long maxPoolBytes, TablePasses passes,
+          Durability durability) {
+        this.file = file;
+        this.headers = headers;
+        this.hook = hook;
+        this.maxPoolBytes = maxPoolBytes;
+        this.passes = passes;
+        this.persistOnSyncOnly = durability == Durability.ON_CLOSE_OR_SYNC;
+        PoolHeader h = headers.current();
+        this.geometry = h.geometry();
+        this.seeds = h.seeds();
+        this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks());
+        this.gate = new EpochGate(this::reclaim, headers::admitOpsInFlight);
+        this.layout = TableLayout.of(h);
+        this.resizer = new Resizer(this);
+        this.grower = new HeapGrower(this);
+    }
+
+    Probe newProbe() {
+        return new Probe(geometry, seeds);
+    }
+
+    TableLayout layout() {
+        return layout;
+    }
+
+    /** Re-reads the layout from the header just committed. */
+    void refreshLayout() {
+        layout = TableLayout.of(headers.current());
+    }
+
+    private void reclaim(long valueOffset) {
+        hook.reached(CrashPoint.VALUE_RECLAIMED);
+        heap.free(valueOffset);
+    }
+
+    void persist(MemorySegment pool, long offset, long length) {
+        file.persister().persist(pool, offset, length);
+    }
+
+    /** Every acknowledged operation durable: operations drained, the committed pool persisted. */
+    void sync() {
+        gate.runExclusive(this::persistEverything);
+    }
+
+    /** With operations drained: one persist of the whole committed pool. */
+    void persistEverything() {
+        persist(file.segment(), 0, Math.min(file.mappedSize(), headers.current().fileLength()));
+    }
+
+    /** Runs {@code action} with all operations drained (close, statistics scans). */
+    void exclusive(Runnable action) {
+        gate.runExclusive(action);
+    }
+}
