@@ -293,6 +293,16 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return a[0];
     }
 
+    /** {@return heap growths whose file space was prepared ahead, off the batch path (0 on the pool path)} */
+    synchronized long growthsPreparedAhead() {
+        return path instanceof MirrorPath m ? m.growthsPreparedAhead() : 0;
+    }
+
+    /** {@return whether this engine prepares heap growths ahead (opt-in, on the mirror path only)} */
+    synchronized boolean preparesGrowthsAhead() {
+        return path instanceof MirrorPath m && m.preparesGrowthsAhead();
+    }
+
     /** {@return whether batches run on the v2 pipeline over the HBM index mirror ({@link IndexStats#indexPlacement()} says why not)} */
     public synchronized boolean usesIndexMirror() {
         return path instanceof MirrorPath;

@@ -51,6 +51,7 @@ final class MirrorPath implements BatchPath {
     private final SmallReads small;
     private final SmallWrites smallWrites;
     private final DistinctKeys distinct = new DistinctKeys();
+    private final HeapGrowthAhead ahead;
     /** Runs that wrote without grouping, their keys being distinct (for tests and stats). */
     private long distinctWriteRuns;
 
@@ -60,6 +61,7 @@ final class MirrorPath implements BatchPath {
         this.pipeline = new BatchPipeline(kernels, geometry);
         this.small = new SmallReads(kernels.smallReads, geometry.keySize(), geometry.valueSize());
         this.smallWrites = new SmallWrites(geometry.keySize(), geometry.valueSize());
+        this.ahead = new HeapGrowthAhead(parts.pool(), parts.cuda());
         this.lanes = new HostLane[] {new HostLane(geometry.keySize(), geometry.valueSize()),
                 new HostLane(geometry.keySize(), geometry.valueSize())};
         try {
@@ -100,6 +102,7 @@ final class MirrorPath implements BatchPath {
         }
         int n = batch.size();
         if (n <= BatchPipeline.SMALL_WRITES_MAX && runSmallWrites(batch, result)) {
+            ahead.afterBatch(heap.freeBlocks(), heap.totalBlocks());
             return;
         }
         int chunk = hostChunk(n);
@@ -145,6 +148,7 @@ final class MirrorPath implements BatchPath {
             rerun = harvest(l, result, rerun);
         }
         rerunAfterResize(batch, result, rerun);
+        ahead.afterBatch(heap.freeBlocks(), heap.totalBlocks());
     }
 
     /**
@@ -278,6 +282,7 @@ final class MirrorPath implements BatchPath {
             }
             runSlice(m, k, key, val, code, o, counts[0], counts[1] > 0, counts[0] + counts[2] > 0);
         }
+        ahead.afterBatch(heap.freeBlocks(), heap.totalBlocks());
     }
 
     /**
@@ -438,12 +443,22 @@ final class MirrorPath implements BatchPath {
         return pipeline;
     }
 
+    /** {@return heap growths whose file space was prepared ahead, off the batch path} */
+    long growthsPreparedAhead() {
+        return ahead.prepared();
+    }
+
+    /** {@return whether heap growths are prepared ahead ({@link HeapGrowthAhead}, opt-in)} */
+    boolean preparesGrowthsAhead() {
+        return ahead.active();
+    }
+
     Map<StageProfile.Stage, Long> stageNanos() {
         return pipeline.stageNanos();
     }
 
     private void closeQuietly() {
-        for (AutoCloseable c : new AutoCloseable[] {mirror, heap, pipeline, lanes[0], lanes[1], rerun, small, smallWrites}) {
+        for (AutoCloseable c : new AutoCloseable[] {ahead, mirror, heap, pipeline, lanes[0], lanes[1], rerun, small, smallWrites}) {
             try {
                 c.close();
             } catch (Exception ignored) {

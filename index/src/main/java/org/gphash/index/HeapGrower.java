@@ -47,6 +47,32 @@ final class HeapGrower {
     }
 
     /**
+     * Where the file would end after the next growth by the usual amount ({@link #addHeapChunk}
+     * without a minimum), as of now: what {@link #prepareAhead()} extends the file to.
+     */
+    long nextGrowthEnd() {
+        Table t = table;
+        long bytes = chunkBytes(0);
+        return PoolSpace.nextExtent(t.headers.current()) + bytes;
+    }
+
+    /**
+     * Extends the file to {@link #nextGrowthEnd()} where that moves nothing (the file grows in place),
+     * so that the growth itself later only tags, commits and hands the chunk to the bitmap. Runs
+     * beside operations, on any thread. False where nothing was done: the file would be remapped, or
+     * the growth would pass the pool's maximum size (the growth itself then reports that).
+     */
+    boolean prepareAhead() {
+        long end = nextGrowthEnd();
+        return end <= table.maxPoolBytes && table.file.growAhead(end);
+    }
+
+    private long chunkBytes(long minBlocks) {
+        long stride = table.geometry.valueStride();
+        return Geometry.alignUp(Math.max(Math.max(table.heap.totalBytes() / 4, 1L << 20), minBlocks * stride), stride);
+    }
+
+    /**
      * Adds a heap chunk of a quarter of the heap so far, and at least {@code minBlocks} blocks and 1 MiB:
      * the heap grows with the data, geometrically enough that growths stay few (the header holds 96
      * chunks) and finely enough that the pool stays within about 1.25x of what it holds.
@@ -60,8 +86,7 @@ final class HeapGrower {
                     + " chunks, the most the header holds");
         }
         long started = System.nanoTime();
-        long stride = t.geometry.valueStride();
-        long bytes = Geometry.alignUp(Math.max(Math.max(heap.totalBytes() / 4, 1L << 20), minBlocks * stride), stride);
+        long bytes = chunkBytes(minBlocks);
         long offset = PoolSpace.nextExtent(h);
         long end = offset + bytes;
         PoolSpace.ensureLength(t.file, end, h.fileLength(), t.maxPoolBytes, "value heap growth by " + bytes + " bytes");

@@ -281,6 +281,18 @@ public final class PoolTable {
         table.grower.ensureFreeBlocks(blocks);
     }
 
+    /**
+     * Extends the file by what the next heap growth will add, where the file grows in place (a pool on
+     * tmpfs), so that the growth itself does not wait for the file system and the mapping listener
+     * (the GPU engine registers the new pages with CUDA). Safe beside running operations: nothing
+     * moves, and the bytes past the committed pool are ignored by the next open.
+     *
+     * @return whether the file is now long enough for the next growth
+     */
+    public boolean prepareHeapGrowth() {
+        return table.grower.prepareAhead();
+    }
+
     /** The heap's block numbering (chunks sorted by offset), for an engine that keeps the bitmap elsewhere. */
     public TableKernels.HeapLayout heapLayout() {
         return table.heap.exportLayout();

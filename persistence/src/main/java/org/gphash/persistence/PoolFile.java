@@ -75,7 +75,7 @@ public final class PoolFile implements AutoCloseable {
         this.mappingListener = listener;
     }
     private volatile MemorySegment segment;
-    private Persister persister;
+    private volatile Persister persister;
     private boolean closed;
 
     /**
@@ -551,6 +551,34 @@ public final class PoolFile implements AutoCloseable {
             throw new PoolIoException("cannot sync pool " + path + " after growing it: " + e, e);
         }
         map(newSize);
+    }
+
+    /**
+     * Extends the file to {@code newSize} bytes ahead of need, but only where that moves nothing: the
+     * file grows in place (its reserved address space has room), so other threads may go on reading
+     * and writing the pool meanwhile, and the mapping listener is told of the new pages only. An
+     * engine calls this off its critical path, so that the growth that later needs the space finds
+     * it allocated, mapped and registered. The bytes past the committed pool are ignored by the next
+     * open, as a crash during any growth leaves them.
+     *
+     * @param newSize the length wanted
+     * @return true when the file is now at least that long; false, having done nothing, where growing
+     *         would remap the file (no reservation, or one without room) or the file is read-only
+     */
+    public synchronized boolean growAhead(long newSize) {
+        ensureOpen();
+        if (readOnly) {
+            return false;
+        }
+        if (newSize <= fileSize() && newSize <= mappedSize()) {
+            return true;
+        }
+        ReservedMapping r = reservation;
+        if (r == null || !r.canGrowTo(newSize)) {
+            return false;
+        }
+        grow(newSize);
+        return true;
     }
 
     /** {@return the current mapping of the whole file; replaced by {@link #grow(long)}} */

@@ -1,8 +1,10 @@
 package org.gphash.persistence;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -128,6 +130,35 @@ class GrowInPlaceTest {
             assertThrows(IllegalStateException.class, () -> before.get(ValueLayout.JAVA_LONG, 0),
                     "the replaced mapping is gone");
             assertEquals(List.of("grow 65536->524288", "unmap 524288", "map 3145728"), r.events);
+        }
+    }
+
+    /**
+     * Growing ahead of need happens only where it moves nothing: within the reservation it grows in
+     * place (true); past it, or on a pool mapped through the JDK, it does nothing (false).
+     */
+    @Test
+    void growingAheadOnlyWhereNothingMoves() {
+        ReservedMapping.minReserve = 1 << 20;
+        Path p = dir.resolve("ahead.pool");
+        try (PoolFile f = PoolFile.create(p, 64 << 10, false)) {
+            f.publish();
+            Recorder r = new Recorder();
+            f.setMappingListener(r);
+            long address = f.segment().address();
+            assertTrue(f.growAhead(256 << 10));
+            assertEquals(256 << 10, f.fileSize());
+            assertEquals(address, f.segment().address());
+            assertTrue(f.growAhead(128 << 10), "already long enough");
+            assertFalse(f.growAhead(3 << 20), "past the reservation a growth would remap");
+            assertEquals(256 << 10, f.fileSize(), "a refused growth ahead changes nothing");
+            assertEquals(List.of("grow 65536->262144"), r.events);
+        }
+        Path q = dir.resolve("ahead-jdk.pool");
+        try (PoolFile f = PoolFile.create(q, 64 << 10, true)) {  // persisted through the JDK: remapped at each growth
+            f.publish();
+            assertFalse(f.growAhead(128 << 10));
+            assertEquals(64 << 10, f.fileSize());
         }
     }
 

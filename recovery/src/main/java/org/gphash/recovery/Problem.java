@@ -25,7 +25,7 @@ public enum Problem {
             + "it was closed); the next open would trust it: run 'gphash recover' (which scans) before using the pool"),
     RESIZE_IN_PROGRESS(false, "a resize was interrupted; open or recover finishes it"),
     NOT_CLEANLY_SHUT_DOWN(false, "the pool was not closed cleanly (crash or still open); open or recover runs recovery"),
-    TRAILING_BYTES(false, "bytes past the committed end of the pool (an interrupted growth); reused by the next growth");
+    TRAILING_BYTES(false, "bytes past the committed end of the pool (a growth prepared ahead of need, or one a crash interrupted); reused by the next growth");
 
     private final boolean problem;
     private final String description;
