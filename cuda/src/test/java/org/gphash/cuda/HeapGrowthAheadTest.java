@@ -43,25 +43,12 @@ class HeapGrowthAheadTest {
     }
 
     private void run() {
-        int vs = GpuTestSupport.VALUE_SIZE;
         int keys = 300_000;
-        int n = 4096;
         try (GpuTestSupport t = GpuTestSupport.create()) {
             var gpuConfig = GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1_000, 11);
             try (CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 1_000, 11))) {
                 try (GpuEngine gpu = GpuEngine.create(gpuConfig)) {
-                    Batch batch = Batch.create(8, vs, n);
-                    BatchResult expected = new BatchResult(vs, n);
-                    BatchResult actual = new BatchResult(vs, n);
-                    for (int first = 0; first < keys; first += n) {
-                        batch.clear();
-                        for (int k = first; k < Math.min(keys, first + n); k++) {
-                            batch.add(OpKind.INSERT, key(k, 8), value(k, 1));
-                        }
-                        cpu.execute(batch, expected);
-                        gpu.execute(batch, actual);
-                        GpuTestSupport.assertSameResults(batch, expected, actual, "inserts from " + first);
-                    }
+                    runBoth(cpu, gpu, OpKind.INSERT, keys);
                     assertTrue(gpu.stats().heapGrowths() > 5, "the heap grew: " + gpu.stats());
                     if (gpu.usesIndexMirror()) {
                         assertTrue(gpu.preparesGrowthsAhead());
@@ -69,21 +56,30 @@ class HeapGrowthAheadTest {
                     }
                 }
                 try (GpuEngine reopened = GpuEngine.open(gpuConfig)) {
-                    Batch gets = Batch.create(8, vs, n);
-                    BatchResult expected = new BatchResult(vs, n);
-                    BatchResult actual = new BatchResult(vs, n);
-                    for (int first = 0; first < keys; first += n) {
-                        gets.clear();
-                        for (int k = first; k < Math.min(keys, first + n); k++) {
-                            gets.add(OpKind.GET, key(k, 8), null);
-                        }
-                        cpu.execute(gets, expected);
-                        reopened.execute(gets, actual);
-                        GpuTestSupport.assertSameResults(gets, expected, actual, "gets from " + first);
-                        assertEquals(gets.size(), actual.count(Outcome.FOUND));
-                    }
+                    assertEquals(keys, runBoth(cpu, reopened, OpKind.GET, keys), "keys found after reopening");
                 }
             }
         }
+    }
+
+    /** Keys 0..keys-1 in batches of 4096, one kind, on both engines, with the same results; returns the FOUND count. */
+    private static long runBoth(CpuEngine cpu, GpuEngine gpu, OpKind kind, int keys) {
+        int vs = GpuTestSupport.VALUE_SIZE;
+        int n = 4096;
+        Batch batch = Batch.create(8, vs, n);
+        BatchResult expected = new BatchResult(vs, n);
+        BatchResult actual = new BatchResult(vs, n);
+        long found = 0;
+        for (int first = 0; first < keys; first += n) {
+            batch.clear();
+            for (int k = first; k < Math.min(keys, first + n); k++) {
+                batch.add(kind, key(k, 8), kind.hasValue() ? value(k, 1) : null);
+            }
+            cpu.execute(batch, expected);
+            gpu.execute(batch, actual);
+            GpuTestSupport.assertSameResults(batch, expected, actual, kind + " from " + first);
+            found += actual.count(Outcome.FOUND);
+        }
+        return found;
     }
 }

@@ -76,7 +76,7 @@ public final class CpuEngine implements Engine {
 
     @Override
     public Geometry geometry() {
-        return table.geometry;
+        return table.table.geometry;
     }
 
     @Override

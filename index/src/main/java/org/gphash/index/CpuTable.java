@@ -1,13 +1,9 @@
 package org.gphash.index;
 
 import org.gphash.spi.CrashPoint;
-import org.gphash.spi.CrashHook;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.ItemChecksumException;
-import org.gphash.persistence.PoolFile;
 
 /**
  * The CPU engine's operations on a {@link Table}: lock-free single-key operations (GPHash §3.2.3),
@@ -29,29 +25,10 @@ import org.gphash.persistence.PoolFile;
 final class CpuTable {
 
     final Table table;
-    // The table's parts, kept here for the hot path.
-    final PoolFile file;
-    final Geometry geometry;
-    final HeaderStore headers;
-    final ValueHeap heap;
-    final EpochGate gate;
-    final CrashHook hook;
-    final LongAdder size;
-    final AtomicLong phasedOpsInFlight;
-    private final boolean persistOnSyncOnly;
     final ThreadLocal<Probe> probes;
 
     CpuTable(Table table) {
         this.table = table;
-        this.file = table.file;
-        this.geometry = table.geometry;
-        this.headers = table.headers;
-        this.heap = table.heap;
-        this.gate = table.gate;
-        this.hook = table.hook;
-        this.size = table.size;
-        this.phasedOpsInFlight = table.phasedOpsInFlight;
-        this.persistOnSyncOnly = table.persistOnSyncOnly;
         this.probes = ThreadLocal.withInitial(table::newProbe);
     }
 
@@ -68,7 +45,7 @@ final class CpuTable {
         table.resizer.resize(observed);
     }
 
-    /** Adds a heap chunk, unless another thread already did or retired blocks freed more than {@code keep}. */
+    /** Adds a table.heap chunk, unless another thread already did or retired blocks freed more than {@code keep}. */
     void growHeap(long observedTotalBlocks, long keep) {
         table.grower.growHeap(observedTotalBlocks, keep);
     }
@@ -77,7 +54,7 @@ final class CpuTable {
     // of its batch (PER_BATCH), or nowhere (ON_CLOSE_OR_SYNC: sync and close persist everything).
 
     private void persistValue(MemorySegment pool, long block, long length) {
-        if (!persistOnSyncOnly) {
+        if (!table.persistOnSyncOnly) {
             persist(pool, block, length);  // in a batch the value was staged (and persisted) in its first phase
         }
     }
@@ -89,26 +66,26 @@ final class CpuTable {
      * its meta word, in the batch's second phase; otherwise the key is persisted now.
      */
     private void persistKey(Probe probe, MemorySegment pool, long slot) {
-        if (persistOnSyncOnly) {
+        if (table.persistOnSyncOnly) {
             return;
         }
         if (probe.phases != null && keyRidesWithMeta(slot)) {
-            probe.phases.metas.add(slot + SlotMeta.BYTES, geometry.keyStride());
+            probe.phases.metas.add(slot + SlotMeta.BYTES, table.geometry.keyStride());
         } else {
-            persist(pool, slot + SlotMeta.BYTES, geometry.keyStride());
+            persist(pool, slot + SlotMeta.BYTES, table.geometry.keyStride());
         }
     }
 
     /** Whether slot {@code slot}, meta word and key, lies inside one unit the medium writes whole. */
     boolean keyRidesWithMeta(long slot) {
-        long unit = file.persister().atomicWriteUnit();
-        return slot / unit == (slot + geometry.slotSize() - 1) / unit;
+        long unit = table.file.persister().atomicWriteUnit();
+        return slot / unit == (slot + table.geometry.slotSize() - 1) / unit;
     }
 
     private void persistMeta(Probe probe, MemorySegment pool, long slot) {
         if (probe.phases != null) {
             probe.phases.metas.add(slot, SlotMeta.BYTES);
-        } else if (!persistOnSyncOnly) {
+        } else if (!table.persistOnSyncOnly) {
             persist(pool, slot, SlotMeta.BYTES);
         }
     }
@@ -121,7 +98,7 @@ final class CpuTable {
         if (probe.phases != null) {
             probe.phases.retire(block);
         } else {
-            gate.retire(p, block);
+            table.gate.retire(p, block);
         }
     }
 
@@ -131,11 +108,11 @@ final class CpuTable {
     int get(MemorySegment key, long keyOffset, MemorySegment out, long outOffset) {
         Probe probe = probes.get();
         probe.hash(key, keyOffset);
-        EpochGate.Participant p = gate.enter();
+        EpochGate.Participant p = table.gate.enter();
         try {
-            return attemptGet(file.segment(), table.layout(), probe, key, keyOffset, out, outOffset);
+            return attemptGet(table.file.segment(), table.layout(), probe, key, keyOffset, out, outOffset);
         } finally {
-            gate.exit(p);
+            table.gate.exit(p);
         }
     }
 
@@ -148,7 +125,7 @@ final class CpuTable {
         }
         long block = SlotMeta.valueOffset(probe.matchMeta[0]);
         checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
-        MemorySegment.copy(pool, block, out, outOffset, geometry.valueSize());
+        MemorySegment.copy(pool, block, out, outOffset, table.geometry.valueSize());
         return OpStatus.FOUND;
     }
 
@@ -198,11 +175,11 @@ final class CpuTable {
                 TableLayout observedLayout;
                 long observedBlocks;
                 int r;
-                EpochGate.Participant p = gate.enter();
+                EpochGate.Participant p = table.gate.enter();
                 try {
-                    MemorySegment pool = file.segment();
+                    MemorySegment pool = table.file.segment();
                     observedLayout = table.layout();
-                    observedBlocks = heap.totalBlocks();
+                    observedBlocks = table.heap.totalBlocks();
                     r = switch (kind) {
                         case INSERT -> attemptInsert(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset, false);
                         case UPSERT -> attemptInsert(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset, true);
@@ -212,7 +189,7 @@ final class CpuTable {
                         case DELETE -> attemptDelete(pool, observedLayout, p, probe, key, keyOffset);
                     };
                 } finally {
-                    gate.exit(p);
+                    table.gate.exit(p);
                 }
                 if (r == OpStatus.NEED_RESIZE) {
                     resize(observedLayout);
@@ -241,7 +218,7 @@ final class CpuTable {
         int stored = c.stored(pool, block);
         int computed = c.of(key, keyOffset, pool, block);
         if (stored != computed) {
-            throw new ItemChecksumException("pool " + file.path() + ": the item in slot " + slot + " (value block at "
+            throw new ItemChecksumException("pool " + table.file.path() + ": the item in slot " + slot + " (value block at "
                     + block + ") fails its checksum (stored " + Integer.toHexString(stored) + ", computed "
                     + Integer.toHexString(computed) + "): something other than the engine changed the pool; the value "
                     + "is not returned. `gphash check --deep` lists every such item");
@@ -250,12 +227,12 @@ final class CpuTable {
 
     /** A block that was written but never published has no readers: it can be freed at once. */
     private void releasePending(Probe probe) {
-        EpochGate.Participant p = gate.enter();
+        EpochGate.Participant p = table.gate.enter();
         try {
-            heap.free(probe.pendingBlock);
+            table.heap.free(probe.pendingBlock);
             probe.pendingBlock = -1;
         } finally {
-            gate.exit(p);
+            table.gate.exit(p);
         }
     }
 
@@ -269,13 +246,13 @@ final class CpuTable {
             return true;
         }
         boolean newItem = point == CrashPoint.INSERT_VALUE_PERSISTED;
-        long block = heap.allocate(newItem ? ValueHeap.UPDATE_RESERVE : 0);
+        long block = table.heap.allocate(newItem ? ValueHeap.UPDATE_RESERVE : 0);
         probe.heapShortForNewItem = newItem;
         if (block < 0) {
             return false;
         }
-        MemorySegment.copy(value, valueOffset, pool, block, geometry.valueSize());
-        int written = geometry.valueSize();
+        MemorySegment.copy(value, valueOffset, pool, block, table.geometry.valueSize());
+        int written = table.geometry.valueSize();
         if (probe.checksum != null) {
             // With the value, before anything publishes it: a published item's checksum always matches.
             probe.checksum.store(pool, block, probe.checksum.of(key, keyOffset, value, valueOffset));
@@ -283,7 +260,7 @@ final class CpuTable {
         }
         persistValue(pool, block, written);
         probe.pendingBlock = block;
-        hook.reached(point);
+        table.hook.reached(point);
         return true;
     }
 
@@ -310,19 +287,19 @@ final class CpuTable {
             if (!Slots.casMeta(pool, slot, SlotMeta.EMPTY, SlotMeta.INSERT)) {
                 return OpStatus.RETRY;
             }
-            hook.reached(CrashPoint.INSERT_SLOT_CLAIMED);
-            MemorySegment.copy(key, keyOffset, pool, slot + SlotMeta.BYTES, geometry.keySize());
+            table.hook.reached(CrashPoint.INSERT_SLOT_CLAIMED);
+            MemorySegment.copy(key, keyOffset, pool, slot + SlotMeta.BYTES, table.geometry.keySize());
             persistKey(probe, pool, slot);
-            hook.reached(CrashPoint.INSERT_ITEM_PERSISTED);
+            table.hook.reached(CrashPoint.INSERT_ITEM_PERSISTED);
         }
         probe.claimedSlot = -1;
         long meta = SlotMeta.make(probe.fingerprint, probe.pendingBlock);
         Slots.setMeta(pool, slot, meta);
         probe.pendingBlock = -1;
-        hook.reached(CrashPoint.INSERT_PUBLISHED);
+        table.hook.reached(CrashPoint.INSERT_PUBLISHED);
         persistMeta(probe, pool, slot);
-        hook.reached(CrashPoint.INSERT_PERSISTED);
-        size.increment();
+        table.hook.reached(CrashPoint.INSERT_PERSISTED);
+        table.size.increment();
 
         // Resolve a race with another insert of the same key (GPHash §3.2.2).
         probe.scan(pool, t, key, keyOffset);
@@ -346,7 +323,7 @@ final class CpuTable {
         }
         long previous = SlotMeta.valueOffset(probe.matchMeta[0]);
         checkItem(pool, probe, probe.matchSlot[0], previous, key, keyOffset);
-        MemorySegment.copy(pool, previous, previousOut, previousOutOffset, geometry.valueSize());
+        MemorySegment.copy(pool, previous, previousOut, previousOutOffset, table.geometry.valueSize());
         int r = swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         return r == OpStatus.UPDATED ? OpStatus.REPLACED : r;
     }
@@ -363,9 +340,9 @@ final class CpuTable {
             return OpStatus.RETRY;
         }
         probe.pendingBlock = -1;
-        hook.reached(CrashPoint.UPDATE_SWAPPED);
+        table.hook.reached(CrashPoint.UPDATE_SWAPPED);
         persistMeta(probe, pool, slot);
-        hook.reached(CrashPoint.UPDATE_PERSISTED);
+        table.hook.reached(CrashPoint.UPDATE_PERSISTED);
         if (!probe.valueSharedWithOtherMatch(0)) {
             retire(p, probe, SlotMeta.valueOffset(old));
         }
@@ -384,10 +361,10 @@ final class CpuTable {
         if (!Slots.casMeta(pool, slot, old, SlotMeta.EMPTY)) {
             return OpStatus.RETRY;
         }
-        hook.reached(CrashPoint.DELETE_CLEARED);
+        table.hook.reached(CrashPoint.DELETE_CLEARED);
         persistMeta(probe, pool, slot);
-        hook.reached(CrashPoint.DELETE_PERSISTED);
-        size.decrement();
+        table.hook.reached(CrashPoint.DELETE_PERSISTED);
+        table.size.decrement();
         if (!probe.valueSharedWithOtherMatch(0)) {
             retire(p, probe, SlotMeta.valueOffset(old));
         }
@@ -402,8 +379,8 @@ final class CpuTable {
             long meta = probe.matchMeta[i];
             if (Slots.casMeta(pool, slot, meta, SlotMeta.EMPTY)) {
                 persistMeta(probe, pool, slot);
-                hook.reached(CrashPoint.DUPLICATE_REMOVED);
-                size.decrement();
+                table.hook.reached(CrashPoint.DUPLICATE_REMOVED);
+                table.size.decrement();
                 if (!probe.valueSharedWithOtherMatch(i)) {
                     retire(p, probe, SlotMeta.valueOffset(meta));
                 }

@@ -71,20 +71,20 @@ final class PhasedBatch {
         Probe probe = t.probes.get();
         int ops = n - from;
         phases.ensureOps(ops);
-        claimAhead = t.file.persister().atomicWriteUnit() < t.geometry.slotSize();
+        claimAhead = t.table.file.persister().atomicWriteUnit() < t.table.geometry.slotSize();
         int stop = OpStatus.RETRY;  // RETRY: no growth needed
         TableLayout layout;
         long observedBlocks;
         boolean heapShortForNewItem = false;
         int end;
-        t.phasedOpsInFlight.addAndGet(ops);
-        EpochGate.Participant p = t.gate.enter();
+        t.table.phasedOpsInFlight.addAndGet(ops);
+        EpochGate.Participant p = t.table.gate.enter();
         try {
             // Before anything is claimed: a crash may leave every claim of every running round.
-            t.headers.admitOpsInFlight(t.phasedOpsInFlight.get() + t.gate.admittedWriters());
-            MemorySegment pool = t.file.segment();
+            t.table.headers.admitOpsInFlight(t.table.phasedOpsInFlight.get() + t.table.gate.admittedWriters());
+            MemorySegment pool = t.table.file.segment();
             layout = t.layout();
-            observedBlocks = t.heap.totalBlocks();
+            observedBlocks = t.table.heap.totalBlocks();
 
             // ---- prepare
             for (end = from; end < n; end++) {
@@ -95,7 +95,7 @@ final class PhasedBatch {
                     break;
                 }
             }
-            t.file.persister().persistAll(pool, phases.valuesAndKeys);
+            t.table.file.persister().persistAll(pool, phases.valuesAndKeys);
 
             // ---- apply
             int applied = from;
@@ -116,17 +116,17 @@ final class PhasedBatch {
                 for (int i = applied; i < end; i++) {
                     release(pool, probe, phases.staged[i - from], phases.claimed[i - from]);
                 }
-                t.file.persister().persistAll(pool, phases.metas);
+                t.table.file.persister().persistAll(pool, phases.metas);
                 for (int i = 0; i < phases.retiredCount(); i++) {
-                    t.gate.retire(p, phases.retired(i));
+                    t.table.gate.retire(p, phases.retired(i));
                 }
                 phases.clear();
                 next = applied;
             }
             end = applied;
         } finally {
-            t.gate.exit(p);
-            t.phasedOpsInFlight.addAndGet(-ops);
+            t.table.gate.exit(p);
+            t.table.phasedOpsInFlight.addAndGet(-ops);
         }
         if (stop == OpStatus.NEED_RESIZE) {
             t.resize(layout);
@@ -165,7 +165,7 @@ final class PhasedBatch {
             }
         }
         boolean newItem = kind == OpKind.INSERT || kind == OpKind.PUT;  // may be: leave the update reserve
-        long block = t.heap.allocate(newItem ? ValueHeap.UPDATE_RESERVE : 0);
+        long block = t.table.heap.allocate(newItem ? ValueHeap.UPDATE_RESERVE : 0);
         if (block < 0) {
             probe.heapShortForNewItem = newItem;
             if (slot >= 0) {
@@ -173,8 +173,8 @@ final class PhasedBatch {
             }
             return OpStatus.NEED_HEAP;
         }
-        MemorySegment.copy(values, i * v, pool, block, t.geometry.valueSize());
-        int written = t.geometry.valueSize();
+        MemorySegment.copy(values, i * v, pool, block, t.table.geometry.valueSize());
+        int written = t.table.geometry.valueSize();
         if (probe.checksum != null) {
             probe.checksum.store(pool, block, probe.checksum.of(keys, ko, values, i * v));
             written += ItemChecksum.BYTES;
@@ -201,8 +201,8 @@ final class PhasedBatch {
                 return -2;
             }
             if (Slots.casMeta(pool, slot, SlotMeta.EMPTY, SlotMeta.INSERT)) {
-                MemorySegment.copy(keys, ko, pool, slot + SlotMeta.BYTES, table.geometry.keySize());
-                phases.valuesAndKeys.add(slot + SlotMeta.BYTES, table.geometry.keyStride());
+                MemorySegment.copy(keys, ko, pool, slot + SlotMeta.BYTES, table.table.geometry.keySize());
+                phases.valuesAndKeys.add(slot + SlotMeta.BYTES, table.table.geometry.keyStride());
                 return slot;
             }
         }
@@ -246,7 +246,7 @@ final class PhasedBatch {
     /** Gives back a prepared block (never published: no reader) and a claimed slot. */
     private void release(MemorySegment pool, Probe probe, long block, long slot) {
         if (block >= 0) {
-            table.heap.free(block);
+            table.table.heap.free(block);
         }
         if (slot >= 0 && Slots.casMeta(pool, slot, SlotMeta.INSERT, SlotMeta.EMPTY)) {
             phases.metas.add(slot, SlotMeta.BYTES);

@@ -172,13 +172,13 @@ class CrashPointTest {
         assertTrue(planted > 0, "could not plant any duplicate");
         // Each planted duplicate stands for an insert that raced another and had not yet removed its
         // copy: as many writers as that must have been admitted (the header's in-flight bound).
-        engine.table().headers.admitOpsInFlight(planted + 1);
+        engine.table().table.headers.admitOpsInFlight(planted + 1);
         return engine;
     }
 
     /** Writes a second, less valid copy of {@code k} into a later candidate bucket, as a racing insert could. */
     static boolean plantDuplicate(CpuTable table, long k, byte[] value) {
-        MemorySegment pool = table.file.segment();
+        MemorySegment pool = table.table.file.segment();
         Probe probe = table.table.newProbe();
         MemorySegment key = key(k);
         probe.hash(key, 0);
@@ -189,7 +189,7 @@ class CrashPointTest {
         boolean afterValid = false;
         for (int b = 0; b < probe.bucketCount && target < 0; b++) {
             long start = probe.bucketOffset[b];
-            if (valid >= start && valid < start + table.geometry.bucketSize()) {
+            if (valid >= start && valid < start + table.table.geometry.bucketSize()) {
                 afterValid = true;
                 continue;
             }
@@ -200,11 +200,11 @@ class CrashPointTest {
         if (target < 0) {
             return false;
         }
-        long block = table.heap.allocate();
+        long block = table.table.heap.allocate();
         MemorySegment.copy(MemorySegment.ofArray(value), 0, pool, block, value.length);
         MemorySegment.copy(key, 0, pool, target + SlotMeta.BYTES, 8);
         Slots.setMeta(pool, target, SlotMeta.make(probe.fingerprint, block));
-        table.size.increment();
+        table.table.size.increment();
         return true;
     }
 

@@ -108,7 +108,7 @@ class EarlyWritebackTest {
             }
             checks++;
             TableLayout t = table.layout();
-            Geometry g = table.geometry;
+            Geometry g = table.table.geometry;
             for (int d = 0; d < t.levelCount(); d++) {
                 long level = t.levelOffset(d);
                 long slots = t.bucketsAtDepth(d) * g.slotsPerBucket();

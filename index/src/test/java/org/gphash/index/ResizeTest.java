@@ -32,20 +32,20 @@ class ResizeTest {
                 false, OptionalLong.of(3), CrashHook.NONE, BktCacheConfig.DISABLED);
         try (CpuEngine engine = CpuEngine.create(config)) {
             CpuTable table = engine.table();
-            PoolHeader before = table.headers.current();
+            PoolHeader before = table.table.headers.current();
             long bottom = before.levelOffsets()[0];
             long bottomBytes = before.bucketsInLevel(0) * before.geometry().bucketSize();
-            long blocksBefore = table.heap.totalBlocks();
+            long blocksBefore = table.table.heap.totalBlocks();
             long key = 0;
-            while (table.headers.current().resizes() == 0) {
+            while (table.table.headers.current().resizes() == 0) {
                 engine.insert(CrashPointTest.key(key++), MemorySegment.ofArray(new byte[128]));
             }
-            PoolHeader after = table.headers.current();
+            PoolHeader after = table.table.headers.current();
             assertEquals(before.topLog2() + 1, after.topLog2());
             assertEquals(before.geometry().levels(), after.levelOffsets().length, "still two levels");
             assertEquals(before.levelOffsets()[1], after.levelOffsets()[0], "the old top level is the new bottom level");
             assertTrue(after.heapChunks().contains(new HeapChunk(bottom, bottomBytes)), "old bottom level joined the heap: " + after);
-            assertEquals(blocksBefore + bottomBytes / 128, table.heap.totalBlocks());
+            assertEquals(blocksBefore + bottomBytes / 128, table.table.heap.totalBlocks());
             for (long k = 0; k < key; k++) {
                 assertEquals(Outcome.FOUND, engine.get(CrashPointTest.key(k), MemorySegment.ofArray(new byte[128])));
             }
@@ -61,7 +61,7 @@ class ResizeTest {
             for (long k = 0; k < 50_000; k++) {
                 engine.insert(CrashPointTest.key(k), MemorySegment.ofArray(new byte[16]));
             }
-            PoolHeader h = engine.table().headers.current();
+            PoolHeader h = engine.table().table.headers.current();
             assertTrue(h.resizes() >= 10, "resized " + h.resizes() + " times");
             assertTrue(h.heapChunks().size() < PoolHeader.MAX_HEAP_CHUNKS / 2, "heap chunks: " + h.heapChunks().size());
             assertEquals(50_000, engine.stats().size());
