@@ -9,7 +9,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 import org.gphash.spi.Engine;
 
 /**

@@ -2,7 +2,7 @@ package org.gphash;
 
 import java.lang.foreign.MemorySegment;
 
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 import org.gphash.spi.Engine;
 
 /**

@@ -8,7 +8,7 @@ import java.util.OptionalLong;
 
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.spi.CrashHook;
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 
 /**
  * Immutable configuration of an index, made by {@link GPHashIndex.Builder}. Geometry fields are 0

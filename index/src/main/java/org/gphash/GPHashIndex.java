@@ -1,5 +1,7 @@
 package org.gphash;
 
+import org.gphash.error.PoolFormatException;
+
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -9,7 +11,7 @@ import java.util.ServiceLoader;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.index.CpuEngine;
 import org.gphash.spi.CrashHook;
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
 

@@ -1,5 +1,7 @@
 package org.gphash;
 
+import org.gphash.error.PoolFormatException;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

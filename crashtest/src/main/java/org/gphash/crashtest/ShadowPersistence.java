@@ -3,6 +3,7 @@ package org.gphash.crashtest;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 import org.gphash.persistence.PersistenceMode;
@@ -164,13 +165,17 @@ final class ShadowPersistence implements PersisterDecorator {
         return changed;
     }
 
+    /** Where the engine's persist calls come from: the table's code and the pool format's (header commits). */
+    static final List<String> ENGINE_PACKAGES = List.of("org.gphash.index.", "org.gphash.format.");
+
     /** The engine method that called persist, for reporting which persist point a failure hit. */
     static String callSite() {
         Optional<String> site = StackWalker.getInstance().walk(frames -> frames
-                .filter(f -> f.getClassName().startsWith("org.gphash.index.") && !f.getClassName().contains("$"))
+                .filter(f -> ENGINE_PACKAGES.stream().anyMatch(p -> f.getClassName().startsWith(p))
+                        && !f.getClassName().contains("$"))
                 .filter(f -> !f.getMethodName().equals("persist"))
                 .findFirst()
-                .map(f -> f.getClassName().substring("org.gphash.index.".length()) + "." + f.getMethodName()));
+                .map(f -> f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1) + "." + f.getMethodName()));
         return site.orElse("?");
     }
 }

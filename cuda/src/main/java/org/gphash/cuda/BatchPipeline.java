@@ -16,7 +16,7 @@ import java.util.Map;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream;
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 
 /**
  * The v2 batch pipeline's host side (cuda/src/main/cuda/gphash/pipeline/): the queue of stage launches

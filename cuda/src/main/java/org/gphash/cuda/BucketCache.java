@@ -26,7 +26,7 @@ import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.bktcache.CachePolicy;
 import org.gphash.bktcache.ReloadSchedule;
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 import org.gphash.index.PoolLog;
 import org.gphash.index.TableLayout;
 

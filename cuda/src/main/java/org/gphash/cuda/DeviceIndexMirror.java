@@ -5,7 +5,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 import org.gphash.index.TableLayout;
 
 /**

@@ -1,6 +1,6 @@
 package org.gphash.cuda;
 
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 import org.gphash.index.PoolTable;
 
 /**

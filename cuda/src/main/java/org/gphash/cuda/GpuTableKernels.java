@@ -8,8 +8,8 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import java.nio.file.Path;
 
 import jcuda.Pointer;
-import org.gphash.PoolFormatException;
-import org.gphash.index.Geometry;
+import org.gphash.error.PoolFormatException;
+import org.gphash.format.Geometry;
 import org.gphash.index.TableKernels;
 import org.gphash.index.TableLayout;
 import org.gphash.persistence.PoolFile;

@@ -21,7 +21,7 @@ import org.gphash.BatchResult;
 import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 import org.gphash.index.PoolTable;
 
 /**

@@ -4,7 +4,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 
 /**
  * The v2 pipeline's device memory, sized for a capacity class (a power of two of operations): the

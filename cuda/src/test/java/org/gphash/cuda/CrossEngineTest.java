@@ -171,7 +171,7 @@ class CrossEngineTest {
                 org.gphash.index.TableLayout layout = in.layout();
                 long slot = layout.levelOffset(0);
                 long slotBytes = in.geometry().slotSize();
-                while (!org.gphash.index.SlotMeta.isItem(in.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, slot))) {
+                while (!org.gphash.format.SlotMeta.isItem(in.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, slot))) {
                     slot += slotBytes;
                 }
                 flipped = slot;
@@ -187,14 +187,14 @@ class CrossEngineTest {
                 b.put(0, (byte) (b.get(0) ^ 0x10)).rewind();
                 ch.write(b, flipped + 8 + 3);
                 ch.write(java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.nativeOrder())
-                        .putLong(0, org.gphash.index.SlotMeta.INSERT), free);
+                        .putLong(0, org.gphash.format.SlotMeta.INSERT), free);
             }
             byte[] before = java.nio.file.Files.readAllBytes(path);
             // The pool was closed cleanly: only a scanning open (not the close record) judges the slots.
-            org.gphash.PoolFormatException e = assertThrows(org.gphash.PoolFormatException.class,
+            org.gphash.error.PoolFormatException e = assertThrows(org.gphash.error.PoolFormatException.class,
                     () -> GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)
                             .withVerifyOnOpen(true)).close());
-            assertEquals(org.gphash.PoolFormatException.Reason.DAMAGE_BEYOND_CRASH, e.reason(), e.getMessage());
+            assertEquals(org.gphash.error.PoolFormatException.Reason.DAMAGE_BEYOND_CRASH, e.reason(), e.getMessage());
             assertArrayEquals(before, java.nio.file.Files.readAllBytes(path), "the refused GPU open wrote to the pool");
             try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)
                     .withRepairBeyondCrash(true))) {

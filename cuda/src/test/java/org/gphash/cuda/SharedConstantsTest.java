@@ -18,9 +18,9 @@ import java.util.regex.Pattern;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.bktcache.CachePolicy;
-import org.gphash.index.Geometry;
-import org.gphash.index.PoolHeader;
-import org.gphash.index.SlotMeta;
+import org.gphash.format.Geometry;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

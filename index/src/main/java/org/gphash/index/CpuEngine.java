@@ -1,5 +1,7 @@
 package org.gphash.index;
 
+import org.gphash.format.Geometry;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;

@@ -1,5 +1,8 @@
 package org.gphash.index;
 
+import org.gphash.format.Geometry;
+import org.gphash.format.SlotMeta;
+
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -8,8 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.LongStream;
 
 import org.gphash.Durability;
-import org.gphash.PoolFormatException;
-import org.gphash.PoolFormatException.Reason;
+import org.gphash.error.PoolFormatException;
+import org.gphash.error.PoolFormatException.Reason;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashPoint;
 

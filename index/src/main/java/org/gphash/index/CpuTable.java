@@ -1,5 +1,8 @@
 package org.gphash.index;
 
+import org.gphash.format.ItemChecksum;
+import org.gphash.format.SlotMeta;
+
 import org.gphash.spi.CrashPoint;
 import java.lang.foreign.MemorySegment;
 

@@ -1,5 +1,9 @@
 package org.gphash.index;
 
+import org.gphash.format.Geometry;
+import org.gphash.format.ItemChecksum;
+import org.gphash.format.SlotMeta;
+
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;

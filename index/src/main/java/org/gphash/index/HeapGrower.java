@@ -1,5 +1,10 @@
 package org.gphash.index;
 
+import org.gphash.format.ExtentTag;
+import org.gphash.format.Geometry;
+import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
+
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
 

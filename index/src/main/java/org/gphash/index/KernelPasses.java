@@ -1,5 +1,7 @@
 package org.gphash.index;
 
+import org.gphash.format.Geometry;
+
 import org.gphash.Durability;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashPoint;

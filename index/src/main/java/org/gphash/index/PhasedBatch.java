@@ -1,5 +1,8 @@
 package org.gphash.index;
 
+import org.gphash.format.ItemChecksum;
+import org.gphash.format.SlotMeta;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 

@@ -1,9 +1,16 @@
 package org.gphash.index;
 
+import org.gphash.format.CloseRecord;
+import org.gphash.format.Geometry;
+import org.gphash.format.HeaderStore;
+import org.gphash.format.ItemChecksum;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
+
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
-import org.gphash.PoolFormatException;
+import org.gphash.error.PoolFormatException;
 import org.gphash.persistence.PoolFile;
 
 /**

@@ -1,5 +1,9 @@
 package org.gphash.index;
 
+import org.gphash.format.ExtentTag;
+import org.gphash.format.Geometry;
+import org.gphash.format.PoolHeader;
+
 import org.gphash.PoolFullException;
 import org.gphash.error.PoolIoException;
 import org.gphash.error.PoolSpaceException;

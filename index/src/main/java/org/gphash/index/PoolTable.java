@@ -1,5 +1,14 @@
 package org.gphash.index;
 
+import org.gphash.format.CloseRecord;
+import org.gphash.format.ExtentTag;
+import org.gphash.format.Geometry;
+import org.gphash.format.HeaderStore;
+import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
+
+import org.gphash.spi.CrashHook;
 import org.gphash.spi.CrashPoint;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
@@ -99,7 +108,7 @@ public final class PoolTable {
             file.syncAll();
             TablePasses passes = TablePasses.of(kernels);
             passes.attach(file, g, seeds);
-            HeaderStore headers = HeaderStore.initialize(file, header, config.crashHook());
+            HeaderStore headers = HeaderStore.initialize(file, header, firstCopyWritten(config));
             Table table = new Table(file, headers, config.crashHook(), config.maxPoolBytes(), passes,
                     passes.durability(config.durability()));
             RecoveryReport report = Recovery.run(table, true, false, false);
@@ -111,6 +120,12 @@ public final class PoolTable {
             file.discardCreated();
             throw e;
         }
+    }
+
+    /** The crash point of a header commit's first copy, for the configuration's crash hook. */
+    private static Runnable firstCopyWritten(GPHashConfig config) {
+        CrashHook hook = config.crashHook();
+        return () -> hook.reached(CrashPoint.HEADER_FIRST_COPY_WRITTEN);
     }
 
     /**
@@ -178,7 +193,7 @@ public final class PoolTable {
                         + "this engine does not check; open it with the CPU backend (nothing was changed)");
             }
             passes.attach(file, header.geometry(), header.seeds());
-            HeaderStore headers = new HeaderStore(file, header, config.crashHook());
+            HeaderStore headers = new HeaderStore(file, header, firstCopyWritten(config));
             Table table = new Table(file, headers, config.crashHook(), config.maxPoolBytes(), passes,
                     passes.durability(config.durability()));
             RecoveryReport report = config.verifyOnOpen() || config.repairBeyondCrash() ? null

@@ -1,5 +1,8 @@
 package org.gphash.index;
 
+import org.gphash.format.Geometry;
+import org.gphash.format.SlotMeta;
+
 import java.lang.foreign.MemorySegment;
 import java.util.BitSet;
 import java.util.HashMap;

@@ -1,9 +1,12 @@
 package org.gphash.index;
 
+import org.gphash.format.CloseRecord;
+import org.gphash.format.PoolHeader;
+
 import java.time.Duration;
 
-import org.gphash.PoolFormatException;
-import org.gphash.PoolFormatException.Reason;
+import org.gphash.error.PoolFormatException;
+import org.gphash.error.PoolFormatException.Reason;
 import org.gphash.RecoveryReport;
 
 /**

@@ -1,5 +1,9 @@
 package org.gphash.index;
 
+import org.gphash.format.Geometry;
+import org.gphash.format.HeaderStore;
+import org.gphash.format.PoolHeader;
+
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;

@@ -1,5 +1,7 @@
 package org.gphash.index;
 
+import org.gphash.format.Geometry;
+
 import org.gphash.persistence.PoolFile;
 
 /**
@@ -37,7 +39,7 @@ public interface TableKernels {
      * their key's valid item count (the others are about to be cleared, and a resize's copy shares
      * its block with the original); otherwise every item does.
      *
-     * @throws org.gphash.PoolFormatException if an item's value offset is no block, or two items share one
+     * @throws org.gphash.error.PoolFormatException if an item's value offset is no block, or two items share one
      */
     MarkedBlocks markValueBlocks(TableLayout layout, HeapLayout heap, boolean validItemsOnly);
 

@@ -1,5 +1,7 @@
 package org.gphash.index;
 
+import org.gphash.format.PoolHeader;
+
 import java.util.Arrays;
 
 /**

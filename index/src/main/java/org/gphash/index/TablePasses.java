@@ -1,5 +1,7 @@
 package org.gphash.index;
 
+import org.gphash.format.Geometry;
+
 import org.gphash.Durability;
 import org.gphash.persistence.PoolFile;
 
@@ -30,7 +32,7 @@ interface TablePasses {
      * with the heap's rebuild started, marks the value block of every valid item, refuses damage
      * beyond {@code allowance} unless {@code repairBeyondCrash}, and clears the broken slots.
      *
-     * @throws org.gphash.PoolFormatException for corruption or damage no crash explains, with nothing changed
+     * @throws org.gphash.error.PoolFormatException for corruption or damage no crash explains, with nothing changed
      */
     Recovered recover(Table table, TableLayout layout, long allowance, boolean repairBeyondCrash);
 

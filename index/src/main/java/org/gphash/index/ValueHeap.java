@@ -1,5 +1,8 @@
 package org.gphash.index;
 
+import org.gphash.format.CloseRecord;
+import org.gphash.format.HeapChunk;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

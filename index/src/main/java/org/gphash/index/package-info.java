@@ -5,6 +5,6 @@
  * <p>The pool format and the algorithm here are the reference for the GPU engine: a kernel must
  * compute the same hashes ({@link org.gphash.index.KeyHasher}), visit candidate slots in the same
  * order ({@link org.gphash.index.Probe}) and follow the same slot protocol
- * ({@link org.gphash.index.SlotMeta}).
+ * ({@link org.gphash.format.SlotMeta}).
  */
 package org.gphash.index;

@@ -10,7 +10,7 @@ import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 
 /**
  * What a backend implements. {@link GPHashIndex} checks arguments and converts types, then calls

@@ -1,5 +1,7 @@
 package org.gphash.index;
 
+import org.gphash.format.HeapChunk;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,5 +1,8 @@
 package org.gphash.index;
 
+import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
+
 import org.gphash.spi.CrashPoint;
 import org.gphash.spi.CrashHook;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;

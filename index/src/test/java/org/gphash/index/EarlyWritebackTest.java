@@ -1,5 +1,9 @@
 package org.gphash.index;
 
+import org.gphash.format.Geometry;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
+
 import org.gphash.spi.CrashHook;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -11,7 +11,7 @@ import java.util.concurrent.Callable;
 
 import org.gphash.EntryChunk;
 import org.gphash.index.EntryScan;
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 import org.gphash.index.PoolInspector;
 
 import picocli.CommandLine.Command;

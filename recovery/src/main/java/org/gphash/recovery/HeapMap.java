@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-import org.gphash.index.HeapChunk;
+import org.gphash.format.HeapChunk;
 
 /**
  * The value heap as the header describes it: which pool offsets are block starts, and which blocks

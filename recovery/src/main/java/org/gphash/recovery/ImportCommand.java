@@ -11,7 +11,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.Outcome;
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

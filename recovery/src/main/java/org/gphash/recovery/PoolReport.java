@@ -3,7 +3,7 @@ package org.gphash.recovery;
 import java.nio.file.Path;
 import java.util.List;
 
-import org.gphash.index.PoolHeader;
+import org.gphash.format.PoolHeader;
 import org.gphash.index.PoolInspector;
 
 /**

@@ -7,12 +7,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-import org.gphash.PoolFormatException;
-import org.gphash.index.Geometry;
-import org.gphash.index.HeapChunk;
-import org.gphash.index.PoolHeader;
+import org.gphash.error.PoolFormatException;
+import org.gphash.format.Geometry;
+import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
 import org.gphash.index.PoolInspector;
-import org.gphash.index.SlotMeta;
+import org.gphash.format.SlotMeta;
 import org.gphash.index.TableLayout;
 
 /**

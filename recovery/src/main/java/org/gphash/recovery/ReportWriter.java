@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import org.gphash.index.HeapChunk;
-import org.gphash.index.PoolHeader;
+import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
 
 /** Renders a {@link PoolReport} as text for people or JSON for scripts, for check and stats. */
 final class ReportWriter {

@@ -15,9 +15,9 @@ import java.util.List;
 import java.util.Set;
 
 import org.gphash.GPHashIndex;
-import org.gphash.index.HeapChunk;
+import org.gphash.format.HeapChunk;
 import org.gphash.index.PoolInspector;
-import org.gphash.index.SlotMeta;
+import org.gphash.format.SlotMeta;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

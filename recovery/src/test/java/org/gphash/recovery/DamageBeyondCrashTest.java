@@ -14,11 +14,11 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 import org.gphash.GPHashIndex;
-import org.gphash.PoolFormatException;
-import org.gphash.PoolFormatException.Reason;
+import org.gphash.error.PoolFormatException;
+import org.gphash.error.PoolFormatException.Reason;
 import org.gphash.RecoveryReport;
-import org.gphash.index.PoolHeader;
-import org.gphash.index.SlotMeta;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

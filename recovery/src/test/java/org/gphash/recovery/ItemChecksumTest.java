@@ -14,7 +14,7 @@ import java.util.Random;
 
 import org.gphash.GPHashIndex;
 import org.gphash.ItemChecksumException;
-import org.gphash.index.SlotMeta;
+import org.gphash.format.SlotMeta;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -21,12 +21,12 @@ import java.util.Random;
 import java.util.zip.CRC32C;
 
 import org.gphash.GPHashIndex;
-import org.gphash.PoolFormatException;
+import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
-import org.gphash.index.HeapChunk;
-import org.gphash.index.PoolHeader;
+import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
 import org.gphash.index.PoolInspector;
-import org.gphash.index.SlotMeta;
+import org.gphash.format.SlotMeta;
 import org.gphash.index.TableLayout;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -18,9 +18,9 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import org.gphash.GPHashIndex;
-import org.gphash.index.Geometry;
+import org.gphash.format.Geometry;
 import org.gphash.index.PoolInspector;
-import org.gphash.index.SlotMeta;
+import org.gphash.format.SlotMeta;
 import org.gphash.index.TableLayout;
 
 /** Pools for the tool's tests (on tmpfs when there is one), a way to run the tool, and raw slot surgery. */

@@ -1,4 +1,4 @@
-package org.gphash.index;
+package org.gphash.format;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
 
-import org.gphash.PoolFormatException;
+import org.gphash.error.PoolFormatException;
 
 /**
  * The on-media header of a pool: everything needed to interpret the rest of the file, as offsets
@@ -69,33 +69,33 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     /** Levels a resize may add beyond the geometry's before it has emptied the bottom ones. */
     public static final int MAX_EXTRA_LEVELS = 4;
 
-    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
-    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
-    static final int OFF_MAGIC = 0;
-    static final int OFF_VERSION = 8;
-    static final int OFF_COPY_SIZE = 12;
-    static final int OFF_SEQUENCE = 16;
-    static final int OFF_KEY_SIZE = 24;
-    static final int OFF_VALUE_SIZE = 28;
-    static final int OFF_LEVELS = 32;
-    static final int OFF_HASHES = 36;
-    static final int OFF_SLOTS = 40;
-    static final int OFF_FLAGS = 44;
-    static final int OFF_SEEDS = 48;
-    static final int OFF_TOP_LOG2 = 80;
-    static final int OFF_ACTIVE_LEVELS = 84;
-    static final int OFF_RESIZE_STATE = 88;
-    static final int OFF_CHUNK_COUNT = 92;
-    static final int OFF_RESIZES = 96;
-    static final int OFF_FILE_LENGTH = 104;
-    static final int OFF_CREATED = 112;
-    static final int OFF_LEVEL_OFFSETS = 128;
-    static final int OFF_POOL_ID = 224;
-    static final int OFF_OPS_IN_FLIGHT = 232;
-    static final int OFF_CLOSE_RECORD = 240;
-    static final int OFF_CHUNKS = 256;
-    static final int OFF_CHECKSUM = OFF_CHUNKS + MAX_HEAP_CHUNKS * 16;
+    public static final int OFF_MAGIC = 0;
+    public static final int OFF_VERSION = 8;
+    public static final int OFF_COPY_SIZE = 12;
+    public static final int OFF_SEQUENCE = 16;
+    public static final int OFF_KEY_SIZE = 24;
+    public static final int OFF_VALUE_SIZE = 28;
+    public static final int OFF_LEVELS = 32;
+    public static final int OFF_HASHES = 36;
+    public static final int OFF_SLOTS = 40;
+    public static final int OFF_FLAGS = 44;
+    public static final int OFF_SEEDS = 48;
+    public static final int OFF_TOP_LOG2 = 80;
+    public static final int OFF_ACTIVE_LEVELS = 84;
+    public static final int OFF_RESIZE_STATE = 88;
+    public static final int OFF_CHUNK_COUNT = 92;
+    public static final int OFF_RESIZES = 96;
+    public static final int OFF_FILE_LENGTH = 104;
+    public static final int OFF_CREATED = 112;
+    public static final int OFF_LEVEL_OFFSETS = 128;
+    public static final int OFF_POOL_ID = 224;
+    public static final int OFF_OPS_IN_FLIGHT = 232;
+    public static final int OFF_CLOSE_RECORD = 240;
+    public static final int OFF_CHUNKS = 256;
+    public static final int OFF_CHECKSUM = OFF_CHUNKS + MAX_HEAP_CHUNKS * 16;
 
     private static final int FLAG_CLEAN = 1;
     private static final int FLAG_ITEM_CHECKSUMS = 2;
@@ -206,7 +206,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     }
 
     /** Writes this header as one copy at {@code base} of {@code segment}, checksum last. */
-    void writeTo(MemorySegment segment, long base) {
+    public void writeTo(MemorySegment segment, long base) {
         MemorySegment c = segment.asSlice(base, COPY_BYTES);
         c.fill((byte) 0);
         c.set(LONG, OFF_MAGIC, MAGIC);
@@ -244,7 +244,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         c.set(INT, OFF_CHECKSUM, checksum(c));
     }
 
-    static int checksum(MemorySegment copy) {
+    public static int checksum(MemorySegment copy) {
         CRC32C crc = new CRC32C();
         crc.update(copy.asSlice(0, OFF_CHECKSUM).asByteBuffer());
         return (int) crc.getValue();
@@ -257,9 +257,9 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
      * differs is {@code OTHER_VERSION_UNVERIFIED}: maybe another format (whose checksum this build
      * cannot check), maybe damage.
      */
-    enum CopyState { NO_MAGIC, WRONG_VERSION, OTHER_VERSION_UNVERIFIED, BAD_CHECKSUM, VALID }
+    public enum CopyState { NO_MAGIC, WRONG_VERSION, OTHER_VERSION_UNVERIFIED, BAD_CHECKSUM, VALID }
 
-    static CopyState inspect(MemorySegment segment, long base) {
+    public static CopyState inspect(MemorySegment segment, long base) {
         MemorySegment c = segment.asSlice(base, COPY_BYTES);
         if (c.get(LONG, OFF_MAGIC) != MAGIC) {
             return CopyState.NO_MAGIC;
@@ -271,7 +271,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         return ours ? CopyState.VALID : CopyState.WRONG_VERSION;
     }
 
-    static int versionOf(MemorySegment segment, long base) {
+    public static int versionOf(MemorySegment segment, long base) {
         return segment.get(INT, base + OFF_VERSION);
     }
 
@@ -279,7 +279,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
      * Decodes a copy whose checksum is valid. Values that the checksum cannot vouch for semantically
      * (a geometry a writer could never produce) still raise {@link PoolFormatException}.
      */
-    static PoolHeader readFrom(MemorySegment segment, long base, java.nio.file.Path path) {
+    public static PoolHeader readFrom(MemorySegment segment, long base, java.nio.file.Path path) {
         MemorySegment c = segment.asSlice(base, COPY_BYTES);
         try {
             Geometry g = new Geometry(c.get(INT, OFF_LEVELS), c.get(INT, OFF_HASHES), c.get(INT, OFF_SLOTS),

@@ -1,4 +1,4 @@
-package org.gphash.index;
+package org.gphash.format;
 
 import java.lang.foreign.MemorySegment;
 import java.util.zip.CRC32C;
@@ -23,21 +23,21 @@ import java.util.zip.CRC32C;
  * (a bottom level that becomes a heap chunk keeps its offset and length), so a crash cannot leave a
  * committed extent with a torn tag.
  */
-final class ExtentTag {
+public final class ExtentTag {
 
-    static final int BYTES = 64;
-    static final long MAGIC = 0x00544E5458504847L; // "GPHXTNT\0" little-endian
+    public static final int BYTES = 64;
+    public static final long MAGIC = 0x00544E5458504847L; // "GPHXTNT\0" little-endian
 
     private ExtentTag() {
     }
 
     /** Where the tag of the extent at {@code extentOffset} lies. */
-    static long tagOffset(long extentOffset) {
+    public static long tagOffset(long extentOffset) {
         return extentOffset - BYTES;
     }
 
     /** Writes the tag of an extent (not persisted: the caller persists it with the extent). */
-    static void write(MemorySegment pool, long extentOffset, long extentLength, long poolId) {
+    public static void write(MemorySegment pool, long extentOffset, long extentLength, long poolId) {
         MemorySegment t = pool.asSlice(tagOffset(extentOffset), BYTES);
         t.fill((byte) 0);
         t.set(PoolHeader.LONG, 0, MAGIC);
@@ -54,10 +54,10 @@ final class ExtentTag {
     }
 
     /** What a check found. */
-    enum Verdict { MATCHES, DAMAGED, OTHER_POOL, OTHER_EXTENT }
+    public enum Verdict { MATCHES, DAMAGED, OTHER_POOL, OTHER_EXTENT }
 
     /** Compares the tag in front of an extent with what the header says of it. */
-    static Verdict check(MemorySegment pool, long extentOffset, long extentLength, long poolId) {
+    public static Verdict check(MemorySegment pool, long extentOffset, long extentLength, long poolId) {
         MemorySegment t = pool.asSlice(tagOffset(extentOffset), BYTES);
         if (t.get(PoolHeader.LONG, 0) != MAGIC || t.get(PoolHeader.INT, 32) != checksum(t)) {
             return Verdict.DAMAGED;
@@ -72,7 +72,7 @@ final class ExtentTag {
     }
 
     /** The pool identity a tag holds (for messages; meaningful when the tag is not damaged). */
-    static long poolIdOf(MemorySegment pool, long extentOffset) {
+    public static long poolIdOf(MemorySegment pool, long extentOffset) {
         return pool.get(PoolHeader.LONG, tagOffset(extentOffset) + 8);
     }
 }

@@ -1,4 +1,4 @@
-package org.gphash.index;
+package org.gphash.format;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -13,9 +13,9 @@ import java.util.zip.CRC32C;
  *
  * <p>One per thread (it keeps a scratch buffer, so computing allocates nothing).
  */
-final class ItemChecksum {
+public final class ItemChecksum {
 
-    static final int BYTES = 4;
+    public static final int BYTES = 4;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
 
     private final CRC32C crc = new CRC32C();
@@ -23,14 +23,14 @@ final class ItemChecksum {
     private final int keySize;
     private final int valueSize;
 
-    ItemChecksum(Geometry g) {
+    public ItemChecksum(Geometry g) {
         this.keySize = g.keySize();
         this.valueSize = g.valueSize();
         this.scratch = new byte[keySize + valueSize];
     }
 
     /** CRC32C of the key at {@code key[keyOffset]} and the value at {@code value[valueOffset]}. */
-    int of(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
+    public int of(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
         MemorySegment.copy(key, ValueLayout.JAVA_BYTE, keyOffset, scratch, 0, keySize);
         MemorySegment.copy(value, ValueLayout.JAVA_BYTE, valueOffset, scratch, keySize, valueSize);
         crc.reset();
@@ -39,12 +39,12 @@ final class ItemChecksum {
     }
 
     /** Stores the checksum after the value of the block at {@code block}. */
-    void store(MemorySegment pool, long block, int checksum) {
+    public void store(MemorySegment pool, long block, int checksum) {
         pool.set(INT, block + valueSize, checksum);
     }
 
     /** The checksum stored after the value of the block at {@code block}. */
-    int stored(MemorySegment pool, long block) {
+    public int stored(MemorySegment pool, long block) {
         return pool.get(INT, block + valueSize);
     }
 }

@@ -1,8 +1,7 @@
-package org.gphash;
+package org.gphash.error;
 
 import java.nio.file.Path;
 
-import org.gphash.error.GPHashException;
 
 /**
  * The file is not a usable pool. Raised by {@code open} before anything is written, so the file is

@@ -1,4 +1,4 @@
-package org.gphash.index;
+package org.gphash.format;
 
 /** A run of value blocks in the pool file: {@code length} bytes from {@code offset}. */
 public record HeapChunk(long offset, long length) {

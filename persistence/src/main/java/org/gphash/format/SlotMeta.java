@@ -1,4 +1,4 @@
-package org.gphash.index;
+package org.gphash.format;
 
 /**
  * The 8-byte meta word at the start of each slot, changed only by CAS (or by its owner while it is

@@ -1,4 +1,4 @@
-package org.gphash.index;
+package org.gphash.format;
 
 /**
  * The shape of a table: levels, hash functions, slots per bucket, key and value sizes, and the
@@ -95,11 +95,11 @@ public record Geometry(int levels, int hashes, int slotsPerBucket, int keySize, 
         return levels - 1;
     }
 
-    static int align8(int n) {
+    public static int align8(int n) {
         return (n + 7) & ~7;
     }
 
-    static long alignUp(long n, long alignment) {
+    public static long alignUp(long n, long alignment) {
         return (n + alignment - 1) / alignment * alignment;
     }
 }

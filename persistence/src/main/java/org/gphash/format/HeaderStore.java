@@ -1,12 +1,10 @@
-package org.gphash.index;
+package org.gphash.format;
 
-import org.gphash.spi.CrashPoint;
-import org.gphash.spi.CrashHook;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 
-import org.gphash.PoolFormatException;
-import org.gphash.PoolFormatException.Reason;
+import org.gphash.error.PoolFormatException;
+import org.gphash.error.PoolFormatException.Reason;
 import org.gphash.persistence.PoolFile;
 
 /**
@@ -18,25 +16,33 @@ import org.gphash.persistence.PoolFile;
  * acts on a committed state, both copies hold it, and falling back to the older copy after a torn
  * or damaged newest copy is always safe.
  */
-final class HeaderStore {
+public final class HeaderStore {
 
     private final PoolFile file;
-    private final CrashHook crashHook;
+    /** Told after the first copy of each commit is persisted (the crash tests stop there). */
+    private final Runnable firstCopyWritten;
     private volatile PoolHeader current;
 
-    HeaderStore(PoolFile file, PoolHeader current, CrashHook crashHook) {
+    /**
+     * The store of an open pool whose committed header is {@code current}.
+     *
+     * @param file             the pool file
+     * @param current          the committed header, as {@link #read} found it
+     * @param firstCopyWritten run after the first copy of each commit is persisted (a crash point)
+     */
+    public HeaderStore(PoolFile file, PoolHeader current, Runnable firstCopyWritten) {
         this.file = file;
         this.current = current;
-        this.crashHook = crashHook;
+        this.firstCopyWritten = firstCopyWritten;
     }
 
-    PoolHeader current() {
+    public PoolHeader current() {
         return current;
     }
 
     /** Writes a brand-new header to both copies of a freshly created file. */
-    static HeaderStore initialize(PoolFile file, PoolHeader header, CrashHook crashHook) {
-        HeaderStore store = new HeaderStore(file, header.withSequence(0), crashHook);
+    public static HeaderStore initialize(PoolFile file, PoolHeader header, Runnable firstCopyWritten) {
+        HeaderStore store = new HeaderStore(file, header.withSequence(0), firstCopyWritten);
         store.commit(header);
         return store;
     }
@@ -46,7 +52,7 @@ final class HeaderStore {
      * serialised, and the in-flight bound never falls: a commit derived from a header read before
      * another thread raised the bound ({@link #admitOpsInFlight}) keeps the raised one.
      */
-    synchronized void commit(PoolHeader next) {
+    public synchronized void commit(PoolHeader next) {
         MemorySegment segment = file.segment();
         long first = current.sequence() + 1;
         if (next.opsInFlightLimit() < current.opsInFlightLimit()) {
@@ -56,7 +62,7 @@ final class HeaderStore {
         long baseA = copyBase(first);
         a.writeTo(segment, baseA);
         file.persister().persist(segment, baseA, PoolHeader.COPY_BYTES);
-        crashHook.reached(CrashPoint.HEADER_FIRST_COPY_WRITTEN);
+        firstCopyWritten.run();
         PoolHeader b = next.withSequence(first + 1);
         long baseB = copyBase(first + 1);
         b.writeTo(segment, baseB);
@@ -69,7 +75,7 @@ final class HeaderStore {
      * recovery after a crash knows how much damage the crash can explain. Raises the bound to the
      * next power of two (a commit) only when it grows, so engines may call this on every batch.
      */
-    void admitOpsInFlight(long ops) {
+    public void admitOpsInFlight(long ops) {
         if (current.opsInFlightLimit() >= ops) {
             return;
         }
@@ -86,7 +92,7 @@ final class HeaderStore {
     }
 
     /** What {@link #read} found: the header, and whether one copy had to be ignored. */
-    record ReadResult(PoolHeader header, boolean copyRepairNeeded) {
+    public record ReadResult(PoolHeader header, boolean copyRepairNeeded) {
     }
 
     /**
@@ -94,7 +100,7 @@ final class HeaderStore {
      *
      * @throws PoolFormatException naming the reason when the file is not a usable pool
      */
-    static ReadResult read(PoolFile file) {
+    public static ReadResult read(PoolFile file) {
         Path path = file.path();
         long size = file.fileSize();
         if (size < 8) {

@@ -1,4 +1,4 @@
-package org.gphash.index;
+package org.gphash.format;
 
 import java.lang.foreign.MemorySegment;
 import java.util.zip.CRC32C;
@@ -17,21 +17,21 @@ import java.util.zip.CRC32C;
  * <p>Layout (little-endian): magic "GPHCLOSE" (8), pool identity (8), items (8), heap blocks (8),
  * bitmap words n (8), then n words of the bitmap (1 = block in use).
  */
-final class CloseRecord {
+public final class CloseRecord {
 
-    static final long MAGIC = 0x45534F4C43485047L; // "GPHCLOSE" little-endian
-    static final int FIXED_BYTES = 40;
+    public static final long MAGIC = 0x45534F4C43485047L; // "GPHCLOSE" little-endian
+    public static final int FIXED_BYTES = 40;
 
     private CloseRecord() {
     }
 
     /** Bytes a record of a heap whose bitmap has {@code words} words needs. */
-    static long bytesFor(int words) {
+    public static long bytesFor(int words) {
         return FIXED_BYTES + 8L * words;
     }
 
     /** Writes the record at {@code offset} (not persisted) and returns its CRC32C. */
-    static int write(MemorySegment pool, long offset, long poolId, long items, long heapBlocks, long[] usedBits) {
+    public static int write(MemorySegment pool, long offset, long poolId, long items, long heapBlocks, long[] usedBits) {
         MemorySegment r = pool.asSlice(offset, bytesFor(usedBits.length));
         r.set(PoolHeader.LONG, 0, MAGIC);
         r.set(PoolHeader.LONG, 8, poolId);
@@ -49,7 +49,7 @@ final class CloseRecord {
     }
 
     /** What a record says, once it is trusted: items, the heap's bitmap and the blocks it marks used. */
-    record Loaded(long items, long[] usedBits, long usedBlocks) {
+    public record Loaded(long items, long[] usedBits, long usedBlocks) {
     }
 
     /**
@@ -57,7 +57,7 @@ final class CloseRecord {
      * the committed file, its CRC as the header says, this pool's identity, and a heap of
      * {@code heapBlocks} blocks in {@code words} bitmap words. Null means: scan.
      */
-    static Loaded read(MemorySegment pool, PoolHeader h, long heapBlocks, int words) {
+    public static Loaded read(MemorySegment pool, PoolHeader h, long heapBlocks, int words) {
         PoolHeader.CloseRecordRef ref = h.closeRecord();
         if (!h.cleanShutdown() || !ref.present() || h.resizing()) {
             return null;
