@@ -6,7 +6,8 @@ import java.lang.ref.Cleaner;
 
 /**
  * The off-heap memory behind a {@link org.gphash.Batch} or a {@link org.gphash.BatchResult}: one
- * page-aligned block of whole pages, freed once the batch no longer refers to it. An engine that
+ * page-aligned block of whole pages, freed by the garbage collector once nothing refers to it (nor to
+ * a slice of it). An engine that
  * moves batches by DMA may pin the block once ({@link #pin(Runnable)}): it then copies between the
  * block and the device directly, with no staging copy, and the block is unpinned before it is freed.
  *
@@ -23,9 +24,11 @@ public final class HostMemory {
 
     private HostMemory(long bytes) {
         long size = Math.max(PAGE, (bytes + PAGE - 1) / PAGE * PAGE);
-        Arena arena = Arena.ofShared();
-        this.segment = arena.allocate(size, PAGE);
-        this.state = new State(arena);
+        // An automatic arena: freeing needs no handshake with every thread (a shared arena's close
+        // does), and a slice a caller still holds keeps the memory valid. The cleaner's state holds
+        // the memory until it has unpinned it, so pages are never freed while pinned.
+        this.segment = Arena.ofAuto().allocate(size, PAGE);
+        this.state = new State(segment);
         CLEANER.register(this, state);
     }
 
@@ -86,22 +89,30 @@ public final class HostMemory {
 
     /** What the cleaner holds: never the block itself, or the block would never become unreachable. */
     private static final class State implements Runnable {
-        private final Arena arena;
+        /** Memory whose unpinning failed: kept for the life of the process (freeing pages a device may still reach is worse than a leak). */
+        private static final java.util.Set<MemorySegment> KEPT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        private MemorySegment memory;
         private volatile Runnable unpin;
         private volatile boolean refused;
         private int uses;
 
-        State(Arena arena) {
-            this.arena = arena;
+        State(MemorySegment memory) {
+            this.memory = memory;
         }
 
         @Override
         public void run() {
             Runnable u = unpin;
             if (u != null) {
-                u.run();  // if this throws, the memory is kept: freeing pages a device may still reach is worse than a leak
+                try {
+                    u.run();
+                } catch (RuntimeException | Error e) {
+                    KEPT.add(memory);
+                    throw e;
+                }
             }
-            arena.close();
+            memory = null;  // now the automatic arena may free it
         }
     }
 }
