@@ -1,5 +1,8 @@
 package org.gphash.bench;
 
+import org.gphash.cli.Cli;
+import org.gphash.cli.ValueCodec;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,13 +122,13 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
         Cli.range("--value-size", l.valueSize, ValueCodec.MIN_VALUE_SIZE, 1 << 20);
         List<Integer> batches = new ArrayList<>();
         if (l.batchSweep == null) {
-            batches.add((int) Cli.range("--batch", l.batch, 1, DemoOptions.MAX_BATCH));
+            batches.add((int) Cli.range("--batch", l.batch, 1, Cli.MAX_BATCH));
         } else {
             for (long b : l.batchSweep) {
-                batches.add((int) Cli.range("--batch-sweep", b, 1, DemoOptions.MAX_BATCH));
+                batches.add((int) Cli.range("--batch-sweep", b, 1, Cli.MAX_BATCH));
             }
         }
-        Cli.range("--threads", l.threads, 1, DemoOptions.MAX_THREADS);
+        Cli.range("--threads", l.threads, 1, Cli.MAX_THREADS);
         Cli.theta("--theta", l.theta);
         Cli.range("--warmup", l.warmup, 0, Integer.MAX_VALUE);
         String distribution = l.distribution.strip().toLowerCase(Locale.ROOT);

@@ -1,5 +1,8 @@
 package org.gphash.bench;
 
+import org.gphash.cli.Cli;
+import org.gphash.cli.Report;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,5 +1,7 @@
 package org.gphash.bench;
 
+import org.gphash.cli.ValueCodec;
+
 import org.gphash.OpKind;
 
 /**

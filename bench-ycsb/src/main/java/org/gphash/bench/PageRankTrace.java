@@ -1,5 +1,9 @@
 package org.gphash.bench;
 
+import org.gphash.cli.Cli;
+import org.gphash.cli.PoolDirectory;
+import org.gphash.cli.Report;
+
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -101,7 +105,7 @@ public final class PageRankTrace {
                 g.vertices, g.edges(), o.iterations(), o.damping(), o.block());
         double[] ranks;
         long ops;
-        try (PoolDirectory dir = PoolDirectory.create(null, Demo.estimatePoolBytes(g.vertices), false);
+        try (PoolDirectory dir = PoolDirectory.create(null, PoolDirectory.estimatePoolBytes(g.vertices, 8, VALUE_SIZE), false);
              TraceWriter writer = new TraceWriter(o.out(), new TraceFormat.Header(8, VALUE_SIZE, description));
              StoreUnderTest store = new RecordingStore(new GPHashStore(new StoreConfig(dir.path(), 8, VALUE_SIZE,
                      g.vertices, o.seed()), Backend.CPU), writer)) {

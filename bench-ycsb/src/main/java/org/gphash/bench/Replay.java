@@ -1,5 +1,10 @@
 package org.gphash.bench;
 
+import org.gphash.cli.Cli;
+import org.gphash.cli.PoolDirectory;
+import org.gphash.cli.Report;
+import org.gphash.cli.PhaseTally;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -107,7 +112,7 @@ public final class Replay {
         if (l.file == null) {
             throw new Cli.UsageException("which trace? ./gphash replay FILE");
         }
-        Cli.range("--threads", l.threads, 1, DemoOptions.MAX_THREADS);
+        Cli.range("--threads", l.threads, 1, Cli.MAX_THREADS);
         List<String> baselines;
         try {
             baselines = l.baselines == null
@@ -150,8 +155,7 @@ public final class Replay {
         ExecutorService pool = Executors.newFixedThreadPool(o.threads());
         // Stores are sized for the items the trace inserts (an upper bound: inserts of present keys count too).
         long items = Math.max(1024, writes);
-        long estimate = Demo.estimatePoolBytes(items) * (header.keySize() + header.valueSize())
-                / (DemoOptions.KEY_SIZE + DemoOptions.VALUE_SIZE);
+        long estimate = PoolDirectory.estimatePoolBytes(items, header.keySize(), header.valueSize());
         try (Progress progress = Progress.on(err, o.progress())) {
             for (String system : systems) {
                 // Unmeasured: the trace's first WARMUP_OPS operations on a throwaway store, so that

@@ -1,5 +1,7 @@
 package org.gphash.bench;
 
+import org.gphash.cli.Report;
+
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,5 +1,9 @@
 package org.gphash.bench;
 
+import org.gphash.cli.PhaseTally;
+import org.gphash.cli.Workers;
+import org.gphash.cli.ValueCodec;
+
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 

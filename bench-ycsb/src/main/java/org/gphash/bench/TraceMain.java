@@ -1,5 +1,7 @@
 package org.gphash.bench;
 
+import org.gphash.cli.Cli;
+
 /** {@code ./gphash trace dlrm|pagerank [options]}: dispatches to the trace generators. */
 public final class TraceMain {
 

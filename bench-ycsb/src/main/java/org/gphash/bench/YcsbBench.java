@@ -1,5 +1,9 @@
 package org.gphash.bench;
 
+import org.gphash.cli.Cli;
+import org.gphash.cli.PoolDirectory;
+import org.gphash.cli.Report;
+
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,8 +124,7 @@ public final class YcsbBench {
 
     /** One system at one batch size: fresh store, LOAD, then the workloads. */
     private List<Measurement> runSystem(String system, int batchSize, Progress progress) throws Exception {
-        long estimate = Demo.estimatePoolBytes(options.maxItems()) * (options.keySize() + options.valueSize())
-                / (DemoOptions.KEY_SIZE + DemoOptions.VALUE_SIZE);
+        long estimate = PoolDirectory.estimatePoolBytes(options.maxItems(), options.keySize(), options.valueSize());
         List<Measurement> rows = new ArrayList<>();
         try (PoolDirectory dir = PoolDirectory.create(options.dir(), estimate, false)) {
             StoreConfig config = new StoreConfig(dir.path(), options.keySize(), options.valueSize(),
@@ -168,7 +171,7 @@ public final class YcsbBench {
         long divisor = Math.max(1, options.keys() / keys);
         int batchSize = options.batchSizes().get(0);
         for (String system : systems) {
-            try (PoolDirectory dir = PoolDirectory.create(options.dir(), Demo.estimatePoolBytes(keys * 4), false);
+            try (PoolDirectory dir = PoolDirectory.create(options.dir(), PoolDirectory.estimatePoolBytes(keys * 4, options.keySize(), options.valueSize()), false);
                  StoreUnderTest store = Systems.open(system, new StoreConfig(dir.path(), options.keySize(),
                          options.valueSize(), keys * 2, options.seed()))) {
                 runWorkloads(store, batchSize, keys, divisor, progress);

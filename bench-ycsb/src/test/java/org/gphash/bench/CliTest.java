@@ -1,5 +1,7 @@
 package org.gphash.bench;
 
+import org.gphash.cli.Cli;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;

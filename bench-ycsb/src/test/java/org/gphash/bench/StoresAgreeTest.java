@@ -1,5 +1,8 @@
 package org.gphash.bench;
 
+import org.gphash.cli.PhaseTally;
+import org.gphash.cli.ValueCodec;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,5 +1,7 @@
 package org.gphash.bench;
 
+import org.gphash.cli.Cli;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,7 @@
 package org.gphash.bench.cache;
 
+import org.gphash.cli.Cli;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -8,7 +10,6 @@ import java.util.Objects;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import org.gphash.bench.Cli;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.CachePolicy;
 import org.gphash.bktcache.TopBuckets;

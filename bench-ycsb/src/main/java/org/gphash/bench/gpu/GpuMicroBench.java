@@ -1,5 +1,7 @@
 package org.gphash.bench.gpu;
 
+import org.gphash.cli.Cli;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -19,7 +21,6 @@ import org.gphash.BatchResult;
 import org.gphash.GPHashConfig;
 import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
-import org.gphash.bench.Cli;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 import org.gphash.index.CpuEngine;

@@ -1,4 +1,4 @@
-package org.gphash.bench;
+package org.gphash.cli;
 
 import java.util.Arrays;
 
@@ -7,46 +7,46 @@ import java.util.Arrays;
  * latency of each batch it executed. Each thread fills its own tally (no sharing, no atomics on
  * the hot path); {@link #merge} combines them when the phase is over.
  */
-final class PhaseTally {
+public final class PhaseTally {
 
-    long reads;
-    long updates;
-    long inserts;
+    public long reads;
+    public long updates;
+    public long inserts;
     /** Used by the YCSB benchmark (the demo issues neither). */
-    long deletes;
-    long readModifyWrites;
+    public long deletes;
+    public long readModifyWrites;
     /** A read that found a value whose embedded key or filler was wrong. */
-    long mismatches;
+    public long mismatches;
     /** A read or update of a key that must exist but was not found. */
-    long missing;
+    public long missing;
     /** An insert of a fresh key that did not report INSERTED. */
-    long insertFailures;
+    public long insertFailures;
 
     private long[] batchNanos = new long[64];
     private int batches;
 
-    void recordBatch(long nanos) {
+    public void recordBatch(long nanos) {
         if (batches == batchNanos.length) {
             batchNanos = Arrays.copyOf(batchNanos, batches * 2);
         }
         batchNanos[batches++] = nanos;
     }
 
-    long operations() {
+    public long operations() {
         return reads + updates + inserts + deletes + readModifyWrites;
     }
 
     /** Verification failures of any kind; must be 0. */
-    long failures() {
+    public long failures() {
         return mismatches + missing + insertFailures;
     }
 
-    int batches() {
+    public int batches() {
         return batches;
     }
 
     /** Mean batch latency in nanoseconds (0 when no batch ran). */
-    double meanBatchNanos() {
+    public double meanBatchNanos() {
         if (batches == 0) {
             return 0;
         }
@@ -58,7 +58,7 @@ final class PhaseTally {
     }
 
     /** The {@code q}-quantile (nearest rank) of batch latency in nanoseconds. */
-    long batchQuantileNanos(double q) {
+    public long batchQuantileNanos(double q) {
         if (batches == 0) {
             return 0;
         }
@@ -68,7 +68,7 @@ final class PhaseTally {
         return sorted[Math.max(0, Math.min(batches - 1, rank - 1))];
     }
 
-    static PhaseTally merge(Iterable<PhaseTally> tallies) {
+    public static PhaseTally merge(Iterable<PhaseTally> tallies) {
         PhaseTally all = new PhaseTally();
         for (PhaseTally t : tallies) {
             all.reads += t.reads;

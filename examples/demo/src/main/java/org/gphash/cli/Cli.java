@@ -1,4 +1,4 @@
-package org.gphash.bench;
+package org.gphash.cli;
 
 import java.util.Locale;
 
@@ -15,6 +15,11 @@ import picocli.CommandLine.Option;
  * message names the option and what was wrong (the commands print it and exit with status 2).
  */
 public final class Cli {
+
+    /** The most client threads any command runs. */
+    public static final int MAX_THREADS = 1024;
+    /** The largest batch any command builds. */
+    public static final int MAX_BATCH = 1 << 20;
 
     /** A command line that cannot be run. */
     public static final class UsageException extends Exception {

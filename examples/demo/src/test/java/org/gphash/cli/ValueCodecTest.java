@@ -1,4 +1,4 @@
-package org.gphash.bench;
+package org.gphash.cli;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

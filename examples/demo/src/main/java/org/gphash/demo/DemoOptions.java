@@ -1,4 +1,6 @@
-package org.gphash.bench;
+package org.gphash.demo;
+
+import org.gphash.cli.Cli;
 
 import java.nio.file.Path;
 import java.util.Locale;
@@ -24,8 +26,6 @@ final class DemoOptions {
     static final long DEFAULT_KEYS = 1_000_000;
     static final long DEFAULT_OPS = 2_000_000;
     static final int DEFAULT_BATCH = 4096;
-    static final int MAX_THREADS = 1024;
-    static final int MAX_BATCH = 1 << 20;
     static final int KEY_SIZE = 8;
     static final int VALUE_SIZE = 128;
 
@@ -96,8 +96,8 @@ final class DemoOptions {
     private void check() throws Cli.UsageException {
         keys = keysOption == null ? DEFAULT_KEYS : Cli.range("--keys", keysOption, 1, Long.MAX_VALUE / 2);
         ops = opsOption == null ? DEFAULT_OPS : Cli.range("--ops", opsOption, 0, Long.MAX_VALUE / 2);
-        Cli.range("--threads", threads, 1, MAX_THREADS);
-        Cli.range("--batch", batch, 1, MAX_BATCH);
+        Cli.range("--threads", threads, 1, Cli.MAX_THREADS);
+        Cli.range("--batch", batch, 1, Cli.MAX_BATCH);
         if (initialCapacityOption != null) {
             Cli.range("--initial-capacity", initialCapacityOption, 1, Long.MAX_VALUE / 2);
         }

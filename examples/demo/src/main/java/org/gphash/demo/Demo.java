@@ -1,4 +1,10 @@
-package org.gphash.bench;
+package org.gphash.demo;
+
+import org.gphash.cli.Cli;
+import org.gphash.cli.PoolDirectory;
+import org.gphash.cli.Report;
+import org.gphash.cli.PhaseTally;
+import org.gphash.cli.Workers;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -70,7 +76,7 @@ public final class Demo {
     /** Runs every phase and prints the report; returns the exit status. */
     int run() throws Exception {
         long expectedInserts = Math.round(options.ops * options.insertProportion);
-        long estimate = estimatePoolBytes(options.keys + expectedInserts);
+        long estimate = PoolDirectory.estimatePoolBytes(options.keys + expectedInserts, DemoOptions.KEY_SIZE, DemoOptions.VALUE_SIZE);
         try (PoolDirectory dir = PoolDirectory.create(options.dir, estimate, options.keep)) {
             Path pool = dir.path().resolve("demo.pool");
             printHeader(dir, pool);
@@ -218,18 +224,6 @@ public final class Demo {
                 fail(Report.count(tally.failures()) + " keys did not read back correctly after reopening");
             }
         }
-    }
-
-    /**
-     * A generous upper bound of the pool file for {@code items} items: value blocks (the heap
-     * grows by doubling, so up to twice what is used), slots at the lowest load factor a resize
-     * leaves, and the retired bottom levels handed to the heap. Used to decide whether /dev/shm is
-     * big enough.
-     */
-    static long estimatePoolBytes(long items) {
-        long valueStride = (DemoOptions.VALUE_SIZE + 7) & ~7L;
-        long slotBytes = 8 + ((DemoOptions.KEY_SIZE + 7) & ~7L);
-        return items * (2 * valueStride + 4 * slotBytes) + (32L << 20);
     }
 
     private void fail(String message) {

@@ -1,4 +1,4 @@
-package org.gphash.bench;
+package org.gphash.cli;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -13,16 +13,16 @@ import java.nio.ByteOrder;
  * value block); the filler catches a torn or half-overwritten value, since a value stitched from
  * two writes would not match its own header.
  */
-final class ValueCodec {
+public final class ValueCodec {
 
-    static final int MIN_VALUE_SIZE = 16;
+    public static final int MIN_VALUE_SIZE = 16;
 
     private static final ValueLayout.OfLong LONG =
             ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final int valueSize;
 
-    ValueCodec(int valueSize) {
+    public ValueCodec(int valueSize) {
         if (valueSize < MIN_VALUE_SIZE) {
             throw new IllegalArgumentException("demo values need at least " + MIN_VALUE_SIZE + " bytes, got " + valueSize);
         }
@@ -30,7 +30,7 @@ final class ValueCodec {
     }
 
     /** Writes the value of {@code key} at {@code version} into {@code out} (valueSize bytes). */
-    void encode(long key, long version, byte[] out) {
+    public void encode(long key, long version, byte[] out) {
         MemorySegment s = MemorySegment.ofArray(out);
         s.set(LONG, 0, key);
         s.set(LONG, 8, version);
@@ -48,7 +48,7 @@ final class ValueCodec {
      * Whether the {@code valueSize} bytes at {@code offset} of {@code values} are a well-formed
      * value of {@code key} (any version).
      */
-    boolean matches(MemorySegment values, long offset, long key) {
+    public boolean matches(MemorySegment values, long offset, long key) {
         if (values.get(LONG, offset) != key) {
             return false;
         }

@@ -1,4 +1,4 @@
-package org.gphash.bench;
+package org.gphash.cli;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,23 +8,23 @@ import java.util.Locale;
  * Number formatting for the demo's report: one place decides units and precision, so that every
  * line of the report reads the same way (grouped counts, MiB, Mops/s or kops/s, ms).
  */
-final class Report {
+public final class Report {
 
     private Report() {
     }
 
     /** 1234567 as "1,234,567". */
-    static String count(long n) {
+    public static String count(long n) {
         return String.format(Locale.ROOT, "%,d", n);
     }
 
     /** "1 key", "2,000 keys": a count with its noun, plural unless the count is 1. */
-    static String count(long n, String noun) {
+    public static String count(long n, String noun) {
         return count(n) + " " + (n == 1 ? noun : noun + "s");
     }
 
     /** Bytes in binary units: "512 B", "64.0 KiB", "210.4 MiB", "1.50 GiB". */
-    static String bytes(long b) {
+    public static String bytes(long b) {
         if (b < 1024) {
             return b + " B";
         }
@@ -38,7 +38,7 @@ final class Report {
     }
 
     /** Throughput: Mops/s from one million per second up, kops/s below. */
-    static String rate(long ops, long nanos) {
+    public static String rate(long ops, long nanos) {
         if (nanos <= 0 || ops == 0) {
             return "-";
         }
@@ -52,17 +52,17 @@ final class Report {
         return String.format(Locale.ROOT, "%.0f ops/s", perSecond);
     }
 
-    static String seconds(long nanos) {
+    public static String seconds(long nanos) {
         return String.format(Locale.ROOT, "%.2f s", nanos / 1e9);
     }
 
     /** Milliseconds with two decimals below 10 ms, one above. */
-    static String millis(double nanos) {
+    public static String millis(double nanos) {
         double ms = nanos / 1e6;
         return String.format(Locale.ROOT, ms < 10 ? "%.2f ms" : "%.1f ms", ms);
     }
 
-    static String percent(double fraction) {
+    public static String percent(double fraction) {
         double p = fraction * 100;
         return p == Math.rint(p) ? String.format(Locale.ROOT, "%.0f%%", p) : String.format(Locale.ROOT, "%.1f%%", p);
     }
@@ -71,7 +71,7 @@ final class Report {
      * Splits {@code text} at ", " into lines of at most {@code width} characters, each after the
      * first indented by {@code indent}: long one-line records (the recovery report) stay readable.
      */
-    static List<String> wrap(String text, int width, String indent) {
+    public static List<String> wrap(String text, int width, String indent) {
         List<String> lines = new ArrayList<>();
         StringBuilder line = new StringBuilder();
         for (String part : text.split(", ")) {

@@ -1,4 +1,4 @@
-package org.gphash.bench;
+package org.gphash.cli;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * {@code --dir}, only the fresh one inside it), and does so also when the JVM is interrupted, so
  * an aborted run does not leave hundreds of MiB in /dev/shm.
  */
-final class PoolDirectory implements AutoCloseable {
+public final class PoolDirectory implements AutoCloseable {
 
     private static final Path SHM = Path.of("/dev/shm");
 
@@ -48,7 +48,7 @@ final class PoolDirectory implements AutoCloseable {
      * Creates a fresh directory under {@code parent}, or under /dev/shm or java.io.tmpdir when
      * {@code parent} is null. {@code neededBytes} is a generous estimate of the pool's size.
      */
-    static PoolDirectory create(Path parent, long neededBytes, boolean keep) throws IOException {
+    public static PoolDirectory create(Path parent, long neededBytes, boolean keep) throws IOException {
         String note = null;
         Path base;
         if (parent != null) {
@@ -75,26 +75,26 @@ final class PoolDirectory implements AutoCloseable {
         return new PoolDirectory(dir, note, keep);
     }
 
-    Path path() {
+    public Path path() {
         return path;
     }
 
     /** The file system type, such as "tmpfs" or "ext4" ("unknown" if it cannot be told). */
-    String fileSystem() {
+    public String fileSystem() {
         return fileSystem;
     }
 
     /** Whether the pool lives in memory (tmpfs or ramfs), where msync costs next to nothing. */
-    boolean isInMemory() {
+    public boolean isInMemory() {
         return "tmpfs".equals(fileSystem) || "ramfs".equals(fileSystem);
     }
 
     /** Why the default location was not used, or a space warning; null when there is nothing to say. */
-    String note() {
+    public String note() {
         return note;
     }
 
-    boolean keep() {
+    public boolean keep() {
         return keep;
     }
 
@@ -147,5 +147,17 @@ final class PoolDirectory implements AutoCloseable {
         } catch (IOException e) {
             return "unknown";
         }
+    }
+
+    /**
+     * A generous upper bound of the pool file for {@code items} items of these key and value sizes:
+     * value blocks (the heap grows by doubling, so up to twice what is used), slots at the lowest load
+     * factor a resize leaves, and the retired bottom levels handed to the heap. Used to decide
+     * whether /dev/shm is big enough.
+     */
+    public static long estimatePoolBytes(long items, int keySize, int valueSize) {
+        long valueStride = (valueSize + 7) & ~7L;
+        long slotBytes = 8 + ((keySize + 7) & ~7L);
+        return items * (2 * valueStride + 4 * slotBytes) + (32L << 20);
     }
 }

@@ -1,4 +1,4 @@
-package org.gphash.bench;
+package org.gphash.cli;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,23 +10,23 @@ import java.util.concurrent.atomic.AtomicReference;
  * started and ready before the clock starts, so thread start-up is not counted as work; the clock
  * stops when the last worker is done, so the phase time is what a client would wait for.
  */
-final class Workers {
+public final class Workers {
 
     /** The work of one thread; {@code worker} is 0..threads-1, {@code tally} is its own. */
     @FunctionalInterface
-    interface Task {
+    public interface Task {
         void run(int worker, PhaseTally tally) throws Exception;
     }
 
     /** All workers' tallies merged, and the phase's wall-clock time. */
-    record Timed(PhaseTally tally, long nanos) {
+    public record Timed(PhaseTally tally, long nanos) {
     }
 
     private Workers() {
     }
 
     /** Runs {@code task} on {@code threads} threads; rethrows the first failure of any of them. */
-    static Timed run(String phase, int threads, Task task) throws Exception {
+    public static Timed run(String phase, int threads, Task task) throws Exception {
         CountDownLatch ready = new CountDownLatch(threads);
         CountDownLatch go = new CountDownLatch(1);
         AtomicReference<Throwable> failure = new AtomicReference<>();

@@ -1,4 +1,4 @@
-package org.gphash.bench;
+package org.gphash.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

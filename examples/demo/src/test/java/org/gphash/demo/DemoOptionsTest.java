@@ -1,4 +1,6 @@
-package org.gphash.bench;
+package org.gphash.demo;
+
+import org.gphash.cli.Cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,7 @@
-package org.gphash.bench;
+package org.gphash.demo;
+
+import org.gphash.cli.PhaseTally;
+import org.gphash.cli.ValueCodec;
 
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
