@@ -25,10 +25,11 @@ public final class HostMemory {
     private HostMemory(long bytes) {
         long size = Math.max(PAGE, (bytes + PAGE - 1) / PAGE * PAGE);
         // An automatic arena: freeing needs no handshake with every thread (a shared arena's close
-        // does), and a slice a caller still holds keeps the memory valid. The cleaner's state holds
-        // the memory until it has unpinned it, so pages are never freed while pinned.
+        // does), and a slice a caller still holds keeps the memory valid. Unpinned memory goes back
+        // after one collection, as the JDK's direct-memory accounting expects; once pinned, the
+        // cleaner's state holds it until it has unpinned it, so pages are never freed while pinned.
         this.segment = Arena.ofAuto().allocate(size, PAGE);
-        this.state = new State(segment);
+        this.state = new State();
         CLEANER.register(this, state);
     }
 
@@ -79,6 +80,7 @@ public final class HostMemory {
         if (state.unpin != null) {
             throw new IllegalStateException("the block is pinned already");
         }
+        state.memory = segment;
         state.unpin = unpin;
     }
 
@@ -92,14 +94,11 @@ public final class HostMemory {
         /** Memory whose unpinning failed: kept for the life of the process (freeing pages a device may still reach is worse than a leak). */
         private static final java.util.Set<MemorySegment> KEPT = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-        private MemorySegment memory;
+        /** The pinned memory, held until it is unpinned; null while not pinned. */
+        private volatile MemorySegment memory;
         private volatile Runnable unpin;
         private volatile boolean refused;
         private int uses;
-
-        State(MemorySegment memory) {
-            this.memory = memory;
-        }
 
         @Override
         public void run() {

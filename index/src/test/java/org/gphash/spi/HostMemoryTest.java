@@ -64,6 +64,24 @@ class HostMemoryTest {
         HostMemory.allocate(1 << 16).pin(unpinned::countDown);
     }
 
+    /**
+     * Results made and dropped at once (what {@code index.execute(batch)} does on every call) give
+     * their memory back to the JDK's direct-memory budget after a collection: twice the test JVM's
+     * budget (its -Xmx) goes through without running out.
+     */
+    @Test
+    void droppedBlocksGoBackWithoutBeingClosed() {
+        long budget = Runtime.getRuntime().maxMemory();
+        long each = 4096L * (1 + 128);
+        long made = 0;
+        for (long bytes = 0; bytes < 2 * budget; bytes += each) {
+            BatchResult r = new BatchResult(128, 4096);
+            r.reset(4096);
+            made++;
+        }
+        assertTrue(made * each >= 2 * budget);
+    }
+
     /** A batch keeps its operations when it moves to a larger block, and clearing zeroes the values. */
     @Test
     void batchesGrowIntoNewBlocksKeepingTheirOperations() {
