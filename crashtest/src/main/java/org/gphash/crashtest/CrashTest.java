@@ -201,9 +201,10 @@ public final class CrashTest implements Callable<Integer> {
             }
         }
         out.printf("crashtest: recovery cleared %d INSERT slots, removed %d duplicates, resumed %d resizes; "
-                        + "%d resizes completed; %d in-flight operations found applied; check failures=%d%n",
+                        + "%d resizes completed; %d in-flight operations found applied; %d rounds opened a pool "
+                        + "left as the crash before left it (their workers repaired it); check failures=%d%n",
                 t.insertSlotsCleared, t.duplicatesRemoved, t.resizesResumed, t.resizes, t.inflightApplied,
-                t.checkFailures);
+                t.repairRounds, t.checkFailures);
         // The contract: this is the last line, exactly in this form.
         out.printf("crashtest: backend=%s rounds=%d kills=%d ops_verified=%d lost=%d torn=%d leaked_bytes=%d%n",
                 o.backend.name().toLowerCase(Locale.ROOT), t.rounds, t.kills + t.powerFailures, t.opsVerified, t.lost,

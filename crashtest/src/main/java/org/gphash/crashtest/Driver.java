@@ -115,6 +115,14 @@ final class Driver {
                 "batch=" + o.batch));
         CrashPoint target = chooseTarget(inGeneration);
         String site = o.powerFail ? chooseSite(target) : null;
+        if (repairNext) {
+            // The pool still holds the last round's crash: this worker's open repairs it. In
+            // power-fail mode the power fails inside that repair.
+            repairNext = false;
+            tally.repairRounds++;
+            target = null;
+            site = o.powerFail ? REPAIR_SITE : null;
+        }
         if (site != null) {
             target = null;
         }
@@ -129,7 +137,9 @@ final class Driver {
             // others at a random persist count.
             if (site != null) {
                 cmd.add("failSite=" + site);
-                cmd.add("failSiteCount=" + (1 + random.nextInt(site.endsWith("persistSlots") ? 6 : 2)));
+                // A repair's clears are few and close together, often one persist: fail at its first.
+                int count = site.equals(REPAIR_SITE) ? 1 : 1 + random.nextInt(site.endsWith("persistSlots") ? 6 : 2);
+                cmd.add("failSiteCount=" + count);
                 cmd.add("failAtPersist=0");
                 targeted = true;
             } else {
@@ -163,8 +173,16 @@ final class Driver {
                     + " on its own; its output:\n" + Files.readString(workerErr));
         }
         classify(where, exitedByItself, target);
-        verify(start, r);
+        // One round in ten is verified on a copy, leaving the crashed pool for the next worker to
+        // repair on its open (else every worker opens a pool the driver already recovered, and no
+        // crash ever lands in recovery's repair).
+        boolean leaveForRepair = inGeneration + 1 < o.roundsPerPool && random.nextInt(10) == 0;
+        verify(start, r, leaveForRepair);
+        repairNext = leaveForRepair;
     }
+
+    /** Set when the pool was left as the last round's crash left it, for the next worker to repair. */
+    private boolean repairNext;
 
     private CrashPoint chooseTarget(int inGeneration) {
         // Early in a pool's life resizes happen: park at a resize point there. Every fourth round
@@ -204,8 +222,10 @@ final class Driver {
      * names them; {@code DriverSitesTest} checks that each names a method that exists).
      */
     static final List<String> RESIZE_SITES = List.of("Resizer.persistSlots", "Resizer.addTopLevel");
-    /** Persist call sites of recovery's repair and of a header commit. */
-    static final List<String> OTHER_SITES = List.of("CpuPasses.clearBroken", "HeaderStore.commit");
+    /** Persist call sites of a header commit. */
+    static final List<String> OTHER_SITES = List.of("HeaderStore.commit");
+    /** Recovery's repair: the site of a round whose worker opens a pool left unrecovered. */
+    static final String REPAIR_SITE = "CpuPasses.clearBroken";
 
     /** Lets the worker run and kills it; returns whether it exited by itself (a power failure). */
     private boolean drive(Process worker, CrashPoint target, boolean targeted) throws InterruptedException, IOException {
@@ -274,7 +294,26 @@ final class Driver {
         }
     }
 
-    private void verify(long start, int r) throws IOException {
+    /**
+     * Checks the round: every acknowledged operation against the model, after a recovering open, then
+     * the offline check. With {@code onCopy}, all of it runs on a copy of the pool, and the pool is
+     * left as the crash left it.
+     */
+    private void verify(long start, int r, boolean onCopy) throws IOException {
+        if (!onCopy) {
+            verify(start, r, pool);
+            return;
+        }
+        Path copy = pool.resolveSibling(pool.getFileName() + ".verify");
+        Files.copy(pool, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        try {
+            verify(start, r, copy);
+        } finally {
+            Files.deleteIfExists(copy);
+        }
+    }
+
+    private void verify(long start, int r, Path pool) throws IOException {
         List<AckLog.Ack> acks = AckLog.read(ack, start);
         for (AckLog.Ack a : acks) {
             Workload.Op op = workload.op(a.seq());

@@ -9,6 +9,8 @@ import org.gphash.spi.CrashPoint;
 /** What the rounds of one run added up to. */
 final class Tally {
     long rounds;
+    /** Rounds whose worker opened a pool left unrecovered (Driver: verified on a copy). */
+    long repairRounds;
     long kills;
     long powerFailures;
     long targetedKills;

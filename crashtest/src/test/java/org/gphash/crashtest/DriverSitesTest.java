@@ -15,7 +15,7 @@ class DriverSitesTest {
 
     @Test
     void everySiteNamesAnEngineMethod() {
-        for (String site : Stream.concat(Driver.RESIZE_SITES.stream(), Driver.OTHER_SITES.stream()).toList()) {
+        for (String site : Stream.concat(Stream.concat(Driver.RESIZE_SITES.stream(), Driver.OTHER_SITES.stream()), Stream.of(Driver.REPAIR_SITE)).toList()) {
             int dot = site.indexOf('.');
             String simple = site.substring(0, dot);
             Class<?> c = null;
