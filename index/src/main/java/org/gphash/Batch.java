@@ -107,7 +107,8 @@ public final class Batch {
         capacity = n;
     }
 
-    private static long align(long bytes) {
+    /** {@code bytes} rounded up to 64, where each column of a batch or result starts. */
+    static long align(long bytes) {
         return (bytes + 63) & ~63L;
     }
 

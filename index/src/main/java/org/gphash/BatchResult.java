@@ -33,7 +33,7 @@ public final class BatchResult {
 
     /** A new zeroed block for {@code n} results (zero is {@link Outcome#NOT_APPLIED}). */
     private void allocate(int n) {
-        long valuesAt = ((long) n + 63) & ~63L;
+        long valuesAt = Batch.align(n);
         HostMemory m = HostMemory.allocate(valuesAt + (long) n * valueSize);
         memory = m;
         codes = m.segment().asSlice(0, n);

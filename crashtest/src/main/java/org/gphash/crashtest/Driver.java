@@ -305,7 +305,9 @@ final class Driver {
             return;
         }
         Path copy = pool.resolveSibling(pool.getFileName() + ".verify");
-        Files.copy(pool, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        // Owner-only like the pool itself.
+        Files.copy(pool, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
         try {
             verify(start, r, copy);
         } finally {

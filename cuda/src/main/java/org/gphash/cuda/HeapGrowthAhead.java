@@ -76,7 +76,7 @@ final class HeapGrowthAhead implements AutoCloseable {
         });
     }
 
-    /** Waits for a preparation under way (before anything remaps or closes the pool). */
+    /** Waits for a preparation under way (before the pool closes). */
     void await() {
         Future<?> f = running;
         if (f == null) {

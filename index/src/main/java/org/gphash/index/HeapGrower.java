@@ -56,9 +56,7 @@ final class HeapGrower {
      * without a minimum), as of now: what {@link #prepareAhead()} extends the file to.
      */
     long nextGrowthEnd() {
-        Table t = table;
-        long bytes = chunkBytes(0);
-        return PoolSpace.nextExtent(t.headers.current()) + bytes;
+        return PoolSpace.nextExtent(table.headers.current()) + chunkBytes(0);
     }
 
     /**

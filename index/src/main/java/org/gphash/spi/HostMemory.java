@@ -3,13 +3,15 @@ package org.gphash.spi;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The off-heap memory behind a {@link org.gphash.Batch} or a {@link org.gphash.BatchResult}: one
  * page-aligned block of whole pages, freed by the garbage collector once nothing refers to it (nor to
- * a slice of it). An engine that
- * moves batches by DMA may pin the block once ({@link #pin(Runnable)}): it then copies between the
- * block and the device directly, with no staging copy, and the block is unpinned before it is freed.
+ * a slice of it). An engine that moves batches by DMA may pin the block once ({@link #pin(Runnable)}):
+ * it then copies between the block and the device directly, with no staging copy, and the block is
+ * unpinned before it is freed.
  *
  * <p>Why the engine and not the batch decides: pinning costs about as much as copying the block
  * once, so it pays only for a batch that is run again ({@link #noteUse()} counts runs). Thread-safe.
@@ -91,8 +93,11 @@ public final class HostMemory {
 
     /** What the cleaner holds: never the block itself, or the block would never become unreachable. */
     private static final class State implements Runnable {
-        /** Memory whose unpinning failed: kept for the life of the process (freeing pages a device may still reach is worse than a leak). */
-        private static final java.util.Set<MemorySegment> KEPT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        /**
+         * Memory whose unpinning failed: kept for the life of the process (freeing pages a device may
+         * still reach is worse than a leak).
+         */
+        private static final Set<MemorySegment> KEPT = ConcurrentHashMap.newKeySet();
 
         /** The pinned memory, held until it is unpinned; null while not pinned. */
         private volatile MemorySegment memory;
