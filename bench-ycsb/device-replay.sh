@@ -8,8 +8,8 @@
 # with CUDA again, whole at every heap growth: the baseline of growing in place).
 # UNPINNED=1 also replays both with -Dgphash.pinBatches=false (every host batch staged through the
 # engine's pinned buffers: the baseline of pinning reused batches).
-# AHEAD=1 also replays both with -Dgphash.growAhead=true (heap growths prepared on a second thread:
-# the file extended and its new pages registered ahead of need; opt-in until measured).
+# AHEAD=1 also replays both with -Dgphash.growAhead=false (heap growths not prepared on a second
+# thread ahead of need: the baseline of HeapGrowthAhead, on by default).
 # Logs, the traces' descriptions and a table go under $OUT.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
@@ -32,6 +32,6 @@ for t in dlrm pr; do
     replay "$t" "$t"
     [[ "${REMAP:-0}" == 1 ]] && replay "$t-remap" "$t" -Dgphash.growInPlace=false
     [[ "${UNPINNED:-0}" == 1 ]] && replay "$t-unpinned" "$t" -Dgphash.pinBatches=false
-    [[ "${AHEAD:-0}" == 1 ]] && replay "$t-ahead" "$t" -Dgphash.growAhead=true
+    [[ "${AHEAD:-0}" == 1 ]] && replay "$t-noahead" "$t" -Dgphash.growAhead=false
 done
 rm -rf "$T"

@@ -71,6 +71,24 @@ on_off_plan() {
 # Small writing batches of distinct keys in one launch (pipe_small_writes.cuh) against the graph of
 # the ungrouped pipeline.
 [[ "${PLAN:-full}" == smallwrites ]] && on_off_plan onelaunch graph -Dgphash.smallWrites=0
+if [[ "${PLAN:-full}" == inflight ]]; then
+    # Two coalesced batches in flight (-Dgphash.coalescer.inFlight=2: the dispatcher queues its next
+    # batch of gets while the GPU runs the last, Engine.submit, SmallReads' slots) against one (the
+    # default), GPU engine with the host cache and without it, and the CPU engine.
+    TWO=-Dgphash.coalescer.inFlight=2
+    for wl in c b; do
+        for th in 16 256; do
+            phase $wl-gpu-$th-inflight2 run $wl $th 2000000 gpu on "$HC" false $TWO
+            phase $wl-gpu-$th-inflight1 run $wl $th 2000000 gpu on "$HC"
+            phase $wl-cpu-$th run $wl $th 2000000 cpu off
+        done
+    done
+    phase c-gpu-16-nocache-inflight2 run c 16 1000000 gpu on 0 false $TWO
+    phase c-gpu-16-nocache-inflight1 run c 16 1000000 gpu on 0
+    rm -f "$POOL"
+    cat "$OUT/table.md"
+    exit 0
+fi
 if [[ "${PLAN:-full}" == adaptive ]]; then
     # The coalescer's adaptive wait against none, GPU engine with the host cache, and the CPU engine.
     for wl in c a; do

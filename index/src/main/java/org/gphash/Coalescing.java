@@ -41,9 +41,18 @@ import java.util.Objects;
  * @param hostCacheBytes bytes of the host read cache (0: none; {@link #AUTO_HOST_CACHE}: an eighth of the
  *                       JVM's maximum heap, at most 256 MiB)
  * @param adaptive       with a zero linger, wait briefly for the previous batch's callers to return
+ * <p>{@code batchesInFlight}: 1 (the default) gathers, runs and completes one batch at a time; 2
+ * gathers and submits the next batch while the engine still runs the last ({@code Engine.submit}:
+ * the GPU engine then has two small batches of gets on the GPU at once, on streams of their own).
+ * Measured on the H100 under YCSB's client, two in flight made batches smaller and throughput moved
+ * between 0.84x and 1.04x (docs/PERFORMANCE.md), so one is the default; {@code
+ * -Dgphash.coalescer.inFlight=2} changes the default, for measurements.
+ *
  * @param spin           how long waiting threads spin before parking (zero: park at once)
+ * @param batchesInFlight batches the coalescer keeps in flight: 1 or 2
  */
-public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCacheBytes, boolean adaptive, Duration spin) {
+public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCacheBytes, boolean adaptive, Duration spin,
+                         int batchesInFlight) {
 
     /** Whether to coalesce. */
     public enum Mode {
@@ -66,9 +75,9 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * small heap is not filled by it.
      */
     public static final Coalescing AUTO = new Coalescing(Mode.AUTO, Duration.ZERO, 1 << 16, AUTO_HOST_CACHE,
-            false, Duration.ofNanos(50_000));
+            false, Duration.ofNanos(50_000), defaultInFlight());
     /** Off: every call goes straight to the engine. */
-    public static final Coalescing OFF = new Coalescing(Mode.OFF, Duration.ZERO, 1 << 16, 0, false, Duration.ZERO);
+    public static final Coalescing OFF = new Coalescing(Mode.OFF, Duration.ZERO, 1 << 16, 0, false, Duration.ZERO, 1);
 
     /** Checks the settings: each names what is wrong in its exception. */
     public Coalescing {
@@ -83,6 +92,9 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
         }
         if (maxBatch < 1) {
             throw new IllegalArgumentException("maxBatch must be at least 1, got " + maxBatch);
+        }
+        if (batchesInFlight < 1 || batchesInFlight > 2) {
+            throw new IllegalArgumentException("batchesInFlight must be 1 or 2, got " + batchesInFlight);
         }
         if (hostCacheBytes < 0 && hostCacheBytes != AUTO_HOST_CACHE) {
             throw new IllegalArgumentException("hostCacheBytes must not be negative, got " + hostCacheBytes);
@@ -102,7 +114,7 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * @return a copy with it
      */
     public Coalescing withHostCache(long bytes) {
-        return new Coalescing(mode, linger, maxBatch, bytes, adaptive, spin);
+        return new Coalescing(mode, linger, maxBatch, bytes, adaptive, spin, batchesInFlight);
     }
 
     /**
@@ -112,7 +124,7 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * @return a copy with it
      */
     public Coalescing withAdaptive(boolean adapt) {
-        return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adapt, spin);
+        return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adapt, spin, batchesInFlight);
     }
 
     /**
@@ -122,7 +134,22 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * @return a copy with it
      */
     public Coalescing withSpin(Duration d) {
-        return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adaptive, d);
+        return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adaptive, d, batchesInFlight);
+    }
+
+    /**
+     * These settings, keeping {@code n} batches in flight (1 or 2, see above).
+     *
+     * @param n batches in flight
+     * @return a copy with it
+     */
+    public Coalescing withBatchesInFlight(int n) {
+        return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adaptive, spin, n);
+    }
+
+    /** 1, or what {@code -Dgphash.coalescer.inFlight} says (for measurements). */
+    private static int defaultInFlight() {
+        return Integer.getInteger("gphash.coalescer.inFlight", 1);
     }
 
     /**
@@ -133,7 +160,7 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * @return the settings
      */
     public static Coalescing on(Duration linger, int maxBatch) {
-        return new Coalescing(Mode.ON, linger, maxBatch, 0, false, Duration.ZERO);
+        return new Coalescing(Mode.ON, linger, maxBatch, 0, false, Duration.ZERO, defaultInFlight());
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.format.Geometry;
 import org.gphash.spi.Engine;
+import org.gphash.spi.SubmittedBatch;
 
 /**
  * An engine whose single-key operations are merged into batches of the engine behind it (see
@@ -234,9 +235,29 @@ final class CoalescingEngine extends ForwardingEngine {
     /** The adaptive wait's ceiling. */
     private static final long MAX_ADAPTIVE_WAIT_NANOS = 200_000;
 
+    /** A batch the dispatcher submitted: its requests, its engine batch and result, the engine's handle. */
+    private static final class InFlight {
+        final Batch batch;
+        final BatchResult result;
+        Request[] requests;
+        SubmittedBatch submitted;
+        RuntimeException failedRun;
+        Error failedError;
+
+        InFlight(Batch batch, BatchResult result) {
+            this.batch = batch;
+            this.result = result;
+        }
+    }
+
     private void dispatch() {
-        Batch batch = Batch.create(keySize, valueSize, 1024);
-        BatchResult result = new BatchResult(valueSize, 1024);
+        int inFlight = config.batchesInFlight();
+        InFlight[] slots = new InFlight[inFlight];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new InFlight(Batch.create(keySize, valueSize, 1024), new BatchResult(valueSize, 1024));
+        }
+        int slot = 0;
+        InFlight pending = null;  // submitted, callers not yet completed (only with two in flight)
         long lingerNanos = config.linger().toNanos();
         int max = Math.min(config.maxBatch(), Batch.maxOperations(keySize, valueSize));
         long lastRunNanos = 0;
@@ -248,16 +269,24 @@ final class CoalescingEngine extends ForwardingEngine {
                 takenKeys.clear();
             }
             try {
-                Request first = carried != null ? carried : next();
+                Request first = carried != null ? carried : pending != null ? queue.poll() : next();
                 carried = null;
+                if (first == null) {
+                    // Nothing came while the last batch ran: complete it, whose callers will be back.
+                    finish(pending);
+                    pending = null;
+                    continue;
+                }
                 if (first == POISON) {
+                    finish(pending);
                     return;
                 }
                 take(first);
                 drainUpTo(max);
                 // A fixed linger gathers until the batch is full; the adaptive wait until as many as
                 // last time have come back (the callers that batch woke), for a quarter of its run time.
-                long wait = lingerNanos > 0 ? lingerNanos
+                // With a batch in flight there is no waiting: its callers are not back yet.
+                long wait = pending != null ? 0 : lingerNanos > 0 ? lingerNanos
                         : config.adaptive() ? Math.min(MAX_ADAPTIVE_WAIT_NANOS, lastRunNanos / 4) : 0;
                 int want = lingerNanos > 0 ? max : Math.min(max, lastSize);
                 if (wait > 0 && taken.size() < want && !taken.contains(POISON)) {
@@ -280,14 +309,27 @@ final class CoalescingEngine extends ForwardingEngine {
                     }
                 }
             } catch (InterruptedException e) {
+                finish(pending);
                 return;
             }
             boolean stop = taken.remove(POISON);
             long start = System.nanoTime();
-            run(taken, batch, result);
+            InFlight current = slots[slot];
+            slot = (slot + 1) % slots.length;
+            submit(taken, current);
+            // Batches complete in the order they were submitted, so an asynchronous caller's results
+            // come in the order it issued its operations.
+            finish(pending);
+            pending = null;
+            if (inFlight == 1 || current.submitted == SubmittedBatch.DONE || current.requests == null) {
+                finish(current);
+            } else {
+                pending = current;
+            }
             lastRunNanos = System.nanoTime() - start;
             lastSize = taken.size();
             if (stop) {
+                finish(pending);
                 return;
             }
         }
@@ -351,12 +393,19 @@ final class CoalescingEngine extends ForwardingEngine {
         }
     }
 
-    private void run(List<Request> taken, Batch batch, BatchResult result) {
+    /** Builds the engine batch of {@code taken} in {@code f} and submits it (requests null: nothing taken). */
+    private void submit(List<Request> taken, InFlight f) {
+        f.requests = null;
+        f.submitted = null;
+        f.failedRun = null;
+        f.failedError = null;
         if (taken.isEmpty()) {
             return;
         }
+        f.requests = taken.toArray(new Request[0]);
+        Batch batch = f.batch;
         batch.clear();
-        for (Request r : taken) {
+        for (Request r : f.requests) {
             if (r.batch != null) {
                 batch.addAll(r.batch);
             } else {
@@ -364,23 +413,48 @@ final class CoalescingEngine extends ForwardingEngine {
             }
         }
         try {
-            result.reset(batch.size());
-            engine.execute(batch, result);
-        } catch (RuntimeException | Error e) {
+            f.result.reset(batch.size());
+            f.submitted = engine.submit(batch, f.result);
+        } catch (RuntimeException e) {
+            f.failedRun = e;
+        } catch (Error e) {
+            f.failedError = e;
+        }
+    }
+
+    /** Waits for a submitted batch (null: none) and hands each of its callers its outcome and value. */
+    private void finish(InFlight f) {
+        if (f == null || f.requests == null) {
+            return;
+        }
+        Request[] taken = f.requests;
+        f.requests = null;
+        if (f.failedRun == null && f.failedError == null) {
+            try {
+                f.submitted.await();
+            } catch (RuntimeException e) {
+                f.failedRun = e;
+            } catch (Error e) {
+                f.failedError = e;
+            }
+        }
+        if (f.failedRun != null || f.failedError != null) {
+            Throwable e = f.failedRun != null ? f.failedRun : f.failedError;
             for (Request r : taken) {
                 r.completeExceptionally(e);
             }
             return;
         }
+        BatchResult result = f.result;
         batches.increment();
-        operations.add(batch.size());
+        operations.add(f.batch.size());
         MemorySegment values = result.values();
         MemorySegment codes = result.outcomeCodes();
-        Request[] done = new Request[taken.size()];
+        Request[] done = taken;
         Outcome[] outcomes = new Outcome[done.length];
         int at = 0;
         for (int j = 0; j < done.length; j++) {
-            Request r = taken.get(j);
+            Request r = taken[j];
             int i = at;
             at += r.operations();
             if (r.batch != null) {
@@ -389,7 +463,6 @@ final class CoalescingEngine extends ForwardingEngine {
                 r.batchResult.reset(n);
                 MemorySegment.copy(codes, i, r.batchResult.outcomeCodes(), 0, n);
                 MemorySegment.copy(values, (long) i * valueSize, r.batchResult.values(), 0, (long) n * valueSize);
-                done[j] = r;
                 outcomes[j] = Outcome.FOUND;  // unused: the caller reads its BatchResult
                 continue;
             }
@@ -404,7 +477,6 @@ final class CoalescingEngine extends ForwardingEngine {
             if (r.cacheKey != null) {
                 hostCache.written(r.cacheKey);  // the write has run: nothing read before it may stay cached
             }
-            done[j] = r;
             outcomes[j] = o;
         }
         complete(done, outcomes);

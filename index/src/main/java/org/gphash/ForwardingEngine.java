@@ -8,7 +8,8 @@ import org.gphash.spi.Engine;
 /**
  * An engine that passes every call to another (in the manner of Guava's forwarding collections):
  * the index's layers in front of the backend (the coalescer, the stats recorder) override what they
- * add to and inherit the rest.
+ * add to and inherit the rest. {@link Engine#submit} is not passed on: it runs this engine's own
+ * {@link #execute}, so that a layer which overrides execute sees submitted batches too.
  */
 abstract class ForwardingEngine implements Engine {
 
@@ -53,6 +54,7 @@ abstract class ForwardingEngine implements Engine {
     public void execute(Batch batch, BatchResult result) {
         engine.execute(batch, result);
     }
+
 
     @Override
     public IndexStats stats() {

@@ -58,6 +58,14 @@ public final class GPHashIndex implements AutoCloseable {
         this.valueSize = backend.geometry().valueSize();
     }
 
+    /**
+     * An index over an engine made elsewhere: for tests of the layers above an engine (the
+     * coalescer, the host cache, stats) with an engine that behaves in ways a backend may.
+     */
+    static GPHashIndex over(Engine backend, GPHashConfig config) {
+        return new GPHashIndex(backend, config, false);
+    }
+
         /**
      * A builder holding every setting of {@code config}: for applications that keep configurations,
      * and for what only a configuration carries (the SPI's crash hook,

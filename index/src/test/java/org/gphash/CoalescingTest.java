@@ -75,7 +75,7 @@ class CoalescingTest {
     }
 
     /** Runs {@code body(id)} on {@code n} threads at once; the first failure of any fails the test. */
-    private static void inThreads(int n, java.util.function.IntConsumer body) throws InterruptedException {
+    static void inThreads(int n, java.util.function.IntConsumer body) throws InterruptedException {
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
         List<Thread> ts = new ArrayList<>();
         for (int t = 0; t < n; t++) {
@@ -389,6 +389,8 @@ class CoalescingTest {
         assertTrue(e.getMessage().contains("hostCacheBytes"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> Coalescing.AUTO.withSpin(Duration.ofNanos(-1)));
         assertTrue(e.getMessage().contains("spin"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> Coalescing.AUTO.withBatchesInFlight(3));
+        assertTrue(e.getMessage().contains("batchesInFlight"), e.getMessage());
         assertThrows(NullPointerException.class, () -> GPHashIndex.builder(pools.pool("n.pool")).coalescing(null));
         assertThrows(NullPointerException.class, () -> GPHashIndex.builder(pools.pool("n.pool")).durability(null));
     }

@@ -7,12 +7,37 @@ import org.gphash.IndexStats;
 /**
  * How the GPU engine runs batches: {@link MirrorPath} (the v2 pipeline over the HBM index mirror) or
  * {@link PoolPath} (per-operation kernels probing the pool, the GPHash paper's design). Called under
- * the engine's lock, one batch at a time.
+ * the engine's lock, one batch at a time (small batches of gets may be queued, see {@link #queue}).
  */
 interface BatchPath extends AutoCloseable {
 
     /** Runs a batch held in Java memory, results into {@code result}. */
     void execute(Batch batch, BatchResult result);
+
+    /**
+     * Whether {@link #queue} takes {@code batch}: queued without waiting, its results harvested later
+     * (the mirror path's small batches of gets). Batches queued run in order, before anything else.
+     */
+    default boolean queues(Batch batch) {
+        return false;
+    }
+
+    /** Queues a batch {@link #queues} took; returns the ticket {@link #harvest} takes. */
+    default long queue(Batch batch, BatchResult result) {
+        throw new UnsupportedOperationException("this path runs every batch at once");
+    }
+
+    /** Waits for the queued batches up to {@code ticket} and puts their results in place (again: nothing). */
+    default void harvest(long ticket) {
+    }
+
+    /** Harvests every queued batch: called before anything else runs on the engine. */
+    default void drainQueued() {
+    }
+
+    /** Fails every queued batch with {@code why}: the engine is abandoned, their results never come. */
+    default void dropQueued(RuntimeException why) {
+    }
 
     /** Runs a batch whose columns are in GPU memory (device addresses; values and out may be 0 when unused). */
     void executeOnDevice(long n, long kinds, long keys, long values, long codes, long out);

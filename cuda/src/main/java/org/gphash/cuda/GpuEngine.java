@@ -15,6 +15,7 @@ import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.spi.Engine;
+import org.gphash.spi.SubmittedBatch;
 import org.gphash.GPHashConfig;
 import org.gphash.GpuFeatures;
 import org.gphash.IndexMirror;
@@ -209,6 +210,36 @@ public final class GpuEngine implements Engine, GpuFeatures {
             throw new PoolFullException(e.getMessage() + "; " + markNotApplied(result)
                     + " operations of the batch were not applied (NOT_APPLIED in the result), the others were", result, e);
         }
+    }
+
+    /**
+     * Queues a small batch of gets without waiting where the path can ({@link BatchPath#queues}: the
+     * mirror path's one-launch gets), so that a caller (the coalescer) gathers its next batch while
+     * the GPU runs this one; any other batch runs at once, as {@link #execute}. Queued batches run on
+     * the engine's stream in order, and every other entry point harvests them first, so they never
+     * overlap what the host does to the pool; they only read, so a resize never waits for them.
+     */
+    @Override
+    public synchronized SubmittedBatch submit(Batch batch, BatchResult result) {
+        if (closed || !path.queues(batch)) {
+            execute(batch, result);
+            return SubmittedBatch.DONE;
+        }
+        int n = batch.size();
+        result.reset(n);
+        pool.admitOpsInFlight(n);
+        long ticket;
+        try {
+            cuda.bind();
+            ticket = path.queue(batch, result);
+        } catch (CudaException e) {
+            throw GpuFailure.of(pool.file().path(), "a batch of " + n + " gets", e);
+        }
+        return () -> awaitQueued(ticket);
+    }
+
+    private synchronized void awaitQueued(long ticket) {
+        harvestQueued(ticket);
     }
 
     /**
@@ -436,9 +467,28 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return pool.recovery();
     }
 
+    /**
+     * Throws if closed; otherwise first runs out the batches {@link #submit} queued, so that whatever
+     * the caller does next comes after them (every entry point but submit's own queueing calls it).
+     */
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
+        }
+        harvestQueued(Long.MAX_VALUE);
+    }
+
+    /** Puts the results of the batches queued up to {@code ticket} in place (MAX_VALUE: all), waiting for them. */
+    private void harvestQueued(long ticket) {
+        try {
+            cuda.bind();
+            if (ticket == Long.MAX_VALUE) {
+                path.drainQueued();
+            } else {
+                path.harvest(ticket);
+            }
+        } catch (CudaException e) {
+            throw GpuFailure.of(pool.file().path(), "a queued batch of gets", e);
         }
     }
 
@@ -462,6 +512,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         try {
             GpuFailure.during(pool.file().path(), "close", () -> {
                 cuda.bind();
+                path.drainQueued();
                 cuCtxSynchronize();
                 path.syncHost();
             });
@@ -485,6 +536,8 @@ public final class GpuEngine implements Engine, GpuFeatures {
             return;
         }
         closed = true;
+        path.dropQueued(new IllegalStateException("the GPU engine for " + pool.file().path()
+                + " was abandoned with this batch queued"));
         try {
             releaseGpu();
         } finally {

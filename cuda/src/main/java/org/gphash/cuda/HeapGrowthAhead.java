@@ -18,10 +18,10 @@ import org.gphash.index.PoolTable;
  * where the file would have to be remapped the preparation does nothing and the growth does it all,
  * as before.
  *
- * <p>Off by default, on with {@code -Dgphash.growAhead=true}: it registers pages with CUDA from a
- * second thread while the engine's thread launches kernels, and that has not yet run on the GPU
- * machine (none was lent when it was written). {@code HeapGrowthAheadTest} and
- * {@code AHEAD=1 bench-ycsb/device-replay.sh} are what decide whether it becomes the default.
+ * <p>On by default; {@code -Dgphash.growAhead=false} turns it off. Measured on the H100 (DLRM
+ * replay on device-resident batches, three runs on two leases, identical outcome digests), it took
+ * the replay from 36.3 to 46.4, 46.7 to 53.6 and 38.5 to 51.1 Mops/s (1.15x to 1.33x), with host
+ * batches unchanged within noise; {@code HeapGrowthAheadTest} and the GPU suites pass with it.
  */
 final class HeapGrowthAhead implements AutoCloseable {
 
@@ -45,7 +45,7 @@ final class HeapGrowthAhead implements AutoCloseable {
 
     /** {@return whether engines opened now prepare growths ahead} */
     static boolean enabled() {
-        return "true".equals(System.getProperty(PROPERTY));
+        return !"false".equals(System.getProperty(PROPERTY));
     }
 
     /** {@return whether this engine prepares growths ahead} */

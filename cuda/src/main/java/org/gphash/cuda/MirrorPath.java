@@ -83,6 +83,35 @@ final class MirrorPath implements BatchPath {
                 + staging;
     }
 
+    @Override
+    public boolean queues(Batch batch) {
+        return SmallReads.accepts(batch);
+    }
+
+    @Override
+    public long queue(Batch batch, BatchResult result) {
+        BucketCache cache = parts.cache();
+        cache.operationsRan(batch.size(), parts.tableParams());
+        PoolTable pool = parts.pool();
+        return small.queue(stream, batch, result, parts.tableParams(),
+                mirror.tableParams(pool.layout(), geometry, pool.seeds()), cache.params(), cache.lastClock());
+    }
+
+    @Override
+    public void harvest(long ticket) {
+        small.harvest(ticket);
+    }
+
+    @Override
+    public void drainQueued() {
+        small.drain();
+    }
+
+    @Override
+    public void dropQueued(RuntimeException why) {
+        small.dropQueued(why);
+    }
+
     /**
      * A host batch, in chunks that alternate between two lanes: while the GPU runs one chunk, this
      * thread copies the next one in and the previous one's results out. Chunks run on one stream, in
@@ -92,12 +121,7 @@ final class MirrorPath implements BatchPath {
     @Override
     public void execute(Batch batch, BatchResult result) {
         if (SmallReads.accepts(batch)) {
-            BucketCache cache = parts.cache();
-            cache.operationsRan(batch.size(), parts.tableParams());
-            PoolTable pool = parts.pool();
-            byte[] cacheParams = cache.params();
-            small.run(stream, batch, result, parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()),
-                    cacheParams, cache.lastClock());
+            harvest(queue(batch, result));
             return;
         }
         int n = batch.size();

@@ -26,7 +26,7 @@ class HeapGrowthAheadTest {
         GpuTestSupport.assumeGpu();
     }
 
-    /** Opt-in: the test turns it on for the engine it opens. */
+    /** On by default; the test turns it on for the engine it opens whatever the JVM was told. */
     @Test
     void growthsPreparedAheadLoseNothing() {
         String before = System.getProperty(HeapGrowthAhead.PROPERTY);

@@ -73,6 +73,23 @@ public interface Engine extends AutoCloseable {
      */
     void execute(Batch batch, BatchResult result);
 
+    /**
+     * Starts {@code batch} and returns, where the engine can run it while its caller goes on (the
+     * GPU engine, for small batches of gets: several such batches in flight); otherwise runs it
+     * like {@link #execute} and returns {@link SubmittedBatch#DONE}. Either way the batch takes
+     * effect, and its operations are acknowledged, before anything submitted or called after it: a
+     * later call on the engine, from any thread, first waits for the batches submitted before it.
+     * The coalescer submits its next batch while the last one runs.
+     *
+     * @param batch  the operations; untouched until the returned batch is awaited
+     * @param result where their outcomes and values go once awaited
+     * @return the batch in flight, or {@link SubmittedBatch#DONE}
+     */
+    default SubmittedBatch submit(Batch batch, BatchResult result) {
+        execute(batch, result);
+        return SubmittedBatch.DONE;
+    }
+
     /** {@return the index's figures} */
     IndexStats stats();
 

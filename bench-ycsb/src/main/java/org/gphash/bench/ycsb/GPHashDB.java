@@ -41,6 +41,8 @@ public final class GPHashDB extends DB {
     static final String HOST_CACHE_MB = "gphash.hostcache.mb";
     static final String ADAPTIVE = "gphash.adaptive";
     static final String SPIN_US = "gphash.spin.us";
+    /** Batches the coalescer keeps in flight, 1 or 2 (default: Coalescing.AUTO's). */
+    static final String IN_FLIGHT = "gphash.inflight";
 
     private GPHashIndex index;
     private RecordCodec codec;

@@ -44,7 +44,8 @@ final class SharedIndex {
     /**
      * {@code gphash.coalescing} auto (default), on or off; {@code gphash.linger.us} (0);
      * {@code gphash.maxbatch} (65536); {@code gphash.hostcache.mb} (default: an eighth of the heap, at most 256; 0: none);
-     * {@code gphash.adaptive} (false); {@code gphash.spin.us} (the default's, 50: how long waiting threads spin).
+     * {@code gphash.adaptive} (false); {@code gphash.spin.us} (the default's, 50: how long waiting threads spin);
+     * {@code gphash.inflight} (the default's, 1: batches the coalescer keeps in flight).
      */
     static org.gphash.Coalescing coalescing(Properties p) {
         org.gphash.Coalescing.Mode mode = org.gphash.Coalescing.Mode.valueOf(
@@ -56,7 +57,9 @@ final class SharedIndex {
                         : (1L << 20) * Long.parseLong(p.getProperty(GPHashDB.HOST_CACHE_MB)),
                 Boolean.parseBoolean(p.getProperty(GPHashDB.ADAPTIVE, "false")),
                 p.getProperty(GPHashDB.SPIN_US) == null ? org.gphash.Coalescing.AUTO.spin()
-                        : java.time.Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.SPIN_US))));
+                        : java.time.Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.SPIN_US))),
+                p.getProperty(GPHashDB.IN_FLIGHT) == null ? org.gphash.Coalescing.AUTO.batchesInFlight()
+                        : Integer.parseInt(p.getProperty(GPHashDB.IN_FLIGHT)));
     }
 
     static synchronized void release() {

@@ -1,0 +1,218 @@
+package org.gphash;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.gphash.index.CpuEngine;
+import org.gphash.spi.Engine;
+import org.gphash.spi.SubmittedBatch;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Issue 15, several batches in flight, without a GPU: the coalescer submits its next batch while
+ * the engine still runs the last ({@link Engine#submit}). The engine here queues batches of gets and
+ * runs them later on a thread of its own, as the GPU engine queues its small batches of gets, and
+ * makes every other call wait for them first. Many callers mixing synchronous, asynchronous and
+ * batch calls on keys of their own must still see exactly what their models say (their own order
+ * kept, nothing lost or applied twice), with and without the host read cache, and batches must
+ * really have been in flight together.
+ */
+class SubmittedBatchesTest {
+
+    private static final int VALUE = 32;
+
+    private final TestPools pools = TestPools.create();
+
+    @AfterEach
+    void cleanUp() {
+        pools.close();
+    }
+
+    /**
+     * Runs batches of gets late, in order, on its own thread (after a random pause, so that the
+     * dispatcher's next batch overlaps them); everything else waits for them, then runs at once.
+     */
+    static final class DeferringEngine extends ForwardingEngine {
+        private final ExecutorService runner = Executors.newSingleThreadExecutor();
+        private final ArrayDeque<Future<?>> queued = new ArrayDeque<>();
+        final AtomicLong deferred = new AtomicLong();
+        /** Submits that found an earlier deferred batch not yet run: batches in flight together. */
+        final AtomicLong overlapped = new AtomicLong();
+
+        DeferringEngine(Engine engine) {
+            super(engine);
+        }
+
+        private synchronized void drain() {
+            Future<?> f;
+            while ((f = queued.poll()) != null) {
+                join(f);
+            }
+        }
+
+        private static void join(Future<?> f) {
+            try {
+                f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+            }
+        }
+
+        @Override
+        public synchronized SubmittedBatch submit(Batch batch, BatchResult result) {
+            for (int i = 0; i < batch.size(); i++) {
+                if (batch.kind(i) != OpKind.GET) {
+                    drain();
+                    engine.execute(batch, result);
+                    return SubmittedBatch.DONE;
+                }
+            }
+            queued.removeIf(Future::isDone);
+            if (!queued.isEmpty()) {
+                overlapped.incrementAndGet();
+            }
+            long pause = 20_000 + (batch.size() * 7919L) % 200_000;
+            Future<?> f = runner.submit(() -> {
+                LockSupport.parkNanos(pause);
+                engine.execute(batch, result);
+            });
+            queued.add(f);
+            deferred.incrementAndGet();
+            return () -> join(f);
+        }
+
+        @Override
+        public synchronized void execute(Batch batch, BatchResult result) {
+            drain();
+            engine.execute(batch, result);
+        }
+
+        @Override
+        public synchronized Outcome get(MemorySegment key, MemorySegment valueOut) {
+            drain();
+            return engine.get(key, valueOut);
+        }
+
+        @Override
+        public synchronized Outcome put(MemorySegment key, MemorySegment value) {
+            drain();
+            return engine.put(key, value);
+        }
+
+        @Override
+        public synchronized Outcome delete(MemorySegment key) {
+            drain();
+            return engine.delete(key);
+        }
+
+        @Override
+        public void close() {
+            drain();
+            runner.shutdown();
+            super.close();
+        }
+    }
+
+    @ParameterizedTest(name = "host cache {0} bytes")
+    @Timeout(120)  // a lost request leaves its caller waiting for ever
+    @ValueSource(longs = {0, 1 << 20})
+    void callersKeepTheirOrderWithBatchesInFlight(long hostCache) throws Exception {
+        int threads = 12;
+        int opsPerThread = 2_000;
+        GPHashConfig config = GPHashIndex.builder(pools.pool("s.pool")).valueSize(VALUE).initialCapacity(1024)
+                .coalescing(Coalescing.on(Duration.ZERO, 4096).withHostCache(hostCache).withSpin(Duration.ZERO)
+                        .withBatchesInFlight(2)).config();
+        DeferringEngine engine = new DeferringEngine(CpuEngine.create(config));
+        try (GPHashIndex index = GPHashIndex.over(engine, config)) {
+            List<Map<Long, byte[]>> models = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                models.add(new HashMap<>());
+            }
+            CoalescingTest.inThreads(threads, id -> callerRun(index, id, opsPerThread, models.get(id)));
+            long expected = 0;
+            for (int t = 0; t < threads; t++) {
+                for (Map.Entry<Long, byte[]> e : models.get(t).entrySet()) {
+                    assertArrayEquals(e.getValue(), index.get(e.getKey()), "key " + e.getKey());
+                }
+                expected += models.get(t).size();
+            }
+            assertEquals(expected, index.size());
+            assertTrue(engine.deferred.get() > 100, "batches of gets were queued: " + engine.deferred.get());
+            assertTrue(engine.overlapped.get() > 10, "batches were in flight together: " + engine.overlapped.get());
+        }
+    }
+
+    /** One caller on keys of its own: sync, async (many in flight) and batch calls, each checked against the model. */
+    private static void callerRun(GPHashIndex index, int id, int ops, Map<Long, byte[]> model) {
+        SplittableRandom r = new SplittableRandom(id * 131L + 3);
+        long base = id * 1_000_000L;
+        List<Runnable> checks = new ArrayList<>();
+        for (int i = 0; i < ops; i++) {
+            long k = base + r.nextInt(100);
+            byte[] v = ModelProperties.value(k, i + 1, VALUE);
+            byte[] before = model.get(k);
+            switch (r.nextInt(10)) {
+                case 0 -> {
+                    assertEquals(before == null, index.put(k, v), "put " + k);
+                    model.put(k, v);
+                }
+                case 1 -> {
+                    assertEquals(before != null, index.delete(k), "delete " + k);
+                    model.remove(k);
+                }
+                case 2 -> {
+                    CompletableFuture<Boolean> f = index.putAsync(k, v);
+                    model.put(k, v);
+                    checks.add(() -> assertEquals(before == null, f.join(), "putAsync " + k));
+                }
+                case 3 -> {
+                    CompletableFuture<Boolean> f = index.deleteAsync(k);
+                    model.remove(k);
+                    checks.add(() -> assertEquals(before != null, f.join(), "deleteAsync " + k));
+                }
+                case 4 -> {
+                    Batch b = index.newBatch(3);
+                    b.get(k).put(k, v).get(k);
+                    BatchResult res = index.execute(b);
+                    assertArrayEquals(before, before == null ? null : res.value(0), "batch get " + k);
+                    assertArrayEquals(v, res.value(2), "batch get after put " + k);
+                    model.put(k, v);
+                }
+                case 5, 6 -> {
+                    // Gets in flight behind the caller's own queued writes: they must see them.
+                    CompletableFuture<byte[]> f = index.getAsync(k);
+                    checks.add(() -> assertArrayEquals(before, f.join(), "getAsync " + k));
+                }
+                default -> assertArrayEquals(before, index.get(k), "get " + k);
+            }
+            if (checks.size() > 48) {
+                checks.forEach(Runnable::run);
+                checks.clear();
+            }
+        }
+        checks.forEach(Runnable::run);
+    }
+}
