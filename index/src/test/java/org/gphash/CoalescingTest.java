@@ -56,14 +56,7 @@ class CoalescingTest {
                 models.add(new HashMap<>());
             }
             inThreads(threads, id -> callerRun(index, id, opsPerThread, models.get(id)));
-            long expected = 0;
-            for (int t = 0; t < threads; t++) {
-                for (Map.Entry<Long, byte[]> e : models.get(t).entrySet()) {
-                    assertArrayEquals(e.getValue(), index.get(e.getKey()), "key " + e.getKey());
-                }
-                expected += models.get(t).size();
-            }
-            assertEquals(expected, index.size());
+            assertHoldsModels(index, models);
             GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
             assertTrue(s.operations() >= (long) threads * opsPerThread / 2, s.toString());
             if (spinMicros == 0) {
@@ -72,6 +65,18 @@ class CoalescingTest {
                 assertTrue(s.meanBatchSize() > 1.5, "calls from " + threads + " threads were not merged: " + s);
             }
         }
+    }
+
+    /** The index holds exactly what the callers' models (on disjoint keys) say. */
+    static void assertHoldsModels(GPHashIndex index, List<Map<Long, byte[]>> models) {
+        long expected = 0;
+        for (Map<Long, byte[]> model : models) {
+            for (Map.Entry<Long, byte[]> e : model.entrySet()) {
+                assertArrayEquals(e.getValue(), index.get(e.getKey()), "key " + e.getKey());
+            }
+            expected += model.size();
+        }
+        assertEquals(expected, index.size());
     }
 
     /** Runs {@code body(id)} on {@code n} threads at once; the first failure of any fails the test. */
@@ -97,7 +102,7 @@ class CoalescingTest {
     }
 
     /** One caller: its own keys, a random mix of sync, async (several in flight) and batch operations. */
-    private static void callerRun(GPHashIndex index, int id, int ops, Map<Long, byte[]> model) {
+    static void callerRun(GPHashIndex index, int id, int ops, Map<Long, byte[]> model) {
         SplittableRandom r = new SplittableRandom(id * 31L + 7);
         long base = id * 1_000_000L;
         List<CompletableFuture<?>> pending = new ArrayList<>();

@@ -1,7 +1,5 @@
 package org.gphash;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
@@ -11,8 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,13 +29,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the engine still runs the last ({@link Engine#submit}). The engine here queues batches of gets and
  * runs them later on a thread of its own, as the GPU engine queues its small batches of gets, and
  * makes every other call wait for them first. Many callers mixing synchronous, asynchronous and
- * batch calls on keys of their own must still see exactly what their models say (their own order
+ * batch calls on keys of their own ({@link CoalescingTest#callerRun}) must still see exactly what
+ * their models say (their own order
  * kept, nothing lost or applied twice), with and without the host read cache, and batches must
  * really have been in flight together.
  */
 class SubmittedBatchesTest {
 
     private static final int VALUE = 32;
+    private static final int READERS = 6;
 
     private final TestPools pools = TestPools.create();
 
@@ -151,68 +149,19 @@ class SubmittedBatchesTest {
             for (int t = 0; t < threads; t++) {
                 models.add(new HashMap<>());
             }
-            CoalescingTest.inThreads(threads, id -> callerRun(index, id, opsPerThread, models.get(id)));
-            long expected = 0;
-            for (int t = 0; t < threads; t++) {
-                for (Map.Entry<Long, byte[]> e : models.get(t).entrySet()) {
-                    assertArrayEquals(e.getValue(), index.get(e.getKey()), "key " + e.getKey());
+            // Readers of keys no caller writes beside the callers, so that many batches are all gets.
+            CoalescingTest.inThreads(threads + READERS, id -> {
+                if (id < threads) {
+                    CoalescingTest.callerRun(index, id, opsPerThread, models.get(id));
+                } else {
+                    for (int i = 0; i < opsPerThread; i++) {
+                        org.junit.jupiter.api.Assertions.assertNull(index.get(-1L - i), "a key no one wrote");
+                    }
                 }
-                expected += models.get(t).size();
-            }
-            assertEquals(expected, index.size());
+            });
+            CoalescingTest.assertHoldsModels(index, models);
             assertTrue(engine.deferred.get() > 100, "batches of gets were queued: " + engine.deferred.get());
-            assertTrue(engine.overlapped.get() > 10, "batches were in flight together: " + engine.overlapped.get());
+            assertTrue(engine.overlapped.get() > 50, "batches were in flight together: " + engine.overlapped.get());
         }
-    }
-
-    /** One caller on keys of its own: sync, async (many in flight) and batch calls, each checked against the model. */
-    private static void callerRun(GPHashIndex index, int id, int ops, Map<Long, byte[]> model) {
-        SplittableRandom r = new SplittableRandom(id * 131L + 3);
-        long base = id * 1_000_000L;
-        List<Runnable> checks = new ArrayList<>();
-        for (int i = 0; i < ops; i++) {
-            long k = base + r.nextInt(100);
-            byte[] v = ModelProperties.value(k, i + 1, VALUE);
-            byte[] before = model.get(k);
-            switch (r.nextInt(10)) {
-                case 0 -> {
-                    assertEquals(before == null, index.put(k, v), "put " + k);
-                    model.put(k, v);
-                }
-                case 1 -> {
-                    assertEquals(before != null, index.delete(k), "delete " + k);
-                    model.remove(k);
-                }
-                case 2 -> {
-                    CompletableFuture<Boolean> f = index.putAsync(k, v);
-                    model.put(k, v);
-                    checks.add(() -> assertEquals(before == null, f.join(), "putAsync " + k));
-                }
-                case 3 -> {
-                    CompletableFuture<Boolean> f = index.deleteAsync(k);
-                    model.remove(k);
-                    checks.add(() -> assertEquals(before != null, f.join(), "deleteAsync " + k));
-                }
-                case 4 -> {
-                    Batch b = index.newBatch(3);
-                    b.get(k).put(k, v).get(k);
-                    BatchResult res = index.execute(b);
-                    assertArrayEquals(before, before == null ? null : res.value(0), "batch get " + k);
-                    assertArrayEquals(v, res.value(2), "batch get after put " + k);
-                    model.put(k, v);
-                }
-                case 5, 6 -> {
-                    // Gets in flight behind the caller's own queued writes: they must see them.
-                    CompletableFuture<byte[]> f = index.getAsync(k);
-                    checks.add(() -> assertArrayEquals(before, f.join(), "getAsync " + k));
-                }
-                default -> assertArrayEquals(before, index.get(k), "get " + k);
-            }
-            if (checks.size() > 48) {
-                checks.forEach(Runnable::run);
-                checks.clear();
-            }
-        }
-        checks.forEach(Runnable::run);
     }
 }
