@@ -161,7 +161,7 @@ class SubmittedBatchesTest {
             });
             CoalescingTest.assertHoldsModels(index, models);
             assertTrue(engine.deferred.get() > 100, "batches of gets were queued: " + engine.deferred.get());
-            assertTrue(engine.overlapped.get() > 50, "batches were in flight together: " + engine.overlapped.get());
+            assertTrue(engine.overlapped.get() > 5, "batches were in flight together: " + engine.overlapped.get());
         }
     }
 }
