@@ -140,18 +140,11 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
             return;  // nothing to write: reads only, or every write was refused
         }
         if (present0 && !present) {  // net effect: delete
-            bool won = false;
-            if (lane_id() == valid) {
-                won = swap_slot(c.pool, p.slot, meta0, kEmpty);
-            }
-            if (!__shfl_sync(kFullMask, won, valid)) {
+            if (!replace_valid_item(c, p, valid, meta0, kEmpty)) {
                 continue;
             }
-            mirror_lane(c, p, valid);
-            const uint32_t shared = lanes_sharing_value(p, 1u << valid);
             if (lane_id() == valid) {
                 count(c.b, kItemsRemoved, 1);
-                if (shared == 0) retire_block(c.b, meta_value_offset(meta0));
             }
             remove_duplicates(c, p, valid);
             return;
@@ -160,18 +153,11 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
         c.block = blocks[src];
         write_value_block(c.pool, c.block, reinterpret_cast<const uint8_t*>(c.b.values) + src * vs, vs);
         if (present0) {  // net effect: update
-            bool won = false;
-            if (lane_id() == valid) {
-                won = swap_slot(c.pool, p.slot, meta0, meta_make(meta_fingerprint(meta0), c.block));
-            }
-            if (!__shfl_sync(kFullMask, won, valid)) {
+            if (!replace_valid_item(c, p, valid, meta0, meta_make(meta_fingerprint(meta0), c.block))) {
                 continue;
             }
-            mirror_lane(c, p, valid);
-            const uint32_t shared = lanes_sharing_value(p, 1u << valid);
             if (lane_id() == valid) {
                 codes[src] |= kConsumedFlag;
-                if (shared == 0) retire_block(c.b, meta_value_offset(meta0));
             }
             remove_duplicates(c, p, valid);
             return;

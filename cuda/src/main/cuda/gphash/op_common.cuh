@@ -65,6 +65,27 @@ __device__ __forceinline__ void mirror_lane(const OpContext& c, const WindowProb
     }
 }
 
+// Lane `valid` swaps its slot's meta word from `expected` to `desired` (one CAS); if it won, the cached
+// copy follows and the block `expected` named is retired unless another match of `p` shares it.
+// Returns, to every lane, whether it won (false: the slot changed under the operation, which probes
+// again). Deletes, updates and a group's net effect all replace the valid item this way.
+__device__ __forceinline__ bool replace_valid_item(OpContext& c, const WindowProbe& p, int valid, uint64_t expected,
+                                                   uint64_t desired) {
+    bool won = false;
+    if (lane_id() == valid) {
+        won = swap_slot(c.pool, p.slot, expected, desired);
+    }
+    if (!__shfl_sync(kFullMask, won, valid)) {
+        return false;
+    }
+    mirror_lane(c, p, valid);
+    const uint32_t shared = lanes_sharing_value(p, 1u << valid);
+    if (lane_id() == valid && shared == 0) {
+        retire_block(c.b, meta_value_offset(expected));
+    }
+    return true;
+}
+
 // Clears the matches of `p` other than lane `keep` (duplicates of the key, GPHash §3.2.2), each lane
 // its own slot, and retires their blocks unless another match shares them.
 __device__ __forceinline__ void remove_duplicates(OpContext& c, const WindowProbe& p, int keep) {

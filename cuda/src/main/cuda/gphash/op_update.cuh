@@ -9,19 +9,10 @@ namespace gphash {
 __device__ __forceinline__ uint8_t swap_value(OpContext& c, const WindowProbe& p, int valid, uint8_t done) {
     stage_value(c);
     const uint64_t old = __shfl_sync(kFullMask, p.meta, valid);
-    bool won = false;
-    if (lane_id() == valid) {
-        won = swap_slot(c.pool, p.slot, old, meta_make(meta_fingerprint(old), c.block));
-    }
-    if (!__shfl_sync(kFullMask, won, valid)) {
+    if (!replace_valid_item(c, p, valid, old, meta_make(meta_fingerprint(old), c.block))) {
         return kRetry;
     }
     c.consumed = true;
-    mirror_lane(c, p, valid);
-    const uint32_t shared = lanes_sharing_value(p, 1u << valid);
-    if (lane_id() == valid && shared == 0) {
-        retire_block(c.b, meta_value_offset(old));
-    }
     remove_duplicates(c, p, valid);
     return done;
 }
