@@ -71,6 +71,20 @@ on_off_plan() {
 # Small writing batches of distinct keys in one launch (pipe_small_writes.cuh) against the graph of
 # the ungrouped pipeline.
 [[ "${PLAN:-full}" == smallwrites ]] && on_off_plan onelaunch graph -Dgphash.smallWrites=0
+if [[ "${PLAN:-full}" == threads ]]; then
+    # Where a coalesced get's time goes as callers are added: workload C without the host cache
+    # (every get a GPU batch) at 1 to 16 threads, spinning waits (default) and parking (spin 0).
+    # TWO=1 adds each with two batches in flight (-Dgphash.coalescer.inFlight=2).
+    for th in 1 2 4 8 16; do
+        phase c-gpu-$th-nocache run c $th $((100000 * th)) gpu on 0
+        [[ "${TWO:-0}" == 1 ]] && phase c-gpu-$th-nocache-inflight2 run c $th $((100000 * th)) gpu on 0 false -Dgphash.coalescer.inFlight=2
+    done
+    phase c-gpu-16-nocache-nospin run c 16 1000000 gpu on 0 false "" 0
+    phase c-gpu-16-nocache-direct run c 16 300000 gpu off 0
+    rm -f "$POOL"
+    cat "$OUT/table.md"
+    exit 0
+fi
 if [[ "${PLAN:-full}" == inflight ]]; then
     # Two coalesced batches in flight (-Dgphash.coalescer.inFlight=2: the dispatcher queues its next
     # batch of gets while the GPU runs the last, Engine.submit, SmallReads' slots) against one (the
