@@ -22,7 +22,10 @@ import org.gphash.spi.SubmittedBatch;
  *
  * <p>Order per caller: a synchronous caller waits for its operation before it issues the next; an
  * asynchronous caller's operations are queued in the order it issued them, and the dispatcher
- * takes them in queue order into batches that run in order.
+ * takes them in queue order into batches that run in order. With two batches in flight
+ * ({@link Coalescing#batchesInFlight}) the dispatcher submits the next batch ({@link Engine#submit})
+ * before it completes the last one's callers; the engine runs submitted batches in order, and the
+ * dispatcher completes them in order.
  */
 final class CoalescingEngine extends ForwardingEngine {
 
@@ -241,8 +244,8 @@ final class CoalescingEngine extends ForwardingEngine {
         final BatchResult result;
         Request[] requests;
         SubmittedBatch submitted;
-        RuntimeException failedRun;
-        Error failedError;
+        /** What the engine threw for this batch (a RuntimeException or an Error), or null. */
+        Throwable failure;
 
         InFlight(Batch batch, BatchResult result) {
             this.batch = batch;
@@ -397,8 +400,7 @@ final class CoalescingEngine extends ForwardingEngine {
     private void submit(List<Request> taken, InFlight f) {
         f.requests = null;
         f.submitted = null;
-        f.failedRun = null;
-        f.failedError = null;
+        f.failure = null;
         if (taken.isEmpty()) {
             return;
         }
@@ -415,10 +417,8 @@ final class CoalescingEngine extends ForwardingEngine {
         try {
             f.result.reset(batch.size());
             f.submitted = engine.submit(batch, f.result);
-        } catch (RuntimeException e) {
-            f.failedRun = e;
-        } catch (Error e) {
-            f.failedError = e;
+        } catch (RuntimeException | Error e) {
+            f.failure = e;
         }
     }
 
@@ -429,19 +429,16 @@ final class CoalescingEngine extends ForwardingEngine {
         }
         Request[] taken = f.requests;
         f.requests = null;
-        if (f.failedRun == null && f.failedError == null) {
+        if (f.failure == null) {
             try {
                 f.submitted.await();
-            } catch (RuntimeException e) {
-                f.failedRun = e;
-            } catch (Error e) {
-                f.failedError = e;
+            } catch (RuntimeException | Error e) {
+                f.failure = e;
             }
         }
-        if (f.failedRun != null || f.failedError != null) {
-            Throwable e = f.failedRun != null ? f.failedRun : f.failedError;
+        if (f.failure != null) {
             for (Request r : taken) {
-                r.completeExceptionally(e);
+                r.completeExceptionally(f.failure);
             }
             return;
         }
