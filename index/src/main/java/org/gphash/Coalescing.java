@@ -21,9 +21,6 @@ import java.util.Objects;
  * index keeps it exact; writes that bypass the index (the GPU engine's device-resident batches,
  * reached through {@link GPHashIndex#engine()}) would not, so asking for the engine turns it off.
  *
- * @param mode           AUTO (on for the GPU backend, off for the CPU backend), ON or OFF
- * @param linger         how long the first waiting call may wait for others (zero: not at all)
- * @param maxBatch       most operations merged into one batch
  * <p>{@code adaptive} (with no fixed linger) waits, after the first request, for as many as the
  * previous batch held, at most a quarter of that batch's run time (and 200 us): synchronous callers
  * woken by one batch are back a few microseconds later, and without the wait the next batch would
@@ -38,9 +35,6 @@ import java.util.Objects;
  * trades a core for it. Callers spin only while fewer than half the machine's cores already do, so
  * thousands of waiting callers park as before.
  *
- * @param hostCacheBytes bytes of the host read cache (0: none; {@link #AUTO_HOST_CACHE}: an eighth of the
- *                       JVM's maximum heap, at most 256 MiB)
- * @param adaptive       with a zero linger, wait briefly for the previous batch's callers to return
  * <p>{@code batchesInFlight}: 1 (the default) gathers, runs and completes one batch at a time; 2
  * gathers and submits the next batch while the engine still runs the last ({@code Engine.submit}:
  * the GPU engine then has two small batches of gets on the GPU at once, on streams of their own).
@@ -48,7 +42,13 @@ import java.util.Objects;
  * between 0.84x and 1.04x (docs/PERFORMANCE.md), so one is the default; {@code
  * -Dgphash.coalescer.inFlight=2} changes the default, for measurements.
  *
- * @param spin           how long waiting threads spin before parking (zero: park at once)
+ * @param mode            AUTO (on for the GPU backend, off for the CPU backend), ON or OFF
+ * @param linger          how long the first waiting call may wait for others (zero: not at all)
+ * @param maxBatch        most operations merged into one batch
+ * @param hostCacheBytes  bytes of the host read cache (0: none; {@link #AUTO_HOST_CACHE}: an eighth of the
+ *                        JVM's maximum heap, at most 256 MiB)
+ * @param adaptive        with a zero linger, wait briefly for the previous batch's callers to return
+ * @param spin            how long waiting threads spin before parking (zero: park at once)
  * @param batchesInFlight batches the coalescer keeps in flight: 1 or 2
  */
 public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCacheBytes, boolean adaptive, Duration spin,

@@ -324,7 +324,7 @@ final class CoalescingEngine extends ForwardingEngine {
             // come in the order it issued its operations.
             finish(pending);
             pending = null;
-            if (inFlight == 1 || current.submitted == SubmittedBatch.DONE || current.requests == null) {
+            if (current.submitted == SubmittedBatch.DONE || current.requests == null) {
                 finish(current);
             } else {
                 pending = current;
@@ -416,7 +416,12 @@ final class CoalescingEngine extends ForwardingEngine {
         }
         try {
             f.result.reset(batch.size());
-            f.submitted = engine.submit(batch, f.result);
+            if (config.batchesInFlight() == 1) {
+                engine.execute(batch, f.result);  // awaited at once anyway: no handle to make
+                f.submitted = SubmittedBatch.DONE;
+            } else {
+                f.submitted = engine.submit(batch, f.result);
+            }
         } catch (RuntimeException | Error e) {
             f.failure = e;
         }

@@ -27,12 +27,16 @@ interface BatchPath extends AutoCloseable {
         throw new UnsupportedOperationException("this path runs every batch at once");
     }
 
-    /** Waits for the queued batches up to {@code ticket} and puts their results in place (again: nothing). */
+    /**
+     * Waits for the queued batches up to {@code ticket} (Long.MAX_VALUE: all) and puts their results
+     * in place (again: nothing). The engine harvests all before anything else runs.
+     */
     default void harvest(long ticket) {
     }
 
-    /** Harvests every queued batch: called before anything else runs on the engine. */
-    default void drainQueued() {
+    /** Whether a batch is queued and not yet harvested. */
+    default boolean hasQueued() {
+        return false;
     }
 
     /** Fails every queued batch with {@code why}: the engine is abandoned, their results never come. */

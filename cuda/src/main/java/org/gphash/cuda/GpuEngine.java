@@ -215,9 +215,10 @@ public final class GpuEngine implements Engine, GpuFeatures {
     /**
      * Queues a small batch of gets without waiting where the path can ({@link BatchPath#queues}: the
      * mirror path's one-launch gets), so that a caller (the coalescer) gathers its next batch while
-     * the GPU runs this one; any other batch runs at once, as {@link #execute}. Queued batches run on
-     * the engine's stream in order, and every other entry point harvests them first, so they never
-     * overlap what the host does to the pool; they only read, so a resize never waits for them.
+     * the GPU runs this one; any other batch runs at once, as {@link #execute}. A queued batch starts
+     * after what is on the engine's stream, on a stream of its own, and its results are harvested in
+     * queue order; every other entry point harvests them first, so they never overlap what the host
+     * does to the pool. They only read, so none of them can need a resize.
      */
     @Override
     public synchronized SubmittedBatch submit(Batch batch, BatchResult result) {
@@ -475,18 +476,16 @@ public final class GpuEngine implements Engine, GpuFeatures {
         if (closed) {
             throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
         }
-        harvestQueued(Long.MAX_VALUE);
+        if (path.hasQueued()) {
+            harvestQueued(Long.MAX_VALUE);
+        }
     }
 
     /** Puts the results of the batches queued up to {@code ticket} in place (MAX_VALUE: all), waiting for them. */
     private void harvestQueued(long ticket) {
         try {
             cuda.bind();
-            if (ticket == Long.MAX_VALUE) {
-                path.drainQueued();
-            } else {
-                path.harvest(ticket);
-            }
+            path.harvest(ticket);
         } catch (CudaException e) {
             throw GpuFailure.of(pool.file().path(), "a queued batch of gets", e);
         }
@@ -512,7 +511,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         try {
             GpuFailure.during(pool.file().path(), "close", () -> {
                 cuda.bind();
-                path.drainQueued();
+                path.harvest(Long.MAX_VALUE);
                 cuCtxSynchronize();
                 path.syncHost();
             });

@@ -103,8 +103,8 @@ final class MirrorPath implements BatchPath {
     }
 
     @Override
-    public void drainQueued() {
-        small.drain();
+    public boolean hasQueued() {
+        return small.hasQueued();
     }
 
     @Override

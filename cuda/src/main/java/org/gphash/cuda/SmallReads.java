@@ -44,8 +44,9 @@ final class SmallReads implements AutoCloseable {
     private static final byte GET = (byte) OpKind.GET.ordinal();
 
     /**
-     * Batches queued at once, at most ({@link #queue}): the coalescer keeps two in flight, so that it
-     * gathers and queues the next while the GPU runs the last. A queue past this waits for the oldest.
+     * Batches queued at once, at most ({@link #queue}): the coalescer keeps up to two in flight
+     * ({@code Coalescing.batchesInFlight}), gathering and queueing the next while the GPU runs the
+     * last. A queue past this waits for the oldest.
      */
     static final int SLOTS = 2;
 
@@ -89,7 +90,8 @@ final class SmallReads implements AutoCloseable {
     /** Queued batches not yet harvested, oldest first. */
     private final ArrayDeque<Slot> queued = new ArrayDeque<>(SLOTS);
     private long lastTicket;
-    /** Tickets up to this one failed with {@link #failure} (their results never came). */
+    /** Tickets failedFrom..failedThrough failed with {@link #failure} (their results never came). */
+    private long failedFrom = 1;
     private long failedThrough;
     private RuntimeException failure;
     private long batches;
@@ -168,12 +170,12 @@ final class SmallReads implements AutoCloseable {
     }
 
     /**
-     * Waits for the queued batches up to {@code ticket}, oldest first, and puts their results in
-     * place; nothing for tickets harvested already. If waiting failed, that batch and every batch
-     * queued with it fail, now and whenever their tickets are harvested again.
+     * Waits for the queued batches up to {@code ticket} (Long.MAX_VALUE: all), oldest first, and puts
+     * their results in place; nothing for tickets harvested already. If waiting failed, that batch
+     * and every batch queued with it fail, now and whenever their tickets are harvested again.
      */
     void harvest(long ticket) {
-        if (ticket <= failedThrough) {
+        if (ticket >= failedFrom && ticket <= failedThrough) {
             throw failure;
         }
         while (!queued.isEmpty() && queued.peekFirst().ticket <= ticket) {
@@ -181,9 +183,7 @@ final class SmallReads implements AutoCloseable {
             try {
                 cuEventSynchronize(s.done);
             } catch (RuntimeException e) {
-                failedThrough = lastTicket;
-                failure = e;
-                queued.clear();
+                fail(e);
                 throw e;
             }
             queued.pollFirst();
@@ -197,17 +197,20 @@ final class SmallReads implements AutoCloseable {
     /** Fails every queued batch with {@code why} (the engine is abandoned: their results never come). */
     void dropQueued(RuntimeException why) {
         if (!queued.isEmpty()) {
-            failedThrough = lastTicket;
-            failure = why;
-            queued.clear();
+            fail(why);
         }
     }
 
-    /** Harvests every queued batch (before anything else runs on the engine). */
-    void drain() {
-        if (!queued.isEmpty()) {
-            harvest(lastTicket);
-        }
+    /** Whether a batch is queued and not yet harvested. */
+    boolean hasQueued() {
+        return !queued.isEmpty();
+    }
+
+    private void fail(RuntimeException why) {
+        failedFrom = queued.peekFirst().ticket;
+        failedThrough = lastTicket;
+        failure = why;
+        queued.clear();
     }
 
     /** Batches run here so far. */

@@ -116,4 +116,22 @@ class SubmittedReadsTest {
             assertThrows(IllegalStateException.class, () -> gpu.submit(get, new BatchResult(vs, 1)));
         }
     }
+
+    @Test
+    void abandoningFailsTheQueuedGetsAndNoOthers() {
+        int vs = GpuTestSupport.VALUE_SIZE;
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11));
+            org.junit.jupiter.api.Assumptions.assumeTrue(gpu.usesIndexMirror(), "the pool path runs every batch at once");
+            Batch get = Batch.create(8, vs, 1);
+            get.add(OpKind.GET, key(5, 8), null);
+            SubmittedBatch harvested = gpu.submit(get, new BatchResult(vs, 1));
+            harvested.await();
+            SubmittedBatch queued = gpu.submit(get, new BatchResult(vs, 1));
+            gpu.abandon();
+            IllegalStateException e = assertThrows(IllegalStateException.class, queued::await);
+            assertTrue(e.getMessage().contains("abandoned"), e.getMessage());
+            harvested.await();  // its results came before: awaiting it again is still harmless
+        }
+    }
 }
