@@ -16,17 +16,18 @@ phase() {  # tag phase workload threads ops backend coalescing [host cache MiB] 
         -P "bench-ycsb/workloads/workload$wl" -threads "$th" -p recordcount="$REC" -p operationcount="$ops" \
         -p gphash.backend="$be" -p gphash.coalescing="$co" -p gphash.hostcache.mb="$hc" -p gphash.adaptive="$ad" -p gphash.spin.us="$sp" -p gphash.path="$POOL" \
         > "$OUT/$tag.log" 2>&1
-    local tput rlat r99 mb hr
+    local tput rlat r99 mb hr ao
     tput=$(grep -m1 '^\[OVERALL\], Throughput' "$OUT/$tag.log" | awk -F', ' '{printf "%.0f", $3}')
     rlat=$(grep -m1 -E '^\[(READ|INSERT)\], AverageLatency' "$OUT/$tag.log" | awk -F', ' '{printf "%.1f", $3}')
     r99=$(grep -m1 -E '^\[(READ|INSERT)\], 99thPercentileLatency' "$OUT/$tag.log" | awk -F', ' '{print $3}')
     mb=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed 's/.*(mean \([0-9.]*\)).*/\1/')
     hr=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed 's/.*hit rate \([0-9.]*\).*/\1/')
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tag" "$wl" "$be" "$co" "$hc" "$ad" "$th" "${tput:-?}" \
-        "${rlat:-?}" "${r99:-?}" "${mb:--}" "${hr:--}" >> "$OUT/table.md"
+    ao=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed -n 's/.*, \([0-9]*\) gets run at once.*/\1/p')
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tag" "$wl" "$be" "$co" "$hc" "$ad" "$th" "${tput:-?}" \
+        "${rlat:-?}" "${r99:-?}" "${mb:--}" "${hr:--}" "${ao:--}" >> "$OUT/table.md"
 }
-echo '| run | workload | backend | coalescing | host cache MiB | adaptive | threads | ops/s | mean latency (us) | p99 (us) | mean batch | host hit rate |' > "$OUT/table.md"
-echo '| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |' >> "$OUT/table.md"
+echo '| run | workload | backend | coalescing | host cache MiB | adaptive | threads | ops/s | mean latency (us) | p99 (us) | mean batch | host hit rate | gets run at once |' > "$OUT/table.md"
+echo '| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |' >> "$OUT/table.md"
 HC="${HC:-256}"
 phase load-gpu-on-256 load c 256 1 gpu on
 if [[ "${PLAN:-full}" == small ]]; then
@@ -81,6 +82,25 @@ if [[ "${PLAN:-full}" == threads ]]; then
     done
     phase c-gpu-16-nocache-nospin run c 16 1000000 gpu on 0 false "" 0
     phase c-gpu-16-nocache-direct run c 16 300000 gpu off 0
+    rm -f "$POOL"
+    cat "$OUT/table.md"
+    exit 0
+fi
+if [[ "${PLAN:-full}" == alongside ]]; then
+    # Synchronous gets run at once alongside other threads' (Engine.getAlongside: the GPU engine's
+    # small reads on slots of their own, outside its lock) against every get queued for a coalesced
+    # batch (-Dgphash.coalescer.getsAlongside=false), host cache on, and the CPU engine. WL picks
+    # the workloads (default "c a b"), TH the thread counts (default "16 256").
+    QUEUED=-Dgphash.coalescer.getsAlongside=false
+    phase c-gpu-16-nocache-alongside run c 16 1000000 gpu on 0
+    phase c-gpu-16-nocache-queued run c 16 1000000 gpu on 0 false $QUEUED
+    for wl in ${WL:-c a b}; do
+        for th in ${TH:-16 256}; do
+            phase $wl-gpu-$th-alongside run $wl $th 2000000 gpu on "$HC"
+            phase $wl-gpu-$th-queued run $wl $th 2000000 gpu on "$HC" false $QUEUED
+            phase $wl-cpu-$th run $wl $th 2000000 cpu off
+        done
+    done
     rm -f "$POOL"
     cat "$OUT/table.md"
     exit 0

@@ -26,6 +26,13 @@ import org.gphash.spi.SubmittedBatch;
  * ({@link Coalescing#batchesInFlight}) the dispatcher submits the next batch ({@link Engine#submit})
  * before it completes the last one's callers; the engine runs submitted batches in order, and the
  * dispatcher completes them in order.
+ *
+ * <p>Gets run at once where they can: a synchronous get that misses the host cache first asks the
+ * engine to run it alongside other threads' calls ({@link Engine#getAlongside}: the GPU engine's
+ * gets on free slots of their own, outside its lock), and is queued only when the engine cannot.
+ * A thread whose own asynchronous operations are still queued queues its gets behind them, so that
+ * they see its writes. {@code -Dgphash.coalescer.getsAlongside=false} queues every get (for
+ * measurements).
  */
 final class CoalescingEngine extends ForwardingEngine {
 
@@ -96,6 +103,11 @@ final class CoalescingEngine extends ForwardingEngine {
     private final java.util.concurrent.atomic.AtomicInteger spinners = new java.util.concurrent.atomic.AtomicInteger();
     /** Hot keys' values on the host, or null. */
     private final HostReadCache hostCache;
+    /** Whether synchronous gets first try {@link Engine#getAlongside}. */
+    private final boolean getsAlongside = Boolean.parseBoolean(System.getProperty("gphash.coalescer.getsAlongside", "true"));
+    /** Each thread's last queued request: its gets may skip the queue only once that one is done. */
+    private final ThreadLocal<Request> lastQueued = new ThreadLocal<>();
+    private final LongAdder getsRunAtOnce = new LongAdder();
 
     CoalescingEngine(Engine engine, Coalescing config) {
         super(engine);
@@ -113,12 +125,12 @@ final class CoalescingEngine extends ForwardingEngine {
     }
 
     /** What the coalescer did so far. */
-    record Stats(long batches, long operations, long hostCacheHits, long hostCacheMisses) {
+    record Stats(long batches, long operations, long hostCacheHits, long hostCacheMisses, long getsRunAtOnce) {
     }
 
     Stats coalescerStats() {
         return new Stats(batches.sum(), operations.sum(), hostCache == null ? 0 : hostCache.hits(),
-                hostCache == null ? 0 : hostCache.misses());
+                hostCache == null ? 0 : hostCache.misses(), getsRunAtOnce.sum());
     }
 
     /** Queues an operation; the future completes when its batch has run. Key and value are copied now. */
@@ -141,13 +153,22 @@ final class CoalescingEngine extends ForwardingEngine {
      * key's stripe, so that {@link #afterGet} may cache what the batch read).
      */
     Request submitGet(MemorySegment key, MemorySegment out) {
+        Request r = lookUp(key, out);
+        return r.isDone() ? r : enqueue(r);
+    }
+
+    /**
+     * A get's request: completed from the host cache when it holds the key, else not yet queued
+     * (with the key's stripe noted, so that {@link #afterGet} may cache what is read).
+     */
+    private Request lookUp(MemorySegment key, MemorySegment out) {
         if (closed) {
             throw new IllegalStateException("the index is closed");
         }
         byte[] keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
         Request r = new Request(OpKind.GET, MemorySegment.ofArray(keyBytes), null, out);
         if (hostCache == null || !hostCache.enabled()) {
-            return enqueue(r);
+            return r;
         }
         HostReadCache.KeyBytes k = new HostReadCache.KeyBytes(keyBytes);
         byte[] hit = hostCache.get(k);
@@ -162,7 +183,33 @@ final class CoalescingEngine extends ForwardingEngine {
         }
         r.missedKey = k;
         r.missedStamp = hostCache.stamp(k);
-        return enqueue(r);
+        return r;
+    }
+
+    /**
+     * Runs a get that missed the host cache at once, through {@link Engine#getAlongside}, unless
+     * this thread has queued operations not yet done; null when it did not run.
+     */
+    private Outcome runAtOnce(Request r) {
+        if (!getsAlongside) {
+            return null;
+        }
+        Request last = lastQueued.get();
+        if (last != null && !last.isDone()) {
+            return null;
+        }
+        MemorySegment out = r.out;
+        if (out == null) {
+            r.valueOut = new byte[valueSize];
+            out = MemorySegment.ofArray(r.valueOut);
+        }
+        Outcome o = engine.getAlongside(r.key, out);
+        if (o == null) {
+            r.valueOut = null;
+            return null;
+        }
+        getsRunAtOnce.increment();
+        return o;
     }
 
     /** Offers what a get that missed the host cache read (its caller's copy, taken after the batch). */
@@ -174,6 +221,7 @@ final class CoalescingEngine extends ForwardingEngine {
     }
 
     private Request enqueue(Request r) {
+        lastQueued.set(r);
         queue.add(r);
         if (closed) {
             // close() may have drained the queue before this request arrived.
@@ -517,8 +565,14 @@ final class CoalescingEngine extends ForwardingEngine {
 
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
-        Request r = submitGet(key, valueOut);
-        Outcome o = await(r);
+        Request r = lookUp(key, valueOut);
+        if (r.isDone()) {
+            return r.join();  // a host cache hit
+        }
+        Outcome o = runAtOnce(r);
+        if (o == null) {
+            o = await(enqueue(r));
+        }
         afterGet(r, o);
         return o;
     }

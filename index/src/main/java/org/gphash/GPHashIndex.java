@@ -582,7 +582,7 @@ public final class GPHashIndex implements AutoCloseable {
         if (coalescer != null) {
             CoalescingEngine.Stats s = coalescer.coalescerStats();
             return java.util.Optional.of(new CoalescerStats(s.batches(), s.operations(), s.hostCacheHits(),
-                    s.hostCacheMisses()));
+                    s.hostCacheMisses(), s.getsRunAtOnce()));
         }
         return java.util.Optional.empty();
     }
@@ -594,8 +594,11 @@ public final class GPHashIndex implements AutoCloseable {
      * @param operations      the operations they held
      * @param hostCacheHits   gets the host read cache answered (0 without one)
      * @param hostCacheMisses gets it did not
+     * @param getsRunAtOnce   gets that missed the host cache and ran at once alongside other calls
+     *                        instead of in a batch (see {@link org.gphash.spi.Engine#getAlongside})
      */
-    public record CoalescerStats(long batches, long operations, long hostCacheHits, long hostCacheMisses) {
+    public record CoalescerStats(long batches, long operations, long hostCacheHits, long hostCacheMisses,
+                                 long getsRunAtOnce) {
         /** {@return operations per batch (0 before the first)} */
         public double meanBatchSize() {
             return batches == 0 ? 0 : (double) operations / batches;

@@ -40,7 +40,7 @@ class CoalescingTest {
         return GPHashIndex.builder(pools.pool(name)).valueSize(VALUE).initialCapacity(1024).coalescing(c).create();
     }
 
-    private static byte[] value(long k, long v) {
+    static byte[] value(long k, long v) {
         return ModelProperties.value(k, v, VALUE);
     }
 

@@ -3,11 +3,13 @@ package org.gphash.cuda;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.IndexStats;
+import org.gphash.spi.SubmittedBatch;
 
 /**
  * How the GPU engine runs batches: {@link MirrorPath} (the v2 pipeline over the HBM index mirror) or
  * {@link PoolPath} (per-operation kernels probing the pool, the GPHash paper's design). Called under
- * the engine's lock, one batch at a time (small batches of gets may be queued, see {@link #queue}).
+ * the engine's lock, one batch at a time, but for small batches of gets, which run alongside each
+ * other outside it ({@link #claimRead}).
  */
 interface BatchPath extends AutoCloseable {
 
@@ -15,32 +17,35 @@ interface BatchPath extends AutoCloseable {
     void execute(Batch batch, BatchResult result);
 
     /**
-     * Whether {@link #queue} takes {@code batch}: queued without waiting, its results harvested later
-     * (the mirror path's small batches of gets). Batches queued run in order, before anything else.
+     * Whether {@code batch} may run alongside other threads' such batches, outside the engine's
+     * lock ({@link #claimRead}, {@link #issueRead}): the mirror path's small batches of gets.
      */
-    default boolean queues(Batch batch) {
+    default boolean readsConcurrently(Batch batch) {
         return false;
-    }
-
-    /** Queues a batch {@link #queues} took; returns the ticket {@link #harvest} takes. */
-    default long queue(Batch batch, BatchResult result) {
-        throw new UnsupportedOperationException("this path runs every batch at once");
     }
 
     /**
-     * Waits for the queued batches up to {@code ticket} (Long.MAX_VALUE: all) and puts their results
-     * in place (again: nothing). The engine harvests all before anything else runs.
+     * Under the engine's lock: a slot for a batch {@link #readsConcurrently} took, with the
+     * parameters it will run with; null when none is free (or the path runs none).
      */
-    default void harvest(long ticket) {
+    default SmallReads.Slot claimRead(Batch batch) {
+        return null;
     }
 
-    /** Whether a batch is queued and not yet harvested. */
-    default boolean hasQueued() {
-        return false;
+    /** Outside the engine's lock: issues the batch on the slot {@link #claimRead} gave, without waiting. */
+    default SubmittedBatch issueRead(SmallReads.Slot slot, Batch batch, BatchResult result) {
+        throw new UnsupportedOperationException("this path runs every batch under the engine's lock");
     }
 
-    /** Fails every queued batch with {@code why}: the engine is abandoned, their results never come. */
-    default void dropQueued(RuntimeException why) {
+    /**
+     * Under the engine's lock, before anything else: waits for every batch of gets claimed or issued
+     * and puts its results in place (nothing reads the pool meanwhile).
+     */
+    default void drainReads() {
+    }
+
+    /** Fails every batch of gets issued and not yet awaited with {@code why}: the engine is abandoned. */
+    default void abandonReads(RuntimeException why) {
     }
 
     /** Runs a batch whose columns are in GPU memory (device addresses; values and out may be 0 when unused). */

@@ -44,9 +44,14 @@ import org.gphash.index.VerifyReport;
  * otherwise or when asked ({@link IndexMirror#OFF}).
  *
  * <p><b>One mutator at a time.</b> CPU and GPU atomics on one mapped word are not atomic with each
- * other, so the host never writes the pool while a kernel may run: every entry point is
+ * other, so the host never writes the pool while a kernel may run: every entry point but one is
  * synchronized, and the host-side steps that write the pool (header commits, zeroing a new level,
- * heap growth) run only after the batch's streams have drained.
+ * heap growth) run only after the batch's streams have drained. The exception is small batches of
+ * gets on the index mirror (single gets among them), which only read: they take the lock just to
+ * claim one of {@link SmallReads}'s slots, then run and are waited for outside it, alongside each
+ * other; and gets that host threads run on the mapped pool themselves ({@link #getAlongside},
+ * {@link HostReadGate}). Every synchronized entry point that touches the pool or the GPU first
+ * waits for those in flight ({@link #ensureOpen}).
  */
 public final class GpuEngine implements Engine, GpuFeatures {
 
@@ -61,7 +66,15 @@ public final class GpuEngine implements Engine, GpuFeatures {
     private final BatchPath path;
     private final Batch single;
     private final BatchResult singleResult;
-    private boolean closed;
+    /** Each thread's batch of one get, for gets run outside the lock ({@link #getAlongside}). */
+    private final ThreadLocal<Batch> oneGet;
+    private final ThreadLocal<BatchResult> oneGetResult;
+    private volatile boolean closed;
+    /** Host reads in progress, kept apart from everything done under the lock. */
+    private final HostReadGate hostReaders = new HostReadGate();
+    private final java.util.concurrent.atomic.LongAdder hostReads = new java.util.concurrent.atomic.LongAdder();
+    /** Where a host read whose caller wants no value puts it. */
+    private final ThreadLocal<MemorySegment> hostScratch;
 
     private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, GPHashConfig config) {
         this.cuda = cuda;
@@ -86,6 +99,9 @@ public final class GpuEngine implements Engine, GpuFeatures {
         this.path = p;
         this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
         this.singleResult = new BatchResult(geometry.valueSize(), 1);
+        this.oneGet = ThreadLocal.withInitial(() -> Batch.create(geometry.keySize(), geometry.valueSize(), 1));
+        this.oneGetResult = ThreadLocal.withInitial(() -> new BatchResult(geometry.valueSize(), 1));
+        this.hostScratch = ThreadLocal.withInitial(() -> MemorySegment.ofArray(new byte[geometry.valueSize()]));
     }
 
     /** The mirror when asked and the GPU has the memory for it, else the pool path, saying why. */
@@ -165,9 +181,46 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return o;
     }
 
+    /** A get on the GPU: a batch of one on a {@link SmallReads} slot, outside the lock, when one is free. */
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
-        return runSingle(OpKind.GET, key, null, valueOut);
+        Outcome o = getOnSlot(key, valueOut);
+        return o != null ? o : runSingle(OpKind.GET, key, null, valueOut);
+    }
+
+    /**
+     * A get run at once alongside other threads' calls, outside the engine's lock. By default a
+     * host read: the calling thread probes the mapped pool itself with the CPU engine's code
+     * ({@link PoolTable#readOnHost}) between the engine's batches ({@link HostReadGate}), since a
+     * host thread's single get would otherwise cross PCIe twice to read host memory; null while a
+     * batch runs under the lock. With {@code -Dgphash.hostReads=false}, a batch of one on a
+     * {@link SmallReads} slot; null when every slot is busy or batches do not run on the index
+     * mirror. Null means nothing was done: the coalescer then queues the get for a batch.
+     */
+    @Override
+    public Outcome getAlongside(MemorySegment key, MemorySegment valueOut) {
+        return HOST_READS ? readOnHost(key, valueOut) : getOnSlot(key, valueOut);
+    }
+
+    /** A get as a batch of one on a free {@link SmallReads} slot, outside the lock; null when none is free. */
+    private Outcome getOnSlot(MemorySegment key, MemorySegment valueOut) {
+        if (!(path instanceof MirrorPath)) {
+            return null;
+        }
+        Batch one = oneGet.get();
+        BatchResult result = oneGetResult.get();
+        one.clear();
+        one.add(OpKind.GET, key.toArray(ValueLayout.JAVA_BYTE), null);
+        SubmittedBatch read = startRead(one, result);
+        if (read == null) {
+            return null;
+        }
+        read.await();
+        Outcome o = result.outcome(0);
+        if (valueOut != null && o == Outcome.FOUND) {
+            MemorySegment.copy(result.values(), 0, valueOut, 0, geometry.valueSize());
+        }
+        return o;
     }
 
     @Override
@@ -190,10 +243,54 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return runSingle(OpKind.DELETE, key, null, null);
     }
 
+    /** Whether {@link #getAlongside} reads the pool on the host (default) or runs a GPU batch of one. */
+    static final boolean HOST_READS = Boolean.parseBoolean(System.getProperty("gphash.hostReads", "true"));
+
+    /** A get on the host, inside the gate; null while a lock holder has the gate closed. */
+    private Outcome readOnHost(MemorySegment key, MemorySegment valueOut) {
+        if (!hostReaders.tryEnter()) {
+            if (closed) {
+                throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
+            }
+            return null;
+        }
+        try {
+            if (closed) {
+                throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
+            }
+            MemorySegment out = valueOut != null ? valueOut : hostScratch.get();
+            Outcome o = pool.readOnHost(key, out) ? Outcome.FOUND : Outcome.NOT_FOUND;
+            hostReads.increment();
+            return o;
+        } finally {
+            hostReaders.exit();
+        }
+    }
+
+    /** Gets read on the host since open ({@link #getAlongside}). */
+    long hostReads() {
+        return hostReads.sum();
+    }
+
     // ------------------------------------------------------------------ batches
 
+    /**
+     * Runs a batch. A small batch of gets on the index mirror runs alongside other threads' such
+     * batches, outside the engine's lock, when a slot is free; anything else under the lock.
+     */
     @Override
-    public synchronized void execute(Batch batch, BatchResult result) {
+    public void execute(Batch batch, BatchResult result) {
+        if (path.readsConcurrently(batch)) {
+            SubmittedBatch read = startRead(batch, result);
+            if (read != null) {
+                read.await();
+                return;
+            }
+        }
+        executeLocked(batch, result);
+    }
+
+    private synchronized void executeLocked(Batch batch, BatchResult result) {
         ensureOpen();
         cuda.bind();
         int n = batch.size();
@@ -209,38 +306,64 @@ public final class GpuEngine implements Engine, GpuFeatures {
         } catch (PoolFullException e) {
             throw new PoolFullException(e.getMessage() + "; " + markNotApplied(result)
                     + " operations of the batch were not applied (NOT_APPLIED in the result), the others were", result, e);
+        } finally {
+            hostReaders.open();  // the batch has run (or failed): the pool is whole again
         }
     }
 
     /**
-     * Queues a small batch of gets without waiting where the path can ({@link BatchPath#queues}: the
-     * mirror path's one-launch gets), so that a caller (the coalescer) gathers its next batch while
-     * the GPU runs this one; any other batch runs at once, as {@link #execute}. A queued batch starts
-     * after what is on the engine's stream, on a stream of its own, and its results are harvested in
-     * queue order; every other entry point harvests them first, so they never overlap what the host
-     * does to the pool. They only read, so none of them can need a resize.
+     * Starts a small batch of gets on the index mirror and returns without waiting (it runs
+     * alongside other threads' such batches, see {@link #startRead}), so that a caller (the
+     * coalescer) gathers its next batch while the GPU runs this one; any other batch, or one that
+     * finds no free slot, runs at once, as {@link #execute}. A batch started this way reads what the
+     * batches before it wrote, and every later call that writes first waits for it.
      */
     @Override
-    public synchronized SubmittedBatch submit(Batch batch, BatchResult result) {
-        if (closed || !path.queues(batch)) {
-            execute(batch, result);
-            return SubmittedBatch.DONE;
+    public SubmittedBatch submit(Batch batch, BatchResult result) {
+        if (path.readsConcurrently(batch)) {
+            SubmittedBatch read = startRead(batch, result);
+            if (read != null) {
+                return read;
+            }
         }
+        executeLocked(batch, result);
+        return SubmittedBatch.DONE;
+    }
+
+    /**
+     * Claims a slot under the lock, then issues the batch of gets outside it; null, having done
+     * nothing, when no slot is free. The returned batch's await wraps a CUDA failure like every
+     * other entry point.
+     */
+    private SubmittedBatch startRead(Batch batch, BatchResult result) {
         int n = batch.size();
+        SmallReads.Slot slot;
+        SubmittedBatch read;
         result.reset(n);
-        pool.admitOpsInFlight(n);
-        long ticket;
         try {
-            cuda.bind();
-            ticket = path.queue(batch, result);
+            cuda.bind();  // claiming may start a BktCache load
+            synchronized (this) {
+                if (closed) {
+                    throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
+                }
+                pool.admitOpsInFlight(n);
+                slot = path.claimRead(batch);
+                hostReaders.open();  // under the lock, between batches: the pool is whole
+            }
+            if (slot == null) {
+                return null;
+            }
+            read = path.issueRead(slot, batch, result);
         } catch (CudaException e) {
             throw GpuFailure.of(pool.file().path(), "a batch of " + n + " gets", e);
         }
-        return () -> awaitQueued(ticket);
-    }
-
-    private synchronized void awaitQueued(long ticket) {
-        harvestQueued(ticket);
+        return () -> {
+            try {
+                read.await();
+            } catch (CudaException e) {
+                throw GpuFailure.of(pool.file().path(), "a batch of " + n + " gets", e);
+            }
+        };
     }
 
     /**
@@ -297,6 +420,8 @@ public final class GpuEngine implements Engine, GpuFeatures {
             path.executeOnDevice(n, kinds, keys, values, codes, out);
         } catch (CudaException e) {
             throw GpuFailure.of(pool.file().path(), "a device batch of " + n + " operations", e);
+        } finally {
+            hostReaders.open();
         }
     }
 
@@ -347,8 +472,13 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     /** Batches run as small batches of gets in one launch ({@link SmallReads}) since open. */
-    synchronized long smallReadBatches() {
+    long smallReadBatches() {
         return path instanceof MirrorPath m ? m.smallReadBatches() : 0;
+    }
+
+    /** The most small batches of gets in flight at once since open (they run outside the lock). */
+    int smallReadsMostInFlight() {
+        return path instanceof MirrorPath m ? m.smallReadsMostInFlight() : 0;
     }
 
     /** Writing batches of distinct keys run as one launch (pipe_small_writes.cuh) since open. */
@@ -443,6 +573,16 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return cache.loading();
     }
 
+    /** Makes the engine's CUDA context the calling thread's (for probes in this package). */
+    void bindContext() {
+        cuda.bind();
+    }
+
+    /** How batches run, for probes in this package. */
+    BatchPath path() {
+        return path;
+    }
+
     /** The cache, for tests in this package. */
     BucketCache bucketCache() {
         return cache;
@@ -469,26 +609,18 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     /**
-     * Throws if closed; otherwise first runs out the batches {@link #submit} queued, so that whatever
-     * the caller does next comes after them (every entry point but submit's own queueing calls it).
+     * Throws if closed; otherwise first waits for the batches of gets running outside the lock and
+     * puts their results in place, so that whatever the caller does next comes after them and
+     * nothing reads the pool, the mirror or the cache while it changes them (every synchronized
+     * entry point that touches the GPU calls it; while the lock is held no other such batch starts).
      */
     private void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
         }
-        if (path.hasQueued()) {
-            harvestQueued(Long.MAX_VALUE);
-        }
-    }
-
-    /** Puts the results of the batches queued up to {@code ticket} in place (MAX_VALUE: all), waiting for them. */
-    private void harvestQueued(long ticket) {
-        try {
-            cuda.bind();
-            path.harvest(ticket);
-        } catch (CudaException e) {
-            throw GpuFailure.of(pool.file().path(), "a queued batch of gets", e);
-        }
+        hostReaders.close();
+        cuda.bind();
+        path.drainReads();
     }
 
     private void releaseGpu() {
@@ -510,8 +642,9 @@ public final class GpuEngine implements Engine, GpuFeatures {
         boolean heapOnHost = false;
         try {
             GpuFailure.during(pool.file().path(), "close", () -> {
+                hostReaders.close();
                 cuda.bind();
-                path.harvest(Long.MAX_VALUE);
+                path.drainReads();
                 cuCtxSynchronize();
                 path.syncHost();
             });
@@ -535,8 +668,9 @@ public final class GpuEngine implements Engine, GpuFeatures {
             return;
         }
         closed = true;
-        path.dropQueued(new IllegalStateException("the GPU engine for " + pool.file().path()
-                + " was abandoned with this batch queued"));
+        hostReaders.close();
+        path.abandonReads(new IllegalStateException("the GPU engine for " + pool.file().path()
+                + " was abandoned with this batch of gets in flight"));
         try {
             releaseGpu();
         } finally {

@@ -22,6 +22,7 @@ import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.format.Geometry;
+import org.gphash.spi.SubmittedBatch;
 import org.gphash.index.PoolTable;
 
 /**
@@ -84,32 +85,61 @@ final class MirrorPath implements BatchPath {
     }
 
     @Override
-    public boolean queues(Batch batch) {
+    public boolean readsConcurrently(Batch batch) {
         return SmallReads.accepts(batch);
     }
 
     @Override
-    public long queue(Batch batch, BatchResult result) {
+    public SmallReads.Slot claimRead(Batch batch) {
         BucketCache cache = parts.cache();
-        cache.operationsRan(batch.size(), parts.tableParams());
         PoolTable pool = parts.pool();
-        return small.queue(stream, batch, result, parts.tableParams(),
-                mirror.tableParams(pool.layout(), geometry, pool.seeds()), cache.params(), cache.lastClock());
+        byte[] table = parts.tableParams();
+        SmallReads.Slot slot = small.claim(table, mirror.tableParams(pool.layout(), geometry, pool.seeds()),
+                cache.params(), cache.lastClock());
+        if (slot != null) {
+            try {
+                cache.operationsRan(batch.size(), table);
+            } catch (RuntimeException e) {
+                small.release(slot);
+                throw e;
+            }
+        }
+        return slot;
     }
 
     @Override
-    public void harvest(long ticket) {
-        small.harvest(ticket);
+    public SubmittedBatch issueRead(SmallReads.Slot slot, Batch batch, BatchResult result) {
+        return small.issue(slot, stream, batch, result);
     }
 
     @Override
-    public boolean hasQueued() {
-        return small.hasQueued();
+    public void drainReads() {
+        small.drain();
     }
 
     @Override
-    public void dropQueued(RuntimeException why) {
-        small.dropQueued(why);
+    public void abandonReads(RuntimeException why) {
+        small.abandon(why);
+    }
+
+    /**
+     * Runs a batch of gets on another set of small-read slots than the engine's, outside the
+     * engine's lock (for SmallReadsThreadsProbe, which measures the driver with several threads
+     * queueing at once; nothing may write meanwhile).
+     */
+    SubmittedBatch readOn(SmallReads reads, Batch batch, BatchResult result) {
+        PoolTable pool = parts.pool();
+        SmallReads.Slot slot = reads.claim(parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()),
+                parts.cache().params(), parts.cache().lastClock());
+        if (slot == null) {
+            throw new IllegalStateException("no free slot");
+        }
+        return reads.issue(slot, stream, batch, result);
+    }
+
+    /** A set of small-read slots of its own, on the engine's kernel (for SmallReadsThreadsProbe). */
+    SmallReads newSmallReads() {
+        return small.sibling();
     }
 
     /**
@@ -121,8 +151,12 @@ final class MirrorPath implements BatchPath {
     @Override
     public void execute(Batch batch, BatchResult result) {
         if (SmallReads.accepts(batch)) {
-            harvest(queue(batch, result));
-            return;
+            // Under the engine's lock, after its drain: every slot is free.
+            SmallReads.Slot slot = claimRead(batch);
+            if (slot != null) {
+                issueRead(slot, batch, result).await();
+                return;
+            }
         }
         int n = batch.size();
         if (n <= BatchPipeline.SMALL_WRITES_MAX && runSmallWrites(batch, result)) {
@@ -456,6 +490,10 @@ final class MirrorPath implements BatchPath {
 
     long smallReadBatches() {
         return small.batches();
+    }
+
+    int smallReadsMostInFlight() {
+        return small.mostInFlight();
     }
 
     long distinctWriteRuns() {

@@ -12,7 +12,8 @@ import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
@@ -22,6 +23,7 @@ import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
+import org.gphash.spi.SubmittedBatch;
 
 /**
  * Small batches of gets in one launch (pipeline/pipe_small_reads.cuh): one copy in (the keys), one
@@ -30,9 +32,18 @@ import org.gphash.OpKind;
  * is what a coalesced batch of a handful of single-key gets would otherwise wait for; below
  * {@link #MAX_OPS} operations its ordering of pool reads by address buys less than that.
  *
+ * <p><b>Several threads at once.</b> The driver takes several host threads each queueing a batch
+ * on a stream of its own far better than one thread queueing them all (SmallReadsThreadsProbe,
+ * PERFORMANCE.md: 5x the batches per second at 8 to 16 threads), so batches of gets run
+ * alongside each other on {@link #SLOTS} slots, each with its own buffers, stream and events. A
+ * slot is claimed under the engine's lock ({@link #claim}, which also takes the kernel's
+ * parameters then), and its batch issued and waited for outside it ({@link #issue},
+ * {@link Read#await}): gets only read, and a thread that is about to do anything else under the
+ * engine's lock first waits until every claimed slot's batch has run ({@link #drain}). Between the
+ * two, no slot can be claimed, since claiming takes the lock.
+ *
  * <p>{@code -Dgphash.smallReads=N} sets the largest batch taken this way (0: never), for
- * measurements. Up to {@link #SLOTS} batches may be queued before their results are harvested
- * ({@link #queue}, {@link #harvest}). Not thread-safe (called under the engine's lock).
+ * measurements; {@code -Dgphash.smallReads.slots=N} the number of slots.
  */
 final class SmallReads implements AutoCloseable {
 
@@ -44,26 +55,37 @@ final class SmallReads implements AutoCloseable {
     private static final byte GET = (byte) OpKind.GET.ordinal();
 
     /**
-     * Batches queued at once, at most ({@link #queue}): the coalescer keeps up to two in flight
-     * ({@code Coalescing.batchesInFlight}), gathering and queueing the next while the GPU runs the
-     * last. A queue past this waits for the oldest.
+     * Batches of gets in flight at once, at most: beyond 16 threads the probe's batches per second
+     * stopped rising; each slot holds a stream, two events and buffers grown to its largest batch.
      */
-    static final int SLOTS = 2;
+    static final int SLOTS = Math.max(1, Integer.getInteger("gphash.smallReads.slots", 32));
 
-    /** One batch's buffers and, while it is queued, its result and ticket. */
-    private static final class Slot implements AutoCloseable {
+    // A slot's states: free; claimed and its batch being issued; issued and waiting for its
+    // results to be taken; results being taken (by its owner or by a drain).
+    private static final int FREE = 0;
+    private static final int ISSUING = 1;
+    private static final int QUEUED = 2;
+    private static final int HARVESTING = 3;
+
+    /** One batch's buffers, stream and events, and the parameters its kernel runs with. */
+    static final class Slot implements AutoCloseable {
         final PinnedBuffer hostKeys = new PinnedBuffer();
         final PinnedBuffer hostOut = new PinnedBuffer();
         final DeviceBuffer keys = new DeviceBuffer();
         final DeviceBuffer out = new DeviceBuffer();
         final CUevent done = new CUevent();
-        /** The slot's own stream, so that one batch's copies overlap another's kernel. */
+        /** The slot's own stream, so that batches of different threads overlap. */
         final CUstream stream = new CUstream();
-        /** Recorded on the engine's stream at queueing: the slot's stream starts after what is there. */
+        /** Recorded on the engine's stream at issue: the slot's stream starts after what is there. */
         final CUevent after = new CUevent();
-        BatchResult result;
-        int n;
-        long ticket;
+        final AtomicInteger state = new AtomicInteger(FREE);
+        /** Set at claim, under the engine's lock: the pool's, the mirror's and the cache's parameters, the cache's clock. */
+        byte[] table;
+        byte[] mirrorTable;
+        byte[] cache;
+        long clock;
+        /** The batch issued on this slot, while it is {@code QUEUED} or {@code HARVESTING}. */
+        Read read;
 
         Slot() {
             cuEventCreate(done, CUevent_flags.CU_EVENT_DISABLE_TIMING);
@@ -83,26 +105,68 @@ final class SmallReads implements AutoCloseable {
         }
     }
 
+    /**
+     * A batch of gets issued on a slot: {@link #await} returns once its outcomes and values are in
+     * its result, taken by the thread that awaits it or by a drain that came first; a failure is
+     * thrown by every await.
+     */
+    final class Read implements SubmittedBatch {
+        private final Slot slot;
+        private final BatchResult result;
+        private final int n;
+        private volatile boolean done;
+        private volatile RuntimeException failure;
+
+        private Read(Slot slot, BatchResult result, int n) {
+            this.slot = slot;
+            this.result = result;
+            this.n = n;
+        }
+
+        @Override
+        public void await() {
+            while (!done) {
+                if (slot.read == this && slot.state.compareAndSet(QUEUED, HARVESTING)) {
+                    harvest(slot);
+                } else {
+                    Thread.onSpinWait();  // a drain is taking it: a wait on one event at most
+                }
+            }
+            RuntimeException f = failure;
+            if (f != null) {
+                throw f;
+            }
+        }
+    }
+
     private final CUfunction kernel;
     private final int keySize;
     private final int valueSize;
     private final Slot[] slots = new Slot[SLOTS];
-    /** Queued batches not yet harvested, oldest first. */
-    private final ArrayDeque<Slot> queued = new ArrayDeque<>(SLOTS);
-    private long lastTicket;
-    /** Tickets failedFrom..failedThrough failed with {@link #failure} (their results never came). */
-    private long failedFrom = 1;
-    private long failedThrough;
-    private RuntimeException failure;
-    private long batches;
+    /** Where {@link #claim} starts looking, so that threads spread over the slots. */
+    private final AtomicInteger nextSlot = new AtomicInteger();
+    private final LongAdder batches = new LongAdder();
+    /** Slots claimed now, and the most at once since open (for tests and stats). */
+    private final AtomicInteger claimed = new AtomicInteger();
+    private final AtomicInteger mostClaimed = new AtomicInteger();
 
     SmallReads(CUfunction kernel, int keySize, int valueSize) {
         this.kernel = kernel;
         this.keySize = keySize;
         this.valueSize = valueSize;
-        for (int i = 0; i < SLOTS; i++) {
-            slots[i] = new Slot();
+        try {
+            for (int i = 0; i < SLOTS; i++) {
+                slots[i] = new Slot();
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
         }
+    }
+
+    /** Another set of slots on the same kernel and geometry (for SmallReadsThreadsProbe). */
+    SmallReads sibling() {
+        return new SmallReads(kernel, keySize, valueSize);
     }
 
     /** Whether {@code batch} runs here: at most {@link #MAX_OPS} operations, every one a get. */
@@ -121,107 +185,152 @@ final class SmallReads implements AutoCloseable {
     }
 
     /**
-     * Queues {@code batch} (accepted by {@link #accepts}) after what is queued on {@code stream} (the
-     * engine's), on a stream of its slot's own, without waiting: queued batches of gets overlap each
-     * other on the GPU (they only read, and the engine runs nothing that writes until it has
-     * harvested them). {@link #harvest} with the returned ticket puts its outcomes and values into
-     * {@code result}. The batch's keys are copied before this returns. {@code table},
-     * {@code mirrorTable}, {@code cache}: the pool's, the mirror's and the cache's parameters;
-     * {@code clock}: the cache's.
+     * A free slot, claimed, with the parameters its batch will run with; null when every slot is
+     * taken. Under the engine's lock: the parameters stay valid until the next {@link #drain}.
      */
-    long queue(CUstream stream, Batch batch, BatchResult result, byte[] table, byte[] mirrorTable, byte[] cache,
-               long clock) {
-        Slot s = freeSlot();
-        int n = batch.size();
-        long keyBytes = (long) n * keySize;
-        long outBytes = (long) n * valueSize + n;
-        s.hostKeys.ensure(keyBytes);
-        s.hostOut.ensure(outBytes);
-        s.keys.ensure(keyBytes);
-        s.out.ensure(outBytes);
-        MemorySegment.copy(batch.keys(), 0, s.hostKeys.segment(), 0, keyBytes);
-        cuEventRecord(s.after, stream);
-        cuStreamWaitEvent(s.stream, s.after, 0);
-        cuMemcpyHtoDAsync(s.keys.pointer(), s.hostKeys.pointer(), keyBytes, s.stream);
-        byte[] args = KernelParams.longs(n, s.keys.address(), s.out.address(), clock);
-        // One sub-group of lanes (a bucket's slots, at least 4) or one warp per get: enough blocks for all.
-        Launcher.launch(kernel, (long) n * 32, s.stream, table, mirrorTable, cache, args);
-        cuMemcpyDtoHAsync(s.hostOut.pointer(), s.out.pointer(), outBytes, s.stream);
-        cuEventRecord(s.done, s.stream);
-        batches++;
-        s.result = result;
-        s.n = n;
-        s.ticket = ++lastTicket;
-        queued.addLast(s);
-        return s.ticket;
-    }
-
-    /** A slot no batch holds: the oldest queued one's, harvested, when all are taken. */
-    private Slot freeSlot() {
-        if (queued.size() == SLOTS) {
-            harvest(queued.peekFirst().ticket);
-        }
-        for (Slot s : slots) {
-            if (!queued.contains(s)) {
+    Slot claim(byte[] table, byte[] mirrorTable, byte[] cache, long clock) {
+        int from = nextSlot.getAndIncrement();
+        for (int i = 0; i < SLOTS; i++) {
+            Slot s = slots[Math.floorMod(from + i, SLOTS)];
+            if (s.state.get() == FREE && s.state.compareAndSet(FREE, ISSUING)) {
+                mostClaimed.accumulateAndGet(claimed.incrementAndGet(), Math::max);
+                s.table = table;
+                s.mirrorTable = mirrorTable;
+                s.cache = cache;
+                s.clock = clock;
                 return s;
             }
         }
-        throw new IllegalStateException("no free slot");  // cannot happen: fewer than SLOTS are queued
+        return null;
     }
 
     /**
-     * Waits for the queued batches up to {@code ticket} (Long.MAX_VALUE: all), oldest first, and puts
-     * their results in place; nothing for tickets harvested already. If waiting failed, that batch
-     * and every batch queued with it fail, now and whenever their tickets are harvested again.
+     * Issues {@code batch} (accepted by {@link #accepts}) on the slot {@code s} claimed, after what
+     * is on {@code stream} (the engine's), without waiting; the returned read's {@link Read#await}
+     * puts its outcomes and values into {@code result}. The batch's keys are copied before this
+     * returns. Any thread, outside the engine's lock; the calling thread must have the context bound.
+     * If issuing fails the slot is freed and the failure thrown.
      */
-    void harvest(long ticket) {
-        if (ticket >= failedFrom && ticket <= failedThrough) {
-            throw failure;
+    Read issue(Slot s, CUstream stream, Batch batch, BatchResult result) {
+        int n = batch.size();
+        try {
+            long keyBytes = (long) n * keySize;
+            long outBytes = (long) n * valueSize + n;
+            s.hostKeys.ensure(keyBytes);
+            s.hostOut.ensure(outBytes);
+            s.keys.ensure(keyBytes);
+            s.out.ensure(outBytes);
+            MemorySegment.copy(batch.keys(), 0, s.hostKeys.segment(), 0, keyBytes);
+            cuEventRecord(s.after, stream);
+            cuStreamWaitEvent(s.stream, s.after, 0);
+            cuMemcpyHtoDAsync(s.keys.pointer(), s.hostKeys.pointer(), keyBytes, s.stream);
+            byte[] args = KernelParams.longs(n, s.keys.address(), s.out.address(), s.clock);
+            // One sub-group of lanes (a bucket's slots, at least 4) or one warp per get: enough blocks for all.
+            Launcher.launch(kernel, (long) n * 32, s.stream, s.table, s.mirrorTable, s.cache, args);
+            cuMemcpyDtoHAsync(s.hostOut.pointer(), s.out.pointer(), outBytes, s.stream);
+            cuEventRecord(s.done, s.stream);
+        } catch (RuntimeException e) {
+            free(s);
+            throw e;
         }
-        while (!queued.isEmpty() && queued.peekFirst().ticket <= ticket) {
-            Slot s = queued.peekFirst();
-            try {
-                cuEventSynchronize(s.done);
-            } catch (RuntimeException e) {
-                fail(e);
-                throw e;
-            }
-            queued.pollFirst();
+        batches.increment();
+        Read r = new Read(s, result, n);
+        s.read = r;
+        s.state.set(QUEUED);
+        return r;
+    }
+
+    /** Waits for the slot's batch (the caller moved it to HARVESTING), puts its results in place and frees it. */
+    private void harvest(Slot s) {
+        Read r = s.read;
+        try {
+            cuEventSynchronize(s.done);
             MemorySegment o = s.hostOut.segment();
-            MemorySegment.copy(o, (long) s.n * valueSize, s.result.outcomeCodes(), 0, s.n);
-            MemorySegment.copy(o, 0, s.result.values(), 0, (long) s.n * valueSize);
-            s.result = null;
+            MemorySegment.copy(o, (long) r.n * valueSize, r.result.outcomeCodes(), 0, r.n);
+            MemorySegment.copy(o, 0, r.result.values(), 0, (long) r.n * valueSize);
+        } catch (RuntimeException e) {
+            r.failure = e;
+        } finally {
+            s.read = null;
+            free(s);
+            r.done = true;
         }
     }
 
-    /** Fails every queued batch with {@code why} (the engine is abandoned: their results never come). */
-    void dropQueued(RuntimeException why) {
-        if (!queued.isEmpty()) {
-            fail(why);
+    /**
+     * Under the engine's lock, before anything else runs there: waits until no slot is being issued
+     * and takes the results of every batch issued (so that nothing reads the pool, the mirror or
+     * the cache while what follows changes them). The threads that await those batches then find
+     * their results in place.
+     */
+    void drain() {
+        for (Slot s : slots) {
+            for (;;) {
+                int st = s.state.get();
+                if (st == FREE) {
+                    break;
+                }
+                if (st == QUEUED && s.state.compareAndSet(QUEUED, HARVESTING)) {
+                    harvest(s);
+                    break;
+                }
+                Thread.onSpinWait();  // being issued or harvested by its owner, outside the lock: soon done
+            }
         }
     }
 
-    /** Whether a batch is queued and not yet harvested. */
-    boolean hasQueued() {
-        return !queued.isEmpty();
+    /**
+     * Under the engine's lock, the engine abandoned: waits until no slot is being issued or
+     * harvested, then fails every batch issued and not yet harvested with {@code why} (their results
+     * never come).
+     */
+    void abandon(RuntimeException why) {
+        for (Slot s : slots) {
+            for (;;) {
+                int st = s.state.get();
+                if (st == FREE) {
+                    break;
+                }
+                if (st == QUEUED && s.state.compareAndSet(QUEUED, HARVESTING)) {
+                    Read r = s.read;
+                    r.failure = why;
+                    s.read = null;
+                    free(s);
+                    r.done = true;
+                    break;
+                }
+                Thread.onSpinWait();
+            }
+        }
     }
 
-    private void fail(RuntimeException why) {
-        failedFrom = queued.peekFirst().ticket;
-        failedThrough = lastTicket;
-        failure = why;
-        queued.clear();
+    /** Gives back a slot {@link #claim} gave whose batch will not be issued. */
+    void release(Slot s) {
+        free(s);
+    }
+
+    private void free(Slot s) {
+        claimed.decrementAndGet();
+        s.state.set(FREE);
+    }
+
+    /** The most slots claimed at once so far: batches of gets that were in flight together. */
+    int mostInFlight() {
+        return mostClaimed.get();
     }
 
     /** Batches run here so far. */
     long batches() {
-        return batches;
+        return batches.sum();
     }
 
+    /** Frees the slots' GPU resources; call after {@link #drain} or {@link #abandon}. */
     @Override
     public void close() {
         for (Slot s : slots) {
-            s.close();
+            if (s != null) {
+                s.close();
+            }
         }
     }
 }

@@ -80,7 +80,8 @@ class SubmittedReadsTest {
                     actual.add(a);
                     submitted.add(s);
                 }
-                // Await newest first in odd rounds: awaiting one harvests the ones before it too.
+                // Await newest first in odd rounds (a batch that found every slot taken ran at once,
+                // after draining the others).
                 for (int j = 0; j < count; j++) {
                     int b = round % 2 == 1 ? count - 1 - j : j;
                     submitted.get(b).await();

@@ -221,6 +221,19 @@ public final class PoolTable {
         table.headers.admitOpsInFlight(ops);
     }
 
+    /**
+     * A get run on the host by the CPU engine's probe (the GPU engine's host reads, which it runs
+     * only between its batches, when the pool is complete): the value of {@code key} copied into
+     * {@code out}.
+     *
+     * @param key the key
+     * @param out where the value goes, {@code valueSize} bytes
+     * @return whether the key was found
+     */
+    public boolean readOnHost(MemorySegment key, MemorySegment out) {
+        return cpuTable().get(key, 0, out, 0) == OpStatus.FOUND;
+    }
+
     /** The CPU engine's operations on this pool's table (made on first use: the GPU engine has none). */
     CpuTable cpuTable() {
         CpuTable c = cpuTable;

@@ -90,6 +90,21 @@ public interface Engine extends AutoCloseable {
         return SubmittedBatch.DONE;
     }
 
+    /**
+     * Runs a get at once, alongside other threads' calls, where the engine can do so now (the GPU
+     * engine: a read of the mapped pool on the calling thread while no batch runs); returns null,
+     * having done nothing, where it cannot. The coalescer tries this before queueing a synchronous
+     * get for a batch: a get that runs at once never waits for a batch to fill or for the batch
+     * before it. Engines whose every call already runs at once leave it returning null.
+     *
+     * @param key      the key
+     * @param valueOut where a found value is copied, or null
+     * @return FOUND or NOT_FOUND, or null when the get did not run
+     */
+    default Outcome getAlongside(MemorySegment key, MemorySegment valueOut) {
+        return null;
+    }
+
     /** {@return the index's figures} */
     IndexStats stats();
 

@@ -65,8 +65,8 @@ final class SharedIndex {
     static synchronized void release() {
         if (users > 0 && --users == 0) {
             index.coalescerStats().ifPresent(s -> System.err.printf(java.util.Locale.ROOT,
-                    "gphash: coalescer ran %d batches of %d operations (mean %.1f), host cache hit rate %.3f%n",
-                    s.batches(), s.operations(), s.meanBatchSize(), s.hostCacheHitRate()));
+                    "gphash: coalescer ran %d batches of %d operations (mean %.1f), host cache hit rate %.3f, %d gets run at once%n",
+                    s.batches(), s.operations(), s.meanBatchSize(), s.hostCacheHitRate(), s.getsRunAtOnce()));
             index.close();
             index = null;
             openPath = null;
