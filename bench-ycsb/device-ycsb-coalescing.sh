@@ -90,8 +90,13 @@ if [[ "${PLAN:-full}" == alongside ]]; then
     # Synchronous gets run at once alongside other threads' (Engine.getAlongside: the GPU engine's
     # small reads on slots of their own, outside its lock) against every get queued for a coalesced
     # batch (-Dgphash.coalescer.getsAlongside=false), host cache on, and the CPU engine. WL picks
-    # the workloads (default "c a b"), TH the thread counts (default "16 256").
+    # the workloads (default "c a b"), TH the thread counts (default "16 256"); ONE=1 adds C at 1 thread.
     QUEUED=-Dgphash.coalescer.getsAlongside=false
+    if [[ "${ONE:-0}" == 1 ]]; then  # a lone caller's get, no host cache
+        phase c-gpu-1-alongside run c 1 200000 gpu on 0
+        phase c-gpu-1-queued run c 1 200000 gpu on 0 false $QUEUED
+        phase c-cpu-1 run c 1 200000 cpu off
+    fi
     phase c-gpu-16-nocache-alongside run c 16 1000000 gpu on 0
     phase c-gpu-16-nocache-queued run c 16 1000000 gpu on 0 false $QUEUED
     for wl in ${WL:-c a b}; do
