@@ -26,6 +26,18 @@ phase() {  # tag phase workload threads ops backend coalescing [host cache MiB] 
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tag" "$wl" "$be" "$co" "$hc" "$ad" "$th" "${tput:-?}" \
         "${rlat:-?}" "${r99:-?}" "${mb:--}" "${hr:--}" "${ao:--}" >> "$OUT/table.md"
 }
+# For each workload in $1 and thread count in $2: the GPU engine coalesced with the host cache,
+# with JVM options $4 (tag $3) and $6 (tag $5), then the CPU engine; $7 true runs the first adaptive.
+against_cpu() {
+    local wl th
+    for wl in $1; do
+        for th in $2; do
+            phase $wl-gpu-$th-$3 run $wl $th 2000000 gpu on "$HC" "${7:-false}" "$4"
+            phase $wl-gpu-$th-$5 run $wl $th 2000000 gpu on "$HC" false "$6"
+            phase $wl-cpu-$th run $wl $th 2000000 cpu off
+        done
+    done
+}
 echo '| run | workload | backend | coalescing | host cache MiB | adaptive | threads | ops/s | mean latency (us) | p99 (us) | mean batch | host hit rate | gets run at once |' > "$OUT/table.md"
 echo '| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |' >> "$OUT/table.md"
 HC="${HC:-256}"
@@ -99,13 +111,7 @@ if [[ "${PLAN:-full}" == alongside ]]; then
     fi
     phase c-gpu-16-nocache-alongside run c 16 1000000 gpu on 0
     phase c-gpu-16-nocache-queued run c 16 1000000 gpu on 0 false $QUEUED
-    for wl in ${WL:-c a b}; do
-        for th in ${TH:-16 256}; do
-            phase $wl-gpu-$th-alongside run $wl $th 2000000 gpu on "$HC"
-            phase $wl-gpu-$th-queued run $wl $th 2000000 gpu on "$HC" false $QUEUED
-            phase $wl-cpu-$th run $wl $th 2000000 cpu off
-        done
-    done
+    against_cpu "${WL:-c a b}" "${TH:-16 256}" alongside "" queued "$QUEUED"
     rm -f "$POOL"
     cat "$OUT/table.md"
     exit 0
@@ -115,13 +121,7 @@ if [[ "${PLAN:-full}" == inflight ]]; then
     # batch of gets while the GPU runs the last, Engine.submit, SmallReads' slots) against one (the
     # default), GPU engine with the host cache and without it, and the CPU engine.
     TWO=-Dgphash.coalescer.inFlight=2
-    for wl in c b; do
-        for th in 16 256; do
-            phase $wl-gpu-$th-inflight2 run $wl $th 2000000 gpu on "$HC" false $TWO
-            phase $wl-gpu-$th-inflight1 run $wl $th 2000000 gpu on "$HC"
-            phase $wl-cpu-$th run $wl $th 2000000 cpu off
-        done
-    done
+    against_cpu "c b" "16 256" inflight2 "$TWO" inflight1 ""
     phase c-gpu-16-nocache-inflight2 run c 16 1000000 gpu on 0 false $TWO
     phase c-gpu-16-nocache-inflight1 run c 16 1000000 gpu on 0
     rm -f "$POOL"
@@ -130,13 +130,7 @@ if [[ "${PLAN:-full}" == inflight ]]; then
 fi
 if [[ "${PLAN:-full}" == adaptive ]]; then
     # The coalescer's adaptive wait against none, GPU engine with the host cache, and the CPU engine.
-    for wl in c a; do
-        for th in 16 256; do
-            phase $wl-gpu-$th-adaptive run $wl $th 2000000 gpu on "$HC" true
-            phase $wl-gpu-$th-noadapt run $wl $th 2000000 gpu on "$HC" false
-            phase $wl-cpu-$th run $wl $th 2000000 cpu off
-        done
-    done
+    against_cpu "c a" "16 256" adaptive "" noadapt "" true
     rm -f "$POOL"
     cat "$OUT/table.md"
     exit 0

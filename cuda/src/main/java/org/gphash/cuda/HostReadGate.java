@@ -38,8 +38,8 @@ final class HostReadGate {
     /** Under the engine's lock, before its work: keeps new readers out and waits for those inside. */
     void close() {
         closed = true;
-        while (inside.get() != 0) {
-            Thread.onSpinWait();  // a host read takes microseconds
+        for (int round = 0; inside.get() != 0; round++) {
+            Backoff.pause(round);  // a host read takes microseconds
         }
     }
 

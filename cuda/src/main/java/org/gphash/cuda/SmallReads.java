@@ -125,11 +125,11 @@ final class SmallReads implements AutoCloseable {
 
         @Override
         public void await() {
-            while (!done) {
+            for (int round = 0; !done; round++) {
                 if (slot.read == this && slot.state.compareAndSet(QUEUED, HARVESTING)) {
                     harvest(slot);
                 } else {
-                    Thread.onSpinWait();  // a drain is taking it: a wait on one event at most
+                    Backoff.pause(round);  // a drain is taking it: a wait on one event at most
                 }
             }
             RuntimeException f = failure;
@@ -264,19 +264,7 @@ final class SmallReads implements AutoCloseable {
      * their results in place.
      */
     void drain() {
-        for (Slot s : slots) {
-            for (;;) {
-                int st = s.state.get();
-                if (st == FREE) {
-                    break;
-                }
-                if (st == QUEUED && s.state.compareAndSet(QUEUED, HARVESTING)) {
-                    harvest(s);
-                    break;
-                }
-                Thread.onSpinWait();  // being issued or harvested by its owner, outside the lock: soon done
-            }
-        }
+        takeEachIssued(this::harvest);
     }
 
     /**
@@ -285,21 +273,31 @@ final class SmallReads implements AutoCloseable {
      * never come).
      */
     void abandon(RuntimeException why) {
+        takeEachIssued(s -> {
+            Read r = s.read;
+            r.failure = why;
+            s.read = null;
+            free(s);
+            r.done = true;
+        });
+    }
+
+    /**
+     * Waits until no slot is being issued or harvested by its owner (outside the lock: soon done),
+     * moving each issued one to HARVESTING and handing it to {@code take}, which frees it.
+     */
+    private void takeEachIssued(java.util.function.Consumer<Slot> take) {
         for (Slot s : slots) {
-            for (;;) {
+            for (int round = 0;; round++) {
                 int st = s.state.get();
                 if (st == FREE) {
                     break;
                 }
                 if (st == QUEUED && s.state.compareAndSet(QUEUED, HARVESTING)) {
-                    Read r = s.read;
-                    r.failure = why;
-                    s.read = null;
-                    free(s);
-                    r.done = true;
+                    take.accept(s);
                     break;
                 }
-                Thread.onSpinWait();
+                Backoff.pause(round);
             }
         }
     }
