@@ -51,12 +51,7 @@ class CoalescingTest {
         int threads = 12;
         int opsPerThread = 3_000;
         try (GPHashIndex index = index("c.pool", Coalescing.on(Duration.ZERO, 4096).withSpin(Duration.ofNanos(1000 * spinMicros)))) {
-            List<Map<Long, byte[]>> models = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                models.add(new HashMap<>());
-            }
-            inThreads(threads, id -> callerRun(index, id, opsPerThread, models.get(id)));
-            assertHoldsModels(index, models);
+            callersHoldTheirModels(index, threads, opsPerThread);
             GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
             assertTrue(s.operations() >= (long) threads * opsPerThread / 2, s.toString());
             if (spinMicros == 0) {
@@ -102,6 +97,31 @@ class CoalescingTest {
     }
 
     /** One caller: its own keys, a random mix of sync, async (several in flight) and batch operations. */
+    /** {@code callers} threads each run {@link #callerRun} on keys of their own; then every caller's model must hold. */
+    static void callersHoldTheirModels(GPHashIndex index, int callers, int ops) throws InterruptedException {
+        callersHoldTheirModels(index, callers, ops, 0, other -> { });
+    }
+
+    /**
+     * As {@link #callersHoldTheirModels(GPHashIndex, int, int)}, beside {@code others} threads that
+     * run {@code other} (given their number, from 0).
+     */
+    static void callersHoldTheirModels(GPHashIndex index, int callers, int ops, int others,
+                                       java.util.function.IntConsumer other) throws InterruptedException {
+        List<Map<Long, byte[]>> models = new ArrayList<>();
+        for (int t = 0; t < callers; t++) {
+            models.add(new HashMap<>());
+        }
+        inThreads(callers + others, id -> {
+            if (id < callers) {
+                callerRun(index, id, ops, models.get(id));
+            } else {
+                other.accept(id - callers);
+            }
+        });
+        assertHoldsModels(index, models);
+    }
+
     static void callerRun(GPHashIndex index, int id, int ops, Map<Long, byte[]> model) {
         SplittableRandom r = new SplittableRandom(id * 31L + 7);
         long base = id * 1_000_000L;

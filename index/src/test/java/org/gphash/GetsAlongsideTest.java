@@ -5,10 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -77,12 +73,7 @@ class GetsAlongsideTest {
                 .coalescing(Coalescing.on(Duration.ZERO, 4096).withHostCache(hostCache).withSpin(Duration.ZERO)).config();
         AlongsideEngine engine = new AlongsideEngine(CpuEngine.create(config));
         try (GPHashIndex index = GPHashIndex.over(engine, config)) {
-            List<Map<Long, byte[]>> models = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                models.add(new HashMap<>());
-            }
-            CoalescingTest.inThreads(threads, id -> CoalescingTest.callerRun(index, id, opsPerThread, models.get(id)));
-            CoalescingTest.assertHoldsModels(index, models);
+            CoalescingTest.callersHoldTheirModels(index, threads, opsPerThread);
             GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
             assertTrue(engine.ranAtOnce.get() > 200, "gets ran at once: " + engine.ranAtOnce.get());
             assertTrue(engine.refused.get() > 200, "gets found the engine busy and were queued: " + engine.refused.get());

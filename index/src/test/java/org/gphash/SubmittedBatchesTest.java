@@ -5,10 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -145,21 +141,12 @@ class SubmittedBatchesTest {
                         .withBatchesInFlight(2)).config();
         DeferringEngine engine = new DeferringEngine(CpuEngine.create(config));
         try (GPHashIndex index = GPHashIndex.over(engine, config)) {
-            List<Map<Long, byte[]>> models = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                models.add(new HashMap<>());
-            }
             // Readers of keys no caller writes beside the callers, so that many batches are all gets.
-            CoalescingTest.inThreads(threads + READERS, id -> {
-                if (id < threads) {
-                    CoalescingTest.callerRun(index, id, opsPerThread, models.get(id));
-                } else {
-                    for (int i = 0; i < opsPerThread; i++) {
-                        org.junit.jupiter.api.Assertions.assertNull(index.get(-1L - i), "a key no one wrote");
-                    }
+            CoalescingTest.callersHoldTheirModels(index, threads, opsPerThread, READERS, reader -> {
+                for (int i = 0; i < opsPerThread; i++) {
+                    org.junit.jupiter.api.Assertions.assertNull(index.get(-1L - i), "a key no one wrote");
                 }
             });
-            CoalescingTest.assertHoldsModels(index, models);
             assertTrue(engine.deferred.get() > 100, "batches of gets were queued: " + engine.deferred.get());
             assertTrue(engine.overlapped.get() > 5, "batches were in flight together: " + engine.overlapped.get());
         }
