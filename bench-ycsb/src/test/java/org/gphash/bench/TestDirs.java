@@ -7,18 +7,18 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** Temporary directories for test stores: under /dev/shm when it exists (pools belong on tmpfs). */
-final class TestDirs {
+public final class TestDirs {
 
     private TestDirs() {
     }
 
-    static Path create(String prefix) throws IOException {
+    public static Path create(String prefix) throws IOException {
         Path shm = Path.of("/dev/shm");
         return Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, prefix)
                 : Files.createTempDirectory(prefix);
     }
 
-    static void delete(Path dir) throws IOException {
+    public static void delete(Path dir) throws IOException {
         if (dir == null || !Files.exists(dir)) {
             return;
         }

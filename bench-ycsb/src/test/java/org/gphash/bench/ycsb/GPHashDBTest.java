@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -26,19 +25,12 @@ class GPHashDBTest {
 
     @AfterEach
     void cleanUp() throws Exception {
-        if (dir != null && Files.exists(dir)) {
-            try (var s = Files.walk(dir)) {
-                for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        }
+        org.gphash.bench.TestDirs.delete(dir);
         dir = null;
     }
 
     private DB open(int keySize) throws Exception {
-        Path shm = Path.of("/dev/shm");
-        dir = Files.isWritable(shm) ? Files.createTempDirectory(shm, "gphash-ycsb-") : Files.createTempDirectory("gphash-ycsb-");
+        dir = org.gphash.bench.TestDirs.create("gphash-ycsb-");
         Properties p = new Properties();
         p.setProperty("gphash.path", dir.resolve("y.pool").toString());
         p.setProperty("gphash.keysize", Integer.toString(keySize));
