@@ -243,6 +243,10 @@ final class CoalescingEngine extends ForwardingEngine {
                 throw err;
             }
             throw e;
+        } finally {
+            if (lastQueued.get() == r) {
+                lastQueued.remove();  // done: nothing of this thread's is queued, and the request (a batch's, perhaps) is not kept
+            }
         }
     }
 
