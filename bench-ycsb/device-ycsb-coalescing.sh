@@ -15,16 +15,18 @@ phase() {  # tag phase workload threads ops backend coalescing [host cache MiB] 
     JAVA_OPTS="-Xmx32g $jo" timeout 100 /tmp/bundle/bin/run org.gphash.bench.ycsb.YcsbPhases "$ph" \
         -P "bench-ycsb/workloads/workload$wl" -threads "$th" -p recordcount="$REC" -p operationcount="$ops" \
         -p gphash.backend="$be" -p gphash.coalescing="$co" -p gphash.hostcache.mb="$hc" -p gphash.adaptive="$ad" -p gphash.spin.us="$sp" -p gphash.path="$POOL" \
+        -p hdrhistogram.percentiles=50,95,99 \
         > "$OUT/$tag.log" 2>&1
-    local tput rlat r99 mb hr ao
+    local tput rlat r50 r99 mb hr ao
     tput=$(grep -m1 '^\[OVERALL\], Throughput' "$OUT/$tag.log" | awk -F', ' '{printf "%.0f", $3}')
     rlat=$(grep -m1 -E '^\[(READ|INSERT)\], AverageLatency' "$OUT/$tag.log" | awk -F', ' '{printf "%.1f", $3}')
+    r50=$(grep -m1 -E '^\[(READ|INSERT)\], 50thPercentileLatency' "$OUT/$tag.log" | awk -F', ' '{print $3}')
     r99=$(grep -m1 -E '^\[(READ|INSERT)\], 99thPercentileLatency' "$OUT/$tag.log" | awk -F', ' '{print $3}')
     mb=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed 's/.*(mean \([0-9.]*\)).*/\1/')
     hr=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed 's/.*hit rate \([0-9.]*\).*/\1/')
     ao=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed -n 's/.*, \([0-9]*\) gets run at once.*/\1/p')
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tag" "$wl" "$be" "$co" "$hc" "$ad" "$th" "${tput:-?}" \
-        "${rlat:-?}" "${r99:-?}" "${mb:--}" "${hr:--}" "${ao:--}" >> "$OUT/table.md"
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tag" "$wl" "$be" "$co" "$hc" "$ad" "$th" "${tput:-?}" \
+        "${rlat:-?}" "${r50:-?}" "${r99:-?}" "${mb:--}" "${hr:--}" "${ao:--}" >> "$OUT/table.md"
 }
 # For each workload in $1 and thread count in $2: the GPU engine coalesced with the host cache,
 # with JVM options $4 (tag $3) and $6 (tag $5), then the CPU engine; $7 true runs the first adaptive.
@@ -38,8 +40,8 @@ against_cpu() {
         done
     done
 }
-echo '| run | workload | backend | coalescing | host cache MiB | adaptive | threads | ops/s | mean latency (us) | p99 (us) | mean batch | host hit rate | gets run at once |' > "$OUT/table.md"
-echo '| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |' >> "$OUT/table.md"
+echo '| run | workload | backend | coalescing | host cache MiB | adaptive | threads | ops/s | mean latency (us) | p50 (us) | p99 (us) | mean batch | host hit rate | gets run at once |' > "$OUT/table.md"
+echo '| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |' >> "$OUT/table.md"
 HC="${HC:-256}"
 phase load-gpu-on-256 load c 256 1 gpu on
 if [[ "${PLAN:-full}" == small ]]; then
