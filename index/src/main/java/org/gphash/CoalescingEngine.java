@@ -28,8 +28,9 @@ import org.gphash.spi.SubmittedBatch;
  * dispatcher completes them in order.
  *
  * <p>Gets run at once where they can: a synchronous get that misses the host cache first asks the
- * engine to run it alongside other threads' calls ({@link Engine#getAlongside}: the GPU engine's
- * gets on free slots of their own, outside its lock), and is queued only when the engine cannot.
+ * engine to run it alongside other threads' calls ({@link Engine#getAlongside}: the GPU engine reads
+ * the mapped pool on the calling thread between its batches), and is queued only when the engine
+ * cannot.
  * A thread whose own asynchronous operations are still queued queues its gets behind them, so that
  * they see its writes. {@code -Dgphash.coalescer.getsAlongside=false} queues every get (for
  * measurements).

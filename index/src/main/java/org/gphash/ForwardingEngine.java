@@ -55,7 +55,6 @@ abstract class ForwardingEngine implements Engine {
         engine.execute(batch, result);
     }
 
-
     @Override
     public IndexStats stats() {
         return engine.stats();

@@ -78,7 +78,8 @@ public interface Engine extends AutoCloseable {
      * GPU engine, for small batches of gets: several such batches in flight); otherwise runs it
      * like {@link #execute} and returns {@link SubmittedBatch#DONE}. Either way the batch takes
      * effect, and its operations are acknowledged, before anything submitted or called after it: a
-     * later call on the engine, from any thread, first waits for the batches submitted before it.
+     * later call on the engine that writes, from any thread, first waits for the batches submitted
+     * before it (gets may run beside them: they change nothing).
      * The coalescer submits its next batch while the last one runs.
      *
      * @param batch  the operations; untouched until the returned batch is awaited
