@@ -42,6 +42,8 @@ public final class Batch {
     private MemorySegment values;
     private int capacity;
     private int size;
+    /** Set by {@link #setSize}: the kind column was written by the caller, so execute checks it. */
+    private boolean filledInPlace;
 
     /**
      * A batch for an index of these key and value sizes; {@link GPHashIndex#newBatch(int)} is the
@@ -333,7 +335,8 @@ public final class Batch {
     }
 
     /**
-     * All values, back to back; entries of GET and DELETE are zero.
+     * All values, back to back; entries of GET and DELETE are zero (unless the batch was filled in
+     * place, see {@link #setSize}).
      *
      * @return a view of the value column
      */
@@ -365,6 +368,59 @@ public final class Batch {
         values.asSlice(0, (long) size * valueSize).fill((byte) 0);
         size = 0;
     }
+
+    /**
+     * Makes the batch hold {@code n} operations whose columns the caller writes in place, through
+     * {@link #kinds()}, {@link #keys()} and {@link #values()}, instead of one {@code add} call per
+     * operation: the way an application that generates operations in bulk (or a GPU application
+     * filling its buffers) avoids a call and a copy per operation. The memory grows as needed and
+     * keeps the operations already there (up to {@code n}); entries beyond them hold whatever the
+     * memory held, so write every kind and key, and the value of every operation that has one (the
+     * values of GET and DELETE entries are ignored). Kinds are {@link OpKind} ordinals; executing a
+     * batch filled this way first checks them (a few microseconds per million operations) and refuses
+     * the batch with an {@link IllegalArgumentException} naming the first bad one.
+     *
+     * @param n the number of operations, at most {@link #maxOperations(int, int)}
+     * @return this batch
+     */
+    public Batch setSize(int n) {
+        checkSize(n, keySize, valueSize);
+        ensureCapacity(n);
+        size = n;
+        filledInPlace = true;
+        return this;
+    }
+
+    /**
+     * Throws naming the first operation whose kind is not an {@link OpKind} ordinal, for a batch
+     * whose columns were written in place ({@link #setSize}); batches filled by {@code add} are valid
+     * by construction and cost nothing here. Eight kinds at a time: a byte {@code b} of a word is a
+     * valid ordinal exactly when {@code b + (0x80 - KINDS)} leaves its top bit clear and so did {@code b}.
+     */
+    void checkKinds() {
+        if (!filledInPlace) {
+            return;
+        }
+        long kindsCount = OpKind.values().length;
+        long add = 0x0101010101010101L * (0x80 - kindsCount);
+        long top = 0x8080808080808080L;
+        int i = 0;
+        for (; i + 8 <= size; i += 8) {
+            long w = kinds.get(KIND_WORD, i);
+            if (((w | (w + add)) & top) != 0) {
+                break;
+            }
+        }
+        for (; i < size; i++) {
+            int k = kinds.get(ValueLayout.JAVA_BYTE, i);
+            if (k < 0 || k >= kindsCount) {
+                throw new IllegalArgumentException("operation " + i + " of the batch has kind " + k
+                        + ", not an OpKind ordinal (0 to " + (kindsCount - 1) + ")");
+            }
+        }
+    }
+
+    private static final ValueLayout.OfLong KIND_WORD = ValueLayout.JAVA_LONG_UNALIGNED;
 
     /**
      * The off-heap block that holds the columns, for engines that move batches by DMA: the segments

@@ -340,6 +340,7 @@ public final class GPHashIndex implements AutoCloseable {
             throw new IllegalArgumentException("batch was made for keys of " + batch.keySize() + " and values of "
                     + batch.valueSize() + " bytes; this pool has " + keySize + " and " + valueSize);
         }
+        batch.checkKinds();
         result.reset(batch.size());
         live().execute(batch, result);
     }

@@ -5,13 +5,11 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
-import org.gphash.OpKind;
-import org.gphash.Outcome;
 
 /**
  * The GPHash engine through its public API, on the CPU or the GPU backend: each {@link OpBatch}
- * becomes one {@link Batch}, executed with {@link GPHashIndex#execute(Batch, BatchResult)}.
- * Per-thread batches are kept in a {@link ThreadLocal} so that their memory is reused.
+ * is one {@link Batch} already (its columns are the engine's), executed in place with
+ * {@link GPHashIndex#execute(Batch, BatchResult)} into the results' {@link BatchResult}.
  */
 public class GPHashStore implements StoreUnderTest {
 
@@ -23,7 +21,6 @@ public class GPHashStore implements StoreUnderTest {
     protected final GPHashIndex index;
     private final Backend backend;
     private final org.gphash.Durability durability;
-    private final ThreadLocal<Scratch> scratch;
 
     /** @throws org.gphash.BackendUnavailableException if the backend cannot run on this machine */
     public GPHashStore(StoreConfig config, Backend backend) {
@@ -48,7 +45,6 @@ public class GPHashStore implements StoreUnderTest {
                 .seed(config.seed())
                 .backend(backend)
                 .create();
-        this.scratch = ThreadLocal.withInitial(() -> new Scratch(index));
     }
 
     @Override
@@ -62,39 +58,16 @@ public class GPHashStore implements StoreUnderTest {
         return "GPHash, " + backend + " engine, " + durability + ", " + index.stats().persistenceMode().description();
     }
 
+    /** Runs the batch's own columns as the engine batch, into the results' own columns: no copy either way. */
     @Override
     public void execute(OpBatch batch, OpResults results) {
-        Scratch s = scratch.get();
-        s.batch.clear();
-        int n = batch.size();
-        for (int i = 0; i < n; i++) {
-            batch.key(i, s.key);
-            OpKind kind = batch.kind(i);
-            if (kind.hasValue()) {
-                batch.value(i, s.value);
-            }
-            s.batch.add(kind, s.key, s.value);
-        }
-        runBatch(s.batch, s.result);
-        copyResults(s.result, n, results);
+        runBatch(batch.engineBatch(), results.engineResult());
+        results.adopt();
     }
 
     /** Runs one engine batch; the CPU-assisted store wraps this in the host/device copies. */
     protected void runBatch(Batch batch, BatchResult result) {
         index.execute(batch, result);
-    }
-
-    private void copyResults(BatchResult result, int n, OpResults results) {
-        int vs = index.valueSize();
-        var values = result.values();
-        for (int i = 0; i < n; i++) {
-            Outcome o = result.outcome(i);
-            if (o == Outcome.FOUND || o == Outcome.REPLACED) {
-                java.lang.foreign.MemorySegment.copy(values, java.lang.foreign.ValueLayout.JAVA_BYTE, (long) i * vs,
-                        results.values, i * vs, vs);
-            }
-            results.set(i, o);
-        }
     }
 
     @Override
@@ -111,20 +84,5 @@ public class GPHashStore implements StoreUnderTest {
     @Override
     public void close() {
         index.close();
-    }
-
-    /** One thread's reusable engine batch, result and key/value buffers. */
-    private static final class Scratch {
-        final Batch batch;
-        final BatchResult result;
-        final byte[] key;
-        final byte[] value;
-
-        Scratch(GPHashIndex index) {
-            this.batch = index.newBatch(4096);
-            this.result = new BatchResult(index.valueSize(), 4096);
-            this.key = new byte[index.keySize()];
-            this.value = new byte[index.valueSize()];
-        }
     }
 }

@@ -36,6 +36,21 @@ public final class KeyCodec {
         }
     }
 
+    /** Writes key {@code id} at {@code offset} of {@code out}, as {@link #encode(long, byte[], int)}. */
+    public void encode(long id, java.lang.foreign.MemorySegment out, long offset) {
+        int head = Math.min(8, keySize);
+        for (int i = 0; i < head; i++) {
+            out.set(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i, (byte) (id >>> (8 * i)));
+        }
+        long f = id;
+        for (int i = 8; i < keySize; i++) {
+            if ((i & 7) == 0) {
+                f = mix(f + i);
+            }
+            out.set(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i, (byte) (f >>> (8 * (i & 7))));
+        }
+    }
+
     public byte[] encode(long id) {
         byte[] k = new byte[keySize];
         encode(id, k, 0);

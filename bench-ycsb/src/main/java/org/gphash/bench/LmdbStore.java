@@ -61,6 +61,7 @@ public final class LmdbStore implements StoreUnderTest {
         for (int i = 0; i < batch.size() && readOnly; i++) {
             readOnly = batch.kind(i) == OpKind.GET;
         }
+        results.reset(batch.size());
         Buffers b = buffers.get();
         try (Txn<ByteBuffer> txn = readOnly ? env.txnRead() : env.txnWrite()) {
             for (int i = 0; i < batch.size(); i++) {
@@ -74,11 +75,11 @@ public final class LmdbStore implements StoreUnderTest {
 
     private void apply(Txn<ByteBuffer> txn, OpBatch batch, int i, Buffers b, OpResults results) {
         b.key.clear();
-        b.key.put(batch.keyBytes(), i * keySize, keySize).flip();
+        b.key.put(batch.keys().asSlice((long) i * keySize, keySize).asByteBuffer()).flip();
         OpKind kind = batch.kind(i);
         if (kind.hasValue()) {
             b.value.clear();
-            b.value.put(batch.valueBytes(), i * valueSize, valueSize).flip();
+            b.value.put(batch.values().asSlice((long) i * valueSize, valueSize).asByteBuffer()).flip();
         }
         switch (kind) {
             case GET -> {
@@ -86,8 +87,7 @@ public final class LmdbStore implements StoreUnderTest {
                 if (v == null) {
                     results.set(i, Outcome.NOT_FOUND);
                 } else {
-                    v.get(0, results.values, i * valueSize, valueSize);
-                    results.set(i, Outcome.FOUND);
+                    results.setValue(i, Outcome.FOUND, java.lang.foreign.MemorySegment.ofBuffer(v), 0);
                 }
             }
             case PUT -> {
@@ -113,9 +113,8 @@ public final class LmdbStore implements StoreUnderTest {
                     results.set(i, Outcome.NOT_FOUND);
                 } else {
                     // The previous value is copied out before the put may reuse its page.
-                    v.get(0, results.values, i * valueSize, valueSize);
+                    results.setValue(i, Outcome.REPLACED, java.lang.foreign.MemorySegment.ofBuffer(v), 0);
                     db.put(txn, b.key, b.value);
-                    results.set(i, Outcome.REPLACED);
                 }
             }
         }

@@ -2,25 +2,30 @@ package org.gphash.bench;
 
 import org.gphash.cli.ValueCodec;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import org.gphash.Batch;
 import org.gphash.OpKind;
 
 /**
- * One batch of a stream in a system-neutral form: kinds, keys back to back, values back to back
- * (as GPHash's own {@link org.gphash.Batch} and a GPU copy lay them out). Filled by the shared
- * benchmark code, then handed to a {@link StoreUnderTest}, so that every system receives the same
- * bytes. Reused from batch to batch by one thread.
+ * One batch of a stream in a system-neutral form: kinds, keys back to back, values back to back,
+ * held in the columns of an engine {@link Batch} (off-heap), so that the GPHash store runs it as it
+ * is, with no copy, and the other systems read the same bytes. Filled column-wise by the shared
+ * benchmark code ({@link #fill}: no call or copy per operation beyond writing the operation itself),
+ * then handed to a {@link StoreUnderTest}. Reused from batch to batch by one thread.
  */
 public final class OpBatch {
+
+    private static final ValueLayout.OfLong KEY_LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private final int keySize;
     private final int valueSize;
     private final KeyCodec keyCodec;
     private final ValueCodec valueCodec;
-    byte[] kinds;
-    byte[] keys;
-    byte[] values;
+    private final Batch columns;
     /** Key ids, for verifying reads (values embed their key id); -1 for raw keys. */
-    long[] ids;
+    private long[] ids;
     private int size;
 
     public OpBatch(int keySize, int valueSize, int capacity) {
@@ -28,65 +33,95 @@ public final class OpBatch {
         this.valueSize = valueSize;
         this.keyCodec = new KeyCodec(keySize);
         this.valueCodec = valueSize >= ValueCodec.MIN_VALUE_SIZE ? new ValueCodec(valueSize) : null;
-        this.kinds = new byte[capacity];
-        this.keys = new byte[capacity * keySize];
-        this.values = new byte[capacity * valueSize];
-        this.ids = new long[capacity];
+        this.columns = Batch.create(keySize, valueSize, Math.max(1, capacity));
+        this.ids = new long[Math.max(1, capacity)];
     }
 
-    /** Fills the batch with operations {@code from .. to-1} of {@code stream}. */
+    /**
+     * Fills the batch with operations {@code from .. to-1} of {@code stream}, straight into the
+     * columns: a kind byte, the key and, for writes, the value, per operation.
+     */
     public void fill(OpStream stream, int from, int to) {
-        size = 0;
-        byte[] value = new byte[valueSize];
-        for (int i = from; i < to; i++) {
-            OpKind kind = stream.kind(i);
-            long id = stream.id(i);
-            if (kind.hasValue()) {
-                valueCodec.encode(id, stream.version(i), value);
+        int n = to - from;
+        reserve(n);
+        columns.setSize(n);
+        size = n;
+        MemorySegment kinds = columns.kinds();
+        MemorySegment keys = columns.keys();
+        MemorySegment values = columns.values();
+        boolean longKeys = keySize == 8;
+        for (int i = 0; i < n; i++) {
+            int op = from + i;
+            byte kind = stream.kindOrdinal(op);
+            long id = stream.id(op);
+            kinds.set(ValueLayout.JAVA_BYTE, i, kind);
+            ids[i] = id;
+            if (longKeys) {
+                keys.set(KEY_LONG, (long) i << 3, id);  // KeyCodec's 8-byte form: the id, little-endian
+            } else {
+                keyCodec.encode(id, keys, (long) i * keySize);
             }
-            add(kind, id, value);
+            if (OpKind.ofOrdinal(kind).hasValue()) {
+                valueCodec.encode(id, stream.version(op), values, (long) i * valueSize);
+            }
         }
     }
 
     /** Appends an operation with its key made from {@code id}; {@code value} is ignored unless the kind has one. */
     public void add(OpKind kind, long id, byte[] value) {
-        ensureRoom();
-        int i = size;
-        kinds[i] = (byte) kind.ordinal();
+        int i = grow();
         ids[i] = id;
-        keyCodec.encode(id, keys, i * keySize);
-        if (kind.hasValue()) {
-            System.arraycopy(value, 0, values, i * valueSize, valueSize);
-        }
-        size++;
+        keyCodec.encode(id, columns.keys(), (long) i * keySize);
+        put(i, kind, value, 0);
     }
 
     /** Appends an operation whose key bytes are given (trace replay). */
     public void addRaw(OpKind kind, byte[] key, int keyOffset, byte[] value, int valueOffset) {
-        ensureRoom();
-        int i = size;
-        kinds[i] = (byte) kind.ordinal();
+        int i = grow();
         ids[i] = -1;
-        System.arraycopy(key, keyOffset, keys, i * keySize, keySize);
-        if (kind.hasValue()) {
-            System.arraycopy(value, valueOffset, values, i * valueSize, valueSize);
-        }
-        size++;
+        MemorySegment.copy(key, keyOffset, columns.keys(), ValueLayout.JAVA_BYTE, (long) i * keySize, keySize);
+        put(i, kind, value, valueOffset);
     }
 
-    /** Grows the arrays (doubling) when full: trace batches can be larger than the first guess. */
-    private void ensureRoom() {
-        if (size == kinds.length) {
-            int cap = Math.max(16, kinds.length * 2);
-            kinds = java.util.Arrays.copyOf(kinds, cap);
-            keys = java.util.Arrays.copyOf(keys, cap * keySize);
-            values = java.util.Arrays.copyOf(values, cap * valueSize);
-            ids = java.util.Arrays.copyOf(ids, cap);
+    /** Appends operation {@code i} of {@code other} (same key and value sizes). */
+    public void addFrom(OpBatch other, int i) {
+        int j = grow();
+        ids[j] = other.ids[i];
+        MemorySegment.copy(other.columns.keys(), (long) i * keySize, columns.keys(), (long) j * keySize, keySize);
+        OpKind kind = other.kind(i);
+        columns.kinds().set(ValueLayout.JAVA_BYTE, j, (byte) kind.ordinal());
+        if (kind.hasValue()) {
+            MemorySegment.copy(other.columns.values(), (long) i * valueSize, columns.values(), (long) j * valueSize, valueSize);
+        }
+    }
+
+    private void put(int i, OpKind kind, byte[] value, int valueOffset) {
+        columns.kinds().set(ValueLayout.JAVA_BYTE, i, (byte) kind.ordinal());
+        if (kind.hasValue()) {
+            MemorySegment.copy(value, valueOffset, columns.values(), ValueLayout.JAVA_BYTE, (long) i * valueSize, valueSize);
+        }
+    }
+
+    /** Room for one more operation (doubling); its position. */
+    private int grow() {
+        int i = size;
+        if (i == ids.length) {
+            reserve(Math.max(16, 2 * i));
+        }
+        columns.setSize(i + 1);
+        size = i + 1;
+        return i;
+    }
+
+    private void reserve(int n) {
+        if (n > ids.length) {
+            ids = java.util.Arrays.copyOf(ids, n);
         }
     }
 
     public void clear() {
         size = 0;
+        columns.setSize(0);
     }
 
     public int size() {
@@ -94,11 +129,11 @@ public final class OpBatch {
     }
 
     public int capacity() {
-        return kinds.length;
+        return ids.length;
     }
 
     public OpKind kind(int i) {
-        return OpKind.ofOrdinal(kinds[i]);
+        return OpKind.ofOrdinal(columns.kinds().get(ValueLayout.JAVA_BYTE, i));
     }
 
     public int keySize() {
@@ -111,28 +146,35 @@ public final class OpBatch {
 
     /** Copies key {@code i} into {@code out}. */
     public void key(int i, byte[] out) {
-        System.arraycopy(keys, i * keySize, out, 0, keySize);
+        MemorySegment.copy(columns.keys(), ValueLayout.JAVA_BYTE, (long) i * keySize, out, 0, keySize);
     }
 
     /** Copies value {@code i} into {@code out}. */
     public void value(int i, byte[] out) {
-        System.arraycopy(values, i * valueSize, out, 0, valueSize);
+        MemorySegment.copy(columns.values(), ValueLayout.JAVA_BYTE, (long) i * valueSize, out, 0, valueSize);
     }
 
     public long id(int i) {
         return ids[i];
     }
 
-    /** The raw arrays, for stores that read them in place (offset {@code i * keySize} etc.). */
-    public byte[] kindBytes() {
-        return kinds;
+    /** The kind column (OpKind ordinals), {@code size()} bytes. */
+    public MemorySegment kinds() {
+        return columns.kinds();
     }
 
-    public byte[] keyBytes() {
-        return keys;
+    /** The keys, back to back ({@code size() * keySize} bytes). */
+    public MemorySegment keys() {
+        return columns.keys();
     }
 
-    public byte[] valueBytes() {
-        return values;
+    /** The values, back to back; entries of operations without a value are unspecified. */
+    public MemorySegment values() {
+        return columns.values();
+    }
+
+    /** The columns as an engine batch, run in place by the GPHash store. */
+    public Batch engineBatch() {
+        return columns;
     }
 }

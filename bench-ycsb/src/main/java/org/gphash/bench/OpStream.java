@@ -38,6 +38,11 @@ public final class OpStream {
         return OpKind.ofOrdinal(kinds[i]);
     }
 
+    /** Operation {@code i}'s kind as its {@link OpKind} ordinal (what a batch's kind column holds). */
+    public byte kindOrdinal(int i) {
+        return kinds[i];
+    }
+
     public long id(int i) {
         return ids[i];
     }

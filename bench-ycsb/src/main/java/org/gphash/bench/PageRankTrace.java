@@ -166,9 +166,9 @@ public final class PageRankTrace {
                 }
                 execute(store, batch, results);
                 for (int i = 0; i < batch.size(); i++) {
-                    double old = ByteBuffer.wrap(results.values, i * VALUE_SIZE, VALUE_SIZE)
+                    double old = results.values().asSlice((long) i * VALUE_SIZE, VALUE_SIZE).asByteBuffer()
                             .order(ByteOrder.LITTLE_ENDIAN).getDouble();
-                    double now = ByteBuffer.wrap(batch.values, i * VALUE_SIZE, VALUE_SIZE)
+                    double now = batch.values().asSlice((long) i * VALUE_SIZE, VALUE_SIZE).asByteBuffer()
                             .order(ByteOrder.LITTLE_ENDIAN).getDouble();
                     delta += Math.abs(now - old);
                 }
@@ -185,7 +185,7 @@ public final class PageRankTrace {
             }
             execute(store, batch, results);
             for (int i = 0; i < batch.size(); i++) {
-                ranks[v0 + i] = ByteBuffer.wrap(results.values, i * VALUE_SIZE, VALUE_SIZE)
+                ranks[v0 + i] = results.values().asSlice((long) i * VALUE_SIZE, VALUE_SIZE).asByteBuffer()
                         .order(ByteOrder.LITTLE_ENDIAN).getDouble();
             }
         }
@@ -194,7 +194,7 @@ public final class PageRankTrace {
 
     private static void accumulate(StoreUnderTest store, OpBatch batch, OpResults results, int[] owner, double[] sums) {
         execute(store, batch, results);
-        ByteBuffer b = ByteBuffer.wrap(results.values).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = results.values().asByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < batch.size(); i++) {
             double rank = b.getDouble(i * VALUE_SIZE);
             long degree = b.getLong(i * VALUE_SIZE + 8);

@@ -275,7 +275,7 @@ public final class Replay {
                     OpBatch part = parts[t];
                     part.clear();
                     for (int i = (int) ((long) n * t / used); i < (long) n * (t + 1) / used; i++) {
-                        part.addRaw(whole.kind(i), whole.keys, i * ks, whole.values, i * vs);
+                        part.addFrom(whole, i);
                     }
                     results[t].ensureCapacity(part.size());
                 }

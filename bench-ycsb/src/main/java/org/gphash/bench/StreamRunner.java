@@ -5,6 +5,7 @@ import org.gphash.cli.Workers;
 import org.gphash.cli.ValueCodec;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.gphash.OpKind;
@@ -16,14 +17,32 @@ import org.gphash.recovery.Progress;
  * The stream is cut into batches of the run's size; threads take the next batch from a shared
  * counter (the batches and their contents are the same for every system; which thread runs which
  * batch is not). Each store call is timed (batch latency); the phase is timed from the moment all
- * threads are ready to the last one finishing (throughput). Every result is checked against what
- * the stream implies, and every value read against the key it must belong to.
+ * threads are ready to the last one finishing (throughput).
+ *
+ * <p>The client is built to cost next to nothing beside the store, so that a figure is the
+ * store's: every batch is generated ahead, before the clock starts, straight into the columns the
+ * store runs (when the stream's batches fit in {@link #AHEAD_BUDGET_SHARE} of the heap limit, which
+ * also bounds direct memory; else each thread fills its batch as it goes, and the run says so); the
+ * GPHash store runs those columns in place; results are checked in place: every outcome against
+ * what the stream implies, the key every value read embeds, and all bytes of one value in
+ * {@link #VERIFY_ALL_BYTES_EVERY} (the embedded key catches another key's value, the full check a
+ * torn one). Nothing is allocated per operation.
  */
 final class StreamRunner {
+
+    /** One found value in this many is checked byte for byte; every other one by its embedded key. */
+    static final int VERIFY_ALL_BYTES_EVERY = 16;
+
+    /** The share of the heap limit (the JDK's default direct-memory limit too) batches made ahead may take. */
+    static final double AHEAD_BUDGET_SHARE = 0.25;
+
+    private static final ValueLayout.OfLong VALUE_KEY = ValueLayout.JAVA_LONG_UNALIGNED;
 
     private final int threads;
     private final int batchSize;
     private final Progress progress;
+    /** Whether the last run generated its batches ahead (false: filled inside the timed phase). */
+    private boolean lastAhead;
 
     StreamRunner(int threads, int batchSize, Progress progress) {
         this.threads = threads;
@@ -31,8 +50,15 @@ final class StreamRunner {
         this.progress = progress;
     }
 
+    /** Whether the last {@link #run} generated every batch before its clock started. */
+    boolean generatedAhead() {
+        return lastAhead;
+    }
+
     Measurement run(StoreUnderTest store, OpStream stream, int keySize, int valueSize) throws Exception {
         int batches = stream.batches(batchSize);
+        OpBatch[] ahead = generateAhead(stream, batches, keySize, valueSize);
+        lastAhead = ahead != null;
         AtomicInteger next = new AtomicInteger();
         // Read-latest reads only keys inserted 2 x threads batches earlier (StreamGenerator's lag);
         // a batch waits until those batches are done, so that a descheduled thread cannot make a
@@ -41,13 +67,20 @@ final class StreamRunner {
         Watermark done = new Watermark(batches);
         progress.start(store.name() + " " + stream.workload().label() + " (batch " + batchSize + ")", stream.size());
         Workers.Timed t = Workers.run("bench", threads, (worker, tally) -> {
-            OpBatch batch = new OpBatch(keySize, valueSize, batchSize);
+            OpBatch own = ahead == null ? new OpBatch(keySize, valueSize, batchSize) : null;
             OpResults results = new OpResults(valueSize, batchSize);
             ValueCodec codec = valueSize >= ValueCodec.MIN_VALUE_SIZE ? new ValueCodec(valueSize) : null;
             for (int b; (b = next.getAndIncrement()) < batches; ) {
                 int from = b * batchSize;
                 int to = Math.min(stream.size(), from + batchSize);
-                batch.fill(stream, from, to);
+                OpBatch batch;
+                if (ahead != null) {
+                    batch = ahead[b];
+                    ahead[b] = null;  // its memory goes back once run
+                } else {
+                    batch = own;
+                    batch.fill(stream, from, to);
+                }
                 if (lagBatches > 0) {
                     done.awaitAllBelow(b - lagBatches + 1);
                 }
@@ -64,6 +97,30 @@ final class StreamRunner {
         return new Measurement(store.name(), stream.workload().label(), batchSize, threads, tally.operations(),
                 t.nanos(), tally.meanBatchNanos(), tally.batchQuantileNanos(0.99), f.loadFactor(), f.cacheHitRate(),
                 tally.failures());
+    }
+
+    /**
+     * Every batch of the stream, filled by the client threads before the clock starts; null when
+     * they would take more than the budget (then each thread fills its own batch as it goes).
+     */
+    private OpBatch[] generateAhead(OpStream stream, int batches, int keySize, int valueSize) throws Exception {
+        long perOp = 1L + keySize + valueSize + Long.BYTES;
+        long bytes = perOp * stream.size();
+        if (bytes > AHEAD_BUDGET_SHARE * Runtime.getRuntime().maxMemory()) {
+            return null;
+        }
+        OpBatch[] ahead = new OpBatch[batches];
+        AtomicInteger next = new AtomicInteger();
+        Workers.run("generate", threads, (worker, tally) -> {
+            for (int b; (b = next.getAndIncrement()) < batches; ) {
+                int from = b * batchSize;
+                int to = Math.min(stream.size(), from + batchSize);
+                OpBatch batch = new OpBatch(keySize, valueSize, to - from);
+                batch.fill(stream, from, to);
+                ahead[b] = batch;
+            }
+        });
+        return ahead;
     }
 
     /** Which batches are done: the count of the leading run of finished batches. */
@@ -91,51 +148,98 @@ final class StreamRunner {
         }
     }
 
-    /** Counts each operation by kind and each outcome the stream did not imply. */
+    /**
+     * Counts each operation by kind and each outcome the stream did not imply; checks the key that
+     * every value read embeds, and all bytes of one value in {@link #VERIFY_ALL_BYTES_EVERY}.
+     */
     static void check(OpBatch batch, OpResults results, ValueCodec codec, PhaseTally tally) {
-        MemorySegment values = MemorySegment.ofArray(results.values);
+        MemorySegment values = results.values();
+        MemorySegment codes = results.codes();
+        MemorySegment kinds = batch.kinds();
         long vs = results.valueSize();
-        for (int i = 0; i < batch.size(); i++) {
-            OpKind kind = batch.kind(i);
+        byte found = Outcome.FOUND.code();
+        byte notFound = Outcome.NOT_FOUND.code();
+        byte updated = Outcome.UPDATED.code();
+        byte replaced = Outcome.REPLACED.code();
+        byte inserted = Outcome.INSERTED.code();
+        byte deleted = Outcome.DELETED.code();
+        int n = batch.size();
+        long reads = 0;
+        long updates = 0;
+        long rmws = 0;
+        long inserts = 0;
+        long deletes = 0;
+        for (int i = 0; i < n; i++) {
+            int kind = kinds.get(ValueLayout.JAVA_BYTE, i);
             long id = batch.id(i);
-            boolean absent = id >= StreamGenerator.ABSENT_BASE;
-            Outcome o = results.outcome(i);
+            byte o = codes.get(ValueLayout.JAVA_BYTE, i);
             switch (kind) {
-                case GET -> {
-                    tally.reads++;
-                    if (absent ? o != Outcome.NOT_FOUND : o != Outcome.FOUND) {
+                case GET_ORDINAL -> {
+                    reads++;
+                    boolean absent = id >= StreamGenerator.ABSENT_BASE;
+                    if (absent ? o != notFound : o != found) {
                         tally.missing++;
-                    } else if (!absent && codec != null && !codec.matches(values, i * vs, id)) {
+                    } else if (!absent && codec != null && !valueOf(codec, values, i, vs, id)) {
                         tally.mismatches++;
                     }
                 }
-                case UPDATE, PUT -> {
-                    tally.updates++;
-                    if (o != Outcome.UPDATED) {
+                case UPDATE_ORDINAL, PUT_ORDINAL -> {
+                    updates++;
+                    if (o != updated) {
                         tally.missing++;
                     }
                 }
-                case READ_MODIFY_WRITE -> {
-                    tally.readModifyWrites++;
-                    if (o != Outcome.REPLACED) {
+                case RMW_ORDINAL -> {
+                    rmws++;
+                    if (o != replaced) {
                         tally.missing++;
-                    } else if (codec != null && !codec.matches(values, i * vs, id)) {
+                    } else if (codec != null && !valueOf(codec, values, i, vs, id)) {
                         tally.mismatches++;
                     }
                 }
-                case INSERT -> {
-                    tally.inserts++;
-                    if (o != Outcome.INSERTED) {
+                case INSERT_ORDINAL -> {
+                    inserts++;
+                    if (o != inserted) {
                         tally.insertFailures++;
                     }
                 }
-                case DELETE -> {
-                    tally.deletes++;
-                    if (o != Outcome.DELETED) {
+                case DELETE_ORDINAL -> {
+                    deletes++;
+                    if (o != deleted) {
                         tally.missing++;
                     }
                 }
+                default -> throw new IllegalStateException("operation " + i + " has kind " + kind);
             }
+        }
+        tally.reads += reads;
+        tally.updates += updates;
+        tally.readModifyWrites += rmws;
+        tally.inserts += inserts;
+        tally.deletes += deletes;
+    }
+
+    /** Whether value {@code i} is key {@code id}'s: its embedded key always, all bytes for one in 16. */
+    private static boolean valueOf(ValueCodec codec, MemorySegment values, int i, long vs, long id) {
+        long at = i * vs;
+        if (values.get(VALUE_KEY, at) != id) {
+            return false;
+        }
+        return (i & (VERIFY_ALL_BYTES_EVERY - 1)) != 0 || codec.matches(values, at, id);
+    }
+
+    private static final int GET_ORDINAL = 0;
+    private static final int PUT_ORDINAL = 1;
+    private static final int INSERT_ORDINAL = 2;
+    private static final int UPDATE_ORDINAL = 3;
+    private static final int DELETE_ORDINAL = 4;
+    private static final int RMW_ORDINAL = 5;
+
+    static {
+        if (OpKind.GET.ordinal() != GET_ORDINAL || OpKind.PUT.ordinal() != PUT_ORDINAL
+                || OpKind.INSERT.ordinal() != INSERT_ORDINAL || OpKind.UPDATE.ordinal() != UPDATE_ORDINAL
+                || OpKind.DELETE.ordinal() != DELETE_ORDINAL || OpKind.READ_MODIFY_WRITE.ordinal() != RMW_ORDINAL) {
+            throw new AssertionError("OpKind's ordinals moved: update StreamRunner's constants");
         }
     }
 }

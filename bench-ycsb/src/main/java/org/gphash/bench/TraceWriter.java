@@ -56,11 +56,15 @@ public final class TraceWriter implements AutoCloseable {
         writeInt(n);
         int ks = header.keySize();
         int vs = header.valueSize();
+        byte[] key = new byte[ks];
+        byte[] value = new byte[vs];
         for (int i = 0; i < n; i++) {
-            out.writeByte(batch.kinds[i]);
-            out.write(batch.keys, i * ks, ks);
+            out.writeByte(batch.kind(i).ordinal());
+            batch.key(i, key);
+            out.write(key, 0, ks);
             if (batch.kind(i).hasValue()) {
-                out.write(batch.values, i * vs, vs);
+                batch.value(i, value);
+                out.write(value, 0, vs);
             }
         }
         operations += n;

@@ -6,6 +6,10 @@ import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -13,14 +17,19 @@ import java.lang.foreign.ValueLayout;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 
 /**
  * One chunk of a host batch on its way through the GPU: pinned staging memory and device buffers for
- * its kinds, keys, values, codes and values out. The engine keeps two, so that the Java copies of one
- * chunk (in and out) overlap the GPU's work on the other. A batch or result whose own memory is pinned
- * ({@link BatchPinning}) skips the staging memory. Not thread-safe.
+ * its kinds, keys, values, codes and values out. The engine keeps two, so that the copies of one
+ * chunk (in and out) overlap the GPU's work on the other: a lane copies in on a stream of its own and
+ * copies out on another, tied to the engine's stream by events (the kernels of a chunk wait for its
+ * copy in; its copy out waits for its kernels), so that one chunk's results cross the link while the
+ * next chunk's kernels run and the one after that is copied in (PCIe carries both directions at once).
+ * A batch or result whose own memory is pinned ({@link BatchPinning}) skips the staging memory.
+ * Not thread-safe.
  */
 final class HostLane implements AutoCloseable {
 
@@ -37,6 +46,11 @@ final class HostLane implements AutoCloseable {
     final DeviceBuffer codes = new DeviceBuffer();
     final DeviceBuffer out = new DeviceBuffer();
     private final CUevent done = new CUevent();
+    /** The chunk's copy in is done (on {@link #uploads}); its kernels are done (on the engine's stream). */
+    private final CUevent staged = new CUevent();
+    private final CUevent ran = new CUevent();
+    private final CUstream uploads = new CUstream();
+    private final CUstream downloads = new CUstream();
 
     /** The chunk in flight: its first operation in the batch, its size, what it does; ticket null when idle. */
     int first;
@@ -51,13 +65,18 @@ final class HostLane implements AutoCloseable {
         this.keySize = keySize;
         this.valueSize = valueSize;
         cuEventCreate(done, CUevent_flags.CU_EVENT_DEFAULT);
+        cuEventCreate(staged, CUevent_flags.CU_EVENT_DISABLE_TIMING);
+        cuEventCreate(ran, CUevent_flags.CU_EVENT_DISABLE_TIMING);
+        cuStreamCreate(uploads, CUstream_flags.CU_STREAM_NON_BLOCKING);
+        cuStreamCreate(downloads, CUstream_flags.CU_STREAM_NON_BLOCKING);
     }
 
     /**
-     * Queues operations first..first+n of {@code batch} to the GPU: straight from the batch's memory
-     * where it is pinned, else through this lane's pinned staging memory.
+     * Queues operations first..first+n of {@code batch} to the GPU, straight from the batch's memory
+     * where it is pinned, else through this lane's pinned staging memory, on the lane's upload stream;
+     * work queued on {@code compute} after this waits for the copy.
      */
-    void stage(CUstream stream, Batch batch, int first, int n, boolean withValues, boolean withReads, boolean pinned) {
+    void stage(CUstream compute, Batch batch, int first, int n, boolean withValues, boolean withReads, boolean pinned) {
         this.first = first;
         this.n = n;
         this.reads = withReads;
@@ -74,26 +93,28 @@ final class HostLane implements AutoCloseable {
             out.ensure((long) n * valueSize);
         }
         if (pinned) {
-            cuMemcpyHtoDAsync(kinds.pointer(), new HostPointer(batch.kinds().address() + first), n, stream);
+            cuMemcpyHtoDAsync(kinds.pointer(), new HostPointer(batch.kinds().address() + first), n, uploads);
             cuMemcpyHtoDAsync(keys.pointer(), new HostPointer(batch.keys().address() + (long) first * keySize),
-                    (long) n * keySize, stream);
+                    (long) n * keySize, uploads);
             if (withValues) {
                 cuMemcpyHtoDAsync(values.pointer(), new HostPointer(batch.values().address() + (long) first * valueSize),
-                        (long) n * valueSize, stream);
+                        (long) n * valueSize, uploads);
             }
-            return;
+        } else {
+            hostKinds.ensure(n);
+            hostKeys.ensure((long) n * keySize);
+            MemorySegment.copy(batch.kinds(), first, hostKinds.segment(), 0, n);
+            ParallelCopy.copy(batch.keys(), (long) first * keySize, hostKeys.segment(), 0, (long) n * keySize);
+            cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), n, uploads);
+            cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), (long) n * keySize, uploads);
+            if (withValues) {
+                hostValues.ensure((long) n * valueSize);
+                ParallelCopy.copy(batch.values(), (long) first * valueSize, hostValues.segment(), 0, (long) n * valueSize);
+                cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, uploads);
+            }
         }
-        hostKinds.ensure(n);
-        hostKeys.ensure((long) n * keySize);
-        MemorySegment.copy(batch.kinds(), first, hostKinds.segment(), 0, n);
-        ParallelCopy.copy(batch.keys(), (long) first * keySize, hostKeys.segment(), 0, (long) n * keySize);
-        cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), n, stream);
-        cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), (long) n * keySize, stream);
-        if (withValues) {
-            hostValues.ensure((long) n * valueSize);
-            ParallelCopy.copy(batch.values(), (long) first * valueSize, hostValues.segment(), 0, (long) n * valueSize);
-            cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, stream);
-        }
+        cuEventRecord(staged, uploads);
+        cuStreamWaitEvent(compute, staged, 0);
     }
 
     /**
@@ -127,27 +148,38 @@ final class HostLane implements AutoCloseable {
         cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, stream);
     }
 
-    /** Queues the copies of the results back into the lane's pinned memory, after what is already queued. */
-    void queueResults(CUstream stream) {
-        cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), n, stream);
+    /**
+     * Queues the copies of the results back into the lane's pinned memory, on the lane's download
+     * stream, after what is already queued on {@code compute}.
+     */
+    void queueResults(CUstream compute) {
+        afterKernels(compute);
+        cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), n, downloads);
         if (reads) {
-            cuMemcpyDtoHAsync(hostOut.pointer(), out.pointer(), (long) n * valueSize, stream);
+            cuMemcpyDtoHAsync(hostOut.pointer(), out.pointer(), (long) n * valueSize, downloads);
         }
-        cuEventRecord(done, stream);
+        cuEventRecord(done, downloads);
+    }
+
+    /** Makes the download stream wait for what is queued on {@code compute} (the chunk's kernels). */
+    private void afterKernels(CUstream compute) {
+        cuEventRecord(ran, compute);
+        cuStreamWaitEvent(downloads, ran, 0);
     }
 
     /**
      * Queues the copies of the results straight into {@code result} at the chunk's place, whose memory
      * is pinned, after what is already queued ({@link #copyResults} then has nothing to do).
      */
-    void queueResultsInto(CUstream stream, BatchResult result) {
+    void queueResultsInto(CUstream compute, BatchResult result) {
         directResult = result;
-        cuMemcpyDtoHAsync(new HostPointer(result.outcomeCodes().address() + first), codes.pointer(), n, stream);
+        afterKernels(compute);
+        cuMemcpyDtoHAsync(new HostPointer(result.outcomeCodes().address() + first), codes.pointer(), n, downloads);
         if (reads) {
             cuMemcpyDtoHAsync(new HostPointer(result.values().address() + (long) first * valueSize), out.pointer(),
-                    (long) n * valueSize, stream);
+                    (long) n * valueSize, downloads);
         }
-        cuEventRecord(done, stream);
+        cuEventRecord(done, downloads);
     }
 
     /** Waits for the results queued last. */
@@ -192,6 +224,12 @@ final class HostLane implements AutoCloseable {
                 throw new IllegalStateException(e);
             }
         }
+        cuStreamSynchronize(uploads);
+        cuStreamSynchronize(downloads);
         cuEventDestroy(done);
+        cuEventDestroy(staged);
+        cuEventDestroy(ran);
+        cuStreamDestroy(uploads);
+        cuStreamDestroy(downloads);
     }
 }

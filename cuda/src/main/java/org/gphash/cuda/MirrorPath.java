@@ -143,9 +143,9 @@ final class MirrorPath implements BatchPath {
     }
 
     /**
-     * A host batch, in chunks that alternate between two lanes: while the GPU runs one chunk, this
-     * thread copies the next one in and the previous one's results out. Chunks run on one stream, in
-     * batch order. Operations that found every candidate bucket full wait for the end of the batch,
+     * A host batch, in chunks that alternate between two lanes: while the GPU runs one chunk, the
+     * next one is copied in and the previous one's results out, each on its lane's own streams
+     * ({@link HostLane}). Chunks' kernels run on one stream, in batch order. Operations that found every candidate bucket full wait for the end of the batch,
      * then run again after a resize. A small batch of gets runs in one launch instead ({@link SmallReads}).
      */
     @Override

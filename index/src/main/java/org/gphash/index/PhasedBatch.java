@@ -56,9 +56,18 @@ final class PhasedBatch {
              int n, long keySize, long valueSize) {
         next = 0;
         while (next < n) {
-            next = round(kinds, keys, values, out, codes, next, n, keySize, valueSize);
+            next = round(kinds, keys, values, out, codes, next, Math.min(n, next + MAX_ROUND_OPS), keySize, valueSize);
         }
     }
+
+    /**
+     * The most operations one round runs. An exclusive phase (a resize, a heap growth, a snapshot)
+     * waits for every round in flight, so a round bounds how long every other thread can be held up:
+     * 16 threads' batches of 2^18 in one round each held every growth for a whole batch. The batch is
+     * still durable when it returns (every round persists before the next starts); two msyncs per round
+     * on a disk cost little against a round's work.
+     */
+    static final int MAX_ROUND_OPS = 16_384;
 
     private int next;
     private boolean claimAhead;

@@ -76,9 +76,14 @@ public final class PoolTable {
                 next = Math.addExact(next, Math.multiplyExact(1L << (topLog2 - (g.levels() - 1 - i)), g.bucketSize()));
             }
             heapOffset = PoolSpace.extentAfter(next);
-            // The heap follows the data, not the table's capacity: an eighth of the items asked for to
-            // start with (at least 64 KiB), then growth by a quarter as items arrive (HeapGrower).
-            heapBytes = Math.max(1L << 16, Math.multiplyExact(capacity / 8 + 1, g.valueStride()));
+            // The heap holds the items asked for (initialCapacity) from the start, at least 64 KiB, then
+            // grows by a quarter as more arrive (HeapGrower). Sized from the capacity, not the table's
+            // slots, so the pool stays about 1.25x the data it was made for; the file is sparse on tmpfs
+            // and ext4, so blocks not yet written take no memory or disk. Sizing it smaller (an eighth,
+            // before) made a load of initialCapacity items grow it ten times, each growth an exclusive
+            // phase that waits for every thread's batch in flight: 16 threads loading 4M keys in batches
+            // of 2^18 spent most of the load waiting (docs/PERFORMANCE.md, issue 25).
+            heapBytes = Math.max(1L << 16, Math.multiplyExact(capacity + 1, g.valueStride()));
             fileLength = Math.addExact(heapOffset, heapBytes);
         } catch (ArithmeticException e) {
             fileLength = Long.MAX_VALUE;

@@ -60,7 +60,7 @@ public final class DeviceResidentStore extends GPHashStore implements StoreUnder
         if (device == null) {
             device = new DeviceBatch(batch.keySize(), batch.valueSize(), Math.max(1024, batch.size()));
         }
-        device.upload(batch.size(), batch.kindBytes(), batch.keyBytes(), batch.valueBytes());
+        device.upload(batch.engineBatch());
     }
 
     @Override

@@ -44,6 +44,20 @@ public final class ValueCodec {
         }
     }
 
+    /** Writes the value of {@code key} at {@code version} at {@code offset} of {@code out} (valueSize bytes). */
+    public void encode(long key, long version, MemorySegment out, long offset) {
+        out.set(LONG, offset, key);
+        out.set(LONG, offset + 8, version);
+        long f = filler(key, version);
+        int i = 16;
+        for (; i + 8 <= valueSize; i += 8) {
+            out.set(LONG, offset + i, f);
+        }
+        for (; i < valueSize; i++) {
+            out.set(ValueLayout.JAVA_BYTE, offset + i, (byte) (f >>> (8 * (i & 7))));
+        }
+    }
+
     /**
      * Whether the {@code valueSize} bytes at {@code offset} of {@code values} are a well-formed
      * value of {@code key} (any version).

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Issue 25 on the GPU machine (no Java there: runs from the bundle cuda/make-device-bundle.sh makes).
+# The bench client's ceiling and the engines' batches from 16 threads, `bench ycsb` as a user runs it,
+# with this commit's client and, where OLD names a folder of an earlier commit's jars (index, demo,
+# bench-ycsb: they shadow the bundle's), with that client in the same run; then the host batches'
+# stage profile beside the device-resident figures (GpuTargetsBench). Logs under $OUT.
+#   bench-ycsb/device-host-path.sh bench [BATCHES]   # default 262144 65536
+#   bench-ycsb/device-host-path.sh targets           # GpuTargetsBench --parts targets
+set -uo pipefail
+OUT="${OUT:-$PWD/device-out}"
+mkdir -p "$OUT"
+[[ -x /tmp/bundle/bin/run ]] || tar xJf .device-bundle/bundle.tar.xz -C /tmp || exit 1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+java=(/tmp/bundle/jre/bin/java --enable-native-access=ALL-UNNAMED -Xmx48g
+      --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED)
+new="/tmp/bundle/lib/*"
+old="${OLD:+$PWD/$OLD/*:}/tmp/bundle/lib/*"
+keys="${KEYS:-4m}"; ops="${OPS:-8m}"; threads="${THREADS:-16}"
+run_bench() {  # TAG CLASSPATH ARGS...
+    local tag=$1 cp=$2; shift 2
+    echo "== $tag: $*" | tee -a "$OUT/summary.txt"
+    "${java[@]}" -cp "$cp" org.gphash.bench.YcsbBench --threads "$threads" --keys "$keys" --ops "$ops" \
+        --workloads load,c,a --warmup 0 --no-progress "$@" > "$OUT/$tag.log" 2>&1
+    grep -E "^(gphash|chm|cpu-assisted)" "$OUT/$tag.log" | tee -a "$OUT/summary.txt"
+}
+what="${1:-bench}"; shift || true
+case "$what" in
+    bench)
+        for b in ${*:-262144 65536}; do
+            run_bench "cpu-new-$b" "$new" --batch "$b" --backend cpu --baselines chm
+            [[ -n "${OLD:-}" ]] && run_bench "cpu-old-$b" "$old" --batch "$b" --backend cpu --baselines chm
+            run_bench "gpu-new-$b" "$new" --batch "$b" --backend gpu --baselines none
+            [[ -n "${OLD:-}" ]] && run_bench "gpu-old-$b" "$old" --batch "$b" --backend gpu --baselines none
+        done ;;
+    targets)
+        "${java[@]}" -cp "$new" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" 2>&1 | tee "$OUT/targets.log" | tail -40 ;;
+    *) echo "usage: $0 bench [BATCHES] | targets" >&2; exit 2 ;;
+esac
+echo; echo "== summary"; cat "$OUT/summary.txt" 2>/dev/null
