@@ -16,10 +16,13 @@ java=(/tmp/bundle/jre/bin/java --enable-native-access=ALL-UNNAMED -Xmx48g
 new="/tmp/bundle/lib/*"
 old="${OLD:+$PWD/$OLD/*:}/tmp/bundle/lib/*"
 keys="${KEYS:-4m}"; ops="${OPS:-8m}"; threads="${THREADS:-16}"
-run_bench() {  # TAG CLASSPATH ARGS...
+run_bench() {  # TAG CLASSPATH [JVM OPTIONS] -- ARGS...
     local tag=$1 cp=$2; shift 2
-    echo "== $tag: $*" | tee -a "$OUT/summary.txt"
-    "${java[@]}" -cp "$cp" org.gphash.bench.YcsbBench --threads "$threads" --keys "$keys" --ops "$ops" \
+    local jvm=()
+    while [[ $# -gt 0 && "$1" != "--" ]]; do jvm+=("$1"); shift; done
+    shift
+    echo "== $tag: ${jvm[*]} $*" | tee -a "$OUT/summary.txt"
+    "${java[@]}" "${jvm[@]}" -cp "$cp" org.gphash.bench.YcsbBench --threads "$threads" --keys "$keys" --ops "$ops" \
         --workloads load,c,a --warmup 0 --no-progress "$@" > "$OUT/$tag.log" 2>&1
     grep -E "^(gphash|chm|cpu-assisted)" "$OUT/$tag.log" | tee -a "$OUT/summary.txt"
 }
@@ -27,10 +30,11 @@ what="${1:-bench}"; shift || true
 case "$what" in
     bench)
         for b in ${*:-262144 65536}; do
-            run_bench "cpu-new-$b" "$new" --batch "$b" --backend cpu --baselines chm
-            [[ -n "${OLD:-}" ]] && run_bench "cpu-old-$b" "$old" --batch "$b" --backend cpu --baselines chm
-            run_bench "gpu-new-$b" "$new" --batch "$b" --backend gpu --baselines none
-            [[ -n "${OLD:-}" ]] && run_bench "gpu-old-$b" "$old" --batch "$b" --backend gpu --baselines none
+            run_bench "cpu-new-$b" "$new" -- --batch "$b" --backend cpu --baselines chm,client
+            [[ -n "${OLD:-}" ]] && run_bench "cpu-old-$b" "$old" -- --batch "$b" --backend cpu --baselines chm
+            run_bench "gpu-new-$b" "$new" -- --batch "$b" --backend gpu --baselines none
+            run_bench "gpu-uncoalesced-new-$b" "$new" -Dgphash.bench.coalescing=off -- --batch "$b" --backend gpu --baselines none
+            [[ -n "${OLD:-}" ]] && run_bench "gpu-old-$b" "$old" -- --batch "$b" --backend gpu --baselines none
         done ;;
     targets)
         "${java[@]}" -cp "$new" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" 2>&1 | tee "$OUT/targets.log" | tail -40 ;;

@@ -14,11 +14,14 @@ import org.gphash.Backend;
  * default PER_BATCH: what per-operation durability costs, in the same run), and
  * {@code gphash-gpu-device} (alias {@code gpu-device}: the GPU engine on batches resident in GPU
  * memory, as a GPU application issues them; a replay times only the engine, see
- * {@link GPHashStore#deviceResident()}).
+ * {@link GPHashStore#deviceResident()}), and {@code client} (no store: the client's own ceiling).
  */
 public final class Systems {
 
     public static final List<String> BASELINES = List.of("cpu-assisted", "chm", "lmdb", "gphash-per-op");
+
+    /** Named on request only: no store, the client alone (see {@link ClientOnlyStore}). */
+    public static final String CLIENT = "client";
 
     /** Named on request only ("all" means the baselines above): it needs a GPU. */
     public static final String GPU_DEVICE = "gphash-gpu-device";
@@ -43,8 +46,8 @@ public final class Systems {
             } else if (name.equals("gpu-device")) {
                 name = "gphash-gpu-device";
             }
-            if (!BASELINES.contains(name) && !name.equals(GPU_DEVICE)) {
-                throw new IllegalArgumentException("unknown baseline '" + part + "' (" + String.join(", ", BASELINES) + ", gpu-device"
+            if (!BASELINES.contains(name) && !name.equals(GPU_DEVICE) && !name.equals(CLIENT)) {
+                throw new IllegalArgumentException("unknown baseline '" + part + "' (" + String.join(", ", BASELINES) + ", gpu-device, client"
                         + ", all or none)");
             }
             if (!names.contains(name)) {
@@ -71,6 +74,7 @@ public final class Systems {
             case GPU_DEVICE -> new org.gphash.bench.gpu.DeviceResidentStore(config);
             case "cpu-assisted" -> new CpuAssistedStore(config, DeviceTransfer.load());
             case "chm" -> new ConcurrentMapStore(config);
+            case CLIENT -> new ClientOnlyStore(config);
             case "lmdb" -> new LmdbStore(config);
             default -> throw new IllegalArgumentException("unknown system " + name);
         };

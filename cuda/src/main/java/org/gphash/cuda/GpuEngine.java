@@ -287,10 +287,21 @@ public final class GpuEngine implements Engine, GpuFeatures {
                 return;
             }
         }
-        executeLocked(batch, result);
+        long called = System.nanoTime();
+        executeLocked(batch, result, called);
+        if (path instanceof MirrorPath m) {
+            m.times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
+        }
     }
 
-    private synchronized void executeLocked(Batch batch, BatchResult result) {
+    private void executeLocked(Batch batch, BatchResult result) {
+        executeLocked(batch, result, System.nanoTime());
+    }
+
+    private synchronized void executeLocked(Batch batch, BatchResult result, long called) {
+        if (path instanceof MirrorPath m) {
+            m.times.add(HostStageTimes.Stage.LOCK_WAIT, System.nanoTime() - called);
+        }
         ensureOpen();
         cuda.bind();
         int n = batch.size();
@@ -518,6 +529,25 @@ public final class GpuEngine implements Engine, GpuFeatures {
             m.stageNanos().forEach((stage, nanos) -> out.put(stage.name().toLowerCase(java.util.Locale.ROOT), nanos));
         }
         return out;
+    }
+
+    /**
+     * Host nanoseconds per stage of host batches since open or the last reset (lock waits, copies in,
+     * queueing, waiting for the GPU, copies out, heap growth, and the total), for benchmarks: empty on
+     * the pool path.
+     *
+     * @param reset whether to start counting again after reading
+     * @return nanoseconds by stage name
+     */
+    public Map<String, Long> hostStageNanos(boolean reset) {
+        if (path instanceof MirrorPath m) {
+            Map<String, Long> out = m.times.snapshot();
+            if (reset) {
+                m.times.reset();
+            }
+            return out;
+        }
+        return Map.of();
     }
 
     // ------------------------------------------------------------------ the rest

@@ -53,6 +53,8 @@ final class MirrorPath implements BatchPath {
     private final SmallWrites smallWrites;
     private final DistinctKeys distinct = new DistinctKeys();
     private final HeapGrowthAhead ahead;
+    /** Host time per stage of host batches (the engine adds its lock waits and totals). */
+    final HostStageTimes times = new HostStageTimes();
     /** Runs that wrote without grouping, their keys being distinct (for tests and stats). */
     private long distinctWriteRuns;
 
@@ -186,10 +188,15 @@ final class MirrorPath implements BatchPath {
             }
             if (heap.freeBlocks() - inFlightWrites < valueWrites) {
                 rerun = harvest(lanes[lane ^ 1], result, rerun);  // growth remaps the pool: nothing may be in flight
+                long g = System.nanoTime();
                 ensureFreeBlocks(valueWrites);
+                times.add(HostStageTimes.Stage.HEAP_GROWTH, System.nanoTime() - g);
             }
             boolean writes = valueWrites + deletes > 0;
+            long s0 = System.nanoTime();
             l.stage(stream, batch, first, m, valueWrites > 0, reads, batchPinned);
+            long s1 = System.nanoTime();
+            times.add(HostStageTimes.Stage.STAGE_IN, s1 - s0);
             l.valueWrites = valueWrites;
             inFlightWrites += valueWrites;
             l.ticket = enqueue(m, l.kinds.address(), l.keys.address(), valueWrites > 0 ? l.values.address() : 0,
@@ -200,6 +207,7 @@ final class MirrorPath implements BatchPath {
             } else {
                 l.queueResults(stream);
             }
+            times.add(HostStageTimes.Stage.ENQUEUE, System.nanoTime() - s1);
             lane ^= 1;
         }
         for (HostLane l : lanes) {
@@ -300,13 +308,17 @@ final class MirrorPath implements BatchPath {
         if (l.ticket == null) {
             return rerun;
         }
+        long w0 = System.nanoTime();
         l.awaitResults();
         long[] c = pipeline.await(l.ticket);
+        long w1 = System.nanoTime();
+        times.add(HostStageTimes.Stage.AWAIT_GPU, w1 - w0);
         observe(l.ticket, c);
         l.ticket = null;
         inFlightWrites -= l.valueWrites;
         account(c, parts.cache());
         l.copyResults(result);
+        times.add(HostStageTimes.Stage.COPY_OUT, System.nanoTime() - w1);
         if (c[KernelParams.PIPE_NEED_RESIZE] == 0) {
             return rerun;
         }

@@ -270,11 +270,28 @@ public final class GpuTargetsBench {
                 gpu.execute(b, r);
             }
         }
+        gpu.hostStageNanos(true);
         long t0 = System.nanoTime();
         for (Batch b : w.host()) {
             gpu.execute(b, r);
         }
-        return w.ops() / ((System.nanoTime() - t0) / 1e3);
+        double mops = w.ops() / ((System.nanoTime() - t0) / 1e3);
+        lastHostStages = hostShares(gpu.hostStageNanos(false));
+        return mops;
+    }
+
+    /** The host stages of the last {@link #host} pass, as shares of its total. */
+    private static String lastHostStages = "";
+
+    private static String hostShares(Map<String, Long> nanos) {
+        long total = nanos.getOrDefault("total", 0L);
+        StringBuilder sb = new StringBuilder("host time: ");
+        for (Map.Entry<String, Long> e : nanos.entrySet()) {
+            if (!e.getKey().equals("total") && total > 0 && e.getValue() > 0) {
+                sb.append(String.format(Locale.ROOT, "%s %.0f%% ", e.getKey(), 100.0 * e.getValue() / total));
+            }
+        }
+        return sb.append(String.format(Locale.ROOT, "of %.2f ms", total / 1e6)).toString();
     }
 
     private static String stages(GpuEngine gpu, long ops) {
@@ -329,9 +346,12 @@ public final class GpuTargetsBench {
         IndexStats loaded;
         try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
                 BktCacheConfig.DISABLED))) {
+            gpu.hostStageNanos(true);
             double lm = load(gpu, keys, vs);
+            String ls = hostShares(gpu.hostStageNanos(false));
             loaded = gpu.stats();
-            notes.add(String.format(Locale.ROOT, "load of %,d keys: %.1f Mops/s (host batches of 2^20); %s", keys, lm, loaded));
+            notes.add(String.format(Locale.ROOT, "load of %,d keys: %.1f Mops/s (host batches of 2^20, each run once); %s; %s",
+                    keys, lm, ls, loaded));
             long live = keys * (8 + vs);
             notes.add(String.format(Locale.ROOT, "pool %,d bytes for %,d items: %.1f bytes per item, %.2fx the live data "
                     + "(%,d bytes of keys and values)", loaded.fileBytes(), loaded.size(), loaded.poolBytesPerItem(),
@@ -379,14 +399,17 @@ public final class GpuTargetsBench {
                 gpu.configureBucketCache(BktCacheConfig.DISABLED);
             }
             double hp = host(gpu, wPos, vs);
+            String sp = lastHostStages;
             double hc = host(gpu, wC, vs);
+            String sc = lastHostStages;
             double hu = host(gpu, wUpd, vs);
-            rows.add(new Row("host batches: positive search", hp, 0, String.format(Locale.ROOT, "%.2fx device-resident",
-                    hp / rows.get(0).wallMops())));
-            rows.add(new Row("host batches: YCSB-C zipf 0.99", hc, 0, String.format(Locale.ROOT, "%.2fx device-resident",
-                    hc / rows.get(5).wallMops())));
-            rows.add(new Row("host batches: update", hu, 0, String.format(Locale.ROOT, "%.2fx device-resident",
-                    hu / rows.get(2).wallMops())));
+            String su = lastHostStages;
+            rows.add(new Row("host batches: positive search", hp, 0, String.format(Locale.ROOT, "%.2fx device-resident; %s",
+                    hp / rows.get(0).wallMops(), sp)));
+            rows.add(new Row("host batches: YCSB-C zipf 0.99", hc, 0, String.format(Locale.ROOT, "%.2fx device-resident; %s",
+                    hc / rows.get(5).wallMops(), sc)));
+            rows.add(new Row("host batches: update", hu, 0, String.format(Locale.ROOT, "%.2fx device-resident; %s",
+                    hu / rows.get(2).wallMops(), su)));
             System.out.println(rows.get(rows.size() - 3).format() + "\n" + rows.get(rows.size() - 2).format() + "\n"
                     + rows.getLast().format());
             notes.add("after the points: " + gpu.stats());

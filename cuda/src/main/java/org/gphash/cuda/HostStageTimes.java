@@ -1,0 +1,58 @@
+package org.gphash.cuda;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Host time per stage of host batches, always on (a clock read or two per chunk): what a host batch
+ * costs the calling thread beside the GPU's own stages ({@link StageProfile}). Waits for the engine's
+ * lock are added by every thread; the rest by the thread holding it.
+ */
+final class HostStageTimes {
+
+    /** The stages, as reported. */
+    enum Stage {
+        /** Waiting for the engine's lock (other threads' batches). */
+        LOCK_WAIT,
+        /** Queueing a chunk's copy in, including the Java copy into staging memory for an unpinned batch. */
+        STAGE_IN,
+        /** Queueing the pipeline's kernels. */
+        ENQUEUE,
+        /** Blocked until a chunk's kernels and copy out are done. */
+        AWAIT_GPU,
+        /** Moving a chunk's results from staging memory into the caller's result (unpinned results only). */
+        COPY_OUT,
+        /** Growing the value heap before a chunk that needs blocks. */
+        HEAP_GROWTH,
+        /** All of execute under the lock, for the shares above. */
+        TOTAL
+    }
+
+    private final LongAdder[] nanos = new LongAdder[Stage.values().length];
+
+    HostStageTimes() {
+        for (int i = 0; i < nanos.length; i++) {
+            nanos[i] = new LongAdder();
+        }
+    }
+
+    void add(Stage stage, long n) {
+        nanos[stage.ordinal()].add(n);
+    }
+
+    /** Nanoseconds per stage since open (or the last {@link #reset}), lower-case names. */
+    Map<String, Long> snapshot() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (Stage s : Stage.values()) {
+            out.put(s.name().toLowerCase(java.util.Locale.ROOT), nanos[s.ordinal()].sum());
+        }
+        return out;
+    }
+
+    void reset() {
+        for (LongAdder a : nanos) {
+            a.reset();
+        }
+    }
+}
