@@ -37,7 +37,13 @@ case "$what" in
             [[ -n "${OLD:-}" ]] && run_bench "gpu-old-$b" "$old" -- --batch "$b" --backend gpu --baselines none
         done ;;
     targets)
-        "${java[@]}" -cp "$new" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" 2>&1 | tee "$OUT/targets.log" | tail -40 ;;
+        "${java[@]}" -cp "$new" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" > "$OUT/targets.log" 2>&1
+        grep -E "^\| (host|positive|update|YCSB-C zipf 0.99, cache off)|load of" "$OUT/targets.log" | tee -a "$OUT/summary.txt"
+        if [[ -n "${OLD:-}" ]]; then
+            echo "== the same with $OLD's jars" | tee -a "$OUT/summary.txt"
+            "${java[@]}" -cp "$old" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" > "$OUT/targets-old.log" 2>&1
+            grep -E "^\| (host|positive|update|YCSB-C zipf 0.99, cache off)|load of" "$OUT/targets-old.log" | tee -a "$OUT/summary.txt"
+        fi ;;
     *) echo "usage: $0 bench [BATCHES] | targets" >&2; exit 2 ;;
 esac
 echo; echo "== summary"; cat "$OUT/summary.txt" 2>/dev/null

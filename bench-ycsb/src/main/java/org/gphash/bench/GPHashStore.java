@@ -72,6 +72,16 @@ public class GPHashStore implements StoreUnderTest {
 
     @Override
     public Figures figures() {
+        // The GPU engine's host time by stage since the last workload (lock waits of every thread,
+        // copies, GPU waits), on the error stream beside the table: where a host batch's time goes.
+        index.gpu().ifPresent(g -> {
+            if (g instanceof org.gphash.cuda.GpuEngine engine) {
+                java.util.Map<String, Long> nanos = engine.hostStageNanos(true);
+                StringBuilder sb = new StringBuilder("  host time of " + name() + " by stage (ms, all threads):");
+                nanos.forEach((stage, n) -> sb.append(String.format(java.util.Locale.ROOT, " %s %.1f", stage, n / 1e6)));
+                System.err.println(sb);
+            }
+        });
         IndexStats s = index.stats();
         // The cache hit rate comes with BktCache (GPU engine); IndexStats has no such figure yet.
         return new Figures(s.loadFactor(), Double.NaN);

@@ -299,8 +299,9 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     private synchronized void executeLocked(Batch batch, BatchResult result, long called) {
+        long locked = System.nanoTime();
         if (path instanceof MirrorPath m) {
-            m.times.add(HostStageTimes.Stage.LOCK_WAIT, System.nanoTime() - called);
+            m.times.add(HostStageTimes.Stage.LOCK_WAIT, locked - called);
         }
         ensureOpen();
         cuda.bind();
@@ -310,8 +311,15 @@ public final class GpuEngine implements Engine, GpuFeatures {
             return;
         }
         pool.admitOpsInFlight(n);
+        long started = System.nanoTime();
+        if (path instanceof MirrorPath m) {
+            m.times.add(HostStageTimes.Stage.ENTRY, started - locked);
+        }
         try {
             path.execute(batch, result);
+            if (path instanceof MirrorPath m) {
+                m.times.add(HostStageTimes.Stage.PATH, System.nanoTime() - started);
+            }
         } catch (CudaException e) {
             throw GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", e);
         } catch (PoolFullException e) {

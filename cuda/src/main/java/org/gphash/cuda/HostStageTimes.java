@@ -25,7 +25,11 @@ final class HostStageTimes {
         COPY_OUT,
         /** Growing the value heap before a chunk that needs blocks. */
         HEAP_GROWTH,
-        /** All of execute under the lock, for the shares above. */
+        /** Under the lock before the batch's path starts: the context, the in-flight bound, the result's reset. */
+        ENTRY,
+        /** All of the path's execute, of which the stages above are parts. */
+        PATH,
+        /** All of execute, lock waits included, for the shares above. */
         TOTAL
     }
 

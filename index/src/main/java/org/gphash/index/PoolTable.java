@@ -76,14 +76,15 @@ public final class PoolTable {
                 next = Math.addExact(next, Math.multiplyExact(1L << (topLog2 - (g.levels() - 1 - i)), g.bucketSize()));
             }
             heapOffset = PoolSpace.extentAfter(next);
-            // The heap holds the items asked for (initialCapacity) from the start, at least 64 KiB, then
-            // grows by a quarter as more arrive (HeapGrower). Sized from the capacity, not the table's
-            // slots, so the pool stays about 1.25x the data it was made for; the file is sparse on tmpfs
-            // and ext4, so blocks not yet written take no memory or disk. Sizing it smaller (an eighth,
-            // before) made a load of initialCapacity items grow it ten times, each growth an exclusive
-            // phase that waits for every thread's batch in flight: 16 threads loading 4M keys in batches
-            // of 2^18 spent most of the load waiting (docs/PERFORMANCE.md, issue 25).
-            heapBytes = Math.max(1L << 16, Math.multiplyExact(capacity + 1, g.valueStride()));
+            // The heap holds the items asked for (initialCapacity) from the start, plus an eighth for the
+            // new values of updates whose old ones are not yet reclaimed and the update reserve, at least
+            // 64 KiB; it grows by a quarter as more arrive (HeapGrower). Sized from the capacity, not the
+            // table's slots, so the pool stays near the data it was made for; the file is sparse on
+            // tmpfs and ext4, so blocks not yet written take no memory or disk. Sizing it smaller (an
+            // eighth of the capacity, before) made a load of initialCapacity items grow it ten times,
+            // each growth an exclusive phase that waits for every thread's batch in flight (issue 25).
+            heapBytes = Math.max(1L << 16, Math.multiplyExact(capacity + capacity / 8 + ValueHeap.UPDATE_RESERVE + 1,
+                    g.valueStride()));
             fileLength = Math.addExact(heapOffset, heapBytes);
         } catch (ArithmeticException e) {
             fileLength = Long.MAX_VALUE;
