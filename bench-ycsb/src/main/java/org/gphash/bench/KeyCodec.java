@@ -23,20 +23,10 @@ public final class KeyCodec {
 
     /** Writes key {@code id} at {@code offset} of {@code out}. */
     public void encode(long id, byte[] out, int offset) {
-        int head = Math.min(8, keySize);
-        for (int i = 0; i < head; i++) {
-            out[offset + i] = (byte) (id >>> (8 * i));
-        }
-        long f = id;
-        for (int i = 8; i < keySize; i++) {
-            if ((i & 7) == 0) {
-                f = mix(f + i);
-            }
-            out[offset + i] = (byte) (f >>> (8 * (i & 7)));
-        }
+        encode(id, java.lang.foreign.MemorySegment.ofArray(out), offset);
     }
 
-    /** Writes key {@code id} at {@code offset} of {@code out}, as {@link #encode(long, byte[], int)}. */
+    /** Writes key {@code id} at {@code offset} of {@code out}. */
     public void encode(long id, java.lang.foreign.MemorySegment out, long offset) {
         int head = Math.min(8, keySize);
         for (int i = 0; i < head; i++) {

@@ -31,17 +31,7 @@ public final class ValueCodec {
 
     /** Writes the value of {@code key} at {@code version} into {@code out} (valueSize bytes). */
     public void encode(long key, long version, byte[] out) {
-        MemorySegment s = MemorySegment.ofArray(out);
-        s.set(LONG, 0, key);
-        s.set(LONG, 8, version);
-        long f = filler(key, version);
-        int i = 16;
-        for (; i + 8 <= valueSize; i += 8) {
-            s.set(LONG, i, f);
-        }
-        for (; i < valueSize; i++) {
-            out[i] = (byte) (f >>> (8 * (i & 7)));
-        }
+        encode(key, version, MemorySegment.ofArray(out), 0);
     }
 
     /** Writes the value of {@code key} at {@code version} at {@code offset} of {@code out} (valueSize bytes). */
