@@ -81,8 +81,17 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
         return index;
     }
 
+    /** The key's bytes, or null for a key of another type; null itself throws, as in ConcurrentHashMap. */
     private byte[] keyBytes(Object key) {
+        java.util.Objects.requireNonNull(key, "key");
         return keys.type().isInstance(key) ? keys.encode(keys.type().cast(key)) : null;
+    }
+
+    /** Null throws, as in {@link java.util.concurrent.ConcurrentHashMap#containsValue}. */
+    @Override
+    public boolean containsValue(Object value) {
+        java.util.Objects.requireNonNull(value, "value");
+        return super.containsValue(value);
     }
 
     private ReentrantLock lockFor(byte[] key) {
