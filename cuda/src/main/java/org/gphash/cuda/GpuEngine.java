@@ -64,6 +64,8 @@ public final class GpuEngine implements Engine, GpuFeatures {
     private final Geometry geometry;
     private BucketCache cache;
     private final BatchPath path;
+    /** Host time per stage of host batches: the index mirror's path counts its own stages in it. */
+    private final HostStageTimes times;
     private final Batch single;
     private final BatchResult singleResult;
     /** Each thread's batch of one get, for gets run outside the lock ({@link #getAlongside}). */
@@ -97,6 +99,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
             throw e;
         }
         this.path = p;
+        this.times = p instanceof MirrorPath m ? m.times : new HostStageTimes();
         this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
         this.singleResult = new BatchResult(geometry.valueSize(), 1);
         this.oneGet = ThreadLocal.withInitial(() -> Batch.create(geometry.keySize(), geometry.valueSize(), 1));
@@ -289,9 +292,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         }
         long called = System.nanoTime();
         executeLocked(batch, result, called);
-        if (path instanceof MirrorPath m) {
-            m.times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
-        }
+        times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
     }
 
     private void executeLocked(Batch batch, BatchResult result) {
@@ -300,9 +301,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     private synchronized void executeLocked(Batch batch, BatchResult result, long called) {
         long locked = System.nanoTime();
-        if (path instanceof MirrorPath m) {
-            m.times.add(HostStageTimes.Stage.LOCK_WAIT, locked - called);
-        }
+        times.add(HostStageTimes.Stage.LOCK_WAIT, locked - called);
         ensureOpen();
         cuda.bind();
         int n = batch.size();
@@ -312,14 +311,10 @@ public final class GpuEngine implements Engine, GpuFeatures {
         }
         pool.admitOpsInFlight(n);
         long started = System.nanoTime();
-        if (path instanceof MirrorPath m) {
-            m.times.add(HostStageTimes.Stage.ENTRY, started - locked);
-        }
+        times.add(HostStageTimes.Stage.ENTRY, started - locked);
         try {
             path.execute(batch, result);
-            if (path instanceof MirrorPath m) {
-                m.times.add(HostStageTimes.Stage.PATH, System.nanoTime() - started);
-            }
+            times.add(HostStageTimes.Stage.PATH, System.nanoTime() - started);
         } catch (CudaException e) {
             throw GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", e);
         } catch (PoolFullException e) {
@@ -541,21 +536,18 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     /**
      * Host nanoseconds per stage of host batches since open or the last reset (lock waits, copies in,
-     * queueing, waiting for the GPU, copies out, heap growth, and the total), for benchmarks: empty on
-     * the pool path.
+     * queueing, waiting for the GPU, copies out, heap growth, and the total), for benchmarks: on the
+     * pool path only the lock waits, entry, path and total are counted.
      *
      * @param reset whether to start counting again after reading
      * @return nanoseconds by stage name
      */
     public Map<String, Long> hostStageNanos(boolean reset) {
-        if (path instanceof MirrorPath m) {
-            Map<String, Long> out = m.times.snapshot();
-            if (reset) {
-                m.times.reset();
-            }
-            return out;
+        Map<String, Long> out = times.snapshot();
+        if (reset) {
+            times.reset();
         }
-        return Map.of();
+        return out;
     }
 
     // ------------------------------------------------------------------ the rest
