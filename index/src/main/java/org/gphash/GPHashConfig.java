@@ -137,9 +137,20 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     /** {@return the geometry a new pool gets: specified fields, defaults for the rest. Validates it} */
     public Geometry geometryForCreate() {
         Geometry d = Geometry.DEFAULT;
-        return new Geometry(or(levels, d.levels()), or(hashes, d.hashes()), or(slotsPerBucket, d.slotsPerBucket()),
+        Geometry g = new Geometry(or(levels, d.levels()), or(hashes, d.hashes()), or(slotsPerBucket, d.slotsPerBucket()),
                 or(keySize, d.keySize()), or(valueSize, d.valueSize()), itemChecksums);
+        if (g.levels() * g.hashes() * g.slotsPerBucket() < 2) {
+            // One candidate slot per key: two keys whose hashes meet force a resize, so the table
+            // grows with the square of the items (5,000 items made a 1 GiB pool; issue 27).
+            throw new IllegalArgumentException("levels x hashes x slotsPerBucket is 1: each key would have a single "
+                    + "candidate slot, and the table would double whenever two keys meet (5,000 items made a 1 GiB pool); "
+                    + "give keys at least 2 candidate slots (the default is 2 levels x 2 hashes x 8 slots); nothing was created");
+        }
+        return g;
     }
+
+    /** Candidate slots per key and level below which {@code create} warns that the table will resize long before it fills. */
+    public static final int FEW_CANDIDATES = 4;
 
     private static int or(int value, int fallback) {
         return value == 0 ? fallback : value;

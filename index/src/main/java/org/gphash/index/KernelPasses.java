@@ -21,6 +21,11 @@ final class KernelPasses implements TablePasses {
     }
 
     @Override
+    public boolean checksRegionsOnTouch() {
+        return false;
+    }
+
+    @Override
     public boolean supportsItemChecksums() {
         return kernels.supportsItemChecksums();
     }

@@ -97,6 +97,14 @@ final class PhasedBatch {
             MemorySegment pool = t.table.file.segment();
             layout = t.layout();
             observedBlocks = t.table.heap.totalBlocks();
+            RegionCheck regions = t.table.regions;
+            if (regions != null) {
+                // Every key's regions before anything is claimed: a changed region stops the round whole.
+                for (int i = from; i < n; i++) {
+                    probe.hash(keys, i * k);
+                    probe.checkRegions(layout, regions);
+                }
+            }
 
             // ---- prepare
             for (end = from; end < n; end++) {

@@ -39,8 +39,11 @@ public final class PoolInspector implements AutoCloseable {
     private final Probe probe;
     private final ItemChecksum checksum;
 
-    private PoolInspector(PoolFile file, HeaderStore.ReadResult read) {
+    private final boolean identityDisagrees;
+
+    private PoolInspector(PoolFile file, HeaderStore.ReadResult read, boolean identityDisagrees) {
         this.file = file;
+        this.identityDisagrees = identityDisagrees;
         this.header = read.header();
         this.copiesDisagree = read.copyRepairNeeded();
         MemorySegment s = file.segment();
@@ -62,9 +65,39 @@ public final class PoolInspector implements AutoCloseable {
      * empty otherwise.
      */
     public java.util.OptionalLong trustedCloseRecordItems() {
-        ValueHeap heap = new ValueHeap(header.geometry().valueStride(), header.heapChunks());
-        CloseRecord.Loaded r = CloseRecord.read(file.segment(), header, heap.totalBlocks(), heap.exportLayout().words());
+        CloseRecord.Loaded r = trustedCloseRecord();
         return r == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(r.items());
+    }
+
+    /**
+     * The close record the next open would trust (items, the heap's bitmap numbered with chunks in
+     * offset order, the table's region CRCs), or null when open would scan.
+     */
+    public CloseRecord.Loaded trustedCloseRecord() {
+        ValueHeap heap = new ValueHeap(header.geometry().valueStride(), header.heapChunks());
+        return CloseRecord.read(file.segment(), header, heap.totalBlocks(), heap.exportLayout().words());
+    }
+
+    /**
+     * The table regions ({@link org.gphash.format.TableDigest}) whose bytes no longer match the CRC the
+     * trusted close record holds for them: changed after the clean close. Empty when no record is trusted.
+     */
+    public java.util.List<String> changedRegions() {
+        CloseRecord.Loaded r = trustedCloseRecord();
+        if (r == null) {
+            return java.util.List.of();
+        }
+        org.gphash.format.TableDigest digest = new org.gphash.format.TableDigest(header);
+        int[] now = digest.crcs(file.segment(), null, null);
+        java.util.List<String> changed = new java.util.ArrayList<>();
+        for (int i = 0; i < now.length; i++) {
+            if (now[i] != r.regionCrcs()[i]) {
+                changed.add("pool bytes " + digest.offsetOf(i) + " to " + (digest.offsetOf(i) + digest.bytesOf(i))
+                        + " (buckets " + digest.firstBucket(i) + " to " + (digest.firstBucket(i) + digest.bucketsIn(i) - 1)
+                        + " of level " + digest.levelOf(i) + ")");
+            }
+        }
+        return changed;
     }
 
     /** Whether the pool keeps a checksum of every item (see {@code GPHashIndex.Builder#itemChecksums}). */
@@ -94,7 +127,8 @@ public final class PoolInspector implements AutoCloseable {
     public static PoolInspector open(Path path) {
         PoolFile file = PoolFile.openReadOnly(path);
         try {
-            return new PoolInspector(file, HeaderStore.read(file));
+            HeaderStore.ReadResult read = HeaderStore.read(file);
+            return new PoolInspector(file, HeaderChoice.confirm(file, read), read.rival() != null);
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
@@ -118,6 +152,14 @@ public final class PoolInspector implements AutoCloseable {
     /** Whether the two copies do not hold the same state (one damaged, or a commit interrupted). */
     public boolean headerCopiesDisagree() {
         return copiesDisagree;
+    }
+
+    /**
+     * Whether the two valid copies disagree on the geometry or hash seeds (no crash does that); the
+     * {@link #header()} is then the one the table's items confirm, as open chooses it.
+     */
+    public boolean headerCopiesDisagreeOnIdentity() {
+        return identityDisagrees;
     }
 
     public Geometry geometry() {

@@ -7,6 +7,7 @@ import org.gphash.format.HeaderStore;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
+import org.gphash.format.TableDigest;
 
 import org.gphash.spi.CrashHook;
 import org.gphash.spi.CrashPoint;
@@ -54,6 +55,12 @@ public final class PoolTable {
     /** Creates a new pool sized for {@code config.initialCapacity()} items. */
     public static PoolTable create(GPHashConfig config, TableKernels kernels) {
         Geometry g = config.geometryForCreate();
+        if (g.hashes() * g.slotsPerBucket() < GPHashConfig.FEW_CANDIDATES) {
+            PoolLog.LOG.log(System.Logger.Level.WARNING, "gphash: pool " + config.path() + " gives each key only "
+                    + g.hashes() * g.slotsPerBucket() + " candidate slots per level (hashes " + g.hashes() + " x slotsPerBucket "
+                    + g.slotsPerBucket() + "): such a table resizes long before it fills, and its file grows far beyond "
+                    + "its items; the default is 2 hashes x 8 slots");
+        }
         long capacity = config.initialCapacity();
         int topLog2 = g.minTopLog2();
         while (g.totalSlots(topLog2) * CREATE_FILL_TARGET < capacity) {
@@ -186,7 +193,7 @@ public final class PoolTable {
     public static PoolTable open(GPHashConfig config, TableKernels kernels) {
         PoolFile file = PoolFile.open(config.path(), config.jdkPersistence(), config.followSymlinks());
         try {
-            HeaderStore.ReadResult read = HeaderStore.read(file);
+            HeaderStore.ReadResult read = HeaderChoice.confirm(file, HeaderStore.read(file));
             PoolHeader header = read.header();
             List<String> mismatches = config.mismatches(header.geometry());
             if (!mismatches.isEmpty()) {
@@ -204,6 +211,9 @@ public final class PoolTable {
                     passes.durability(config.durability()));
             RecoveryReport report = config.verifyOnOpen() || config.repairBeyondCrash() ? null
                     : Recovery.fromCloseRecord(table, read.copyRepairNeeded());
+            if (report != null && !passes.checksRegionsOnTouch()) {
+                table.checkAllRegions();  // the engine's kernels read the table without the CPU's probe
+            }
             if (report == null) {
                 report = Recovery.run(table, header.cleanShutdown(), read.copyRepairNeeded(), config.repairBeyondCrash());
             }
@@ -354,6 +364,7 @@ public final class PoolTable {
      * blocks it unlinked); the caller has drained all operations.
      */
     public void rebuildFreeSpace() {
+        table.checkAllRegions();
         table.exclusive(() -> {
             long[] used = table.passes.markValueBlocks(table);
             table.heap.startRebuild();
@@ -392,6 +403,7 @@ public final class PoolTable {
 
     /** A whole-table verification by the CPU, with nothing else running. */
     public VerifyReport verify() {
+        table.checkAllRegions();
         VerifyReport[] out = new VerifyReport[1];
         table.exclusive(() -> out[0] = PoolVerifier.verify(table));
         return out[0];
@@ -438,6 +450,7 @@ public final class PoolTable {
      */
     public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk) {
         chunk.clear();
+        table.checkAllRegions();
         Probe probe = table.newProbe();
         EpochGate.Participant p = table.gate.enter();
         try {
@@ -467,7 +480,8 @@ public final class PoolTable {
     private PoolHeader withCloseRecord(PoolHeader h) {
         try {
             long[] bits = table.heap.usedBits();
-            long bytes = CloseRecord.bytesFor(bits.length);
+            int[] regionCrcs = regionCrcs(h);
+            long bytes = CloseRecord.bytesFor(bits.length, regionCrcs.length);
             PoolHeader.CloseRecordRef old = h.closeRecord();
             long offset;
             long end = h.fileLength();
@@ -482,12 +496,27 @@ public final class PoolTable {
                 file.persister().persist(file.segment(), ExtentTag.tagOffset(offset), ExtentTag.BYTES);
             }
             MemorySegment pool = file.segment();
-            int crc = CloseRecord.write(pool, offset, h.poolId(), table.size.sum(), table.heap.totalBlocks(), bits);
+            int crc = CloseRecord.write(pool, offset, h, table.size.sum(), table.heap.totalBlocks(), bits,
+                    regionCrcs);
             file.persister().persist(pool, offset, bytes);
             return h.withCloseRecord(new PoolHeader.CloseRecordRef(offset, (int) bytes, crc), end);
         } catch (org.gphash.PoolFullException | PoolIoException e) {
             return h.withCloseRecord(PoolHeader.NO_CLOSE_RECORD, h.fileLength());
         }
+    }
+
+    /**
+     * The table's region CRCs for the close record: computed afresh where operations may have changed
+     * a region; a region never reached since a clean open (or refused as changed) keeps the CRC it was
+     * opened with, so that a change made behind the engine's back is still found by the next open.
+     */
+    private int[] regionCrcs(PoolHeader h) {
+        TableDigest digest = new TableDigest(h);
+        RegionCheck r = table.regions;
+        if (r == null || r.digest().regions() != digest.regions()) {
+            return digest.crcs(file.segment(), null, null);
+        }
+        return digest.crcs(file.segment(), r.expected(), i -> !r.checked(i));
     }
 
     /**

@@ -51,7 +51,15 @@ final class Probe {
 
     private final long[] levelBuckets = new long[Geometry.MAX_HASHES];
 
+    /** The table whose unchecked regions a scan checks first ({@link RegionCheck}); null for a tool's read-only probe. */
+    private final Table table;
+
     Probe(Geometry geometry, long[] seeds) {
+        this(geometry, seeds, null);
+    }
+
+    Probe(Geometry geometry, long[] seeds, Table table) {
+        this.table = table;
         this.geometry = geometry;
         this.checksum = geometry.itemChecksums() ? new ItemChecksum(geometry) : null;
         this.seeds = seeds.clone();
@@ -70,6 +78,7 @@ final class Probe {
      * fills the matches and, per candidate bucket, its load and first empty slot.
      */
     void scan(MemorySegment pool, TableLayout layout, MemorySegment key, long keyOffset) {
+        RegionCheck regions = table == null ? null : table.regions;
         retry:
         for (;;) {
             bucketCount = 0;
@@ -81,6 +90,9 @@ final class Probe {
             for (int d = 0; d < layout.levelCount(); d++) {
                 int n = sortedDistinctBuckets(layout, d, h);
                 for (int b = 0; b < n; b++) {
+                    if (regions != null) {
+                        regions.ensure(d, levelBuckets[b]);  // before the first read of a region since a clean open
+                    }
                     long bucket = layout.levelOffset(d) + levelBuckets[b] * layout.bucketSize();
                     int load = 0;
                     long firstEmpty = -1;
@@ -111,6 +123,20 @@ final class Probe {
                 }
             }
             return;
+        }
+    }
+
+    /**
+     * Checks the regions of every candidate bucket of the key (hashed before by {@link #hash}) that
+     * no operation reached since a clean open: a batch does this for all its keys before it changes
+     * anything, so a changed region stops it before its first operation.
+     */
+    void checkRegions(TableLayout layout, RegionCheck regions) {
+        for (int d = 0; d < layout.levelCount(); d++) {
+            int n = sortedDistinctBuckets(layout, d, geometry.hashes());
+            for (int b = 0; b < n; b++) {
+                regions.ensure(d, levelBuckets[b]);
+            }
         }
     }
 

@@ -52,6 +52,7 @@ final class Recovery {
             return null;
         }
         heap.restore(r.usedBits(), r.usedBlocks());
+        table.regions = new RegionCheck(table.file, table.headers.current(), r.regionCrcs(), () -> table.regions = null);
         table.size.reset();
         table.size.add(r.items());
         long trailing = Math.max(0, table.file.fileSize() - table.headers.current().fileLength());
@@ -65,10 +66,19 @@ final class Recovery {
         long start = System.nanoTime();
         TableLayout t = table.layout();
         PoolHeader header = table.headers.current();
-        long allowance = header.crashAllowance();
+        // A pool closed cleanly, whose close record is intact, had no operation in flight: the scan
+        // must find exactly the state the record describes, and anything else is damage (issue 27:
+        // a value offset flipped onto a free block passed the scan, and the block was handed out again).
+        TableKernels.HeapLayout heapLayout = table.heap.exportLayout();
+        CloseRecord.Loaded closed = repairBeyondCrash ? null
+                : CloseRecord.read(table.file.segment(), header, table.heap.totalBlocks(), heapLayout.words());
+        long allowance = closed != null ? 0 : header.crashAllowance();
         table.heap.startRebuild();
         TablePasses.Recovered found = table.passes.recover(table, t, allowance, repairBeyondCrash);
         table.heap.finishRebuild();
+        if (closed != null) {
+            judgeAgainstCloseRecord(table, closed, found.items());
+        }
         table.size.reset();
         table.size.add(found.items());
         boolean resumed = table.headers.current().resizing();
@@ -79,6 +89,29 @@ final class Recovery {
         return new RecoveryReport(previousShutdownClean, headerRepairNeeded, found.insertSlots(), found.tornSlots(),
                 found.duplicates(), resumed, rehashed,
                 table.size.sum(), used, heap.freeBlocks(), trailing, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /** Refuses a scan of a cleanly closed pool that does not find the state its close record describes. */
+    private static void judgeAgainstCloseRecord(Table table, CloseRecord.Loaded closed, long items) {
+        long[] scanned = table.heap.usedBits();
+        long[] recorded = closed.usedBits();
+        for (int w = 0; w < scanned.length; w++) {
+            long differ = scanned[w] ^ recorded[w];
+            if (differ != 0) {
+                long block = 64L * w + Long.numberOfTrailingZeros(differ);
+                boolean itemHasIt = (scanned[w] & Long.lowestOneBit(differ)) != 0;
+                throw new PoolFormatException(Reason.DAMAGE_BEYOND_CRASH, table.file.path(), "value block " + block
+                        + (itemHasIt ? " is referred to by an item but was free" : " was in use but no item refers to it")
+                        + " when the pool was closed cleanly (" + items + " items found, " + closed.items()
+                        + " recorded); a crash never leaves that, so the table was changed by something else (a flipped "
+                        + "bit, a copy or a tool); nothing was changed: `gphash check` shows the damage");
+            }
+        }
+        if (items != closed.items()) {
+            throw new PoolFormatException(Reason.DAMAGE_BEYOND_CRASH, table.file.path(), items + " items found but "
+                    + closed.items() + " recorded when the pool was closed cleanly; nothing was changed: `gphash check` "
+                    + "shows the damage");
+        }
     }
 
     /** Refuses damage no crash explains, unless asked to repair it. */

@@ -28,6 +28,7 @@ final class Resizer {
 
     /** Adds a top level and empties the bottom one, unless another thread already resized. */
     void resize(TableLayout observed) {
+        table.checkAllRegions();  // a resize moves items between regions: all must be as the close left them
         Table t = table;
         t.gate.runExclusive(() -> {
             if (t.layout().equals(observed)) {

@@ -60,8 +60,27 @@ final class Table {
         this.grower = new HeapGrower(this);
     }
 
+    /**
+     * The regions of a cleanly closed pool's table that no operation has reached since open, to be
+     * checked against the close record's CRCs on first touch; null once all are (or when open scanned).
+     */
+    volatile RegionCheck regions;
+
     Probe newProbe() {
-        return new Probe(geometry, seeds);
+        return new Probe(geometry, seeds, this);
+    }
+
+    /**
+     * Checks every region not checked yet (whole-table work reads them all: resize, cursors,
+     * verification, an engine that mirrors the table).
+     *
+     * @throws org.gphash.error.PoolFormatException naming a region that changed after the clean close
+     */
+    void checkAllRegions() {
+        RegionCheck r = regions;
+        if (r != null) {
+            r.checkAll();
+        }
     }
 
     TableLayout layout() {

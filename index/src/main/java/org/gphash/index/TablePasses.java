@@ -21,6 +21,15 @@ interface TablePasses {
     /** The pool file is open and mapped; called before anything reads or writes the table. */
     void attach(PoolFile file, Geometry geometry, long[] seeds);
 
+    /**
+     * Whether every read of the table goes through the CPU's probe, which checks a region on first
+     * touch ({@link RegionCheck}); false for an engine whose kernels read it directly, for which open
+     * checks every region.
+     */
+    default boolean checksRegionsOnTouch() {
+        return true;
+    }
+
     /** Whether the engine that runs these passes writes and checks item checksums. */
     boolean supportsItemChecksums();
 

@@ -28,6 +28,7 @@ public final class LibC {
     public static final int O_RDWR = 2;
     public static final int O_CREAT = 0100;
     public static final int O_EXCL = 0200;
+    public static final int O_NONBLOCK = 04000;
     public static final int O_NOFOLLOW = 0400000;
     public static final int O_CLOEXEC = 02000000;
 

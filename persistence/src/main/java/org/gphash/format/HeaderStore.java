@@ -91,8 +91,29 @@ public final class HeaderStore {
         return (sequence & 1) * PoolHeader.COPY_BYTES;
     }
 
-    /** What {@link #read} found: the header, and whether one copy had to be ignored. */
-    public record ReadResult(PoolHeader header, boolean copyRepairNeeded) {
+    /**
+     * What {@link #read} found: the header, whether one copy had to be ignored, and, when the two
+     * valid copies disagree on what no commit ever changes (geometry, hash seeds, pool identity,
+     * creation time), the other copy: no crash explains that, so which one is right is for the
+     * table to say ({@code org.gphash.index.HeaderChoice}), and neither is written over until it has.
+     */
+    public record ReadResult(PoolHeader header, boolean copyRepairNeeded, PoolHeader rival) {
+        public ReadResult {
+            if (rival != null && !copyRepairNeeded) {
+                throw new IllegalArgumentException("a rival copy means the copies disagree");
+            }
+        }
+
+        /** The same result with {@code chosen} as the header and no rival left. */
+        public ReadResult choose(PoolHeader chosen) {
+            return new ReadResult(chosen, copyRepairNeeded, null);
+        }
+    }
+
+    /** Whether two copies agree on every field no commit changes after create. */
+    static boolean sameIdentity(PoolHeader a, PoolHeader b) {
+        return a.geometry().equals(b.geometry()) && java.util.Arrays.equals(a.seeds(), b.seeds())
+                && a.poolId() == b.poolId() && a.createdMillis() == b.createdMillis();
     }
 
     /**
@@ -145,7 +166,10 @@ public final class HeaderStore {
             chosen = older;
         }
         boolean repair = ha == null || hb == null || !ha.withSequence(0).equals(hb.withSequence(0));
-        return new ReadResult(chosen, repair);
+        PoolHeader other = chosen == ha ? hb : ha;
+        PoolHeader rival = other != null && !sameIdentity(chosen, other) && extentProblem(other, segment, size, path) == null
+                ? other : null;
+        return new ReadResult(chosen, repair, rival);
     }
 
     private static PoolFormatException wrongVersion(MemorySegment segment, long base, Path path) {

@@ -326,7 +326,11 @@ public final class PoolFile implements AutoCloseable {
             channel = readOnly ? FileChannel.open(lock.descriptorPath(), StandardOpenOption.READ)
                     : FileChannel.open(lock.descriptorPath(), StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (IOException e) {
-            throw new PoolIoException("cannot open pool " + absolute + (readOnly ? " for reading: " : ": ") + e, e);
+            // The channel is opened through /proc/self/fd/N: name the pool and the reason, not that path.
+            String reason = e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason()
+                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage();
+            throw new PoolIoException("cannot open pool " + absolute + (readOnly ? " for reading: " : " for writing: ")
+                    + reason, e);
         }
         return new PoolFile(absolute, lock, channel, preferJdkPersist, readOnly);
     }

@@ -43,12 +43,44 @@ final class PoolLock implements AutoCloseable {
      * is read-only and close-on-exec, so child processes never inherit the lock.
      */
     static PoolLock openExisting(Path absolute, boolean followLinks) {
-        int flags = LibC.O_RDONLY | LibC.O_CLOEXEC | (followLinks ? 0 : LibC.O_NOFOLLOW);
+        // O_NONBLOCK: an open of a FIFO (planted where the pool should be) would otherwise wait
+        // forever for a writer (issue 27); on a regular file it changes nothing.
+        int flags = LibC.O_RDONLY | LibC.O_CLOEXEC | LibC.O_NONBLOCK | (followLinks ? 0 : LibC.O_NOFOLLOW);
         LibC.Result r = LibC.open(absolute.toString(), flags, 0);
         if (r.failed()) {
             throw openFailure(absolute, r.errno(), "open");
         }
-        return wrap(r.value(), absolute);
+        PoolLock lock = wrap(r.value(), absolute);
+        try {
+            lock.checkRegularFile();
+            return lock;
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    /** Refuses anything but a regular file (a FIFO, a device, a socket), before any channel is opened on it. */
+    private void checkRegularFile() {
+        int mode;
+        try {
+            mode = (Integer) Files.getAttribute(descriptorPath(), "unix:mode");
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return;  // no POSIX file type here
+        }
+        String kind = switch (mode & 0170000) {
+            case 0100000 -> null;
+            case 0010000 -> "a FIFO (named pipe)";
+            case 0020000 -> "a character device";
+            case 0060000 -> "a block device";
+            case 0140000 -> "a socket";
+            case 0040000 -> "a directory";
+            default -> "not a regular file";
+        };
+        if (kind != null) {
+            throw new PoolIoException("cannot open pool " + path + ": it is " + kind + ", not a regular file; "
+                    + "nothing was read or written");
+        }
     }
 
     /**

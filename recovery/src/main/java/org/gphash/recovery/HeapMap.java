@@ -67,6 +67,28 @@ final class HeapMap {
         return true;
     }
 
+    /** Whether an item claimed {@code block}. */
+    boolean used(long block) {
+        return (used[(int) (block >>> 6)] & (1L << (block & 63))) != 0;
+    }
+
+    /**
+     * The first block whose use differs from {@code recorded} (a close record's bitmap, numbered the
+     * same way, blocks past the last marked used), or -1.
+     */
+    long firstDifference(long[] recorded) {
+        for (int w = 0; w < used.length && w < recorded.length; w++) {
+            long differ = used[w] ^ recorded[w];
+            if (w == used.length - 1 && (totalBlocks & 63) != 0) {
+                differ &= (1L << (totalBlocks & 63)) - 1;  // past the last block
+            }
+            if (differ != 0) {
+                return 64L * w + Long.numberOfTrailingZeros(differ);
+            }
+        }
+        return -1;
+    }
+
     long totalBlocks() {
         return totalBlocks;
     }

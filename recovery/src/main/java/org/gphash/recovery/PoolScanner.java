@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.List;
 
 import org.gphash.error.PoolFormatException;
+import org.gphash.format.CloseRecord;
 import org.gphash.format.Geometry;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
@@ -98,10 +99,21 @@ public final class PoolScanner {
             levels.add(new LevelStats(d, base, buckets, buckets * g.slotsPerBucket(), levelItems, histogram));
         }
         progress.finish();
-        java.util.OptionalLong record = pool.trustedCloseRecordItems();
-        if (record.isPresent() && (record.getAsLong() != items || record.getAsLong() != heap.usedBlocks())) {
-            f.add(Problem.CLOSE_RECORD_MISMATCH, "it says " + record.getAsLong() + " items (and as many value blocks "
-                    + "in use); the table holds " + items + " items using " + heap.usedBlocks());
+        CloseRecord.Loaded record = pool.trustedCloseRecord();
+        if (record != null) {
+            if (record.items() != items || record.items() != heap.usedBlocks()) {
+                f.add(Problem.CLOSE_RECORD_MISMATCH, "it says " + record.items() + " items (and as many value blocks "
+                        + "in use); the table holds " + items + " items using " + heap.usedBlocks());
+            }
+            long block = heap.firstDifference(record.usedBits());
+            if (block >= 0) {
+                f.add(Problem.CLOSE_RECORD_MISMATCH, "value block " + block + (heap.used(block)
+                        ? " is referred to by an item but was free" : " was in use but no item refers to it")
+                        + " at the clean close");
+            }
+            for (String region : pool.changedRegions()) {
+                f.add(Problem.TABLE_CHANGED_AFTER_CLOSE, region);
+            }
         }
         return new PoolReport(pool.path(), pool.fileSize(), h, new PoolInspector.HeaderCopy[] {pool.headerCopy(0),
                 pool.headerCopy(1)}, f, levels, items, heap.totalBlocks(), heap.usedBlocks(), g.valueStride());
@@ -118,7 +130,10 @@ public final class PoolScanner {
         }
         if (pool.headerCopy(0).valid() && pool.headerCopy(1).valid() && pool.headerCopiesDisagree()) {
             f.add(Problem.HEADER_COPIES_DIFFER, "copy A has sequence " + pool.headerCopy(0).sequence() + ", copy B "
-                    + pool.headerCopy(1).sequence() + ", and they describe different states");
+                    + pool.headerCopy(1).sequence() + ", and they describe different states"
+                    + (pool.headerCopiesDisagreeOnIdentity() ? "; they disagree on the geometry or hash seeds, which no "
+                    + "crash changes: the table's items confirm the copy with sequence " + pool.header().sequence()
+                    + ", which open uses and writes to both places" : ""));
         }
         if (h.resizing()) {
             f.add(Problem.RESIZE_IN_PROGRESS, (h.levelOffsets().length - h.geometry().levels())

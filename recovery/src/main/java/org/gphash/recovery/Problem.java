@@ -21,8 +21,12 @@ public enum Problem {
             + "fail until it is rewritten or deleted"),
     NO_ITEM_CHECKSUMS(false, "the pool keeps no item checksums, so values cannot be verified (create pools with "
             + "itemChecksums(true) to have them)"),
-    CLOSE_RECORD_MISMATCH(true, "the record of the last clean close disagrees with the table (the file changed after "
-            + "it was closed); the next open would trust it: run 'gphash recover' (which scans) before using the pool"),
+    CLOSE_RECORD_MISMATCH(true, "the record of the last clean close disagrees with the table: the file changed after "
+            + "it was closed, and open refuses it; 'gphash dump' saves the items it can vouch for, 'gphash recover "
+            + "--force' rebuilds free space from the table as it is (an item whose value offset changed keeps a wrong value)"),
+    TABLE_CHANGED_AFTER_CLOSE(true, "a region of the table does not match the checksum the last clean close recorded: "
+            + "something other than gphash changed it, and operations that reach it fail; 'gphash recover' scans the "
+            + "table, accepts a change that harms no item and refuses the others"),
     RESIZE_IN_PROGRESS(false, "a resize was interrupted; open or recover finishes it"),
     NOT_CLEANLY_SHUT_DOWN(false, "the pool was not closed cleanly (crash or still open); open or recover runs recovery"),
     TRAILING_BYTES(false, "bytes past the committed end of the pool (a growth prepared ahead of need, or one a crash interrupted); reused by the next growth");

@@ -103,6 +103,7 @@ class PoolFuzzTest {
         }
         assertTrue(items.size() == ITEMS, "pristine pool holds " + items.size());
         Map<Kind, int[]> verdicts = new HashMap<>();
+        int[] defaultVerdicts = new int[3];
         Random random = new Random(20261123);
         Path p = f.dir.resolve("case.pool");
         for (int c = 0; c < CASES; c++) {
@@ -138,6 +139,7 @@ class PoolFuzzTest {
             } catch (Throwable e) {
                 fail(label + ": not a clear error: " + e, e);
             }
+            defaultOpen(p, k, items, slotSize, valueSize, label, defaultVerdicts);
             byte[] opened = Files.readAllBytes(p);
             ToolFixture.Run check = ToolFixture.tool("check", p.toString());
             assertTrue(check.code() >= 0 && check.code() <= 2, label + ": check exit " + check.code() + ": " + check.all());
@@ -148,12 +150,63 @@ class PoolFuzzTest {
             }
         }
         verdicts.forEach((k, v) -> System.out.println("fuzz: " + k + " opened " + v[0] + ", refused " + v[1]));
+        System.out.println("fuzz, default open: served right " + defaultVerdicts[0] + ", refused at open "
+                + defaultVerdicts[1] + ", refused by an operation " + defaultVerdicts[2]);
         // Each kind must have done what it says: refused where a pool cannot be trusted, opened where
         // the damage is harmless (one header copy), or the generator is broken.
         for (Kind k : new Kind[] {Kind.FOREIGN_HEADER, Kind.SLOT_BIT, Kind.EXTENT_TAG_BIT, Kind.TRUNCATE}) {
             assertTrue(verdicts.get(k)[1] > 0, k + " was never refused: " + Arrays.toString(verdicts.get(k)));
         }
         assertTrue(verdicts.get(Kind.HEADER_BIT)[0] > 0, "a bit flip in one header copy never opened");
+    }
+
+    /**
+     * The same case through the default open (a clean close record is trusted, no scan): a clear
+     * error at open or from an operation, or every untouched key right; never a raw exception. Runs
+     * on a copy, so the scanning open and {@code check} above see the case as it was made.
+     */
+    private void defaultOpen(Path p, Case k, List<Item> items, int slotSize, int valueSize, String label, int[] verdicts)
+            throws Exception {
+        Path copy = f.dir.resolve("case-default.pool");
+        Files.deleteIfExists(copy);
+        Files.write(copy, k.bytes());
+        Files.setPosixFilePermissions(copy, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        GPHashIndex index;
+        try {
+            index = GPHashIndex.builder(copy).open();
+        } catch (org.gphash.error.GPHashException e) {
+            assertTrue(e.getMessage() != null && e.getMessage().contains(copy.toString()),
+                    label + ", default open: the error does not name the pool: " + e);
+            verdicts[1]++;
+            return;
+        } catch (Throwable e) {
+            throw new AssertionError(label + ", default open: not a clear error: " + e, e);
+        }
+        boolean refused = false;
+        try (index) {
+            for (Item it : items) {
+                byte[] got;
+                try {
+                    got = index.get(it.key());
+                } catch (org.gphash.error.GPHashException e) {
+                    refused = true;
+                    continue;
+                }
+                if (k.touches(it.slot(), slotSize) || k.touches(it.value(), valueSize)) {
+                    continue;
+                }
+                assertNotNull(got, label + ", default open: untouched key " + it.key() + " is gone; " + index.lastRecovery());
+                assertArrayEquals(ToolFixture.value(it.key()), got, label + ", default open: untouched key " + it.key()
+                        + " changed");
+            }
+        } catch (org.gphash.error.GPHashException e) {
+            refused = true;  // close found the pool changed under it
+        } catch (AssertionError e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new AssertionError(label + ", default open: not a clear error: " + e, e);
+        }
+        verdicts[refused ? 2 : 0]++;
     }
 
     private static Case corrupt(Kind kind, byte[] b, byte[] otherHeader, List<long[]> levels, List<long[]> chunks,
