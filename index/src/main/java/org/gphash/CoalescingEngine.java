@@ -110,8 +110,16 @@ final class CoalescingEngine extends ForwardingEngine {
     private final ThreadLocal<Request> lastQueued = new ThreadLocal<>();
     private final LongAdder getsRunAtOnce = new LongAdder();
 
+    /** The pool, for {@link IndexClosedException}. */
+    private final java.nio.file.Path pool;
+
     CoalescingEngine(Engine engine, Coalescing config) {
+        this(engine, config, java.nio.file.Path.of("(pool)"));
+    }
+
+    CoalescingEngine(Engine engine, Coalescing config, java.nio.file.Path pool) {
         super(engine);
+        this.pool = pool;
         long cacheBytes = config.effectiveHostCacheBytes();
         this.hostCache = cacheBytes > 0 ? new HostReadCache(cacheBytes) : null;
         this.config = config;
@@ -137,7 +145,7 @@ final class CoalescingEngine extends ForwardingEngine {
     /** Queues an operation; the future completes when its batch has run. Key and value are copied now. */
     Request submit(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
         if (closed) {
-            throw new IllegalStateException("the index is closed");
+            throw new IndexClosedException(pool);
         }
         byte[] keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
         MemorySegment v = kind.hasValue() ? MemorySegment.ofArray(value.toArray(ValueLayout.JAVA_BYTE)) : null;
@@ -164,7 +172,7 @@ final class CoalescingEngine extends ForwardingEngine {
      */
     private Request lookUp(MemorySegment key, MemorySegment out) {
         if (closed) {
-            throw new IllegalStateException("the index is closed");
+            throw new IndexClosedException(pool);
         }
         byte[] keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
         Request r = new Request(OpKind.GET, MemorySegment.ofArray(keyBytes), null, out);
@@ -226,7 +234,7 @@ final class CoalescingEngine extends ForwardingEngine {
         queue.add(r);
         if (closed) {
             // close() may have drained the queue before this request arrived.
-            r.completeExceptionally(new IllegalStateException("the index is closed"));
+            r.completeExceptionally(new IndexClosedException(pool));
         }
         return r;
     }
@@ -685,7 +693,7 @@ final class CoalescingEngine extends ForwardingEngine {
         List<Request> left = new ArrayList<>();
         queue.drainTo(left);
         for (Request r : left) {
-            r.completeExceptionally(new IllegalStateException("the index is closed"));
+            r.completeExceptionally(new IndexClosedException(pool));
         }
     }
 }

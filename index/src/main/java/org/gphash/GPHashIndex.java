@@ -49,7 +49,7 @@ public final class GPHashIndex implements AutoCloseable {
     private GPHashIndex(Engine backend, GPHashConfig config, boolean recordStats) {
         this.backend = backend;
         this.coalescer = config.coalescing().appliesTo(config.backend())
-                ? new CoalescingEngine(backend, config.coalescing()) : null;
+                ? new CoalescingEngine(backend, config.coalescing(), config.path()) : null;
         Engine front = coalescer != null ? coalescer : backend;
         this.recorder = recordStats ? new RecordingEngine(front) : null;
         this.engine = recorder != null ? recorder : front;
@@ -634,7 +634,7 @@ public final class GPHashIndex implements AutoCloseable {
 
     private Engine live() {
         if (closed) {
-            throw new IllegalStateException("index on " + config.path() + " is closed");
+            throw new IndexClosedException(config.path());
         }
         return engine;
     }

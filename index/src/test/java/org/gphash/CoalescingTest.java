@@ -458,7 +458,7 @@ class CoalescingTest {
         for (CompletableFuture<Boolean> f : fs) {
             assertTrue(f.join(), "queued before close: run");
         }
-        assertThrows(IllegalStateException.class, () -> index.putAsync(1L, value(1, 2)));
+        assertThrows(IndexClosedException.class, () -> index.putAsync(1L, value(1, 2)));
         try (GPHashIndex again = GPHashIndex.builder(index.path()).coalescing(Coalescing.OFF).open()) {
             assertEquals(100, again.size());
         }

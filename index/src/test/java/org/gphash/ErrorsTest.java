@@ -741,7 +741,7 @@ class ErrorsTest {
                 index::stats,
                 index::lastRecovery);
         for (Executable x : calls) {
-            assertMessage(assertThrows(IllegalStateException.class, x), "closed");
+            assertMessage(assertThrows(IndexClosedException.class, x), "closed");
         }
         index.close(); // idempotent
         assertEquals(before, sha256(p));

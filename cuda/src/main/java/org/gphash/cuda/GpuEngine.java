@@ -253,13 +253,13 @@ public final class GpuEngine implements Engine, GpuFeatures {
     private Outcome readOnHost(MemorySegment key, MemorySegment valueOut) {
         if (!hostReaders.tryEnter()) {
             if (closed) {
-                throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
+                throw new org.gphash.IndexClosedException(pool.file().path());
             }
             return null;
         }
         try {
             if (closed) {
-                throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
+                throw new org.gphash.IndexClosedException(pool.file().path());
             }
             MemorySegment out = valueOut != null ? valueOut : hostScratch.get();
             Outcome o = pool.readOnHost(key, out) ? Outcome.FOUND : Outcome.NOT_FOUND;
@@ -358,7 +358,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
             cuda.bind();  // claiming may start a BktCache load
             synchronized (this) {
                 if (closed) {
-                    throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
+                    throw new org.gphash.IndexClosedException(pool.file().path());
                 }
                 pool.admitOpsInFlight(n);
                 slot = path.claimRead(batch);
@@ -646,7 +646,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
      */
     private void ensureOpen() {
         if (closed) {
-            throw new IllegalStateException("the GPU engine for " + pool.file().path() + " is closed");
+            throw new org.gphash.IndexClosedException(pool.file().path());
         }
         hostReaders.close();
         cuda.bind();

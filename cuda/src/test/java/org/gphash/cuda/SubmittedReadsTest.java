@@ -114,7 +114,7 @@ class SubmittedReadsTest {
             s.await();  // harvested by close: its results are in place
             assertEquals(org.gphash.Outcome.FOUND, result.outcome(0));
             assertTrue(java.util.Arrays.equals(value(5, 1), result.value(0)));
-            assertThrows(IllegalStateException.class, () -> gpu.submit(get, new BatchResult(vs, 1)));
+            assertThrows(org.gphash.IndexClosedException.class, () -> gpu.submit(get, new BatchResult(vs, 1)));
         }
     }
 

@@ -127,6 +127,7 @@ final class CpuTable {
             return OpStatus.NOT_FOUND;
         }
         long block = SlotMeta.valueOffset(probe.matchMeta[0]);
+        checkBlock(probe.matchSlot[0], block);
         checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
         MemorySegment.copy(pool, block, out, outOffset, table.geometry.valueSize());
         return OpStatus.FOUND;
@@ -206,6 +207,20 @@ final class CpuTable {
             if (probe.pendingBlock >= 0) {
                 releasePending(probe);
             }
+        }
+    }
+
+    /**
+     * Refuses an item whose value offset is no block of the heap (its meta word was changed behind
+     * the engine's back after open: a region checked at open is not checked again), naming the slot,
+     * instead of reading outside the heap.
+     */
+    private void checkBlock(long slot, long block) {
+        if (!table.heap.isBlock(block)) {
+            throw new org.gphash.error.PoolFormatException(org.gphash.error.PoolFormatException.Reason.CORRUPT,
+                    table.file.path(), "the item in slot " + slot + " refers to value offset " + block + ", which is not a "
+                    + "block of the value heap: something other than the engine changed the pool while it was open; the "
+                    + "value is not returned. Close the pool and run `gphash check`");
         }
     }
 
@@ -325,6 +340,7 @@ final class CpuTable {
             return swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         }
         long previous = SlotMeta.valueOffset(probe.matchMeta[0]);
+        checkBlock(probe.matchSlot[0], previous);
         checkItem(pool, probe, probe.matchSlot[0], previous, key, keyOffset);
         MemorySegment.copy(pool, previous, previousOut, previousOutOffset, table.geometry.valueSize());
         int r = swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
@@ -339,6 +355,7 @@ final class CpuTable {
         }
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
+        checkBlock(slot, SlotMeta.valueOffset(old));  // it is retired below: never free what is no block
         if (!Slots.casMeta(pool, slot, old, SlotMeta.make(SlotMeta.fingerprint(old), probe.pendingBlock))) {
             return OpStatus.RETRY;
         }
@@ -361,6 +378,7 @@ final class CpuTable {
         }
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
+        checkBlock(slot, SlotMeta.valueOffset(old));
         if (!Slots.casMeta(pool, slot, old, SlotMeta.EMPTY)) {
             return OpStatus.RETRY;
         }
@@ -380,6 +398,7 @@ final class CpuTable {
         for (int i = from; i < probe.matchCount; i++) {
             long slot = probe.matchSlot[i];
             long meta = probe.matchMeta[i];
+            checkBlock(slot, SlotMeta.valueOffset(meta));
             if (Slots.casMeta(pool, slot, meta, SlotMeta.EMPTY)) {
                 persistMeta(probe, pool, slot);
                 table.hook.reached(CrashPoint.DUPLICATE_REMOVED);

@@ -33,6 +33,8 @@ public final class EntryScan {
         private long nextSlot;
         private boolean started;
         private long skipped;
+        private long torn;
+        private long badValues;
         private long checksumFailures;
 
         /** Whether every level has been read. */
@@ -40,9 +42,22 @@ public final class EntryScan {
             return started && levels.isEmpty();
         }
 
-        /** Slots holding something other than a key's valid item (INSERT, torn, duplicate) passed over. */
+        /**
+         * Slots holding something other than a key's valid item that a crash leaves (INSERT, a
+         * duplicate of a racing insert) passed over.
+         */
         public long skipped() {
             return skipped;
+        }
+
+        /** Items passed over because their fingerprint does not match their key (no crash leaves one). */
+        public long torn() {
+            return torn;
+        }
+
+        /** Items passed over because the scan's {@code isValueBlock} rejected their value offset. */
+        public long badValues() {
+            return badValues;
         }
 
         /** Items passed over because they fail their checksum (only where the scan was asked to skip them). */
@@ -108,7 +123,7 @@ public final class EntryScan {
                 }
                 probe.hash(pool, keyAt);
                 if (probe.fingerprint != SlotMeta.fingerprint(meta)) {
-                    state.skipped++;
+                    state.torn++;
                     continue;
                 }
                 probe.scan(pool, t, pool, keyAt);
@@ -118,7 +133,7 @@ public final class EntryScan {
                 }
                 long valueAt = SlotMeta.valueOffset(probe.matchMeta[0]);
                 if (isValueBlock != null && !isValueBlock.test(valueAt)) {
-                    state.skipped++;
+                    state.badValues++;
                     continue;
                 }
                 ItemChecksum c = probe.checksum;

@@ -55,6 +55,8 @@ final class EpochGate {
     private final ReentrantLock exclusive = new ReentrantLock();
     private volatile Participant[] participants = new Participant[0];
     private volatile boolean exclusiveRequested;
+    /** Set by close, inside its exclusive phase: operations that start later throw (never touch an unmapped pool). */
+    private volatile java.nio.file.Path shutPool;
     /** Limbo entries of threads that ended, freed when their epoch allows (guarded by registry). */
     private final List<long[]> orphans = new ArrayList<>();
 
@@ -110,6 +112,10 @@ final class EpochGate {
             p.epoch = e;
             // Announce first, then check: an exclusive phase either sees us or we see its flag.
             if (!exclusiveRequested && globalEpoch.get() == e) {
+                if (shutPool != null) {
+                    p.epoch = IDLE;
+                    throw new org.gphash.IndexClosedException(shutPool);
+                }
                 if (participants.length > admitted) {
                     admit(p);
                 }
@@ -224,6 +230,9 @@ final class EpochGate {
         }
         exclusive.lock();
         try {
+            if (shutPool != null) {
+                throw new org.gphash.IndexClosedException(shutPool);
+            }
             exclusiveRequested = true;
             awaitDrained();
             // No reader is left, so every retired block is free to reuse (a heap growth may then
@@ -234,6 +243,14 @@ final class EpochGate {
             exclusiveRequested = false;
             exclusive.unlock();
         }
+    }
+
+    /**
+     * From inside the exclusive phase of close: every operation and exclusive phase that starts from
+     * now on throws {@link org.gphash.IndexClosedException} naming {@code pool}.
+     */
+    void shutDown(java.nio.file.Path pool) {
+        shutPool = pool;
     }
 
     /** Waits until every operation that entered before the flag was raised has exited. */

@@ -433,6 +433,8 @@ public final class PoolTable {
             table.exclusive(() -> {
                 // Everything the record describes durable before the commit that makes it trusted
                 // (ON_CLOSE_OR_SYNC persisted nothing since the last sync; the other modes, nothing is left).
+                table.gate.shutDown(file.path());  // whatever happens next, no operation starts on this pool again
+                table.headers.checkOnFile();  // a pool changed behind our back is not marked clean
                 table.persistEverything();
                 PoolHeader closed = withCloseRecord(table.headers.current());
                 table.headers.commit(closed.withCleanShutdown(true));
@@ -537,6 +539,7 @@ public final class PoolTable {
 
     /** Closes the file without marking a clean shutdown (what a crash leaves). */
     public void abandon() {
+        table.gate.shutDown(file.path());
         file.close();
     }
 }

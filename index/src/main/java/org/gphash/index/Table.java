@@ -53,7 +53,7 @@ final class Table {
         PoolHeader h = headers.current();
         this.geometry = h.geometry();
         this.seeds = h.seeds();
-        this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks());
+        this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks(), file.path());
         this.gate = new EpochGate(this::reclaim, headers::admitOpsInFlight);
         this.layout = TableLayout.of(h);
         this.resizer = new Resizer(this);
@@ -103,7 +103,10 @@ final class Table {
 
     /** Every acknowledged operation durable: operations drained, the committed pool persisted. */
     void sync() {
-        gate.runExclusive(this::persistEverything);
+        gate.runExclusive(() -> {
+            headers.checkOnFile();
+            persistEverything();
+        });
     }
 
     /** With operations drained: one persist of the whole committed pool. */

@@ -36,9 +36,28 @@ final class ValueHeap {
     private final ThreadLocal<long[]> cursor = ThreadLocal.withInitial(
             () -> new long[] {(Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L) >>> 1});
 
+    /** The pool, for errors (null for a tool's view). */
+    private final java.nio.file.Path path;
+
     ValueHeap(int stride, List<HeapChunk> chunks) {
+        this(stride, chunks, null);
+    }
+
+    ValueHeap(int stride, List<HeapChunk> chunks, java.nio.file.Path path) {
         this.stride = stride;
+        this.path = path;
         this.layout = buildLayout(chunks, null);
+    }
+
+    /**
+     * The error for a value offset that is no block, or a block freed twice: an item's meta word was
+     * changed behind the engine's back (operations check offsets before they use them, so this is the
+     * last line). The block is not freed, so it is never handed out twice.
+     */
+    private RuntimeException damaged(String what) {
+        return new org.gphash.error.PoolFormatException(org.gphash.error.PoolFormatException.Reason.CORRUPT,
+                path == null ? java.nio.file.Path.of("(pool)") : path, what + ": an item's meta word was changed by "
+                + "something other than the engine; the pool must not be used further: close it and run `gphash check`");
     }
 
     private Layout buildLayout(List<HeapChunk> chunks, Layout previous) {
@@ -137,7 +156,7 @@ final class ValueHeap {
         Layout l = layout;
         long block = blockOf(l, offset);
         if (block < 0) {
-            throw new IllegalStateException("value offset " + offset + " is not a block of the heap");
+            throw damaged("value offset " + offset + " is not a block of the heap");
         }
         int w = (int) (block >>> 6);
         long bit = 1L << (block & 63);
@@ -145,7 +164,7 @@ final class ValueHeap {
         do {
             bits = l.bitmap.get(w);
             if ((bits & bit) == 0) {
-                throw new IllegalStateException("value block at " + offset + " freed twice");
+                throw damaged("value block at " + offset + " freed twice (two items referred to it)");
             }
         } while (!l.bitmap.compareAndSet(w, bits, bits & ~bit));
         lowestFreeWord.accumulateAndGet(w, Math::min);

@@ -22,6 +22,11 @@ public final class HeaderStore {
     /** Told after the first copy of each commit is persisted (the crash tests stop there). */
     private final Runnable firstCopyWritten;
     private volatile PoolHeader current;
+    /**
+     * Whether this store has committed (both copies written by it): before, the copies in the file are
+     * what open found (one may be damaged, which the first commit repairs), so there is nothing to check.
+     */
+    private boolean written;
 
     /**
      * The store of an open pool whose committed header is {@code current}.
@@ -53,6 +58,9 @@ public final class HeaderStore {
      * another thread raised the bound ({@link #admitOpsInFlight}) keeps the raised one.
      */
     public synchronized void commit(PoolHeader next) {
+        if (written) {
+            checkOnFile();
+        }
         MemorySegment segment = file.segment();
         long first = current.sequence() + 1;
         if (next.opsInFlightLimit() < current.opsInFlightLimit()) {
@@ -68,6 +76,35 @@ public final class HeaderStore {
         b.writeTo(segment, baseB);
         file.persister().persist(segment, baseB, PoolHeader.COPY_BYTES);
         current = b;
+        written = true;
+    }
+
+    /**
+     * Checks that both copies in the file still hold the committed header (the newest copy the
+     * current state, the other the same with the previous sequence number), so that a pool changed
+     * behind the open engine's back (zeroed in place, overwritten by a copy) is not closed "cleanly"
+     * over it (issue 27). Commits call it first; so do sync and close.
+     *
+     * @throws PoolFormatException naming the pool when a copy changed
+     */
+    public synchronized void checkOnFile() {
+        if (!written) {
+            return;
+        }
+        MemorySegment segment = file.segment();
+        PoolHeader c = current;
+        for (long sequence : new long[] {c.sequence(), c.sequence() - 1}) {
+            long base = copyBase(sequence);
+            PoolHeader found = PoolHeader.inspect(segment, base) == PoolHeader.CopyState.VALID
+                    ? PoolHeader.readFrom(segment, base, file.path()) : null;
+            if (found == null || !found.equals(c.withSequence(sequence))) {
+                throw new PoolFormatException(Reason.CORRUPT, file.path(), "header copy " + (base == 0 ? "A" : "B")
+                        + (found == null ? " is no longer a valid header" : " no longer holds the committed header")
+                        + " while the pool is open: something other than this engine wrote to the pool file (zeroed "
+                        + "it, or copied another file over it); nothing more is written to it, and it is not marked "
+                        + "cleanly closed: run `gphash check` on it");
+            }
+        }
     }
 
     /**

@@ -21,8 +21,12 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code dump POOL FILE}: streams every key's valid item out, read-only. Slots a recovery would
- * clear (INSERT, torn, duplicate, bad value offset) are skipped and counted, so a dump of a crashed
- * pool holds exactly what opening it would show.
+ * clear (INSERT, duplicate) are skipped and counted, so a dump of a crashed pool holds exactly what
+ * opening it would show. Items it cannot vouch for are left out and counted, and make it exit 1
+ * (issue 27: a dump of a pool copied while it was written held thousands of other keys' values):
+ * a fingerprint that does not match the key, a value offset that is no block of the heap, a value
+ * block that another item also refers to (which of them owns it cannot be told), a failed item
+ * checksum. Without item checksums the values themselves cannot be verified; the summary says so.
  */
 @Command(name = "dump", mixinStandardHelpOptions = true,
         description = "Streams every key and value of a pool into FILE (which must not exist), without changing "
@@ -55,6 +59,10 @@ final class DumpCommand implements Callable<Integer> {
         }
         long skipped = 0;
         long failedChecksum = 0;
+        long torn = 0;
+        long badValues = 0;
+        long[] shared = new long[1];
+        boolean checksums;
         long count;
         boolean written = false;
         boolean created = false;
@@ -65,17 +73,29 @@ final class DumpCommand implements Callable<Integer> {
             Geometry g = in.geometry();
             DumpFormat.Writer w = new DumpFormat.Writer(os, g);
             HeapMap heap = new HeapMap(in.header().heapChunks(), g.valueStride());
+            long[] sharedBlocks = sharedBlocks(in, heap);
             // The same walk as the engines' cursors: every key's valid item, bottom level first.
             EntryScan.State state = new EntryScan.State();
             EntryChunk chunk = new EntryChunk(g.keySize(), g.valueSize(), 4096);
+            java.util.function.LongPredicate vouched = offset -> {
+                long block = heap.blockOf(offset);
+                if (block >= 0 && (sharedBlocks[(int) (block >>> 6)] & (1L << block)) != 0) {
+                    shared[0]++;
+                    return false;
+                }
+                return block >= 0;
+            };
             while (!state.done()) {
-                in.readEntries(state, chunk, offset -> heap.blockOf(offset) >= 0);
+                in.readEntries(state, chunk, vouched);
                 for (int i = 0; i < chunk.size(); i++) {
                     w.item(chunk.key(i), chunk.value(i));
                 }
             }
             skipped = state.skipped();
             failedChecksum = state.checksumFailures();
+            torn = state.torn();
+            badValues = state.badValues() - shared[0];
+            checksums = in.itemChecksums();
             count = w.finish();
             os.flush();
             ch.force(true);
@@ -89,9 +109,36 @@ final class DumpCommand implements Callable<Integer> {
                 java.nio.file.Files.deleteIfExists(file);
             }
         }
+        long leftOut = failedChecksum + torn + badValues + shared[0];
         spec.commandLine().getOut().println("dump: " + count + " items from " + pool.toAbsolutePath() + " to "
                 + file.toAbsolutePath() + (skipped > 0 ? " (" + skipped + " slots skipped that recovery would clear)" : "")
-                + (failedChecksum > 0 ? "; " + failedChecksum + " items LEFT OUT because they fail their checksums" : ""));
-        return failedChecksum > 0 ? RecoveryTool.UNSOUND : RecoveryTool.SOUND;
+                + (leftOut > 0 ? "; " + leftOut + " items LEFT OUT that cannot be vouched for: " + torn
+                + " whose fingerprint does not match their key, " + badValues + " whose value offset is no block of the heap, "
+                + shared[0] + " whose value block another item also refers to, " + failedChecksum
+                + " that fail their checksums" : "")
+                + (checksums ? "" : "; values not verified (the pool keeps no item checksums)"));
+        return leftOut > 0 ? RecoveryTool.UNSOUND : RecoveryTool.SOUND;
+    }
+
+    /** A bitmap (numbered as {@code heap} numbers blocks) of the blocks that more than one item refers to. */
+    private static long[] sharedBlocks(PoolInspector in, HeapMap heap) {
+        long[] shared = new long[(int) ((heap.totalBlocks() + 63) >>> 6)];
+        org.gphash.index.TableLayout t = in.layout();
+        Geometry g = in.geometry();
+        java.lang.foreign.MemorySegment s = in.segment();
+        for (int d = 0; d < t.levelCount(); d++) {
+            long slots = t.bucketsAtDepth(d) * g.slotsPerBucket();
+            for (long i = 0; i < slots; i++) {
+                long meta = s.get(java.lang.foreign.ValueLayout.JAVA_LONG, t.levelOffset(d) + i * g.slotSize());
+                if (!org.gphash.format.SlotMeta.isItem(meta)) {
+                    continue;
+                }
+                long block = heap.blockOf(org.gphash.format.SlotMeta.valueOffset(meta));
+                if (block >= 0 && !heap.claim(block)) {
+                    shared[(int) (block >>> 6)] |= 1L << block;
+                }
+            }
+        }
+        return shared;
     }
 }
