@@ -48,6 +48,8 @@ public final class CrashTest implements Callable<Integer> {
         boolean itemChecksums;
         org.gphash.Durability durability = org.gphash.Durability.PER_BATCH;
         int batch = 1;
+        /** ON_CLOSE_OR_SYNC: sync after every this many acknowledgements (1: before each one). */
+        int syncEvery = 1;
         String classPath;
     }
 
@@ -106,6 +108,12 @@ public final class CrashTest implements Callable<Integer> {
             + "operations may be applied, each whole", defaultValue = "1")
     int batch;
 
+    @Option(names = "--sync-every", description = "with ON_CLOSE_OR_SYNC: the worker acknowledges each operation (or "
+            + "batch) when it returns and syncs after every N of them (default ${DEFAULT-VALUE}: a sync before each "
+            + "acknowledgement); after a crash each key holds its value at the last sync or the whole value of one "
+            + "operation since", defaultValue = "1")
+    int syncEvery;
+
     @Option(names = "--mutate-drop-meta-persists", hidden = true,
             description = "test only: the power-fail shadow ignores 8-byte persists (must make the run fail)")
     boolean dropMetaPersists;
@@ -144,9 +152,9 @@ public final class CrashTest implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(new CommandLine(this),
                     "--backend must be cpu or gpu, got " + backend);
         };
-        if (rounds < 1 || keys < 1 || roundsPerPool < 1 || maxPersists < 1 || batch < 1) {
+        if (rounds < 1 || keys < 1 || roundsPerPool < 1 || maxPersists < 1 || batch < 1 || syncEvery < 1) {
             throw new CommandLine.ParameterException(new CommandLine(this),
-                    "--rounds, --keys, --rounds-per-pool, --max-persists and --batch must be positive");
+                    "--rounds, --keys, --rounds-per-pool, --max-persists, --batch and --sync-every must be positive");
         }
         if (powerFail && o.backend == Backend.GPU) {
             // The GPU engine orders its stores with __threadfence_system on a tmpfs pool and does not
@@ -158,6 +166,7 @@ public final class CrashTest implements Callable<Integer> {
         o.itemChecksums = itemChecksums;
         o.durability = durability;
         o.batch = batch;
+        o.syncEvery = durability == org.gphash.Durability.ON_CLOSE_OR_SYNC ? syncEvery : 1;
         o.rounds = rounds;
         o.seed = seed != null ? seed : System.nanoTime();
         o.powerFail = powerFail;
@@ -174,6 +183,7 @@ public final class CrashTest implements Callable<Integer> {
         Path p = pool != null ? pool : defaultPool();
         out.println("crashtest: backend=" + o.backend.name().toLowerCase(Locale.ROOT) + " rounds=" + rounds + " seed="
                 + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + " durability=" + durability + " batch=" + batch
+                + (o.syncEvery > 1 ? " sync_every=" + o.syncEvery : "")
                 + " pool=" + p.toAbsolutePath());
         Tally t = new Driver(o, p, out).run();
         report(o, t);
@@ -193,6 +203,8 @@ public final class CrashTest implements Callable<Integer> {
                         + "parked at a chosen crash point=%d; power failures=%d%n",
                 t.killsBeforeOpen, t.killsInRecovery, t.killsInResize, t.killsInReclamation, t.killsBetweenOperations, t.targetedKills,
                 t.powerFailures);
+        out.printf("crashtest: rounds that closed the pool: %d (crashed inside close()=%d, closed before the crash=%d)%n",
+                t.closeRounds, t.crashesInClose, t.closedCleanly);
         out.println("crashtest: last crash point reached at each kill: " + t.lastPointAtKill);
         if (o.powerFail) {
             out.println("crashtest: persist points where the power failed:");

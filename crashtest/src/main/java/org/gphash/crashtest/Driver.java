@@ -41,6 +41,7 @@ final class Driver {
     private final Path ack;
     private final Path board;
     private final Path site;
+    private final Path synced;
     private final Path workerErr;
     private final Tally tally = new Tally();
     /** model[key] = sequence number of its value, 0 = absent. */
@@ -63,6 +64,7 @@ final class Driver {
         this.ack = dir.resolve(base + ".ack");
         this.board = dir.resolve(base + ".board");
         this.site = dir.resolve(base + ".site");
+        this.synced = dir.resolve(base + ".synced");
         this.workerErr = dir.resolve(base + ".worker-err");
     }
 
@@ -81,7 +83,7 @@ final class Driver {
             }
         } finally {
             if (!o.keepPool) {
-                for (Path p : List.of(pool, ack, board, site, workerErr)) {
+                for (Path p : List.of(pool, ack, board, site, synced, workerErr)) {
                     Files.deleteIfExists(p);
                 }
             }
@@ -106,13 +108,14 @@ final class Driver {
         tally.rounds++;
         Files.deleteIfExists(ack);
         Files.deleteIfExists(site);
+        Files.deleteIfExists(synced);
         long start = nextSeq;
         List<String> cmd = new ArrayList<>(List.of(javaBin(), "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xmx256m",
                 "-cp", o.classPath, Worker.class.getName(),
                 "pool=" + pool, "ack=" + ack, "board=" + board, "site=" + site, "backend=" + o.backend,
                 "seed=" + o.seed, "keys=" + o.keys, "start=" + start, "durability=" + o.durability,
-                "batch=" + o.batch));
+                "batch=" + o.batch, "syncEvery=" + o.syncEvery, "synced=" + synced));
         CrashPoint target = chooseTarget(inGeneration);
         String site = o.powerFail ? chooseSite(target) : null;
         if (repairNext) {
@@ -125,6 +128,19 @@ final class Driver {
         }
         if (site != null) {
             target = null;
+        }
+        // One round in eight (not the first of a pool, nor a repair round) closes the pool after its
+        // operations: the kill or the power failure may land inside close() (its persists, the close
+        // record, the commit that marks the pool clean), or after it, when the next open trusts the record.
+        boolean closeRound = inGeneration > 0 && !REPAIR_SITE.equals(site) && random.nextInt(8) == 0;
+        if (closeRound) {
+            target = null;
+            site = null;
+            tally.closeRounds++;
+            cmd.add("closeAfter=" + (o.batch * (1 + random.nextInt(o.batch > 1 ? 8 : 200))));
+            if (o.powerFail) {
+                cmd.add("closeFailAt=" + (1 + random.nextInt(6)));  // close persists 3 to 5 times: some rounds close cleanly
+            }
         }
         if (target != null) {
             cmd.add("target=" + target);
@@ -144,7 +160,7 @@ final class Driver {
                 targeted = true;
             } else {
                 int bound = random.nextInt(8) == 0 ? 4 : o.maxPersists;
-                cmd.add("failAtPersist=" + (target != null ? 0 : 1 + random.nextInt(bound)));
+                cmd.add("failAtPersist=" + (target != null || closeRound ? 0 : 1 + random.nextInt(bound)));
             }
             if (o.dropMetaPersists) {
                 cmd.add("dropMetaPersists=true");
@@ -168,11 +184,21 @@ final class Driver {
         }
         int exit = worker.exitValue();
         PhaseBoard.Snapshot where = PhaseBoard.read(board);
-        if (exitedByItself && exit != ShadowPersistence.POWER_FAIL_EXIT) {
+        boolean closed = exitedByItself && exit == Worker.CLOSED_EXIT;
+        if (closeRound && (closed || where.state() == PhaseBoard.CLOSING)) {
+            if (closed) {
+                tally.closedCleanly++;
+            } else {
+                tally.crashesInClose++;
+            }
+        }
+        if (exitedByItself && exit != ShadowPersistence.POWER_FAIL_EXIT && !closed) {
             throw new IllegalStateException("round " + (r + 1) + ": worker exited with status " + exit
                     + " on its own; its output:\n" + Files.readString(workerErr));
         }
-        classify(where, exitedByItself, target);
+        if (!closed) {
+            classify(where, exitedByItself, target);
+        }
         // One round in ten is verified on a copy, leaving the crashed pool for the next worker to
         // repair on its open (else every worker opens a pool the driver already recovered, and no
         // crash ever lands in recovery's repair).
@@ -317,7 +343,15 @@ final class Driver {
 
     private void verify(long start, int r, Path pool) throws IOException {
         List<AckLog.Ack> acks = AckLog.read(ack, start);
+        // ON_CLOSE_OR_SYNC syncing every few acknowledgements: what the last sync covered must
+        // survive; the acknowledged operations after it are in doubt, like an unacknowledged batch.
+        long syncedThrough = o.syncEvery > 1 ? Math.max(start - 1, Worker.Syncs.read(synced)) : Long.MAX_VALUE;
+        durableModel = null;
         for (AckLog.Ack a : acks) {
+            if (durableModel == null && a.seq() > syncedThrough) {
+                durableModel = model.clone();
+                firstInDoubt = a.seq();
+            }
             Workload.Op op = workload.op(a.seq());
             if (op.key() != a.key() || op.kind() != a.kind()) {
                 throw new IllegalStateException("ack log record " + a + " does not match the workload's " + op);
@@ -358,6 +392,11 @@ final class Driver {
         checkGrowth(check, r);
     }
 
+    /** The model as of the last sync, when acknowledged operations after it are in doubt; else null. */
+    private long[] durableModel;
+    /** The first acknowledged operation after the last sync (meaningful with {@link #durableModel}). */
+    private long firstInDoubt;
+
     /** Every key against the model: the acknowledged value, or the in-flight operation's whole result. */
     private void compare(GPHashIndex index, Workload.Op inflight, int r) {
         long items = 0;
@@ -369,6 +408,16 @@ final class Driver {
             }
             if (v == null ? expected == 0 : Workload.whole(key, v) && Workload.seqOf(v) == expected) {
                 continue;
+            }
+            if (durableModel != null) {
+                // Its value at the last sync, or what one operation since (acknowledged or not) left.
+                long durable = durableModel[(int) key];
+                boolean asSynced = v == null ? durable == 0 : Workload.whole(key, v) && Workload.seqOf(v) == durable;
+                if (asSynced || leftBy(firstInDoubt, inflight.seq() + o.batch, key, v)) {
+                    model[(int) key] = v == null ? 0 : Workload.seqOf(v);
+                    tally.inflightApplied++;
+                    continue;
+                }
             }
             if (o.batch == 1 && key == inflight.key() && matchesAfter(inflight, v)) {
                 apply(inflight, true);
@@ -400,7 +449,12 @@ final class Driver {
      * applied is not known (their meta words persist in any order), so any of them may be last.
      */
     private boolean leftByUnacknowledged(long first, long key, byte[] v) {
-        for (long s = first; s < first + o.batch; s++) {
+        return leftBy(first, first + o.batch, key, v);
+    }
+
+    /** Whether {@code v} is what one of the operations {@code [first, end)} on {@code key} left, whole. */
+    private boolean leftBy(long first, long end, long key, byte[] v) {
+        for (long s = first; s < end; s++) {
             Workload.Op op = workload.op(s);
             if (op.key() != key) {
                 continue;

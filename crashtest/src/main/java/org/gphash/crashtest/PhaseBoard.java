@@ -25,6 +25,8 @@ final class PhaseBoard {
     static final int OPENING = 1;
     static final int RUNNING = 2;
     static final int PARKED = 3;
+    /** Inside {@code close()}, after the round's operations. */
+    static final int CLOSING = 4;
 
     private static final int BYTES = 64;
     private static final int OFF_STATE = 0;

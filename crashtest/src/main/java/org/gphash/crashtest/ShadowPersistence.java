@@ -34,7 +34,7 @@ final class ShadowPersistence implements PersisterDecorator {
     /** Exit status of a worker that simulated a power failure. */
     static final int POWER_FAIL_EXIT = 86;
 
-    private final long failAtPersist;
+    private long failAtPersist;
     private final String failSite;
     private int failSiteCountdown;
     private final boolean dropMetaPersists;
@@ -129,6 +129,11 @@ final class ShadowPersistence implements PersisterDecorator {
         if (end > start) {
             MemorySegment.copy(m, start, shadow, start, end - start);
         }
+    }
+
+    /** Fails just before the {@code k}-th persist call from now (a worker about to close its pool). */
+    synchronized void failAfter(int k) {
+        failAtPersist = persists + k;
     }
 
     /** Persist calls seen so far. */

@@ -29,6 +29,10 @@ final class Tally {
     long duplicatesRemoved;
     long resizesResumed;
     long resizes;
+    /** Rounds whose worker closed the pool after its operations, and how they ended. */
+    long closeRounds;
+    long crashesInClose;
+    long closedCleanly;
     final Map<CrashPoint, Long> lastPointAtKill = new EnumMap<>(CrashPoint.class);
     final Map<String, Long> powerFailSites = new TreeMap<>();
 

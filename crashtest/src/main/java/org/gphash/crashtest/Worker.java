@@ -44,9 +44,10 @@ public final class Worker {
             board.state(PhaseBoard.PARKED);
             parkUntilKilled();
         };
+        ShadowPersistence shadow = null;
         if (a.containsKey("failAtPersist")) {
             String[] label = {null};
-            ShadowPersistence shadow = new ShadowPersistence(Long.parseLong(a.get("failAtPersist")), a.get("failSite"),
+            shadow = new ShadowPersistence(Long.parseLong(a.get("failAtPersist")), a.get("failSite"),
                     Integer.parseInt(a.getOrDefault("failSiteCount", "0")),
                     Boolean.parseBoolean(a.getOrDefault("dropMetaPersists", "false")), () -> {
                         try {
@@ -57,9 +58,10 @@ public final class Worker {
                         // The board keeps its state (opening or running): the exit status says power failure.
                     });
             PoolFile.decoratePersisters(shadow);
+            ShadowPersistence s = shadow;
             atTarget = () -> {
                 label[0] = "crash point " + target;
-                shadow.powerFail();
+                s.powerFail();
             };
         }
         Runnable onTarget = atTarget;
@@ -82,13 +84,33 @@ public final class Worker {
         board.point(0);
         board.inResize(false);
         board.state(PhaseBoard.RUNNING);
-        // ON_CLOSE_OR_SYNC promises durability at sync(): the worker syncs before it acknowledges.
-        boolean syncBeforeAck = durability == org.gphash.Durability.ON_CLOSE_OR_SYNC;
+        // ON_CLOSE_OR_SYNC promises durability at sync(): the worker syncs before it acknowledges, or
+        // (syncEvery > 1) after every syncEvery acknowledgements, recording how far each sync reached.
+        boolean onSync = durability == org.gphash.Durability.ON_CLOSE_OR_SYNC;
+        int syncEvery = Integer.parseInt(a.getOrDefault("syncEvery", "1"));
+        Syncs syncs = new Syncs(index, onSync, syncEvery, onSync && syncEvery > 1 ? Path.of(a.get("synced")) : null);
+        // A close round: after closeAfter acknowledged operations the worker closes the pool (in
+        // power-fail mode with the power failing at the closeFailAt-th persist of close) and exits.
+        long closeAfter = Long.parseLong(a.getOrDefault("closeAfter", "0"));
+        int closeFailAt = Integer.parseInt(a.getOrDefault("closeFailAt", "0"));
+        ShadowPersistence closeShadow = shadow;
+        Runnable close = () -> {
+            board.state(PhaseBoard.CLOSING);
+            if (closeShadow != null && closeFailAt > 0) {
+                closeShadow.failAfter(closeFailAt);
+            }
+            index.close();
+            Runtime.getRuntime().halt(CLOSED_EXIT);
+        };
+        long closeAt = closeAfter > 0 ? seq + closeAfter : Long.MAX_VALUE;
         try (AckLog log = AckLog.create(Path.of(a.get("ack")))) {
             if (batchSize > 1) {
-                runBatches(index, workload, seq, batchSize, syncBeforeAck, board, log);
+                runBatches(index, workload, seq, batchSize, syncs, board, log, closeAt, close);
             }
             for (;; seq++) {
+                if (seq >= closeAt) {
+                    close.run();
+                }
                 Workload.Op op = workload.op(seq);
                 byte[] value = Workload.value(op.key(), seq);
                 int outcome = switch (op.kind()) {
@@ -99,22 +121,73 @@ public final class Worker {
                 };
                 board.point(0);
                 board.inResize(false);
-                if (syncBeforeAck) {
-                    index.sync();
-                }
+                syncs.beforeAck();
                 log.append(seq, op.key(), op.kind(), outcome);
+                syncs.afterAck(seq);
             }
         }
     }
 
+    /** Exit status of a worker that closed its pool cleanly (a close round the crash did not reach). */
+    static final int CLOSED_EXIT = 5;
+
+    /**
+     * When the worker syncs (ON_CLOSE_OR_SYNC): before each acknowledgement, or after every
+     * {@code every} of them, writing the last sequence number each sync covered to {@code marks}
+     * (8 bytes, forced) so the driver knows which acknowledged operations must have survived.
+     */
+    static final class Syncs {
+        private final GPHashIndex index;
+        private final boolean onSync;
+        private final int every;
+        private final java.nio.channels.FileChannel marks;
+        private long acks;
+
+        Syncs(GPHashIndex index, boolean onSync, int every, Path marks) throws IOException {
+            this.index = index;
+            this.onSync = onSync;
+            this.every = every;
+            this.marks = marks == null ? null : java.nio.channels.FileChannel.open(marks, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+        }
+
+        void beforeAck() {
+            if (onSync && every <= 1) {
+                index.sync();
+            }
+        }
+
+        /** After the acknowledgement of everything up to {@code lastSeq}. */
+        void afterAck(long lastSeq) throws IOException {
+            if (marks == null || ++acks % every != 0) {
+                return;
+            }
+            index.sync();
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(0, lastSeq);
+            marks.write(b, 0);
+            marks.force(false);
+        }
+
+        /** The last sequence number a completed sync covered, as the worker recorded it; -1 if none. */
+        static long read(Path marks) throws IOException {
+            if (!Files.exists(marks) || Files.size(marks) < 8) {
+                return -1;
+            }
+            return java.nio.ByteBuffer.wrap(Files.readAllBytes(marks)).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
+        }
+    }
+
     /** Batches of {@code size} operations, each acknowledged (one forced append) once execute returned. */
-    private static void runBatches(GPHashIndex index, Workload workload, long start, int size, boolean syncBeforeAck,
-                                   PhaseBoard board, AckLog log) throws IOException {
+    private static void runBatches(GPHashIndex index, Workload workload, long start, int size, Syncs syncs,
+                                   PhaseBoard board, AckLog log, long closeAt, Runnable close) throws IOException {
         org.gphash.Batch batch = index.newBatch(size);
         org.gphash.BatchResult result = new org.gphash.BatchResult(index.valueSize(), size);
         Workload.Op[] ops = new Workload.Op[size];
         long[] seqs = new long[size];
         for (long seq = start;; seq += size) {
+            if (seq >= closeAt) {
+                close.run();
+            }
             batch.clear();
             for (int i = 0; i < size; i++) {
                 Workload.Op op = workload.op(seq + i);
@@ -131,9 +204,7 @@ public final class Worker {
             index.execute(batch, result);
             board.point(0);
             board.inResize(false);
-            if (syncBeforeAck) {
-                index.sync();
-            }
+            syncs.beforeAck();
             long first = seq;
             log.appendAll(seqs, ops, i -> switch (result.outcome(i)) {
                 case INSERTED -> Outcomes.INSERTED;
@@ -143,6 +214,7 @@ public final class Worker {
                 case DELETED -> Outcomes.DELETED;
                 default -> throw new IllegalStateException("operation " + (first + i) + ": outcome " + result.outcome(i));
             });
+            syncs.afterAck(seq + size - 1);
         }
     }
 

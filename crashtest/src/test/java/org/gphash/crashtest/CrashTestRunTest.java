@@ -94,6 +94,23 @@ class CrashTestRunTest {
         assertEquals("0", r.last().group(5));
     }
 
+    /**
+     * Issue 27: ON_CLOSE_OR_SYNC with acknowledgements that a sync follows only every 16 operations
+     * (each key after a power failure holds its value at the last sync or one operation's whole value
+     * since), and rounds that cut the power inside {@code close()} (the close record, the commit that
+     * marks the pool clean).
+     */
+    @Test
+    void syncsEverySixteenAcknowledgementsAndPowerCutsInsideClose() {
+        Result r = run("--power-fail", "--durability", "ON_CLOSE_OR_SYNC", "--sync-every", "16", "--rounds", "40",
+                "--seed", "7", "--rounds-per-pool", "8", pool().toString());
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.last() != null && Long.parseLong(r.last().group(4)) > 0, r.out());
+        assertEquals("0", r.last().group(5));
+        Matcher close = Pattern.compile("rounds that closed the pool: (\\d+) \\(crashed inside close\\(\\)=(\\d+)").matcher(r.out());
+        assertTrue(close.find() && Integer.parseInt(close.group(2)) > 0, "no power failure inside close()\n" + r.out());
+    }
+
     @Test
     void aDroppedPersistIsCaughtInBatchesToo() {
         Result r = run("--power-fail", "--mutate-drop-meta-persists", "--durability", "PER_BATCH", "--batch", "64",

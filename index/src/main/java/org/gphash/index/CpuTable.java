@@ -247,6 +247,7 @@ final class CpuTable {
     private void releasePending(Probe probe) {
         EpochGate.Participant p = table.gate.enter();
         try {
+            table.revokeChecksum(probe.pendingBlock);
             table.heap.free(probe.pendingBlock);
             probe.pendingBlock = -1;
         } finally {

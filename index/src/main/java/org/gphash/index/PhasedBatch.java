@@ -266,6 +266,7 @@ final class PhasedBatch {
     /** Gives back a prepared block (never published: no reader) and a claimed slot. */
     private void release(MemorySegment pool, Probe probe, long block, long slot) {
         if (block >= 0) {
+            table.table.revokeChecksum(block);
             table.table.heap.free(block);
         }
         if (slot >= 0 && Slots.casMeta(pool, slot, SlotMeta.INSERT, SlotMeta.EMPTY)) {

@@ -379,6 +379,7 @@ public final class PoolTable {
      */
     public void reclaimBlock(long valueOffset) {
         table.hook.reached(CrashPoint.VALUE_RECLAIMED);
+        table.revokeChecksum(valueOffset);
         table.heap.free(valueOffset);
     }
 

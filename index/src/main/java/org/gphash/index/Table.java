@@ -56,6 +56,7 @@ final class Table {
         this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks(), file.path());
         this.gate = new EpochGate(this::reclaim, headers::admitOpsInFlight);
         this.layout = TableLayout.of(h);
+        this.revocations = geometry.itemChecksums() && !persistOnSyncOnly ? new org.gphash.format.ItemChecksum(geometry) : null;
         this.resizer = new Resizer(this);
         this.grower = new HeapGrower(this);
     }
@@ -94,8 +95,24 @@ final class Table {
 
     private void reclaim(long valueOffset) {
         hook.reached(CrashPoint.VALUE_RECLAIMED);
+        revokeChecksum(valueOffset);
         heap.free(valueOffset);
     }
+
+    /**
+     * With item checksums, a block that an operation unlinked stops vouching for its value before it
+     * is freed (a damaged slot that points at it then fails its checksum). Not under
+     * ON_CLOSE_OR_SYNC: there the unlinking meta word may not be durable yet, and a crash that brings
+     * the old item back must find its checksum intact.
+     */
+    void revokeChecksum(long valueOffset) {
+        if (revocations != null && heap.isBlock(valueOffset)) {
+            revocations.revoke(file.segment(), valueOffset);
+        }
+    }
+
+    /** Revokes freed blocks' checksums (null: no item checksums, or ON_CLOSE_OR_SYNC). */
+    private final org.gphash.format.ItemChecksum revocations;
 
     void persist(MemorySegment pool, long offset, long length) {
         file.persister().persist(pool, offset, length);

@@ -43,6 +43,15 @@ public final class ItemChecksum {
         pool.set(INT, block + valueSize, checksum);
     }
 
+    /**
+     * Inverts the checksum stored in a block that is being freed, so that the block no longer
+     * vouches for the value it holds (issue 27: a slot pointed, by damage, at its own key's older
+     * block passed its checksum and returned the old value). No item refers to the block by then.
+     */
+    public void revoke(MemorySegment pool, long block) {
+        pool.set(INT, block + valueSize, ~pool.get(INT, block + valueSize));
+    }
+
     /** The checksum stored after the value of the block at {@code block}. */
     public int stored(MemorySegment pool, long block) {
         return pool.get(INT, block + valueSize);

@@ -135,4 +135,27 @@ class ItemChecksumTest {
         }
         assertEquals(0, ToolFixture.tool("check", "--deep", p.toString()).code());
     }
+
+    /**
+     * Issue 27, item 7: a slot pointed (by damage) at its own key's older value block passed its
+     * checksum and returned the old value. A freed block's checksum is now revoked.
+     */
+    @Test
+    void aSlotPointedAtItsKeysOlderBlockFailsItsChecksum() {
+        Path p = f.dir.resolve("older.pool");
+        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(ToolFixture.VALUE_SIZE).itemChecksums(true)
+                .initialCapacity(64).seed(5).create()) {
+            index.put(1L, ToolFixture.value(1));
+        }
+        ToolFixture.Slot first = ToolFixture.items(p).get(0);
+        try (GPHashIndex index = GPHashIndex.builder(p).open()) {
+            index.put(1L, ToolFixture.value(2));
+        }
+        ToolFixture.Slot second = ToolFixture.items(p).get(0);
+        org.junit.jupiter.api.Assertions.assertNotEquals(SlotMeta.valueOffset(first.meta()), SlotMeta.valueOffset(second.meta()));
+        ToolFixture.writeLong(p, second.offset(), first.meta());
+        ToolFixture.Run deep = ToolFixture.tool("check", "--deep", p.toString());
+        assertEquals(1, deep.code(), deep.all());
+        assertTrue(deep.out().contains("ITEM_CHECKSUM"), deep.out());
+    }
 }
