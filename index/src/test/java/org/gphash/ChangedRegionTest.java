@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 27, item 1: the default open of a cleanly closed pool reads none of the table, and checks
  * each region of it against the close record's CRC when an operation first reaches it. A region
- * changed behind the engine's back is refused (every operation that reaches it throws, a batch
- * before it applies anything), the rest is served, and the next open still refuses it.
+ * changed behind the engine's back is refused (every operation that reaches it throws; a batch
+ * stops there, as at any error, and applies nothing after it), the rest is served, and the next open still refuses it.
  */
 class ChangedRegionTest {
 
@@ -79,13 +79,14 @@ class ChangedRegionTest {
                 }
                 assertTrue(served > ITEMS * 3 / 4 && refused > 0, "served " + served + ", refused " + refused);
 
-                // A batch that reaches the region applies nothing.
+                // A batch stops at the operation that reaches the region: nothing after it is applied.
                 long fresh = ITEMS + 1 + round;
-                Batch batch = index.newBatch(2);
+                Batch batch = index.newBatch(3);
                 batch.put(fresh, value(fresh));
                 batch.get(VICTIM);
+                batch.put(fresh + 100, value(fresh + 100));
                 assertThrows(PoolFormatException.class, () -> index.execute(batch));
-                assertNull(index.get(fresh), "the batch's first operation was applied");
+                assertNull(index.get(fresh + 100), "an operation after the refused one was applied");
             }
         }
         // The full scan refuses it too (the moved offset is the neighbour's block: two items share it).

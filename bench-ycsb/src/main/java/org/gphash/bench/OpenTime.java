@@ -15,7 +15,12 @@ import org.gphash.RecoveryReport;
  * trusted, no scan), the same pool with {@code verifyOnOpen} (the full scan every open ran before the
  * close record: the baseline), and after a crash (the engine abandoned with no clean close).
  *
- * <pre>./gphash run org.gphash.bench.OpenTime [items,items...=1000000,16777216] [repeats=5] [dir=/dev/shm]</pre>
+ * <pre>./gphash run org.gphash.bench.OpenTime [items,items...=1000000,16777216] [repeats=5] [dir=/dev/shm] [clean=cpu,gpu]</pre>
+ *
+ * With a fourth argument, only clean opens are timed, once per engine named (issue 27: the close
+ * record is trusted and the table is checked region by region on first touch by the CPU engine, as
+ * a whole at open by the GPU engine): one row per engine, median and first open, and the first read
+ * of 1M keys after the open (where the CPU engine checks the regions it reaches) beside the second.
  *
  * Prints, per pool size, the median wall time of {@code open()} and of the recovery inside it, and
  * the first clean open of each size (the JVM's code colder, as for an application that opens once).
@@ -36,6 +41,10 @@ public final class OpenTime {
         int repeats = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         Path dir = Path.of(args.length > 2 ? args[2]
                 : Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : System.getProperty("java.io.tmpdir"));
+        if (args.length > 3) {
+            cleanOpens(sizes, repeats, dir, args[3].split(","));
+            return;
+        }
         StringBuilder table = new StringBuilder();
         table.append("| items | pool MiB | clean close (ms) | first open in the JVM (ms) | recovery inside | full scan, verifyOnOpen (ms) | after a crash (ms) | scan / clean |\n");
         table.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
@@ -83,6 +92,71 @@ public final class OpenTime {
         System.out.printf(Locale.ROOT, "open time, %s, %d cores, median of %d, pool in %s%n", Runtime.version(),
                 Runtime.getRuntime().availableProcessors(), repeats, dir);
         System.out.print(table);
+    }
+
+    /** Clean opens only, per engine: open, a first and a second read of up to 1M keys, close. */
+    private static void cleanOpens(long[] sizes, int repeats, Path dir, String[] backends) throws Exception {
+        StringBuilder table = new StringBuilder();
+        table.append("| items | engine | clean open, median (ms) | first open in the JVM (ms) | recovery inside (ms) "
+                + "| first read of 1M keys after open (ms) | second read (ms) | close (ms) |\n");
+        table.append("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+        for (long items : sizes) {
+            Path pool = dir.resolve("open-time-" + items + "-" + ProcessHandle.current().pid() + ".pool");
+            try {
+                long t0 = System.nanoTime();
+                build(pool, items);
+                System.out.printf(Locale.ROOT, "built %d items in %.1f s%n", items, (System.nanoTime() - t0) / 1e9);
+                for (String name : backends) {
+                    org.gphash.Backend backend = org.gphash.Backend.valueOf(name.trim().toUpperCase(Locale.ROOT));
+                    double[] open = new double[repeats];
+                    double[] recovery = new double[repeats];
+                    double[] firstRead = new double[repeats];
+                    double[] secondRead = new double[repeats];
+                    double[] close = new double[repeats];
+                    for (int r = 0; r < repeats; r++) {
+                        long s = System.nanoTime();
+                        GPHashIndex a = GPHashIndex.builder(pool).backend(backend).open();
+                        open[r] = ms(s);
+                        check(a.lastRecovery().fromCloseRecord(), "a clean close was not trusted: " + a.lastRecovery());
+                        recovery[r] = a.lastRecovery().duration().toNanos() / 1e6;
+                        firstRead[r] = readKeys(a, Math.min(items, 1 << 20));
+                        secondRead[r] = readKeys(a, Math.min(items, 1 << 20));
+                        s = System.nanoTime();
+                        a.close();
+                        close[r] = ms(s);
+                    }
+                    table.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |%n", items,
+                            backend.name().toLowerCase(Locale.ROOT), median(open), open[0], median(recovery),
+                            median(firstRead), median(secondRead), median(close)));
+                }
+            } finally {
+                Files.deleteIfExists(pool);
+            }
+        }
+        System.out.printf(Locale.ROOT, "clean open time, %s, %d cores, median of %d, pool in %s%n", Runtime.version(),
+                Runtime.getRuntime().availableProcessors(), repeats, dir);
+        System.out.print(table);
+    }
+
+    /** Gets keys spread over the whole key space, in batches; returns the milliseconds taken. */
+    private static double readKeys(GPHashIndex index, long n) {
+        long items = index.size();
+        long stride = Math.max(1, items / n);
+        Batch batch = index.newBatch(BATCH);
+        BatchResult result = new BatchResult(VALUE, BATCH);
+        long s = System.nanoTime();
+        for (long i = 0; i < n; i++) {
+            batch.get(i * stride % items);
+            if (batch.size() == BATCH) {
+                index.execute(batch, result);
+                batch.clear();
+            }
+        }
+        if (batch.size() > 0) {
+            index.execute(batch, result);
+            batch.clear();
+        }
+        return ms(s);
     }
 
     private static void build(Path pool, long items) {

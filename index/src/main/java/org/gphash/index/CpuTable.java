@@ -216,12 +216,18 @@ final class CpuTable {
      * instead of reading outside the heap.
      */
     private void checkBlock(long slot, long block) {
-        if (!table.heap.isBlock(block)) {
-            throw new org.gphash.error.PoolFormatException(org.gphash.error.PoolFormatException.Reason.CORRUPT,
-                    table.file.path(), "the item in slot " + slot + " refers to value offset " + block + ", which is not a "
-                    + "block of the value heap: something other than the engine changed the pool while it was open; the "
-                    + "value is not returned. Close the pool and run `gphash check`");
+        // Two compares on the hot path (an exact block check cost reads a third of their speed); free()
+        // checks the exact block before it gives one back.
+        if (!table.heap.spans(block, table.geometry.valueSize())) {
+            throw outsideHeap(slot, block);
         }
+    }
+
+    private RuntimeException outsideHeap(long slot, long block) {
+        return new org.gphash.error.PoolFormatException(org.gphash.error.PoolFormatException.Reason.CORRUPT,
+                table.file.path(), "the item in slot " + slot + " refers to value offset " + block + ", which is outside "
+                + "the value heap: something other than the engine changed the pool while it was open; the value is not "
+                + "returned. Close the pool and run `gphash check`");
     }
 
     /**

@@ -97,18 +97,23 @@ final class PhasedBatch {
             MemorySegment pool = t.table.file.segment();
             layout = t.layout();
             observedBlocks = t.table.heap.totalBlocks();
-            RegionCheck regions = t.table.regions;
-            if (regions != null) {
-                // Every key's regions before anything is claimed: a changed region stops the round whole.
-                for (int i = from; i < n; i++) {
-                    probe.hash(keys, i * k);
-                    probe.checkRegions(layout, regions);
-                }
-            }
 
             // ---- prepare
             for (end = from; end < n; end++) {
-                int r = prepare(pool, layout, probe, kinds, keys, values, end, end - from, k, v);
+                int r;
+                try {
+                    r = prepare(pool, layout, probe, kinds, keys, values, end, end - from, k, v);
+                } catch (RuntimeException | Error e) {
+                    // A probe refused (a table region changed after a clean close): nothing of this
+                    // round was applied; give back what it prepared.
+                    for (int i = from; i < end; i++) {
+                        release(pool, probe, phases.staged[i - from], phases.claimed[i - from]);
+                    }
+                    t.table.file.persister().persistAll(pool, phases.metas);
+                    phases.clear();
+                    next = from;
+                    throw e;
+                }
                 if (r != OpStatus.RETRY) {
                     stop = r;
                     heapShortForNewItem = probe.heapShortForNewItem;

@@ -126,20 +126,6 @@ final class Probe {
         }
     }
 
-    /**
-     * Checks the regions of every candidate bucket of the key (hashed before by {@link #hash}) that
-     * no operation reached since a clean open: a batch does this for all its keys before it changes
-     * anything, so a changed region stops it before its first operation.
-     */
-    void checkRegions(TableLayout layout, RegionCheck regions) {
-        for (int d = 0; d < layout.levelCount(); d++) {
-            int n = sortedDistinctBuckets(layout, d, geometry.hashes());
-            for (int b = 0; b < n; b++) {
-                regions.ensure(d, levelBuckets[b]);
-            }
-        }
-    }
-
     /** Bucket numbers of the key at depth {@code d}, ascending, without repeats; returns how many. */
     private int sortedDistinctBuckets(TableLayout layout, int depth, int h) {
         int n = 0;

@@ -25,7 +25,13 @@ import java.util.concurrent.atomic.AtomicLongArray;
 final class ValueHeap {
 
     /** The chunks and bitmap in force; replaced (only while operations are drained) on growth. */
-    private record Layout(HeapChunk[] chunks, long[] firstBlock, long totalBlocks, AtomicLongArray bitmap) {
+    /** {@code low} and {@code high}: the first byte of the lowest block and the last byte of the highest. */
+    private record Layout(HeapChunk[] chunks, long[] firstBlock, long totalBlocks, AtomicLongArray bitmap, long low,
+                          long high) {
+        Layout(HeapChunk[] chunks, long[] firstBlock, long totalBlocks, AtomicLongArray bitmap) {
+            this(chunks, firstBlock, totalBlocks, bitmap, chunks.length == 0 ? 1 : chunks[0].offset(),
+                    chunks.length == 0 ? 0 : chunks[chunks.length - 1].offset() + chunks[chunks.length - 1].length() - 1);
+        }
     }
 
     private final int stride;
@@ -169,6 +175,15 @@ final class ValueHeap {
         } while (!l.bitmap.compareAndSet(w, bits, bits & ~bit));
         lowestFreeWord.accumulateAndGet(w, Math::min);
         freeBlocks.incrementAndGet();
+    }
+
+    /**
+     * Whether a value read at {@code offset} lies inside the heap's extent (the cheap bound check
+     * operations make before they read a value; {@link #free} checks the exact block).
+     */
+    boolean spans(long offset, int valueBytes) {
+        Layout l = layout;
+        return offset >= l.low && offset + valueBytes - 1 <= l.high;
     }
 
     /** Whether {@code offset} is the start of a block of this heap. */
