@@ -1,5 +1,7 @@
 package org.gphash;
 
+import java.lang.invoke.MethodHandles;
+
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.UUID;
@@ -107,9 +109,25 @@ public interface Codec<T> {
      * @param type the record class
      * @param <R>  the record type
      * @return the codec
-     * @throws IllegalArgumentException if a component is not a primitive
+     * @throws IllegalArgumentException if a component is not a primitive, or the record is not public
+     *                                  (use {@link #record(MethodHandles.Lookup, Class)} then)
      */
     static <R extends Record> Codec<R> record(Class<R> type) {
-        return Codecs.RecordCodec.of(type);
+        return Codecs.RecordCodec.of(MethodHandles.publicLookup(), type);
+    }
+
+    /**
+     * As {@link #record(Class)}, for a record of any accessibility the caller can reach: pass
+     * {@code MethodHandles.lookup()} from the application's own code, e.g.
+     * {@code Codec.record(MethodHandles.lookup(), Point.class)} for a record nested privately in it.
+     *
+     * @param lookup a lookup with access to the record's accessors and canonical constructor
+     * @param type   the record class
+     * @param <R>    the record type
+     * @return the codec
+     * @throws IllegalArgumentException if a component is not a primitive, or {@code lookup} cannot reach the record
+     */
+    static <R extends Record> Codec<R> record(MethodHandles.Lookup lookup, Class<R> type) {
+        return Codecs.RecordCodec.of(java.util.Objects.requireNonNull(lookup, "lookup"), type);
     }
 }

@@ -74,13 +74,12 @@ final class Codecs {
         private final MethodHandle constructor;
         private final int size;
 
-        private RecordCodec(Class<R> type) {
+        private RecordCodec(MethodHandles.Lookup lookup, Class<R> type) {
             this.type = type;
             this.components = type.getRecordComponents();
             this.accessors = new MethodHandle[components.length];
             Class<?>[] types = new Class<?>[components.length];
             int bytes = 0;
-            MethodHandles.Lookup lookup = MethodHandles.publicLookup();
             try {
                 for (int i = 0; i < components.length; i++) {
                     Class<?> c = components[i].getType();
@@ -94,8 +93,11 @@ final class Codecs {
                 }
                 this.constructor = lookup.findConstructor(type, MethodType.methodType(void.class, types));
             } catch (IllegalAccessException | NoSuchMethodException e) {
-                throw new IllegalArgumentException("record " + type.getName() + " must be public with a public canonical "
-                        + "constructor: " + e.getMessage(), e);
+                // One line naming the record and the way out (the JDK's own message names lookup internals).
+                throw new IllegalArgumentException("record " + type.getName() + " cannot be reached from "
+                        + (lookup.lookupClass() == Object.class ? "the public lookup" : lookup.lookupClass().getName())
+                        + ": make it public, or pass a lookup that can reach it: Codec.record(MethodHandles.lookup(), "
+                        + type.getSimpleName() + ".class)", e);
             }
             if (bytes == 0) {
                 throw new IllegalArgumentException("record " + type.getName() + " has no components");
@@ -103,8 +105,8 @@ final class Codecs {
             this.size = bytes;
         }
 
-        static <R extends Record> RecordCodec<R> of(Class<R> type) {
-            return new RecordCodec<>(Objects.requireNonNull(type, "type"));
+        static <R extends Record> RecordCodec<R> of(MethodHandles.Lookup lookup, Class<R> type) {
+            return new RecordCodec<>(lookup, Objects.requireNonNull(type, "type"));
         }
 
         private static int widthOf(Class<?> c) {

@@ -212,6 +212,26 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
         return entrySet;
     }
 
+    /**
+     * An entry of the iteration whose {@code setValue} writes through to the map, as
+     * {@code ConcurrentHashMap}'s do (issue 28: Guava's testlib failed on it): the value is put for
+     * the key, and the entry shows it from then on.
+     */
+    private final class WriteThroughEntry extends java.util.AbstractMap.SimpleEntry<K, V> {
+        private static final long serialVersionUID = 1L;
+
+        WriteThroughEntry(K key, V value) {
+            super(key, value);
+        }
+
+        @Override
+        public V setValue(V value) {
+            V old = super.setValue(Objects.requireNonNull(value, "value"));
+            GPHashMap.this.put(getKey(), value);
+            return old;
+        }
+    }
+
     /** The entries, read through a {@link Cursor} of the index. */
     private final class EntrySet extends AbstractSet<Map.Entry<K, V>> {
         @Override
@@ -224,7 +244,7 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
                 @Override
                 public boolean hasNext() {
                     if (next == null && cursor.next()) {
-                        next = new SimpleImmutableEntry<>(keys.decode(cursor.key(), 0), values.decode(cursor.value(), 0));
+                        next = new WriteThroughEntry(keys.decode(cursor.key(), 0), values.decode(cursor.value(), 0));
                     }
                     return next != null;
                 }

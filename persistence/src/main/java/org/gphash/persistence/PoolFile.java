@@ -251,6 +251,40 @@ public final class PoolFile implements AutoCloseable {
     }
 
     /**
+     * Why {@link #open} (with symbolic links refused, as by default) would refuse the file at
+     * {@code path} before reading it, or null: a symbolic link, not a regular file, another user's
+     * file, or one that group or others may write. For tools that open read-only, where these
+     * checks do not apply, so that they can say what open would say (issue 28: {@code check} called
+     * sound a group-writable pool that open refuses).
+     */
+    public static String openRefusal(Path path) {
+        Path absolute = path.toAbsolutePath().normalize();
+        try {
+            if (Files.isSymbolicLink(absolute)) {
+                return "it is a symbolic link, which open refuses unless followSymlinks(true) is set";
+            }
+            java.util.Map<String, Object> a = Files.readAttributes(absolute, "unix:uid,mode",
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            int mode = (Integer) a.get("mode");
+            if ((mode & 0170000) != 0100000) {
+                return "it is not a regular file";
+            }
+            int owner = (Integer) a.get("uid");
+            int me = org.gphash.posix.LibC.getuid();
+            if (owner != me) {
+                return "it belongs to user " + owner + ", not to this user (" + me + "); a pool is opened only by its owner";
+            }
+            if ((mode & 022) != 0) {
+                return "group or others may write it (mode " + String.format("%04o", mode & 07777)
+                        + "); pools are owner-only: chmod 600 it first";
+            }
+            return null;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return null;  // no POSIX attributes here (or no file): open says what it finds
+        }
+    }
+
+    /**
      * Opens an existing pool file for reading only, for offline tools that must prove they change
      * nothing: the channel is opened without write access and mapped read-only, so any store would
      * fail. It takes a shared lock, which excludes every writer (the engine takes an exclusive one)

@@ -33,7 +33,11 @@ final class CheckCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PoolReport report = PoolScanner.scan(pool, json ? Progress.NONE : Progress.forTerminal(), deep);
+        String refusal = org.gphash.persistence.PoolFile.openRefusal(pool);
+        if (refusal != null) {
+            report.findings().add(Problem.OPEN_REFUSES, "pool " + pool.toAbsolutePath() + ": " + refusal);
+        }
         spec.commandLine().getOut().print(json ? ReportWriter.checkJson(report) + "\n" : ReportWriter.checkText(report));
-        return report.sound() ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
+        return report.cannotOpen() ? RecoveryTool.CANNOT_RUN : report.sound() ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
     }
 }

@@ -28,8 +28,14 @@ public record PoolReport(Path path, long fileBytes, PoolHeader header, PoolInspe
             return false;
         }
         long halfDone = findings.count(Problem.INSERT_SLOT) + findings.count(Problem.DUPLICATE_KEY);
-        return findings.count(Problem.TORN_FINGERPRINT) + findings.count(Problem.MISPLACED_ITEM) > 0
+        return findings.count(Problem.TORN_FINGERPRINT) + findings.count(Problem.MISPLACED_ITEM)
+                + findings.count(Problem.CLOSE_RECORD_MISMATCH) > 0
                 || halfDone > header.crashAllowance();
+    }
+
+    /** {@return whether the file cannot be checked at all (not a pool) or open refuses it before reading it} */
+    public boolean cannotOpen() {
+        return findings.count(Problem.NOT_A_POOL) + findings.count(Problem.OPEN_REFUSES) > 0;
     }
 
     /** {@return whether open refuses the pool for corruption that no repair of slots fixes} */

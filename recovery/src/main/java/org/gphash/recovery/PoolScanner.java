@@ -45,7 +45,9 @@ public final class PoolScanner {
             pool = PoolInspector.open(path);
         } catch (PoolFormatException e) {
             Findings f = new Findings();
-            f.add(Problem.UNREADABLE_HEADER, e.reason() + ": " + e.getMessage());
+            boolean notAPool = e.reason() == PoolFormatException.Reason.NOT_A_POOL
+                    || e.reason() == PoolFormatException.Reason.WRONG_VERSION;
+            f.add(notAPool ? Problem.NOT_A_POOL : Problem.UNREADABLE_HEADER, e.reason() + ": " + e.getMessage());
             return new PoolReport(path.toAbsolutePath(), sizeOf(path), null, new PoolInspector.HeaderCopy[0], f,
                     List.of(), 0, 0, 0, 0);
         }

@@ -6,6 +6,8 @@ package org.gphash.recovery;
  */
 public enum Problem {
     UNREADABLE_HEADER(true, "the header cannot be used: the file is not a usable pool"),
+    NOT_A_POOL(true, "the file is not a gphash pool of a format this build reads: there is nothing to check or repair"),
+    OPEN_REFUSES(true, "open refuses this file before reading it (its owner, mode or type); fix that first"),
     HEADER_COPY_DAMAGED(true, "a header copy has no magic or a bad CRC32C checksum (recover rewrites it)"),
     HEADER_COPIES_DIFFER(true, "the header copies hold different states: a header commit was interrupted (recover completes it)"),
     EXTENTS_OVERLAP(true, "two extents of the pool (header, levels, value heap chunks) overlap"),

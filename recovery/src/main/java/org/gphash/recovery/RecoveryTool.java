@@ -41,16 +41,38 @@ public final class RecoveryTool implements Runnable {
         CommandLine cl = new CommandLine(new RecoveryTool());
         cl.setOut(out);
         cl.setErr(err);
+        // With --json every outcome is one JSON object on stdout, errors included (issue 28).
+        boolean json = java.util.Arrays.asList(args).contains("--json");
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println("gphash " + commandLine.getCommandName() + ": " + describe(e));
-            commandLine.getErr().flush();
             // A pool that cannot be opened at all (missing, locked, unreadable) is not a verdict on it.
-            return e instanceof PoolIoException ? CANNOT_RUN : UNSOUND;
+            int code = e instanceof PoolIoException ? CANNOT_RUN : UNSOUND;
+            if (json) {
+                printJsonError(commandLine, describe(e), code);
+            } else {
+                commandLine.getErr().println("gphash " + commandLine.getCommandName() + ": " + describe(e));
+                commandLine.getErr().flush();
+            }
+            return code;
         });
+        if (json) {
+            cl.setParameterExceptionHandler((e, a) -> {
+                printJsonError(e.getCommandLine(), e.getMessage(), CANNOT_RUN);
+                return CANNOT_RUN;
+            });
+        }
         int code = cl.execute(args);
         out.flush();
         err.flush();
         return code;
+    }
+
+    private static void printJsonError(CommandLine commandLine, String message, int code) {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("command", commandLine.getCommandName());
+        m.put("error", message);
+        m.put("exit", code);
+        commandLine.getOut().println(Json.write(m));
+        commandLine.getOut().flush();
     }
 
     private static String describe(Exception e) {

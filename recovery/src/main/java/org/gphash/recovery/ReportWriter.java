@@ -43,6 +43,12 @@ final class ReportWriter {
 
     /** What to run about an unsound pool. */
     static String advice(PoolReport r) {
+        if (r.findings().count(Problem.NOT_A_POOL) > 0) {
+            return "this is not a gphash pool (or one of another format version): there is nothing to repair";
+        }
+        if (r.findings().count(Problem.OPEN_REFUSES) > 0) {
+            return "open refuses this file before reading it: " + r.findings().examples(Problem.OPEN_REFUSES).get(0);
+        }
         if (r.structurallyCorrupt()) {
             return "open refuses this pool and no repair of slots fixes it: 'gphash dump' what can be read, "
                     + "then 'gphash import' it into a new pool";

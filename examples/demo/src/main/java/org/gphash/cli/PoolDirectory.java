@@ -52,7 +52,9 @@ public final class PoolDirectory implements AutoCloseable {
         String note = null;
         Path base;
         if (parent != null) {
-            Files.createDirectories(parent);
+            if (!Files.isDirectory(parent)) {
+                throw new java.nio.file.NoSuchFileException(parent.toString(), null, "not an existing directory");
+            }
             base = parent;
             long free = usableSpace(parent);
             if (free >= 0 && free < neededBytes) {

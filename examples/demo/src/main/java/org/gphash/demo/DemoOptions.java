@@ -105,6 +105,12 @@ final class DemoOptions {
         if (dir != null && dir.toString().isBlank()) {
             throw new Cli.UsageException("--dir needs a directory");
         }
+        if (dir != null && !java.nio.file.Files.isDirectory(dir)) {
+            // The demo makes only its own temporary directory, inside DIR; it creates no tree the user
+            // did not ask for (issue 28: --dir /nonexistent/dir was created at the root and left behind).
+            throw new Cli.UsageException("--dir " + dir + " is not an existing directory (create it first; the demo "
+                    + "makes its pool directory inside it)");
+        }
         if (readOption != null || updateOption != null || insertOption != null) {
             readProportion = readOption == null ? 0 : Cli.proportion("--read-proportion", readOption);
             updateProportion = updateOption == null ? 0 : Cli.proportion("--update-proportion", updateOption);

@@ -56,6 +56,17 @@ class DemoOptionsTest {
         }
     }
 
+    /** Issue 28: --dir /nonexistent/dir created that tree at the root and left it behind. */
+    @Test
+    void aDirThatDoesNotExistIsRefusedAndNotCreated() {
+        java.nio.file.Path missing = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+                "gphash-no-such-dir-" + System.nanoTime(), "below");
+        Cli.UsageException e = assertThrows(Cli.UsageException.class,
+                () -> DemoOptions.parse(new String[] {"--dir", missing.toString()}));
+        assertTrue(e.getMessage().contains("not an existing directory"), e.getMessage());
+        assertTrue(!java.nio.file.Files.exists(missing.getParent()), "the demo created " + missing.getParent());
+    }
+
     @Test
     void slowStorageLowersOnlyDefaults() throws Exception {
         DemoOptions defaults = DemoOptions.parse(new String[0]);
