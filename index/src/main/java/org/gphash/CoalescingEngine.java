@@ -619,6 +619,46 @@ final class CoalescingEngine extends ForwardingEngine {
         return await(submit(OpKind.DELETE, key, null, null));
     }
 
+    @Override
+    public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
+        return direct(key, () -> engine.compareAndSet(key, expected, value));
+    }
+
+    @Override
+    public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        return direct(key, () -> engine.compareAndDelete(key, expected));
+    }
+
+    /**
+     * A conditional write, run on the engine at once (its compare and its write are one step there):
+     * after this thread's queued operations, and with the key's cached value dropped before and after.
+     */
+    private Outcome direct(MemorySegment key, java.util.function.Supplier<Outcome> write) {
+        if (closed) {
+            throw new IndexClosedException(pool);
+        }
+        Request last = lastQueued.get();
+        if (last != null && !last.isDone()) {
+            spinUntilDone(last);
+            try {
+                last.join();
+            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException ignored) {
+                // that operation's caller hears of its failure through its own future
+            }
+        }
+        HostReadCache.KeyBytes k = hostCache == null ? null : new HostReadCache.KeyBytes(key.toArray(ValueLayout.JAVA_BYTE));
+        if (k != null) {
+            hostCache.written(k);
+        }
+        try {
+            return write.get();
+        } finally {
+            if (k != null) {
+                hostCache.written(k);
+            }
+        }
+    }
+
     /**
      * A caller's batch: merged with the other waiting calls and batches into one engine batch when it
      * fits in {@code maxBatch} (several client threads with batches of thousands then share one GPU

@@ -51,6 +51,16 @@ abstract class ForwardingEngine implements Engine {
     }
 
     @Override
+    public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
+        return engine.compareAndSet(key, expected, value);
+    }
+
+    @Override
+    public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        return engine.compareAndDelete(key, expected);
+    }
+
+    @Override
     public void execute(Batch batch, BatchResult result) {
         engine.execute(batch, result);
     }

@@ -154,6 +154,61 @@ public final class GPHashIndex implements AutoCloseable {
     }
 
     /**
+     * Replaces the value of {@code key} with {@code value} only if it is now {@code expected}: one
+     * atomic step against every other writer of the pool (other threads, other maps over this index,
+     * batches), on either engine.
+     *
+     * @param key      the key, of the index's key size
+     * @param expected the value it must have, of the index's value size
+     * @param value    the new value, of the index's value size
+     * @return true if replaced; false if the key was absent or had another value
+     */
+    public boolean compareAndSet(byte[] key, byte[] expected, byte[] value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(expected, valueSize);
+        Arguments.checkValue(value, valueSize);
+        return live().compareAndSet(MemorySegment.ofArray(key), MemorySegment.ofArray(expected), MemorySegment.ofArray(value))
+                == Outcome.UPDATED;
+    }
+
+    /**
+     * Removes {@code key} only if its value is now {@code expected}, atomically as
+     * {@link #compareAndSet(byte[], byte[], byte[])}.
+     *
+     * @param key      the key, of the index's key size
+     * @param expected the value it must have, of the index's value size
+     * @return true if removed; false if the key was absent or had another value
+     */
+    public boolean compareAndDelete(byte[] key, byte[] expected) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(expected, valueSize);
+        return live().compareAndDelete(MemorySegment.ofArray(key), MemorySegment.ofArray(expected)) == Outcome.DELETED;
+    }
+
+    /**
+     * As {@link #compareAndSet(byte[], byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key      the key
+     * @param expected the value it must have
+     * @param value    the new value
+     * @return true if replaced
+     */
+    public boolean compareAndSet(long key, byte[] expected, byte[] value) {
+        return compareAndSet(LongKeys.encode(key, keySize), expected, value);
+    }
+
+    /**
+     * As {@link #compareAndDelete(byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key      the key
+     * @param expected the value it must have
+     * @return true if removed
+     */
+    public boolean compareAndDelete(long key, byte[] expected) {
+        return compareAndDelete(LongKeys.encode(key, keySize), expected);
+    }
+
+    /**
      * Whether {@code key} is present.
      *
      * @param key the key, of the index's key size

@@ -9,7 +9,6 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A typed view of an index as a {@link ConcurrentMap}, keys and values turned into the pool's fixed
@@ -18,17 +17,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * <pre>{@code
  * record Point(double x, double y) {}
  * try (GPHashIndex index = GPHashIndex.builder(path).keySize(8).valueSize(16).openOrCreate()) {
- *     ConcurrentMap<Long, Point> points = GPHashMap.of(index, Codec.longs(), Codec.record(Point.class));
+ *     ConcurrentMap<Long, Point> points = GPHashMap.of(index, Codec.longs(), Codec.record(MethodHandles.lookup(), Point.class));
  *     points.put(7L, new Point(1, 2));
  *     points.merge(7L, new Point(0, 1), (a, b) -> new Point(a.x() + b.x(), a.y() + b.y()));
  * }
  * }</pre>
  *
- * <p>Reads go straight to the index. The map's own writes that depend on the current value (put and
- * remove returning the old value, {@code putIfAbsent}, {@code replace}, conditional {@code remove},
- * and the {@code compute}/{@code merge} family built on them) are atomic with respect to each other
- * through striped locks per key; writes made to the index directly, not through a map, are not
- * ordered with them. Values are compared by their encoded bytes. Iteration is weakly consistent, as
+ * <p>Reads go straight to the index. The writes that depend on the current value (put and remove
+ * returning the old value, {@code putIfAbsent}, {@code replace}, conditional {@code remove}, and the
+ * {@code compute}/{@code merge} family built on them) are built on the index's own conditional
+ * writes ({@link GPHashIndex#compareAndSet}, {@link GPHashIndex#compareAndDelete}, insert-if-absent),
+ * each one atomic step in the engine, retried when another writer came first: so they are
+ * linearizable against every other writer of the pool, through any number of maps over the index
+ * or the index itself (issue 28: two maps over one index kept a striped lock each and lost updates).
+ * Values are compared by their encoded bytes. Iteration is weakly consistent, as
  * the index's {@link Cursor} is. Null keys and values are refused. Closing the index ends the map.
  *
  * @param <K> the key type
@@ -36,21 +38,15 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class GPHashMap<K, V> extends AbstractMap<K, V> implements ConcurrentMap<K, V> {
 
-    private static final int STRIPES = 256;
-
     private final GPHashIndex index;
     private final Codec<K> keys;
     private final Codec<V> values;
-    private final ReentrantLock[] locks = new ReentrantLock[STRIPES];
     private final EntrySet entrySet = new EntrySet();
 
     private GPHashMap(GPHashIndex index, Codec<K> keys, Codec<V> values) {
         this.index = index;
         this.keys = keys;
         this.values = values;
-        for (int i = 0; i < STRIPES; i++) {
-            locks[i] = new ReentrantLock();
-        }
     }
 
     /**
@@ -94,31 +90,6 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
         return super.containsValue(value);
     }
 
-    private ReentrantLock lockFor(byte[] key) {
-        int h = Arrays.hashCode(key);
-        return locks[(h ^ (h >>> 16)) & (STRIPES - 1)];
-    }
-
-    /** Runs {@code body} holding the lock of {@code key}'s stripe: map writes to one key in turn. */
-    private <T> T locked(byte[] key, java.util.function.Supplier<T> body) {
-        ReentrantLock lock = lockFor(key);
-        lock.lock();
-        try {
-            return body.get();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Under {@code key}'s lock: reads the value, hands it (or null) to {@code write}, returns it decoded. */
-    private V exchange(byte[] key, java.util.function.Consumer<byte[]> write) {
-        return locked(key, () -> {
-            byte[] old = index.get(key);
-            write.accept(old);
-            return decode(old);
-        });
-    }
-
     private V decode(byte[] value) {
         return value == null ? null : values.decode(value, 0);
     }
@@ -139,14 +110,27 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
     public V put(K key, V value) {
         byte[] k = keys.encode(key);
         byte[] v = values.encode(value);
-        return exchange(k, old -> index.put(k, v));
+        for (;;) {
+            byte[] old = index.get(k);
+            if (old == null ? index.insert(k, v) : index.compareAndSet(k, old, v)) {
+                return decode(old);
+            }
+        }
     }
 
     @Override
     public V putIfAbsent(K key, V value) {
         byte[] k = keys.encode(key);
         byte[] v = values.encode(value);
-        return locked(k, () -> index.insert(k, v) ? null : decode(index.get(k)));
+        for (;;) {
+            if (index.insert(k, v)) {
+                return null;
+            }
+            byte[] old = index.get(k);
+            if (old != null) {
+                return decode(old);
+            }
+        }
     }
 
     @Override
@@ -155,11 +139,12 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
         if (k == null) {
             return null;
         }
-        return exchange(k, old -> {
-            if (old != null) {
-                index.delete(k);
+        for (;;) {
+            byte[] old = index.get(k);
+            if (old == null || index.compareAndDelete(k, old)) {
+                return decode(old);
             }
-        });
+        }
     }
 
     @Override
@@ -168,8 +153,7 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
         if (k == null || !values.type().isInstance(value)) {
             return false;
         }
-        byte[] expected = values.encode(values.type().cast(value));
-        return locked(k, () -> Arrays.equals(index.get(k), expected) && index.delete(k));
+        return index.compareAndDelete(k, values.encode(values.type().cast(value)));
     }
 
     @Override
@@ -177,18 +161,19 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
         byte[] k = keys.encode(key);
         byte[] expected = values.encode(oldValue);
         byte[] v = values.encode(newValue);
-        return locked(k, () -> Arrays.equals(index.get(k), expected) && index.update(k, v));
+        return index.compareAndSet(k, expected, v);
     }
 
     @Override
     public V replace(K key, V value) {
         byte[] k = keys.encode(key);
         byte[] v = values.encode(value);
-        return exchange(k, old -> {
-            if (old != null) {
-                index.update(k, v);
+        for (;;) {
+            byte[] old = index.get(k);
+            if (old == null || index.compareAndSet(k, old, v)) {
+                return decode(old);
             }
-        });
+        }
     }
 
     /** {@return the number of entries, at most {@link Integer#MAX_VALUE} (see {@link #longSize()})} */

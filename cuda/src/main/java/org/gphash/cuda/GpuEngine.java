@@ -231,6 +231,33 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return runSingle(OpKind.PUT, key, value, null);
     }
 
+    /**
+     * A compare and a swap under the engine's lock, which every write to the pool and the GPU takes
+     * (gets running alongside only read): a get of one, the compare on the host, an update of one.
+     * Two GPU round trips; a batch op kind on the pipeline would take one (not built yet).
+     */
+    @Override
+    public synchronized Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
+        Outcome current = compareUnderLock(key, expected);
+        return current != Outcome.FOUND ? current : runSingle(OpKind.UPDATE, key, value, null);
+    }
+
+    @Override
+    public synchronized Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        Outcome current = compareUnderLock(key, expected);
+        return current != Outcome.FOUND ? current : runSingle(OpKind.DELETE, key, null, null);
+    }
+
+    /** Under the lock: FOUND when the value equals {@code expected}, EXISTS when it differs, NOT_FOUND. */
+    private Outcome compareUnderLock(MemorySegment key, MemorySegment expected) {
+        MemorySegment current = MemorySegment.ofArray(new byte[geometry.valueSize()]);
+        if (runSingle(OpKind.GET, key, null, current) != Outcome.FOUND) {
+            return Outcome.NOT_FOUND;
+        }
+        return MemorySegment.mismatch(current, 0, geometry.valueSize(), expected, 0, geometry.valueSize()) == -1
+                ? Outcome.FOUND : Outcome.EXISTS;
+    }
+
     @Override
     public Outcome insert(MemorySegment key, MemorySegment value) {
         return runSingle(OpKind.INSERT, key, value, null);

@@ -127,6 +127,24 @@ public final class CpuEngine implements Engine {
     }
 
     @Override
+    public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
+        try {
+            return Outcome.ofCode(table.compareAndSet(key, 0, expected, value));
+        } catch (InternalError e) {
+            throw pool.mappingFault(e);
+        }
+    }
+
+    @Override
+    public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        try {
+            return Outcome.ofCode(table.compareAndDelete(key, 0, expected));
+        } catch (InternalError e) {
+            throw pool.mappingFault(e);
+        }
+    }
+
+    @Override
     public void execute(Batch batch, BatchResult result) {
         result.reset(batch.size());
         MemorySegment keys = batch.keys();

@@ -154,6 +154,21 @@ final class CpuTable {
     }
 
     /**
+     * Replaces the value with {@code value} only if it is {@code expected}: UPDATED, EXISTS (another
+     * value) or NOT_FOUND. The compare reads the block the item points at, and the swap is one CAS of
+     * the meta word from that very block: a block is never rewritten while an item points at it, so
+     * the swap succeeds exactly when the value compared is still the current one (else it retries).
+     */
+    int compareAndSet(MemorySegment key, long keyOffset, MemorySegment expected, MemorySegment value) {
+        return write(Kind.COMPARE_AND_SET, key, keyOffset, value, 0, expected, 0);
+    }
+
+    /** Removes only if the value is {@code expected}: DELETED, EXISTS (another value) or NOT_FOUND. */
+    int compareAndDelete(MemorySegment key, long keyOffset, MemorySegment expected) {
+        return write(Kind.COMPARE_AND_DELETE, key, keyOffset, null, 0, expected, 0);
+    }
+
+    /**
      * Copies the value of {@code key} into {@code out} and replaces it with {@code value}: REPLACED
      * or NOT_FOUND. The copy is taken from the block the CAS swaps out, so it is exactly the value
      * replaced (the block cannot be reused before this operation leaves its epoch).
@@ -163,7 +178,7 @@ final class CpuTable {
         return write(Kind.READ_MODIFY_WRITE, key, keyOffset, value, valueOffset, out, outOffset);
     }
 
-    enum Kind { INSERT, UPSERT, UPDATE, DELETE, READ_MODIFY_WRITE }
+    enum Kind { INSERT, UPSERT, UPDATE, DELETE, READ_MODIFY_WRITE, COMPARE_AND_SET, COMPARE_AND_DELETE }
 
     private int write(Kind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
         return write(kind, key, keyOffset, value, valueOffset, null, 0);
@@ -191,6 +206,9 @@ final class CpuTable {
                         case READ_MODIFY_WRITE -> attemptUpdate(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset,
                                 out, outOffset);
                         case DELETE -> attemptDelete(pool, observedLayout, p, probe, key, keyOffset);
+                        // For the conditional writes, out carries the expected value.
+                        case COMPARE_AND_SET, COMPARE_AND_DELETE -> attemptConditional(pool, observedLayout, p, probe, key,
+                                keyOffset, kind == Kind.COMPARE_AND_SET ? value : null, valueOffset, out, outOffset);
                     };
                 } finally {
                     table.gate.exit(p);
@@ -377,12 +395,41 @@ final class CpuTable {
         return OpStatus.UPDATED;
     }
 
+    /**
+     * A conditional write: if the valid item's value equals {@code expected}, swaps in {@code value}
+     * (or, with none, deletes); EXISTS when it differs.
+     */
+    private int attemptConditional(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
+                                   MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
+                                   MemorySegment expected, long expectedOffset) {
+        probe.scan(pool, t, key, keyOffset);
+        if (probe.matchCount == 0) {
+            return OpStatus.NOT_FOUND;
+        }
+        long block = SlotMeta.valueOffset(probe.matchMeta[0]);
+        checkBlock(probe.matchSlot[0], block);
+        checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
+        int size = table.geometry.valueSize();
+        if (MemorySegment.mismatch(pool, block, block + size, expected, expectedOffset, expectedOffset + size) != -1) {
+            return OpStatus.EXISTS;
+        }
+        if (value != null) {
+            return swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
+        }
+        return unlinkValidItem(pool, p, probe);
+    }
+
     int attemptDelete(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
                               MemorySegment key, long keyOffset) {
         probe.scan(pool, t, key, keyOffset);
         if (probe.matchCount == 0) {
             return OpStatus.NOT_FOUND;
         }
+        return unlinkValidItem(pool, p, probe);
+    }
+
+    /** Deletes the valid item the last probe found (one CAS to EMPTY): DELETED, or RETRY if it changed. */
+    private int unlinkValidItem(MemorySegment pool, EpochGate.Participant p, Probe probe) {
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
         checkBlock(slot, SlotMeta.valueOffset(old));

@@ -66,6 +66,21 @@ public interface Engine extends AutoCloseable {
     Outcome delete(MemorySegment key);
 
     /**
+     * Replaces the value of {@code key} with {@code value} only if it is now {@code expected}, as one
+     * atomic step against every other writer of the pool (issue 28).
+     *
+     * @return UPDATED if replaced; EXISTS if present with another value; NOT_FOUND if absent
+     */
+    Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value);
+
+    /**
+     * Removes {@code key} only if its value is now {@code expected}, atomically as {@link #compareAndSet}.
+     *
+     * @return DELETED if removed; EXISTS if present with another value; NOT_FOUND if absent
+     */
+    Outcome compareAndDelete(MemorySegment key, MemorySegment expected);
+
+    /**
      * Runs every operation of {@code batch} in order, writing one result each into {@code result}.
      *
      * @param batch  the operations
