@@ -48,8 +48,12 @@ public final class GPHashIndex implements AutoCloseable {
 
     private GPHashIndex(Engine backend, GPHashConfig config, boolean recordStats) {
         this.backend = backend;
-        this.coalescer = config.coalescing().appliesTo(config.backend())
-                ? new CoalescingEngine(backend, config.coalescing(), config.path()) : null;
+        boolean groupCommit = config.backend() == Backend.CPU && config.durability() == Durability.PER_BATCH
+                && flushesToMedium(backend.stats().persistenceMode());
+        Coalescing coalescing = groupCommit && config.coalescing().mode() == Coalescing.Mode.AUTO
+                ? config.coalescing().forGroupCommit() : config.coalescing();
+        this.coalescer = coalescing.appliesTo(config.backend(), groupCommit)
+                ? new CoalescingEngine(backend, coalescing, config.path()) : null;
         Engine front = coalescer != null ? coalescer : backend;
         this.recorder = recordStats ? new RecordingEngine(front) : null;
         this.engine = recorder != null ? recorder : front;
@@ -685,6 +689,11 @@ public final class GPHashIndex implements AutoCloseable {
     /** {@return the pool file} */
     public Path path() {
         return config.path();
+    }
+
+    /** Whether a persist in {@code mode} is a flush to a medium (msync of a disk-backed file), not a no-op or cache flush. */
+    private static boolean flushesToMedium(org.gphash.persistence.PersistenceMode mode) {
+        return mode == org.gphash.persistence.PersistenceMode.PMEM_MSYNC || mode == org.gphash.persistence.PersistenceMode.FORCE;
     }
 
     private Engine live() {

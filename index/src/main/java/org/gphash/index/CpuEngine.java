@@ -126,6 +126,12 @@ public final class CpuEngine implements Engine {
         }
     }
 
+    /** Gets are lock-free and run beside anything: a coalescer in front runs them at once. */
+    @Override
+    public Outcome getAlongside(MemorySegment key, MemorySegment valueOut) {
+        return get(key, valueOut);
+    }
+
     @Override
     public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
         try {
