@@ -2,6 +2,7 @@ package org.gphash;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -445,6 +446,18 @@ class CoalescingTest {
             assertTrue(index.deleteAsync(5L).join());
             assertEquals(null, index.getAsync(5L).join());
         }
+    }
+
+    /** Issue 28: AUTO merges the CPU engine's calls only where a batch's flush would be shared (a disk). */
+    @Test
+    void autoIsGroupCommitForTheCpuEngineOnADisk() {
+        assertTrue(Coalescing.AUTO.appliesTo(Backend.GPU, false));
+        assertTrue(Coalescing.AUTO.appliesTo(Backend.CPU, true));
+        assertFalse(Coalescing.AUTO.appliesTo(Backend.CPU, false));
+        assertFalse(Coalescing.OFF.appliesTo(Backend.CPU, true));
+        Coalescing g = Coalescing.AUTO.forGroupCommit();
+        assertEquals(0, g.hostCacheBytes());
+        assertEquals(java.time.Duration.ZERO, g.spin());
     }
 
     @Test
