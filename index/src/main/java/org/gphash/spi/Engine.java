@@ -69,6 +69,9 @@ public interface Engine extends AutoCloseable {
      * Replaces the value of {@code key} with {@code value} only if it is now {@code expected}, as one
      * atomic step against every other writer of the pool (issue 28).
      *
+     * @param key      the key
+     * @param expected the value the key must have
+     * @param value    the new value
      * @return UPDATED if replaced; EXISTS if present with another value; NOT_FOUND if absent
      */
     Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value);
@@ -76,6 +79,8 @@ public interface Engine extends AutoCloseable {
     /**
      * Removes {@code key} only if its value is now {@code expected}, atomically as {@link #compareAndSet}.
      *
+     * @param key      the key
+     * @param expected the value the key must have
      * @return DELETED if removed; EXISTS if present with another value; NOT_FOUND if absent
      */
     Outcome compareAndDelete(MemorySegment key, MemorySegment expected);
