@@ -68,4 +68,24 @@ class PinnedBatchTest {
             assertEquals(cpu.stats().size(), gpu.stats().size());
         }
     }
+
+    /** Issue 25: a batch of {@link BatchPinning#PIN_AT_ONCE_BYTES} or more is pinned on its first run. */
+    @Test
+    void aLargeBatchIsPinnedOnItsFirstRun() {
+        int vs = GpuTestSupport.VALUE_SIZE;
+        int n = (int) (BatchPinning.PIN_AT_ONCE_BYTES / (1 + 8 + vs)) + 4096;
+        try (GpuTestSupport t = GpuTestSupport.create();
+             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("large"), Backend.GPU, 8, 2, 2, 8, 10_000, 9))) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(gpu.usesIndexMirror(), "the pool path stages every batch");
+            Batch batch = Batch.create(8, vs, n);
+            for (int i = 0; i < n; i++) {
+                batch.add(OpKind.GET, key(i, 8), null);
+            }
+            assertTrue(batch.memory().segment().byteSize() >= BatchPinning.PIN_AT_ONCE_BYTES, "the batch is too small");
+            BatchResult result = new BatchResult(vs, n);
+            gpu.execute(batch, result);
+            assertTrue(batch.memory().pinned(), "a large batch was staged on its first run");
+            assertEquals(org.gphash.Outcome.NOT_FOUND, result.outcome(n - 1));
+        }
+    }
 }
