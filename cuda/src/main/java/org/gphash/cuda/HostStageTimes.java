@@ -25,6 +25,12 @@ final class HostStageTimes {
         COPY_OUT,
         /** Growing the value heap before a chunk that needs blocks. */
         HEAP_GROWTH,
+        /** Registering a batch's or result's memory with CUDA ({@link BatchPinning}). */
+        PIN,
+        /** Reading a chunk's kinds (value writes, deletes, reads) and testing its keys for repeats ({@link DistinctKeys}). */
+        PLAN,
+        /** After the batch: operations rerun after a resize, and the heap grown ahead of the next batch. */
+        AFTER,
         /** Under the lock before the batch's path starts: the context, the in-flight bound, the result's reset. */
         ENTRY,
         /** All of the path's execute, of which the stages above are parts. */

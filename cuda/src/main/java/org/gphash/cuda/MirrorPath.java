@@ -167,8 +167,10 @@ final class MirrorPath implements BatchPath {
         }
         int chunk = hostChunk(n);
         MemorySegment batchKinds = batch.kinds();
+        long p0 = System.nanoTime();
         boolean batchPinned = BatchPinning.pinnedForRun(batch.memory(), parts.cuda());
         boolean resultPinned = BatchPinning.pinnedForRun(result.memory(), parts.cuda());
+        times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
         int[] rerun = new int[0];
         int lane = 0;
         for (int first = 0; first < n; first += chunk) {
@@ -177,6 +179,7 @@ final class MirrorPath implements BatchPath {
             if (l.ticket != null) {
                 rerun = harvest(l, result, rerun);
             }
+            long plan0 = System.nanoTime();
             long valueWrites = 0;
             long deletes = 0;
             boolean reads = false;
@@ -186,13 +189,15 @@ final class MirrorPath implements BatchPath {
                 deletes += kind == DELETE ? 1 : 0;
                 reads |= READS_VALUE[kind] != 0;
             }
+            boolean writes = valueWrites + deletes > 0;
+            boolean distinctKeys = writes && distinct.test(batch, first, m);
+            times.add(HostStageTimes.Stage.PLAN, System.nanoTime() - plan0);
             if (heap.freeBlocks() - inFlightWrites < valueWrites) {
                 rerun = harvest(lanes[lane ^ 1], result, rerun);  // growth remaps the pool: nothing may be in flight
                 long g = System.nanoTime();
                 ensureFreeBlocks(valueWrites);
                 times.add(HostStageTimes.Stage.HEAP_GROWTH, System.nanoTime() - g);
             }
-            boolean writes = valueWrites + deletes > 0;
             long s0 = System.nanoTime();
             l.stage(stream, batch, first, m, valueWrites > 0, reads, batchPinned);
             long s1 = System.nanoTime();
@@ -200,8 +205,7 @@ final class MirrorPath implements BatchPath {
             l.valueWrites = valueWrites;
             inFlightWrites += valueWrites;
             l.ticket = enqueue(m, l.kinds.address(), l.keys.address(), valueWrites > 0 ? l.values.address() : 0,
-                    l.codes.address(), reads ? l.out.address() : 0, 0, reads, writes,
-                    writes && distinct.test(batch, first, m));
+                    l.codes.address(), reads ? l.out.address() : 0, 0, reads, writes, distinctKeys);
             if (resultPinned) {
                 l.queueResultsInto(stream, result);
             } else {
@@ -213,8 +217,10 @@ final class MirrorPath implements BatchPath {
         for (HostLane l : lanes) {
             rerun = harvest(l, result, rerun);
         }
+        long a0 = System.nanoTime();
         rerunAfterResize(batch, result, rerun);
         ahead.afterBatch(heap.freeBlocks(), heap.totalBlocks());
+        times.add(HostStageTimes.Stage.AFTER, System.nanoTime() - a0);
     }
 
     /**
