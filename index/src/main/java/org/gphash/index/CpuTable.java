@@ -122,15 +122,27 @@ final class CpuTable {
     /** {@link #get} inside an epoch the caller holds, with the key hashed into {@code probe}. */
     int attemptGet(MemorySegment pool, TableLayout t, Probe probe, MemorySegment key, long keyOffset,
                    MemorySegment out, long outOffset) {
+        long block = validItemBlock(pool, t, probe, key, keyOffset);
+        if (block < 0) {
+            return OpStatus.NOT_FOUND;
+        }
+        MemorySegment.copy(pool, block, out, outOffset, table.geometry.valueSize());
+        return OpStatus.FOUND;
+    }
+
+    /**
+     * Probes for the key and returns the value block of its valid item, checked (inside the heap,
+     * and against its checksum where the pool keeps them); -1 when the key is absent.
+     */
+    private long validItemBlock(MemorySegment pool, TableLayout t, Probe probe, MemorySegment key, long keyOffset) {
         probe.scan(pool, t, key, keyOffset);
         if (probe.matchCount == 0) {
-            return OpStatus.NOT_FOUND;
+            return -1;
         }
         long block = SlotMeta.valueOffset(probe.matchMeta[0]);
         checkBlock(probe.matchSlot[0], block);
         checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
-        MemorySegment.copy(pool, block, out, outOffset, table.geometry.valueSize());
-        return OpStatus.FOUND;
+        return block;
     }
 
     /** Inserts if absent: INSERTED or EXISTS. */
@@ -402,13 +414,10 @@ final class CpuTable {
     private int attemptConditional(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
                                    MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
                                    MemorySegment expected, long expectedOffset) {
-        probe.scan(pool, t, key, keyOffset);
-        if (probe.matchCount == 0) {
+        long block = validItemBlock(pool, t, probe, key, keyOffset);
+        if (block < 0) {
             return OpStatus.NOT_FOUND;
         }
-        long block = SlotMeta.valueOffset(probe.matchMeta[0]);
-        checkBlock(probe.matchSlot[0], block);
-        checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
         int size = table.geometry.valueSize();
         if (MemorySegment.mismatch(pool, block, block + size, expected, expectedOffset, expectedOffset + size) != -1) {
             return OpStatus.EXISTS;
