@@ -180,15 +180,10 @@ final class MirrorPath implements BatchPath {
                 rerun = harvest(l, result, rerun);
             }
             long plan0 = System.nanoTime();
-            long valueWrites = 0;
-            long deletes = 0;
-            boolean reads = false;
-            for (int i = first; i < first + m; i++) {
-                byte kind = batchKinds.get(ValueLayout.JAVA_BYTE, i);
-                valueWrites += WRITES_VALUE[kind];
-                deletes += kind == DELETE ? 1 : 0;
-                reads |= READS_VALUE[kind] != 0;
-            }
+            KindCounts.count(batchKinds, first, m, kindCounts);
+            long deletes = kindCounts[KindCounts.DELETES];
+            long valueWrites = m - kindCounts[KindCounts.GETS] - deletes;  // every other kind carries a value
+            boolean reads = kindCounts[KindCounts.GETS] + kindCounts[KindCounts.RMWS] > 0;
             boolean writes = valueWrites + deletes > 0;
             boolean distinctKeys = writes && distinct.test(batch, first, m);
             times.add(HostStageTimes.Stage.PLAN, System.nanoTime() - plan0);
@@ -291,6 +286,9 @@ final class MirrorPath implements BatchPath {
         }
         return Math.min(MAX_SLICE, Math.max(1 << 16, (n + 3) / 4));
     }
+
+    /** This batch's chunk's counts of gets, deletes and read-modify-writes ({@link KindCounts}). */
+    private final long[] kindCounts = new long[3];
 
     private static final byte DELETE = (byte) OpKind.DELETE.ordinal();
     private static final int[] WRITES_VALUE = new int[OpKind.values().length];
