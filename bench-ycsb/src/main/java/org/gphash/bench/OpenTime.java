@@ -49,11 +49,8 @@ public final class OpenTime {
         table.append("| items | pool MiB | clean close (ms) | first open in the JVM (ms) | recovery inside | full scan, verifyOnOpen (ms) | after a crash (ms) | scan / clean |\n");
         table.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (long items : sizes) {
-            Path pool = dir.resolve("open-time-" + items + "-" + ProcessHandle.current().pid() + ".pool");
+            Path pool = built(dir, items);
             try {
-                long t0 = System.nanoTime();
-                build(pool, items);
-                System.out.printf(Locale.ROOT, "built %d items in %.1f s%n", items, (System.nanoTime() - t0) / 1e9);
                 double[] clean = new double[repeats];
                 double[] cleanRecovery = new double[repeats];
                 double[] scan = new double[repeats];
@@ -101,11 +98,8 @@ public final class OpenTime {
                 + "| first read of 1M keys after open (ms) | second read (ms) | close (ms) |\n");
         table.append("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
         for (long items : sizes) {
-            Path pool = dir.resolve("open-time-" + items + "-" + ProcessHandle.current().pid() + ".pool");
+            Path pool = built(dir, items);
             try {
-                long t0 = System.nanoTime();
-                build(pool, items);
-                System.out.printf(Locale.ROOT, "built %d items in %.1f s%n", items, (System.nanoTime() - t0) / 1e9);
                 for (String name : backends) {
                     org.gphash.Backend backend = org.gphash.Backend.valueOf(name.trim().toUpperCase(Locale.ROOT));
                     double[] open = new double[repeats];
@@ -157,6 +151,15 @@ public final class OpenTime {
             batch.clear();
         }
         return ms(s);
+    }
+
+    /** A pool of {@code items} items in {@code dir}, built and closed, the time it took printed. */
+    private static Path built(Path dir, long items) {
+        Path pool = dir.resolve("open-time-" + items + "-" + ProcessHandle.current().pid() + ".pool");
+        long t0 = System.nanoTime();
+        build(pool, items);
+        System.out.printf(Locale.ROOT, "built %d items in %.1f s%n", items, (System.nanoTime() - t0) / 1e9);
+        return pool;
     }
 
     private static void build(Path pool, long items) {
