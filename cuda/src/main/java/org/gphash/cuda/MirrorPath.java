@@ -9,7 +9,6 @@ import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -19,7 +18,6 @@ import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.IndexStats;
-import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.format.Geometry;
 import org.gphash.spi.SubmittedBatch;
@@ -242,16 +240,10 @@ final class MirrorPath implements BatchPath {
      */
     private boolean runSmallWrites(Batch batch, BatchResult result) {
         int n = batch.size();
-        MemorySegment kinds = batch.kinds();
-        long valueWrites = 0;
-        long deletes = 0;
-        boolean reads = false;
-        for (int i = 0; i < n; i++) {
-            byte kind = kinds.get(ValueLayout.JAVA_BYTE, i);
-            valueWrites += WRITES_VALUE[kind];
-            deletes += kind == DELETE ? 1 : 0;
-            reads |= READS_VALUE[kind] != 0;
-        }
+        KindCounts.count(batch.kinds(), 0, n, kindCounts);
+        long deletes = kindCounts[KindCounts.DELETES];
+        long valueWrites = n - kindCounts[KindCounts.GETS] - deletes;
+        boolean reads = kindCounts[KindCounts.GETS] + kindCounts[KindCounts.RMWS] > 0;
         if (valueWrites + deletes == 0 || !distinct.test(batch, 0, n)) {
             return false;
         }
@@ -287,19 +279,8 @@ final class MirrorPath implements BatchPath {
         return Math.min(MAX_SLICE, Math.max(1 << 16, (n + 3) / 4));
     }
 
-    /** This batch's chunk's counts of gets, deletes and read-modify-writes ({@link KindCounts}). */
+    /** The counts of gets, deletes and read-modify-writes of the chunk (or small batch) being planned ({@link KindCounts}). */
     private final long[] kindCounts = new long[3];
-
-    private static final byte DELETE = (byte) OpKind.DELETE.ordinal();
-    private static final int[] WRITES_VALUE = new int[OpKind.values().length];
-    private static final int[] READS_VALUE = new int[OpKind.values().length];
-
-    static {
-        for (OpKind k : OpKind.values()) {
-            WRITES_VALUE[k.ordinal()] = k.hasValue() ? 1 : 0;
-            READS_VALUE[k.ordinal()] = k == OpKind.GET || k == OpKind.READ_MODIFY_WRITE ? 1 : 0;
-        }
-    }
 
     /** Value writes of the chunks queued and not yet harvested: blocks they may take. */
     private long inFlightWrites;
