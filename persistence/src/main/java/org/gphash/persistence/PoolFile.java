@@ -266,19 +266,8 @@ public final class PoolFile implements AutoCloseable {
             java.util.Map<String, Object> a = Files.readAttributes(absolute, "unix:uid,mode",
                     java.nio.file.LinkOption.NOFOLLOW_LINKS);
             int mode = (Integer) a.get("mode");
-            if ((mode & 0170000) != 0100000) {
-                return "it is not a regular file";
-            }
-            int owner = (Integer) a.get("uid");
-            int me = org.gphash.posix.LibC.getuid();
-            if (owner != me) {
-                return "it belongs to user " + owner + ", not to this user (" + me + "); a pool is opened only by its owner";
-            }
-            if ((mode & 022) != 0) {
-                return "group or others may write it (mode " + String.format("%04o", mode & 07777)
-                        + "); pools are owner-only: chmod 600 it first";
-            }
-            return null;
+            String type = PoolLock.typeRefusal(mode);
+            return type != null ? type : PoolLock.ownerRefusal((Integer) a.get("uid"), mode);
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return null;  // no POSIX attributes here (or no file): open says what it finds
         }

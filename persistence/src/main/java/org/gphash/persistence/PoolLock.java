@@ -68,6 +68,14 @@ final class PoolLock implements AutoCloseable {
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return;  // no POSIX file type here
         }
+        String refusal = typeRefusal(mode);
+        if (refusal != null) {
+            throw new PoolIoException("cannot open pool " + path + ": " + refusal + "; nothing was read or written");
+        }
+    }
+
+    /** Why a file of this {@code st_mode} is not a pool file, or null for a regular file. */
+    static String typeRefusal(int mode) {
         String kind = switch (mode & 0170000) {
             case 0100000 -> null;
             case 0010000 -> "a FIFO (named pipe)";
@@ -77,10 +85,24 @@ final class PoolLock implements AutoCloseable {
             case 0040000 -> "a directory";
             default -> "not a regular file";
         };
-        if (kind != null) {
-            throw new PoolIoException("cannot open pool " + path + ": it is " + kind + ", not a regular file; "
-                    + "nothing was read or written");
+        return kind == null ? null : "it is " + kind + ", not a regular file";
+    }
+
+    /**
+     * Why a file of this owner and {@code st_mode} must not be opened for writing, or null: another
+     * user's file, or one that group or others may write.
+     */
+    static String ownerRefusal(int owner, int mode) {
+        int me = LibC.getuid();
+        if (owner != me) {
+            return "it belongs to user " + owner + ", not to this user (" + me + "); a pool is opened only by its owner "
+                    + "(copy it, or have it chowned)";
         }
+        if ((mode & 022) != 0) {
+            return "group or others may write it (mode " + String.format("%04o", mode & 07777)
+                    + "); pools are owner-only: chmod 600 it first";
+        }
+        return null;
     }
 
     /**
@@ -157,14 +179,9 @@ final class PoolLock implements AutoCloseable {
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return;  // no POSIX owner here: nothing to compare
         }
-        int me = LibC.getuid();
-        if (owner != me) {
-            throw new PoolIoException("cannot open pool " + path + ": it belongs to user " + owner + ", not to this user ("
-                    + me + "); a pool is opened only by its owner (copy it, or have it chowned)");
-        }
-        if ((mode & 022) != 0) {
-            throw new PoolIoException("cannot open pool " + path + ": group or others may write it (mode "
-                    + String.format("%04o", mode & 07777) + "); pools are owner-only: chmod 600 it first");
+        String refusal = ownerRefusal(owner, mode);
+        if (refusal != null) {
+            throw new PoolIoException("cannot open pool " + path + ": " + refusal);
         }
     }
 
