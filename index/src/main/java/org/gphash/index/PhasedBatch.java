@@ -106,10 +106,7 @@ final class PhasedBatch {
                 } catch (RuntimeException | Error e) {
                     // A probe refused (a table region changed after a clean close): nothing of this
                     // round was applied; give back what it prepared.
-                    for (int i = from; i < end; i++) {
-                        release(pool, probe, phases.staged[i - from], phases.claimed[i - from]);
-                    }
-                    t.table.file.persister().persistAll(pool, phases.metas);
+                    giveBack(pool, probe, from, from, end);
                     phases.clear();
                     next = from;
                     throw e;
@@ -138,10 +135,7 @@ final class PhasedBatch {
             } finally {
                 probe.phases = null;
                 // What was prepared and not applied (a growth, or an exception) is given back.
-                for (int i = applied; i < end; i++) {
-                    release(pool, probe, phases.staged[i - from], phases.claimed[i - from]);
-                }
-                t.table.file.persister().persistAll(pool, phases.metas);
+                giveBack(pool, probe, from, applied, end);
                 for (int i = 0; i < phases.retiredCount(); i++) {
                     t.table.gate.retire(p, phases.retired(i));
                 }
@@ -266,6 +260,17 @@ final class PhasedBatch {
             probe.claimedSlot = -1;
         }
         return r;
+    }
+
+    /**
+     * Gives back what operations {@code [a, b)} of the round that starts at {@code from} prepared,
+     * and persists the meta words of the round (applied ones and slots given back alike).
+     */
+    private void giveBack(MemorySegment pool, Probe probe, int from, int a, int b) {
+        for (int i = a; i < b; i++) {
+            release(pool, probe, phases.staged[i - from], phases.claimed[i - from]);
+        }
+        table.table.file.persister().persistAll(pool, phases.metas);
     }
 
     /** Gives back a prepared block (never published: no reader) and a claimed slot. */
