@@ -61,7 +61,12 @@ enum Counter : int {
 };
 
 // Operation kinds: org.gphash.OpKind ordinals.
-enum OpKind : int { kGet = 0, kPut = 1, kInsert = 2, kUpdate = 3, kDelete = 4, kReadModifyWrite = 5 };
+// The two conditional kinds never reach a kernel: the host runs them as plain kinds under the
+// engine's lock (ConditionalBatches.java); a kernel that met one would answer kRetry.
+enum OpKind : int {
+    kGet = 0, kPut = 1, kInsert = 2, kUpdate = 3, kDelete = 4, kReadModifyWrite = 5,
+    kCompareAndSet = 6, kCompareAndDelete = 7
+};
 
 // Outcome codes: org.gphash.index.OpStatus.
 enum Outcome : uint8_t {

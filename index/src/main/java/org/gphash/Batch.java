@@ -44,6 +44,14 @@ public final class Batch {
     private int size;
     /** Set by {@link #setSize}: the kind column was written by the caller, so execute checks it. */
     private boolean filledInPlace;
+    /**
+     * The expected values of conditional operations, {@code capacity} values, in a block of their
+     * own made at the first conditional operation (most batches never have one); null before.
+     */
+    private HostMemory expectedMemory;
+    private MemorySegment expected;
+    /** Conditional operations among the first {@code size} (counted by add, or by checkKinds). */
+    private int conditionals;
 
     /**
      * A batch for an index of these key and value sizes; {@link GPHashIndex#newBatch(int)} is the
@@ -106,7 +114,21 @@ public final class Batch {
         kinds = k;
         keys = ks;
         values = vs;
+        if (expected != null) {
+            allocateExpected(n);
+        }
         capacity = n;
+    }
+
+    /** Moves the expected-value column into a block for {@code n} operations, keeping those appended. */
+    private void allocateExpected(int n) {
+        HostMemory m = HostMemory.allocate(Math.max(1, (long) n * valueSize));
+        MemorySegment es = m.segment().asSlice(0, (long) n * valueSize);
+        if (expected != null && size > 0) {
+            MemorySegment.copy(expected, 0, es, 0, (long) Math.min(size, n) * valueSize);
+        }
+        expectedMemory = m;
+        expected = es;
     }
 
     /** {@code bytes} rounded up to 64, where each column of a batch or result starts. */
@@ -190,6 +212,78 @@ public final class Batch {
     }
 
     /**
+     * Appends a compare-and-set ({@link OpKind#COMPARE_AND_SET}): replaces the value with
+     * {@code value} only if it is {@code expected} at that point of the batch. Its outcome is UPDATED,
+     * EXISTS (another value) or NOT_FOUND. Atomic against every other writer of the pool.
+     *
+     * @param key      the key, of the batch's key size
+     * @param expected the value the key must have, of the batch's value size
+     * @param value    the new value, of the batch's value size
+     * @return this batch
+     */
+    public Batch compareAndSet(byte[] key, byte[] expected, byte[] value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(expected, valueSize);
+        Arguments.checkValue(value, valueSize);
+        return addConditional(OpKind.COMPARE_AND_SET, MemorySegment.ofArray(key), MemorySegment.ofArray(expected),
+                MemorySegment.ofArray(value));
+    }
+
+    /**
+     * As {@link #compareAndSet(byte[], byte[], byte[])}, for an index of 8-byte keys ({@code key} little-endian).
+     *
+     * @param key      the key
+     * @param expected the value the key must have
+     * @param value    the new value
+     * @return this batch
+     */
+    public Batch compareAndSet(long key, byte[] expected, byte[] value) {
+        return compareAndSet(LongKeys.encode(key, keySize), expected, value);
+    }
+
+    /**
+     * Appends a compare-and-delete ({@link OpKind#COMPARE_AND_DELETE}): removes the key only if its
+     * value is {@code expected} at that point of the batch. Its outcome is DELETED, EXISTS (another
+     * value) or NOT_FOUND.
+     *
+     * @param key      the key, of the batch's key size
+     * @param expected the value the key must have, of the batch's value size
+     * @return this batch
+     */
+    public Batch compareAndDelete(byte[] key, byte[] expected) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(expected, valueSize);
+        return addConditional(OpKind.COMPARE_AND_DELETE, MemorySegment.ofArray(key), MemorySegment.ofArray(expected),
+                null);
+    }
+
+    /**
+     * As {@link #compareAndDelete(byte[], byte[])}, for an index of 8-byte keys ({@code key} little-endian).
+     *
+     * @param key      the key
+     * @param expected the value the key must have
+     * @return this batch
+     */
+    public Batch compareAndDelete(long key, byte[] expected) {
+        return compareAndDelete(LongKeys.encode(key, keySize), expected);
+    }
+
+    /**
+     * Appends a conditional operation from segments of exactly the key and value size ({@code value}
+     * null for COMPARE_AND_DELETE).
+     */
+    Batch addConditional(OpKind kind, MemorySegment key, MemorySegment expectedValue, MemorySegment value) {
+        ensureCapacity(size + 1);
+        if (expected == null) {
+            allocateExpected(capacity);
+        }
+        MemorySegment.copy(expectedValue, 0, expected, (long) size * valueSize, valueSize);
+        add(kind, key, value);
+        conditionals++;
+        return this;
+    }
+
+    /**
      * Appends a get, for an index of 8-byte keys ({@code key} little-endian).
      *
      * @param key the key
@@ -243,14 +337,20 @@ public final class Batch {
     }
 
     /**
-     * Appends an operation; {@code value} is ignored for GET and DELETE.
+     * Appends an operation; {@code value} is ignored for GET and DELETE. Conditional kinds carry an
+     * expected value as well: append them with {@link #compareAndSet(byte[], byte[], byte[])} and
+     * {@link #compareAndDelete(byte[], byte[])}.
      *
-     * @param kind  what the operation does
+     * @param kind  what the operation does, not a conditional kind
      * @param key   the key, of the batch's key size
      * @param value the value, of the batch's value size (null for GET and DELETE)
      * @return this batch
      */
     public Batch add(OpKind kind, byte[] key, byte[] value) {
+        if (kind.isConditional()) {
+            throw new IllegalArgumentException(kind + " carries an expected value: append it with compareAndSet(key, "
+                    + "expected, value) or compareAndDelete(key, expected)");
+        }
         Arguments.checkKey(key, keySize);
         if (kind.hasValue()) {
             Arguments.checkValue(value, valueSize);
@@ -284,7 +384,14 @@ public final class Batch {
         MemorySegment.copy(other.kinds, 0, kinds, size, n);
         MemorySegment.copy(other.keys, 0, keys, (long) size * keySize, (long) n * keySize);
         MemorySegment.copy(other.values, 0, values, (long) size * valueSize, (long) n * valueSize);
+        if (other.expected != null) {
+            if (expected == null) {
+                allocateExpected(capacity);
+            }
+            MemorySegment.copy(other.expected, 0, expected, (long) size * valueSize, (long) n * valueSize);
+        }
         size += n;
+        conditionals += other.conditionals;
     }
 
     private void ensureCapacity(int n) {
@@ -353,6 +460,31 @@ public final class Batch {
         return kinds.asSlice(0, size);
     }
 
+    /**
+     * The expected values of the conditional operations, back to back like {@link #values()}
+     * ({@code size() * valueSize} bytes; the entries of other operations are ignored). Made at the
+     * first call or the first conditional operation appended: a batch filled in place
+     * ({@link #setSize}) writes the expected value of each conditional operation here.
+     *
+     * @return a view of the expected-value column
+     */
+    public MemorySegment expectedValues() {
+        if (expected == null) {
+            allocateExpected(capacity);
+        }
+        return expected.asSlice(0, (long) size * valueSize);
+    }
+
+    /**
+     * Whether the batch holds a {@link OpKind#COMPARE_AND_SET} or {@link OpKind#COMPARE_AND_DELETE}
+     * (for a batch filled in place, known once the index has checked its kinds).
+     *
+     * @return whether any operation is conditional
+     */
+    public boolean hasConditionalOperations() {
+        return conditionals > 0;
+    }
+
     /** {@return bytes per key} */
     public int keySize() {
         return keySize;
@@ -367,6 +499,7 @@ public final class Batch {
     public void clear() {
         values.asSlice(0, (long) size * valueSize).fill((byte) 0);
         size = 0;
+        conditionals = 0;
     }
 
     /**
@@ -403,13 +536,18 @@ public final class Batch {
         }
         long kindsCount = OpKind.values().length;
         long add = 0x0101010101010101L * (0x80 - kindsCount);
+        // Conditional kinds are the last ordinals: a valid byte b is one exactly when b + (0x80 -
+        // FIRST_CONDITIONAL) sets its top bit.
+        long addConditional = 0x0101010101010101L * (0x80 - OpKind.COMPARE_AND_SET.ordinal());
         long top = 0x8080808080808080L;
+        int conditional = 0;
         int i = 0;
         for (; i + 8 <= size; i += 8) {
             long w = kinds.get(KIND_WORD, i);
             if (((w | (w + add)) & top) != 0) {
                 break;
             }
+            conditional += Long.bitCount((w + addConditional) & top);
         }
         for (; i < size; i++) {
             int k = kinds.get(ValueLayout.JAVA_BYTE, i);
@@ -417,6 +555,13 @@ public final class Batch {
                 throw new IllegalArgumentException("operation " + i + " of the batch has kind " + k
                         + ", not an OpKind ordinal (0 to " + (kindsCount - 1) + ")");
             }
+            conditional += OpKind.ofOrdinal(k).isConditional() ? 1 : 0;
+        }
+        conditionals = conditional;
+        if (conditional > 0 && expected == null) {
+            throw new IllegalArgumentException(conditional + " operations of the batch are conditional ("
+                    + OpKind.COMPARE_AND_SET + " or " + OpKind.COMPARE_AND_DELETE + ") but no expected value was written: "
+                    + "write them through expectedValues()");
         }
     }
 

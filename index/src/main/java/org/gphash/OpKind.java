@@ -17,7 +17,18 @@ public enum OpKind {
      * (one CAS on the meta word, so nothing can slip in between): REPLACED with the previous
      * value in the result, or NOT_FOUND. YCSB's workload F.
      */
-    READ_MODIFY_WRITE;
+    READ_MODIFY_WRITE,
+    /**
+     * Replace only if the current value equals the operation's expected value
+     * ({@link Batch#expectedValues()}): UPDATED, EXISTS (another value) or NOT_FOUND. Atomic against
+     * every other writer of the pool, like {@link GPHashIndex#compareAndSet}.
+     */
+    COMPARE_AND_SET,
+    /**
+     * Remove only if the current value equals the operation's expected value: DELETED, EXISTS
+     * (another value) or NOT_FOUND.
+     */
+    COMPARE_AND_DELETE;
 
     private static final OpKind[] VALUES = values();
 
@@ -33,6 +44,11 @@ public enum OpKind {
 
     /** {@return whether operations of this kind carry a value} */
     public boolean hasValue() {
-        return this == PUT || this == INSERT || this == UPDATE || this == READ_MODIFY_WRITE;
+        return this == PUT || this == INSERT || this == UPDATE || this == READ_MODIFY_WRITE || this == COMPARE_AND_SET;
+    }
+
+    /** {@return whether operations of this kind carry an expected value, and act only if it matches} */
+    public boolean isConditional() {
+        return this == COMPARE_AND_SET || this == COMPARE_AND_DELETE;
     }
 }

@@ -56,11 +56,19 @@ class ModelProperties {
     sealed interface Action permits Single, BatchAction, CloseAndReopen, AbandonAndReopen, ForceResizes {
     }
 
-    /** One GET / PUT / INSERT / UPDATE / DELETE. */
-    record Single(OpKind kind, long key, Api api) implements Action {
+    /**
+     * One GET / PUT / INSERT / UPDATE / DELETE / COMPARE_AND_SET / COMPARE_AND_DELETE; a conditional
+     * one expects the key's current value when {@code matches}, another value otherwise.
+     */
+    record Single(OpKind kind, long key, Api api, boolean matches) implements Action {
     }
 
-    record BatchOp(OpKind kind, long key) {
+    /**
+     * A conditional operation with {@code matches} expects the value the key would have if every
+     * earlier write of the batch to it took effect (so it matches unless one did not); another
+     * value otherwise.
+     */
+    record BatchOp(OpKind kind, long key, boolean matches) {
     }
 
     /** A mixed batch, executed in one call; checked op by op against the model applied in order. */
@@ -89,9 +97,10 @@ class ModelProperties {
                 Tuple.of(1, Arbitraries.longs().between(0, KEY_SPACE)));
         Arbitrary<OpKind> kind = Arbitraries.of(OpKind.class);
         // READ_MODIFY_WRITE exists only in batches.
+        Arbitrary<Boolean> matches = Arbitraries.of(true, true, false);
         Arbitrary<Action> single = Combinators.combine(kind.filter(k -> k != OpKind.READ_MODIFY_WRITE), key,
-                Arbitraries.of(Api.class)).as(Single::new);
-        Arbitrary<Action> batch = Combinators.combine(kind, batchKey).as(BatchOp::new)
+                Arbitraries.of(Api.class), matches).as(Single::new);
+        Arbitrary<Action> batch = Combinators.combine(kind, batchKey, matches).as(BatchOp::new)
                 .list().ofMinSize(1).ofMaxSize(20).map(BatchAction::new);
         Arbitrary<Action> reopen = Arbitraries.of(true, false).map(CloseAndReopen::new);
         Arbitrary<Action> abandon = Arbitraries.just(new AbandonAndReopen());
@@ -254,6 +263,26 @@ class ModelProperties {
             Api api = s.api() == Api.LONG && shape.keySize() != 8 ? Api.BYTES : s.api();
             byte[] expectedOld = model.get(key);
             String what = where(s);
+            if (s.kind().isConditional()) {
+                byte[] expected = s.matches() && expectedOld != null ? expectedOld : nextValue(key);
+                boolean matched = expectedOld != null && java.util.Arrays.equals(expectedOld, expected);
+                if (s.kind() == OpKind.COMPARE_AND_SET) {
+                    byte[] v = nextValue(key);
+                    boolean r = api == Api.LONG ? index.compareAndSet(key, expected, v) : index.compareAndSet(k, expected, v);
+                    assertEquals(matched, r, what + ": compareAndSet returns whether the value matched");
+                    if (matched) {
+                        model.put(key, v);
+                    }
+                } else {
+                    boolean r = api == Api.LONG ? index.compareAndDelete(key, expected) : index.compareAndDelete(k, expected);
+                    assertEquals(matched, r, what + ": compareAndDelete returns whether the value matched");
+                    if (matched) {
+                        model.remove(key);
+                    }
+                }
+                assertValue(model.get(key), index.get(k), what + ": read-back after the operation");
+                return;
+            }
             switch (s.kind()) {
                 case GET -> {
                     byte[] got = switch (api) {
@@ -317,10 +346,27 @@ class ModelProperties {
         void batch(BatchAction b) {
             Batch batch = index.newBatch(b.ops().size());
             List<byte[]> written = new ArrayList<>();
+            List<byte[]> expectedValues = new ArrayList<>();
+            Map<Long, byte[]> lastWritten = new HashMap<>(model);
             for (BatchOp op : b.ops()) {
                 byte[] v = op.kind().hasValue() ? nextValue(op.key()) : null;
                 written.add(v);
-                batch.add(op.kind(), shape.key(op.key()), v);
+                byte[] k = shape.key(op.key());
+                if (op.kind().isConditional()) {
+                    byte[] e = op.matches() && lastWritten.get(op.key()) != null ? lastWritten.get(op.key()) : nextValue(op.key());
+                    expectedValues.add(e);
+                    if (op.kind() == OpKind.COMPARE_AND_SET) {
+                        batch.compareAndSet(k, e, v);
+                    } else {
+                        batch.compareAndDelete(k, e);
+                    }
+                } else {
+                    expectedValues.add(null);
+                    batch.add(op.kind(), k, v);
+                }
+                if (v != null) {
+                    lastWritten.put(op.key(), v);
+                }
             }
             BatchResult result = index.execute(batch);
             assertEquals(b.ops().size(), result.size(), where(b) + ": one result per operation");
@@ -357,7 +403,22 @@ class ModelProperties {
                         }
                         yield old != null ? Outcome.REPLACED : Outcome.NOT_FOUND;
                     }
+                    case COMPARE_AND_SET, COMPARE_AND_DELETE -> {
+                        if (old == null) {
+                            yield Outcome.NOT_FOUND;
+                        }
+                        if (!java.util.Arrays.equals(old, expectedValues.get(i))) {
+                            yield Outcome.EXISTS;
+                        }
+                        if (op.kind() == OpKind.COMPARE_AND_SET) {
+                            model.put(op.key(), v);
+                            yield Outcome.UPDATED;
+                        }
+                        model.remove(op.key());
+                        yield Outcome.DELETED;
+                    }
                 };
+                Statistics.label("conditional outcomes").collect(op.kind().isConditional() ? expected : "not conditional");
                 assertEquals(expected, result.outcome(i), what);
                 if (op.kind() == OpKind.GET || op.kind() == OpKind.READ_MODIFY_WRITE) {
                     assertValue(old, result.value(i), what + ": value");

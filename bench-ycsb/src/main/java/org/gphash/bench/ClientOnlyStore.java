@@ -45,9 +45,9 @@ final class ClientOnlyStore implements StoreUnderTest {
             long id = batch.id(i);
             Outcome o = switch (org.gphash.OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i))) {
                 case GET -> id >= StreamGenerator.ABSENT_BASE ? Outcome.NOT_FOUND : Outcome.FOUND;
-                case PUT, UPDATE -> Outcome.UPDATED;
+                case PUT, UPDATE, COMPARE_AND_SET -> Outcome.UPDATED;
                 case INSERT -> Outcome.INSERTED;
-                case DELETE -> Outcome.DELETED;
+                case DELETE, COMPARE_AND_DELETE -> Outcome.DELETED;
                 case READ_MODIFY_WRITE -> Outcome.REPLACED;
             };
             if (o == Outcome.FOUND || o == Outcome.REPLACED) {

@@ -231,31 +231,22 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return runSingle(OpKind.PUT, key, value, null);
     }
 
-    /**
-     * A compare and a swap under the engine's lock, which every write to the pool and the GPU takes
-     * (gets running alongside only read): a get of one, the compare on the host, an update of one.
-     * Two GPU round trips; a batch op kind on the pipeline would take one (not built yet).
-     */
+    /** A batch of one conditional operation, run as every such batch is ({@link ConditionalBatches}). */
     @Override
     public synchronized Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
-        Outcome current = compareUnderLock(key, expected);
-        return current != Outcome.FOUND ? current : runSingle(OpKind.UPDATE, key, value, null);
+        single.clear();
+        single.compareAndSet(key.toArray(ValueLayout.JAVA_BYTE), expected.toArray(ValueLayout.JAVA_BYTE),
+                value.toArray(ValueLayout.JAVA_BYTE));
+        execute(single, singleResult);
+        return singleResult.outcome(0);
     }
 
     @Override
     public synchronized Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
-        Outcome current = compareUnderLock(key, expected);
-        return current != Outcome.FOUND ? current : runSingle(OpKind.DELETE, key, null, null);
-    }
-
-    /** Under the lock: FOUND when the value equals {@code expected}, EXISTS when it differs, NOT_FOUND. */
-    private Outcome compareUnderLock(MemorySegment key, MemorySegment expected) {
-        MemorySegment current = MemorySegment.ofArray(new byte[geometry.valueSize()]);
-        if (runSingle(OpKind.GET, key, null, current) != Outcome.FOUND) {
-            return Outcome.NOT_FOUND;
-        }
-        return MemorySegment.mismatch(current, 0, geometry.valueSize(), expected, 0, geometry.valueSize()) == -1
-                ? Outcome.FOUND : Outcome.EXISTS;
+        single.clear();
+        single.compareAndDelete(key.toArray(ValueLayout.JAVA_BYTE), expected.toArray(ValueLayout.JAVA_BYTE));
+        execute(single, singleResult);
+        return singleResult.outcome(0);
     }
 
     @Override
@@ -340,7 +331,12 @@ public final class GpuEngine implements Engine, GpuFeatures {
         long started = System.nanoTime();
         times.add(HostStageTimes.Stage.ENTRY, started - locked);
         try {
-            path.execute(batch, result);
+            if (batch.hasConditionalOperations()) {
+                // Under this lock throughout: nothing writes between the compare and the write.
+                ConditionalBatches.execute(batch, result, path::execute);
+            } else {
+                path.execute(batch, result);
+            }
             times.add(HostStageTimes.Stage.PATH, System.nanoTime() - started);
         } catch (CudaException e) {
             throw GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", e);

@@ -6,18 +6,28 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
 import org.gphash.Codec;
 import org.gphash.GPHashIndex;
 import org.gphash.GPHashMap;
+import org.gphash.OpKind;
+import org.gphash.index.CpuEngine;
+import org.gphash.spi.Engine;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -79,6 +89,66 @@ class ConditionalWritesGpuTest {
             }
             assertEquals((long) threads * perThread, sum, "updates were lost");
             assertEquals(1, winners.get(), "putIfAbsent winners");
+        }
+    }
+
+    /**
+     * Conditional operations in batches, among other operations on the same few keys, against the
+     * CPU engine on the same batches: same outcomes, values and contents (the GPU engine runs them in
+     * segments of plain batches, ConditionalBatches; the CPU engine one by one).
+     */
+    @Test
+    void conditionalBatchesWithRepeatedKeysMatchTheCpuEngine() {
+        GpuTestSupport.assumeGpu();
+        try (GpuTestSupport t = GpuTestSupport.create();
+             Engine cpu = CpuEngine.create(
+                     GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 512, 5));
+             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 512, 5))) {
+            Random random = new Random(28);
+            Map<Long, byte[]> lastWritten = new HashMap<>();
+            BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+            BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+            OpKind[] kinds = OpKind.values();
+            long version = 0;
+            int conditionals = 0;
+            for (int round = 0; round < 25; round++) {
+                int n = 1 + random.nextInt(round % 5 == 4 ? 3000 : 300);
+                Batch batch = Batch.create(8, GpuTestSupport.VALUE_SIZE, n);
+                for (int i = 0; i < n; i++) {
+                    long k = random.nextInt(round % 2 == 0 ? 40 : 4000);
+                    OpKind kind = kinds[random.nextInt(kinds.length)];
+                    byte[] v = kind.hasValue() ? GpuTestSupport.value(k, ++version) : null;
+                    byte[] key = GpuTestSupport.key(k, 8);
+                    if (kind.isConditional()) {
+                        conditionals++;
+                        byte[] e = random.nextInt(4) > 0 && lastWritten.containsKey(k) ? lastWritten.get(k)
+                                : GpuTestSupport.value(k, 0);
+                        if (kind == OpKind.COMPARE_AND_SET) {
+                            batch.compareAndSet(key, e, v);
+                        } else {
+                            batch.compareAndDelete(key, e);
+                        }
+                    } else {
+                        batch.add(kind, key, v);
+                    }
+                    if (v != null) {
+                        lastWritten.put(k, v);
+                    }
+                }
+                cpu.execute(batch, rc);
+                gpu.execute(batch, rg);
+                GpuTestSupport.assertSameResults(batch, rc, rg, "round " + round);
+                assertEquals(cpu.stats().size(), gpu.stats().size(), "round " + round + ": item count");
+            }
+            assertTrue(conditionals > 1000, "the batches held conditional operations: " + conditionals);
+            for (long k = 0; k < 4000; k++) {
+                byte[] key = GpuTestSupport.key(k, 8);
+                MemorySegment fromCpu = MemorySegment.ofArray(new byte[GpuTestSupport.VALUE_SIZE]);
+                MemorySegment fromGpu = MemorySegment.ofArray(new byte[GpuTestSupport.VALUE_SIZE]);
+                assertEquals(cpu.get(MemorySegment.ofArray(key), fromCpu), gpu.get(MemorySegment.ofArray(key), fromGpu),
+                        "key " + k);
+                assertArrayEquals(fromCpu.toArray(ValueLayout.JAVA_BYTE), fromGpu.toArray(ValueLayout.JAVA_BYTE), "key " + k);
+            }
         }
     }
 }

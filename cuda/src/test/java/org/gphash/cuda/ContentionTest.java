@@ -72,7 +72,7 @@ class ContentionTest {
         try (GpuTestSupport t = GpuTestSupport.create();
              GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1024, 22))) {
             Random random = new Random(22);
-            OpKind[] kinds = OpKind.values();
+            OpKind[] kinds = GpuTestSupport.PLAIN_KINDS;
             long version = 0;
             BatchResult r = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
             for (int round = 0; round < 10; round++) {

@@ -64,7 +64,8 @@ class DifferentialTest {
             long version = 0;
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
             BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
-            OpKind[] kinds = OpKind.values();
+            OpKind[] kinds = OpKind.values();  // the conditional ones too
+            java.util.Map<Long, byte[]> lastWritten = new java.util.HashMap<>();
             for (int round = 0; round < 40; round++) {
                 int n = 1 + random.nextInt(round % 5 == 4 ? 20_000 : 3_000);
                 Batch batch = Batch.create(keySize, GpuTestSupport.VALUE_SIZE, n);
@@ -77,7 +78,22 @@ class DifferentialTest {
                         continue;
                     }
                     OpKind kind = random.nextDouble() < insertShare ? OpKind.INSERT : kinds[random.nextInt(kinds.length)];
-                    batch.add(kind, key(k, keySize), kind.hasValue() ? value(k, ++version) : null);
+                    byte[] v = kind.hasValue() ? value(k, ++version) : null;
+                    if (kind.isConditional()) {
+                        // Expect the last value written to the key (it holds it unless that write did
+                        // not act), or one never written.
+                        byte[] expected = random.nextInt(4) > 0 && lastWritten.containsKey(k) ? lastWritten.get(k) : value(k, 0);
+                        if (kind == OpKind.COMPARE_AND_SET) {
+                            batch.compareAndSet(key(k, keySize), expected, v);
+                        } else {
+                            batch.compareAndDelete(key(k, keySize), expected);
+                        }
+                    } else {
+                        batch.add(kind, key(k, keySize), v);
+                    }
+                    if (v != null) {
+                        lastWritten.put(k, v);
+                    }
                 }
                 if (round % 7 == 3) {
                     gpu.reloadBucketCache(false);  // the load runs while this batch does

@@ -60,6 +60,14 @@ final class GpuTestSupport implements AutoCloseable {
 
     static final int VALUE_SIZE = 128;
 
+    /**
+     * The kinds a batch holds without an expected value (the conditional ones are appended through
+     * {@code compareAndSet} / {@code compareAndDelete}; DifferentialTest and ConditionalWritesGpuTest
+     * run them).
+     */
+    static final org.gphash.OpKind[] PLAIN_KINDS = java.util.Arrays.stream(org.gphash.OpKind.values())
+            .filter(k -> !k.isConditional()).toArray(org.gphash.OpKind[]::new);
+
     /** Every operation of {@code batch}: the same outcome in both results, and the same value where one is returned. */
     static void assertSameResults(org.gphash.Batch batch, org.gphash.BatchResult expected, org.gphash.BatchResult actual,
                                   String where) {

@@ -66,6 +66,7 @@ final class GroupSemanticsModel {
                 case UPDATE -> present ? Outcome.UPDATED : Outcome.NOT_FOUND;
                 case DELETE -> present ? Outcome.DELETED : Outcome.NOT_FOUND;
                 case READ_MODIFY_WRITE -> present ? Outcome.REPLACED : Outcome.NOT_FOUND;
+                case COMPARE_AND_SET, COMPARE_AND_DELETE -> throw conditional(kinds[i]);
             };
             if (present && (kinds[i] == OpKind.GET || kinds[i] == OpKind.READ_MODIFY_WRITE)) {
                 source[i] = src;
@@ -96,7 +97,13 @@ final class GroupSemanticsModel {
             case INSERT -> !present;
             case UPDATE, READ_MODIFY_WRITE -> present;
             case GET -> false;
+            case COMPARE_AND_SET, COMPARE_AND_DELETE -> throw conditional(k);
         };
+    }
+
+    /** The kernels never see a conditional operation: {@link ConditionalBatches} turns each into another kind first. */
+    private static IllegalArgumentException conditional(OpKind k) {
+        return new IllegalArgumentException(k + " never reaches the kernels");
     }
 
     private static boolean presence(OpKind[] kinds, int[] lastSet, int start, int last, boolean p0) {

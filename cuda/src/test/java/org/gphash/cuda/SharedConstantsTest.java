@@ -160,7 +160,8 @@ class SharedConstantsTest {
     void kindsOutcomesAndPoliciesAgree() {
         Map<String, Long> kinds = ENUMS.get("OpKind");
         assertEquals(OpKind.values().length, kinds.size(), "OpKind entries: " + kinds);
-        String[] names = {"kGet", "kPut", "kInsert", "kUpdate", "kDelete", "kReadModifyWrite"};
+        String[] names = {"kGet", "kPut", "kInsert", "kUpdate", "kDelete", "kReadModifyWrite", "kCompareAndSet",
+            "kCompareAndDelete"};
         for (OpKind k : OpKind.values()) {
             assertEquals(k.ordinal(), e("OpKind", names[k.ordinal()]), k.name());
         }

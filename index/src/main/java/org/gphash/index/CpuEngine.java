@@ -135,7 +135,7 @@ public final class CpuEngine implements Engine {
     @Override
     public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
         try {
-            return Outcome.ofCode(table.compareAndSet(key, 0, expected, value));
+            return Outcome.ofCode(table.compareAndSet(key, 0, expected, 0, value, 0));
         } catch (InternalError e) {
             throw pool.mappingFault(e);
         }
@@ -144,7 +144,7 @@ public final class CpuEngine implements Engine {
     @Override
     public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
         try {
-            return Outcome.ofCode(table.compareAndDelete(key, 0, expected));
+            return Outcome.ofCode(table.compareAndDelete(key, 0, expected, 0));
         } catch (InternalError e) {
             throw pool.mappingFault(e);
         }
@@ -158,16 +158,18 @@ public final class CpuEngine implements Engine {
         MemorySegment codes = result.outcomeCodes();
         MemorySegment out = result.values();
         MemorySegment kinds = batch.kinds();
+        // Read only by conditional operations; a batch without one has no such column to make.
+        MemorySegment expected = batch.hasConditionalOperations() ? batch.expectedValues() : null;
         long k = batch.keySize();
         long v = batch.valueSize();
         int i = 0;
         PhasedBatch phases = durability == org.gphash.Durability.PER_BATCH ? phased.get() : null;
         try {
             if (phases != null) {
-                phases.run(kinds, keys, values, out, codes, batch.size(), k, v);
+                phases.run(kinds, keys, values, expected, out, codes, batch.size(), k, v);
             } else {
                 for (; i < batch.size(); i++) {
-                    runOne(kinds, keys, values, out, codes, i, k, v);
+                    runOne(kinds, keys, values, expected, out, codes, i, k, v);
                 }
             }
         } catch (InternalError e) {
@@ -183,8 +185,8 @@ public final class CpuEngine implements Engine {
         }
     }
 
-    private void runOne(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment out,
-                        MemorySegment codes, int i, long k, long v) {
+    private void runOne(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected,
+                        MemorySegment out, MemorySegment codes, int i, long k, long v) {
         OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
         long ko = i * k;
         long vo = i * v;
@@ -195,6 +197,8 @@ public final class CpuEngine implements Engine {
             case UPDATE -> table.update(keys, ko, values, vo);
             case DELETE -> table.delete(keys, ko);
             case READ_MODIFY_WRITE -> table.readModifyWrite(keys, ko, values, vo, out, vo);
+            case COMPARE_AND_SET -> table.compareAndSet(keys, ko, expected, vo, values, vo);
+            case COMPARE_AND_DELETE -> table.compareAndDelete(keys, ko, expected, vo);
         };
         codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
     }

@@ -171,13 +171,14 @@ final class CpuTable {
      * the meta word from that very block: a block is never rewritten while an item points at it, so
      * the swap succeeds exactly when the value compared is still the current one (else it retries).
      */
-    int compareAndSet(MemorySegment key, long keyOffset, MemorySegment expected, MemorySegment value) {
-        return write(Kind.COMPARE_AND_SET, key, keyOffset, value, 0, expected, 0);
+    int compareAndSet(MemorySegment key, long keyOffset, MemorySegment expected, long expectedOffset,
+                      MemorySegment value, long valueOffset) {
+        return write(Kind.COMPARE_AND_SET, key, keyOffset, value, valueOffset, expected, expectedOffset);
     }
 
     /** Removes only if the value is {@code expected}: DELETED, EXISTS (another value) or NOT_FOUND. */
-    int compareAndDelete(MemorySegment key, long keyOffset, MemorySegment expected) {
-        return write(Kind.COMPARE_AND_DELETE, key, keyOffset, null, 0, expected, 0);
+    int compareAndDelete(MemorySegment key, long keyOffset, MemorySegment expected, long expectedOffset) {
+        return write(Kind.COMPARE_AND_DELETE, key, keyOffset, null, 0, expected, expectedOffset);
     }
 
     /**
@@ -411,7 +412,7 @@ final class CpuTable {
      * A conditional write: if the valid item's value equals {@code expected}, swaps in {@code value}
      * (or, with none, deletes); EXISTS when it differs.
      */
-    private int attemptConditional(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
+    int attemptConditional(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
                                    MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
                                    MemorySegment expected, long expectedOffset) {
         long block = validItemBlock(pool, t, probe, key, keyOffset);

@@ -52,13 +52,21 @@ final class PhasedBatch {
      * Runs operations {@code [0, n)}; their outcome codes go to {@code codes}. {@link #next()} says
      * how far it got when an exception escapes (the operations before it were applied and are durable).
      */
-    void run(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment out, MemorySegment codes,
-             int n, long keySize, long valueSize) {
+    void run(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected, MemorySegment out,
+             MemorySegment codes, int n, long keySize, long valueSize) {
         next = 0;
-        while (next < n) {
-            next = round(kinds, keys, values, out, codes, next, Math.min(n, next + MAX_ROUND_OPS), keySize, valueSize);
+        this.expected = expected;
+        try {
+            while (next < n) {
+                next = round(kinds, keys, values, out, codes, next, Math.min(n, next + MAX_ROUND_OPS), keySize, valueSize);
+            }
+        } finally {
+            this.expected = null;
         }
     }
+
+    /** The batch's expected values (read by its conditional operations) while {@link #run} runs. */
+    private MemorySegment expected;
 
     /**
      * The most operations one round runs. An exclusive phase (a resize, a heap growth, a snapshot)
@@ -166,7 +174,7 @@ final class PhasedBatch {
         phases.staged[slotIndex] = -1;
         phases.claimed[slotIndex] = -1;
         OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
-        if (kind == OpKind.GET || kind == OpKind.DELETE) {
+        if (!kind.hasValue()) {
             return OpStatus.RETRY;
         }
         long ko = i * k;
@@ -251,6 +259,8 @@ final class PhasedBatch {
                     case UPDATE -> t.attemptUpdate(pool, layout, p, probe, keys, ko, values, vo, null, 0);
                     case READ_MODIFY_WRITE -> t.attemptUpdate(pool, layout, p, probe, keys, ko, values, vo, out, vo);
                     case DELETE -> t.attemptDelete(pool, layout, p, probe, keys, ko);
+                    case COMPARE_AND_SET -> t.attemptConditional(pool, layout, p, probe, keys, ko, values, vo, expected, vo);
+                    case COMPARE_AND_DELETE -> t.attemptConditional(pool, layout, p, probe, keys, ko, null, 0, expected, vo);
                 };
             } while (r == OpStatus.RETRY);
         } finally {

@@ -1,0 +1,225 @@
+package org.gphash.cuda;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+
+/**
+ * Runs a batch that holds conditional operations ({@link OpKind#COMPARE_AND_SET},
+ * {@link OpKind#COMPARE_AND_DELETE}) on the GPU engine, whose kernels know the six plain kinds.
+ * It runs under the engine's lock, which every write to the pool and the GPU takes, so nothing
+ * writes between its steps; per segment of the batch:
+ * <ol>
+ *   <li>one batch of gets reads the current values of the segment's conditional keys;
+ *   <li>each conditional operation is compared on the host and becomes the plain operation it
+ *   amounts to: a matching compare-and-set an UPDATE, a matching compare-and-delete a DELETE, any
+ *   other a GET (which changes nothing; its outcome is then EXISTS or NOT_FOUND);
+ *   <li>the segment runs as one plain batch, with the same-key semantics of every batch.
+ * </ol>
+ * The gets see the pool as the segment starts, so a segment ends before a conditional operation
+ * whose key an earlier operation of the segment touched: there the pool may not yet hold the state
+ * the conditional operation must compare with. A batch whose conditional keys are distinct and
+ * appear nowhere earlier in it is one segment, two GPU round trips. Keys are told apart by a 64-bit
+ * hash: two keys that collide only cut the batch once more, which is never wrong.
+ *
+ * <p>Every route of the engine (the pipeline on the index mirror, the pool path, the small-batch
+ * shortcuts) runs the plain batches, so one class covers them all. Device-resident batches carry no
+ * expected values and take the six plain kinds only.
+ */
+final class ConditionalBatches {
+
+    /** Runs a plain batch (no conditional operations) under the engine's lock. */
+    @FunctionalInterface
+    interface PlainRunner {
+        void run(Batch batch, BatchResult result);
+    }
+
+    private ConditionalBatches() {
+    }
+
+    /**
+     * Runs {@code batch} into {@code result} (already reset to the batch's size) through
+     * {@code runner}. If a plain batch throws, the segments before it were applied, and the
+     * operations of its own segment that ran have their outcomes in {@code result}.
+     */
+    static void execute(Batch batch, BatchResult result, PlainRunner runner) {
+        int n = batch.size();
+        LongSet conditionalKeys = new LongSet(n);
+        for (int i = 0; i < n; i++) {
+            if (conditional(batch, i)) {
+                conditionalKeys.add(keyHash(batch, i));
+            }
+        }
+        LongSet touched = new LongSet(n);
+        int start = 0;
+        while (start < n) {
+            int end = segmentEnd(batch, start, conditionalKeys, touched);
+            runSegment(batch, start, end, result, runner);
+            start = end;
+        }
+    }
+
+    /**
+     * The end of the segment that starts at {@code start}: the first conditional operation after it
+     * whose key an earlier operation of the segment touched, or the batch's end.
+     */
+    static int segmentEnd(Batch batch, int start, LongSet conditionalKeys, LongSet touched) {
+        touched.clear();
+        int n = batch.size();
+        for (int i = start; i < n; i++) {
+            long h = keyHash(batch, i);
+            if (!conditionalKeys.contains(h)) {
+                continue;  // no conditional operation has this key: its order with them is kept by the plain batch
+            }
+            if (conditional(batch, i) && touched.contains(h)) {
+                return i;
+            }
+            touched.add(h);
+        }
+        return n;
+    }
+
+    private static void runSegment(Batch batch, int start, int end, BatchResult result, PlainRunner runner) {
+        int m = end - start;
+        int keySize = batch.keySize();
+        int valueSize = batch.valueSize();
+        MemorySegment kinds = batch.kinds();
+        MemorySegment expected = batch.expectedValues();
+
+        // 1. The current values of the conditional keys.
+        int conditionals = 0;
+        for (int i = start; i < end; i++) {
+            conditionals += conditional(batch, i) ? 1 : 0;
+        }
+        Batch reads = Batch.create(keySize, valueSize, conditionals);
+        int[] at = new int[conditionals];
+        for (int i = start, c = 0; i < end; i++) {
+            if (conditional(batch, i)) {
+                reads.get(batch.key(i));
+                at[c++] = i - start;
+            }
+        }
+        BatchResult current = new BatchResult(valueSize, conditionals);
+        if (conditionals > 0) {
+            runner.run(reads, current);
+        }
+
+        // 2. The segment as plain operations, and the outcome of each conditional operation that does not act.
+        Batch plain = Batch.create(keySize, valueSize, m).setSize(m);
+        MemorySegment.copy(kinds, start, plain.kinds(), 0, m);
+        MemorySegment.copy(batch.keys(), (long) start * keySize, plain.keys(), 0, (long) m * keySize);
+        MemorySegment.copy(batch.values(), (long) start * valueSize, plain.values(), 0, (long) m * valueSize);
+        Outcome[] refused = new Outcome[conditionals];
+        for (int c = 0; c < conditionals; c++) {
+            int j = at[c];
+            OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, start + j));
+            boolean found = current.outcome(c) == Outcome.FOUND;
+            long e = (long) (start + j) * valueSize;
+            long v = (long) c * valueSize;
+            boolean matches = found
+                    && MemorySegment.mismatch(current.values(), v, v + valueSize, expected, e, e + valueSize) == -1;
+            OpKind plainKind = !matches ? OpKind.GET : kind == OpKind.COMPARE_AND_SET ? OpKind.UPDATE : OpKind.DELETE;
+            plain.kinds().set(ValueLayout.JAVA_BYTE, j, (byte) plainKind.ordinal());
+            refused[c] = matches ? null : found ? Outcome.EXISTS : Outcome.NOT_FOUND;
+        }
+
+        // 3. The segment, with the outcomes moved into the caller's result (also when it fails part way).
+        BatchResult segment = new BatchResult(valueSize, m);
+        try {
+            runner.run(plain, segment);
+        } finally {
+            MemorySegment.copy(segment.outcomeCodes(), 0, result.outcomeCodes(), start, m);
+            MemorySegment.copy(segment.values(), 0, result.values(), (long) start * valueSize, (long) m * valueSize);
+            MemorySegment codes = result.outcomeCodes();
+            for (int c = 0; c < conditionals; c++) {
+                int i = start + at[c];
+                // A code that is no outcome (the batch failed before this operation ran) is left for
+                // the engine's failure handling to mark NOT_APPLIED.
+                int ran = segment.outcomeCodes().get(ValueLayout.JAVA_BYTE, at[c]) & KernelParams.CODE_MASK;
+                if (refused[c] != null && ran >= Outcome.FOUND.code() && ran <= Outcome.REPLACED.code()) {
+                    codes.set(ValueLayout.JAVA_BYTE, i, refused[c].code());
+                }
+            }
+        }
+    }
+
+    private static boolean conditional(Batch batch, int i) {
+        return OpKind.ofOrdinal(batch.kinds().get(ValueLayout.JAVA_BYTE, i)).isConditional();
+    }
+
+    /** A 64-bit hash of key {@code i} (equal keys, equal hashes; distinct keys rarely collide). */
+    static long keyHash(Batch batch, int i) {
+        MemorySegment keys = batch.keys();
+        int size = batch.keySize();
+        long at = (long) i * size;
+        long h = 0x9E3779B97F4A7C15L * (size + 1);
+        int b = 0;
+        for (; b + 8 <= size; b += 8) {
+            h = mix(h ^ keys.get(ValueLayout.JAVA_LONG_UNALIGNED, at + b));
+        }
+        for (; b < size; b++) {
+            h = mix(h ^ (keys.get(ValueLayout.JAVA_BYTE, at + b) & 0xFFL) ^ ((long) b << 56));
+        }
+        return h;
+    }
+
+    /** The finaliser of SplitMix64: every bit of the result depends on every bit of {@code z}. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /** An open-addressed set of longs, sized for at most {@code n} of them (no boxing per operation). */
+    static final class LongSet {
+        private final long[] slots;
+        private final boolean[] used;
+        private final int mask;
+        private final int[] filled;
+        private int count;
+
+        LongSet(int n) {
+            int capacity = Integer.highestOneBit(Math.max(2, n) * 2 - 1) << 1;
+            slots = new long[capacity];
+            used = new boolean[capacity];
+            filled = new int[Math.max(1, n)];
+            mask = capacity - 1;
+        }
+
+        void add(long h) {
+            int i = (int) mix(h) & mask;
+            while (used[i]) {
+                if (slots[i] == h) {
+                    return;
+                }
+                i = (i + 1) & mask;
+            }
+            used[i] = true;
+            slots[i] = h;
+            filled[count++] = i;
+        }
+
+        boolean contains(long h) {
+            int i = (int) mix(h) & mask;
+            while (used[i]) {
+                if (slots[i] == h) {
+                    return true;
+                }
+                i = (i + 1) & mask;
+            }
+            return false;
+        }
+
+        /** Empties the set in time proportional to what it holds. */
+        void clear() {
+            for (int k = 0; k < count; k++) {
+                used[filled[k]] = false;
+            }
+            count = 0;
+        }
+    }
+}
