@@ -46,7 +46,7 @@ public final class GPHashIndex implements AutoCloseable {
     private final int valueSize;
     private volatile boolean closed;
 
-    private GPHashIndex(Engine backend, GPHashConfig config, boolean recordStats) {
+    private GPHashIndex(Engine backend, GPHashConfig config, org.gphash.spi.LatencyRecorder.Factory recorders) {
         this.backend = backend;
         boolean groupCommit = config.backend() == Backend.CPU && config.durability() == Durability.PER_BATCH
                 && flushesToMedium(backend.stats().persistenceMode());
@@ -55,7 +55,7 @@ public final class GPHashIndex implements AutoCloseable {
         this.coalescer = coalescing.appliesTo(config.backend(), groupCommit)
                 ? new CoalescingEngine(backend, coalescing, config.path()) : null;
         Engine front = coalescer != null ? coalescer : backend;
-        this.recorder = recordStats ? new RecordingEngine(front) : null;
+        this.recorder = recorders != null ? new RecordingEngine(front, recorders) : null;
         this.engine = recorder != null ? recorder : front;
         this.config = config;
         this.keySize = backend.geometry().keySize();
@@ -67,7 +67,7 @@ public final class GPHashIndex implements AutoCloseable {
      * coalescer, the host cache, stats) with an engine that behaves in ways a backend may.
      */
     static GPHashIndex over(Engine backend, GPHashConfig config) {
-        return new GPHashIndex(backend, config, false);
+        return new GPHashIndex(backend, config, null);
     }
 
         /**
@@ -747,7 +747,8 @@ public final class GPHashIndex implements AutoCloseable {
         private boolean verifyOnOpen;
         private Durability durability = Durability.PER_BATCH;
         private Coalescing coalescing = Coalescing.AUTO;
-        private boolean recordStats;
+        /** The latency recorders' provider, found when recordStats() is called; null: no stats. */
+        private org.gphash.spi.LatencyRecorder.Factory recorders;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -1006,11 +1007,15 @@ public final class GPHashIndex implements AutoCloseable {
         /**
          * Counts every synchronous call and batch and records its latency, for
          * {@link GPHashIndex#operationStats()} (off by default: timing costs two clock reads a call).
+         * The latency percentiles come from gphash-stats (org.gphash:gphash-stats, HdrHistogram), which
+         * must be on the class or module path.
          *
          * @return this builder
+         * @throws IllegalStateException when gphash-stats is not on the class or module path (nothing
+         *                               is opened or created)
          */
         public Builder recordStats() {
-            this.recordStats = true;
+            this.recorders = RecordingEngine.recorders();
             return this;
         }
 
@@ -1065,7 +1070,7 @@ public final class GPHashIndex implements AutoCloseable {
         }
 
         private GPHashIndex wrap(Engine engine, GPHashConfig c) {
-            return new GPHashIndex(engine, c, recordStats);
+            return new GPHashIndex(engine, c, recorders);
         }
 
         private static EngineFactory factory(Backend backend) {

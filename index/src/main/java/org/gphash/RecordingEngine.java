@@ -1,54 +1,45 @@
 package org.gphash;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ServiceLoader;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 import org.gphash.spi.Engine;
+import org.gphash.spi.LatencyRecorder;
 
 /**
  * An engine that counts and times the calls it passes on ({@link GPHashIndex.Builder#recordStats()}).
- * Latencies go into HdrHistogram {@link Recorder}s, which record wait-free and without allocating;
- * {@link #operationStats()} folds what they gathered since the last call into running totals.
+ * Latencies go to {@link LatencyRecorder}s from the provider on the class or module path
+ * (gphash-stats, HdrHistogram: wait-free, no allocation); {@link #operationStats()} reads them.
  */
 final class RecordingEngine extends ForwardingEngine {
-
-    /** Latencies above an hour are recorded as an hour. */
-    private static final long MAX_NANOS = 3_600_000_000_000L;
 
     private final LongAdder gets = new LongAdder();
     private final LongAdder getHits = new LongAdder();
     private final LongAdder writes = new LongAdder();
     private final LongAdder batches = new LongAdder();
     private final LongAdder batchOps = new LongAdder();
-    private final Timer getTimer = new Timer();
-    private final Timer writeTimer = new Timer();
-    private final Timer batchTimer = new Timer();
+    private final LatencyRecorder getTimer;
+    private final LatencyRecorder writeTimer;
+    private final LatencyRecorder batchTimer;
 
-    RecordingEngine(Engine inner) {
+    RecordingEngine(Engine inner, LatencyRecorder.Factory recorders) {
         super(inner);
+        this.getTimer = recorders.create();
+        this.writeTimer = recorders.create();
+        this.batchTimer = recorders.create();
     }
 
-    /** One kind of call's latencies: a recorder, and the totals folded from it. */
-    private static final class Timer {
-        private final Recorder recorder = new Recorder(3);
-        private Histogram total = new Histogram(3);
-        private Histogram interval;
-
-        void record(long nanos) {
-            recorder.recordValue(Math.min(Math.max(nanos, 0), MAX_NANOS));
-        }
-
-        synchronized OperationStats.Latency latency() {
-            interval = recorder.getIntervalHistogram(interval);
-            total.add(interval);
-            if (total.getTotalCount() == 0) {
-                return OperationStats.Latency.NONE;
-            }
-            return new OperationStats.Latency(total.getTotalCount(), total.getMean(), total.getValueAtPercentile(50),
-                    total.getValueAtPercentile(99), total.getValueAtPercentile(99.9), total.getMaxValue());
-        }
+    /**
+     * The latency recorders' provider, or a clear error naming the module to add.
+     *
+     * @throws IllegalStateException when none is on the class or module path
+     */
+    static LatencyRecorder.Factory recorders() {
+        return ServiceLoader.load(LatencyRecorder.Factory.class, RecordingEngine.class.getClassLoader()).findFirst()
+                .orElseThrow(() -> new IllegalStateException("recordStats() records latencies through gphash-stats "
+                        + "(org.gphash:gphash-stats, HdrHistogram), which is not on the class or module path: add that "
+                        + "dependency, or build the index without recordStats()"));
     }
 
     OperationStats operationStats() {

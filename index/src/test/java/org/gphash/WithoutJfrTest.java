@@ -25,7 +25,7 @@ class WithoutJfrTest {
             System.exit(3);  // the test would prove nothing
         }
         Path pool = Path.of(args[0]);
-        try (GPHashIndex index = GPHashIndex.builder(pool).keySize(8).valueSize(64).initialCapacity(64).recordStats()
+        try (GPHashIndex index = GPHashIndex.builder(pool).keySize(8).valueSize(64).initialCapacity(64)
                 .create()) {
             Batch b = index.newBatch(20_000);
             for (long k = 0; k < 20_000; k++) {

@@ -1,4 +1,4 @@
-package org.gphash;
+package org.gphash.stats;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -6,10 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 
+import org.gphash.Batch;
+import org.gphash.Durability;
+import org.gphash.GPHashIndex;
+import org.gphash.OperationStats;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code recordStats()}: every synchronous call and batch counted and timed; nothing without it. */
+/**
+ * {@code recordStats()} with this module on the class path: every synchronous call and batch counted
+ * and timed; nothing without it.
+ */
 class OperationStatsTest {
 
     @TempDir
