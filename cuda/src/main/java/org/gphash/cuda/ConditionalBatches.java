@@ -32,7 +32,7 @@ import org.gphash.Outcome;
  */
 final class ConditionalBatches {
 
-    /** Runs a plain batch (no conditional operations) under the engine's lock. */
+    /** Runs a plain batch (no conditional operations) under the engine's lock, into a result reset to its size. */
     @FunctionalInterface
     interface PlainRunner {
         void run(Batch batch, BatchResult result);
@@ -104,6 +104,7 @@ final class ConditionalBatches {
             }
         }
         BatchResult current = new BatchResult(valueSize, conditionals);
+        current.reset(conditionals);
         if (conditionals > 0) {
             runner.run(reads, current);
         }
@@ -129,6 +130,7 @@ final class ConditionalBatches {
 
         // 3. The segment, with the outcomes moved into the caller's result (also when it fails part way).
         BatchResult segment = new BatchResult(valueSize, m);
+        segment.reset(m);
         try {
             runner.run(plain, segment);
         } finally {

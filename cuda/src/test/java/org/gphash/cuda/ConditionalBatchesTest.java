@@ -205,7 +205,8 @@ class ConditionalBatchesTest {
         @Override
         public void run(Batch batch, BatchResult result) {
             batches++;
-            result.reset(batch.size());
+            // The engine's contract: the result comes reset to the batch's size (GpuEngine does so).
+            assertEquals(batch.size(), result.size(), "the result is reset to the batch's size");
             if (batches == failOnBatch) {
                 throw new PoolFullException("the fake engine is full", result, null);
             }
