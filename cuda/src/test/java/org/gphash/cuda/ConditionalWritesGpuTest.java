@@ -93,9 +93,9 @@ class ConditionalWritesGpuTest {
     }
 
     /**
-     * Conditional operations in batches, among other operations on the same few keys, against the
-     * CPU engine on the same batches: same outcomes, values and contents (the GPU engine runs them in
-     * segments of plain batches, ConditionalBatches; the CPU engine one by one).
+     * Conditional operations in batches, among other operations on the same few keys (on the index
+     * mirror), against the CPU engine on the same batches: same outcomes, values and contents (the
+     * GPU engine runs them in segments of plain batches, ConditionalBatches; the CPU engine one by one).
      */
     @Test
     void conditionalBatchesWithRepeatedKeysMatchTheCpuEngine() {
@@ -111,11 +111,18 @@ class ConditionalWritesGpuTest {
             OpKind[] kinds = OpKind.values();
             long version = 0;
             int conditionals = 0;
+            // The index mirror keeps batch order per key; the pool path (mirror OFF) does not, so
+            // there each batch touches a key once (still one segment of gets and one plain batch).
+            boolean ordered = gpu.ordersOperationsOnAKey();
             for (int round = 0; round < 25; round++) {
                 int n = 1 + random.nextInt(round % 5 == 4 ? 3000 : 300);
                 Batch batch = Batch.create(8, GpuTestSupport.VALUE_SIZE, n);
+                java.util.Set<Long> used = new java.util.HashSet<>();
                 for (int i = 0; i < n; i++) {
                     long k = random.nextInt(round % 2 == 0 ? 40 : 4000);
+                    if (!ordered && !used.add(k)) {
+                        continue;  // the pool path runs one key's operations of a batch in any order
+                    }
                     OpKind kind = kinds[random.nextInt(kinds.length)];
                     byte[] v = kind.hasValue() ? GpuTestSupport.value(k, ++version) : null;
                     byte[] key = GpuTestSupport.key(k, 8);
@@ -140,7 +147,7 @@ class ConditionalWritesGpuTest {
                 GpuTestSupport.assertSameResults(batch, rc, rg, "round " + round);
                 assertEquals(cpu.stats().size(), gpu.stats().size(), "round " + round + ": item count");
             }
-            assertTrue(conditionals > 1000, "the batches held conditional operations: " + conditionals);
+            assertTrue(conditionals > (ordered ? 1000 : 300), "the batches held conditional operations: " + conditionals);
             for (long k = 0; k < 4000; k++) {
                 byte[] key = GpuTestSupport.key(k, 8);
                 MemorySegment fromCpu = MemorySegment.ofArray(new byte[GpuTestSupport.VALUE_SIZE]);
