@@ -5,7 +5,7 @@
 # bench-ycsb: they shadow the bundle's), with that client in the same run; then the host batches'
 # stage profile beside the device-resident figures (GpuTargetsBench). Logs under $OUT.
 #   bench-ycsb/device-host-path.sh bench [BATCHES]   # default 262144 65536
-#   bench-ycsb/device-host-path.sh targets           # GpuTargetsBench --parts targets
+#   bench-ycsb/device-host-path.sh targets           # GpuTargetsBench --parts targets (ROUNDS=N with OLD)
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
@@ -37,13 +37,21 @@ case "$what" in
             [[ -n "${OLD:-}" ]] && run_bench "gpu-old-$b" "$old" -- --batch "$b" --backend gpu --baselines none
         done ;;
     targets)
-        "${java[@]}" -cp "$new" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" > "$OUT/targets.log" 2>&1
-        grep -E "^\| (host|positive|update|YCSB-C zipf 0.99, cache off)|load of" "$OUT/targets.log" | tee -a "$OUT/summary.txt"
-        if [[ -n "${OLD:-}" ]]; then
-            echo "== the same with $OLD's jars" | tee -a "$OUT/summary.txt"
-            "${java[@]}" -cp "$old" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" > "$OUT/targets-old.log" 2>&1
-            grep -E "^\| (host|positive|update|YCSB-C zipf 0.99, cache off)|load of" "$OUT/targets-old.log" | tee -a "$OUT/summary.txt"
-        fi ;;
+        # With OLD, both builds in one call; ROUNDS=N alternates them N times, the old one first in
+        # every other round (a JVM's place in the call can move the load's figure).
+        rounds="${ROUNDS:-1}"
+        for ((r = 1; r <= rounds; r++)); do
+            order=(new old)
+            (( r % 2 == 0 )) && order=(old new)
+            for which in "${order[@]}"; do
+                [[ "$which" == old && -z "${OLD:-}" ]] && continue
+                cp="$new"; [[ "$which" == old ]] && cp="$old"
+                echo "== round $r: $which jars" | tee -a "$OUT/summary.txt"
+                "${java[@]}" -cp "$cp" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" > "$OUT/targets-$which-$r.log" 2>&1
+                grep -E "^\| (host|positive|update|YCSB-C zipf 0.99, cache off)|load of" "$OUT/targets-$which-$r.log" \
+                    | cut -c1-220 | tee -a "$OUT/summary.txt"
+            done
+        done ;;
     *) echo "usage: $0 bench [BATCHES] | targets" >&2; exit 2 ;;
 esac
 echo; echo "== summary"; cat "$OUT/summary.txt" 2>/dev/null

@@ -28,8 +28,9 @@ import org.gphash.BatchResult;
  * copies out on another, tied to the engine's stream by events (the kernels of a chunk wait for its
  * copy in; its copy out waits for its kernels), so that one chunk's results cross the link while the
  * next chunk's kernels run and the one after that is copied in (PCIe carries both directions at once).
- * A batch or result whose own memory is pinned ({@link BatchPinning}) skips the staging memory.
- * Not thread-safe.
+ * A batch or result whose own memory is pinned ({@link BatchPinning}) skips the staging memory,
+ * and a chunk of ungrouped reads into a pinned result has no values to copy out at all: its kernels
+ * write them into the result through the mapping ({@code MirrorPath.execute}). Not thread-safe.
  */
 final class HostLane implements AutoCloseable {
 
@@ -74,7 +75,9 @@ final class HostLane implements AutoCloseable {
     /**
      * Queues operations first..first+n of {@code batch} to the GPU, straight from the batch's memory
      * where it is pinned, else through this lane's pinned staging memory, on the lane's upload stream;
-     * work queued on {@code compute} after this waits for the copy.
+     * work queued on {@code compute} after this waits for the copy. {@code withReads}: the chunk's
+     * values read come back through this lane (false when the kernels write them into a pinned
+     * result themselves).
      */
     void stage(CUstream compute, Batch batch, int first, int n, boolean withValues, boolean withReads, boolean pinned) {
         this.first = first;
