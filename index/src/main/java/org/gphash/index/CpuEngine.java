@@ -169,6 +169,9 @@ public final class CpuEngine implements Engine {
                 phases.run(kinds, keys, values, expected, out, codes, batch.size(), k, v);
             } else {
                 for (; i < batch.size(); i++) {
+                    if ((i & (PhasedBatch.TOUCH_AHEAD - 1)) == 0) {
+                        table.touch(keys, i, Math.min(batch.size(), i + PhasedBatch.TOUCH_AHEAD), k);
+                    }
                     runOne(kinds, keys, values, expected, out, codes, i, k, v);
                 }
             }

@@ -166,6 +166,25 @@ final class CpuTable {
     }
 
     /**
+     * Touches the candidate buckets of keys {@code [from, to)} of a batch ({@link Probe#touch}) so
+     * that the operations that follow find them in cache; inside the epoch, so that the mapping it
+     * reads cannot be replaced meanwhile.
+     */
+    void touch(MemorySegment keys, int from, int to, long keySize) {
+        Probe probe = probes.get();
+        EpochGate.Participant p = table.gate.enter();
+        try {
+            MemorySegment pool = table.file.segment();
+            TableLayout layout = layout();
+            for (int i = from; i < to; i++) {
+                probe.touch(pool, layout, keys, i * keySize);
+            }
+        } finally {
+            table.gate.exit(p);
+        }
+    }
+
+    /**
      * Replaces the value with {@code value} only if it is {@code expected}: UPDATED, EXISTS (another
      * value) or NOT_FOUND. The compare reads the block the item points at, and the swap is one CAS of
      * the meta word from that very block: a block is never rewritten while an item points at it, so

@@ -77,6 +77,15 @@ final class PhasedBatch {
      */
     static final int MAX_ROUND_OPS = 16_384;
 
+    /**
+     * Operations whose candidate buckets the apply step touches together before it runs them
+     * ({@link Probe#touch}): their cache misses overlap. A power of two; 16 operations' buckets (4
+     * buckets of 3 lines each for the default geometry) fit in the L1 cache with room to spare. On
+     * the 2-core machine, 1M keys, one thread, batches of 2^16: YCSB-C 1.18-1.37 to 1.98-2.12
+     * Mops/s, the load 0.62-0.65 to 0.98-1.01 (8 ahead: C 2.07; 32: 1.95; 64: 1.82).
+     */
+    static final int TOUCH_AHEAD = 16;
+
     private int next;
     private boolean claimAhead;
 
@@ -132,6 +141,11 @@ final class PhasedBatch {
             probe.phases = phases;
             try {
                 for (; applied < end; applied++) {
+                    if (((applied - from) & (TOUCH_AHEAD - 1)) == 0) {
+                        for (int ahead = applied, last = Math.min(end, applied + TOUCH_AHEAD); ahead < last; ahead++) {
+                            probe.touch(pool, layout, keys, ahead * k);
+                        }
+                    }
                     int r = apply(pool, layout, p, probe, kinds, keys, values, out, applied, applied - from, k, v);
                     if (r == OpStatus.NEED_RESIZE || r == OpStatus.NEED_HEAP) {
                         stop = r;

@@ -74,6 +74,34 @@ final class Probe {
     }
 
     /**
+     * Loads one word of every cache line of the key's candidate buckets and discards it: a batch
+     * touches the next few operations' buckets this way before it scans them, so that their cache
+     * misses overlap (a scan's loads wait on each other's branches; these do not) instead of coming
+     * one after another. Changes nothing and decides nothing: it reads what the scan reads again.
+     * Leaves the key's hashes in {@link #hashes}, like {@link #hash}.
+     */
+    void touch(MemorySegment pool, TableLayout layout, MemorySegment key, long keyOffset) {
+        hash(key, keyOffset);
+        long bucketSize = layout.bucketSize();
+        long sink = 0;
+        for (int d = 0; d < layout.levelCount(); d++) {
+            long level = layout.levelOffset(d);
+            for (int j = 0; j < geometry.hashes(); j++) {
+                long bucket = level + layout.bucketAtDepth(hashes[j], d) * bucketSize;
+                for (long line = bucket & ~(CACHE_LINE - 1); line < bucket + bucketSize; line += CACHE_LINE) {
+                    sink += pool.get(java.lang.foreign.ValueLayout.JAVA_LONG, Math.max(line, bucket & ~7L));
+                }
+            }
+        }
+        touched += sink;
+    }
+
+    private static final long CACHE_LINE = 64;
+
+    /** What {@link #touch} read, summed, so that no load of it is dropped as unused. */
+    long touched;
+
+    /**
      * Reads every candidate slot of the key (hashed before by {@link #hash}) in {@code layout}:
      * fills the matches and, per candidate bucket, its load and first empty slot.
      */
