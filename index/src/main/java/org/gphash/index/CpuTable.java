@@ -339,8 +339,45 @@ final class CpuTable {
         return true;
     }
 
+    /**
+     * Inserts (and puts) of keys that share a stripe run one at a time, from the probe that finds the
+     * key absent to the re-probe after publishing. Without it two inserts of one absent key could both
+     * return true: the first publishes and finds no rival, the second publishes in a more valid slot,
+     * finds the first and removes it (GPHash §3.2.2 keeps the more valid copy), and the first's "true"
+     * is undone, which gave {@code putIfAbsent} two winners (InsertRaceTest). Lock-free slot words
+     * cannot tell the second inserter whether the first has already returned; a stripe makes the
+     * second one find the first's item published. Gets, updates and deletes take no stripe; inserts
+     * of different keys meet only when their hashes share one of {@link #INSERT_STRIPES}.
+     */
+    private final java.util.concurrent.locks.ReentrantLock[] insertStripes = stripes();
+
+    /** Stripes of {@link #insertStripes}: a power of two, many times the threads a machine runs. */
+    static final int INSERT_STRIPES = 1024;
+
+    private static java.util.concurrent.locks.ReentrantLock[] stripes() {
+        java.util.concurrent.locks.ReentrantLock[] s = new java.util.concurrent.locks.ReentrantLock[INSERT_STRIPES];
+        for (int i = 0; i < s.length; i++) {
+            s[i] = new java.util.concurrent.locks.ReentrantLock();
+        }
+        return s;
+    }
+
+    /** An insert (or a put) of the probed key under its stripe: see {@link #insertStripes}. */
     int attemptInsert(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
-                              MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, boolean upsert) {
+                      MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, boolean upsert) {
+        // High bits of the first hash: the buckets use its low bits.
+        java.util.concurrent.locks.ReentrantLock stripe = insertStripes[(int) (probe.hashes[0] >>> 40) & (INSERT_STRIPES - 1)];
+        stripe.lock();
+        try {
+            return attemptInsertAlone(pool, t, p, probe, key, keyOffset, value, valueOffset, upsert);
+        } finally {
+            stripe.unlock();
+        }
+    }
+
+    private int attemptInsertAlone(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
+                                   MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
+                                   boolean upsert) {
         probe.scan(pool, t, key, keyOffset);
         if (probe.matchCount > 0) {
             if (upsert) {
