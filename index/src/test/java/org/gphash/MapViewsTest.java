@@ -116,4 +116,89 @@ class MapViewsTest {
             }
         }
     }
+
+    /**
+     * Batches with conditional operations from several threads on shared keys, through the
+     * coalescer (which merges them into one engine batch, expected values and all) and without it:
+     * each thread reads a counter and adds one to it by a batch's compareAndSet, retrying when
+     * another came first. The counters end at the number of compareAndSets that answered UPDATED.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void conditionalBatchesFromSeveralThreadsLoseNoIncrement(boolean coalesce) throws Exception {
+        GPHashIndex.Builder b = GPHashIndex.builder(pools.pool("batches-" + coalesce + ".pool")).keySize(8).valueSize(8);
+        if (coalesce) {
+            b.coalescing(Coalescing.on(java.time.Duration.ofMillis(1), 4096));
+        }
+        try (GPHashIndex index = b.create()) {
+            int counters = 4;
+            for (long k = 0; k < counters; k++) {
+                index.put(k, longBytes(0));
+            }
+            AtomicInteger updated = new AtomicInteger();
+            java.util.Queue<Throwable> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                int id = t;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                        incrementByBatches(index, id, counters, updated, coalesce);
+                    } catch (Throwable e) {
+                        failures.add(e);  // an assertion in a thread fails the test, not only the thread
+                    }
+                }));
+            }
+            start.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            if (!failures.isEmpty()) {
+                throw new AssertionError("a thread failed", failures.peek());
+            }
+            long sum = 0;
+            for (long k = 0; k < counters; k++) {
+                sum += ByteBuffer.wrap(index.get(k)).order(ByteOrder.LITTLE_ENDIAN).getLong();
+            }
+            assertEquals(updated.get(), sum, "increments lost or doubled");
+            assertEquals((long) THREADS * 300, updated.get() + exists.get(), "every compareAndSet answered");
+            assertTrue(updated.get() > 0);
+        }
+    }
+
+    private final AtomicInteger exists = new AtomicInteger();
+
+    /**
+     * 300 increments of counters by a batch's compareAndSet, each after a get of the counter.
+     * {@code whole}: no other thread's operation runs between two of a batch's (the coalescer runs
+     * one merged batch at a time); the CPU engine alone runs different threads' batches side by side.
+     */
+    private void incrementByBatches(GPHashIndex index, int id, int counters, AtomicInteger updated, boolean whole) {
+        for (int i = 0; i < 300; i++) {
+            long key = (id + i) % counters;
+            byte[] old = index.get(key);
+            long v = ByteBuffer.wrap(old).order(ByteOrder.LITTLE_ENDIAN).getLong();
+            // A mismatching compare-and-delete beside it must change nothing.
+            Batch batch = index.newBatch(3).get(key).compareAndSet(key, old, longBytes(v + 1))
+                    .compareAndDelete(key, longBytes(-1));
+            BatchResult r = index.execute(batch);
+            if (whole) {
+                // The get runs just before the compareAndSet on the same key, in batch order: it
+                // swaps exactly when the get saw the expected value (the expected column came through
+                // the coalescer's merge).
+                boolean sawOld = java.util.Arrays.equals(old, r.value(0));
+                assertEquals(sawOld ? Outcome.UPDATED : Outcome.EXISTS, r.outcome(1),
+                        "the compareAndSet after a get of " + (sawOld ? "the expected" : "another") + " value");
+            } else {
+                assertTrue(r.outcome(1) == Outcome.UPDATED || r.outcome(1) == Outcome.EXISTS, r.outcome(1).toString());
+            }
+            if (r.outcome(1) == Outcome.UPDATED) {
+                updated.incrementAndGet();
+            } else {
+                exists.incrementAndGet();
+            }
+            assertEquals(Outcome.EXISTS, r.outcome(2));
+        }
+    }
 }
