@@ -568,6 +568,32 @@ public final class Batch {
     private static final ValueLayout.OfLong KIND_WORD = ValueLayout.JAVA_LONG_UNALIGNED;
 
     /**
+     * Whether every operation is a get (GET is ordinal 0, so a word of kinds with any byte set holds
+     * another kind), eight kinds at a time: what a layer in front of the engine checks before it does
+     * per-operation work for writes.
+     */
+    boolean onlyGets() {
+        int i = 0;
+        for (; i + 8 <= size; i += 8) {
+            if (kinds.get(KIND_WORD, i) != 0) {
+                return false;
+            }
+        }
+        for (; i < size; i++) {
+            if (kinds.get(ValueLayout.JAVA_BYTE, i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static {
+        if (OpKind.GET.ordinal() != 0) {
+            throw new AssertionError("onlyGets() reads GET as ordinal 0");
+        }
+    }
+
+    /**
      * The off-heap block that holds the columns, for engines that move batches by DMA: the segments
      * of {@link #kinds()}, {@link #keys()} and {@link #values()} lie inside it. A batch that grows
      * moves to a new block.

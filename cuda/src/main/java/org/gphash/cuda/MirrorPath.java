@@ -166,7 +166,12 @@ final class MirrorPath implements BatchPath {
         int chunk = hostChunk(n);
         MemorySegment batchKinds = batch.kinds();
         long p0 = System.nanoTime();
-        boolean batchPinned = BatchPinning.pinnedForRun(batch.memory(), parts.cuda());
+        // What a staging copy of the batch would move: kinds and keys, and the value column when an
+        // operation carries a value (a batch of gets, read once, is not worth registering whole).
+        KindCounts.count(batchKinds, 0, n, kindCounts);
+        boolean carriesValues = n - kindCounts[KindCounts.GETS] - kindCounts[KindCounts.DELETES] > 0;
+        long bytesMoved = (long) n * (1 + geometry.keySize()) + (carriesValues ? (long) n * geometry.valueSize() : 0);
+        boolean batchPinned = BatchPinning.pinnedForRun(batch.memory(), parts.cuda(), bytesMoved);
         times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
         // The result is pinned (or counted towards it) at its first chunk that reads: the results of
         // chunks that only write are a byte an operation, which come back through the lane for less
@@ -192,7 +197,8 @@ final class MirrorPath implements BatchPath {
             times.add(HostStageTimes.Stage.PLAN, System.nanoTime() - plan0);
             if (reads && !resultAsked) {
                 long r0 = System.nanoTime();
-                resultPinned = BatchPinning.pinnedForRun(result.memory(), parts.cuda());
+                resultPinned = BatchPinning.pinnedForRun(result.memory(), parts.cuda(),
+                        (long) n * (1 + geometry.valueSize()));
                 resultAsked = true;
                 times.add(HostStageTimes.Stage.PIN, System.nanoTime() - r0);
             }

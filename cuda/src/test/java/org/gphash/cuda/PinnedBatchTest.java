@@ -2,6 +2,7 @@ package org.gphash.cuda;
 
 import static org.gphash.cuda.GpuTestSupport.key;
 import static org.gphash.cuda.GpuTestSupport.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -69,23 +70,38 @@ class PinnedBatchTest {
         }
     }
 
-    /** Issue 25: a batch of {@link BatchPinning#PIN_AT_ONCE_BYTES} or more is pinned on its first run. */
+    /**
+     * Issue 25: a batch whose run moves {@link BatchPinning#PIN_AT_ONCE_BYTES} or more (puts: their
+     * values) is pinned on its first run; one as large that moves only kinds and keys (gets) waits for
+     * its second run, and its result (which gets fill with values) is pinned on its first.
+     */
     @Test
-    void aLargeBatchIsPinnedOnItsFirstRun() {
+    void aBatchThatMovesMuchIsPinnedOnItsFirstRun() {
         int vs = GpuTestSupport.VALUE_SIZE;
-        int n = (int) (BatchPinning.PIN_AT_ONCE_BYTES / (1 + 8 + vs)) + 4096;
+        // Enough operations that their results (a code and a value each) move the threshold.
+        int n = (int) (BatchPinning.PIN_AT_ONCE_BYTES / (1 + vs)) + 4096;
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("large"), Backend.GPU, 8, 2, 2, 8, 10_000, 9))) {
+             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("large"), Backend.GPU, 8, 2, 2, 8, 4 * n, 9))) {
             org.junit.jupiter.api.Assumptions.assumeTrue(gpu.usesIndexMirror(), "the pool path stages every batch");
-            Batch batch = Batch.create(8, vs, n);
+            Batch puts = Batch.create(8, vs, n);
+            Batch gets = Batch.create(8, vs, n);
             for (int i = 0; i < n; i++) {
-                batch.add(OpKind.GET, key(i, 8), null);
+                puts.add(OpKind.PUT, key(i, 8), value(i, 1));
+                gets.add(OpKind.GET, key(i, 8), null);
             }
-            assertTrue(batch.memory().segment().byteSize() >= BatchPinning.PIN_AT_ONCE_BYTES, "the batch is too small");
+            assertTrue(9L * n < BatchPinning.PIN_AT_ONCE_BYTES, "the gets' kinds and keys should move less than the threshold");
             BatchResult result = new BatchResult(vs, n);
-            gpu.execute(batch, result);
-            assertTrue(batch.memory().pinned(), "a large batch was staged on its first run");
-            assertEquals(org.gphash.Outcome.NOT_FOUND, result.outcome(n - 1));
+            gpu.execute(puts, result);
+            assertTrue(puts.memory().pinned(), "a batch of puts that moves its values was staged on its first run");
+            BatchResult read = new BatchResult(vs, n);
+            gpu.execute(gets, read);
+            assertFalse(gets.memory().pinned(), "a batch of gets, which moves only kinds and keys, was pinned at once");
+            assertTrue(read.memory().pinned(), "the result of the gets, which they fill with values, was staged");
+            assertEquals(org.gphash.Outcome.FOUND, read.outcome(n - 1));
+            assertArrayEquals(value(n - 1, 1), read.value(n - 1));
+            gpu.execute(gets, read);
+            assertTrue(gets.memory().pinned(), "the batch of gets was not pinned on its second run");
+            assertArrayEquals(value(n - 1, 1), read.value(n - 1));
         }
     }
 }
