@@ -309,8 +309,19 @@ public final class GpuEngine implements Engine, GpuFeatures {
             }
         }
         long called = System.nanoTime();
+        pinOutsideLock(batch, result);
         executeLocked(batch, result, called);
         times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
+    }
+
+    /** Registers the batch's and result's memory where the path wants it, before the lock ({@link BatchPath#pinOutsideLock}). */
+    private void pinOutsideLock(Batch batch, BatchResult result) {
+        BatchPath p = path;
+        if (closed || batch.size() == 0) {
+            return;  // a closed engine fails in executeLocked, with its usual message
+        }
+        cuda.bind();
+        p.pinOutsideLock(batch, result);
     }
 
     private void executeLocked(Batch batch, BatchResult result) {
@@ -363,6 +374,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
                 return read;
             }
         }
+        pinOutsideLock(batch, result);
         executeLocked(batch, result);
         return SubmittedBatch.DONE;
     }
