@@ -33,6 +33,15 @@ class MapViewsTest {
         pools.close();
     }
 
+    /** A pool of 8-byte keys and values, with the coalescer in front or not. */
+    private GPHashIndex index(String name, boolean coalesce) {
+        GPHashIndex.Builder b = GPHashIndex.builder(pools.pool(name + "-" + coalesce + ".pool")).keySize(8).valueSize(8);
+        if (coalesce) {
+            b.coalescing(Coalescing.on(java.time.Duration.ofMillis(1), 4096));
+        }
+        return b.create();
+    }
+
     private static byte[] longBytes(long v) {
         return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, v).array();
     }
@@ -56,11 +65,7 @@ class MapViewsTest {
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
     void twoViewsAndDirectWritesLoseNoUpdate(boolean coalesce) throws Exception {
-        GPHashIndex.Builder b = GPHashIndex.builder(pools.pool("views-" + coalesce + ".pool")).keySize(8).valueSize(8);
-        if (coalesce) {
-            b.coalescing(Coalescing.on(java.time.Duration.ofMillis(1), 4096));
-        }
-        try (GPHashIndex index = b.create()) {
+        try (GPHashIndex index = index("views", coalesce)) {
             List<ConcurrentMap<Long, Long>> views = List.of(GPHashMap.of(index, Codec.longs(), Codec.longs()),
                     GPHashMap.of(index, Codec.longs(), Codec.longs()));
             int perThread = 2_500;
@@ -126,11 +131,7 @@ class MapViewsTest {
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
     void conditionalBatchesFromSeveralThreadsLoseNoIncrement(boolean coalesce) throws Exception {
-        GPHashIndex.Builder b = GPHashIndex.builder(pools.pool("batches-" + coalesce + ".pool")).keySize(8).valueSize(8);
-        if (coalesce) {
-            b.coalescing(Coalescing.on(java.time.Duration.ofMillis(1), 4096));
-        }
-        try (GPHashIndex index = b.create()) {
+        try (GPHashIndex index = index("batches", coalesce)) {
             int counters = 4;
             for (long k = 0; k < counters; k++) {
                 index.put(k, longBytes(0));
