@@ -48,7 +48,6 @@ public final class Batch {
      * The expected values of conditional operations, {@code capacity} values, in a block of their
      * own made at the first conditional operation (most batches never have one); null before.
      */
-    private HostMemory expectedMemory;
     private MemorySegment expected;
     /** Conditional operations among the first {@code size} (counted by add, or by checkKinds). */
     private int conditionals;
@@ -127,8 +126,7 @@ public final class Batch {
         if (expected != null && size > 0) {
             MemorySegment.copy(expected, 0, es, 0, (long) Math.min(size, n) * valueSize);
         }
-        expectedMemory = m;
-        expected = es;
+        expected = es;  // the slice keeps its block alive (HostMemory's automatic arena)
     }
 
     /** {@code bytes} rounded up to 64, where each column of a batch or result starts. */

@@ -33,6 +33,40 @@ class MapViewsTest {
         pools.close();
     }
 
+    /** What one of {@link #THREADS} threads does, given its number. */
+    @FunctionalInterface
+    private interface ThreadBody {
+        void run(int id) throws Exception;
+    }
+
+    /**
+     * Runs {@code body} on {@link #THREADS} threads that start together, and fails with the first
+     * thread's failure (an assertion in a thread fails the test, not only the thread).
+     */
+    private static void inThreads(ThreadBody body) throws InterruptedException {
+        java.util.Queue<Throwable> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) {
+            int id = t;
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    start.await();
+                    body.run(id);
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        start.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+        if (!failures.isEmpty()) {
+            throw new AssertionError("a thread failed", failures.peek());
+        }
+    }
+
     /** A pool of 8-byte keys and values, with the coalescer in front or not. */
     private GPHashIndex index(String name, boolean coalesce) {
         GPHashIndex.Builder b = GPHashIndex.builder(pools.pool(name + "-" + coalesce + ".pool")).keySize(8).valueSize(8);
@@ -75,42 +109,28 @@ class MapViewsTest {
             for (int i = 0; i < winners.length; i++) {
                 winners[i] = new AtomicInteger();
             }
-            CountDownLatch start = new CountDownLatch(1);
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                int id = t;
-                threads.add(Thread.ofPlatform().start(() -> {
-                    try {
-                        start.await();
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    for (int i = 0; i < perThread; i++) {
-                        long key = i % keys;
-                        views.get((id + i) % 2).merge(key, 1L, Long::sum);
-                        if (i % 5 == 0) {
-                            // A direct increment on the index, beside the maps.
-                            for (;;) {
-                                byte[] old = index.get(key);
-                                if (old != null && index.compareAndSet(key, old, longBytes(
-                                        ByteBuffer.wrap(old).order(ByteOrder.LITTLE_ENDIAN).getLong() + 1))) {
-                                    directIncrements.incrementAndGet();
-                                    break;
-                                }
+            inThreads(id -> {
+                for (int i = 0; i < perThread; i++) {
+                    long key = i % keys;
+                    views.get((id + i) % 2).merge(key, 1L, Long::sum);
+                    if (i % 5 == 0) {
+                        // A direct increment on the index, beside the maps.
+                        for (;;) {
+                            byte[] old = index.get(key);
+                            if (old != null && index.compareAndSet(key, old, longBytes(
+                                    ByteBuffer.wrap(old).order(ByteOrder.LITTLE_ENDIAN).getLong() + 1))) {
+                                directIncrements.incrementAndGet();
+                                break;
                             }
                         }
                     }
-                    for (int k = 0; k < winners.length; k++) {
-                        if (views.get((id + k) % 2).putIfAbsent(1_000L + k, (long) id) == null) {
-                            winners[k].incrementAndGet();
-                        }
+                }
+                for (int k = 0; k < winners.length; k++) {
+                    if (views.get((id + k) % 2).putIfAbsent(1_000L + k, (long) id) == null) {
+                        winners[k].incrementAndGet();
                     }
-                }));
-            }
-            start.countDown();
-            for (Thread t : threads) {
-                t.join();
-            }
+                }
+            });
             long sum = 0;
             for (long k = 0; k < keys; k++) {
                 sum += views.get(0).get(k);
@@ -137,27 +157,8 @@ class MapViewsTest {
                 index.put(k, longBytes(0));
             }
             AtomicInteger updated = new AtomicInteger();
-            java.util.Queue<Throwable> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
-            CountDownLatch start = new CountDownLatch(1);
-            List<Thread> threads = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                int id = t;
-                threads.add(Thread.ofPlatform().start(() -> {
-                    try {
-                        start.await();
-                        incrementByBatches(index, id, counters, updated, coalesce);
-                    } catch (Throwable e) {
-                        failures.add(e);  // an assertion in a thread fails the test, not only the thread
-                    }
-                }));
-            }
-            start.countDown();
-            for (Thread t : threads) {
-                t.join();
-            }
-            if (!failures.isEmpty()) {
-                throw new AssertionError("a thread failed", failures.peek());
-            }
+            AtomicInteger exists = new AtomicInteger();
+            inThreads(id -> incrementByBatches(index, id, counters, updated, exists, coalesce));
             long sum = 0;
             for (long k = 0; k < counters; k++) {
                 sum += ByteBuffer.wrap(index.get(k)).order(ByteOrder.LITTLE_ENDIAN).getLong();
@@ -168,14 +169,13 @@ class MapViewsTest {
         }
     }
 
-    private final AtomicInteger exists = new AtomicInteger();
-
     /**
      * 300 increments of counters by a batch's compareAndSet, each after a get of the counter.
      * {@code whole}: no other thread's operation runs between two of a batch's (the coalescer runs
      * one merged batch at a time); the CPU engine alone runs different threads' batches side by side.
      */
-    private void incrementByBatches(GPHashIndex index, int id, int counters, AtomicInteger updated, boolean whole) {
+    private static void incrementByBatches(GPHashIndex index, int id, int counters, AtomicInteger updated,
+                                           AtomicInteger exists, boolean whole) {
         for (int i = 0; i < 300; i++) {
             long key = (id + i) % counters;
             byte[] old = index.get(key);

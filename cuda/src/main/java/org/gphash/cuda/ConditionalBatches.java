@@ -48,17 +48,24 @@ final class ConditionalBatches {
      */
     static void execute(Batch batch, BatchResult result, PlainRunner runner) {
         int n = batch.size();
+        MemorySegment kinds = batch.kinds();
+        MemorySegment keys = batch.keys();
+        // Each operation's key hashed once, and whether it is conditional, for every segment to read.
+        long[] hash = new long[n];
+        boolean[] conditional = new boolean[n];
         LongSet conditionalKeys = new LongSet(n);
         for (int i = 0; i < n; i++) {
-            if (conditional(batch, i)) {
-                conditionalKeys.add(keyHash(batch, i));
+            hash[i] = keyHash(keys, batch.keySize(), i);
+            conditional[i] = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i)).isConditional();
+            if (conditional[i]) {
+                conditionalKeys.add(hash[i]);
             }
         }
         LongSet touched = new LongSet(n);
         int start = 0;
         while (start < n) {
-            int end = segmentEnd(batch, start, conditionalKeys, touched);
-            runSegment(batch, start, end, result, runner);
+            int end = segmentEnd(hash, conditional, start, conditionalKeys, touched);
+            runSegment(batch, conditional, start, end, result, runner);
             start = end;
         }
     }
@@ -67,23 +74,23 @@ final class ConditionalBatches {
      * The end of the segment that starts at {@code start}: the first conditional operation after it
      * whose key an earlier operation of the segment touched, or the batch's end.
      */
-    static int segmentEnd(Batch batch, int start, LongSet conditionalKeys, LongSet touched) {
+    private static int segmentEnd(long[] hash, boolean[] conditional, int start, LongSet conditionalKeys, LongSet touched) {
         touched.clear();
-        int n = batch.size();
-        for (int i = start; i < n; i++) {
-            long h = keyHash(batch, i);
+        for (int i = start; i < hash.length; i++) {
+            long h = hash[i];
             if (!conditionalKeys.contains(h)) {
                 continue;  // no conditional operation has this key: its order with them is kept by the plain batch
             }
-            if (conditional(batch, i) && touched.contains(h)) {
+            if (conditional[i] && touched.contains(h)) {
                 return i;
             }
             touched.add(h);
         }
-        return n;
+        return hash.length;
     }
 
-    private static void runSegment(Batch batch, int start, int end, BatchResult result, PlainRunner runner) {
+    private static void runSegment(Batch batch, boolean[] conditional, int start, int end, BatchResult result,
+                                   PlainRunner runner) {
         int m = end - start;
         int keySize = batch.keySize();
         int valueSize = batch.valueSize();
@@ -93,12 +100,12 @@ final class ConditionalBatches {
         // 1. The current values of the conditional keys.
         int conditionals = 0;
         for (int i = start; i < end; i++) {
-            conditionals += conditional(batch, i) ? 1 : 0;
+            conditionals += conditional[i] ? 1 : 0;
         }
         Batch reads = Batch.create(keySize, valueSize, conditionals);
         int[] at = new int[conditionals];
         for (int i = start, c = 0; i < end; i++) {
-            if (conditional(batch, i)) {
+            if (conditional[i]) {
                 reads.get(batch.key(i));
                 at[c++] = i - start;
             }
@@ -149,14 +156,8 @@ final class ConditionalBatches {
         }
     }
 
-    private static boolean conditional(Batch batch, int i) {
-        return OpKind.ofOrdinal(batch.kinds().get(ValueLayout.JAVA_BYTE, i)).isConditional();
-    }
-
-    /** A 64-bit hash of key {@code i} (equal keys, equal hashes; distinct keys rarely collide). */
-    static long keyHash(Batch batch, int i) {
-        MemorySegment keys = batch.keys();
-        int size = batch.keySize();
+    /** A 64-bit hash of key {@code i} of a key column (equal keys, equal hashes; distinct keys rarely collide). */
+    static long keyHash(MemorySegment keys, int size, int i) {
         long at = (long) i * size;
         long h = 0x9E3779B97F4A7C15L * (size + 1);
         int b = 0;

@@ -316,12 +316,11 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     /** Registers the batch's and result's memory where the path wants it, before the lock ({@link BatchPath#pinOutsideLock}). */
     private void pinOutsideLock(Batch batch, BatchResult result) {
-        BatchPath p = path;
         if (closed || batch.size() == 0) {
             return;  // a closed engine fails in executeLocked, with its usual message
         }
         cuda.bind();
-        p.pinOutsideLock(batch, result);
+        path.pinOutsideLock(batch, result);
     }
 
     private void executeLocked(Batch batch, BatchResult result) {
