@@ -4,12 +4,10 @@
 # and the CPU-assisted path (the CPU engine plus a GPU application's copies), one after another on
 # the same trace, same run. Run from the repository root with the device bundle at .device-bundle:
 #   bench-ycsb/device-replay.sh     (SAMPLES=DLRM samples, default 500k; SCALE=R-MAT scale, default 18)
-# REMAP=1 also replays both traces with -Dgphash.growInPlace=false (the pool remapped, and registered
-# with CUDA again, whole at every heap growth: the baseline of growing in place).
-# UNPINNED=1 also replays both with -Dgphash.pinBatches=false (every host batch staged through the
-# engine's pinned buffers: the baseline of pinning reused batches).
-# AHEAD=1 also replays both with -Dgphash.growAhead=false (heap growths not prepared on a second
-# thread ahead of need: the baseline of HeapGrowthAhead, on by default).
+# AHEAD=1 also replays both with -Dgphash.gpuTuning=growHeapAhead=false (heap growths not prepared on
+# a second thread ahead of need: the baseline of HeapGrowthAhead, on by default).
+# (Growing the pool in place and pinning reused batches measured faster and have no switch back:
+# docs/DESIGN.md.)
 # Logs, the traces' descriptions and a table go under $OUT.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
@@ -30,8 +28,6 @@ replay() {  # tag trace [JVM options]
 }
 for t in dlrm pr; do
     replay "$t" "$t"
-    [[ "${REMAP:-0}" == 1 ]] && replay "$t-remap" "$t" -Dgphash.growInPlace=false
-    [[ "${UNPINNED:-0}" == 1 ]] && replay "$t-unpinned" "$t" -Dgphash.pinBatches=false
-    [[ "${AHEAD:-0}" == 1 ]] && replay "$t-noahead" "$t" -Dgphash.growAhead=false
+    [[ "${AHEAD:-0}" == 1 ]] && replay "$t-noahead" "$t" -Dgphash.gpuTuning=growHeapAhead=false
 done
 rm -rf "$T"

@@ -46,9 +46,9 @@ HC="${HC:-256}"
 phase load-gpu-on-256 load c 256 1 gpu on
 if [[ "${PLAN:-full}" == small ]]; then
     # Small batches of gets in one launch (SmallReads) against the pipeline for every batch
-    # (-Dgphash.smallReads=0), spinning waits (50 us, the default) against none, GPU engine
+    # (-Dgphash.gpuTuning=smallReadsMax=0), spinning waits (50 us, the default) against none, GPU engine
     # coalesced, and the CPU engine; 1 thread shows a get's latency.
-    NOSMALL=-Dgphash.smallReads=0
+    NOSMALL=-Dgphash.gpuTuning=smallReadsMax=0
     phase c-gpu-1-small-spin run c 1 200000 gpu on 0
     phase c-gpu-1-small-nospin run c 1 200000 gpu on 0 false "" 0
     phase c-gpu-1-direct run c 1 200000 gpu off 0
@@ -82,50 +82,18 @@ on_off_plan() {
     exit 0
 }
 # Small writing batches of distinct keys without grouping (DistinctKeys) against always grouping.
-[[ "${PLAN:-full}" == writes ]] && on_off_plan distinct grouped -Dgphash.distinctWrites=0
+[[ "${PLAN:-full}" == writes ]] && on_off_plan distinct grouped -Dgphash.gpuTuning=distinctWritesMax=0
 # Small writing batches of distinct keys in one launch (pipe_small_writes.cuh) against the graph of
 # the ungrouped pipeline.
-[[ "${PLAN:-full}" == smallwrites ]] && on_off_plan onelaunch graph -Dgphash.smallWrites=0
+[[ "${PLAN:-full}" == smallwrites ]] && on_off_plan onelaunch graph -Dgphash.gpuTuning=smallWritesMax=0
 if [[ "${PLAN:-full}" == threads ]]; then
     # Where a coalesced get's time goes as callers are added: workload C without the host cache
     # (every get a GPU batch) at 1 to 16 threads, spinning waits (default) and parking (spin 0).
-    # TWO=1 adds each with two batches in flight (-Dgphash.coalescer.inFlight=2).
     for th in 1 2 4 8 16; do
         phase c-gpu-$th-nocache run c $th $((100000 * th)) gpu on 0
-        [[ "${TWO:-0}" == 1 ]] && phase c-gpu-$th-nocache-inflight2 run c $th $((100000 * th)) gpu on 0 false -Dgphash.coalescer.inFlight=2
     done
     phase c-gpu-16-nocache-nospin run c 16 1000000 gpu on 0 false "" 0
     phase c-gpu-16-nocache-direct run c 16 300000 gpu off 0
-    rm -f "$POOL"
-    cat "$OUT/table.md"
-    exit 0
-fi
-if [[ "${PLAN:-full}" == alongside ]]; then
-    # Synchronous gets run at once alongside other threads' (Engine.getAlongside: the GPU engine's
-    # small reads on slots of their own, outside its lock) against every get queued for a coalesced
-    # batch (-Dgphash.coalescer.getsAlongside=false), host cache on, and the CPU engine. WL picks
-    # the workloads (default "c a b"), TH the thread counts (default "16 256"); ONE=1 adds C at 1 thread.
-    QUEUED=-Dgphash.coalescer.getsAlongside=false
-    if [[ "${ONE:-0}" == 1 ]]; then  # a lone caller's get, no host cache
-        phase c-gpu-1-alongside run c 1 200000 gpu on 0
-        phase c-gpu-1-queued run c 1 200000 gpu on 0 false $QUEUED
-        phase c-cpu-1 run c 1 200000 cpu off
-    fi
-    phase c-gpu-16-nocache-alongside run c 16 1000000 gpu on 0
-    phase c-gpu-16-nocache-queued run c 16 1000000 gpu on 0 false $QUEUED
-    against_cpu "${WL:-c a b}" "${TH:-16 256}" alongside "" queued "$QUEUED"
-    rm -f "$POOL"
-    cat "$OUT/table.md"
-    exit 0
-fi
-if [[ "${PLAN:-full}" == inflight ]]; then
-    # Two coalesced batches in flight (-Dgphash.coalescer.inFlight=2: the dispatcher queues its next
-    # batch of gets while the GPU runs the last, Engine.submit, SmallReads' slots) against one (the
-    # default), GPU engine with the host cache and without it, and the CPU engine.
-    TWO=-Dgphash.coalescer.inFlight=2
-    against_cpu "c b" "16 256" inflight2 "$TWO" inflight1 ""
-    phase c-gpu-16-nocache-inflight2 run c 16 1000000 gpu on 0 false $TWO
-    phase c-gpu-16-nocache-inflight1 run c 16 1000000 gpu on 0
     rm -f "$POOL"
     cat "$OUT/table.md"
     exit 0

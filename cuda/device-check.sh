@@ -4,7 +4,7 @@
 #   cuda/device-check.sh tests [CLASS..]  # every GPU test (JUnit console), or the classes named
 #   cuda/device-check.sh bench ARGS...    # org.gphash.bench.gpu.GpuMicroBench ARGS
 #   cuda/device-check.sh main CLASS ARGS  # any main class, e.g. org.gphash.bench.YcsbBench
-# GPHASH_JAVA_EXTRA adds JVM options to bench and main (e.g. -Dgphash.pipeline.debug=true).
+# GPHASH_JAVA_EXTRA adds JVM options to bench and main (e.g. -Dgphash.gpuTuning=logBatches=true).
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"

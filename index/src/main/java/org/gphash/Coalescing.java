@@ -25,7 +25,7 @@ import java.util.Objects;
  * once ({@link org.gphash.spi.Engine#getAlongside}): the GPU engine then reads the mapped pool on the
  * calling thread between its batches (1.4 us for a lone caller on the H100, against a 30 us GPU round
  * trip), and queues it only while a batch runs or while the caller's own asynchronous operations
- * are still queued. {@code -Dgphash.coalescer.getsAlongside=false} queues every get, for measurements.
+ * are still queued.
  *
  * <p>{@code adaptive} (with no fixed linger) waits, after the first request, for as many as the
  * previous batch held, at most a quarter of that batch's run time (and 200 us): synchronous callers
@@ -45,8 +45,7 @@ import java.util.Objects;
  * gathers and submits the next batch while the engine still runs the last ({@code Engine.submit}:
  * the GPU engine then has two small batches of gets on the GPU at once, on streams of their own).
  * Measured on the H100 under YCSB's client, two in flight made batches smaller and throughput moved
- * between 0.84x and 1.04x (docs/PERFORMANCE.md), so one is the default; {@code
- * -Dgphash.coalescer.inFlight=2} changes the default, for measurements.
+ * between 0.84x and 1.04x (docs/PERFORMANCE.md), so one is the default.
  *
  * @param mode            AUTO (on for the GPU backend, off for the CPU backend), ON or OFF
  * @param linger          how long the first waiting call may wait for others (zero: not at all)
@@ -81,7 +80,7 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * small heap is not filled by it.
      */
     public static final Coalescing AUTO = new Coalescing(Mode.AUTO, Duration.ZERO, 1 << 16, AUTO_HOST_CACHE,
-            false, Duration.ofNanos(50_000), defaultInFlight());
+            false, Duration.ofNanos(50_000), 1);
     /** Off: every call goes straight to the engine. */
     public static final Coalescing OFF = new Coalescing(Mode.OFF, Duration.ZERO, 1 << 16, 0, false, Duration.ZERO, 1);
 
@@ -153,10 +152,6 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
         return new Coalescing(mode, linger, maxBatch, hostCacheBytes, adaptive, spin, n);
     }
 
-    /** 1, or what {@code -Dgphash.coalescer.inFlight} says (for measurements). */
-    private static int defaultInFlight() {
-        return Integer.getInteger("gphash.coalescer.inFlight", 1);
-    }
 
     /**
      * On, whatever the backend, with this linger and batch limit (no host cache, no spinning).
@@ -166,7 +161,7 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * @return the settings
      */
     public static Coalescing on(Duration linger, int maxBatch) {
-        return new Coalescing(Mode.ON, linger, maxBatch, 0, false, Duration.ZERO, defaultInFlight());
+        return new Coalescing(Mode.ON, linger, maxBatch, 0, false, Duration.ZERO, 1);
     }
 
     /**

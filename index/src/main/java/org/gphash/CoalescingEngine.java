@@ -32,8 +32,7 @@ import org.gphash.spi.SubmittedBatch;
  * the mapped pool on the calling thread between its batches), and is queued only when the engine
  * cannot.
  * A thread whose own asynchronous operations are still queued queues its gets behind them, so that
- * they see its writes. {@code -Dgphash.coalescer.getsAlongside=false} queues every get (for
- * measurements).
+ * they see its writes.
  */
 final class CoalescingEngine extends ForwardingEngine {
 
@@ -104,8 +103,6 @@ final class CoalescingEngine extends ForwardingEngine {
     private final java.util.concurrent.atomic.AtomicInteger spinners = new java.util.concurrent.atomic.AtomicInteger();
     /** Hot keys' values on the host, or null. */
     private final HostReadCache hostCache;
-    /** Whether synchronous gets first try {@link Engine#getAlongside}. */
-    private final boolean getsAlongside = Boolean.parseBoolean(System.getProperty("gphash.coalescer.getsAlongside", "true"));
     /** Each thread's last queued request: its gets may skip the queue only once that one is done. */
     private final ThreadLocal<Request> lastQueued = new ThreadLocal<>();
     private final LongAdder getsRunAtOnce = new LongAdder();
@@ -200,9 +197,6 @@ final class CoalescingEngine extends ForwardingEngine {
      * this thread has queued operations not yet done; null when it did not run.
      */
     private Outcome runAtOnce(Request r) {
-        if (!getsAlongside) {
-            return null;
-        }
         Request last = lastQueued.get();
         if (last != null && !last.isDone()) {
             return null;

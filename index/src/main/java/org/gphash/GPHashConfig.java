@@ -43,13 +43,14 @@ import org.gphash.format.Geometry;
  * @param verifyOnOpen      scan and judge the table on every open
  * @param durability        when writes become durable
  * @param coalescing        whether single-key calls are merged into batches
+ * @param gpuTuning         the GPU engine's tuning ({@link GpuTuning}; the CPU engine ignores it)
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache,
                            IndexMirror indexMirror, boolean repairBeyondCrash, boolean followSymlinks,
                            boolean itemChecksums, boolean verifyOnOpen, Durability durability,
-                           Coalescing coalescing) {
+                           Coalescing coalescing, GpuTuning gpuTuning) {
 
     /** Items a new pool is sized for when {@code initialCapacity} is 0. */
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
@@ -64,6 +65,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         Objects.requireNonNull(indexMirror, "indexMirror");
         Objects.requireNonNull(durability, "durability");
         Objects.requireNonNull(coalescing, "coalescing");
+        Objects.requireNonNull(gpuTuning, "gpuTuning");
         if (initialCapacity < 1) {
             throw new IllegalArgumentException("initialCapacity must be at least 1, got " + initialCapacity);
         }
@@ -81,7 +83,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     public GPHashConfig withIndexMirror(IndexMirror mirror) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen, durability, coalescing);
+                itemChecksums, verifyOnOpen, durability, coalescing, gpuTuning);
     }
 
     /**
@@ -93,7 +95,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     public GPHashConfig withRepairBeyondCrash(boolean repair) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repair, followSymlinks,
-                itemChecksums, verifyOnOpen, durability, coalescing);
+                itemChecksums, verifyOnOpen, durability, coalescing, gpuTuning);
     }
 
     /**
@@ -105,7 +107,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     public GPHashConfig withVerifyOnOpen(boolean verify) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verify, durability, coalescing);
+                itemChecksums, verify, durability, coalescing, gpuTuning);
     }
 
     /**
@@ -119,7 +121,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     public GPHashConfig withCrashHook(CrashHook hook) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, hook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen, durability, coalescing);
+                itemChecksums, verifyOnOpen, durability, coalescing, gpuTuning);
     }
 
     /**
@@ -131,7 +133,19 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
     public GPHashConfig withBucketCache(BktCacheConfig cache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, cache, indexMirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen, durability, coalescing);
+                itemChecksums, verifyOnOpen, durability, coalescing, gpuTuning);
+    }
+
+    /**
+     * This configuration with another tuning of the GPU engine.
+     *
+     * @param tuning the tuning
+     * @return a copy with it
+     */
+    public GPHashConfig withGpuTuning(GpuTuning tuning) {
+        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
+                backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
+                itemChecksums, verifyOnOpen, durability, coalescing, tuning);
     }
 
     /** {@return the geometry a new pool gets: specified fields, defaults for the rest. Validates it} */

@@ -747,6 +747,7 @@ public final class GPHashIndex implements AutoCloseable {
         private boolean verifyOnOpen;
         private Durability durability = Durability.PER_BATCH;
         private Coalescing coalescing = Coalescing.AUTO;
+        private GpuTuning gpuTuning;
         /** The latency recorders' provider, found when recordStats() is called; null: no stats. */
         private org.gphash.spi.LatencyRecorder.Factory recorders;
 
@@ -775,6 +776,7 @@ public final class GPHashIndex implements AutoCloseable {
             verifyOnOpen = c.verifyOnOpen();
             durability = c.durability();
             coalescing = c.coalescing();
+            gpuTuning = c.gpuTuning();
         }
 
         /**
@@ -1005,6 +1007,19 @@ public final class GPHashIndex implements AutoCloseable {
         }
 
         /**
+         * The GPU engine's tuning: the sizes at which it sends a batch down one route or another, and
+         * its diagnostics ({@link GpuTuning}). By default {@link GpuTuning#fromSystemProperty()}: the
+         * measured defaults, changed by {@code -Dgphash.gpuTuning} where set. The CPU engine ignores it.
+         *
+         * @param tuning the tuning
+         * @return this builder
+         */
+        public Builder gpuTuning(GpuTuning tuning) {
+            this.gpuTuning = java.util.Objects.requireNonNull(tuning, "gpuTuning");
+            return this;
+        }
+
+        /**
          * Counts every synchronous call and batch and records its latency, for
          * {@link GPHashIndex#operationStats()} (off by default: timing costs two clock reads a call).
          * The latency percentiles come from gphash-stats (org.gphash:gphash-stats, HdrHistogram), which
@@ -1028,7 +1043,8 @@ public final class GPHashIndex implements AutoCloseable {
             }
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
                     maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash,
-                    followSymlinks, itemChecksums, verifyOnOpen, durability, coalescing);
+                    followSymlinks, itemChecksums, verifyOnOpen, durability, coalescing,
+                    gpuTuning != null ? gpuTuning : GpuTuning.fromSystemProperty());
         }
 
         /**

@@ -7,14 +7,26 @@ import org.gphash.spi.SubmittedBatch;
 
 /**
  * How the GPU engine runs batches: {@link MirrorPath} (the v2 pipeline over the HBM index mirror) or
- * {@link PoolPath} (per-operation kernels probing the pool, the GPHash paper's design). Called under
+ * {@link PoolPath} (per-operation kernels probing the pool, the GPHash paper's design). Which of its
+ * routes a batch takes is the {@link Router}'s choice; the path runs what it is given. Called under
  * the engine's lock, one batch at a time, but for small batches of gets, which run alongside each
  * other outside it ({@link #claimRead}).
  */
 interface BatchPath extends AutoCloseable {
 
-    /** Runs a batch held in Java memory, results into {@code result}. */
+    /**
+     * Runs a batch held in Java memory, results into {@code result}, by the path's general route
+     * ({@link Router.Route#PIPELINE} or {@link Router.Route#POOL_PATH}).
+     */
     void execute(Batch batch, BatchResult result);
+
+    /**
+     * Runs a small writing batch whose keys are distinct in one launch ({@link Router.Route#SMALL_WRITES};
+     * the mirror path only).
+     */
+    default void executeSmallWrites(Batch batch, BatchResult result) {
+        throw new UnsupportedOperationException("this path runs no one-launch writing batches");
+    }
 
     /**
      * Outside the engine's lock, before {@link #execute}: pins the memory of the batch and its result
@@ -23,14 +35,6 @@ interface BatchPath extends AutoCloseable {
      * another inside the lock. The context is bound.
      */
     default void pinOutsideLock(Batch batch, BatchResult result) {
-    }
-
-    /**
-     * Whether {@code batch} may run alongside other threads' such batches, outside the engine's
-     * lock ({@link #claimRead}, {@link #issueRead}): the mirror path's small batches of gets.
-     */
-    default boolean readsConcurrently(Batch batch) {
-        return false;
     }
 
     /**

@@ -16,13 +16,11 @@ import org.gphash.spi.HostMemory;
  * a MiB, where the staging copy it saves costs more (issue 25: a load of 16M keys in fresh batches
  * of 2^20 spent 43% of its host time copying into staging). What counts is what the run moves, not
  * the block: a fresh batch of 2^18 gets moves 2.3 MiB of kinds and keys, and registering its whole
- * 34 MiB block took 303 of 576 ms of locked host time in a YCSB-C run from 16 threads (H200). A block CUDA refuses (a locked-memory
- * limit) stays staged.
- * {@code -Dgphash.pinBatches=false} stages every batch, the way of earlier builds.
+ * 34 MiB block took 303 of 576 ms of locked host time in a YCSB-C run from 16 threads (H200). A
+ * block CUDA refuses (a locked-memory limit) stays staged. Pinned batches replayed the DLRM trace
+ * 1.18x faster than staging every batch (docs/PERFORMANCE.md), so there is no switch back.
  */
 final class BatchPinning {
-
-    static final boolean ENABLED = !"false".equals(System.getProperty("gphash.pinBatches"));
 
     /** Blocks whose run moves at least this many bytes are pinned on their first run. */
     static final long PIN_AT_ONCE_BYTES = 32L << 20;
@@ -37,7 +35,7 @@ final class BatchPinning {
      * caller holds the engine's context.
      */
     static boolean pinnedForRun(HostMemory memory, CudaRuntime cuda, long bytesMoved) {
-        if (!ENABLED || memory.pinRefused()) {
+        if (memory.pinRefused()) {
             return false;
         }
         if (memory.pinned()) {

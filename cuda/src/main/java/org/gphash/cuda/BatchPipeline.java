@@ -16,6 +16,7 @@ import java.util.Map;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream;
+import org.gphash.GpuTuning;
 import org.gphash.format.Geometry;
 
 /**
@@ -32,8 +33,6 @@ import org.gphash.format.Geometry;
  */
 final class BatchPipeline implements AutoCloseable {
 
-    /** -Dgphash.pipeline.debug=true prints every batch's counters (a diagnostic). */
-    static final boolean DEBUG = Boolean.getBoolean("gphash.pipeline.debug");
     /** Blocks of a strided kernel at most: enough warps to keep an H100's memory system busy. */
     private static final int MAX_BLOCKS = 4096;
     /**
@@ -44,24 +43,13 @@ final class BatchPipeline implements AutoCloseable {
     /**
      * Batches of at most this many operations put every pool access in one address bin: a handful of
      * accesses gains nothing from address order, and the bins' memsets and scans (two stages, about
-     * 30 us on the H100) would be most of such a batch's time. {@code -Dgphash.oneBinMax=0}: always bin.
+     * 30 us on the H100) would be most of such a batch's time ({@link GpuTuning#oneBinMax()}; 0: always bin).
      */
-    static final int ONE_BIN_MAX = Integer.getInteger("gphash.oneBinMax", 1024);
+    private final int oneBinMax;
+    /** {@link GpuTuning#logBatches()}: every batch's counters to standard error, and its lists checked. */
+    private final boolean logBatches;
     /** An address shift that puts every pool offset in bin 0. */
     private static final int ONE_BIN_SHIFT = 63;
-    /**
-     * Whether a batch's launches follow its own capacity class rather than the buffers' (which only
-     * grow): a batch of 8 after a load in batches of 2^20 would otherwise launch 4096 blocks per
-     * kernel, scan 2^20 entries twice, sort 2^20 positions in three passes and clear a key table of
-     * 2^21 entries. {@code -Dgphash.launchByBatch=false}: by the buffers' capacity (the baseline).
-     */
-    /**
-     * Writing batches of at most this many operations whose keys the host found distinct run as one
-     * launch of one block (pipeline/pipe_small_writes.cuh) instead of the graph's two dozen launches.
-     * {@code -Dgphash.smallWrites=0}: never. At most 32 (the kernel's limit, kSmallWritesMax).
-     */
-    static final int SMALL_WRITES_MAX = Math.min(32, Integer.getInteger("gphash.smallWrites", 32));
-    static final boolean LAUNCH_BY_BATCH = !"false".equals(System.getProperty("gphash.launchByBatch"));
 
     /** One batch in device memory: the PipeBatch struct's fields. */
     record DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops, long clock) {
@@ -90,8 +78,10 @@ final class BatchPipeline implements AutoCloseable {
     /** Graphs of the small writes (their own: a few, by BktCache setting and reads). */
     private final StageGraphs smallWriteGraphs = new StageGraphs();
 
-    BatchPipeline(PipelineKernels kernels, Geometry geometry) {
+    BatchPipeline(PipelineKernels kernels, Geometry geometry, GpuTuning tuning) {
         this.k = kernels;
+        this.oneBinMax = tuning.oneBinMax();
+        this.logBatches = tuning.logBatches();
         this.b = new PipelineBuffers(geometry);
         this.scan = new DeviceScan(kernels);
         this.sort = new RadixSort(kernels, scan);
@@ -177,7 +167,7 @@ final class BatchPipeline implements AutoCloseable {
     long[] run(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
                DeviceHeap heap, long poolLength, boolean reads, boolean writes) {
         long[] out = await(enqueue(stream, ops, table, mirrorTable, cache, cacheOn, heap, poolLength, reads, writes, false));
-        if (DEBUG) {
+        if (logBatches) {
             b.checkLists(out);  // only here: the lists are this batch's until the next is queued
         }
         return out;
@@ -198,8 +188,11 @@ final class BatchPipeline implements AutoCloseable {
         int mode = ungrouped ? 2 : writes ? 0 : 1;
         long n = ops.n();
         ensureCapacity(n);
-        boolean oneBin = n <= ONE_BIN_MAX;
-        long launch = LAUNCH_BY_BATCH ? PipelineBuffers.capacityFor(n) : b.capacity();
+        boolean oneBin = n <= oneBinMax;
+        // Launches follow the batch's own capacity class, not the buffers' (which only grow): a batch
+        // of 8 after a load in batches of 2^20 would otherwise launch 4096 blocks per kernel, scan 2^20
+        // entries twice, sort 2^20 positions in three passes and clear a key table of 2^21 entries.
+        long launch = PipelineBuffers.capacityFor(n);
         byte[] p = b.params(oneBin ? ONE_BIN_SHIFT : PipelineBuffers.addressShift(poolLength), launch);
         byte[] h = heap.params();
         // Scratch space for every scan and the sort of this batch, before anything is queued.
@@ -213,7 +206,7 @@ final class BatchPipeline implements AutoCloseable {
         Runnable stages = () -> queueStages(stream, launch, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes,
                 mode, oneBin);
         profile.begin();
-        if (StageGraphs.ENABLED && !profile.on()) {
+        if (!profile.on()) {
             graphs.launch(new StageGraphs.Key(launch, reads, writes, mode, cacheOn,
                     StageGraphs.params(table, mirrorTable, cache, h, p)), stream, stages);
         } else {
@@ -223,7 +216,7 @@ final class BatchPipeline implements AutoCloseable {
     }
 
     /**
-     * Runs a writing batch of at most {@link #SMALL_WRITES_MAX} operations whose keys are distinct, in
+     * Runs a writing batch of at most {@link GpuTuning#SMALL_WRITES_LIMIT} operations whose keys are distinct, in
      * one launch of one block (pipeline/pipe_small_writes.cuh) and one copy each way: {@code io} holds
      * the batch staged ({@link SmallWrites#stage}), its descriptor pointing into {@code io}'s device
      * buffers; the counters, codes and values read come back into {@code io}'s pinned memory. Waits;
@@ -252,7 +245,7 @@ final class BatchPipeline implements AutoCloseable {
         };
         int slot = takeSlot();
         cuEventRecord(begin[slot], stream);
-        if (StageGraphs.ENABLED && stamps == 0) {
+        if (stamps == 0) {
             // Same addresses and sizes every time (SmallWrites' fixed layout): one graph launch.
             // The key holds every address the graph captured: the parameter structs, and the pinned
             // buffers its copies read and write.
@@ -305,7 +298,7 @@ final class BatchPipeline implements AutoCloseable {
         for (int i = 0; i < out.length; i++) {
             out[i] = hostCounters.segment().get(ValueLayout.JAVA_LONG, at + i * 8L);
         }
-        if (DEBUG) {
+        if (logBatches) {
             System.err.printf("gphash pipeline: n=%d capacity=%d reads=%b writes=%b counters=%s gpu=%.3f ms%n", ticket.n(),
                     ticket.capacity(), ticket.reads(), ticket.writes(), java.util.Arrays.toString(out), lastGpuNanos / 1e6);
         }

@@ -9,34 +9,31 @@ import org.gphash.index.KeyHasher;
 /**
  * Whether no key repeats in a small run of a host batch, so that a batch that writes may skip the
  * pipeline's grouping (key table, radix sort, two scans: about 160 us of GPU time a batch on the
- * H100, whatever its size, against about 210 us for the whole batch). A coalesced batch of a few
- * callers' operations usually has distinct keys. Keys are compared by a 64-bit hash: equal keys
- * always collide, so a repeat is never missed; a collision of different keys only costs the
- * grouping. Above {@link #MAX_OPS} operations the check is not made (the grouping's cost is then
- * shared by many operations, and larger coalesced batches measured slower ungrouped). Not thread-safe.
+ * H100, whatever its size, against about 210 us for the whole batch) or run as one launch
+ * ({@link Router.Route#SMALL_WRITES}). A coalesced batch of a few callers' operations usually has
+ * distinct keys. Keys are compared by a 64-bit hash: equal keys always collide, so a repeat is never
+ * missed; a collision of different keys only costs the grouping. The router says which runs are
+ * checked ({@link Router#checksDistinct}, {@link org.gphash.GpuTuning#distinctWritesMax()}).
+ * Thread-safe: each thread has its own table.
  */
 final class DistinctKeys {
 
-    /**
-     * The most operations checked; {@code -Dgphash.distinctWrites=0} turns the check (and the shortcut)
-     * off. 32: on the H100 under YCSB's client, batches of about 8 (16 threads) gained 1.16x to 1.18x,
-     * while with a limit of 1024 batches of 50 to 90 (256 threads) lost 0.82x to 0.98x in two runs.
-     */
-    static final int MAX_OPS = Integer.getInteger("gphash.distinctWrites", 32);
+    private static final ThreadLocal<long[][]> TABLE = ThreadLocal.withInitial(() -> new long[][] {new long[64]});
 
-    private long[] table = new long[64];
+    private DistinctKeys() {
+    }
 
-    /**
-     * Whether operations {@code first..first+n} of {@code batch} have distinct keys (false when unsure
-     * or when {@code n} is above {@link #MAX_OPS}).
-     */
-    boolean test(Batch batch, int first, int n) {
-        if (n > MAX_OPS || n < 1) {
+    /** Whether operations {@code first..first+n} of {@code batch} have distinct keys (false when unsure or {@code n < 1}). */
+    static boolean test(Batch batch, int first, int n) {
+        if (n < 1) {
             return false;
         }
         int size = Integer.highestOneBit(Math.max(16, n * 4 - 1)) << 1;
+        long[][] holder = TABLE.get();
+        long[] table = holder[0];
         if (table.length < size) {
             table = new long[size];
+            holder[0] = table;
         } else {
             Arrays.fill(table, 0, size, 0);
         }

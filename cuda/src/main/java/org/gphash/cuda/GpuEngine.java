@@ -18,6 +18,7 @@ import org.gphash.spi.Engine;
 import org.gphash.spi.SubmittedBatch;
 import org.gphash.GPHashConfig;
 import org.gphash.GpuFeatures;
+import org.gphash.GpuTuning;
 import org.gphash.IndexMirror;
 import org.gphash.IndexStats;
 import org.gphash.OpKind;
@@ -43,6 +44,10 @@ import org.gphash.index.VerifyReport;
  * for it; and {@link PoolPath}, per-operation kernels probing the pool (the GPHash paper's design),
  * otherwise or when asked ({@link IndexMirror#OFF}).
  *
+ * <p><b>One router.</b> Every call (a batch, a single get, a get at once, a segment of a conditional
+ * batch) takes the route the {@link Router} gives it, tuned by {@link GpuTuning}; this class only runs
+ * the route ({@link #runRoute}, {@link #runLocked}).
+ *
  * <p><b>One mutator at a time.</b> CPU and GPU atomics on one mapped word are not atomic with each
  * other, so the host never writes the pool while a kernel may run: every entry point but one is
  * synchronized, and the host-side steps that write the pool (header commits, zeroing a new level,
@@ -64,8 +69,17 @@ public final class GpuEngine implements Engine, GpuFeatures {
     private final Geometry geometry;
     private BucketCache cache;
     private final BatchPath path;
+    /** Chooses every call's route. */
+    private final Router router;
+    /** Runs a route for the router, taking the engine's lock for the routes under it. */
+    private final Router.Routes routes = this::runRoute;
+    /** Runs a route for the router with the lock already held (the segments of a conditional batch). */
+    private final Router.Routes routesUnderLock = (route, batch, result) -> {
+        runLocked(route, batch, result);
+        return SubmittedBatch.DONE;
+    };
     /** Host time per stage of host batches: the index mirror's path counts its own stages in it. */
-    private final HostStageTimes times;
+    private final HostStageTimes times = new HostStageTimes();
     private final Batch single;
     private final BatchResult singleResult;
     /** Each thread's batch of one get, for gets run outside the lock ({@link #getAlongside}). */
@@ -75,8 +89,6 @@ public final class GpuEngine implements Engine, GpuFeatures {
     /** Host reads in progress, kept apart from everything done under the lock. */
     private final HostReadGate hostReaders = new HostReadGate();
     private final java.util.concurrent.atomic.LongAdder hostReads = new java.util.concurrent.atomic.LongAdder();
-    /** Where a host read whose caller wants no value puts it. */
-    private final ThreadLocal<MemorySegment> hostScratch;
 
     private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, GPHashConfig config) {
         this.cuda = cuda;
@@ -89,7 +101,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
             c = new BucketCache(cuda, geometry, config.bucketCache(), System::nanoTime);
             c.attach(pool.layout());
             this.cache = c;
-            p = choosePath(config.indexMirror());
+            p = choosePath(config.indexMirror(), config.gpuTuning());
         } catch (RuntimeException e) {
             if (c != null) {
                 c.close();
@@ -99,16 +111,15 @@ public final class GpuEngine implements Engine, GpuFeatures {
             throw e;
         }
         this.path = p;
-        this.times = p instanceof MirrorPath m ? m.times : new HostStageTimes();
+        this.router = p instanceof MirrorPath m ? m.router() : new Router(config.gpuTuning(), false);
         this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
         this.singleResult = new BatchResult(geometry.valueSize(), 1);
         this.oneGet = ThreadLocal.withInitial(() -> Batch.create(geometry.keySize(), geometry.valueSize(), 1));
         this.oneGetResult = ThreadLocal.withInitial(() -> new BatchResult(geometry.valueSize(), 1));
-        this.hostScratch = ThreadLocal.withInitial(() -> MemorySegment.ofArray(new byte[geometry.valueSize()]));
     }
 
     /** The mirror when asked and the GPU has the memory for it, else the pool path, saying why. */
-    private BatchPath choosePath(IndexMirror configured) {
+    private BatchPath choosePath(IndexMirror configured, GpuTuning tuning) {
         EngineParts parts = new EngineParts(cuda, kernels, pool, geometry, this);
         IndexMirror mode = MirrorChoice.effective(configured);
         long[] free = new long[1];
@@ -119,7 +130,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
             return new PoolPath(parts, choice.reason());
         }
         try {
-            return new MirrorPath(parts, new PipelineKernels(cuda));
+            return new MirrorPath(parts, new PipelineKernels(cuda), new Router(tuning, true), times);
         } catch (CudaException e) {
             if (mode == IndexMirror.REQUIRED) {
                 throw new IllegalStateException("IndexMirror.REQUIRED, but allocating the mirror failed: " + e.getMessage(), e);
@@ -184,41 +195,44 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return o;
     }
 
-    /** A get on the GPU: a batch of one on a {@link SmallReads} slot, outside the lock, when one is free. */
+    /**
+     * A get: a host read when no batch holds the pool, else a batch of one on a {@link SmallReads}
+     * slot, else under the lock ({@link Router.Call#SINGLE_GET}).
+     */
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
-        Outcome o = getOnSlot(key, valueOut);
-        return o != null ? o : runSingle(OpKind.GET, key, null, valueOut);
+        Batch one = oneGet(key);
+        BatchResult result = oneGetResult.get();
+        router.run(Router.Call.SINGLE_GET, one, result, routes).await();
+        return outcomeOfOneGet(result, valueOut);
     }
 
     /**
-     * A get run at once alongside other threads' calls, outside the engine's lock. By default a
-     * host read: the calling thread probes the mapped pool itself with the CPU engine's code
-     * ({@link PoolTable#readOnHost}) between the engine's batches ({@link HostReadGate}), since a
-     * host thread's single get would otherwise cross PCIe twice to read host memory; null while a
-     * batch runs under the lock. With {@code -Dgphash.hostReads=false}, a batch of one on a
-     * {@link SmallReads} slot; null when every slot is busy or batches do not run on the index
-     * mirror. Null means nothing was done: the coalescer then queues the get for a batch.
+     * A get run at once alongside other threads' calls, outside the engine's lock: the calling thread
+     * probes the mapped pool itself with the CPU engine's code ({@link PoolTable#readOnHost}) between
+     * the engine's batches ({@link HostReadGate}), since a host thread's single get would otherwise
+     * cross PCIe twice to read host memory (1.4 us for a lone caller on the H100, against a 30 us GPU
+     * round trip). Null while a batch runs under the lock: nothing was done, and the coalescer then
+     * queues the get for a batch ({@link Router.Call#GET_AT_ONCE}).
      */
     @Override
     public Outcome getAlongside(MemorySegment key, MemorySegment valueOut) {
-        return HOST_READS ? readOnHost(key, valueOut) : getOnSlot(key, valueOut);
+        Batch one = oneGet(key);
+        BatchResult result = oneGetResult.get();
+        return router.run(Router.Call.GET_AT_ONCE, one, result, routes) == null ? null : outcomeOfOneGet(result, valueOut);
     }
 
-    /** A get as a batch of one on a free {@link SmallReads} slot, outside the lock; null when none is free. */
-    private Outcome getOnSlot(MemorySegment key, MemorySegment valueOut) {
-        if (!(path instanceof MirrorPath)) {
-            return null;
-        }
+    /** This thread's batch of one get, holding {@code key}. */
+    private Batch oneGet(MemorySegment key) {
         Batch one = oneGet.get();
-        BatchResult result = oneGetResult.get();
         one.clear();
-        one.add(OpKind.GET, key.toArray(ValueLayout.JAVA_BYTE), null);
-        SubmittedBatch read = startRead(one, result);
-        if (read == null) {
-            return null;
-        }
-        read.await();
+        one.setSize(1);
+        one.kinds().set(ValueLayout.JAVA_BYTE, 0, (byte) OpKind.GET.ordinal());
+        MemorySegment.copy(key, 0, one.keys(), 0, geometry.keySize());
+        return one;
+    }
+
+    private Outcome outcomeOfOneGet(BatchResult result, MemorySegment valueOut) {
         Outcome o = result.outcome(0);
         if (valueOut != null && o == Outcome.FOUND) {
             MemorySegment.copy(result.values(), 0, valueOut, 0, geometry.valueSize());
@@ -264,11 +278,8 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return runSingle(OpKind.DELETE, key, null, null);
     }
 
-    /** Whether {@link #getAlongside} reads the pool on the host (default) or runs a GPU batch of one. */
-    static final boolean HOST_READS = Boolean.parseBoolean(System.getProperty("gphash.hostReads", "true"));
-
-    /** A get on the host, inside the gate; null while a lock holder has the gate closed. */
-    private Outcome readOnHost(MemorySegment key, MemorySegment valueOut) {
+    /** A batch of one get run on the host, inside the gate ({@link Router.Route#HOST_READ}); null while a lock holder has the gate closed. */
+    private SubmittedBatch readOnHost(Batch one, BatchResult result) {
         if (!hostReaders.tryEnter()) {
             if (closed) {
                 throw new org.gphash.IndexClosedException(pool.file().path());
@@ -279,10 +290,10 @@ public final class GpuEngine implements Engine, GpuFeatures {
             if (closed) {
                 throw new org.gphash.IndexClosedException(pool.file().path());
             }
-            MemorySegment out = valueOut != null ? valueOut : hostScratch.get();
-            Outcome o = pool.readOnHost(key, out) ? Outcome.FOUND : Outcome.NOT_FOUND;
+            result.reset(1);
+            result.setOutcome(0, pool.readOnHost(one.keys(), result.values()) ? Outcome.FOUND : Outcome.NOT_FOUND);
             hostReads.increment();
-            return o;
+            return SubmittedBatch.DONE;
         } finally {
             hostReaders.exit();
         }
@@ -295,23 +306,43 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     // ------------------------------------------------------------------ batches
 
-    /**
-     * Runs a batch. A small batch of gets on the index mirror runs alongside other threads' such
-     * batches, outside the engine's lock, when a slot is free; anything else under the lock.
-     */
+    /** Runs a batch, by the route the router gives it ({@link Router.Call#BATCH}). */
     @Override
     public void execute(Batch batch, BatchResult result) {
-        if (path.readsConcurrently(batch)) {
-            SubmittedBatch read = startRead(batch, result);
-            if (read != null) {
-                read.await();
-                return;
-            }
+        router.run(Router.Call.BATCH, batch, result, routes).await();
+    }
+
+    /**
+     * Starts a batch: a small batch of gets on the index mirror returns without waiting (it runs
+     * alongside other threads' such batches, see {@link #startRead}), so that a caller (the
+     * coalescer) gathers its next batch while the GPU runs this one; any other batch, or one that
+     * finds no free slot, runs at once, as {@link #execute}. A batch started this way reads what the
+     * batches before it wrote, and every later call that writes first waits for it.
+     */
+    @Override
+    public SubmittedBatch submit(Batch batch, BatchResult result) {
+        return router.run(Router.Call.BATCH, batch, result, routes);
+    }
+
+    /**
+     * Runs {@code batch} by {@code route}: the routes outside the lock here (null when they decline),
+     * the others under it, after the batch's memory is registered where the pipeline will use it.
+     */
+    private SubmittedBatch runRoute(Router.Route route, Batch batch, BatchResult result) {
+        switch (route) {
+            case HOST_READ:
+                return readOnHost(batch, result);
+            case SMALL_READS:
+                return startRead(batch, result);
+            default:
+                long called = System.nanoTime();
+                if (route == Router.Route.PIPELINE) {
+                    pinOutsideLock(batch, result);
+                }
+                executeLocked(route, batch, result, called);
+                times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
+                return SubmittedBatch.DONE;
         }
-        long called = System.nanoTime();
-        pinOutsideLock(batch, result);
-        executeLocked(batch, result, called);
-        times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
     }
 
     /** Registers the batch's and result's memory where the path wants it, before the lock ({@link BatchPath#pinOutsideLock}). */
@@ -323,11 +354,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         path.pinOutsideLock(batch, result);
     }
 
-    private void executeLocked(Batch batch, BatchResult result) {
-        executeLocked(batch, result, System.nanoTime());
-    }
-
-    private synchronized void executeLocked(Batch batch, BatchResult result, long called) {
+    private synchronized void executeLocked(Router.Route route, Batch batch, BatchResult result, long called) {
         long locked = System.nanoTime();
         times.add(HostStageTimes.Stage.LOCK_WAIT, locked - called);
         ensureOpen();
@@ -341,12 +368,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         long started = System.nanoTime();
         times.add(HostStageTimes.Stage.ENTRY, started - locked);
         try {
-            if (batch.hasConditionalOperations()) {
-                // Under this lock throughout: nothing writes between the compare and the write.
-                ConditionalBatches.execute(batch, result, path::execute);
-            } else {
-                path.execute(batch, result);
-            }
+            runLocked(route, batch, result);
             times.add(HostStageTimes.Stage.PATH, System.nanoTime() - started);
         } catch (CudaException e) {
             throw GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", e);
@@ -358,24 +380,23 @@ public final class GpuEngine implements Engine, GpuFeatures {
         }
     }
 
-    /**
-     * Starts a small batch of gets on the index mirror and returns without waiting (it runs
-     * alongside other threads' such batches, see {@link #startRead}), so that a caller (the
-     * coalescer) gathers its next batch while the GPU runs this one; any other batch, or one that
-     * finds no free slot, runs at once, as {@link #execute}. A batch started this way reads what the
-     * batches before it wrote, and every later call that writes first waits for it.
-     */
-    @Override
-    public SubmittedBatch submit(Batch batch, BatchResult result) {
-        if (path.readsConcurrently(batch)) {
-            SubmittedBatch read = startRead(batch, result);
-            if (read != null) {
-                return read;
+    /** Runs a route under the lock, after the drain, into a result reset to the batch's size. */
+    private void runLocked(Router.Route route, Batch batch, BatchResult result) {
+        switch (route) {
+            case SMALL_READS_LOCKED -> {
+                SmallReads.Slot slot = path.claimRead(batch);  // the drain freed every slot
+                if (slot == null) {
+                    throw new IllegalStateException("no small-read slot was free under the engine's lock, after the drain");
+                }
+                path.issueRead(slot, batch, result).await();
             }
+            case SMALL_WRITES -> path.executeSmallWrites(batch, result);
+            case PIPELINE, POOL_PATH -> path.execute(batch, result);
+            // Under this lock throughout: nothing writes between the compare and the write.
+            case CONDITIONAL -> ConditionalBatches.execute(batch, result,
+                    (plain, r) -> router.run(Router.Call.SEGMENT, plain, r, routesUnderLock));
+            default -> throw new IllegalStateException(route + " does not run under the engine's lock");
         }
-        pinOutsideLock(batch, result);
-        executeLocked(batch, result);
-        return SubmittedBatch.DONE;
     }
 
     /**
@@ -498,19 +519,26 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return a[0];
     }
 
-    /** {@return heap growths whose file space was prepared ahead, off the batch path (0 on the pool path)} */
-    synchronized long growthsPreparedAhead() {
-        return path instanceof MirrorPath m ? m.growthsPreparedAhead() : 0;
+    /** The mirror path, or null on the pool path (for this package's probes and the stage profile). */
+    private MirrorPath mirrorPath() {
+        return path instanceof MirrorPath m ? m : null;
     }
 
-    /** {@return whether this engine prepares heap growths ahead (opt-in, on the mirror path only)} */
+    /** {@return heap growths whose file space was prepared ahead, off the batch path (0 on the pool path)} */
+    synchronized long growthsPreparedAhead() {
+        MirrorPath m = mirrorPath();
+        return m == null ? 0 : m.growthsPreparedAhead();
+    }
+
+    /** {@return whether this engine prepares heap growths ahead ({@link GpuTuning#growHeapAhead()}, on the mirror path only)} */
     synchronized boolean preparesGrowthsAhead() {
-        return path instanceof MirrorPath m && m.preparesGrowthsAhead();
+        MirrorPath m = mirrorPath();
+        return m != null && m.preparesGrowthsAhead();
     }
 
     /** {@return whether batches run on the v2 pipeline over the HBM index mirror ({@link IndexStats#indexPlacement()} says why not)} */
-    public synchronized boolean usesIndexMirror() {
-        return path instanceof MirrorPath;
+    public boolean usesIndexMirror() {
+        return router.mirror();
     }
 
     /** {@return true on the index mirror, whose pipeline keeps batch order per key; the pool path does not} */
@@ -521,22 +549,26 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     /** Batches run as small batches of gets in one launch ({@link SmallReads}) since open. */
     long smallReadBatches() {
-        return path instanceof MirrorPath m ? m.smallReadBatches() : 0;
+        MirrorPath m = mirrorPath();
+        return m == null ? 0 : m.smallReadBatches();
     }
 
     /** The most small batches of gets in flight at once since open (they run outside the lock). */
     int smallReadsMostInFlight() {
-        return path instanceof MirrorPath m ? m.smallReadsMostInFlight() : 0;
+        MirrorPath m = mirrorPath();
+        return m == null ? 0 : m.smallReadsMostInFlight();
     }
 
     /** Writing batches of distinct keys run as one launch (pipe_small_writes.cuh) since open. */
     synchronized long smallWriteBatches() {
-        return path instanceof MirrorPath m ? m.pipeline().smallWriteBatches() : 0;
+        MirrorPath m = mirrorPath();
+        return m == null ? 0 : m.pipeline().smallWriteBatches();
     }
 
     /** Runs of a batch that wrote without grouping, their keys being distinct ({@link DistinctKeys}), since open. */
     synchronized long distinctWriteRuns() {
-        return path instanceof MirrorPath m ? m.distinctWriteRuns() : 0;
+        MirrorPath m = mirrorPath();
+        return m == null ? 0 : m.distinctWriteRuns();
     }
 
     /**
@@ -552,17 +584,18 @@ public final class GpuEngine implements Engine, GpuFeatures {
      * and clears what was timed; returns false on the pool path.
      */
     public synchronized boolean profileStages(boolean on) {
-        if (path instanceof MirrorPath m) {
+        MirrorPath m = mirrorPath();
+        if (m != null) {
             m.pipeline().profile(on);
-            return true;
         }
-        return false;
+        return m != null;
     }
 
     /** {@return GPU time per pipeline stage since {@link #profileStages} turned timing on, in nanoseconds} */
     public synchronized Map<String, Long> stageNanos() {
         Map<String, Long> out = new LinkedHashMap<>();
-        if (path instanceof MirrorPath m) {
+        MirrorPath m = mirrorPath();
+        if (m != null) {
             m.stageNanos().forEach((stage, nanos) -> out.put(stage.name().toLowerCase(java.util.Locale.ROOT), nanos));
         }
         return out;

@@ -18,14 +18,12 @@ import org.gphash.index.PoolTable;
  * where the file would have to be remapped the preparation does nothing and the growth does it all,
  * as before.
  *
- * <p>On by default; {@code -Dgphash.growAhead=false} turns it off. Measured on the H100 (DLRM
+ * <p>On by default ({@link org.gphash.GpuTuning#growHeapAhead()}). Measured on the H100 (DLRM
  * replay on device-resident batches, three runs on two leases, identical outcome digests), it took
  * the replay from 36.3 to 46.4, 46.7 to 53.6 and 38.5 to 51.1 Mops/s (1.15x to 1.33x), with host
  * batches unchanged within noise; {@code HeapGrowthAheadTest} and the GPU suites pass with it.
  */
 final class HeapGrowthAhead implements AutoCloseable {
-
-    static final String PROPERTY = "gphash.growAhead";
 
     private final PoolTable pool;
     private final CudaRuntime cuda;
@@ -33,19 +31,14 @@ final class HeapGrowthAhead implements AutoCloseable {
     private Future<?> running;
     private volatile long prepared;  // written by the one preparing thread
 
-    HeapGrowthAhead(PoolTable pool, CudaRuntime cuda) {
+    HeapGrowthAhead(PoolTable pool, CudaRuntime cuda, boolean enabled) {
         this.pool = pool;
         this.cuda = cuda;
-        this.thread = enabled() ? Executors.newSingleThreadExecutor(r -> {
+        this.thread = enabled ? Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "gphash-heap-growth-ahead");
             t.setDaemon(true);
             return t;
         }) : null;
-    }
-
-    /** {@return whether engines opened now prepare growths ahead} */
-    static boolean enabled() {
-        return !"false".equals(System.getProperty(PROPERTY));
     }
 
     /** {@return whether this engine prepares growths ahead} */

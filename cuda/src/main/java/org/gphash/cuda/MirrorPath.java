@@ -17,6 +17,7 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.GpuTuning;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
 import org.gphash.format.Geometry;
@@ -49,20 +50,24 @@ final class MirrorPath implements BatchPath {
     private final DeviceBuffer rerun = new DeviceBuffer();
     private final SmallReads small;
     private final SmallWrites smallWrites;
-    private final DistinctKeys distinct = new DistinctKeys();
     private final HeapGrowthAhead ahead;
-    /** Host time per stage of host batches (the engine adds its lock waits and totals). */
-    final HostStageTimes times = new HostStageTimes();
+    /** Chooses how each chunk is grouped and where its values read go. */
+    private final Router router;
+    /** Host time per stage of host batches (the engine's: it adds its lock waits and totals). */
+    private final HostStageTimes times;
     /** Runs that wrote without grouping, their keys being distinct (for tests and stats). */
     private long distinctWriteRuns;
 
-    MirrorPath(EngineParts parts, PipelineKernels kernels) {
+    MirrorPath(EngineParts parts, PipelineKernels kernels, Router router, HostStageTimes times) {
         this.parts = parts;
         this.geometry = parts.geometry();
-        this.pipeline = new BatchPipeline(kernels, geometry);
-        this.small = new SmallReads(kernels.smallReads, geometry.keySize(), geometry.valueSize());
+        this.router = router;
+        this.times = times;
+        GpuTuning tuning = router.tuning();
+        this.pipeline = new BatchPipeline(kernels, geometry, tuning);
+        this.small = new SmallReads(kernels.smallReads, geometry.keySize(), geometry.valueSize(), tuning.smallReadSlots());
         this.smallWrites = new SmallWrites(geometry.keySize(), geometry.valueSize());
-        this.ahead = new HeapGrowthAhead(parts.pool(), parts.cuda());
+        this.ahead = new HeapGrowthAhead(parts.pool(), parts.cuda(), tuning.growHeapAhead());
         this.lanes = new HostLane[] {new HostLane(geometry.keySize(), geometry.valueSize()),
                 new HostLane(geometry.keySize(), geometry.valueSize())};
         try {
@@ -82,11 +87,6 @@ final class MirrorPath implements BatchPath {
         long staging = 2L * MAX_SLICE / 4 * (2 + ks + 2L * vs);  // two lanes of host-batch chunks
         return DeviceIndexMirror.bytesFor(pool.layout()) + PipelineBuffers.bytesFor(PipelineBuffers.capacityFor(MAX_SLICE), vs)
                 + staging;
-    }
-
-    @Override
-    public boolean readsConcurrently(Batch batch) {
-        return SmallReads.accepts(batch);
     }
 
     @Override
@@ -145,24 +145,12 @@ final class MirrorPath implements BatchPath {
     /**
      * A host batch, in chunks that alternate between two lanes: while the GPU runs one chunk, the
      * next one is copied in and the previous one's results out, each on its lane's own streams
-     * ({@link HostLane}). Chunks' kernels run on one stream, in batch order. Operations that found every candidate bucket full wait for the end of the batch,
-     * then run again after a resize. A small batch of gets runs in one launch instead ({@link SmallReads}).
+     * ({@link HostLane}). Chunks' kernels run on one stream, in batch order. Operations that found
+     * every candidate bucket full wait for the end of the batch, then run again after a resize.
      */
     @Override
     public void execute(Batch batch, BatchResult result) {
-        if (SmallReads.accepts(batch)) {
-            // Under the engine's lock, after its drain: every slot is free.
-            SmallReads.Slot slot = claimRead(batch);
-            if (slot != null) {
-                issueRead(slot, batch, result).await();
-                return;
-            }
-        }
         int n = batch.size();
-        if (n <= BatchPipeline.SMALL_WRITES_MAX && runSmallWrites(batch, result)) {
-            ahead.afterBatch(heap.freeBlocks(), heap.totalBlocks());
-            return;
-        }
         int chunk = hostChunk(n);
         MemorySegment batchKinds = batch.kinds();
         // Pinned (or not) by pinOutsideLock, before the engine's lock was taken.
@@ -182,7 +170,8 @@ final class MirrorPath implements BatchPath {
             long valueWrites = m - kindCounts[KindCounts.GETS] - deletes;  // every other kind carries a value
             boolean reads = kindCounts[KindCounts.GETS] + kindCounts[KindCounts.RMWS] > 0;
             boolean writes = valueWrites + deletes > 0;
-            boolean distinctKeys = writes && distinct.test(batch, first, m);
+            boolean distinctKeys = writes && router.checksDistinct(m) && DistinctKeys.test(batch, first, m);
+            Router.Grouping grouping = Router.grouping(writes, distinctKeys, readKeysRepeat);
             times.add(HostStageTimes.Stage.PLAN, System.nanoTime() - plan0);
             if (heap.freeBlocks() - inFlightWrites < valueWrites) {
                 rerun = harvest(lanes[lane ^ 1], result, rerun);  // growth remaps the pool: nothing may be in flight
@@ -190,14 +179,10 @@ final class MirrorPath implements BatchPath {
                 ensureFreeBlocks(valueWrites);
                 times.add(HostStageTimes.Stage.HEAP_GROWTH, System.nanoTime() - g);
             }
-            // Values read go straight into a pinned result when the chunk only reads and the last
-            // batch of reads did not repeat its keys (it runs ungrouped): the read stage then writes
-            // each value through the mapping as it reads it from the pool, PCIe carrying both
-            // directions at once, and no copy follows the kernels (H200: positive search 0.70x to 0.79x
-            // of device-resident). Otherwise into the lane's device buffer, copied out behind the next
-            // chunk: repeated keys fan their values out in GPU memory first, and a fan-out over PCIe
-            // would hold the next chunk's kernels (YCSB-C zipf 190 to 162 Mops/s that way).
-            boolean valuesInPlace = resultPinned && reads && !writes && !readKeysRepeat;
+            // In place, the read stage writes each value through the mapping as it reads it from the
+            // pool, PCIe carrying both directions at once, and no copy follows the kernels; otherwise
+            // into the lane's device buffer, copied out behind the next chunk (Router.valuesInPlace).
+            boolean valuesInPlace = Router.valuesInPlace(resultPinned, reads, writes, readKeysRepeat);
             long s0 = System.nanoTime();
             l.stage(stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, batchPinned);
             long s1 = System.nanoTime();
@@ -207,7 +192,7 @@ final class MirrorPath implements BatchPath {
             long out = !reads ? 0 : valuesInPlace ? result.values().address() + (long) first * geometry.valueSize()
                     : l.out.address();
             l.ticket = enqueue(m, l.kinds.address(), l.keys.address(), valueWrites > 0 ? l.values.address() : 0,
-                    l.codes.address(), out, 0, reads, writes, distinctKeys);
+                    l.codes.address(), out, 0, reads, writes, grouping);
             if (resultPinned) {
                 l.queueResultsInto(stream, result);
             } else {
@@ -244,18 +229,16 @@ final class MirrorPath implements BatchPath {
     }
 
     /**
-     * A small batch that writes and whose keys are distinct, in one copy in, one launch and one copy
-     * out ({@link SmallWrites}); false, having done nothing, for any other batch.
+     * A small batch that writes and whose keys are distinct (the router made sure), in one copy in,
+     * one launch and one copy out ({@link SmallWrites}).
      */
-    private boolean runSmallWrites(Batch batch, BatchResult result) {
+    @Override
+    public void executeSmallWrites(Batch batch, BatchResult result) {
         int n = batch.size();
         KindCounts.count(batch.kinds(), 0, n, kindCounts);
         long deletes = kindCounts[KindCounts.DELETES];
         long valueWrites = n - kindCounts[KindCounts.GETS] - deletes;
         boolean reads = kindCounts[KindCounts.GETS] + kindCounts[KindCounts.RMWS] > 0;
-        if (valueWrites + deletes == 0 || !distinct.test(batch, 0, n)) {
-            return false;
-        }
         ensureFreeBlocks(valueWrites);
         BucketCache cache = parts.cache();
         cache.operationsRan(n, parts.tableParams());
@@ -277,7 +260,7 @@ final class MirrorPath implements BatchPath {
             }
             rerunAfterResize(batch, result, Arrays.copyOf(again, k));
         }
-        return true;
+        ahead.afterBatch(heap.freeBlocks(), heap.totalBlocks());
     }
 
     /**
@@ -285,16 +268,14 @@ final class MirrorPath implements BatchPath {
      * enough of it (kinds and keys, and the values when an operation carries one: a batch of gets,
      * read once, is not worth registering whole), and the result only when the batch reads (the
      * results of writes are a byte an operation: 5 ms of registration a load batch of 2^20 saved).
-     * Small batches, which run their own staging ({@link SmallReads}, {@link SmallWrites}), are left.
-     * Outside the engine's lock: 16 threads' fresh batches of 2^18 spent 358 of 772 ms of locked
-     * host time registering (H200, YCSB-A).
+     * The engine calls it for batches routed to the pipeline only (small batches of gets and writes
+     * run their own staging, {@link SmallReads} and {@link SmallWrites}). Outside the engine's lock:
+     * 16 threads' fresh batches of 2^18 spent 358 of 772 ms of locked host time registering (H200,
+     * YCSB-A).
      */
     @Override
     public void pinOutsideLock(Batch batch, BatchResult result) {
         int n = batch.size();
-        if (n <= Math.max(SmallReads.MAX_OPS, BatchPipeline.SMALL_WRITES_MAX)) {
-            return;
-        }
         long p0 = System.nanoTime();
         long[] counts = new long[3];
         KindCounts.count(batch.kinds(), 0, n, counts);
@@ -390,7 +371,7 @@ final class MirrorPath implements BatchPath {
         for (;;) {
             ensureFreeBlocks(valueWrites);
             BatchPipeline.Ticket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, reads, writes,
-                    false);
+                    Router.grouping(writes, false, readKeysRepeat));
             long[] c = pipeline.await(ticket);
             observe(ticket, c);
             account(c, cache);
@@ -406,31 +387,27 @@ final class MirrorPath implements BatchPath {
         }
     }
 
-    /**
-     * Queues one run of the pipeline on the engine's stream; {@code distinctKeys}: the batch writes and
-     * no key repeats in it, so it runs without grouping ({@link DistinctKeys}).
-     */
+    /** Queues one run of the pipeline on the engine's stream, grouped by key or not as the router said. */
     private BatchPipeline.Ticket enqueue(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt,
-                                         long opsAt, boolean reads, boolean writes, boolean distinctKeys) {
+                                         long opsAt, boolean reads, boolean writes, Router.Grouping grouping) {
         BucketCache cache = parts.cache();
         cache.operationsRan(n, parts.tableParams());
         PoolTable pool = parts.pool();
         byte[] cacheParams = cache.params();
-        if (writes && distinctKeys) {
+        boolean ungrouped = grouping == Router.Grouping.NONE;
+        if (writes && ungrouped) {
             distinctWriteRuns++;
         }
         return pipeline.enqueue(stream,
                 new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock()),
                 parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()), cacheParams,
-                cache.enabled(), heap, pool.file().mappedSize(), reads, writes,
-                writes ? distinctKeys : !readKeysRepeat);
+                cache.enabled(), heap, pool.file().mappedSize(), reads, writes, ungrouped);
     }
 
     /**
-     * Whether the keys of the last batch of reads repeated, by the GPU's sample of it (pipe_decide). A
-     * batch of reads is queued without grouping (fewest launches) when the last one's keys did not
-     * repeat; otherwise the GPU decides for the batch itself. Reads are correct either way: grouping
-     * only saves pool reads of repeated keys.
+     * Whether the keys of the last batch of reads repeated, by the GPU's sample of it (pipe_decide):
+     * what {@link Router#grouping} decides the next batch of reads by. Reads are correct either way:
+     * grouping only saves pool reads of repeated keys.
      */
     private boolean readKeysRepeat = true;
 
@@ -533,6 +510,11 @@ final class MirrorPath implements BatchPath {
 
     long distinctWriteRuns() {
         return distinctWriteRuns;
+    }
+
+    /** The router this path's chunks are planned by (the engine routes its calls by it too). */
+    Router router() {
+        return router;
     }
 
     /** The pipeline, for the profile of its stages (benchmarks and tests). */

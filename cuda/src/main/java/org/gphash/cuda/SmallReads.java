@@ -11,7 +11,6 @@ import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -22,7 +21,6 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.OpKind;
 import org.gphash.spi.SubmittedBatch;
 
 /**
@@ -30,35 +28,24 @@ import org.gphash.spi.SubmittedBatch;
  * kernel (probe the mirror, copy the value from the pool), one copy out (values and codes), one
  * wait. The pipeline's few dozen launches cost a batch tens of microseconds whatever its size, which
  * is what a coalesced batch of a handful of single-key gets would otherwise wait for; below
- * {@link #MAX_OPS} operations its ordering of pool reads by address buys less than that.
+ * {@link org.gphash.GpuTuning#smallReadsMax()} operations its ordering of pool reads by address buys
+ * less than that. Which batches come here is the {@link Router}'s choice.
  *
  * <p><b>Several threads at once.</b> The driver takes several host threads each queueing a batch
  * on a stream of its own far better than one thread queueing them all (SmallReadsThreadsProbe,
  * PERFORMANCE.md: 5x the batches per second at 8 to 16 threads), so batches of gets run
- * alongside each other on {@link #SLOTS} slots, each with its own buffers, stream and events. A
+ * alongside each other on {@link org.gphash.GpuTuning#smallReadSlots()} slots, each with its own buffers, stream and events. A
  * slot is claimed under the engine's lock ({@link #claim}, which also takes the kernel's
  * parameters then), and its batch issued and waited for outside it ({@link #issue},
  * {@link Read#await}): gets only read, and a thread that is about to do anything else under the
  * engine's lock first waits until every claimed slot's batch has run ({@link #drain}). Between the
  * two, no slot can be claimed, since claiming takes the lock.
- *
- * <p>{@code -Dgphash.smallReads=N} sets the largest batch taken this way (0: never), for
- * measurements; {@code -Dgphash.smallReads.slots=N} the number of slots.
  */
 final class SmallReads implements AutoCloseable {
 
-    /** Largest batch of gets run in one launch. */
-    static final int MAX_OPS = Integer.getInteger("gphash.smallReads", 1024);
     /** Fields of SmallReadsArgs (pipe_small_reads.cuh). */
     static final int ARGS_FIELDS = 4;
 
-    private static final byte GET = (byte) OpKind.GET.ordinal();
-
-    /**
-     * Batches of gets in flight at once, at most: from 8 threads to 16 the probe's batches per second
-     * rose only 10%; each slot holds a stream, two events and buffers grown to its largest batch.
-     */
-    static final int SLOTS = Math.max(1, Integer.getInteger("gphash.smallReads.slots", 32));
 
     // A slot's states: free; claimed and its batch being issued; issued and waiting for its
     // results to be taken; results being taken (by its owner or by a drain).
@@ -142,7 +129,12 @@ final class SmallReads implements AutoCloseable {
     private final CUfunction kernel;
     private final int keySize;
     private final int valueSize;
-    private final Slot[] slots = new Slot[SLOTS];
+    /**
+     * Batches of gets in flight at once, at most (32 by default: from 8 threads to 16 the probe's
+     * batches per second rose only 10%); each slot holds a stream, two events and buffers grown to its
+     * largest batch.
+     */
+    private final Slot[] slots;
     /** Where {@link #claim} starts looking, so that threads spread over the slots. */
     private final AtomicInteger nextSlot = new AtomicInteger();
     private final LongAdder batches = new LongAdder();
@@ -150,12 +142,13 @@ final class SmallReads implements AutoCloseable {
     private final AtomicInteger claimed = new AtomicInteger();
     private final AtomicInteger mostClaimed = new AtomicInteger();
 
-    SmallReads(CUfunction kernel, int keySize, int valueSize) {
+    SmallReads(CUfunction kernel, int keySize, int valueSize, int slotCount) {
         this.kernel = kernel;
         this.keySize = keySize;
         this.valueSize = valueSize;
+        this.slots = new Slot[slotCount];
         try {
-            for (int i = 0; i < SLOTS; i++) {
+            for (int i = 0; i < slots.length; i++) {
                 slots[i] = new Slot();
             }
         } catch (RuntimeException e) {
@@ -166,22 +159,12 @@ final class SmallReads implements AutoCloseable {
 
     /** Another set of slots on the same kernel and geometry (for SmallReadsThreadsProbe). */
     SmallReads sibling() {
-        return new SmallReads(kernel, keySize, valueSize);
+        return new SmallReads(kernel, keySize, valueSize, slots.length);
     }
 
-    /** Whether {@code batch} runs here: at most {@link #MAX_OPS} operations, every one a get. */
-    static boolean accepts(Batch batch) {
-        int n = batch.size();
-        if (n == 0 || n > MAX_OPS) {
-            return false;
-        }
-        MemorySegment kinds = batch.kinds();
-        for (int i = 0; i < n; i++) {
-            if (kinds.get(ValueLayout.JAVA_BYTE, i) != GET) {
-                return false;
-            }
-        }
-        return true;
+    /** {@return the number of slots: batches of gets in flight at once, at most} */
+    int slotCount() {
+        return slots.length;
     }
 
     /**
@@ -190,8 +173,8 @@ final class SmallReads implements AutoCloseable {
      */
     Slot claim(byte[] table, byte[] mirrorTable, byte[] cache, long clock) {
         int from = nextSlot.getAndIncrement();
-        for (int i = 0; i < SLOTS; i++) {
-            Slot s = slots[Math.floorMod(from + i, SLOTS)];
+        for (int i = 0; i < slots.length; i++) {
+            Slot s = slots[Math.floorMod(from + i, slots.length)];
             if (s.state.get() == FREE && s.state.compareAndSet(FREE, ISSUING)) {
                 mostClaimed.accumulateAndGet(claimed.incrementAndGet(), Math::max);
                 s.table = table;
@@ -205,7 +188,7 @@ final class SmallReads implements AutoCloseable {
     }
 
     /**
-     * Issues {@code batch} (accepted by {@link #accepts}) on the slot {@code s} claimed, after what
+     * Issues {@code batch} (gets only, at most {@link org.gphash.GpuTuning#smallReadsMax()}) on the slot {@code s} claimed, after what
      * is on {@code stream} (the engine's), without waiting; the returned read's {@link Read#await}
      * puts its outcomes and values into {@code result}. The batch's keys are copied before this
      * returns. Any thread, outside the engine's lock; the calling thread must have the context bound.

@@ -15,7 +15,7 @@ import org.gphash.BatchResult;
  * one batch at a time).
  *
  * <p>In: {@code descriptor | kinds | keys | values}. Out: {@code counters | codes | values read}.
- * The layout is that of the largest such batch, {@link BatchPipeline#SMALL_WRITES_MAX} operations,
+ * The layout is that of the largest such batch, {@link org.gphash.GpuTuning#SMALL_WRITES_LIMIT} operations,
  * whatever the batch's size, and both copies move all of it (a few KiB): the addresses and sizes
  * never change, so the copies and the launch replay as one CUDA graph.
  */
@@ -23,7 +23,7 @@ final class SmallWrites implements AutoCloseable {
 
     private static final long DESCRIPTOR_BYTES = KernelParams.PIPE_BATCH_FIELDS * 8L;
     private static final long COUNTER_BYTES = KernelParams.PIPE_COUNTERS * 8L;
-    private static final int MAX = 32;
+    private static final int MAX = org.gphash.GpuTuning.SMALL_WRITES_LIMIT;
 
     private final int keySize;
     private final int valueSize;

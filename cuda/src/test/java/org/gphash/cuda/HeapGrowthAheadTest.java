@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.GpuTuning;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.index.CpuEngine;
@@ -29,23 +30,10 @@ class HeapGrowthAheadTest {
     /** On by default; the test turns it on for the engine it opens whatever the JVM was told. */
     @Test
     void growthsPreparedAheadLoseNothing() {
-        String before = System.getProperty(HeapGrowthAhead.PROPERTY);
-        System.setProperty(HeapGrowthAhead.PROPERTY, "true");
-        try {
-            run();
-        } finally {
-            if (before == null) {
-                System.clearProperty(HeapGrowthAhead.PROPERTY);
-            } else {
-                System.setProperty(HeapGrowthAhead.PROPERTY, before);
-            }
-        }
-    }
-
-    private void run() {
         int keys = 300_000;
         try (GpuTestSupport t = GpuTestSupport.create()) {
-            var gpuConfig = GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1_000, 11);
+            var gpuConfig = GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1_000, 11)
+                    .withGpuTuning(GpuTuning.fromSystemProperty().with("growHeapAhead=true"));
             try (CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 1_000, 11))) {
                 try (GpuEngine gpu = GpuEngine.create(gpuConfig)) {
                     runBoth(cpu, gpu, OpKind.INSERT, keys);

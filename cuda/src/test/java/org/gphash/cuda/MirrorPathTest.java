@@ -17,6 +17,7 @@ import org.gphash.spi.Engine;
 import org.gphash.GPHashConfig;
 import org.gphash.IndexMirror;
 import org.gphash.IndexStats;
+import org.gphash.GpuTuning;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.bktcache.BktCacheConfig;
@@ -156,7 +157,7 @@ class MirrorPathTest {
                 cpu.execute(writes, rc);
                 gpu.execute(writes, rg);
                 GpuTestSupport.assertSameResults(writes, rc, rg, "round " + round + " writes");
-                int n = round % 10 == 9 ? SmallReads.MAX_OPS + 1 : 1 + random.nextInt(round % 3 == 0 ? 16 : SmallReads.MAX_OPS);
+                int n = round % 10 == 9 ? GpuTuning.DEFAULTS.smallReadsMax() + 1 : 1 + random.nextInt(round % 3 == 0 ? 16 : GpuTuning.DEFAULTS.smallReadsMax());
                 Batch gets = Batch.create(keySize, GpuTestSupport.VALUE_SIZE, n);
                 for (int i = 0; i < n; i++) {
                     long k = i > 0 && random.nextInt(4) == 0 ? random.nextInt(i) : random.nextInt(2000 + round * 500);
@@ -166,7 +167,7 @@ class MirrorPathTest {
                 cpu.execute(gets, rc);
                 gpu.execute(gets, rg);
                 GpuTestSupport.assertSameResults(gets, rc, rg, "round " + round + " gets");
-                boolean small = n <= SmallReads.MAX_OPS;
+                boolean small = n <= GpuTuning.DEFAULTS.smallReadsMax();
                 assertEquals(small ? before + 1 : before, gpu.smallReadBatches(), "round " + round + ": " + n + " gets");
                 smallBatches += small ? 1 : 0;
             }
@@ -194,7 +195,7 @@ class MirrorPathTest {
             long version = 0;
             int distinctBatches = 0;
             for (int round = 0; round < 600; round++) {
-                int n = 1 + random.nextInt(round % 10 == 0 ? DistinctKeys.MAX_OPS : 24);
+                int n = 1 + random.nextInt(round % 10 == 0 ? GpuTuning.DEFAULTS.distinctWritesMax() : 24);
                 int space = 200 + round * 20;
                 boolean repeat = round % 7 == 3 && n > 1;
                 java.util.Set<Long> used = new java.util.HashSet<>();
@@ -211,12 +212,12 @@ class MirrorPathTest {
                 cpu.execute(batch, rc);
                 gpu.execute(batch, rg);
                 GpuTestSupport.assertSameResults(batch, rc, rg, "round " + round);
-                boolean distinct = new DistinctKeys().test(batch, 0, n);
+                boolean distinct = DistinctKeys.test(batch, 0, n);
                 boolean writes = false;
                 for (int i = 0; i < n; i++) {
                     writes |= batch.kind(i) != OpKind.GET;
                 }
-                if (distinct && writes && !SmallReads.accepts(batch)) {
+                if (distinct && writes) {
                     assertTrue(gpu.distinctWriteRuns() > before, "round " + round + " ran ungrouped");
                     distinctBatches++;
                 } else {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.HashSet;
 import java.util.Random;
@@ -30,7 +29,6 @@ class PinnedBatchTest {
     @BeforeEach
     void gpu() {
         GpuTestSupport.assumeGpu();
-        assumeTrue(BatchPinning.ENABLED, "-Dgphash.pinBatches=false");
     }
 
     @Test

@@ -9,7 +9,7 @@ import org.gphash.IndexMirror;
 import org.gphash.Outcome;
 import org.gphash.bktcache.BktCacheConfig;
 
-/** A diagnostic for the GPU machine: batches of distinct inserts, then every key read back. Run with -Dgphash.pipeline.debug=true. */
+/** A diagnostic for the GPU machine: batches of distinct inserts, then every key read back. Run with -Dgphash.gpuTuning=logBatches=true. */
 public final class PipelineDebugMain {
 
     private PipelineDebugMain() {

@@ -139,8 +139,7 @@ class SharedConstantsTest {
         assertEquals(KernelParams.MAX_CACHE_ENTRIES, c("kEntryMask"));
         assertEquals(KernelParams.ADDRESS_BINS, c("kAddressBins"));
         assertEquals(Launcher.BLOCK, c("kSmallWritesThreads"), "the one-launch small writes run one block of Launcher.BLOCK");
-        assertTrue(BatchPipeline.SMALL_WRITES_MAX <= c("kSmallWritesMax"));
-        assertTrue(DistinctKeys.MAX_OPS <= c("kSmallWritesMax"), "every batch found distinct fits the one-launch kernel");
+        assertEquals(org.gphash.GpuTuning.SMALL_WRITES_LIMIT, c("kSmallWritesMax"), "GpuTuning.smallWritesMax's limit is the kernel's");
         assertEquals(KernelParams.SCAN_TILE, c("kScanTile"));
         assertEquals(KernelParams.SORT_TILE, c("kSortTile"));
         assertEquals(KernelParams.RADIX, c("kRadix"));

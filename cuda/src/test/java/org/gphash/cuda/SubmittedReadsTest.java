@@ -14,6 +14,7 @@ import java.util.Random;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.GpuTuning;
 import org.gphash.OpKind;
 import org.gphash.index.CpuEngine;
 import org.gphash.spi.SubmittedBatch;
@@ -27,6 +28,10 @@ import org.junit.jupiter.api.Test;
  * give the CPU engine's results; writing batches submitted run at once.
  */
 class SubmittedReadsTest {
+
+    /** How the engine routes a batch on the index mirror, with the default tuning. */
+    private static final Router ROUTER = new Router(GpuTuning.DEFAULTS, true);
+
 
     @BeforeEach
     void gpu() {
@@ -54,10 +59,10 @@ class SubmittedReadsTest {
                 List<BatchResult> expected = new ArrayList<>();
                 List<BatchResult> actual = new ArrayList<>();
                 List<SubmittedBatch> submitted = new ArrayList<>();
-                int count = 1 + random.nextInt(2 * SmallReads.SLOTS + 2);
+                int count = 1 + random.nextInt(2 * GpuTuning.DEFAULTS.smallReadSlots() + 2);
                 for (int b = 0; b < count; b++) {
                     boolean writes = random.nextInt(4) == 0;
-                    int n = 1 + random.nextInt(b % 2 == 0 ? 16 : SmallReads.MAX_OPS);
+                    int n = 1 + random.nextInt(b % 2 == 0 ? 16 : GpuTuning.DEFAULTS.smallReadsMax());
                     Batch batch = Batch.create(8, vs, n);
                     java.util.Set<Long> used = new java.util.HashSet<>();
                     for (int i = 0; i < n; i++) {
@@ -72,7 +77,7 @@ class SubmittedReadsTest {
                     BatchResult a = new BatchResult(vs, n);
                     cpu.execute(batch, e);
                     SubmittedBatch s = gpu.submit(batch, a);
-                    if (!SmallReads.accepts(batch)) {
+                    if (ROUTER.routes(Router.Call.BATCH, batch)[0] != Router.Route.SMALL_READS) {
                         assertSame(SubmittedBatch.DONE, s, "a batch that writes runs at once");
                     }
                     batches.add(batch);

@@ -491,12 +491,10 @@ public final class PoolFile implements AutoCloseable {
     /**
      * Whether this file is mapped into reserved address space and grown in place
      * ({@link ReservedMapping}): writable pools on tmpfs, persisted without msync (the mapping is not
-     * the JDK's, so {@code MemorySegment.force()} does not apply to it). {@code -Dgphash.growInPlace=false}
-     * maps every pool through the JDK instead, remapped whole at each growth.
+     * the JDK's, so {@code MemorySegment.force()} does not apply to it).
      */
     private boolean growsInPlace() {
-        return !readOnly && onTmpfs && !preferJdkPersist && !reservationRefused
-                && !"false".equals(System.getProperty("gphash.growInPlace"));
+        return !readOnly && onTmpfs && !preferJdkPersist && !reservationRefused;
     }
 
     private void map(long size) {

@@ -141,7 +141,7 @@ public final class GpuTargetsBench {
                     gpu.profileStages(false);
                     java.util.Arrays.sort(wall);
                     double mean = java.util.Arrays.stream(wall).average().orElse(0) / 1e3;
-                    boolean small = reads >= 1 && n <= Integer.getInteger("gphash.smallReads", 1024);
+                    boolean small = reads >= 1 && n <= org.gphash.GpuTuning.fromSystemProperty().smallReadsMax();
                     System.out.printf(Locale.ROOT, "| %d | %.0f%% | %.1f | %.1f | %.1f | %s | %s |%n", n, reads * 100, mean,
                             wall[wall.length / 2] / 1e3, wall[(int) (wall.length * 0.99)] / 1e3,
                             small ? "- (one launch)" : String.format(Locale.ROOT, "%.1f", gpuNanos / 1e3 / wall.length),

@@ -1,0 +1,214 @@
+package org.gphash.cuda;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.GpuTuning;
+import org.gphash.spi.SubmittedBatch;
+
+/**
+ * The one place that chooses how the GPU engine runs a call: a route per call, from what the call is,
+ * the batch's size and kinds, whether the engine runs on the index mirror, and {@link GpuTuning}.
+ * The engine runs what it is given ({@link Routes}); the choice is pure and tested without a GPU
+ * ({@code RouterTest}, with a fake engine behind {@link Routes}).
+ *
+ * <p>A call gets its routes in the order to try them. Only the routes that run outside the engine's
+ * lock may decline, having done nothing: a host read while a batch holds the pool, a small batch of
+ * gets when every slot is busy. The routes under the lock never decline, so every call but a get
+ * "at once" (the coalescer's, which then queues the get) ends on a route that ran.
+ *
+ * <p>Inside the pipeline route, chunk by chunk, the router also decides whether a chunk is grouped by
+ * key ({@link #grouping}) and whether the values it reads go straight into the caller's result
+ * ({@link #valuesInPlace}). Thread-safe (every thread's calls route at once).
+ */
+final class Router {
+
+    /** How a call reaches the data. Every one of them is measured to pay against the next (docs/DESIGN.md). */
+    enum Route {
+        /** The calling thread probes the mapped pool with the CPU engine's code, between batches: a single get. */
+        HOST_READ(false),
+        /** A small batch of gets in one launch on a slot of its own, outside the engine's lock. */
+        SMALL_READS(false),
+        /** The same, under the lock after the slots drained (so a slot is free). */
+        SMALL_READS_LOCKED(true),
+        /** A small writing batch of distinct keys in one launch of one block (pipe_small_writes.cuh). */
+        SMALL_WRITES(true),
+        /** The v2 pipeline over the HBM index mirror, in chunks through two lanes. */
+        PIPELINE(true),
+        /** Per-operation kernels probing the pool: the engine without the index mirror. */
+        POOL_PATH(true),
+        /** Segments of gets, a compare on the host and plain writes ({@link ConditionalBatches}). */
+        CONDITIONAL(true);
+
+        /** Whether the route runs under the engine's lock (and so never declines). */
+        final boolean locked;
+
+        Route(boolean locked) {
+            this.locked = locked;
+        }
+    }
+
+    /** What asks for a route. */
+    enum Call {
+        /** A batch from {@code execute} or {@code submit}. */
+        BATCH,
+        /** A plain segment of a conditional batch, already under the engine's lock. */
+        SEGMENT,
+        /** A single get ({@code Engine.get}). */
+        SINGLE_GET,
+        /** A get the caller wants run at once or not at all ({@code Engine.getAlongside}). */
+        GET_AT_ONCE
+    }
+
+    /** How the pipeline groups a chunk's operations by key. */
+    enum Grouping {
+        /** Key table, sort and scans: operations on one key combined in batch order. */
+        BY_KEY,
+        /** None: reads whose keys did not repeat last time, or writes whose keys the host found distinct. */
+        NONE,
+        /** Reads: the GPU samples the chunk's keys and groups when they repeat. */
+        AS_SAMPLED
+    }
+
+    /** The engine's side: runs a batch by a route. */
+    @FunctionalInterface
+    interface Routes {
+        /**
+         * Runs or starts {@code batch} by {@code route}, its result into {@code result}; null when the
+         * route declined, having done nothing (only routes outside the lock may).
+         */
+        SubmittedBatch run(Route route, Batch batch, BatchResult result);
+    }
+
+    private static final Route[] AT_ONCE = {Route.HOST_READ};
+    private static final Route[] POOL = {Route.POOL_PATH};
+    private static final Route[] PIPELINE = {Route.PIPELINE};
+    private static final Route[] CONDITIONAL = {Route.CONDITIONAL};
+    private static final Route[] SMALL_READS = {Route.SMALL_READS, Route.SMALL_READS_LOCKED};
+    private static final Route[] SMALL_READS_LOCKED = {Route.SMALL_READS_LOCKED};
+    private static final Route[] SMALL_WRITES = {Route.SMALL_WRITES};
+    private static final Route[] GET_ON_MIRROR = {Route.HOST_READ, Route.SMALL_READS, Route.SMALL_READS_LOCKED};
+    private static final Route[] GET_ON_PIPELINE = {Route.HOST_READ, Route.PIPELINE};
+    private static final Route[] GET_ON_POOL = {Route.HOST_READ, Route.POOL_PATH};
+
+    private final GpuTuning tuning;
+    private final boolean mirror;
+
+    /**
+     * @param tuning the sizes that choose
+     * @param mirror whether the engine runs on the index mirror (else every batch takes the pool path)
+     */
+    Router(GpuTuning tuning, boolean mirror) {
+        this.tuning = tuning;
+        this.mirror = mirror;
+    }
+
+    /** {@return whether batches run on the index mirror} */
+    boolean mirror() {
+        return mirror;
+    }
+
+    /** {@return the tuning this router chooses by} */
+    GpuTuning tuning() {
+        return tuning;
+    }
+
+    /**
+     * Runs {@code batch} by the first of its routes that does not decline.
+     *
+     * @return the batch, run or started; null only for {@link Call#GET_AT_ONCE} when the host read declined
+     */
+    SubmittedBatch run(Call call, Batch batch, BatchResult result, Routes routes) {
+        for (Route r : routes(call, batch)) {
+            SubmittedBatch s = routes.run(r, batch, result);
+            if (s != null) {
+                return s;
+            }
+            if (r.locked) {
+                throw new IllegalStateException("route " + r + " declined a batch of " + batch.size()
+                        + " operations; routes under the engine's lock run every batch they are given");
+            }
+        }
+        return null;
+    }
+
+    /** The routes for {@code call} on {@code batch}, in the order to try them (shared arrays: do not change). */
+    Route[] routes(Call call, Batch batch) {
+        switch (call) {
+            case GET_AT_ONCE:
+                return AT_ONCE;
+            case SINGLE_GET:
+                return !mirror ? GET_ON_POOL : tuning.smallReadsMax() >= 1 ? GET_ON_MIRROR : GET_ON_PIPELINE;
+            case SEGMENT:
+                if (batch.hasConditionalOperations()) {
+                    throw new IllegalArgumentException("a segment of a conditional batch holds only plain operations");
+                }
+                return plain(batch, false);
+            default:
+                return batch.hasConditionalOperations() ? CONDITIONAL : plain(batch, true);
+        }
+    }
+
+    /** The routes of a batch of plain operations; {@code outsideLock}: the caller does not hold the lock. */
+    private Route[] plain(Batch batch, boolean outsideLock) {
+        if (!mirror) {
+            return POOL;
+        }
+        int n = batch.size();
+        if (n >= 1 && n <= tuning.smallReadsMax() && onlyGets(batch.kinds(), n)) {
+            return outsideLock ? SMALL_READS : SMALL_READS_LOCKED;
+        }
+        if (n >= 1 && n <= tuning.smallWritesMax() && !onlyGets(batch.kinds(), n) && DistinctKeys.test(batch, 0, n)) {
+            return SMALL_WRITES;
+        }
+        return PIPELINE;
+    }
+
+    /** Whether the first {@code n} kinds are all GET (ordinal 0: eight at a time, a word of zeros). */
+    static boolean onlyGets(MemorySegment kinds, int n) {
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            if (kinds.get(ValueLayout.JAVA_LONG_UNALIGNED, i) != 0) {
+                return false;
+            }
+        }
+        for (; i < n; i++) {
+            if (kinds.get(ValueLayout.JAVA_BYTE, i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether the pipeline checks a writing chunk of {@code ops} operations for distinct keys on the
+     * host ({@link DistinctKeys}): small ones only, where the grouping's fixed cost is most of the
+     * chunk's time.
+     */
+    boolean checksDistinct(int ops) {
+        return ops >= 1 && ops <= tuning.distinctWritesMax();
+    }
+
+    /**
+     * How a chunk is grouped: a writing chunk by key unless its keys are distinct; a chunk that only
+     * reads not at all when the last chunk of reads did not repeat its keys, else as the GPU samples it.
+     */
+    static Grouping grouping(boolean writes, boolean distinctKeys, boolean lastReadsRepeated) {
+        if (writes) {
+            return distinctKeys ? Grouping.NONE : Grouping.BY_KEY;
+        }
+        return lastReadsRepeated ? Grouping.AS_SAMPLED : Grouping.NONE;
+    }
+
+    /**
+     * Whether a chunk's values read go straight into the caller's pinned result: when the chunk only
+     * reads and will run ungrouped. Repeated keys fan their values out in GPU memory first, and a fan-out
+     * over PCIe would hold the next chunk's kernels (YCSB-C zipf 190 to 162 Mops/s that way, H200);
+     * ungrouped reads written in place took positive search from 0.70x to 0.79x of device-resident.
+     */
+    static boolean valuesInPlace(boolean resultPinned, boolean reads, boolean writes, boolean lastReadsRepeated) {
+        return resultPinned && reads && !writes && !lastReadsRepeated;
+    }
+}

@@ -1,0 +1,261 @@
+package org.gphash.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.GpuTuning;
+import org.gphash.OpKind;
+import org.gphash.spi.SubmittedBatch;
+import org.junit.jupiter.api.Test;
+
+import org.gphash.cuda.Router.Call;
+import org.gphash.cuda.Router.Grouping;
+import org.gphash.cuda.Router.Route;
+
+/**
+ * The GPU engine's routes, chosen without a GPU: which route each call gets for each batch, the order
+ * routes are tried in and what a declining route leads to (with a fake engine behind
+ * {@link Router.Routes}), and the pipeline's per-chunk choices.
+ */
+class RouterTest {
+
+    private static final int VS = 16;
+    private static final Router MIRROR = new Router(GpuTuning.DEFAULTS, true);
+    private static final Router POOL = new Router(GpuTuning.DEFAULTS, false);
+
+    private static byte[] key(long k) {
+        byte[] b = new byte[8];
+        for (int i = 0; i < 8; i++) {
+            b[i] = (byte) (k >>> (8 * i));
+        }
+        return b;
+    }
+
+    /** A batch of {@code n} operations of {@code kind} on keys 0..n-1. */
+    private static Batch batch(OpKind kind, int n) {
+        Batch b = Batch.create(8, VS, n);
+        for (int i = 0; i < n; i++) {
+            b.add(kind, key(i), kind.hasValue() ? new byte[VS] : null);
+        }
+        return b;
+    }
+
+    private static Route[] routes(Router r, Call call, Batch b) {
+        return r.routes(call, b);
+    }
+
+    @Test
+    void smallBatchesOfGetsRunOnASlotFirstThenUnderTheLock() {
+        assertArrayEquals(new Route[] {Route.SMALL_READS, Route.SMALL_READS_LOCKED}, routes(MIRROR, Call.BATCH, batch(OpKind.GET, 1)));
+        assertArrayEquals(new Route[] {Route.SMALL_READS, Route.SMALL_READS_LOCKED}, routes(MIRROR, Call.BATCH, batch(OpKind.GET, 1024)));
+        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, batch(OpKind.GET, 1025)));
+        // A segment of a conditional batch already holds the lock: no route outside it.
+        assertArrayEquals(new Route[] {Route.SMALL_READS_LOCKED}, routes(MIRROR, Call.SEGMENT, batch(OpKind.GET, 7)));
+    }
+
+    @Test
+    void aSingleWriteAmongGetsTakesTheBatchOffTheReadSlots() {
+        Batch b = batch(OpKind.GET, 100);
+        b.add(OpKind.PUT, key(5000), new byte[VS]);
+        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, b), "101 operations, one a write");
+        Batch small = batch(OpKind.GET, 9);
+        small.add(OpKind.DELETE, key(5000), null);
+        assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.BATCH, small), "10 distinct keys, one a delete");
+    }
+
+    @Test
+    void smallWritingBatchesOfDistinctKeysRunInOneLaunch() {
+        for (OpKind kind : new OpKind[] {OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE, OpKind.READ_MODIFY_WRITE}) {
+            assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.BATCH, batch(kind, 1)), kind.name());
+            assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.BATCH, batch(kind, 32)), kind.name());
+            assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, batch(kind, 33)), kind.name());
+        }
+        Batch repeated = batch(OpKind.PUT, 5);
+        repeated.add(OpKind.DELETE, key(3), null);
+        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, repeated), "a key repeats: grouped by the pipeline");
+        assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.SEGMENT, batch(OpKind.UPDATE, 3)));
+    }
+
+    @Test
+    void conditionalBatchesRunInSegmentsWhoseBatchesRouteUnderTheLock() {
+        Batch b = batch(OpKind.GET, 3);
+        b.compareAndSet(key(1), new byte[VS], new byte[VS]);
+        assertArrayEquals(new Route[] {Route.CONDITIONAL}, routes(MIRROR, Call.BATCH, b));
+        assertArrayEquals(new Route[] {Route.CONDITIONAL}, routes(POOL, Call.BATCH, b));
+        assertThrows(IllegalArgumentException.class, () -> MIRROR.routes(Call.SEGMENT, b));
+    }
+
+    @Test
+    void withoutTheMirrorEveryBatchTakesThePoolPath() {
+        for (Batch b : List.of(batch(OpKind.GET, 1), batch(OpKind.GET, 5000), batch(OpKind.PUT, 3), batch(OpKind.DELETE, 100))) {
+            assertArrayEquals(new Route[] {Route.POOL_PATH}, routes(POOL, Call.BATCH, b));
+            assertArrayEquals(new Route[] {Route.POOL_PATH}, routes(POOL, Call.SEGMENT, b));
+        }
+        assertFalse(POOL.mirror());
+        assertTrue(MIRROR.mirror());
+    }
+
+    @Test
+    void aSingleGetIsAHostReadFirst() {
+        Batch one = batch(OpKind.GET, 1);
+        assertArrayEquals(new Route[] {Route.HOST_READ, Route.SMALL_READS, Route.SMALL_READS_LOCKED},
+                routes(MIRROR, Call.SINGLE_GET, one));
+        assertArrayEquals(new Route[] {Route.HOST_READ, Route.POOL_PATH}, routes(POOL, Call.SINGLE_GET, one));
+        assertArrayEquals(new Route[] {Route.HOST_READ}, routes(MIRROR, Call.GET_AT_ONCE, one));
+        assertArrayEquals(new Route[] {Route.HOST_READ}, routes(POOL, Call.GET_AT_ONCE, one));
+        Router noSlots = new Router(GpuTuning.DEFAULTS.with("smallReadsMax=0"), true);
+        assertArrayEquals(new Route[] {Route.HOST_READ, Route.PIPELINE}, routes(noSlots, Call.SINGLE_GET, one));
+    }
+
+    @Test
+    void theTuningTurnsShortcutsOff() {
+        Router none = new Router(GpuTuning.DEFAULTS.with("smallReadsMax=0,smallWritesMax=0"), true);
+        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(none, Call.BATCH, batch(OpKind.GET, 4)));
+        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(none, Call.BATCH, batch(OpKind.PUT, 4)));
+        Router narrow = new Router(GpuTuning.DEFAULTS.with("smallReadsMax=8,smallWritesMax=4"), true);
+        assertEquals(Route.SMALL_READS, routes(narrow, Call.BATCH, batch(OpKind.GET, 8))[0]);
+        assertEquals(Route.PIPELINE, routes(narrow, Call.BATCH, batch(OpKind.GET, 9))[0]);
+        assertEquals(Route.SMALL_WRITES, routes(narrow, Call.BATCH, batch(OpKind.PUT, 4))[0]);
+        assertEquals(Route.PIPELINE, routes(narrow, Call.BATCH, batch(OpKind.PUT, 5))[0]);
+    }
+
+    @Test
+    void anEmptyBatchGoesUnderTheLockWhereTheEngineChecksItIsOpen() {
+        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, Batch.create(8, VS, 1)));
+        assertArrayEquals(new Route[] {Route.POOL_PATH}, routes(POOL, Call.BATCH, Batch.create(8, VS, 1)));
+    }
+
+    /** Every route of every call: the shortcuts only ever get batches within their limits. */
+    @Test
+    void randomBatchesRouteWithinEachShortcutsLimits() {
+        Random random = new Random(25);
+        Set<Route> seen = EnumSet.noneOf(Route.class);
+        for (int round = 0; round < 3000; round++) {
+            GpuTuning tuning = new GpuTuning(random.nextInt(64), 1, random.nextInt(33), 32, 1024, true, false);
+            Router router = new Router(tuning, round % 5 != 0);
+            int n = random.nextInt(80);
+            int space = 1 + random.nextInt(round % 2 == 0 ? 10 : 10_000);
+            Batch b = Batch.create(8, VS, Math.max(1, n));
+            boolean allGets = true;
+            Set<Integer> keys = new HashSet<>();
+            boolean distinct = true;
+            double writeShare = random.nextInt(3) / 4.0;
+            for (int i = 0; i < n; i++) {
+                int k = random.nextInt(space);
+                OpKind kind = random.nextDouble() < writeShare ? OpKind.PUT : OpKind.GET;
+                b.add(kind, key(k), kind.hasValue() ? new byte[VS] : null);
+                allGets &= kind == OpKind.GET;
+                distinct &= keys.add(k);
+            }
+            Route[] rs = router.routes(Call.BATCH, b);
+            seen.add(rs[0]);
+            String what = "round " + round + ": n=" + n + " " + tuning + " mirror " + router.mirror();
+            if (!router.mirror()) {
+                assertArrayEquals(new Route[] {Route.POOL_PATH}, rs, what);
+                continue;
+            }
+            boolean smallReads = n >= 1 && n <= tuning.smallReadsMax() && allGets;
+            boolean smallWrites = !smallReads && n >= 1 && n <= tuning.smallWritesMax() && !allGets && distinct;
+            Route expected = smallReads ? Route.SMALL_READS : smallWrites ? Route.SMALL_WRITES : Route.PIPELINE;
+            assertEquals(expected, rs[0], what);
+            assertTrue(rs[rs.length - 1].locked, what + ": the last route runs under the lock and so never declines");
+        }
+        assertEquals(EnumSet.of(Route.SMALL_READS, Route.SMALL_WRITES, Route.PIPELINE, Route.POOL_PATH), seen);
+    }
+
+    /** A fake engine: each route declines while its count of refusals lasts, and every call is recorded. */
+    private static final class FakeEngine implements Router.Routes {
+        final List<Route> ran = new ArrayList<>();
+        final EnumSet<Route> declining = EnumSet.noneOf(Route.class);
+
+        @Override
+        public SubmittedBatch run(Route route, Batch batch, BatchResult result) {
+            ran.add(route);
+            return declining.contains(route) ? null : SubmittedBatch.DONE;
+        }
+    }
+
+    @Test
+    void runTriesRoutesInOrderUntilOneRuns() {
+        Batch gets = batch(OpKind.GET, 10);
+        BatchResult result = new BatchResult(VS, 10);
+        FakeEngine engine = new FakeEngine();
+        assertSame(SubmittedBatch.DONE, MIRROR.run(Call.BATCH, gets, result, engine));
+        assertEquals(List.of(Route.SMALL_READS), engine.ran, "a free slot: nothing else runs");
+
+        engine.ran.clear();
+        engine.declining.add(Route.SMALL_READS);
+        assertSame(SubmittedBatch.DONE, MIRROR.run(Call.BATCH, gets, result, engine));
+        assertEquals(List.of(Route.SMALL_READS, Route.SMALL_READS_LOCKED), engine.ran, "every slot busy: under the lock");
+
+        engine.ran.clear();
+        engine.declining.add(Route.HOST_READ);
+        Batch one = batch(OpKind.GET, 1);
+        assertSame(SubmittedBatch.DONE, MIRROR.run(Call.SINGLE_GET, one, result, engine));
+        assertEquals(List.of(Route.HOST_READ, Route.SMALL_READS, Route.SMALL_READS_LOCKED), engine.ran);
+
+        engine.ran.clear();
+        assertNull(MIRROR.run(Call.GET_AT_ONCE, one, result, engine), "a get at once that cannot run now is not run");
+        assertEquals(List.of(Route.HOST_READ), engine.ran);
+    }
+
+    @Test
+    void aRouteUnderTheLockThatDeclinesIsAnError() {
+        FakeEngine engine = new FakeEngine();
+        engine.declining.add(Route.PIPELINE);
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> MIRROR.run(Call.BATCH, batch(OpKind.PUT, 100), new BatchResult(VS, 100), engine));
+        assertTrue(e.getMessage().contains("PIPELINE"), e.getMessage());
+    }
+
+    @Test
+    void chunksOfWritesGroupByKeyUnlessDistinctAndReadsFollowTheLastSample() {
+        assertEquals(Grouping.NONE, Router.grouping(true, true, true));
+        assertEquals(Grouping.NONE, Router.grouping(true, true, false));
+        assertEquals(Grouping.BY_KEY, Router.grouping(true, false, false));
+        assertEquals(Grouping.BY_KEY, Router.grouping(true, false, true));
+        assertEquals(Grouping.NONE, Router.grouping(false, false, false));
+        assertEquals(Grouping.AS_SAMPLED, Router.grouping(false, false, true));
+        assertTrue(MIRROR.checksDistinct(1));
+        assertTrue(MIRROR.checksDistinct(32));
+        assertFalse(MIRROR.checksDistinct(33));
+        assertFalse(MIRROR.checksDistinct(0));
+        assertFalse(new Router(GpuTuning.DEFAULTS.with("distinctWritesMax=0"), true).checksDistinct(1));
+    }
+
+    @Test
+    void valuesGoStraightIntoAPinnedResultOnlyForUngroupedReads() {
+        assertTrue(Router.valuesInPlace(true, true, false, false));
+        assertFalse(Router.valuesInPlace(false, true, false, false), "an unpinned result");
+        assertFalse(Router.valuesInPlace(true, false, false, false), "nothing read");
+        assertFalse(Router.valuesInPlace(true, true, true, false), "the chunk writes");
+        assertFalse(Router.valuesInPlace(true, true, false, true), "the last reads repeated their keys");
+    }
+
+    @Test
+    void onlyGetsReadsEveryKindByteByWordAndTail() {
+        for (int n = 1; n <= 40; n++) {
+            for (int bad = 0; bad < n; bad++) {
+                Batch b = batch(OpKind.GET, n);
+                assertTrue(Router.onlyGets(b.kinds(), n));
+                b.kinds().set(java.lang.foreign.ValueLayout.JAVA_BYTE, bad, (byte) OpKind.DELETE.ordinal());
+                assertFalse(Router.onlyGets(b.kinds(), n), "n=" + n + ", a delete at " + bad);
+                assertTrue(bad == 0 || Router.onlyGets(b.kinds(), bad), "only the first " + bad + " kinds");
+            }
+        }
+    }
+}
