@@ -6,6 +6,9 @@
 # stage profile beside the device-resident figures (GpuTargetsBench). Logs under $OUT.
 #   bench-ycsb/device-host-path.sh bench [BATCHES]   # default 262144 65536
 #   bench-ycsb/device-host-path.sh targets           # GpuTargetsBench --parts targets (ROUNDS=N with OLD)
+#   bench-ycsb/device-host-path.sh gpu [BATCH]       # the GPU engine only, coalescer on and off, new and
+#                                                    # OLD alternating (ROUNDS=N), default batch 262144
+# KEYS, OPS, THREADS and WARMUP (keys of bench ycsb's unmeasured warm-up run, default 0) set the bench.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
@@ -15,7 +18,7 @@ java=(/tmp/bundle/jre/bin/java --enable-native-access=ALL-UNNAMED -Xmx48g
       --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED)
 new="/tmp/bundle/lib/*"
 old="${OLD:+$PWD/$OLD/*:}/tmp/bundle/lib/*"
-keys="${KEYS:-4m}"; ops="${OPS:-8m}"; threads="${THREADS:-16}"
+keys="${KEYS:-4m}"; ops="${OPS:-8m}"; threads="${THREADS:-16}"; warmup="${WARMUP:-0}"
 run_bench() {  # TAG CLASSPATH [JVM OPTIONS] -- ARGS...
     local tag=$1 cp=$2; shift 2
     local jvm=()
@@ -23,7 +26,7 @@ run_bench() {  # TAG CLASSPATH [JVM OPTIONS] -- ARGS...
     shift
     echo "== $tag: ${jvm[*]} $*" | tee -a "$OUT/summary.txt"
     "${java[@]}" "${jvm[@]}" -cp "$cp" org.gphash.bench.YcsbBench --threads "$threads" --keys "$keys" --ops "$ops" \
-        --workloads load,c,a --warmup 0 --no-progress "$@" > "$OUT/$tag.log" 2>&1
+        --workloads load,c,a --warmup "$warmup" --no-progress "$@" > "$OUT/$tag.log" 2>&1
     grep -E "^(gphash|chm|cpu-assisted)" "$OUT/$tag.log" | tee -a "$OUT/summary.txt"
 }
 what="${1:-bench}"; shift || true
@@ -35,6 +38,19 @@ case "$what" in
             run_bench "gpu-new-$b" "$new" -- --batch "$b" --backend gpu --baselines none
             run_bench "gpu-uncoalesced-new-$b" "$new" -Dgphash.bench.coalescing=off -- --batch "$b" --backend gpu --baselines none
             [[ -n "${OLD:-}" ]] && run_bench "gpu-old-$b" "$old" -- --batch "$b" --backend gpu --baselines none
+        done ;;
+    gpu)
+        rounds="${ROUNDS:-1}"
+        for ((r = 1; r <= rounds; r++)); do
+            order=(new old)
+            (( r % 2 == 0 )) && order=(old new)
+            for which in "${order[@]}"; do
+                [[ "$which" == old && -z "${OLD:-}" ]] && continue
+                cp="$new"; [[ "$which" == old ]] && cp="$old"
+                run_bench "gpu-$which-$r" "$cp" -- --batch "${1:-262144}" --backend gpu --baselines none
+                run_bench "gpu-uncoalesced-$which-$r" "$cp" -Dgphash.bench.coalescing=off -- --batch "${1:-262144}" \
+                    --backend gpu --baselines none
+            done
         done ;;
     targets)
         # With OLD, both builds in one call; ROUNDS=N alternates them N times, the old one first in

@@ -16,9 +16,10 @@ interface BatchPath extends AutoCloseable {
 
     /**
      * Runs a batch held in Java memory, results into {@code result}, by the path's general route
-     * ({@link Router.Route#PIPELINE} or {@link Router.Route#POOL_PATH}).
+     * ({@link Router.Route#PIPELINE} or {@link Router.Route#POOL_PATH}). {@code counted}: its kinds as
+     * {@link #pinOutsideLock} counted them in this call, or null (the path counts what it needs).
      */
-    void execute(Batch batch, BatchResult result);
+    void execute(Batch batch, BatchResult result, ChunkKinds counted);
 
     /**
      * Runs a small writing batch whose keys are distinct in one launch ({@link Router.Route#SMALL_WRITES};
@@ -32,9 +33,11 @@ interface BatchPath extends AutoCloseable {
      * Outside the engine's lock, before {@link #execute}: pins the memory of the batch and its result
      * where this path will move them to and from the GPU directly. Registration is slow (about 40 us
      * a MiB) and touches nothing the lock guards, so threads do it side by side instead of one after
-     * another inside the lock. The context is bound.
+     * another inside the lock. The context is bound. Returns the batch's kinds counted chunk by
+     * chunk, for {@link #execute} in the same call, or null.
      */
-    default void pinOutsideLock(Batch batch, BatchResult result) {
+    default ChunkKinds pinOutsideLock(Batch batch, BatchResult result) {
+        return null;
     }
 
     /**

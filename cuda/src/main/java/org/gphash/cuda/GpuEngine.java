@@ -75,7 +75,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     private final Router.Routes routes = this::runRoute;
     /** Runs a route for the router with the lock already held (the segments of a conditional batch). */
     private final Router.Routes routesUnderLock = (route, batch, result) -> {
-        runLocked(route, batch, result);
+        runLocked(route, batch, result, null);
         return SubmittedBatch.DONE;
     };
     /** Host time per stage of host batches: the index mirror's path counts its own stages in it. */
@@ -336,25 +336,24 @@ public final class GpuEngine implements Engine, GpuFeatures {
                 return startRead(batch, result);
             default:
                 long called = System.nanoTime();
-                if (route == Router.Route.PIPELINE) {
-                    pinOutsideLock(batch, result);
-                }
-                executeLocked(route, batch, result, called);
+                ChunkKinds counted = route == Router.Route.PIPELINE ? pinOutsideLock(batch, result) : null;
+                executeLocked(route, batch, result, called, counted);
                 times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
                 return SubmittedBatch.DONE;
         }
     }
 
     /** Registers the batch's and result's memory where the path wants it, before the lock ({@link BatchPath#pinOutsideLock}). */
-    private void pinOutsideLock(Batch batch, BatchResult result) {
+    private ChunkKinds pinOutsideLock(Batch batch, BatchResult result) {
         if (closed || batch.size() == 0) {
-            return;  // a closed engine fails in executeLocked, with its usual message
+            return null;  // a closed engine fails in executeLocked, with its usual message
         }
         cuda.bind();
-        path.pinOutsideLock(batch, result);
+        return path.pinOutsideLock(batch, result);
     }
 
-    private synchronized void executeLocked(Router.Route route, Batch batch, BatchResult result, long called) {
+    private synchronized void executeLocked(Router.Route route, Batch batch, BatchResult result, long called,
+                                            ChunkKinds counted) {
         long locked = System.nanoTime();
         times.add(HostStageTimes.Stage.LOCK_WAIT, locked - called);
         ensureOpen();
@@ -368,7 +367,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         long started = System.nanoTime();
         times.add(HostStageTimes.Stage.ENTRY, started - locked);
         try {
-            runLocked(route, batch, result);
+            runLocked(route, batch, result, counted);
             times.add(HostStageTimes.Stage.PATH, System.nanoTime() - started);
         } catch (CudaException e) {
             throw GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", e);
@@ -380,8 +379,11 @@ public final class GpuEngine implements Engine, GpuFeatures {
         }
     }
 
-    /** Runs a route under the lock, after the drain, into a result reset to the batch's size. */
-    private void runLocked(Router.Route route, Batch batch, BatchResult result) {
+    /**
+     * Runs a route under the lock, after the drain, into a result reset to the batch's size;
+     * {@code counted}: the batch's kinds as counted before the lock, or null.
+     */
+    private void runLocked(Router.Route route, Batch batch, BatchResult result, ChunkKinds counted) {
         switch (route) {
             case SMALL_READS_LOCKED -> {
                 SmallReads.Slot slot = path.claimRead(batch);  // the drain freed every slot
@@ -391,7 +393,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
                 path.issueRead(slot, batch, result).await();
             }
             case SMALL_WRITES -> path.executeSmallWrites(batch, result);
-            case PIPELINE, POOL_PATH -> path.execute(batch, result);
+            case PIPELINE, POOL_PATH -> path.execute(batch, result, counted);
             // Under this lock throughout: nothing writes between the compare and the write.
             case CONDITIONAL -> ConditionalBatches.execute(batch, result,
                     (plain, r) -> router.run(Router.Call.SEGMENT, plain, r, routesUnderLock));
