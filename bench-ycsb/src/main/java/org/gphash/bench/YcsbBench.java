@@ -120,6 +120,7 @@ public final class YcsbBench {
                 + " (LOAD runs first and is measured); systems: " + systems
                 + "; machine: " + Runtime.getRuntime().availableProcessors() + " CPUs, JDK "
                 + Runtime.version().feature());
+        out.println("results: " + StreamRunner.VERIFICATION);
     }
 
     /** One system at one batch size: fresh store, LOAD, then the workloads. */

@@ -1,0 +1,80 @@
+package org.gphash.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+
+import org.gphash.Outcome;
+import org.gphash.cli.PhaseTally;
+import org.gphash.cli.ValueCodec;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bench client's check of a batch's results (StreamRunner.check): every wrong outcome is counted,
+ * and so is a wrong value where it samples one (the embedded key of 1 in 16 values read, every
+ * byte of 1 in 256); values between the samples are not read, which is what keeps the client cheap.
+ */
+class ResultCheckTest {
+
+    private static final int VS = 64;
+    private static final int N = 1024;
+
+    /** A batch of YCSB-C gets on loaded keys and the results a correct store gives it. */
+    private record Run(OpBatch batch, OpResults results) {
+    }
+
+    private static Run correct() {
+        StreamGenerator g = new StreamGenerator(100_000, "uniform", 0.99, 7, 0);
+        g.next(Workload.LOAD, 100_000);
+        OpBatch batch = new OpBatch(8, VS, N);
+        batch.fill(g.next(Workload.C, N), 0, N);
+        OpResults results = new OpResults(VS, N);
+        new ClientOnlyStore(new StoreConfig(Path.of("."), 8, VS, N, 7)).execute(batch, results);
+        return new Run(batch, results);
+    }
+
+    private static PhaseTally check(Run r) {
+        PhaseTally tally = new PhaseTally();
+        StreamRunner.check(r.batch(), r.results(), new ValueCodec(VS), tally);
+        return tally;
+    }
+
+    @Test
+    void correctResultsPass() {
+        PhaseTally t = check(correct());
+        assertEquals(0, t.failures());
+        assertEquals(N, t.reads);
+    }
+
+    @Test
+    void everyWrongOutcomeIsCounted() {
+        Run r = correct();
+        for (int i = 3; i < N; i += 100) {
+            r.results().codes().set(ValueLayout.JAVA_BYTE, i, Outcome.NOT_FOUND.code());
+        }
+        assertEquals(11, check(r).missing);
+    }
+
+    @Test
+    void anotherKeysValueIsCaughtWhereSampled() {
+        Run r = correct();
+        r.results().values().set(ValueLayout.JAVA_LONG_UNALIGNED, 32L * VS, r.batch().id(33));  // value 32: sampled
+        assertEquals(1, check(r).mismatches);
+        Run s = correct();
+        s.results().values().set(ValueLayout.JAVA_LONG_UNALIGNED, 33L * VS, s.batch().id(32));  // value 33: not read
+        assertEquals(0, check(s).mismatches);
+    }
+
+    @Test
+    void aTornValueIsCaughtWhereEveryByteIsChecked() {
+        Run r = correct();
+        long last = 256L * VS + VS - 1;  // value 256's last byte
+        r.results().values().set(ValueLayout.JAVA_BYTE, last, (byte) ~r.results().values().get(ValueLayout.JAVA_BYTE, last));
+        assertEquals(1, check(r).mismatches);
+        Run s = correct();
+        long other = 16L * VS + VS - 1;  // value 16: only its key is checked
+        s.results().values().set(ValueLayout.JAVA_BYTE, other, (byte) ~s.results().values().get(ValueLayout.JAVA_BYTE, other));
+        assertEquals(0, check(s).mismatches);
+    }
+}
