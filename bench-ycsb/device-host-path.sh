@@ -8,7 +8,7 @@
 #   bench-ycsb/device-host-path.sh targets           # GpuTargetsBench --parts targets (ROUNDS=N with OLD)
 #   bench-ycsb/device-host-path.sh gpu [BATCH]       # the GPU engine only, coalescer on and off, new and
 #                                                    # OLD alternating (ROUNDS=N), default batch 262144
-# KEYS, OPS, THREADS and WARMUP (keys of bench ycsb's unmeasured warm-up run, default 0) set the bench.
+# KEYS, OPS, THREADS and WARMUP (bench ycsb --warmup, default 100k: raised to two batches a thread) set the bench.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
@@ -18,7 +18,7 @@ java=(/tmp/bundle/jre/bin/java --enable-native-access=ALL-UNNAMED -Xmx48g
       --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED)
 new="/tmp/bundle/lib/*"
 old="${OLD:+$PWD/$OLD/*:}/tmp/bundle/lib/*"
-keys="${KEYS:-4m}"; ops="${OPS:-8m}"; threads="${THREADS:-16}"; warmup="${WARMUP:-0}"
+keys="${KEYS:-4m}"; ops="${OPS:-8m}"; threads="${THREADS:-16}"; warmup="${WARMUP:-100k}"
 run_bench() {  # TAG CLASSPATH [JVM OPTIONS] -- ARGS...
     local tag=$1 cp=$2; shift 2
     local jvm=()

@@ -103,6 +103,12 @@ final class CoalescingEngine extends ForwardingEngine {
     private final java.util.concurrent.atomic.AtomicInteger spinners = new java.util.concurrent.atomic.AtomicInteger();
     /** Hot keys' values on the host, or null. */
     private final HostReadCache hostCache;
+    /**
+     * Batches of more operations than this that write take the host cache's bulk invalidation
+     * ({@link HostReadCache#writtenAll}) instead of one per written key: beyond a few thousand keys a
+     * batch would evict most of what a skewed workload keeps hot anyway.
+     */
+    static final int WRITTEN_ONE_BY_ONE_MAX = 4096;
     /** Each thread's last queued request: its gets may skip the queue only once that one is done. */
     private final ThreadLocal<Request> lastQueued = new ThreadLocal<>();
     private final LongAdder getsRunAtOnce = new LongAdder();
@@ -663,8 +669,12 @@ final class CoalescingEngine extends ForwardingEngine {
     public void execute(Batch batch, BatchResult result) {
         HostReadCache.KeyBytes[] written = null;
         // A batch of gets writes nothing the host cache holds: no per-operation work for it (a GPU
-        // batch of 2^18 gets spent 3-5 ms here reading its kinds one by one, H200, issue 25).
-        if (hostCache != null && !batch.onlyGets()) {
+        // batch of 2^18 gets spent 3-5 ms here reading its kinds one by one, H200, issue 25). A large
+        // batch that writes kills every entry at once, before and after it runs (HostReadCache.writtenAll).
+        boolean writesAll = hostCache != null && batch.size() > WRITTEN_ONE_BY_ONE_MAX && !batch.onlyGets();
+        if (writesAll) {
+            hostCache.writtenAll();
+        } else if (hostCache != null && !batch.onlyGets()) {
             written = new HostReadCache.KeyBytes[batch.size()];
             MemorySegment kinds = batch.kinds();
             for (int i = 0; i < written.length; i++) {
@@ -682,6 +692,9 @@ final class CoalescingEngine extends ForwardingEngine {
                 await(enqueue(new Request(batch, result)));
             }
         } finally {
+            if (writesAll) {
+                hostCache.writtenAll();
+            }
             if (written != null) {
                 for (HostReadCache.KeyBytes k : written) {
                     if (k != null) {

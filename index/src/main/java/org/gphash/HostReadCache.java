@@ -1,7 +1,9 @@
 package org.gphash;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -18,20 +20,33 @@ import com.github.benmanes.caffeine.cache.Caffeine;
  * have run after the read was taken therefore either stops the insert or removes the entry. Writes
  * that bypass the index (the GPU engine's device-resident batches) cannot be seen: asking the index
  * for its engine turns the cache off ({@link #disable}).
+ *
+ * <p>A large batch of writes does the same for every key at once ({@link #writtenAll}): it moves a
+ * generation that every stamp includes and every entry carries, so that each entry cached before it
+ * is dead (never returned, evicted in time) at the cost of one increment, instead of two cache
+ * operations and a key copy per written key. On the H200, 16 threads' batches of 2^18 YCSB-A ran at
+ * 42 Mops/s through the coalescer with the per-key way against 55-61 with the coalescer off.
  */
 final class HostReadCache {
 
     private static final int STRIPES = 1 << 14;
 
-    private final Cache<KeyBytes, byte[]> cache;
+    private final Cache<KeyBytes, Entry> cache;
     private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
+    /** Moved by {@link #writtenAll}: entries of an earlier generation are dead. */
+    private final AtomicLong generation = new AtomicLong();
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
     private volatile boolean enabled = true;
+
+    /** A cached value and the generation it was read in. */
+    private record Entry(long generation, byte[] value) {
+    }
 
     HostReadCache(long maxBytes) {
         this.cache = Caffeine.newBuilder()
                 .maximumWeight(maxBytes)
-                .weigher((KeyBytes k, byte[] v) -> k.bytes.length + v.length + 64)
-                .recordStats()
+                .weigher((KeyBytes k, Entry e) -> k.bytes.length + e.value.length + 96)
                 .build();
     }
 
@@ -63,21 +78,41 @@ final class HostReadCache {
 
     /** The cached value (not a copy: callers copy it out), or null. */
     byte[] get(KeyBytes key) {
-        return enabled ? cache.getIfPresent(key) : null;
+        if (!enabled) {
+            return null;
+        }
+        Entry e = cache.getIfPresent(key);
+        if (e == null || e.generation != generation.get()) {
+            misses.increment();
+            return null;
+        }
+        hits.increment();
+        return e.value;
     }
 
-    /** What a missed get notes before it is queued. */
+    /**
+     * What a missed get notes before it is queued: its stripe's count plus the generation. Both only
+     * grow, so the sum moves exactly when either does.
+     */
     long stamp(KeyBytes key) {
-        return stripes.get(key.stripe());
+        return stripes.get(key.stripe()) + generation.get();
     }
 
-    /** A missed get's result, cached unless a write to its stripe came since {@code stamp}. */
+    /** A missed get's result, cached unless a write to its stripe, or to every key, came since {@code stamp}. */
     void offer(KeyBytes key, long stamp, byte[] value) {
         if (!enabled) {
             return;
         }
         int s = key.stripe();
-        cache.asMap().compute(key, (k, old) -> stripes.get(s) == stamp ? value : old);
+        cache.asMap().compute(key, (k, old) -> {
+            long g = generation.get();
+            return stripes.get(s) + g == stamp ? new Entry(g, value) : old;
+        });
+    }
+
+    /** A batch that may write any key is about to run, or has run: every entry cached so far is dead. */
+    void writtenAll() {
+        generation.incrementAndGet();
     }
 
     /** A write to {@code key} is about to be queued, or has run. */
@@ -100,10 +135,10 @@ final class HostReadCache {
     }
 
     long hits() {
-        return cache.stats().hitCount();
+        return hits.sum();
     }
 
     long misses() {
-        return cache.stats().missCount();
+        return misses.sum();
     }
 }

@@ -215,10 +215,18 @@ class CoalescingTest {
                         for (long version = 2; version < 1500; version++) {
                             int k = id + 2 * r.nextInt(keys / 2);  // writer id owns keys of its parity
                             long v = Math.max(version, done.get(k) + 1);
-                            switch (r.nextInt(3)) {
+                            switch (r.nextInt(20) == 0 ? 3 : r.nextInt(3)) {
                                 case 0 -> index.put(k, value(k, v));
                                 case 1 -> index.putAsync(k, value(k, v)).join();
-                                default -> index.execute(index.newBatch(1).put(k, value(k, v)));
+                                case 2 -> index.execute(index.newBatch(1).put(k, value(k, v)));
+                                default -> {
+                                    // Large enough for the cache's bulk invalidation (writtenAll).
+                                    Batch big = index.newBatch(CoalescingEngine.WRITTEN_ONE_BY_ONE_MAX + 2);
+                                    for (int f = 0; f <= CoalescingEngine.WRITTEN_ONE_BY_ONE_MAX; f++) {
+                                        big.put(1000 + id * 10_000 + f, value(1000 + f, v));
+                                    }
+                                    index.execute(big.put(k, value(k, v)));
+                                }
                             }
                             done.set(k, v);
                         }

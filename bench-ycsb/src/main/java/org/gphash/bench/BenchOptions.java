@@ -99,7 +99,7 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
                 + "java.io.tmpdir)")
         Path dir;
         @Option(names = "--warmup", paramLabel = "N", description = {"keys of an unmeasured warm-up run of every system "
-                + "first, at the first batch size (0: none); default 100k"})
+                + "first, at the first batch size, raised to two batches per thread of each workload (0: none); default 100k"})
         long warmup = DEFAULT_WARMUP_KEYS;
         @Option(names = "--no-progress", description = "no progress bar")
         boolean noProgress;
