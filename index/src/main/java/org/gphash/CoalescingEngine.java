@@ -671,10 +671,11 @@ final class CoalescingEngine extends ForwardingEngine {
         // A batch of gets writes nothing the host cache holds: no per-operation work for it (a GPU
         // batch of 2^18 gets spent 3-5 ms here reading its kinds one by one, H200, issue 25). A large
         // batch that writes kills every entry at once, before and after it runs (HostReadCache.writtenAll).
-        boolean writesAll = hostCache != null && batch.size() > WRITTEN_ONE_BY_ONE_MAX && !batch.onlyGets();
+        boolean writes = hostCache != null && !batch.onlyGets();
+        boolean writesAll = writes && batch.size() > WRITTEN_ONE_BY_ONE_MAX;
         if (writesAll) {
             hostCache.writtenAll();
-        } else if (hostCache != null && !batch.onlyGets()) {
+        } else if (writes) {
             written = new HostReadCache.KeyBytes[batch.size()];
             MemorySegment kinds = batch.kinds();
             for (int i = 0; i < written.length; i++) {
