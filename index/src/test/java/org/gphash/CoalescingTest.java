@@ -361,6 +361,28 @@ class CoalescingTest {
         }
     }
 
+    /** A caller's batch of more than half an engine batch runs directly; one of half or less goes through the dispatcher. */
+    @Test
+    void batchesOfMoreThanHalfAnEngineBatchAreNotMerged() {
+        int max = 1 << 10;
+        try (GPHashIndex index = index("half.pool", Coalescing.on(Duration.ZERO, max))) {
+            long before = index.coalescerStats().orElseThrow().batches();
+            Batch half = index.newBatch(max / 2);
+            for (int i = 0; i < max / 2; i++) {
+                half.put(i, value(i, 1));
+            }
+            assertEquals(max / 2, index.execute(half).count(Outcome.INSERTED));
+            long merged = index.coalescerStats().orElseThrow().batches();
+            assertEquals(before + 1, merged, "half an engine batch went through the dispatcher");
+            Batch more = index.newBatch(max / 2 + 1);
+            for (int i = 0; i <= max / 2; i++) {
+                more.get(i);
+            }
+            assertEquals(max / 2, index.execute(more).count(Outcome.FOUND));
+            assertEquals(merged, index.coalescerStats().orElseThrow().batches(), "a larger batch ran directly");
+        }
+    }
+
     /** Batches from many threads are merged into engine batches; each caller gets its own results, in its order. */
     @Test
     void batchesFromManyThreadsAreMergedAndSplitBack() throws Exception {
