@@ -29,6 +29,31 @@ run_bench() {  # TAG CLASSPATH [JVM OPTIONS] -- ARGS...
         --workloads load,c,a --warmup "$warmup" --no-progress "$@" > "$OUT/$tag.log" 2>&1
     grep -E "^(gphash|chm|cpu-assisted)" "$OUT/$tag.log" | tee -a "$OUT/summary.txt"
 }
+# Calls "$@" once per build and round: with OLD, both builds, ROUNDS=N times (default 1), the old one
+# first in every other round (a JVM's place in the call can move a figure); $which, $cp and $round say
+# which.
+each_build() {
+    local order
+    for ((round = 1; round <= ${ROUNDS:-1}; round++)); do
+        order=(new old)
+        (( round % 2 == 0 )) && order=(old new)
+        for which in "${order[@]}"; do
+            [[ "$which" == old && -z "${OLD:-}" ]] && continue
+            cp="$new"; [[ "$which" == old ]] && cp="$old"
+            "$@"
+        done
+    done
+}
+gpu_both_ways() {  # BATCH: the GPU engine with the coalescer and without it
+    run_bench "gpu-$which-$round" "$cp" -- --batch "$1" --backend gpu --baselines none
+    run_bench "gpu-uncoalesced-$which-$round" "$cp" -Dgphash.bench.coalescing=off -- --batch "$1" --backend gpu --baselines none
+}
+targets_once() {  # [GpuTargetsBench options]
+    echo "== round $round: $which jars" | tee -a "$OUT/summary.txt"
+    "${java[@]}" -cp "$cp" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" > "$OUT/targets-$which-$round.log" 2>&1
+    grep -E "^\| (host|positive|update|YCSB-C zipf 0.99, cache off)|load of" "$OUT/targets-$which-$round.log" \
+        | cut -c1-220 | tee -a "$OUT/summary.txt"
+}
 what="${1:-bench}"; shift || true
 case "$what" in
     bench)
@@ -39,35 +64,8 @@ case "$what" in
             run_bench "gpu-uncoalesced-new-$b" "$new" -Dgphash.bench.coalescing=off -- --batch "$b" --backend gpu --baselines none
             [[ -n "${OLD:-}" ]] && run_bench "gpu-old-$b" "$old" -- --batch "$b" --backend gpu --baselines none
         done ;;
-    gpu)
-        rounds="${ROUNDS:-1}"
-        for ((r = 1; r <= rounds; r++)); do
-            order=(new old)
-            (( r % 2 == 0 )) && order=(old new)
-            for which in "${order[@]}"; do
-                [[ "$which" == old && -z "${OLD:-}" ]] && continue
-                cp="$new"; [[ "$which" == old ]] && cp="$old"
-                run_bench "gpu-$which-$r" "$cp" -- --batch "${1:-262144}" --backend gpu --baselines none
-                run_bench "gpu-uncoalesced-$which-$r" "$cp" -Dgphash.bench.coalescing=off -- --batch "${1:-262144}" \
-                    --backend gpu --baselines none
-            done
-        done ;;
-    targets)
-        # With OLD, both builds in one call; ROUNDS=N alternates them N times, the old one first in
-        # every other round (a JVM's place in the call can move the load's figure).
-        rounds="${ROUNDS:-1}"
-        for ((r = 1; r <= rounds; r++)); do
-            order=(new old)
-            (( r % 2 == 0 )) && order=(old new)
-            for which in "${order[@]}"; do
-                [[ "$which" == old && -z "${OLD:-}" ]] && continue
-                cp="$new"; [[ "$which" == old ]] && cp="$old"
-                echo "== round $r: $which jars" | tee -a "$OUT/summary.txt"
-                "${java[@]}" -cp "$cp" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" > "$OUT/targets-$which-$r.log" 2>&1
-                grep -E "^\| (host|positive|update|YCSB-C zipf 0.99, cache off)|load of" "$OUT/targets-$which-$r.log" \
-                    | cut -c1-220 | tee -a "$OUT/summary.txt"
-            done
-        done ;;
-    *) echo "usage: $0 bench [BATCHES] | targets" >&2; exit 2 ;;
+    gpu) each_build gpu_both_ways "${1:-262144}" ;;
+    targets) each_build targets_once "$@" ;;
+    *) echo "usage: $0 bench [BATCHES] | gpu [BATCH] | targets" >&2; exit 2 ;;
 esac
 echo; echo "== summary"; cat "$OUT/summary.txt" 2>/dev/null
