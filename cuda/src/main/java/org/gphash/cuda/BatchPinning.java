@@ -22,7 +22,12 @@ import org.gphash.spi.HostMemory;
  */
 final class BatchPinning {
 
-    /** Blocks whose run moves at least this many bytes are pinned on their first run. */
+    /**
+     * Blocks whose run moves at least this many bytes are pinned on their first run. 1 MiB, with the
+     * registration before the engine's lock, measured slower: 16 threads' fresh batches of 2^18 gets
+     * ran YCSB-C at 59-74 Mops/s against 98-110, the locked thread's launches and copies slowed while
+     * others registered (H200; docs/lab/2026-11-26-router-and-client.md).
+     */
     static final long PIN_AT_ONCE_BYTES = 32L << 20;
 
     private BatchPinning() {
