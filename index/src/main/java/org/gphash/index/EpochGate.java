@@ -29,12 +29,17 @@ final class EpochGate {
     private static final long IDLE = -1L;
     private static final int LIMBO_BATCH = 64;
 
-    /** One thread's announcement and its retired blocks. Only its owner touches the limbo. */
+    /**
+     * One thread's announcement and its retired blocks. Only its owner touches the limbo. The limbo
+     * holds entries {@code [limboHead, limboSize)} in the order they were retired, so their epochs
+     * never decrease: what may be reclaimed is a prefix.
+     */
     static final class Participant {
         volatile long epoch = IDLE;
         final WeakReference<Thread> owner;
         long[] limboOffset = new long[LIMBO_BATCH];
         long[] limboEpoch = new long[LIMBO_BATCH];
+        int limboHead;
         int limboSize;
         int retiredSinceReclaim;
 
@@ -86,7 +91,7 @@ final class EpochGate {
             List<Participant> alive = new ArrayList<>(participants.length + 1);
             for (Participant q : participants) {
                 if (q.ownerGone() && q.epoch == IDLE) {
-                    for (int i = 0; i < q.limboSize; i++) {
+                    for (int i = q.limboHead; i < q.limboSize; i++) {
                         orphans.add(new long[] {q.limboOffset[i], q.limboEpoch[i]});
                     }
                 } else {
@@ -165,9 +170,18 @@ final class EpochGate {
     /** Hands {@code valueOffset} to reclamation once no running operation can still read it. */
     void retire(Participant p, long valueOffset) {
         if (p.limboSize == p.limboOffset.length) {
-            // Operations still in older epochs hold these back: keep them rather than wait.
-            p.limboOffset = Arrays.copyOf(p.limboOffset, p.limboSize * 2);
-            p.limboEpoch = Arrays.copyOf(p.limboEpoch, p.limboSize * 2);
+            if (p.limboHead > 0) {
+                int live = p.limboSize - p.limboHead;
+                System.arraycopy(p.limboOffset, p.limboHead, p.limboOffset, 0, live);
+                System.arraycopy(p.limboEpoch, p.limboHead, p.limboEpoch, 0, live);
+                p.limboHead = 0;
+                p.limboSize = live;
+            }
+            if (p.limboSize == p.limboOffset.length) {
+                // Operations still in older epochs hold these back: keep them rather than wait.
+                p.limboOffset = Arrays.copyOf(p.limboOffset, p.limboSize * 2);
+                p.limboEpoch = Arrays.copyOf(p.limboEpoch, p.limboSize * 2);
+            }
         }
         p.limboOffset[p.limboSize] = valueOffset;
         p.limboEpoch[p.limboSize] = globalEpoch.get();
@@ -179,20 +193,22 @@ final class EpochGate {
         }
     }
 
+    /**
+     * Frees the limbo's prefix that no running operation can read. Only the prefix is looked at: a
+     * batch of 65,536 operations retires its updates' old values while its own epoch holds them all
+     * back, and scanning the whole limbo every 64 retirements took 20% of YCSB-A's samples (JFR, CPU
+     * engine, 2 threads).
+     */
     private void reclaimSafe(Participant p) {
         tryAdvance();
         long safe = globalEpoch.get() - 2;
-        int kept = 0;
-        for (int i = 0; i < p.limboSize; i++) {
-            if (p.limboEpoch[i] <= safe) {
-                reclaim.accept(p.limboOffset[i]);
-            } else {
-                p.limboOffset[kept] = p.limboOffset[i];
-                p.limboEpoch[kept] = p.limboEpoch[i];
-                kept++;
-            }
+        while (p.limboHead < p.limboSize && p.limboEpoch[p.limboHead] <= safe) {
+            reclaim.accept(p.limboOffset[p.limboHead++]);
         }
-        p.limboSize = kept;
+        if (p.limboHead == p.limboSize) {
+            p.limboHead = 0;
+            p.limboSize = 0;
+        }
         if (!orphans.isEmpty() && registry.tryLock()) {
             try {
                 orphans.removeIf(o -> {
@@ -272,9 +288,10 @@ final class EpochGate {
         registry.lock();
         try {
             for (Participant q : participants) {
-                for (int i = 0; i < q.limboSize; i++) {
+                for (int i = q.limboHead; i < q.limboSize; i++) {
                     reclaim.accept(q.limboOffset[i]);
                 }
+                q.limboHead = 0;
                 q.limboSize = 0;
             }
             for (long[] o : orphans) {
@@ -290,7 +307,7 @@ final class EpochGate {
     long pendingReclamation() {
         long n = 0;
         for (Participant q : participants) {
-            n += q.limboSize;
+            n += q.limboSize - q.limboHead;
         }
         return n + orphans.size();
     }
