@@ -39,6 +39,8 @@ class GetsAlongsideTest {
     /** Runs every other get at once on the caller's thread; batches after a pause. */
     static final class AlongsideEngine extends ForwardingEngine {
         final AtomicLong ranAtOnce = new AtomicLong();
+        /** Gets run at once that found nothing (in a test whose every get follows its key's write). */
+        final AtomicLong ranAtOnceNotFound = new AtomicLong();
         final AtomicLong refused = new AtomicLong();
         private final AtomicLong asked = new AtomicLong();
 
@@ -53,7 +55,11 @@ class GetsAlongsideTest {
                 return null;
             }
             ranAtOnce.incrementAndGet();
-            return engine.get(key, valueOut);
+            Outcome o = engine.get(key, valueOut);
+            if (o == Outcome.NOT_FOUND) {
+                ranAtOnceNotFound.incrementAndGet();
+            }
+            return o;
         }
 
         @Override
@@ -93,7 +99,10 @@ class GetsAlongsideTest {
                 index.putAsync(k, v);
                 assertTrue(java.util.Arrays.equals(v, index.get(k)), "get " + k + " after its putAsync");
             }
-            assertEquals(0, engine.ranAtOnce.get(), "no get skipped the queue while a write was queued before it");
+            // A get may run at once only once its thread's queued write has run: then it finds the
+            // key. (How many get that far depends on scheduling: the write's batch pauses 100 us.)
+            assertEquals(0, engine.ranAtOnceNotFound.get(), "no get ran at once ahead of its thread's queued write");
+            assertTrue(engine.ranAtOnce.get() < 100, "most gets waited behind their write: " + engine.ranAtOnce.get());
             assertTrue(java.util.Arrays.equals(CoalescingTest.value(7, 1), index.get(7L)));
             assertTrue(engine.ranAtOnce.get() + engine.refused.get() > 0, "with nothing queued, a get asks to run at once");
         }
