@@ -17,9 +17,9 @@ interface BatchPath extends AutoCloseable {
     /**
      * Runs a batch held in Java memory, results into {@code result}, by the path's general route
      * ({@link Router.Route#PIPELINE} or {@link Router.Route#POOL_PATH}). {@code counted}: its kinds as
-     * {@link #pinOutsideLock} counted them in this call, or null (the path counts what it needs).
+     * {@link #pinOutsideLock} prepared it in this call, or null (the path does what it needs itself).
      */
-    void execute(Batch batch, BatchResult result, ChunkKinds counted);
+    void execute(Batch batch, BatchResult result, PreparedBatch prepared);
 
     /**
      * Runs a small writing batch whose keys are distinct in one launch ({@link Router.Route#SMALL_WRITES};
@@ -33,10 +33,10 @@ interface BatchPath extends AutoCloseable {
      * Outside the engine's lock, before {@link #execute}: pins the memory of the batch and its result
      * where this path will move them to and from the GPU directly. Registration is slow (about 40 us
      * a MiB) and touches nothing the lock guards, so threads do it side by side instead of one after
-     * another inside the lock. The context is bound. Returns the batch's kinds counted chunk by
-     * chunk, for {@link #execute} in the same call, or null.
+     * another inside the lock. The context is bound. Returns what it prepared (kinds counted, columns
+     * pinned or copied to pinned memory), for {@link #execute} in the same call, or null.
      */
-    default ChunkKinds pinOutsideLock(Batch batch, BatchResult result) {
+    default PreparedBatch pinOutsideLock(Batch batch, BatchResult result) {
         return null;
     }
 

@@ -336,15 +336,15 @@ public final class GpuEngine implements Engine, GpuFeatures {
                 return startRead(batch, result);
             default:
                 long called = System.nanoTime();
-                ChunkKinds counted = route == Router.Route.PIPELINE ? pinOutsideLock(batch, result) : null;
-                executeLocked(route, batch, result, called, counted);
+                PreparedBatch prepared = route == Router.Route.PIPELINE ? pinOutsideLock(batch, result) : null;
+                executeLocked(route, batch, result, called, prepared);
                 times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
                 return SubmittedBatch.DONE;
         }
     }
 
     /** Registers the batch's and result's memory where the path wants it, before the lock ({@link BatchPath#pinOutsideLock}). */
-    private ChunkKinds pinOutsideLock(Batch batch, BatchResult result) {
+    private PreparedBatch pinOutsideLock(Batch batch, BatchResult result) {
         if (closed || batch.size() == 0) {
             return null;  // a closed engine fails in executeLocked, with its usual message
         }
@@ -353,7 +353,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     private synchronized void executeLocked(Router.Route route, Batch batch, BatchResult result, long called,
-                                            ChunkKinds counted) {
+                                            PreparedBatch prepared) {
         long locked = System.nanoTime();
         times.add(HostStageTimes.Stage.LOCK_WAIT, locked - called);
         ensureOpen();
@@ -367,7 +367,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         long started = System.nanoTime();
         times.add(HostStageTimes.Stage.ENTRY, started - locked);
         try {
-            runLocked(route, batch, result, counted);
+            runLocked(route, batch, result, prepared);
             times.add(HostStageTimes.Stage.PATH, System.nanoTime() - started);
         } catch (CudaException e) {
             throw GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", e);
@@ -381,9 +381,9 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     /**
      * Runs a route under the lock, after the drain, into a result reset to the batch's size;
-     * {@code counted}: the batch's kinds as counted before the lock, or null.
+     * {@code prepared}: what was prepared for the batch before the lock, or null.
      */
-    private void runLocked(Router.Route route, Batch batch, BatchResult result, ChunkKinds counted) {
+    private void runLocked(Router.Route route, Batch batch, BatchResult result, PreparedBatch prepared) {
         switch (route) {
             case SMALL_READS_LOCKED -> {
                 SmallReads.Slot slot = path.claimRead(batch);  // the drain freed every slot
@@ -393,7 +393,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
                 path.issueRead(slot, batch, result).await();
             }
             case SMALL_WRITES -> path.executeSmallWrites(batch, result);
-            case PIPELINE, POOL_PATH -> path.execute(batch, result, counted);
+            case PIPELINE, POOL_PATH -> path.execute(batch, result, prepared);
             // Under this lock throughout: nothing writes between the compare and the write.
             case CONDITIONAL -> ConditionalBatches.execute(batch, result,
                     (plain, r) -> router.run(Router.Call.SEGMENT, plain, r, routesUnderLock));

@@ -73,13 +73,14 @@ final class HostLane implements AutoCloseable {
     }
 
     /**
-     * Queues operations first..first+n of {@code batch} to the GPU, straight from the batch's memory
-     * where it is pinned, else through this lane's pinned staging memory, on the lane's upload stream;
-     * work queued on {@code compute} after this waits for the copy. {@code withReads}: the chunk's
+     * Queues operations first..first+n of {@code batch} to the GPU, straight from {@code direct} (the
+     * batch's pinned memory, or its thread's pinned copy of kinds and keys) where given, else through
+     * this lane's pinned staging memory, on the lane's upload stream; work queued on {@code compute}
+     * after this waits for the copy. {@code withReads}: the chunk's
      * values read come back through this lane (false when the kernels write them into a pinned
      * result themselves).
      */
-    void stage(CUstream compute, Batch batch, int first, int n, boolean withValues, boolean withReads, boolean pinned) {
+    void stage(CUstream compute, Batch batch, int first, int n, boolean withValues, boolean withReads, HostColumns direct) {
         this.first = first;
         this.n = n;
         this.reads = withReads;
@@ -95,14 +96,10 @@ final class HostLane implements AutoCloseable {
             hostOut.ensure((long) n * valueSize);
             out.ensure((long) n * valueSize);
         }
-        if (pinned) {
-            cuMemcpyHtoDAsync(kinds.pointer(), new HostPointer(batch.kinds().address() + first), n, uploads);
-            cuMemcpyHtoDAsync(keys.pointer(), new HostPointer(batch.keys().address() + (long) first * keySize),
-                    (long) n * keySize, uploads);
-            if (withValues) {
-                cuMemcpyHtoDAsync(values.pointer(), new HostPointer(batch.values().address() + (long) first * valueSize),
-                        (long) n * valueSize, uploads);
-            }
+        if (direct != null) {
+            cuMemcpyHtoDAsync(kinds.pointer(), new HostPointer(direct.kinds() + first), n, uploads);
+            cuMemcpyHtoDAsync(keys.pointer(), new HostPointer(direct.keys() + (long) first * keySize), (long) n * keySize,
+                    uploads);
         } else {
             hostKinds.ensure(n);
             hostKeys.ensure((long) n * keySize);
@@ -110,11 +107,14 @@ final class HostLane implements AutoCloseable {
             ParallelCopy.copy(batch.keys(), (long) first * keySize, hostKeys.segment(), 0, (long) n * keySize);
             cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), n, uploads);
             cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), (long) n * keySize, uploads);
-            if (withValues) {
-                hostValues.ensure((long) n * valueSize);
-                ParallelCopy.copy(batch.values(), (long) first * valueSize, hostValues.segment(), 0, (long) n * valueSize);
-                cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, uploads);
-            }
+        }
+        if (withValues && direct != null && direct.values() != 0) {
+            cuMemcpyHtoDAsync(values.pointer(), new HostPointer(direct.values() + (long) first * valueSize),
+                    (long) n * valueSize, uploads);
+        } else if (withValues) {
+            hostValues.ensure((long) n * valueSize);
+            ParallelCopy.copy(batch.values(), (long) first * valueSize, hostValues.segment(), 0, (long) n * valueSize);
+            cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, uploads);
         }
         cuEventRecord(staged, uploads);
         cuStreamWaitEvent(compute, staged, 0);

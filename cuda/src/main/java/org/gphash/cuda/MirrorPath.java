@@ -149,14 +149,14 @@ final class MirrorPath implements BatchPath {
      * every candidate bucket full wait for the end of the batch, then run again after a resize.
      */
     @Override
-    public void execute(Batch batch, BatchResult result, ChunkKinds counted) {
+    public void execute(Batch batch, BatchResult result, PreparedBatch prepared) {
         int n = batch.size();
         int chunk = hostChunk(n);
-        if (counted == null) {
-            counted = lockedKinds.prepare(batch.kinds(), n, chunk);
-        }
+        ChunkKinds counted = prepared != null ? prepared.kinds : lockedKinds.prepare(batch.kinds(), n, chunk);
+        // Columns to copy from directly: prepared before the lock, or the batch's own if pinned.
+        HostColumns direct = prepared != null ? prepared.columns
+                : batch.memory().pinned() ? HostColumns.of(batch) : null;
         // Pinned (or not) by pinOutsideLock, before the engine's lock was taken.
-        boolean batchPinned = batch.memory().pinned();
         boolean resultPinned = result.memory().pinned();
         int[] rerun = new int[0];
         int lane = 0;
@@ -186,7 +186,7 @@ final class MirrorPath implements BatchPath {
             // into the lane's device buffer, copied out behind the next chunk (Router.valuesInPlace).
             boolean valuesInPlace = Router.valuesInPlace(resultPinned, reads, writes, readKeysRepeat);
             long s0 = System.nanoTime();
-            l.stage(stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, batchPinned);
+            l.stage(stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, direct);
             long s1 = System.nanoTime();
             times.add(HostStageTimes.Stage.STAGE_IN, s1 - s0);
             l.valueWrites = valueWrites;
@@ -277,11 +277,12 @@ final class MirrorPath implements BatchPath {
      * other chunks are counted under the lock, behind the GPU's work on the chunk before.
      */
     @Override
-    public ChunkKinds pinOutsideLock(Batch batch, BatchResult result) {
+    public PreparedBatch pinOutsideLock(Batch batch, BatchResult result) {
         int n = batch.size();
         long p0 = System.nanoTime();
         int chunk = hostChunk(n);
-        ChunkKinds counted = pinnedKinds.get().prepare(batch.kinds(), n, chunk);
+        PreparedBatch prepared = preparedBatches.get();
+        ChunkKinds counted = prepared.kinds.prepare(batch.kinds(), n, chunk);
         // The first chunk stands for the batch: pinning is a choice of speed, never of results.
         long[] counts = new long[3];
         counted.chunk(0, counts);
@@ -290,12 +291,14 @@ final class MirrorPath implements BatchPath {
         boolean carriesValues = first - gets - counts[KindCounts.DELETES] > 0;
         boolean reads = gets + counts[KindCounts.RMWS] > 0;
         long bytesMoved = (long) n * (1 + geometry.keySize()) + (carriesValues ? (long) n * geometry.valueSize() : 0);
-        BatchPinning.pinnedForRun(batch.memory(), parts.cuda(), bytesMoved);
+        boolean pinned = BatchPinning.pinnedForRun(batch.memory(), parts.cuda(), bytesMoved);
+        // Not pinned: its kinds and keys go to the thread's own pinned copy now, outside the lock.
+        prepared.columns = pinned ? HostColumns.of(batch) : prepared.staging.fill(batch);
         if (reads) {
             BatchPinning.pinnedForRun(result.memory(), parts.cuda(), (long) n * (1 + geometry.valueSize()));
         }
         times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
-        return counted;
+        return prepared;
     }
 
     /** Chunks of a host batch: whole up to 2^16 operations, else about four, between 2^16 and a slice. */
@@ -308,8 +311,11 @@ final class MirrorPath implements BatchPath {
 
     /** The counts of gets, deletes and read-modify-writes of the chunk (or small batch) being planned ({@link KindCounts}). */
     private final long[] kindCounts = new long[3];
-    /** Each thread's batch counted outside the lock, read back under it in the same call. */
-    private final ThreadLocal<ChunkKinds> pinnedKinds = ThreadLocal.withInitial(ChunkKinds::new);
+    /** Each thread's batch prepared outside the lock (kinds counted, columns pinned or copied), read back under it in the same call. */
+    private final ThreadLocal<PreparedBatch> preparedBatches = ThreadLocal.withInitial(this::newPrepared);
+    /** Every thread's prepared batch, for close (their staging memory is registered with CUDA). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<PreparedBatch> allPrepared =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** A batch counted under the lock (one not counted outside it: a segment of a conditional batch). */
     private final ChunkKinds lockedKinds = new ChunkKinds();
 
@@ -548,7 +554,16 @@ final class MirrorPath implements BatchPath {
         return pipeline.stageNanos();
     }
 
+    private PreparedBatch newPrepared() {
+        PreparedBatch p = new PreparedBatch();
+        allPrepared.add(p);
+        return p;
+    }
+
     private void closeQuietly() {
+        for (PreparedBatch p : allPrepared) {
+            p.staging.close();
+        }
         for (AutoCloseable c : new AutoCloseable[] {ahead, mirror, heap, pipeline, lanes[0], lanes[1], rerun, small, smallWrites}) {
             try {
                 c.close();

@@ -46,7 +46,7 @@ final class PoolPath implements BatchPath {
     }
 
     @Override
-    public void execute(Batch batch, BatchResult result, ChunkKinds counted) {
+    public void execute(Batch batch, BatchResult result, PreparedBatch prepared) {
         int n = batch.size();
         BucketCache cache = parts.cache();
         cache.operationsRan(n, parts.tableParams());
