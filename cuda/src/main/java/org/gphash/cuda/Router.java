@@ -157,10 +157,14 @@ final class Router {
             return POOL;
         }
         int n = batch.size();
-        if (n >= 1 && n <= tuning.smallReadsMax() && onlyGets(batch.kinds(), n)) {
+        if (n < 1 || n > Math.max(tuning.smallReadsMax(), tuning.smallWritesMax())) {
+            return PIPELINE;
+        }
+        boolean gets = onlyGets(batch.kinds(), n);
+        if (gets && n <= tuning.smallReadsMax()) {
             return outsideLock ? SMALL_READS : SMALL_READS_LOCKED;
         }
-        if (n >= 1 && n <= tuning.smallWritesMax() && !onlyGets(batch.kinds(), n) && DistinctKeys.test(batch, 0, n)) {
+        if (!gets && n <= tuning.smallWritesMax() && DistinctKeys.test(batch, 0, n)) {
             return SMALL_WRITES;
         }
         return PIPELINE;
