@@ -9,8 +9,9 @@ import org.gphash.spi.SubmittedBatch;
  * How the GPU engine runs batches: {@link MirrorPath} (the v2 pipeline over the HBM index mirror) or
  * {@link PoolPath} (per-operation kernels probing the pool, the GPHash paper's design). Which of its
  * routes a batch takes is the {@link Router}'s choice; the path runs what it is given. Called under
- * the engine's lock, one batch at a time, but for small batches of gets, which run alongside each
- * other outside it ({@link #claimRead}).
+ * the engine's lock, but for small batches of gets, which run alongside each other outside it
+ * ({@link #claimRead}), and the wait for a host batch's last chunk ({@link #awaitOutsideLock}): the
+ * mirror path queues several threads' batches on the GPU at once.
  */
 interface BatchPath extends AutoCloseable {
 
@@ -20,6 +21,46 @@ interface BatchPath extends AutoCloseable {
      * {@link #pinOutsideLock} prepared it in this call, or null (the path does what it needs itself).
      */
     void execute(Batch batch, BatchResult result, PreparedBatch prepared);
+
+    /**
+     * Starts {@link #execute}: queues the batch and returns it in flight, for its caller to wait for
+     * outside the lock ({@link #awaitOutsideLock}) and {@link #finish} under it; or runs it to the end
+     * and returns null (a path that queues nothing ahead).
+     */
+    default BatchInFlight start(Batch batch, BatchResult result, PreparedBatch prepared) {
+        execute(batch, result, prepared);
+        return null;
+    }
+
+    /** Outside the engine's lock: waits until the GPU is done with the batch {@link #start} queued. */
+    default void awaitOutsideLock(BatchInFlight batch) {
+    }
+
+    /** Under the engine's lock: puts the rest of the batch's results in place and runs what it left. */
+    default void finish(BatchInFlight batch) {
+    }
+
+    /**
+     * Under the engine's lock: waits for every batch in flight and puts its results in place, before
+     * anything that must find the GPU idle (every other route, growth, resize, stats, close).
+     */
+    default void drainBatches() {
+    }
+
+    /** Whether every chunk of the batch has been waited for and its results put in place. */
+    default boolean harvested(BatchInFlight batch) {
+        return true;
+    }
+
+    /** Whether batches started are in flight (the pool may be written by the GPU). */
+    default boolean batchesInFlight() {
+        return false;
+    }
+
+    /** Operations in flight (the header's in-flight bound must cover them and the next batch's). */
+    default long opsInFlight() {
+        return 0;
+    }
 
     /**
      * Runs a small writing batch whose keys are distinct in one launch ({@link Router.Route#SMALL_WRITES};

@@ -39,7 +39,7 @@ final class BatchPipeline implements AutoCloseable {
      * Batches queued and not yet awaited, at most: each has its own pinned descriptor, counters and
      * events, so a host thread can stage the next batch while the GPU runs this one.
      */
-    static final int SLOTS = 4;
+    static final int SLOTS = MirrorPath.LANES + 4;
     /**
      * Batches of at most this many operations put every pool access in one address bin: a handful of
      * accesses gains nothing from address order, and the bins' memsets and scans (two stages, about
@@ -113,6 +113,14 @@ final class BatchPipeline implements AutoCloseable {
     /** Graphs captured so far. */
     long graphCaptures() {
         return graphs.captures();
+    }
+
+    /**
+     * Whether a batch of {@code n} operations runs in the buffers as they are: a larger one replaces
+     * them (and the scan and sort scratch sized by them), which no batch still queued may be using.
+     */
+    boolean fits(long n) {
+        return PipelineBuffers.capacityFor(Math.max(1, n)) <= b.capacity();
     }
 
     private void ensureCapacity(long n) {

@@ -1,6 +1,5 @@
 package org.gphash.cuda;
 
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -31,8 +30,8 @@ final class DeviceIndexMirror implements AutoCloseable {
         return total;
     }
 
-    /** Copies the levels of {@code layout} from the pool mapped (and registered) at {@code poolAddress}. */
-    void load(TableLayout layout, long poolAddress) {
+    /** Copies the levels of {@code layout} from the pool, as registered with CUDA. */
+    void load(TableLayout layout, PoolRegistration pool) {
         long t0 = System.nanoTime();
         release();
         addresses = new long[layout.levelCount()];
@@ -41,7 +40,7 @@ final class DeviceIndexMirror implements AutoCloseable {
             DeviceBuffer b = new DeviceBuffer().ensure(size);
             levels.add(b);
             addresses[d] = b.address();
-            cuMemcpyHtoD(b.pointer(), new HostPointer(poolAddress + layout.levelOffset(d)), size);
+            pool.copyToDevice(b.pointer(), layout.levelOffset(d), size);
             bytes += size;
         }
         lastLoadNanos = System.nanoTime() - t0;

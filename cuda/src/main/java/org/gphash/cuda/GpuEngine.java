@@ -337,7 +337,11 @@ public final class GpuEngine implements Engine, GpuFeatures {
             default:
                 long called = System.nanoTime();
                 PreparedBatch prepared = route == Router.Route.PIPELINE ? pinOutsideLock(batch, result) : null;
-                executeLocked(route, batch, result, called, prepared);
+                BatchInFlight started = executeLocked(route, batch, result, called, prepared);
+                if (started != null) {
+                    awaitOutsideLock(started);
+                    finishLocked(started);
+                }
                 times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
                 return SubmittedBatch.DONE;
         }
@@ -352,31 +356,96 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return path.pinOutsideLock(batch, result);
     }
 
-    private synchronized void executeLocked(Router.Route route, Batch batch, BatchResult result, long called,
-                                            PreparedBatch prepared) {
+    /**
+     * Runs {@code route} under the lock; returns the batch still in flight when the route is the
+     * pipeline's, which leaves it queued behind other threads' batches for its caller to wait for
+     * outside the lock, else null (done).
+     */
+    private synchronized BatchInFlight executeLocked(Router.Route route, Batch batch, BatchResult result, long called,
+                                                     PreparedBatch prepared) {
         long locked = System.nanoTime();
         times.add(HostStageTimes.Stage.LOCK_WAIT, locked - called);
-        ensureOpen();
+        boolean queued = route == Router.Route.PIPELINE;
+        ensureOpen(!queued);
         cuda.bind();
         int n = batch.size();
         result.reset(n);
         if (n == 0) {
-            return;
+            return null;
         }
-        pool.admitOpsInFlight(n);
+        pool.admitOpsInFlight(path.opsInFlight() + n);
         long started = System.nanoTime();
         times.add(HostStageTimes.Stage.ENTRY, started - locked);
+        BatchInFlight inFlight = null;
         try {
-            runLocked(route, batch, result, prepared);
+            if (queued) {
+                inFlight = path.start(batch, result, prepared);
+            } else {
+                runLocked(route, batch, result, prepared);
+            }
             times.add(HostStageTimes.Stage.PATH, System.nanoTime() - started);
-        } catch (CudaException e) {
-            throw GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", e);
-        } catch (PoolFullException e) {
-            throw new PoolFullException(e.getMessage() + "; " + markNotApplied(result)
-                    + " operations of the batch were not applied (NOT_APPLIED in the result), the others were", result, e);
+        } catch (RuntimeException e) {
+            throw failure(e, n, result);
         } finally {
-            hostReaders.open();  // the batch has run (or failed): the pool is whole again
+            openHostReadsIfIdle();
         }
+        return inFlight;
+    }
+
+    /** Waits for the GPU to be done with a batch in flight, outside the lock (other threads queue theirs meanwhile). */
+    private void awaitOutsideLock(BatchInFlight inFlight) {
+        try {
+            path.awaitOutsideLock(inFlight);
+        } catch (CudaException e) {
+            if (closed) {
+                return;  // closed meanwhile: finishLocked says whether the close harvested the batch first
+            }
+            throw GpuFailure.of(pool.file().path(), "a batch of " + inFlight.batch.size() + " operations", e);
+        }
+    }
+
+    /** Under the lock again: the rest of a batch {@link #executeLocked} left in flight. */
+    private synchronized void finishLocked(BatchInFlight inFlight) {
+        long locked = System.nanoTime();
+        try {
+            if (closed) {
+                // Closing harvested every chunk in flight: the results are in place, unless some
+                // operations waited for a resize, which a closed engine cannot run.
+                if (inFlight.failure != null) {
+                    throw inFlight.failure;
+                }
+                if (!path.harvested(inFlight) || inFlight.rerun.length > 0) {  // abandoned, or a resize left to run
+                    throw new org.gphash.IndexClosedException(pool.file().path());
+                }
+                return;
+            }
+            cuda.bind();
+            path.finish(inFlight);
+        } catch (RuntimeException e) {
+            throw failure(e, inFlight.batch.size(), inFlight.result);
+        } finally {
+            openHostReadsIfIdle();
+            times.add(HostStageTimes.Stage.PATH, System.nanoTime() - locked);
+        }
+    }
+
+    /** The batch has run (or failed) and nothing else is in flight: the pool is whole again. */
+    private void openHostReadsIfIdle() {
+        if (!path.batchesInFlight()) {
+            hostReaders.open();
+        }
+    }
+
+    /** What a failure of a batch of {@code n} operations is reported as. */
+    private RuntimeException failure(RuntimeException e, int n, BatchResult result) {
+        if (e instanceof CudaException c) {
+            return GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", c);
+        }
+        if (e instanceof PoolFullException) {
+            return new PoolFullException(e.getMessage() + "; " + markNotApplied(result)
+                    + " operations of the batch were not applied (NOT_APPLIED in the result), the others were", result, e);
+        }
+        return e;
     }
 
     /**
@@ -561,6 +630,12 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return m == null ? 0 : m.smallReadsMostInFlight();
     }
 
+    /** The most host batches with chunks on the GPU at once since open (they are queued, then waited for outside the lock). */
+    synchronized int mostBatchesInFlight() {
+        MirrorPath m = mirrorPath();
+        return m == null ? 0 : m.mostBatchesInFlight();
+    }
+
     /** Writing batches of distinct keys run as one launch (pipe_small_writes.cuh) since open. */
     synchronized long smallWriteBatches() {
         MirrorPath m = mirrorPath();
@@ -588,6 +663,10 @@ public final class GpuEngine implements Engine, GpuFeatures {
     public synchronized boolean profileStages(boolean on) {
         MirrorPath m = mirrorPath();
         if (m != null) {
+            if (!closed) {
+                cuda.bind();
+                m.drainBatches();  // the profile times batches awaited one at a time
+            }
             m.pipeline().profile(on);
         }
         return m != null;
@@ -714,12 +793,23 @@ public final class GpuEngine implements Engine, GpuFeatures {
      * entry point that touches the GPU calls it; while the lock is held no other such batch starts).
      */
     private void ensureOpen() {
+        ensureOpen(true);
+    }
+
+    /**
+     * {@link #ensureOpen()}, leaving other threads' host batches in flight when {@code drainBatches} is
+     * false: only a host batch on the pipeline may queue behind them (its kernels run after theirs).
+     */
+    private void ensureOpen(boolean drainBatches) {
         if (closed) {
             throw new org.gphash.IndexClosedException(pool.file().path());
         }
         hostReaders.close();
         cuda.bind();
         path.drainReads();
+        if (drainBatches) {
+            path.drainBatches();
+        }
     }
 
     private void releaseGpu() {
@@ -744,6 +834,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
                 hostReaders.close();
                 cuda.bind();
                 path.drainReads();
+                path.drainBatches();  // their callers find their results in place
                 cuCtxSynchronize();
                 path.syncHost();
             });

@@ -45,9 +45,9 @@ final class GpuTableKernels implements TableKernels, AutoCloseable {
         file.setMappingListener(registration);
     }
 
-    /** The device address of pool offset 0 (it changes when the pool grows and is remapped). */
-    long poolAddress() {
-        return registration.deviceBase();
+    /** The pool's registration with CUDA (copies of pool ranges go through it). */
+    PoolRegistration registration() {
+        return registration;
     }
 
     Geometry geometry() {

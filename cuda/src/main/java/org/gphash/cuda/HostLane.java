@@ -23,7 +23,8 @@ import org.gphash.BatchResult;
 
 /**
  * One chunk of a host batch on its way through the GPU: pinned staging memory and device buffers for
- * its kinds, keys, values, codes and values out. The engine keeps two, so that the copies of one
+ * its kinds, keys, values, codes and values out. The engine keeps {@link MirrorPath#LANES}, taken in a
+ * ring by every thread's chunks, so that the copies of one
  * chunk (in and out) overlap the GPU's work on the other: a lane copies in on a stream of its own and
  * copies out on another, tied to the engine's stream by events (the kernels of a chunk wait for its
  * copy in; its copy out waits for its kernels), so that one chunk's results cross the link while the
@@ -47,6 +48,12 @@ final class HostLane implements AutoCloseable {
     final DeviceBuffer codes = new DeviceBuffer();
     final DeviceBuffer out = new DeviceBuffer();
     private final CUevent done = new CUevent();
+    /**
+     * Recorded with {@link #done}, for waits outside the engine's lock: its waiters sleep in the driver
+     * instead of spinning (the context spins by default: 15 threads spinning on a 16-core machine slowed
+     * the lock holder's staging and queueing).
+     */
+    private final CUevent doneAsleep = new CUevent();
     /** The chunk's copy in is done (on {@link #uploads}); its kernels are done (on the engine's stream). */
     private final CUevent staged = new CUevent();
     private final CUevent ran = new CUevent();
@@ -59,6 +66,9 @@ final class HostLane implements AutoCloseable {
     boolean reads;
     long valueWrites;
     BatchPipeline.Ticket ticket;
+    /** The batch the chunk in flight belongs to, and the chunk's place in the queue of all chunks. */
+    BatchInFlight owner;
+    long queued;
     /** The result the chunk's results were copied into directly, or null when they come through the lane. */
     private BatchResult directResult;
 
@@ -66,6 +76,7 @@ final class HostLane implements AutoCloseable {
         this.keySize = keySize;
         this.valueSize = valueSize;
         cuEventCreate(done, CUevent_flags.CU_EVENT_DEFAULT);
+        cuEventCreate(doneAsleep, CUevent_flags.CU_EVENT_BLOCKING_SYNC | CUevent_flags.CU_EVENT_DISABLE_TIMING);
         cuEventCreate(staged, CUevent_flags.CU_EVENT_DISABLE_TIMING);
         cuEventCreate(ran, CUevent_flags.CU_EVENT_DISABLE_TIMING);
         cuStreamCreate(uploads, CUstream_flags.CU_STREAM_NON_BLOCKING);
@@ -161,7 +172,12 @@ final class HostLane implements AutoCloseable {
         if (reads) {
             cuMemcpyDtoHAsync(hostOut.pointer(), out.pointer(), (long) n * valueSize, downloads);
         }
+        recordDone();
+    }
+
+    private void recordDone() {
         cuEventRecord(done, downloads);
+        cuEventRecord(doneAsleep, downloads);
     }
 
     /** Makes the download stream wait for what is queued on {@code compute} (the chunk's kernels). */
@@ -182,12 +198,17 @@ final class HostLane implements AutoCloseable {
             cuMemcpyDtoHAsync(new HostPointer(result.values().address() + (long) first * valueSize), out.pointer(),
                     (long) n * valueSize, downloads);
         }
-        cuEventRecord(done, downloads);
+        recordDone();
     }
 
     /** Waits for the results queued last. */
     void awaitResults() {
         cuEventSynchronize(done);
+    }
+
+    /** Waits for the results queued last, asleep (outside the engine's lock). */
+    void awaitResultsAsleep() {
+        cuEventSynchronize(doneAsleep);
     }
 
     /** The outcome code of the lane's operation i (after awaitResults). */
@@ -230,6 +251,7 @@ final class HostLane implements AutoCloseable {
         cuStreamSynchronize(uploads);
         cuStreamSynchronize(downloads);
         cuEventDestroy(done);
+        cuEventDestroy(doneAsleep);
         cuEventDestroy(staged);
         cuEventDestroy(ran);
         cuStreamDestroy(uploads);

@@ -19,8 +19,10 @@ final class HostStageTimes {
         STAGE_IN,
         /** Queueing the pipeline's kernels. */
         ENQUEUE,
-        /** Blocked until a chunk's kernels and copy out are done. */
+        /** Blocked under the lock until a chunk's kernels and copy out are done (its own, or an older batch's whose lane it needs). */
         AWAIT_GPU,
+        /** Waiting outside the lock for the caller's last chunk, while other threads queue theirs. */
+        AWAIT_UNLOCKED,
         /** Moving a chunk's results from staging memory into the caller's result (unpinned results only). */
         COPY_OUT,
         /** Growing the value heap before a chunk that needs blocks. */

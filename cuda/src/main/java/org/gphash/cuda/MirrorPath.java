@@ -68,12 +68,14 @@ final class MirrorPath implements BatchPath {
         this.small = new SmallReads(kernels.smallReads, geometry.keySize(), geometry.valueSize(), tuning.smallReadSlots());
         this.smallWrites = new SmallWrites(geometry.keySize(), geometry.valueSize());
         this.ahead = new HeapGrowthAhead(parts.pool(), parts.cuda(), tuning.growHeapAhead());
-        this.lanes = new HostLane[] {new HostLane(geometry.keySize(), geometry.valueSize()),
-                new HostLane(geometry.keySize(), geometry.valueSize())};
+        this.lanes = new HostLane[LANES];
+        for (int i = 0; i < LANES; i++) {
+            lanes[i] = new HostLane(geometry.keySize(), geometry.valueSize());
+        }
         try {
             cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
             heap.push(parts.pool());
-            mirror.load(parts.pool().layout(), parts.kernels().poolAddress());
+            mirror.load(parts.pool().layout(), parts.kernels().registration());
         } catch (RuntimeException e) {
             closeQuietly();
             throw e;
@@ -84,7 +86,7 @@ final class MirrorPath implements BatchPath {
     static long bytesNeeded(PoolTable pool) {
         int vs = pool.geometry().valueSize();
         int ks = pool.geometry().keySize();
-        long staging = 2L * MAX_SLICE / 4 * (2 + ks + 2L * vs);  // two lanes of host-batch chunks
+        long staging = (long) LANES * MAX_SLICE / 4 * (2 + ks + 2L * vs);  // the lanes of host-batch chunks
         return DeviceIndexMirror.bytesFor(pool.layout()) + PipelineBuffers.bytesFor(PipelineBuffers.capacityFor(MAX_SLICE), vs)
                 + staging;
     }
@@ -143,13 +145,27 @@ final class MirrorPath implements BatchPath {
     }
 
     /**
-     * A host batch, in chunks that alternate between two lanes: while the GPU runs one chunk, the
-     * next one is copied in and the previous one's results out, each on its lane's own streams
-     * ({@link HostLane}). Chunks' kernels run on one stream, in batch order. Operations that found
-     * every candidate bucket full wait for the end of the batch, then run again after a resize.
+     * A host batch, run to the end under the engine's lock ({@link #start}, then {@link #finish}): the
+     * segments of a conditional batch, which must see each other's writes.
      */
     @Override
     public void execute(Batch batch, BatchResult result, PreparedBatch prepared) {
+        finish(start(batch, result, prepared));
+    }
+
+    /**
+     * Queues a host batch in chunks, each on the next of {@link #LANES} lanes taken in a ring: while
+     * the GPU runs one chunk, the next one is copied in and the previous one's results out, each on its
+     * lane's own streams ({@link HostLane}). Chunks' kernels run on one stream, in the order queued,
+     * whichever thread's batch they belong to, so the host never writes the pool while a kernel may
+     * (the heap grows only with nothing in flight). A lane still in flight is harvested by whoever
+     * needs it next ({@link #harvestOldest}): the engine's lock is held for queueing, not for the GPU's
+     * run, and the caller waits for its last chunk outside it ({@link #awaitOutsideLock}), then
+     * {@link #finish}es under it. Operations that found every candidate bucket full run again after a
+     * resize, in {@link #finish}.
+     */
+    @Override
+    public BatchInFlight start(Batch batch, BatchResult result, PreparedBatch prepared) {
         int n = batch.size();
         int chunk = hostChunk(n);
         ChunkKinds counted = prepared != null ? prepared.kinds : lockedKinds.prepare(batch.kinds(), n, chunk);
@@ -158,58 +174,161 @@ final class MirrorPath implements BatchPath {
                 : batch.memory().pinned() ? HostColumns.of(batch) : null;
         // Pinned (or not) by pinOutsideLock, before the engine's lock was taken.
         boolean resultPinned = result.memory().pinned();
-        int[] rerun = new int[0];
-        int lane = 0;
-        for (int first = 0; first < n; first += chunk) {
-            int m = Math.min(chunk, n - first);
-            HostLane l = lanes[lane];
-            if (l.ticket != null) {
-                rerun = harvest(l, result, rerun);
+        BatchInFlight owner = new BatchInFlight(batch, result);
+        try {
+            for (int first = 0; first < n; first += chunk) {
+                queueChunk(owner, counted, direct, resultPinned, first, Math.min(chunk, n - first));
             }
-            long plan0 = System.nanoTime();
-            counted.chunk(first, kindCounts);
-            long deletes = kindCounts[KindCounts.DELETES];
-            long valueWrites = m - kindCounts[KindCounts.GETS] - deletes;  // every other kind carries a value
-            boolean reads = kindCounts[KindCounts.GETS] + kindCounts[KindCounts.RMWS] > 0;
-            boolean writes = valueWrites + deletes > 0;
-            boolean distinctKeys = writes && router.checksDistinct(m) && DistinctKeys.test(batch, first, m);
-            Router.Grouping grouping = Router.grouping(writes, distinctKeys, readKeysRepeat);
-            times.add(HostStageTimes.Stage.PLAN, System.nanoTime() - plan0);
-            if (heap.freeBlocks() - inFlightWrites < valueWrites) {
-                rerun = harvest(lanes[lane ^ 1], result, rerun);  // growth remaps the pool: nothing may be in flight
-                long g = System.nanoTime();
-                ensureFreeBlocks(valueWrites);
-                times.add(HostStageTimes.Stage.HEAP_GROWTH, System.nanoTime() - g);
-            }
-            // In place, the read stage writes each value through the mapping as it reads it from the
-            // pool, PCIe carrying both directions at once, and no copy follows the kernels; otherwise
-            // into the lane's device buffer, copied out behind the next chunk (Router.valuesInPlace).
-            boolean valuesInPlace = Router.valuesInPlace(resultPinned, reads, writes, readKeysRepeat);
-            long s0 = System.nanoTime();
-            l.stage(stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, direct);
-            long s1 = System.nanoTime();
-            times.add(HostStageTimes.Stage.STAGE_IN, s1 - s0);
-            l.valueWrites = valueWrites;
-            inFlightWrites += valueWrites;
-            long out = !reads ? 0 : valuesInPlace ? result.values().address() + (long) first * geometry.valueSize()
-                    : l.out.address();
-            l.ticket = enqueue(m, l.kinds.address(), l.keys.address(), valueWrites > 0 ? l.values.address() : 0,
-                    l.codes.address(), out, 0, reads, writes, grouping);
-            if (resultPinned) {
-                l.queueResultsInto(stream, result);
-            } else {
-                l.queueResults(stream);
-            }
-            times.add(HostStageTimes.Stage.ENQUEUE, System.nanoTime() - s1);
-            lane ^= 1;
+        } catch (RuntimeException | Error e) {
+            drainBatches();  // nothing of the batch may still be running when its caller hears of the failure
+            throw e;
         }
-        for (HostLane l : lanes) {
-            rerun = harvest(l, result, rerun);
+        return owner;
+    }
+
+    /** Plans, stages and queues operations first..first+m of {@code owner}'s batch on the next lane. */
+    private void queueChunk(BatchInFlight owner, ChunkKinds counted, HostColumns direct, boolean resultPinned, int first,
+                            int m) {
+        Batch batch = owner.batch;
+        BatchResult result = owner.result;
+        if (lanesInFlight == LANES) {
+            harvestOldest();
+        }
+        long plan0 = System.nanoTime();
+        counted.chunk(first, kindCounts);
+        long deletes = kindCounts[KindCounts.DELETES];
+        long valueWrites = m - kindCounts[KindCounts.GETS] - deletes;  // every other kind carries a value
+        boolean reads = kindCounts[KindCounts.GETS] + kindCounts[KindCounts.RMWS] > 0;
+        boolean writes = valueWrites + deletes > 0;
+        boolean distinctKeys = writes && router.checksDistinct(m) && DistinctKeys.test(batch, first, m);
+        Router.Grouping grouping = Router.grouping(writes, distinctKeys, readKeysRepeat);
+        times.add(HostStageTimes.Stage.PLAN, System.nanoTime() - plan0);
+        if (!pipeline.fits(m)) {
+            drainBatches();  // the pipeline's buffers grow: chunks queued on the old ones must be done
+        }
+        if (heap.freeBlocks() - inFlightWrites < valueWrites) {
+            drainBatches();  // growth remaps the pool: nothing may be in flight
+            long g = System.nanoTime();
+            ensureFreeBlocks(valueWrites);
+            times.add(HostStageTimes.Stage.HEAP_GROWTH, System.nanoTime() - g);
+        }
+        HostLane l = lanes[nextLane];
+        // In place, the read stage writes each value through the mapping as it reads it from the
+        // pool, PCIe carrying both directions at once, and no copy follows the kernels; otherwise
+        // into the lane's device buffer, copied out behind the next chunk (Router.valuesInPlace).
+        boolean valuesInPlace = Router.valuesInPlace(resultPinned, reads, writes, readKeysRepeat);
+        long s0 = System.nanoTime();
+        l.stage(stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, direct);
+        long s1 = System.nanoTime();
+        times.add(HostStageTimes.Stage.STAGE_IN, s1 - s0);
+        long out = !reads ? 0 : valuesInPlace ? result.values().address() + (long) first * geometry.valueSize()
+                : l.out.address();
+        l.ticket = enqueue(m, l.kinds.address(), l.keys.address(), valueWrites > 0 ? l.values.address() : 0,
+                l.codes.address(), out, 0, reads, writes, grouping);
+        l.valueWrites = valueWrites;
+        l.owner = owner;
+        l.queued = chunksQueued++;
+        inFlightWrites += valueWrites;
+        opsInFlight += m;
+        lanesInFlight++;
+        nextLane = (nextLane + 1) % LANES;
+        owner.lastChunk = l.queued;
+        owner.lastLane = l;
+        if (owner.chunksInFlight++ == 0) {
+            mostBatchesInFlight = Math.max(mostBatchesInFlight, ++batchesInFlight);
+        }
+        if (resultPinned) {
+            l.queueResultsInto(stream, result);
+        } else {
+            l.queueResults(stream);
+        }
+        times.add(HostStageTimes.Stage.ENQUEUE, System.nanoTime() - s1);
+    }
+
+    /**
+     * Outside the engine's lock: waits until the GPU is done with {@code owner}'s last chunk (or
+     * somebody harvested it), so that {@link #finish} under the lock finds its results ready.
+     */
+    @Override
+    public void awaitOutsideLock(BatchInFlight owner) {
+        HostLane last = owner.lastLane;
+        if (last != null && !harvested(owner)) {
+            long w0 = System.nanoTime();
+            // If the lane was harvested and took a later chunk meanwhile, this waits for that one too.
+            last.awaitResultsAsleep();
+            times.add(HostStageTimes.Stage.AWAIT_UNLOCKED, System.nanoTime() - w0);
+        }
+    }
+
+    /**
+     * Under the engine's lock: harvests what is left of {@code owner}'s chunks (and the older chunks of
+     * other batches before them), runs its operations that need a resize, and throws what harvesting
+     * any of its chunks threw.
+     */
+    @Override
+    public void finish(BatchInFlight owner) {
+        while (!harvested(owner)) {
+            harvestOldest();
+        }
+        if (owner.failure != null) {
+            throw owner.failure;
         }
         long a0 = System.nanoTime();
-        rerunAfterResize(batch, result, rerun);
+        if (owner.rerun.length > 0) {
+            drainBatches();  // a resize moves the table under every chunk
+            rerunAfterResize(owner.batch, owner.result, owner.rerun);
+        }
         ahead.afterBatch(heap.freeBlocks(), heap.totalBlocks());
         times.add(HostStageTimes.Stage.AFTER, System.nanoTime() - a0);
+    }
+
+    /** Harvests every chunk in flight, whoever's: before anything that needs the GPU idle and the pool still. */
+    @Override
+    public void drainBatches() {
+        while (lanesInFlight > 0) {
+            harvestOldest();
+        }
+    }
+
+    @Override
+    public boolean harvested(BatchInFlight owner) {
+        return chunksHarvested > owner.lastChunk;
+    }
+
+    @Override
+    public boolean batchesInFlight() {
+        return lanesInFlight > 0;
+    }
+
+    @Override
+    public long opsInFlight() {
+        return opsInFlight;
+    }
+
+    /**
+     * Waits for the oldest chunk in flight and puts its results into its batch's result; a failure
+     * goes to that batch (its owner throws it), not to the thread that happened to harvest it.
+     */
+    private void harvestOldest() {
+        HostLane l = lanes[Math.floorMod(nextLane - lanesInFlight, LANES)];
+        BatchInFlight owner = l.owner;
+        try {
+            owner.rerun = harvest(l, owner.result, owner.rerun);
+        } catch (RuntimeException e) {
+            owner.failed(e);
+        } finally {
+            if (l.ticket != null) {  // harvest failed before it took the chunk off
+                inFlightWrites -= l.valueWrites;
+                l.ticket = null;
+            }
+            opsInFlight -= l.n;
+            if (--owner.chunksInFlight == 0) {
+                batchesInFlight--;
+            }
+            l.owner = null;
+            lanesInFlight--;
+            chunksHarvested++;
+        }
     }
 
     /**
@@ -321,6 +440,27 @@ final class MirrorPath implements BatchPath {
 
     /** Value writes of the chunks queued and not yet harvested: blocks they may take. */
     private long inFlightWrites;
+    /** Operations of the chunks queued and not yet harvested (the header's in-flight bound covers them). */
+    private long opsInFlight;
+    /**
+     * Lanes of host-batch chunks, taken in a ring: one chunk in flight each. Four keep the GPU fed
+     * while the lock holder stages the next batch (several threads' batches of one chunk each, or
+     * one batch's four chunks); each costs its chunk's buffers in GPU and pinned memory.
+     */
+    static final int LANES = 4;
+    /** The lane the next chunk takes; the oldest chunk in flight is {@link #lanesInFlight} lanes back. */
+    private int nextLane;
+    private int lanesInFlight;
+    /** Chunks queued since open: a chunk's place in the queue ({@link HostLane#queued}). */
+    private long chunksQueued;
+    /**
+     * Chunks harvested since open, oldest first: a chunk is done once this passes its place. Read
+     * outside the lock by a thread waiting for its batch.
+     */
+    private volatile long chunksHarvested;
+    /** Batches with a chunk in flight now, and the most at once since open (for tests and stats). */
+    private int batchesInFlight;
+    private int mostBatchesInFlight;
 
     /**
      * Waits for a lane's chunk, accounts for it and copies its results into {@code result}; returns
@@ -497,7 +637,7 @@ final class MirrorPath implements BatchPath {
         heap.pull(parts.pool());
         parts.resize();
         heap.push(parts.pool());
-        mirror.load(parts.pool().layout(), parts.kernels().poolAddress());
+        mirror.load(parts.pool().layout(), parts.kernels().registration());
     }
 
     @Override
@@ -528,6 +668,11 @@ final class MirrorPath implements BatchPath {
 
     long distinctWriteRuns() {
         return distinctWriteRuns;
+    }
+
+    /** The most host batches (of any threads) with chunks on the GPU at once since open. */
+    int mostBatchesInFlight() {
+        return mostBatchesInFlight;
     }
 
     /** The router this path's chunks are planned by (the engine routes its calls by it too). */
@@ -564,7 +709,14 @@ final class MirrorPath implements BatchPath {
         for (PreparedBatch p : allPrepared) {
             p.staging.close();
         }
-        for (AutoCloseable c : new AutoCloseable[] {ahead, mirror, heap, pipeline, lanes[0], lanes[1], rerun, small, smallWrites}) {
+        java.util.List<AutoCloseable> all = new java.util.ArrayList<>(java.util.List.of(ahead, mirror, heap, pipeline, rerun,
+                small, smallWrites));
+        for (HostLane l : lanes) {
+            if (l != null) {
+                all.add(l);
+            }
+        }
+        for (AutoCloseable c : all) {
             try {
                 c.close();
             } catch (Exception ignored) {

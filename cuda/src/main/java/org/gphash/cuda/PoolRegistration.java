@@ -1,6 +1,7 @@
 package org.gphash.cuda;
 
 import static jcuda.driver.JCudaDriver.cuMemHostRegister;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
 
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUresult;
 import jcuda.CudaException;
 import org.gphash.persistence.PoolFile;
@@ -38,6 +40,8 @@ final class PoolRegistration implements PoolFile.MappingListener {
             + "'gphash snapshot'";
 
     private final List<HostPointer> chunks = new ArrayList<>();
+    /** Where each registration in {@link #chunks} starts and ends (addresses): a copy must not span two. */
+    private final List<long[]> chunkRanges = new ArrayList<>();
     private MemorySegment registered;
 
     /**
@@ -99,8 +103,10 @@ final class PoolRegistration implements PoolFile.MappingListener {
         try {
             for (long off = from; off < to; off += MAX_CHUNK) {
                 HostPointer p = new HostPointer(base + off);
-                cuMemHostRegister(p, Math.min(MAX_CHUNK, to - off), 0);
+                long length = Math.min(MAX_CHUNK, to - off);
+                cuMemHostRegister(p, length, 0);
                 chunks.add(p);
+                chunkRanges.add(new long[] {base + off, base + off + length});
             }
         } catch (CudaException e) {
             release();
@@ -122,6 +128,7 @@ final class PoolRegistration implements PoolFile.MappingListener {
             }
         }
         chunks.clear();
+        chunkRanges.clear();
         registered = null;
     }
 
@@ -131,6 +138,35 @@ final class PoolRegistration implements PoolFile.MappingListener {
         } catch (CudaException e) {
             return CUresult.CUDA_ERROR_UNKNOWN;
         }
+    }
+
+    /**
+     * Copies {@code length} bytes of the pool from {@code offset} into GPU memory at {@code target}, in
+     * one copy per registration the range touches: CUDA refuses (CUDA_ERROR_INVALID_VALUE) a copy whose
+     * host range spans two registrations, which a pool grown in place has (a level of the index mirror
+     * loaded after a resize crossed one).
+     */
+    synchronized void copyToDevice(CUdeviceptr target, long offset, long length) {
+        long start = deviceBase() + offset;
+        long end = start + length;
+        for (long from = start, to; from < end; from = to) {
+            to = pieceEnd(chunkRanges, from, end);
+            cuMemcpyHtoD(target.withByteOffset(from - start), new HostPointer(from), to - from);
+        }
+    }
+
+    /**
+     * Where the piece of a copy of {@code [from, end)} that starts at {@code from} ends: at {@code end}
+     * or the end of the registration (one of {@code ranges}, {start, end} addresses) holding
+     * {@code from}, whichever comes first.
+     */
+    static long pieceEnd(List<long[]> ranges, long from, long end) {
+        for (long[] range : ranges) {
+            if (from >= range[0] && from < range[1]) {
+                return Math.min(end, range[1]);
+            }
+        }
+        throw new IllegalStateException("pool address " + from + " is not registered with CUDA");
     }
 
     /** The device address of pool offset 0 (the host address: registered memory is addressed as is). */

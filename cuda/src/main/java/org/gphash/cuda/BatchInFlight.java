@@ -1,0 +1,42 @@
+package org.gphash.cuda;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+
+/**
+ * A host batch whose chunks the mirror path has queued on the GPU ({@code MirrorPath.start}) and not
+ * all harvested: what its calling thread waits for outside the engine's lock, and what whichever
+ * thread harvests one of its chunks under the lock fills in (results, reruns, a failure). Fields are
+ * read and written under the engine's lock, but for {@link #lastChunk} and {@link #lastLane}, which
+ * are set before the lock is released and only read after.
+ */
+final class BatchInFlight {
+
+    private static final int[] NONE = new int[0];
+
+    final Batch batch;
+    final BatchResult result;
+    /** The queue position of the batch's last chunk (MirrorPath counts chunks queued and harvested). */
+    long lastChunk = -1;
+    /** The lane its last chunk went to (it may carry a later chunk by the time its owner looks). */
+    HostLane lastLane;
+    /** Operations of the batch that found every candidate bucket full: run again after a resize. */
+    int[] rerun = NONE;
+    /** Its chunks queued and not yet harvested. */
+    int chunksInFlight;
+    /** What went wrong harvesting one of its chunks, for its owner to throw. */
+    RuntimeException failure;
+
+    BatchInFlight(Batch batch, BatchResult result) {
+        this.batch = batch;
+        this.result = result;
+    }
+
+    void failed(RuntimeException e) {
+        if (failure == null) {
+            failure = e;
+        } else if (failure != e) {
+            failure.addSuppressed(e);
+        }
+    }
+}
