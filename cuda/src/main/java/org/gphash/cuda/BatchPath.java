@@ -82,6 +82,13 @@ interface BatchPath extends AutoCloseable {
     }
 
     /**
+     * Takes back what {@link #pinOutsideLock} returned, once the batch is done with it (not after a
+     * failure that may have left the batch's copies in flight: the path closes it then).
+     */
+    default void release(PreparedBatch prepared) {
+    }
+
+    /**
      * Under the engine's lock: a slot for a batch {@link #readsConcurrently} took, with the
      * parameters it will run with; null when none is free (or the path runs none).
      */

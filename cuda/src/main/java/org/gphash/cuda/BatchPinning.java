@@ -23,30 +23,41 @@ import org.gphash.spi.HostMemory;
 final class BatchPinning {
 
     /**
-     * Blocks whose run moves at least this many bytes are pinned on their first run. 1 MiB, with the
-     * registration before the engine's lock, measured slower: 16 threads' fresh batches of 2^18 gets
-     * ran YCSB-C at 59-74 Mops/s against 98-110, the locked thread's launches and copies slowed while
-     * others registered (H200; docs/lab/2026-11-26-router-and-client.md).
+     * Batches whose run moves at least this many bytes are pinned on their first run; smaller ones are
+     * copied by their calling thread into pinned memory outside the engine's lock ({@link CallerStaging}).
+     * 1 MiB measured slower: 16 threads' fresh batches of 2^18 gets ran YCSB-C at 59-74 Mops/s against
+     * 98-110, the locked thread's launches and copies slowed while others registered (H200;
+     * docs/lab/2026-11-26-router-and-client.md). 32 MiB, which registered 16 threads' fresh batches of
+     * 2^18 writes (34 MiB), ran YCSB-A at 56-61 Mops/s against 72-78 with them copied (H200,
+     * docs/lab/2026-11-26-batches-in-flight.md). A batch of 2^20 writes (137 MiB) from one thread is
+     * still registered: 5 ms against about 13 ms to copy it.
      */
-    static final long PIN_AT_ONCE_BYTES = 32L << 20;
+    static final long PIN_AT_ONCE_BYTES = 64L << 20;
+
+    /**
+     * Results whose run moves at least this many bytes are pinned on their first run. Lower than for
+     * batches: an unpinned result is copied out under the engine's lock (a batch is copied in before it).
+     */
+    static final long RESULT_PIN_AT_ONCE_BYTES = 32L << 20;
 
     private BatchPinning() {
     }
 
     /**
      * Counts one run of {@code memory} and says whether it is pinned now, pinning it on its second
-     * run, or on its first when the run moves {@link #PIN_AT_ONCE_BYTES} or more of it (what a
-     * staging copy would copy: a batch of gets moves its kinds and keys, not its value column). The
-     * caller holds the engine's context.
+     * run, or on its first when the run moves {@code atOnceBytes} or more of it (what a staging copy
+     * would copy: a batch of gets moves its kinds and keys, not its value column; {@link
+     * #PIN_AT_ONCE_BYTES} for batches, {@link #RESULT_PIN_AT_ONCE_BYTES} for results). The caller holds
+     * the engine's context.
      */
-    static boolean pinnedForRun(HostMemory memory, CudaRuntime cuda, long bytesMoved) {
+    static boolean pinnedForRun(HostMemory memory, CudaRuntime cuda, long bytesMoved, long atOnceBytes) {
         if (memory.pinRefused()) {
             return false;
         }
         if (memory.pinned()) {
             return true;
         }
-        if (memory.noteUse() < 2 && bytesMoved < PIN_AT_ONCE_BYTES) {
+        if (memory.noteUse() < 2 && bytesMoved < atOnceBytes) {
             return false;
         }
         long address = memory.segment().address();

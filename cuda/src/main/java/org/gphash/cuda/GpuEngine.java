@@ -342,6 +342,9 @@ public final class GpuEngine implements Engine, GpuFeatures {
                     awaitOutsideLock(started);
                     finishLocked(started);
                 }
+                if (prepared != null) {
+                    path.release(prepared);
+                }
                 times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
                 return SubmittedBatch.DONE;
         }

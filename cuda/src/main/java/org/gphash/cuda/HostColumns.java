@@ -5,7 +5,7 @@ import org.gphash.Batch;
 /**
  * Where a host batch's columns can be copied to the GPU from directly: page-locked memory, either the
  * batch's own (pinned, {@link BatchPinning}) or its thread's copy made before the engine's lock
- * ({@link ThreadStaging}). A {@code values} of 0: the values are not there, and the lane stages them.
+ * ({@link CallerStaging}). A {@code values} of 0: the values are not there, and the lane stages them.
  */
 record HostColumns(long kinds, long keys, long values) {
 

@@ -400,7 +400,10 @@ final class MirrorPath implements BatchPath {
         int n = batch.size();
         long p0 = System.nanoTime();
         int chunk = hostChunk(n);
-        PreparedBatch prepared = preparedBatches.get();
+        PreparedBatch prepared = freePrepared.poll();
+        if (prepared == null) {
+            prepared = newPrepared();
+        }
         ChunkKinds counted = prepared.kinds.prepare(batch.kinds(), n, chunk);
         // The first chunk stands for the batch: pinning is a choice of speed, never of results.
         long[] counts = new long[3];
@@ -410,11 +413,13 @@ final class MirrorPath implements BatchPath {
         boolean carriesValues = first - gets - counts[KindCounts.DELETES] > 0;
         boolean reads = gets + counts[KindCounts.RMWS] > 0;
         long bytesMoved = (long) n * (1 + geometry.keySize()) + (carriesValues ? (long) n * geometry.valueSize() : 0);
-        boolean pinned = BatchPinning.pinnedForRun(batch.memory(), parts.cuda(), bytesMoved);
-        // Not pinned: its kinds and keys go to the thread's own pinned copy now, outside the lock.
-        prepared.columns = pinned ? HostColumns.of(batch) : prepared.staging.fill(batch);
+        boolean pinned = BatchPinning.pinnedForRun(batch.memory(), parts.cuda(), bytesMoved, BatchPinning.PIN_AT_ONCE_BYTES);
+        // Not pinned: its kinds and keys (and values, if the first chunk carries any) go to a pinned
+        // copy now, made by the calling thread outside the lock (CallerStaging).
+        prepared.columns = pinned ? HostColumns.of(batch) : prepared.staging.fill(batch, carriesValues);
         if (reads) {
-            BatchPinning.pinnedForRun(result.memory(), parts.cuda(), (long) n * (1 + geometry.valueSize()));
+            BatchPinning.pinnedForRun(result.memory(), parts.cuda(), (long) n * (1 + geometry.valueSize()),
+                    BatchPinning.RESULT_PIN_AT_ONCE_BYTES);
         }
         times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
         return prepared;
@@ -431,7 +436,8 @@ final class MirrorPath implements BatchPath {
     /** The counts of gets, deletes and read-modify-writes of the chunk (or small batch) being planned ({@link KindCounts}). */
     private final long[] kindCounts = new long[3];
     /** Each thread's batch prepared outside the lock (kinds counted, columns pinned or copied), read back under it in the same call. */
-    private final ThreadLocal<PreparedBatch> preparedBatches = ThreadLocal.withInitial(this::newPrepared);
+    private final java.util.concurrent.ConcurrentLinkedQueue<PreparedBatch> freePrepared =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** Every thread's prepared batch, for close (their staging memory is registered with CUDA). */
     private final java.util.concurrent.ConcurrentLinkedQueue<PreparedBatch> allPrepared =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
@@ -697,6 +703,17 @@ final class MirrorPath implements BatchPath {
 
     Map<StageProfile.Stage, Long> stageNanos() {
         return pipeline.stageNanos();
+    }
+
+    /**
+     * Takes back what {@link #pinOutsideLock} prepared, once its batch is done (its staging memory is
+     * reused by the next batch of any thread: a thread of its own each would pin memory for every
+     * thread that ever ran a batch, until close).
+     */
+    @Override
+    public void release(PreparedBatch prepared) {
+        prepared.columns = null;
+        freePrepared.add(prepared);
     }
 
     private PreparedBatch newPrepared() {

@@ -4,11 +4,12 @@ package org.gphash.cuda;
  * What the mirror path prepared for a host batch before the engine's lock, for its run under it in
  * the same call: the batch's kinds counted chunk by chunk ({@link ChunkKinds}) and where its columns
  * can be copied to the GPU from directly ({@link HostColumns}; null: through the lanes' staging).
- * Not thread-safe: each thread has its own, filled and read within one call.
+ * Not thread-safe: one batch's at a time, taken from the path's free list before the lock and given
+ * back when the batch is done ({@link BatchPath#release}).
  */
 final class PreparedBatch {
 
     final ChunkKinds kinds = new ChunkKinds();
-    final ThreadStaging staging = new ThreadStaging();
+    final CallerStaging staging = new CallerStaging();
     HostColumns columns;
 }
