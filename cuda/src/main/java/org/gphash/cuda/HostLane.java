@@ -89,9 +89,16 @@ final class HostLane implements AutoCloseable {
      * this lane's pinned staging memory, on the lane's upload stream; work queued on {@code compute}
      * after this waits for the copy. {@code withReads}: the chunk's
      * values read come back through this lane (false when the kernels write them into a pinned
-     * result themselves).
+     * result themselves). {@code after}: the lane of the chunk queued before, whose copy in this one's
+     * waits for (null: none).
      */
-    void stage(CUstream compute, Batch batch, int first, int n, boolean withValues, boolean withReads, HostColumns direct) {
+    void stage(CUstream compute, Batch batch, int first, int n, boolean withValues, boolean withReads, HostColumns direct,
+               HostLane after) {
+        if (after != null && after != this) {
+            // Copies in go in chunk order: issued side by side on the lanes' streams, several chunks
+            // shared the link and the first one's kernels started late.
+            cuStreamWaitEvent(uploads, after.staged, 0);
+        }
         this.first = first;
         this.n = n;
         this.reads = withReads;

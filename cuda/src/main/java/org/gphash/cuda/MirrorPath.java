@@ -218,7 +218,8 @@ final class MirrorPath implements BatchPath {
         // into the lane's device buffer, copied out behind the next chunk (Router.valuesInPlace).
         boolean valuesInPlace = Router.valuesInPlace(resultPinned, reads, writes, readKeysRepeat);
         long s0 = System.nanoTime();
-        l.stage(stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, direct);
+        l.stage(stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, direct,
+                lanes[Math.floorMod(nextLane - 1, LANES)]);
         long s1 = System.nanoTime();
         times.add(HostStageTimes.Stage.STAGE_IN, s1 - s0);
         long out = !reads ? 0 : valuesInPlace ? result.values().address() + (long) first * geometry.valueSize()
