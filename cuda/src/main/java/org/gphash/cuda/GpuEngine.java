@@ -57,6 +57,12 @@ import org.gphash.index.VerifyReport;
  * other; and gets that host threads run on the mapped pool themselves ({@link #getAlongside},
  * {@link HostReadGate}). Every synchronized entry point that touches the pool or the GPU first
  * waits for those in flight ({@link #ensureOpen}).
+ *
+ * <p><b>Host batches in flight together.</b> A host batch on the pipeline is queued under the lock
+ * behind other threads' batches (their kernels run in order on one stream) and waited for outside
+ * it; every other entry point first drains them ({@link BatchPath#drainBatches}), so the host still
+ * writes the pool only with nothing in flight (docs/DESIGN.md, "Host batches of several threads in
+ * flight").
  */
 public final class GpuEngine implements Engine, GpuFeatures {
 
