@@ -8,6 +8,7 @@
 // slots of slot_size bytes: the pool slot's meta word and key, as in the pool, then the value.
 #pragma once
 #include <cstdint>
+#include "candidate_order.cuh"
 #include "table_params.cuh"
 
 namespace gphash {
@@ -45,10 +46,6 @@ constexpr uint64_t kBusyMeta = ~0ull;
 __device__ __forceinline__ bool cache_on(const CacheParams& c) { return c.capacity != 0; }
 
 __device__ __forceinline__ bool published(uint32_t f) { return (f & kLoading) == 0; }
-
-__device__ __forceinline__ uint64_t global_bucket(const TableParams& t, int d, uint64_t b) {
-    return (2ull << t.top_log2) - (2ull << (t.top_log2 - d)) + b;
-}
 
 __device__ __forceinline__ uint32_t* cache_map_f(const CacheParams& c) { return reinterpret_cast<uint32_t*>(c.f); }
 __device__ __forceinline__ uint32_t* cache_map_g(const CacheParams& c) { return reinterpret_cast<uint32_t*>(c.g); }

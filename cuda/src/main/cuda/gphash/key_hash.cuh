@@ -1,5 +1,7 @@
 // Key words and hashing, exactly as org.gphash.index.KeyHasher computes them: the key read as
 // little-endian 64-bit words (the last zero-padded), MurmurHash3-x64-style mixing per word, fmix64.
+// What does not read the pool is __host__ __device__: a host program built by nvcc in the tests
+// (cuda/src/test/cuda/key_hash_check.cu) checks it against the Java side (CudaAlgorithmAgreementTest).
 #pragma once
 #include <cstdint>
 #include "slot_meta.cuh"
@@ -8,7 +10,7 @@
 namespace gphash {
 
 // Word w of a key of key_size bytes at p; bytes past the key read as zero.
-__device__ __forceinline__ uint64_t key_word(const uint8_t* p, int w, int key_size) {
+__host__ __device__ __forceinline__ uint64_t key_word(const uint8_t* p, int w, int key_size) {
     const int start = w * 8;
     const int len = min(8, key_size - start);
     if (len == 8 && (reinterpret_cast<uintptr_t>(p + start) & 7) == 0) {
@@ -31,9 +33,9 @@ __device__ __forceinline__ uint64_t pool_key_word(const uint8_t* p, int w, int k
     return x;
 }
 
-__device__ __forceinline__ uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+__host__ __device__ __forceinline__ uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
-__device__ __forceinline__ uint64_t fmix64(uint64_t h) {
+__host__ __device__ __forceinline__ uint64_t fmix64(uint64_t h) {
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
@@ -42,7 +44,7 @@ __device__ __forceinline__ uint64_t fmix64(uint64_t h) {
     return h;
 }
 
-__device__ __forceinline__ uint64_t mix_word(uint64_t h, uint64_t word) {
+__host__ __device__ __forceinline__ uint64_t mix_word(uint64_t h, uint64_t word) {
     uint64_t k = word * 0x87c37b91114253d5ull;
     k = rotl64(k, 31);
     k *= 0x4cf5ad432745937full;
@@ -52,16 +54,20 @@ __device__ __forceinline__ uint64_t mix_word(uint64_t h, uint64_t word) {
 }
 
 template <bool InPool>
-__device__ __forceinline__ uint64_t hash_key(const uint8_t* key, int key_size, uint64_t seed) {
+__host__ __device__ __forceinline__ uint64_t hash_key(const uint8_t* key, int key_size, uint64_t seed) {
     uint64_t h = seed ^ (static_cast<uint64_t>(key_size) * 0x9E3779B97F4A7C15ull);
     const int words = (key_size + 7) / 8;
     for (int w = 0; w < words; ++w) {
-        h = mix_word(h, InPool ? pool_key_word(key, w, key_size) : key_word(key, w, key_size));
+        if constexpr (InPool) {
+            h = mix_word(h, pool_key_word(key, w, key_size));  // device only: the pool is read on the GPU
+        } else {
+            h = mix_word(h, key_word(key, w, key_size));
+        }
     }
     return fmix64(h ^ static_cast<uint64_t>(key_size));
 }
 
-__device__ __forceinline__ uint32_t fingerprint_of(uint64_t hash0) {
+__host__ __device__ __forceinline__ uint32_t fingerprint_of(uint64_t hash0) {
     uint32_t fp = static_cast<uint32_t>(hash0 >> 48);
     return fp < kFirstValidFingerprint ? fp + kFirstValidFingerprint : fp;
 }

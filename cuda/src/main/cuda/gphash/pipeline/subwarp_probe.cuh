@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include "../cache_params.cuh"
+#include "../candidate_order.cuh"
 #include "../key_hash.cuh"
 #include "../slot_meta.cuh"
 #include "../table_params.cuh"
@@ -54,32 +55,6 @@ struct MirrorLookup {
     uint64_t candidate[kMaxSubwarpBuckets];  // global bucket numbers, candidate c = level c / hashes
 };
 
-// The q-th smallest (ties by hash index) of the key's bucket numbers at a level of `size` buckets.
-__device__ __forceinline__ uint64_t nth_bucket(const KeyHashes& k, int hashes, uint64_t size, int q) {
-    if (hashes <= 2) {  // the default geometry: the smaller, then the larger
-        const uint64_t a = k.h[0] & (size - 1);
-        const uint64_t b = hashes == 2 ? k.h[1] & (size - 1) : a;
-        return q == 0 ? min(a, b) : max(a, b);
-    }
-    uint64_t out = 0;
-#pragma unroll
-    for (int j = 0; j < kMaxHashes; ++j) {
-        if (j < hashes) {
-            const uint64_t v = k.h[j] & (size - 1);
-            int rank = 0;
-#pragma unroll
-            for (int i = 0; i < kMaxHashes; ++i) {
-                if (i < hashes) {
-                    const uint64_t w = k.h[i] & (size - 1);
-                    rank += (w < v || (w == v && i < j)) ? 1 : 0;
-                }
-            }
-            out = rank == q ? v : out;
-        }
-    }
-    return out;
-}
-
 // Looks `key` (hashes k) up in the mirror (mt: TableParams over the mirror). Every lane of the warp
 // must call; `live` false for sub-groups without a key this round. During placement other warps claim
 // slots meanwhile, so an EMPTY slot seen may be taken by the time it is CASed (the caller retries).
@@ -108,7 +83,7 @@ __device__ MirrorLookup lookup_mirror(const TableParams& mt, const SubGroup& g, 
             const uint64_t b = nth_bucket(k, hashes, size, q);
             if (q == 0 || nth_bucket(k, hashes, size, q - 1) != b) {
                 r.candidates |= 1u << c;
-                r.candidate[c] = (2ull << mt.top_log2) - (2ull << (mt.top_log2 - d)) + b;
+                r.candidate[c] = global_bucket(mt, d, b);
                 const uint8_t* at = reinterpret_cast<const uint8_t*>(mt.level_offset[d] + b * static_cast<uint64_t>(mt.bucket_size)
                                                                      + static_cast<uint64_t>(g.index) * mt.slot_size);
                 if (live) {

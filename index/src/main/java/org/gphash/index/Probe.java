@@ -156,28 +156,7 @@ final class Probe {
 
     /** Bucket numbers of the key at depth {@code d}, ascending, without repeats; returns how many. */
     private int sortedDistinctBuckets(TableLayout layout, int depth, int h) {
-        int n = 0;
-        for (int j = 0; j < h; j++) {
-            long b = layout.bucketAtDepth(hashes[j], depth);
-            int pos = n;
-            boolean seen = false;
-            for (int i = 0; i < n; i++) {
-                if (levelBuckets[i] == b) {
-                    seen = true;
-                    break;
-                }
-            }
-            if (seen) {
-                continue;
-            }
-            while (pos > 0 && levelBuckets[pos - 1] > b) {
-                levelBuckets[pos] = levelBuckets[pos - 1];
-                pos--;
-            }
-            levelBuckets[pos] = b;
-            n++;
-        }
-        return n;
+        return layout.candidateBuckets(hashes, h, depth, levelBuckets);
     }
 
     /**

@@ -48,6 +48,43 @@ public record TableLayout(int topLog2, long[] offsetsTopFirst, int bucketSize) {
         return hash & ((1L << (topLog2 - depth)) - 1);
     }
 
+    /**
+     * A key's candidate buckets at depth {@code depth}, in the order they are probed (the validity
+     * order of docs/DESIGN.md): bucket numbers ascending, a bucket two hashes share once. The GPU
+     * kernels take them in the same order (candidate_order.cuh; CudaAlgorithmAgreementTest checks
+     * the two agree).
+     *
+     * @param hashes the key's hashes, the first {@code count} used
+     * @param count  how many hashes the geometry has
+     * @param depth  the level, 0 = top
+     * @param out    where the bucket numbers go, at least {@code count} long
+     * @return how many distinct buckets went to {@code out}
+     */
+    public int candidateBuckets(long[] hashes, int count, int depth, long[] out) {
+        int n = 0;
+        for (int j = 0; j < count; j++) {
+            long b = bucketAtDepth(hashes[j], depth);
+            boolean seen = false;
+            for (int i = 0; i < n; i++) {
+                if (out[i] == b) {
+                    seen = true;
+                    break;
+                }
+            }
+            if (seen) {
+                continue;
+            }
+            int pos = n;
+            while (pos > 0 && out[pos - 1] > b) {
+                out[pos] = out[pos - 1];
+                pos--;
+            }
+            out[pos] = b;
+            n++;
+        }
+        return n;
+    }
+
     /** The same table without its bottom level: where a resize moves bottom-level items to. */
     public TableLayout withoutBottom() {
         return new TableLayout(topLog2, Arrays.copyOf(offsetsTopFirst, offsetsTopFirst.length - 1), bucketSize);
