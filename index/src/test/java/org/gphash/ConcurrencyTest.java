@@ -263,7 +263,7 @@ class ConcurrencyTest {
                 assertTrue(someDelete || !anyEffect, "key " + k + " is absent but no thread's last effective operation on it was a delete");
             }
             // Under strict linearizability creates - deletes = presence. Racing inserts of one key may
-            // both return true (documented: README, docs/DESIGN.md), so this is reported, not asserted.
+            // both return true (documented: docs/USAGE.md, docs/DESIGN.md), so this is reported, not asserted.
             if (c - d != (v != null ? 1 : 0)) {
                 countMismatches.add("key " + k + ": " + c + " creating operations, " + d + " deletes, present=" + (v != null));
             }

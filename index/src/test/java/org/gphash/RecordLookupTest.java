@@ -10,7 +10,7 @@ import java.lang.invoke.MethodHandles;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 28: a record declared as the README showed it (not public, nested in the application's
+ * Issue 28: a record declared as the README (now docs/USAGE.md) showed it (not public, nested in the application's
  * class) failed with a message naming lookup internals. A lookup passed in reaches it; without one
  * the error is one line naming the record and the way out.
  */

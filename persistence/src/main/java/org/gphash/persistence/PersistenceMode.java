@@ -12,7 +12,7 @@ public enum PersistenceMode {
      * Nothing to flush: the pool is on tmpfs, whose pages are the file. A process crash loses
      * nothing (the page cache outlives the process, and stores are ordered by the engine's
      * volatile/CAS writes); a power cut loses the whole file whatever is flushed. msync there is a
-     * system call that buys no durability, measured to cap write throughput (see README).
+     * system call that buys no durability, measured to cap write throughput (see docs/USAGE.md, "Durability modes").
      */
     MEMORY("none needed: tmpfs (survives process crashes, not power loss)");
 
