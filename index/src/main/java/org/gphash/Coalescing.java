@@ -33,7 +33,7 @@ import java.util.Objects;
  * leave with the first of them only (after DIDO, which adapts batching to measured arrivals and
  * kernel time). Off by default: on the H100 under YCSB's client it made batches 1.3x to 1.7x larger
  * but throughput moved both ways (A +13% at 16 threads, C -7%, A -9% at 256: a larger GPU batch
- * costs more, so the wait buys nothing on average; docs/PERFORMANCE.md).
+ * costs more, so the wait buys nothing on average; docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md).
  *
  * <p>{@code spin}: how long a caller waiting for its batch, and the dispatcher waiting for work,
  * spin before they park. Waking a parked thread takes the waker and the woken thread microseconds
@@ -45,7 +45,7 @@ import java.util.Objects;
  * gathers and submits the next batch while the engine still runs the last ({@code Engine.submit}:
  * the GPU engine then has two small batches of gets on the GPU at once, on streams of their own).
  * Measured on the H100 under YCSB's client, two in flight made batches smaller and throughput moved
- * between 0.84x and 1.04x (docs/PERFORMANCE.md), so one is the default.
+ * between 0.84x and 1.04x (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md), so one is the default.
  *
  * @param mode            AUTO (on for the GPU backend, off for the CPU backend), ON or OFF
  * @param linger          how long the first waiting call may wait for others (zero: not at all)
@@ -77,8 +77,9 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * On for the GPU backend, off for the CPU backend; no linger; up to 65,536 operations a batch;
      * a host read cache of {@link #AUTO_HOST_CACHE}. The cache is on by default because it was
      * measured to help every YCSB workload under YCSB's own client on the H100 (C 3.1x at 16 client
-     * threads, B 1.5x and A 1.15x at 256; docs/PERFORMANCE.md), and sized from the heap so that a
-     * small heap is not filled by it.
+     * threads, B 1.5x and A 1.15x at 256;
+     * docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md), and sized from the heap so that
+     * a small heap is not filled by it.
      */
     public static final Coalescing AUTO = new Coalescing(Mode.AUTO, Duration.ZERO, 1 << 16, AUTO_HOST_CACHE,
             false, Duration.ofNanos(50_000), 1);

@@ -18,7 +18,7 @@ import org.gphash.spi.HostMemory;
  * the block: a fresh batch of 2^18 gets moves 2.3 MiB of kinds and keys, and registering its whole
  * 34 MiB block took 303 of 576 ms of locked host time in a YCSB-C run from 16 threads (H200). A
  * block CUDA refuses (a locked-memory limit) stays staged. Pinned batches replayed the DLRM trace
- * 1.18x faster than staging every batch (docs/PERFORMANCE.md), so there is no switch back.
+ * 1.18x faster than staging every batch (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md), so there is no switch back.
  */
 final class BatchPinning {
 

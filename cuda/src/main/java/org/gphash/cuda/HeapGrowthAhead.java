@@ -14,7 +14,7 @@ import org.gphash.index.PoolTable;
  * in place by the next growth's size and its new pages registered with CUDA
  * ({@link PoolTable#prepareHeapGrowth()}). The growth itself, on the batch path, then only tags and
  * commits the chunk. Measured on the H100, a growth cost about 0.6 ms per MB added, most of it this
- * part (docs/PERFORMANCE.md). Nothing moves, so kernels and the engine's thread go on meanwhile;
+ * part (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md). Nothing moves, so kernels and the engine's thread go on meanwhile;
  * where the file would have to be remapped the preparation does nothing and the growth does it all,
  * as before.
  *
