@@ -17,5 +17,6 @@ module org.gphash {
     exports org.gphash.index to org.gphash.cuda, org.gphash.recovery, org.gphash.bench;
 
     uses org.gphash.spi.EngineFactory;
+    provides org.gphash.spi.EngineFactory with org.gphash.index.CpuEngineFactory;
     uses org.gphash.spi.LatencyRecorder.Factory;
 }

@@ -9,7 +9,6 @@ import java.util.OptionalLong;
 import java.util.ServiceLoader;
 
 import org.gphash.bktcache.BktCacheConfig;
-import org.gphash.index.CpuEngine;
 import org.gphash.spi.CrashHook;
 import org.gphash.format.Geometry;
 import org.gphash.spi.Engine;
@@ -1089,13 +1088,19 @@ public final class GPHashIndex implements AutoCloseable {
             return new GPHashIndex(engine, c, recorders);
         }
 
+        /**
+         * The backend's engine factory, found through {@link ServiceLoader} for every backend, the
+         * CPU engine's ({@code org.gphash.index.CpuEngineFactory}) included, so that this package names
+         * no engine: first among the index's own class loader's providers, then the context class
+         * loader's (an application's loader may see the GPU engine's jar where the index's does not).
+         */
         private static EngineFactory factory(Backend backend) {
-            if (backend == Backend.CPU) {
-                return CpuEngine.FACTORY;
-            }
-            for (EngineFactory f : ServiceLoader.load(EngineFactory.class)) {
-                if (f.backend() == backend) {
-                    return f;
+            for (ClassLoader loader : new ClassLoader[] {GPHashIndex.class.getClassLoader(),
+                    Thread.currentThread().getContextClassLoader()}) {
+                for (EngineFactory f : ServiceLoader.load(EngineFactory.class, loader)) {
+                    if (f.backend() == backend) {
+                        return f;
+                    }
                 }
             }
             throw new BackendUnavailableException("the " + backend + " backend is not available in this build: "

@@ -1,28 +1,31 @@
 package org.gphash;
 
-import org.gphash.index.OpStatus;
-
-/** What one operation did. */
+/**
+ * What one operation did. Each outcome's code is the status byte the engines write into a
+ * {@link BatchResult}: the CPU engine's {@code org.gphash.index.OpStatus} and the GPU kernels' codes
+ * are the same numbers (OutcomeCodesTest and SharedConstantsTest check both), written here as
+ * numbers so that the API does not depend on the engines' package.
+ */
 public enum Outcome {
     /**
      * The operation did not run and changed nothing: its batch stopped first, with the exception
      * that says why (for example {@link PoolFullException}). The other operations' outcomes stand.
      */
-    NOT_APPLIED(OpStatus.NOT_APPLIED),
+    NOT_APPLIED((byte) 0),
     /** A get found the key. */
-    FOUND(OpStatus.FOUND),
+    FOUND((byte) 1),
     /** A get, update or delete did not find the key. */
-    NOT_FOUND(OpStatus.NOT_FOUND),
+    NOT_FOUND((byte) 2),
     /** An insert or put added the key. */
-    INSERTED(OpStatus.INSERTED),
+    INSERTED((byte) 3),
     /** An update or put replaced the key's value. */
-    UPDATED(OpStatus.UPDATED),
+    UPDATED((byte) 4),
     /** An insert found the key already present and changed nothing. */
-    EXISTS(OpStatus.EXISTS),
+    EXISTS((byte) 5),
     /** A delete removed the key. */
-    DELETED(OpStatus.DELETED),
+    DELETED((byte) 6),
     /** A read-modify-write found the key: the result holds the previous value, the new one is stored. */
-    REPLACED(OpStatus.REPLACED);
+    REPLACED((byte) 7);
 
     private static final Outcome[] BY_CODE = new Outcome[8];
 

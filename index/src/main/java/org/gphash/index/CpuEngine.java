@@ -27,24 +27,6 @@ import org.gphash.persistence.PoolFile;
  */
 public final class CpuEngine implements Engine {
 
-    /** Builds CPU engines; used directly by {@link org.gphash.GPHashIndex}. */
-    public static final EngineFactory FACTORY = new EngineFactory() {
-        @Override
-        public Backend backend() {
-            return Backend.CPU;
-        }
-
-        @Override
-        public Engine create(GPHashConfig config) {
-            return CpuEngine.create(config);
-        }
-
-        @Override
-        public Engine open(GPHashConfig config) {
-            return CpuEngine.open(config);
-        }
-    };
-
     private final PoolTable pool;
     private final CpuTable table;
     private final org.gphash.Durability durability;

@@ -1,6 +1,9 @@
 package org.gphash.index;
 
-/** Outcome codes of single operations, shared by the CPU engine and (later) the GPU kernels. */
+/**
+ * Outcome codes of single operations: the CPU engine's, and the same numbers as the GPU kernels'
+ * (SharedConstantsTest) and as {@link org.gphash.Outcome#code()} (OutcomeCodesTest).
+ */
 public final class OpStatus {
     /** The operation did not run: its batch failed first (see {@code Outcome.NOT_APPLIED}). */
     public static final byte NOT_APPLIED = 0;

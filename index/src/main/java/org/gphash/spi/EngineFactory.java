@@ -4,8 +4,9 @@ import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 
 /**
- * Creates engines of one backend. The CPU factory is built in; other backends (the GPU engine of
- * the cuda module) register one through {@link java.util.ServiceLoader}.
+ * Creates engines of one backend. Every backend registers one for {@link java.util.ServiceLoader}: the
+ * CPU engine in the index module itself ({@code org.gphash.index.CpuEngineFactory}), the GPU engine
+ * in the cuda module.
  */
 public interface EngineFactory {
 
