@@ -85,12 +85,12 @@ final class HostLane implements AutoCloseable {
 
     /**
      * Queues operations first..first+n of {@code batch} to the GPU, straight from {@code direct} (the
-     * batch's pinned memory, or its thread's pinned copy of kinds and keys) where given, else through
-     * this lane's pinned staging memory, on the lane's upload stream; work queued on {@code compute}
-     * after this waits for the copy. {@code withReads}: the chunk's
-     * values read come back through this lane (false when the kernels write them into a pinned
-     * result themselves). {@code after}: the lane of the chunk queued before, whose copy in this one's
-     * waits for (null: none).
+     * batch's pinned memory, or the pinned copy its calling thread made, values included where it
+     * copied them) where given, else through this lane's pinned staging memory, on the lane's upload
+     * stream; work queued on {@code compute} after this waits for the copy. {@code withReads}: the
+     * chunk's values read come back through this lane (false when the kernels write them into a
+     * pinned result themselves). {@code after}: the lane of the chunk queued before, whose copy in
+     * this one's waits for (null: none).
      */
     void stage(CUstream compute, Batch batch, int first, int n, boolean withValues, boolean withReads, HostColumns direct,
                HostLane after) {

@@ -474,9 +474,6 @@ final class MirrorPath implements BatchPath {
      * the rerun list grown by the chunk's operations that need a resize first.
      */
     private int[] harvest(HostLane l, BatchResult result, int[] rerun) {
-        if (l.ticket == null) {
-            return rerun;
-        }
         long w0 = System.nanoTime();
         l.awaitResults();
         long[] c = pipeline.await(l.ticket);

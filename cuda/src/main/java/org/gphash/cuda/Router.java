@@ -35,7 +35,7 @@ final class Router {
         SMALL_READS_LOCKED(true),
         /** A small writing batch of distinct keys in one launch of one block (pipe_small_writes.cuh). */
         SMALL_WRITES(true),
-        /** The v2 pipeline over the HBM index mirror, in chunks through two lanes. */
+        /** The v2 pipeline over the HBM index mirror, in chunks on four lanes, several threads' batches in flight. */
         PIPELINE(true),
         /** Per-operation kernels probing the pool: the engine without the index mirror. */
         POOL_PATH(true),
