@@ -8,6 +8,9 @@
 #   bench-ycsb/device-host-path.sh targets           # GpuTargetsBench --parts targets (ROUNDS=N with OLD)
 #   bench-ycsb/device-host-path.sh gpu [BATCH]       # the GPU engine only, coalescer on and off, new and
 #                                                    # OLD alternating (ROUNDS=N), default batch 262144
+#   bench-ycsb/device-host-path.sh cpu [BATCHES]     # the CPU engine beside ConcurrentHashMap, new and OLD
+#                                                    # (JFR=1: a flight recording, $OUT/cpu-BATCH.jfr)
+#   bench-ycsb/device-host-path.sh load [JVM OPTIONS] # 16M keys from fresh host batches beside the insert
 # KEYS, OPS, THREADS and WARMUP (bench ycsb --warmup, default 100k: raised to two batches a thread) set the bench.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
@@ -54,6 +57,17 @@ targets_once() {  # [GpuTargetsBench options]
     grep -E "^\| (host|positive|update|YCSB-C zipf 0.99, cache off)|load of" "$OUT/targets-$which-$round.log" \
         | cut -c1-220 | tee -a "$OUT/summary.txt"
 }
+cpu_once() {  # BATCH: the CPU engine beside ConcurrentHashMap; JFR=1: a flight recording of the new build's first round
+    local jfr=(-Dno.recording=1)
+    [[ -n "${JFR:-}" && "$which" == new && "$round" == 1 ]] \
+        && jfr=(-XX:StartFlightRecording:filename="$OUT/cpu-$1.jfr",settings=profile,jdk.ThreadPark#threshold=1ms)
+    run_bench "cpu-$which-$round-$1" "$cp" "${jfr[@]}" -- --batch "$1" --backend cpu --baselines chm
+}
+load_once() {  # [JVM OPTIONS]: GpuTargetsBench --parts load (16M keys from fresh host batches, beside the insert)
+    echo "== round $round: $which jars $*" | tee -a "$OUT/summary.txt"
+    "${java[@]}" "$@" -cp "$cp" org.gphash.bench.gpu.GpuTargetsBench --parts load > "$OUT/load-$which-$round.log" 2>&1
+    grep -E "^load of" "$OUT/load-$which-$round.log" | cut -c1-400 | tee -a "$OUT/summary.txt"
+}
 what="${1:-bench}"; shift || true
 case "$what" in
     bench)
@@ -65,7 +79,9 @@ case "$what" in
             [[ -n "${OLD:-}" ]] && run_bench "gpu-old-$b" "$old" -- --batch "$b" --backend gpu --baselines none
         done ;;
     gpu) each_build gpu_both_ways "${1:-262144}" ;;
+    cpu) for b in ${*:-262144}; do each_build cpu_once "$b"; done ;;
+    load) each_build load_once "$@" ;;
     targets) each_build targets_once "$@" ;;
-    *) echo "usage: $0 bench [BATCHES] | gpu [BATCH] | targets" >&2; exit 2 ;;
+    *) echo "usage: $0 bench [BATCHES] | gpu [BATCH] | targets | cpu [BATCHES] | load [JVM OPTIONS]" >&2; exit 2 ;;
 esac
 echo; echo "== summary"; cat "$OUT/summary.txt" 2>/dev/null

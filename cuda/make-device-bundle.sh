@@ -23,3 +23,12 @@ for m in native persistence bktcache index stats recovery cuda examples/demo ben
 (cd cuda/target/test-classes && for f in $(find . -name '*Test.class'); do
     grep -q 'net/jqwik' "$f" || echo "$f"; done | sed 's|^\./||; s|\.class$||; s|/|.|g') > .device-bundle/test-classes.txt
 ../shared/tools/device-bundle .device-bundle "${jars[@]}" target/lib "$tests" "$console"
+# The shared tool's runtime has no jdk.jfr: swap in one that has it, so that a device call can
+# record a flight recording (-XX:StartFlightRecording) and bring the .jfr back to read here.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tar xJf .device-bundle/bundle.tar.xz -C "$tmp"
+rm -rf "$tmp/bundle/jre"
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.unsupported,java.xml,jdk.jfr \
+    --compress=zip-6 --strip-debug --no-header-files --no-man-pages --output "$tmp/bundle/jre"
+tar -C "$tmp" -cJf .device-bundle/bundle.tar.xz bundle
+echo "make-device-bundle: runtime with jdk.jfr, $(du -h .device-bundle/bundle.tar.xz | cut -f1)"

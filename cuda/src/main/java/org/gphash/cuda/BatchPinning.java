@@ -30,7 +30,10 @@ final class BatchPinning {
      * docs/lab/2026-11-26-router-and-client.md). 32 MiB, which registered 16 threads' fresh batches of
      * 2^18 writes (34 MiB), ran YCSB-A at 56-61 Mops/s against 72-78 with them copied (H200,
      * docs/lab/2026-11-26-batches-in-flight.md). A batch of 2^20 writes (137 MiB) from one thread is
-     * still registered: 5 ms against about 13 ms to copy it.
+     * still registered: a load of 16M keys in fresh such batches ran at 49.2 Mops/s registered (8 ms a
+     * batch), 47.1-47.7 with each chunk copied into its lane's staging under the lock while the GPU ran
+     * the chunk before (12 ms of copying a batch), and 26.8-27.8 copied whole by the caller first
+     * (H200, one call, docs/lab/2026-11-27-cpu-engine-and-the-load.md).
      */
     static final long PIN_AT_ONCE_BYTES = 64L << 20;
 

@@ -119,7 +119,7 @@ final class PhasedBatch {
             for (end = from; end < n; end++) {
                 int r;
                 try {
-                    r = prepare(pool, layout, probe, kinds, keys, values, end, end - from, k, v);
+                    r = prepare(pool, layout, probe, kinds, keys, values, end, end - from, n, k, v);
                 } catch (RuntimeException | Error e) {
                     // A probe refused (a table region changed after a clean close): nothing of this
                     // round was applied; give back what it prepared.
@@ -166,6 +166,7 @@ final class PhasedBatch {
             }
             end = applied;
         } finally {
+            returnGrant();  // inside the epoch: no growth may rebuild the bitmap before these bits are cleared
             t.table.gate.exit(p);
             t.table.phasedOpsInFlight.addAndGet(-ops);
         }
@@ -183,7 +184,7 @@ final class PhasedBatch {
      * the round before this operation.
      */
     private int prepare(MemorySegment pool, TableLayout layout, Probe probe, MemorySegment kinds, MemorySegment keys,
-                        MemorySegment values, int i, int slotIndex, long k, long v) {
+                        MemorySegment values, int i, int slotIndex, int n, long k, long v) {
         CpuTable t = table;
         phases.staged[slotIndex] = -1;
         phases.claimed[slotIndex] = -1;
@@ -206,7 +207,7 @@ final class PhasedBatch {
             }
         }
         boolean newItem = kind == OpKind.INSERT || kind == OpKind.PUT;  // may be: leave the update reserve
-        long block = t.table.heap.allocate(newItem ? ValueHeap.UPDATE_RESERVE : 0);
+        long block = takeBlock(newItem, i, n);
         if (block < 0) {
             probe.heapShortForNewItem = newItem;
             if (slot >= 0) {
@@ -224,6 +225,39 @@ final class PhasedBatch {
         phases.staged[slotIndex] = block;
         phases.claimed[slotIndex] = slot;
         return OpStatus.RETRY;
+    }
+
+    /**
+     * A free block for operation {@code i}'s value (an operation of a round that ends before {@code n}),
+     * or -1 when the heap must grow. Blocks come from a grant claimed up to {@link #GRANT} at a time
+     * and always leaving {@link ValueHeap#UPDATE_RESERVE} free, so a new item may take any of them; an
+     * update that finds the grant empty and the heap down to the reserve takes a reserve block alone.
+     */
+    private long takeBlock(boolean newItem, int i, int n) {
+        if (grantNext == grantSize) {
+            grantNext = 0;
+            grantSize = table.table.heap.allocateNear(grant, Math.min(GRANT, n - i), ValueHeap.UPDATE_RESERVE);
+            if (grantSize == 0) {
+                return newItem ? -1 : table.table.heap.allocate(0);
+            }
+        }
+        return grant[grantNext++];
+    }
+
+    /** Blocks a round takes from the heap at once ({@link #takeBlock}). */
+    static final int GRANT = 64;
+
+    private final long[] grant = new long[GRANT];
+    private int grantNext;
+    private int grantSize;
+
+    /** Frees the blocks of the grant the round did not use (never published: nothing refers to them). */
+    private void returnGrant() {
+        if (grantNext < grantSize) {
+            table.table.heap.freeAll(grant, grantNext, grantSize);
+        }
+        grantNext = 0;
+        grantSize = 0;
     }
 
     /**

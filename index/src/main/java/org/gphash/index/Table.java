@@ -93,10 +93,12 @@ final class Table {
         layout = TableLayout.of(headers.current());
     }
 
-    private void reclaim(long valueOffset) {
-        hook.reached(CrashPoint.VALUE_RECLAIMED);
-        revokeChecksum(valueOffset);
-        heap.free(valueOffset);
+    private void reclaim(long[] valueOffsets, int from, int to) {
+        for (int i = from; i < to; i++) {
+            hook.reached(CrashPoint.VALUE_RECLAIMED);
+            revokeChecksum(valueOffsets[i]);
+        }
+        heap.freeAll(valueOffsets, from, to);
     }
 
     /**

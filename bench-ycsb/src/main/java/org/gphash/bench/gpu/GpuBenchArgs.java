@@ -22,7 +22,7 @@ final class GpuBenchArgs {
 
     @Parameters(arity = "0..1", paramLabel = "MODE", description = "GpuCacheBench: sweep, theta, reload or paths")
     String mode;
-    @Option(names = "--parts", split = ",", paramLabel = "LIST", description = "GpuTargetsBench: targets, theta, paper, small")
+    @Option(names = "--parts", split = ",", paramLabel = "LIST", description = "GpuTargetsBench: targets, theta, paper, small, load")
     List<String> parts;
     @Option(names = "--keys", paramLabel = "N", description = "keys loaded")
     Long keys;

@@ -48,10 +48,12 @@ import org.gphash.index.CpuEngine;
  *   <li>{@code paper}: the GPHash artifact's own workload (16M keys, 8-byte keys, 32-byte values,
  *       YCSB-C zipf 0.99 and uniform, YCSB-A zipf 0.99, batches of 2^20 and 2^12, GPU time only, as
  *       the artifact reports it).</li>
+ *   <li>{@code load} (not run by default): the load of {@code --keys} keys from fresh host batches of
+ *       2^20, with its host time by stage, beside the device-resident insert into the same pool.</li>
  * </ul>
  *
  * <pre>
- * ./gphash run org.gphash.bench.gpu.GpuTargetsBench [--parts targets,theta,paper,small] [--keys 16777216]
+ * ./gphash run org.gphash.bench.gpu.GpuTargetsBench [--parts targets,theta,paper,small,load] [--keys 16777216]
  *     [--ops 4194304] [--thetas 0.5,0.7,0.9,0.99,1.1,1.2] [--threads 16] [--dir /dev/shm]
  * </pre>
  */
@@ -99,6 +101,36 @@ public final class GpuTargetsBench {
         }
         if (parts.contains("small")) {
             small(o);
+        }
+        if (parts.contains("load")) {
+            loadBesideInsert(o);
+        }
+    }
+
+    /**
+     * The load of {@code --keys} keys from fresh host batches of 2^20 (each run once, as an
+     * application that fills a new batch each time runs them), with its host time by stage, beside
+     * the device-resident insert of {@code --ops}/2 fresh keys into the same pool: issue 25's load
+     * target, without the rest of {@code targets}.
+     */
+    private static void loadBesideInsert(GpuBenchArgs o) throws Exception {
+        long keys = num(o.keys, 1L << 24);
+        long ops = num(o.ops, 1L << 22);
+        int vs = 128;
+        Path gp = o.dir.resolve("gphash-load-gpu.pool");
+        Files.deleteIfExists(gp);
+        List<Batch> ins = sequential(keys * 8, ops / 2, BATCH, vs, OpKind.INSERT);
+        try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
+                BktCacheConfig.DISABLED)); Work wIns = Work.of(ins, vs)) {
+            gpu.hostStageNanos(true);
+            double lm = load(gpu, keys, vs);
+            String ls = hostShares(gpu.hostStageNanos(false));
+            double[] i = device(gpu, wIns);
+            System.out.printf(Locale.ROOT, "load of %,d keys from fresh host batches of 2^20: %.1f Mops/s; "
+                    + "device-resident insert of %,d fresh keys: %.1f Mops/s wall, %.1f GPU; load / insert %.2fx; %s%n",
+                    keys, lm, ops / 2, i[0], i[1], lm / i[0], ls);
+        } finally {
+            Files.deleteIfExists(gp);
         }
     }
 
