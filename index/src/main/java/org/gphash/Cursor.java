@@ -2,8 +2,8 @@ package org.gphash;
 
 import java.lang.foreign.MemorySegment;
 
-import org.gphash.index.EntryScan;
 import org.gphash.spi.Engine;
+import org.gphash.spi.ScanState;
 
 /**
  * Walks the live entries of an open pool, one at a time, pulling them from the engine in chunks
@@ -25,12 +25,13 @@ public final class Cursor implements AutoCloseable {
     static final int CHUNK = 4096;
 
     private final Engine engine;
-    private final EntryScan.State state = new EntryScan.State();
+    private final ScanState state;
     private final EntryChunk chunk;
     private int at = -1;
 
     Cursor(Engine engine, int keySize, int valueSize) {
         this.engine = engine;
+        this.state = engine.startScan();
         this.chunk = new EntryChunk(keySize, valueSize, Math.min(CHUNK, Batch.maxOperations(keySize, valueSize)));
     }
 

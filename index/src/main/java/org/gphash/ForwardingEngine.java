@@ -71,7 +71,12 @@ abstract class ForwardingEngine implements Engine {
     }
 
     @Override
-    public void readEntries(org.gphash.index.EntryScan.State state, EntryChunk chunk) {
+    public org.gphash.spi.ScanState startScan() {
+        return engine.startScan();
+    }
+
+    @Override
+    public void readEntries(org.gphash.spi.ScanState state, EntryChunk chunk) {
         engine.readEntries(state, chunk);
     }
 

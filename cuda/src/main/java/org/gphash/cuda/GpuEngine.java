@@ -535,13 +535,19 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return notApplied;
     }
 
+    @Override
+    public org.gphash.spi.ScanState startScan() {
+        return new org.gphash.index.EntryScan.State();
+    }
+
     /**
      * The next live entries, read from the pool on the host between batches (the engine's lock keeps
      * kernels from writing meanwhile; the pool is complete after every batch, the mirror and the
      * cache being copies).
      */
     @Override
-    public synchronized void readEntries(org.gphash.index.EntryScan.State state, org.gphash.EntryChunk chunk) {
+    public synchronized void readEntries(org.gphash.spi.ScanState scan, org.gphash.EntryChunk chunk) {
+        org.gphash.index.EntryScan.State state = org.gphash.index.EntryScan.State.of(scan);
         ensureOpen();
         pool.readEntries(state, chunk);
     }

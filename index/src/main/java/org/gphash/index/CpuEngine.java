@@ -189,8 +189,13 @@ public final class CpuEngine implements Engine {
     }
 
     @Override
-    public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk) {
-        pool.readEntries(state, chunk);
+    public org.gphash.spi.ScanState startScan() {
+        return new EntryScan.State();
+    }
+
+    @Override
+    public void readEntries(org.gphash.spi.ScanState state, org.gphash.EntryChunk chunk) {
+        pool.readEntries(EntryScan.State.of(state), chunk);
     }
 
     @Override

@@ -27,7 +27,16 @@ import org.gphash.ItemChecksumException;
 public final class EntryScan {
 
     /** Where a scan is: the levels (by offset) still to read, bottom first, and the next slot. */
-    public static final class State {
+    public static final class State implements org.gphash.spi.ScanState {
+
+        /** {@code state} as a scan of a pool; a state made by some other engine is refused. */
+        public static State of(org.gphash.spi.ScanState state) {
+            if (state instanceof State s) {
+                return s;
+            }
+            throw new IllegalArgumentException("a scan state of another engine: " + state);
+        }
+
         private final List<Long> levels = new ArrayList<>();
         private final java.util.Set<Long> seen = new java.util.HashSet<>();
         private long nextSlot;
@@ -38,6 +47,7 @@ public final class EntryScan {
         private long checksumFailures;
 
         /** Whether every level has been read. */
+        @Override
         public boolean done() {
             return started && levels.isEmpty();
         }

@@ -130,13 +130,22 @@ public interface Engine extends AutoCloseable {
     IndexStats stats();
 
     /**
-     * Fills {@code chunk} with the next live entries from where {@code state} stands (see
-     * {@link org.gphash.index.EntryScan}); {@code state.done()} once every level is read.
+     * A scan of the live entries from the start, for {@link #readEntries}: weakly consistent, like
+     * {@code ConcurrentHashMap}'s iterators (every key present for the whole scan is read at least once).
      *
-     * @param state where the scan stands; advanced past what was read
-     * @param chunk filled with the entries read
+     * @return where the new scan stands
      */
-    void readEntries(org.gphash.index.EntryScan.State state, EntryChunk chunk);
+    ScanState startScan();
+
+    /**
+     * Fills {@code chunk} with the next live entries from where {@code state} stands;
+     * {@code state.done()} once every entry is read.
+     *
+     * @param state where the scan stands, made by this engine's {@link #startScan()}; advanced past what was read
+     * @param chunk filled with the entries read
+     * @throws IllegalArgumentException if {@code state} was made by another engine
+     */
+    void readEntries(ScanState state, EntryChunk chunk);
 
     /**
      * A consistent copy of the pool at {@code target} (which must not exist), taken at an operation
