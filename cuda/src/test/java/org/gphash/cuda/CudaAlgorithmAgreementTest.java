@@ -34,9 +34,11 @@ import org.junit.jupiter.api.Test;
 class CudaAlgorithmAgreementTest {
 
     private static final String VECTORS = "/key-hash-vectors.txt";
-    private static final Path SOURCES = Path.of("src/main/cuda");
-    private static final Path CHECKER_SOURCE = Path.of("src/test/cuda/key_hash_check.cu");
-    private static final Path CHECKER = Path.of("target/test-native/key_hash_check");
+    /** The cuda module's folder: the working directory under Maven, {@code cuda/} from the repository's root (the GPU machine's runs). */
+    private static final Path MODULE = Files.exists(Path.of("src/test/cuda/key_hash_check.cu")) ? Path.of("") : Path.of("cuda");
+    private static final Path SOURCES = MODULE.resolve("src/main/cuda");
+    private static final Path CHECKER_SOURCE = MODULE.resolve("src/test/cuda/key_hash_check.cu");
+    private static final Path CHECKER = MODULE.resolve("target/test-native/key_hash_check");
 
     @Test
     void theJavaSideGivesTheKnownAnswers() throws IOException {
