@@ -80,16 +80,13 @@ final class EpochGate {
         void reclaim(long[] offsets, int from, int to);
     }
 
+    /** A gate that frees blocks one at a time and records no writer bound (tests of the gate alone). */
     EpochGate(LongConsumer reclaim) {
-        this(reclaim, n -> { });
-    }
-
-    EpochGate(LongConsumer reclaim, LongConsumer admitWriters) {
         this((offsets, from, to) -> {
             for (int i = from; i < to; i++) {
                 reclaim.accept(offsets[i]);
             }
-        }, admitWriters);
+        }, n -> { });
     }
 
     /**

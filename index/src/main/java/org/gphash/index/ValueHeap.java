@@ -154,15 +154,28 @@ final class ValueHeap {
             }
             want = (int) Math.min(n, f - keep);
         } while (!freeBlocks.compareAndSet(f, f - want));
+        long[] c = cursor.get();
+        c[0] = claim(out, 0, want, (int) (c[0] % layout.bitmap.length()), false);
+        return want;
+    }
+
+    /**
+     * Claims {@code want} blocks already reserved from the free count (so that many free bits exist),
+     * writing their offsets to {@code out} from {@code at}: the lowest free ones of each word with one
+     * CAS, from word {@code w} on, wrapping. With {@code lowestFirst}, a word found full moves the
+     * lowest-free-word hint past it. Returns the word it stopped at.
+     */
+    private int claim(long[] out, int at, int want, int w, boolean lowestFirst) {
         Layout l = layout;
         AtomicLongArray bitmap = l.bitmap;
         int words = bitmap.length();
-        long[] c = cursor.get();
-        int w = (int) (c[0] % words);
         int taken = 0;
         while (taken < want) {
             long bits = bitmap.get(w);
             if (bits == -1L) {
+                if (lowestFirst && w == lowestFreeWord.get()) {
+                    lowestFreeWord.compareAndSet(w, w + 1);
+                }
                 w = w + 1 == words ? 0 : w + 1;
                 continue;
             }
@@ -173,12 +186,11 @@ final class ValueHeap {
             if (bitmap.compareAndSet(w, bits, bits | take)) {
                 long base = (long) w << 6;
                 for (long t = take; t != 0; t &= t - 1) {
-                    out[taken++] = offsetOf(l, base + Long.numberOfTrailingZeros(t));
+                    out[at + taken++] = offsetOf(l, base + Long.numberOfTrailingZeros(t));
                 }
             }
         }
-        c[0] = w;
-        return want;
+        return w;
     }
 
     /** Returns a block to the free space. Freeing a block that is not in use is a bug and throws. */
@@ -338,32 +350,8 @@ final class ValueHeap {
             if (!freeBlocks.compareAndSet(f, f - want)) {
                 continue;
             }
-            Layout l = layout;
-            AtomicLongArray bitmap = l.bitmap;
-            int words = bitmap.length();
-            int w = Math.min(lowestFreeWord.get(), words - 1);
-            int taken = 0;
-            while (taken < want) {
-                long bits = bitmap.get(w);
-                if (bits == -1L) {
-                    if (w == lowestFreeWord.get()) {
-                        lowestFreeWord.compareAndSet(w, w + 1);
-                    }
-                    w = w + 1 == words ? 0 : w + 1;
-                    continue;
-                }
-                long take = ~bits;
-                while (Long.bitCount(take) > want - taken) {
-                    take &= ~Long.highestOneBit(take);  // keep the lowest free blocks, as many as needed
-                }
-                if (bitmap.compareAndSet(w, bits, bits | take)) {
-                    long base = (long) w << 6;
-                    for (long t = take; t != 0; t &= t - 1) {
-                        out[got + taken++] = offsetOf(l, base + Long.numberOfTrailingZeros(t));
-                    }
-                }
-            }
-            got += taken;
+            claim(out, got, want, Math.min(lowestFreeWord.get(), layout.bitmap.length() - 1), true);
+            got += want;
         }
         return got;
     }
