@@ -8,6 +8,7 @@
 // key meanwhile, and the group runs again from the new state, so each group is atomic.
 #pragma once
 #include "op_common.cuh"
+#include "same_key_rules.cuh"
 
 namespace gphash {
 
@@ -93,43 +94,17 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
         uint64_t src = kNoOp;        // the operation whose value is the state's, or kNoOp: the pool's
         uint64_t pool_copy = kNoOp;  // the member whose output already holds the pool value
         for (uint64_t j = top; j != kNoOp; j = next[j]) {
-            uint8_t code;
-            switch (kinds[j]) {
-                case kGet:
-                    code = present ? kFound : kNotFound;
-                    if (present) group_copy_out(c, j, src, meta_value_offset(meta0), pool_copy);
-                    break;
-                case kPut:
-                    code = present ? kUpdated : kInserted;
-                    present = true;
-                    src = j;
-                    break;
-                case kInsert:
-                    code = present ? kExists : kInserted;
-                    if (!present) {
-                        present = true;
-                        src = j;
-                    }
-                    break;
-                case kUpdate:
-                    code = present ? kUpdated : kNotFound;
-                    if (present) src = j;
-                    break;
-                case kDelete:
-                    code = present ? kDeleted : kNotFound;
-                    present = false;
-                    src = kNoOp;
-                    break;
-                case kReadModifyWrite:
-                    code = present ? kReplaced : kNotFound;
-                    if (present) {
-                        group_copy_out(c, j, src, meta_value_offset(meta0), pool_copy);
-                        src = j;
-                    }
-                    break;
-                default:
-                    code = kRetry;
-                    break;
+            // The rules of same_key_rules.cuh, member by member; the state before j answers j.
+            const int kind = kinds[j];
+            const uint8_t code = outcome_of(kind, present);
+            if (returns_value(kind, present)) {
+                group_copy_out(c, j, src, meta_value_offset(meta0), pool_copy);
+            }
+            if (sets_source(kind, present)) {
+                src = kind == kDelete ? kNoOp : j;
+            }
+            if (sets_presence(kind)) {
+                present = presence_set_by(kind);
             }
             if (lane_id() == 0) {
                 codes[j] = code;

@@ -135,9 +135,6 @@ __device__ void pipe_decide(const TableParams& t, const PipeParams& p, int mode)
     }
 }
 
-// Whether operations of this kind set the key's presence (PUT and INSERT: present after; DELETE: absent).
-__device__ __forceinline__ bool sets_presence(int kind) { return kind == kPut || kind == kInsert || kind == kDelete; }
-
 // One thread per sorted position: group boundaries, the group list, per-group fields reset, and the
 // input of the presence scan (the position if it sets presence, else -1).
 __device__ void pipe_heads(const PipeParams& p) {

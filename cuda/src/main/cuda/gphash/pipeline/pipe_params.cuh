@@ -8,6 +8,7 @@
 // Mirrors org.gphash.cuda.PipelineParams byte for byte (every field 8 bytes, little-endian).
 #pragma once
 #include <cstdint>
+#include "../same_key_rules.cuh"
 #include "../table_params.cuh"
 #include "../warp_append.cuh"
 
@@ -96,18 +97,7 @@ enum PipeCounter : int {
     kPipeCounterCount = 20
 };
 
-// A group's net effect on the table.
-enum NetAction : uint32_t {
-    kActNone = 0,
-    kActUpdate = 1,   // the valid item points at a new block
-    kActInsert = 2,   // a new item in a claimed slot
-    kActDelete = 3,   // the valid item goes
-    kActFailed = 4    // an insert with every candidate bucket full: the group reruns after a resize
-};
-
 constexpr uint32_t kNoEntry = 0xFFFFFFFFu;
-constexpr uint32_t kVsrcNone = 0xFFFFFFFFu;   // no output value
-constexpr uint32_t kVsrcPool = 0xFFFFFFFEu;   // the group's value at batch start, from the pool
 constexpr int kAddressBins = 1 << 16;
 
 __device__ __forceinline__ const PipeBatch& pipe_batch(const PipeParams& p) {

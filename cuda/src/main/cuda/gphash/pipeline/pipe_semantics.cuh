@@ -14,6 +14,7 @@
 // another group and reads as "none". The group's net effect is the state after its last member.
 #pragma once
 #include <cstdint>
+#include "../same_key_rules.cuh"
 #include "../slot_meta.cuh"
 #include "../table_params.cuh"
 #include "pipe_params.cuh"
@@ -31,34 +32,10 @@ __device__ __forceinline__ GroupView group_view(const PipeParams& p, uint32_t e)
                      meta_is_item(arr<const uint64_t>(p.g_meta)[e])};
 }
 
-__device__ __forceinline__ int kind_at(const PipeParams& p, int32_t pos) {
-    return arr<const uint8_t>(pipe_batch(p).kinds)[arr<const uint32_t>(p.sorted_op)[pos]];
-}
-
-// Presence after position `last` (inclusive; last < start means before the group).
-__device__ __forceinline__ bool presence_through(const PipeParams& p, const GroupView& g, int64_t last) {
-    const int32_t q = last >= static_cast<int64_t>(g.start) ? arr<const int32_t>(p.last_set)[last] : -1;
-    return q >= static_cast<int32_t>(g.start) ? kind_at(p, q) != kDelete : g.present0;
-}
-
-// Value source after position `last`: an operation index, kVsrcPool or kVsrcNone.
-__device__ __forceinline__ uint32_t source_through(const PipeParams& p, const GroupView& g, int64_t last) {
-    const int32_t q = last >= static_cast<int64_t>(g.start) ? arr<const int32_t>(p.last_src)[last] : -1;
-    if (q >= static_cast<int32_t>(g.start)) {
-        return kind_at(p, q) == kDelete ? kVsrcNone : arr<const uint32_t>(p.sorted_op)[q];
-    }
-    return g.present0 ? kVsrcPool : kVsrcNone;
-}
-
-__device__ __forceinline__ bool sets_source(int kind, bool present) {
-    switch (kind) {
-        case kPut:
-        case kDelete: return true;
-        case kInsert: return !present;
-        case kUpdate:
-        case kReadModifyWrite: return present;
-        default: return false;
-    }
+// The sorted batch and its scans, as the rules (same_key_rules.cuh) read them.
+__device__ __forceinline__ SortedOps sorted_ops(const PipeParams& p) {
+    return SortedOps{arr<const uint8_t>(pipe_batch(p).kinds), arr<const uint32_t>(p.sorted_op),
+                     arr<const int32_t>(p.last_set), arr<const int32_t>(p.last_src)};
 }
 
 // One thread per sorted position: the input of scan 2 (needs scan 1 and the resolve stage).
@@ -68,8 +45,9 @@ __device__ void pipe_source_input(const PipeParams& p) {
         int32_t v = -1;
         if (i < b.n) {
             const GroupView g = group_view(p, arr<const uint32_t>(p.sorted_entry)[i]);
-            const bool present = presence_through(p, g, static_cast<int64_t>(i) - 1);
-            v = sets_source(kind_at(p, static_cast<int32_t>(i)), present) ? static_cast<int32_t>(i) : -1;
+            const SortedOps s = sorted_ops(p);
+            const bool present = presence_through(s, g.start, g.present0, static_cast<int64_t>(i) - 1);
+            v = sets_source(kind_at(s, static_cast<int32_t>(i)), present) ? static_cast<int32_t>(i) : -1;
         }
         arr<int32_t>(p.last_src)[i] = v;
     }
@@ -86,13 +64,12 @@ __device__ void pipe_net(const PipeParams& p) {
         if (i < groups) {
             e = arr<const uint32_t>(p.groups)[i];
             const GroupView g = group_view(p, e);
+            const SortedOps s = sorted_ops(p);
             const int64_t last = static_cast<int64_t>(g.end) - 1;
-            const bool present = presence_through(p, g, last);
-            const uint32_t src = source_through(p, g, last);
-            if (g.present0 && !present) {
-                action = kActDelete;
-            } else if (present && src != kVsrcPool && src != kVsrcNone) {
-                action = g.present0 ? kActUpdate : kActInsert;
+            const bool present = presence_through(s, g.start, g.present0, last);
+            const uint32_t src = source_through(s, g.start, g.present0, last);
+            action = net_action(g.present0, present, src);
+            if (action == kActUpdate || action == kActInsert) {
                 arr<uint32_t>(p.g_src)[e] = src;
             }
             arr<uint32_t>(p.g_action)[e] = action;
@@ -120,23 +97,12 @@ __device__ void pipe_outcome(const PipeParams& p) {
         if (arr<const uint32_t>(p.g_action)[e] == kActFailed) {
             code = kNeedResize;
         } else {
-            const bool present = presence_through(p, g, static_cast<int64_t>(i) - 1);
-            const uint32_t src = source_through(p, g, static_cast<int64_t>(i) - 1);
-            switch (arr<const uint8_t>(b.kinds)[op]) {
-                case kGet:
-                    code = present ? kFound : kNotFound;
-                    vsrc = present ? src : kVsrcNone;
-                    break;
-                case kPut: code = present ? kUpdated : kInserted; break;
-                case kInsert: code = present ? kExists : kInserted; break;
-                case kUpdate: code = present ? kUpdated : kNotFound; break;
-                case kDelete: code = present ? kDeleted : kNotFound; break;
-                case kReadModifyWrite:
-                    code = present ? kReplaced : kNotFound;
-                    vsrc = present ? src : kVsrcNone;
-                    break;
-                default: code = kRetry; break;  // the host validates kinds
-            }
+            const SortedOps s = sorted_ops(p);
+            const bool present = presence_through(s, g.start, g.present0, static_cast<int64_t>(i) - 1);
+            const int kind = arr<const uint8_t>(b.kinds)[op];
+            code = outcome_of(kind, present);
+            vsrc = returns_value(kind, present) ? source_through(s, g.start, g.present0, static_cast<int64_t>(i) - 1)
+                                                : kVsrcNone;
             if (vsrc == kVsrcPool) {
                 arr<uint32_t>(p.g_need)[e] = 1;
             }

@@ -2,21 +2,16 @@ package org.gphash.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.gphash.index.KeyHasher;
 import org.gphash.index.TableLayout;
@@ -34,11 +29,7 @@ import org.junit.jupiter.api.Test;
 class CudaAlgorithmAgreementTest {
 
     private static final String VECTORS = "/key-hash-vectors.txt";
-    /** The cuda module's folder: the working directory under Maven, {@code cuda/} from the repository's root (the GPU machine's runs). */
-    private static final Path MODULE = Files.exists(Path.of("src/test/cuda/key_hash_check.cu")) ? Path.of("") : Path.of("cuda");
-    private static final Path SOURCES = MODULE.resolve("src/main/cuda");
-    private static final Path CHECKER_SOURCE = MODULE.resolve("src/test/cuda/key_hash_check.cu");
-    private static final Path CHECKER = MODULE.resolve("target/test-native/key_hash_check");
+    private static final HostCheckProgram CHECKER = new HostCheckProgram("key_hash_check");
 
     @Test
     void theJavaSideGivesTheKnownAnswers() throws IOException {
@@ -53,7 +44,7 @@ class CudaAlgorithmAgreementTest {
     void theKernelsCodeGivesTheKnownAnswers() throws Exception {
         List<String[]> vectors = vectors();
         List<String> inputs = vectors.stream().map(v -> v[0]).toList();
-        List<String> out = runChecker(inputs);
+        List<String> out = CHECKER.run(inputs);
         for (int i = 0; i < vectors.size(); i++) {
             assertEquals(vectors.get(i)[1], out.get(i), "CUDA (built for the host), input " + inputs.get(i));
         }
@@ -76,7 +67,7 @@ class CudaAlgorithmAgreementTest {
             }
             inputs.add(line.toString());
         }
-        List<String> out = runChecker(inputs);
+        List<String> out = CHECKER.run(inputs);
         for (int i = 0; i < inputs.size(); i++) {
             assertEquals(javaLine(inputs.get(i)), out.get(i), "input " + inputs.get(i));
         }
@@ -129,67 +120,5 @@ class CudaAlgorithmAgreementTest {
             }
             return out;
         }
-    }
-
-    /** Builds the host checker with nvcc when its sources are newer (skips the test without nvcc), runs it on the inputs. */
-    private static List<String> runChecker(List<String> inputs) throws Exception {
-        String nvcc = nvcc();
-        assumeTrue(nvcc != null, "no nvcc here (NVCC or PATH): the CUDA half of the algorithm check is skipped");
-        if (stale()) {
-            Files.createDirectories(CHECKER.getParent());
-            Process p = new ProcessBuilder(nvcc, "-std=c++17", "-O2", "-I", SOURCES.toString(), "-o", CHECKER.toString(),
-                    CHECKER_SOURCE.toString()).redirectErrorStream(true).start();
-            String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(300, TimeUnit.SECONDS), "nvcc finished");
-            assertEquals(0, p.exitValue(), "nvcc built " + CHECKER_SOURCE + ":\n" + log);
-        }
-        Process p = new ProcessBuilder(CHECKER.toAbsolutePath().toString()).redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        Thread feed = Thread.ofPlatform().start(() -> {
-            try (var w = p.outputWriter(StandardCharsets.US_ASCII)) {
-                for (String line : inputs) {
-                    w.write(line);
-                    w.write('\n');
-                }
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
-        List<String> out = p.inputReader(StandardCharsets.US_ASCII).lines().toList();
-        feed.join();
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the checker finished");
-        assertEquals(0, p.exitValue(), "the checker's exit status");
-        assertEquals(inputs.size(), out.size(), "one output line per input");
-        return out;
-    }
-
-    private static boolean stale() throws IOException {
-        if (!Files.exists(CHECKER)) {
-            return true;
-        }
-        long built = Files.getLastModifiedTime(CHECKER).toMillis();
-        try (Stream<Path> sources = Stream.concat(Files.walk(SOURCES), Stream.of(CHECKER_SOURCE))) {
-            return sources.filter(Files::isRegularFile).anyMatch(s -> {
-                try {
-                    return Files.getLastModifiedTime(s).toMillis() > built;
-                } catch (IOException e) {
-                    return true;
-                }
-            });
-        }
-    }
-
-    private static String nvcc() {
-        String env = System.getenv("NVCC");
-        if (env != null && Files.isExecutable(Path.of(env))) {
-            return env;
-        }
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            Path p = Path.of(dir, "nvcc");
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        return null;
     }
 }
