@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdint>
 #include "cache_params.cuh"
+#include "cache_select.cuh"
 #include "key_hash.cuh"
 #include "slot_meta.cuh"
 #include "table_params.cuh"
@@ -33,11 +34,6 @@ struct LoadParams {
     uint64_t max_tries;    // copies of one bucket before it is left out of this load
 };
 
-enum LoadState : int {
-    kPrefix = 0, kPrefixMask = 1, kAbove = 2, kThreshold = 3, kTies = 4, kTiesTaken = 5,
-    kIncoming = 6, kFreeTaken = 7, kLoaded = 8, kAbandoned = 9, kTakeAll = 10, kChosen = 11,
-    kLoadStateCount = 16
-};
 
 __device__ __forceinline__ unsigned long long* load_state(const LoadParams& l) {
     return reinterpret_cast<unsigned long long*>(l.state);
@@ -61,13 +57,11 @@ __device__ void cache_histogram(const TableParams& t, const CacheParams& c, cons
     __syncthreads();
     const unsigned long long* st = load_state(l);
     if (st[kTakeAll] == 0) {
-        const uint32_t prefix = static_cast<uint32_t>(st[kPrefix]);
-        const uint32_t mask = static_cast<uint32_t>(st[kPrefixMask]);
         const uint64_t stride = static_cast<uint64_t>(gridDim.x) * blockDim.x;
         for (uint64_t x = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; x < c.total_buckets; x += stride) {
             const uint32_t s = load_score(c, l, x);
-            if (s != 0 && (s & mask) == prefix) {
-                atomicAdd(&counts[(s >> shift) & 0xFF], 1u);
+            if (under_prefix(st, s)) {
+                atomicAdd(&counts[select_digit(s, shift)], 1u);
             }
         }
     }
@@ -80,44 +74,12 @@ __device__ void cache_histogram(const TableParams& t, const CacheParams& c, cons
     }
 }
 
-// One thread: picks the digit at `shift` holding the k-th highest score (org.gphash.bktcache.ThresholdSearch
-// is the same walk on the host, and the reference the tests hold this one to).
+// One thread: picks the digit at `shift` holding the k-th highest score (cache_select.cuh).
 __device__ void cache_pick_digit(const LoadParams& l, int shift) {
     if (blockIdx.x != 0 || threadIdx.x != 0) {
         return;
     }
-    unsigned long long* st = load_state(l);
-    auto* hist = reinterpret_cast<unsigned long long*>(l.hist);
-    if (st[kTakeAll] == 0) {
-        const unsigned long long need = l.k - st[kAbove];
-        unsigned long long total = 0;
-        for (int d = 0; d < 256; ++d) {
-            total += hist[d];
-        }
-        if (shift == 24 && total <= need) {
-            st[kThreshold] = 1;  // every accessed bucket fits
-            st[kTies] = total;
-            st[kTakeAll] = 1;
-        } else {
-            unsigned long long above = 0;
-            for (int d = 255; d >= 0; --d) {
-                if (above + hist[d] >= need) {
-                    st[kPrefix] |= static_cast<unsigned long long>(d) << shift;
-                    st[kPrefixMask] |= 0xFFull << shift;
-                    st[kAbove] += above;
-                    if (shift == 0) {
-                        st[kThreshold] = st[kPrefix];
-                        st[kTies] = need - above;
-                    }
-                    break;
-                }
-                above += hist[d];
-            }
-        }
-    }
-    for (int d = 0; d < 256; ++d) {
-        hist[d] = 0;
-    }
+    pick_digit(load_state(l), reinterpret_cast<unsigned long long*>(l.hist), l.k, shift);
 }
 
 // Chooses the buckets (one thread each): scores above the threshold, and the first ties to come.
@@ -134,9 +96,9 @@ __device__ void cache_select(const TableParams& t, const CacheParams& c, const L
         const uint64_t x = first + r * stride;
         const bool in = x < c.total_buckets;
         const uint32_t s = in ? load_score(c, l, x) : 0;
-        const bool tie = s != 0 && s == threshold;
+        const bool tie = is_tie(s, threshold);
         const unsigned long long rank = warp_append(st + kTiesTaken, tie);
-        const bool hot = s != 0 && (s > threshold || (tie && rank < ties));
+        const bool hot = admitted(s, threshold, rank, ties);
         bool chosen = hot;
         if (in && l.scan_guard != 0) {
             auto* prev = reinterpret_cast<uint8_t*>(l.prev_hot);
