@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include "cache_params.cuh"
+#include "candidate_order.cuh"
 #include "key_hash.cuh"
 #include "slot_meta.cuh"
 #include "table_params.cuh"
@@ -77,20 +78,13 @@ __device__ WindowProbe probe_window(const TableParams& t, const KeyHashes& k, co
         const int d = d0 + lane / hs;
         const int r = (lane / static_cast<int>(t.slots)) % static_cast<int>(t.hashes);
         const int s = lane % static_cast<int>(t.slots);
-        const uint64_t mask = (1ull << (t.top_log2 - d)) - 1;
-        uint64_t b[kMaxHashes];
-        for (int j = 0; j < t.hashes; ++j) {  // insertion sort: at most 4 buckets
-            uint64_t v = k.h[j] & mask;
-            int pos = j;
-            while (pos > 0 && b[pos - 1] > v) {
-                b[pos] = b[pos - 1];
-                --pos;
-            }
-            b[pos] = v;
-        }
-        act = r == 0 || b[r] != b[r - 1];  // a bucket shared by two hashes is read once, at its first rank
-        p.slot = t.level_offset[d] + b[r] * static_cast<uint64_t>(t.bucket_size) + static_cast<uint64_t>(s) * t.slot_size;
-        p.bucket = global_bucket(t, d, b[r]);
+        // The candidate order every probe shares (candidate_order.cuh, checked against Java in CI).
+        const uint64_t size = 1ull << (t.top_log2 - d);
+        const int hashes = static_cast<int>(t.hashes);
+        const uint64_t b = nth_bucket(k, hashes, size, r);
+        act = r == 0 || nth_bucket(k, hashes, size, r - 1) != b;  // a bucket shared by two hashes is read once
+        p.slot = t.level_offset[d] + b * static_cast<uint64_t>(t.bucket_size) + static_cast<uint64_t>(s) * t.slot_size;
+        p.bucket = global_bucket(t, d, b);
     }
     p.entry = -1;
     p.candidates = __ballot_sync(kFullMask, act);
