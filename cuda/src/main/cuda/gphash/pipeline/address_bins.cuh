@@ -2,7 +2,7 @@
 // of their pool offset (at most kAddressBins bins over the pool, e.g. 64 KiB bins for a 4 GiB pool),
 // counted while the list is built, the counts scanned, and each entry scattered into its bin. Order
 // within a bin is arbitrary. What the PCIe link needs is that the accesses in flight at any moment
-// fall within a window far smaller than the address-translation reach (about 512 MiB, FACTS.md);
+// fall within a window far smaller than the address-translation reach (about 512 MiB, docs/FACTS.md);
 // warps issue a binned list roughly in order, so the window is a few bins wide.
 #pragma once
 #include <cstdint>

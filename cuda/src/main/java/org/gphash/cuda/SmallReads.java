@@ -33,7 +33,7 @@ import org.gphash.spi.SubmittedBatch;
  *
  * <p><b>Several threads at once.</b> The driver takes several host threads each queueing a batch
  * on a stream of its own far better than one thread queueing them all (SmallReadsThreadsProbe,
- * PERFORMANCE.md: 5x the batches per second at 8 to 16 threads), so batches of gets run
+ * docs/lab/2026-11-27-performance-by-issue.md: 5x the batches per second at 8 to 16 threads), so batches of gets run
  * alongside each other on {@link org.gphash.GpuTuning#smallReadSlots()} slots, each with its own buffers, stream and events. A
  * slot is claimed under the engine's lock ({@link #claim}, which also takes the kernel's
  * parameters then), and its batch issued and waited for outside it ({@link #issue},

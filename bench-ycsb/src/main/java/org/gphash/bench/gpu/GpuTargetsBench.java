@@ -577,7 +577,7 @@ public final class GpuTargetsBench {
         }
         System.out.println();
         System.out.println("| workload (16M keys, 8-byte keys, 32-byte values) | batch | gphash Mops/s (GPU time) "
-                + "| gphash Mops/s (wall) | GPHash artifact Mops/s (kernel time, FACTS.md) | ratio |");
+                + "| gphash Mops/s (wall) | GPHash artifact Mops/s (kernel time, docs/FACTS.md) | ratio |");
         System.out.println("| --- | --- | --- | --- | --- | --- |");
         rows.forEach(System.out::println);
     }
