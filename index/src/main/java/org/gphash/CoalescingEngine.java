@@ -2,16 +2,12 @@ package org.gphash;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.format.Geometry;
 import org.gphash.spi.Engine;
-import org.gphash.spi.SubmittedBatch;
 
 /**
  * An engine whose single-key operations are merged into batches of the engine behind it (see
@@ -33,73 +29,21 @@ import org.gphash.spi.SubmittedBatch;
  * cannot.
  * A thread whose own asynchronous operations are still queued queues its gets behind them, so that
  * they see its writes.
+ *
+ * <p>This class is the callers' side: requests, the host cache, waiting, conditional writes and
+ * callers' batches. The queue and how a batch is gathered from it are {@link CoalescingQueue}'s, the
+ * dispatcher thread {@link CoalescerDispatcher}'s, handing results back {@link CallerCompletions}'.
  */
 final class CoalescingEngine extends ForwardingEngine {
-
-    /** One queued operation and where its result goes. */
-    static final class Request extends CompletableFuture<Outcome> {
-        final OpKind kind;
-        final MemorySegment key;
-        /** A write's key as the host cache knows it (null without a cache). */
-        HostReadCache.KeyBytes cacheKey;
-        /** A get that missed the host cache: its key there, and the stripe it noted (null: none). */
-        HostReadCache.KeyBytes missedKey;
-        long missedStamp;
-        final MemorySegment value;
-        /** Where a GET's value is copied (null: into {@link #valueOut}, a fresh array). */
-        final MemorySegment out;
-        byte[] valueOut;
-
-        /** A caller's whole batch, merged with others into one engine batch (null: a single operation). */
-        final Batch batch;
-        final BatchResult batchResult;
-
-        Request(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
-            this.kind = kind;
-            this.key = key;
-            this.value = value;
-            this.out = out;
-            this.batch = null;
-            this.batchResult = null;
-        }
-
-        Request(Batch batch, BatchResult result) {
-            this.kind = null;
-            this.key = null;
-            this.value = null;
-            this.out = null;
-            this.batch = batch;
-            this.batchResult = result;
-        }
-
-        int operations() {
-            return batch == null ? 1 : batch.size();
-        }
-    }
-
-    private static final Request POISON = new Request(OpKind.GET, null, null, null);
 
     private final Coalescing config;
     private final int keySize;
     private final int valueSize;
-    private final LinkedBlockingQueue<Request> queue = new LinkedBlockingQueue<>();
-    private final Thread dispatcher;
-    private final LongAdder batches = new LongAdder();
-    private final LongAdder operations = new LongAdder();
+    private final CoalescingQueue queue;
+    private final CoalescerDispatcher dispatcher;
+    private final Thread dispatcherThread;
     private volatile boolean closed;
     private final long spinNanos;
-    /**
-     * Whether the engine applies a batch's operations on one key in batch order. If not (the GPU
-     * engine without its index mirror), a batch ends before a request whose key it holds already, so
-     * that one caller's operations on a key never share a batch.
-     */
-    private final boolean orderedPerKey;
-    /** A request the last batch could not take (see {@link #fits}): the first of the next one. Dispatcher only. */
-    private Request carried;
-    /** The batch being gathered: its requests, their operations and (behind an engine that does not order per key) their keys. Dispatcher only. */
-    private final List<Request> taken = new ArrayList<>();
-    private int takenOps;
-    private final java.util.Set<HostReadCache.KeyBytes> takenKeys;
     private final java.util.concurrent.atomic.AtomicInteger spinners = new java.util.concurrent.atomic.AtomicInteger();
     /** Hot keys' values on the host, or null. */
     private final HostReadCache hostCache;
@@ -110,7 +54,7 @@ final class CoalescingEngine extends ForwardingEngine {
      */
     static final int WRITTEN_ONE_BY_ONE_MAX = 4096;
     /** Each thread's last queued request: its gets may skip the queue only once that one is done. */
-    private final ThreadLocal<Request> lastQueued = new ThreadLocal<>();
+    private final ThreadLocal<CoalescedRequest> lastQueued = new ThreadLocal<>();
     private final LongAdder getsRunAtOnce = new LongAdder();
 
     /** The pool, for {@link IndexClosedException}. */
@@ -127,13 +71,14 @@ final class CoalescingEngine extends ForwardingEngine {
         this.hostCache = cacheBytes > 0 ? new HostReadCache(cacheBytes) : null;
         this.config = config;
         this.spinNanos = config.spin().toNanos();
-        this.orderedPerKey = engine.ordersOperationsOnAKey();
-        this.takenKeys = orderedPerKey ? null : new java.util.HashSet<>();
         Geometry g = engine.geometry();
         this.keySize = g.keySize();
         this.valueSize = g.valueSize();
-        this.dispatcher = Thread.ofPlatform().daemon().name("gphash-coalescer").unstarted(this::dispatch);
-        dispatcher.start();
+        this.queue = new CoalescingQueue(config, Math.min(config.maxBatch(), Batch.maxOperations(keySize, valueSize)),
+                engine.ordersOperationsOnAKey());
+        this.dispatcher = new CoalescerDispatcher(engine, queue, hostCache, config.batchesInFlight());
+        this.dispatcherThread = Thread.ofPlatform().daemon().name("gphash-coalescer").unstarted(dispatcher);
+        dispatcherThread.start();
     }
 
     /** What the coalescer did so far. */
@@ -141,18 +86,18 @@ final class CoalescingEngine extends ForwardingEngine {
     }
 
     Stats coalescerStats() {
-        return new Stats(batches.sum(), operations.sum(), hostCache == null ? 0 : hostCache.hits(),
+        return new Stats(dispatcher.batches(), dispatcher.operations(), hostCache == null ? 0 : hostCache.hits(),
                 hostCache == null ? 0 : hostCache.misses(), getsRunAtOnce.sum());
     }
 
     /** Queues an operation; the future completes when its batch has run. Key and value are copied now. */
-    Request submit(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
+    CoalescedRequest submit(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
         if (closed) {
             throw new IndexClosedException(pool);
         }
         byte[] keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
         MemorySegment v = kind.hasValue() ? MemorySegment.ofArray(value.toArray(ValueLayout.JAVA_BYTE)) : null;
-        Request r = new Request(kind, MemorySegment.ofArray(keyBytes), v, out);
+        CoalescedRequest r = new CoalescedRequest(kind, MemorySegment.ofArray(keyBytes), v, out);
         if (hostCache != null && kind != OpKind.GET) {
             r.cacheKey = new HostReadCache.KeyBytes(keyBytes);
             hostCache.written(r.cacheKey);
@@ -164,8 +109,8 @@ final class CoalescingEngine extends ForwardingEngine {
      * A get: answered at once from the host cache when it holds the key, else queued (noting the
      * key's stripe, so that {@link #afterGet} may cache what the batch read).
      */
-    Request submitGet(MemorySegment key, MemorySegment out) {
-        Request r = lookUp(key, out);
+    CoalescedRequest submitGet(MemorySegment key, MemorySegment out) {
+        CoalescedRequest r = lookUp(key, out);
         return r.isDone() ? r : enqueue(r);
     }
 
@@ -173,12 +118,12 @@ final class CoalescingEngine extends ForwardingEngine {
      * A get's request: completed from the host cache when it holds the key, else not yet queued
      * (with the key's stripe noted, so that {@link #afterGet} may cache what is read).
      */
-    private Request lookUp(MemorySegment key, MemorySegment out) {
+    private CoalescedRequest lookUp(MemorySegment key, MemorySegment out) {
         if (closed) {
             throw new IndexClosedException(pool);
         }
         byte[] keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
-        Request r = new Request(OpKind.GET, MemorySegment.ofArray(keyBytes), null, out);
+        CoalescedRequest r = new CoalescedRequest(OpKind.GET, MemorySegment.ofArray(keyBytes), null, out);
         if (hostCache == null || !hostCache.enabled()) {
             return r;
         }
@@ -202,8 +147,8 @@ final class CoalescingEngine extends ForwardingEngine {
      * Runs a get that missed the host cache at once, through {@link Engine#getAlongside}, unless
      * this thread has queued operations not yet done; null when it did not run.
      */
-    private Outcome runAtOnce(Request r) {
-        Request last = lastQueued.get();
+    private Outcome runAtOnce(CoalescedRequest r) {
+        CoalescedRequest last = lastQueued.get();
         if (last != null && !last.isDone()) {
             return null;
         }
@@ -222,14 +167,14 @@ final class CoalescingEngine extends ForwardingEngine {
     }
 
     /** Offers what a get that missed the host cache read (its caller's copy, taken after the batch). */
-    void afterGet(Request r, Outcome o) {
+    void afterGet(CoalescedRequest r, Outcome o) {
         if (r.missedKey != null && o == Outcome.FOUND) {
             byte[] v = r.out != null ? r.out.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE) : r.valueOut.clone();
             hostCache.offer(r.missedKey, r.missedStamp, v);
         }
     }
 
-    private Request enqueue(Request r) {
+    private CoalescedRequest enqueue(CoalescedRequest r) {
         lastQueued.set(r);
         queue.add(r);
         if (closed) {
@@ -239,7 +184,7 @@ final class CoalescingEngine extends ForwardingEngine {
         return r;
     }
 
-    private Outcome await(Request r) {
+    private Outcome await(CoalescedRequest r) {
         spinUntilDone(r);
         try {
             return r.join();
@@ -263,7 +208,7 @@ final class CoalescingEngine extends ForwardingEngine {
      * Spins for up to the configured time while {@code r} is not done (Coalescing's {@code spin}), if
      * fewer than half the cores are spinning already; the caller then parks in join as usual.
      */
-    private void spinUntilDone(Request r) {
+    private void spinUntilDone(CoalescedRequest r) {
         if (spinNanos == 0 || r.isDone() || spinners.get() >= SPINNERS_MAX) {
             return;
         }
@@ -281,304 +226,11 @@ final class CoalescingEngine extends ForwardingEngine {
     /** Callers spinning at once, at most: half the cores, leaving the rest to the dispatcher and the engine. */
     private static final int SPINNERS_MAX = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
 
-    /** The next request: polled for up to the spin time (no wake-up to pay when one comes soon), then waited for. */
-    private Request next() throws InterruptedException {
-        if (spinNanos > 0) {
-            long deadline = System.nanoTime() + spinNanos;
-            do {
-                Request r = queue.poll();
-                if (r != null) {
-                    return r;
-                }
-                Thread.onSpinWait();
-            } while (System.nanoTime() - deadline < 0);
-        }
-        return queue.take();
-    }
-
-    /** The adaptive wait's ceiling. */
-    private static final long MAX_ADAPTIVE_WAIT_NANOS = 200_000;
-
-    /** A batch the dispatcher submitted: its requests, its engine batch and result, the engine's handle. */
-    private static final class InFlight {
-        final Batch batch;
-        final BatchResult result;
-        Request[] requests;
-        SubmittedBatch submitted;
-        /** What the engine threw for this batch (a RuntimeException or an Error), or null. */
-        Throwable failure;
-
-        InFlight(Batch batch, BatchResult result) {
-            this.batch = batch;
-            this.result = result;
-        }
-    }
-
-    private void dispatch() {
-        int inFlight = config.batchesInFlight();
-        InFlight[] slots = new InFlight[inFlight];
-        for (int i = 0; i < slots.length; i++) {
-            slots[i] = new InFlight(Batch.create(keySize, valueSize, 1024), new BatchResult(valueSize, 1024));
-        }
-        int slot = 0;
-        InFlight pending = null;  // submitted, callers not yet completed (only with two in flight)
-        long lingerNanos = config.linger().toNanos();
-        int max = Math.min(config.maxBatch(), Batch.maxOperations(keySize, valueSize));
-        long lastRunNanos = 0;
-        int lastSize = 0;
-        for (;;) {
-            taken.clear();
-            takenOps = 0;
-            if (takenKeys != null) {
-                takenKeys.clear();
-            }
-            try {
-                Request first = carried != null ? carried : pending != null ? queue.poll() : next();
-                carried = null;
-                if (first == null) {
-                    // Nothing came while the last batch ran: complete it, whose callers will be back.
-                    finish(pending);
-                    pending = null;
-                    continue;
-                }
-                if (first == POISON) {
-                    finish(pending);
-                    return;
-                }
-                take(first);
-                drainUpTo(max);
-                // A fixed linger gathers until the batch is full; the adaptive wait until as many as
-                // last time have come back (the callers that batch woke), for a quarter of its run time.
-                // With a batch in flight there is no waiting: its callers are not back yet.
-                long wait = pending != null ? 0 : lingerNanos > 0 ? lingerNanos
-                        : config.adaptive() ? Math.min(MAX_ADAPTIVE_WAIT_NANOS, lastRunNanos / 4) : 0;
-                int want = lingerNanos > 0 ? max : Math.min(max, lastSize);
-                if (wait > 0 && taken.size() < want && !taken.contains(POISON)) {
-                    long deadline = System.nanoTime() + wait;
-                    long left;
-                    while (taken.size() < want && (left = deadline - System.nanoTime()) > 0) {
-                        Request r = queue.poll(left, TimeUnit.NANOSECONDS);
-                        if (r == null) {
-                            break;
-                        }
-                        if (!fits(r, max)) {
-                            carried = r;  // first of the next batch
-                            break;
-                        }
-                        take(r);
-                        if (r == POISON) {
-                            break;
-                        }
-                        drainUpTo(max);
-                    }
-                }
-            } catch (InterruptedException e) {
-                finish(pending);
-                return;
-            }
-            boolean stop = taken.remove(POISON);
-            long start = System.nanoTime();
-            InFlight current = slots[slot];
-            slot = (slot + 1) % slots.length;
-            submit(taken, current);
-            // Batches complete in the order they were submitted, so an asynchronous caller's results
-            // come in the order it issued its operations.
-            finish(pending);
-            pending = null;
-            if (current.submitted == SubmittedBatch.DONE || current.requests == null) {
-                finish(current);
-            } else {
-                pending = current;
-            }
-            lastRunNanos = System.nanoTime() - start;
-            lastSize = taken.size();
-            if (stop) {
-                finish(pending);
-                return;
-            }
-        }
-    }
-
-    /**
-     * Whether {@code r} may join the batch being gathered: within {@code max} operations and, behind
-     * an engine that does not order a batch per key (see {@link #orderedPerKey}), on keys the batch
-     * does not hold yet.
-     */
-    private boolean fits(Request r, int max) {
-        if (r == POISON) {
-            return true;
-        }
-        if (takenOps + r.operations() > max) {
-            return false;
-        }
-        if (takenKeys != null) {
-            for (int i = 0; i < r.operations(); i++) {
-                if (takenKeys.contains(keyOf(r, i))) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    /** Adds {@code r} to the batch being gathered. */
-    private void take(Request r) {
-        taken.add(r);
-        if (r == POISON) {
-            return;
-        }
-        takenOps += r.operations();
-        if (takenKeys != null) {
-            for (int i = 0; i < r.operations(); i++) {
-                takenKeys.add(keyOf(r, i));
-            }
-        }
-    }
-
-    /** Key {@code i} of a request (0 for a single operation). */
-    private static HostReadCache.KeyBytes keyOf(Request r, int i) {
-        return new HostReadCache.KeyBytes(r.batch == null ? r.key.toArray(ValueLayout.JAVA_BYTE) : r.batch.key(i));
-    }
-
-    /**
-     * Moves waiting requests into the batch while they fit (a request that does not stays first in
-     * line for the next batch).
-     */
-    private void drainUpTo(int max) {
-        Request next;
-        while ((next = queue.peek()) != null && fits(next, max)) {
-            if (queue.poll() != next) {
-                break;  // single consumer: cannot happen, but never lose a request
-            }
-            take(next);
-            if (next == POISON) {
-                return;
-            }
-        }
-    }
-
-    /** Builds the engine batch of {@code taken} in {@code f} and submits it (requests null: nothing taken). */
-    private void submit(List<Request> taken, InFlight f) {
-        f.requests = null;
-        f.submitted = null;
-        f.failure = null;
-        if (taken.isEmpty()) {
-            return;
-        }
-        f.requests = taken.toArray(new Request[0]);
-        Batch batch = f.batch;
-        batch.clear();
-        for (Request r : f.requests) {
-            if (r.batch != null) {
-                batch.addAll(r.batch);
-            } else {
-                batch.add(r.kind, r.key, r.value);
-            }
-        }
-        try {
-            f.result.reset(batch.size());
-            if (config.batchesInFlight() == 1) {
-                engine.execute(batch, f.result);  // awaited at once anyway: no handle to make
-                f.submitted = SubmittedBatch.DONE;
-            } else {
-                f.submitted = engine.submit(batch, f.result);
-            }
-        } catch (RuntimeException | Error e) {
-            f.failure = e;
-        }
-    }
-
-    /** Waits for a submitted batch (null: none) and hands each of its callers its outcome and value. */
-    private void finish(InFlight f) {
-        if (f == null || f.requests == null) {
-            return;
-        }
-        Request[] taken = f.requests;
-        f.requests = null;
-        if (f.failure == null) {
-            try {
-                f.submitted.await();
-            } catch (RuntimeException | Error e) {
-                f.failure = e;
-            }
-        }
-        if (f.failure != null) {
-            for (Request r : taken) {
-                r.completeExceptionally(f.failure);
-            }
-            return;
-        }
-        BatchResult result = f.result;
-        batches.increment();
-        operations.add(f.batch.size());
-        MemorySegment values = result.values();
-        MemorySegment codes = result.outcomeCodes();
-        Request[] done = taken;
-        Outcome[] outcomes = new Outcome[done.length];
-        int at = 0;
-        for (int j = 0; j < done.length; j++) {
-            Request r = taken[j];
-            int i = at;
-            at += r.operations();
-            if (r.batch != null) {
-                // A merged caller batch: its outcomes and values, in its own numbering.
-                int n = r.batch.size();
-                r.batchResult.reset(n);
-                MemorySegment.copy(codes, i, r.batchResult.outcomeCodes(), 0, n);
-                MemorySegment.copy(values, (long) i * valueSize, r.batchResult.values(), 0, (long) n * valueSize);
-                outcomes[j] = Outcome.FOUND;  // unused: the caller reads its BatchResult
-                continue;
-            }
-            Outcome o = result.outcome(i);
-            if (r.kind == OpKind.GET && o == Outcome.FOUND) {
-                if (r.out != null) {
-                    MemorySegment.copy(values, (long) i * valueSize, r.out, 0, valueSize);
-                } else {
-                    r.valueOut = values.asSlice((long) i * valueSize, valueSize).toArray(ValueLayout.JAVA_BYTE);
-                }
-            }
-            if (r.cacheKey != null) {
-                hostCache.written(r.cacheKey);  // the write has run: nothing read before it may stay cached
-            }
-            outcomes[j] = o;
-        }
-        complete(done, outcomes);
-    }
-
-    /**
-     * Wakes the callers. Waking a parked thread costs the waker microseconds, and a batch may hold
-     * thousands of callers: beyond a few, chunks are woken by pool threads while the dispatcher goes
-     * on to the next batch (results are all in place already; each caller's own order is unaffected,
-     * since a caller has at most one synchronous operation waiting, and async ones were queued in order
-     * into this batch or an earlier one).
-     */
-    private static void complete(Request[] done, Outcome[] outcomes) {
-        int n = done.length;
-        if (n <= COMPLETE_INLINE) {
-            for (int i = 0; i < n; i++) {
-                done[i].complete(outcomes[i]);
-            }
-            return;
-        }
-        for (int from = 0; from < n; from += COMPLETE_CHUNK) {
-            int start = from;
-            int end = Math.min(n, from + COMPLETE_CHUNK);
-            java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
-                for (int i = start; i < end; i++) {
-                    done[i].complete(outcomes[i]);
-                }
-            });
-        }
-    }
-
-    private static final int COMPLETE_INLINE = 8;
-    private static final int COMPLETE_CHUNK = 16;
-
     // ------------------------------------------------------------------ Engine
 
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
-        Request r = lookUp(key, valueOut);
+        CoalescedRequest r = lookUp(key, valueOut);
         if (r.isDone()) {
             return r.join();  // a host cache hit
         }
@@ -592,7 +244,7 @@ final class CoalescingEngine extends ForwardingEngine {
 
     /** A get for the asynchronous API: the value, or null when absent. */
     CompletableFuture<byte[]> getAsync(MemorySegment key) {
-        Request r = submitGet(key, null);
+        CoalescedRequest r = submitGet(key, null);
         return r.thenApply(o -> {
             afterGet(r, o);
             return o == Outcome.FOUND ? r.valueOut : null;
@@ -637,7 +289,7 @@ final class CoalescingEngine extends ForwardingEngine {
         if (closed) {
             throw new IndexClosedException(pool);
         }
-        Request last = lastQueued.get();
+        CoalescedRequest last = lastQueued.get();
         if (last != null && !last.isDone()) {
             spinUntilDone(last);
             try {
@@ -690,7 +342,7 @@ final class CoalescingEngine extends ForwardingEngine {
             if (batch.size() == 0 || batch.size() > mergesUpTo() || closed) {
                 engine.execute(batch, result);
             } else {
-                await(enqueue(new Request(batch, result)));
+                await(enqueue(new CoalescedRequest(batch, result)));
             }
         } finally {
             if (writesAll) {
@@ -747,15 +399,13 @@ final class CoalescingEngine extends ForwardingEngine {
             return;
         }
         closed = true;
-        queue.add(POISON);
+        queue.poison();
         try {
-            dispatcher.join();
+            dispatcherThread.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        List<Request> left = new ArrayList<>();
-        queue.drainTo(left);
-        for (Request r : left) {
+        for (CoalescedRequest r : queue.drain()) {
             r.completeExceptionally(new IndexClosedException(pool));
         }
     }

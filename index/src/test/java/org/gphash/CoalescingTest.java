@@ -316,7 +316,7 @@ class CoalescingTest {
                     CompletableFuture<byte[]> f = c.getAsync(java.lang.foreign.MemorySegment.ofArray(LongKeys.encode(k, 8)));
                     checks.add(() -> assertArrayEquals(before, f.join(), "getAsync " + k));
                 } else {
-                    CoalescingEngine.Request r = c.submit(OpKind.PUT, java.lang.foreign.MemorySegment.ofArray(LongKeys.encode(k, 8)),
+                    CoalescedRequest r = c.submit(OpKind.PUT, java.lang.foreign.MemorySegment.ofArray(LongKeys.encode(k, 8)),
                             java.lang.foreign.MemorySegment.ofArray(v), null);
                     model.put(k, v);
                     checks.add(() -> assertEquals(before == null ? Outcome.INSERTED : Outcome.UPDATED, r.join(), "put " + k));
