@@ -1,4 +1,4 @@
-// The meta word of a slot (org.gphash.index.SlotMeta): fingerprint in bits 63..48, value offset in
+// The meta word of a slot (org.gphash.format.SlotMeta): fingerprint in bits 63..48, value offset in
 // bits 47..0. EMPTY is the word 0; INSERT is fingerprint 1; published items have fingerprint >= 2.
 #pragma once
 #include <cstdint>

@@ -68,7 +68,7 @@ enum OpKind : int {
     kCompareAndSet = 6, kCompareAndDelete = 7
 };
 
-// Outcome codes: org.gphash.index.OpStatus.
+// Outcome codes: org.gphash.Outcome (and org.gphash.index.OpStatus).
 enum Outcome : uint8_t {
     kRetry = 0, kFound = 1, kNotFound = 2, kInserted = 3, kUpdated = 4, kExists = 5, kDeleted = 6,
     kReplaced = 7,

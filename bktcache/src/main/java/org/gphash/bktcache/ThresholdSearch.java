@@ -3,8 +3,10 @@ package org.gphash.bktcache;
 import java.util.Objects;
 
 /**
- * The host half of the loading phase's radix select: finds the score threshold that admits the
- * {@code k} highest nonzero scores, given histograms that the GPU computes over all buckets.
+ * The loading phase's radix select in Java: finds the score threshold that admits the {@code k}
+ * highest nonzero scores, given a histogram per pass. It is the reference for the kernels' select
+ * (cache_select.cuh, which walks the same digits on the GPU; CacheSelectAgreementTest holds the two
+ * to each other) and the select of the hit-rate simulator.
  *
  * <p>Scores are 32-bit unsigned values (held in Java {@code int}s or {@code long}s from 0 to
  * 2<sup>32</sup>-1); 0 means "never accessed" and is never admitted. The search goes most significant
