@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.gphash.Backend;
-import org.gphash.bktcache.ZipfianGenerator;
+import org.gphash.cli.ZipfianGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

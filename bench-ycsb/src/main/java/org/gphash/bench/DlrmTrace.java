@@ -14,7 +14,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 import org.gphash.OpKind;
-import org.gphash.bktcache.ZipfianGenerator;
+import org.gphash.cli.ZipfianGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -3,7 +3,7 @@ package org.gphash.bench;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
-import org.gphash.bktcache.ZipfianGenerator;
+import org.gphash.cli.ZipfianGenerator;
 
 /**
  * How a workload picks which existing key an operation touches (YCSB's

@@ -4,7 +4,7 @@ import java.util.HashSet;
 import java.util.Set;
 
 import org.gphash.OpKind;
-import org.gphash.bktcache.ZipfianGenerator;
+import org.gphash.cli.ZipfianGenerator;
 import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -4,11 +4,11 @@
  * <p>Operations record per-bucket scores ({@link org.gphash.bktcache.CachePolicy}); a loading phase,
  * due by {@link org.gphash.bktcache.ReloadSchedule}, selects the hottest
  * {@link org.gphash.bktcache.BktCacheConfig#capacityFor(long) share} of the buckets and copies them into
- * GPU memory, where membership stays frozen until the next load. The selection is a radix select: the
- * GPU computes digit histograms and {@link org.gphash.bktcache.ThresholdSearch} picks the digits;
- * {@link org.gphash.bktcache.TopBuckets} is the selection in plain Java, the reference for the GPU's.
- * {@link org.gphash.bktcache.ZipfianGenerator} draws the zipfian ranks the cache's tests and the
- * benchmarks share. What freezing costs in hit rate against a dynamic cache is measured by the
+ * GPU memory, where membership stays frozen until the next load. The selection is a radix select,
+ * run on the GPU (cache_select.cuh); {@link org.gphash.bktcache.TopBuckets} and
+ * {@link org.gphash.bktcache.ThresholdSearch} are the same selection in plain Java, the reference the
+ * kernels' is checked against in CI (CacheSelectAgreementTest) and the selection of the hit-rate
+ * simulator. What freezing costs in hit rate against a dynamic cache is measured by the
  * simulator in bench-ycsb ({@code org.gphash.bench.cache.FrozenCacheSimulator}).
  *
  * <p>Nothing here depends on anything: not JCuda, not other gphash modules, not Caffeine. The kernels

@@ -2,7 +2,7 @@ package org.gphash.bench.cache;
 
 import java.util.SplittableRandom;
 
-import org.gphash.bktcache.ZipfianGenerator;
+import org.gphash.cli.ZipfianGenerator;
 
 /**
  * A zipfian stream of bucket ids, for {@link FrozenCacheSimulator}: the bucket of popularity rank r

@@ -19,7 +19,7 @@ import org.gphash.OpKind;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.bktcache.CachePolicy;
-import org.gphash.bktcache.ZipfianGenerator;
+import org.gphash.cli.ZipfianGenerator;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 

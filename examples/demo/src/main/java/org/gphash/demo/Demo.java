@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
 import org.gphash.RecoveryReport;
-import org.gphash.bktcache.ZipfianGenerator;
+import org.gphash.cli.ZipfianGenerator;
 
 /**
  * The gphash demo ({@code ./gphash demo}): a short, self-checking tour of the engine.

@@ -5,7 +5,7 @@ import org.gphash.cli.Cli;
 import java.nio.file.Path;
 import java.util.Locale;
 
-import org.gphash.bktcache.ZipfianGenerator;
+import org.gphash.cli.ZipfianGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -12,7 +12,7 @@ import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
-import org.gphash.bktcache.ZipfianGenerator;
+import org.gphash.cli.ZipfianGenerator;
 
 /**
  * The per-thread work of each demo phase, all through the batch API: every worker owns one

@@ -1,4 +1,4 @@
-package org.gphash.bktcache;
+package org.gphash.cli;
 
 import java.util.random.RandomGenerator;
 

@@ -1,4 +1,4 @@
-package org.gphash.bktcache;
+package org.gphash.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
