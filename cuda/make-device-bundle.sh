@@ -12,12 +12,14 @@ fi
 tests=target/device-tests
 rm -rf "$tests" && mkdir -p "$tests" .device-bundle
 "$JAVA_HOME/bin/jar" cf "$tests/gphash-cuda-tests.jar" -C cuda/target/test-classes .
-# The index module's test classes too: CoalescedGpuKillTest runs its CoalescedKillTest on the GPU backend.
+# The index's and the front end's test classes too: CoalescedGpuKillTest runs the front end's
+# CoalescedKillTest on the GPU backend, over the index's test helpers.
 "$JAVA_HOME/bin/jar" cf "$tests/gphash-index-tests.jar" -C index/target/test-classes .
+"$JAVA_HOME/bin/jar" cf "$tests/gphash-frontend-tests.jar" -C frontend/target/test-classes .
 console="$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.11.4/junit-platform-console-standalone-1.11.4.jar"
 [[ -f "$console" ]] || mvn -B -ntp -q dependency:get -Dartifact=org.junit.platform:junit-platform-console-standalone:1.11.4
 jars=()
-for m in native persistence bktcache index stats recovery cuda cli examples/demo bench-ycsb crashtest; do jars+=("$m/target"); done
+for m in native persistence bktcache index frontend recovery cuda cli examples/demo bench-ycsb crashtest; do jars+=("$m/target"); done
 # The bundle's runtime has no zip file system, so JUnit cannot scan jars: name the test classes.
 # Property tests (jqwik) check host-side logic and run in CI; the bundle carries the GPU tests and JUnit only.
 (cd cuda/target/test-classes && for f in $(find . -name '*Test.class'); do

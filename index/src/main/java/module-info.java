@@ -1,14 +1,14 @@
 /**
  * The index: the API ({@code org.gphash}), the engine SPI ({@code org.gphash.spi}) and the CPU engine
  * with the table both engines share ({@code org.gphash.index}: not API, exported only to the GPU
- * engine, the recovery tool and the benchmarks). The GPU engine (gphash-cuda) and the latency recorder
- * of {@code recordStats()} (gphash-stats) are found through {@link java.util.ServiceLoader}; both stay
- * automatic modules, as their libraries (JCuda, HdrHistogram) name no module.
+ * engine, the recovery tool and the benchmarks). The GPU engine (gphash-cuda) and the front end for
+ * many callers (gphash-frontend: the coalescer, the host read cache, {@code recordStats()}) are found
+ * through {@link java.util.ServiceLoader}; both stay automatic modules, as their libraries (JCuda,
+ * HdrHistogram) name no module.
  */
 module org.gphash {
     requires transitive org.gphash.persistence;
     requires transitive org.gphash.bktcache;
-    requires com.github.benmanes.caffeine;
     // The engine's JFR events are optional: a runtime without jdk.jfr runs without them (JfrEvents).
     requires static jdk.jfr;
 
@@ -18,5 +18,5 @@ module org.gphash {
 
     uses org.gphash.spi.EngineFactory;
     provides org.gphash.spi.EngineFactory with org.gphash.index.CpuEngineFactory;
-    uses org.gphash.spi.LatencyRecorder.Factory;
+    uses org.gphash.spi.FrontEnd.Factory;
 }

@@ -276,7 +276,7 @@ public final class Batch {
             allocateExpected(capacity);
         }
         MemorySegment.copy(expectedValue, 0, expected, (long) size * valueSize, valueSize);
-        add(kind, key, value);
+        append(kind, key, value);
         conditionals++;
         return this;
     }
@@ -363,8 +363,29 @@ public final class Batch {
         return this;
     }
 
-    /** Appends an operation from segments of exactly the key and value size ({@code value} unused for GET and DELETE). */
-    Batch add(OpKind kind, MemorySegment key, MemorySegment value) {
+    /**
+     * Appends an operation from memory segments (copied now), as {@link #add(OpKind, byte[], byte[])}
+     * does from arrays: the way for keys and values already off the heap.
+     *
+     * @param kind  what the operation does, not a conditional kind
+     * @param key   the key, a segment of the batch's key size
+     * @param value the value, a segment of the batch's value size (null for GET and DELETE)
+     * @return this batch
+     */
+    public Batch add(OpKind kind, MemorySegment key, MemorySegment value) {
+        if (kind.isConditional()) {
+            throw new IllegalArgumentException(kind + " carries an expected value: append it with compareAndSet(key, "
+                    + "expected, value) or compareAndDelete(key, expected)");
+        }
+        Arguments.checkKey(key, keySize);
+        if (kind.hasValue()) {
+            Arguments.checkValue(value, valueSize, "value");
+        }
+        return append(kind, key, value);
+    }
+
+    /** Appends an operation from segments of exactly the key and value size, unchecked ({@code value} unused for GET and DELETE). */
+    private Batch append(OpKind kind, MemorySegment key, MemorySegment value) {
         ensureCapacity(size + 1);
         kinds.set(ValueLayout.JAVA_BYTE, size, (byte) kind.ordinal());
         MemorySegment.copy(key, 0, keys, (long) size * keySize, keySize);
@@ -375,8 +396,18 @@ public final class Batch {
         return this;
     }
 
-    /** Appends every operation of {@code other} (same key and value sizes), in its order. */
-    void addAll(Batch other) {
+    /**
+     * Appends every operation of {@code other}, in its order (conditional ones with their expected
+     * values): how the coalescer merges several callers' batches into one.
+     *
+     * @param other a batch of the same key and value sizes
+     * @return this batch
+     */
+    public Batch addAll(Batch other) {
+        if (other.keySize != keySize || other.valueSize != valueSize) {
+            throw new IllegalArgumentException("a batch of " + other.keySize + "-byte keys and " + other.valueSize
+                    + "-byte values cannot join one of " + keySize + "-byte keys and " + valueSize + "-byte values");
+        }
         int n = other.size;
         ensureCapacity(size + n);
         MemorySegment.copy(other.kinds, 0, kinds, size, n);
@@ -390,6 +421,7 @@ public final class Batch {
         }
         size += n;
         conditionals += other.conditionals;
+        return this;
     }
 
     private void ensureCapacity(int n) {
@@ -569,8 +601,10 @@ public final class Batch {
      * Whether every operation is a get (GET is ordinal 0, so a word of kinds with any byte set holds
      * another kind), eight kinds at a time: what a layer in front of the engine checks before it does
      * per-operation work for writes.
+     *
+     * @return true if the batch holds gets only (or nothing)
      */
-    boolean onlyGets() {
+    public boolean onlyGets() {
         int i = 0;
         for (; i + 8 <= size; i += 8) {
             if (kinds.get(KIND_WORD, i) != 0) {

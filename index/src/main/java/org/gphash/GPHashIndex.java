@@ -13,6 +13,7 @@ import org.gphash.spi.CrashHook;
 import org.gphash.format.Geometry;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
+import org.gphash.spi.FrontEnd;
 
 /**
  * A persistent GPHash index in one pool file: the embedded API.
@@ -32,12 +33,10 @@ import org.gphash.spi.EngineFactory;
  */
 public final class GPHashIndex implements AutoCloseable {
 
-    /** What the index calls: the backend's engine, behind the coalescer and the recorder when they are on. */
+    /** What the index calls: the backend's engine, behind the front end when there is one. */
     private final Engine engine;
-    /** The coalescer, or null. */
-    private final CoalescingEngine coalescer;
-    /** The recorder of operation stats, or null. */
-    private final RecordingEngine recorder;
+    /** The coalescer and the stats recorder in front of the backend (gphash-frontend), or null: calls go to the backend. */
+    private final FrontEnd front;
     /** The backend's engine itself. */
     private final Engine backend;
     private final GPHashConfig config;
@@ -45,28 +44,35 @@ public final class GPHashIndex implements AutoCloseable {
     private final int valueSize;
     private volatile boolean closed;
 
-    private GPHashIndex(Engine backend, GPHashConfig config, org.gphash.spi.LatencyRecorder.Factory recorders) {
+    private GPHashIndex(Engine backend, GPHashConfig config, FrontEnd.Factory fronts, boolean recordStats) {
         this.backend = backend;
         boolean groupCommit = config.backend() == Backend.CPU && config.durability() == Durability.PER_BATCH
                 && flushesToMedium(backend.stats().persistenceMode());
         Coalescing coalescing = groupCommit && config.coalescing().mode() == Coalescing.Mode.AUTO
                 ? config.coalescing().forGroupCommit() : config.coalescing();
-        this.coalescer = coalescing.appliesTo(config.backend(), groupCommit)
-                ? new CoalescingEngine(backend, coalescing, config.path()) : null;
-        Engine front = coalescer != null ? coalescer : backend;
-        this.recorder = recorders != null ? new RecordingEngine(front, recorders) : null;
-        this.engine = recorder != null ? recorder : front;
+        boolean coalesce = coalescing.appliesTo(config.backend(), groupCommit);
+        if (coalesce && fronts == null) {
+            // Only AUTO gets here (the builder refused ON without the front end): run calls directly.
+            LOG.log(System.Logger.Level.DEBUG, "single calls on " + config.path() + " run one by one: coalescing them "
+                    + "needs gphash-frontend (org.gphash:gphash-frontend), which is not on the class or module path");
+            coalesce = false;
+        }
+        this.front = coalesce || recordStats ? fronts.over(backend, coalesce ? coalescing : null, recordStats, config.path())
+                : null;
+        this.engine = front != null ? front.engine() : backend;
         this.config = config;
         this.keySize = backend.geometry().keySize();
         this.valueSize = backend.geometry().valueSize();
     }
+
+    private static final System.Logger LOG = System.getLogger("org.gphash");
 
     /**
      * An index over an engine made elsewhere: for tests of the layers above an engine (the
      * coalescer, the host cache, stats) with an engine that behaves in ways a backend may.
      */
     static GPHashIndex over(Engine backend, GPHashConfig config) {
-        return new GPHashIndex(backend, config, null);
+        return new GPHashIndex(backend, config, Builder.frontEnds(), false);
     }
 
         /**
@@ -499,7 +505,7 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public Engine engine() {
         live();
-        return coalescer != null ? coalescer.inner() : backend;
+        return front != null ? front.backend() : backend;
     }
 
     // ------------------------------------------------------------------ asynchronous single operations
@@ -516,8 +522,8 @@ public final class GPHashIndex implements AutoCloseable {
     public java.util.concurrent.CompletableFuture<byte[]> getAsync(byte[] key) {
         Arguments.checkKey(key, keySize);
         live();
-        if (coalescer != null) {
-            return coalescer.getAsync(MemorySegment.ofArray(key));
+        if (front != null && front.coalesces()) {
+            return front.getAsync(MemorySegment.ofArray(key));
         }
         return run(() -> get(key));
     }
@@ -603,8 +609,8 @@ public final class GPHashIndex implements AutoCloseable {
             Arguments.checkValue(value, valueSize);
         }
         live();
-        if (coalescer != null) {
-            return coalescer.submit(kind, MemorySegment.ofArray(key), kind.hasValue() ? MemorySegment.ofArray(value) : null, null)
+        if (front != null && front.coalesces()) {
+            return front.submit(kind, MemorySegment.ofArray(key), kind.hasValue() ? MemorySegment.ofArray(value) : null)
                     .thenApply(o -> o == success);
         }
         Engine e = live();
@@ -632,18 +638,13 @@ public final class GPHashIndex implements AutoCloseable {
      * @return the figures
      */
     public OperationStats operationStats() {
-        return recorder == null ? OperationStats.NONE : recorder.operationStats();
+        return front == null ? OperationStats.NONE : front.operationStats();
     }
 
     /** {@return the coalescer's figures (batches run, operations merged), if single calls are coalesced} */
     public java.util.Optional<CoalescerStats> coalescerStats() {
         live();
-        if (coalescer != null) {
-            CoalescingEngine.Stats s = coalescer.coalescerStats();
-            return java.util.Optional.of(new CoalescerStats(s.batches(), s.operations(), s.hostCacheHits(),
-                    s.hostCacheMisses(), s.getsRunAtOnce()));
-        }
-        return java.util.Optional.empty();
+        return front == null ? java.util.Optional.empty() : front.coalescerStats();
     }
 
     /**
@@ -747,8 +748,8 @@ public final class GPHashIndex implements AutoCloseable {
         private Durability durability = Durability.PER_BATCH;
         private Coalescing coalescing = Coalescing.AUTO;
         private GpuTuning gpuTuning;
-        /** The latency recorders' provider, found when recordStats() is called; null: no stats. */
-        private org.gphash.spi.LatencyRecorder.Factory recorders;
+        /** Whether calls are counted and timed (recordStats()). */
+        private boolean recordStats;
 
         private Builder(Path path) {
             this.path = Objects.requireNonNull(path, "path");
@@ -1021,15 +1022,16 @@ public final class GPHashIndex implements AutoCloseable {
         /**
          * Counts every synchronous call and batch and records its latency, for
          * {@link GPHashIndex#operationStats()} (off by default: timing costs two clock reads a call).
-         * The latency percentiles come from gphash-stats (org.gphash:gphash-stats, HdrHistogram), which
-         * must be on the class or module path.
+         * The recording is gphash-frontend's (org.gphash:gphash-frontend, HdrHistogram), which must be
+         * on the class or module path.
          *
          * @return this builder
-         * @throws IllegalStateException when gphash-stats is not on the class or module path (nothing
+         * @throws IllegalStateException when gphash-frontend is not on the class or module path (nothing
          *                               is opened or created)
          */
         public Builder recordStats() {
-            this.recorders = RecordingEngine.recorders();
+            requireFrontEnds("recordStats()");
+            this.recordStats = true;
             return this;
         }
 
@@ -1054,7 +1056,8 @@ public final class GPHashIndex implements AutoCloseable {
         public GPHashIndex create() {
             GPHashConfig c = config();
             c.geometryForCreate();
-            return wrap(factory(c.backend()).create(c), c);
+            FrontEnd.Factory fronts = frontEndsFor(c);
+            return new GPHashIndex(factory(c.backend()).create(c), c, fronts, recordStats);
         }
 
         /**
@@ -1064,7 +1067,8 @@ public final class GPHashIndex implements AutoCloseable {
          */
         public GPHashIndex open() {
             GPHashConfig c = config();
-            return wrap(factory(c.backend()).open(c), c);
+            FrontEnd.Factory fronts = frontEndsFor(c);
+            return new GPHashIndex(factory(c.backend()).open(c), c, fronts, recordStats);
         }
 
         /**
@@ -1084,8 +1088,36 @@ public final class GPHashIndex implements AutoCloseable {
             }
         }
 
-        private GPHashIndex wrap(Engine engine, GPHashConfig c) {
-            return new GPHashIndex(engine, c, recorders);
+        /**
+         * The front end's factory for an index with these settings: null when it is not on the path
+         * and nothing needs it; refused, before anything is opened, when coalescing is asked for
+         * ({@link Coalescing.Mode#ON}) or calls are recorded and it is not there.
+         */
+        private FrontEnd.Factory frontEndsFor(GPHashConfig c) {
+            if (c.coalescing().mode() == Coalescing.Mode.ON) {
+                return requireFrontEnds("coalescing " + c.coalescing());
+            }
+            return recordStats ? requireFrontEnds("recordStats()") : frontEnds();
+        }
+
+        private static FrontEnd.Factory requireFrontEnds(String what) {
+            FrontEnd.Factory f = frontEnds();
+            if (f == null) {
+                throw new IllegalStateException(what + " needs gphash-frontend (org.gphash:gphash-frontend), which "
+                        + "is not on the class or module path: add that dependency, or build the index without it");
+            }
+            return f;
+        }
+
+        /** gphash-frontend's factory, found as the engines' are (see {@link #factory}), or null. */
+        static FrontEnd.Factory frontEnds() {
+            for (ClassLoader loader : new ClassLoader[] {GPHashIndex.class.getClassLoader(),
+                    Thread.currentThread().getContextClassLoader()}) {
+                for (FrontEnd.Factory f : ServiceLoader.load(FrontEnd.Factory.class, loader)) {
+                    return f;
+                }
+            }
+            return null;
         }
 
         /**

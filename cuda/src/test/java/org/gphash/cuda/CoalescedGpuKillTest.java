@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * {@code CoalescedKillTest} (8 callers through the coalescer, sync, async and batch calls, SIGKILLed
  * three times mid-stream, every acknowledged operation checked) run with the GPU backend, in a
  * process of its own. Its classes come with the GPU machine's bundle
- * ({@code cuda/make-device-bundle.sh} packs the index module's test classes); a Maven run of this
+ * ({@code cuda/make-device-bundle.sh} packs the frontend module's test classes); a Maven run of this
  * module does not have them and skips, as it skips without a GPU.
  */
 class CoalescedGpuKillTest {

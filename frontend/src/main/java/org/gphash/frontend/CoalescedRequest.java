@@ -1,0 +1,58 @@
+package org.gphash.frontend;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+
+/**
+ * One operation queued at the coalescer, or a caller's whole batch merged with others, and where its
+ * result goes: the future completes with the operation's outcome once the engine batch holding it has
+ * run (a merged batch's caller reads its {@link BatchResult} instead).
+ */
+final class CoalescedRequest extends CompletableFuture<Outcome> {
+
+    /** What tells the dispatcher to stop; never completed. */
+    static final CoalescedRequest POISON = new CoalescedRequest(OpKind.GET, null, null, null);
+
+    final OpKind kind;
+    final MemorySegment key;
+    /** A write's key as the host cache knows it (null without a cache). */
+    HostReadCache.KeyBytes cacheKey;
+    /** A get that missed the host cache: its key there, and the stripe it noted (null: none). */
+    HostReadCache.KeyBytes missedKey;
+    long missedStamp;
+    final MemorySegment value;
+    /** Where a GET's value is copied (null: into {@link #valueOut}, a fresh array). */
+    final MemorySegment out;
+    byte[] valueOut;
+
+    /** A caller's whole batch, merged with others into one engine batch (null: a single operation). */
+    final Batch batch;
+    final BatchResult batchResult;
+
+    CoalescedRequest(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
+        this.kind = kind;
+        this.key = key;
+        this.value = value;
+        this.out = out;
+        this.batch = null;
+        this.batchResult = null;
+    }
+
+    CoalescedRequest(Batch batch, BatchResult result) {
+        this.kind = null;
+        this.key = null;
+        this.value = null;
+        this.out = null;
+        this.batch = batch;
+        this.batchResult = result;
+    }
+
+    /** {@return the operations this request adds to an engine batch} */
+    int operations() {
+        return batch == null ? 1 : batch.size();
+    }
+}

@@ -1,0 +1,419 @@
+package org.gphash.frontend;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.gphash.format.Geometry;
+import org.gphash.spi.Engine;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.Coalescing;
+import org.gphash.IndexClosedException;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.spi.ForwardingEngine;
+
+/**
+ * An engine whose single-key operations are merged into batches of the engine behind it (see
+ * {@link Coalescing}). Callers enqueue requests; one dispatcher thread takes whatever is waiting (up
+ * to the batch limit, after the linger if one is set), runs it as one batch, and hands each caller
+ * its outcome and value. Batches, scans, snapshots and everything else go straight to the engine:
+ * the engine orders them with the dispatcher's batches as it orders any two callers.
+ *
+ * <p>Order per caller: a synchronous caller waits for its operation before it issues the next; an
+ * asynchronous caller's operations are queued in the order it issued them, and the dispatcher
+ * takes them in queue order into batches that run in order. With two batches in flight
+ * ({@link Coalescing#batchesInFlight}) the dispatcher submits the next batch ({@link Engine#submit})
+ * before it completes the last one's callers; the engine runs submitted batches in order, and the
+ * dispatcher completes them in order.
+ *
+ * <p>Gets run at once where they can: a synchronous get that misses the host cache first asks the
+ * engine to run it alongside other threads' calls ({@link Engine#getAlongside}: the GPU engine reads
+ * the mapped pool on the calling thread between its batches), and is queued only when the engine
+ * cannot.
+ * A thread whose own asynchronous operations are still queued queues its gets behind them, so that
+ * they see its writes.
+ *
+ * <p>This class is the callers' side: requests, the host cache, waiting, conditional writes and
+ * callers' batches. The queue and how a batch is gathered from it are {@link CoalescingQueue}'s, the
+ * dispatcher thread {@link CoalescerDispatcher}'s, handing results back {@link CallerCompletions}'.
+ */
+final class CoalescingEngine extends ForwardingEngine {
+
+    private final Coalescing config;
+    private final int keySize;
+    private final int valueSize;
+    private final CoalescingQueue queue;
+    private final CoalescerDispatcher dispatcher;
+    private final Thread dispatcherThread;
+    private volatile boolean closed;
+    private final long spinNanos;
+    private final java.util.concurrent.atomic.AtomicInteger spinners = new java.util.concurrent.atomic.AtomicInteger();
+    /** Hot keys' values on the host, or null. */
+    private final HostReadCache hostCache;
+    /**
+     * Batches of more operations than this that write take the host cache's bulk invalidation
+     * ({@link HostReadCache#writtenAll}) instead of one per written key: beyond a few thousand keys a
+     * batch would evict most of what a skewed workload keeps hot anyway.
+     */
+    static final int WRITTEN_ONE_BY_ONE_MAX = 4096;
+    /** Each thread's last queued request: its gets may skip the queue only once that one is done. */
+    private final ThreadLocal<CoalescedRequest> lastQueued = new ThreadLocal<>();
+    private final LongAdder getsRunAtOnce = new LongAdder();
+
+    /** The pool, for {@link IndexClosedException}. */
+    private final java.nio.file.Path pool;
+
+    CoalescingEngine(Engine engine, Coalescing config) {
+        this(engine, config, java.nio.file.Path.of("(pool)"));
+    }
+
+    CoalescingEngine(Engine engine, Coalescing config, java.nio.file.Path pool) {
+        super(engine);
+        this.pool = pool;
+        long cacheBytes = config.effectiveHostCacheBytes();
+        this.hostCache = cacheBytes > 0 ? new HostReadCache(cacheBytes) : null;
+        this.config = config;
+        this.spinNanos = config.spin().toNanos();
+        Geometry g = engine.geometry();
+        this.keySize = g.keySize();
+        this.valueSize = g.valueSize();
+        this.queue = new CoalescingQueue(config, Math.min(config.maxBatch(), Batch.maxOperations(keySize, valueSize)),
+                engine.ordersOperationsOnAKey());
+        this.dispatcher = new CoalescerDispatcher(engine, queue, hostCache, config.batchesInFlight());
+        this.dispatcherThread = Thread.ofPlatform().daemon().name("gphash-coalescer").unstarted(dispatcher);
+        dispatcherThread.start();
+    }
+
+    /** What the coalescer did so far. */
+    record Stats(long batches, long operations, long hostCacheHits, long hostCacheMisses, long getsRunAtOnce) {
+    }
+
+    Stats coalescerStats() {
+        return new Stats(dispatcher.batches(), dispatcher.operations(), hostCache == null ? 0 : hostCache.hits(),
+                hostCache == null ? 0 : hostCache.misses(), getsRunAtOnce.sum());
+    }
+
+    /** Queues an operation; the future completes when its batch has run. Key and value are copied now. */
+    CoalescedRequest submit(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
+        if (closed) {
+            throw new IndexClosedException(pool);
+        }
+        byte[] keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
+        MemorySegment v = kind.hasValue() ? MemorySegment.ofArray(value.toArray(ValueLayout.JAVA_BYTE)) : null;
+        CoalescedRequest r = new CoalescedRequest(kind, MemorySegment.ofArray(keyBytes), v, out);
+        if (hostCache != null && kind != OpKind.GET) {
+            r.cacheKey = new HostReadCache.KeyBytes(keyBytes);
+            hostCache.written(r.cacheKey);
+        }
+        return enqueue(r);
+    }
+
+    /**
+     * A get: answered at once from the host cache when it holds the key, else queued (noting the
+     * key's stripe, so that {@link #afterGet} may cache what the batch read).
+     */
+    CoalescedRequest submitGet(MemorySegment key, MemorySegment out) {
+        CoalescedRequest r = lookUp(key, out);
+        return r.isDone() ? r : enqueue(r);
+    }
+
+    /**
+     * A get's request: completed from the host cache when it holds the key, else not yet queued
+     * (with the key's stripe noted, so that {@link #afterGet} may cache what is read).
+     */
+    private CoalescedRequest lookUp(MemorySegment key, MemorySegment out) {
+        if (closed) {
+            throw new IndexClosedException(pool);
+        }
+        byte[] keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
+        CoalescedRequest r = new CoalescedRequest(OpKind.GET, MemorySegment.ofArray(keyBytes), null, out);
+        if (hostCache == null || !hostCache.enabled()) {
+            return r;
+        }
+        HostReadCache.KeyBytes k = new HostReadCache.KeyBytes(keyBytes);
+        byte[] hit = hostCache.get(k);
+        if (hit != null) {
+            if (out != null) {
+                MemorySegment.copy(hit, 0, out, ValueLayout.JAVA_BYTE, 0, valueSize);
+            } else {
+                r.valueOut = hit.clone();
+            }
+            r.complete(Outcome.FOUND);
+            return r;
+        }
+        r.missedKey = k;
+        r.missedStamp = hostCache.stamp(k);
+        return r;
+    }
+
+    /**
+     * Runs a get that missed the host cache at once, through {@link Engine#getAlongside}, unless
+     * this thread has queued operations not yet done; null when it did not run.
+     */
+    private Outcome runAtOnce(CoalescedRequest r) {
+        CoalescedRequest last = lastQueued.get();
+        if (last != null && !last.isDone()) {
+            return null;
+        }
+        MemorySegment out = r.out;
+        if (out == null) {
+            r.valueOut = new byte[valueSize];
+            out = MemorySegment.ofArray(r.valueOut);
+        }
+        Outcome o = engine.getAlongside(r.key, out);
+        if (o == null) {
+            r.valueOut = null;
+            return null;
+        }
+        getsRunAtOnce.increment();
+        return o;
+    }
+
+    /** Offers what a get that missed the host cache read (its caller's copy, taken after the batch). */
+    void afterGet(CoalescedRequest r, Outcome o) {
+        if (r.missedKey != null && o == Outcome.FOUND) {
+            byte[] v = r.out != null ? r.out.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE) : r.valueOut.clone();
+            hostCache.offer(r.missedKey, r.missedStamp, v);
+        }
+    }
+
+    private CoalescedRequest enqueue(CoalescedRequest r) {
+        lastQueued.set(r);
+        queue.add(r);
+        if (closed) {
+            // close() may have drained the queue before this request arrived.
+            r.completeExceptionally(new IndexClosedException(pool));
+        }
+        return r;
+    }
+
+    private Outcome await(CoalescedRequest r) {
+        spinUntilDone(r);
+        try {
+            return r.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            if (c instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        } finally {
+            if (lastQueued.get() == r) {
+                lastQueued.remove();  // done: nothing of this thread's is queued, and the request (a batch's, perhaps) is not kept
+            }
+        }
+    }
+
+    /**
+     * Spins for up to the configured time while {@code r} is not done (Coalescing's {@code spin}), if
+     * fewer than half the cores are spinning already; the caller then parks in join as usual.
+     */
+    private void spinUntilDone(CoalescedRequest r) {
+        if (spinNanos == 0 || r.isDone() || spinners.get() >= SPINNERS_MAX) {
+            return;
+        }
+        spinners.incrementAndGet();
+        try {
+            long deadline = System.nanoTime() + spinNanos;
+            while (!r.isDone() && System.nanoTime() - deadline < 0) {
+                Thread.onSpinWait();
+            }
+        } finally {
+            spinners.decrementAndGet();
+        }
+    }
+
+    /** Callers spinning at once, at most: half the cores, leaving the rest to the dispatcher and the engine. */
+    private static final int SPINNERS_MAX = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
+    // ------------------------------------------------------------------ Engine
+
+    @Override
+    public Outcome get(MemorySegment key, MemorySegment valueOut) {
+        CoalescedRequest r = lookUp(key, valueOut);
+        if (r.isDone()) {
+            return r.join();  // a host cache hit
+        }
+        Outcome o = runAtOnce(r);
+        if (o == null) {
+            o = await(enqueue(r));
+        }
+        afterGet(r, o);
+        return o;
+    }
+
+    /** A get for the asynchronous API: the value, or null when absent. */
+    CompletableFuture<byte[]> getAsync(MemorySegment key) {
+        CoalescedRequest r = submitGet(key, null);
+        return r.thenApply(o -> {
+            afterGet(r, o);
+            return o == Outcome.FOUND ? r.valueOut : null;
+        });
+    }
+
+    @Override
+    public Outcome put(MemorySegment key, MemorySegment value) {
+        return await(submit(OpKind.PUT, key, value, null));
+    }
+
+    @Override
+    public Outcome insert(MemorySegment key, MemorySegment value) {
+        return await(submit(OpKind.INSERT, key, value, null));
+    }
+
+    @Override
+    public Outcome update(MemorySegment key, MemorySegment value) {
+        return await(submit(OpKind.UPDATE, key, value, null));
+    }
+
+    @Override
+    public Outcome delete(MemorySegment key) {
+        return await(submit(OpKind.DELETE, key, null, null));
+    }
+
+    @Override
+    public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
+        return direct(key, () -> engine.compareAndSet(key, expected, value));
+    }
+
+    @Override
+    public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        return direct(key, () -> engine.compareAndDelete(key, expected));
+    }
+
+    /**
+     * A conditional write, run on the engine at once (its compare and its write are one step there):
+     * after this thread's queued operations, and with the key's cached value dropped before and after.
+     */
+    private Outcome direct(MemorySegment key, java.util.function.Supplier<Outcome> write) {
+        if (closed) {
+            throw new IndexClosedException(pool);
+        }
+        CoalescedRequest last = lastQueued.get();
+        if (last != null && !last.isDone()) {
+            spinUntilDone(last);
+            try {
+                last.join();
+            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException ignored) {
+                // that operation's caller hears of its failure through its own future
+            }
+        }
+        HostReadCache.KeyBytes k = hostCache == null ? null : new HostReadCache.KeyBytes(key.toArray(ValueLayout.JAVA_BYTE));
+        if (k != null) {
+            hostCache.written(k);
+        }
+        try {
+            return write.get();
+        } finally {
+            if (k != null) {
+                hostCache.written(k);
+            }
+        }
+    }
+
+    /**
+     * A caller's batch: merged with the other waiting calls and batches into one engine batch when it
+     * holds at most half of {@code maxBatch} (several client threads with batches of thousands then
+     * share one GPU round trip; a batch's operations stay together and in order, and batches of
+     * different callers were concurrent, so any order between them is one they could have had), else
+     * run directly ({@link #mergesUpTo}).
+     */
+    @Override
+    public void execute(Batch batch, BatchResult result) {
+        HostReadCache.KeyBytes[] written = null;
+        // A batch of gets writes nothing the host cache holds: no per-operation work for it (a GPU
+        // batch of 2^18 gets spent 3-5 ms here reading its kinds one by one, H200, issue 25). A large
+        // batch that writes kills every entry at once, before and after it runs (HostReadCache.writtenAll).
+        boolean writes = hostCache != null && !batch.onlyGets();
+        boolean writesAll = writes && batch.size() > WRITTEN_ONE_BY_ONE_MAX;
+        if (writesAll) {
+            hostCache.writtenAll();
+        } else if (writes) {
+            written = new HostReadCache.KeyBytes[batch.size()];
+            MemorySegment kinds = batch.kinds();
+            for (int i = 0; i < written.length; i++) {
+                if (kinds.get(ValueLayout.JAVA_BYTE, i) != GET_ORDINAL) {
+                    written[i] = new HostReadCache.KeyBytes(batch.key(i));
+                    hostCache.written(written[i]);
+                }
+            }
+        }
+        try {
+            if (batch.size() == 0 || batch.size() > mergesUpTo() || closed) {
+                engine.execute(batch, result);
+            } else {
+                await(enqueue(new CoalescedRequest(batch, result)));
+            }
+        } finally {
+            if (writesAll) {
+                hostCache.writtenAll();
+            }
+            if (written != null) {
+                for (HostReadCache.KeyBytes k : written) {
+                    if (k != null) {
+                        hostCache.written(k);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The largest caller's batch merged with others: half an engine batch. A larger one could share
+     * its engine batch with little, and through the dispatcher it waits its turn and is copied in and
+     * out; run directly, it is pinned and run by its own thread (H200, 16 threads' batches of 2^16,
+     * YCSB-C on the GPU engine: 16.4 Mops/s merged, 78.6 direct).
+     */
+    private int mergesUpTo() {
+        return Math.min(config.maxBatch(), Batch.maxOperations(keySize, valueSize)) / 2;
+    }
+
+    /**
+     * The engine behind the coalescer (for what only it offers, e.g. the GPU engine's device
+     * batches). Writes through it would bypass the host cache, which is therefore turned off.
+     */
+    Engine inner() {
+        if (hostCache != null && hostCache.enabled()) {
+            hostCache.disable();
+        }
+        return engine;
+    }
+
+    private static final byte GET_ORDINAL = (byte) OpKind.GET.ordinal();
+
+    /** Runs what is queued, stops the dispatcher, then closes the engine. */
+    @Override
+    public void close() {
+        stopDispatcher();
+        engine.close();
+    }
+
+    @Override
+    public void abandon() {
+        stopDispatcher();
+        engine.abandon();
+    }
+
+    private void stopDispatcher() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        queue.poison();
+        try {
+            dispatcherThread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (CoalescedRequest r : queue.drain()) {
+            r.completeExceptionally(new IndexClosedException(pool));
+        }
+    }
+}

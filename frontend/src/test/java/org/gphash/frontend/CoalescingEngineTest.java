@@ -1,0 +1,96 @@
+package org.gphash.frontend;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.Coalescing;
+import org.gphash.GPHashIndex;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.TestPools;
+import org.gphash.spi.Engine;
+import org.gphash.spi.ForwardingEngine;
+import org.junit.jupiter.api.Test;
+
+/** The coalescer on its own, over an engine that behaves as a backend may. */
+class CoalescingEngineTest {
+
+    private static final int VALUE = 32;
+
+    /** Key k's value of version v: the two numbers, little-endian, then zeros. */
+    private static byte[] value(long k, long v) {
+        return java.nio.ByteBuffer.allocate(VALUE).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(k).putLong(v).array();
+    }
+
+    /** An 8-byte key, little-endian (as the index encodes long keys). */
+    private static java.lang.foreign.MemorySegment key(long k) {
+        return java.lang.foreign.MemorySegment.ofArray(
+                java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(k).array());
+    }
+
+    /**
+     * Behind an engine that does not keep batch order per key (the GPU engine without its mirror), no
+     * engine batch holds two requests on one key, and a caller's async operations on few keys still
+     * see each other in order.
+     */
+    @Test
+    void requestsOnOneKeyShareNoBatchWhereTheEngineWouldReorderThem() {
+        try (TestPools p = TestPools.create();
+             Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("u.pool")).keySize(8).valueSize(VALUE)
+                     .config())) {
+            java.util.concurrent.atomic.AtomicInteger batchesWithRepeats = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger merged = new java.util.concurrent.atomic.AtomicInteger();
+            Engine unordered = new ForwardingEngine(cpu) {
+                @Override
+                public boolean ordersOperationsOnAKey() {
+                    return false;
+                }
+
+                @Override
+                public void execute(Batch batch, BatchResult result) {
+                    java.util.Set<Long> keys = new java.util.HashSet<>();
+                    for (int i = 0; i < batch.size(); i++) {
+                        if (!keys.add(java.nio.ByteBuffer.wrap(batch.key(i)).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong())) {
+                            batchesWithRepeats.incrementAndGet();
+                        }
+                    }
+                    if (batch.size() > 1) {
+                        merged.incrementAndGet();
+                    }
+                    super.execute(batch, result);
+                }
+            };
+            CoalescingEngine c = new CoalescingEngine(unordered, Coalescing.on(Duration.ofMillis(1), 4096));
+            Map<Long, byte[]> model = new HashMap<>();
+            List<Runnable> checks = new ArrayList<>();
+            for (int i = 0; i < 3000; i++) {
+                long k = i % 5;
+                byte[] v = value(k, i + 1);
+                byte[] before = model.get(k);
+                if (i % 3 == 2) {
+                    CompletableFuture<byte[]> f = c.getAsync(key(k));
+                    checks.add(() -> assertArrayEquals(before, f.join(), "getAsync " + k));
+                } else {
+                    CoalescedRequest r = c.submit(OpKind.PUT, key(k),
+                            java.lang.foreign.MemorySegment.ofArray(v), null);
+                    model.put(k, v);
+                    checks.add(() -> assertEquals(before == null ? Outcome.INSERTED : Outcome.UPDATED, r.join(), "put " + k));
+                }
+            }
+            checks.forEach(Runnable::run);
+            assertEquals(0, batchesWithRepeats.get(), "no engine batch held one key twice");
+            assertTrue(merged.get() > 0, "requests on different keys were still merged");
+            c.close();
+        }
+    }
+}
