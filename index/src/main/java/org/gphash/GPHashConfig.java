@@ -11,7 +11,9 @@ import org.gphash.spi.CrashHook;
 import org.gphash.format.Geometry;
 
 /**
- * Immutable configuration of an index, made by {@link GPHashIndex.Builder}. Geometry fields are 0
+ * Immutable configuration of an index, made by {@link GPHashIndex.Builder}, where every setting is
+ * written, defaulted and documented once: the withers below go back through the builder
+ * ({@link GPHashIndex#from}), so no copy of the field list lives here. Geometry fields are 0
  * when not specified: {@code create} then uses the defaults of {@link Geometry#DEFAULT} and
  * {@code open} takes them from the pool; a specified field must match the pool on open.
  * {@code bucketCache} configures BktCache, the GPU engine's cache of hot buckets in GPU memory
@@ -81,9 +83,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
      * @return a copy with it
      */
     public GPHashConfig withIndexMirror(IndexMirror mirror) {
-        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, bucketCache, mirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen, durability, coalescing, gpuTuning);
+        return GPHashIndex.from(this).indexMirror(mirror).config();
     }
 
     /**
@@ -93,9 +93,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
      * @return a copy with it
      */
     public GPHashConfig withRepairBeyondCrash(boolean repair) {
-        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repair, followSymlinks,
-                itemChecksums, verifyOnOpen, durability, coalescing, gpuTuning);
+        return GPHashIndex.from(this).repairBeyondCrash(repair).config();
     }
 
     /**
@@ -105,9 +103,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
      * @return a copy with it
      */
     public GPHashConfig withVerifyOnOpen(boolean verify) {
-        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verify, durability, coalescing, gpuTuning);
+        return GPHashIndex.from(this).verifyOnOpen(verify).config();
     }
 
     /**
@@ -119,9 +115,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
      * @return a copy with it
      */
     public GPHashConfig withCrashHook(CrashHook hook) {
-        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, hook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen, durability, coalescing, gpuTuning);
+        return GPHashIndex.from(this).crashHook(hook).config();
     }
 
     /**
@@ -131,9 +125,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
      * @return a copy with them
      */
     public GPHashConfig withBucketCache(BktCacheConfig cache) {
-        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, cache, indexMirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen, durability, coalescing, gpuTuning);
+        return GPHashIndex.from(this).bucketCache(cache).config();
     }
 
     /**
@@ -143,9 +135,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
      * @return a copy with it
      */
     public GPHashConfig withGpuTuning(GpuTuning tuning) {
-        return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash, followSymlinks,
-                itemChecksums, verifyOnOpen, durability, coalescing, tuning);
+        return GPHashIndex.from(this).gpuTuning(tuning).config();
     }
 
     /** {@return the geometry a new pool gets: specified fields, defaults for the rest. Validates it} */

@@ -1020,6 +1020,15 @@ public final class GPHashIndex implements AutoCloseable {
         }
 
         /**
+         * The crash hook, told at every persist point: for crash tests and the crash harness only,
+         * through {@link GPHashConfig#withCrashHook} (a user's builder has no such setting).
+         */
+        Builder crashHook(CrashHook hook) {
+            this.crashHook = java.util.Objects.requireNonNull(hook, "crashHook");
+            return this;
+        }
+
+        /**
          * Counts every synchronous call and batch and records its latency, for
          * {@link GPHashIndex#operationStats()} (off by default: timing costs two clock reads a call).
          * The recording is gphash-frontend's (org.gphash:gphash-frontend, HdrHistogram), which must be

@@ -22,6 +22,8 @@ public abstract class ForwardingEngine implements Engine {
     protected final Engine engine;
 
     /**
+     * An engine that passes every call on to {@code engine}.
+     *
      * @param engine the engine calls go on to
      */
     protected ForwardingEngine(Engine engine) {
