@@ -4,6 +4,8 @@ import static jcuda.driver.JCudaDriver.cuMemHostRegister;
 import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
 
 import jcuda.CudaException;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.runtime.HostPointer;
 import org.gphash.index.PoolLog;
 import org.gphash.spi.HostMemory;
 

@@ -17,6 +17,10 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream;
 import org.gphash.GpuTuning;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.Launcher;
+import org.gphash.cuda.runtime.PinnedBuffer;
 import org.gphash.format.Geometry;
 
 /**

@@ -3,6 +3,7 @@ package org.gphash.cuda;
 import java.lang.foreign.MemorySegment;
 
 import org.gphash.Batch;
+import org.gphash.cuda.runtime.PinnedBuffer;
 
 /**
  * A page-locked copy of a batch's kinds and keys, and values when its first chunk carries any, made by

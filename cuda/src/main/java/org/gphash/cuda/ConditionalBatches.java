@@ -7,6 +7,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.cuda.runtime.KernelParams;
 
 /**
  * Runs a batch that holds conditional operations ({@link OpKind#COMPARE_AND_SET},

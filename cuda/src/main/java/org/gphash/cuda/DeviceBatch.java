@@ -9,6 +9,8 @@ import java.lang.foreign.ValueLayout;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import org.gphash.Batch;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.runtime.DeviceBuffer;
 
 /**
  * A batch whose columns live in GPU memory, for {@link GpuEngine#executeOnDevice(DeviceBatch)}:

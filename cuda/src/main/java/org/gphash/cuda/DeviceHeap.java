@@ -4,6 +4,8 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
 import jcuda.Pointer;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.index.PoolTable;
 import org.gphash.index.TableKernels;
 

@@ -4,6 +4,9 @@ package org.gphash.cuda;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.format.Geometry;
 import org.gphash.index.TableLayout;
 

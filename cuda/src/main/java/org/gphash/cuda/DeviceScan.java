@@ -2,6 +2,9 @@ package org.gphash.cuda;
 
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.Launcher;
 
 /**
  * Device-wide scans of 32-bit integers (pipeline/device_scan.cuh): the reduction of each tile, a

@@ -3,6 +3,7 @@ package org.gphash.cuda;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 
 import jcuda.driver.CUstream;
+import org.gphash.cuda.runtime.DeviceBuffer;
 
 /**
  * Device memory of the per-batch key groups (batch_groups.cuh): an open-addressing table with at

@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.index.PoolLog;
 import org.gphash.index.PoolTable;
 

@@ -20,6 +20,9 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.HostPointer;
+import org.gphash.cuda.runtime.PinnedBuffer;
 
 /**
  * One chunk of a host batch on its way through the GPU: pinned staging memory and device buffers for

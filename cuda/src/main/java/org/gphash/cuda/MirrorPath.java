@@ -20,6 +20,8 @@ import org.gphash.BatchResult;
 import org.gphash.GpuTuning;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.format.Geometry;
 import org.gphash.spi.SubmittedBatch;
 import org.gphash.index.PoolTable;

@@ -4,6 +4,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.format.Geometry;
 
 /**

@@ -1,6 +1,7 @@
 package org.gphash.cuda;
 
 import jcuda.driver.CUfunction;
+import org.gphash.cuda.runtime.CudaRuntime;
 
 /** The kernels of the v2 batch pipeline and of the device-wide primitives it is built on (pipeline/). */
 final class PipelineKernels {

@@ -14,6 +14,10 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.Launcher;
 
 /**
  * Batches run by per-operation kernels that probe the pool itself (batch_kernel.cuh), the GPHash

@@ -1,6 +1,9 @@
 package org.gphash.cuda;
 
 import jcuda.driver.CUstream;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.Launcher;
 
 /**
  * A stable LSD radix sort of (uint32 key, uint32 value) pairs in GPU memory, 8 bits per pass

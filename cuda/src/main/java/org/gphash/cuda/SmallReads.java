@@ -21,6 +21,10 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.Launcher;
+import org.gphash.cuda.runtime.PinnedBuffer;
 import org.gphash.spi.SubmittedBatch;
 
 /**

@@ -5,6 +5,9 @@ import java.lang.foreign.ValueLayout;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.PinnedBuffer;
 
 /**
  * The host side of a small writing batch of distinct keys (pipeline/pipe_small_writes.cuh): one copy

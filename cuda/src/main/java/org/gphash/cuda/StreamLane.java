@@ -16,6 +16,11 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.OpKind;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.Launcher;
+import org.gphash.cuda.runtime.PinnedBuffer;
 
 /**
  * One CUDA stream with its own pinned staging and device buffers: it copies a chunk of a batch in,

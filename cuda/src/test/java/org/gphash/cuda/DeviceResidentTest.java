@@ -22,6 +22,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.index.CpuEngine;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -21,6 +21,10 @@ import org.gphash.BackendUnavailableException;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.Outcome;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.runtime.GpuFailure;
+import org.gphash.cuda.runtime.GpuUnavailable;
+import org.gphash.cuda.runtime.KernelParams;
 import org.junit.jupiter.api.Test;
 
 /** What runs everywhere, CI included: the errors of the GPU backend, and the host/kernel contract. */

@@ -12,6 +12,8 @@ import java.util.Random;
 import java.util.stream.IntStream;
 
 import jcuda.Pointer;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.runtime.DeviceBuffer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

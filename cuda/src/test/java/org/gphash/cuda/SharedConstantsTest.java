@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.bktcache.CachePolicy;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.Launcher;
 import org.gphash.format.Geometry;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;

@@ -1,11 +1,11 @@
-package org.gphash.cuda;
+package org.gphash.cuda.runtime;
 
 import jcuda.driver.CUdeviceptr;
 
 /** A device pointer whose address can be read, to pass it inside the kernels' parameter structs. */
-final class DevicePointer extends CUdeviceptr {
+public final class DevicePointer extends CUdeviceptr {
 
-    long address() {
+    public long address() {
         return getNativePointer();
     }
 }

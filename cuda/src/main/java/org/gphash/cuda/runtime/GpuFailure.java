@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.runtime;
 
 import java.nio.file.Path;
 import java.util.function.Supplier;
@@ -11,19 +11,19 @@ import org.gphash.GpuException;
  * through {@link #during}, or (batches, where a lambda and a description per call would cost the
  * hot path) catches and converts with {@link #of}, so no {@link CudaException} reaches a caller.
  */
-final class GpuFailure {
+public final class GpuFailure {
 
     private GpuFailure() {
     }
 
     /** The API's exception for {@code e}, raised while doing {@code what} on {@code pool}. */
-    static GpuException of(Path pool, String what, CudaException e) {
+    public static GpuException of(Path pool, String what, CudaException e) {
         return new GpuException("GPU engine on " + pool + ": " + what + " failed: "
                 + GpuUnavailable.oneLine(e.getMessage()), e);
     }
 
     /** Runs {@code body}, turning a CUDA failure into a {@link GpuException}. */
-    static <T> T during(Path pool, String what, Supplier<T> body) {
+    public static <T> T during(Path pool, String what, Supplier<T> body) {
         try {
             return body.get();
         } catch (CudaException e) {
@@ -32,7 +32,7 @@ final class GpuFailure {
     }
 
     /** As {@link #during(Path, String, Supplier)}, for a body without a result. */
-    static void during(Path pool, String what, Runnable body) {
+    public static void during(Path pool, String what, Runnable body) {
         try {
             body.run();
         } catch (CudaException e) {

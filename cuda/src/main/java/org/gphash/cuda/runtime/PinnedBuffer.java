@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.runtime;
 
 import static jcuda.driver.JCudaDriver.cuMemHostRegister;
 import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
@@ -13,7 +13,7 @@ import jcuda.Pointer;
  * copies to and from it overlap kernels (pageable memory would make them synchronous). Grows on
  * demand; contents are not kept across growth. Not thread-safe.
  */
-final class PinnedBuffer implements AutoCloseable {
+public final class PinnedBuffer implements AutoCloseable {
 
     private static final int PAGE = 4096;
 
@@ -21,7 +21,7 @@ final class PinnedBuffer implements AutoCloseable {
     private MemorySegment segment;
     private HostPointer pointer;
 
-    PinnedBuffer ensure(long bytes) {
+    public PinnedBuffer ensure(long bytes) {
         if (segment == null || bytes > segment.byteSize()) {
             close();
             long size = Math.max(PAGE, (bytes + PAGE - 1) / PAGE * PAGE);
@@ -36,15 +36,15 @@ final class PinnedBuffer implements AutoCloseable {
         return this;
     }
 
-    MemorySegment segment() {
+    public MemorySegment segment() {
         return segment;
     }
 
-    Pointer pointer() {
+    public Pointer pointer() {
         return pointer;
     }
 
-    Pointer at(long offset) {
+    public Pointer at(long offset) {
         return pointer.withByteOffset(offset);
     }
 

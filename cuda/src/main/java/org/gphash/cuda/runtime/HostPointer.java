@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.runtime;
 
 import java.lang.foreign.MemorySegment;
 
@@ -8,13 +8,13 @@ import jcuda.Pointer;
  * A JCuda pointer to any host address, e.g. a {@link MemorySegment} of a file mapping: JCuda's own
  * pointers come from {@code ByteBuffer}s and stop at 2 GiB.
  */
-final class HostPointer extends Pointer {
+public final class HostPointer extends Pointer {
 
-    HostPointer(long address) {
+    public HostPointer(long address) {
         super(address);
     }
 
-    static HostPointer of(MemorySegment segment) {
+    public static HostPointer of(MemorySegment segment) {
         return new HostPointer(segment.address());
     }
 }

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.runtime;
 
 import static jcuda.driver.JCudaDriver.cuMemHostRegister;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
@@ -27,13 +27,13 @@ import org.gphash.persistence.PoolFile;
  * memory-backed hugetlbfs). ext4, xfs and fs-dax refuse long-term writable pins of file pages, so a
  * pool there is refused before anything is done to it.
  */
-final class PoolRegistration implements PoolFile.MappingListener {
+public final class PoolRegistration implements PoolFile.MappingListener {
 
-    static final long MAX_CHUNK = 64L << 30;
+    public static final long MAX_CHUNK = 64L << 30;
     private static final long PAGE = 4096;
     private static final Set<String> REGISTRABLE = Set.of("tmpfs", "hugetlbfs", "ramfs");
 
-    static final String WHERE_GPU_POOLS_LIVE = "GPU pools must live where CUDA can pin file pages writable: "
+    public static final String WHERE_GPU_POOLS_LIVE = "GPU pools must live where CUDA can pin file pages writable: "
             + "tmpfs such as /dev/shm (memory: survives the process, not a power cut) or hugetlbfs (the same, with huge "
             + "pages); ext4, xfs and fs-dax are refused by the kernel. Device-dax persistent memory would be durable "
             + "and registrable, but pools on it are not supported yet. For durability, copy a tmpfs pool to disk with "
@@ -48,7 +48,7 @@ final class PoolRegistration implements PoolFile.MappingListener {
      * Refuses a pool path on a file system CUDA cannot register, naming the file system and where
      * GPU pools can live. Checks the parent directory when the file does not exist yet.
      */
-    static void checkLocation(Path pool) {
+    public static void checkLocation(Path pool) {
         Path probe = Files.exists(pool) ? pool : pool.toAbsolutePath().getParent();
         String type;
         try {
@@ -88,7 +88,7 @@ final class PoolRegistration implements PoolFile.MappingListener {
         registered = current;
     }
 
-    synchronized void register(MemorySegment mapping) {
+    public synchronized void register(MemorySegment mapping) {
         release();
         registerRange(mapping.address(), 0, pageAlign(mapping.byteSize()));
         registered = mapping;
@@ -119,7 +119,7 @@ final class PoolRegistration implements PoolFile.MappingListener {
         return (bytes + PAGE - 1) / PAGE * PAGE;
     }
 
-    synchronized void release() {
+    public synchronized void release() {
         for (HostPointer p : chunks) {
             int r = cuMemHostUnregisterQuietly(p);
             if (r != CUresult.CUDA_SUCCESS) {
@@ -146,7 +146,7 @@ final class PoolRegistration implements PoolFile.MappingListener {
      * host range spans two registrations, which a pool grown in place has (a level of the index mirror
      * loaded after a resize crossed one).
      */
-    synchronized void copyToDevice(CUdeviceptr target, long offset, long length) {
+    public synchronized void copyToDevice(CUdeviceptr target, long offset, long length) {
         long start = deviceBase() + offset;
         long end = start + length;
         for (long from = start, to; from < end; from = to) {
@@ -160,7 +160,7 @@ final class PoolRegistration implements PoolFile.MappingListener {
      * or the end of the registration (one of {@code ranges}, {start, end} addresses) holding
      * {@code from}, whichever comes first.
      */
-    static long pieceEnd(List<long[]> ranges, long from, long end) {
+    public static long pieceEnd(List<long[]> ranges, long from, long end) {
         for (long[] range : ranges) {
             if (from >= range[0] && from < range[1]) {
                 return Math.min(end, range[1]);
@@ -170,7 +170,7 @@ final class PoolRegistration implements PoolFile.MappingListener {
     }
 
     /** The device address of pool offset 0 (the host address: registered memory is addressed as is). */
-    synchronized long deviceBase() {
+    public synchronized long deviceBase() {
         if (registered == null) {
             throw new IllegalStateException("the pool is not registered with CUDA");
         }

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.runtime;
 
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 
@@ -7,14 +7,14 @@ import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
 
 /** Launches a kernel over one thread per item, with its parameter structs passed by value. */
-final class Launcher {
+public final class Launcher {
 
-    static final int BLOCK = 256;
+    public static final int BLOCK = 256;
 
     private Launcher() {
     }
 
-    static void launch(CUfunction f, long threads, CUstream stream, byte[]... structs) {
+    public static void launch(CUfunction f, long threads, CUstream stream, byte[]... structs) {
         if (threads <= 0) {
             return;
         }
@@ -26,7 +26,7 @@ final class Launcher {
     }
 
     /** Launches {@code blocks} blocks of {@link #BLOCK} threads (for kernels that stride over their work). */
-    static void launchBlocks(CUfunction f, int blocks, CUstream stream, byte[]... structs) {
+    public static void launchBlocks(CUfunction f, int blocks, CUstream stream, byte[]... structs) {
         Pointer[] params = new Pointer[structs.length];
         for (int i = 0; i < structs.length; i++) {
             params[i] = Pointer.to(structs[i]);

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.runtime;
 
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
@@ -6,13 +6,13 @@ import static jcuda.driver.JCudaDriver.cuMemFree;
 import jcuda.driver.CUdeviceptr;
 
 /** Device memory that grows on demand and is freed on close. Not thread-safe. */
-final class DeviceBuffer implements AutoCloseable {
+public final class DeviceBuffer implements AutoCloseable {
 
     private DevicePointer pointer;
     private long capacity;
 
     /** At least {@code bytes} bytes; contents are not kept across growth. */
-    DeviceBuffer ensure(long bytes) {
+    public DeviceBuffer ensure(long bytes) {
         if (bytes > capacity) {
             close();
             long size = Math.max(bytes, 256);
@@ -24,19 +24,19 @@ final class DeviceBuffer implements AutoCloseable {
         return this;
     }
 
-    CUdeviceptr pointer() {
+    public CUdeviceptr pointer() {
         return pointer;
     }
 
-    CUdeviceptr at(long offset) {
+    public CUdeviceptr at(long offset) {
         return pointer.withByteOffset(offset);
     }
 
-    long capacity() {
+    public long capacity() {
         return capacity;
     }
 
-    long address() {
+    public long address() {
         return pointer == null ? 0 : pointer.address();
     }
 

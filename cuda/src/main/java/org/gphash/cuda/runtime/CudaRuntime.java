@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.runtime;
 
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuDeviceGet;
@@ -26,29 +26,29 @@ import jcuda.driver.JCudaDriver;
  * cannot address registered host memory directly, a build without kernels) becomes one
  * {@link org.gphash.BackendUnavailableException} saying which.
  */
-final class CudaRuntime {
+public final class CudaRuntime {
 
-    static final String FATBIN_RESOURCE = "gphash.fatbin";
+    public static final String FATBIN_RESOURCE = "gphash.fatbin";
 
     private static volatile CudaRuntime instance;
     private static volatile RuntimeException failure;
 
-    final CUcontext context;
-    final String deviceName;
+    public final CUcontext context;
+    public final String deviceName;
     private final CUmodule module;
-    final CUfunction batch;
-    final CUfunction groupBatch;
-    final CUfunction countWrites;
-    final CUfunction assignBlocks;
-    final CUfunction finishDeviceBatch;
-    final CUfunction recoverLevel;
-    final CUfunction markLevel;
-    final CUfunction rehashBottom;
-    final CUfunction cacheHistogram;
-    final CUfunction cachePickDigit;
-    final CUfunction cacheSelect;
-    final CUfunction cachePlan;
-    final CUfunction cacheFetch;
+    public final CUfunction batch;
+    public final CUfunction groupBatch;
+    public final CUfunction countWrites;
+    public final CUfunction assignBlocks;
+    public final CUfunction finishDeviceBatch;
+    public final CUfunction recoverLevel;
+    public final CUfunction markLevel;
+    public final CUfunction rehashBottom;
+    public final CUfunction cacheHistogram;
+    public final CUfunction cachePickDigit;
+    public final CUfunction cacheSelect;
+    public final CUfunction cachePlan;
+    public final CUfunction cacheFetch;
 
     private CudaRuntime(CUcontext context, String deviceName, CUmodule module) {
         this.context = context;
@@ -70,7 +70,7 @@ final class CudaRuntime {
     }
 
     /** A kernel of the fatbin by its extern "C" name. */
-    CUfunction function(String name) {
+    public CUfunction function(String name) {
         return function(module, name);
     }
 
@@ -81,7 +81,7 @@ final class CudaRuntime {
     }
 
     /** The runtime, initialised on first call; throws BackendUnavailableException where there is none. */
-    static CudaRuntime get() {
+    public static CudaRuntime get() {
         CudaRuntime r = instance;
         if (r != null) {
             return r;
@@ -102,7 +102,7 @@ final class CudaRuntime {
     }
 
     /** Whether a usable GPU is present (for tests that skip without one). */
-    static boolean available() {
+    public static boolean available() {
         try {
             get();
             return true;
@@ -112,7 +112,7 @@ final class CudaRuntime {
     }
 
     /** Makes the context current on the calling thread (JCuda calls act on the thread's context). */
-    void bind() {
+    public void bind() {
         cuCtxSetCurrent(context);
     }
 
@@ -156,7 +156,8 @@ final class CudaRuntime {
     }
 
     private static byte[] loadFatbin() {
-        try (InputStream in = CudaRuntime.class.getResourceAsStream(FATBIN_RESOURCE)) {
+        // The kernels sit beside the engine in the jar (org/gphash/cuda/), where build-kernels.sh puts them.
+        try (InputStream in = CudaRuntime.class.getResourceAsStream("/org/gphash/cuda/" + FATBIN_RESOURCE)) {
             if (in == null) {
                 throw GpuUnavailable.because("built without GPU kernels (" + FATBIN_RESOURCE + " is missing from the "
                         + "gphash-cuda jar: the build found no nvcc, or had -Dgphash.skipKernels=true); rebuild on a "

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
