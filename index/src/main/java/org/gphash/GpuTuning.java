@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * The GPU engine's tuning, all of it in one place: the sizes at which its router
- * ({@code org.gphash.cuda.Router}) sends a batch one way or another, and the two diagnostics. Set
+ * ({@code org.gphash.cuda.routing.Router}) sends a batch one way or another, and the two diagnostics. Set
  * with {@link GPHashIndex.Builder#gpuTuning}; the CPU engine ignores it. The defaults are what the
  * measurements in docs/PERFORMANCE.md chose on the H100 and H200; a value of 0 turns a shortcut off,
  * which is how the measurements behind it compare it with the general route.

@@ -1,5 +1,6 @@
 package org.gphash.cuda;
 
+import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.format.Geometry;
 import org.gphash.index.PoolTable;

@@ -14,6 +14,10 @@ import jcuda.driver.CUdeviceptr;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.cuda.cache.BucketCache;
+import org.gphash.cuda.routing.ConditionalBatches;
+import org.gphash.cuda.routing.MirrorChoice;
+import org.gphash.cuda.routing.Router;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.GpuFailure;
 import org.gphash.cuda.runtime.KernelParams;
@@ -781,7 +785,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     /** The cache, for tests in this package. */
-    BucketCache bucketCache() {
+    public BucketCache bucketCache() {
         return cache;
     }
 

@@ -14,10 +14,10 @@ import org.gphash.format.Geometry;
  * the lists stages build, the address bins and the gather buffer; and the PipeParams struct over them
  * (pipeline/pipe_params.cuh). Not thread-safe.
  */
-final class PipelineBuffers implements AutoCloseable {
+public final class PipelineBuffers implements AutoCloseable {
 
     /** The smallest capacity class: a batch's buffers are sized for at least this many operations. */
-    static final long MIN_CAPACITY = 1L << 12;
+    public static final long MIN_CAPACITY = 1L << 12;
 
     private final int valueSize;
     final DeviceBuffer descriptor = new DeviceBuffer();
@@ -67,7 +67,7 @@ final class PipelineBuffers implements AutoCloseable {
     }
 
     /** The capacity class for n operations: a power of two, at least {@link #MIN_CAPACITY}. */
-    static long capacityFor(long n) {
+    public static long capacityFor(long n) {
         long c = MIN_CAPACITY;
         while (c < n) {
             c <<= 1;
@@ -76,7 +76,7 @@ final class PipelineBuffers implements AutoCloseable {
     }
 
     /** GPU memory the buffers of a capacity class take (for the mode decision at open). */
-    static long bytesFor(long capacity, int valueSize) {
+    public static long bytesFor(long capacity, int valueSize) {
         long perOp = 4 * 4 + 3 * 4 + 4 * 5 + 12 + 8 + 8 + valueSize;   // sort, scans, lists, unsorted, blocks, gather
         long perEntry = 2 * (4 * 7 + 8 * 4 + 8 * KernelParams.MAX_HASHES);  // group table entries: twice the capacity
         return capacity * (perOp + perEntry) + 3L * KernelParams.ADDRESS_BINS * 4 + (64L << 20);  // + scan/sort scratch

@@ -14,6 +14,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
+import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;

@@ -1,5 +1,7 @@
 package org.gphash.cuda;
 
+import org.gphash.cuda.routing.ChunkKinds;
+
 /**
  * What the mirror path prepared for a host batch before the engine's lock, for its run under it in
  * the same call: the batch's kinds counted chunk by chunk ({@link ChunkKinds}) and where its columns

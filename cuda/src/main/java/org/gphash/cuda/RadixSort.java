@@ -11,7 +11,7 @@ import org.gphash.cuda.runtime.Launcher;
  * scatter. The pairs move between two buffers; {@link #sort} says which holds the result. Not
  * thread-safe.
  */
-final class RadixSort implements AutoCloseable {
+public final class RadixSort implements AutoCloseable {
 
     private final PipelineKernels k;
     private final DeviceScan scan;
@@ -35,7 +35,7 @@ final class RadixSort implements AutoCloseable {
     }
 
     /** Passes for keys below 2^bits. */
-    static int passes(int bits) {
+    public static int passes(int bits) {
         return Math.max(1, (bits + 7) / 8);
     }
 

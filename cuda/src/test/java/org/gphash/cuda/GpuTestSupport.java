@@ -18,21 +18,21 @@ import org.gphash.GPHashIndex;
 import org.gphash.cuda.runtime.CudaRuntime;
 
 /** What the GPU tests share: skipping without a GPU, pools on tmpfs, recognisable values. */
-final class GpuTestSupport implements AutoCloseable {
+public final class GpuTestSupport implements AutoCloseable {
 
-    final Path dir;
+    public final Path dir;
 
     private GpuTestSupport(Path dir) {
         this.dir = dir;
     }
 
     /** Skips the calling test where there is no CUDA driver or GPU (CI), runs it where there is. */
-    static void assumeGpu() {
+    public static void assumeGpu() {
         assumeTrue(CudaRuntime.available(), "no usable CUDA driver and GPU here: GPU test skipped");
     }
 
     /** A fresh directory on /dev/shm (GPU pools must be on tmpfs). */
-    static GpuTestSupport create() {
+    public static GpuTestSupport create() {
         Path shm = Path.of("/dev/shm");
         assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no writable /dev/shm");
         try {
@@ -42,35 +42,35 @@ final class GpuTestSupport implements AutoCloseable {
         }
     }
 
-    Path pool(String name) {
+    public Path pool(String name) {
         return dir.resolve(name);
     }
 
-    static GPHashConfig config(Path path, Backend backend, int keySize, int levels, int hashes, int slots,
+    public static GPHashConfig config(Path path, Backend backend, int keySize, int levels, int hashes, int slots,
                                long capacity, long seed) {
         return GPHashIndex.builder(path).backend(backend).keySize(keySize).valueSize(VALUE_SIZE).levels(levels)
                 .hashes(hashes).slotsPerBucket(slots).initialCapacity(capacity).seed(seed).config();
     }
 
     /** A GPU engine's config with the given BktCache. */
-    static GPHashConfig config(Path path, int keySize, int levels, int hashes, int slots, long capacity, long seed,
+    public static GPHashConfig config(Path path, int keySize, int levels, int hashes, int slots, long capacity, long seed,
                                BktCacheConfig cache) {
         return GPHashIndex.builder(path).backend(Backend.GPU).keySize(keySize).valueSize(VALUE_SIZE).levels(levels)
                 .hashes(hashes).slotsPerBucket(slots).initialCapacity(capacity).seed(seed).bucketCache(cache).config();
     }
 
-    static final int VALUE_SIZE = 128;
+    public static final int VALUE_SIZE = 128;
 
     /**
      * The kinds a batch holds without an expected value (the conditional ones are appended through
      * {@code compareAndSet} / {@code compareAndDelete}; DifferentialTest and ConditionalWritesGpuTest
      * run them).
      */
-    static final org.gphash.OpKind[] PLAIN_KINDS = java.util.Arrays.stream(org.gphash.OpKind.values())
+    public static final org.gphash.OpKind[] PLAIN_KINDS = java.util.Arrays.stream(org.gphash.OpKind.values())
             .filter(k -> !k.isConditional()).toArray(org.gphash.OpKind[]::new);
 
     /** Every operation of {@code batch}: the same outcome in both results, and the same value where one is returned. */
-    static void assertSameResults(org.gphash.Batch batch, org.gphash.BatchResult expected, org.gphash.BatchResult actual,
+    public static void assertSameResults(org.gphash.Batch batch, org.gphash.BatchResult expected, org.gphash.BatchResult actual,
                                   String where) {
         for (int i = 0; i < batch.size(); i++) {
             String what = where + " op " + i + " " + batch.kind(i);
@@ -82,7 +82,7 @@ final class GpuTestSupport implements AutoCloseable {
     }
 
     /** Key {@code k} as {@code keySize} bytes (little-endian number, then a pattern for longer keys). */
-    static byte[] key(long k, int keySize) {
+    public static byte[] key(long k, int keySize) {
         if (keySize < 8) {
             throw new IllegalArgumentException("keys of at least 8 bytes");
         }
@@ -95,7 +95,7 @@ final class GpuTestSupport implements AutoCloseable {
     }
 
     /** A value naming its key and a version, with a checksum: a torn value does not decode. */
-    static byte[] value(long k, long version) {
+    public static byte[] value(long k, long version) {
         ByteBuffer b = ByteBuffer.allocate(VALUE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
         b.putLong(k).putLong(version);
         long x = k * 0x9E3779B97F4A7C15L ^ version;
@@ -107,7 +107,7 @@ final class GpuTestSupport implements AutoCloseable {
         return b.array();
     }
 
-    static long checksum(byte[] v) {
+    public static long checksum(byte[] v) {
         long h = 1125899906842597L;
         for (int i = 0; i < VALUE_SIZE - 8; i++) {
             h = 31 * h + v[i];
@@ -115,15 +115,15 @@ final class GpuTestSupport implements AutoCloseable {
         return h;
     }
 
-    static boolean whole(byte[] v) {
+    public static boolean whole(byte[] v) {
         return ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(VALUE_SIZE - 8) == checksum(v);
     }
 
-    static long versionOf(byte[] v) {
+    public static long versionOf(byte[] v) {
         return ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(8);
     }
 
-    static long keyOf(byte[] v) {
+    public static long keyOf(byte[] v) {
         return ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
     }
 

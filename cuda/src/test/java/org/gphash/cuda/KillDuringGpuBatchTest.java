@@ -18,6 +18,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
+import org.gphash.cuda.routing.MirrorChoice;
 import org.gphash.index.VerifyReport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

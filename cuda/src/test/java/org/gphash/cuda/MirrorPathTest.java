@@ -13,6 +13,8 @@ import java.util.Random;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.cuda.routing.DistinctKeys;
+import org.gphash.cuda.routing.MirrorChoice;
 import org.gphash.spi.Engine;
 import org.gphash.GPHashConfig;
 import org.gphash.IndexMirror;

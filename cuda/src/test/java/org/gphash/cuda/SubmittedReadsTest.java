@@ -16,6 +16,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GpuTuning;
 import org.gphash.OpKind;
+import org.gphash.cuda.routing.Router;
 import org.gphash.index.CpuEngine;
 import org.gphash.spi.SubmittedBatch;
 import org.junit.jupiter.api.BeforeEach;

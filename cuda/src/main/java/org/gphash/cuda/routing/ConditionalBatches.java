@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.routing;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -31,11 +31,11 @@ import org.gphash.cuda.runtime.KernelParams;
  * shortcuts) runs the plain batches, so one class covers them all. Device-resident batches carry no
  * expected values and take the six plain kinds only.
  */
-final class ConditionalBatches {
+public final class ConditionalBatches {
 
     /** Runs a plain batch (no conditional operations) under the engine's lock, into a result reset to its size. */
     @FunctionalInterface
-    interface PlainRunner {
+    public interface PlainRunner {
         void run(Batch batch, BatchResult result);
     }
 
@@ -47,7 +47,7 @@ final class ConditionalBatches {
      * {@code runner}. If a plain batch throws, the segments before it were applied, and the
      * operations of its own segment that ran have their outcomes in {@code result}.
      */
-    static void execute(Batch batch, BatchResult result, PlainRunner runner) {
+    public static void execute(Batch batch, BatchResult result, PlainRunner runner) {
         int n = batch.size();
         MemorySegment kinds = batch.kinds();
         MemorySegment keys = batch.keys();

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.routing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.gphash.IndexMirror;
+import org.gphash.cuda.PipelineBuffers;
+import org.gphash.cuda.RadixSort;
 import org.junit.jupiter.api.Test;
 
 /** The host-side decisions of the v2 path, without a GPU (CI): mode choice, capacity classes, sort passes. */

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.cache;
 
 import static org.gphash.cuda.GpuTestSupport.key;
 import static org.gphash.cuda.GpuTestSupport.value;
@@ -17,6 +17,8 @@ import org.gphash.Outcome;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.bktcache.ThresholdSearch;
+import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuTestSupport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.routing;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -23,10 +23,10 @@ import org.gphash.spi.SubmittedBatch;
  * key ({@link #grouping}) and whether the values it reads go straight into the caller's result
  * ({@link #valuesInPlace}). Thread-safe (every thread's calls route at once).
  */
-final class Router {
+public final class Router {
 
     /** How a call reaches the data. Every one of them is measured to pay against the next (docs/DESIGN.md). */
-    enum Route {
+    public enum Route {
         /** The calling thread probes the mapped pool with the CPU engine's code, between batches: a single get. */
         HOST_READ(false),
         /** A small batch of gets in one launch on a slot of its own, outside the engine's lock. */
@@ -51,7 +51,7 @@ final class Router {
     }
 
     /** What asks for a route. */
-    enum Call {
+    public enum Call {
         /** A batch from {@code execute} or {@code submit}. */
         BATCH,
         /** A plain segment of a conditional batch, already under the engine's lock. */
@@ -63,7 +63,7 @@ final class Router {
     }
 
     /** How the pipeline groups a chunk's operations by key. */
-    enum Grouping {
+    public enum Grouping {
         /** Key table, sort and scans: operations on one key combined in batch order. */
         BY_KEY,
         /** None: reads whose keys did not repeat last time, or writes whose keys the host found distinct. */
@@ -74,12 +74,12 @@ final class Router {
 
     /** The engine's side: runs a batch by a route. */
     @FunctionalInterface
-    interface Routes {
+    public interface Routes {
         /**
          * Runs or starts {@code batch} by {@code route}, its result into {@code result}; null when the
          * route declined, having done nothing (only routes outside the lock may).
          */
-        SubmittedBatch run(Route route, Batch batch, BatchResult result);
+        public SubmittedBatch run(Route route, Batch batch, BatchResult result);
     }
 
     private static final Route[] AT_ONCE = {Route.HOST_READ};
@@ -100,18 +100,18 @@ final class Router {
      * @param tuning the sizes that choose
      * @param mirror whether the engine runs on the index mirror (else every batch takes the pool path)
      */
-    Router(GpuTuning tuning, boolean mirror) {
+    public Router(GpuTuning tuning, boolean mirror) {
         this.tuning = tuning;
         this.mirror = mirror;
     }
 
     /** {@return whether batches run on the index mirror} */
-    boolean mirror() {
+    public boolean mirror() {
         return mirror;
     }
 
     /** {@return the tuning this router chooses by} */
-    GpuTuning tuning() {
+    public GpuTuning tuning() {
         return tuning;
     }
 
@@ -120,7 +120,7 @@ final class Router {
      *
      * @return the batch, run or started; null only for {@link Call#GET_AT_ONCE} when the host read declined
      */
-    SubmittedBatch run(Call call, Batch batch, BatchResult result, Routes routes) {
+    public SubmittedBatch run(Call call, Batch batch, BatchResult result, Routes routes) {
         for (Route r : routes(call, batch)) {
             SubmittedBatch s = routes.run(r, batch, result);
             if (s != null) {
@@ -135,7 +135,7 @@ final class Router {
     }
 
     /** The routes for {@code call} on {@code batch}, in the order to try them (shared arrays: do not change). */
-    Route[] routes(Call call, Batch batch) {
+    public Route[] routes(Call call, Batch batch) {
         switch (call) {
             case GET_AT_ONCE:
                 return AT_ONCE;
@@ -191,7 +191,7 @@ final class Router {
      * host ({@link DistinctKeys}): small ones only, where the grouping's fixed cost is most of the
      * chunk's time.
      */
-    boolean checksDistinct(int ops) {
+    public boolean checksDistinct(int ops) {
         return ops >= 1 && ops <= tuning.distinctWritesMax();
     }
 
@@ -199,7 +199,7 @@ final class Router {
      * How a chunk is grouped: a writing chunk by key unless its keys are distinct; a chunk that only
      * reads not at all when the last chunk of reads did not repeat its keys, else as the GPU samples it.
      */
-    static Grouping grouping(boolean writes, boolean distinctKeys, boolean lastReadsRepeated) {
+    public static Grouping grouping(boolean writes, boolean distinctKeys, boolean lastReadsRepeated) {
         if (writes) {
             return distinctKeys ? Grouping.NONE : Grouping.BY_KEY;
         }
@@ -212,7 +212,7 @@ final class Router {
      * over PCIe would hold the next chunk's kernels (YCSB-C zipf 190 to 162 Mops/s that way, H200);
      * ungrouped reads written in place took positive search from 0.70x to 0.79x of device-resident.
      */
-    static boolean valuesInPlace(boolean resultPinned, boolean reads, boolean writes, boolean lastReadsRepeated) {
+    public static boolean valuesInPlace(boolean resultPinned, boolean reads, boolean writes, boolean lastReadsRepeated) {
         return resultPinned && reads && !writes && !lastReadsRepeated;
     }
 }

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.routing;
 
 import java.lang.foreign.MemorySegment;
 
@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
  * ms batch of 2^20 gets from one thread, which nothing overlapped (H200). Not thread-safe: a thread
  * prepares one and reads it back in the same call.
  */
-final class ChunkKinds {
+public final class ChunkKinds {
 
     private static final int FIELDS = 3;
 
@@ -21,7 +21,7 @@ final class ChunkKinds {
     private boolean[] counted = new boolean[16];
 
     /** Starts on kinds {@code [0, n)} of {@code kinds}, in chunks of {@code chunk}; nothing is counted yet. Returns this. */
-    ChunkKinds prepare(MemorySegment kinds, int n, int chunk) {
+    public ChunkKinds prepare(MemorySegment kinds, int n, int chunk) {
         this.kinds = kinds;
         this.size = n;
         this.chunk = Math.max(1, chunk);
@@ -39,7 +39,7 @@ final class ChunkKinds {
      * The counts of the chunk that starts at operation {@code first} into {@code out} (gets, deletes,
      * read-modify-writes, as {@link KindCounts#count}), counting it if this is the first time.
      */
-    void chunk(int first, long[] out) {
+    public void chunk(int first, long[] out) {
         int c = first / chunk;
         if (!counted[c]) {
             KindCounts.count(kinds, first, Math.min(chunk, size - first), out);

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.routing;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,9 +22,9 @@ import org.gphash.OpKind;
 import org.gphash.spi.SubmittedBatch;
 import org.junit.jupiter.api.Test;
 
-import org.gphash.cuda.Router.Call;
-import org.gphash.cuda.Router.Grouping;
-import org.gphash.cuda.Router.Route;
+import org.gphash.cuda.routing.Router.Call;
+import org.gphash.cuda.routing.Router.Grouping;
+import org.gphash.cuda.routing.Router.Route;
 
 /**
  * The GPU engine's routes, chosen without a GPU: which route each call gets for each batch, the order

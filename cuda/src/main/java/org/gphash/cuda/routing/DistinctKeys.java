@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.routing;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -16,7 +16,7 @@ import org.gphash.index.KeyHasher;
  * checked ({@link Router#checksDistinct}, {@link org.gphash.GpuTuning#distinctWritesMax()}).
  * Thread-safe: each thread has its own table.
  */
-final class DistinctKeys {
+public final class DistinctKeys {
 
     private static final ThreadLocal<long[][]> TABLE = ThreadLocal.withInitial(() -> new long[][] {new long[64]});
 
@@ -24,7 +24,7 @@ final class DistinctKeys {
     }
 
     /** Whether operations {@code first..first+n} of {@code batch} have distinct keys (false when unsure or {@code n < 1}). */
-    static boolean test(Batch batch, int first, int n) {
+    public static boolean test(Batch batch, int first, int n) {
         if (n < 1) {
             return false;
         }

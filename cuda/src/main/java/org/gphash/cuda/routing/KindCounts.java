@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.routing;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -11,7 +11,7 @@ import org.gphash.OpKind;
  * (SWAR): reading a byte at a time through the segment, with a table lookup each, cost about 4 ns an
  * operation, 10-24% of a host batch's time on the H200 (issue 25).
  */
-final class KindCounts {
+public final class KindCounts {
 
     private static final long ONES = 0x0101010101010101L;
     private static final long LOW7 = 0x7F7F7F7F7F7F7F7FL;
@@ -21,9 +21,9 @@ final class KindCounts {
     private static final int RMW = OpKind.READ_MODIFY_WRITE.ordinal();
 
     /** Index of gets, deletes and read-modify-writes in {@link #count}'s output. */
-    static final int GETS = 0;
-    static final int DELETES = 1;
-    static final int RMWS = 2;
+    public static final int GETS = 0;
+    public static final int DELETES = 1;
+    public static final int RMWS = 2;
 
     private KindCounts() {
     }
@@ -32,7 +32,7 @@ final class KindCounts {
      * Counts kinds {@code [first, first + m)} of {@code kinds} into {@code out} (gets, deletes,
      * read-modify-writes). Kinds must be below 8 (the batch's entry checks them).
      */
-    static void count(MemorySegment kinds, int first, int m, long[] out) {
+    public static void count(MemorySegment kinds, int first, int m, long[] out) {
         long gets = 0;
         long deletes = 0;
         long rmws = 0;

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.routing;
 
 import java.util.Locale;
 
@@ -13,12 +13,12 @@ import org.gphash.IndexMirror;
  * that left the choice to the engine ({@link IndexMirror#AUTO}): an operator's switch, and how the GPU
  * tests run the whole suite on both paths.
  */
-record MirrorChoice(boolean mirror, String reason) {
+public record MirrorChoice(boolean mirror, String reason) {
 
-    static final String PROPERTY = "gphash.indexMirror";
+    public static final String PROPERTY = "gphash.indexMirror";
 
     /** The mode in force: the configuration's, or the system property's where the configuration says AUTO. */
-    static IndexMirror effective(IndexMirror configured) {
+    public static IndexMirror effective(IndexMirror configured) {
         String p = System.getProperty(PROPERTY);
         if (configured != IndexMirror.AUTO || p == null || p.isBlank()) {
             return configured;
@@ -34,7 +34,7 @@ record MirrorChoice(boolean mirror, String reason) {
      * The decision for mode {@code mode}, a need of {@code needBytes} and {@code freeBytes} free, keeping
      * {@code marginBytes} free for the cache and others. REQUIRED without the memory is an error.
      */
-    static MirrorChoice decide(IndexMirror mode, long needBytes, long freeBytes, long marginBytes) {
+    public static MirrorChoice decide(IndexMirror mode, long needBytes, long freeBytes, long marginBytes) {
         if (mode == IndexMirror.OFF) {
             return new MirrorChoice(false, "index mirror off: IndexMirror.OFF");
         }

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.cache;
 
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
@@ -43,7 +43,7 @@ import org.gphash.index.TableLayout;
  * <p>Used by {@link GpuEngine} under its lock. The engine calls {@link #awaitLoad()} before any
  * host-side step that remaps or restructures the pool, since a load's kernels read the pool.
  */
-final class BucketCache implements AutoCloseable {
+public final class BucketCache implements AutoCloseable {
 
     /** Copies of one bucket a load makes before leaving it out because writers keep changing it. */
     private static final int FETCH_TRIES = 4;
@@ -90,7 +90,7 @@ final class BucketCache implements AutoCloseable {
     private long abandoned;
     private long cached;
 
-    BucketCache(CudaRuntime cuda, Geometry geometry, BktCacheConfig config, LongSupplier nanoClock) {
+    public BucketCache(CudaRuntime cuda, Geometry geometry, BktCacheConfig config, LongSupplier nanoClock) {
         this.cuda = cuda;
         this.geometry = geometry;
         this.config = config;
@@ -107,7 +107,7 @@ final class BucketCache implements AutoCloseable {
         return config;
     }
 
-    boolean enabled() {
+    public boolean enabled() {
         return config.enabled();
     }
 
@@ -115,7 +115,7 @@ final class BucketCache implements AutoCloseable {
      * Sizes the cache for the table's current layout. When the bucket numbering changed (first call,
      * or a resize), the cache is emptied and its counters forgotten. Nothing may be in flight.
      */
-    void attach(TableLayout layout) {
+    public void attach(TableLayout layout) {
         if (!config.enabled() || (layout.topLog2() == topLog2 && layout.levelCount() == levelCount)) {
             return;
         }
@@ -155,7 +155,7 @@ final class BucketCache implements AutoCloseable {
     }
 
     /** CacheParams for a batch launch; each launch gets the next clock value (the LRU stamp). */
-    byte[] params() {
+    public byte[] params() {
         if (!config.enabled() || capacity == 0) {
             return KernelParams.noCache();
         }
@@ -166,14 +166,14 @@ final class BucketCache implements AutoCloseable {
     }
 
     /** The clock value the last {@link #params()} handed out (the v2 pipeline passes it in its batch descriptor). */
-    long lastClock() {
+    public long lastClock() {
         return lastClock;
     }
 
     private long lastClock;
 
     /** Counts a batch's operations; starts a load when one is due and none is running. */
-    void operationsRan(long n, byte[] table) {
+    public void operationsRan(long n, byte[] table) {
         if (!config.enabled()) {
             return;
         }
@@ -185,7 +185,7 @@ final class BucketCache implements AutoCloseable {
     }
 
     /** Starts a load now (the API's on-demand reload); with {@code wait}, returns when it is done. */
-    void load(byte[] table, boolean wait) {
+    public void load(byte[] table, boolean wait) {
         if (!config.enabled() || capacity == 0) {
             return;
         }
@@ -225,7 +225,7 @@ final class BucketCache implements AutoCloseable {
     }
 
     /** Whether a load is queued or running. */
-    boolean loading() {
+    public boolean loading() {
         poll();
         return loading;
     }
@@ -250,7 +250,7 @@ final class BucketCache implements AutoCloseable {
     }
 
     /** Waits for the load in flight, if any. */
-    void awaitLoad() {
+    public void awaitLoad() {
         if (loading) {
             cuStreamSynchronize(stream);
             finish();
@@ -292,13 +292,13 @@ final class BucketCache implements AutoCloseable {
      * Adds what a v2 pipeline batch counted: pool values served from the cache (hits) and read across
      * PCIe (misses). On that path the cache holds values for the reads; probes read the index mirror.
      */
-    void addPipelineCounts(long hits, long misses) {
+    public void addPipelineCounts(long hits, long misses) {
         pipelineHits += hits;
         pipelineMisses += misses;
     }
 
     /** Hits and misses since the engine opened (device counters), and the loads' figures. */
-    BktCacheStats stats() {
+    public BktCacheStats stats() {
         if (!config.enabled()) {
             return BktCacheStats.disabled();
         }
