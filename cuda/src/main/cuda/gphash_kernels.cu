@@ -1,5 +1,5 @@
 // The GPU engine's kernels, one translation unit so they ship as one fatbin (cuda/build-kernels.sh).
-// Entry points are extern "C" so the host finds them by name (org.gphash.cuda.CudaRuntime).
+// Entry points are extern "C" so the host finds them by name (org.gphash.cuda.runtime.CudaRuntime).
 #include "gphash/batch_kernel.cuh"
 #include "gphash/cache_load.cuh"
 #include "gphash/pipeline/pipeline.cuh"
@@ -99,7 +99,7 @@ extern "C" __global__ void gphash_scan_inclusive_max_i32(ScanArgs a) {
                                                      reinterpret_cast<const int32_t*>(a.partials));
 }
 
-// The v2 batch pipeline (pipeline/), in the order the host queues it (org.gphash.cuda.BatchPipeline).
+// The v2 batch pipeline (pipeline/), in the order the host queues it (org.gphash.cuda.pipeline.BatchPipeline).
 extern "C" __global__ void gphash_pipe_count_kinds(const PipeBatch* b, unsigned long long* out) {
     gphash::pipe_count_kinds(*b, out);
 }
@@ -156,7 +156,7 @@ extern "C" __global__ void gphash_pipe_cache_mirror(TableParams t, TableParams m
 
 extern "C" __global__ void gphash_pipe_retire(PipeParams p, HeapParams h) { gphash::pipe_retire(p, h); }
 
-// A small batch of gets in one launch (org.gphash.cuda.SmallReads).
+// A small batch of gets in one launch (org.gphash.cuda.pipeline.SmallReads).
 extern "C" __global__ void __launch_bounds__(gphash::kSmallWritesThreads)
 gphash_pipe_small_writes(TableParams t, TableParams mt, PipeParams p, CacheParams c, HeapParams h, int flags,
                          unsigned long long* stamps) {

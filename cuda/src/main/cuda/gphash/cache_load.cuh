@@ -7,7 +7,7 @@
 //   3. fetch, one warp per entry: unpublish the old bucket's F, wait for the entry's references to
 //      drain, mark F(x) loading, copy the bucket and its values, and publish F(x) = y with a CAS,
 //      which fails (and the copy is redone) if a writer changed x meanwhile.
-// LoadParams mirrors org.gphash.cuda.KernelParams.load byte for byte.
+// LoadParams mirrors org.gphash.cuda.runtime.KernelParams.load byte for byte.
 #pragma once
 #include <cstdint>
 #include "cache_params.cuh"

@@ -1,6 +1,6 @@
 // BktCache (GPHash §3.3) as kernels see it: hot pool buckets copied into GPU memory, with their
 // values, so that a search whose bucket is cached reads nothing across PCIe.
-// Mirrors org.gphash.cuda.KernelParams.cache byte for byte (every field 8 bytes, little-endian).
+// Mirrors org.gphash.cuda.runtime.KernelParams.cache byte for byte (every field 8 bytes, little-endian).
 //
 // Buckets of the pool are numbered across levels, top level first: bucket b of level d is
 // 2^(T+1) - 2^(T+1-d) + b, for a top level of 2^T buckets. F(x) maps pool bucket x to its cache

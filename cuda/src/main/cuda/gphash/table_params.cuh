@@ -1,5 +1,5 @@
 // Kernel-side view of one pool: where the table lives and its geometry.
-// Mirrors org.gphash.cuda.KernelParams byte for byte (every field 8 bytes, little-endian), and the
+// Mirrors org.gphash.cuda.runtime.KernelParams byte for byte (every field 8 bytes, little-endian), and the
 // pool format of docs/DESIGN.md: every position is an offset from the start of the pool file.
 #pragma once
 #include <cstdint>

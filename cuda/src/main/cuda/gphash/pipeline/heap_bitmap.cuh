@@ -1,9 +1,9 @@
-// The value heap's free-block bitmap in GPU memory (org.gphash.cuda.DeviceHeap), authoritative while
+// The value heap's free-block bitmap in GPU memory (org.gphash.cuda.pipeline.DeviceHeap), authoritative while
 // the engine runs the v2 pipeline: blocks are numbered as org.gphash.index.ValueHeap numbers them
 // (chunks sorted by offset, each chunk's blocks in address order), so a lower block number is a
 // lower address. A batch takes the lowest free blocks (the heap stays compact and is reused from
 // its start), and frees the blocks it unlinked once nothing of the batch can read them.
-// Mirrors org.gphash.cuda.DeviceHeap's HeapParams byte for byte.
+// Mirrors org.gphash.cuda.pipeline.DeviceHeap's HeapParams byte for byte.
 #pragma once
 #include <cstdint>
 #include "../table_params.cuh"

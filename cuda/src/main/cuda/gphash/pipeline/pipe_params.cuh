@@ -5,7 +5,7 @@
 // Sizes that vary per batch (the operation count, the lengths of the lists stages build) live in
 // device memory (PipeBatch, PipeCounter), so the launches of a batch depend only on its capacity
 // class: grids are sized for the capacity and kernels stride over what the counts say.
-// Mirrors org.gphash.cuda.PipelineBuffers.params byte for byte (every field 8 bytes, little-endian).
+// Mirrors org.gphash.cuda.pipeline.PipelineBuffers.params byte for byte (every field 8 bytes, little-endian).
 #pragma once
 #include <cstdint>
 #include "../same_key_rules.cuh"

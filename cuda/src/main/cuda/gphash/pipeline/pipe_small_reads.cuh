@@ -18,7 +18,7 @@
 
 namespace gphash {
 
-// Arguments of one small batch of gets. Mirrors org.gphash.cuda.SmallReads.
+// Arguments of one small batch of gets. Mirrors org.gphash.cuda.pipeline.SmallReads.
 struct SmallReadsArgs {
     uint64_t n;      // operations
     uint64_t keys;   // const uint8_t[n * key_size]

@@ -1,5 +1,5 @@
 // A small writing batch of distinct keys in one launch: the pipeline's ungrouped stages
-// (org.gphash.cuda.BatchPipeline#queueStages with every operation its own group and one address bin),
+// (org.gphash.cuda.pipeline.BatchPipeline#queueStages with every operation its own group and one address bin),
 // run in the same order by one block, with a block barrier where the graph has a kernel boundary.
 // A batch of a few operations spends its GPU time on the graph's two dozen launches, not on work;
 // here it pays for one. The stages are the same device functions, which stride over their work by
@@ -32,9 +32,9 @@
 
 namespace gphash {
 
-// Threads of the one block (org.gphash.cuda.Launcher.BLOCK).
+// Threads of the one block (org.gphash.cuda.runtime.Launcher.BLOCK).
 constexpr int kSmallWritesThreads = 256;
-// Operations of a batch this kernel runs at most (org.gphash.cuda.BatchPipeline.SMALL_WRITES_MAX).
+// Operations of a batch this kernel runs at most (org.gphash.cuda.pipeline.BatchPipeline.SMALL_WRITES_MAX).
 constexpr int kSmallWritesMax = 32;
 
 constexpr int kSmallReads = 1;
@@ -96,7 +96,7 @@ __device__ void heap_take_next_fit(const HeapParams& h, uint64_t wanted, uint64_
     __syncthreads();
 }
 
-// When the host profiles stages (org.gphash.cuda.StageProfile), thread 0 records the GPU's clock
+// When the host profiles stages (org.gphash.cuda.pipeline.StageProfile), thread 0 records the GPU's clock
 // (ns) after each stage, as StageProfile.Stage numbers them, into stamps[1 + stage]; stamps[0] is
 // the start. Stages this batch skips repeat the previous stamp.
 __device__ __forceinline__ void small_writes_stamp(unsigned long long* stamps, int index) {

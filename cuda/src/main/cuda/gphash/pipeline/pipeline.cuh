@@ -21,7 +21,7 @@
 
 namespace gphash {
 
-// Arguments of one radix sort pass (radix_sort.cuh). Mirrors org.gphash.cuda.KernelParams.sortPass.
+// Arguments of one radix sort pass (radix_sort.cuh). Mirrors org.gphash.cuda.runtime.KernelParams.sortPass.
 struct SortPass {
     uint64_t keys;       // const uint32_t*
     uint64_t vals;       // const uint32_t*
@@ -34,7 +34,7 @@ struct SortPass {
     uint64_t tiles;
 };
 
-// Arguments of one device-wide scan (device_scan.cuh). Mirrors org.gphash.cuda.KernelParams.scan.
+// Arguments of one device-wide scan (device_scan.cuh). Mirrors org.gphash.cuda.runtime.KernelParams.scan.
 struct ScanArgs {
     uint64_t in;
     uint64_t out;

@@ -5,7 +5,7 @@ package org.gphash.cuda;
  * (a host read, issuing a batch of gets): spin first, since it takes microseconds, then yield, since
  * with more threads than cores the thread waited for may be off its core for a time slice.
  */
-final class Backoff {
+public final class Backoff {
 
     /** Spins before the first yield: a few tens of microseconds. */
     private static final int SPINS = 1 << 12;
@@ -14,7 +14,7 @@ final class Backoff {
     }
 
     /** One round of waiting; {@code round} counts from 0. */
-    static void pause(int round) {
+    public static void pause(int round) {
         if (round < SPINS) {
             Thread.onSpinWait();
         } else {

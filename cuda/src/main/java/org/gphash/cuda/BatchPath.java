@@ -3,21 +3,24 @@ package org.gphash.cuda;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.IndexStats;
+import org.gphash.cuda.pipeline.SmallReads;
+import org.gphash.cuda.staging.BatchInFlight;
+import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.spi.SubmittedBatch;
 
 /**
- * How the GPU engine runs batches: {@link MirrorPath} (the v2 pipeline over the HBM index mirror) or
- * {@link PoolPath} (per-operation kernels probing the pool, the GPHash paper's design). Which of its
- * routes a batch takes is the {@link Router}'s choice; the path runs what it is given. Called under
+ * How the GPU engine runs batches: {@link org.gphash.cuda.pipeline.MirrorPath} (the v2 pipeline over the HBM index mirror) or
+ * {@link org.gphash.cuda.poolpath.PoolPath} (per-operation kernels probing the pool, the GPHash paper's design). Which of its
+ * routes a batch takes is the {@link org.gphash.cuda.routing.Router}'s choice; the path runs what it is given. Called under
  * the engine's lock, but for small batches of gets, which run alongside each other outside it
  * ({@link #claimRead}), and the wait for a host batch's last chunk ({@link #awaitOutsideLock}): the
  * mirror path queues several threads' batches on the GPU at once.
  */
-interface BatchPath extends AutoCloseable {
+public interface BatchPath extends AutoCloseable {
 
     /**
      * Runs a batch held in Java memory, results into {@code result}, by the path's general route
-     * ({@link Router.Route#PIPELINE} or {@link Router.Route#POOL_PATH}). {@code counted}: its kinds as
+     * ({@link org.gphash.cuda.routing.Router.Route#PIPELINE} or {@link org.gphash.cuda.routing.Router.Route#POOL_PATH}). {@code counted}: its kinds as
      * {@link #pinOutsideLock} prepared it in this call, or null (the path does what it needs itself).
      */
     void execute(Batch batch, BatchResult result, PreparedBatch prepared);
@@ -63,7 +66,7 @@ interface BatchPath extends AutoCloseable {
     }
 
     /**
-     * Runs a small writing batch whose keys are distinct in one launch ({@link Router.Route#SMALL_WRITES};
+     * Runs a small writing batch whose keys are distinct in one launch ({@link org.gphash.cuda.routing.Router.Route#SMALL_WRITES};
      * the mirror path only).
      */
     default void executeSmallWrites(Batch batch, BatchResult result) {

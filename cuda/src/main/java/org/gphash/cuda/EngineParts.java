@@ -1,6 +1,7 @@
 package org.gphash.cuda;
 
 import org.gphash.cuda.cache.BucketCache;
+import org.gphash.cuda.poolpath.GpuTableKernels;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.format.Geometry;
 import org.gphash.index.PoolTable;
@@ -9,18 +10,18 @@ import org.gphash.index.PoolTable;
  * What both batch paths share with the engine: the CUDA runtime, the pool and its table kernels, and
  * the engine's BktCache (replaceable, so read through the engine each time).
  */
-record EngineParts(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, Geometry geometry, GpuEngine engine) {
+public record EngineParts(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, Geometry geometry, GpuEngine engine) {
 
-    BucketCache cache() {
+    public BucketCache cache() {
         return engine.bucketCache();
     }
 
-    byte[] tableParams() {
+    public byte[] tableParams() {
         return kernels.tableParams(pool.layout());
     }
 
     /** Grows the table with nothing in flight: the cache's loads read the pool, and its bucket numbers change. */
-    void resize() {
+    public void resize() {
         BucketCache c = cache();
         c.awaitLoad();
         pool.resize(pool.layout());

@@ -15,6 +15,11 @@ import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.cuda.cache.BucketCache;
+import org.gphash.cuda.pipeline.MirrorPath;
+import org.gphash.cuda.pipeline.PipelineKernels;
+import org.gphash.cuda.pipeline.SmallReads;
+import org.gphash.cuda.poolpath.GpuTableKernels;
+import org.gphash.cuda.poolpath.PoolPath;
 import org.gphash.cuda.routing.ConditionalBatches;
 import org.gphash.cuda.routing.MirrorChoice;
 import org.gphash.cuda.routing.Router;
@@ -22,6 +27,9 @@ import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.GpuFailure;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.PoolRegistration;
+import org.gphash.cuda.staging.BatchInFlight;
+import org.gphash.cuda.staging.HostStageTimes;
+import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.spi.Engine;
 import org.gphash.spi.SubmittedBatch;
 import org.gphash.GPHashConfig;
@@ -619,13 +627,13 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     /** {@return heap growths whose file space was prepared ahead, off the batch path (0 on the pool path)} */
-    synchronized long growthsPreparedAhead() {
+    public synchronized long growthsPreparedAhead() {
         MirrorPath m = mirrorPath();
         return m == null ? 0 : m.growthsPreparedAhead();
     }
 
     /** {@return whether this engine prepares heap growths ahead ({@link GpuTuning#growHeapAhead()}, on the mirror path only)} */
-    synchronized boolean preparesGrowthsAhead() {
+    public synchronized boolean preparesGrowthsAhead() {
         MirrorPath m = mirrorPath();
         return m != null && m.preparesGrowthsAhead();
     }
@@ -642,7 +650,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     /** Batches run as small batches of gets in one launch ({@link SmallReads}) since open. */
-    long smallReadBatches() {
+    public long smallReadBatches() {
         MirrorPath m = mirrorPath();
         return m == null ? 0 : m.smallReadBatches();
     }
@@ -660,13 +668,13 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     /** Writing batches of distinct keys run as one launch (pipe_small_writes.cuh) since open. */
-    synchronized long smallWriteBatches() {
+    public synchronized long smallWriteBatches() {
         MirrorPath m = mirrorPath();
         return m == null ? 0 : m.pipeline().smallWriteBatches();
     }
 
-    /** Runs of a batch that wrote without grouping, their keys being distinct ({@link DistinctKeys}), since open. */
-    synchronized long distinctWriteRuns() {
+    /** Runs of a batch that wrote without grouping, their keys being distinct ({@link org.gphash.cuda.routing.DistinctKeys}), since open. */
+    public synchronized long distinctWriteRuns() {
         MirrorPath m = mirrorPath();
         return m == null ? 0 : m.distinctWriteRuns();
     }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Host batches of several threads in flight on the GPU at once ({@link MirrorPath#start}: queued
+ * Host batches of several threads in flight on the GPU at once ({@link org.gphash.cuda.pipeline.MirrorPath#start}: queued
  * under the engine's lock, waited for outside it, harvested by whichever thread needs the lane):
  * every thread's results match the CPU engine's on the same batches (each thread has keys of its
  * own, so its results do not depend on how the threads interleave), through batches of one, two and

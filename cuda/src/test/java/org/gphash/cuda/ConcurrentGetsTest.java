@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Small batches of gets run outside the GPU engine's lock, alongside each other ({@link SmallReads}'
+ * Small batches of gets run outside the GPU engine's lock, alongside each other ({@link org.gphash.cuda.pipeline.SmallReads}'
  * slots), and gets read on the host from the mapped pool ({@link GpuEngine#getAlongside}), while
  * other threads write under the lock, grow the pool past a resize and verify it. Every
  * value a reader gets must be whole (its checksum holds), be its key's, and never be older than one

@@ -101,7 +101,7 @@ final class GroupSemanticsModel {
         };
     }
 
-    /** The kernels never see a conditional operation: {@link ConditionalBatches} turns each into another kind first. */
+    /** The kernels never see a conditional operation: {@link org.gphash.cuda.routing.ConditionalBatches} turns each into another kind first. */
     private static IllegalArgumentException conditional(OpKind k) {
         return new IllegalArgumentException(k + " never reaches the kernels");
     }

@@ -15,6 +15,7 @@ import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
+import org.gphash.cuda.staging.BatchPinning;
 import org.gphash.index.CpuEngine;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

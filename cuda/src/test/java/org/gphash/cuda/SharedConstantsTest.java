@@ -20,6 +20,7 @@ import org.gphash.Outcome;
 import org.gphash.bktcache.CachePolicy;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
+import org.gphash.cuda.pipeline.SmallReads;
 import org.gphash.format.Geometry;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;

@@ -15,6 +15,8 @@ import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
+import org.gphash.cuda.pipeline.MirrorPath;
+import org.gphash.cuda.pipeline.SmallReads;
 
 /**
  * How the CUDA driver takes several host threads each running its own small batches of gets (copy

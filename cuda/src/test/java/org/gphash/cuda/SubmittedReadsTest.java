@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Small batches of gets submitted without waiting ({@link GpuEngine#submit}, {@link SmallReads}'s
+ * Small batches of gets submitted without waiting ({@link GpuEngine#submit}, {@link org.gphash.cuda.pipeline.SmallReads}'s
  * slots): more of them than there are slots, awaited in any order, with batches that write run in
  * between (which must first let the queued gets finish, reading what was there before the write),
  * give the CPU engine's results; writing batches submitted run at once.

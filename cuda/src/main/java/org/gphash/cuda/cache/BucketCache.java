@@ -40,7 +40,7 @@ import org.gphash.index.TableLayout;
  * Nothing here is persistent: the cache starts empty at every open, so a crash during a load loses
  * nothing, and it is emptied when a resize renumbers the buckets.
  *
- * <p>Used by {@link GpuEngine} under its lock. The engine calls {@link #awaitLoad()} before any
+ * <p>Used by {@link org.gphash.cuda.GpuEngine} under its lock. The engine calls {@link #awaitLoad()} before any
  * host-side step that remaps or restructures the pool, since a load's kernels read the pool.
  */
 public final class BucketCache implements AutoCloseable {

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.poolpath;
 
 import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
@@ -24,7 +24,7 @@ import org.gphash.persistence.PoolFile;
  * these with operations drained, on the thread that holds the engine, and each returns only when
  * its kernels have finished.
  */
-final class GpuTableKernels implements TableKernels, AutoCloseable {
+public final class GpuTableKernels implements TableKernels, AutoCloseable {
 
     private final CudaRuntime cuda;
     private final PoolRegistration registration = new PoolRegistration();
@@ -36,7 +36,7 @@ final class GpuTableKernels implements TableKernels, AutoCloseable {
     private Geometry geometry;
     private long[] seeds;
 
-    GpuTableKernels(CudaRuntime cuda) {
+    public GpuTableKernels(CudaRuntime cuda) {
         this.cuda = cuda;
     }
 
@@ -51,7 +51,7 @@ final class GpuTableKernels implements TableKernels, AutoCloseable {
     }
 
     /** The pool's registration with CUDA (copies of pool ranges go through it). */
-    PoolRegistration registration() {
+    public PoolRegistration registration() {
         return registration;
     }
 
@@ -60,7 +60,7 @@ final class GpuTableKernels implements TableKernels, AutoCloseable {
     }
 
     /** The kernels' view of the table as it is laid out now (the pool address changes when it grows). */
-    byte[] tableParams(TableLayout layout) {
+    public byte[] tableParams(TableLayout layout) {
         return KernelParams.table(registration.deviceBase(), layout, geometry, seeds);
     }
 

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.staging;
 
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
@@ -20,13 +20,15 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.cuda.pipeline.BatchPipeline;
+import org.gphash.cuda.pipeline.BatchPipeline;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.HostPointer;
 import org.gphash.cuda.runtime.PinnedBuffer;
 
 /**
  * One chunk of a host batch on its way through the GPU: pinned staging memory and device buffers for
- * its kinds, keys, values, codes and values out. The engine keeps {@link MirrorPath#LANES}, taken in a
+ * its kinds, keys, values, codes and values out. The engine keeps {@link org.gphash.cuda.pipeline.MirrorPath#LANES}, taken in a
  * ring by every thread's chunks, so that the copies of one
  * chunk (in and out) overlap the GPU's work on the other: a lane copies in on a stream of its own and
  * copies out on another, tied to the engine's stream by events (the kernels of a chunk wait for its
@@ -36,7 +38,7 @@ import org.gphash.cuda.runtime.PinnedBuffer;
  * and a chunk of ungrouped reads into a pinned result has no values to copy out at all: its kernels
  * write them into the result through the mapping ({@code MirrorPath.execute}). Not thread-safe.
  */
-final class HostLane implements AutoCloseable {
+public final class HostLane implements AutoCloseable {
 
     private final int keySize;
     private final int valueSize;
@@ -45,11 +47,11 @@ final class HostLane implements AutoCloseable {
     private final PinnedBuffer hostValues = new PinnedBuffer();
     private final PinnedBuffer hostCodes = new PinnedBuffer();
     private final PinnedBuffer hostOut = new PinnedBuffer();
-    final DeviceBuffer kinds = new DeviceBuffer();
-    final DeviceBuffer keys = new DeviceBuffer();
-    final DeviceBuffer values = new DeviceBuffer();
-    final DeviceBuffer codes = new DeviceBuffer();
-    final DeviceBuffer out = new DeviceBuffer();
+    public final DeviceBuffer kinds = new DeviceBuffer();
+    public final DeviceBuffer keys = new DeviceBuffer();
+    public final DeviceBuffer values = new DeviceBuffer();
+    public final DeviceBuffer codes = new DeviceBuffer();
+    public final DeviceBuffer out = new DeviceBuffer();
     private final CUevent done = new CUevent();
     /**
      * Recorded with {@link #done}, for waits outside the engine's lock: its waiters sleep in the driver
@@ -64,18 +66,18 @@ final class HostLane implements AutoCloseable {
     private final CUstream downloads = new CUstream();
 
     /** The chunk in flight: its first operation in the batch, its size, what it does; ticket null when idle. */
-    int first;
-    int n;
+    public int first;
+    public int n;
     boolean reads;
-    long valueWrites;
-    BatchPipeline.Ticket ticket;
+    public long valueWrites;
+    public BatchPipeline.Ticket ticket;
     /** The batch the chunk in flight belongs to, and the chunk's place in the queue of all chunks. */
-    BatchInFlight owner;
-    long queued;
+    public BatchInFlight owner;
+    public long queued;
     /** The result the chunk's results were copied into directly, or null when they come through the lane. */
     private BatchResult directResult;
 
-    HostLane(int keySize, int valueSize) {
+    public HostLane(int keySize, int valueSize) {
         this.keySize = keySize;
         this.valueSize = valueSize;
         cuEventCreate(done, CUevent_flags.CU_EVENT_DEFAULT);
@@ -95,7 +97,7 @@ final class HostLane implements AutoCloseable {
      * pinned result themselves). {@code after}: the lane of the chunk queued before, whose copy in
      * this one's waits for (null: none).
      */
-    void stage(CUstream compute, Batch batch, int first, int n, boolean withValues, boolean withReads, HostColumns direct,
+    public void stage(CUstream compute, Batch batch, int first, int n, boolean withValues, boolean withReads, HostColumns direct,
                HostLane after) {
         if (after != null && after != this) {
             // Copies in go in chunk order: issued side by side on the lanes' streams, several chunks
@@ -145,7 +147,7 @@ final class HostLane implements AutoCloseable {
      * Stages the listed operations of {@code batch}, packed (a rerun of the few operations a resize
      * held back); the lane's operation i is the batch's ops[i].
      */
-    void stagePacked(CUstream stream, Batch batch, int[] ops) {
+    public void stagePacked(CUstream stream, Batch batch, int[] ops) {
         int n = ops.length;
         this.first = -1;
         this.n = n;
@@ -176,7 +178,7 @@ final class HostLane implements AutoCloseable {
      * Queues the copies of the results back into the lane's pinned memory, on the lane's download
      * stream, after what is already queued on {@code compute}.
      */
-    void queueResults(CUstream compute) {
+    public void queueResults(CUstream compute) {
         afterKernels(compute);
         cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), n, downloads);
         if (reads) {
@@ -200,7 +202,7 @@ final class HostLane implements AutoCloseable {
      * Queues the copies of the results straight into {@code result} at the chunk's place, whose memory
      * is pinned, after what is already queued ({@link #copyResults} then has nothing to do).
      */
-    void queueResultsInto(CUstream compute, BatchResult result) {
+    public void queueResultsInto(CUstream compute, BatchResult result) {
         directResult = result;
         afterKernels(compute);
         cuMemcpyDtoHAsync(new HostPointer(result.outcomeCodes().address() + first), codes.pointer(), n, downloads);
@@ -212,17 +214,17 @@ final class HostLane implements AutoCloseable {
     }
 
     /** Waits for the results queued last. */
-    void awaitResults() {
+    public void awaitResults() {
         cuEventSynchronize(done);
     }
 
     /** Waits for the results queued last, asleep (outside the engine's lock). */
-    void awaitResultsAsleep() {
+    public void awaitResultsAsleep() {
         cuEventSynchronize(doneAsleep);
     }
 
     /** The outcome code of the lane's operation i (after awaitResults). */
-    int code(int i) {
+    public int code(int i) {
         if (directResult != null) {
             return directResult.outcomeCodes().get(ValueLayout.JAVA_BYTE, first + i);
         }
@@ -230,7 +232,7 @@ final class HostLane implements AutoCloseable {
     }
 
     /** Moves the chunk's results into {@code result} at the chunk's place. */
-    void copyResults(BatchResult result) {
+    public void copyResults(BatchResult result) {
         if (directResult != null) {
             return;
         }
@@ -241,7 +243,7 @@ final class HostLane implements AutoCloseable {
     }
 
     /** Moves a packed rerun's results to the operations they belong to. */
-    void scatterResults(BatchResult result, int[] ops) {
+    public void scatterResults(BatchResult result, int[] ops) {
         for (int i = 0; i < ops.length; i++) {
             result.outcomeCodes().set(ValueLayout.JAVA_BYTE, ops[i], hostCodes.segment().get(ValueLayout.JAVA_BYTE, i));
             MemorySegment.copy(hostOut.segment(), (long) i * valueSize, result.values(), (long) ops[i] * valueSize, valueSize);

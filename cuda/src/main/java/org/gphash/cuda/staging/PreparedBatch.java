@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.staging;
 
 import org.gphash.cuda.routing.ChunkKinds;
 
@@ -7,11 +7,11 @@ import org.gphash.cuda.routing.ChunkKinds;
  * the same call: the batch's kinds counted chunk by chunk ({@link ChunkKinds}) and where its columns
  * can be copied to the GPU from directly ({@link HostColumns}; null: through the lanes' staging).
  * Not thread-safe: one batch's at a time, taken from the path's free list before the lock and given
- * back when the batch is done ({@link BatchPath#release}).
+ * back when the batch is done ({@link org.gphash.cuda.BatchPath#release}).
  */
-final class PreparedBatch {
+public final class PreparedBatch {
 
-    final ChunkKinds kinds = new ChunkKinds();
-    final CallerStaging staging = new CallerStaging();
-    HostColumns columns;
+    public final ChunkKinds kinds = new ChunkKinds();
+    public final CallerStaging staging = new CallerStaging();
+    public HostColumns columns;
 }

@@ -1,10 +1,10 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import jcuda.driver.CUfunction;
 import org.gphash.cuda.runtime.CudaRuntime;
 
 /** The kernels of the v2 batch pipeline and of the device-wide primitives it is built on (pipeline/). */
-final class PipelineKernels {
+public final class PipelineKernels {
 
     final CUfunction radixCount;
     final CUfunction radixScatter;
@@ -39,7 +39,7 @@ final class PipelineKernels {
     final CUfunction smallReads;
     final CUfunction smallWrites;
 
-    PipelineKernels(CudaRuntime cuda) {
+    public PipelineKernels(CudaRuntime cuda) {
         radixCount = cuda.function("gphash_radix_count");
         radixScatter = cuda.function("gphash_radix_scatter");
         scanReduceSum = cuda.function("gphash_scan_reduce_sum_u32");

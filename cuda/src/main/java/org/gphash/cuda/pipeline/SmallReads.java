@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
@@ -21,6 +21,7 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.cuda.Backoff;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
@@ -33,7 +34,7 @@ import org.gphash.spi.SubmittedBatch;
  * wait. The pipeline's few dozen launches cost a batch tens of microseconds whatever its size, which
  * is what a coalesced batch of a handful of single-key gets would otherwise wait for; below
  * {@link org.gphash.GpuTuning#smallReadsMax()} operations its ordering of pool reads by address buys
- * less than that. Which batches come here is the {@link Router}'s choice.
+ * less than that. Which batches come here is the {@link org.gphash.cuda.routing.Router}'s choice.
  *
  * <p><b>Several threads at once.</b> The driver takes several host threads each queueing a batch
  * on a stream of its own far better than one thread queueing them all (SmallReadsThreadsProbe,
@@ -45,10 +46,10 @@ import org.gphash.spi.SubmittedBatch;
  * engine's lock first waits until every claimed slot's batch has run ({@link #drain}). Between the
  * two, no slot can be claimed, since claiming takes the lock.
  */
-final class SmallReads implements AutoCloseable {
+public final class SmallReads implements AutoCloseable {
 
     /** Fields of SmallReadsArgs (pipe_small_reads.cuh). */
-    static final int ARGS_FIELDS = 4;
+    public static final int ARGS_FIELDS = 4;
 
 
     // A slot's states: free; claimed and its batch being issued; issued and waiting for its
@@ -59,7 +60,7 @@ final class SmallReads implements AutoCloseable {
     private static final int HARVESTING = 3;
 
     /** One batch's buffers, stream and events, and the parameters its kernel runs with. */
-    static final class Slot implements AutoCloseable {
+    public static final class Slot implements AutoCloseable {
         final PinnedBuffer hostKeys = new PinnedBuffer();
         final PinnedBuffer hostOut = new PinnedBuffer();
         final DeviceBuffer keys = new DeviceBuffer();

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
@@ -18,10 +18,10 @@ import jcuda.driver.CUstream;
  * benchmarks: it adds a little per stage, and batches run without graphs while it is on). Not
  * thread-safe; meaningful for batches awaited one at a time.
  */
-final class StageProfile implements AutoCloseable {
+public final class StageProfile implements AutoCloseable {
 
     /** The stages, as the profile names them. */
-    enum Stage { GROUP, SORT, RESOLVE, SEMANTICS, PLACE, READ, TAKE, WRITE_VALUES, WRITE_KEYS, PUBLISH, CACHE, RETIRE }
+    public enum Stage { GROUP, SORT, RESOLVE, SEMANTICS, PLACE, READ, TAKE, WRITE_VALUES, WRITE_KEYS, PUBLISH, CACHE, RETIRE }
 
     private final CUevent[] marks = new CUevent[Stage.values().length + 1];
     private final long[] stageNanos = new long[Stage.values().length];

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.poolpath;
 
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 
@@ -10,7 +10,7 @@ import org.gphash.cuda.runtime.DeviceBuffer;
  * least twice as many entries as operations, and per operation its group and the next member.
  * Reset on the stream before each grouping run. Not thread-safe.
  */
-final class GroupBuffers implements AutoCloseable {
+public final class GroupBuffers implements AutoCloseable {
 
     private final DeviceBuffer owner = new DeviceBuffer();
     private final DeviceBuffer top = new DeviceBuffer();
@@ -20,7 +20,7 @@ final class GroupBuffers implements AutoCloseable {
     private long capacity;
 
     /** Sizes and clears the table for {@code n} operations, asynchronously on {@code stream} (null: default). */
-    void reset(long n, CUstream stream) {
+    public void reset(long n, CUstream stream) {
         capacity = Long.highestOneBit(Math.max(2 * n, 64) - 1) << 1;
         owner.ensure(capacity * 8);
         top.ensure(capacity * 8);
@@ -33,7 +33,7 @@ final class GroupBuffers implements AutoCloseable {
     }
 
     /** The six BatchParams fields, in struct order. */
-    long[] fields() {
+    public long[] fields() {
         return new long[] {owner.address(), top.address(), count.address(), capacity, opGroup.address(), opNext.address()};
     }
 

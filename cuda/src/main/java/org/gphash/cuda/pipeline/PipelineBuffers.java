@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import java.util.HashSet;
 import java.util.List;

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.stream.IntStream;
 
 import jcuda.Pointer;
+import org.gphash.cuda.GpuTestSupport;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
@@ -20,6 +20,8 @@ import org.gphash.BatchResult;
 import org.gphash.GpuTuning;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
+import org.gphash.cuda.BatchPath;
+import org.gphash.cuda.EngineParts;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.routing.ChunkKinds;
 import org.gphash.cuda.routing.DistinctKeys;
@@ -27,6 +29,12 @@ import org.gphash.cuda.routing.KindCounts;
 import org.gphash.cuda.routing.Router;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.staging.BatchInFlight;
+import org.gphash.cuda.staging.BatchPinning;
+import org.gphash.cuda.staging.HostColumns;
+import org.gphash.cuda.staging.HostLane;
+import org.gphash.cuda.staging.HostStageTimes;
+import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.format.Geometry;
 import org.gphash.spi.SubmittedBatch;
 import org.gphash.index.PoolTable;
@@ -42,7 +50,7 @@ import org.gphash.index.PoolTable;
  * that every value write finds a block, and takes the bitmap back before it grows the heap or resizes.
  * Batches larger than {@link #MAX_SLICE} run in slices of it, one after another.
  */
-final class MirrorPath implements BatchPath {
+public final class MirrorPath implements BatchPath {
 
     /** Operations per pipeline run; larger batches run as successive slices. */
     static final int MAX_SLICE = 1 << 20;
@@ -65,7 +73,7 @@ final class MirrorPath implements BatchPath {
     /** Runs that wrote without grouping, their keys being distinct (for tests and stats). */
     private long distinctWriteRuns;
 
-    MirrorPath(EngineParts parts, PipelineKernels kernels, Router router, HostStageTimes times) {
+    public MirrorPath(EngineParts parts, PipelineKernels kernels, Router router, HostStageTimes times) {
         this.parts = parts;
         this.geometry = parts.geometry();
         this.router = router;
@@ -90,7 +98,7 @@ final class MirrorPath implements BatchPath {
     }
 
     /** GPU memory the mirror of this pool and the buffers of a full slice take. */
-    static long bytesNeeded(PoolTable pool) {
+    public static long bytesNeeded(PoolTable pool) {
         int vs = pool.geometry().valueSize();
         int ks = pool.geometry().keySize();
         long staging = (long) LANES * MAX_SLICE / 4 * (2 + ks + 2L * vs);  // the lanes of host-batch chunks
@@ -136,7 +144,7 @@ final class MirrorPath implements BatchPath {
      * engine's lock (for SmallReadsThreadsProbe, which measures the driver with several threads
      * queueing at once; nothing may write meanwhile).
      */
-    SubmittedBatch readOn(SmallReads reads, Batch batch, BatchResult result) {
+    public SubmittedBatch readOn(SmallReads reads, Batch batch, BatchResult result) {
         PoolTable pool = parts.pool();
         SmallReads.Slot slot = reads.claim(parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()),
                 parts.cache().params(), parts.cache().lastClock());
@@ -147,7 +155,7 @@ final class MirrorPath implements BatchPath {
     }
 
     /** A set of small-read slots of its own, on the engine's kernel (for SmallReadsThreadsProbe). */
-    SmallReads newSmallReads() {
+    public SmallReads newSmallReads() {
         return small.sibling();
     }
 
@@ -669,44 +677,44 @@ final class MirrorPath implements BatchPath {
         return pipeline.lastGpuNanos();
     }
 
-    long smallReadBatches() {
+    public long smallReadBatches() {
         return small.batches();
     }
 
-    int smallReadsMostInFlight() {
+    public int smallReadsMostInFlight() {
         return small.mostInFlight();
     }
 
-    long distinctWriteRuns() {
+    public long distinctWriteRuns() {
         return distinctWriteRuns;
     }
 
     /** The most host batches (of any threads) with chunks on the GPU at once since open. */
-    int mostBatchesInFlight() {
+    public int mostBatchesInFlight() {
         return mostBatchesInFlight;
     }
 
     /** The router this path's chunks are planned by (the engine routes its calls by it too). */
-    Router router() {
+    public Router router() {
         return router;
     }
 
     /** The pipeline, for the profile of its stages (benchmarks and tests). */
-    BatchPipeline pipeline() {
+    public BatchPipeline pipeline() {
         return pipeline;
     }
 
     /** {@return heap growths whose file space was prepared ahead, off the batch path} */
-    long growthsPreparedAhead() {
+    public long growthsPreparedAhead() {
         return ahead.prepared();
     }
 
     /** {@return whether heap growths are prepared ahead ({@link HeapGrowthAhead}, opt-in)} */
-    boolean preparesGrowthsAhead() {
+    public boolean preparesGrowthsAhead() {
         return ahead.active();
     }
 
-    Map<StageProfile.Stage, Long> stageNanos() {
+    public Map<StageProfile.Stage, Long> stageNanos() {
         return pipeline.stageNanos();
     }
 

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import static org.gphash.cuda.GpuTestSupport.key;
 import static org.gphash.cuda.GpuTestSupport.value;
@@ -11,6 +11,8 @@ import org.gphash.BatchResult;
 import org.gphash.GpuTuning;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuTestSupport;
 import org.gphash.index.CpuEngine;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

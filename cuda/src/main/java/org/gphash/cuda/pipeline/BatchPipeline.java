@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
@@ -35,7 +35,7 @@ import org.gphash.format.Geometry;
  * the mirror -> read pool values in address order -> take blocks, write values, keys and meta words in
  * persist order and address order -> BktCache and the heap follow. Not thread-safe.
  */
-final class BatchPipeline implements AutoCloseable {
+public final class BatchPipeline implements AutoCloseable {
 
     /** Blocks of a strided kernel at most: enough warps to keep an H100's memory system busy. */
     private static final int MAX_BLOCKS = 4096;
@@ -60,7 +60,7 @@ final class BatchPipeline implements AutoCloseable {
     }
 
     /** A batch queued by {@link #enqueue}: its slot and what {@link #await} reports. */
-    record Ticket(int slot, long n, long capacity, boolean reads, boolean writes) {
+    public record Ticket(int slot, long n, long capacity, boolean reads, boolean writes) {
     }
 
     private final PipelineKernels k;
@@ -100,7 +100,7 @@ final class BatchPipeline implements AutoCloseable {
     }
 
     /** Times every stage with GPU events from now on (or stops), clearing what was timed. */
-    void profile(boolean on) {
+    public void profile(boolean on) {
         profile.enable(on);
     }
 
@@ -293,7 +293,7 @@ final class BatchPipeline implements AutoCloseable {
     }
 
     /** Batches run by {@link #runSmallWrites} since open. */
-    long smallWriteBatches() {
+    public long smallWriteBatches() {
         return smallWriteBatches;
     }
 

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.staging;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
@@ -16,6 +16,8 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.OpKind;
+import org.gphash.cuda.poolpath.GroupBuffers;
+import org.gphash.cuda.poolpath.GroupBuffers;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
@@ -28,17 +30,17 @@ import org.gphash.cuda.runtime.PinnedBuffer;
  * kernel runs the other lane's copies proceed (Mega-KV's pipeline). The host stages a chunk into
  * pinned memory, {@link #launch}es it, and later {@link #await}s it and reads the results.
  */
-final class StreamLane implements AutoCloseable {
+public final class StreamLane implements AutoCloseable {
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     final CUstream stream = new CUstream();
-    final PinnedBuffer hostKinds = new PinnedBuffer();
+    public final PinnedBuffer hostKinds = new PinnedBuffer();
     final PinnedBuffer hostKeys = new PinnedBuffer();
     final PinnedBuffer hostValues = new PinnedBuffer();
     final PinnedBuffer hostBlocks = new PinnedBuffer();
-    final PinnedBuffer hostCodes = new PinnedBuffer();
-    final PinnedBuffer hostOut = new PinnedBuffer();
+    public final PinnedBuffer hostCodes = new PinnedBuffer();
+    public final PinnedBuffer hostOut = new PinnedBuffer();
     final PinnedBuffer hostCounters = new PinnedBuffer();
     private final DeviceBuffer kinds = new DeviceBuffer();
     private final DeviceBuffer keys = new DeviceBuffer();
@@ -51,9 +53,9 @@ final class StreamLane implements AutoCloseable {
     private final GroupBuffers groups = new GroupBuffers();
 
     /** The chunk in flight on this lane, or null. */
-    Chunk chunk;
+    public Chunk chunk;
 
-    StreamLane() {
+    public StreamLane() {
         cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
     }
 
@@ -61,14 +63,14 @@ final class StreamLane implements AutoCloseable {
      * Operations {@code ops[0..n)} of {@code batch} (or {@code first..first+n} when ops is null), with
      * the value blocks reserved for those that write.
      */
-    record Chunk(Batch batch, int first, int[] ops, int n, int writes, boolean reads, long[] reservedBlocks) {
-        int op(int i) {
+    public record Chunk(Batch batch, int first, int[] ops, int n, int writes, boolean reads, long[] reservedBlocks) {
+        public int op(int i) {
             return ops == null ? first + i : ops[i];
         }
     }
 
     /** Copies the chunk's kinds, keys, values and blocks into this lane's pinned buffers. */
-    void stage(Chunk c, int keySize, int valueSize) {
+    public void stage(Chunk c, int keySize, int valueSize) {
         hostKinds.ensure(c.n());
         hostKeys.ensure((long) c.n() * keySize);
         hostCodes.ensure(c.n());
@@ -114,16 +116,16 @@ final class StreamLane implements AutoCloseable {
         chunk = c;
     }
 
-    static boolean writesValue(byte kind) {
+    public static boolean writesValue(byte kind) {
         return OpKind.ofOrdinal(kind).hasValue();
     }
 
-    static boolean readsValue(byte kind) {
+    public static boolean readsValue(byte kind) {
         return kind == OpKind.GET.ordinal() || kind == OpKind.READ_MODIFY_WRITE.ordinal();
     }
 
     /** Queues copies in, the batch kernel, and copies out on this lane's stream. */
-    void launch(CudaRuntime cuda, byte[] table, byte[] cache, int keySize, int valueSize) {
+    public void launch(CudaRuntime cuda, byte[] table, byte[] cache, int keySize, int valueSize) {
         Chunk c = chunk;
         long n = c.n();
         kinds.ensure(n);
@@ -158,16 +160,16 @@ final class StreamLane implements AutoCloseable {
     }
 
     /** Waits for the lane's work; the pinned result buffers are then valid. */
-    void await() {
+    public void await() {
         cuStreamSynchronize(stream);
     }
 
-    long counter(int index) {
+    public long counter(int index) {
         return hostCounters.segment().get(LONG, index * 8L);
     }
 
     /** The value blocks the finished chunk unlinked (at most the retired buffer's capacity). */
-    long[] retiredBlocks() {
+    public long[] retiredBlocks() {
         long count = Math.min(counter(KernelParams.RETIRED_COUNT), KernelParams.retiredCapacity(chunk.n()));
         long[] b = new long[(int) count];
         if (count > 0) {
@@ -176,7 +178,7 @@ final class StreamLane implements AutoCloseable {
         return b;
     }
 
-    boolean retiredOverflowed() {
+    public boolean retiredOverflowed() {
         return counter(KernelParams.RETIRED_COUNT) > KernelParams.retiredCapacity(chunk.n());
     }
 

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import static jcuda.driver.JCudaDriver.cuGraphDestroy;
 import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;

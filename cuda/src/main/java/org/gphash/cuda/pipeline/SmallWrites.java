@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

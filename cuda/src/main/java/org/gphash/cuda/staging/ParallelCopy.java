@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.staging;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ForkJoinPool;

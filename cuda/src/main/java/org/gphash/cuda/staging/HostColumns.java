@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.staging;
 
 import org.gphash.Batch;
 
@@ -7,10 +7,10 @@ import org.gphash.Batch;
  * batch's own (pinned, {@link BatchPinning}) or its thread's copy made before the engine's lock
  * ({@link CallerStaging}). A {@code values} of 0: the values are not there, and the lane stages them.
  */
-record HostColumns(long kinds, long keys, long values) {
+public record HostColumns(long kinds, long keys, long values) {
 
     /** The columns of a batch whose own memory is pinned. */
-    static HostColumns of(Batch batch) {
+    public static HostColumns of(Batch batch) {
         return new HostColumns(batch.kinds().address(), batch.keys().address(), batch.values().address());
     }
 }

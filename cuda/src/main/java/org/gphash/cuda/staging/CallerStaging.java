@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.staging;
 
 import java.lang.foreign.MemorySegment;
 
@@ -15,7 +15,7 @@ import org.gphash.cuda.runtime.PinnedBuffer;
  * The buffers are registered with CUDA once, as they grow, and reused by the next batch of any thread
  * ({@link PreparedBatch}); the engine closes them all. Not thread-safe: one batch's at a time.
  */
-final class CallerStaging implements AutoCloseable {
+public final class CallerStaging implements AutoCloseable {
 
     private final PinnedBuffer kinds = new PinnedBuffer();
     private final PinnedBuffer keys = new PinnedBuffer();
@@ -25,7 +25,7 @@ final class CallerStaging implements AutoCloseable {
      * Copies the batch's kinds and keys, and its values when {@code withValues}; returns where they are
      * (values not copied stay the lanes' to stage, under the lock).
      */
-    HostColumns fill(Batch batch, boolean withValues) {
+    public HostColumns fill(Batch batch, boolean withValues) {
         int n = batch.size();
         long keyBytes = (long) n * batch.keySize();
         kinds.ensure(n);

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import jcuda.driver.CUstream;
 import org.gphash.cuda.runtime.DeviceBuffer;

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.poolpath;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
@@ -14,11 +14,15 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
+import org.gphash.cuda.BatchPath;
+import org.gphash.cuda.EngineParts;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
+import org.gphash.cuda.staging.PreparedBatch;
+import org.gphash.cuda.staging.StreamLane;
 
 /**
  * Batches run by per-operation kernels that probe the pool itself (batch_kernel.cuh), the GPHash
@@ -31,7 +35,7 @@ import org.gphash.cuda.runtime.Launcher;
  * those no slot took; blocks a batch unlinked are freed when the batch has finished, so no kernel
  * ever reads a block that was reused under it.
  */
-final class PoolPath implements BatchPath {
+public final class PoolPath implements BatchPath {
 
     /** Smallest and largest chunk a batch is cut into; a batch is cut into about four chunks between them. */
     static final int MIN_CHUNK = 2048;
@@ -45,7 +49,7 @@ final class PoolPath implements BatchPath {
     private boolean rebuildFreeSpace;
     private final String reason;
 
-    PoolPath(EngineParts parts, String reason) {
+    public PoolPath(EngineParts parts, String reason) {
         this.parts = parts;
         this.reason = reason;
     }

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.staging;
 
 import static jcuda.driver.JCudaDriver.cuMemHostRegister;
 import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
@@ -22,7 +22,7 @@ import org.gphash.spi.HostMemory;
  * block CUDA refuses (a locked-memory limit) stays staged. Pinned batches replayed the DLRM trace
  * 1.18x faster than staging every batch (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md), so there is no switch back.
  */
-final class BatchPinning {
+public final class BatchPinning {
 
     /**
      * Batches whose run moves at least this many bytes are pinned on their first run; smaller ones are
@@ -37,13 +37,13 @@ final class BatchPinning {
      * the chunk before (12 ms of copying a batch), and 26.8-27.8 copied whole by the caller first
      * (H200, one call, docs/lab/2026-11-27-cpu-engine-and-the-load.md).
      */
-    static final long PIN_AT_ONCE_BYTES = 64L << 20;
+    public static final long PIN_AT_ONCE_BYTES = 64L << 20;
 
     /**
      * Results whose run moves at least this many bytes are pinned on their first run. Lower than for
      * batches: an unpinned result is copied out under the engine's lock (a batch is copied in before it).
      */
-    static final long RESULT_PIN_AT_ONCE_BYTES = 32L << 20;
+    public static final long RESULT_PIN_AT_ONCE_BYTES = 32L << 20;
 
     private BatchPinning() {
     }
@@ -55,7 +55,7 @@ final class BatchPinning {
      * #PIN_AT_ONCE_BYTES} for batches, {@link #RESULT_PIN_AT_ONCE_BYTES} for results). The caller holds
      * the engine's context.
      */
-    static boolean pinnedForRun(HostMemory memory, CudaRuntime cuda, long bytesMoved, long atOnceBytes) {
+    public static boolean pinnedForRun(HostMemory memory, CudaRuntime cuda, long bytesMoved, long atOnceBytes) {
         if (memory.pinRefused()) {
             return false;
         }

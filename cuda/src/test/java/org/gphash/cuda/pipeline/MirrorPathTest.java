@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import static org.gphash.cuda.GpuTestSupport.key;
 import static org.gphash.cuda.GpuTestSupport.value;
@@ -13,6 +13,9 @@ import java.util.Random;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.cuda.DeviceBatch;
+import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuTestSupport;
 import org.gphash.cuda.routing.DistinctKeys;
 import org.gphash.cuda.routing.MirrorChoice;
 import org.gphash.spi.Engine;

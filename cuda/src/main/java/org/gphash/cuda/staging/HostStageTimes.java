@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.staging;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -6,13 +6,13 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Host time per stage of host batches, always on (a clock read or two per chunk): what a host batch
- * costs the calling thread beside the GPU's own stages ({@link StageProfile}). Waits for the engine's
+ * costs the calling thread beside the GPU's own stages ({@link org.gphash.cuda.pipeline.StageProfile}). Waits for the engine's
  * lock are added by every thread; the rest by the thread holding it.
  */
-final class HostStageTimes {
+public final class HostStageTimes {
 
     /** The stages, as reported. */
-    enum Stage {
+    public enum Stage {
         /** Waiting for the engine's lock (other threads' batches). */
         LOCK_WAIT,
         /** Queueing a chunk's copy in, including the Java copy into staging memory for an unpinned batch. */
@@ -29,7 +29,7 @@ final class HostStageTimes {
         HEAP_GROWTH,
         /** Registering a batch's or result's memory with CUDA ({@link BatchPinning}). */
         PIN,
-        /** Reading a chunk's kinds (value writes, deletes, reads) and testing its keys for repeats ({@link DistinctKeys}). */
+        /** Reading a chunk's kinds (value writes, deletes, reads) and testing its keys for repeats ({@link org.gphash.cuda.routing.DistinctKeys}). */
         PLAN,
         /** After the batch: operations rerun after a resize, and the heap grown ahead of the next batch. */
         AFTER,
@@ -43,18 +43,18 @@ final class HostStageTimes {
 
     private final LongAdder[] nanos = new LongAdder[Stage.values().length];
 
-    HostStageTimes() {
+    public HostStageTimes() {
         for (int i = 0; i < nanos.length; i++) {
             nanos[i] = new LongAdder();
         }
     }
 
-    void add(Stage stage, long n) {
+    public void add(Stage stage, long n) {
         nanos[stage.ordinal()].add(n);
     }
 
     /** Nanoseconds per stage since open (or the last {@link #reset}), lower-case names. */
-    Map<String, Long> snapshot() {
+    public Map<String, Long> snapshot() {
         Map<String, Long> out = new LinkedHashMap<>();
         for (Stage s : Stage.values()) {
             out.put(s.name().toLowerCase(java.util.Locale.ROOT), nanos[s.ordinal()].sum());
@@ -62,7 +62,7 @@ final class HostStageTimes {
         return out;
     }
 
-    void reset() {
+    public void reset() {
         for (LongAdder a : nanos) {
             a.reset();
         }

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.staging;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -10,29 +10,29 @@ import org.gphash.BatchResult;
  * read and written under the engine's lock, but for {@link #lastChunk} and {@link #lastLane}, which
  * are set before the lock is released and only read after.
  */
-final class BatchInFlight {
+public final class BatchInFlight {
 
     private static final int[] NONE = new int[0];
 
-    final Batch batch;
-    final BatchResult result;
+    public final Batch batch;
+    public final BatchResult result;
     /** The queue position of the batch's last chunk (MirrorPath counts chunks queued and harvested). */
-    long lastChunk = -1;
+    public long lastChunk = -1;
     /** The lane its last chunk went to (it may carry a later chunk by the time its owner looks). */
-    HostLane lastLane;
+    public HostLane lastLane;
     /** Operations of the batch that found every candidate bucket full: run again after a resize. */
-    int[] rerun = NONE;
+    public int[] rerun = NONE;
     /** Its chunks queued and not yet harvested. */
-    int chunksInFlight;
+    public int chunksInFlight;
     /** What went wrong harvesting one of its chunks, for its owner to throw. */
-    RuntimeException failure;
+    public RuntimeException failure;
 
-    BatchInFlight(Batch batch, BatchResult result) {
+    public BatchInFlight(Batch batch, BatchResult result) {
         this.batch = batch;
         this.result = result;
     }
 
-    void failed(RuntimeException e) {
+    public void failed(RuntimeException e) {
         if (failure == null) {
             failure = e;
         } else if (failure != e) {

@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.pipeline;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
