@@ -110,9 +110,7 @@ final class CpuPasses implements TablePasses {
                             probe.scan(pool, upper, pool, keyAt);
                             target = probe.leastLoadedEmptySlot();
                         }
-                        Slots.setMeta(pool, target, SlotMeta.INSERT);
-                        MemorySegment.copy(pool, keyAt, pool, target + SlotMeta.BYTES, geometry.keySize());
-                        Slots.setMeta(pool, target, meta);
+                        SlotProtocol.copyExclusive(pool, target, pool, keyAt, geometry.keySize(), meta);
                         copied[nCopied++] = target;
                         moved++;
                     }
@@ -124,7 +122,7 @@ final class CpuPasses implements TablePasses {
                 table.hook.reached(CrashPoint.RESIZE_ITEM_COPIED);
             }
             for (int i = 0; i < nCleared; i++) {
-                Slots.setMeta(pool, cleared[i], SlotMeta.EMPTY);
+                SlotProtocol.clearExclusive(pool, cleared[i]);
             }
             resizer.persistSlots(pool, cleared, nCleared, SlotMeta.BYTES);
             if (nCleared > 0) {
@@ -247,7 +245,7 @@ final class CpuPasses implements TablePasses {
         MemorySegment pool = table.file.segment();
         long[] all = f.toClear.stream().flatMapToLong(Arrays::stream).sorted().toArray();
         for (long slot : all) {
-            Slots.setMeta(pool, slot, SlotMeta.EMPTY);
+            SlotProtocol.clearExclusive(pool, slot);
         }
         int i = 0;
         while (i < all.length) {

@@ -73,9 +73,9 @@ final class CpuTable {
             return;
         }
         if (probe.phases != null && keyRidesWithMeta(slot)) {
-            probe.phases.metas.add(slot + SlotMeta.BYTES, table.geometry.keyStride());
+            probe.phases.metas.add(SlotProtocol.keyAt(slot), table.geometry.keyStride());
         } else {
-            persist(pool, slot + SlotMeta.BYTES, table.geometry.keyStride());
+            persist(pool, SlotProtocol.keyAt(slot), table.geometry.keyStride());
         }
     }
 
@@ -396,17 +396,16 @@ final class CpuTable {
             return OpStatus.NEED_HEAP;
         }
         if (!claimed) {
-            if (!Slots.casMeta(pool, slot, SlotMeta.EMPTY, SlotMeta.INSERT)) {
+            if (!SlotProtocol.claim(pool, slot)) {
                 return OpStatus.RETRY;
             }
             table.hook.reached(CrashPoint.INSERT_SLOT_CLAIMED);
-            MemorySegment.copy(key, keyOffset, pool, slot + SlotMeta.BYTES, table.geometry.keySize());
+            SlotProtocol.writeKey(pool, slot, key, keyOffset, table.geometry.keySize());
             persistKey(probe, pool, slot);
             table.hook.reached(CrashPoint.INSERT_ITEM_PERSISTED);
         }
         probe.claimedSlot = -1;
-        long meta = SlotMeta.make(probe.fingerprint, probe.pendingBlock);
-        Slots.setMeta(pool, slot, meta);
+        SlotProtocol.publish(pool, slot, probe.fingerprint, probe.pendingBlock);
         probe.pendingBlock = -1;
         table.hook.reached(CrashPoint.INSERT_PUBLISHED);
         persistMeta(probe, pool, slot);
@@ -450,7 +449,7 @@ final class CpuTable {
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
         checkBlock(slot, SlotMeta.valueOffset(old));  // it is retired below: never free what is no block
-        if (!Slots.casMeta(pool, slot, old, SlotMeta.make(SlotMeta.fingerprint(old), probe.pendingBlock))) {
+        if (!SlotProtocol.swapValue(pool, slot, old, probe.pendingBlock)) {
             return OpStatus.RETRY;
         }
         probe.pendingBlock = -1;
@@ -499,7 +498,7 @@ final class CpuTable {
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
         checkBlock(slot, SlotMeta.valueOffset(old));
-        if (!Slots.casMeta(pool, slot, old, SlotMeta.EMPTY)) {
+        if (!SlotProtocol.unlink(pool, slot, old)) {
             return OpStatus.RETRY;
         }
         table.hook.reached(CrashPoint.DELETE_CLEARED);
@@ -519,7 +518,7 @@ final class CpuTable {
             long slot = probe.matchSlot[i];
             long meta = probe.matchMeta[i];
             checkBlock(slot, SlotMeta.valueOffset(meta));
-            if (Slots.casMeta(pool, slot, meta, SlotMeta.EMPTY)) {
+            if (SlotProtocol.unlink(pool, slot, meta)) {
                 persistMeta(probe, pool, slot);
                 table.hook.reached(CrashPoint.DUPLICATE_REMOVED);
                 table.size.decrement();

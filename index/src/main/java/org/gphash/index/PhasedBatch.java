@@ -211,7 +211,7 @@ final class PhasedBatch {
         if (block < 0) {
             probe.heapShortForNewItem = newItem;
             if (slot >= 0) {
-                Slots.casMeta(pool, slot, SlotMeta.INSERT, SlotMeta.EMPTY);
+                SlotProtocol.unclaim(pool, slot);
             }
             return OpStatus.NEED_HEAP;
         }
@@ -275,9 +275,9 @@ final class PhasedBatch {
             if (slot < 0) {
                 return -2;
             }
-            if (Slots.casMeta(pool, slot, SlotMeta.EMPTY, SlotMeta.INSERT)) {
-                MemorySegment.copy(keys, ko, pool, slot + SlotMeta.BYTES, table.table.geometry.keySize());
-                phases.valuesAndKeys.add(slot + SlotMeta.BYTES, table.table.geometry.keyStride());
+            if (SlotProtocol.claim(pool, slot)) {
+                SlotProtocol.writeKey(pool, slot, keys, ko, table.table.geometry.keySize());
+                phases.valuesAndKeys.add(SlotProtocol.keyAt(slot), table.table.geometry.keyStride());
                 return slot;
             }
         }
@@ -337,7 +337,7 @@ final class PhasedBatch {
             table.table.revokeChecksum(block);
             table.table.heap.free(block);
         }
-        if (slot >= 0 && Slots.casMeta(pool, slot, SlotMeta.INSERT, SlotMeta.EMPTY)) {
+        if (slot >= 0 && SlotProtocol.unclaim(pool, slot)) {
             phases.metas.add(slot, SlotMeta.BYTES);
         }
     }
