@@ -1,7 +1,6 @@
 package org.gphash.persistence;
 
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -29,6 +28,10 @@ import org.gphash.error.PoolSpaceException;
  * old segment stays valid for its length. Elsewhere the mapping is replaced and the old segment
  * becomes unusable. Either way callers must ensure no thread is accessing the pool while it runs
  * (the engine does this by draining operations first) and re-read {@link #segment()} afterwards.
+ *
+ * <p>This class is the file's life: create, publish, open and lock, extend, sync, close. The mapping
+ * and its persister are {@link PoolMapping}'s; copies that never replace a file are
+ * {@link NoReplaceCopy}'s.
  */
 public final class PoolFile implements AutoCloseable {
 
@@ -43,12 +46,8 @@ public final class PoolFile implements AutoCloseable {
     private final boolean readOnly;
     /** Where a file made by {@link #create} lives until {@link #publish()}; null once named. */
     private Path workingName;
-    private Arena arena;
-    /** The mapping in reserved address space, where the file grows in place ({@link #growsInPlace()}); else null. */
-    private ReservedMapping reservation;
-    /** No address space could be reserved for this file: it is mapped through the JDK instead. */
-    private boolean reservationRefused;
-    private volatile MappingListener mappingListener;
+    /** The file's mapping and its persister. */
+    private final PoolMapping mapping;
 
     /**
      * Told when the mapping is replaced or goes away, so that whoever registered it elsewhere (the GPU
@@ -72,10 +71,8 @@ public final class PoolFile implements AutoCloseable {
 
     /** Sets the one listener of this file's mapping changes (null: none). */
     public void setMappingListener(MappingListener listener) {
-        this.mappingListener = listener;
+        mapping.setListener(listener);
     }
-    private volatile MemorySegment segment;
-    private volatile Persister persister;
     private boolean closed;
 
     /**
@@ -91,6 +88,7 @@ public final class PoolFile implements AutoCloseable {
         this.preferJdkPersist = preferJdkPersist;
         this.onTmpfs = isTmpfs(lock.descriptorPath());
         this.readOnly = readOnly;
+        this.mapping = new PoolMapping(path, lock.descriptorPath(), channel, readOnly, onTmpfs, preferJdkPersist);
     }
 
     /**
@@ -99,6 +97,11 @@ public final class PoolFile implements AutoCloseable {
      */
     public static void decoratePersisters(PersisterDecorator decorator) {
         persisterDecorator = java.util.Objects.requireNonNull(decorator, "decorator");
+    }
+
+    /** The decorator installed now ({@link #decoratePersisters}). */
+    static PersisterDecorator persisterDecorator() {
+        return persisterDecorator;
     }
 
     private static boolean isTmpfs(Path path) {
@@ -157,7 +160,7 @@ public final class PoolFile implements AutoCloseable {
         file.workingName = working;
         try {
             file.extendTo(size);
-            file.map(size);
+            file.mapping.map(size);
             return file;
         } catch (RuntimeException e) {
             file.discardCreated();
@@ -319,7 +322,7 @@ public final class PoolFile implements AutoCloseable {
         try {
             long size = file.channel.size();
             if (size > 0) {
-                file.map(size);
+                file.mapping.map(size);
             }
             return file;
         } catch (IOException e) {
@@ -408,72 +411,7 @@ public final class PoolFile implements AutoCloseable {
      */
     public void copyTo(Path target, long length) {
         ensureOpen();
-        Path to = target.toAbsolutePath().normalize();
-        if (Files.exists(to, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            throw new PoolExistsException("copy target " + to + " already exists");
-        }
-        Path dir = to.getParent();
-        Path working = dir.resolve("." + to.getFileName() + ".partial");
-        FileChannel out;
-        try {
-            out = FileChannel.open(working, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-        } catch (java.nio.file.FileAlreadyExistsException e) {
-            throw new PoolIoException("copy working file " + working + " exists: another copy to " + to
-                    + " is running, or one was interrupted (then remove the file)", e);
-        } catch (IOException e) {
-            throw new PoolIoException("cannot create " + working + ": " + e, e);
-        }
-        boolean named = false;
-        try (out) {
-            MemorySegment s = segment();
-            long chunk = 8L << 20;
-            for (long pos = 0; pos < length; pos += chunk) {
-                ByteBuffer buf = s.asSlice(pos, Math.min(chunk, length - pos)).asByteBuffer();
-                while (buf.hasRemaining()) {
-                    out.write(buf, pos + buf.position());
-                }
-            }
-            out.force(true);
-            publishNoReplace(working, to);
-            named = true;
-            try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-                d.force(true);
-            }
-        } catch (IOException e) {
-            throw new PoolIoException("cannot copy pool " + path + " to " + to + ": " + e, e);
-        } finally {
-            if (!named) {
-                deleteQuietly(working);
-            }
-        }
-    }
-
-    /**
-     * Gives the finished file at {@code working} the name {@code target} only if nothing is there: a
-     * hard link fails if the name exists (a rename would silently replace a file that appeared
-     * meanwhile), then the working name goes. Without hard links, a move that refuses an existing name.
-     */
-    public static void publishNoReplace(Path working, Path target) throws IOException {
-        try {
-            Files.createLink(target, working);
-        } catch (java.nio.file.FileAlreadyExistsException e) {
-            throw appeared(target);
-        } catch (UnsupportedOperationException | java.nio.file.FileSystemException e) {
-            try {
-                Files.move(working, target);
-            } catch (java.nio.file.FileAlreadyExistsException again) {
-                throw appeared(target);
-            }
-            return;
-        }
-        Files.delete(working);
-    }
-
-    private static PoolExistsException appeared(Path target) {
-        return new PoolExistsException(target + " appeared while the copy was made; it was left as it is and the copy "
-                + "discarded");
+        NoReplaceCopy.copy(segment(), length, path, target);
     }
 
     /** Zeroes {@code [offset, offset + length)} of the file, allocating its space. */
@@ -486,91 +424,6 @@ public final class PoolFile implements AutoCloseable {
             throw new PoolSpaceException("cannot zero " + length + " bytes of pool " + path + " at " + offset + ": "
                     + e.getMessage(), e);
         }
-    }
-
-    /**
-     * Whether this file is mapped into reserved address space and grown in place
-     * ({@link ReservedMapping}): writable pools on tmpfs, persisted without msync (the mapping is not
-     * the JDK's, so {@code MemorySegment.force()} does not apply to it).
-     */
-    private boolean growsInPlace() {
-        return !readOnly && onTmpfs && !preferJdkPersist && !reservationRefused;
-    }
-
-    private void map(long size) {
-        if (growsInPlace() && mapReserved(size)) {
-            return;
-        }
-        Arena newArena = Arena.ofShared();
-        MemorySegment mapped;
-        try {
-            mapped = channel.map(readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE, 0, size,
-                    newArena);
-        } catch (IOException e) {
-            newArena.close();
-            throw new PoolIoException("cannot map pool " + path + " (" + size + " bytes): " + e, e);
-        }
-        MemorySegment oldSegment = segment;
-        Arena old = arena;
-        ReservedMapping oldReservation = reservation;  // set when the reservation could not grow any more
-        MappingListener listener = mappingListener;
-        if ((old != null || oldReservation != null) && oldSegment != null && listener != null) {
-            listener.beforeUnmap(oldSegment);
-        }
-        segment = mapped;
-        arena = newArena;
-        if (old != null) {
-            old.close();
-        }
-        if (oldReservation != null) {
-            reservation = null;
-            oldReservation.close();
-        }
-        persister = readOnly ? Persisters.readOnly(path)
-                : persisterDecorator.decorate(path, segment, Persisters.choose(segment, preferJdkPersist, onTmpfs));
-        if (listener != null) {
-            listener.afterMap(segment);
-        }
-    }
-
-    /**
-     * {@link #map} for a file that grows in place: extends the reservation's mapping, or makes a new
-     * one. False, having changed nothing, when no address space can be reserved (a process limited by
-     * {@code ulimit -v}, say): this file is then mapped through the JDK from now on.
-     */
-    private boolean mapReserved(long size) {
-        MappingListener listener = mappingListener;
-        ReservedMapping current = reservation;
-        if (current != null && current.canGrowTo(size)) {
-            long previous = current.mapped();
-            current.growTo(lock.descriptorPath(), size);
-            segment = current.segment();
-            persister = persisterDecorator.decorate(path, segment, Persisters.choose(segment, preferJdkPersist, onTmpfs));
-            if (listener != null) {
-                listener.afterGrowInPlace(segment, previous);
-            }
-            return true;
-        }
-        // The first mapping, or a growth past the reservation: a new one, and the old one goes.
-        ReservedMapping next = ReservedMapping.map(path, lock.descriptorPath(), size);
-        if (next == null) {
-            reservationRefused = true;
-            return false;
-        }
-        MemorySegment oldSegment = segment;
-        if (current != null && oldSegment != null && listener != null) {
-            listener.beforeUnmap(oldSegment);
-        }
-        segment = next.segment();
-        reservation = next;
-        if (current != null) {
-            current.close();
-        }
-        persister = persisterDecorator.decorate(path, segment, Persisters.choose(segment, preferJdkPersist, onTmpfs));
-        if (listener != null) {
-            listener.afterMap(segment);
-        }
-        return true;
     }
 
     /**
@@ -592,7 +445,7 @@ public final class PoolFile implements AutoCloseable {
         }
         // Also where the file is long enough but the mapping is not (bytes a growth left past the
         // committed pool): writing there through a short mapping threw IndexOutOfBounds at close.
-        map(Math.max(newSize, mappedSize()));
+        mapping.map(Math.max(newSize, mappedSize()));
     }
 
     /**
@@ -615,8 +468,7 @@ public final class PoolFile implements AutoCloseable {
         if (newSize <= fileSize() && newSize <= mappedSize()) {
             return true;
         }
-        ReservedMapping r = reservation;
-        if (r == null || !r.canGrowTo(newSize)) {
+        if (!mapping.growsInPlaceTo(newSize)) {
             return false;
         }
         grow(newSize);
@@ -625,7 +477,7 @@ public final class PoolFile implements AutoCloseable {
 
     /** {@return the current mapping of the whole file; replaced by {@link #grow(long)}} */
     public MemorySegment segment() {
-        MemorySegment s = segment;
+        MemorySegment s = mapping.segment();
         if (s == null) {
             throw new PoolIoException("pool " + path + " is empty or closed");
         }
@@ -634,7 +486,7 @@ public final class PoolFile implements AutoCloseable {
 
     /** {@return the persister chosen for the current mapping} */
     public Persister persister() {
-        return persister;
+        return mapping.persister();
     }
 
     /** {@return the file's current length in bytes} */
@@ -648,8 +500,7 @@ public final class PoolFile implements AutoCloseable {
 
     /** {@return the mapped length in bytes (0 for an empty file)} */
     public long mappedSize() {
-        MemorySegment s = segment;
-        return s == null ? 0 : s.byteSize();
+        return mapping.size();
     }
 
     public Path path() {
@@ -662,12 +513,7 @@ public final class PoolFile implements AutoCloseable {
         if (readOnly) {
             return;
         }
-        MemorySegment s = segment;
-        if (reservation != null) {
-            reservation.sync();
-        } else if (s != null) {
-            s.force();
-        }
+        mapping.sync();
         try {
             channel.force(true);
         } catch (IOException e) {
@@ -694,20 +540,8 @@ public final class PoolFile implements AutoCloseable {
             return;
         }
         closed = true;
-        MemorySegment last = segment;
-        segment = null;
         try {
-            MappingListener listener = mappingListener;
-            if (listener != null && last != null) {
-                listener.beforeUnmap(last);
-            }
-            if (arena != null) {
-                arena.close();
-            }
-            if (reservation != null) {
-                reservation.close();
-                reservation = null;
-            }
+            mapping.close();
         } finally {
             closeQuietly(channel);
             // Unclaim before unlocking: another opener in this process that sees the claim gone must

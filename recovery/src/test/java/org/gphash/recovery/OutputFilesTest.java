@@ -84,14 +84,14 @@ class OutputFilesTest {
         Path target = f.dir.resolve("x.snapshot");
         Files.writeString(target, "someone else's file", StandardCharsets.UTF_8);
         org.gphash.error.PoolExistsException e = assertThrows(org.gphash.error.PoolExistsException.class,
-                () -> org.gphash.persistence.PoolFile.publishNoReplace(tmp, target));
+                () -> org.gphash.persistence.NoReplaceCopy.publish(tmp, target));
         assertTrue(e.getMessage().contains("appeared while the copy was made"), e.getMessage());
         assertEquals("someone else's file", Files.readString(target));
         Files.deleteIfExists(tmp);
         // With nothing there, the copy takes the name.
         Files.writeString(tmp, "the copy");
         Path free = f.dir.resolve("y.snapshot");
-        org.gphash.persistence.PoolFile.publishNoReplace(tmp, free);
+        org.gphash.persistence.NoReplaceCopy.publish(tmp, free);
         assertArrayEquals("the copy".getBytes(StandardCharsets.UTF_8), Files.readAllBytes(free));
         assertFalse(Files.exists(tmp));
     }
