@@ -30,6 +30,9 @@ import org.gphash.spi.HostMemory;
  * applied, the exception says why, and the result says which: each operation that ran has its
  * outcome, the others {@link Outcome#NOT_APPLIED}. The CPU engine stops at the first operation that
  * fails, so those are the batch's tail; the GPU engine runs a batch in parallel, so they may be any.
+ *
+ * <p>Why this class is long: it is the batch's API, its columns (what engines read in place) and the
+ * typed adders for every kind with byte[], {@code long} and segment keys; nothing else.
  */
 public final class Batch {
 

@@ -30,6 +30,13 @@ import org.gphash.spi.FrontEnd;
  * fixed sizes of the pool; a key or value of another length is refused with an
  * {@link IllegalArgumentException} naming both sizes. Every write is durable when the call returns.
  * Closing marks a clean shutdown; opening always runs recovery (see {@link #lastRecovery()}).
+ *
+ * <p>Why this class is long: it is the API's one entry point, and its length is the API, each call a
+ * few lines over the engine: every operation with byte[], {@code long} and {@link MemorySegment}
+ * keys, synchronously and asynchronously, batches, scans, stats; and the {@link Builder}, which is the
+ * configuration (every setting written, defaulted and documented once, as in Caffeine). What runs the
+ * calls lives elsewhere: the engines behind {@link org.gphash.spi.Engine}, the front end for many
+ * callers behind {@link org.gphash.spi.FrontEnd}.
  */
 public final class GPHashIndex implements AutoCloseable {
 

@@ -79,6 +79,12 @@ import org.gphash.index.VerifyReport;
  * it; every other entry point first drains them ({@link BatchPath#drainBatches}), so the host still
  * writes the pool only with nothing in flight (docs/DESIGN.md, "Host batches of several threads in
  * flight").
+ *
+ * <p>Why this class is long: the engine's lock, and which calls take it, wait outside it or run
+ * between batches, is one invariant, kept in one class: every {@link org.gphash.spi.Engine} entry
+ * point is here with its locking, and little else. What each call then does is in the packages by
+ * stage ({@code routing}, {@code staging}, {@code pipeline}, {@code poolpath}, {@code cache},
+ * {@code runtime}).
  */
 public final class GpuEngine implements Engine, GpuFeatures {
 

@@ -30,6 +30,10 @@ import org.gphash.persistence.PoolFile;
  * resize and heap-growth machinery. Both engines are built on it, so they create, open, recover,
  * resize and close pools by the same code; an engine that runs the whole-table passes elsewhere
  * (the GPU) hands in its {@link TableKernels}.
+ *
+ * <p>Why this class is long: it is the pool's life for both engines (create, open with recovery,
+ * resize, grow, verify, snapshot, close), each a short sequence over the parts that do the work
+ * ({@code Table}, {@code Recovery}, {@code Resizer}, {@code HeapGrower}, {@code PoolVerifier}).
  */
 public final class PoolTable {
 

@@ -56,6 +56,9 @@ import org.gphash.index.CpuEngine;
  * ./gphash run org.gphash.bench.gpu.GpuTargetsBench [--parts targets,theta,paper,small,load] [--keys 16777216]
  *     [--ops 4194304] [--thetas 0.5,0.7,0.9,0.99,1.1,1.2] [--threads 16] [--dir /dev/shm]
  * </pre>
+ *
+ * <p>Why this class is long: one benchmark run on one pool, its parts (targets, skew, the artifact's
+ * workload, small batches, the load) sharing the loaded pool and the report's table.
  */
 public final class GpuTargetsBench {
 

@@ -49,6 +49,11 @@ import org.gphash.index.PoolTable;
  * heap's bitmap lives in GPU memory ({@link DeviceHeap}); the host sizes the heap before a batch so
  * that every value write finds a block, and takes the bitmap back before it grows the heap or resizes.
  * Batches larger than {@link #MAX_SLICE} run in slices of it, one after another.
+ *
+ * <p>Why this class is long: it is one batch's life on the mirror (prepared outside the lock, its
+ * chunks queued, harvested and finished, the heap sized around it, and the one-launch small batches
+ * that share its buffers), whose steps share state that splitting would pass around; the stages
+ * themselves are {@link BatchPipeline}'s, staging is the staging package's.
  */
 public final class MirrorPath implements BatchPath {
 
