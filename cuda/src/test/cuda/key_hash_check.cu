@@ -1,4 +1,5 @@
-// Host-side check of the kernels' key hashing and candidate order (key_hash.cuh, candidate_order.cuh),
+// Host-side check of the kernels' key hashing and candidate order (key_hash.cuh, candidate_order.cuh:
+// nth_bucket, and sorted_buckets held to it),
 // built by nvcc and run by CudaAlgorithmAgreementTest, which compares what it prints with the Java
 // side (org.gphash.index.KeyHasher, TableLayout.candidateBuckets) on a committed known-answer file and
 // on random inputs.
@@ -55,8 +56,13 @@ int main() {
         std::printf("%x |", k.fp);
         for (int d = 0; d < levels; ++d) {
             const uint64_t size = 1ull << (top_log2 - d);
+            uint64_t sorted[gphash::kMaxHashes];
+            gphash::sorted_buckets(k, hashes, size, sorted);  // the one-shot warp probe's way to the same order
             for (int q = 0; q < hashes; ++q) {
                 const uint64_t b = gphash::nth_bucket(k, hashes, size, q);
+                if (b != sorted[q]) {
+                    std::printf(" sorted_buckets disagrees with nth_bucket at level %d rank %d", d, q);
+                }
                 if (q == 0 || gphash::nth_bucket(k, hashes, size, q - 1) != b) {
                     std::printf(" %llx", static_cast<unsigned long long>(gphash::global_bucket(t, d, b)));
                 }

@@ -37,6 +37,22 @@ __host__ __device__ __forceinline__ uint64_t nth_bucket(const KeyHashes& k, int 
     return out;
 }
 
+// All of the key's bucket numbers at a level of `size` buckets, in the same order as nth_bucket
+// (ascending, ties by hash index): b[q] == nth_bucket(k, hashes, size, q). For a lane that needs every
+// rank at once (the one-shot warp probe): one insertion sort costs fewer registers than `hashes`
+// calls of nth_bucket. key_hash_check.cu prints both, so CI holds them to each other and to Java.
+__host__ __device__ __forceinline__ void sorted_buckets(const KeyHashes& k, int hashes, uint64_t size, uint64_t* b) {
+    for (int j = 0; j < hashes; ++j) {
+        const uint64_t v = k.h[j] & (size - 1);
+        int pos = j;
+        while (pos > 0 && b[pos - 1] > v) {
+            b[pos] = b[pos - 1];
+            --pos;
+        }
+        b[pos] = v;
+    }
+}
+
 // Bucket b of level d numbered across levels, top level first: 2^(T+1) - 2^(T+1-d) + b, for a top
 // level of 2^T buckets.
 __host__ __device__ __forceinline__ uint64_t global_bucket(const TableParams& t, int d, uint64_t b) {

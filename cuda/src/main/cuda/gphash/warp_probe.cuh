@@ -79,12 +79,11 @@ __device__ WindowProbe probe_window(const TableParams& t, const KeyHashes& k, co
         const int r = (lane / static_cast<int>(t.slots)) % static_cast<int>(t.hashes);
         const int s = lane % static_cast<int>(t.slots);
         // The candidate order every probe shares (candidate_order.cuh, checked against Java in CI).
-        const uint64_t size = 1ull << (t.top_log2 - d);
-        const int hashes = static_cast<int>(t.hashes);
-        const uint64_t b = nth_bucket(k, hashes, size, r);
-        act = r == 0 || nth_bucket(k, hashes, size, r - 1) != b;  // a bucket shared by two hashes is read once
-        p.slot = t.level_offset[d] + b * static_cast<uint64_t>(t.bucket_size) + static_cast<uint64_t>(s) * t.slot_size;
-        p.bucket = global_bucket(t, d, b);
+        uint64_t b[kMaxHashes];
+        sorted_buckets(k, static_cast<int>(t.hashes), 1ull << (t.top_log2 - d), b);
+        act = r == 0 || b[r] != b[r - 1];  // a bucket shared by two hashes is read once, at its first rank
+        p.slot = t.level_offset[d] + b[r] * static_cast<uint64_t>(t.bucket_size) + static_cast<uint64_t>(s) * t.slot_size;
+        p.bucket = global_bucket(t, d, b[r]);
     }
     p.entry = -1;
     p.candidates = __ballot_sync(kFullMask, act);
