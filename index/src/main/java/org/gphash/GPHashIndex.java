@@ -10,7 +10,6 @@ import java.util.ServiceLoader;
 
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.spi.CrashHook;
-import org.gphash.format.Geometry;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
 import org.gphash.spi.FrontEnd;

@@ -9,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-import org.gphash.Backend;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.Batch;
 import org.gphash.BatchResult;

@@ -24,6 +24,27 @@ final class GroupSemanticsModel {
     record Net(String action, int source) {
     }
 
+    /** One group: the key's batch-start presence and its operations in batch order. */
+    record Group(boolean present0, java.util.List<OpKind> kinds) {
+    }
+
+    /** {@link #run(OpKind[], int[], boolean[])} over groups laid out one after another in sorted order. */
+    static Result run(java.util.List<Group> batch) {
+        int n = batch.stream().mapToInt(g -> g.kinds().size()).sum();
+        OpKind[] kinds = new OpKind[n];
+        int[] group = new int[n];
+        boolean[] present0 = new boolean[batch.size()];
+        int i = 0;
+        for (int g = 0; g < batch.size(); g++) {
+            present0[g] = batch.get(g).present0();
+            for (OpKind k : batch.get(g).kinds()) {
+                kinds[i] = k;
+                group[i++] = g;
+            }
+        }
+        return run(kinds, group, present0);
+    }
+
     private GroupSemanticsModel() {
     }
 

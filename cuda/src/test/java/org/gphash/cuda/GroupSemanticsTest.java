@@ -12,6 +12,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.Size;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.cuda.GroupSemanticsModel.Group;
 
 /**
  * The pipeline's scan-based semantics ({@link GroupSemanticsModel}, the algorithm of
@@ -19,10 +20,6 @@ import org.gphash.Outcome;
  * plain model of one key: same outcome, same output value, same final state. Runs in CI.
  */
 class GroupSemanticsTest {
-
-    /** One group: the key's batch-start presence and its operations in batch order. */
-    record Group(boolean present0, List<OpKind> kinds) {
-    }
 
     @Provide
     Arbitrary<Group> groups() {
@@ -34,23 +31,11 @@ class GroupSemanticsTest {
 
     @Property(tries = 2000)
     void scansMatchSerialExecution(@ForAll @Size(min = 1, max = 8) List<@net.jqwik.api.From("groups") Group> batch) {
-        int n = batch.stream().mapToInt(g -> g.kinds().size()).sum();
-        OpKind[] kinds = new OpKind[n];
-        int[] group = new int[n];
-        boolean[] present0 = new boolean[batch.size()];
+        GroupSemanticsModel.Result r = GroupSemanticsModel.run(batch);
+        // Serial execution per group: state (present, source of the current value).
         int i = 0;
         for (int g = 0; g < batch.size(); g++) {
-            present0[g] = batch.get(g).present0();
-            for (OpKind k : batch.get(g).kinds()) {
-                kinds[i] = k;
-                group[i++] = g;
-            }
-        }
-        GroupSemanticsModel.Result r = GroupSemanticsModel.run(kinds, group, present0);
-        // Serial execution per group: state (present, source of the current value).
-        i = 0;
-        for (int g = 0; g < batch.size(); g++) {
-            boolean present = present0[g];
+            boolean present = batch.get(g).present0();
             int source = present ? GroupSemanticsModel.POOL : GroupSemanticsModel.NONE;
             for (OpKind k : batch.get(g).kinds()) {
                 Outcome expected;
@@ -97,7 +82,7 @@ class GroupSemanticsTest {
                 i++;
             }
             GroupSemanticsModel.Net net = r.nets()[i - 1];
-            boolean p0 = present0[g];
+            boolean p0 = batch.get(g).present0();
             String action = p0 && !present ? "DELETE"
                     : present && source >= 0 ? (p0 ? "UPDATE" : "INSERT") : "NONE";
             assertEquals(action, net.action(), "group " + g + " net effect");

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 import org.gphash.OpKind;
+import org.gphash.cuda.GroupSemanticsModel.Group;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,10 +27,6 @@ class SameKeyRulesAgreementTest {
             OpKind.READ_MODIFY_WRITE};
     /** same_key_rules.cuh's NetAction, by the model's names. */
     private static final Map<String, Integer> ACTIONS = Map.of("NONE", 0, "UPDATE", 1, "INSERT", 2, "DELETE", 3);
-
-    /** One group: the key's presence at batch start and its operations in batch order. */
-    private record Group(boolean present0, List<OpKind> kinds) {
-    }
 
     @Test
     void everyGroupOfUpToFourOperations() throws Exception {
@@ -89,18 +86,7 @@ class SameKeyRulesAgreementTest {
     /** What the model gives, in the checker's output format. */
     private static String modelLine(List<Group> batch) {
         int n = batch.stream().mapToInt(g -> g.kinds().size()).sum();
-        OpKind[] kinds = new OpKind[n];
-        int[] group = new int[n];
-        boolean[] present0 = new boolean[batch.size()];
-        int i = 0;
-        for (int g = 0; g < batch.size(); g++) {
-            present0[g] = batch.get(g).present0();
-            for (OpKind k : batch.get(g).kinds()) {
-                kinds[i] = k;
-                group[i++] = g;
-            }
-        }
-        GroupSemanticsModel.Result r = GroupSemanticsModel.run(kinds, group, present0);
+        GroupSemanticsModel.Result r = GroupSemanticsModel.run(batch);
         StringBuilder s = new StringBuilder();
         for (int p = 0; p < n; p++) {
             s.append(r.outcomes()[p].code()).append(',').append(source(r.outputSource()[p])).append(' ');

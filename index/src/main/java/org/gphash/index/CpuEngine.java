@@ -11,15 +11,12 @@ import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.spi.Engine;
-import org.gphash.spi.EngineFactory;
 import org.gphash.GPHashConfig;
 import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
-import org.gphash.PoolConfigMismatchException;
 import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
-import org.gphash.persistence.PoolFile;
 
 /**
  * The CPU engine: creates and opens pools, runs recovery, and executes operations with

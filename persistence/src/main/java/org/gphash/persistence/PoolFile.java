@@ -31,7 +31,9 @@ import org.gphash.error.PoolSpaceException;
  *
  * <p>This class is the file's life: create, publish, open and lock, extend, sync, close. The mapping
  * and its persister are {@link PoolMapping}'s; copies that never replace a file are
- * {@link NoReplaceCopy}'s.
+ * {@link NoReplaceCopy}'s. Why it is still long: each step refuses what a storage engine must refuse
+ * (a file that exists, a link, a lock held elsewhere or in this process, a full file system), with a
+ * message naming it, and leaves nothing changed when it does.
  */
 public final class PoolFile implements AutoCloseable {
 

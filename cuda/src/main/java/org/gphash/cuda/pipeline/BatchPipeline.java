@@ -34,6 +34,9 @@ import org.gphash.format.Geometry;
  * -> look keys up in the HBM mirror -> outcomes and net effects (two max-scans) -> claim insert slots in
  * the mirror -> read pool values in address order -> take blocks, write values, keys and meta words in
  * persist order and address order -> BktCache and the heap follow. Not thread-safe.
+ *
+ * <p>Why this class is long: it queues every stage of a batch in order, each a launch or two with its
+ * arguments; the stages' CUDA is in pipeline/*.cuh, their buffers in {@link PipelineBuffers}.
  */
 public final class BatchPipeline implements AutoCloseable {
 

@@ -19,7 +19,6 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GpuTuning;
 import org.gphash.IndexStats;
-import org.gphash.Outcome;
 import org.gphash.cuda.BatchPath;
 import org.gphash.cuda.EngineParts;
 import org.gphash.cuda.cache.BucketCache;
