@@ -1124,34 +1124,40 @@ public final class GPHashIndex implements AutoCloseable {
             return f;
         }
 
-        /** gphash-frontend's factory, found as the engines' are (see {@link #factory}), or null. */
+        /** gphash-frontend's factory, found as the engines' are (see {@link #provider}), or null. */
         static FrontEnd.Factory frontEnds() {
-            for (ClassLoader loader : new ClassLoader[] {GPHashIndex.class.getClassLoader(),
-                    Thread.currentThread().getContextClassLoader()}) {
-                for (FrontEnd.Factory f : ServiceLoader.load(FrontEnd.Factory.class, loader)) {
-                    return f;
-                }
-            }
-            return null;
+            return provider(FrontEnd.Factory.class, f -> true);
         }
 
         /**
          * The backend's engine factory, found through {@link ServiceLoader} for every backend, the
          * CPU engine's ({@code org.gphash.index.CpuEngineFactory}) included, so that this package names
-         * no engine: first among the index's own class loader's providers, then the context class
-         * loader's (an application's loader may see the GPU engine's jar where the index's does not).
+         * no engine.
          */
         private static EngineFactory factory(Backend backend) {
+            EngineFactory f = provider(EngineFactory.class, e -> e.backend() == backend);
+            if (f == null) {
+                throw new BackendUnavailableException("the " + backend + " backend is not available in this build: "
+                        + "no engine for it is on the class path (the GPU engine lives in the gphash-cuda module)");
+            }
+            return f;
+        }
+
+        /**
+         * The first provider of {@code type} that {@code wanted} accepts, or null: among the index's own
+         * class loader's providers, then the context class loader's (an application's loader may see
+         * the GPU engine's or the front end's jar where the index's does not).
+         */
+        private static <T> T provider(Class<T> type, java.util.function.Predicate<T> wanted) {
             for (ClassLoader loader : new ClassLoader[] {GPHashIndex.class.getClassLoader(),
                     Thread.currentThread().getContextClassLoader()}) {
-                for (EngineFactory f : ServiceLoader.load(EngineFactory.class, loader)) {
-                    if (f.backend() == backend) {
-                        return f;
+                for (T p : ServiceLoader.load(type, loader)) {
+                    if (wanted.test(p)) {
+                        return p;
                     }
                 }
             }
-            throw new BackendUnavailableException("the " + backend + " backend is not available in this build: "
-                    + "no engine for it is on the class path (the GPU engine lives in the gphash-cuda module)");
+            return null;
         }
 
         private static int positive(int n, String name) {

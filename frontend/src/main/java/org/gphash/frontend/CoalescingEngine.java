@@ -2,7 +2,6 @@ package org.gphash.frontend;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -43,8 +42,8 @@ import org.gphash.spi.ForwardingEngine;
  */
 final class CoalescingEngine extends ForwardingEngine {
 
-    private final Coalescing config;
-    private final int keySize;
+    /** Operations in one engine batch, at most: the configured limit, or what a batch of this pool can hold. */
+    private final int maxBatch;
     private final int valueSize;
     private final CoalescingQueue queue;
     private final CoalescerDispatcher dispatcher;
@@ -76,13 +75,11 @@ final class CoalescingEngine extends ForwardingEngine {
         this.pool = pool;
         long cacheBytes = config.effectiveHostCacheBytes();
         this.hostCache = cacheBytes > 0 ? new HostReadCache(cacheBytes) : null;
-        this.config = config;
         this.spinNanos = config.spin().toNanos();
         Geometry g = engine.geometry();
-        this.keySize = g.keySize();
         this.valueSize = g.valueSize();
-        this.queue = new CoalescingQueue(config, Math.min(config.maxBatch(), Batch.maxOperations(keySize, valueSize)),
-                engine.ordersOperationsOnAKey());
+        this.maxBatch = Math.min(config.maxBatch(), Batch.maxOperations(g.keySize(), valueSize));
+        this.queue = new CoalescingQueue(config, maxBatch, engine.ordersOperationsOnAKey());
         this.dispatcher = new CoalescerDispatcher(engine, queue, hostCache, config.batchesInFlight());
         this.dispatcherThread = Thread.ofPlatform().daemon().name("gphash-coalescer").unstarted(dispatcher);
         dispatcherThread.start();
@@ -372,7 +369,7 @@ final class CoalescingEngine extends ForwardingEngine {
      * YCSB-C on the GPU engine: 16.4 Mops/s merged, 78.6 direct).
      */
     private int mergesUpTo() {
-        return Math.min(config.maxBatch(), Batch.maxOperations(keySize, valueSize)) / 2;
+        return maxBatch / 2;
     }
 
     /**

@@ -4,8 +4,6 @@ import org.gphash.format.Geometry;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.security.SecureRandom;
-import java.util.List;
 
 import org.gphash.Backend;
 import org.gphash.Batch;

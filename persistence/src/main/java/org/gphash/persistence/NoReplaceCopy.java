@@ -67,11 +67,7 @@ public final class NoReplaceCopy {
             throw new PoolIoException("cannot copy pool " + source + " to " + to + ": " + e, e);
         } finally {
             if (!named) {
-                try {
-                    Files.deleteIfExists(working);
-                } catch (IOException ignored) {
-                    // left behind: the next copy to this target names it
-                }
+                PoolFile.deleteQuietly(working);
             }
         }
     }

@@ -43,7 +43,6 @@ public final class PoolFile implements AutoCloseable {
     private final Path path;
     private final PoolLock lock;
     private final FileChannel channel;
-    private final boolean preferJdkPersist;
     private final boolean onTmpfs;
     private final boolean readOnly;
     /** Where a file made by {@link #create} lives until {@link #publish()}; null once named. */
@@ -87,7 +86,6 @@ public final class PoolFile implements AutoCloseable {
         this.path = path;
         this.channel = channel;
         this.lock = lock;
-        this.preferJdkPersist = preferJdkPersist;
         this.onTmpfs = isTmpfs(lock.descriptorPath());
         this.readOnly = readOnly;
         this.mapping = new PoolMapping(path, lock.descriptorPath(), channel, readOnly, onTmpfs, preferJdkPersist);
@@ -226,7 +224,7 @@ public final class PoolFile implements AutoCloseable {
         }
     }
 
-    private static void deleteQuietly(Path p) {
+    static void deleteQuietly(Path p) {
         try {
             Files.deleteIfExists(p);
         } catch (IOException ignored) {

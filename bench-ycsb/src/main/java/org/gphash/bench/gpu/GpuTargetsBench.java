@@ -2,7 +2,6 @@ package org.gphash.bench.gpu;
 
 import static org.gphash.bench.gpu.GpuBenchArgs.list;
 import static org.gphash.bench.gpu.GpuBenchArgs.num;
-import static org.gphash.bench.gpu.GpuBenchArgs.real;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -21,7 +21,6 @@ import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.cuda.pipeline.BatchPipeline;
-import org.gphash.cuda.pipeline.BatchPipeline;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.HostPointer;
 import org.gphash.cuda.runtime.PinnedBuffer;

@@ -17,7 +17,6 @@ import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.OpKind;
 import org.gphash.cuda.poolpath.GroupBuffers;
-import org.gphash.cuda.poolpath.GroupBuffers;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;

@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.gphash.IndexMirror;
 import org.gphash.cuda.pipeline.PipelineBuffers;
 import org.gphash.cuda.pipeline.RadixSort;
-import org.gphash.cuda.pipeline.PipelineBuffers;
-import org.gphash.cuda.pipeline.RadixSort;
 import org.junit.jupiter.api.Test;
 
 /** The host-side decisions of the v2 path, without a GPU (CI): mode choice, capacity classes, sort passes. */
