@@ -54,7 +54,7 @@ gpu_both_ways() {  # BATCH: the GPU engine with the coalescer and without it
 targets_once() {  # [GpuTargetsBench options]
     echo "== round $round: $which jars" | tee -a "$OUT/summary.txt"
     "${java[@]}" -cp "$cp" org.gphash.bench.gpu.GpuTargetsBench --parts targets "$@" > "$OUT/targets-$which-$round.log" 2>&1
-    grep -E "^\| (host|positive|update|YCSB-C zipf 0.99, cache off)|load of" "$OUT/targets-$which-$round.log" \
+    grep -E "^\| (host|positive|negative|update|insert|delete|YCSB)|load of" "$OUT/targets-$which-$round.log" \
         | cut -c1-220 | tee -a "$OUT/summary.txt"
 }
 cpu_once() {  # BATCH: the CPU engine beside ConcurrentHashMap; JFR=1: a flight recording of the new build's first round

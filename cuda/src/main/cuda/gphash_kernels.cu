@@ -99,6 +99,11 @@ extern "C" __global__ void gphash_scan_inclusive_max_i32(ScanArgs a) {
                                                      reinterpret_cast<const int32_t*>(a.partials));
 }
 
+// The HBM mirror's tags, built once the mirror is loaded (org.gphash.cuda.pipeline.DeviceIndexMirror).
+extern "C" __global__ void gphash_mirror_build_tags(TableParams mt, unsigned long long buckets) {
+    gphash::mirror_build_tags(mt, buckets);
+}
+
 // The v2 batch pipeline (pipeline/), in the order the host queues it (org.gphash.cuda.pipeline.BatchPipeline).
 extern "C" __global__ void gphash_pipe_count_kinds(const PipeBatch* b, unsigned long long* out) {
     gphash::pipe_count_kinds(*b, out);

@@ -24,6 +24,7 @@ struct TableParams {
     int64_t bucket_size;
     int64_t value_size;
     uint64_t seed[kMaxHashes];
+    uint64_t tags;                         // the HBM mirror's tag array (pipeline/mirror_tags.cuh); 0 for the pool
 };
 
 // One batch of operations in device memory (column-wise, as org.gphash.Batch holds them).

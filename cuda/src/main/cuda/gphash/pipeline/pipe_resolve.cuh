@@ -8,6 +8,7 @@
 #include "../key_hash.cuh"
 #include "../warp_probe.cuh"
 #include "index_mirror.cuh"
+#include "mirror_tags.cuh"
 #include "pipe_params.cuh"
 #include "subwarp_probe.cuh"
 
@@ -105,15 +106,15 @@ __device__ void place_by_warps(const TableParams& t, const TableParams& mt, cons
                 break;
             }
             const uint64_t mslot = __shfl_sync(kFullMask, w.slot, target);  // a mirror address
+            const uint64_t bucket = __shfl_sync(kFullMask, w.bucket, target);
             bool won = false;
             if (lane_id() == target) {
-                won = atomicCAS(reinterpret_cast<unsigned long long*>(mslot), kEmpty, kInsertState) == kEmpty;
+                won = mirror_claim(mt, bucket, target % static_cast<int>(t.slots));
             }
             if (!__shfl_sync(kFullMask, won, target)) {
                 continue;  // another group took the slot: look again
             }
             warp_store_key<false>(t, reinterpret_cast<uint8_t*>(mslot) + 8, key);
-            const uint64_t bucket = __shfl_sync(kFullMask, w.bucket, target);
             if (lane_id() == 0) {
                 arr<uint64_t>(p.g_slot)[e] = pool_slot_of(t, bucket, target % static_cast<int>(t.slots));
                 arr<uint64_t>(p.g_bucket)[e] = bucket;
@@ -198,8 +199,7 @@ __device__ void pipe_place(const TableParams& t, const TableParams& mt, const Pi
             const bool failed = pending && !r.placeable;
             bool won = false;
             if (pending && r.placeable && sg.index == r.place_slot) {
-                won = atomicCAS(reinterpret_cast<unsigned long long*>(mirror_slot_of(mt, r.place_bucket, r.place_slot)),
-                                kEmpty, kInsertState) == kEmpty;
+                won = mirror_claim(mt, r.place_bucket, r.place_slot);
             }
             won = (__ballot_sync(kFullMask, won) & sg.mask) != 0;
             if (pending && won) {

@@ -13,6 +13,7 @@
 #include "address_bins.cuh"
 #include "heap_bitmap.cuh"
 #include "index_mirror.cuh"
+#include "mirror_tags.cuh"
 #include "pipe_params.cuh"
 #include "value_lanes.cuh"
 
@@ -92,7 +93,7 @@ __device__ __forceinline__ uint64_t net_meta(const PipeParams& p, uint32_t e, ui
     }
 }
 
-// Phase M: each slot's new meta word into the pool, then into the mirror.
+// Phase M: each slot's new meta word into the pool, then into the mirror (and its tag).
 __device__ void pipe_publish(const TableParams& t, const TableParams& mt, const PipeParams& p) {
     const uint64_t n = pipe_count(p, kPipeSlotWrites);
     uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
@@ -108,7 +109,7 @@ __device__ void pipe_publish(const TableParams& t, const TableParams& mt, const 
             const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
             publish_slot(pool, slot, meta);
             const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
-            store_meta(mirror_slot_of(mt, x, slot_index_of(t, x, slot)), 0, meta);
+            mirror_store_meta(mt, x, slot_index_of(t, x, slot), meta);
             added = action == kActInsert;
             removed = action == kActDelete;
         }

@@ -9,6 +9,7 @@
 #include "address_bins.cuh"
 #include "device_scan.cuh"
 #include "heap_bitmap.cuh"
+#include "mirror_tags.cuh"
 #include "pipe_group.cuh"
 #include "pipe_params.cuh"
 #include "pipe_read.cuh"

@@ -1,8 +1,9 @@
 // Probing the HBM mirror with one sub-group of lanes per key: as many lanes as a bucket has slots
-// (lane i reads slot i), a few keys per warp. Each sub-group issues the loads of all its key's
-// candidate buckets before using any, so a warp keeps several keys' loads in flight; warp_probe.cuh's
-// one-shot probe (one key per warp, lane = candidate slot) keeps one. Used where the mirror is read
-// without writers racing (a batch's lookups) and for claiming insert slots (CAS in the mirror).
+// (lane i reads slot i's tag, and the slot itself where the tag matches), a few keys per warp. Each
+// sub-group issues the tag loads of all its key's candidate buckets before using any, so a warp keeps
+// several keys' loads in flight; warp_probe.cuh's one-shot probe (one key per warp, lane = candidate
+// slot) keeps one. Used where the mirror is read without writers racing (a batch's lookups) and for
+// claiming insert slots (CAS in the mirror).
 //
 // Candidate order is the validity order of docs/DESIGN.md: level from the top, bucket number
 // ascending (a bucket two hashes share once), slot ascending; the first match is the valid item.
@@ -13,6 +14,7 @@
 #include "../key_hash.cuh"
 #include "../slot_meta.cuh"
 #include "../table_params.cuh"
+#include "mirror_tags.cuh"
 
 namespace gphash {
 
@@ -55,7 +57,9 @@ struct MirrorLookup {
     uint64_t candidate[kMaxSubwarpBuckets];  // global bucket numbers, candidate c = level c / hashes
 };
 
-// Looks `key` (hashes k) up in the mirror (mt: TableParams over the mirror). Every lane of the warp
+// Looks `key` (hashes k) up in the mirror (mt: TableParams over the mirror) by its tags
+// (mirror_tags.cuh): each lane reads its slot's tag in every candidate bucket, and reads the slot
+// itself only where the tag is the key's fingerprint, until the key is found. Every lane of the warp
 // must call; `live` false for sub-groups without a key this round. During placement other warps claim
 // slots meanwhile, so an EMPTY slot seen may be taken by the time it is CASed (the caller retries).
 // Candidate c is level c / hashes's (c % hashes)-th smallest bucket, skipped when it repeats the one
@@ -69,13 +73,11 @@ __device__ MirrorLookup lookup_mirror(const TableParams& mt, const SubGroup& g, 
     const bool one_word = mt.key_stride == 8;
     const uint64_t query0 = live && one_word ? key_word(key, 0, ks) : 0;
     const uint64_t key_mask = ks >= 8 ? ~0ull : (1ull << (ks * 8)) - 1;
-    uint64_t meta[kMaxSubwarpBuckets];
-    uint64_t word[kMaxSubwarpBuckets];
-    // Every load issued before any is used.
+    uint32_t tag[kMaxSubwarpBuckets];
+    // Every tag load issued before any is used.
 #pragma unroll
     for (int c = 0; c < kMaxSubwarpBuckets; ++c) {
-        meta[c] = ~0ull;  // neither EMPTY nor, being masked by `candidates`, a match
-        word[c] = 0;
+        tag[c] = kTagInsert;  // neither EMPTY nor a fingerprint; masked by `candidates` anyway
         if (c < count) {
             const int d = c / hashes;
             const int q = c % hashes;
@@ -84,18 +86,8 @@ __device__ MirrorLookup lookup_mirror(const TableParams& mt, const SubGroup& g, 
             if (q == 0 || nth_bucket(k, hashes, size, q - 1) != b) {
                 r.candidates |= 1u << c;
                 r.candidate[c] = global_bucket(mt, d, b);
-                const uint8_t* at = reinterpret_cast<const uint8_t*>(mt.level_offset[d] + b * static_cast<uint64_t>(mt.bucket_size)
-                                                                     + static_cast<uint64_t>(g.index) * mt.slot_size);
                 if (live) {
-                    if (one_word) {
-                        ulonglong2 mk;
-                        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(mk.x), "=l"(mk.y) : "l"(at));
-                        meta[c] = mk.x;
-                        word[c] = mk.y;
-                    } else {
-                        meta[c] = load_meta(at, 0);
-                        word[c] = reinterpret_cast<uint64_t>(at);  // where the key is, for the compare below
-                    }
+                    tag[c] = load_tag(mt, r.candidate[c], g.index);
                 }
             }
         }
@@ -106,20 +98,30 @@ __device__ MirrorLookup lookup_mirror(const TableParams& mt, const SubGroup& g, 
 #pragma unroll
     for (int c = 0; c < kMaxSubwarpBuckets; ++c) {
         const bool here = live && ((r.candidates >> c) & 1);
-        const bool item = here && meta_is_item(meta[c]) && meta_fingerprint(meta[c]) == k.fp;
-        bool eq = item && (one_word ? (word[c] & key_mask) == query0 : true);
-        if (item && !one_word) {
-            const uint8_t* slot_key = reinterpret_cast<const uint8_t*>(word[c]) + 8;
-            for (int w = 0; w < mt.key_stride / 8 && eq; ++w) {
-                eq = pool_key_word(slot_key, w, ks) == key_word(key, w, ks);
+        uint64_t meta = kEmpty;
+        bool eq = false;
+        if (here && !found && tag[c] == k.fp) {  // the slot itself, its key and its word as of now
+            const uint8_t* at = mirror_slot_of(mt, r.candidate[c], g.index);
+            if (one_word) {
+                ulonglong2 mk;
+                asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(mk.x), "=l"(mk.y) : "l"(at));
+                meta = mk.x;
+                eq = (mk.y & key_mask) == query0;
+            } else {
+                meta = load_meta(at, 0);
+                eq = true;
+                for (int w = 0; w < mt.key_stride / 8 && eq; ++w) {
+                    eq = pool_key_word(at + 8, w, ks) == key_word(key, w, ks);
+                }
             }
+            eq = eq && meta_is_item(meta) && meta_fingerprint(meta) == k.fp;
         }
         const uint32_t match = __ballot_sync(kFullMask, eq) & g.mask;
-        const uint32_t empty = __ballot_sync(kFullMask, here && meta[c] == kEmpty) & g.mask;
-        const uint32_t occupied = __ballot_sync(kFullMask, here && meta[c] != kEmpty) & g.mask;
+        const uint32_t empty = __ballot_sync(kFullMask, here && tag[c] == kTagEmpty) & g.mask;
+        const uint32_t occupied = __ballot_sync(kFullMask, here && tag[c] != kTagEmpty) & g.mask;
         // One shuffle that every lane executes: from the sub-group's first matching lane, if any.
         const int first = match != 0 ? __ffs(match) - 1 : g.leader;
-        const uint64_t first_meta = __shfl_sync(kFullMask, meta[c], first);
+        const uint64_t first_meta = __shfl_sync(kFullMask, meta, first);
         if (!found && match != 0) {
             found = true;
             r.slot = first - g.leader;

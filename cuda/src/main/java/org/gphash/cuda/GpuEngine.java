@@ -803,14 +803,26 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return cache;
     }
 
-    /** {@return the CPU engine's whole-table verification, run while no kernel is in flight} */
+    /**
+     * {@return the CPU engine's whole-table verification, run while no kernel is in flight, and on the
+     * mirror path the HBM mirror compared with the pool slot by slot}
+     */
     public synchronized VerifyReport verify() {
         ensureOpen();
         GpuFailure.during(pool.file().path(), "fetching the heap for verify", () -> {
             cuda.bind();
             path.syncHost();
         });
-        return pool.verify();
+        VerifyReport report = pool.verify();
+        MirrorPath m = mirrorPath();
+        if (m == null) {
+            return report;
+        }
+        return report.withStaleMirrorSlots(GpuFailure.during(pool.file().path(), "comparing the HBM mirror with the pool",
+                () -> {
+                    cuda.bind();
+                    return m.staleMirrorSlots();
+                }));
     }
 
     /** The current layout (for tests). */

@@ -42,6 +42,11 @@ public final class GpuTestSupport implements AutoCloseable {
         }
     }
 
+    /** How {@code engine} runs batches, for tests in other packages that look inside a path. */
+    public static BatchPath pathOf(GpuEngine engine) {
+        return engine.path();
+    }
+
     public Path pool(String name) {
         return dir.resolve(name);
     }

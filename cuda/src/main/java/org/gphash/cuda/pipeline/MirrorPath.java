@@ -58,7 +58,7 @@ public final class MirrorPath implements BatchPath {
 
     private final EngineParts parts;
     private final Geometry geometry;
-    private final DeviceIndexMirror mirror = new DeviceIndexMirror();
+    private final DeviceIndexMirror mirror;
     private final DeviceHeap heap = new DeviceHeap();
     private final BatchPipeline pipeline;
     private final CUstream stream = new CUstream();
@@ -81,6 +81,7 @@ public final class MirrorPath implements BatchPath {
         this.times = times;
         GpuTuning tuning = router.tuning();
         this.pipeline = new BatchPipeline(kernels, geometry, tuning);
+        this.mirror = new DeviceIndexMirror(kernels.buildTags);
         this.small = new SmallReads(kernels.smallReads, geometry.keySize(), geometry.valueSize(), tuning.smallReadSlots());
         this.smallWrites = new SmallWrites(geometry.keySize(), geometry.valueSize());
         this.ahead = new HeapGrowthAhead(parts.pool(), parts.cuda(), tuning.growHeapAhead());
@@ -91,7 +92,7 @@ public final class MirrorPath implements BatchPath {
         try {
             cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
             heap.push(parts.pool());
-            mirror.load(parts.pool().layout(), parts.kernels().registration());
+            loadMirror();
         } catch (RuntimeException e) {
             closeQuietly();
             throw e;
@@ -103,7 +104,7 @@ public final class MirrorPath implements BatchPath {
         int vs = pool.geometry().valueSize();
         int ks = pool.geometry().keySize();
         long staging = (long) LANES * MAX_SLICE / 4 * (2 + ks + 2L * vs);  // the lanes of host-batch chunks
-        return DeviceIndexMirror.bytesFor(pool.layout()) + PipelineBuffers.bytesFor(PipelineBuffers.capacityFor(MAX_SLICE), vs)
+        return DeviceIndexMirror.bytesFor(pool.layout(), pool.geometry().slotsPerBucket()) + PipelineBuffers.bytesFor(PipelineBuffers.capacityFor(MAX_SLICE), vs)
                 + staging;
     }
 
@@ -657,7 +658,24 @@ public final class MirrorPath implements BatchPath {
         heap.pull(parts.pool());
         parts.resize();
         heap.push(parts.pool());
-        mirror.load(parts.pool().layout(), parts.kernels().registration());
+        loadMirror();
+    }
+
+    /** TableParams over the mirror as the kernels receive them (for tests). */
+    byte[] mirrorTableParams() {
+        PoolTable pool = parts.pool();
+        return mirror.tableParams(pool.layout(), geometry, pool.seeds());
+    }
+
+    /** Slots whose HBM mirror copy or tag differs from the pool (DeviceIndexMirror.staleSlots); nothing in flight. */
+    public long staleMirrorSlots() {
+        PoolTable pool = parts.pool();
+        return mirror.staleSlots(pool.layout(), geometry, pool.mapping());
+    }
+
+    private void loadMirror() {
+        PoolTable pool = parts.pool();
+        mirror.load(pool.layout(), geometry, pool.seeds(), parts.kernels().registration());
     }
 
     @Override

@@ -38,6 +38,7 @@ public final class PipelineKernels {
     final CUfunction retire;
     final CUfunction smallReads;
     final CUfunction smallWrites;
+    final CUfunction buildTags;
 
     public PipelineKernels(CudaRuntime cuda) {
         radixCount = cuda.function("gphash_radix_count");
@@ -72,5 +73,6 @@ public final class PipelineKernels {
         retire = cuda.function("gphash_pipe_retire");
         smallReads = cuda.function("gphash_pipe_small_reads");
         smallWrites = cuda.function("gphash_pipe_small_writes");
+        buildTags = cuda.function("gphash_mirror_build_tags");
     }
 }

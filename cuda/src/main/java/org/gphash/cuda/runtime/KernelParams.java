@@ -14,7 +14,7 @@ public final class KernelParams {
 
     public static final int MAX_LEVELS = 12;
     public static final int MAX_HASHES = 4;
-    public static final int TABLE_BYTES = 8 + MAX_LEVELS * 8 + 9 * 8 + MAX_HASHES * 8;
+    public static final int TABLE_BYTES = 8 + MAX_LEVELS * 8 + 9 * 8 + MAX_HASHES * 8 + 8;
     public static final int BATCH_FIELDS = 17;
     public static final int SCAN_FIELDS = 11;
     public static final int CACHE_FIELDS = 12;
@@ -109,14 +109,16 @@ public final class KernelParams {
         for (int d = 0; d < offsets.length; d++) {
             offsets[d] = layout.levelOffset(d);
         }
-        return table(poolAddress, offsets, layout, g, seeds);
+        return table(poolAddress, offsets, layout, g, seeds, 0);
     }
 
     /**
      * TableParams with the given level positions: pool offsets with the pool's address, or, for the
-     * HBM mirror, the device addresses of the level copies with a base of 0 (pipeline/index_mirror.cuh).
+     * HBM mirror, the device addresses of the level copies with a base of 0 (pipeline/index_mirror.cuh)
+     * and its tag array's (pipeline/mirror_tags.cuh; 0 for the pool).
      */
-    public static byte[] table(long base, long[] levelPositions, TableLayout layout, Geometry g, long[] seeds) {
+    public static byte[] table(long base, long[] levelPositions, TableLayout layout, Geometry g, long[] seeds,
+                               long tags) {
         if (layout.levelCount() > MAX_LEVELS) {
             throw new IllegalStateException("a table of " + layout.levelCount() + " levels; kernels take " + MAX_LEVELS);
         }
@@ -137,6 +139,7 @@ public final class KernelParams {
         for (int j = 0; j < MAX_HASHES; j++) {
             b.putLong(seeds[j]);
         }
+        b.putLong(tags);
         return b.array();
     }
 

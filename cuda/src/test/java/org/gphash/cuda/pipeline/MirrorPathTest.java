@@ -8,7 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+
 import java.util.Random;
+
+import jcuda.Pointer;
 
 import org.gphash.Backend;
 import org.gphash.Batch;
@@ -18,6 +23,8 @@ import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.GpuTestSupport;
 import org.gphash.cuda.routing.DistinctKeys;
 import org.gphash.cuda.routing.MirrorChoice;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.spi.Engine;
 import org.gphash.GPHashConfig;
 import org.gphash.IndexMirror;
@@ -269,6 +276,70 @@ class MirrorPathTest {
                 }
             }
         }
+    }
+
+    /**
+     * verify() compares the HBM mirror with the pool slot by slot, tags included: after inserts,
+     * updates and deletes through the pipeline and through one-launch small batches, and a resize, it
+     * finds no slot stale; it counts a tag and a meta word changed in the mirror behind the engine.
+     */
+    @Test
+    void verifyFindsTheMirrorAndItsTagsExactAndCountsWhatDiffers() {
+        try (GpuTestSupport t = GpuTestSupport.create();
+             GpuEngine gpu = GpuEngine.create(gpuConfig(t.pool("tags"), 8, 1000, 4, IndexMirror.REQUIRED,
+                     BktCacheConfig.DISABLED))) {
+            int n = 6000;
+            Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, n);
+            for (long k = 0; k < n; k++) {
+                b.put(key(k, 8), value(k, 1));
+            }
+            gpu.execute(b, new BatchResult(GpuTestSupport.VALUE_SIZE, n));
+            Batch d = Batch.create(8, GpuTestSupport.VALUE_SIZE, n);
+            for (long k = 0; k < n; k++) {
+                if (k % 3 == 0) {
+                    d.delete(key(k, 8));
+                } else {
+                    d.put(key(k, 8), value(k, 2));
+                }
+            }
+            gpu.execute(d, new BatchResult(GpuTestSupport.VALUE_SIZE, n));
+            Batch small = Batch.create(8, GpuTestSupport.VALUE_SIZE, 64);
+            for (long k = 0; k < 64; k++) {
+                if (k % 2 == 0) {
+                    small.put(key(n + k, 8), value(n + k, 1));
+                } else {
+                    small.delete(key(k, 8));
+                }
+            }
+            gpu.execute(small, new BatchResult(GpuTestSupport.VALUE_SIZE, 64));
+            assertTrue(gpu.stats().resizes() > 0, "the table resized, so the mirror and its tags were rebuilt: " + gpu.stats());
+            VerifyReport clean = gpu.verify();
+            assertTrue(clean.sound(), clean.toString());
+            assertEquals(0, clean.staleMirrorSlots());
+
+            java.nio.ByteBuffer params = java.nio.ByteBuffer.wrap(((MirrorPath) GpuTestSupport.pathOf(gpu)).mirrorTableParams())
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            long level0 = params.getLong(8);
+            long tags = params.getLong(KernelParams.TABLE_BYTES - 8);
+            CudaRuntime.get().bind();
+            short[] tag = new short[1];
+            cuMemcpyDtoH(Pointer.to(tag), devicePointer(tags), 2);
+            tag[0] ^= (short) 0x8000;  // slot 0 of bucket 0: its tag no longer its word's fingerprint
+            cuMemcpyHtoD(devicePointer(tags), Pointer.to(tag), 2);
+            assertEquals(1, gpu.verify().staleMirrorSlots());
+            long[] word = new long[1];
+            long slot1 = level0 + 16;  // slot 1 of bucket 0 (8-byte keys: 16-byte slots)
+            cuMemcpyDtoH(Pointer.to(word), devicePointer(slot1), 8);
+            word[0] ^= 1L << 20;  // its value offset, not its fingerprint: the tag still agrees
+            cuMemcpyHtoD(devicePointer(slot1), Pointer.to(word), 8);
+            VerifyReport stale = gpu.verify();
+            assertEquals(2, stale.staleMirrorSlots(), stale.toString());
+            assertFalse(stale.sound());
+        }
+    }
+
+    private static jcuda.driver.CUdeviceptr devicePointer(long address) {
+        return new jcuda.driver.CUdeviceptr().withByteOffset(address);
     }
 
     @Test
