@@ -1,16 +1,18 @@
-// Stage 2: each group's key looked up in the HBM mirror (one warp per group, one lane per candidate
-// slot, as warp_probe.cuh does on the pool), and, once the semantics stage knows which groups insert,
-// a slot claimed in the mirror for each of them (CAS in GPU memory: the pool then receives the same
-// slot states by plain stores, since this engine is the pool's only writer).
+// Stage 2: each group's key looked up in the HBM mirror (one thread per group by the mirror's tags,
+// tag_probe.cuh; one warp per group, a lane per candidate slot, where the geometry does not suit tag
+// rows), and, once the semantics stage knows which groups insert, a slot claimed in the mirror for
+// each of them (CAS in GPU memory: the pool then receives the same slot states by plain stores,
+// since this engine is the pool's only writer).
 #pragma once
 #include <cstdint>
 #include "../cache_params.cuh"
 #include "../key_hash.cuh"
+#include "../warp_append.cuh"
 #include "../warp_probe.cuh"
 #include "index_mirror.cuh"
 #include "mirror_tags.cuh"
 #include "pipe_params.cuh"
-#include "subwarp_probe.cuh"
+#include "tag_probe.cuh"
 
 namespace gphash {
 
@@ -52,7 +54,7 @@ __device__ __forceinline__ void record_group_access(const TableParams& t, const 
 }
 
 // One warp per group: the key's valid item at batch start (meta word, pool slot, bucket) and its
-// fingerprint. For geometries whose buckets do not suit sub-group probing (fewer than 4 slots).
+// fingerprint. For geometries whose buckets do not suit tag rows (tag_probe_fits).
 __device__ void resolve_by_warps(const TableParams& t, const TableParams& mt, const PipeParams& p, const CacheParams& c) {
     const uint64_t groups = pipe_count(p, kPipeGroups);
     const int levels = static_cast<int>(mt.level_count);
@@ -86,7 +88,7 @@ __device__ void resolve_by_warps(const TableParams& t, const TableParams& mt, co
 // One warp per inserting group: claims the first EMPTY slot of the least-loaded candidate bucket in
 // the mirror (EMPTY -> INSERT, so no other group takes it) and writes the key there; the group joins
 // the value writes. With every candidate bucket full the group fails: its operations rerun after a resize.
-// For geometries whose buckets do not suit sub-group probing.
+// For geometries whose buckets do not suit tag rows.
 __device__ void place_by_warps(const TableParams& t, const TableParams& mt, const PipeParams& p) {
     const uint64_t inserts = pipe_count(p, kPipeInserts);
     const int levels = static_cast<int>(mt.level_count);
@@ -126,14 +128,14 @@ __device__ void place_by_warps(const TableParams& t, const TableParams& mt, cons
     }
 }
 
-// BktCache's access count for one group, from a sub-group lookup (see record_group_access).
-__device__ __forceinline__ void record_lookup_access(const CacheParams& c, const MirrorLookup& r, uint32_t weight,
+// BktCache's access count for one group, from a thread's lookup (see record_group_access).
+__device__ __forceinline__ void record_lookup_access(const CacheParams& c, const KeyLookup& r, uint32_t weight,
                                                      uint64_t salt, uint64_t clock) {
     if (c.policy == kRandom || (fmix64(salt * 0x9E3779B97F4A7C15ull ^ clock) & c.sample_mask) != 0) {
         return;
     }
     unsigned int* scores = reinterpret_cast<unsigned int*>(c.scores);
-    for (int i = 0; i < kMaxSubwarpBuckets; ++i) {
+    for (int i = 0; i < kMaxProbeBuckets; ++i) {
         if (r.found ? i > 0 : ((r.candidates >> i) & 1) == 0) {
             continue;
         }
@@ -146,75 +148,69 @@ __device__ __forceinline__ void record_lookup_access(const CacheParams& c, const
     }
 }
 
-// Stage 2, a sub-group of lanes per group (subwarp_probe.cuh): the key's valid item at batch start
-// (meta word, pool slot, bucket) and its fingerprint.
+// Stage 2, one thread per group (tag_probe.cuh): the key's valid item at batch start (meta word,
+// pool slot, bucket) and its fingerprint.
 __device__ void pipe_resolve(const TableParams& t, const TableParams& mt, const PipeParams& p, const CacheParams& c) {
-    if (!subwarp_probe_fits(mt)) {
+    if (!tag_probe_fits(mt)) {
         resolve_by_warps(t, mt, p, c);
         return;
     }
     const uint64_t groups = pipe_count(p, kPipeGroups);
-    const SubGroup sg = sub_group(mt);
-    for (uint64_t g0 = global_warp() * sg.per_warp; g0 < groups; g0 += global_warps() * sg.per_warp) {
-        const uint64_t gi = g0 + sg.sub;
-        const bool live = gi < groups;
-        const uint32_t e = live ? arr<const uint32_t>(p.groups)[gi] : 0;
-        const KeyHashes k = live ? group_hashes(t, p, e) : KeyHashes{};
-        const uint8_t* key = live ? group_key(t, p, e) : nullptr;
-        const MirrorLookup r = lookup_mirror(mt, sg, k, key, live);
-        if (live && sg.index == 0) {
-            arr<uint64_t>(p.g_meta)[e] = r.found ? r.meta : kEmpty;
-            arr<uint64_t>(p.g_slot)[e] = r.found ? pool_slot_of(t, r.bucket, r.slot) : 0;
-            arr<uint64_t>(p.g_bucket)[e] = r.found ? r.bucket : 0;
-            arr<uint32_t>(p.g_fp)[e] = k.fp;
-            if (cache_on(c)) {
-                const uint32_t weight = arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e];
-                record_lookup_access(c, r, weight, e, pipe_batch(p).clock);
-            }
+    for (uint64_t gi = global_thread(); gi < groups; gi += global_threads()) {
+        const uint32_t e = arr<const uint32_t>(p.groups)[gi];
+        const KeyHashes k = group_hashes(t, p, e);
+        const KeyLookup r = lookup_key(mt, k, group_key(t, p, e));
+        arr<uint64_t>(p.g_meta)[e] = r.found ? r.meta : kEmpty;
+        arr<uint64_t>(p.g_slot)[e] = r.found ? pool_slot_of(t, r.bucket, r.slot) : 0;
+        arr<uint64_t>(p.g_bucket)[e] = r.found ? r.bucket : 0;
+        arr<uint32_t>(p.g_fp)[e] = k.fp;
+        if (cache_on(c)) {
+            const uint32_t weight = arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e];
+            record_lookup_access(c, r, weight, e, pipe_batch(p).clock);
         }
     }
 }
 
-// A sub-group of lanes per inserting group: claims the first EMPTY slot of the least-loaded candidate
-// bucket in the mirror (EMPTY -> INSERT, so no other group takes it) and writes the key there; the
-// group joins the value writes. With every candidate bucket full the group fails: its operations rerun
+// One thread per inserting group: claims the first EMPTY slot of the least-loaded candidate bucket
+// in the mirror (EMPTY -> INSERT, so no other group takes it) and writes the key there; the group
+// joins the value writes. With every candidate bucket full the group fails: its operations rerun
 // after a resize. A lost CAS (another group took the slot) looks again; the warp loops until every
-// sub-group is done, all lanes taking part in every round.
+// lane is done, all lanes taking part in every round (the value-write list is appended to per warp).
 __device__ void pipe_place(const TableParams& t, const TableParams& mt, const PipeParams& p) {
-    if (!subwarp_probe_fits(mt)) {
+    if (!tag_probe_fits(mt)) {
         place_by_warps(t, mt, p);
         return;
     }
     const uint64_t inserts = pipe_count(p, kPipeInserts);
-    const SubGroup sg = sub_group(mt);
     const int ks = static_cast<int>(t.key_size);
-    for (uint64_t g0 = global_warp() * sg.per_warp; g0 < inserts; g0 += global_warps() * sg.per_warp) {
-        const uint64_t gi = g0 + sg.sub;
+    for (uint64_t g0 = global_thread() - lane_id(); g0 < inserts; g0 += global_threads()) {
+        const uint64_t gi = g0 + lane_id();
         bool pending = gi < inserts;
         const uint32_t e = pending ? arr<const uint32_t>(p.inserts)[gi] : 0;
         const KeyHashes k = pending ? group_hashes(t, p, e) : KeyHashes{};
         const uint8_t* key = pending ? group_key(t, p, e) : nullptr;
         while (__any_sync(kFullMask, pending)) {
-            const MirrorLookup r = lookup_mirror(mt, sg, k, key, pending);
-            const bool failed = pending && !r.placeable;
             bool won = false;
-            if (pending && r.placeable && sg.index == r.place_slot) {
-                won = mirror_claim(mt, r.place_bucket, r.place_slot);
+            bool failed = false;
+            KeyLookup r{};
+            if (pending) {
+                r = lookup_key(mt, k, key);
+                failed = !r.placeable;
+                won = !failed && mirror_claim(mt, r.place_bucket, r.place_slot);
             }
-            won = (__ballot_sync(kFullMask, won) & sg.mask) != 0;
-            if (pending && won) {
+            if (won) {
                 auto* slot_key = reinterpret_cast<unsigned long long*>(mirror_slot_of(mt, r.place_bucket, r.place_slot) + 8);
-                for (int w = sg.index; w < t.key_stride / 8; w += sg.width) {
+                for (int w = 0; w < t.key_stride / 8; ++w) {
                     __stcg(slot_key + w, static_cast<unsigned long long>(key_word(key, w, ks)));
                 }
-                if (sg.index == 0) {
-                    arr<uint64_t>(p.g_slot)[e] = pool_slot_of(t, r.place_bucket, r.place_slot);
-                    arr<uint64_t>(p.g_bucket)[e] = r.place_bucket;
-                    const uint32_t at = static_cast<uint32_t>(atomicAdd(pipe_counters(p) + kPipeValueWrites, 1ull));
-                    arr<uint32_t>(p.vwrites)[at] = e;
-                }
+                arr<uint64_t>(p.g_slot)[e] = pool_slot_of(t, r.place_bucket, r.place_slot);
+                arr<uint64_t>(p.g_bucket)[e] = r.place_bucket;
             }
-            if (failed && sg.index == 0) {
+            const unsigned long long at = warp_append(pipe_counters(p) + kPipeValueWrites, won);
+            if (won) {
+                arr<uint32_t>(p.vwrites)[at] = e;
+            }
+            if (failed) {
                 arr<uint32_t>(p.g_action)[e] = kActFailed;
                 const uint32_t members = arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e];
                 atomicAdd(pipe_counters(p) + kPipeNeedResize, static_cast<unsigned long long>(members));

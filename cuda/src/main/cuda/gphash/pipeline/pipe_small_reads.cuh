@@ -1,8 +1,8 @@
 // A small batch of gets in one launch. The pipeline's stages are a few dozen launches whose fixed
 // cost (tens of microseconds) is what a coalesced batch of a handful of single-key gets waits for;
 // at that size, ordering pool reads by address buys nothing. Here one sub-group of lanes per
-// operation probes the HBM mirror (subwarp_probe.cuh) and the same lanes copy the value from the
-// pool. Gets of one key in one batch all see the batch-start value, as they do in the pipeline, so
+// operation: its first lane probes the HBM mirror by tags (tag_probe.cuh) and its lanes copy the
+// value from the pool. Gets of one key in one batch all see the batch-start value, as they do in the pipeline, so
 // no grouping is needed. Results go to one output buffer (values, then one code byte per
 // operation) so the host copies them back at once.
 #pragma once
@@ -13,7 +13,7 @@
 #include "../warp_probe.cuh"
 #include "pipe_params.cuh"
 #include "pipe_resolve.cuh"
-#include "subwarp_probe.cuh"
+#include "tag_probe.cuh"
 #include "value_lanes.cuh"
 
 namespace gphash {
@@ -26,7 +26,7 @@ struct SmallReadsArgs {
     uint64_t clock;  // BktCache's clock, for its access counts
 };
 
-// One warp per get, for geometries whose buckets do not suit sub-group probing.
+// One warp per get, for geometries whose buckets do not suit tag rows (tag_probe_fits).
 __device__ void small_reads_by_warps(const TableParams& t, const TableParams& mt, const CacheParams& c,
                                      const SmallReadsArgs& a) {
     const uint64_t vs = static_cast<uint64_t>(t.value_size);
@@ -52,29 +52,30 @@ __device__ void small_reads_by_warps(const TableParams& t, const TableParams& mt
 
 __device__ void pipe_small_reads(const TableParams& t, const TableParams& mt, const CacheParams& c,
                                  const SmallReadsArgs& a) {
-    if (!subwarp_probe_fits(mt)) {
+    if (!tag_probe_fits(mt)) {
         small_reads_by_warps(t, mt, c, a);
         return;
     }
     const uint64_t vs = static_cast<uint64_t>(t.value_size);
     const auto* pool = reinterpret_cast<const uint8_t*>(t.pool);
-    const SubGroup sg = sub_group(mt);
-    // The sub-group that probed a key copies its value: its lanes, a word each per step.
-    const ValueLanes copy{sg.width, sg.per_warp, sg.sub, sg.index, sg.leader};
-    for (uint64_t i0 = global_warp() * sg.per_warp; i0 < a.n; i0 += global_warps() * sg.per_warp) {
-        const uint64_t i = i0 + sg.sub;
+    // A sub-group of lanes per get: its first lane probes, its lanes copy the value, a word each per step.
+    const ValueLanes v = value_lanes(vs);
+    for (uint64_t i0 = global_warp() * v.per_warp; i0 < a.n; i0 += global_warps() * v.per_warp) {
+        const uint64_t i = i0 + v.sub;
         const bool live = i < a.n;
-        const uint8_t* key = live ? arr<const uint8_t>(a.keys) + i * t.key_size : nullptr;
-        const KeyHashes k = live ? hash_all<false>(t, key) : KeyHashes{};
-        const MirrorLookup r = lookup_mirror(mt, sg, k, key, live);
-        if (live && r.found) {
-            sub_copy(copy, arr<uint8_t>(a.out) + i * vs, pool + meta_value_offset(r.meta), vs);
-        }
-        if (live && sg.index == 0) {
+        KeyLookup r{};
+        if (live && v.index == 0) {
+            const uint8_t* key = arr<const uint8_t>(a.keys) + i * t.key_size;
+            r = lookup_key(mt, hash_all<false>(t, key), key);
             arr<uint8_t>(a.out)[a.n * vs + i] = r.found ? kFound : kNotFound;
             if (cache_on(c)) {
                 record_lookup_access(c, r, 1, i, a.clock);
             }
+        }
+        const bool found = __shfl_sync(kFullMask, r.found, v.leader);
+        const uint64_t meta = __shfl_sync(kFullMask, r.meta, v.leader);
+        if (live && found) {
+            sub_copy(v, arr<uint8_t>(a.out) + i * vs, pool + meta_value_offset(meta), vs);
         }
     }
 }
