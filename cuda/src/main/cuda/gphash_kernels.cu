@@ -67,6 +67,21 @@ extern "C" __global__ void gphash_radix_scatter(SortPass s) {
                           reinterpret_cast<uint32_t*>(s.vals_out));
 }
 
+extern "C" __global__ void gphash_radix_block_sort(SortPass s, int bits) {
+    gphash::block_radix_sort(reinterpret_cast<uint32_t*>(s.keys), reinterpret_cast<uint32_t*>(s.vals),
+                             gphash::sort_count(s.n, reinterpret_cast<const uint64_t*>(s.n_at)), bits);
+}
+
+extern "C" __global__ void gphash_scan_small_exclusive_sum_u32(ScanArgs a) {
+    gphash::scan_one_block<uint32_t, gphash::SumOp, false>(reinterpret_cast<const uint32_t*>(a.in),
+                                                           reinterpret_cast<uint32_t*>(a.out), a.n, 0u);
+}
+
+extern "C" __global__ void gphash_scan_small_inclusive_max_i32(ScanArgs a) {
+    gphash::scan_one_block<int32_t, gphash::MaxOp, true>(reinterpret_cast<const int32_t*>(a.in),
+                                                         reinterpret_cast<int32_t*>(a.out), a.n, -1);
+}
+
 extern "C" __global__ void gphash_scan_reduce_sum_u32(ScanArgs a) {
     gphash::scan_reduce_tiles<uint32_t, gphash::SumOp>(reinterpret_cast<const uint32_t*>(a.in), a.n, 0u,
                                                        reinterpret_cast<uint32_t*>(a.partials));
@@ -142,6 +157,12 @@ extern "C" __global__ void gphash_pipe_fanout(TableParams t, PipeParams p) { gph
 extern "C" __global__ void gphash_heap_free_counts(HeapParams h) { gphash::heap_free_counts(h); }
 
 extern "C" __global__ void gphash_pipe_take(PipeParams p, HeapParams h) { gphash::pipe_take(p, h); }
+
+extern "C" __global__ void __launch_bounds__(gphash::kSmallWritesThreads) gphash_pipe_take_next_fit(PipeParams p, HeapParams h) {
+    gphash::heap_take_next_fit(h, gphash::pipe_count(p, gphash::kPipeValueWrites), reinterpret_cast<uint64_t*>(p.blocks),
+                               gphash::pipe_counters(p) + gphash::kPipeBlocksTaken,
+                               gphash::pipe_counters(p) + gphash::kPipeHeapShort);
+}
 
 extern "C" __global__ void gphash_pipe_write_values(TableParams t, PipeParams p) { gphash::pipe_write_values(t, p); }
 

@@ -89,4 +89,33 @@ __device__ void scan_tiles(const T* in, T* out, uint64_t n, T identity, const T*
     cub::StoreDirectBlocked(static_cast<int>(threadIdx.x), out + base, items, valid);
 }
 
+// Scans of at most kSmallScanMax items in one launch of one block, walking the tiles in order with
+// a running prefix: the three launches above are fixed costs a small batch's scans would pay.
+constexpr int kSmallScanMax = 8 * kScanTile;
+
+template <typename T, typename Op, bool Inclusive>
+__device__ void scan_one_block(const T* in, T* out, uint64_t n, T identity) {
+    using Scan = cub::BlockScan<T, kScanThreads>;
+    __shared__ typename Scan::TempStorage temp;
+    T running = identity;
+    for (uint64_t base = 0; base < n; base += kScanTile) {
+        const int valid = static_cast<int>(n - base < kScanTile ? n - base : kScanTile);
+        T items[kScanItems];
+        cub::LoadDirectBlocked(static_cast<int>(threadIdx.x), in + base, items, valid, identity);
+        T aggregate;
+        if (Inclusive) {
+            Scan(temp).InclusiveScan(items, items, Op(), aggregate);
+        } else {
+            Scan(temp).ExclusiveScan(items, items, identity, Op(), aggregate);
+        }
+        for (int k = 0; k < kScanItems; ++k) {
+            items[k] = Op()(running, items[k]);
+        }
+        __syncthreads();  // every thread has loaded this tile before any stores over it (in place)
+        cub::StoreDirectBlocked(static_cast<int>(threadIdx.x), out + base, items, valid);
+        running = Op()(running, aggregate);
+        __syncthreads();  // the temp storage is reused by the next tile
+    }
+}
+
 }  // namespace gphash

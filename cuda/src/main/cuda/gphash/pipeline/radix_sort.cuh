@@ -8,6 +8,7 @@
 // of the warps before them, rounds by a running count per digit.
 #pragma once
 #include <cstdint>
+#include <cub/block/block_radix_sort.cuh>
 #include "../table_params.cuh"
 
 namespace gphash {
@@ -80,6 +81,36 @@ __device__ void radix_scatter(const uint32_t* keys, const uint32_t* vals, uint64
         }
         running[tid] += round;
         // The next round clears warp_counts[.][tid] in this same thread, after this read.
+    }
+}
+
+// Runs of at most kBlockSortMax pairs sort in one launch of one block, in place: the multi-pass
+// sort above is five launches a pass, which is most of a small batch's sort time (fixed costs, not
+// work). CUB's block radix sort ranks stably, as the pipeline needs; padding keys (all ones) come
+// from positions past n, so among keys equal to them they sort last and every real pair stays
+// below n.
+constexpr int kBlockSortItems = 16;
+constexpr int kBlockSortMax = kSortThreads * kBlockSortItems;
+
+__device__ void block_radix_sort(uint32_t* keys, uint32_t* vals, uint64_t n, int bits) {
+    using Sort = cub::BlockRadixSort<uint32_t, kSortThreads, kBlockSortItems, uint32_t>;
+    __shared__ typename Sort::TempStorage temp;
+    uint32_t k[kBlockSortItems];
+    uint32_t v[kBlockSortItems];
+#pragma unroll
+    for (int j = 0; j < kBlockSortItems; ++j) {
+        const uint64_t i = static_cast<uint64_t>(threadIdx.x) * kBlockSortItems + j;  // blocked: input order
+        k[j] = i < n ? keys[i] : ~0u;
+        v[j] = i < n ? vals[i] : 0u;
+    }
+    Sort(temp).Sort(k, v, 0, bits);
+#pragma unroll
+    for (int j = 0; j < kBlockSortItems; ++j) {
+        const uint64_t i = static_cast<uint64_t>(threadIdx.x) * kBlockSortItems + j;
+        if (i < n) {
+            keys[i] = k[j];
+            vals[i] = v[j];
+        }
     }
 }
 

@@ -42,6 +42,8 @@ public final class BatchPipeline implements AutoCloseable {
 
     /** Blocks of a strided kernel at most: enough warps to keep an H100's memory system busy. */
     private static final int MAX_BLOCKS = 4096;
+    /** Runs of capacity classes up to this take value blocks by next fit (takeBlocks). */
+    static final long NEXT_FIT_MAX = 1 << 14;
     /**
      * Batches queued and not yet awaited, at most: each has its own pinned descriptor, counters and
      * events, so a host thread can stage the next batch while the GPU runs this one.
@@ -380,9 +382,7 @@ public final class BatchPipeline implements AutoCloseable {
         profile.mark(stream);
         if (writes) {
             // TAKE
-            Launcher.launchBlocks(k.heapFreeCounts, grid(heap.words()), stream, h);
-            scan.exclusiveSum(stream, heap.freePrefixAddress(), heap.freePrefixAddress(), heap.words());
-            Launcher.launchBlocks(k.take, grid(heap.words()), stream, p, h);
+            takeBlocks(stream, c, p, h, heap);
             profile.mark(stream);
             // WRITE_VALUES (phase V), binned slot list
             zeroBins(stream, oneBin);
@@ -421,6 +421,22 @@ public final class BatchPipeline implements AutoCloseable {
     }
 
     /** Blocks of Launcher.BLOCK threads for one thread per item, at most MAX_BLOCKS (kernels stride). */
+    /**
+     * The blocks of a run's value writes. A run of a large class takes the lowest free blocks (a count
+     * and scan over the whole bitmap, so the heap stays compact); one of at most
+     * {@link #NEXT_FIT_MAX} operations takes the next free ones from a cursor in one block, since
+     * scanning the whole bitmap was most of a small writing batch's GPU time.
+     */
+    private void takeBlocks(CUstream stream, long capacity, byte[] p, byte[] h, DeviceHeap heap) {
+        if (capacity <= NEXT_FIT_MAX) {
+            Launcher.launchBlocks(k.takeNextFit, 1, stream, p, h);
+            return;
+        }
+        Launcher.launchBlocks(k.heapFreeCounts, grid(heap.words()), stream, h);
+        scan.exclusiveSum(stream, heap.freePrefixAddress(), heap.freePrefixAddress(), heap.words());
+        Launcher.launchBlocks(k.take, grid(heap.words()), stream, p, h);
+    }
+
     private static int grid(long items) {
         return (int) Math.max(1, Math.min(MAX_BLOCKS, (items + Launcher.BLOCK - 1) / Launcher.BLOCK));
     }

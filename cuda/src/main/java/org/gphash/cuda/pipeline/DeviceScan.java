@@ -8,10 +8,14 @@ import org.gphash.cuda.runtime.Launcher;
 
 /**
  * Device-wide scans of 32-bit integers (pipeline/device_scan.cuh): the reduction of each tile, a
- * one-block scan of those, then each tile scanned with its prefix. In place is allowed. Keeps the
+ * one-block scan of those, then each tile scanned with its prefix; up to {@link #SMALL_SCAN_MAX}
+ * items, one block walking the tiles in order. In place is allowed. Keeps the
  * scratch space for the tile reductions. Not thread-safe.
  */
 final class DeviceScan implements AutoCloseable {
+
+    /** Scans of at most this many items run in one block (device_scan.cuh's kSmallScanMax). */
+    static final int SMALL_SCAN_MAX = 8 * KernelParams.SCAN_TILE;
 
     private final PipelineKernels k;
     private final DeviceBuffer partials = new DeviceBuffer();
@@ -32,17 +36,21 @@ final class DeviceScan implements AutoCloseable {
 
     /** out[i] = in[0] + ... + in[i-1], unsigned 32-bit. */
     void exclusiveSum(CUstream stream, long in, long out, long n) {
-        run(stream, k.scanReduceSum, k.scanPartialsSum, k.scanExclusiveSum, in, out, n);
+        run(stream, k.scanSmallExclusiveSum, k.scanReduceSum, k.scanPartialsSum, k.scanExclusiveSum, in, out, n);
     }
 
     /** out[i] = max(in[0..i]), signed 32-bit (-1 is the identity). */
     void inclusiveMax(CUstream stream, long in, long out, long n) {
-        run(stream, k.scanReduceMax, k.scanPartialsMax, k.scanInclusiveMax, in, out, n);
+        run(stream, k.scanSmallInclusiveMax, k.scanReduceMax, k.scanPartialsMax, k.scanInclusiveMax, in, out, n);
     }
 
-    private void run(CUstream stream, CUfunction reduce, CUfunction scanPartials, CUfunction scanTiles, long in, long out,
-                     long n) {
+    private void run(CUstream stream, CUfunction small, CUfunction reduce, CUfunction scanPartials, CUfunction scanTiles,
+                     long in, long out, long n) {
         if (n <= 0) {
+            return;
+        }
+        if (n <= SMALL_SCAN_MAX) {  // one block walks the tiles: three launches are most of a small scan's time
+            Launcher.launchBlocks(small, 1, stream, KernelParams.scanArgs(in, out, n, 0));
             return;
         }
         long tiles = tiles(n);

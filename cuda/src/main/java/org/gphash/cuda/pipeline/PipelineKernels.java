@@ -8,12 +8,15 @@ public final class PipelineKernels {
 
     final CUfunction radixCount;
     final CUfunction radixScatter;
+    final CUfunction radixBlockSort;
     final CUfunction scanReduceSum;
     final CUfunction scanPartialsSum;
     final CUfunction scanExclusiveSum;
     final CUfunction scanReduceMax;
     final CUfunction scanPartialsMax;
     final CUfunction scanInclusiveMax;
+    final CUfunction scanSmallExclusiveSum;
+    final CUfunction scanSmallInclusiveMax;
     final CUfunction countKinds;
     final CUfunction group;
     final CUfunction heads;
@@ -30,6 +33,7 @@ public final class PipelineKernels {
     final CUfunction fanout;
     final CUfunction heapFreeCounts;
     final CUfunction take;
+    final CUfunction takeNextFit;
     final CUfunction writeValues;
     final CUfunction binSlots;
     final CUfunction writeKeys;
@@ -43,12 +47,15 @@ public final class PipelineKernels {
     public PipelineKernels(CudaRuntime cuda) {
         radixCount = cuda.function("gphash_radix_count");
         radixScatter = cuda.function("gphash_radix_scatter");
+        radixBlockSort = cuda.function("gphash_radix_block_sort");
         scanReduceSum = cuda.function("gphash_scan_reduce_sum_u32");
         scanPartialsSum = cuda.function("gphash_scan_partials_sum_u32");
         scanExclusiveSum = cuda.function("gphash_scan_exclusive_sum_u32");
         scanReduceMax = cuda.function("gphash_scan_reduce_max_i32");
         scanPartialsMax = cuda.function("gphash_scan_partials_max_i32");
         scanInclusiveMax = cuda.function("gphash_scan_inclusive_max_i32");
+        scanSmallExclusiveSum = cuda.function("gphash_scan_small_exclusive_sum_u32");
+        scanSmallInclusiveMax = cuda.function("gphash_scan_small_inclusive_max_i32");
         countKinds = cuda.function("gphash_pipe_count_kinds");
         group = cuda.function("gphash_pipe_group");
         heads = cuda.function("gphash_pipe_heads");
@@ -65,6 +72,7 @@ public final class PipelineKernels {
         fanout = cuda.function("gphash_pipe_fanout");
         heapFreeCounts = cuda.function("gphash_heap_free_counts");
         take = cuda.function("gphash_pipe_take");
+        takeNextFit = cuda.function("gphash_pipe_take_next_fit");
         writeValues = cuda.function("gphash_pipe_write_values");
         binSlots = cuda.function("gphash_pipe_bin_slots");
         writeKeys = cuda.function("gphash_pipe_write_keys");

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The device-wide primitives the v2 pipeline is built on, against Java on the same random data: the
  * stable radix sort (stability is what keeps a key's operations in batch order) with the count given
- * on the host or in device memory, and the scans.
+ * on the host or in device memory, by passes and, up to 4096 pairs, in one block; and the scans, by
+ * tiles and, up to 16384 items, in one block (each size limit and the one past it).
  */
 class PipelinePrimitivesTest {
 
@@ -33,8 +34,8 @@ class PipelinePrimitivesTest {
     }
 
     @ParameterizedTest(name = "n {0}, {1} key bits, count on device {2}")
-    @CsvSource({"1, 8, false", "2047, 9, false", "2048, 13, true", "100003, 17, true", "1048576, 21, true",
-            "300000, 3, false"})
+    @CsvSource({"1, 8, false", "2047, 9, false", "2048, 13, true", "4096, 12, true", "4096, 13, false",
+            "4097, 12, false", "100003, 17, true", "1048576, 21, true", "300000, 3, false"})
     void radixSortIsStableAndSorted(int n, int bits, boolean countOnDevice) {
         Random random = new Random(n * 31L + bits);
         int[] keys = new int[n];
@@ -78,7 +79,7 @@ class PipelinePrimitivesTest {
     }
 
     @ParameterizedTest(name = "n {0}")
-    @CsvSource({"1", "2048", "2049", "65536", "1000001"})
+    @CsvSource({"1", "2048", "2049", "16384", "16385", "65536", "1000001"})
     void scansMatchJava(int n) {
         Random random = new Random(n);
         int[] in = new int[n];
