@@ -44,6 +44,9 @@ public final class BatchPipeline implements AutoCloseable {
     private static final int MAX_BLOCKS = 4096;
     /** Runs of capacity classes up to this take value blocks by next fit (takeBlocks). */
     static final long NEXT_FIT_MAX = 1 << 14;
+    /** Address bins of runs of capacity classes up to FEW_BINS_MAX (addressBins). */
+    static final int FEW_BINS = 1 << 10;
+    static final long FEW_BINS_MAX = 1 << 14;
     /**
      * Batches queued and not yet awaited, at most: each has its own pinned descriptor, counters and
      * events, so a host thread can stage the next batch while the GPU runs this one.
@@ -86,9 +89,12 @@ public final class BatchPipeline implements AutoCloseable {
     private final DeviceBuffer smallWriteStamps = new DeviceBuffer();
     /** Graphs of the small writes (their own: a few, by BktCache setting and reads). */
     private final StageGraphs smallWriteGraphs = new StageGraphs();
+    /** Whether probes run a thread per key (tag_probe.cuh's tag_probe_fits: 4 or 8 slots), else a warp. */
+    private final boolean threadProbe;
 
     BatchPipeline(PipelineKernels kernels, Geometry geometry, GpuTuning tuning) {
         this.k = kernels;
+        this.threadProbe = geometry.slotsPerBucket() == 4 || geometry.slotsPerBucket() == 8;
         this.oneBinMax = tuning.oneBinMax();
         this.logBatches = tuning.logBatches();
         this.b = new PipelineBuffers(geometry);
@@ -205,12 +211,12 @@ public final class BatchPipeline implements AutoCloseable {
         int mode = ungrouped ? 2 : writes ? 0 : 1;
         long n = ops.n();
         ensureCapacity(n);
-        boolean oneBin = n <= oneBinMax;
         // Launches follow the batch's own capacity class, not the buffers' (which only grow): a batch
         // of 8 after a load in batches of 2^20 would otherwise launch 4096 blocks per kernel, scan 2^20
         // entries twice, sort 2^20 positions in three passes and clear a key table of 2^21 entries.
         long launch = PipelineBuffers.capacityFor(n);
-        byte[] p = b.params(oneBin ? ONE_BIN_SHIFT : PipelineBuffers.addressShift(poolLength), launch);
+        int bins = addressBins(n, launch, oneBinMax);
+        byte[] p = b.params(bins == 1 ? ONE_BIN_SHIFT : PipelineBuffers.addressShift(poolLength, bins), launch);
         byte[] h = heap.params();
         // Scratch space for every scan and the sort of this batch, before anything is queued.
         if (sort.reserve(b.capacity()) | scan.reserve(Math.max(Math.max(b.capacity(), KernelParams.ADDRESS_BINS),
@@ -221,7 +227,7 @@ public final class BatchPipeline implements AutoCloseable {
         cuEventRecord(begin[slot], stream);
         upload(stream, ops, slot);
         Runnable stages = () -> queueStages(stream, launch, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes,
-                mode, oneBin);
+                mode, bins);
         profile.begin();
         if (!profile.on()) {
             graphs.launch(new StageGraphs.Key(launch, reads, writes, mode, cacheOn,
@@ -324,7 +330,7 @@ public final class BatchPipeline implements AutoCloseable {
 
     /** The kernels and memsets of one batch, queued on {@code stream} (captured into a graph, or launched). */
     private void queueStages(CUstream stream, long launch, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
-                             byte[] h, byte[] p, DeviceHeap heap, boolean reads, boolean writes, int mode, boolean oneBin) {
+                             byte[] h, byte[] p, DeviceHeap heap, boolean reads, boolean writes, int mode, int bins) {
         long c = launch;
         long t = 2 * launch;
         boolean mayGroup = mode != 2;
@@ -350,7 +356,7 @@ public final class BatchPipeline implements AutoCloseable {
             Launcher.launchBlocks(k.heads, grid(c), stream, p);
         }
         Launcher.launchBlocks(k.identityGroups, grid(c), stream, table, p);
-        Launcher.launchBlocks(k.resolve, warpGrid(c), stream, table, mirrorTable, p, cache);
+        Launcher.launchBlocks(k.resolve, probeGrid(c), stream, table, mirrorTable, p, cache);
         profile.mark(stream);
         // SEMANTICS (identity groups set the presence scan's result themselves; the value source
         // needs no scan either; a batch of reads needs neither)
@@ -366,15 +372,15 @@ public final class BatchPipeline implements AutoCloseable {
         profile.mark(stream);
         // PLACE
         if (writes) {
-            Launcher.launchBlocks(k.place, warpGrid(c), stream, table, mirrorTable, p);
+            Launcher.launchBlocks(k.place, probeGrid(c), stream, table, mirrorTable, p);
         }
         Launcher.launchBlocks(k.outcome, grid(c), stream, p);
         profile.mark(stream);
         // READ
         if (reads) {
-            zeroBins(stream, oneBin);
+            zeroBins(stream, bins);
             Launcher.launchBlocks(k.readList, grid(c), stream, p);
-            binStarts(stream, oneBin);
+            binStarts(stream, bins);
             Launcher.launchBlocks(k.binReads, grid(c), stream, p);
             Launcher.launchBlocks(k.gather, warpGrid(c), stream, table, p, cache);
             Launcher.launchBlocks(k.fanout, warpGrid(c), stream, table, p);
@@ -385,9 +391,9 @@ public final class BatchPipeline implements AutoCloseable {
             takeBlocks(stream, c, p, h, heap);
             profile.mark(stream);
             // WRITE_VALUES (phase V), binned slot list
-            zeroBins(stream, oneBin);
+            zeroBins(stream, bins);
             Launcher.launchBlocks(k.writeValues, warpGrid(c), stream, table, p);
-            binStarts(stream, oneBin);
+            binStarts(stream, bins);
             Launcher.launchBlocks(k.binSlots, grid(c), stream, p);
             profile.mark(stream);
             // WRITE_KEYS (phase K), PUBLISH (phase M)
@@ -405,22 +411,30 @@ public final class BatchPipeline implements AutoCloseable {
     }
 
     /** Empties the bins' counts and fill levels (only bin 0's when everything goes into it). */
-    private void zeroBins(CUstream stream, boolean oneBin) {
-        long bytes = oneBin ? 4 : KernelParams.ADDRESS_BINS * 4L;
-        cuMemsetD8Async(b.bins.pointer(), (byte) 0, bytes, stream);
-        cuMemsetD8Async(b.binFill.pointer(), (byte) 0, bytes, stream);
+    private void zeroBins(CUstream stream, int bins) {
+        cuMemsetD8Async(b.bins.pointer(), (byte) 0, bins * 4L, stream);
+        cuMemsetD8Async(b.binFill.pointer(), (byte) 0, bins * 4L, stream);
     }
 
     /** Each bin's first position in the sorted list: a scan of the counts, or 0 for the one bin. */
-    private void binStarts(CUstream stream, boolean oneBin) {
-        if (oneBin) {
+    private void binStarts(CUstream stream, int bins) {
+        if (bins == 1) {
             cuMemsetD8Async(b.binStart.pointer(), (byte) 0, 4, stream);
         } else {
-            scan.exclusiveSum(stream, b.bins.address(), b.binStart.address(), KernelParams.ADDRESS_BINS);
+            scan.exclusiveSum(stream, b.bins.address(), b.binStart.address(), bins);
         }
     }
 
-    /** Blocks of Launcher.BLOCK threads for one thread per item, at most MAX_BLOCKS (kernels stride). */
+    /**
+     * Address bins of a run's pool accesses: one up to {@link GpuTuning#oneBinMax()} operations (order
+     * buys nothing), {@link #FEW_BINS} for capacity classes up to {@link #FEW_BINS_MAX} (a few
+     * thousand accesses need no finer order, and clearing and scanning 2^16 bins was a fixed cost of
+     * every such run), else {@link KernelParams#ADDRESS_BINS}.
+     */
+    static int addressBins(long n, long capacity, int oneBinMax) {
+        return n <= oneBinMax ? 1 : capacity <= FEW_BINS_MAX ? FEW_BINS : KernelParams.ADDRESS_BINS;
+    }
+
     /**
      * The blocks of a run's value writes. A run of a large class takes the lowest free blocks (a count
      * and scan over the whole bitmap, so the heap stays compact); one of at most
@@ -437,8 +451,14 @@ public final class BatchPipeline implements AutoCloseable {
         Launcher.launchBlocks(k.take, grid(heap.words()), stream, p, h);
     }
 
+    /** Blocks of Launcher.BLOCK threads for one thread per item, at most MAX_BLOCKS (kernels stride). */
     private static int grid(long items) {
         return (int) Math.max(1, Math.min(MAX_BLOCKS, (items + Launcher.BLOCK - 1) / Launcher.BLOCK));
+    }
+
+    /** For the probes: one thread per key, or one warp where the geometry's buckets do not suit tag rows. */
+    private int probeGrid(long items) {
+        return threadProbe ? grid(items) : warpGrid(items);
     }
 
     /** The same for one warp per item. */

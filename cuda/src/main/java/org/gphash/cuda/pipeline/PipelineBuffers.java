@@ -161,9 +161,14 @@ public final class PipelineBuffers implements AutoCloseable {
                 blocks.address(), countersAt, addressShift);
     }
 
-    /** The address bin shift for a pool of {@code poolLength} bytes: at most ADDRESS_BINS bins. */
-    static int addressShift(long poolLength) {
-        return Math.max(0, 64 - Long.numberOfLeadingZeros(Math.max(1, poolLength - 1)) - 16);
+    /** The address bin shift for a pool of {@code poolLength} bytes: at most {@code bins} (a power of two) bins. */
+    static int addressShift(long poolLength, int bins) {
+        if (Integer.bitCount(bins) != 1 || bins > KernelParams.ADDRESS_BINS) {
+            throw new IllegalArgumentException("address bins must be a power of two up to " + KernelParams.ADDRESS_BINS
+                    + ", got " + bins);
+        }
+        int bits = Integer.numberOfTrailingZeros(bins);
+        return Math.max(0, 64 - Long.numberOfLeadingZeros(Math.max(1, poolLength - 1)) - bits);
     }
 
     /**
