@@ -88,8 +88,9 @@ extern "C" __global__ void gphash_scan_reduce_sum_u32(ScanArgs a) {
 }
 
 extern "C" __global__ void gphash_scan_partials_sum_u32(ScanArgs a) {
-    gphash::scan_partials<uint32_t, gphash::SumOp>(reinterpret_cast<uint32_t*>(a.partials),
-                                                   (a.n + gphash::kScanTile - 1) / gphash::kScanTile, 0u);
+    gphash::scan_one_block<uint32_t, gphash::SumOp, false>(reinterpret_cast<uint32_t*>(a.partials),
+                                                           reinterpret_cast<uint32_t*>(a.partials),
+                                                           (a.n + gphash::kScanTile - 1) / gphash::kScanTile, 0u);
 }
 
 extern "C" __global__ void gphash_scan_exclusive_sum_u32(ScanArgs a) {
@@ -104,8 +105,9 @@ extern "C" __global__ void gphash_scan_reduce_max_i32(ScanArgs a) {
 }
 
 extern "C" __global__ void gphash_scan_partials_max_i32(ScanArgs a) {
-    gphash::scan_partials<int32_t, gphash::MaxOp>(reinterpret_cast<int32_t*>(a.partials),
-                                                  (a.n + gphash::kScanTile - 1) / gphash::kScanTile, -1);
+    gphash::scan_one_block<int32_t, gphash::MaxOp, false>(reinterpret_cast<int32_t*>(a.partials),
+                                                          reinterpret_cast<int32_t*>(a.partials),
+                                                          (a.n + gphash::kScanTile - 1) / gphash::kScanTile, -1);
 }
 
 extern "C" __global__ void gphash_scan_inclusive_max_i32(ScanArgs a) {
@@ -158,9 +160,11 @@ extern "C" __global__ void gphash_heap_free_counts(HeapParams h) { gphash::heap_
 
 extern "C" __global__ void gphash_pipe_take(PipeParams p, HeapParams h) { gphash::pipe_take(p, h); }
 
-extern "C" __global__ void __launch_bounds__(gphash::kSmallWritesThreads) gphash_pipe_take_next_fit(PipeParams p, HeapParams h) {
-    gphash::heap_take_next_fit(h, gphash::pipe_count(p, gphash::kPipeValueWrites), reinterpret_cast<uint64_t*>(p.blocks),
-                               gphash::pipe_counters(p) + gphash::kPipeBlocksTaken,
+// A small run's take: next fit in one block (pipe_small_writes.cuh), for classes up to BatchPipeline.NEXT_FIT_MAX.
+extern "C" __global__ void __launch_bounds__(gphash::kSmallWritesThreads)
+gphash_pipe_take_next_fit(PipeParams p, HeapParams h) {
+    gphash::heap_take_next_fit(h, gphash::pipe_count(p, gphash::kPipeValueWrites),
+                               reinterpret_cast<uint64_t*>(p.blocks), gphash::pipe_counters(p) + gphash::kPipeBlocksTaken,
                                gphash::pipe_counters(p) + gphash::kPipeHeapShort);
 }
 

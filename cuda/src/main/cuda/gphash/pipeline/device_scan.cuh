@@ -43,27 +43,6 @@ __device__ void scan_reduce_tiles(const T* in, uint64_t n, T identity, T* partia
     }
 }
 
-// Kernel 2, one block: partials[0..tiles) becomes its exclusive scan.
-template <typename T, typename Op>
-__device__ void scan_partials(T* partials, uint64_t tiles, T identity) {
-    using Scan = cub::BlockScan<T, kScanThreads>;
-    __shared__ typename Scan::TempStorage temp;
-    T running = identity;
-    for (uint64_t base = 0; base < tiles; base += kScanTile) {
-        const int valid = static_cast<int>(tiles - base < kScanTile ? tiles - base : kScanTile);
-        T items[kScanItems];
-        cub::LoadDirectBlocked(static_cast<int>(threadIdx.x), partials + base, items, valid, identity);
-        T aggregate;
-        Scan(temp).ExclusiveScan(items, items, identity, Op(), aggregate);
-        for (int k = 0; k < kScanItems; ++k) {
-            items[k] = Op()(running, items[k]);
-        }
-        cub::StoreDirectBlocked(static_cast<int>(threadIdx.x), partials + base, items, valid);
-        running = Op()(running, aggregate);
-        __syncthreads();  // the temp storage is reused by the next chunk
-    }
-}
-
 // Kernel 3: out = the scan of in, each tile offset by its exclusive prefix from kernel 2.
 template <typename T, typename Op, bool Inclusive>
 __device__ void scan_tiles(const T* in, T* out, uint64_t n, T identity, const T* partials) {
@@ -89,8 +68,9 @@ __device__ void scan_tiles(const T* in, T* out, uint64_t n, T identity, const T*
     cub::StoreDirectBlocked(static_cast<int>(threadIdx.x), out + base, items, valid);
 }
 
-// Scans of at most kSmallScanMax items in one launch of one block, walking the tiles in order with
-// a running prefix: the three launches above are fixed costs a small batch's scans would pay.
+// One block scans all of in[0..n), walking the tiles in order with a running prefix. Kernel 2 of the
+// scan above (the tile reductions' exclusive scan, in place), and the whole scan of at most
+// kSmallScanMax items, whose three launches would be most of a small batch's scan time.
 constexpr int kSmallScanMax = 8 * kScanTile;
 
 template <typename T, typename Op, bool Inclusive>

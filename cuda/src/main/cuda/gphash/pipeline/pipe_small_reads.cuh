@@ -2,9 +2,9 @@
 // cost (tens of microseconds) is what a coalesced batch of a handful of single-key gets waits for;
 // at that size, ordering pool reads by address buys nothing. Here one sub-group of lanes per
 // operation: its first lane probes the HBM mirror by tags (tag_probe.cuh) and its lanes copy the
-// value from the pool. Gets of one key in one batch all see the batch-start value, as they do in the pipeline, so
-// no grouping is needed. Results go to one output buffer (values, then one code byte per
-// operation) so the host copies them back at once.
+// value from the pool. Gets of one key in one batch all see the batch-start value, as they do in
+// the pipeline, so no grouping is needed. Results go to one output buffer (values, then one code
+// byte per operation) so the host copies them back at once.
 #pragma once
 #include <cstdint>
 #include "../cache_params.cuh"

@@ -9,8 +9,8 @@ import org.gphash.cuda.runtime.Launcher;
 /**
  * Device-wide scans of 32-bit integers (pipeline/device_scan.cuh): the reduction of each tile, a
  * one-block scan of those, then each tile scanned with its prefix; up to {@link #SMALL_SCAN_MAX}
- * items, one block walking the tiles in order. In place is allowed. Keeps the
- * scratch space for the tile reductions. Not thread-safe.
+ * items, one block walking the tiles in order. In place is allowed. Keeps the scratch space for the
+ * tile reductions. Not thread-safe.
  */
 final class DeviceScan implements AutoCloseable {
 
