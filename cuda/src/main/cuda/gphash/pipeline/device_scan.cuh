@@ -43,29 +43,37 @@ __device__ void scan_reduce_tiles(const T* in, uint64_t n, T identity, T* partia
     }
 }
 
-// Kernel 3: out = the scan of in, each tile offset by its exclusive prefix from kernel 2.
+// One tile of `valid` items scanned from `in` to `out` (in place allowed: each thread stores only
+// the items it loaded), each result offset by `prefix`; returns the tile's aggregate.
 template <typename T, typename Op, bool Inclusive>
-__device__ void scan_tiles(const T* in, T* out, uint64_t n, T identity, const T* partials) {
+__device__ __forceinline__ T scan_tile(typename cub::BlockScan<T, kScanThreads>::TempStorage& temp, const T* in, T* out,
+                                       int valid, T identity, T prefix) {
     using Scan = cub::BlockScan<T, kScanThreads>;
-    __shared__ typename Scan::TempStorage temp;
-    const uint64_t base = blockIdx.x * static_cast<uint64_t>(kScanTile);
-    if (base >= n) {
-        return;  // the whole block leaves together
-    }
-    const int valid = static_cast<int>(n - base < kScanTile ? n - base : kScanTile);
     T items[kScanItems];
-    cub::LoadDirectBlocked(static_cast<int>(threadIdx.x), in + base, items, valid, identity);
+    cub::LoadDirectBlocked(static_cast<int>(threadIdx.x), in, items, valid, identity);
     T aggregate;
     if (Inclusive) {
         Scan(temp).InclusiveScan(items, items, Op(), aggregate);
     } else {
         Scan(temp).ExclusiveScan(items, items, identity, Op(), aggregate);
     }
-    const T prefix = partials[blockIdx.x];
     for (int k = 0; k < kScanItems; ++k) {
         items[k] = Op()(prefix, items[k]);
     }
-    cub::StoreDirectBlocked(static_cast<int>(threadIdx.x), out + base, items, valid);
+    cub::StoreDirectBlocked(static_cast<int>(threadIdx.x), out, items, valid);
+    return aggregate;
+}
+
+// Kernel 3: out = the scan of in, each tile offset by its exclusive prefix from kernel 2.
+template <typename T, typename Op, bool Inclusive>
+__device__ void scan_tiles(const T* in, T* out, uint64_t n, T identity, const T* partials) {
+    __shared__ typename cub::BlockScan<T, kScanThreads>::TempStorage temp;
+    const uint64_t base = blockIdx.x * static_cast<uint64_t>(kScanTile);
+    if (base >= n) {
+        return;  // the whole block leaves together
+    }
+    const int valid = static_cast<int>(n - base < kScanTile ? n - base : kScanTile);
+    scan_tile<T, Op, Inclusive>(temp, in + base, out + base, valid, identity, partials[blockIdx.x]);
 }
 
 // One block scans all of in[0..n), walking the tiles in order with a running prefix. Kernel 2 of the
@@ -75,25 +83,11 @@ constexpr int kSmallScanMax = 8 * kScanTile;
 
 template <typename T, typename Op, bool Inclusive>
 __device__ void scan_one_block(const T* in, T* out, uint64_t n, T identity) {
-    using Scan = cub::BlockScan<T, kScanThreads>;
-    __shared__ typename Scan::TempStorage temp;
+    __shared__ typename cub::BlockScan<T, kScanThreads>::TempStorage temp;
     T running = identity;
     for (uint64_t base = 0; base < n; base += kScanTile) {
         const int valid = static_cast<int>(n - base < kScanTile ? n - base : kScanTile);
-        T items[kScanItems];
-        cub::LoadDirectBlocked(static_cast<int>(threadIdx.x), in + base, items, valid, identity);
-        T aggregate;
-        if (Inclusive) {
-            Scan(temp).InclusiveScan(items, items, Op(), aggregate);
-        } else {
-            Scan(temp).ExclusiveScan(items, items, identity, Op(), aggregate);
-        }
-        for (int k = 0; k < kScanItems; ++k) {
-            items[k] = Op()(running, items[k]);
-        }
-        __syncthreads();  // every thread has loaded this tile before any stores over it (in place)
-        cub::StoreDirectBlocked(static_cast<int>(threadIdx.x), out + base, items, valid);
-        running = Op()(running, aggregate);
+        running = Op()(running, scan_tile<T, Op, Inclusive>(temp, in + base, out + base, valid, identity, running));
         __syncthreads();  // the temp storage is reused by the next tile
     }
 }
