@@ -46,13 +46,14 @@ HC="${HC:-256}"
 phase load-gpu-on-256 load c 256 1 gpu on
 if [[ "${PLAN:-full}" == targets ]]; then
     # The GPU engine (coalesced, host cache) against the CPU engine, same pool and run: C and A at 16
-    # threads, A, B and C at 256 (issue 26's YCSB targets).
+    # threads, A, B and C at 256 (issue 26's YCSB targets). JO: JVM options of the GPU engine's phases
+    # (e.g. -Dgphash.gpuTuning=smallWritesMax=32).
     for wl in c a; do
-        phase $wl-gpu-16 run $wl 16 2000000 gpu on "$HC"
+        phase $wl-gpu-16 run $wl 16 2000000 gpu on "$HC" false "${JO:-}"
         phase $wl-cpu-16 run $wl 16 2000000 cpu off
     done
     for wl in a b c; do
-        phase $wl-gpu-256 run $wl 256 4000000 gpu on "$HC"
+        phase $wl-gpu-256 run $wl 256 4000000 gpu on "$HC" false "${JO:-}"
         phase $wl-cpu-256 run $wl 256 4000000 cpu off
     done
     rm -f "$POOL"
