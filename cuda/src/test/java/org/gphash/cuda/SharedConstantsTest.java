@@ -148,6 +148,8 @@ class SharedConstantsTest {
         assertEquals(KernelParams.RADIX, c("kRadix"));
         assertEquals(Launcher.BLOCK, c("kScanThreads"), "scans assume Launcher's block size");
         assertEquals(Launcher.BLOCK, c("kSortThreads"), "the sort assumes Launcher's block size");
+        assertEquals(KernelParams.BLOCK_SORT_MAX, c("kBlockSortMax"), "RadixSort routes runs up to it to the one-block sort");
+        assertEquals(KernelParams.SMALL_SCAN_MAX, c("kSmallScanMax"), "DeviceScan routes scans up to it to one block");
     }
 
     @Test
@@ -156,6 +158,8 @@ class SharedConstantsTest {
         assertEquals(SlotMeta.INSERT, c("kInsertState"));
         assertEquals(SlotMeta.OFFSET_MASK, c("kOffsetMask"));
         assertEquals(SlotMeta.FIRST_VALID_FINGERPRINT, c("kFirstValidFingerprint"));
+        assertEquals(SlotMeta.fingerprint(SlotMeta.EMPTY), c("kTagEmpty"), "a tag is its meta word's fingerprint field");
+        assertEquals(SlotMeta.fingerprint(SlotMeta.INSERT), c("kTagInsert"));
     }
 
     @Test

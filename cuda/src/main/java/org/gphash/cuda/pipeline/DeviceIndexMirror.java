@@ -32,7 +32,7 @@ import org.gphash.index.TableLayout;
 final class DeviceIndexMirror implements AutoCloseable {
 
     /** Bytes of one slot's tag. */
-    static final int TAG_BYTES = 2;
+    static final int TAG_BYTES = KernelParams.TAG_BYTES;
     /** Buckets compared with the pool per copy to the host. */
     private static final int COMPARE_BUCKETS = 1 << 14;
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);

@@ -15,7 +15,7 @@ import org.gphash.cuda.runtime.Launcher;
 final class DeviceScan implements AutoCloseable {
 
     /** Scans of at most this many items run in one block (device_scan.cuh's kSmallScanMax). */
-    static final int SMALL_SCAN_MAX = 8 * KernelParams.SCAN_TILE;
+    static final int SMALL_SCAN_MAX = KernelParams.SMALL_SCAN_MAX;
 
     private final PipelineKernels k;
     private final DeviceBuffer partials = new DeviceBuffer();

@@ -14,7 +14,7 @@ import org.gphash.cuda.runtime.Launcher;
 public final class RadixSort implements AutoCloseable {
 
     /** Runs of at most this many pairs sort in one block (radix_sort.cuh's kBlockSortMax). */
-    static final int BLOCK_SORT_MAX = 4096;
+    static final int BLOCK_SORT_MAX = KernelParams.BLOCK_SORT_MAX;
 
     private final PipelineKernels k;
     private final DeviceScan scan;

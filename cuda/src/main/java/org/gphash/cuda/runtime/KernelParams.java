@@ -87,6 +87,11 @@ public final class KernelParams {
     public static final int SCAN_TILE = 2048;
     public static final int SORT_TILE = 2048;
     public static final int RADIX = 256;
+    /** Runs sorted in one block, scans run in one block (radix_sort.cuh, device_scan.cuh). */
+    public static final int BLOCK_SORT_MAX = 4096;
+    public static final int SMALL_SCAN_MAX = 8 * SCAN_TILE;
+    /** Bytes of one slot's tag beside the HBM mirror (pipeline/mirror_tags.cuh). */
+    public static final int TAG_BYTES = 2;
 
     /** Outcome code bits (table_params.cuh). */
     public static final int CODE_MASK = 0x7f;
