@@ -69,6 +69,6 @@ final class PoolVerifier {
             }
         }
         long used = table.heap.totalBlocks() - table.heap.freeBlocks() - table.gate.pendingReclamation();
-        return new VerifyReport(items, insert, torn, dups, bad, shared, used - items);
+        return new VerifyReport(items, insert, torn, dups, bad, shared, used - items, 0);  // the pool alone: no mirror
     }
 }

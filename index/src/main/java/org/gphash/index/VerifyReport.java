@@ -19,12 +19,6 @@ package org.gphash.index;
 public record VerifyReport(long items, long insertSlots, long tornSlots, long duplicates, long badValueOffsets,
                            long sharedValueBlocks, long leakedValueBlocks, long staleMirrorSlots) {
 
-    /** A report of the pool alone (no mirror to compare). */
-    public VerifyReport(long items, long insertSlots, long tornSlots, long duplicates, long badValueOffsets,
-                        long sharedValueBlocks, long leakedValueBlocks) {
-        this(items, insertSlots, tornSlots, duplicates, badValueOffsets, sharedValueBlocks, leakedValueBlocks, 0);
-    }
-
     /** This report with the mirror's comparison added. */
     public VerifyReport withStaleMirrorSlots(long stale) {
         return new VerifyReport(items, insertSlots, tornSlots, duplicates, badValueOffsets, sharedValueBlocks,

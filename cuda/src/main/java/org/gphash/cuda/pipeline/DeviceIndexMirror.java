@@ -31,8 +31,6 @@ import org.gphash.index.TableLayout;
  */
 final class DeviceIndexMirror implements AutoCloseable {
 
-    /** Bytes of one slot's tag. */
-    static final int TAG_BYTES = KernelParams.TAG_BYTES;
     /** Buckets compared with the pool per copy to the host. */
     private static final int COMPARE_BUCKETS = 1 << 14;
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -59,7 +57,7 @@ final class DeviceIndexMirror implements AutoCloseable {
     }
 
     private static long tagBytes(TableLayout layout, int slotsPerBucket) {
-        return layout.totalBuckets() * slotsPerBucket * TAG_BYTES;
+        return layout.totalBuckets() * slotsPerBucket * KernelParams.TAG_BYTES;
     }
 
     /**
@@ -123,7 +121,8 @@ final class DeviceIndexMirror implements AutoCloseable {
                 byte[] copy = new byte[n * bucketSize];
                 cuMemcpyDtoH(Pointer.to(copy), levels.get(d).at(b0 * bucketSize), copy.length);
                 short[] tag = new short[n * slots];
-                cuMemcpyDtoH(Pointer.to(tag), tags.at((globalBucket + b0) * slots * TAG_BYTES), (long) tag.length * TAG_BYTES);
+                cuMemcpyDtoH(Pointer.to(tag), tags.at((globalBucket + b0) * slots * KernelParams.TAG_BYTES),
+                        (long) tag.length * KernelParams.TAG_BYTES);
                 MemorySegment mine = MemorySegment.ofArray(copy);
                 MemorySegment theirs = pool.asSlice(layout.levelOffset(d) + b0 * bucketSize, copy.length);
                 for (int i = 0; i < n * slots; i++) {

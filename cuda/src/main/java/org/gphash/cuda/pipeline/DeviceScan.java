@@ -8,14 +8,11 @@ import org.gphash.cuda.runtime.Launcher;
 
 /**
  * Device-wide scans of 32-bit integers (pipeline/device_scan.cuh): the reduction of each tile, a
- * one-block scan of those, then each tile scanned with its prefix; up to {@link #SMALL_SCAN_MAX}
+ * one-block scan of those, then each tile scanned with its prefix; up to {@link KernelParams#SMALL_SCAN_MAX}
  * items, one block walking the tiles in order. In place is allowed. Keeps the scratch space for the
  * tile reductions. Not thread-safe.
  */
 final class DeviceScan implements AutoCloseable {
-
-    /** Scans of at most this many items run in one block (device_scan.cuh's kSmallScanMax). */
-    static final int SMALL_SCAN_MAX = KernelParams.SMALL_SCAN_MAX;
 
     private final PipelineKernels k;
     private final DeviceBuffer partials = new DeviceBuffer();
@@ -49,7 +46,7 @@ final class DeviceScan implements AutoCloseable {
         if (n <= 0) {
             return;
         }
-        if (n <= SMALL_SCAN_MAX) {  // one block walks the tiles: three launches are most of a small scan's time
+        if (n <= KernelParams.SMALL_SCAN_MAX) {  // one block walks the tiles: three launches are most of a small scan's time
             Launcher.launchBlocks(small, 1, stream, KernelParams.scanArgs(in, out, n, 0));
             return;
         }

@@ -111,10 +111,8 @@ public final class MirrorPath implements BatchPath {
     @Override
     public SmallReads.Slot claimRead(Batch batch) {
         BucketCache cache = parts.cache();
-        PoolTable pool = parts.pool();
         byte[] table = parts.tableParams();
-        SmallReads.Slot slot = small.claim(table, mirror.tableParams(pool.layout(), geometry, pool.seeds()),
-                cache.params(), cache.lastClock());
+        SmallReads.Slot slot = small.claim(table, mirrorTableParams(), cache.params(), cache.lastClock());
         if (slot != null) {
             try {
                 cache.operationsRan(batch.size(), table);
@@ -147,8 +145,7 @@ public final class MirrorPath implements BatchPath {
      * queueing at once; nothing may write meanwhile).
      */
     public SubmittedBatch readOn(SmallReads reads, Batch batch, BatchResult result) {
-        PoolTable pool = parts.pool();
-        SmallReads.Slot slot = reads.claim(parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()),
+        SmallReads.Slot slot = reads.claim(parts.tableParams(), mirrorTableParams(),
                 parts.cache().params(), parts.cache().lastClock());
         if (slot == null) {
             throw new IllegalStateException("no free slot");
@@ -381,12 +378,11 @@ public final class MirrorPath implements BatchPath {
         ensureFreeBlocks(valueWrites);
         BucketCache cache = parts.cache();
         cache.operationsRan(n, parts.tableParams());
-        PoolTable pool = parts.pool();
         byte[] cacheParams = cache.params();
         distinctWriteRuns++;
         smallWrites.stage(batch, reads, cache.lastClock());
         long[] c = pipeline.runSmallWrites(stream, smallWrites, n, parts.tableParams(),
-                mirror.tableParams(pool.layout(), geometry, pool.seeds()), cacheParams, cache.enabled(), heap, reads);
+                mirrorTableParams(), cacheParams, cache.enabled(), heap, reads);
         account(c, cache);
         smallWrites.copyResults(result);
         if (c[KernelParams.PIPE_NEED_RESIZE] != 0) {
@@ -571,7 +567,6 @@ public final class MirrorPath implements BatchPath {
                                          long opsAt, boolean reads, boolean writes, Router.Grouping grouping) {
         BucketCache cache = parts.cache();
         cache.operationsRan(n, parts.tableParams());
-        PoolTable pool = parts.pool();
         byte[] cacheParams = cache.params();
         boolean ungrouped = grouping == Router.Grouping.NONE;
         if (writes && ungrouped) {
@@ -579,8 +574,8 @@ public final class MirrorPath implements BatchPath {
         }
         return pipeline.enqueue(stream,
                 new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock()),
-                parts.tableParams(), mirror.tableParams(pool.layout(), geometry, pool.seeds()), cacheParams,
-                cache.enabled(), heap, pool.file().mappedSize(), reads, writes, ungrouped);
+                parts.tableParams(), mirrorTableParams(), cacheParams,
+                cache.enabled(), heap, parts.pool().file().mappedSize(), reads, writes, ungrouped);
     }
 
     /**
@@ -661,7 +656,7 @@ public final class MirrorPath implements BatchPath {
         loadMirror();
     }
 
-    /** TableParams over the mirror as the kernels receive them (for tests). */
+    /** TableParams over the mirror as the kernels receive them. */
     byte[] mirrorTableParams() {
         PoolTable pool = parts.pool();
         return mirror.tableParams(pool.layout(), geometry, pool.seeds());

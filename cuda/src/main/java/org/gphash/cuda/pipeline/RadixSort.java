@@ -8,13 +8,10 @@ import org.gphash.cuda.runtime.Launcher;
 /**
  * A stable LSD radix sort of (uint32 key, uint32 value) pairs in GPU memory, 8 bits per pass
  * (pipeline/radix_sort.cuh): per-tile digit counts, their exclusive scan digit-major, a stable
- * scatter; runs of at most {@link #BLOCK_SORT_MAX} pairs sort in place in one block. The pairs
+ * scatter; runs of at most {@link KernelParams#BLOCK_SORT_MAX} pairs sort in place in one block. The pairs
  * move between two buffers; {@link #sort} says which holds the result. Not thread-safe.
  */
 public final class RadixSort implements AutoCloseable {
-
-    /** Runs of at most this many pairs sort in one block (radix_sort.cuh's kBlockSortMax). */
-    static final int BLOCK_SORT_MAX = KernelParams.BLOCK_SORT_MAX;
 
     private final PipelineKernels k;
     private final DeviceScan scan;
@@ -48,7 +45,7 @@ public final class RadixSort implements AutoCloseable {
      * Returns true when the result ends up in (altKeys, altVals), false when in (keys, vals).
      */
     boolean sort(CUstream stream, long keys, long vals, long altKeys, long altVals, long maxN, long nAt, int bits) {
-        if (maxN <= BLOCK_SORT_MAX) {  // one launch, in place: the passes' launches are what a small run's sort costs
+        if (maxN <= KernelParams.BLOCK_SORT_MAX) {  // one launch, in place: the passes' launches are what a small run's sort costs
             Launcher.launchBlocks(k.radixBlockSort, 1, stream,
                     KernelParams.sortPass(keys, vals, altKeys, altVals, maxN, nAt, 0, 0, 0), KernelParams.int32(bits));
             return false;
