@@ -15,8 +15,11 @@ module org.gphash {
     exports org.gphash;
     exports org.gphash.spi;
     exports org.gphash.index to org.gphash.cuda, org.gphash.recovery, org.gphash.bench;
+    exports org.gphash.shard to org.gphash.cuda, org.gphash.recovery, org.gphash.bench;
 
     uses org.gphash.spi.EngineFactory;
     provides org.gphash.spi.EngineFactory with org.gphash.index.CpuEngineFactory;
+    uses org.gphash.spi.ShardedIndexFactory;
+    provides org.gphash.spi.ShardedIndexFactory with org.gphash.shard.ShardedIndexes;
     uses org.gphash.spi.FrontEnd.Factory;
 }

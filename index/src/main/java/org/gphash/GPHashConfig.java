@@ -46,13 +46,14 @@ import org.gphash.format.Geometry;
  * @param durability        when writes become durable
  * @param coalescing        whether single-key calls are merged into batches
  * @param gpuTuning         the GPU engine's tuning ({@link GpuTuning}; the CPU engine ignores it)
+ * @param placement         one pool file or a directory of shards, and the GPUs ({@link Placement})
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache,
                            IndexMirror indexMirror, boolean repairBeyondCrash, boolean followSymlinks,
                            boolean itemChecksums, boolean verifyOnOpen, Durability durability,
-                           Coalescing coalescing, GpuTuning gpuTuning) {
+                           Coalescing coalescing, GpuTuning gpuTuning, Placement placement) {
 
     /** Items a new pool is sized for when {@code initialCapacity} is 0. */
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;
@@ -68,6 +69,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         Objects.requireNonNull(durability, "durability");
         Objects.requireNonNull(coalescing, "coalescing");
         Objects.requireNonNull(gpuTuning, "gpuTuning");
+        Objects.requireNonNull(placement, "placement");
         if (initialCapacity < 1) {
             throw new IllegalArgumentException("initialCapacity must be at least 1, got " + initialCapacity);
         }
@@ -136,6 +138,19 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
      */
     public GPHashConfig withGpuTuning(GpuTuning tuning) {
         return GPHashIndex.from(this).gpuTuning(tuning).config();
+    }
+
+    /**
+     * The configuration of one shard pool of the sharded index this configures: a single pool file
+     * at {@code shardPool} on GPU {@code device}, sized for its share of {@code initialCapacity} and
+     * {@code maxPoolBytes}, every other setting as here.
+     *
+     * @param shardPool the shard's pool file
+     * @param device    the GPU it runs on (the CPU engine ignores it)
+     * @return the shard's configuration
+     */
+    public GPHashConfig forShard(Path shardPool, int device) {
+        return GPHashIndex.shardConfig(this, shardPool, device);
     }
 
     /** {@return the geometry a new pool gets: specified fields, defaults for the rest. Validates it} */

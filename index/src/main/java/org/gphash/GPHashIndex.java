@@ -4,6 +4,8 @@ import org.gphash.error.PoolFormatException;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.ServiceLoader;
@@ -13,6 +15,7 @@ import org.gphash.spi.CrashHook;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
 import org.gphash.spi.FrontEnd;
+import org.gphash.spi.ShardedIndexFactory;
 
 /**
  * A persistent GPHash index in one pool file: the embedded API.
@@ -81,7 +84,7 @@ public final class GPHashIndex implements AutoCloseable {
         return new GPHashIndex(backend, config, Builder.frontEnds(), false);
     }
 
-        /**
+    /**
      * A builder holding every setting of {@code config}: for applications that keep configurations,
      * and for what only a configuration carries (the SPI's crash hook,
      * {@link GPHashConfig#withCrashHook}). Its {@link Builder#config()} equals {@code config}.
@@ -94,6 +97,19 @@ public final class GPHashIndex implements AutoCloseable {
     }
 
 /**
+     * The configuration of shard pool {@code path} of the sharded index {@code config} configures: a
+     * single pool on {@code device}, sized for its share of the items and of the pool bytes.
+     */
+    static GPHashConfig shardConfig(GPHashConfig config, Path path, int device) {
+        int shards = Math.max(1, config.placement().shards());
+        long bytes = config.maxPoolBytes() == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(1, config.maxPoolBytes() / shards);
+        Builder b = new Builder(config, path).initialCapacity(Math.max(1, (config.initialCapacity() + shards - 1) / shards))
+                .maxPoolBytes(bytes);
+        b.placement = Placement.onDevice(device);
+        return b.config();
+    }
+
+    /**
      * A builder for the index at {@code path}; finish with {@link Builder#create()}, {@link Builder#open()}
      * or {@link Builder#openOrCreate()}.
      *
@@ -475,6 +491,17 @@ public final class GPHashIndex implements AutoCloseable {
         return live().stats();
     }
 
+    /**
+     * The figures of each shard of a sharded index ({@link Builder#shards(int)}), in shard order;
+     * for an index of one pool, {@link #stats()} alone. {@link #stats()} is their total.
+     *
+     * @return the figures per shard
+     */
+    public List<IndexStats> shardStats() {
+        live();
+        return backend.shardStats();
+    }
+
     /** {@return what recovery found and did when this pool was opened (or created)} */
     public RecoveryReport lastRecovery() {
         return live().lastRecovery();
@@ -754,6 +781,9 @@ public final class GPHashIndex implements AutoCloseable {
         private Durability durability = Durability.PER_BATCH;
         private Coalescing coalescing = Coalescing.AUTO;
         private GpuTuning gpuTuning;
+        private Placement placement = Placement.SINGLE_POOL;
+        /** Whether devices(...) was called: a new index is then sharded, one shard per GPU unless shards(n) says otherwise. */
+        private boolean devicesSet;
         /** Whether calls are counted and timed (recordStats()). */
         private boolean recordStats;
 
@@ -762,7 +792,11 @@ public final class GPHashIndex implements AutoCloseable {
         }
 
         private Builder(GPHashConfig c) {
-            this(c.path());
+            this(c, c.path());
+        }
+
+        private Builder(GPHashConfig c, Path path) {
+            this(path);
             keySize = c.keySize();
             valueSize = c.valueSize();
             levels = c.levels();
@@ -783,6 +817,7 @@ public final class GPHashIndex implements AutoCloseable {
             durability = c.durability();
             coalescing = c.coalescing();
             gpuTuning = c.gpuTuning();
+            placement = c.placement();
         }
 
         /**
@@ -865,6 +900,44 @@ public final class GPHashIndex implements AutoCloseable {
                 throw new IllegalArgumentException("maxPoolBytes must be positive, got " + bytes);
             }
             this.maxPoolBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Makes {@link #create()} create a sharded index: a directory at the path holding {@code n}
+         * shard pools and a manifest, each key in one shard by a hash of its own, each shard a whole
+         * pool that the CPU engine and the recovery tool open on their own (see {@link Placement}).
+         * On the GPU engine each shard runs on its own GPU ({@link #devices(int...)}). {@link #open()}
+         * finds a sharded index by its manifest without this setting; with it, the count must match.
+         *
+         * @param n shards, 1 to {@value Placement#MAX_SHARDS}
+         * @return this builder
+         */
+        public Builder shards(int n) {
+            if (n < 1 || n > Placement.MAX_SHARDS) {
+                throw new IllegalArgumentException("shards must be 1 to " + Placement.MAX_SHARDS + ", got " + n);
+            }
+            placement = new Placement(n, placement.devices());
+            return this;
+        }
+
+        /**
+         * The GPUs the GPU engine runs the index on: shard {@code i} on {@code ordinals[i % ordinals.length]}.
+         * With no ordinals, every GPU the driver sees. Unless {@link #shards(int)} says otherwise, a new
+         * index gets one shard per GPU named (or seen), so {@code devices()} alone makes an index over
+         * every GPU of the machine. Opening a sharded index on fewer GPUs than shards runs several
+         * shards per GPU; the CPU engine ignores this.
+         *
+         * @param ordinals GPU ordinals as the CUDA driver numbers them, each at most once
+         * @return this builder
+         */
+        public Builder devices(int... ordinals) {
+            List<Integer> list = new ArrayList<>(ordinals.length);
+            for (int d : ordinals) {
+                list.add(d);
+            }
+            placement = new Placement(placement.shards(), list);
+            devicesSet = true;
             return this;
         }
 
@@ -1060,7 +1133,7 @@ public final class GPHashIndex implements AutoCloseable {
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
                     maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash,
                     followSymlinks, itemChecksums, verifyOnOpen, durability, coalescing,
-                    gpuTuning != null ? gpuTuning : GpuTuning.fromSystemProperty());
+                    gpuTuning != null ? gpuTuning : GpuTuning.fromSystemProperty(), placement);
         }
 
         /**
@@ -1069,10 +1142,15 @@ public final class GPHashIndex implements AutoCloseable {
          * @return the open index
          */
         public GPHashIndex create() {
-            GPHashConfig c = config();
+            EngineFactory engines = factory(backend);
+            GPHashConfig c = devicesSet && !placement.sharded() && backend == Backend.GPU
+                    ? from(config()).shards(Math.max(1, placement.devices().isEmpty() ? engines.visibleDevices()
+                    : placement.devices().size())).config()
+                    : config();
             c.geometryForCreate();
             FrontEnd.Factory fronts = frontEndsFor(c);
-            return new GPHashIndex(factory(c.backend()).create(c), c, fronts, recordStats);
+            Engine engine = c.placement().sharded() ? sharding().create(c, engines) : engines.create(c);
+            return new GPHashIndex(engine, c, fronts, recordStats);
         }
 
         /**
@@ -1083,7 +1161,10 @@ public final class GPHashIndex implements AutoCloseable {
         public GPHashIndex open() {
             GPHashConfig c = config();
             FrontEnd.Factory fronts = frontEndsFor(c);
-            return new GPHashIndex(factory(c.backend()).open(c), c, fronts, recordStats);
+            EngineFactory engines = factory(c.backend());
+            ShardedIndexFactory sharding = sharding();
+            Engine engine = sharding.isShardedIndex(path) ? sharding.open(c, engines) : engines.open(c);
+            return new GPHashIndex(engine, c, fronts, recordStats);
         }
 
         /**
@@ -1139,6 +1220,15 @@ public final class GPHashIndex implements AutoCloseable {
             if (f == null) {
                 throw new BackendUnavailableException("the " + backend + " backend is not available in this build: "
                         + "no engine for it is on the class path (the GPU engine lives in the gphash-cuda module)");
+            }
+            return f;
+        }
+
+        /** The sharded indexes' factory ({@code org.gphash.shard.ShardedIndexes}, found as the engines' are). */
+        private static ShardedIndexFactory sharding() {
+            ShardedIndexFactory f = provider(ShardedIndexFactory.class, e -> true);
+            if (f == null) {
+                throw new IllegalStateException("no ShardedIndexFactory is on the class path: the index module is incomplete");
             }
             return f;
         }

@@ -134,6 +134,19 @@ class ModelProperties {
         }
     }
 
+    /**
+     * A sharded index (issue 30) is one map: every call, batches split across shards and merged back
+     * included, behaves as on one pool, through reopen and crash recovery of every shard.
+     */
+    @Property(tries = 30, edgeCases = EdgeCasesMode.NONE)
+    void shardedIndexBehavesLikeAHashMap(@ForAll("actions") List<Action> actions,
+                                         @ForAll @net.jqwik.api.constraints.IntRange(min = 1, max = 4) int shards) {
+        Shape shape = new Shape(8, 128, 0, 0, 0, Durability.PER_BATCH, shards);
+        try (Run run = new Run(shape)) {
+            run.execute(actions);
+        }
+    }
+
     @Property(tries = 40, edgeCases = EdgeCasesMode.NONE)
     void oneLevelTwoHashesFourSlotsWith16ByteKeys(@ForAll("actions") List<Action> actions) {
         Shape shape = new Shape(16, 24, 1, 2, 4);
@@ -153,14 +166,21 @@ class ModelProperties {
     // ------------------------------------------------------------------ the model run
 
     /** Pool geometry; 0 for levels/hashes/slots means the builder's default. */
-    record Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability) {
+    record Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability, int shards) {
 
         Shape(int keySize, int valueSize, int levels, int hashes, int slots) {
             this(keySize, valueSize, levels, hashes, slots, Durability.PER_BATCH);
         }
 
+        Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability) {
+            this(keySize, valueSize, levels, hashes, slots, durability, 0);
+        }
+
         GPHashIndex.Builder configure(GPHashIndex.Builder b, boolean geometry) {
             b.durability(durability);
+            if (shards > 0) {
+                b.shards(shards);  // on reopen: must match the manifest's count
+            }
             if (geometry) {
                 b.keySize(keySize).valueSize(valueSize);
                 if (levels > 0) {

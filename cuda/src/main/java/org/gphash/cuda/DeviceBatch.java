@@ -28,11 +28,20 @@ public final class DeviceBatch implements AutoCloseable {
     private final DeviceBuffer codes = new DeviceBuffer();
     private final DeviceBuffer out = new DeviceBuffer();
     private long size;
+    /** The GPU whose memory holds the columns (an engine's device-resident batches must be on its GPU). */
+    private final CudaRuntime cuda;
 
+    /** A batch in the memory of GPU 0. */
     public DeviceBatch(int keySize, int valueSize, long capacity) {
+        this(CudaRuntime.get(), keySize, valueSize, capacity);
+    }
+
+    /** A batch in the memory of {@code cuda}'s GPU ({@link GpuEngine#cuda()} for an engine's). */
+    public DeviceBatch(CudaRuntime cuda, int keySize, int valueSize, long capacity) {
         this.keySize = keySize;
         this.valueSize = valueSize;
-        CudaRuntime.get().bind();
+        this.cuda = cuda;
+        cuda.bind();
         resize(capacity);
     }
 
@@ -58,7 +67,7 @@ public final class DeviceBatch implements AutoCloseable {
         if (kindColumn.length < n || keyColumn.length < (long) n * keySize || valueColumn.length < (long) n * valueSize) {
             throw new IllegalArgumentException("columns shorter than " + n + " operations");
         }
-        CudaRuntime.get().bind();
+        cuda.bind();
         resize(n);
         cuMemcpyHtoD(kinds.pointer(), Pointer.to(kindColumn), n);
         cuMemcpyHtoD(keys.pointer(), Pointer.to(keyColumn), (long) n * keySize);
@@ -107,7 +116,7 @@ public final class DeviceBatch implements AutoCloseable {
 
     /** {@return the outcome codes, copied to the host (for tests)} */
     public byte[] downloadCodes() {
-        CudaRuntime.get().bind();
+        cuda.bind();
         byte[] c = new byte[(int) size];
         cuMemcpyDtoH(Pointer.to(c), codes.pointer(), size);
         return c;
@@ -115,7 +124,7 @@ public final class DeviceBatch implements AutoCloseable {
 
     /** {@return the values out, copied to the host (for tests)} */
     public MemorySegment downloadValues() {
-        CudaRuntime.get().bind();
+        cuda.bind();
         byte[] v = new byte[(int) (size * valueSize)];
         cuMemcpyDtoH(Pointer.to(v), out.pointer(), v.length);
         return MemorySegment.ofArray(v);
@@ -123,7 +132,7 @@ public final class DeviceBatch implements AutoCloseable {
 
     @Override
     public void close() {
-        CudaRuntime.get().bind();
+        cuda.bind();
         kinds.close();
         keys.close();
         values.close();

@@ -175,7 +175,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         }
         PoolRegistration.checkLocation(config.path());
         return GpuFailure.during(config.path(), "create", () -> {
-            CudaRuntime cuda = CudaRuntime.get();
+            CudaRuntime cuda = CudaRuntime.get(config.placement().device());
             cuda.bind();
             GpuTableKernels kernels = new GpuTableKernels(cuda);
             return new GpuEngine(cuda, kernels, PoolTable.create(config, kernels), config);
@@ -186,7 +186,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     public static GpuEngine open(GPHashConfig config) {
         PoolRegistration.checkLocation(config.path());
         return GpuFailure.during(config.path(), "open", () -> {
-            CudaRuntime cuda = CudaRuntime.get();
+            CudaRuntime cuda = CudaRuntime.get(config.placement().device());
             cuda.bind();
             GpuTableKernels kernels = new GpuTableKernels(cuda);
             return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels), config);
@@ -736,6 +736,16 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     // ------------------------------------------------------------------ the rest
+
+    @Override
+    public long poolIdentity() {
+        return pool.poolIdentity();
+    }
+
+    /** {@return the CUDA runtime of the GPU this engine runs on (device-resident batches must live there)} */
+    public CudaRuntime cuda() {
+        return cuda;
+    }
 
     @Override
     public synchronized IndexStats stats() {

@@ -14,6 +14,11 @@ public final class GpuEngineFactory implements EngineFactory {
     }
 
     @Override
+    public int visibleDevices() {
+        return org.gphash.cuda.runtime.CudaRuntime.deviceCount();
+    }
+
+    @Override
     public Engine create(GPHashConfig config) {
         return GpuEngine.create(config);
     }

@@ -204,6 +204,11 @@ public final class CpuEngine implements Engine {
     }
 
     @Override
+    public long poolIdentity() {
+        return pool.poolIdentity();
+    }
+
+    @Override
     public void sync() {
         pool.sync();
     }

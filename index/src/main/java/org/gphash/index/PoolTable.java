@@ -285,6 +285,11 @@ public final class PoolTable {
         return table.layout();
     }
 
+    /** {@return the pool's identity, from its header (random at create, never 0)} */
+    public long poolIdentity() {
+        return table.headers.current().poolId();
+    }
+
     /** The hash seeds (four; hash j uses seed j). */
     public long[] seeds() {
         return table.headers.current().seeds();

@@ -130,6 +130,27 @@ public interface Engine extends AutoCloseable {
     IndexStats stats();
 
     /**
+     * Each shard's figures, in shard order: a sharded index's ({@link org.gphash.Placement}); one
+     * element, {@link #stats()}, for an engine over one pool.
+     *
+     * @return the figures per shard
+     */
+    default java.util.List<IndexStats> shardStats() {
+        return java.util.List.of(stats());
+    }
+
+    /**
+     * The pool's identity (the random number its header got at create), which a sharded index's
+     * manifest records for each shard.
+     *
+     * @return the identity, never 0
+     * @throws UnsupportedOperationException for an engine that is not over one pool
+     */
+    default long poolIdentity() {
+        throw new UnsupportedOperationException(this + " is not over one pool");
+    }
+
+    /**
      * A scan of the live entries from the start, for {@link #readEntries}: weakly consistent, like
      * {@code ConcurrentHashMap}'s iterators (every key present for the whole scan is read at least once).
      *

@@ -14,6 +14,16 @@ public interface EngineFactory {
     Backend backend();
 
     /**
+     * The devices this backend can place pools on (the GPUs the driver sees for the GPU engine), for
+     * sharded indexes that name none ({@link org.gphash.Placement}).
+     *
+     * @return at least 1 for a backend that can run here; the CPU engine's 1
+     */
+    default int visibleDevices() {
+        return 1;
+    }
+
+    /**
      * Creates a new pool; fails if the file exists.
      *
      * @param config the index's configuration

@@ -81,6 +81,16 @@ public abstract class ForwardingEngine implements Engine {
     }
 
     @Override
+    public java.util.List<IndexStats> shardStats() {
+        return engine.shardStats();
+    }
+
+    @Override
+    public long poolIdentity() {
+        return engine.poolIdentity();
+    }
+
+    @Override
     public ScanState startScan() {
         return engine.startScan();
     }

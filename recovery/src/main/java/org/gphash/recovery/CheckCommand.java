@@ -3,6 +3,9 @@ package org.gphash.recovery;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import org.gphash.shard.ShardManifest;
+import org.gphash.shard.ShardedIndexes;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -20,7 +23,8 @@ final class CheckCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "POOL", description = "the pool file")
+    @Parameters(index = "0", paramLabel = "POOL", description = "the pool file, or the directory of a sharded index "
+            + "(its manifest and every shard pool are checked)")
     Path pool;
 
     @Option(names = "--json", description = "print the report as one JSON object")
@@ -32,12 +36,72 @@ final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (ShardManifest.isShardedIndex(pool) || java.nio.file.Files.isDirectory(pool)) {
+            return checkShardedIndex();
+        }
+        PoolReport report = checkPool(pool);
+        spec.commandLine().getOut().print(json ? ReportWriter.checkJson(report) + "\n" : ReportWriter.checkText(report));
+        return report.cannotOpen() ? RecoveryTool.CANNOT_RUN : report.sound() ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
+    }
+
+    /**
+     * A sharded index (a directory with a manifest, issue 30): the manifest, then each shard pool as
+     * a pool of its own and against the manifest. Exit 2 when the manifest cannot be read or a shard
+     * cannot be opened, 1 when any shard is unsound or disagrees, 0 when all are sound.
+     */
+    private int checkShardedIndex() {
+        java.io.PrintWriter out = spec.commandLine().getOut();
+        ShardManifest manifest;
+        try {
+            manifest = ShardManifest.read(pool);
+        } catch (RuntimeException e) {
+            out.print(json ? Json.write(java.util.Map.of("index", pool.toString(), "sound", false, "error", e.getMessage())) + "\n"
+                    : "index " + pool + "\n  " + e.getMessage() + "\ncheck: cannot read the sharded index's manifest\n");
+            return RecoveryTool.CANNOT_RUN;
+        }
+        boolean sound = true;
+        boolean cannotOpen = false;
+        java.util.List<String> reports = new java.util.ArrayList<>();
+        StringBuilder text = new StringBuilder("index " + pool + ": " + manifest.shards() + " shards, " + manifest.geometry() + "\n");
+        for (int s = 0; s < manifest.shards(); s++) {
+            Path shard = ShardManifest.shardPath(pool, s);
+            if (!java.nio.file.Files.exists(shard, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                sound = false;
+                cannotOpen = true;
+                String why = "shard " + s + " (" + shard.getFileName() + ") is missing";
+                reports.add(Json.write(java.util.Map.of("pool", shard.toString(), "sound", false, "error", why)));
+                text.append("pool ").append(shard).append("\n  ").append(why).append("\ncheck: missing\n");
+                continue;
+            }
+            PoolReport report = checkPool(shard);
+            if (!report.cannotOpen()) {
+                try {
+                    ShardedIndexes.checkShard(pool, manifest, s);
+                } catch (RuntimeException e) {
+                    report.findings().add(Problem.SHARD_DISAGREES, e.getMessage());
+                }
+            }
+            sound &= report.sound();
+            cannotOpen |= report.cannotOpen();
+            reports.add(ReportWriter.checkJson(report));
+            text.append(ReportWriter.checkText(report));
+        }
+        if (json) {
+            out.print("{\"index\":" + Json.write(pool.toString()) + ",\"shards\":" + manifest.shards() + ",\"sound\":" + sound
+                    + ",\"pools\":[" + String.join(",", reports) + "]}\n");
+        } else {
+            out.print(text.append("index check: ").append(sound ? "sound" : "NOT sound").append(" (").append(manifest.shards())
+                    .append(" shards)\n"));
+        }
+        return cannotOpen ? RecoveryTool.CANNOT_RUN : sound ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
+    }
+
+    private PoolReport checkPool(Path pool) {
         PoolReport report = PoolScanner.scan(pool, json ? Progress.NONE : Progress.forTerminal(), deep);
         String refusal = org.gphash.persistence.PoolFile.openRefusal(pool);
         if (refusal != null) {
             report.findings().add(Problem.OPEN_REFUSES, "pool " + pool.toAbsolutePath() + ": " + refusal);
         }
-        spec.commandLine().getOut().print(json ? ReportWriter.checkJson(report) + "\n" : ReportWriter.checkText(report));
-        return report.cannotOpen() ? RecoveryTool.CANNOT_RUN : report.sound() ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
+        return report;
     }
 }

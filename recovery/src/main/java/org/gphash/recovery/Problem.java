@@ -29,6 +29,8 @@ public enum Problem {
     TABLE_CHANGED_AFTER_CLOSE(true, "a region of the table does not match the checksum the last clean close recorded: "
             + "something other than gphash changed it, and operations that reach it fail; 'gphash recover' scans the "
             + "table, accepts a change that harms no item and refuses the others"),
+    SHARD_DISAGREES(true, "a shard of a sharded index is missing, or is not the pool its manifest names (another "
+            + "index's or another shard's pool, or another geometry): open refuses the index until the right pool is back"),
     RESIZE_IN_PROGRESS(false, "a resize was interrupted; open or recover finishes it"),
     NOT_CLEANLY_SHUT_DOWN(false, "the pool was not closed cleanly (crash or still open); open or recover runs recovery"),
     TRAILING_BYTES(false, "bytes past the committed end of the pool (a growth prepared ahead of need, or one a crash interrupted); reused by the next growth");

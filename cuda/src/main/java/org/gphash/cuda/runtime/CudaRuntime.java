@@ -21,18 +21,28 @@ import jcuda.driver.CUmodule;
 import jcuda.driver.JCudaDriver;
 
 /**
- * The process's CUDA driver state: device 0, its primary context, and the kernels loaded from the
- * fatbin in this jar. Initialised once, on first use; every failure (no driver, no GPU, a GPU that
- * cannot address registered host memory directly, a build without kernels) becomes one
+ * The process's CUDA driver state for one GPU: its primary context and the kernels loaded from the
+ * fatbin in this jar. One per device ordinal, initialised on first use ({@link #get(int)}; an engine
+ * holds its device's and binds it on every thread that enters it, so engines on several GPUs share a
+ * process, issue 30). Every failure (no driver, no GPU, no such ordinal, a GPU that cannot address
+ * registered host memory directly, a build without kernels) becomes one
  * {@link org.gphash.BackendUnavailableException} saying which.
  */
 public final class CudaRuntime {
 
     public static final String FATBIN_RESOURCE = "gphash.fatbin";
 
-    private static volatile CudaRuntime instance;
-    private static volatile RuntimeException failure;
+    /** The most GPUs one process addresses (the runtimes are kept per ordinal). */
+    public static final int MAX_DEVICES = 64;
 
+    private static final CudaRuntime[] instances = new CudaRuntime[MAX_DEVICES];
+    private static final RuntimeException[] failures = new RuntimeException[MAX_DEVICES];
+    /** The driver's failure to start, or the device count once it started (guarded by the class). */
+    private static RuntimeException driverFailure;
+    private static int deviceCount = -1;
+
+    /** The GPU's ordinal as the driver numbers them (after CUDA_VISIBLE_DEVICES). */
+    public final int ordinal;
     public final CUcontext context;
     public final String deviceName;
     private final CUmodule module;
@@ -50,7 +60,8 @@ public final class CudaRuntime {
     public final CUfunction cachePlan;
     public final CUfunction cacheFetch;
 
-    private CudaRuntime(CUcontext context, String deviceName, CUmodule module) {
+    private CudaRuntime(int ordinal, CUcontext context, String deviceName, CUmodule module) {
+        this.ordinal = ordinal;
         this.context = context;
         this.deviceName = deviceName;
         this.module = module;
@@ -80,24 +91,53 @@ public final class CudaRuntime {
         return f;
     }
 
-    /** The runtime, initialised on first call; throws BackendUnavailableException where there is none. */
+    /** The runtime of GPU 0, initialised on first call; throws BackendUnavailableException where there is none. */
     public static CudaRuntime get() {
-        CudaRuntime r = instance;
-        if (r != null) {
-            return r;
+        return get(0);
+    }
+
+    /**
+     * The runtime of GPU {@code ordinal}, initialised on first call.
+     *
+     * @param ordinal the GPU, 0 to {@link #deviceCount()} - 1
+     * @return its runtime
+     * @throws org.gphash.BackendUnavailableException where there is no driver, no such GPU, or it cannot run the engine
+     */
+    public static CudaRuntime get(int ordinal) {
+        if (ordinal >= 0 && ordinal < MAX_DEVICES) {
+            CudaRuntime r = instances[ordinal];  // published under the class lock; final fields make a racy read safe
+            if (r != null) {
+                return r;
+            }
         }
         synchronized (CudaRuntime.class) {
-            if (instance == null && failure == null) {
+            int count = startDriver();
+            if (ordinal < 0 || ordinal >= count) {
+                throw GpuUnavailable.because("GPU " + ordinal + " was asked for, but the CUDA driver sees " + count
+                        + (count == 1 ? " GPU (ordinal 0)" : " GPUs (ordinals 0 to " + (count - 1) + ")"), null);
+            }
+            if (instances[ordinal] == null && failures[ordinal] == null) {
                 try {
-                    instance = initialise();
+                    instances[ordinal] = initialise(ordinal);
                 } catch (RuntimeException e) {
-                    failure = e;
+                    failures[ordinal] = e;
                 }
             }
-            if (failure != null) {
-                throw failure;
+            if (failures[ordinal] != null) {
+                throw failures[ordinal];
             }
-            return instance;
+            return instances[ordinal];
+        }
+    }
+
+    /** {@return the GPUs the driver sees (0 where there is no driver)} */
+    public static int deviceCount() {
+        synchronized (CudaRuntime.class) {
+            try {
+                return startDriver();
+            } catch (RuntimeException e) {
+                return 0;
+            }
         }
     }
 
@@ -116,23 +156,38 @@ public final class CudaRuntime {
         cuCtxSetCurrent(context);
     }
 
-    private static CudaRuntime initialise() {
-        byte[] fatbin = loadFatbin();
+    /** Starts the driver once; returns the GPUs it sees, or throws why it cannot start (the same each time). */
+    private static int startDriver() {
+        if (driverFailure != null) {
+            throw driverFailure;
+        }
+        if (deviceCount >= 0) {
+            return deviceCount;
+        }
         try {
             JCudaDriver.setExceptionsEnabled(true);
             cuInit(0);
+            int[] count = new int[1];
+            cuDeviceGetCount(count);
+            if (count[0] == 0) {
+                throw GpuUnavailable.because("the CUDA driver sees no GPU", null);
+            }
+            deviceCount = Math.min(count[0], MAX_DEVICES);
+            return deviceCount;
         } catch (LinkageError e) {
-            throw GpuUnavailable.because("no CUDA driver could be loaded (libcuda.so.1 and JCuda's natives): " + e, e);
+            driverFailure = GpuUnavailable.because("no CUDA driver could be loaded (libcuda.so.1 and JCuda's natives): " + e, e);
+        } catch (org.gphash.BackendUnavailableException e) {
+            driverFailure = e;
         } catch (RuntimeException e) {
-            throw GpuUnavailable.because("the CUDA driver did not initialise: " + e.getMessage(), e);
+            driverFailure = GpuUnavailable.because("the CUDA driver did not initialise: " + e.getMessage(), e);
         }
-        int[] count = new int[1];
-        cuDeviceGetCount(count);
-        if (count[0] == 0) {
-            throw GpuUnavailable.because("the CUDA driver sees no GPU", null);
-        }
+        throw driverFailure;
+    }
+
+    private static CudaRuntime initialise(int ordinal) {
+        byte[] fatbin = loadFatbin();
         CUdevice device = new CUdevice();
-        cuDeviceGet(device, 0);
+        cuDeviceGet(device, ordinal);
         byte[] name = new byte[256];
         cuDeviceGetName(name, name.length, device);
         String deviceName = new String(name).trim().replace("\0", "");
@@ -152,7 +207,7 @@ public final class CudaRuntime {
         cuCtxSetCurrent(context);
         CUmodule module = new CUmodule();
         cuModuleLoadData(module, fatbin);
-        return new CudaRuntime(context, deviceName, module);
+        return new CudaRuntime(ordinal, context, deviceName, module);
     }
 
     private static byte[] loadFatbin() {

@@ -1,0 +1,273 @@
+package org.gphash.shard;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.function.IntFunction;
+
+import org.gphash.GPHashConfig;
+import org.gphash.PoolConfigMismatchException;
+import org.gphash.error.PoolExistsException;
+import org.gphash.error.PoolFormatException;
+import org.gphash.error.PoolIoException;
+import org.gphash.format.Geometry;
+import org.gphash.format.HeaderStore;
+import org.gphash.format.PoolHeader;
+import org.gphash.persistence.PoolFile;
+import org.gphash.spi.Engine;
+import org.gphash.spi.EngineFactory;
+import org.gphash.spi.ShardedIndexFactory;
+
+/**
+ * Creates, opens and copies sharded indexes: a directory holding a manifest ({@link ShardManifest})
+ * and one pool per shard. Found by the API through {@link java.util.ServiceLoader}.
+ *
+ * <p>Create makes the directory (owner-only) and the shard pools at once, then writes the manifest
+ * last: a directory without one is an index whose create did not finish, and open refuses it. Open
+ * reads the manifest and every shard pool's header read-only, refusing a missing shard, a pool of
+ * another index or another geometry before any shard is opened for writing; then it opens the
+ * shards at once, each running its own recovery.
+ */
+public final class ShardedIndexes implements ShardedIndexFactory {
+
+    /** For {@link java.util.ServiceLoader}. */
+    public ShardedIndexes() {
+    }
+
+    @Override
+    public boolean isShardedIndex(Path path) {
+        return ShardManifest.isShardedIndex(path);
+    }
+
+    @Override
+    public Engine create(GPHashConfig config, EngineFactory factory) {
+        long started = System.nanoTime();
+        Path dir = config.path();
+        int n = config.placement().shards();
+        Geometry geometry = config.geometryForCreate();
+        if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            throw new PoolExistsException("cannot create sharded index " + dir + ": it exists");
+        }
+        try {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            throw new PoolExistsException("cannot create sharded index " + dir + ": it exists");
+        } catch (IOException e) {
+            throw new PoolIoException("cannot create sharded index " + dir + ": " + e.getMessage(), e);
+        }
+        int visible = factory.visibleDevices();
+        ExecutorService workers = ShardedEngine.newWorkers(dir);
+        List<Engine> made = new ArrayList<>();
+        try {
+            Engine[] shards = onEveryShard(n, workers, s -> {
+                Engine e = factory.create(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible)));
+                synchronized (made) {
+                    made.add(e);
+                }
+                return e;
+            }).toArray(Engine[]::new);
+            long[] ids = new long[n];
+            for (int s = 0; s < n; s++) {
+                ids[s] = shards[s].poolIdentity();
+            }
+            long seed = config.seed().isPresent() ? mix(config.seed().getAsLong()) : nonZeroRandom();
+            ShardManifest manifest = new ShardManifest(n, seed, geometry, System.currentTimeMillis(), ids);
+            manifest.write(dir);
+            return new ShardedEngine(dir, manifest, shards, workers, Duration.ofNanos(System.nanoTime() - started));
+        } catch (RuntimeException | Error e) {
+            // Undo the create: what was made is closed and removed, the directory with it.
+            for (Engine m : made) {
+                try {
+                    m.close();
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            removeQuietly(dir, n);
+            workers.shutdown();
+            throw e;
+        }
+    }
+
+    @Override
+    public Engine open(GPHashConfig config, EngineFactory factory) {
+        long started = System.nanoTime();
+        Path dir = config.path();
+        ShardManifest manifest = checkBeforeOpen(dir, config);
+        int n = manifest.shards();
+        int visible = factory.visibleDevices();
+        ExecutorService workers = ShardedEngine.newWorkers(dir);
+        List<Engine> opened = new ArrayList<>();
+        try {
+            Engine[] shards = onEveryShard(n, workers, s -> {
+                Engine e = factory.open(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible)));
+                synchronized (opened) {
+                    opened.add(e);
+                }
+                return e;
+            }).toArray(Engine[]::new);
+            return new ShardedEngine(dir, manifest, shards, workers, Duration.ofNanos(System.nanoTime() - started));
+        } catch (RuntimeException | Error e) {
+            for (Engine o : opened) {
+                try {
+                    o.close();
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            workers.shutdown();
+            throw e;
+        }
+    }
+
+    /**
+     * The manifest of {@code dir}, once it and every shard pool's header (read-only) agree with each
+     * other and with the geometry {@code config} names; else the refusal, nothing written.
+     */
+    static ShardManifest checkBeforeOpen(Path dir, GPHashConfig config) {
+        ShardManifest manifest = ShardManifest.read(dir);
+        int asked = config.placement().shards();
+        if (asked > 0 && asked != manifest.shards()) {
+            throw new PoolConfigMismatchException("sharded index " + dir + " has " + manifest.shards() + " shards; the "
+                    + "builder asks for " + asked + " (a sharded index keeps its shard count: leave shards() unset to open it)");
+        }
+        Geometry g = manifest.geometry();
+        mismatch(dir, "keySize", config.keySize(), g.keySize());
+        mismatch(dir, "valueSize", config.valueSize(), g.valueSize());
+        mismatch(dir, "levels", config.levels(), g.levels());
+        mismatch(dir, "hashes", config.hashes(), g.hashes());
+        mismatch(dir, "slotsPerBucket", config.slotsPerBucket(), g.slotsPerBucket());
+        for (int s = 0; s < manifest.shards(); s++) {
+            checkShard(dir, manifest, s);
+        }
+        return manifest;
+    }
+
+    /**
+     * Checks that shard {@code s}'s pool is the one {@code manifest} names, reading its header only
+     * (what open and {@code gphash check} ask of every shard).
+     *
+     * @param dir      the sharded index's directory
+     * @param manifest its manifest
+     * @param s        the shard
+     * @throws PoolIoException when the pool is missing or cannot be read
+     * @throws PoolFormatException when it is another pool (another index's or another shard's) or has another geometry
+     */
+    public static void checkShard(Path dir, ShardManifest manifest, int s) {
+        Path pool = ShardManifest.shardPath(dir, s);
+        if (!Files.exists(pool, LinkOption.NOFOLLOW_LINKS)) {
+            throw new PoolIoException("cannot open sharded index " + dir + ": shard " + s + " (" + pool.getFileName()
+                    + ") is missing; the manifest names " + manifest.shards() + " shards");
+        }
+        PoolHeader h;
+        try (PoolFile file = PoolFile.openReadOnly(pool)) {
+            h = HeaderStore.read(file).header();
+        }
+        long id = manifest.poolIds()[s];
+        if (h.poolId() != id) {
+            throw new PoolFormatException(PoolFormatException.Reason.FOREIGN_HEADER, pool, "shard " + s + " of "
+                    + dir + " should be pool " + Long.toHexString(id) + " (the manifest's), but this file is pool "
+                    + Long.toHexString(h.poolId()) + ": a pool of another index or another shard was put here");
+        }
+        if (!h.geometry().equals(manifest.geometry())) {
+            throw new PoolFormatException(PoolFormatException.Reason.FOREIGN_HEADER, pool, "shard " + s + " of " + dir
+                    + " has geometry " + h.geometry() + "; the manifest says " + manifest.geometry());
+        }
+    }
+
+    private static void mismatch(Path dir, String field, int asked, int actual) {
+        if (asked != 0 && asked != actual) {
+            throw new PoolConfigMismatchException("sharded index " + dir + " has " + field + " " + actual + ", the builder asks for " + asked);
+        }
+    }
+
+    /** Copies every shard of {@code engine} into the new directory {@code target}, with the manifest. */
+    static void snapshot(ShardedEngine engine, Path target) {
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            throw new PoolExistsException("cannot snapshot to " + target + ": it exists");
+        }
+        try {
+            Files.createDirectory(target, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException e) {
+            throw new PoolIoException("cannot create " + target + ": " + e.getMessage(), e);
+        }
+        for (int s = 0; s < engine.shardCount(); s++) {
+            engine.shard(s).snapshot(ShardManifest.shardPath(target, s));
+        }
+        engine.manifest().write(target);
+    }
+
+    /**
+     * Runs {@code work} for every shard at once, shard 0 on the calling thread; returns the results in
+     * shard order once all are done, or throws the first failure with the others suppressed.
+     */
+    static <T> List<T> onEveryShard(int n, ExecutorService workers, IntFunction<T> work) {
+        List<CompletableFuture<T>> others = new ArrayList<>(n);
+        for (int s = 1; s < n; s++) {
+            int shard = s;
+            others.add(CompletableFuture.supplyAsync(() -> work.apply(shard), workers));
+        }
+        List<T> results = new ArrayList<>(n);
+        RuntimeException failure = null;
+        try {
+            results.add(work.apply(0));
+        } catch (RuntimeException e) {
+            failure = e;
+            results.add(null);
+        }
+        for (CompletableFuture<T> f : others) {
+            try {
+                results.add(f.join());
+            } catch (CompletionException e) {
+                RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
+                if (failure == null) {
+                    failure = cause;
+                } else {
+                    failure.addSuppressed(cause);
+                }
+                results.add(null);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return results;
+    }
+
+    /** Removes what a failed create made: the shard pools, a manifest in the writing, the directory. */
+    private static void removeQuietly(Path dir, int n) {
+        try {
+            for (int s = 0; s < n; s++) {
+                Files.deleteIfExists(ShardManifest.shardPath(dir, s));
+            }
+            Files.deleteIfExists(dir.resolve(ShardManifest.FILE_NAME + ".tmp"));
+            Files.deleteIfExists(dir.resolve(ShardManifest.FILE_NAME));
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // Left for the user: open refuses a directory without a manifest, saying so.
+        }
+    }
+
+    /** The shard seed of an index created with a fixed table seed: derived, so the same seed gives the same index. */
+    private static long mix(long seed) {
+        long h = (seed ^ 0x5ad5c0de5ad5c0deL) * 0x9E3779B97F4A7C15L;
+        h ^= h >>> 31;
+        return h == 0 ? 1 : h;
+    }
+
+    private static long nonZeroRandom() {
+        long s;
+        do {
+            s = new java.security.SecureRandom().nextLong();
+        } while (s == 0);
+        return s;
+    }
+}

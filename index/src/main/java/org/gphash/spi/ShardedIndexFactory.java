@@ -1,0 +1,41 @@
+package org.gphash.spi;
+
+import java.nio.file.Path;
+
+import org.gphash.GPHashConfig;
+
+/**
+ * Makes sharded indexes (a directory of shard pools and a manifest, {@link org.gphash.Placement}) over
+ * the engines of one backend. Found through {@link java.util.ServiceLoader} like the engines, so that
+ * the API names no implementation ({@code org.gphash.shard.ShardedIndexes} in the index module).
+ */
+public interface ShardedIndexFactory {
+
+    /**
+     * Whether {@code path} holds a sharded index (a directory with a manifest).
+     *
+     * @param path the index's path
+     * @return true for a sharded index
+     */
+    boolean isShardedIndex(Path path);
+
+    /**
+     * Creates a sharded index of {@code config.placement().shards()} shards at {@code config.path()},
+     * which must not exist.
+     *
+     * @param config the index's configuration
+     * @param shards the factory of the shards' engines
+     * @return the engine over every shard
+     */
+    Engine create(GPHashConfig config, EngineFactory shards);
+
+    /**
+     * Opens the sharded index at {@code config.path()}, checking its manifest and every shard
+     * pool's identity before anything is written.
+     *
+     * @param config the index's configuration
+     * @param shards the factory of the shards' engines
+     * @return the engine over every shard
+     */
+    Engine open(GPHashConfig config, EngineFactory shards);
+}
