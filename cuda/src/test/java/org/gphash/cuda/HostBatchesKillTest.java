@@ -14,8 +14,10 @@ import java.util.concurrent.TimeUnit;
 
 import org.gphash.Backend;
 import org.gphash.GPHashIndex;
-import org.gphash.Outcome;
-import org.junit.jupiter.api.Test;
+import org.gphash.shard.ShardedEngine;
+import org.gphash.spi.Engine;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A kill during host batches from several threads at once (issue 25): a child JVM's threads each
@@ -30,31 +32,40 @@ class HostBatchesKillTest {
     private static final int THREADS = 4;
     private static final int KEYS = 40_000;
 
-    @Test
-    void aKillDuringManyThreadsHostBatchesLosesNoAcknowledgedBatch() throws Exception {
+    /**
+     * On one pool, and on a sharded index of two shards (issue 30: one per GPU where there are two),
+     * whose batches split across the shards: nothing acknowledged is lost on any shard.
+     */
+    @ParameterizedTest(name = "shards {0}")
+    @ValueSource(ints = {0, 2})
+    void aKillDuringManyThreadsHostBatchesLosesNoAcknowledgedBatch(int shards) throws Exception {
         GpuTestSupport.assumeGpu();
         try (GpuTestSupport t = GpuTestSupport.create()) {
             Path pool = t.pool("host-batches-kill");
-            GPHashIndex.builder(pool).backend(Backend.GPU).valueSize(HostBatchesInChild.VALUE)
-                    .initialCapacity(THREADS * (long) KEYS).create().close();
+            GPHashIndex.Builder create = GPHashIndex.builder(pool).backend(Backend.GPU).valueSize(HostBatchesInChild.VALUE)
+                    .initialCapacity(THREADS * (long) KEYS);
+            if (shards > 0) {
+                create.devices().shards(shards);
+            }
+            create.create().close();
             long[] floor = new long[THREADS];  // versions every key of a thread holds at least
             for (int round = 0; round < 2; round++) {
                 long[] acked = runAndKill(pool, 6 + 4 * round, floor);
                 for (int th = 0; th < THREADS; th++) {
                     floor[th] = Math.max(floor[th], acked[th]);
                 }
-                try (GpuEngine gpu = GpuEngine.open(GPHashIndex.builder(pool).backend(Backend.GPU).config())) {
-                    MemorySegment key = MemorySegment.ofArray(new byte[8]);
-                    byte[] v = new byte[HostBatchesInChild.VALUE];
+                try (GPHashIndex index = GPHashIndex.builder(pool).backend(Backend.GPU).open()) {
+                    byte[] key = new byte[8];
+                    MemorySegment keySegment = MemorySegment.ofArray(key);
                     for (int th = 0; th < THREADS; th++) {
                         long first = HostBatchesInChild.firstKey(th, KEYS);
                         for (int i = 0; i < KEYS; i++) {
-                            key.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, first + i);
-                            Outcome o = gpu.get(key, MemorySegment.ofArray(v));
-                            if (floor[th] == 0 && o == Outcome.NOT_FOUND) {
+                            keySegment.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, first + i);
+                            byte[] v = index.get(key);
+                            if (floor[th] == 0 && v == null) {
                                 continue;  // nothing acknowledged yet for this thread, and its first batch did not land
                             }
-                            assertEquals(Outcome.FOUND, o, "round " + round + ", thread " + th + ": key " + (first + i)
+                            assertTrue(v != null, "round " + round + ", thread " + th + ": key " + (first + i)
                                     + " lost (acked " + floor[th] + ")");
                             long version = HostBatchesInChild.versionOf(first + i, v);
                             assertTrue(version >= floor[th] && version >= 1,
@@ -62,7 +73,13 @@ class HostBatchesKillTest {
                                             + " after batch " + floor[th] + " was acknowledged");
                         }
                     }
-                    assertTrue(gpu.verify().sound(), "round " + round + ": " + gpu.verify());
+                    Engine engine = index.engine();
+                    int n = engine instanceof ShardedEngine se ? se.shardCount() : 1;
+                    assertEquals(Math.max(1, shards), n);
+                    for (int s = 0; s < n; s++) {
+                        GpuEngine gpu = (GpuEngine) (engine instanceof ShardedEngine se ? se.shard(s) : engine);
+                        assertTrue(gpu.verify().sound(), "round " + round + ", shard " + s + ": " + gpu.verify());
+                    }
                 }
             }
         }

@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
  * its own default where one is not given (hence the boxed fields, null when absent, and the
  * {@code num}, {@code real} and {@code list} helpers that supply the part's default).
  */
-@Command(name = "GpuTargetsBench|GpuCacheBench", sortOptions = false, usageHelpAutoWidth = false,
+@Command(name = "GpuTargetsBench|GpuCacheBench|ShardScalingBench", sortOptions = false, usageHelpAutoWidth = false,
         description = "Options of the GPU benchmarks; each part or mode uses some of them, with its own defaults.")
 final class GpuBenchArgs {
 
@@ -56,6 +56,8 @@ final class GpuBenchArgs {
     Long at;
     @Option(names = "--bin", paramLabel = "MS", description = "reload: width of a throughput bin")
     Long bin;
+    @Option(names = "--gpus", split = ",", paramLabel = "LIST", description = "ShardScalingBench: GPU counts, one run each")
+    List<String> gpus;
     @Option(names = "--dir", paramLabel = "DIR", description = "where the pools go; default /dev/shm")
     Path dir = Path.of("/dev/shm");
     @Mixin

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Issue 30 on a machine with one or more GPUs (the device machine), from the bundle of
+# cuda/make-device-bundle.sh: the GPU topology, the sharded GPU tests (or every GPU test with
+# SUITE=all), then ShardScalingBench over GPUS (default 1,2). Logs and a summary go to $OUT.
+#   GPUS=1,2,4 KEYS=16777216 OPS=4194304 THREADS=8 bench-ycsb/device-shards.sh
+set -uo pipefail
+OUT="${OUT:-$PWD/device-out}"
+mkdir -p "$OUT"
+nvidia-smi topo -m > "$OUT/topo.txt" 2>&1
+nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$OUT/gpus.txt"
+if [[ "${SUITE:-sharded}" == all ]]; then
+    GPHASH_TEST_TAIL=15 cuda/device-check.sh tests > "$OUT/tests-summary.txt" 2>&1
+else
+    GPHASH_TEST_TAIL=15 cuda/device-check.sh tests ShardedGpuTest HostBatchesKillTest > "$OUT/tests-summary.txt" 2>&1
+fi
+echo "tests rc=$?" >> "$OUT/tests-summary.txt"
+tail -16 "$OUT/tests-summary.txt"
+[[ "${BENCH:-1}" == 1 ]] || exit 0
+cuda/device-check.sh main org.gphash.bench.gpu.ShardScalingBench --gpus "${GPUS:-1,2}" --keys "${KEYS:-16777216}" \
+    --ops "${OPS:-4194304}" --threads "${THREADS:-8}" > "$OUT/shards.log" 2>&1
+echo "bench rc=$?"
+grep -E "^\||open of|GPUs visible|Exception|Error" "$OUT/shards.log" | tee "$OUT/summary.txt"

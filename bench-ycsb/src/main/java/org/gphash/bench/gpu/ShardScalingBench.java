@@ -1,0 +1,285 @@
+package org.gphash.bench.gpu;
+
+import static org.gphash.bench.gpu.GpuBenchArgs.list;
+import static org.gphash.bench.gpu.GpuBenchArgs.num;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.CyclicBarrier;
+import java.util.function.ToLongFunction;
+import java.util.stream.Stream;
+
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.GPHashIndex;
+import org.gphash.IndexMirror;
+import org.gphash.OpKind;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.cuda.DeviceBatch;
+import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.shard.ShardFunction;
+import org.gphash.shard.ShardManifest;
+import org.gphash.shard.ShardedEngine;
+
+/**
+ * A sharded index over 1, 2, 4 ... GPUs (issue 30), weak scaling: {@code --keys} keys per GPU
+ * loaded through host batches of 2^20 (which the index splits by shard), then per workload each
+ * GPU runs {@code --ops} device-resident operations on the keys of its own shard, all GPUs at once
+ * (one thread each, started together; the wall time is the last GPU's). Then host batches of 2^20
+ * from {@code --threads} Java threads through the index (split, run on every shard, merged back),
+ * and the open of the whole index beside the open of each shard alone. Prints one table row per
+ * figure and, last, the scaling of each against the run on one GPU.
+ *
+ * <pre>{@code
+ * java -cp ... org.gphash.bench.gpu.ShardScalingBench --gpus 1,2 --keys 16m --ops 4m --threads 8
+ * }</pre>
+ */
+public final class ShardScalingBench {
+
+    private static final int BATCH = 1 << 20;
+    private static final int VS = 128;
+
+    private ShardScalingBench() {
+    }
+
+    private record Row(int gpus, String what, double mops, String note) {
+    }
+
+    public static void main(String[] argv) throws Exception {
+        GpuBenchArgs o = GpuBenchArgs.parse(argv, "ShardScalingBench");
+        long keysPerGpu = num(o.keys, 1L << 24);
+        long opsPerGpu = num(o.ops, 1L << 22);
+        int threads = (int) num(o.threads, 8);
+        int visible = CudaRuntime.deviceCount();
+        System.out.printf(Locale.ROOT, "ShardScalingBench: %d GPUs visible (%s), %,d keys and %,d operations per GPU, "
+                + "host batches from %d threads%n", visible, visible > 0 ? CudaRuntime.get().deviceName : "none",
+                keysPerGpu, opsPerGpu, threads);
+        List<Row> rows = new ArrayList<>();
+        for (String g : list(o.gpus, "1,2")) {
+            int gpus = Integer.parseInt(g.trim());
+            if (gpus > visible) {
+                System.out.printf("skipping %d GPUs: %d visible%n", gpus, visible);
+                continue;
+            }
+            rows.addAll(run(o.dir, gpus, keysPerGpu, opsPerGpu, threads));
+        }
+        System.out.println();
+        System.out.println("| GPUs | what | Mops/s | vs 1 GPU | note |");
+        System.out.println("| ---: | --- | ---: | ---: | --- |");
+        for (Row r : rows) {
+            Row one = rows.stream().filter(x -> x.gpus == 1 && x.what.equals(r.what)).findFirst().orElse(null);
+            String vs = one == null || one.mops == 0 ? "" : String.format(Locale.ROOT, "%.2fx", r.mops / one.mops);
+            System.out.printf(Locale.ROOT, "| %d | %s | %.1f | %s | %s |%n", r.gpus, r.what, r.mops, vs, r.note);
+        }
+    }
+
+    private static List<Row> run(Path base, int gpus, long keysPerGpu, long opsPerGpu, int threads) throws Exception {
+        Path dir = base.resolve("gphash-shard-scaling-" + gpus);
+        delete(dir);
+        int[] devices = new int[gpus];
+        for (int i = 0; i < gpus; i++) {
+            devices[i] = i;
+        }
+        long keys = keysPerGpu * gpus;
+        List<Row> rows = new ArrayList<>();
+        GPHashIndex index = GPHashIndex.builder(dir).backend(Backend.GPU).devices(devices).keySize(8).valueSize(VS)
+                .initialCapacity(keys + opsPerGpu * gpus).seed(20261127L).indexMirror(IndexMirror.REQUIRED)
+                .bucketCache(BktCacheConfig.DISABLED).create();
+        try {
+            double load = load(index, keys);
+            rows.add(row(gpus, "load, host batches of 2^20 (split by shard)", load, keys + " keys"));
+            ShardedEngine se = (ShardedEngine) index.engine();
+            ShardFunction f = se.function();
+            GpuCacheBench.ZipfKeys zipf = new GpuCacheBench.ZipfKeys(keys, 0.99);
+            long fresh = keys * 8;
+            rows.add(deviceResident(se, f, gpus, "positive search, uniform", opsPerGpu, r -> r.nextLong(keys), OpKind.GET));
+            rows.add(deviceResident(se, f, gpus, "YCSB-C zipf 0.99", opsPerGpu, zipf::next, OpKind.GET));
+            rows.add(deviceResident(se, f, gpus, "update, uniform", opsPerGpu, r -> r.nextLong(keys), OpKind.UPDATE));
+            long[] next = {fresh};
+            rows.add(deviceResident(se, f, gpus, "insert, fresh keys", opsPerGpu / 2, r -> next[0]++, OpKind.INSERT));
+            rows.add(hostThreads(index, gpus, threads, keys));
+        } finally {
+            index.close();
+        }
+        // Open of the whole index against each shard's own open (same GPU each).
+        long t0 = System.nanoTime();
+        GPHashIndex.builder(dir).backend(Backend.GPU).devices(devices).indexMirror(IndexMirror.REQUIRED)
+                .bucketCache(BktCacheConfig.DISABLED).open().close();
+        double whole = (System.nanoTime() - t0) / 1e6;
+        double slowest = 0;
+        StringBuilder each = new StringBuilder();
+        for (int s = 0; s < gpus; s++) {
+            long t1 = System.nanoTime();
+            GPHashIndex.builder(ShardManifest.shardPath(dir, s)).backend(Backend.GPU).devices(devices[s])
+                    .indexMirror(IndexMirror.REQUIRED).bucketCache(BktCacheConfig.DISABLED).open().close();
+            double ms = (System.nanoTime() - t1) / 1e6;
+            slowest = Math.max(slowest, ms);
+            each.append(s == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.0f", ms));
+        }
+        System.out.printf(Locale.ROOT, "open of %d x %,d keys: %.0f ms; each shard alone: %s ms; whole / slowest %.2fx%n",
+                gpus, keysPerGpu, whole, each, whole / slowest);
+        rows.add(new Row(gpus, "open (ms; whole / slowest shard alone)", whole,
+                String.format(Locale.ROOT, "%.2fx the slowest shard's own open (%s ms)", whole / slowest, each)));
+        delete(dir);
+        return rows;
+    }
+
+    private static Row row(int gpus, String what, double mops, String note) {
+        System.out.printf(Locale.ROOT, "%d GPUs: %s: %.1f Mops/s (%s)%n", gpus, what, mops, note);
+        return new Row(gpus, what, mops, note);
+    }
+
+    /** Loads keys 0..keys-1 through the index in host batches of 2^20 (fresh each); Mops/s wall. */
+    private static double load(GPHashIndex index, long keys) {
+        BatchResult r = new BatchResult(VS, BATCH);
+        Batch b = index.newBatch(BATCH);
+        long nanos = 0;
+        for (long first = 0; first < keys; first += BATCH) {
+            int n = (int) Math.min(BATCH, keys - first);
+            b.clear();
+            for (long k = first; k < first + n; k++) {
+                b.insert(GpuTargetsBench.key(k), GpuTargetsBench.value(k, 0, VS));
+            }
+            long t0 = System.nanoTime();
+            index.execute(b, r);
+            nanos += System.nanoTime() - t0;
+        }
+        return keys / (nanos / 1e3);
+    }
+
+    /**
+     * Each GPU's device-resident batches of its own shard's keys, all GPUs at once; aggregate Mops/s
+     * wall (the slowest GPU's end), with each GPU's own GPU-time rate in the note.
+     */
+    private static Row deviceResident(ShardedEngine se, ShardFunction f, int gpus, String what, long opsPerGpu,
+                                      ToLongFunction<SplittableRandom> keys, OpKind kind) throws Exception {
+        List<List<DeviceBatch>> work = new ArrayList<>();
+        SplittableRandom r = new SplittableRandom(what.hashCode());
+        MemorySegment k = MemorySegment.ofArray(new byte[8]);
+        List<Batch> building = new ArrayList<>();
+        for (int s = 0; s < gpus; s++) {
+            building.add(Batch.create(8, VS, BATCH));
+            work.add(new ArrayList<>());
+        }
+        long version = 1;
+        long[] filled = new long[gpus];
+        long target = opsPerGpu * gpus;
+        long placed = 0;
+        while (placed < target) {
+            long key = keys.applyAsLong(r);
+            k.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, key);
+            int s = f.shardOf(k, 0, 8);
+            if (filled[s] >= opsPerGpu) {
+                continue;
+            }
+            Batch b = building.get(s);
+            b.add(kind, GpuTargetsBench.key(key), kind.hasValue() ? GpuTargetsBench.value(key, ++version, VS) : null);
+            filled[s]++;
+            placed++;
+            if (b.size() == BATCH || filled[s] == opsPerGpu) {
+                GpuEngine g = (GpuEngine) se.shard(s);
+                DeviceBatch db = new DeviceBatch(g.cuda(), 8, VS, b.size());
+                db.upload(b);
+                work.get(s).add(db);
+                b.clear();
+            }
+        }
+        long[] gpuNanos = new long[gpus];
+        long[] ends = new long[gpus];
+        CyclicBarrier start = new CyclicBarrier(gpus + 1);
+        List<Thread> ts = new ArrayList<>();
+        for (int s = 0; s < gpus; s++) {
+            int shard = s;
+            ts.add(Thread.ofPlatform().start(() -> {
+                GpuEngine g = (GpuEngine) se.shard(shard);
+                try {
+                    start.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                for (DeviceBatch db : work.get(shard)) {
+                    g.executeOnDevice(db);
+                    gpuNanos[shard] += g.lastBatchGpuNanos();
+                }
+                ends[shard] = System.nanoTime();
+            }));
+        }
+        start.await();
+        long t0 = System.nanoTime();
+        for (Thread t : ts) {
+            t.join();
+        }
+        long wall = java.util.Arrays.stream(ends).max().getAsLong() - t0;
+        StringBuilder per = new StringBuilder("GPU-time per GPU:");
+        for (int s = 0; s < gpus; s++) {
+            per.append(String.format(Locale.ROOT, " %.0f", opsPerGpu / (gpuNanos[s] / 1e3)));
+        }
+        work.forEach(l -> l.forEach(DeviceBatch::close));
+        return row(gpus, what + ", device-resident", target / (wall / 1e3), per + " Mops/s");
+    }
+
+    /** {@code threads} Java threads, each running its own two host batches of 2^20 gets over and over through the index. */
+    private static Row hostThreads(GPHashIndex index, int gpus, int threads, long keys) throws Exception {
+        int rounds = 6;
+        List<Batch> batches = new ArrayList<>();
+        SplittableRandom r = new SplittableRandom(99);
+        for (int t = 0; t < threads * 2; t++) {
+            Batch b = index.newBatch(BATCH);
+            for (int i = 0; i < BATCH; i++) {
+                b.get(r.nextLong(keys));
+            }
+            batches.add(b);
+        }
+        CyclicBarrier start = new CyclicBarrier(threads + 1);
+        long[] ends = new long[threads];
+        List<Thread> ts = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            ts.add(Thread.ofPlatform().start(() -> {
+                BatchResult res = new BatchResult(VS, BATCH);
+                for (int warm = 0; warm < 2; warm++) {  // pins the batches (second run) and the results
+                    index.execute(batches.get(2 * id), res);
+                    index.execute(batches.get(2 * id + 1), res);
+                }
+                try {
+                    start.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                for (int i = 0; i < rounds; i++) {
+                    index.execute(batches.get(2 * id + (i & 1)), res);
+                }
+                ends[id] = System.nanoTime();
+            }));
+        }
+        start.await();
+        long t0 = System.nanoTime();
+        for (Thread t : ts) {
+            t.join();
+        }
+        long wall = java.util.Arrays.stream(ends).max().getAsLong() - t0;
+        long ops = (long) threads * rounds * BATCH;
+        return row(gpus, "positive search, host batches of 2^20 from " + threads + " threads", ops / (wall / 1e3),
+                "split, run and merged by the index");
+    }
+
+    private static void delete(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

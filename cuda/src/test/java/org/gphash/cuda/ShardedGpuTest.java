@@ -1,0 +1,157 @@
+package org.gphash.cuda;
+
+import static org.gphash.cuda.GpuTestSupport.key;
+import static org.gphash.cuda.GpuTestSupport.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashSet;
+import java.util.Random;
+import java.util.Set;
+
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.GPHashIndex;
+import org.gphash.IndexMirror;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.index.CpuEngine;
+import org.gphash.index.VerifyReport;
+import org.gphash.shard.ShardedEngine;
+import org.gphash.spi.Engine;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A sharded index on the GPU engine (issue 30) gives the results of one CPU-engine pool on the same
+ * batches: small and large batches, repeated keys, conditional operations, resizes in every shard.
+ * With two or more GPUs the shards run on different GPUs; with one, both on GPU 0.
+ */
+class ShardedGpuTest {
+
+    @BeforeEach
+    void gpu() {
+        GpuTestSupport.assumeGpu();
+    }
+
+    @Test
+    void twoShardsOnTheGpusGiveTheResultsOfOneCpuPool() {
+        int keySize = 8;
+        try (GpuTestSupport t = GpuTestSupport.create();
+             Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, 8, 512, 11));
+             GPHashIndex sharded = GPHashIndex.builder(t.pool("sharded")).backend(Backend.GPU).devices().shards(2)
+                     .keySize(keySize).valueSize(GpuTestSupport.VALUE_SIZE).initialCapacity(1024).seed(11).create()) {
+            ShardedEngine shards = (ShardedEngine) sharded.engine();
+            int visible = CudaRuntime.deviceCount();
+            GpuEngine s0 = (GpuEngine) shards.shard(0);
+            GpuEngine s1 = (GpuEngine) shards.shard(1);
+            assertEquals(0, s0.cuda().ordinal);
+            if (visible >= 2) {
+                assertNotEquals(s0.cuda().ordinal, s1.cuda().ordinal, "each shard on its own GPU");
+            }
+            System.out.printf("sharded GPU test: %d GPUs visible, shard 0 on GPU %d (%s), shard 1 on GPU %d (%s)%n",
+                    visible, s0.cuda().ordinal, s0.deviceName(), s1.cuda().ordinal, s1.deviceName());
+            Random random = new Random(30);
+            int keySpace = 30_000;
+            long version = 0;
+            BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+            BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
+            OpKind[] kinds = OpKind.values();
+            java.util.Map<Long, byte[]> lastWritten = new java.util.HashMap<>();
+            for (int round = 0; round < 30; round++) {
+                int n = 1 + random.nextInt(round % 5 == 4 ? 60_000 : 3_000);
+                Batch batch = sharded.newBatch(n);
+                Set<Long> used = new HashSet<>();
+                double insertShare = round < 8 ? 0.7 : 0.2;
+                while (batch.size() < n) {
+                    long k = random.nextInt(keySpace);
+                    if (!used.add(k)) {
+                        continue;  // the GPU engine without the mirror promises no order for one key's operations
+                    }
+                    OpKind kind = random.nextDouble() < insertShare ? OpKind.INSERT : kinds[random.nextInt(kinds.length)];
+                    byte[] v = kind.hasValue() ? value(k, ++version) : null;
+                    if (kind.isConditional()) {
+                        byte[] expected = random.nextInt(4) > 0 && lastWritten.containsKey(k) ? lastWritten.get(k) : value(k, 0);
+                        if (kind == OpKind.COMPARE_AND_SET) {
+                            batch.compareAndSet(key(k, keySize), expected, v);
+                        } else {
+                            batch.compareAndDelete(key(k, keySize), expected);
+                        }
+                    } else {
+                        batch.add(kind, key(k, keySize), v);
+                    }
+                    if (v != null) {
+                        lastWritten.put(k, v);
+                    }
+                }
+                cpu.execute(batch, rc);
+                sharded.execute(batch, rg);
+                GpuTestSupport.assertSameResults(batch, rc, rg, "round " + round);
+                assertEquals(cpu.stats().size(), sharded.size(), "round " + round + ": item count");
+            }
+            // Repeated keys in one batch: on the mirror (the default) one key's operations keep batch order.
+            if (sharded.engine().ordersOperationsOnAKey()) {
+                Batch repeated = sharded.newBatch(4096);
+                for (int i = 0; i < 4096; i++) {
+                    long k = random.nextInt(200);
+                    OpKind kind = OpKind.values()[random.nextInt(5)];
+                    repeated.add(kind, key(k, keySize), kind.hasValue() ? value(k, ++version) : null);
+                }
+                cpu.execute(repeated, rc);
+                sharded.execute(repeated, rg);
+                GpuTestSupport.assertSameResults(repeated, rc, rg, "repeated keys");
+            }
+            Batch all = sharded.newBatch(keySpace);
+            for (long k = 0; k < keySpace; k++) {
+                all.add(OpKind.GET, key(k, keySize), null);
+            }
+            cpu.execute(all, rc);
+            sharded.execute(all, rg);
+            for (int i = 0; i < keySpace; i++) {
+                assertEquals(rc.outcome(i), rg.outcome(i), "key " + i);
+                if (rc.outcome(i) == Outcome.FOUND) {
+                    assertArrayEquals(rc.value(i), rg.value(i), "key " + i);
+                }
+            }
+            long items = 0;
+            for (GpuEngine g : new GpuEngine[] {s0, s1}) {
+                VerifyReport report = g.verify();
+                assertTrue(report.sound(), "shard written by the GPU, verified by the CPU: " + report);
+                assertTrue(g.stats().resizes() > 0, "the stream made each shard resize: " + g.stats());
+                items += report.items();
+            }
+            assertEquals(cpu.stats().size(), items);
+            assertEquals(2, sharded.shardStats().size());
+        }
+    }
+
+    @Test
+    void aShardedGpuIndexReopensOnTheCpuEngineAndBack() {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            java.nio.file.Path dir = t.pool("idx");
+            try (GPHashIndex gpu = GPHashIndex.builder(dir).backend(Backend.GPU).devices().keySize(8)
+                    .valueSize(GpuTestSupport.VALUE_SIZE).indexMirror(IndexMirror.AUTO).create()) {
+                Batch b = gpu.newBatch(10_000);
+                for (long k = 0; k < 10_000; k++) {
+                    b.put(k, value(k, 1));
+                }
+                gpu.execute(b);
+            }
+            // The CPU fallback: the same directory, every shard on the CPU engine.
+            try (GPHashIndex cpu = GPHashIndex.builder(dir).open()) {
+                assertEquals(10_000, cpu.size());
+                assertArrayEquals(value(1234, 1), cpu.get(1234L));
+                cpu.put(1234L, value(1234, 2));
+            }
+            try (GPHashIndex gpu = GPHashIndex.builder(dir).backend(Backend.GPU).open()) {
+                assertEquals(10_000, gpu.size());
+                assertArrayEquals(value(1234, 2), gpu.get(1234L));
+                assertEquals(Math.max(1, CudaRuntime.deviceCount()), gpu.shardStats().size(), "devices() made one shard per GPU");
+            }
+        }
+    }
+}
