@@ -8,15 +8,22 @@ OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
 nvidia-smi topo -m > "$OUT/topo.txt" 2>&1
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$OUT/gpus.txt"
-if [[ "${SUITE:-sharded}" == all ]]; then
+# A watchdog: a test still running after WATCH seconds gets every JVM's thread dump (SIGQUIT) in the log, then is killed.
+( sleep "${WATCH:-240}"; pkill -QUIT java; sleep 3; pkill -KILL java ) &
+watchdog=$!
+if [[ "${SUITE:-sharded}" == none ]]; then
+    echo "tests skipped (SUITE=none)" > "$OUT/tests-summary.txt"
+elif [[ "${SUITE:-sharded}" == all ]]; then
     GPHASH_TEST_TAIL=15 cuda/device-check.sh tests > "$OUT/tests-summary.txt" 2>&1
 else
-    GPHASH_TEST_TAIL=15 cuda/device-check.sh tests ShardedGpuTest HostBatchesKillTest > "$OUT/tests-summary.txt" 2>&1
+    GPHASH_TEST_TAIL=15 cuda/device-check.sh tests ${TESTS:-ShardedGpuTest HostBatchesKillTest} > "$OUT/tests-summary.txt" 2>&1
 fi
 echo "tests rc=$?" >> "$OUT/tests-summary.txt"
+kill "$watchdog" 2>/dev/null
 tail -16 "$OUT/tests-summary.txt"
 [[ "${BENCH:-1}" == 1 ]] || exit 0
 cuda/device-check.sh main org.gphash.bench.gpu.ShardScalingBench --gpus "${GPUS:-1,2}" --keys "${KEYS:-16777216}" \
     --ops "${OPS:-4194304}" --threads "${THREADS:-8}" > "$OUT/shards.log" 2>&1
 echo "bench rc=$?"
 grep -E "^\||open of|GPUs visible|Exception|Error" "$OUT/shards.log" | tee "$OUT/summary.txt"
+grep -E "stages:" "$OUT/shards.log" > "$OUT/stages.txt"

@@ -63,6 +63,20 @@ class CoalescingTest {
         }
     }
 
+    /**
+     * Over a sharded index (issue 30) the coalescer's merged batches are split across the shards and
+     * merged back: every caller's operations keep their order and nothing is lost, host cache on.
+     */
+    @Test
+    void callersOfAShardedIndexKeepTheirOrderAndLoseNothing() throws Exception {
+        try (GPHashIndex index = GPHashIndex.builder(pools.pool("sharded")).valueSize(VALUE).initialCapacity(1024).shards(3)
+                .coalescing(Coalescing.on(Duration.ZERO, 4096).withHostCache(1 << 20)).create()) {
+            callersHoldTheirModels(index, 8, 2_000);
+            assertTrue(index.coalescerStats().orElseThrow().operations() > 0);
+            assertEquals(3, index.shardStats().size());
+        }
+    }
+
     /** The index holds exactly what the callers' models (on disjoint keys) say. */
     static void assertHoldsModels(GPHashIndex index, List<Map<Long, byte[]>> models) {
         long expected = 0;

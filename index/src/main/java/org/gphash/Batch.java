@@ -427,50 +427,6 @@ public final class Batch {
         return this;
     }
 
-    /**
-     * Makes this batch hold the operations of {@code from} at {@code positions[0]} to
-     * {@code positions[count - 1]}, in that order, replacing what it held: kinds, keys, the values of
-     * kinds that carry one and the expected values of conditional ones. How a sharded index splits a
-     * batch by shard (the split keeps each key's operations in their order). As after
-     * {@link #setSize}, the value entries of gets and deletes hold whatever the memory held.
-     *
-     * @param from      a batch of the same key and value sizes, its kinds valid (checked, or made by add)
-     * @param positions positions in {@code from}
-     * @param count     how many of them to take
-     * @return this batch
-     */
-    public Batch gather(Batch from, int[] positions, int count) {
-        if (from.keySize != keySize || from.valueSize != valueSize) {
-            throw new IllegalArgumentException("a batch of " + from.keySize + "-byte keys and " + from.valueSize
-                    + "-byte values cannot be gathered into one of " + keySize + "-byte keys and " + valueSize + "-byte values");
-        }
-        size = 0;
-        ensureCapacity(count);
-        boolean withExpected = from.conditionals > 0;
-        if (withExpected && expected == null) {
-            allocateExpected(capacity);
-        }
-        int conditional = 0;
-        for (int j = 0; j < count; j++) {
-            int i = positions[j];
-            byte k = from.kinds.get(ValueLayout.JAVA_BYTE, i);
-            kinds.set(ValueLayout.JAVA_BYTE, j, k);
-            MemorySegment.copy(from.keys, (long) i * keySize, keys, (long) j * keySize, keySize);
-            OpKind kind = OpKind.ofOrdinal(k);
-            if (kind.hasValue()) {
-                MemorySegment.copy(from.values, (long) i * valueSize, values, (long) j * valueSize, valueSize);
-            }
-            if (withExpected && kind.isConditional()) {
-                MemorySegment.copy(from.expected, (long) i * valueSize, expected, (long) j * valueSize, valueSize);
-                conditional++;
-            }
-        }
-        size = count;
-        conditionals = conditional;
-        filledInPlace = false;  // kinds copied from a batch whose kinds are valid
-        return this;
-    }
-
     private void ensureCapacity(int n) {
         if (n > capacity) {
             int max = maxOperations(keySize, valueSize);
@@ -640,6 +596,21 @@ public final class Batch {
                     + OpKind.COMPARE_AND_SET + " or " + OpKind.COMPARE_AND_DELETE + ") but no expected value was written: "
                     + "write them through expectedValues()");
         }
+    }
+
+    /**
+     * Checks the kinds of a batch filled in place ({@link #setSize}) now, as executing it would, and
+     * counts its conditional operations (what {@link #hasConditionalOperations()} then says): for code
+     * that fills batches in place and hands them to an engine below the index (a sharded index
+     * splitting a batch into its shards' parts). A batch filled by add needs no check.
+     *
+     * @return this batch
+     * @throws IllegalArgumentException naming the first operation whose kind is not an {@link OpKind}
+     *                                  ordinal, or when conditional operations have no expected values
+     */
+    public Batch validate() {
+        checkKinds();
+        return this;
     }
 
     private static final ValueLayout.OfLong KIND_WORD = ValueLayout.JAVA_LONG_UNALIGNED;

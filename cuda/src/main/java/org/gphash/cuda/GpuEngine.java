@@ -608,6 +608,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
      */
     synchronized void executeOnDevice(long n, CUdeviceptr kinds, CUdeviceptr keys, CUdeviceptr values,
                                       CUdeviceptr codes, CUdeviceptr out) {
+        cuda.bind();  // reading a pointer's attribute needs the context current, also on a thread new to the engine
         executeOnDevice(n, address(kinds), address(keys), address(values), address(codes), address(out));
     }
 

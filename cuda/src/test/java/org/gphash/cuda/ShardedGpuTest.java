@@ -25,6 +25,7 @@ import org.gphash.shard.ShardedEngine;
 import org.gphash.spi.Engine;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A sharded index on the GPU engine (issue 30) gives the results of one CPU-engine pool on the same
@@ -39,6 +40,7 @@ class ShardedGpuTest {
     }
 
     @Test
+    @Timeout(180)
     void twoShardsOnTheGpusGiveTheResultsOfOneCpuPool() {
         int keySize = 8;
         try (GpuTestSupport t = GpuTestSupport.create();
@@ -56,7 +58,7 @@ class ShardedGpuTest {
             System.out.printf("sharded GPU test: %d GPUs visible, shard 0 on GPU %d (%s), shard 1 on GPU %d (%s)%n",
                     visible, s0.cuda().ordinal, s0.deviceName(), s1.cuda().ordinal, s1.deviceName());
             Random random = new Random(30);
-            int keySpace = 30_000;
+            int keySpace = 100_000;  // above the largest batch: its keys are distinct
             long version = 0;
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
             BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
@@ -130,6 +132,7 @@ class ShardedGpuTest {
     }
 
     @Test
+    @Timeout(120)
     void aShardedGpuIndexReopensOnTheCpuEngineAndBack() {
         try (GpuTestSupport t = GpuTestSupport.create()) {
             java.nio.file.Path dir = t.pool("idx");

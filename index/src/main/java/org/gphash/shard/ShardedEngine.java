@@ -36,9 +36,6 @@ import org.gphash.spi.ScanState;
  */
 public final class ShardedEngine implements Engine {
 
-    /** Batches of fewer operations are split on the calling thread; larger ones split in parallel too. */
-    static final int PARALLEL_SPLIT_MIN = 1 << 14;
-
     private final Path dir;
     private final ShardManifest manifest;
     private final Engine[] shards;
@@ -141,6 +138,10 @@ public final class ShardedEngine implements Engine {
 
     @Override
     public void execute(Batch batch, BatchResult result) {
+        if (shards.length == 1) {
+            shards[0].execute(batch, result);
+            return;
+        }
         int n = batch.size();
         result.reset(n);
         if (n == 0) {
@@ -151,34 +152,58 @@ public final class ShardedEngine implements Engine {
             p = new BatchPartition(function, keySize, valueSize);
         }
         try {
-            split(p, batch, n);
-            runParts(p, batch, result);
+            long t0 = System.nanoTime();
+            int ranges = (int) Math.max(1, Math.min(MAX_RANGES, n / RANGE_MIN));
+            p.prepare(n, ranges);
+            BatchPartition q = p;
+            inRanges(ranges, r -> q.assign(batch, r));
+            p.place(batch);
+            inRanges(ranges, r -> q.gather(batch, r));
+            long t1 = System.nanoTime();
+            RuntimeException failure = null;
+            try {
+                runParts(p);
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+            long t2 = System.nanoTime();
+            inRanges(ranges, r -> q.scatter(result, r));  // also after a failure: the parts' outcomes up to it
+            long t3 = System.nanoTime();
+            stages.add(t1 - t0, t2 - t1, t3 - t2);
+            if (failure != null) {
+                throw failure;
+            }
         } finally {
             partitions.offer(p);
         }
     }
 
-    /** Assigns every operation its shard: in ranges on several threads for a large batch. */
-    private void split(BatchPartition p, Batch batch, int n) {
-        p.prepare(n);
-        int ranges = n < PARALLEL_SPLIT_MIN ? 1 : shards.length;
+    /** Ranges of a batch a pass of the split works on at once: one per this many operations ... */
+    static final int RANGE_MIN = 1 << 14;
+    /** ... and at most this many (the copies are bound by memory bandwidth well before 8 threads). */
+    static final int MAX_RANGES = 8;
+
+    /** Runs {@code pass} for ranges 0..ranges-1, range 0 on the calling thread, the others on the workers; waits for all. */
+    private void inRanges(int ranges, java.util.function.IntConsumer pass) {
         if (ranges == 1) {
-            p.assign(batch, 0, n);
-        } else {
-            CompletableFuture<?>[] others = new CompletableFuture<?>[ranges - 1];
-            for (int r = 1; r < ranges; r++) {
-                int from = (int) ((long) n * r / ranges);
-                int to = (int) ((long) n * (r + 1) / ranges);
-                others[r - 1] = CompletableFuture.runAsync(() -> p.assign(batch, from, to), workers);
-            }
-            p.assign(batch, 0, (int) ((long) n / ranges));
-            CompletableFuture.allOf(others).join();
+            pass.accept(0);
+            return;
         }
-        p.count(n);
+        CompletableFuture<?>[] others = new CompletableFuture<?>[ranges - 1];
+        for (int r = 1; r < ranges; r++) {
+            int range = r;
+            others[r - 1] = CompletableFuture.runAsync(() -> pass.accept(range), workers);
+        }
+        pass.accept(0);
+        try {
+            CompletableFuture.allOf(others).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
     }
 
-    /** Runs each shard's part (gather, execute, scatter) at once; throws the first failure, the others suppressed. */
-    private void runParts(BatchPartition p, Batch batch, BatchResult result) {
+    /** Runs each shard's part at once (one on the calling thread); throws the first failure, the others suppressed. */
+    private void runParts(BatchPartition p) {
         List<CompletableFuture<Void>> others = null;
         int mine = -1;
         for (int s = 0; s < shards.length; s++) {
@@ -193,11 +218,11 @@ public final class ShardedEngine implements Engine {
                 others = new ArrayList<>(shards.length - 1);
             }
             int shard = s;
-            others.add(CompletableFuture.runAsync(() -> runPart(p, shard, batch, result), workers));
+            others.add(CompletableFuture.runAsync(() -> shards[shard].execute(p.part(shard), p.resultOf(shard)), workers));
         }
         RuntimeException failure = null;
         try {
-            runPart(p, mine, batch, result);
+            shards[mine].execute(p.part(mine), p.resultOf(mine));
         } catch (RuntimeException e) {
             failure = e;
         }
@@ -220,16 +245,45 @@ public final class ShardedEngine implements Engine {
         }
     }
 
-    /** One shard's part: its operations gathered, run on its engine, the results put back in place (also when it fails). */
-    private void runPart(BatchPartition p, int shard, Batch batch, BatchResult result) {
-        Batch part = p.gather(shard, batch);
-        BatchResult partResult = p.resultOf(shard);
-        try {
-            shards[shard].execute(part, partResult);
-        } finally {
-            p.scatter(shard, result, valueSize);
+    /**
+     * Where the batches' time went since the last reset: splitting (shards, counts, copies into the
+     * parts), the shards' runs (all at once), and merging the results back; nanoseconds of wall time
+     * summed over calls. For benchmarks that explain the sharded host path's cost.
+     *
+     * @param reset whether to start counting again
+     * @return split, run and merge nanoseconds, and the number of batches
+     */
+    public long[] stageNanos(boolean reset) {
+        return stages.read(reset);
+    }
+
+    /** The stage times of {@link #stageNanos}. */
+    private static final class StageTimes {
+        private final java.util.concurrent.atomic.LongAdder split = new java.util.concurrent.atomic.LongAdder();
+        private final java.util.concurrent.atomic.LongAdder run = new java.util.concurrent.atomic.LongAdder();
+        private final java.util.concurrent.atomic.LongAdder merge = new java.util.concurrent.atomic.LongAdder();
+        private final java.util.concurrent.atomic.LongAdder batches = new java.util.concurrent.atomic.LongAdder();
+
+        void add(long s, long r, long m) {
+            split.add(s);
+            run.add(r);
+            merge.add(m);
+            batches.increment();
+        }
+
+        long[] read(boolean reset) {
+            long[] v = {split.sum(), run.sum(), merge.sum(), batches.sum()};
+            if (reset) {
+                split.reset();
+                run.reset();
+                merge.reset();
+                batches.reset();
+            }
+            return v;
         }
     }
+
+    private final StageTimes stages = new StageTimes();
 
     @Override
     public boolean ordersOperationsOnAKey() {

@@ -101,7 +101,7 @@ class ShardedIndexTest {
         long version = 0;
         try (GPHashIndex index = create(dir, 4)) {
             for (int round = 0; round < 4; round++) {
-                int n = ShardedEngine.PARALLEL_SPLIT_MIN * 2 + r.nextInt(1000);
+                int n = ShardedEngine.RANGE_MIN * 5 + r.nextInt(1000);  // five ranges split at once
                 Batch batch = index.newBatch(n);
                 long[] keys = new long[n];
                 OpKind[] kinds = new OpKind[n];

@@ -328,7 +328,8 @@ public final class GpuTargetsBench {
         return sb.append(String.format(Locale.ROOT, "of %.2f ms", total / 1e6)).toString();
     }
 
-    private static String stages(GpuEngine gpu, long ops) {
+    /** The engine's stage shares and GPU time per 2^20 operations since its profiling was turned on. */
+    static String stages(GpuEngine gpu, long ops) {
         StringBuilder sb = new StringBuilder();
         long total = 0;
         for (long v : gpu.stageNanos().values()) {

@@ -95,9 +95,10 @@ public final class ShardScalingBench {
                 .initialCapacity(keys + opsPerGpu * gpus).seed(20261127L).indexMirror(IndexMirror.REQUIRED)
                 .bucketCache(BktCacheConfig.DISABLED).create();
         try {
-            double load = load(index, keys);
-            rows.add(row(gpus, "load, host batches of 2^20 (split by shard)", load, keys + " keys"));
             ShardedEngine se = (ShardedEngine) index.engine();
+            se.stageNanos(true);
+            double load = load(index, keys);
+            rows.add(row(gpus, "load, host batches of 2^20 (split by shard)", load, keys + " keys; " + stages(se)));
             ShardFunction f = se.function();
             GpuCacheBench.ZipfKeys zipf = new GpuCacheBench.ZipfKeys(keys, 0.99);
             long fresh = keys * 8;
@@ -106,7 +107,7 @@ public final class ShardScalingBench {
             rows.add(deviceResident(se, f, gpus, "update, uniform", opsPerGpu, r -> r.nextLong(keys), OpKind.UPDATE));
             long[] next = {fresh};
             rows.add(deviceResident(se, f, gpus, "insert, fresh keys", opsPerGpu / 2, r -> next[0]++, OpKind.INSERT));
-            rows.add(hostThreads(index, gpus, threads, keys));
+            rows.add(hostThreads(index, se, gpus, threads, keys));
         } finally {
             index.close();
         }
@@ -193,7 +194,48 @@ public final class ShardScalingBench {
                 b.clear();
             }
         }
+        // Gets and updates: a pass with per-stage events on every GPU (which also warms the engines
+        // up), then the timed pass without. Inserts of fresh keys run once, with the events.
+        String profile = "";
+        profile(se, gpus, true);
+        if (kind != OpKind.INSERT) {
+            runAll(se, gpus, work, new long[gpus]);
+            profile = stagesOf(se, gpus, opsPerGpu);
+            profile(se, gpus, false);
+        }
         long[] gpuNanos = new long[gpus];
+        long wall = runAll(se, gpus, work, gpuNanos);
+        if (kind == OpKind.INSERT) {
+            profile = stagesOf(se, gpus, opsPerGpu);
+            profile(se, gpus, false);
+        }
+        StringBuilder per = new StringBuilder("GPU-time per GPU:");
+        for (int s = 0; s < gpus; s++) {
+            per.append(String.format(Locale.ROOT, " %.0f", opsPerGpu / (gpuNanos[s] / 1e3)));
+        }
+        System.out.printf(Locale.ROOT, "%d GPUs, %s, stages: %s%n", gpus, what, profile);
+        work.forEach(l -> l.forEach(DeviceBatch::close));
+        return row(gpus, what + ", device-resident", target / (wall / 1e3), per + " Mops/s");
+    }
+
+    /** Each GPU's stage profile since its profiling was turned on. */
+    private static String stagesOf(ShardedEngine se, int gpus, long opsPerGpu) {
+        StringBuilder sb = new StringBuilder();
+        for (int s = 0; s < gpus; s++) {
+            GpuEngine g = (GpuEngine) se.shard(s);
+            sb.append(s == 0 ? "" : " | ").append("GPU ").append(s).append(": ").append(GpuTargetsBench.stages(g, opsPerGpu));
+        }
+        return sb.toString();
+    }
+
+    private static void profile(ShardedEngine se, int gpus, boolean on) {
+        for (int s = 0; s < gpus; s++) {
+            ((GpuEngine) se.shard(s)).profileStages(on);
+        }
+    }
+
+    /** Runs every GPU's batches at once, one thread each, started together; returns the wall time to the last GPU's end. */
+    private static long runAll(ShardedEngine se, int gpus, List<List<DeviceBatch>> work, long[] gpuNanos) throws Exception {
         long[] ends = new long[gpus];
         CyclicBarrier start = new CyclicBarrier(gpus + 1);
         List<Thread> ts = new ArrayList<>();
@@ -218,17 +260,11 @@ public final class ShardScalingBench {
         for (Thread t : ts) {
             t.join();
         }
-        long wall = java.util.Arrays.stream(ends).max().getAsLong() - t0;
-        StringBuilder per = new StringBuilder("GPU-time per GPU:");
-        for (int s = 0; s < gpus; s++) {
-            per.append(String.format(Locale.ROOT, " %.0f", opsPerGpu / (gpuNanos[s] / 1e3)));
-        }
-        work.forEach(l -> l.forEach(DeviceBatch::close));
-        return row(gpus, what + ", device-resident", target / (wall / 1e3), per + " Mops/s");
+        return java.util.Arrays.stream(ends).max().getAsLong() - t0;
     }
 
     /** {@code threads} Java threads, each running its own two host batches of 2^20 gets over and over through the index. */
-    private static Row hostThreads(GPHashIndex index, int gpus, int threads, long keys) throws Exception {
+    private static Row hostThreads(GPHashIndex index, ShardedEngine se, int gpus, int threads, long keys) throws Exception {
         int rounds = 6;
         List<Batch> batches = new ArrayList<>();
         SplittableRandom r = new SplittableRandom(99);
@@ -261,6 +297,8 @@ public final class ShardScalingBench {
                 ends[id] = System.nanoTime();
             }));
         }
+        Thread.sleep(200);  // every thread past its warm-up, at the barrier
+        se.stageNanos(true);
         start.await();
         long t0 = System.nanoTime();
         for (Thread t : ts) {
@@ -269,7 +307,17 @@ public final class ShardScalingBench {
         long wall = java.util.Arrays.stream(ends).max().getAsLong() - t0;
         long ops = (long) threads * rounds * BATCH;
         return row(gpus, "positive search, host batches of 2^20 from " + threads + " threads", ops / (wall / 1e3),
-                "split, run and merged by the index");
+                stages(se));
+    }
+
+    /** The sharded index's split, run and merge time per batch since the last reset (each summed over the calling threads). */
+    private static String stages(ShardedEngine se) {
+        long[] v = se.stageNanos(true);
+        if (v[3] == 0) {
+            return "one shard: batches go to its engine unsplit";
+        }
+        return String.format(Locale.ROOT, "per batch: split %.1f ms, shards' run %.1f ms, merge %.1f ms (%d batches)",
+                v[0] / 1e6 / v[3], v[1] / 1e6 / v[3], v[2] / 1e6 / v[3], v[3]);
     }
 
     private static void delete(Path dir) throws IOException {
