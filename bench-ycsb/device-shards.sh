@@ -19,6 +19,12 @@ else
     GPHASH_TEST_TAIL=15 cuda/device-check.sh tests ${TESTS:-ShardedGpuTest HostBatchesKillTest} > "$OUT/tests-summary.txt" 2>&1
 fi
 echo "tests rc=$?" >> "$OUT/tests-summary.txt"
+if [[ "${OFF:-0}" == 1 ]]; then  # the suite again on the pool path (mirror off)
+    GPHASH_TEST_OPTS=-Dgphash.indexMirror=OFF GPHASH_TEST_TAG=-off GPHASH_TEST_TAIL=15 cuda/device-check.sh tests \
+        > "$OUT/tests-off-summary.txt" 2>&1
+    echo "tests (mirror off) rc=$?" >> "$OUT/tests-off-summary.txt"
+    tail -16 "$OUT/tests-off-summary.txt"
+fi
 kill "$watchdog" 2>/dev/null
 tail -16 "$OUT/tests-summary.txt"
 [[ "${BENCH:-1}" == 1 ]] || exit 0
@@ -27,3 +33,4 @@ cuda/device-check.sh main org.gphash.bench.gpu.ShardScalingBench --gpus "${GPUS:
 echo "bench rc=$?"
 grep -E "^\||open of|GPUs visible|Exception|Error" "$OUT/shards.log" | tee "$OUT/summary.txt"
 grep -E "stages:" "$OUT/shards.log" > "$OUT/stages.txt"
+grep -E "^open of" "$OUT/shards.log" > "$OUT/opens.txt"

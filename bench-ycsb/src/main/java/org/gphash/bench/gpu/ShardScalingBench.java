@@ -113,16 +113,20 @@ public final class ShardScalingBench {
         }
         // Open of the whole index against each shard's own open (same GPU each).
         long t0 = System.nanoTime();
-        GPHashIndex.builder(dir).backend(Backend.GPU).devices(devices).indexMirror(IndexMirror.REQUIRED)
-                .bucketCache(BktCacheConfig.DISABLED).open().close();
+        GPHashIndex opened = GPHashIndex.builder(dir).backend(Backend.GPU).devices(devices).indexMirror(IndexMirror.REQUIRED)
+                .bucketCache(BktCacheConfig.DISABLED).open();
         double whole = (System.nanoTime() - t0) / 1e6;
+        System.out.printf(Locale.ROOT, "open of the whole index, per shard: %s%n", openParts(opened));
+        opened.close();
         double slowest = 0;
         StringBuilder each = new StringBuilder();
         for (int s = 0; s < gpus; s++) {
             long t1 = System.nanoTime();
-            GPHashIndex.builder(ShardManifest.shardPath(dir, s)).backend(Backend.GPU).devices(devices[s])
-                    .indexMirror(IndexMirror.REQUIRED).bucketCache(BktCacheConfig.DISABLED).open().close();
+            GPHashIndex alone = GPHashIndex.builder(ShardManifest.shardPath(dir, s)).backend(Backend.GPU).devices(devices[s])
+                    .indexMirror(IndexMirror.REQUIRED).bucketCache(BktCacheConfig.DISABLED).open();
             double ms = (System.nanoTime() - t1) / 1e6;
+            System.out.printf(Locale.ROOT, "open of shard %d alone: %.0f ms: %s%n", s, ms, openParts(alone));
+            alone.close();
             slowest = Math.max(slowest, ms);
             each.append(s == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.0f", ms));
         }
@@ -132,6 +136,16 @@ public final class ShardScalingBench {
                 String.format(Locale.ROOT, "%.2fx the slowest shard's own open (%s ms)", whole / slowest, each)));
         delete(dir);
         return rows;
+    }
+
+    /** Each shard's recovery time and index placement (which says how long its mirror took to load) after an open. */
+    private static String openParts(GPHashIndex index) {
+        StringBuilder sb = new StringBuilder();
+        for (org.gphash.IndexStats st : index.shardStats()) {
+            sb.append(sb.isEmpty() ? "" : " | ").append(String.format(Locale.ROOT, "recovery %d ms, %s",
+                    st.lastRecovery().duration().toMillis(), st.indexPlacement()));
+        }
+        return sb.toString();
     }
 
     private static Row row(int gpus, String what, double mops, String note) {
