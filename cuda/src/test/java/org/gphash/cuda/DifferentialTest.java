@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.HashSet;
 import java.util.Random;
-import java.util.Set;
 
 import org.gphash.Backend;
 import org.gphash.Batch;
@@ -61,40 +59,14 @@ class DifferentialTest {
              GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), keySize, levels, hashes, slots, 512, seed, cache))) {
             Random random = new Random(seed);
             int keySpace = 20_000;
-            long version = 0;
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
             BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
-            OpKind[] kinds = OpKind.values();  // the conditional ones too
-            java.util.Map<Long, byte[]> lastWritten = new java.util.HashMap<>();
+            GpuTestSupport.RandomBatches batches = new GpuTestSupport.RandomBatches(random, keySpace, keySize);
             for (int round = 0; round < 40; round++) {
                 int n = 1 + random.nextInt(round % 5 == 4 ? 20_000 : 3_000);
                 Batch batch = Batch.create(keySize, GpuTestSupport.VALUE_SIZE, n);
-                Set<Long> used = new HashSet<>();
                 // Early rounds insert mostly, so the table grows through several resizes.
-                double insertShare = round < 10 ? 0.7 : 0.2;
-                while (batch.size() < n) {
-                    long k = random.nextInt(keySpace);
-                    if (!used.add(k)) {
-                        continue;
-                    }
-                    OpKind kind = random.nextDouble() < insertShare ? OpKind.INSERT : kinds[random.nextInt(kinds.length)];
-                    byte[] v = kind.hasValue() ? value(k, ++version) : null;
-                    if (kind.isConditional()) {
-                        // Expect the last value written to the key (it holds it unless that write did
-                        // not act), or one never written.
-                        byte[] expected = random.nextInt(4) > 0 && lastWritten.containsKey(k) ? lastWritten.get(k) : value(k, 0);
-                        if (kind == OpKind.COMPARE_AND_SET) {
-                            batch.compareAndSet(key(k, keySize), expected, v);
-                        } else {
-                            batch.compareAndDelete(key(k, keySize), expected);
-                        }
-                    } else {
-                        batch.add(kind, key(k, keySize), v);
-                    }
-                    if (v != null) {
-                        lastWritten.put(k, v);
-                    }
-                }
+                batches.fill(batch, n, round < 10 ? 0.7 : 0.2);
                 if (round % 7 == 3) {
                     gpu.reloadBucketCache(false);  // the load runs while this batch does
                 }

@@ -67,6 +67,58 @@ public final class GpuTestSupport implements AutoCloseable {
     public static final int VALUE_SIZE = 128;
 
     /**
+     * Random mixed batches of distinct keys, every kind (the conditional ones expecting the last value
+     * written to their key most of the time, or one never written), with a share of inserts: the
+     * stream DifferentialTest and ShardedGpuTest run through an engine and the CPU engine alike.
+     */
+    public static final class RandomBatches {
+        private final java.util.Random random;
+        private final int keySpace;
+        private final int keySize;
+        private final java.util.Map<Long, byte[]> lastWritten = new java.util.HashMap<>();
+        private long version;
+
+        public RandomBatches(java.util.Random random, int keySpace, int keySize) {
+            this.random = random;
+            this.keySpace = keySpace;
+            this.keySize = keySize;
+        }
+
+        /** Appends {@code n} operations on distinct keys to {@code batch} ({@code n} at most the key space). */
+        public void fill(org.gphash.Batch batch, int n, double insertShare) {
+            org.gphash.OpKind[] kinds = org.gphash.OpKind.values();
+            java.util.Set<Long> used = new java.util.HashSet<>();
+            while (batch.size() < n) {
+                long k = random.nextInt(keySpace);
+                if (!used.add(k)) {
+                    continue;
+                }
+                org.gphash.OpKind kind = random.nextDouble() < insertShare ? org.gphash.OpKind.INSERT
+                        : kinds[random.nextInt(kinds.length)];
+                byte[] v = kind.hasValue() ? value(k, ++version) : null;
+                if (kind.isConditional()) {
+                    byte[] expected = random.nextInt(4) > 0 && lastWritten.containsKey(k) ? lastWritten.get(k) : value(k, 0);
+                    if (kind == org.gphash.OpKind.COMPARE_AND_SET) {
+                        batch.compareAndSet(key(k, keySize), expected, v);
+                    } else {
+                        batch.compareAndDelete(key(k, keySize), expected);
+                    }
+                } else {
+                    batch.add(kind, key(k, keySize), v);
+                }
+                if (v != null) {
+                    lastWritten.put(k, v);
+                }
+            }
+        }
+
+        /** {@return a version for a value no earlier operation wrote} */
+        public long nextVersion() {
+            return ++version;
+        }
+    }
+
+    /**
      * The kinds a batch holds without an expected value (the conditional ones are appended through
      * {@code compareAndSet} / {@code compareAndDelete}; DifferentialTest and ConditionalWritesGpuTest
      * run them).

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.HashSet;
 import java.util.Random;
-import java.util.Set;
 
 import org.gphash.Backend;
 import org.gphash.Batch;
@@ -59,37 +57,13 @@ class ShardedGpuTest {
                     visible, s0.cuda().ordinal, s0.deviceName(), s1.cuda().ordinal, s1.deviceName());
             Random random = new Random(30);
             int keySpace = 100_000;  // above the largest batch: its keys are distinct
-            long version = 0;
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
             BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
-            OpKind[] kinds = OpKind.values();
-            java.util.Map<Long, byte[]> lastWritten = new java.util.HashMap<>();
+            GpuTestSupport.RandomBatches batches = new GpuTestSupport.RandomBatches(random, keySpace, keySize);
             for (int round = 0; round < 30; round++) {
                 int n = 1 + random.nextInt(round % 5 == 4 ? 60_000 : 3_000);
                 Batch batch = sharded.newBatch(n);
-                Set<Long> used = new HashSet<>();
-                double insertShare = round < 8 ? 0.7 : 0.2;
-                while (batch.size() < n) {
-                    long k = random.nextInt(keySpace);
-                    if (!used.add(k)) {
-                        continue;  // the GPU engine without the mirror promises no order for one key's operations
-                    }
-                    OpKind kind = random.nextDouble() < insertShare ? OpKind.INSERT : kinds[random.nextInt(kinds.length)];
-                    byte[] v = kind.hasValue() ? value(k, ++version) : null;
-                    if (kind.isConditional()) {
-                        byte[] expected = random.nextInt(4) > 0 && lastWritten.containsKey(k) ? lastWritten.get(k) : value(k, 0);
-                        if (kind == OpKind.COMPARE_AND_SET) {
-                            batch.compareAndSet(key(k, keySize), expected, v);
-                        } else {
-                            batch.compareAndDelete(key(k, keySize), expected);
-                        }
-                    } else {
-                        batch.add(kind, key(k, keySize), v);
-                    }
-                    if (v != null) {
-                        lastWritten.put(k, v);
-                    }
-                }
+                batches.fill(batch, n, round < 8 ? 0.7 : 0.2);  // distinct keys: without the mirror one key's operations have no order
                 cpu.execute(batch, rc);
                 sharded.execute(batch, rg);
                 GpuTestSupport.assertSameResults(batch, rc, rg, "round " + round);
@@ -101,7 +75,7 @@ class ShardedGpuTest {
                 for (int i = 0; i < 4096; i++) {
                     long k = random.nextInt(200);
                     OpKind kind = OpKind.values()[random.nextInt(5)];
-                    repeated.add(kind, key(k, keySize), kind.hasValue() ? value(k, ++version) : null);
+                    repeated.add(kind, key(k, keySize), kind.hasValue() ? value(k, batches.nextVersion()) : null);
                 }
                 cpu.execute(repeated, rc);
                 sharded.execute(repeated, rg);

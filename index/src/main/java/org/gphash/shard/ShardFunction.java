@@ -24,6 +24,8 @@ public final class ShardFunction {
     private final int shards;
 
     /**
+     * The function of a manifest.
+     *
      * @param seed   the manifest's shard seed
      * @param shards the number of shards, 1 or more
      */

@@ -59,22 +59,39 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
         }
     }
 
+    /** {@return shard {@code i}'s pool identity at index {@code i} (a copy)} */
     @Override
     public long[] poolIds() {
         return poolIds.clone();
     }
 
-    /** {@return the file name of shard {@code i}'s pool in the directory} */
+    /**
+     * The file name of a shard's pool in the directory.
+     *
+     * @param i the shard
+     * @return {@code shard-NNN.pool}
+     */
     public static String shardFileName(int i) {
         return String.format("shard-%03d.pool", i);
     }
 
-    /** {@return where shard {@code i}'s pool lies in {@code dir}} */
+    /**
+     * Where a shard's pool lies.
+     *
+     * @param dir the sharded index's directory
+     * @param i   the shard
+     * @return its pool file
+     */
     public static Path shardPath(Path dir, int i) {
         return dir.resolve(shardFileName(i));
     }
 
-    /** {@return whether {@code path} is a directory holding a manifest (a sharded index)} */
+    /**
+     * Whether a path holds a sharded index.
+     *
+     * @param path the index's path
+     * @return true for a directory holding a manifest
+     */
     public static boolean isShardedIndex(Path path) {
         return Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS) && Files.exists(path.resolve(FILE_NAME), LinkOption.NOFOLLOW_LINKS);
     }

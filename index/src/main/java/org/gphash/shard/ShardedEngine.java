@@ -72,7 +72,12 @@ public final class ShardedEngine implements Engine {
         return shards.length;
     }
 
-    /** {@return shard {@code i}'s engine (for tools and benchmarks that run a shard's own batches)} */
+    /**
+     * Shard {@code i}'s engine, for tools and benchmarks that run a shard's own batches.
+     *
+     * @param i the shard
+     * @return its engine
+     */
     public Engine shard(int i) {
         return shards[i];
     }

@@ -65,15 +65,10 @@ public final class ShardedIndexes implements ShardedIndexFactory {
         }
         int visible = factory.visibleDevices();
         ExecutorService workers = ShardedEngine.newWorkers(dir);
-        List<Engine> made = new ArrayList<>();
+        Engine[] shards = null;
         try {
-            Engine[] shards = onEveryShard(n, workers, s -> {
-                Engine e = factory.create(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible)));
-                synchronized (made) {
-                    made.add(e);
-                }
-                return e;
-            }).toArray(Engine[]::new);
+            shards = everyShard(n, workers,
+                    s -> factory.create(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible))));
             long[] ids = new long[n];
             for (int s = 0; s < n; s++) {
                 ids[s] = shards[s].poolIdentity();
@@ -84,12 +79,8 @@ public final class ShardedIndexes implements ShardedIndexFactory {
             return new ShardedEngine(dir, manifest, shards, workers, Duration.ofNanos(System.nanoTime() - started));
         } catch (RuntimeException | Error e) {
             // Undo the create: what was made is closed and removed, the directory with it.
-            for (Engine m : made) {
-                try {
-                    m.close();
-                } catch (RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
+            if (shards != null) {
+                closeAll(java.util.Arrays.asList(shards), e);
             }
             removeQuietly(dir, n);
             workers.shutdown();
@@ -102,29 +93,45 @@ public final class ShardedIndexes implements ShardedIndexFactory {
         long started = System.nanoTime();
         Path dir = config.path();
         ShardManifest manifest = checkBeforeOpen(dir, config);
-        int n = manifest.shards();
         int visible = factory.visibleDevices();
         ExecutorService workers = ShardedEngine.newWorkers(dir);
-        List<Engine> opened = new ArrayList<>();
         try {
-            Engine[] shards = onEveryShard(n, workers, s -> {
-                Engine e = factory.open(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible)));
-                synchronized (opened) {
-                    opened.add(e);
+            Engine[] shards = everyShard(manifest.shards(), workers,
+                    s -> factory.open(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible))));
+            return new ShardedEngine(dir, manifest, shards, workers, Duration.ofNanos(System.nanoTime() - started));
+        } catch (RuntimeException | Error e) {
+            workers.shutdown();
+            throw e;
+        }
+    }
+
+    /**
+     * Makes every shard's engine at once ({@link #onEveryShard}); when one fails, closes those made
+     * and throws the first failure.
+     */
+    private static Engine[] everyShard(int n, ExecutorService workers, IntFunction<Engine> make) {
+        List<Engine> made = new ArrayList<>();
+        try {
+            return onEveryShard(n, workers, s -> {
+                Engine e = make.apply(s);
+                synchronized (made) {
+                    made.add(e);
                 }
                 return e;
             }).toArray(Engine[]::new);
-            return new ShardedEngine(dir, manifest, shards, workers, Duration.ofNanos(System.nanoTime() - started));
         } catch (RuntimeException | Error e) {
-            for (Engine o : opened) {
-                try {
-                    o.close();
-                } catch (RuntimeException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
-            }
-            workers.shutdown();
+            closeAll(made, e);
             throw e;
+        }
+    }
+
+    private static void closeAll(List<Engine> engines, Throwable failure) {
+        for (Engine m : engines) {
+            try {
+                m.close();
+            } catch (RuntimeException suppressed) {
+                failure.addSuppressed(suppressed);
+            }
         }
     }
 

@@ -276,6 +276,15 @@ class ShardedIndexTest {
     }
 
     @Test
+    void aCreateThatFailsLeavesNothingBehind() {
+        Path dir = pools.pool("too-small");
+        RuntimeException e = assertThrows(RuntimeException.class,
+                () -> GPHashIndex.builder(dir).keySize(8).valueSize(32).shards(2).maxPoolBytes(8192).create());
+        assertTrue(e.getMessage().contains("maxPoolBytes 4096"), "a shard's create failed (its half of the bytes): " + e);
+        assertFalse(Files.exists(dir), "a failed create removed the directory and what it made: " + e);
+    }
+
+    @Test
     void aSingleShardAndEveryCallGoThroughTheShardOfItsKey() {
         Path dir = pools.pool("idx");
         try (GPHashIndex index = create(dir, 1)) {
