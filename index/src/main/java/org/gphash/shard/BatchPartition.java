@@ -121,6 +121,9 @@ final class BatchPartition {
             if (withExpected) {
                 parts[s].expectedValues();
             }
+            // Every outcome NOT_APPLIED before any part runs: a part that fails, even before its
+            // engine starts, leaves exactly what it did not do unapplied for the merge.
+            results[s].reset(counts[s]);
         }
     }
 
@@ -175,11 +178,9 @@ final class BatchPartition {
         return parts[shard].validate();
     }
 
-    /** {@return the result shard {@code shard}'s part runs into, reset to its size} */
+    /** {@return the result shard {@code shard}'s part runs into (reset to its size by {@link #place})} */
     BatchResult resultOf(int shard) {
-        BatchResult r = results[shard];
-        r.reset(counts[shard]);
-        return r;
+        return results[shard];
     }
 
     /**
