@@ -50,6 +50,8 @@ public final class CrashTest implements Callable<Integer> {
         int batch = 1;
         /** ON_CLOSE_OR_SYNC: sync after every this many acknowledgements (1: before each one). */
         int syncEvery = 1;
+        /** 0: one pool file; n: a sharded index of n shard pools in a directory (issue 30). */
+        int shards;
         String classPath;
     }
 
@@ -93,6 +95,10 @@ public final class CrashTest implements Callable<Integer> {
 
     @Option(names = "--keep-pool", description = "leave the pool and the worker's files behind")
     boolean keepPool;
+
+    @Option(names = "--shards", description = "run on a sharded index of this many shard pools (a directory at "
+            + "POOL; batches span the shards; SIGKILL rounds only; default: one pool file)", defaultValue = "0")
+    int shards;
 
     @Option(names = "--item-checksums", description = "pools keep item checksums (CPU backend): every read after a "
             + "crash also checks them")
@@ -163,6 +169,12 @@ public final class CrashTest implements Callable<Integer> {
                     + "it is not available with --backend gpu");
             return 2;
         }
+        if (shards < 0 || shards > org.gphash.Placement.MAX_SHARDS || (shards > 0 && powerFail)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--shards must be 0 to "
+                    + org.gphash.Placement.MAX_SHARDS + ", and works with SIGKILL rounds only (not --power-fail: its shadow "
+                    + "follows one pool file), got " + shards);
+        }
+        o.shards = shards;
         o.itemChecksums = itemChecksums;
         o.durability = durability;
         o.batch = batch;
@@ -183,7 +195,7 @@ public final class CrashTest implements Callable<Integer> {
         Path p = pool != null ? pool : defaultPool();
         out.println("crashtest: backend=" + o.backend.name().toLowerCase(Locale.ROOT) + " rounds=" + rounds + " seed="
                 + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + " durability=" + durability + " batch=" + batch
-                + (o.syncEvery > 1 ? " sync_every=" + o.syncEvery : "")
+                + (o.syncEvery > 1 ? " sync_every=" + o.syncEvery : "") + (o.shards > 0 ? " shards=" + o.shards : "")
                 + " pool=" + p.toAbsolutePath());
         Tally t = new Driver(o, p, out).run();
         report(o, t);

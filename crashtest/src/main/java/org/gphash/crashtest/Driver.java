@@ -48,9 +48,10 @@ final class Driver {
     private final long[] model;
     private long nextSeq = 1;
     private long maxItems;
-    private long lastFileBytes;
-    private long lastResizes;
-    private long lastValueBlocks;
+    /** Per pool file (one, or one per shard): its committed length, resizes and value blocks after the last round. */
+    private final long[] lastFileBytes;
+    private final long[] lastResizes;
+    private final long[] lastValueBlocks;
 
     Driver(CrashTest.Options o, Path pool, PrintStream log) {
         this.o = o;
@@ -59,6 +60,10 @@ final class Driver {
         this.random = new SplittableRandom(o.seed);
         this.workload = new Workload(o.seed, o.keys);
         this.model = new long[(int) o.keys + 1];
+        int pools = Math.max(1, o.shards);
+        this.lastFileBytes = new long[pools];
+        this.lastResizes = new long[pools];
+        this.lastValueBlocks = new long[pools];
         String base = pool.getFileName().toString();
         Path dir = pool.toAbsolutePath().getParent();
         this.ack = dir.resolve(base + ".ack");
@@ -83,7 +88,8 @@ final class Driver {
             }
         } finally {
             if (!o.keepPool) {
-                for (Path p : List.of(pool, ack, board, site, synced, workerErr)) {
+                deletePool(pool);
+                for (Path p : List.of(ack, board, site, synced, workerErr)) {
                     Files.deleteIfExists(p);
                 }
             }
@@ -92,16 +98,48 @@ final class Driver {
     }
 
     private void newPool() throws IOException {
-        Files.deleteIfExists(pool);
-        try (GPHashIndex index = GPHashIndex.builder(pool).backend(o.backend).keySize(8)
+        deletePool(pool);
+        GPHashIndex.Builder b = GPHashIndex.builder(pool).backend(o.backend).keySize(8)
                 .valueSize(Workload.VALUE_SIZE).initialCapacity(o.initialCapacity).seed(random.nextLong())
-                .itemChecksums(o.itemChecksums).create()) {
-            lastFileBytes = index.stats().fileBytes();
-            lastValueBlocks = index.stats().valueBlocks();
+                .itemChecksums(o.itemChecksums);
+        if (o.shards > 0) {
+            b.shards(o.shards);
+        }
+        try (GPHashIndex index = b.create()) {
+            java.util.List<org.gphash.IndexStats> shards = index.shardStats();
+            for (int s = 0; s < shards.size(); s++) {
+                lastFileBytes[s] = shards.get(s).fileBytes();
+                lastValueBlocks[s] = shards.get(s).valueBlocks();
+            }
         }
         java.util.Arrays.fill(model, 0);
+        java.util.Arrays.fill(lastResizes, 0);
         maxItems = 0;
-        lastResizes = 0;
+    }
+
+    /** The pool files: the one pool, or each shard's of a sharded index. */
+    private List<Path> poolFiles(Path at) {
+        if (o.shards == 0) {
+            return List.of(at);
+        }
+        List<Path> files = new ArrayList<>(o.shards);
+        for (int s = 0; s < o.shards; s++) {
+            files.add(org.gphash.shard.ShardManifest.shardPath(at, s));
+        }
+        return files;
+    }
+
+    /** Removes a pool file, or a sharded index's directory and everything in it. */
+    private static void deletePool(Path at) throws IOException {
+        if (Files.isDirectory(at, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try (java.util.stream.Stream<Path> files = Files.walk(at)) {
+                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(f);
+                }
+            }
+        } else {
+            Files.deleteIfExists(at);
+        }
     }
 
     private void round(int r, int inGeneration) throws IOException, InterruptedException {
@@ -331,13 +369,24 @@ final class Driver {
             return;
         }
         Path copy = pool.resolveSibling(pool.getFileName() + ".verify");
-        // Owner-only like the pool itself.
-        Files.copy(pool, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        deletePool(copy);
+        // Owner-only like the pool itself (a sharded index: its directory, manifest and shards).
+        if (o.shards > 0) {
+            Files.createDirectory(copy, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+            try (java.util.stream.Stream<Path> files = Files.list(pool)) {
+                for (Path f : files.toList()) {
+                    Files.copy(f, copy.resolve(f.getFileName()), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        } else {
+            Files.copy(pool, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        }
         try {
             verify(start, r, copy);
         } finally {
-            Files.deleteIfExists(copy);
+            deletePool(copy);
         }
     }
 
@@ -384,12 +433,16 @@ final class Driver {
             }
             compare(index, inflight, r);
         }
-        PoolReport check = PoolScanner.scan(pool, Progress.NONE, o.itemChecksums);
-        if (!check.sound() || check.findings().count(Problem.INSERT_SLOT) > 0) {
-            tally.checkFailures++;
-            log.printf("round %d: check failed after recovery: %s%n", r + 1, check.findings().kinds());
+        List<Path> files = poolFiles(pool);
+        for (int s = 0; s < files.size(); s++) {
+            PoolReport check = PoolScanner.scan(files.get(s), Progress.NONE, o.itemChecksums);
+            if (!check.sound() || check.findings().count(Problem.INSERT_SLOT) > 0) {
+                tally.checkFailures++;
+                log.printf("round %d: check of %s failed after recovery: %s%n", r + 1, files.get(s).getFileName(),
+                        check.findings().kinds());
+            }
+            checkGrowth(check, s, r);
         }
-        checkGrowth(check, r);
     }
 
     /** The model as of the last sync, when acknowledged operations after it are in doubt; else null. */
@@ -518,20 +571,21 @@ final class Driver {
      * live and one worker thread (a handful of blocks awaiting reclamation), a heap that already has
      * far more blocks than that never needs to grow. Such a growth is counted as leaked bytes.
      */
-    private void checkGrowth(PoolReport check, int r) {
+    private void checkGrowth(PoolReport check, int s, int r) {
         long resizes = check.header().resizes();
         // The committed length, not the file's: an interrupted growth (file extended, header not yet
-        // committed) leaves trailing bytes that the pool ignores and its next growth reuses.
+        // committed) leaves trailing bytes that the pool ignores and its next growth reuses. Per
+        // shard pool, against the items of the whole index (an upper bound of any shard's).
         long file = check.header().fileLength();
-        if (file > lastFileBytes && resizes == lastResizes && maxItems + 1024 < lastValueBlocks) {
-            tally.leakedBytes += file - lastFileBytes;
-            log.printf("round %d: the pool's committed length grew from %d to %d bytes without a resize, with at most %d items in %d value blocks%n",
-                    r + 1, lastFileBytes, file, maxItems, lastValueBlocks);
+        if (file > lastFileBytes[s] && resizes == lastResizes[s] && maxItems + 1024 < lastValueBlocks[s]) {
+            tally.leakedBytes += file - lastFileBytes[s];
+            log.printf("round %d: pool %d's committed length grew from %d to %d bytes without a resize, with at most %d items in %d value blocks%n",
+                    r + 1, s, lastFileBytes[s], file, maxItems, lastValueBlocks[s]);
         }
-        tally.resizes += resizes - lastResizes;
-        lastResizes = resizes;
-        lastFileBytes = file;
-        lastValueBlocks = check.valueBlocks();
+        tally.resizes += resizes - lastResizes[s];
+        lastResizes[s] = resizes;
+        lastFileBytes[s] = file;
+        lastValueBlocks[s] = check.valueBlocks();
     }
 
     private static String javaBin() {

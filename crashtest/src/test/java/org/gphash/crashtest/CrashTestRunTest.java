@@ -66,6 +66,29 @@ class CrashTestRunTest {
         assertTrue(resize.find() && Integer.parseInt(resize.group(1)) > 0, r.out());
     }
 
+    /**
+     * A sharded index (issue 30): workers run batches that span three shard pools and are SIGKILLed;
+     * every acknowledged operation survives on every shard, nothing is torn or leaked, and every
+     * shard passes the offline check.
+     */
+    @Test
+    void sigkillRoundsOnAShardedIndexLoseNothing() {
+        Result r = run("--shards", "3", "--batch", "64", "--rounds", "16", "--seed", "30", "--rounds-per-pool", "8",
+                "--max-kill-ms", "200", pool().toString());
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.last() != null, "last line is not the summary:\n" + r.out());
+        assertTrue(r.out().contains("shards=3"), r.out());
+        assertEquals("16", r.last().group(2));
+        assertTrue(Long.parseLong(r.last().group(4)) > 0, r.out());
+        assertTrue(r.out().contains("check failures=0"), r.out());
+    }
+
+    @Test
+    void shardsAreRefusedWithThePowerFailMode() {
+        Result r = run("--shards", "2", "--power-fail", "--rounds", "1", pool().toString());
+        assertEquals(2, r.code(), r.out());
+    }
+
     @Test
     void powerFailRoundsLoseNothing() {
         Result r = run("--power-fail", "--rounds", "24", "--seed", "5", "--rounds-per-pool", "8", pool().toString());
