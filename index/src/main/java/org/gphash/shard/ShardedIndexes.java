@@ -42,9 +42,10 @@ public final class ShardedIndexes implements ShardedIndexFactory {
     public ShardedIndexes() {
     }
 
+    /** A directory: a sharded index, or one whose create did not finish (its open says so). */
     @Override
     public boolean isShardedIndex(Path path) {
-        return ShardManifest.isShardedIndex(path);
+        return Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS);
     }
 
     @Override

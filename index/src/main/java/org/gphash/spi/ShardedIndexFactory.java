@@ -12,10 +12,11 @@ import org.gphash.GPHashConfig;
 public interface ShardedIndexFactory {
 
     /**
-     * Whether {@code path} holds a sharded index (a directory with a manifest).
+     * Whether {@code path} is for this factory to open: a directory, which holds a sharded index or
+     * one whose create did not finish (then {@link #open} says so); a pool is a file.
      *
      * @param path the index's path
-     * @return true for a sharded index
+     * @return true for a directory
      */
     boolean isShardedIndex(Path path);
 

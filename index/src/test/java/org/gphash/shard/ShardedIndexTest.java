@@ -254,7 +254,8 @@ class ShardedIndexTest {
 
         // No manifest at all (a create that did not finish).
         Files.delete(manifest);
-        assertThrows(Exception.class, () -> GPHashIndex.builder(dir).open());
+        PoolIoException unfinished = assertThrows(PoolIoException.class, () -> GPHashIndex.builder(dir).open());
+        assertTrue(unfinished.getMessage().contains("create was interrupted"), unfinished.getMessage());
     }
 
     private static byte[][] contents(Path dir) throws IOException {
