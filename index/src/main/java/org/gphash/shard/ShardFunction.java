@@ -57,8 +57,17 @@ public final class ShardFunction {
         return (int) Math.unsignedMultiplyHigh(hash(keys, offset, keySize, seed), shards);
     }
 
-    /** The keyed hash (package-private for the balance and independence tests). */
-    static long hash(MemorySegment keys, long offset, int keySize, long seed) {
+    /**
+     * The keyed hash the shard is taken from (public for the check of the CUDA side,
+     * {@code shard_hash.cuh}, against this one).
+     *
+     * @param keys    where the key lies
+     * @param offset  its first byte
+     * @param keySize its length
+     * @param seed    the manifest's shard seed
+     * @return the hash
+     */
+    public static long hash(MemorySegment keys, long offset, int keySize, long seed) {
         long h = seed ^ P0 ^ keySize;
         int full = keySize & ~7;
         for (int i = 0; i < full; i += 8) {
