@@ -18,6 +18,7 @@
 
 #include "gphash/candidate_order.cuh"
 #include "gphash/key_hash.cuh"
+#include "hex_key.h"
 
 int main() {
     std::string line;
@@ -31,13 +32,10 @@ int main() {
         int top_log2 = 0;
         int levels = 0;
         in >> hex >> hashes >> top_log2 >> levels;
-        if (hashes < 1 || hashes > gphash::kMaxHashes || levels < 1 || levels > top_log2 + 1 || hex.size() % 2 != 0) {
+        std::vector<uint8_t> key;
+        if (hashes < 1 || hashes > gphash::kMaxHashes || levels < 1 || levels > top_log2 + 1 || !parse_hex_key(hex, key)) {
             std::fprintf(stderr, "bad line: %s\n", line.c_str());
             return 2;
-        }
-        std::vector<uint8_t> key(hex.size() / 2);
-        for (size_t i = 0; i < key.size(); ++i) {
-            key[i] = static_cast<uint8_t>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
         }
         gphash::TableParams t{};
         t.top_log2 = top_log2;

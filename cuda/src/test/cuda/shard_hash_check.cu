@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gphash/shard_hash.cuh"
+#include "hex_key.h"
 
 int main() {
     std::string line;
@@ -24,13 +25,10 @@ int main() {
         std::string seed;
         unsigned long shards = 0;
         in >> hex >> seed >> shards;
-        if (hex.size() % 2 != 0 || hex.empty() || shards < 1) {
+        std::vector<uint8_t> key;
+        if (shards < 1 || !parse_hex_key(hex, key)) {
             std::fprintf(stderr, "bad line: %s\n", line.c_str());
             return 2;
-        }
-        std::vector<uint8_t> key(hex.size() / 2);
-        for (size_t i = 0; i < key.size(); ++i) {
-            key[i] = static_cast<uint8_t>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
         }
         const uint64_t s = std::stoull(seed, nullptr, 16);
         const uint64_t h = gphash::shard_hash(key.data(), static_cast<int>(key.size()), s);

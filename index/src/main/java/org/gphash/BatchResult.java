@@ -51,7 +51,10 @@ public final class BatchResult {
     public void reset(int n) {
         Batch.checkSize(n, 1, valueSize);
         if (n > capacity) {
-            allocate(n);
+            // Grown with an eighth to spare: a result reused for batches of varying size (a shard's
+            // part of each batch) would otherwise move to a new block, which a GPU engine registers
+            // anew, every time a batch is a little larger than the last.
+            allocate((int) Math.min(Batch.maxOperations(1, valueSize), n + (n >> 3) + 64L));
         } else {
             codes.asSlice(0, n).fill(Outcome.NOT_APPLIED.code());
         }

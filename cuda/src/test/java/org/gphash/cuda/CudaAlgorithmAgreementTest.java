@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -107,18 +105,6 @@ class CudaAlgorithmAgreementTest {
 
     /** The known answers: {input, expected output} per line of the committed file. */
     private static List<String[]> vectors() throws IOException {
-        try (InputStream in = CudaAlgorithmAgreementTest.class.getResourceAsStream(VECTORS)) {
-            assertTrue(in != null, VECTORS + " is on the test class path");
-            List<String[]> out = new ArrayList<>();
-            for (String line : new String(in.readAllBytes(), StandardCharsets.US_ASCII).split("\n")) {
-                if (line.isBlank() || line.startsWith("#")) {
-                    continue;
-                }
-                String[] parts = line.split(" => ");
-                assertEquals(2, parts.length, "a vector line: " + line);
-                out.add(parts);
-            }
-            return out;
-        }
+        return HostCheckProgram.knownAnswers(VECTORS);
     }
 }

@@ -71,7 +71,7 @@ final class HostCheckProgram {
             return true;
         }
         long built = Files.getLastModifiedTime(binary).toMillis();
-        try (Stream<Path> sources = Stream.concat(Files.walk(HEADERS), Stream.of(source))) {
+        try (Stream<Path> sources = Stream.concat(Files.walk(HEADERS), Files.walk(source.getParent()))) {
             return sources.filter(Files::isRegularFile).anyMatch(s -> {
                 try {
                     return Files.getLastModifiedTime(s).toMillis() > built;
@@ -79,6 +79,26 @@ final class HostCheckProgram {
                     return true;
                 }
             });
+        }
+    }
+
+    /**
+     * A committed file of known answers on the test class path: {input, expected output} per line
+     * {@code INPUT => OUTPUT}, blank lines and {@code #} comments skipped.
+     */
+    static List<String[]> knownAnswers(String resource) throws IOException {
+        try (java.io.InputStream in = HostCheckProgram.class.getResourceAsStream(resource)) {
+            assertTrue(in != null, resource + " is on the test class path");
+            List<String[]> out = new java.util.ArrayList<>();
+            for (String line : new String(in.readAllBytes(), StandardCharsets.US_ASCII).split("\n")) {
+                if (line.isBlank() || line.startsWith("#")) {
+                    continue;
+                }
+                String[] parts = line.split(" => ");
+                assertEquals(2, parts.length, "a vector line: " + line);
+                out.add(parts);
+            }
+            return out;
         }
     }
 

@@ -44,8 +44,6 @@ final class BatchPartition {
     /** Per range and shard: how many of the range's operations go to the shard, then where the first goes. */
     private int[][] rangeCounts = new int[0][];
     private final int[] counts;
-    /** Operations each part and its result have room for. */
-    private final int[] room;
     private int ranges;
     private int n;
     private boolean withExpected;
@@ -57,7 +55,6 @@ final class BatchPartition {
         parts = new Batch[shards];
         results = new BatchResult[shards];
         counts = new int[shards];
-        room = new int[shards];
         for (int s = 0; s < shards; s++) {
             parts[s] = Batch.create(keySize, valueSize, 1);
             results[s] = new BatchResult(valueSize, 1);
@@ -109,14 +106,8 @@ final class BatchPartition {
         }
         withExpected = batch.hasConditionalOperations();
         for (int s = 0; s < shards; s++) {
-            if (counts[s] > room[s]) {
-                // Grown with an eighth to spare, part and result together: a shard's share of the next
-                // batch of this size is a little larger half the time, and each new block would be
-                // registered with the GPU anew (tens of ms for a 2^20 batch's part) instead of reused.
-                room[s] = (int) Math.min(Batch.maxOperations(batch.keySize(), valueSize), counts[s] + (counts[s] >> 3) + 64L);
-                parts[s].setSize(room[s]);
-                results[s].reset(room[s]);
-            }
+            // Both grow with room to spare (a batch by doubling, a result by an eighth), so a shard's
+            // part of the next batch, a little larger half the time, stays in the block a GPU pinned.
             parts[s].setSize(counts[s]);
             if (withExpected) {
                 parts[s].expectedValues();

@@ -86,16 +86,6 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
         return dir.resolve(shardFileName(i));
     }
 
-    /**
-     * Whether a path holds a sharded index.
-     *
-     * @param path the index's path
-     * @return true for a directory holding a manifest
-     */
-    public static boolean isShardedIndex(Path path) {
-        return Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS) && Files.exists(path.resolve(FILE_NAME), LinkOption.NOFOLLOW_LINKS);
-    }
-
     /** {@return the manifest's bytes, checksum included} */
     byte[] encode() {
         int length = FIXED_BYTES + 8 * shards + 4;

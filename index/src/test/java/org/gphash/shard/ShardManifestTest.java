@@ -36,7 +36,7 @@ class ShardManifestTest {
         assertFalse(Files.exists(dir.resolve(ShardManifest.FILE_NAME + ".tmp")));
         assertEquals(manifest, ShardManifest.read(dir));
         assertEquals(56 + 3 * 8 + 4, Files.size(file));
-        assertTrue(ShardManifest.isShardedIndex(dir));
+        assertTrue(Files.isRegularFile(dir.resolve(ShardManifest.FILE_NAME)));
         assertEquals("shard-002.pool", ShardManifest.shardFileName(2));
     }
 
@@ -78,6 +78,6 @@ class ShardManifestTest {
     void aDirectoryWithoutAManifestIsAnUnfinishedCreate() {
         PoolIoException e = assertThrows(PoolIoException.class, () -> ShardManifest.read(pools.dir()));
         assertTrue(e.getMessage().contains("create was interrupted"), e.getMessage());
-        assertFalse(ShardManifest.isShardedIndex(pools.dir()));
+        assertFalse(Files.exists(pools.dir().resolve(ShardManifest.FILE_NAME)));
     }
 }

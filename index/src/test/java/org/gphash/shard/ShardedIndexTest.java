@@ -277,6 +277,21 @@ class ShardedIndexTest {
     }
 
     @Test
+    void badShardCountsAndDevicesAreRefusedByName() {
+        Path dir = pools.pool("never");
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> GPHashIndex.builder(dir).shards(0));
+        assertTrue(zero.getMessage().contains("shards must be 1 to 256, got 0"), zero.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> GPHashIndex.builder(dir).shards(257));
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+                () -> GPHashIndex.builder(dir).devices(0, -1));
+        assertTrue(negative.getMessage().contains("got -1"), negative.getMessage());
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+                () -> GPHashIndex.builder(dir).devices(1, 0, 1));
+        assertTrue(twice.getMessage().contains("names a GPU twice"), twice.getMessage());
+        assertFalse(Files.exists(dir));
+    }
+
+    @Test
     void aCreateThatFailsLeavesNothingBehind() {
         Path dir = pools.pool("too-small");
         RuntimeException e = assertThrows(RuntimeException.class,

@@ -121,5 +121,11 @@ class HostMemoryTest {
         assertNotSame(small, r.memory());
         assertEquals(100, r.count(Outcome.NOT_APPLIED));
         assertNull(r.value(99));
+        // Grown with room to spare: a batch a little larger than the last stays in the block (an
+        // engine that pinned it keeps it pinned).
+        HostMemory grown = r.memory();
+        r.reset(110);
+        assertSame(grown, r.memory());
+        assertEquals(110, r.count(Outcome.NOT_APPLIED));
     }
 }

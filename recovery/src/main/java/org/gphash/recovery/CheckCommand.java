@@ -36,7 +36,7 @@ final class CheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (ShardManifest.isShardedIndex(pool) || java.nio.file.Files.isDirectory(pool)) {
+        if (java.nio.file.Files.isDirectory(pool, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {  // a sharded index, or what is left of one
             return checkShardedIndex();
         }
         PoolReport report = checkPool(pool);
