@@ -16,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import org.gphash.index.api.ModelProperties;
+import org.gphash.index.api.TestPools;
 import org.gphash.spi.Engine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.gphash.index.CpuEngine;
+import org.gphash.index.api.TestPools;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ForwardingEngine;
 import org.gphash.spi.SubmittedBatch;

@@ -17,7 +17,7 @@ import org.gphash.Coalescing;
 import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
-import org.gphash.TestPools;
+import org.gphash.index.api.TestPools;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ForwardingEngine;
 import org.junit.jupiter.api.Test;

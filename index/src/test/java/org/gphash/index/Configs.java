@@ -1,15 +1,14 @@
 package org.gphash.index;
 
-import org.gphash.spi.CrashHook;
 import java.nio.file.Path;
 import java.util.OptionalLong;
-
 import org.gphash.Backend;
 import org.gphash.Coalescing;
 import org.gphash.Durability;
 import org.gphash.GPHashConfig;
 import org.gphash.IndexMirror;
 import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.spi.CrashHook;
 
 /** Configurations for tests that set the geometry, the seed and a crash hook directly. */
 final class Configs {

@@ -1,17 +1,5 @@
 package org.gphash.index;
 
-import org.gphash.format.PoolHeader;
-import org.gphash.format.SlotMeta;
-
-import org.gphash.spi.CrashPoint;
-import org.gphash.spi.CrashHook;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -28,18 +16,27 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.stream.Stream;
-
-import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
-import org.gphash.TestPools;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
+import org.gphash.index.api.TestPools;
+import org.gphash.spi.CrashHook;
+import org.gphash.spi.CrashPoint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Stops operations at each of their persist points, drops all volatile state (the engine is

@@ -1,23 +1,20 @@
 package org.gphash.index;
 
-import org.gphash.format.HeapChunk;
-import org.gphash.format.PoolHeader;
-
-import org.gphash.spi.CrashPoint;
-import org.gphash.spi.CrashHook;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import java.lang.foreign.MemorySegment;
 import java.util.OptionalLong;
-
-import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.Outcome;
-import org.gphash.TestPools;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
+import org.gphash.index.api.TestPools;
+import org.gphash.spi.CrashHook;
+import org.gphash.spi.CrashPoint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Resizing (GPHash §3.2.3): a new top level, the bottom level emptied, and its space reused. */
 class ResizeTest {

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-import org.gphash.index.KeyHasher;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
+import org.gphash.index.KeyHasher;
 import org.junit.jupiter.api.Test;
 
 /** The shard function spreads keys evenly, and independently of the table's own hashes. */

@@ -25,10 +25,10 @@ import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.PoolConfigMismatchException;
-import org.gphash.TestPools;
 import org.gphash.error.PoolExistsException;
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
+import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,0 +1,1252 @@
+package org.gphash;
+
+import org.gphash.error.PoolFormatException;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.ServiceLoader;
+
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.spi.CrashHook;
+import org.gphash.spi.Engine;
+import org.gphash.spi.EngineFactory;
+import org.gphash.spi.FrontEnd;
+import org.gphash.spi.ShardedIndexFactory;
+
+/**
+ * A persistent GPHash index in one pool file: the embedded API.
+ *
+ * <pre>{@code
+ * try (GPHashIndex index = GPHashIndex.builder(Path.of("/dev/shm/users.pool"))
+ *         .keySize(8).valueSize(128).create()) {
+ *     index.put(42L, value);
+ *     byte[] v = index.get(42L);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: any number of threads may call any operation at once. Keys and values have the
+ * fixed sizes of the pool; a key or value of another length is refused with an
+ * {@link IllegalArgumentException} naming both sizes. Every write is durable when the call returns.
+ * Closing marks a clean shutdown; opening always runs recovery (see {@link #lastRecovery()}).
+ *
+ * <p>Why this class is long: it is the API's one entry point, and its length is the API, each call a
+ * few lines over the engine: every operation with byte[], {@code long} and {@link MemorySegment}
+ * keys, synchronously and asynchronously, batches, scans, stats; and the {@link Builder}, which is the
+ * configuration (every setting written, defaulted and documented once, as in Caffeine). What runs the
+ * calls lives elsewhere: the engines behind {@link org.gphash.spi.Engine}, the front end for many
+ * callers behind {@link org.gphash.spi.FrontEnd}.
+ */
+public final class GPHashIndex implements AutoCloseable {
+
+    /** What the index calls: the backend's engine, behind the front end when there is one. */
+    private final Engine engine;
+    /** The coalescer and the stats recorder in front of the backend (gphash-frontend), or null: calls go to the backend. */
+    private final FrontEnd front;
+    /** The backend's engine itself. */
+    private final Engine backend;
+    private final GPHashConfig config;
+    private final int keySize;
+    private final int valueSize;
+    private volatile boolean closed;
+
+    private GPHashIndex(Engine backend, GPHashConfig config, FrontEnd.Factory fronts, boolean recordStats) {
+        this.backend = backend;
+        boolean groupCommit = config.backend() == Backend.CPU && config.durability() == Durability.PER_BATCH
+                && flushesToMedium(backend.stats().persistenceMode());
+        Coalescing coalescing = groupCommit && config.coalescing().mode() == Coalescing.Mode.AUTO
+                ? config.coalescing().forGroupCommit() : config.coalescing();
+        boolean coalesce = coalescing.appliesTo(config.backend(), groupCommit);
+        if (coalesce && fronts == null) {
+            // Only AUTO gets here (the builder refused ON without the front end): run calls directly.
+            LOG.log(System.Logger.Level.DEBUG, "single calls on " + config.path() + " run one by one: coalescing them "
+                    + "needs gphash-frontend (org.gphash:gphash-frontend), which is not on the class or module path");
+            coalesce = false;
+        }
+        this.front = coalesce || recordStats ? fronts.over(backend, coalesce ? coalescing : null, recordStats, config.path())
+                : null;
+        this.engine = front != null ? front.engine() : backend;
+        this.config = config;
+        this.keySize = backend.geometry().keySize();
+        this.valueSize = backend.geometry().valueSize();
+    }
+
+    private static final System.Logger LOG = System.getLogger("org.gphash");
+
+    /**
+     * An index over an engine made elsewhere: for tests of the layers above an engine (the
+     * coalescer, the host cache, stats) with an engine that behaves in ways a backend may.
+     */
+    static GPHashIndex over(Engine backend, GPHashConfig config) {
+        return new GPHashIndex(backend, config, Builder.frontEnds(), false);
+    }
+
+    /**
+     * A builder holding every setting of {@code config}: for applications that keep configurations,
+     * and for what only a configuration carries (the SPI's crash hook,
+     * {@link GPHashConfig#withCrashHook}). Its {@link Builder#config()} equals {@code config}.
+     *
+     * @param config the settings
+     * @return a builder with them
+     */
+    public static Builder from(GPHashConfig config) {
+        return new Builder(Objects.requireNonNull(config, "config"));
+    }
+
+/**
+     * The configuration of shard pool {@code path} of the sharded index {@code config} configures: a
+     * single pool on {@code device}, sized for its share of the items and of the pool bytes.
+     */
+    static GPHashConfig shardConfig(GPHashConfig config, Path path, int device) {
+        int shards = Math.max(1, config.placement().shards());
+        long bytes = config.maxPoolBytes() == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(1, config.maxPoolBytes() / shards);
+        Builder b = new Builder(config, path).initialCapacity(Math.max(1, (config.initialCapacity() + shards - 1) / shards))
+                .maxPoolBytes(bytes);
+        b.placement = Placement.onDevice(device);
+        return b.config();
+    }
+
+    /**
+     * A builder for the index at {@code path}; finish with {@link Builder#create()}, {@link Builder#open()}
+     * or {@link Builder#openOrCreate()}.
+     *
+     * @param path the pool file
+     * @return a builder with the defaults
+     */
+    public static Builder builder(Path path) {
+        return new Builder(path);
+    }
+
+    // ------------------------------------------------------------------ byte[] keys
+
+    /**
+     * The value of {@code key}, or null if absent.
+     *
+     * @param key the key, of the index's key size
+     * @return a new array holding the value, or null
+     */
+    public byte[] get(byte[] key) {
+        Arguments.checkKey(key, keySize);
+        byte[] out = new byte[valueSize];
+        return live().get(MemorySegment.ofArray(key), MemorySegment.ofArray(out)) == Outcome.FOUND ? out : null;
+    }
+
+    /**
+     * Inserts or replaces.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the value, of the index's value size
+     * @return true if the key was new
+     */
+    public boolean put(byte[] key, byte[] value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize);
+        return live().put(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
+    }
+
+    /**
+     * Inserts if absent.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the value, of the index's value size
+     * @return true if inserted; false (changing nothing) if the key exists
+     */
+    public boolean insert(byte[] key, byte[] value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize);
+        return live().insert(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
+    }
+
+    /**
+     * Replaces if present.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the new value, of the index's value size
+     * @return true if replaced; false if the key is absent
+     */
+    public boolean update(byte[] key, byte[] value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize);
+        return live().update(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.UPDATED;
+    }
+
+    /**
+     * Removes.
+     *
+     * @param key the key, of the index's key size
+     * @return true if removed; false if the key was absent
+     */
+    public boolean delete(byte[] key) {
+        Arguments.checkKey(key, keySize);
+        return live().delete(MemorySegment.ofArray(key)) == Outcome.DELETED;
+    }
+
+    /**
+     * Replaces the value of {@code key} with {@code value} only if it is now {@code expected}: one
+     * atomic step against every other writer of the pool (other threads, other maps over this index,
+     * batches), on either engine.
+     *
+     * @param key      the key, of the index's key size
+     * @param expected the value it must have, of the index's value size
+     * @param value    the new value, of the index's value size
+     * @return true if replaced; false if the key was absent or had another value
+     */
+    public boolean compareAndSet(byte[] key, byte[] expected, byte[] value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(expected, valueSize);
+        Arguments.checkValue(value, valueSize);
+        return live().compareAndSet(MemorySegment.ofArray(key), MemorySegment.ofArray(expected), MemorySegment.ofArray(value))
+                == Outcome.UPDATED;
+    }
+
+    /**
+     * Removes {@code key} only if its value is now {@code expected}, atomically as
+     * {@link #compareAndSet(byte[], byte[], byte[])}.
+     *
+     * @param key      the key, of the index's key size
+     * @param expected the value it must have, of the index's value size
+     * @return true if removed; false if the key was absent or had another value
+     */
+    public boolean compareAndDelete(byte[] key, byte[] expected) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(expected, valueSize);
+        return live().compareAndDelete(MemorySegment.ofArray(key), MemorySegment.ofArray(expected)) == Outcome.DELETED;
+    }
+
+    /**
+     * As {@link #compareAndSet(byte[], byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key      the key
+     * @param expected the value it must have
+     * @param value    the new value
+     * @return true if replaced
+     */
+    public boolean compareAndSet(long key, byte[] expected, byte[] value) {
+        return compareAndSet(LongKeys.encode(key, keySize), expected, value);
+    }
+
+    /**
+     * As {@link #compareAndDelete(byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key      the key
+     * @param expected the value it must have
+     * @return true if removed
+     */
+    public boolean compareAndDelete(long key, byte[] expected) {
+        return compareAndDelete(LongKeys.encode(key, keySize), expected);
+    }
+
+    /**
+     * Whether {@code key} is present.
+     *
+     * @param key the key, of the index's key size
+     * @return true if present
+     */
+    public boolean containsKey(byte[] key) {
+        return get(key) != null;
+    }
+
+    /**
+     * Whether {@code key} (an 8-byte key, little-endian) is present.
+     *
+     * @param key the key
+     * @return true if present
+     */
+    public boolean containsKey(long key) {
+        return containsKey(LongKeys.encode(key, keySize));
+    }
+
+    /**
+     * Whether {@code key} is present.
+     *
+     * @param key the key: a segment of the index's key size
+     * @return true if present
+     */
+    public boolean containsKey(MemorySegment key) {
+        Arguments.checkKey(key, keySize);
+        return live().get(key, MemorySegment.ofArray(new byte[valueSize])) == Outcome.FOUND;
+    }
+
+    // ------------------------------------------------------------------ long keys (keySize 8)
+
+    /**
+     * As {@link #get(byte[])}, for an index of 8-byte keys ({@code key} little-endian).
+     *
+     * @param key the key
+     * @return a new array holding the value, or null
+     */
+    public byte[] get(long key) {
+        return get(LongKeys.encode(key, keySize));
+    }
+
+    /**
+     * As {@link #put(byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key   the key
+     * @param value the value, of the index's value size
+     * @return true if the key was new
+     */
+    public boolean put(long key, byte[] value) {
+        return put(LongKeys.encode(key, keySize), value);
+    }
+
+    /**
+     * As {@link #insert(byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key   the key
+     * @param value the value, of the index's value size
+     * @return true if inserted; false if the key exists
+     */
+    public boolean insert(long key, byte[] value) {
+        return insert(LongKeys.encode(key, keySize), value);
+    }
+
+    /**
+     * As {@link #update(byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key   the key
+     * @param value the new value, of the index's value size
+     * @return true if replaced; false if the key is absent
+     */
+    public boolean update(long key, byte[] value) {
+        return update(LongKeys.encode(key, keySize), value);
+    }
+
+    /**
+     * As {@link #delete(byte[])}, for an index of 8-byte keys.
+     *
+     * @param key the key
+     * @return true if removed; false if the key was absent
+     */
+    public boolean delete(long key) {
+        return delete(LongKeys.encode(key, keySize));
+    }
+
+    // ------------------------------------------------------------------ zero-copy segments
+
+    /**
+     * Copies the value of {@code key} into {@code valueOut}.
+     *
+     * @param key      the key: a segment of the index's key size
+     * @param valueOut where the value goes: a segment of at least the index's value size
+     * @return true if found; false if absent ({@code valueOut} untouched)
+     */
+    public boolean get(MemorySegment key, MemorySegment valueOut) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(valueOut, valueSize, "output value segment");
+        return live().get(key, valueOut) == Outcome.FOUND;
+    }
+
+    /**
+     * As {@link #put(byte[], byte[])}, reading key and value from segments (no copy on the CPU engine).
+     *
+     * @param key   a segment of the index's key size
+     * @param value a segment of the index's value size
+     * @return true if the key was new
+     */
+    public boolean put(MemorySegment key, MemorySegment value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize, "value");
+        return live().put(key, value) == Outcome.INSERTED;
+    }
+
+    /**
+     * As {@link #insert(byte[], byte[])}, from segments.
+     *
+     * @param key   a segment of the index's key size
+     * @param value a segment of the index's value size
+     * @return true if inserted; false if the key exists
+     */
+    public boolean insert(MemorySegment key, MemorySegment value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize, "value");
+        return live().insert(key, value) == Outcome.INSERTED;
+    }
+
+    /**
+     * As {@link #update(byte[], byte[])}, from segments.
+     *
+     * @param key   a segment of the index's key size
+     * @param value a segment of the index's value size
+     * @return true if replaced; false if the key is absent
+     */
+    public boolean update(MemorySegment key, MemorySegment value) {
+        Arguments.checkKey(key, keySize);
+        Arguments.checkValue(value, valueSize, "value");
+        return live().update(key, value) == Outcome.UPDATED;
+    }
+
+    /**
+     * As {@link #delete(byte[])}, from a segment.
+     *
+     * @param key a segment of the index's key size
+     * @return true if removed; false if the key was absent
+     */
+    public boolean delete(MemorySegment key) {
+        Arguments.checkKey(key, keySize);
+        return live().delete(key) == Outcome.DELETED;
+    }
+
+    // ------------------------------------------------------------------ batches
+
+    /**
+     * An empty batch sized for this index.
+     *
+     * @param expectedOperations operations to make room for at first (the batch grows beyond)
+     * @return an empty batch of this index's key and value sizes
+     */
+    public Batch newBatch(int expectedOperations) {
+        return new Batch(keySize, valueSize, expectedOperations);
+    }
+
+    /**
+     * Runs every operation of {@code batch} in order; one result per operation.
+     *
+     * @param batch operations of this index's key and value sizes
+     * @return their outcomes and the values read, in batch order
+     */
+    public BatchResult execute(Batch batch) {
+        BatchResult result = new BatchResult(valueSize, batch.size());
+        execute(batch, result);
+        return result;
+    }
+
+    /**
+     * As {@link #execute(Batch)}, reusing {@code result}'s memory.
+     *
+     * @param batch  operations of this index's key and value sizes
+     * @param result where outcomes and values go (resized as needed)
+     */
+    public void execute(Batch batch, BatchResult result) {
+        Objects.requireNonNull(batch, "batch");
+        if (batch.keySize() != keySize || batch.valueSize() != valueSize) {
+            throw new IllegalArgumentException("batch was made for keys of " + batch.keySize() + " and values of "
+                    + batch.valueSize() + " bytes; this pool has " + keySize + " and " + valueSize);
+        }
+        batch.checkKinds();
+        result.reset(batch.size());
+        live().execute(batch, result);
+    }
+
+    // ------------------------------------------------------------------ reading everything back
+
+    /** {@return the number of items (what {@code stats().size()} says)} */
+    public long size() {
+        return live().stats().size();
+    }
+
+    /**
+     * A cursor over the live entries (see {@link Cursor}: weakly consistent, pulled from the engine
+     * in chunks of 4096, no lock held between them).
+     *
+     * @return a cursor; close it when done
+     */
+    public Cursor cursor() {
+        return new Cursor(live(), keySize, valueSize);
+    }
+
+    /**
+     * Calls {@code action} with every live entry's key and value (copies), as {@link #cursor()} walks them.
+     *
+     * @param action called once per live entry with copies of its key and value
+     */
+    public void forEach(java.util.function.BiConsumer<byte[], byte[]> action) {
+        java.util.Objects.requireNonNull(action, "action");
+        try (Cursor c = cursor()) {
+            while (c.next()) {
+                action.accept(c.key(), c.value());
+            }
+        }
+    }
+
+    /**
+     * A consistent copy of the pool at {@code target} (which must not exist) while it stays open:
+     * operations wait while it is copied (the GPU engine copies between batches), then go on. The
+     * copy is fsynced before it gets its name, and opens like the original (as after a crash, with
+     * nothing to repair). {@code gphash snapshot} does the same for a closed pool.
+     *
+     * @param target where the copy goes; must not exist
+     */
+    public void snapshot(Path target) {
+        java.util.Objects.requireNonNull(target, "target");
+        live().snapshot(target);
+    }
+
+    /**
+     * Makes every operation acknowledged before this call durable: what {@link Durability#ON_CLOSE_OR_SYNC}
+     * promises at each sync. Operations wait while it runs (one msync of the pool). In the other
+     * modes acknowledged operations are durable already and this only flushes again.
+     */
+    public void sync() {
+        live().sync();
+    }
+
+    // ------------------------------------------------------------------ the rest
+
+    /** {@return what the index holds and how its pool is laid out: items, levels, heap, file size, engine} */
+    public IndexStats stats() {
+        return live().stats();
+    }
+
+    /**
+     * The figures of each shard of a sharded index ({@link Builder#shards(int)}), in shard order;
+     * for an index of one pool, {@link #stats()} alone. {@link #stats()} is their total.
+     *
+     * @return the figures per shard
+     */
+    public List<IndexStats> shardStats() {
+        live();
+        return backend.shardStats();
+    }
+
+    /** {@return what recovery found and did when this pool was opened (or created)} */
+    public RecoveryReport lastRecovery() {
+        return live().lastRecovery();
+    }
+
+    /**
+     * Loads the GPU engine's BktCache now rather than at its next period; with {@code wait} false it
+     * runs while later batches go on.
+     *
+     * @param wait whether to return only when the load is done
+     * @return false where there is no cache (CPU engine, or disabled)
+     */
+    public boolean reloadBucketCache(boolean wait) {
+        return engine.reloadBucketCache(wait);
+    }
+
+    /**
+     * What only the GPU engine offers: device-resident batches and BktCache's control and figures,
+     * with no CUDA type in any signature. Asking for it turns the host read cache off (batches in
+     * GPU memory write the pool without passing the cache).
+     *
+     * @return the GPU engine's features, or empty for the CPU engine
+     */
+    public java.util.Optional<GpuFeatures> gpu() {
+        return engine() instanceof GpuFeatures g ? java.util.Optional.of(g) : java.util.Optional.empty();
+    }
+
+    /**
+     * The engine behind this index (the service-provider interface, for tools and tests that work
+     * below the index; applications want {@link #gpu()}). Asking for it turns the host read cache off
+     * (writes through the engine would bypass it).
+     *
+     * @return the engine
+     */
+    public Engine engine() {
+        live();
+        return front != null ? front.backend() : backend;
+    }
+
+    // ------------------------------------------------------------------ asynchronous single operations
+
+    /**
+     * The value of {@code key}, or null, when the operation has run. With coalescing (see
+     * {@link Coalescing}) operations issued meanwhile share a batch and complete together; without
+     * it the operation runs now and the future is complete when this returns. A caller's operations
+     * take effect in the order it issued them.
+     *
+     * @param key the key, of the index's key size
+     * @return the value (a new array) or null, when the operation has run
+     */
+    public java.util.concurrent.CompletableFuture<byte[]> getAsync(byte[] key) {
+        Arguments.checkKey(key, keySize);
+        live();
+        if (front != null && front.coalesces()) {
+            return front.getAsync(MemorySegment.ofArray(key));
+        }
+        return run(() -> get(key));
+    }
+
+    /**
+     * As {@link #put(byte[], byte[])}, asynchronously (see {@link #getAsync(byte[])}): true if inserted.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the value, of the index's value size
+     * @return true if the key was new, when the operation has run
+     */
+    public java.util.concurrent.CompletableFuture<Boolean> putAsync(byte[] key, byte[] value) {
+        return writeAsync(OpKind.PUT, key, value, Outcome.INSERTED);
+    }
+
+    /**
+     * As {@link #insert(byte[], byte[])}, asynchronously: true if inserted, false if the key existed.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the value, of the index's value size
+     * @return true if inserted, when the operation has run
+     */
+    public java.util.concurrent.CompletableFuture<Boolean> insertAsync(byte[] key, byte[] value) {
+        return writeAsync(OpKind.INSERT, key, value, Outcome.INSERTED);
+    }
+
+    /**
+     * As {@link #update(byte[], byte[])}, asynchronously: true if updated, false if absent.
+     *
+     * @param key   the key, of the index's key size
+     * @param value the new value, of the index's value size
+     * @return true if replaced, when the operation has run
+     */
+    public java.util.concurrent.CompletableFuture<Boolean> updateAsync(byte[] key, byte[] value) {
+        return writeAsync(OpKind.UPDATE, key, value, Outcome.UPDATED);
+    }
+
+    /**
+     * As {@link #delete(byte[])}, asynchronously: true if deleted, false if absent.
+     *
+     * @param key the key, of the index's key size
+     * @return true if removed, when the operation has run
+     */
+    public java.util.concurrent.CompletableFuture<Boolean> deleteAsync(byte[] key) {
+        return writeAsync(OpKind.DELETE, key, null, Outcome.DELETED);
+    }
+
+    /**
+     * As {@link #getAsync(byte[])}, for an index of 8-byte keys.
+     *
+     * @param key the key
+     * @return the value or null, when the operation has run
+     */
+    public java.util.concurrent.CompletableFuture<byte[]> getAsync(long key) {
+        return getAsync(LongKeys.encode(key, keySize));
+    }
+
+    /**
+     * As {@link #putAsync(byte[], byte[])}, for an index of 8-byte keys.
+     *
+     * @param key   the key
+     * @param value the value, of the index's value size
+     * @return true if the key was new, when the operation has run
+     */
+    public java.util.concurrent.CompletableFuture<Boolean> putAsync(long key, byte[] value) {
+        return putAsync(LongKeys.encode(key, keySize), value);
+    }
+
+    /**
+     * As {@link #deleteAsync(byte[])}, for an index of 8-byte keys.
+     *
+     * @param key the key
+     * @return true if removed, when the operation has run
+     */
+    public java.util.concurrent.CompletableFuture<Boolean> deleteAsync(long key) {
+        return deleteAsync(LongKeys.encode(key, keySize));
+    }
+
+    private java.util.concurrent.CompletableFuture<Boolean> writeAsync(OpKind kind, byte[] key, byte[] value,
+                                                                       Outcome success) {
+        Arguments.checkKey(key, keySize);
+        if (kind.hasValue()) {
+            Arguments.checkValue(value, valueSize);
+        }
+        live();
+        if (front != null && front.coalesces()) {
+            return front.submit(kind, MemorySegment.ofArray(key), kind.hasValue() ? MemorySegment.ofArray(value) : null)
+                    .thenApply(o -> o == success);
+        }
+        Engine e = live();
+        MemorySegment k = MemorySegment.ofArray(key);
+        return run(() -> switch (kind) {
+            case PUT -> e.put(k, MemorySegment.ofArray(value)) == success;
+            case INSERT -> e.insert(k, MemorySegment.ofArray(value)) == success;
+            case UPDATE -> e.update(k, MemorySegment.ofArray(value)) == success;
+            default -> e.delete(k) == success;
+        });
+    }
+
+    private static <T> java.util.concurrent.CompletableFuture<T> run(java.util.function.Supplier<T> op) {
+        try {
+            return java.util.concurrent.CompletableFuture.completedFuture(op.get());
+        } catch (RuntimeException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Counts and latency percentiles of the calls made so far, if the index was built with
+     * {@link Builder#recordStats()}; {@link OperationStats#NONE} otherwise.
+     *
+     * @return the figures
+     */
+    public OperationStats operationStats() {
+        return front == null ? OperationStats.NONE : front.operationStats();
+    }
+
+    /** {@return the coalescer's figures (batches run, operations merged), if single calls are coalesced} */
+    public java.util.Optional<CoalescerStats> coalescerStats() {
+        live();
+        return front == null ? java.util.Optional.empty() : front.coalescerStats();
+    }
+
+    /**
+     * What the coalescer did.
+     *
+     * @param batches         engine batches it ran
+     * @param operations      the operations they held
+     * @param hostCacheHits   gets the host read cache answered (0 without one)
+     * @param hostCacheMisses gets it did not
+     * @param getsRunAtOnce   gets that missed the host cache and ran at once alongside other calls
+     *                        instead of in a batch (see {@link org.gphash.spi.Engine#getAlongside})
+     */
+    public record CoalescerStats(long batches, long operations, long hostCacheHits, long hostCacheMisses,
+                                 long getsRunAtOnce) {
+        /** {@return operations per batch (0 before the first)} */
+        public double meanBatchSize() {
+            return batches == 0 ? 0 : (double) operations / batches;
+        }
+
+        /** {@return the share of gets the host read cache answered (0 before any)} */
+        public double hostCacheHitRate() {
+            long n = hostCacheHits + hostCacheMisses;
+            return n == 0 ? 0 : (double) hostCacheHits / n;
+        }
+    }
+
+    /** {@return bytes per key} */
+    public int keySize() {
+        return keySize;
+    }
+
+    /** {@return bytes per value} */
+    public int valueSize() {
+        return valueSize;
+    }
+
+    /** {@return the configuration this index was opened with, geometry filled in from the pool} */
+    public GPHashConfig config() {
+        return config;
+    }
+
+    /** {@return the pool file} */
+    public Path path() {
+        return config.path();
+    }
+
+    /** Whether a persist in {@code mode} is a flush to a medium (msync of a disk-backed file), not a no-op or cache flush. */
+    private static boolean flushesToMedium(org.gphash.persistence.PersistenceMode mode) {
+        return mode == org.gphash.persistence.PersistenceMode.PMEM_MSYNC || mode == org.gphash.persistence.PersistenceMode.FORCE;
+    }
+
+    private Engine live() {
+        if (closed) {
+            throw new IndexClosedException(config.path());
+        }
+        return engine;
+    }
+
+    /** Drains running operations, marks a clean shutdown and releases the pool. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            engine.close();
+        }
+    }
+
+    /**
+     * Configures and opens an index. Unset geometry means: the defaults (2 levels, 2 hashes,
+     * 8 slots, 8-byte keys, 128-byte values) for {@link #create()}, the pool's own for
+     * {@link #open()}.
+     */
+    public static final class Builder {
+        private final Path path;
+        private int keySize;
+        private int valueSize;
+        private int levels;
+        private int hashes;
+        private int slotsPerBucket;
+        private long initialCapacity = GPHashConfig.DEFAULT_INITIAL_CAPACITY;
+        private long maxPoolBytes = Long.MAX_VALUE;
+        private Backend backend = Backend.CPU;
+        private boolean jdkPersistence;
+        private OptionalLong seed = OptionalLong.empty();
+        private CrashHook crashHook = CrashHook.NONE;
+        private BktCacheConfig bucketCache = BktCacheConfig.defaults();
+        private boolean bucketCacheSet;
+        private IndexMirror indexMirror = IndexMirror.AUTO;
+        private boolean repairBeyondCrash;
+        private boolean followSymlinks;
+        private boolean itemChecksums;
+        private boolean verifyOnOpen;
+        private Durability durability = Durability.PER_BATCH;
+        private Coalescing coalescing = Coalescing.AUTO;
+        private GpuTuning gpuTuning;
+        private Placement placement = Placement.SINGLE_POOL;
+        /** Whether devices(...) was called: a new index is then sharded, one shard per GPU unless shards(n) says otherwise. */
+        private boolean devicesSet;
+        /** Whether calls are counted and timed (recordStats()). */
+        private boolean recordStats;
+
+        private Builder(Path path) {
+            this.path = Objects.requireNonNull(path, "path");
+        }
+
+        private Builder(GPHashConfig c) {
+            this(c, c.path());
+        }
+
+        private Builder(GPHashConfig c, Path path) {
+            this(path);
+            keySize = c.keySize();
+            valueSize = c.valueSize();
+            levels = c.levels();
+            hashes = c.hashes();
+            slotsPerBucket = c.slotsPerBucket();
+            initialCapacity = c.initialCapacity();
+            maxPoolBytes = c.maxPoolBytes();
+            backend = c.backend();
+            jdkPersistence = c.jdkPersistence();
+            seed = c.seed();
+            crashHook = c.crashHook();
+            bucketCache = c.bucketCache();  // checked against the backend when c was made
+            indexMirror = c.indexMirror();
+            repairBeyondCrash = c.repairBeyondCrash();
+            followSymlinks = c.followSymlinks();
+            itemChecksums = c.itemChecksums();
+            verifyOnOpen = c.verifyOnOpen();
+            durability = c.durability();
+            coalescing = c.coalescing();
+            gpuTuning = c.gpuTuning();
+            placement = c.placement();
+        }
+
+        /**
+         * Key size in bytes (1..256); 8 for {@code long} keys.
+         *
+         * @param bytes bytes per key
+         * @return this builder
+         */
+        public Builder keySize(int bytes) {
+            this.keySize = positive(bytes, "keySize");
+            return this;
+        }
+
+        /**
+         * Value size in bytes; default 128.
+         *
+         * @param bytes bytes per value
+         * @return this builder
+         */
+        public Builder valueSize(int bytes) {
+            this.valueSize = positive(bytes, "valueSize");
+            return this;
+        }
+
+        /**
+         * Levels of buckets addressed together (default 2). levels x hashes x slots must be at most 32.
+         *
+         * @param n levels
+         * @return this builder
+         */
+        public Builder levels(int n) {
+            this.levels = positive(n, "levels");
+            return this;
+        }
+
+        /**
+         * Hash functions, i.e. candidate top-level buckets per key (default 2).
+         *
+         * @param n hash functions
+         * @return this builder
+         */
+        public Builder hashes(int n) {
+            this.hashes = positive(n, "hashes");
+            return this;
+        }
+
+        /**
+         * Slots per bucket (default 8).
+         *
+         * @param n slots per bucket
+         * @return this builder
+         */
+        public Builder slotsPerBucket(int n) {
+            this.slotsPerBucket = positive(n, "slotsPerBucket");
+            return this;
+        }
+
+        /**
+         * Items the new pool should hold before its first resize (default 65536).
+         *
+         * @param items items before the first resize
+         * @return this builder
+         */
+        public Builder initialCapacity(long items) {
+            if (items < 1) {
+                throw new IllegalArgumentException("initialCapacity must be at least 1, got " + items);
+            }
+            this.initialCapacity = items;
+            return this;
+        }
+
+        /**
+         * The pool file never grows beyond this; an operation that would need more fails with {@link PoolFullException}.
+         *
+         * @param bytes the most bytes the pool file may take (0: no limit)
+         * @return this builder
+         */
+        public Builder maxPoolBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxPoolBytes must be positive, got " + bytes);
+            }
+            this.maxPoolBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Makes {@link #create()} create a sharded index: a directory at the path holding {@code n}
+         * shard pools and a manifest, each key in one shard by a hash of its own, each shard a whole
+         * pool that the CPU engine and the recovery tool open on their own (see {@link Placement}).
+         * On the GPU engine each shard runs on its own GPU ({@link #devices(int...)}). {@link #open()}
+         * finds a sharded index by its manifest without this setting; with it, the count must match.
+         *
+         * @param n shards, 1 to {@value Placement#MAX_SHARDS}
+         * @return this builder
+         */
+        public Builder shards(int n) {
+            if (n < 1 || n > Placement.MAX_SHARDS) {
+                throw new IllegalArgumentException("shards must be 1 to " + Placement.MAX_SHARDS + ", got " + n);
+            }
+            placement = new Placement(n, placement.devices());
+            return this;
+        }
+
+        /**
+         * The GPUs the GPU engine runs the index on: shard {@code i} on {@code ordinals[i % ordinals.length]}.
+         * With no ordinals, every GPU the driver sees. Unless {@link #shards(int)} says otherwise, a new
+         * index gets one shard per GPU named (or seen), so {@code devices()} alone makes an index over
+         * every GPU of the machine. Opening a sharded index on fewer GPUs than shards runs several
+         * shards per GPU; the CPU engine ignores this.
+         *
+         * @param ordinals GPU ordinals as the CUDA driver numbers them, each at most once
+         * @return this builder
+         */
+        public Builder devices(int... ordinals) {
+            List<Integer> list = new ArrayList<>(ordinals.length);
+            for (int d : ordinals) {
+                list.add(d);
+            }
+            placement = new Placement(placement.shards(), list);
+            devicesSet = true;
+            return this;
+        }
+
+        /**
+         * The engine that runs the index (default {@link Backend#CPU}).
+         *
+         * @param backend CPU or GPU
+         * @return this builder
+         */
+        public Builder backend(Backend backend) {
+            this.backend = Objects.requireNonNull(backend, "backend");
+            return this;
+        }
+
+        /**
+         * Persist through {@code MemorySegment.force()} even where libpmem is available.
+         *
+         * @param useJdk true to persist with the JDK even where libpmem is present
+         * @return this builder
+         */
+        public Builder jdkPersistence(boolean useJdk) {
+            this.jdkPersistence = useJdk;
+            return this;
+        }
+
+        /**
+         * Seed of the hash functions of a new pool (default: random). Stored in the pool.
+         *
+         * @param seed the seed
+         * @return this builder
+         */
+        public Builder seed(long seed) {
+            this.seed = OptionalLong.of(seed);
+            return this;
+        }
+
+        /**
+         * BktCache, the GPU engine's cache of hot buckets (and their values) in GPU memory; default
+         * {@link BktCacheConfig#defaults()}: 20% of the buckets, LFU. {@link BktCacheConfig#DISABLED}
+         * turns it off. Only the GPU backend has one: asking for an enabled cache with the CPU
+         * backend fails at create/open.
+         *
+         * @param config the cache's settings
+         * @return this builder
+         */
+        public Builder bucketCache(BktCacheConfig config) {
+            this.bucketCache = Objects.requireNonNull(config, "bucketCache");
+            this.bucketCacheSet = true;
+            return this;
+        }
+
+        /**
+         * Whether the GPU engine copies the table's index into GPU memory (default {@link IndexMirror#AUTO}:
+         * when the memory is there). The CPU engine ignores it.
+         *
+         * @param mode AUTO, REQUIRED or OFF
+         * @return this builder
+         */
+        public Builder indexMirror(IndexMirror mode) {
+            this.indexMirror = Objects.requireNonNull(mode, "indexMirror");
+            return this;
+        }
+
+        /**
+         * What open does when recovery finds more damage than a crash can explain (an item whose key
+         * does not match its fingerprint, more half-done operations than were in flight): by default
+         * it refuses with {@link PoolFormatException} ({@code DAMAGE_BEYOND_CRASH}) and writes
+         * nothing; with {@code true} it clears what is broken and reports the counts in
+         * {@link #lastRecovery()} ({@code gphash recover --force}). A foreign or stale header is
+         * refused either way.
+         *
+         * @param repair whether to clear damage beyond a crash
+         * @return this builder
+         */
+        public Builder repairBeyondCrash(boolean repair) {
+            this.repairBeyondCrash = repair;
+            return this;
+        }
+
+        /**
+         * Whether open follows a symbolic link at the path (default: no, it refuses one). Create never
+         * follows one. Whatever this says, open refuses a pool another user owns or that group or
+         * others may write.
+         *
+         * @param follow whether to follow a link
+         * @return this builder
+         */
+        public Builder followSymlinks(boolean follow) {
+            this.followSymlinks = follow;
+            return this;
+        }
+
+        /**
+         * Whether a new pool keeps a CRC32C of every item's key and value, checked on every read
+         * (default: no). A read whose item fails its checksum throws {@link ItemChecksumException}
+         * instead of returning a value the media changed; {@code gphash check --deep} lists them all.
+         * Costs 4 bytes per item (in its value block) and a checksum per write and read (measured in
+         * docs/PERFORMANCE.md). Fixed at create: open uses the pool's setting. CPU engine only.
+         *
+         * @param on whether new pools keep item checksums
+         * @return this builder
+         */
+        public Builder itemChecksums(boolean on) {
+            this.itemChecksums = on;
+            return this;
+        }
+
+        /**
+         * Whether open scans and judges the whole table even after a clean close (default: no). After
+         * a clean close, open trusts the close record (free space and item count) and reads no slot,
+         * so it takes milliseconds whatever the pool's size; damage the closed file took since (a
+         * flipped bit) is then found by {@code gphash check}, or by a scanning open: this one, any open
+         * after a crash, or {@code gphash recover --force}.
+         *
+         * @param verify whether every open scans the table
+         * @return this builder
+         */
+        public Builder verifyOnOpen(boolean verify) {
+            this.verifyOnOpen = verify;
+            return this;
+        }
+
+        /**
+         * When writes become durable (default {@link Durability#PER_BATCH}: a batch when
+         * {@code execute} returns, a single operation when it returns). Not stored in the pool: each
+         * open chooses. See {@link Durability} for what each mode promises after a crash.
+         *
+         * @param mode when writes become durable
+         * @return this builder
+         */
+        public Builder durability(Durability mode) {
+            this.durability = java.util.Objects.requireNonNull(mode, "durability");
+            return this;
+        }
+
+        /**
+         * Whether single-key calls and their asynchronous forms are merged into batches (default
+         * {@link Coalescing#AUTO}: for the GPU backend, not the CPU backend). See {@link Coalescing}.
+         *
+         * @param coalescing the coalescer's settings
+         * @return this builder
+         */
+        public Builder coalescing(Coalescing coalescing) {
+            this.coalescing = java.util.Objects.requireNonNull(coalescing, "coalescing");
+            return this;
+        }
+
+        /**
+         * The GPU engine's tuning: the sizes at which it sends a batch down one route or another, and
+         * its diagnostics ({@link GpuTuning}). By default {@link GpuTuning#fromSystemProperty()}: the
+         * measured defaults, changed by {@code -Dgphash.gpuTuning} where set. The CPU engine ignores it.
+         *
+         * @param tuning the tuning
+         * @return this builder
+         */
+        public Builder gpuTuning(GpuTuning tuning) {
+            this.gpuTuning = java.util.Objects.requireNonNull(tuning, "gpuTuning");
+            return this;
+        }
+
+        /**
+         * The crash hook, told at every persist point: for crash tests and the crash harness only,
+         * through {@link GPHashConfig#withCrashHook} (a user's builder has no such setting).
+         */
+        Builder crashHook(CrashHook hook) {
+            this.crashHook = java.util.Objects.requireNonNull(hook, "crashHook");
+            return this;
+        }
+
+        /**
+         * Counts every synchronous call and batch and records its latency, for
+         * {@link GPHashIndex#operationStats()} (off by default: timing costs two clock reads a call).
+         * The recording is gphash-frontend's (org.gphash:gphash-frontend, HdrHistogram), which must be
+         * on the class or module path.
+         *
+         * @return this builder
+         * @throws IllegalStateException when gphash-frontend is not on the class or module path (nothing
+         *                               is opened or created)
+         */
+        public Builder recordStats() {
+            requireFrontEnds("recordStats()");
+            this.recordStats = true;
+            return this;
+        }
+
+        /** {@return the configuration these settings make, checked (what create and open use)} */
+        public GPHashConfig config() {
+            if (bucketCacheSet && bucketCache.enabled() && backend == Backend.CPU) {
+                throw new IllegalArgumentException("bucketCache " + bucketCache + " needs the GPU backend: BktCache "
+                        + "lives in GPU memory, and the CPU engine reads the pool directly (use "
+                        + "BktCacheConfig.DISABLED or backend(Backend.GPU))");
+            }
+            return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
+                    maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash,
+                    followSymlinks, itemChecksums, verifyOnOpen, durability, coalescing,
+                    gpuTuning != null ? gpuTuning : GpuTuning.fromSystemProperty(), placement);
+        }
+
+        /**
+         * Creates a new pool file (owner-only); fails if the file exists.
+         *
+         * @return the open index
+         */
+        public GPHashIndex create() {
+            EngineFactory engines = factory(backend);
+            GPHashConfig c = devicesSet && !placement.sharded() && backend == Backend.GPU
+                    ? from(config()).shards(Math.max(1, placement.devices().isEmpty() ? engines.visibleDevices()
+                    : placement.devices().size())).config()
+                    : config();
+            c.geometryForCreate();
+            FrontEnd.Factory fronts = frontEndsFor(c);
+            Engine engine = c.placement().sharded() ? sharding().create(c, engines) : engines.create(c);
+            return new GPHashIndex(engine, c, fronts, recordStats);
+        }
+
+        /**
+         * Opens an existing pool exclusively and runs recovery.
+         *
+         * @return the open index
+         */
+        public GPHashIndex open() {
+            GPHashConfig c = config();
+            FrontEnd.Factory fronts = frontEndsFor(c);
+            EngineFactory engines = factory(c.backend());
+            ShardedIndexFactory sharding = sharding();
+            Engine engine = sharding.isShardedIndex(path) ? sharding.open(c, engines) : engines.open(c);
+            return new GPHashIndex(engine, c, fronts, recordStats);
+        }
+
+        /**
+         * Opens the pool if the file exists, else creates it. When another process creates it first,
+         * this opens what that process created (or says it is locked while that process has it open).
+         *
+         * @return the open index
+         */
+        public GPHashIndex openOrCreate() {
+            if (java.nio.file.Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                return open();
+            }
+            try {
+                return create();
+            } catch (org.gphash.error.PoolExistsException lostTheRace) {
+                return open();
+            }
+        }
+
+        /**
+         * The front end's factory for an index with these settings: null when it is not on the path
+         * and nothing needs it; refused, before anything is opened, when coalescing is asked for
+         * ({@link Coalescing.Mode#ON}) or calls are recorded and it is not there.
+         */
+        private FrontEnd.Factory frontEndsFor(GPHashConfig c) {
+            if (c.coalescing().mode() == Coalescing.Mode.ON) {
+                return requireFrontEnds("coalescing " + c.coalescing());
+            }
+            return recordStats ? requireFrontEnds("recordStats()") : frontEnds();
+        }
+
+        private static FrontEnd.Factory requireFrontEnds(String what) {
+            FrontEnd.Factory f = frontEnds();
+            if (f == null) {
+                throw new IllegalStateException(what + " needs gphash-frontend (org.gphash:gphash-frontend), which "
+                        + "is not on the class or module path: add that dependency, or build the index without it");
+            }
+            return f;
+        }
+
+        /** gphash-frontend's factory, found as the engines' are (see {@link #provider}), or null. */
+        static FrontEnd.Factory frontEnds() {
+            return provider(FrontEnd.Factory.class, f -> true);
+        }
+
+        /**
+         * The backend's engine factory, found through {@link ServiceLoader} for every backend, the
+         * CPU engine's ({@code org.gphash.index.CpuEngineFactory}) included, so that this package names
+         * no engine.
+         */
+        private static EngineFactory factory(Backend backend) {
+            EngineFactory f = provider(EngineFactory.class, e -> e.backend() == backend);
+            if (f == null) {
+                throw new BackendUnavailableException("the " + backend + " backend is not available in this build: "
+                        + "no engine for it is on the class path (the GPU engine lives in the gphash-cuda module)");
+            }
+            return f;
+        }
+
+        /** The sharded indexes' factory ({@code org.gphash.shard.ShardedIndexes}, found as the engines' are). */
+        private static ShardedIndexFactory sharding() {
+            ShardedIndexFactory f = provider(ShardedIndexFactory.class, e -> true);
+            if (f == null) {
+                throw new IllegalStateException("no ShardedIndexFactory is on the class path: the index module is incomplete");
+            }
+            return f;
+        }
+
+        /**
+         * The first provider of {@code type} that {@code wanted} accepts, or null: among the index's own
+         * class loader's providers, then the context class loader's (an application's loader may see
+         * the GPU engine's or the front end's jar where the index's does not).
+         */
+        private static <T> T provider(Class<T> type, java.util.function.Predicate<T> wanted) {
+            for (ClassLoader loader : new ClassLoader[] {GPHashIndex.class.getClassLoader(),
+                    Thread.currentThread().getContextClassLoader()}) {
+                for (T p : ServiceLoader.load(type, loader)) {
+                    if (wanted.test(p)) {
+                        return p;
+                    }
+                }
+            }
+            return null;
+        }
+
+        private static int positive(int n, String name) {
+            if (n < 1) {
+                throw new IllegalArgumentException(name + " must be positive, got " + n);
+            }
+            return n;
+        }
+    }
+}

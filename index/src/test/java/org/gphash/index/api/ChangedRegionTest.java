@@ -1,0 +1,119 @@
+package org.gphash.index.api;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import org.gphash.Batch;
+import org.gphash.GPHashIndex;
+import org.gphash.error.PoolFormatException;
+import org.gphash.format.SlotMeta;
+import org.gphash.index.PoolInspector;
+import org.gphash.index.TableLayout;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 27, item 1: the default open of a cleanly closed pool reads none of the table, and checks
+ * each region of it against the close record's CRC when an operation first reaches it. A region
+ * changed behind the engine's back is refused (every operation that reaches it throws; a batch
+ * stops there, as at any error, and applies nothing after it), the rest is served, and the next open still refuses it.
+ */
+class ChangedRegionTest {
+
+    private static final int ITEMS = 60_000;
+    private static final long VICTIM = 7;
+    private final TestPools pools = TestPools.create();
+
+    @AfterEach
+    void cleanUp() {
+        pools.close();
+    }
+
+    private static byte[] value(long k) {
+        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, k * 31 + 1).array();
+    }
+
+    @Test
+    void aChangedRegionIsRefusedAndTheRestServed() throws IOException {
+        Path p = pools.pool("regions.pool");
+        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(8).initialCapacity(ITEMS).seed(3).create()) {
+            for (long k = 1; k <= ITEMS; k++) {
+                index.put(k, value(k));
+            }
+        }
+        long slot = slotOf(p, VICTIM);
+        long meta;
+        try (PoolInspector in = PoolInspector.open(p)) {
+            meta = in.segment().get(ValueLayout.JAVA_LONG, slot);
+        }
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+            // The victim's value offset moved by one block: a flipped bit's worth of damage.
+            long moved = SlotMeta.make(SlotMeta.fingerprint(meta), SlotMeta.valueOffset(meta) + 64);
+            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, moved), slot);
+        }
+
+        for (int round = 0; round < 2; round++) {   // the second open finds the same region refused
+            try (GPHashIndex index = GPHashIndex.builder(p).open()) {
+                assertTrue(index.lastRecovery().fromCloseRecord());
+                PoolFormatException e = assertThrows(PoolFormatException.class, () -> index.get(VICTIM));
+                assertTrue(e.getMessage().contains("changed after the pool was closed cleanly"), e.getMessage());
+                assertTrue(e.getMessage().contains(p.toString()), e.getMessage());
+                int served = 0;
+                int refused = 0;
+                for (long k = 1; k <= ITEMS; k++) {
+                    try {
+                        assertArrayEquals(value(k), index.get(k), "key " + k);
+                        served++;
+                    } catch (PoolFormatException refusedKey) {
+                        refused++;
+                    }
+                }
+                assertTrue(served > ITEMS * 3 / 4 && refused > 0, "served " + served + ", refused " + refused);
+
+                // A batch stops at the operation that reaches the region: nothing after it is applied.
+                long fresh = ITEMS + 1 + round;
+                Batch batch = index.newBatch(3);
+                batch.put(fresh, value(fresh));
+                batch.get(VICTIM);
+                batch.put(fresh + 100, value(fresh + 100));
+                assertThrows(PoolFormatException.class, () -> index.execute(batch));
+                assertNull(index.get(fresh + 100), "an operation after the refused one was applied");
+            }
+        }
+        // The full scan refuses it too (the moved offset is the neighbour's block: two items share it).
+        PoolFormatException.Reason reason = assertThrows(PoolFormatException.class,
+                () -> GPHashIndex.builder(p).verifyOnOpen(true).open()).reason();
+        assertTrue(reason == PoolFormatException.Reason.CORRUPT || reason == PoolFormatException.Reason.DAMAGE_BEYOND_CRASH,
+                reason.toString());
+    }
+
+    /** The slot holding {@code key}. */
+    private static long slotOf(Path p, long key) {
+        try (PoolInspector in = PoolInspector.open(p)) {
+            TableLayout t = in.layout();
+            MemorySegment s = in.segment();
+            int slotSize = in.geometry().slotSize();
+            for (int d = 0; d < t.levelCount(); d++) {
+                for (long i = 0; i < t.bucketsAtDepth(d) * in.geometry().slotsPerBucket(); i++) {
+                    long slot = t.levelOffset(d) + i * slotSize;
+                    if (SlotMeta.isItem(s.get(ValueLayout.JAVA_LONG, slot))
+                            && s.get(ValueLayout.JAVA_LONG_UNALIGNED, slot + SlotMeta.BYTES) == key) {
+                        return slot;
+                    }
+                }
+            }
+        }
+        throw new AssertionError("key " + key + " not found");
+    }
+}

@@ -1,0 +1,60 @@
+package org.gphash.index.api;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+
+/**
+ * Where tests put pools: a fresh directory on tmpfs ({@code /dev/shm}) when there is one, because
+ * every persist is an msync and on a disk-backed file system that makes a test suite take minutes;
+ * otherwise under {@code java.io.tmpdir}. The persist calls are the same either way.
+ */
+public final class TestPools implements AutoCloseable {
+
+    private final Path dir;
+
+    private TestPools(Path dir) {
+        this.dir = dir;
+    }
+
+    public static TestPools create() {
+        try {
+            Path shm = Path.of("/dev/shm");
+            Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+            return new TestPools(Files.createTempDirectory(base, "gphash-test-"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public Path pool(String name) {
+        return dir.resolve(name);
+    }
+
+    /**
+     * The bytes of a {@code long} key as the API documents them (8 bytes, little-endian), written
+     * here apart from the API's own encoder so that a test of the {@code long} methods checks it.
+     */
+    public static byte[] longKey(long key) {
+        return ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(key).array();
+    }
+
+    @Override
+    public void close() {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
