@@ -9,7 +9,9 @@ mkdir -p "$OUT"
 nvidia-smi topo -m > "$OUT/topo.txt" 2>&1
 nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$OUT/gpus.txt"
 # A watchdog: a test still running after WATCH seconds gets every JVM's thread dump (SIGQUIT) in the log, then is killed.
-( sleep "${WATCH:-240}"; pkill -QUIT java; sleep 3; pkill -KILL java ) &
+# Its output goes nowhere and its sleep is killed with it: a sleep left holding the script's output
+# kept a device call open for the watchdog's whole time after the tests had ended.
+( sleep "${WATCH:-240}"; pkill -QUIT java; sleep 3; pkill -KILL java ) > /dev/null 2>&1 &
 watchdog=$!
 if [[ "${SUITE:-sharded}" == none ]]; then
     echo "tests skipped (SUITE=none)" > "$OUT/tests-summary.txt"
@@ -25,7 +27,7 @@ if [[ "${OFF:-0}" == 1 ]]; then  # the suite again on the pool path (mirror off)
     echo "tests (mirror off) rc=$?" >> "$OUT/tests-off-summary.txt"
     tail -16 "$OUT/tests-off-summary.txt"
 fi
-kill "$watchdog" 2>/dev/null
+pkill -P "$watchdog" 2>/dev/null; kill "$watchdog" 2>/dev/null
 tail -16 "$OUT/tests-summary.txt"
 [[ "${BENCH:-1}" == 1 ]] || exit 0
 cuda/device-check.sh main org.gphash.bench.gpu.ShardScalingBench --gpus "${GPUS:-1,2}" --keys "${KEYS:-16777216}" \

@@ -1,6 +1,5 @@
 package org.gphash.cuda;
 
-import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 
 import java.lang.foreign.MemorySegment;
@@ -895,7 +894,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
                 cuda.bind();
                 path.drainReads();
                 path.drainBatches();  // their callers find their results in place
-                cuCtxSynchronize();
+                cuda.synchronizeContext();
                 path.syncHost();
             });
             heapOnHost = true;

@@ -75,7 +75,7 @@ public final class BatchPipeline implements AutoCloseable {
     private final DeviceScan scan;
     private final RadixSort sort;
     private final PipelineBuffers b;
-    private final StageGraphs graphs = new StageGraphs();
+    private final StageGraphs graphs;
     private final StageProfile profile = new StageProfile();
     private final PinnedBuffer hostDescriptor = new PinnedBuffer();
     private final PinnedBuffer hostCounters = new PinnedBuffer();
@@ -88,12 +88,14 @@ public final class BatchPipeline implements AutoCloseable {
     private static final int SMALL_WRITE_STAMPS = 13;
     private final DeviceBuffer smallWriteStamps = new DeviceBuffer();
     /** Graphs of the small writes (their own: a few, by BktCache setting and reads). */
-    private final StageGraphs smallWriteGraphs = new StageGraphs();
+    private final StageGraphs smallWriteGraphs;
     /** Whether probes run a thread per key (tag_probe.cuh's tag_probe_fits: 4 or 8 slots), else a warp. */
     private final boolean threadProbe;
 
     BatchPipeline(PipelineKernels kernels, Geometry geometry, GpuTuning tuning) {
         this.k = kernels;
+        this.graphs = new StageGraphs(kernels.cuda);
+        this.smallWriteGraphs = new StageGraphs(kernels.cuda);
         this.threadProbe = geometry.slotsPerBucket() == 4 || geometry.slotsPerBucket() == 8;
         this.oneBinMax = tuning.oneBinMax();
         this.logBatches = tuning.logBatches();

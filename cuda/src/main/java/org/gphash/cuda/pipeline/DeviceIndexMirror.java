@@ -1,7 +1,6 @@
 package org.gphash.cuda.pipeline;
 
 
-import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 
 import java.lang.foreign.MemorySegment;
@@ -12,6 +11,7 @@ import java.util.List;
 
 import jcuda.Pointer;
 import jcuda.driver.CUfunction;
+import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
@@ -36,15 +36,16 @@ final class DeviceIndexMirror implements AutoCloseable {
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final CUfunction buildTags;
+    private final CudaRuntime cuda;
     private final List<DeviceBuffer> levels = new ArrayList<>();
     private final DeviceBuffer tags = new DeviceBuffer();
     private long[] addresses = new long[0];
     private long bytes;
     private long lastLoadNanos;
 
-    /** {@code buildTags}: the kernel gphash_mirror_build_tags. */
-    DeviceIndexMirror(CUfunction buildTags) {
-        this.buildTags = buildTags;
+    DeviceIndexMirror(PipelineKernels kernels) {
+        this.buildTags = kernels.buildTags;
+        this.cuda = kernels.cuda;
     }
 
     /** GPU memory a mirror of this layout takes, tags included. */
@@ -81,7 +82,7 @@ final class DeviceIndexMirror implements AutoCloseable {
         bytes += tagBytes;
         Launcher.launch(buildTags, layout.totalBuckets() * geometry.slotsPerBucket(), null,
                 tableParams(layout, geometry, seeds), KernelParams.longs(layout.totalBuckets()));
-        cuCtxSynchronize();  // the engine's streams do not wait for the default one
+        cuda.synchronizeContext();  // the engine's streams do not wait for the default one
         lastLoadNanos = System.nanoTime() - t0;
     }
 

@@ -81,7 +81,7 @@ public final class MirrorPath implements BatchPath {
         this.times = times;
         GpuTuning tuning = router.tuning();
         this.pipeline = new BatchPipeline(kernels, geometry, tuning);
-        this.mirror = new DeviceIndexMirror(kernels.buildTags);
+        this.mirror = new DeviceIndexMirror(kernels);
         this.small = new SmallReads(kernels.smallReads, geometry.keySize(), geometry.valueSize(), tuning.smallReadSlots());
         this.smallWrites = new SmallWrites(geometry.keySize(), geometry.valueSize());
         this.ahead = new HeapGrowthAhead(parts.pool(), parts.cuda(), tuning.growHeapAhead());

@@ -43,8 +43,11 @@ public final class PipelineKernels {
     final CUfunction smallReads;
     final CUfunction smallWrites;
     final CUfunction buildTags;
+    /** The GPU these kernels were loaded on. */
+    final CudaRuntime cuda;
 
     public PipelineKernels(CudaRuntime cuda) {
+        this.cuda = cuda;
         radixCount = cuda.function("gphash_radix_count");
         radixScatter = cuda.function("gphash_radix_scatter");
         radixBlockSort = cuda.function("gphash_radix_block_sort");

@@ -4,8 +4,6 @@ import static jcuda.driver.JCudaDriver.cuGraphDestroy;
 import static jcuda.driver.JCudaDriver.cuGraphExecDestroy;
 import static jcuda.driver.JCudaDriver.cuGraphInstantiate;
 import static jcuda.driver.JCudaDriver.cuGraphLaunch;
-import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
-import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -14,7 +12,7 @@ import java.util.Map;
 import jcuda.driver.CUgraph;
 import jcuda.driver.CUgraphExec;
 import jcuda.driver.CUstream;
-import jcuda.driver.CUstreamCaptureMode;
+import org.gphash.cuda.runtime.CudaRuntime;
 
 /**
  * The stage launches of a batch, captured once per shape and parameters as a CUDA graph and replayed
@@ -35,8 +33,13 @@ final class StageGraphs implements AutoCloseable {
     private record Graph(CUgraph graph, CUgraphExec exec) {
     }
 
+    private final CudaRuntime cuda;
     private final Map<Key, Graph> graphs = new HashMap<>();
     private long captures;
+
+    StageGraphs(CudaRuntime cuda) {
+        this.cuda = cuda;
+    }
 
     /** Launches the graph of {@code key} on {@code stream}, capturing what {@code queue} queues the first time. */
     void launch(Key key, CUstream stream, Runnable queue) {
@@ -45,10 +48,8 @@ final class StageGraphs implements AutoCloseable {
             if (graphs.size() >= MAX_GRAPHS) {
                 drop();
             }
-            cuStreamBeginCapture(stream, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
-            queue.run();
             CUgraph graph = new CUgraph();
-            cuStreamEndCapture(stream, graph);
+            cuda.capture(stream, queue, graph);
             CUgraphExec exec = new CUgraphExec();
             cuGraphInstantiate(exec, graph, 0);
             g = new Graph(graph, exec);

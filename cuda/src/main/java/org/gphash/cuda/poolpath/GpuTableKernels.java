@@ -1,6 +1,5 @@
 package org.gphash.cuda.poolpath;
 
-import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
@@ -75,7 +74,7 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
                     chunkArgs[0], chunkArgs[1], chunkArgs[2], chunkArgs[3], chunkArgs[4], bitmapAddress, mode);
             Launcher.launch(f, layout.bucketsAtDepth(depth) * geometry.slotsPerBucket(), null, table, scan);
         }
-        cuCtxSynchronize();
+        cuda.synchronizeContext();
         long[] c = new long[KernelParams.SCAN_COUNTERS];
         cuMemcpyDtoH(Pointer.to(c), counters.pointer(), c.length * 8L);
         return c;

@@ -1,23 +1,31 @@
 package org.gphash.cuda.runtime;
 
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuDeviceGet;
 import static jcuda.driver.JCudaDriver.cuDeviceGetAttribute;
 import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
 import static jcuda.driver.JCudaDriver.cuDeviceGetName;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
+import static jcuda.driver.JCudaDriver.cuGraphDestroy;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
+import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.locks.ReentrantLock;
 
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUgraph;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstreamCaptureMode;
 import jcuda.driver.JCudaDriver;
 
 /**
@@ -43,6 +51,8 @@ public final class CudaRuntime {
 
     /** The GPU's ordinal as the driver numbers them (after CUDA_VISIBLE_DEVICES). */
     public final int ordinal;
+    /** Held around captures into graphs and context-wide synchronisations, which CUDA forbids together. */
+    private final ReentrantLock contextWide = new ReentrantLock();
     public final CUcontext context;
     public final String deviceName;
     private final CUmodule module;
@@ -154,6 +164,49 @@ public final class CudaRuntime {
     /** Makes the context current on the calling thread (JCuda calls act on the thread's context). */
     public void bind() {
         cuCtxSetCurrent(context);
+    }
+
+    /**
+     * Waits for all work of this context, never while one of its streams is being captured into a
+     * graph: CUDA refuses a context-wide synchronisation during any capture in the context
+     * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), and several engines share a GPU's context (the shards
+     * of a sharded index on fewer GPUs, two indexes of one process), so one engine's capture met
+     * another's open, resize or close.
+     */
+    public void synchronizeContext() {
+        contextWide.lock();
+        try {
+            cuCtxSynchronize();
+        } finally {
+            contextWide.unlock();
+        }
+    }
+
+    /**
+     * Captures what {@code queue} queues on {@code stream} into {@code graph}, never during a
+     * context-wide synchronisation ({@link #synchronizeContext}). The capture is ended whatever
+     * {@code queue} throws, so that a failed capture leaves no stream capturing behind it (which would
+     * fail every later synchronisation of the context).
+     */
+    public void capture(CUstream stream, Runnable queue, CUgraph graph) {
+        contextWide.lock();
+        try {
+            cuStreamBeginCapture(stream, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+            try {
+                queue.run();
+            } catch (RuntimeException e) {
+                try {
+                    cuStreamEndCapture(stream, graph);
+                    cuGraphDestroy(graph);
+                } catch (RuntimeException ended) {
+                    e.addSuppressed(ended);
+                }
+                throw e;
+            }
+            cuStreamEndCapture(stream, graph);
+        } finally {
+            contextWide.unlock();
+        }
     }
 
     /** Starts the driver once; returns the GPUs it sees, or throws why it cannot start (the same each time). */
