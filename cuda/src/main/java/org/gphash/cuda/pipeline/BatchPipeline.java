@@ -251,7 +251,7 @@ public final class BatchPipeline implements AutoCloseable {
                           boolean cacheOn, DeviceHeap heap, boolean reads) {
         ensureCapacity(n);
         long launch = PipelineBuffers.capacityFor(n);
-        byte[] p = b.params(ONE_BIN_SHIFT, launch, io.in.address(), io.out.address());
+        byte[] p = b.params(ONE_BIN_SHIFT, launch, io.in.deviceAddress(), io.out.deviceAddress());
         int flags = (reads ? 1 : 0) | 2 | (cacheOn ? 4 : 0);
         long stamps = 0;
         if (profile.on()) {
@@ -263,10 +263,10 @@ public final class BatchPipeline implements AutoCloseable {
         long out = io.outBytes();
         long stampsAt = stamps;
         Runnable queue = () -> {
-            cuMemcpyHtoDAsync(io.in.pointer(), io.hostIn.pointer(), in, stream);
+            io.in.copyIn(in, stream);
             Launcher.launchBlocks(k.smallWrites, 1, stream, table, mirrorTable, p, cache, h, KernelParams.int32(flags),
                     KernelParams.longs(stampsAt));
-            cuMemcpyDtoHAsync(io.hostOut.pointer(), io.out.pointer(), out, stream);
+            io.out.copyOut(out, stream);
         };
         int slot = takeSlot();
         cuEventRecord(begin[slot], stream);
@@ -276,7 +276,7 @@ public final class BatchPipeline implements AutoCloseable {
             // buffers its copies read and write.
             byte[] where = java.util.Arrays.copyOf(p, p.length + 16);
             java.nio.ByteBuffer.wrap(where, p.length, 16).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                    .putLong(io.hostIn.segment().address()).putLong(io.hostOut.segment().address());
+                    .putLong(io.in.host().address()).putLong(io.out.host().address());
             smallWriteGraphs.launch(new StageGraphs.Key(in, reads, true, -1, cacheOn,
                     StageGraphs.params(table, mirrorTable, cache, h, where)), stream, queue);
         } else {

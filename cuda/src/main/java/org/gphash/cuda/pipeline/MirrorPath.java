@@ -237,9 +237,9 @@ public final class MirrorPath implements BatchPath {
         long s1 = System.nanoTime();
         times.add(HostStageTimes.Stage.STAGE_IN, s1 - s0);
         long out = !reads ? 0 : valuesInPlace ? result.values().address() + (long) first * geometry.valueSize()
-                : l.out.address();
-        l.ticket = enqueue(m, l.kinds.address(), l.keys.address(), valueWrites > 0 ? l.values.address() : 0,
-                l.codes.address(), out, 0, reads, writes, grouping);
+                : l.out.deviceAddress();
+        l.ticket = enqueue(m, l.kinds.deviceAddress(), l.keys.deviceAddress(), valueWrites > 0 ? l.values.deviceAddress() : 0,
+                l.codes.deviceAddress(), out, 0, reads, writes, grouping);
         l.valueWrites = valueWrites;
         l.owner = owner;
         l.queued = chunksQueued++;
@@ -357,8 +357,8 @@ public final class MirrorPath implements BatchPath {
         resize();
         HostLane l = lanes[0];
         l.stagePacked(stream, batch, rerun);
-        runSlice(rerun.length, l.kinds.address(), l.keys.address(), l.values.address(), l.codes.address(),
-                l.out.address(), rerun.length, true, true);
+        runSlice(rerun.length, l.kinds.deviceAddress(), l.keys.deviceAddress(), l.values.deviceAddress(),
+                l.codes.deviceAddress(), l.out.deviceAddress(), rerun.length, true, true);
         l.queueResults(stream);
         l.awaitResults();
         l.scatterResults(result, rerun);

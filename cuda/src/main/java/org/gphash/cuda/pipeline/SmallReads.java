@@ -4,8 +4,6 @@ import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
@@ -22,10 +20,9 @@ import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.cuda.Backoff;
-import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
-import org.gphash.cuda.runtime.PinnedBuffer;
+import org.gphash.cuda.staging.StagedBuffer;
 import org.gphash.spi.SubmittedBatch;
 
 /**
@@ -61,10 +58,9 @@ public final class SmallReads implements AutoCloseable {
 
     /** One batch's buffers, stream and events, and the parameters its kernel runs with. */
     public static final class Slot implements AutoCloseable {
-        final PinnedBuffer hostKeys = new PinnedBuffer();
-        final PinnedBuffer hostOut = new PinnedBuffer();
-        final DeviceBuffer keys = new DeviceBuffer();
-        final DeviceBuffer out = new DeviceBuffer();
+        /** The batch's keys in; its values read and codes out. */
+        final StagedBuffer keys = new StagedBuffer();
+        final StagedBuffer out = new StagedBuffer();
         final CUevent done = new CUevent();
         /** The slot's own stream, so that batches of different threads overlap. */
         final CUstream stream = new CUstream();
@@ -87,8 +83,6 @@ public final class SmallReads implements AutoCloseable {
 
         @Override
         public void close() {
-            hostKeys.close();
-            hostOut.close();
             keys.close();
             out.close();
             cuEventDestroy(done);
@@ -204,18 +198,16 @@ public final class SmallReads implements AutoCloseable {
         try {
             long keyBytes = (long) n * keySize;
             long outBytes = (long) n * valueSize + n;
-            s.hostKeys.ensure(keyBytes);
-            s.hostOut.ensure(outBytes);
             s.keys.ensure(keyBytes);
             s.out.ensure(outBytes);
-            MemorySegment.copy(batch.keys(), 0, s.hostKeys.segment(), 0, keyBytes);
+            MemorySegment.copy(batch.keys(), 0, s.keys.host(), 0, keyBytes);
             cuEventRecord(s.after, stream);
             cuStreamWaitEvent(s.stream, s.after, 0);
-            cuMemcpyHtoDAsync(s.keys.pointer(), s.hostKeys.pointer(), keyBytes, s.stream);
-            byte[] args = KernelParams.longs(n, s.keys.address(), s.out.address(), s.clock);
+            s.keys.copyIn(keyBytes, s.stream);
+            byte[] args = KernelParams.longs(n, s.keys.deviceAddress(), s.out.deviceAddress(), s.clock);
             // One sub-group of lanes (a bucket's slots, at least 4) or one warp per get: enough blocks for all.
             Launcher.launch(kernel, (long) n * 32, s.stream, s.table, s.mirrorTable, s.cache, args);
-            cuMemcpyDtoHAsync(s.hostOut.pointer(), s.out.pointer(), outBytes, s.stream);
+            s.out.copyOut(outBytes, s.stream);
             cuEventRecord(s.done, s.stream);
         } catch (RuntimeException e) {
             free(s);
@@ -233,7 +225,7 @@ public final class SmallReads implements AutoCloseable {
         Read r = s.read;
         try {
             cuEventSynchronize(s.done);
-            MemorySegment o = s.hostOut.segment();
+            MemorySegment o = s.out.host();
             MemorySegment.copy(o, (long) r.n * valueSize, r.result.outcomeCodes(), 0, r.n);
             MemorySegment.copy(o, 0, r.result.values(), 0, (long) r.n * valueSize);
         } catch (RuntimeException e) {

@@ -5,9 +5,8 @@ import java.lang.foreign.ValueLayout;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
-import org.gphash.cuda.runtime.PinnedBuffer;
+import org.gphash.cuda.staging.StagedBuffer;
 
 /**
  * The host side of a small writing batch of distinct keys (pipeline/pipe_small_writes.cuh): one copy
@@ -30,10 +29,9 @@ final class SmallWrites implements AutoCloseable {
 
     private final int keySize;
     private final int valueSize;
-    final PinnedBuffer hostIn = new PinnedBuffer();
-    final PinnedBuffer hostOut = new PinnedBuffer();
-    final DeviceBuffer in = new DeviceBuffer();
-    final DeviceBuffer out = new DeviceBuffer();
+    /** {@code descriptor | kinds | keys | values} in; {@code counters | codes | values read} out. */
+    final StagedBuffer in = new StagedBuffer();
+    final StagedBuffer out = new StagedBuffer();
     private long inBytes;
     private long outBytes;
     private int n;
@@ -65,13 +63,11 @@ final class SmallWrites implements AutoCloseable {
         long codesAt = COUNTER_BYTES;
         long readAt = codesAt + align(MAX);
         outBytes = readAt + (long) MAX * valueSize;
-        hostIn.ensure(inBytes);
-        hostOut.ensure(outBytes);
         in.ensure(inBytes);
         out.ensure(outBytes);
-        MemorySegment h = hostIn.segment();
-        long base = in.address();
-        long outBase = out.address();
+        MemorySegment h = in.host();
+        long base = in.deviceAddress();
+        long outBase = out.deviceAddress();
         long[] descriptor = {n, base + kindsAt, base + keysAt, base + valuesAt, outBase + codesAt,
                 reads ? outBase + readAt : 0, 0, clock};
         for (int i = 0; i < descriptor.length; i++) {
@@ -94,19 +90,19 @@ final class SmallWrites implements AutoCloseable {
     long[] counters() {
         long[] c = new long[KernelParams.PIPE_COUNTERS];
         for (int i = 0; i < c.length; i++) {
-            c[i] = hostOut.segment().get(ValueLayout.JAVA_LONG, i * 8L);
+            c[i] = out.host().get(ValueLayout.JAVA_LONG, i * 8L);
         }
         return c;
     }
 
     /** The outcome code of operation i of the batch run last. */
     int code(int i) {
-        return hostOut.segment().get(ValueLayout.JAVA_BYTE, COUNTER_BYTES + i);
+        return out.host().get(ValueLayout.JAVA_BYTE, COUNTER_BYTES + i);
     }
 
     /** Moves the codes and the values read into {@code result}. */
     void copyResults(BatchResult result) {
-        MemorySegment o = hostOut.segment();
+        MemorySegment o = out.host();
         MemorySegment.copy(o, COUNTER_BYTES, result.outcomeCodes(), 0, n);
         if (reads) {
             MemorySegment.copy(o, COUNTER_BYTES + align(MAX), result.values(), 0, (long) n * valueSize);
@@ -115,8 +111,6 @@ final class SmallWrites implements AutoCloseable {
 
     @Override
     public void close() {
-        hostIn.close();
-        hostOut.close();
         in.close();
         out.close();
     }

@@ -124,8 +124,8 @@ public final class PoolPath implements BatchPath {
     private int[] harvest(StreamLane l, BatchResult result, int[] retry) {
         l.await();
         StreamLane.Chunk c = l.chunk;
-        MemorySegment codes = l.hostCodes.segment();
-        MemorySegment kinds = l.hostKinds.segment();
+        MemorySegment codes = l.codes.host();
+        MemorySegment kinds = l.kinds.host();
         MemorySegment resultCodes = result.outcomeCodes();
         MemorySegment resultValues = result.values();
         int vs = parts.geometry().valueSize();
@@ -133,7 +133,7 @@ public final class PoolPath implements BatchPath {
         boolean bulkValues = c.ops() == null && c.reads();
         if (bulkValues) {
             // One copy for the whole chunk: entries of operations without a value are never read.
-            MemorySegment.copy(l.hostOut.segment(), 0, resultValues, (long) c.first() * vs, (long) c.n() * vs);
+            MemorySegment.copy(l.out.host(), 0, resultValues, (long) c.first() * vs, (long) c.n() * vs);
         }
         int[] again = retry;
         int againCount = retry.length;
@@ -160,7 +160,7 @@ public final class PoolPath implements BatchPath {
             }
             resultCodes.set(ValueLayout.JAVA_BYTE, op, (byte) code);
             if (!bulkValues && (code == Outcome.FOUND.code() || code == Outcome.REPLACED.code())) {
-                MemorySegment.copy(l.hostOut.segment(), (long) i * vs, resultValues, (long) op * vs, vs);
+                MemorySegment.copy(l.out.host(), (long) i * vs, resultValues, (long) op * vs, vs);
             }
         }
         parts.pool().addToSize(l.counter(KernelParams.ITEMS_ADDED) - l.counter(KernelParams.ITEMS_REMOVED));

@@ -4,8 +4,6 @@ import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
@@ -21,9 +19,6 @@ import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.cuda.pipeline.BatchPipeline;
-import org.gphash.cuda.runtime.DeviceBuffer;
-import org.gphash.cuda.runtime.HostPointer;
-import org.gphash.cuda.runtime.PinnedBuffer;
 
 /**
  * One chunk of a host batch on its way through the GPU: pinned staging memory and device buffers for
@@ -41,16 +36,12 @@ public final class HostLane implements AutoCloseable {
 
     private final int keySize;
     private final int valueSize;
-    private final PinnedBuffer hostKinds = new PinnedBuffer();
-    private final PinnedBuffer hostKeys = new PinnedBuffer();
-    private final PinnedBuffer hostValues = new PinnedBuffer();
-    private final PinnedBuffer hostCodes = new PinnedBuffer();
-    private final PinnedBuffer hostOut = new PinnedBuffer();
-    public final DeviceBuffer kinds = new DeviceBuffer();
-    public final DeviceBuffer keys = new DeviceBuffer();
-    public final DeviceBuffer values = new DeviceBuffer();
-    public final DeviceBuffer codes = new DeviceBuffer();
-    public final DeviceBuffer out = new DeviceBuffer();
+    /** The chunk's columns in (kinds, keys, values) and out (codes, values read). */
+    public final StagedBuffer kinds = new StagedBuffer();
+    public final StagedBuffer keys = new StagedBuffer();
+    public final StagedBuffer values = new StagedBuffer();
+    public final StagedBuffer codes = new StagedBuffer();
+    public final StagedBuffer out = new StagedBuffer();
     private final CUevent done = new CUevent();
     /**
      * Recorded with {@link #done}, for waits outside the engine's lock: its waiters sleep in the driver
@@ -107,36 +98,26 @@ public final class HostLane implements AutoCloseable {
         this.n = n;
         this.reads = withReads;
         this.directResult = null;
-        hostCodes.ensure(n);
-        kinds.ensure(n);
-        keys.ensure((long) n * keySize);
+        long keyBytes = (long) n * keySize;
+        long valueBytes = (long) n * valueSize;
         codes.ensure(n);
-        if (withValues) {
-            values.ensure((long) n * valueSize);
-        }
         if (withReads) {
-            hostOut.ensure((long) n * valueSize);
-            out.ensure((long) n * valueSize);
+            out.ensure(valueBytes);
         }
         if (direct != null) {
-            cuMemcpyHtoDAsync(kinds.pointer(), new HostPointer(direct.kinds() + first), n, uploads);
-            cuMemcpyHtoDAsync(keys.pointer(), new HostPointer(direct.keys() + (long) first * keySize), (long) n * keySize,
-                    uploads);
+            kinds.ensureDevice(n).copyInFrom(direct.kinds() + first, n, uploads);
+            keys.ensureDevice(keyBytes).copyInFrom(direct.keys() + (long) first * keySize, keyBytes, uploads);
         } else {
-            hostKinds.ensure(n);
-            hostKeys.ensure((long) n * keySize);
-            MemorySegment.copy(batch.kinds(), first, hostKinds.segment(), 0, n);
-            ParallelCopy.copy(batch.keys(), (long) first * keySize, hostKeys.segment(), 0, (long) n * keySize);
-            cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), n, uploads);
-            cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), (long) n * keySize, uploads);
+            MemorySegment.copy(batch.kinds(), first, kinds.ensure(n).host(), 0, n);
+            ParallelCopy.copy(batch.keys(), (long) first * keySize, keys.ensure(keyBytes).host(), 0, keyBytes);
+            kinds.copyIn(n, uploads);
+            keys.copyIn(keyBytes, uploads);
         }
         if (withValues && direct != null && direct.values() != 0) {
-            cuMemcpyHtoDAsync(values.pointer(), new HostPointer(direct.values() + (long) first * valueSize),
-                    (long) n * valueSize, uploads);
+            values.ensureDevice(valueBytes).copyInFrom(direct.values() + (long) first * valueSize, valueBytes, uploads);
         } else if (withValues) {
-            hostValues.ensure((long) n * valueSize);
-            ParallelCopy.copy(batch.values(), (long) first * valueSize, hostValues.segment(), 0, (long) n * valueSize);
-            cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, uploads);
+            ParallelCopy.copy(batch.values(), (long) first * valueSize, values.ensure(valueBytes).host(), 0, valueBytes);
+            values.copyIn(valueBytes, uploads);
         }
         cuEventRecord(staged, uploads);
         cuStreamWaitEvent(compute, staged, 0);
@@ -152,11 +133,6 @@ public final class HostLane implements AutoCloseable {
         this.n = n;
         this.reads = true;
         this.directResult = null;
-        hostKinds.ensure(n);
-        hostKeys.ensure((long) n * keySize);
-        hostValues.ensure((long) n * valueSize);
-        hostCodes.ensure(n);
-        hostOut.ensure((long) n * valueSize);
         kinds.ensure(n);
         keys.ensure((long) n * keySize);
         values.ensure((long) n * valueSize);
@@ -164,13 +140,13 @@ public final class HostLane implements AutoCloseable {
         out.ensure((long) n * valueSize);
         for (int i = 0; i < n; i++) {
             int op = ops[i];
-            hostKinds.segment().set(ValueLayout.JAVA_BYTE, i, batch.kinds().get(ValueLayout.JAVA_BYTE, op));
-            MemorySegment.copy(batch.keys(), (long) op * keySize, hostKeys.segment(), (long) i * keySize, keySize);
-            MemorySegment.copy(batch.values(), (long) op * valueSize, hostValues.segment(), (long) i * valueSize, valueSize);
+            kinds.host().set(ValueLayout.JAVA_BYTE, i, batch.kinds().get(ValueLayout.JAVA_BYTE, op));
+            MemorySegment.copy(batch.keys(), (long) op * keySize, keys.host(), (long) i * keySize, keySize);
+            MemorySegment.copy(batch.values(), (long) op * valueSize, values.host(), (long) i * valueSize, valueSize);
         }
-        cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), n, stream);
-        cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), (long) n * keySize, stream);
-        cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), (long) n * valueSize, stream);
+        kinds.copyIn(n, stream);
+        keys.copyIn((long) n * keySize, stream);
+        values.copyIn((long) n * valueSize, stream);
     }
 
     /**
@@ -179,9 +155,9 @@ public final class HostLane implements AutoCloseable {
      */
     public void queueResults(CUstream compute) {
         afterKernels(compute);
-        cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), n, downloads);
+        codes.copyOut(n, downloads);
         if (reads) {
-            cuMemcpyDtoHAsync(hostOut.pointer(), out.pointer(), (long) n * valueSize, downloads);
+            out.copyOut((long) n * valueSize, downloads);
         }
         recordDone();
     }
@@ -204,10 +180,9 @@ public final class HostLane implements AutoCloseable {
     public void queueResultsInto(CUstream compute, BatchResult result) {
         directResult = result;
         afterKernels(compute);
-        cuMemcpyDtoHAsync(new HostPointer(result.outcomeCodes().address() + first), codes.pointer(), n, downloads);
+        codes.copyOutTo(result.outcomeCodes().address() + first, n, downloads);
         if (reads) {
-            cuMemcpyDtoHAsync(new HostPointer(result.values().address() + (long) first * valueSize), out.pointer(),
-                    (long) n * valueSize, downloads);
+            out.copyOutTo(result.values().address() + (long) first * valueSize, (long) n * valueSize, downloads);
         }
         recordDone();
     }
@@ -227,7 +202,7 @@ public final class HostLane implements AutoCloseable {
         if (directResult != null) {
             return directResult.outcomeCodes().get(ValueLayout.JAVA_BYTE, first + i);
         }
-        return hostCodes.segment().get(ValueLayout.JAVA_BYTE, i);
+        return codes.host().get(ValueLayout.JAVA_BYTE, i);
     }
 
     /** Moves the chunk's results into {@code result} at the chunk's place. */
@@ -235,29 +210,24 @@ public final class HostLane implements AutoCloseable {
         if (directResult != null) {
             return;
         }
-        MemorySegment.copy(hostCodes.segment(), 0, result.outcomeCodes(), first, n);
+        MemorySegment.copy(codes.host(), 0, result.outcomeCodes(), first, n);
         if (reads) {
-            ParallelCopy.copy(hostOut.segment(), 0, result.values(), (long) first * valueSize, (long) n * valueSize);
+            ParallelCopy.copy(out.host(), 0, result.values(), (long) first * valueSize, (long) n * valueSize);
         }
     }
 
     /** Moves a packed rerun's results to the operations they belong to. */
     public void scatterResults(BatchResult result, int[] ops) {
         for (int i = 0; i < ops.length; i++) {
-            result.outcomeCodes().set(ValueLayout.JAVA_BYTE, ops[i], hostCodes.segment().get(ValueLayout.JAVA_BYTE, i));
-            MemorySegment.copy(hostOut.segment(), (long) i * valueSize, result.values(), (long) ops[i] * valueSize, valueSize);
+            result.outcomeCodes().set(ValueLayout.JAVA_BYTE, ops[i], codes.host().get(ValueLayout.JAVA_BYTE, i));
+            MemorySegment.copy(out.host(), (long) i * valueSize, result.values(), (long) ops[i] * valueSize, valueSize);
         }
     }
 
     @Override
     public void close() {
-        for (AutoCloseable c : new AutoCloseable[] {hostKinds, hostKeys, hostValues, hostCodes, hostOut, kinds, keys, values,
-                codes, out}) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
+        for (StagedBuffer c : new StagedBuffer[] {kinds, keys, values, codes, out}) {
+            c.close();
         }
         cuStreamSynchronize(uploads);
         cuStreamSynchronize(downloads);

@@ -1,8 +1,6 @@
 package org.gphash.cuda.staging;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
@@ -21,7 +19,6 @@ import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
-import org.gphash.cuda.runtime.PinnedBuffer;
 
 /**
  * One CUDA stream with its own pinned staging and device buffers: it copies a chunk of a batch in,
@@ -34,21 +31,16 @@ public final class StreamLane implements AutoCloseable {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     final CUstream stream = new CUstream();
-    public final PinnedBuffer hostKinds = new PinnedBuffer();
-    final PinnedBuffer hostKeys = new PinnedBuffer();
-    final PinnedBuffer hostValues = new PinnedBuffer();
-    final PinnedBuffer hostBlocks = new PinnedBuffer();
-    public final PinnedBuffer hostCodes = new PinnedBuffer();
-    public final PinnedBuffer hostOut = new PinnedBuffer();
-    final PinnedBuffer hostCounters = new PinnedBuffer();
-    private final DeviceBuffer kinds = new DeviceBuffer();
-    private final DeviceBuffer keys = new DeviceBuffer();
-    private final DeviceBuffer values = new DeviceBuffer();
-    private final DeviceBuffer blocks = new DeviceBuffer();
-    private final DeviceBuffer codes = new DeviceBuffer();
-    private final DeviceBuffer out = new DeviceBuffer();
+    /** The chunk's columns in (kinds, keys, values, reserved value blocks) and out (codes, values read, counters). */
+    public final StagedBuffer kinds = new StagedBuffer();
+    private final StagedBuffer keys = new StagedBuffer();
+    private final StagedBuffer values = new StagedBuffer();
+    private final StagedBuffer blocks = new StagedBuffer();
+    public final StagedBuffer codes = new StagedBuffer();
+    public final StagedBuffer out = new StagedBuffer();
+    private final StagedBuffer counters = new StagedBuffer();
+    /** The value blocks the kernel unlinked, read back only when there are any. */
     private final DeviceBuffer retired = new DeviceBuffer();
-    private final DeviceBuffer counters = new DeviceBuffer();
     private final GroupBuffers groups = new GroupBuffers();
 
     /** The chunk in flight on this lane, or null. */
@@ -70,41 +62,39 @@ public final class StreamLane implements AutoCloseable {
 
     /** Copies the chunk's kinds, keys, values and blocks into this lane's pinned buffers. */
     public void stage(Chunk c, int keySize, int valueSize) {
-        hostKinds.ensure(c.n());
-        hostKeys.ensure((long) c.n() * keySize);
-        hostCodes.ensure(c.n());
-        hostCounters.ensure(KernelParams.COUNTERS * 8L);
+        kinds.ensure(c.n());
+        keys.ensure((long) c.n() * keySize);
+        codes.ensure(c.n());
+        counters.ensure(KernelParams.COUNTERS * 8L);
         MemorySegment batchKinds = c.batch().kinds();
         MemorySegment batchKeys = c.batch().keys();
         MemorySegment batchValues = c.batch().values();
         if (c.writes() > 0) {
-            hostValues.ensure((long) c.n() * valueSize);
-            hostBlocks.ensure(c.n() * 8L);
+            values.ensure((long) c.n() * valueSize);
+            blocks.ensure(c.n() * 8L);
         }
         if (c.reads()) {
-            hostOut.ensure((long) c.n() * valueSize);
+            out.ensure((long) c.n() * valueSize);
         }
         if (c.ops() == null) {
-            MemorySegment.copy(batchKinds, c.first(), hostKinds.segment(), 0, c.n());
-            MemorySegment.copy(batchKeys, (long) c.first() * keySize, hostKeys.segment(), 0, (long) c.n() * keySize);
+            MemorySegment.copy(batchKinds, c.first(), kinds.host(), 0, c.n());
+            MemorySegment.copy(batchKeys, (long) c.first() * keySize, keys.host(), 0, (long) c.n() * keySize);
             if (c.writes() > 0) {
-                MemorySegment.copy(batchValues, (long) c.first() * valueSize, hostValues.segment(), 0,
-                        (long) c.n() * valueSize);
+                MemorySegment.copy(batchValues, (long) c.first() * valueSize, values.host(), 0, (long) c.n() * valueSize);
             }
         } else {
             for (int i = 0; i < c.n(); i++) {
                 int op = c.ops()[i];
-                hostKinds.segment().set(ValueLayout.JAVA_BYTE, i, batchKinds.get(ValueLayout.JAVA_BYTE, op));
-                MemorySegment.copy(batchKeys, (long) op * keySize, hostKeys.segment(), (long) i * keySize, keySize);
+                kinds.host().set(ValueLayout.JAVA_BYTE, i, batchKinds.get(ValueLayout.JAVA_BYTE, op));
+                MemorySegment.copy(batchKeys, (long) op * keySize, keys.host(), (long) i * keySize, keySize);
                 if (c.writes() > 0) {
-                    MemorySegment.copy(batchValues, (long) op * valueSize, hostValues.segment(), (long) i * valueSize,
-                            valueSize);
+                    MemorySegment.copy(batchValues, (long) op * valueSize, values.host(), (long) i * valueSize, valueSize);
                 }
             }
         }
         if (c.writes() > 0) {
-            MemorySegment k = hostKinds.segment();
-            MemorySegment b = hostBlocks.segment();
+            MemorySegment k = kinds.host();
+            MemorySegment b = blocks.host();
             int j = 0;
             for (int i = 0; i < c.n(); i++) {
                 if (writesValue(k.get(ValueLayout.JAVA_BYTE, i))) {
@@ -127,35 +117,27 @@ public final class StreamLane implements AutoCloseable {
     public void launch(CudaRuntime cuda, byte[] table, byte[] cache, int keySize, int valueSize) {
         Chunk c = chunk;
         long n = c.n();
-        kinds.ensure(n);
-        keys.ensure(n * keySize);
-        codes.ensure(n);
-        counters.ensure(KernelParams.COUNTERS * 8L);
         long retiredCapacity = KernelParams.retiredCapacity(n);
         retired.ensure(retiredCapacity * 8);
-        cuMemcpyHtoDAsync(kinds.pointer(), hostKinds.pointer(), n, stream);
-        cuMemcpyHtoDAsync(keys.pointer(), hostKeys.pointer(), n * keySize, stream);
+        kinds.copyIn(n, stream);
+        keys.copyIn(n * keySize, stream);
         if (c.writes() > 0) {
-            values.ensure(n * valueSize);
-            blocks.ensure(n * 8);
-            cuMemcpyHtoDAsync(values.pointer(), hostValues.pointer(), n * valueSize, stream);
-            cuMemcpyHtoDAsync(blocks.pointer(), hostBlocks.pointer(), n * 8, stream);
+            values.copyIn(n * valueSize, stream);
+            blocks.copyIn(n * 8, stream);
         }
-        if (c.reads()) {
-            out.ensure(n * valueSize);
-        }
-        cuMemsetD8Async(counters.pointer(), (byte) 0, KernelParams.COUNTERS * 8L, stream);
+        cuMemsetD8Async(counters.device(), (byte) 0, KernelParams.COUNTERS * 8L, stream);
         groups.reset(n, stream);
-        byte[] params = KernelParams.batch(n, kinds.address(), keys.address(), values.address(), blocks.address(),
-                codes.address(), out.address(), retired.address(), retiredCapacity, counters.address(), false,
-                groups.fields());
+        // A column the chunk does not use is passed as it is: the kernel reads only what its kinds need.
+        byte[] params = KernelParams.batch(n, kinds.deviceAddress(), keys.deviceAddress(), values.deviceAddress(),
+                blocks.deviceAddress(), codes.deviceAddress(), out.deviceAddress(), retired.address(), retiredCapacity,
+                counters.deviceAddress(), false, groups.fields());
         Launcher.launch(cuda.groupBatch, n, stream, table, params);
         Launcher.launch(cuda.batch, n, stream, table, params, cache);
-        cuMemcpyDtoHAsync(hostCodes.pointer(), codes.pointer(), n, stream);
+        codes.copyOut(n, stream);
         if (c.reads()) {
-            cuMemcpyDtoHAsync(hostOut.pointer(), out.pointer(), n * valueSize, stream);
+            out.copyOut(n * valueSize, stream);
         }
-        cuMemcpyDtoHAsync(hostCounters.pointer(), counters.pointer(), KernelParams.COUNTERS * 8L, stream);
+        counters.copyOut(KernelParams.COUNTERS * 8L, stream);
     }
 
     /** Waits for the lane's work; the pinned result buffers are then valid. */
@@ -164,7 +146,7 @@ public final class StreamLane implements AutoCloseable {
     }
 
     public long counter(int index) {
-        return hostCounters.segment().get(LONG, index * 8L);
+        return counters.host().get(LONG, index * 8L);
     }
 
     /** The value blocks the finished chunk unlinked (at most the retired buffer's capacity). */
@@ -183,8 +165,7 @@ public final class StreamLane implements AutoCloseable {
 
     @Override
     public void close() {
-        for (AutoCloseable b : new AutoCloseable[] {hostKinds, hostKeys, hostValues, hostBlocks, hostCodes, hostOut,
-                hostCounters, kinds, keys, values, blocks, codes, out, retired, counters, groups}) {
+        for (AutoCloseable b : new AutoCloseable[] {kinds, keys, values, blocks, codes, out, counters, retired, groups}) {
             try {
                 b.close();
             } catch (Exception e) {
