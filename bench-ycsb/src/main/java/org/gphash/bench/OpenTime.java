@@ -119,6 +119,9 @@ public final class OpenTime {
                         a.close();
                         close[r] = ms(s);
                     }
+                    if (backend == org.gphash.Backend.GPU) {
+                        gpuOpenStages(pool, items, repeats);
+                    }
                     table.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |%n", items,
                             backend.name().toLowerCase(Locale.ROOT), median(open), open[0], median(recovery),
                             median(firstRead), median(secondRead), median(close)));
@@ -130,6 +133,20 @@ public final class OpenTime {
         System.out.printf(Locale.ROOT, "clean open time, %s, %d cores, median of %d, pool in %s%n", Runtime.version(),
                 Runtime.getRuntime().availableProcessors(), repeats, dir);
         System.out.print(table);
+    }
+
+    /**
+     * Where the GPU engine's open goes (issue 30): the same pool opened {@code repeats} more times with
+     * coalescing off, so that the index's engine is the GPU engine itself, each open's stages printed.
+     */
+    private static void gpuOpenStages(Path pool, long items, int repeats) {
+        for (int r = 0; r < repeats; r++) {
+            try (GPHashIndex a = GPHashIndex.builder(pool).backend(org.gphash.Backend.GPU)
+                    .coalescing(org.gphash.Coalescing.OFF).open()) {
+                System.out.printf(Locale.ROOT, "gpu open stages, %d items: %s%n", items,
+                        ((org.gphash.cuda.GpuEngine) a.engine()).openTimes());
+            }
+        }
     }
 
     /** Gets keys spread over the whole key space, in batches; returns the milliseconds taken. */

@@ -113,11 +113,14 @@ public final class GpuEngine implements Engine, GpuFeatures {
     private final ThreadLocal<Batch> oneGet;
     private final ThreadLocal<BatchResult> oneGetResult;
     private volatile boolean closed;
+    /** Where the open went, stage by stage. */
+    private final OpenTimes openTimes;
     /** Host reads in progress, kept apart from everything done under the lock. */
     private final HostReadGate hostReaders = new HostReadGate();
     private final java.util.concurrent.atomic.LongAdder hostReads = new java.util.concurrent.atomic.LongAdder();
 
-    private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, GPHashConfig config) {
+    private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, GPHashConfig config, long started,
+                      long runtimeNanos, long poolNanos) {
         this.cuda = cuda;
         this.kernels = kernels;
         this.pool = pool;
@@ -125,10 +128,16 @@ public final class GpuEngine implements Engine, GpuFeatures {
         BucketCache c = null;
         BatchPath p = null;
         try {
+            long t0 = System.nanoTime();
             c = new BucketCache(cuda, geometry, config.bucketCache(), System::nanoTime);
             c.attach(pool.layout());
             this.cache = c;
+            long t1 = System.nanoTime();
             p = choosePath(config.indexMirror(), config.gpuTuning());
+            long t2 = System.nanoTime();
+            this.openTimes = new OpenTimes(runtimeNanos, poolNanos, kernels.registration().registerNanos(),
+                    pool.recovery().duration().toNanos(), t1 - t0, t2 - t1,
+                    p instanceof MirrorPath m ? m.mirrorLoadNanos() : 0, t2 - started);
         } catch (RuntimeException e) {
             if (c != null) {
                 c.close();
@@ -174,10 +183,13 @@ public final class GpuEngine implements Engine, GpuFeatures {
         }
         PoolRegistration.checkLocation(config.path());
         return GpuFailure.during(config.path(), "create", () -> {
+            long started = System.nanoTime();
             CudaRuntime cuda = CudaRuntime.get(config.placement().device());
             cuda.bind();
             GpuTableKernels kernels = new GpuTableKernels(cuda);
-            return new GpuEngine(cuda, kernels, PoolTable.create(config, kernels), config);
+            long t1 = System.nanoTime();
+            PoolTable pool = PoolTable.create(config, kernels);
+            return new GpuEngine(cuda, kernels, pool, config, started, t1 - started, System.nanoTime() - t1);
         });
     }
 
@@ -185,16 +197,24 @@ public final class GpuEngine implements Engine, GpuFeatures {
     public static GpuEngine open(GPHashConfig config) {
         PoolRegistration.checkLocation(config.path());
         return GpuFailure.during(config.path(), "open", () -> {
+            long started = System.nanoTime();
             CudaRuntime cuda = CudaRuntime.get(config.placement().device());
             cuda.bind();
             GpuTableKernels kernels = new GpuTableKernels(cuda);
-            return new GpuEngine(cuda, kernels, PoolTable.open(config, kernels), config);
+            long t1 = System.nanoTime();
+            PoolTable pool = PoolTable.open(config, kernels);
+            return new GpuEngine(cuda, kernels, pool, config, started, t1 - started, System.nanoTime() - t1);
         });
     }
 
     /** {@return whether this machine has what the GPU engine needs (a CUDA driver, a Hopper-or-newer GPU, the kernels)} */
     public static boolean available() {
         return CudaRuntime.available();
+    }
+
+    /** {@return where this engine's open (or create) went, stage by stage} */
+    public OpenTimes openTimes() {
+        return openTimes;
     }
 
     /** {@return the GPU's name, as the driver reports it} */

@@ -145,6 +145,11 @@ public final class ShardScalingBench {
             sb.append(sb.isEmpty() ? "" : " | ").append(String.format(Locale.ROOT, "recovery %d ms, %s",
                     st.lastRecovery().duration().toMillis(), st.indexPlacement()));
         }
+        if (index.engine() instanceof ShardedEngine se) {
+            for (int s = 0; s < se.shardCount(); s++) {
+                sb.append(" | shard ").append(s).append(' ').append(((GpuEngine) se.shard(s)).openTimes());
+            }
+        }
         return sb.toString();
     }
 

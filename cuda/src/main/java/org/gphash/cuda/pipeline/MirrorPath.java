@@ -686,6 +686,11 @@ public final class MirrorPath implements BatchPath {
                         + "keys ungrouped, " + pipeline.smallWriteBatches() + " of them in one launch)");
     }
 
+    /** {@return how long the last load of the HBM mirror took (at open, or after a resize)} */
+    public long mirrorLoadNanos() {
+        return mirror.lastLoadNanos();
+    }
+
     @Override
     public long lastBatchGpuNanos() {
         return pipeline.lastGpuNanos();

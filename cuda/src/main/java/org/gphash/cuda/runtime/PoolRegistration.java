@@ -39,6 +39,7 @@ public final class PoolRegistration implements PoolFile.MappingListener {
             + "and registrable, but pools on it are not supported yet. For durability, copy a tmpfs pool to disk with "
             + "'gphash snapshot'";
 
+    private long registerNanos;
     private final List<HostPointer> chunks = new ArrayList<>();
     /** Where each registration in {@link #chunks} starts and ends (addresses): a copy must not span two. */
     private final List<long[]> chunkRanges = new ArrayList<>();
@@ -100,6 +101,7 @@ public final class PoolRegistration implements PoolFile.MappingListener {
      * page with an earlier one.
      */
     private void registerRange(long base, long from, long to) {
+        long started = System.nanoTime();
         try {
             for (long off = from; off < to; off += MAX_CHUNK) {
                 HostPointer p = new HostPointer(base + off);
@@ -112,7 +114,14 @@ public final class PoolRegistration implements PoolFile.MappingListener {
             release();
             throw new IllegalArgumentException("CUDA cannot register the pool mapping (bytes " + from + " to " + to + "): "
                     + e.getMessage() + ". " + WHERE_GPU_POOLS_LIVE, e);
+        } finally {
+            registerNanos += System.nanoTime() - started;
         }
+    }
+
+    /** {@return the time spent registering so far (the open's, then every growth's)} */
+    public synchronized long registerNanos() {
+        return registerNanos;
     }
 
     private static long pageAlign(long bytes) {
