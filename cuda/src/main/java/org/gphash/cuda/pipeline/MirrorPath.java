@@ -27,7 +27,6 @@ import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.BatchPinning;
-import org.gphash.cuda.staging.ChunkedPinning;
 import org.gphash.cuda.staging.HostColumns;
 import org.gphash.cuda.staging.HostLane;
 import org.gphash.cuda.staging.HostStageTimes;
@@ -190,21 +189,9 @@ public final class MirrorPath implements BatchPath {
         // Pinned (or not) by pinOutsideLock, before the engine's lock was taken.
         boolean resultPinned = result.memory().pinned();
         BatchInFlight owner = new BatchInFlight(batch, result);
-        ChunkedPinning pinning = prepared != null ? prepared.pinning : null;
         try {
             for (int first = 0; first < n; first += chunk) {
-                int m = Math.min(chunk, n - first);
-                if (pinning != null) {
-                    long p0 = System.nanoTime();
-                    pinning.through(first + m);  // while the GPU runs the chunks queued before
-                    times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
-                }
-                queueChunk(owner, counted, direct, resultPinned, first, m);
-            }
-            if (pinning != null) {
-                long p0 = System.nanoTime();
-                pinning.complete();  // the rest of the block: pinned whole for its later runs
-                times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
+                queueChunk(owner, counted, direct, resultPinned, first, Math.min(chunk, n - first));
             }
         } catch (RuntimeException | Error e) {
             drainBatches();  // nothing of the batch may still be running when its caller hears of the failure
@@ -440,26 +427,10 @@ public final class MirrorPath implements BatchPath {
         boolean carriesValues = first - gets - counts[KindCounts.DELETES] > 0;
         boolean reads = gets + counts[KindCounts.RMWS] > 0;
         long bytesMoved = (long) n * (1 + geometry.keySize()) + (carriesValues ? (long) n * geometry.valueSize() : 0);
-        BatchPinning.Decision pin = BatchPinning.decide(batch.memory(), bytesMoved, BatchPinning.PIN_AT_ONCE_BYTES);
-        if (pin == BatchPinning.Decision.PIN_NOW) {
-            // Its first chunk's pages now; the others' under the lock, each while the GPU runs the
-            // chunks before it (ChunkedPinning). A value column the first chunk does not carry is
-            // staged by the lanes until the run's end pins the rest of the block.
-            try {
-                prepared.pinning = ChunkedPinning.begin(batch, parts.cuda(), carriesValues, first);
-                prepared.columns = new HostColumns(batch.kinds().address(), batch.keys().address(),
-                        carriesValues ? batch.values().address() : 0);
-            } catch (jcuda.CudaException e) {
-                batch.memory().refusePin();  // a locked-memory limit: stays staged, as BatchPinning does
-                pin = BatchPinning.Decision.STAGED;
-            }
-        }
-        if (pin != BatchPinning.Decision.PIN_NOW) {
-            // Not pinned: its kinds and keys (and values, if the first chunk carries any) go to a
-            // pinned copy now, made by the calling thread outside the lock (CallerStaging).
-            prepared.columns = pin == BatchPinning.Decision.PINNED ? HostColumns.of(batch)
-                    : prepared.staging.fill(batch, carriesValues);
-        }
+        boolean pinned = BatchPinning.pinnedForRun(batch.memory(), parts.cuda(), bytesMoved, BatchPinning.PIN_AT_ONCE_BYTES);
+        // Not pinned: its kinds and keys (and values, if the first chunk carries any) go to a pinned
+        // copy now, made by the calling thread outside the lock (CallerStaging).
+        prepared.columns = pinned ? HostColumns.of(batch) : prepared.staging.fill(batch, carriesValues);
         if (reads) {
             BatchPinning.pinnedForRun(result.memory(), parts.cuda(), (long) n * (1 + geometry.valueSize()),
                     BatchPinning.RESULT_PIN_AT_ONCE_BYTES);
@@ -774,7 +745,6 @@ public final class MirrorPath implements BatchPath {
     @Override
     public void release(PreparedBatch prepared) {
         prepared.columns = null;
-        prepared.pinning = null;
         freePrepared.add(prepared);
     }
 

@@ -56,35 +56,15 @@ public final class BatchPinning {
      * the engine's context.
      */
     public static boolean pinnedForRun(HostMemory memory, CudaRuntime cuda, long bytesMoved, long atOnceBytes) {
-        return switch (decide(memory, bytesMoved, atOnceBytes)) {
-            case STAGED -> false;
-            case PINNED -> true;
-            case PIN_NOW -> pinWhole(memory, cuda);
-        };
-    }
-
-    /** What a run does with a block: copies it into staging, uses it pinned, or pins it now. */
-    public enum Decision { STAGED, PINNED, PIN_NOW }
-
-    /**
-     * Counts one run of {@code memory} and decides (see {@link #pinnedForRun}) without pinning: a
-     * caller that gets {@link Decision#PIN_NOW} pins it, whole or chunk by chunk ({@link ChunkedPinning}).
-     */
-    public static Decision decide(HostMemory memory, long bytesMoved, long atOnceBytes) {
         if (memory.pinRefused()) {
-            return Decision.STAGED;
+            return false;
         }
         if (memory.pinned()) {
-            return Decision.PINNED;
+            return true;
         }
         if (memory.noteUse() < 2 && bytesMoved < atOnceBytes) {
-            return Decision.STAGED;
+            return false;
         }
-        return Decision.PIN_NOW;
-    }
-
-    /** Pins the whole block; false (and never again) if CUDA refuses it. */
-    private static boolean pinWhole(HostMemory memory, CudaRuntime cuda) {
         long address = memory.segment().address();
         long size = memory.segment().byteSize();
         try {

@@ -14,6 +14,4 @@ public final class PreparedBatch {
     public final ChunkKinds kinds = new ChunkKinds();
     public final CallerStaging staging = new CallerStaging();
     public HostColumns columns;
-    /** The batch's block being pinned chunk by chunk in this run, or null. */
-    public ChunkedPinning pinning;
 }
