@@ -96,11 +96,25 @@ class PinnedBatchTest {
             gpu.execute(gets, read);
             assertFalse(gets.memory().pinned(), "a batch of gets, which moves only kinds and keys, was pinned at once");
             assertTrue(read.memory().pinned(), "the result of the gets, which they fill with values, was staged");
-            assertEquals(org.gphash.Outcome.FOUND, read.outcome(n - 1));
-            assertArrayEquals(value(n - 1, 1), read.value(n - 1));
+            // Every chunk of the puts, pinned on its first run, arrived.
+            for (int i = 0; i < n; i++) {
+                assertEquals(org.gphash.Outcome.FOUND, read.outcome(i), "key " + i);
+                assertArrayEquals(value(i, 1), read.value(i), "key " + i);
+            }
             gpu.execute(gets, read);
             assertTrue(gets.memory().pinned(), "the batch of gets was not pinned on its second run");
             assertArrayEquals(value(n - 1, 1), read.value(n - 1));
+            // Its second run uses the block pinned whole by the first.
+            puts.clear();
+            for (int i = 0; i < n; i++) {
+                puts.add(OpKind.PUT, key(i, 8), value(i, 2));
+            }
+            gpu.execute(puts, result);
+            gpu.execute(gets, read);
+            for (int i = 0; i < n; i += 997) {
+                assertArrayEquals(value(i, 2), read.value(i), "key " + i + " after the second run of the puts");
+            }
+            assertArrayEquals(value(n - 1, 2), read.value(n - 1));
         }
     }
 }
