@@ -33,6 +33,10 @@ import org.gphash.spi.ScanState;
  * batch on one pool is, independently of the other shards' parts (the shards share no log).
  * {@link #snapshot} copies the shards one after another while operations go on, so a batch that
  * runs meanwhile may be in one shard's copy and not yet in another's, the same contract as a crash.
+ *
+ * <p>Over 400 lines because it is the whole {@link Engine} contract, each operation a line or a few
+ * forwarding to a shard or gathering from all; the split and merge of batches are
+ * {@code BatchPartition}'s, the directory's life {@link ShardedIndexes}'.
  */
 public final class ShardedEngine implements Engine {
 
