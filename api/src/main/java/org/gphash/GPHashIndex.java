@@ -1211,7 +1211,8 @@ public final class GPHashIndex implements AutoCloseable {
             EngineFactory f = provider(EngineFactory.class, e -> e.backend() == backend);
             if (f == null) {
                 throw new BackendUnavailableException("the " + backend + " backend is not available in this build: "
-                        + "no engine for it is on the class path (the GPU engine lives in the gphash-cuda module)");
+                        + "no engine for it is on the class or module path (the CPU engine is org.gphash:gphash-index, "
+                        + "the GPU engine org.gphash:gphash-cuda)");
             }
             return f;
         }
@@ -1220,7 +1221,8 @@ public final class GPHashIndex implements AutoCloseable {
         private static ShardedIndexFactory sharding() {
             ShardedIndexFactory f = provider(ShardedIndexFactory.class, e -> true);
             if (f == null) {
-                throw new IllegalStateException("no ShardedIndexFactory is on the class path: the index module is incomplete");
+                throw new IllegalStateException("no ShardedIndexFactory is on the class or module path: a sharded index "
+                        + "needs org.gphash:gphash-index");
             }
             return f;
         }

@@ -5,8 +5,8 @@ import org.gphash.GPHashConfig;
 
 /**
  * Creates engines of one backend. Every backend registers one for {@link java.util.ServiceLoader}: the
- * CPU engine in the index module itself ({@code org.gphash.index.CpuEngineFactory}), the GPU engine
- * in the cuda module.
+ * CPU engine in gphash-index ({@code org.gphash.index.CpuEngineFactory}), the GPU engine in
+ * gphash-cuda. The API itself (gphash-api) holds none.
  */
 public interface EngineFactory {
 

@@ -7,7 +7,7 @@ import org.gphash.GPHashConfig;
 /**
  * Makes sharded indexes (a directory of shard pools and a manifest, {@link org.gphash.Placement}) over
  * the engines of one backend. Found through {@link java.util.ServiceLoader} like the engines, so that
- * the API names no implementation ({@code org.gphash.shard.ShardedIndexes} in the index module).
+ * the API names no implementation ({@code org.gphash.shard.ShardedIndexes} in gphash-index).
  */
 public interface ShardedIndexFactory {
 
