@@ -15,12 +15,13 @@ case "$what" in
     tests)
         # Every GPU test class, or the ones named (simple names): cuda/device-check.sh tests MirrorPathTest ...
         # GPHASH_TEST_OPTS passes JVM options, e.g. -Dgphash.indexMirror=OFF to run the suite on the pool path.
+        # GPHASH_JUNIT_DIR: where JUnit's XML reports go (default $OUT/junit; the device tool brings back 8 files).
         if [[ $# -gt 0 ]]; then classes=("$@"); else mapfile -t classes < .device-bundle/test-classes.txt; fi
         selects=()
         for c in "${classes[@]}"; do [[ "$c" == *.* ]] || c="org.gphash.cuda.$c"; selects+=(--select-class "$c"); done
         JAVA_OPTS="-Xmx16g ${GPHASH_TEST_OPTS:-}" /tmp/bundle/bin/run org.junit.platform.console.ConsoleLauncher execute \
             "${selects[@]}" --details=tree --disable-banner \
-            --reports-dir "$OUT/junit${GPHASH_TEST_TAG:-}" 2>&1 | tee "$OUT/tests${GPHASH_TEST_TAG:-}.log" | tail -${GPHASH_TEST_TAIL:-60}
+            --reports-dir "${GPHASH_JUNIT_DIR:-$OUT/junit}${GPHASH_TEST_TAG:-}" 2>&1 | tee "$OUT/tests${GPHASH_TEST_TAG:-}.log" | tail -${GPHASH_TEST_TAIL:-60}
         exit "${PIPESTATUS[0]}" ;;
     bench)
         JAVA_OPTS="-Xmx48g ${GPHASH_JAVA_EXTRA:-}" /tmp/bundle/bin/run org.gphash.bench.gpu.GpuMicroBench "$@" 2>&1 | tee -a "$OUT/bench.log"
