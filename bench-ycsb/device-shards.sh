@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Issue 30 on a machine with one or more GPUs (the device machine), from the bundle of
 # cuda/make-device-bundle.sh: the GPU topology, the sharded GPU tests (or every GPU test with
-# SUITE=all), then ShardScalingBench over GPUS (default 1,2). Logs go to $OUT, seven files at most
-# (the device tool brings back 8: machine.txt, gpu.txt, tests.log, tests-off.log, shards.log,
-# main.log, summary.txt; JUnit's XML reports stay on the machine), the summaries to standard output.
+# SUITE=all), then ShardScalingBench over GPUS (default 1,2), and with OLD (a folder of an earlier
+# commit's jars: api, index, cuda, bench-ycsb, which shadow the bundle's) that build's bench over
+# OLD_GPUS (default 2) in the same call. Logs go to $OUT, eight files at most (the device tool brings
+# back 8: machine.txt, gpu.txt, tests.log, tests-off.log, shards.log, shards-old.log, main.log,
+# summary.txt; JUnit's XML reports stay on the machine), the summaries to standard output.
 #   GPUS=1,2,4 KEYS=16777216 OPS=4194304 THREADS=8 bench-ycsb/device-shards.sh
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
@@ -41,3 +43,11 @@ cuda/device-check.sh main org.gphash.bench.gpu.ShardScalingBench --gpus "${GPUS:
 echo "bench rc=$?"
 grep -E "^\||open of|GPUs visible|Exception|Error|stages:" "$OUT/shards.log" > "$OUT/summary.txt"
 grep -E "^\||open of|GPUs visible|Exception|Error" "$OUT/shards.log"
+if [[ -n "${OLD:-}" ]]; then
+    /tmp/bundle/jre/bin/java --enable-native-access=ALL-UNNAMED -Xmx48g --add-opens java.base/java.nio=ALL-UNNAMED \
+        --add-opens java.base/sun.nio.ch=ALL-UNNAMED -cp "$PWD/$OLD/*:/tmp/bundle/lib/*" org.gphash.bench.gpu.ShardScalingBench \
+        --gpus "${OLD_GPUS:-2}" --keys "${KEYS:-16777216}" --ops "${OPS:-4194304}" --threads "${THREADS:-8}" \
+        > "$OUT/shards-old.log" 2>&1
+    echo "old bench ($OLD) rc=$?"
+    grep -E "^\||open of|GPUs visible|Exception|Error" "$OUT/shards-old.log" | sed 's/^/old: /' | tee -a "$OUT/summary.txt"
+fi

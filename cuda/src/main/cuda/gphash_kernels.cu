@@ -10,6 +10,8 @@ using gphash::BatchParams;
 using gphash::CacheParams;
 using gphash::HeapParams;
 using gphash::LoadParams;
+using gphash::PartGather;
+using gphash::PartScatter;
 using gphash::PipeBatch;
 using gphash::PipeParams;
 using gphash::ScanArgs;
@@ -185,6 +187,11 @@ extern "C" __global__ void gphash_pipe_cache_mirror(TableParams t, TableParams m
 }
 
 extern "C" __global__ void gphash_pipe_retire(PipeParams p, HeapParams h) { gphash::pipe_retire(p, h); }
+
+// A shard's part of a caller's batch, gathered before the pipeline and scattered after it (pipeline/part_columns.cuh).
+extern "C" __global__ void gphash_part_gather(PartGather a) { gphash::part_gather(a); }
+
+extern "C" __global__ void gphash_part_scatter(PartScatter a) { gphash::part_scatter(a); }
 
 // A small batch of gets in one launch (org.gphash.cuda.pipeline.SmallReads).
 extern "C" __global__ void __launch_bounds__(gphash::kSmallWritesThreads)

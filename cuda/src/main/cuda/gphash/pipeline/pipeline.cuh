@@ -10,6 +10,7 @@
 #include "device_scan.cuh"
 #include "heap_bitmap.cuh"
 #include "mirror_tags.cuh"
+#include "part_columns.cuh"
 #include "pipe_group.cuh"
 #include "pipe_params.cuh"
 #include "pipe_read.cuh"

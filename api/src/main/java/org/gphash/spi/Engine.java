@@ -94,6 +94,28 @@ public interface Engine extends AutoCloseable {
     void execute(Batch batch, BatchResult result);
 
     /**
+     * Runs the operations of {@code batch} at the {@code count} positions listed in {@code positions}
+     * (4-byte ints in native order, ascending), in that order, each one's outcome (and the value it
+     * read) into the same position of {@code result}, which the caller has reset to the batch's size;
+     * the result's other positions stay as they are. Returns false, having done nothing, where this
+     * engine does not run such a part where it lies.
+     *
+     * <p>A sharded index runs each shard's part of a caller's batch this way, several shards at once
+     * into one result (each writes only its own positions): a GPU shard gathers its operations from the
+     * caller's columns and writes its results back, with no copy of the part on the host. Where this
+     * returns false the sharded index copies the part out and runs it with {@link #execute}.
+     *
+     * @param batch     the caller's batch
+     * @param result    the caller's result, reset to {@code batch.size()}
+     * @param positions where the part's operations lie in {@code batch}
+     * @param count     how many positions {@code positions} lists
+     * @return whether the part ran (false: nothing was done)
+     */
+    default boolean executeInPlace(Batch batch, BatchResult result, MemorySegment positions, int count) {
+        return false;
+    }
+
+    /**
      * Starts {@code batch} and returns, where the engine can run it while its caller goes on (the
      * GPU engine, for small batches of gets: several such batches in flight); otherwise runs it
      * like {@link #execute} and returns {@link SubmittedBatch#DONE}. Either way the batch takes

@@ -74,6 +74,17 @@ public interface BatchPath extends AutoCloseable {
     }
 
     /**
+     * Outside the engine's lock: pins a caller's batch and result for a shard's part of it (the
+     * operations at {@code count} positions, {@code Engine.executeInPlace}), and returns what to
+     * {@link #start} it with; null when this path does not run parts where they lie, or either could
+     * not be pinned (the caller then copies the part out). The context is bound.
+     */
+    default PreparedBatch pinPartOutsideLock(Batch batch, BatchResult result, java.lang.foreign.MemorySegment positions,
+                                             int count) {
+        return null;
+    }
+
+    /**
      * Outside the engine's lock, before {@link #execute}: pins the memory of the batch and its result
      * where this path will move them to and from the GPU directly. Registration is slow (about 40 us
      * a MiB) and touches nothing the lock guards, so threads do it side by side instead of one after

@@ -372,6 +372,44 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     /**
+     * Runs a shard's part of a caller's batch where it lies, when the router says it may
+     * ({@link Router#runsInPlace}) and both the batch and the result are pinned: the part's chunks are
+     * gathered from the batch and scattered into the result on the GPU ({@link MirrorPath}), queued
+     * with other threads' batches as any batch of the pipeline is.
+     */
+    @Override
+    public boolean executeInPlace(Batch batch, BatchResult result, MemorySegment positions, int count) {
+        if (closed || !router.runsInPlace(batch, count)) {
+            return false;  // a closed engine fails in execute, with its usual message
+        }
+        long called = System.nanoTime();
+        cuda.bind();
+        PreparedBatch prepared = path.pinPartOutsideLock(batch, result, positions, count);
+        if (prepared == null) {
+            return false;
+        }
+        try {
+            BatchInFlight started = executeLocked(Router.Route.PIPELINE, batch, result, called, prepared);
+            if (started != null) {
+                awaitOutsideLock(started);
+                finishLocked(started);
+            }
+        } finally {
+            path.release(prepared);
+        }
+        times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
+        partsInPlace.increment();
+        return true;
+    }
+
+    /** Shards' parts of batches run where they lay since open ({@link #executeInPlace}). */
+    public long partsInPlace() {
+        return partsInPlace.sum();
+    }
+
+    private final java.util.concurrent.atomic.LongAdder partsInPlace = new java.util.concurrent.atomic.LongAdder();
+
+    /**
      * Runs {@code batch} by {@code route}: the routes outside the lock here (null when they decline),
      * the others under it, after the batch's memory is registered where the pipeline will use it.
      */
@@ -418,8 +456,11 @@ public final class GpuEngine implements Engine, GpuFeatures {
         boolean queued = route == Router.Route.PIPELINE;
         ensureOpen(!queued);
         cuda.bind();
-        int n = batch.size();
-        result.reset(n);
+        boolean part = prepared != null && prepared.positions != null;
+        int n = part ? prepared.partSize : batch.size();
+        if (!part) {
+            result.reset(n);  // a part's caller reset the whole result; other shards may be writing into it now
+        }
         if (n == 0) {
             return null;
         }
@@ -435,7 +476,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
             }
             times.add(HostStageTimes.Stage.PATH, System.nanoTime() - started);
         } catch (RuntimeException e) {
-            throw failure(e, n, result);
+            throw failure(e, n, result, part ? prepared.positions : null);
         } finally {
             openHostReadsIfIdle();
         }
@@ -472,7 +513,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
             cuda.bind();
             path.finish(inFlight);
         } catch (RuntimeException e) {
-            throw failure(e, inFlight.batch.size(), inFlight.result);
+            throw failure(e, inFlight.size, inFlight.result, inFlight.positions);
         } finally {
             openHostReadsIfIdle();
             times.add(HostStageTimes.Stage.PATH, System.nanoTime() - locked);
@@ -486,13 +527,16 @@ public final class GpuEngine implements Engine, GpuFeatures {
         }
     }
 
-    /** What a failure of a batch of {@code n} operations is reported as. */
-    private RuntimeException failure(RuntimeException e, int n, BatchResult result) {
+    /**
+     * What a failure of a batch of {@code n} operations is reported as; {@code positions}: where a
+     * part's operations lie in {@code result} (null: the whole result is the batch's).
+     */
+    private RuntimeException failure(RuntimeException e, int n, BatchResult result, MemorySegment positions) {
         if (e instanceof CudaException c) {
             return GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", c);
         }
         if (e instanceof PoolFullException) {
-            return new PoolFullException(e.getMessage() + "; " + markNotApplied(result)
+            return new PoolFullException(e.getMessage() + "; " + markNotApplied(result, positions, n)
                     + " operations of the batch were not applied (NOT_APPLIED in the result), the others were", result, e);
         }
         return e;
@@ -562,9 +606,15 @@ public final class GpuEngine implements Engine, GpuFeatures {
      * come off the others. Returns how many did not run.
      */
     static int markNotApplied(BatchResult result) {
+        return markNotApplied(result, null, result.size());
+    }
+
+    /** The same for the {@code n} operations at {@code positions} of {@code result} (null: its first n). */
+    static int markNotApplied(BatchResult result, MemorySegment positions, int n) {
         MemorySegment codes = result.outcomeCodes();
         int notApplied = 0;
-        for (int i = 0; i < result.size(); i++) {
+        for (int j = 0; j < n; j++) {
+            int i = positions == null ? j : positions.getAtIndex(ValueLayout.JAVA_INT, j);
             int code = codes.get(ValueLayout.JAVA_BYTE, i) & KernelParams.CODE_MASK;
             if (code < Outcome.FOUND.code() || code > Outcome.REPLACED.code()) {
                 codes.set(ValueLayout.JAVA_BYTE, i, Outcome.NOT_APPLIED.code());

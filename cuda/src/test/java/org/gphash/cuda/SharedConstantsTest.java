@@ -129,6 +129,8 @@ class SharedConstantsTest {
         assertEquals(9, fields("SortPass"), "SortPass (KernelParams.sortPass packs nine)");
         assertEquals(4, fields("ScanArgs"), "ScanArgs (KernelParams.scanArgs packs four)");
         assertEquals(SmallReads.ARGS_FIELDS, fields("SmallReadsArgs"), "SmallReadsArgs");
+        assertEquals(KernelParams.PART_GATHER_FIELDS, fields("PartGather"), "PartGather");
+        assertEquals(KernelParams.PART_SCATTER_FIELDS, fields("PartScatter"), "PartScatter");
         assertEquals(KernelParams.PIPE_FIELDS * 8, KernelParams.longs(new long[KernelParams.PIPE_FIELDS]).length);
     }
 

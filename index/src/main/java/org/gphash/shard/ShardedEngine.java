@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -35,7 +36,7 @@ import org.gphash.spi.ScanState;
  * runs meanwhile may be in one shard's copy and not yet in another's, the same contract as a crash.
  *
  * <p>Over 400 lines because it is the whole {@link Engine} contract, each operation a line or a few
- * forwarding to a shard or gathering from all; the split and merge of batches are
+ * forwarding to a shard or gathering from all; the split of batches (and the copies of parts not run in place) are
  * {@code BatchPartition}'s, the directory's life {@link ShardedIndexes}'.
  */
 public final class ShardedEngine implements Engine {
@@ -166,22 +167,11 @@ public final class ShardedEngine implements Engine {
             p.prepare(n, ranges);
             BatchPartition q = p;
             inRanges(ranges, r -> q.assign(batch, r));
-            p.place(batch);
-            inRanges(ranges, r -> q.gather(batch, r));
+            p.place();
+            inRanges(ranges, q::list);
             long t1 = System.nanoTime();
-            RuntimeException failure = null;
-            try {
-                runParts(p);
-            } catch (RuntimeException e) {
-                failure = e;
-            }
-            long t2 = System.nanoTime();
-            inRanges(ranges, r -> q.scatter(result, r));  // also after a failure: the parts' outcomes up to it
-            long t3 = System.nanoTime();
-            stages.add(t1 - t0, t2 - t1, t3 - t2);
-            if (failure != null) {
-                throw failure;
-            }
+            runParts(batch, result, p);
+            stages.add(t1 - t0, System.nanoTime() - t1);
         } finally {
             partitions.offer(p);
         }
@@ -189,7 +179,7 @@ public final class ShardedEngine implements Engine {
 
     /** Ranges of a batch a pass of the split works on at once: one per this many operations ... */
     static final int RANGE_MIN = 1 << 14;
-    /** ... and at most this many (the copies are bound by memory bandwidth well before 8 threads). */
+    /** ... and at most this many. */
     static final int MAX_RANGES = 8;
 
     /** Runs {@code pass} for ranges 0..ranges-1, range 0 on the calling thread, the others on the workers; waits for all. */
@@ -212,7 +202,7 @@ public final class ShardedEngine implements Engine {
     }
 
     /** Runs each shard's part at once (one on the calling thread); throws the first failure, the others suppressed. */
-    private void runParts(BatchPartition p) {
+    private void runParts(Batch batch, BatchResult result, BatchPartition p) {
         List<CompletableFuture<Void>> others = null;
         int mine = -1;
         for (int s = 0; s < shards.length; s++) {
@@ -227,11 +217,11 @@ public final class ShardedEngine implements Engine {
                 others = new ArrayList<>(shards.length - 1);
             }
             int shard = s;
-            others.add(CompletableFuture.runAsync(() -> shards[shard].execute(p.part(shard), p.resultOf(shard)), workers));
+            others.add(CompletableFuture.runAsync(() -> runPart(batch, result, p, shard), workers));
         }
         RuntimeException failure = null;
         try {
-            shards[mine].execute(p.part(mine), p.resultOf(mine));
+            runPart(batch, result, p, mine);
         } catch (RuntimeException e) {
             failure = e;
         }
@@ -255,12 +245,36 @@ public final class ShardedEngine implements Engine {
     }
 
     /**
-     * Where the batches' time went since the last reset: splitting (shards, counts, copies into the
-     * parts), the shards' runs (all at once), and merging the results back; nanoseconds of wall time
-     * summed over calls. For benchmarks that explain the sharded host path's cost.
+     * Runs {@code shard}'s part of {@code batch}: where it lies, if its engine does so
+     * ({@link Engine#executeInPlace}), else copied out, run as a batch of its own and its results copied
+     * back (also after a failure: the outcomes up to it).
+     */
+    private void runPart(Batch batch, BatchResult result, BatchPartition p, int shard) {
+        if (shards[shard].executeInPlace(batch, result, p.positions(shard), p.size(shard))) {
+            stages.inPlace.increment();
+            return;
+        }
+        long c0 = System.nanoTime();
+        Batch part = p.copyOut(batch, shard);
+        long c1 = System.nanoTime();
+        try {
+            shards[shard].execute(part, p.resultOf(shard));
+        } finally {
+            long c2 = System.nanoTime();
+            p.copyBack(result, shard);
+            stages.copied(c1 - c0 + System.nanoTime() - c2);
+        }
+    }
+
+    /**
+     * Where the batches' time went since the last reset: splitting (each operation's shard, the lists
+     * of positions), the shards' runs (all at once), and of that, copying the parts that did not run
+     * where they lay out and their results back (summed over shards); nanoseconds of wall time summed
+     * over calls, the number of batches, and of parts run in place and copied. For benchmarks that
+     * explain the sharded host path's cost.
      *
      * @param reset whether to start counting again
-     * @return split, run and merge nanoseconds, and the number of batches
+     * @return split, run and copy nanoseconds, batches, parts in place, parts copied
      */
     public long[] stageNanos(boolean reset) {
         return stages.read(reset);
@@ -268,25 +282,29 @@ public final class ShardedEngine implements Engine {
 
     /** The stage times of {@link #stageNanos}. */
     private static final class StageTimes {
-        private final java.util.concurrent.atomic.LongAdder split = new java.util.concurrent.atomic.LongAdder();
-        private final java.util.concurrent.atomic.LongAdder run = new java.util.concurrent.atomic.LongAdder();
-        private final java.util.concurrent.atomic.LongAdder merge = new java.util.concurrent.atomic.LongAdder();
-        private final java.util.concurrent.atomic.LongAdder batches = new java.util.concurrent.atomic.LongAdder();
+        private final LongAdder split = new LongAdder();
+        private final LongAdder run = new LongAdder();
+        private final LongAdder copies = new LongAdder();
+        private final LongAdder batches = new LongAdder();
+        final LongAdder inPlace = new LongAdder();
+        private final LongAdder copied = new LongAdder();
 
-        void add(long s, long r, long m) {
+        void add(long s, long r) {
             split.add(s);
             run.add(r);
-            merge.add(m);
             batches.increment();
         }
 
+        void copied(long nanos) {
+            copies.add(nanos);
+            copied.increment();
+        }
+
         long[] read(boolean reset) {
-            long[] v = {split.sum(), run.sum(), merge.sum(), batches.sum()};
-            if (reset) {
-                split.reset();
-                run.reset();
-                merge.reset();
-                batches.reset();
+            LongAdder[] all = {split, run, copies, batches, inPlace, copied};
+            long[] v = new long[all.length];
+            for (int i = 0; i < all.length; i++) {
+                v[i] = reset ? all[i].sumThenReset() : all[i].sum();
             }
             return v;
         }

@@ -335,8 +335,9 @@ public final class ShardScalingBench {
         if (v[3] == 0) {
             return "one shard: batches go to its engine unsplit";
         }
-        return String.format(Locale.ROOT, "per batch: split %.1f ms, shards' run %.1f ms, merge %.1f ms (%d batches)",
-                v[0] / 1e6 / v[3], v[1] / 1e6 / v[3], v[2] / 1e6 / v[3], v[3]);
+        return String.format(Locale.ROOT, "per batch: split %.1f ms, shards' run %.1f ms, of which copies of parts %.1f ms"
+                + " (%d batches; parts run in place %d, copied %d)",
+                v[0] / 1e6 / v[3], v[1] / 1e6 / v[3], v[2] / 1e6 / v[3], v[3], v[4], v[5]);
     }
 
     private static void delete(Path dir) throws IOException {

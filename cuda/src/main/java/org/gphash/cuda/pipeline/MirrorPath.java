@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -57,6 +58,7 @@ public final class MirrorPath implements BatchPath {
     static final int MAX_SLICE = 1 << 20;
 
     private final EngineParts parts;
+    private final PipelineKernels kernels;
     private final Geometry geometry;
     private final DeviceIndexMirror mirror;
     private final DeviceHeap heap = new DeviceHeap();
@@ -76,6 +78,7 @@ public final class MirrorPath implements BatchPath {
 
     public MirrorPath(EngineParts parts, PipelineKernels kernels, Router router, HostStageTimes times) {
         this.parts = parts;
+        this.kernels = kernels;
         this.geometry = parts.geometry();
         this.router = router;
         this.times = times;
@@ -180,7 +183,8 @@ public final class MirrorPath implements BatchPath {
      */
     @Override
     public BatchInFlight start(Batch batch, BatchResult result, PreparedBatch prepared) {
-        int n = batch.size();
+        boolean part = prepared != null && prepared.positions != null;
+        int n = part ? prepared.partSize : batch.size();
         int chunk = hostChunk(n);
         ChunkKinds counted = prepared != null ? prepared.kinds : lockedKinds.prepare(batch.kinds(), n, chunk);
         // Columns to copy from directly: prepared before the lock, or the batch's own if pinned.
@@ -188,7 +192,7 @@ public final class MirrorPath implements BatchPath {
                 : batch.memory().pinned() ? HostColumns.of(batch) : null;
         // Pinned (or not) by pinOutsideLock, before the engine's lock was taken.
         boolean resultPinned = result.memory().pinned();
-        BatchInFlight owner = new BatchInFlight(batch, result);
+        BatchInFlight owner = part ? new BatchInFlight(batch, result, prepared.positions, n) : new BatchInFlight(batch, result);
         try {
             for (int first = 0; first < n; first += chunk) {
                 queueChunk(owner, counted, direct, resultPinned, first, Math.min(chunk, n - first));
@@ -214,7 +218,9 @@ public final class MirrorPath implements BatchPath {
         long valueWrites = m - kindCounts[KindCounts.GETS] - deletes;  // every other kind carries a value
         boolean reads = kindCounts[KindCounts.GETS] + kindCounts[KindCounts.RMWS] > 0;
         boolean writes = valueWrites + deletes > 0;
-        boolean distinctKeys = writes && router.checksDistinct(m) && DistinctKeys.test(batch, first, m);
+        MemorySegment part = owner.positions;
+        // A part's operations are not contiguous in the batch: grouped by key, as every batch may be.
+        boolean distinctKeys = writes && part == null && router.checksDistinct(m) && DistinctKeys.test(batch, first, m);
         Router.Grouping grouping = Router.grouping(writes, distinctKeys, readKeysRepeat);
         times.add(HostStageTimes.Stage.PLAN, System.nanoTime() - plan0);
         if (!pipeline.fits(m)) {
@@ -230,10 +236,15 @@ public final class MirrorPath implements BatchPath {
         // In place, the read stage writes each value through the mapping as it reads it from the
         // pool, PCIe carrying both directions at once, and no copy follows the kernels; otherwise
         // into the lane's device buffer, copied out behind the next chunk (Router.valuesInPlace).
-        boolean valuesInPlace = Router.valuesInPlace(resultPinned, reads, writes, readKeysRepeat);
+        // A part's values read go to its lane and are scattered to their positions from there.
+        boolean valuesInPlace = part == null && Router.valuesInPlace(resultPinned, reads, writes, readKeysRepeat);
         long s0 = System.nanoTime();
-        l.stage(stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, direct,
-                lanes[Math.floorMod(nextLane - 1, LANES)]);
+        HostLane before = lanes[Math.floorMod(nextLane - 1, LANES)];
+        if (part != null) {
+            l.stagePart(stream, batch, part, first, m, valueWrites > 0, reads, kernels.partGather, before);
+        } else {
+            l.stage(stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, direct, before);
+        }
         long s1 = System.nanoTime();
         times.add(HostStageTimes.Stage.STAGE_IN, s1 - s0);
         long out = !reads ? 0 : valuesInPlace ? result.values().address() + (long) first * geometry.valueSize()
@@ -252,7 +263,9 @@ public final class MirrorPath implements BatchPath {
         if (owner.chunksInFlight++ == 0) {
             mostBatchesInFlight = Math.max(mostBatchesInFlight, ++batchesInFlight);
         }
-        if (resultPinned) {
+        if (part != null) {
+            l.queueResultsScattered(stream, result, kernels.partScatter);
+        } else if (resultPinned) {
             l.queueResultsInto(stream, result);
         } else {
             l.queueResults(stream);
@@ -439,6 +452,40 @@ public final class MirrorPath implements BatchPath {
         return prepared;
     }
 
+    /**
+     * Pins a caller's batch and result for a shard's part of it ({@code Engine.executeInPlace}): both
+     * whole, for every GPU (a batch is split among shards on several), by the same rule as a batch of
+     * the pipeline's, and counts the part's first chunk's kinds; null when either stays unpinned (the
+     * caller then copies the part out). The positions must stay as they are until the part is done.
+     */
+    @Override
+    public PreparedBatch pinPartOutsideLock(Batch batch, BatchResult result, MemorySegment positions, int count) {
+        long p0 = System.nanoTime();
+        PreparedBatch prepared = freePrepared.poll();
+        if (prepared == null) {
+            prepared = newPrepared();
+        }
+        // The part's first chunk stands for the batch, as in pinOutsideLock.
+        long[] counts = new long[3];
+        prepared.kinds.preparePart(batch.kinds(), positions, count, hostChunk(count)).chunk(0, counts);
+        int first = Math.min(count, hostChunk(count));
+        boolean carriesValues = first - counts[KindCounts.GETS] - counts[KindCounts.DELETES] > 0;
+        int n = batch.size();
+        long bytesMoved = (long) n * (1 + geometry.keySize()) + (carriesValues ? (long) n * geometry.valueSize() : 0);
+        boolean pinned = BatchPinning.pinnedForRun(batch.memory(), parts.cuda(), bytesMoved, BatchPinning.PIN_AT_ONCE_BYTES)
+                && BatchPinning.pinnedForRun(result.memory(), parts.cuda(), (long) n * (1 + geometry.valueSize()),
+                        BatchPinning.RESULT_PIN_AT_ONCE_BYTES);
+        times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
+        if (!pinned) {
+            release(prepared);
+            return null;
+        }
+        prepared.columns = HostColumns.of(batch);
+        prepared.positions = positions;
+        prepared.partSize = count;
+        return prepared;
+    }
+
     /** Chunks of a host batch: whole up to 2^16 operations, else about four, between 2^16 and a slice. */
     static int hostChunk(int n) {
         if (n <= 1 << 16) {
@@ -505,7 +552,7 @@ public final class MirrorPath implements BatchPath {
         int k = rerun.length;
         for (int i = 0; i < l.n; i++) {
             if ((l.code(i) & KernelParams.CODE_MASK) == KernelParams.NEED_RESIZE_CODE) {
-                out[k++] = l.first + i;
+                out[k++] = l.operation(i);
             }
         }
         return Arrays.copyOf(out, k);
@@ -744,6 +791,7 @@ public final class MirrorPath implements BatchPath {
      */
     @Override
     public void release(PreparedBatch prepared) {
+        prepared.positions = null;
         prepared.columns = null;
         freePrepared.add(prepared);
     }

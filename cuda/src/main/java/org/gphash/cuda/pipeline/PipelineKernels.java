@@ -43,6 +43,8 @@ public final class PipelineKernels {
     final CUfunction smallReads;
     final CUfunction smallWrites;
     final CUfunction buildTags;
+    final CUfunction partGather;
+    final CUfunction partScatter;
     /** The GPU these kernels were loaded on. */
     final CudaRuntime cuda;
 
@@ -85,5 +87,7 @@ public final class PipelineKernels {
         smallReads = cuda.function("gphash_pipe_small_reads");
         smallWrites = cuda.function("gphash_pipe_small_writes");
         buildTags = cuda.function("gphash_mirror_build_tags");
+        partGather = cuda.function("gphash_part_gather");
+        partScatter = cuda.function("gphash_part_scatter");
     }
 }

@@ -15,6 +15,8 @@ public final class ChunkKinds {
     private static final int FIELDS = 3;
 
     private MemorySegment kinds;
+    /** The positions of a part's operations in the batch ({@link #preparePart}), or null: operations 0..size-1. */
+    private MemorySegment positions;
     private int size;
     private int chunk;
     private long[] counts = new long[FIELDS * 16];
@@ -22,7 +24,17 @@ public final class ChunkKinds {
 
     /** Starts on kinds {@code [0, n)} of {@code kinds}, in chunks of {@code chunk}; nothing is counted yet. Returns this. */
     public ChunkKinds prepare(MemorySegment kinds, int n, int chunk) {
+        return preparePart(kinds, null, n, chunk);
+    }
+
+    /**
+     * Starts on the kinds at the {@code n} positions listed in {@code positions} (a shard's part of a
+     * batch, {@code Engine.executeInPlace}; null: positions 0..n-1), in chunks of {@code chunk}
+     * positions; nothing is counted yet. Returns this.
+     */
+    public ChunkKinds preparePart(MemorySegment kinds, MemorySegment positions, int n, int chunk) {
         this.kinds = kinds;
+        this.positions = positions;
         this.size = n;
         this.chunk = Math.max(1, chunk);
         int chunks = (n + this.chunk - 1) / this.chunk;
@@ -42,7 +54,12 @@ public final class ChunkKinds {
     public void chunk(int first, long[] out) {
         int c = first / chunk;
         if (!counted[c]) {
-            KindCounts.count(kinds, first, Math.min(chunk, size - first), out);
+            int m = Math.min(chunk, size - first);
+            if (positions == null) {
+                KindCounts.count(kinds, first, m, out);
+            } else {
+                KindCounts.countAt(kinds, positions, first, m, out);
+            }
             System.arraycopy(out, 0, counts, c * FIELDS, FIELDS);
             counted[c] = true;
             return;

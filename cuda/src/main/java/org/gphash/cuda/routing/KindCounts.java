@@ -55,6 +55,25 @@ public final class KindCounts {
         out[RMWS] = rmws;
     }
 
+    /**
+     * Counts the kinds of {@code kinds} at positions {@code [first, first + m)} of {@code positions}
+     * (4-byte ints: a shard's part of a batch) into {@code out}, as {@link #count}.
+     */
+    public static void countAt(MemorySegment kinds, MemorySegment positions, int first, int m, long[] out) {
+        long gets = 0;
+        long deletes = 0;
+        long rmws = 0;
+        for (int j = first, end = first + m; j < end; j++) {
+            int k = kinds.get(ValueLayout.JAVA_BYTE, positions.getAtIndex(ValueLayout.JAVA_INT, j));
+            gets += k == GET ? 1 : 0;
+            deletes += k == DELETE ? 1 : 0;
+            rmws += k == RMW ? 1 : 0;
+        }
+        out[GETS] = gets;
+        out[DELETES] = deletes;
+        out[RMWS] = rmws;
+    }
+
     /** Bytes of {@code w} equal to {@code v}, where every byte of {@code w} and {@code v} is below 8. */
     private static int equalBytes(long w, int v) {
         long x = w ^ (v * ONES);                     // zero exactly where equal; every byte below 8

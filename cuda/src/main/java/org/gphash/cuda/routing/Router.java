@@ -170,6 +170,17 @@ public final class Router {
         return PIPELINE;
     }
 
+    /**
+     * Whether a shard's part of {@code batch} ({@code count} of its operations,
+     * {@code Engine.executeInPlace}) runs where it lies, gathered and scattered on the GPU: on the
+     * index mirror, for a batch of plain operations and a part the pipeline would run. Any other part
+     * the sharded index copies out and runs as a batch of its own, by the routes above (small parts
+     * take the one-launch routes, conditional ones compare on the host under the lock).
+     */
+    public boolean runsInPlace(Batch batch, int count) {
+        return mirror && !batch.hasConditionalOperations() && count > Math.max(tuning.smallReadsMax(), tuning.smallWritesMax());
+    }
+
     /** Whether the first {@code n} kinds are all GET (ordinal 0: eight at a time, a word of zeros). */
     static boolean onlyGets(MemorySegment kinds, int n) {
         int i = 0;

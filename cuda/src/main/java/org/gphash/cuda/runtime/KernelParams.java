@@ -200,6 +200,22 @@ public final class KernelParams {
         return longs(bitmap, words, chunkOffsets, chunkLengths, chunkFirst, chunks, stride, freePrefix, cursor);
     }
 
+    /** PartGather and PartScatter (pipeline/part_columns.cuh): their 8-byte fields. */
+    public static final int PART_GATHER_FIELDS = 10;
+    public static final int PART_SCATTER_FIELDS = 7;
+
+    /** PartGather: a chunk of a part gathered from its caller's pinned columns into a lane's device buffers. */
+    public static byte[] partGather(long n, long positions, long kindsFrom, long keysFrom, long valuesFrom, long kindsTo,
+                                    long keysTo, long valuesTo, int keySize, int valueSize) {
+        return longs(n, positions, kindsFrom, keysFrom, valuesFrom, kindsTo, keysTo, valuesTo, keySize, valueSize);
+    }
+
+    /** PartScatter: a chunk's outcomes (and values read) scattered to their positions of the caller's pinned result. */
+    public static byte[] partScatter(long n, long positions, long codesFrom, long valuesFrom, long codesTo, long valuesTo,
+                                     int valueSize) {
+        return longs(n, positions, codesFrom, valuesFrom, codesTo, valuesTo, valueSize);
+    }
+
     /** A kernel's {@code int} parameter. */
     public static byte[] int32(int value) {
         return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array();

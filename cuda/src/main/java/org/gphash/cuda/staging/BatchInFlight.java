@@ -1,5 +1,7 @@
 package org.gphash.cuda.staging;
 
+import java.lang.foreign.MemorySegment;
+
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 
@@ -16,6 +18,12 @@ public final class BatchInFlight {
 
     public final Batch batch;
     public final BatchResult result;
+    /**
+     * A shard's part of {@link #batch}: its positions (4-byte ints) and how many; the part's results go
+     * to those positions of {@link #result}. Null: the whole batch.
+     */
+    public final MemorySegment positions;
+    public final int size;
     /** The queue position of the batch's last chunk (MirrorPath counts chunks queued and harvested). */
     public long lastChunk = -1;
     /** The lane its last chunk went to (it may carry a later chunk by the time its owner looks). */
@@ -28,8 +36,14 @@ public final class BatchInFlight {
     public RuntimeException failure;
 
     public BatchInFlight(Batch batch, BatchResult result) {
+        this(batch, result, null, batch.size());
+    }
+
+    public BatchInFlight(Batch batch, BatchResult result, MemorySegment positions, int size) {
         this.batch = batch;
         this.result = result;
+        this.positions = positions;
+        this.size = size;
     }
 
     public void failed(RuntimeException e) {

@@ -2,6 +2,7 @@ package org.gphash.cuda.staging;
 
 import static jcuda.driver.JCudaDriver.cuMemHostRegister;
 import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
+import static jcuda.driver.JCudaDriver.CU_MEMHOSTREGISTER_PORTABLE;
 
 import jcuda.CudaException;
 import org.gphash.cuda.runtime.CudaRuntime;
@@ -56,6 +57,14 @@ public final class BatchPinning {
      * the engine's context.
      */
     public static boolean pinnedForRun(HostMemory memory, CudaRuntime cuda, long bytesMoved, long atOnceBytes) {
+        // One block, one registration: the shards of a sharded index (several engines, one context
+        // each) pin a caller's batch at once, and CUDA refuses a second registration of a block.
+        synchronized (memory) {
+            return pinnedForRunLocked(memory, cuda, bytesMoved, atOnceBytes);
+        }
+    }
+
+    private static boolean pinnedForRunLocked(HostMemory memory, CudaRuntime cuda, long bytesMoved, long atOnceBytes) {
         if (memory.pinRefused()) {
             return false;
         }
@@ -68,7 +77,9 @@ public final class BatchPinning {
         long address = memory.segment().address();
         long size = memory.segment().byteSize();
         try {
-            cuMemHostRegister(new HostPointer(address), size, 0);
+            // Portable: pinned for every context, so that the shards of a sharded index on other
+            // GPUs gather from it and scatter into it too (Engine.executeInPlace).
+            cuMemHostRegister(new HostPointer(address), size, CU_MEMHOSTREGISTER_PORTABLE);
         } catch (CudaException e) {
             memory.refusePin();
             PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: a batch of {0} bytes stays staged: {1}", size, e.getMessage());

@@ -13,12 +13,15 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.cuda.pipeline.BatchPipeline;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.Launcher;
 
 /**
  * One chunk of a host batch on its way through the GPU: pinned staging memory and device buffers for
@@ -30,7 +33,10 @@ import org.gphash.cuda.pipeline.BatchPipeline;
  * next chunk's kernels run and the one after that is copied in (PCIe carries both directions at once).
  * A batch or result whose own memory is pinned ({@link BatchPinning}) skips the staging memory,
  * and a chunk of ungrouped reads into a pinned result has no values to copy out at all: its kernels
- * write them into the result through the mapping ({@code MirrorPath.execute}). Not thread-safe.
+ * write them into the result through the mapping ({@code MirrorPath.execute}). A chunk of a shard's
+ * part of a caller's batch ({@link #stagePart}) is gathered from the caller's pinned columns by a
+ * kernel and its results scattered back to their positions by another: no host copy either way.
+ * Not thread-safe.
  */
 public final class HostLane implements AutoCloseable {
 
@@ -42,6 +48,8 @@ public final class HostLane implements AutoCloseable {
     public final StagedBuffer values = new StagedBuffer();
     public final StagedBuffer codes = new StagedBuffer();
     public final StagedBuffer out = new StagedBuffer();
+    /** A part's chunk: its operations' positions in the caller's batch (device side, copied from the host twin). */
+    public final StagedBuffer positions = new StagedBuffer();
     private final CUevent done = new CUevent();
     /**
      * Recorded with {@link #done}, for waits outside the engine's lock: its waiters sleep in the driver
@@ -66,6 +74,8 @@ public final class HostLane implements AutoCloseable {
     public long queued;
     /** The result the chunk's results were copied into directly, or null when they come through the lane. */
     private BatchResult directResult;
+    /** The positions of the part the chunk in flight belongs to (its operation i is at positions[first + i]), or null. */
+    private MemorySegment partPositions;
 
     public HostLane(int keySize, int valueSize) {
         this.keySize = keySize;
@@ -98,6 +108,7 @@ public final class HostLane implements AutoCloseable {
         this.n = n;
         this.reads = withReads;
         this.directResult = null;
+        this.partPositions = null;
         long keyBytes = (long) n * keySize;
         long valueBytes = (long) n * valueSize;
         codes.ensure(n);
@@ -124,6 +135,42 @@ public final class HostLane implements AutoCloseable {
     }
 
     /**
+     * Queues positions first..first+n of a shard's part of {@code batch} ({@code positions}: 4-byte
+     * ints) to the GPU: the positions are copied in, then {@code gather} copies each operation's kind
+     * and key (and value, where it carries one and {@code withValues}) from the batch's pinned columns
+     * into the lane's device buffers, on the lane's upload stream. {@code withReads}: the chunk reads
+     * values (they come back by {@link #queueResultsScattered}). As {@link #stage} otherwise.
+     */
+    public void stagePart(CUstream compute, Batch batch, MemorySegment positions, int first, int n, boolean withValues,
+                          boolean withReads, CUfunction gather, HostLane after) {
+        if (after != null && after != this) {
+            cuStreamWaitEvent(uploads, after.staged, 0);
+        }
+        this.first = first;
+        this.n = n;
+        this.reads = withReads;
+        this.directResult = null;
+        this.partPositions = positions;
+        long positionBytes = 4L * n;
+        MemorySegment.copy(positions, 4L * first, this.positions.ensure(positionBytes).host(), 0, positionBytes);
+        this.positions.copyIn(positionBytes, uploads);
+        kinds.ensureDevice(n);
+        keys.ensureDevice((long) n * keySize);
+        codes.ensureDevice(n);
+        if (withValues) {
+            values.ensureDevice((long) n * valueSize);
+        }
+        if (withReads) {
+            out.ensureDevice((long) n * valueSize);
+        }
+        Launcher.launch(gather, n, uploads, KernelParams.partGather(n, this.positions.deviceAddress(),
+                batch.kinds().address(), batch.keys().address(), withValues ? batch.values().address() : 0,
+                kinds.deviceAddress(), keys.deviceAddress(), withValues ? values.deviceAddress() : 0, keySize, valueSize));
+        cuEventRecord(staged, uploads);
+        cuStreamWaitEvent(compute, staged, 0);
+    }
+
+    /**
      * Stages the listed operations of {@code batch}, packed (a rerun of the few operations a resize
      * held back); the lane's operation i is the batch's ops[i].
      */
@@ -133,6 +180,7 @@ public final class HostLane implements AutoCloseable {
         this.n = n;
         this.reads = true;
         this.directResult = null;
+        this.partPositions = null;
         kinds.ensure(n);
         keys.ensure((long) n * keySize);
         values.ensure((long) n * valueSize);
@@ -187,6 +235,20 @@ public final class HostLane implements AutoCloseable {
         recordDone();
     }
 
+    /**
+     * For a part's chunk ({@link #stagePart}): queues {@code scatter}, which writes each operation's
+     * outcome (and the value it found or replaced) to its position of {@code result}, whose memory is
+     * pinned, through the mapping, on the lane's download stream after what is queued on
+     * {@code compute}.
+     */
+    public void queueResultsScattered(CUstream compute, BatchResult result, CUfunction scatter) {
+        directResult = result;
+        afterKernels(compute);
+        Launcher.launch(scatter, n, downloads, KernelParams.partScatter(n, positions.deviceAddress(), codes.deviceAddress(),
+                reads ? out.deviceAddress() : 0, result.outcomeCodes().address(), result.values().address(), valueSize));
+        recordDone();
+    }
+
     /** Waits for the results queued last. */
     public void awaitResults() {
         cuEventSynchronize(done);
@@ -197,10 +259,15 @@ public final class HostLane implements AutoCloseable {
         cuEventSynchronize(doneAsleep);
     }
 
+    /** The position in its batch of the lane's operation i (a part's chunk: where the part lists it). */
+    public int operation(int i) {
+        return partPositions != null ? partPositions.getAtIndex(ValueLayout.JAVA_INT, first + i) : first + i;
+    }
+
     /** The outcome code of the lane's operation i (after awaitResults). */
     public int code(int i) {
         if (directResult != null) {
-            return directResult.outcomeCodes().get(ValueLayout.JAVA_BYTE, first + i);
+            return directResult.outcomeCodes().get(ValueLayout.JAVA_BYTE, operation(i));
         }
         return codes.host().get(ValueLayout.JAVA_BYTE, i);
     }
@@ -226,7 +293,7 @@ public final class HostLane implements AutoCloseable {
 
     @Override
     public void close() {
-        for (StagedBuffer c : new StagedBuffer[] {kinds, keys, values, codes, out}) {
+        for (StagedBuffer c : new StagedBuffer[] {kinds, keys, values, codes, out, positions}) {
             c.close();
         }
         cuStreamSynchronize(uploads);

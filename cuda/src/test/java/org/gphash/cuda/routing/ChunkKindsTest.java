@@ -42,6 +42,39 @@ class ChunkKindsTest {
         }
     }
 
+    @Test
+    void aPartsChunksCountTheKindsAtItsPositions() {
+        Random random = new Random(26);
+        ChunkKinds counted = new ChunkKinds();
+        try (Arena arena = Arena.ofConfined()) {
+            for (int round = 0; round < 100; round++) {
+                int n = 1 + random.nextInt(100_000);
+                MemorySegment kinds = arena.allocate(n);
+                for (int i = 0; i < n; i++) {
+                    kinds.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(OpKind.COMPARE_AND_SET.ordinal()));
+                }
+                // A shard's part: every operation with probability 1/3, ascending, copied out for the plain count.
+                MemorySegment positions = arena.allocate(4L * n, 4);
+                MemorySegment partKinds = arena.allocate(n);
+                int m = 0;
+                for (int i = 0; i < n; i++) {
+                    if (random.nextInt(3) == 0) {
+                        positions.setAtIndex(ValueLayout.JAVA_INT, m, i);
+                        partKinds.set(ValueLayout.JAVA_BYTE, m++, kinds.get(ValueLayout.JAVA_BYTE, i));
+                    }
+                }
+                int chunk = 1 + random.nextInt(Math.max(1, m));
+                counted.preparePart(kinds, positions, m, chunk);
+                long[] got = new long[3];
+                for (int first = 0; first < m; first += chunk) {
+                    counted.chunk(first, got);
+                    assertArrayEquals(plainCount(partKinds, first, Math.min(chunk, m - first)), got,
+                            "round " + round + ", chunk at " + first + " of " + m);
+                }
+            }
+        }
+    }
+
     private static long[] plainCount(MemorySegment kinds, int first, int m) {
         long[] e = new long[3];
         for (int i = first; i < first + m; i++) {

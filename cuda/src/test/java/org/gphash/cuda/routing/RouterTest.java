@@ -100,6 +100,18 @@ class RouterTest {
     }
 
     @Test
+    void aShardsPartRunsInPlaceOnlyOnTheMirrorForPlainOperationsAndPartsThePipelineWouldRun() {
+        int small = Math.max(GpuTuning.DEFAULTS.smallReadsMax(), GpuTuning.DEFAULTS.smallWritesMax());
+        Batch gets = batch(OpKind.GET, small + 100);
+        assertTrue(MIRROR.runsInPlace(gets, small + 1));
+        assertFalse(MIRROR.runsInPlace(gets, small), "a small part runs by the one-launch routes, copied out");
+        assertFalse(POOL.runsInPlace(gets, small + 1), "the pool path runs no part in place");
+        Batch conditional = batch(OpKind.PUT, small + 100);
+        conditional.compareAndSet(key(1), new byte[VS], new byte[VS]);
+        assertFalse(MIRROR.runsInPlace(conditional, small + 1), "conditional operations compare on the host");
+    }
+
+    @Test
     void withoutTheMirrorEveryBatchTakesThePoolPath() {
         for (Batch b : List.of(batch(OpKind.GET, 1), batch(OpKind.GET, 5000), batch(OpKind.PUT, 3), batch(OpKind.DELETE, 100))) {
             assertArrayEquals(new Route[] {Route.POOL_PATH}, routes(POOL, Call.BATCH, b));
