@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Random;
 
 import org.gphash.Backend;
@@ -111,6 +112,73 @@ class ShardedGpuTest {
             }
             assertEquals(cpu.stats().size(), items);
             assertEquals(2, sharded.shardStats().size());
+        }
+    }
+
+    /**
+     * Parts run where they lie (each GPU gathers its operations from the caller's batch and scatters
+     * their results back): reused batches of plain operations with repeated keys, from four threads at
+     * once (keys of their own), through resizes in every shard, give one CPU-engine pool's results.
+     */
+    @Test
+    @Timeout(180)
+    void partsRunWhereTheyLieGiveTheResultsOfOneCpuPoolFromSeveralThreads() throws Exception {
+        int keySize = 8;
+        int vs = GpuTestSupport.VALUE_SIZE;
+        try (GpuTestSupport t = GpuTestSupport.create();
+             Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, 8, 512, 12));
+             GPHashIndex sharded = GPHashIndex.builder(t.pool("sharded")).backend(Backend.GPU).devices().shards(2)
+                     .keySize(keySize).valueSize(vs).initialCapacity(1024).seed(12).create()) {
+            ShardedEngine shards = (ShardedEngine) sharded.engine();
+            GpuEngine s0 = (GpuEngine) shards.shard(0);
+            GpuEngine s1 = (GpuEngine) shards.shard(1);
+            org.junit.jupiter.api.Assumptions.assumeTrue(s0.usesIndexMirror(), "parts run where they lie on the index mirror only");
+            OpKind[] kinds = {OpKind.GET, OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE, OpKind.READ_MODIFY_WRITE};
+            int threads = 4;
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            try {
+                List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+                for (int th = 0; th < threads; th++) {
+                    int me = th;
+                    done.add(pool.submit(() -> {
+                        Random random = new Random(40 + me);
+                        Batch batch = sharded.newBatch(1 << 15);  // reused: pinned from its second run
+                        BatchResult rc = new BatchResult(vs, 1 << 15);
+                        BatchResult rg = new BatchResult(vs, 1 << 15);
+                        long version = 0;
+                        for (int round = 0; round < 12; round++) {
+                            batch.clear();
+                            int n = 5_000 + random.nextInt(25_000);
+                            for (int i = 0; i < n; i++) {
+                                long k = me * 1_000_000L + random.nextInt(20_000);  // repeated within the batch
+                                OpKind kind = kinds[random.nextInt(kinds.length)];
+                                batch.add(kind, key(k, keySize), kind.hasValue() ? value(k, ++version) : null);
+                            }
+                            cpu.execute(batch, rc);
+                            sharded.execute(batch, rg);
+                            GpuTestSupport.assertSameResults(batch, rc, rg, "thread " + me + ", round " + round);
+                        }
+                        return null;
+                    }));
+                }
+                for (java.util.concurrent.Future<?> f : done) {
+                    f.get();
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            System.out.printf("sharded GPU test, several threads: parts run in place: shard 0 %d, shard 1 %d%n",
+                    s0.partsInPlace(), s1.partsInPlace());
+            assertTrue(s0.partsInPlace() >= 30 && s1.partsInPlace() >= 30, "reused batches' parts ran where they lay");
+            long items = 0;
+            for (GpuEngine g : new GpuEngine[] {s0, s1}) {
+                VerifyReport report = g.verify();
+                assertTrue(report.sound(), "shard written by the GPU, verified by the CPU: " + report);
+                assertTrue(g.stats().resizes() > 0, "the batches made each shard resize: " + g.stats());
+                items += report.items();
+            }
+            assertEquals(cpu.stats().size(), items);
+            assertEquals(cpu.stats().size(), sharded.size());
         }
     }
 
