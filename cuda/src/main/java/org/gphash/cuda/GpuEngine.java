@@ -614,7 +614,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         MemorySegment codes = result.outcomeCodes();
         int notApplied = 0;
         for (int j = 0; j < n; j++) {
-            int i = positions == null ? j : positions.getAtIndex(ValueLayout.JAVA_INT, j);
+            int i = positions == null ? j : positions.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, j);
             int code = codes.get(ValueLayout.JAVA_BYTE, i) & KernelParams.CODE_MASK;
             if (code < Outcome.FOUND.code() || code > Outcome.REPLACED.code()) {
                 codes.set(ValueLayout.JAVA_BYTE, i, Outcome.NOT_APPLIED.code());

@@ -28,7 +28,8 @@ import org.gphash.Outcome;
 final class BatchPartition {
 
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+    // Unaligned: no alignment check per access (the lists are 4-byte aligned all the same).
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
     private static final boolean[] HAS_VALUE = new boolean[OpKind.values().length];
     private static final boolean[] CONDITIONAL = new boolean[OpKind.values().length];
 

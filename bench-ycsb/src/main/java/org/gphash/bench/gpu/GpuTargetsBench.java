@@ -317,7 +317,7 @@ public final class GpuTargetsBench {
     /** The host stages of the last {@link #host} pass, as shares of its total. */
     private static String lastHostStages = "";
 
-    private static String hostShares(Map<String, Long> nanos) {
+    static String hostShares(Map<String, Long> nanos) {
         long total = nanos.getOrDefault("total", 0L);
         StringBuilder sb = new StringBuilder("host time: ");
         for (Map.Entry<String, Long> e : nanos.entrySet()) {

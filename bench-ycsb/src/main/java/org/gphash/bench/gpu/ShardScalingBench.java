@@ -294,7 +294,13 @@ public final class ShardScalingBench {
             }
             batches.add(b);
         }
-        CyclicBarrier start = new CyclicBarrier(threads + 1);
+        // Counting starts when every thread is past its warm-up (the barrier's action runs before any goes on).
+        CyclicBarrier start = new CyclicBarrier(threads + 1, () -> {
+            se.stageNanos(true);
+            for (int s = 0; s < se.shardCount(); s++) {
+                ((GpuEngine) se.shard(s)).hostStageNanos(true);
+            }
+        });
         long[] ends = new long[threads];
         List<Thread> ts = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -316,8 +322,6 @@ public final class ShardScalingBench {
                 ends[id] = System.nanoTime();
             }));
         }
-        Thread.sleep(200);  // every thread past its warm-up, at the barrier
-        se.stageNanos(true);
         start.await();
         long t0 = System.nanoTime();
         for (Thread t : ts) {
@@ -325,8 +329,13 @@ public final class ShardScalingBench {
         }
         long wall = java.util.Arrays.stream(ends).max().getAsLong() - t0;
         long ops = (long) threads * rounds * BATCH;
+        StringBuilder note = new StringBuilder(stages(se));
+        for (int s = 0; s < se.shardCount(); s++) {
+            note.append("; shard ").append(s).append(' ')
+                    .append(GpuTargetsBench.hostShares(((GpuEngine) se.shard(s)).hostStageNanos(false)));
+        }
         return row(gpus, "positive search, host batches of 2^20 from " + threads + " threads", ops / (wall / 1e3),
-                stages(se));
+                note.toString());
     }
 
     /** The sharded index's split, run and merge time per batch since the last reset (each summed over the calling threads). */

@@ -456,7 +456,8 @@ public final class MirrorPath implements BatchPath {
      * Pins a caller's batch and result for a shard's part of it ({@code Engine.executeInPlace}): both
      * whole, for every GPU (a batch is split among shards on several), by the same rule as a batch of
      * the pipeline's, and counts the part's first chunk's kinds; null when either stays unpinned (the
-     * caller then copies the part out). The positions must stay as they are until the part is done.
+     * caller then copies the part out). The part's positions are copied into the prepared batch's
+     * pinned staging, from where its chunks copy them to the GPU.
      */
     @Override
     public PreparedBatch pinPartOutsideLock(Batch batch, BatchResult result, MemorySegment positions, int count) {
@@ -467,22 +468,31 @@ public final class MirrorPath implements BatchPath {
         }
         // The part's first chunk stands for the batch, as in pinOutsideLock.
         long[] counts = new long[3];
-        prepared.kinds.preparePart(batch.kinds(), positions, count, hostChunk(count)).chunk(0, counts);
-        int first = Math.min(count, hostChunk(count));
+        int chunk = hostChunk(count);
+        prepared.kinds.preparePart(batch.kinds(), positions, count, chunk).chunk(0, counts);
+        int first = Math.min(count, chunk);
         boolean carriesValues = first - counts[KindCounts.GETS] - counts[KindCounts.DELETES] > 0;
         int n = batch.size();
         long bytesMoved = (long) n * (1 + geometry.keySize()) + (carriesValues ? (long) n * geometry.valueSize() : 0);
         boolean pinned = BatchPinning.pinnedForRun(batch.memory(), parts.cuda(), bytesMoved, BatchPinning.PIN_AT_ONCE_BYTES)
                 && BatchPinning.pinnedForRun(result.memory(), parts.cuda(), (long) n * (1 + geometry.valueSize()),
                         BatchPinning.RESULT_PIN_AT_ONCE_BYTES);
-        times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
         if (!pinned) {
+            times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
             release(prepared);
             return null;
         }
         prepared.columns = HostColumns.of(batch);
-        prepared.positions = positions;
+        // Outside the lock, by the calling thread: the positions copied where the lanes copy them to
+        // the GPU from, and every chunk's kinds counted (a byte read per position). Under the lock
+        // they cost about a millisecond a chunk of 2^17 and held every other caller back (2x H200).
+        prepared.positions = prepared.staging.fillPositions(positions, count);
         prepared.partSize = count;
+        prepared.kinds.preparePart(batch.kinds(), prepared.positions, count, chunk);
+        for (int at = 0; at < count; at += chunk) {
+            prepared.kinds.chunk(at, counts);
+        }
+        times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
         return prepared;
     }
 

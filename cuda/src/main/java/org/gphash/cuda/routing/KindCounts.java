@@ -64,7 +64,7 @@ public final class KindCounts {
         long deletes = 0;
         long rmws = 0;
         for (int j = first, end = first + m; j < end; j++) {
-            int k = kinds.get(ValueLayout.JAVA_BYTE, positions.getAtIndex(ValueLayout.JAVA_INT, j));
+            int k = kinds.get(ValueLayout.JAVA_BYTE, positions.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, j));
             gets += k == GET ? 1 : 0;
             deletes += k == DELETE ? 1 : 0;
             rmws += k == RMW ? 1 : 0;

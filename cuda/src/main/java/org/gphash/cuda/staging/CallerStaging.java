@@ -6,7 +6,8 @@ import org.gphash.Batch;
 import org.gphash.cuda.runtime.PinnedBuffer;
 
 /**
- * A page-locked copy of a batch's kinds and keys, and values when its first chunk carries any, made by
+ * A page-locked copy of a batch's kinds and keys, and values when its first chunk carries any (or of
+ * the positions of a shard's part of a batch), made by
  * the calling thread before the engine's lock, for a batch whose memory is not pinned (a fresh batch
  * moving less than {@link BatchPinning#PIN_AT_ONCE_BYTES}). Copied under the lock into a lane's
  * staging memory instead, 16 threads' fresh batches of 2^18 gets spent 28% of the engine's locked time
@@ -20,6 +21,7 @@ public final class CallerStaging implements AutoCloseable {
     private final PinnedBuffer kinds = new PinnedBuffer();
     private final PinnedBuffer keys = new PinnedBuffer();
     private final PinnedBuffer values = new PinnedBuffer();
+    private final PinnedBuffer positions = new PinnedBuffer();
 
     /**
      * Copies the batch's kinds and keys, and its values when {@code withValues}; returns where they are
@@ -42,10 +44,22 @@ public final class CallerStaging implements AutoCloseable {
         return new HostColumns(kinds.segment().address(), keys.segment().address(), valuesAt);
     }
 
+    /**
+     * Copies the {@code count} positions of a shard's part of a batch ({@code Engine.executeInPlace}),
+     * so that its lanes copy them to the GPU from here, and returns the copy.
+     */
+    public MemorySegment fillPositions(MemorySegment from, int count) {
+        long bytes = 4L * count;
+        positions.ensure(bytes);
+        MemorySegment.copy(from, 0, positions.segment(), 0, bytes);
+        return positions.segment().asSlice(0, bytes);
+    }
+
     @Override
     public void close() {
         kinds.close();
         keys.close();
         values.close();
+        positions.close();
     }
 }

@@ -48,7 +48,7 @@ public final class HostLane implements AutoCloseable {
     public final StagedBuffer values = new StagedBuffer();
     public final StagedBuffer codes = new StagedBuffer();
     public final StagedBuffer out = new StagedBuffer();
-    /** A part's chunk: its operations' positions in the caller's batch (device side, copied from the host twin). */
+    /** A part's chunk: its operations' positions in the caller's batch (device side, copied from pinned memory). */
     public final StagedBuffer positions = new StagedBuffer();
     private final CUevent done = new CUevent();
     /**
@@ -136,7 +136,7 @@ public final class HostLane implements AutoCloseable {
 
     /**
      * Queues positions first..first+n of a shard's part of {@code batch} ({@code positions}: 4-byte
-     * ints) to the GPU: the positions are copied in, then {@code gather} copies each operation's kind
+     * ints in pinned memory) to the GPU: the positions are copied in, then {@code gather} copies each operation's kind
      * and key (and value, where it carries one and {@code withValues}) from the batch's pinned columns
      * into the lane's device buffers, on the lane's upload stream. {@code withReads}: the chunk reads
      * values (they come back by {@link #queueResultsScattered}). As {@link #stage} otherwise.
@@ -152,8 +152,7 @@ public final class HostLane implements AutoCloseable {
         this.directResult = null;
         this.partPositions = positions;
         long positionBytes = 4L * n;
-        MemorySegment.copy(positions, 4L * first, this.positions.ensure(positionBytes).host(), 0, positionBytes);
-        this.positions.copyIn(positionBytes, uploads);
+        this.positions.ensureDevice(positionBytes).copyInFrom(positions.address() + 4L * first, positionBytes, uploads);
         kinds.ensureDevice(n);
         keys.ensureDevice((long) n * keySize);
         codes.ensureDevice(n);
@@ -261,7 +260,7 @@ public final class HostLane implements AutoCloseable {
 
     /** The position in its batch of the lane's operation i (a part's chunk: where the part lists it). */
     public int operation(int i) {
-        return partPositions != null ? partPositions.getAtIndex(ValueLayout.JAVA_INT, first + i) : first + i;
+        return partPositions != null ? partPositions.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, first + i) : first + i;
     }
 
     /** The outcome code of the lane's operation i (after awaitResults). */
