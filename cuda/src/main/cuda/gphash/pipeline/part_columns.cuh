@@ -1,8 +1,11 @@
 // A shard's part of a caller's batch (a sharded index, org.gphash.shard): the operations at listed
 // positions of the caller's pinned columns. A chunk of them is gathered into a lane's device buffers
-// before the pipeline runs it, and its outcomes (and the values read) are scattered back to the same
-// positions of the caller's pinned result after it, through the mapping: the host copies nothing of
-// the part, where a split on the host copied every operation in and every value read out again.
+// before the pipeline runs it: kinds and keys from a copy of the range of the caller's columns the
+// chunk spans (one DMA copy: read one by one through the mapping, they cost a fifth of a chunk's GPU
+// time), values straight through the mapping (whole 128-byte lines). Its outcomes (and the values
+// read, unless the read stage wrote them at their positions itself, PipeBatch::out_at) are scattered
+// back to the same positions of the caller's pinned result after it: the host copies nothing of the
+// part, where a split on the host copied every operation in and every value read out again.
 #pragma once
 #include <cstdint>
 #include "../table_params.cuh"
@@ -15,9 +18,10 @@ namespace gphash {
 struct PartGather {
     uint64_t n;            // operations of the chunk
     uint64_t positions;    // const uint32_t[n], device: each operation's position in the caller's batch
-    uint64_t kinds_from;   // the caller's pinned columns
+    uint64_t base;         // the first position of the range kinds_from and keys_from hold
+    uint64_t kinds_from;   // device: the caller's kinds and keys from position `base` on
     uint64_t keys_from;
-    uint64_t values_from;  // 0: the chunk writes no value
+    uint64_t values_from;  // the caller's pinned values, from position 0; 0: the chunk writes no value
     uint64_t kinds_to;     // the lane's device buffers, in chunk order
     uint64_t keys_to;
     uint64_t values_to;
@@ -30,7 +34,7 @@ struct PartScatter {
     uint64_t n;
     uint64_t positions;    // const uint32_t[n], device
     uint64_t codes_from;   // the lane's device buffers, in chunk order
-    uint64_t values_from;  // 0: the chunk reads no value
+    uint64_t values_from;  // 0: the chunk's values read are in place already, or it reads none
     uint64_t codes_to;     // the caller's pinned result
     uint64_t values_to;
     uint64_t value_size;
@@ -62,9 +66,10 @@ __device__ void part_gather(const PartGather& a) {
         int kind = kGet;
         if (i < a.n) {
             pos = positions[i];
-            kind = arr<const uint8_t>(a.kinds_from)[pos];
+            const uint64_t in_range = pos - a.base;
+            kind = arr<const uint8_t>(a.kinds_from)[in_range];
             arr<uint8_t>(a.kinds_to)[i] = static_cast<uint8_t>(kind);
-            copy_key(arr<uint8_t>(a.keys_to) + i * a.key_size, arr<const uint8_t>(a.keys_from) + pos * a.key_size,
+            copy_key(arr<uint8_t>(a.keys_to) + i * a.key_size, arr<const uint8_t>(a.keys_from) + in_range * a.key_size,
                      a.key_size);
         }
         if (a.values_from == 0) {

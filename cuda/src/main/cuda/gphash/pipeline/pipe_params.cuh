@@ -25,6 +25,8 @@ struct PipeBatch {
     uint64_t ops;     // uint32_t[n]: the operations to run (a rerun after a resize), or 0: 0..n-1
     uint64_t clock;   // the batch's sequence number: BktCache's LRU stamp and sampling salt (here, not in
                       // CacheParams, so that a captured graph of the stages serves every batch)
+    uint64_t out_at;  // uint32_t[]: where in `out` each operation's value goes (a shard's part of a caller's
+                      // batch: its position there), or 0: at the operation's own index
 };
 
 // Where each stage reads and writes. Per-operation arrays hold `capacity` entries; per-group arrays
@@ -120,6 +122,11 @@ __device__ __forceinline__ T* arr(uint64_t address) {
 // The operation at batch position i (the rerun list, when there is one).
 __device__ __forceinline__ uint32_t op_at(const PipeBatch& b, uint64_t i) {
     return b.ops != 0 ? arr<const uint32_t>(b.ops)[i] : static_cast<uint32_t>(i);
+}
+
+// Where operation op's value read goes in the batch's `out`, in values.
+__device__ __forceinline__ uint64_t out_index(const PipeBatch& b, uint32_t op) {
+    return b.out_at != 0 ? arr<const uint32_t>(b.out_at)[op] : op;
 }
 
 __device__ __forceinline__ uint64_t global_thread() {

@@ -53,7 +53,7 @@ __device__ void pipe_gather(const TableParams& t, const PipeParams& p, const Cac
             from = from_pool;
             const uint32_t start = arr<const uint32_t>(p.g_start)[e];
             if (arr<const uint32_t>(p.g_end)[e] - start == 1) {
-                to = arr<uint8_t>(b.out) + static_cast<uint64_t>(arr<const uint32_t>(p.sorted_op)[start]) * vs;
+                to = arr<uint8_t>(b.out) + out_index(b, arr<const uint32_t>(p.sorted_op)[start]) * vs;
             } else {
                 to = arr<uint8_t>(p.gather) + r * vs;
             }
@@ -127,7 +127,7 @@ __device__ void pipe_fanout(const TableParams& t, const PipeParams& p) {
                 from = arr<const uint8_t>(b.values) + static_cast<uint64_t>(src) * vs;
             }
             if (from != nullptr) {
-                to = arr<uint8_t>(b.out) + static_cast<uint64_t>(op) * vs;
+                to = arr<uint8_t>(b.out) + out_index(b, op) * vs;
             }
         }
         from = shfl_pointer(from, v.leader);

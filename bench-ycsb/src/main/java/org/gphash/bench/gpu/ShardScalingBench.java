@@ -108,6 +108,9 @@ public final class ShardScalingBench {
             long[] next = {fresh};
             rows.add(deviceResident(se, f, gpus, "insert, fresh keys", opsPerGpu / 2, r -> next[0]++, OpKind.INSERT));
             rows.add(hostThreads(index, se, gpus, threads, keys));
+            if (gpus > 1) {
+                rows.add(onePart(index, se, gpus, keys));
+            }
         } finally {
             index.close();
         }
@@ -280,6 +283,65 @@ public final class ShardScalingBench {
             t.join();
         }
         return java.util.Arrays.stream(ends).max().getAsLong() - t0;
+    }
+
+    /**
+     * Shard 0's part of a batch of 2^20 gets from one thread, alone: run where it lies
+     * ({@link GpuEngine#executeInPlace}: gathered from the batch and scattered into the result on the
+     * GPU) against the same operations copied into a batch of their own (the split before it); both
+     * pinned, wall time per part after two untimed runs. Where the host batches' time goes.
+     */
+    private static Row onePart(GPHashIndex index, ShardedEngine se, int gpus, long keys) {
+        GpuEngine shard = (GpuEngine) se.shard(0);
+        ShardFunction f = se.function();
+        SplittableRandom r = new SplittableRandom(7);
+        Batch whole = index.newBatch(BATCH);
+        for (int i = 0; i < BATCH; i++) {
+            whole.get(r.nextLong(keys));
+        }
+        MemorySegment positions = java.lang.foreign.Arena.ofAuto().allocate(4L * BATCH, 4);
+        Batch copied = index.newBatch(BATCH);
+        int count = 0;
+        for (int i = 0; i < BATCH; i++) {
+            if (f.shardOf(whole.keys(), 8L * i, 8) == 0) {
+                positions.setAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, count++, i);
+                copied.add(OpKind.GET, whole.keys().asSlice(8L * i, 8), null);
+            }
+        }
+        BatchResult wholeResult = new BatchResult(VS, BATCH);
+        BatchResult copiedResult = new BatchResult(VS, BATCH);
+        wholeResult.reset(BATCH);
+        int rounds = 10;
+        long inPlace = 0;
+        long asBatch = 0;
+        for (int tries = 0; !shard.executeInPlace(whole, wholeResult, positions, count); tries++) {
+            if (tries == 2) {  // a batch is pinned on its second run
+                throw new IllegalStateException("the part did not run in place");
+            }
+        }
+        shard.profileStages(true);
+        for (int i = 0; i < rounds; i++) {
+            long t0 = System.nanoTime();
+            if (!shard.executeInPlace(whole, wholeResult, positions, count)) {
+                throw new IllegalStateException("the part did not run in place");
+            }
+            inPlace += System.nanoTime() - t0;
+        }
+        String inPlaceStages = GpuTargetsBench.stages(shard, (long) count * rounds);
+        shard.execute(copied, copiedResult);
+        shard.execute(copied, copiedResult);
+        shard.profileStages(true);
+        for (int i = 0; i < rounds; i++) {
+            long t0 = System.nanoTime();
+            shard.execute(copied, copiedResult);
+            asBatch += System.nanoTime() - t0;
+        }
+        String copiedStages = GpuTargetsBench.stages(shard, (long) count * rounds);
+        shard.profileStages(false);
+        System.out.println("one part, GPU stages: in place " + inPlaceStages + " | copied " + copiedStages);
+        return row(gpus, "one shard's part of 2^20 gets from 1 thread, in place", count * (double) rounds / (inPlace / 1e3),
+                String.format(Locale.ROOT, "%d gets: %.2f ms in place, %.2f ms copied into a batch of its own (%.1f Mops/s)",
+                        count, inPlace / 1e6 / rounds, asBatch / 1e6 / rounds, count * (double) rounds / (asBatch / 1e3)));
     }
 
     /** {@code threads} Java threads, each running its own two host batches of 2^20 gets over and over through the index. */

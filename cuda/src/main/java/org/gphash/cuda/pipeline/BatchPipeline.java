@@ -64,7 +64,7 @@ public final class BatchPipeline implements AutoCloseable {
     private static final int ONE_BIN_SHIFT = 63;
 
     /** One batch in device memory: the PipeBatch struct's fields. */
-    record DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops, long clock) {
+    record DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops, long clock, long outAt) {
     }
 
     /** A batch queued by {@link #enqueue}: its slot and what {@link #await} reports. */
@@ -175,7 +175,7 @@ public final class BatchPipeline implements AutoCloseable {
     }
 
     private void upload(CUstream stream, DeviceOps ops, int slot) {
-        long[] d = {ops.n(), ops.kinds(), ops.keys(), ops.values(), ops.codes(), ops.out(), ops.ops(), ops.clock()};
+        long[] d = {ops.n(), ops.kinds(), ops.keys(), ops.values(), ops.codes(), ops.out(), ops.ops(), ops.clock(), ops.outAt()};
         long at = (long) slot * KernelParams.PIPE_BATCH_FIELDS * 8;
         for (int i = 0; i < d.length; i++) {
             hostDescriptor.segment().set(ValueLayout.JAVA_LONG, at + i * 8L, d[i]);

@@ -236,21 +236,24 @@ public final class MirrorPath implements BatchPath {
         // In place, the read stage writes each value through the mapping as it reads it from the
         // pool, PCIe carrying both directions at once, and no copy follows the kernels; otherwise
         // into the lane's device buffer, copied out behind the next chunk (Router.valuesInPlace).
-        // A part's values read go to its lane and are scattered to their positions from there.
-        boolean valuesInPlace = part == null && Router.valuesInPlace(resultPinned, reads, writes, readKeysRepeat);
+        // A part's values in place go to their positions in the result (the lane's positions on the
+        // GPU say where); a part's chunk staged and run is what a batch's chunk is, its outcomes (and
+        // values not in place) scattered to their positions after it (HostLane.stagePart).
+        boolean valuesInPlace = Router.valuesInPlace(resultPinned, reads, writes, readKeysRepeat);
         long s0 = System.nanoTime();
         HostLane before = lanes[Math.floorMod(nextLane - 1, LANES)];
         if (part != null) {
-            l.stagePart(stream, batch, part, first, m, valueWrites > 0, reads, kernels.partGather, before);
+            l.stagePart(stream, batch, part, first, m, valueWrites > 0, reads && !valuesInPlace, kernels.partGather, before);
         } else {
             l.stage(stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, direct, before);
         }
         long s1 = System.nanoTime();
         times.add(HostStageTimes.Stage.STAGE_IN, s1 - s0);
-        long out = !reads ? 0 : valuesInPlace ? result.values().address() + (long) first * geometry.valueSize()
-                : l.out.deviceAddress();
+        long out = !reads ? 0 : !valuesInPlace ? l.out.deviceAddress()
+                : part != null ? result.values().address() : result.values().address() + (long) first * geometry.valueSize();
+        long outAt = reads && valuesInPlace && part != null ? l.positions.deviceAddress() : 0;
         l.ticket = enqueue(m, l.kinds.deviceAddress(), l.keys.deviceAddress(), valueWrites > 0 ? l.values.deviceAddress() : 0,
-                l.codes.deviceAddress(), out, 0, reads, writes, grouping);
+                l.codes.deviceAddress(), out, outAt, 0, reads, writes, grouping);
         l.valueWrites = valueWrites;
         l.owner = owner;
         l.queued = chunksQueued++;
@@ -579,7 +582,7 @@ public final class MirrorPath implements BatchPath {
             long val = valuesAt == 0 ? 0 : valuesAt + first * vs;
             long code = codesAt + first;
             long o = outAt == 0 ? 0 : outAt + first * vs;
-            long[] counts = pipeline.countKinds(stream, new BatchPipeline.DeviceOps(m, k, key, val, code, o, 0, 0));
+            long[] counts = pipeline.countKinds(stream, new BatchPipeline.DeviceOps(m, k, key, val, code, o, 0, 0, 0));
             if (counts[0] > 0 && val == 0) {
                 throw new IllegalArgumentException("a device batch with writes needs its values buffer");
             }
@@ -602,7 +605,7 @@ public final class MirrorPath implements BatchPath {
         long count = n;
         for (;;) {
             ensureFreeBlocks(valueWrites);
-            BatchPipeline.Ticket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, reads, writes,
+            BatchPipeline.Ticket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, 0, opsAt, reads, writes,
                     Router.grouping(writes, false, readKeysRepeat));
             long[] c = pipeline.await(ticket);
             observe(ticket, c);
@@ -621,7 +624,8 @@ public final class MirrorPath implements BatchPath {
 
     /** Queues one run of the pipeline on the engine's stream, grouped by key or not as the router said. */
     private BatchPipeline.Ticket enqueue(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt,
-                                         long opsAt, boolean reads, boolean writes, Router.Grouping grouping) {
+                                         long outPositionsAt, long opsAt, boolean reads, boolean writes,
+                                         Router.Grouping grouping) {
         BucketCache cache = parts.cache();
         cache.operationsRan(n, parts.tableParams());
         byte[] cacheParams = cache.params();
@@ -630,7 +634,7 @@ public final class MirrorPath implements BatchPath {
             distinctWriteRuns++;
         }
         return pipeline.enqueue(stream,
-                new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock()),
+                new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock(), outPositionsAt),
                 parts.tableParams(), mirrorTableParams(), cacheParams,
                 cache.enabled(), heap, parts.pool().file().mappedSize(), reads, writes, ungrouped);
     }

@@ -69,7 +69,7 @@ final class SmallWrites implements AutoCloseable {
         long base = in.deviceAddress();
         long outBase = out.deviceAddress();
         long[] descriptor = {n, base + kindsAt, base + keysAt, base + valuesAt, outBase + codesAt,
-                reads ? outBase + readAt : 0, 0, clock};
+                reads ? outBase + readAt : 0, 0, clock, 0};
         for (int i = 0; i < descriptor.length; i++) {
             h.set(ValueLayout.JAVA_LONG, i * 8L, descriptor[i]);
         }

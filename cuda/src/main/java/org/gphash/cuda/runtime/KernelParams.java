@@ -80,7 +80,7 @@ public final class KernelParams {
     /** kAddressBins (pipeline/pipe_params.cuh). */
     public static final int ADDRESS_BINS = 1 << 16;
     /** PipeBatch fields (pipeline/pipe_params.cuh). */
-    public static final int PIPE_BATCH_FIELDS = 8;
+    public static final int PIPE_BATCH_FIELDS = 9;
     public static final int PIPE_FIELDS = 38;
     public static final int HEAP_FIELDS = 9;
     /** Tiles of the device-wide scans and sorts (device_scan.cuh, radix_sort.cuh). */
@@ -201,13 +201,13 @@ public final class KernelParams {
     }
 
     /** PartGather and PartScatter (pipeline/part_columns.cuh): their 8-byte fields. */
-    public static final int PART_GATHER_FIELDS = 10;
+    public static final int PART_GATHER_FIELDS = 11;
     public static final int PART_SCATTER_FIELDS = 7;
 
     /** PartGather: a chunk of a part gathered from its caller's pinned columns into a lane's device buffers. */
-    public static byte[] partGather(long n, long positions, long kindsFrom, long keysFrom, long valuesFrom, long kindsTo,
-                                    long keysTo, long valuesTo, int keySize, int valueSize) {
-        return longs(n, positions, kindsFrom, keysFrom, valuesFrom, kindsTo, keysTo, valuesTo, keySize, valueSize);
+    public static byte[] partGather(long n, long positions, long base, long kindsFrom, long keysFrom, long valuesFrom,
+                                    long kindsTo, long keysTo, long valuesTo, int keySize, int valueSize) {
+        return longs(n, positions, base, kindsFrom, keysFrom, valuesFrom, kindsTo, keysTo, valuesTo, keySize, valueSize);
     }
 
     /** PartScatter: a chunk's outcomes (and values read) scattered to their positions of the caller's pinned result. */

@@ -50,6 +50,9 @@ public final class HostLane implements AutoCloseable {
     public final StagedBuffer out = new StagedBuffer();
     /** A part's chunk: its operations' positions in the caller's batch (device side, copied from pinned memory). */
     public final StagedBuffer positions = new StagedBuffer();
+    /** A part's chunk: the range of the caller's kinds and keys it spans, copied to the device to gather from. */
+    private final StagedBuffer rangeKinds = new StagedBuffer();
+    private final StagedBuffer rangeKeys = new StagedBuffer();
     private final CUevent done = new CUevent();
     /**
      * Recorded with {@link #done}, for waits outside the engine's lock: its waiters sleep in the driver
@@ -136,10 +139,13 @@ public final class HostLane implements AutoCloseable {
 
     /**
      * Queues positions first..first+n of a shard's part of {@code batch} ({@code positions}: 4-byte
-     * ints in pinned memory) to the GPU: the positions are copied in, then {@code gather} copies each operation's kind
-     * and key (and value, where it carries one and {@code withValues}) from the batch's pinned columns
-     * into the lane's device buffers, on the lane's upload stream. {@code withReads}: the chunk reads
-     * values (they come back by {@link #queueResultsScattered}). As {@link #stage} otherwise.
+     * ints in pinned memory) to the GPU: the positions and the range of the batch's kinds and keys
+     * they span are copied in, then {@code gather} copies each operation's kind and key from that
+     * range (and its value, where it carries one and {@code withValues}, from the batch's pinned values
+     * through the mapping) into the lane's device buffers, on the lane's upload stream.
+     * {@code withReads}: the chunk's values read come back through the lane (scattered by
+     * {@link #queueResultsScattered}; false when the read stage writes them at their positions itself).
+     * As {@link #stage} otherwise.
      */
     public void stagePart(CUstream compute, Batch batch, MemorySegment positions, int first, int n, boolean withValues,
                           boolean withReads, CUfunction gather, HostLane after) {
@@ -153,6 +159,10 @@ public final class HostLane implements AutoCloseable {
         this.partPositions = positions;
         long positionBytes = 4L * n;
         this.positions.ensureDevice(positionBytes).copyInFrom(positions.address() + 4L * first, positionBytes, uploads);
+        long base = positions.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, first);
+        long span = positions.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, first + n - 1) - base + 1;
+        rangeKinds.ensureDevice(span).copyInFrom(batch.kinds().address() + base, span, uploads);
+        rangeKeys.ensureDevice(span * keySize).copyInFrom(batch.keys().address() + base * keySize, span * keySize, uploads);
         kinds.ensureDevice(n);
         keys.ensureDevice((long) n * keySize);
         codes.ensureDevice(n);
@@ -162,8 +172,8 @@ public final class HostLane implements AutoCloseable {
         if (withReads) {
             out.ensureDevice((long) n * valueSize);
         }
-        Launcher.launch(gather, n, uploads, KernelParams.partGather(n, this.positions.deviceAddress(),
-                batch.kinds().address(), batch.keys().address(), withValues ? batch.values().address() : 0,
+        Launcher.launch(gather, n, uploads, KernelParams.partGather(n, this.positions.deviceAddress(), base,
+                rangeKinds.deviceAddress(), rangeKeys.deviceAddress(), withValues ? batch.values().address() : 0,
                 kinds.deviceAddress(), keys.deviceAddress(), withValues ? values.deviceAddress() : 0, keySize, valueSize));
         cuEventRecord(staged, uploads);
         cuStreamWaitEvent(compute, staged, 0);
@@ -292,7 +302,7 @@ public final class HostLane implements AutoCloseable {
 
     @Override
     public void close() {
-        for (StagedBuffer c : new StagedBuffer[] {kinds, keys, values, codes, out, positions}) {
+        for (StagedBuffer c : new StagedBuffer[] {kinds, keys, values, codes, out, positions, rangeKinds, rangeKeys}) {
             c.close();
         }
         cuStreamSynchronize(uploads);
