@@ -96,6 +96,7 @@ public final class ShardScalingBench {
                 .bucketCache(BktCacheConfig.DISABLED).create();
         try {
             ShardedEngine se = (ShardedEngine) index.engine();
+            warmUp(index, keys);
             se.stageNanos(true);
             double load = load(index, keys);
             rows.add(row(gpus, "load, host batches of 2^20 (split by shard)", load, keys + " keys; " + stages(se)));
@@ -159,6 +160,24 @@ public final class ShardScalingBench {
     private static Row row(int gpus, String what, double mops, String note) {
         System.out.printf(Locale.ROOT, "%d GPUs: %s: %.1f Mops/s (%s)%n", gpus, what, mops, note);
         return new Row(gpus, what, mops, note);
+    }
+
+    /**
+     * Untimed: eight host batches of 2^20 gets of keys the load will insert, so that the JIT has
+     * compiled the split's loops (hashing and listing every operation) before the load is timed;
+     * without it the first 2-GPU load measured the interpreter (a split of 22-32 ms a batch against
+     * 7 ms once warm).
+     */
+    private static void warmUp(GPHashIndex index, long keys) {
+        Batch b = index.newBatch(BATCH);
+        SplittableRandom r = new SplittableRandom(3);
+        for (int i = 0; i < BATCH; i++) {
+            b.get(r.nextLong(keys));
+        }
+        BatchResult res = new BatchResult(VS, BATCH);
+        for (int i = 0; i < 8; i++) {
+            index.execute(b, res);
+        }
     }
 
     /** Loads keys 0..keys-1 through the index in host batches of 2^20 (fresh each); Mops/s wall. */

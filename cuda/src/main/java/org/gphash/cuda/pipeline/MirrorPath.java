@@ -185,7 +185,7 @@ public final class MirrorPath implements BatchPath {
     public BatchInFlight start(Batch batch, BatchResult result, PreparedBatch prepared) {
         boolean part = prepared != null && prepared.positions != null;
         int n = part ? prepared.partSize : batch.size();
-        int chunk = hostChunk(n);
+        int chunk = part ? partChunk(batch.size(), n) : hostChunk(n);
         ChunkKinds counted = prepared != null ? prepared.kinds : lockedKinds.prepare(batch.kinds(), n, chunk);
         // Columns to copy from directly: prepared before the lock, or the batch's own if pinned.
         HostColumns direct = prepared != null ? prepared.columns
@@ -471,7 +471,7 @@ public final class MirrorPath implements BatchPath {
         }
         // The part's first chunk stands for the batch, as in pinOutsideLock.
         long[] counts = new long[3];
-        int chunk = hostChunk(count);
+        int chunk = partChunk(batch.size(), count);
         prepared.kinds.preparePart(batch.kinds(), positions, count, chunk).chunk(0, counts);
         int first = Math.min(count, chunk);
         boolean carriesValues = first - counts[KindCounts.GETS] - counts[KindCounts.DELETES] > 0;
@@ -505,6 +505,15 @@ public final class MirrorPath implements BatchPath {
             return Math.max(1, n);
         }
         return Math.min(MAX_SLICE, Math.max(1 << 16, (n + 3) / 4));
+    }
+
+    /**
+     * Chunks of a shard's part of a batch of {@code batchSize} operations ({@code count} of them): as
+     * large as the whole batch's would be, so that a part keeps as much work queued on the GPU per lane
+     * as an unsplit batch.
+     */
+    static int partChunk(int batchSize, int count) {
+        return Math.max(1, Math.min(count, hostChunk(batchSize)));
     }
 
     /** The counts of gets, deletes and read-modify-writes of the chunk (or small batch) being planned ({@link KindCounts}). */

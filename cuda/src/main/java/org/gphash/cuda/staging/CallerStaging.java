@@ -50,7 +50,11 @@ public final class CallerStaging implements AutoCloseable {
      */
     public MemorySegment fillPositions(MemorySegment from, int count) {
         long bytes = 4L * count;
-        positions.ensure(bytes);
+        if (positions.segment() == null || positions.segment().byteSize() < bytes) {
+            // With room to spare: a shard's share of the next batch is a little larger half the time,
+            // and registering the buffer again would cost more than the copy.
+            positions.ensure(bytes + bytes / 8);
+        }
         MemorySegment.copy(from, 0, positions.segment(), 0, bytes);
         return positions.segment().asSlice(0, bytes);
     }
