@@ -365,7 +365,7 @@ public final class ShardScalingBench {
 
     /** {@code threads} Java threads, each running its own two host batches of 2^20 gets over and over through the index. */
     private static Row hostThreads(GPHashIndex index, ShardedEngine se, int gpus, int threads, long keys) throws Exception {
-        int rounds = 6;
+        int rounds = 24;  // six rounds (about 150 ms) moved by up to 15% between runs
         List<Batch> batches = new ArrayList<>();
         SplittableRandom r = new SplittableRandom(99);
         for (int t = 0; t < threads * 2; t++) {
