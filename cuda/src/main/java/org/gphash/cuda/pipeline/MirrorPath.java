@@ -472,7 +472,7 @@ public final class MirrorPath implements BatchPath {
         // The part's first chunk stands for the batch, as in pinOutsideLock.
         long[] counts = new long[3];
         int chunk = partChunk(batch.size(), count);
-        prepared.kinds.preparePart(batch.kinds(), positions, count, chunk).chunk(0, counts);
+        prepared.kinds.preparePart(batch.kinds(), positions, count, chunk, batch.size()).chunk(0, counts);
         int first = Math.min(count, chunk);
         boolean carriesValues = first - counts[KindCounts.GETS] - counts[KindCounts.DELETES] > 0;
         int n = batch.size();
@@ -491,7 +491,7 @@ public final class MirrorPath implements BatchPath {
         // they cost about a millisecond a chunk of 2^17 and held every other caller back (2x H200).
         prepared.positions = prepared.staging.fillPositions(positions, count);
         prepared.partSize = count;
-        prepared.kinds.preparePart(batch.kinds(), prepared.positions, count, chunk);
+        prepared.kinds.preparePart(batch.kinds(), prepared.positions, count, chunk, batch.size());
         for (int at = 0; at < count; at += chunk) {
             prepared.kinds.chunk(at, counts);
         }

@@ -45,13 +45,16 @@ class ChunkKindsTest {
     @Test
     void aPartsChunksCountTheKindsAtItsPositions() {
         Random random = new Random(26);
-        ChunkKinds counted = new ChunkKinds();
+        ChunkKinds counted = new ChunkKinds();  // reused, as each prepared batch's is
         try (Arena arena = Arena.ofConfined()) {
             for (int round = 0; round < 100; round++) {
                 int n = 1 + random.nextInt(100_000);
                 MemorySegment kinds = arena.allocate(n);
+                // A batch of one kind (each of them in turn: its chunks are not read), or of mixed kinds.
+                int only = round % 2 == 0 ? (round / 2) % OpKind.COMPARE_AND_SET.ordinal() : -1;
                 for (int i = 0; i < n; i++) {
-                    kinds.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(OpKind.COMPARE_AND_SET.ordinal()));
+                    int k = only >= 0 ? only : random.nextInt(OpKind.COMPARE_AND_SET.ordinal());
+                    kinds.set(ValueLayout.JAVA_BYTE, i, (byte) k);
                 }
                 // A shard's part: every operation with probability 1/3, ascending, copied out for the plain count.
                 MemorySegment positions = arena.allocate(4L * n, 4);
@@ -64,7 +67,7 @@ class ChunkKindsTest {
                     }
                 }
                 int chunk = 1 + random.nextInt(Math.max(1, m));
-                counted.preparePart(kinds, positions, m, chunk);
+                counted.preparePart(kinds, positions, m, chunk, n);
                 long[] got = new long[3];
                 for (int first = 0; first < m; first += chunk) {
                     counted.chunk(first, got);
