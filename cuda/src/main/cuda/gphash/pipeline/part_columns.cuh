@@ -42,6 +42,23 @@ struct PartScatter {
 
 __device__ __forceinline__ bool carries_value(int kind) { return kind != kGet && kind != kDelete; }
 
+// The warp's operations i0..i0+31 (those below n) one per sub-group of lanes at a time: calls
+// f(j, position, tag) with operation j's position and tag (held by lane j - i0), every lane of the
+// sub-group with the same values, as sub_copy wants. Every lane of the warp must call it.
+template <typename F>
+__device__ __forceinline__ void by_sub_group(const ValueLanes& v, uint64_t i0, uint64_t n, uint32_t position, int tag,
+                                             F f) {
+    for (int k = 0; k < kWarpSize; k += v.per_warp) {
+        const int src = k + v.sub;
+        const uint64_t p = __shfl_sync(kFullMask, position, src);
+        const int t = __shfl_sync(kFullMask, tag, src);
+        const uint64_t j = i0 + src;
+        if (j < n) {
+            f(j, p, t);
+        }
+    }
+}
+
 __device__ __forceinline__ void copy_key(uint8_t* to, const uint8_t* from, uint64_t key_size) {
     if (((reinterpret_cast<uintptr_t>(to) | reinterpret_cast<uintptr_t>(from) | key_size) & 7) == 0) {
         for (uint64_t w = 0; w < key_size / 8; ++w) {
@@ -75,16 +92,12 @@ __device__ void part_gather(const PartGather& a) {
         if (a.values_from == 0) {
             continue;
         }
-        for (int k = 0; k < kWarpSize; k += v.per_warp) {
-            const int src = k + v.sub;
-            const uint64_t p = __shfl_sync(kFullMask, pos, src);
-            const int kd = __shfl_sync(kFullMask, kind, src);
-            const uint64_t j = i0 + src;
-            if (j < a.n && carries_value(kd)) {
+        by_sub_group(v, i0, a.n, pos, kind, [&](uint64_t j, uint64_t p, int k) {
+            if (carries_value(k)) {
                 sub_copy(v, arr<uint8_t>(a.values_to) + j * a.value_size,
                          arr<const uint8_t>(a.values_from) + p * a.value_size, a.value_size);
             }
-        }
+        });
     }
 }
 
@@ -106,16 +119,12 @@ __device__ void part_scatter(const PartScatter& a) {
         if (a.values_from == 0) {
             continue;
         }
-        for (int k = 0; k < kWarpSize; k += v.per_warp) {
-            const int src = k + v.sub;
-            const uint64_t p = __shfl_sync(kFullMask, pos, src);
-            const int c = __shfl_sync(kFullMask, code, src) & 0x7f;
-            const uint64_t j = i0 + src;
-            if (j < a.n && (c == kFound || c == kReplaced)) {
+        by_sub_group(v, i0, a.n, pos, code & 0x7f, [&](uint64_t j, uint64_t p, int c) {
+            if (c == kFound || c == kReplaced) {
                 sub_copy(v, arr<uint8_t>(a.values_to) + p * a.value_size,
                          arr<const uint8_t>(a.values_from) + j * a.value_size, a.value_size);
             }
-        }
+        });
     }
 }
 

@@ -102,16 +102,7 @@ public final class HostLane implements AutoCloseable {
      */
     public void stage(CUstream compute, Batch batch, int first, int n, boolean withValues, boolean withReads, HostColumns direct,
                HostLane after) {
-        if (after != null && after != this) {
-            // Copies in go in chunk order: issued side by side on the lanes' streams, several chunks
-            // shared the link and the first one's kernels started late.
-            cuStreamWaitEvent(uploads, after.staged, 0);
-        }
-        this.first = first;
-        this.n = n;
-        this.reads = withReads;
-        this.directResult = null;
-        this.partPositions = null;
+        begin(after, first, n, withReads, null);
         long keyBytes = (long) n * keySize;
         long valueBytes = (long) n * valueSize;
         codes.ensure(n);
@@ -133,6 +124,25 @@ public final class HostLane implements AutoCloseable {
             ParallelCopy.copy(batch.values(), (long) first * valueSize, values.ensure(valueBytes).host(), 0, valueBytes);
             values.copyIn(valueBytes, uploads);
         }
+        staged(compute);
+    }
+
+    /** Takes a chunk: after {@code after}'s copy in (null: none), operations first..first+n, of a part at {@code partPositions} or not. */
+    private void begin(HostLane after, int first, int n, boolean withReads, MemorySegment partPositions) {
+        if (after != null && after != this) {
+            // Copies in go in chunk order: issued side by side on the lanes' streams, several chunks
+            // shared the link and the first one's kernels started late.
+            cuStreamWaitEvent(uploads, after.staged, 0);
+        }
+        this.first = first;
+        this.n = n;
+        this.reads = withReads;
+        this.directResult = null;
+        this.partPositions = partPositions;
+    }
+
+    /** The chunk is staged (on the upload stream): work queued on {@code compute} after this waits for it. */
+    private void staged(CUstream compute) {
         cuEventRecord(staged, uploads);
         cuStreamWaitEvent(compute, staged, 0);
     }
@@ -149,14 +159,7 @@ public final class HostLane implements AutoCloseable {
      */
     public void stagePart(CUstream compute, Batch batch, MemorySegment positions, int first, int n, boolean withValues,
                           boolean withReads, CUfunction gather, HostLane after) {
-        if (after != null && after != this) {
-            cuStreamWaitEvent(uploads, after.staged, 0);
-        }
-        this.first = first;
-        this.n = n;
-        this.reads = withReads;
-        this.directResult = null;
-        this.partPositions = positions;
+        begin(after, first, n, withReads, positions);
         long positionBytes = 4L * n;
         this.positions.ensureDevice(positionBytes).copyInFrom(positions.address() + 4L * first, positionBytes, uploads);
         long base = positions.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, first);
@@ -175,8 +178,7 @@ public final class HostLane implements AutoCloseable {
         Launcher.launch(gather, n, uploads, KernelParams.partGather(n, this.positions.deviceAddress(), base,
                 rangeKinds.deviceAddress(), rangeKeys.deviceAddress(), withValues ? batch.values().address() : 0,
                 kinds.deviceAddress(), keys.deviceAddress(), withValues ? values.deviceAddress() : 0, keySize, valueSize));
-        cuEventRecord(staged, uploads);
-        cuStreamWaitEvent(compute, staged, 0);
+        staged(compute);
     }
 
     /**
