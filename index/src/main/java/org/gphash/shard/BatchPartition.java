@@ -92,13 +92,16 @@ final class BatchPartition {
         MemorySegment keys = batch.keys();
         int ks = batch.keySize();
         byte[] of = shardOf;
-        int[] c = rangeCounts[r];
-        java.util.Arrays.fill(c, 0);
+        // Counted in an array of this call's own, stored once: the ranges' rows of rangeCounts lie side
+        // by side in memory, and ranges on different cores would write neighbouring cache lines for
+        // every operation.
+        int[] c = new int[shards];
         for (int i = from(r), to = from(r + 1); i < to; i++) {
             int s = function.shardOf(keys, (long) i * ks, ks);
             of[i] = (byte) s;
             c[s]++;
         }
+        System.arraycopy(c, 0, rangeCounts[r], 0, shards);
     }
 
     /** Pass 2, once: each shard's size, each range's first place in each shard's list, and the lists sized. */
@@ -123,7 +126,7 @@ final class BatchPartition {
 
     /** Pass 3, range {@code r}: the positions of its operations, into their shards' lists. */
     void list(int r) {
-        int[] next = rangeCounts[r];
+        int[] next = rangeCounts[r].clone();  // this call's own, as in assign
         byte[] of = shardOf;
         MemorySegment[] lists = positions;
         for (int i = from(r), to = from(r + 1); i < to; i++) {
