@@ -487,8 +487,11 @@ public final class MirrorPath implements BatchPath {
         }
         prepared.columns = HostColumns.of(batch);
         // Outside the lock, by the calling thread: the positions copied where the lanes copy them to
-        // the GPU from, and every chunk's kinds counted (a byte read per position). Under the lock
-        // they cost about a millisecond a chunk of 2^17 and held every other caller back (2x H200).
+        // the GPU from, and every chunk's kinds counted (a byte read per position, or none for a
+        // batch of one kind); under the lock, which every caller queues on, the counting held the
+        // others back (2x H200, docs/lab/2026-11-27-parts-in-place.md). The whole batch's kinds are
+        // counted twice, for the first chunk above and here: 0.8 ms a batch of 2^20 on the build box,
+        // part of this stage's 18-25% of a shard's host time; counting once waits for a GPU run.
         prepared.positions = prepared.staging.fillPositions(positions, count);
         prepared.partSize = count;
         prepared.kinds.preparePart(batch.kinds(), prepared.positions, count, chunk, batch.size());
