@@ -35,9 +35,11 @@ import org.gphash.shard.ShardedEngine;
  * loaded through host batches of 2^20 (which the index splits by shard), then per workload each
  * GPU runs {@code --ops} device-resident operations on the keys of its own shard, all GPUs at once
  * (one thread each, started together; the wall time is the last GPU's). Then host batches of 2^20
- * from {@code --threads} Java threads through the index (split, run on every shard, merged back),
- * and the open of the whole index beside the open of each shard alone. Prints one table row per
- * figure and, last, the scaling of each against the run on one GPU.
+ * from {@code --threads} Java threads through the index (split by shard, each shard's part run where
+ * it lies), with each shard's host time by stage; on several GPUs, one shard's part alone from one
+ * thread in place against the same operations as a batch of their own; and the open of the whole
+ * index beside the open of each shard alone. Prints one table row per figure and, last, the scaling
+ * of each against the run on one GPU.
  *
  * <pre>{@code
  * java -cp ... org.gphash.bench.gpu.ShardScalingBench --gpus 1,2 --keys 16m --ops 4m --threads 8
