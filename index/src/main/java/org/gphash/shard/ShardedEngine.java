@@ -251,7 +251,7 @@ public final class ShardedEngine implements Engine {
      */
     private void runPart(Batch batch, BatchResult result, BatchPartition p, int shard) {
         if (shards[shard].executeInPlace(batch, result, p.positions(shard), p.size(shard))) {
-            stages.inPlace.increment();
+            stages.inPlace();
             return;
         }
         long c0 = System.nanoTime();
@@ -286,13 +286,17 @@ public final class ShardedEngine implements Engine {
         private final LongAdder run = new LongAdder();
         private final LongAdder copies = new LongAdder();
         private final LongAdder batches = new LongAdder();
-        final LongAdder inPlace = new LongAdder();
+        private final LongAdder inPlace = new LongAdder();
         private final LongAdder copied = new LongAdder();
 
         void add(long s, long r) {
             split.add(s);
             run.add(r);
             batches.increment();
+        }
+
+        void inPlace() {
+            inPlace.increment();
         }
 
         void copied(long nanos) {
