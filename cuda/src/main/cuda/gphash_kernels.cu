@@ -16,6 +16,7 @@ using gphash::PipeBatch;
 using gphash::PipeParams;
 using gphash::ScanArgs;
 using gphash::ScanParams;
+using gphash::ShardSplit;
 using gphash::SmallReadsArgs;
 using gphash::SortPass;
 using gphash::TableParams;
@@ -192,6 +193,9 @@ extern "C" __global__ void gphash_pipe_retire(PipeParams p, HeapParams h) { gpha
 extern "C" __global__ void gphash_part_gather(PartGather a) { gphash::part_gather(a); }
 
 extern "C" __global__ void gphash_part_scatter(PartScatter a) { gphash::part_scatter(a); }
+
+// A device-resident batch of a sharded index split by shard on its own GPU (pipeline/shard_split.cuh).
+extern "C" __global__ void gphash_shard_split(ShardSplit a) { gphash::shard_split(a); }
 
 // A small batch of gets in one launch (org.gphash.cuda.pipeline.SmallReads).
 extern "C" __global__ void __launch_bounds__(gphash::kSmallWritesThreads)

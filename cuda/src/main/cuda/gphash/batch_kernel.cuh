@@ -11,10 +11,6 @@
 
 namespace gphash {
 
-__device__ __forceinline__ bool writes_value(int kind) {
-    return kind == kPut || kind == kInsert || kind == kUpdate || kind == kReadModifyWrite;
-}
-
 __device__ void run_batch(const TableParams& t, const BatchParams& b, const CacheParams& cp) {
     const CacheParams* cache = cache_on(cp) ? &cp : nullptr;
     unsigned long long hits = 0;

@@ -2,9 +2,9 @@
 // keyed hash of the key's little-endian 64-bit words (the last zero-padded), each folded in by a
 // 128-bit multiply whose halves are xored (wyhash's construction), scaled to the shard count by the
 // high half of a 64x64 multiply. Independent of the table's hashes (key_hash.cuh) on purpose.
-// __host__ __device__: the first piece of splitting a batch by shard on the GPU (DESIGN.md, "Several
-// GPUs"); a host program built by nvcc (cuda/src/test/cuda/shard_hash_check.cu) checks it against the
-// Java side (ShardHashAgreementTest). No kernel uses it yet.
+// __host__ __device__: device-resident batches are split by shard on the GPU with it
+// (pipeline/shard_split.cuh); a host program built by nvcc (cuda/src/test/cuda/shard_hash_check.cu)
+// checks it against the Java side (ShardHashAgreementTest).
 #pragma once
 #include <cstdint>
 #include "key_hash.cuh"

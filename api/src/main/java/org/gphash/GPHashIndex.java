@@ -526,7 +526,7 @@ public final class GPHashIndex implements AutoCloseable {
      * @return the GPU engine's features, or empty for the CPU engine
      */
     public java.util.Optional<GpuFeatures> gpu() {
-        return engine() instanceof GpuFeatures g ? java.util.Optional.of(g) : java.util.Optional.empty();
+        return engine().gpuFeatures();
     }
 
     /**

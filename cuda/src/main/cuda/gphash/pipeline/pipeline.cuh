@@ -20,6 +20,7 @@
 #include "pipe_small_writes.cuh"
 #include "pipe_write.cuh"
 #include "radix_sort.cuh"
+#include "shard_split.cuh"
 
 namespace gphash {
 
@@ -51,8 +52,8 @@ __device__ void pipe_count_kinds(const PipeBatch& b, unsigned long long* out) {
     for (uint64_t i0 = global_thread() - lane; i0 < b.n; i0 += global_threads()) {
         const uint64_t i = i0 + lane;
         const int kind = i < b.n ? arr<const uint8_t>(b.kinds)[op_at(b, i)] : -1;
-        const bool writes = kind == kPut || kind == kInsert || kind == kUpdate || kind == kReadModifyWrite;
-        const bool reads = kind == kGet || kind == kReadModifyWrite;
+        const bool writes = writes_value(kind);
+        const bool reads = reads_value(kind);
         const uint32_t w = __popc(__ballot_sync(kFullMask, writes));
         const uint32_t r = __popc(__ballot_sync(kFullMask, reads));
         const uint32_t d = __popc(__ballot_sync(kFullMask, kind == kDelete));

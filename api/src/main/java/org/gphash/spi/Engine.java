@@ -148,6 +148,17 @@ public interface Engine extends AutoCloseable {
         return null;
     }
 
+    /**
+     * What only the GPU engine offers ({@link org.gphash.GPHashIndex#gpu()}): the engine itself where
+     * it implements {@link org.gphash.GpuFeatures}, a sharded index's view over its GPU shards, or
+     * empty.
+     *
+     * @return the GPU features, or empty
+     */
+    default java.util.Optional<org.gphash.GpuFeatures> gpuFeatures() {
+        return this instanceof org.gphash.GpuFeatures g ? java.util.Optional.of(g) : java.util.Optional.empty();
+    }
+
     /** {@return the index's figures} */
     IndexStats stats();
 

@@ -24,6 +24,22 @@ public interface EngineFactory {
     }
 
     /**
+     * What only this backend offers, over a sharded index of its engines: for the GPU engine,
+     * device-resident batches split by shard on the GPU that holds them
+     * ({@link org.gphash.GpuFeatures#executeOnDevice}). The view is closed (when it is
+     * {@link AutoCloseable}) before the shards are.
+     *
+     * @param shards    the shards' engines, in shard order, all made by this factory
+     * @param shardSeed the seed of the shard function ({@code org.gphash.shard.ShardFunction})
+     * @param workers   threads the view may run shards' parts on
+     * @return the view, or empty where the backend offers none (the CPU engine)
+     */
+    default java.util.Optional<org.gphash.GpuFeatures> gpuFeaturesAcross(java.util.List<Engine> shards, long shardSeed,
+                                                                          java.util.concurrent.Executor workers) {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Creates a new pool; fails if the file exists.
      *
      * @param config the index's configuration

@@ -62,6 +62,40 @@ public record BktCacheStats(
     }
 
     /**
+     * The figures of several caches as one (a sharded index's shards, each with its own cache): counts,
+     * buckets and load times summed, the last load the longest of the last loads, the policy and share
+     * the first's (a sharded index gives every shard the same configuration).
+     *
+     * @param caches at least one cache's figures
+     * @return their total
+     */
+    public static BktCacheStats total(java.util.List<BktCacheStats> caches) {
+        if (caches.isEmpty()) {
+            throw new IllegalArgumentException("no caches to total");
+        }
+        long capacity = 0;
+        long cached = 0;
+        long hits = 0;
+        long misses = 0;
+        long reloads = 0;
+        long last = 0;
+        long total = 0;
+        long abandoned = 0;
+        for (BktCacheStats c : caches) {
+            capacity += c.capacityBuckets;
+            cached += c.cachedBuckets;
+            hits += c.hits;
+            misses += c.misses;
+            reloads += c.reloads;
+            last = Math.max(last, c.lastReloadNanos);
+            total += c.totalReloadNanos;
+            abandoned += c.abandonedFetches;
+        }
+        BktCacheStats first = caches.get(0);
+        return new BktCacheStats(first.policy, first.share, capacity, cached, hits, misses, reloads, last, total, abandoned);
+    }
+
+    /**
      * For example {@code bktcache: LFU 20% 1234/5000 buckets, hit rate 0.873 (hits=873 misses=127),
      * reloads=3 (last 12.3 ms, total 30.1 ms), abandoned fetches=0}.
      */

@@ -27,6 +27,17 @@ class BktCacheStatsTest {
     }
 
     @Test
+    void severalCachesTotalTheirCountsAndKeepTheLongestLastLoad() {
+        BktCacheStats a = new BktCacheStats(CachePolicy.LFU, 0.2, 100, 80, 30, 10, 2, 5, 9, 1);
+        BktCacheStats b = new BktCacheStats(CachePolicy.LFU, 0.2, 200, 150, 60, 20, 3, 7, 11, 0);
+        assertEquals(new BktCacheStats(CachePolicy.LFU, 0.2, 300, 230, 90, 30, 5, 7, 20, 1),
+                BktCacheStats.total(java.util.List.of(a, b)));
+        assertEquals(0.75, BktCacheStats.total(java.util.List.of(a, b)).hitRate());
+        assertEquals(BktCacheStats.disabled(), BktCacheStats.total(java.util.List.of(BktCacheStats.disabled())));
+        assertThrows(IllegalArgumentException.class, () -> BktCacheStats.total(java.util.List.of()));
+    }
+
+    @Test
     void disabledIsAllZero() {
         assertEquals(new BktCacheStats(CachePolicy.LFU, 0, 0, 0, 0, 0, 0, 0, 0, 0), BktCacheStats.disabled());
     }

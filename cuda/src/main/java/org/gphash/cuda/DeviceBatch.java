@@ -80,6 +80,7 @@ public final class DeviceBatch implements AutoCloseable {
      * application holding its columns in GPU memory would.
      */
     public void runOn(org.gphash.GpuFeatures gpu) {
+        cuda.bind();  // reading the columns' addresses needs a context current, also on a thread new to CUDA
         gpu.executeOnDevice(size, GpuEngine.address(kinds.pointer()), GpuEngine.address(keys.pointer()),
                 GpuEngine.address(values.pointer()), GpuEngine.address(codes.pointer()), GpuEngine.address(out.pointer()));
     }

@@ -131,6 +131,7 @@ class SharedConstantsTest {
         assertEquals(SmallReads.ARGS_FIELDS, fields("SmallReadsArgs"), "SmallReadsArgs");
         assertEquals(KernelParams.PART_GATHER_FIELDS, fields("PartGather"), "PartGather");
         assertEquals(KernelParams.PART_SCATTER_FIELDS, fields("PartScatter"), "PartScatter");
+        assertEquals(KernelParams.SHARD_SPLIT_FIELDS, fields("ShardSplit"), "ShardSplit");
         assertEquals(KernelParams.PIPE_FIELDS * 8, KernelParams.longs(new long[KernelParams.PIPE_FIELDS]).length);
     }
 
@@ -143,6 +144,10 @@ class SharedConstantsTest {
         assertEquals(Geometry.MAX_HASHES, c("kMaxHashes"));
         assertEquals(KernelParams.MAX_CACHE_ENTRIES, c("kEntryMask"));
         assertEquals(KernelParams.ADDRESS_BINS, c("kAddressBins"));
+        assertEquals(KernelParams.SPLIT_WRITES, c("kSplitWrites"));
+        assertEquals(KernelParams.SPLIT_READS, c("kSplitReads"));
+        assertEquals(KernelParams.SPLIT_REFUSED, c("kSplitRefused"));
+        assertEquals(KernelParams.SPLIT_TOTALS, c("kSplitTotals"));
         assertEquals(Launcher.BLOCK, c("kSmallWritesThreads"), "the one-launch small writes run one block of Launcher.BLOCK");
         assertEquals(org.gphash.GpuTuning.SMALL_WRITES_LIMIT, c("kSmallWritesMax"), "GpuTuning.smallWritesMax's limit is the kernel's");
         assertEquals(KernelParams.SCAN_TILE, c("kScanTile"));

@@ -44,7 +44,8 @@ final class ShardTotals {
         IndexStats first = shards.get(0);
         String placements = shards.stream().map(IndexStats::indexPlacement).distinct().collect(Collectors.joining("; "));
         return new IndexStats(size, capacity, capacity == 0 ? 0 : (double) size / capacity, levels, top, resizes, growths,
-                blocks, free, pending, bytes, first.persistenceMode(), first.backend(), recovery, first.bucketCache(),
+                blocks, free, pending, bytes, first.persistenceMode(), first.backend(), recovery,
+                org.gphash.bktcache.BktCacheStats.total(shards.stream().map(IndexStats::bucketCache).toList()),
                 shards.size() + " shards: " + placements);
     }
 

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -15,6 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.EntryChunk;
+import org.gphash.GpuFeatures;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
@@ -50,8 +52,11 @@ public final class ShardedEngine implements Engine {
     private final int keySize;
     private final int valueSize;
     private final Duration openTime;
+    /** Device-resident batches split on the GPU, where the shards are GPU engines ({@code EngineFactory.gpuFeaturesAcross}). */
+    private final Optional<GpuFeatures> gpu;
 
-    ShardedEngine(Path dir, ShardManifest manifest, Engine[] shards, ExecutorService workers, Duration openTime) {
+    ShardedEngine(Path dir, ShardManifest manifest, Engine[] shards, ExecutorService workers, Optional<GpuFeatures> gpu,
+                  Duration openTime) {
         this.dir = dir;
         this.manifest = manifest;
         this.shards = shards.clone();
@@ -60,6 +65,7 @@ public final class ShardedEngine implements Engine {
         this.keySize = manifest.geometry().keySize();
         this.valueSize = manifest.geometry().valueSize();
         this.openTime = openTime;
+        this.gpu = gpu;
     }
 
     /** The threads that run shards' parts beside the caller's (platform threads: a GPU engine binds its context to the thread). */
@@ -99,6 +105,12 @@ public final class ShardedEngine implements Engine {
 
     private Engine of(MemorySegment key) {
         return shards[function.shardOf(key, 0, keySize)];
+    }
+
+    /** The shards' GPU features split device-resident batches by shard on the GPU that holds them. */
+    @Override
+    public Optional<GpuFeatures> gpuFeatures() {
+        return gpu;
     }
 
     @Override
@@ -411,9 +423,26 @@ public final class ShardedEngine implements Engine {
     @Override
     public void close() {
         try {
-            forEachShard(Engine::close);
+            try {
+                closeGpuFeatures();
+            } finally {
+                forEachShard(Engine::close);
+            }
         } finally {
             workers.shutdown();
+        }
+    }
+
+    /** The GPU view's device memory goes before the shards' engines (it holds none of their state). */
+    private void closeGpuFeatures() {
+        if (gpu.isPresent() && gpu.get() instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 

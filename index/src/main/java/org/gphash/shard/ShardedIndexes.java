@@ -77,7 +77,8 @@ public final class ShardedIndexes implements ShardedIndexFactory {
             long seed = config.seed().isPresent() ? mix(config.seed().getAsLong()) : nonZeroRandom();
             ShardManifest manifest = new ShardManifest(n, seed, geometry, System.currentTimeMillis(), ids);
             manifest.write(dir);
-            return new ShardedEngine(dir, manifest, shards, workers, Duration.ofNanos(System.nanoTime() - started));
+            return new ShardedEngine(dir, manifest, shards, workers, factory.gpuFeaturesAcross(List.of(shards), seed, workers),
+                    Duration.ofNanos(System.nanoTime() - started));
         } catch (RuntimeException | Error e) {
             // Undo the create: what was made is closed and removed, the directory with it.
             if (shards != null) {
@@ -99,7 +100,14 @@ public final class ShardedIndexes implements ShardedIndexFactory {
         try {
             Engine[] shards = everyShard(manifest.shards(), workers,
                     s -> factory.open(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible))));
-            return new ShardedEngine(dir, manifest, shards, workers, Duration.ofNanos(System.nanoTime() - started));
+            java.util.Optional<org.gphash.GpuFeatures> gpu;
+            try {
+                gpu = factory.gpuFeaturesAcross(List.of(shards), manifest.seed(), workers);
+            } catch (RuntimeException | Error e) {
+                closeAll(List.of(shards), e);
+                throw e;
+            }
+            return new ShardedEngine(dir, manifest, shards, workers, gpu, Duration.ofNanos(System.nanoTime() - started));
         } catch (RuntimeException | Error e) {
             workers.shutdown();
             throw e;

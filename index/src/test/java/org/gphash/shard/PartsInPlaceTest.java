@@ -95,7 +95,7 @@ class PartsInPlaceTest {
             InPlace always = new InPlace(s0, function, 0, 0);
             InPlace largeOnly = new InPlace(s2, function, 2, 1000);
             ShardedEngine sharded = new ShardedEngine(dir, manifest, new Engine[] {always, s1, largeOnly},
-                    ShardedEngine.newWorkers(dir), Duration.ZERO);
+                    ShardedEngine.newWorkers(dir), java.util.Optional.empty(), Duration.ZERO);
             SplittableRandom r = new SplittableRandom(5);
             OpKind[] kinds = {OpKind.GET, OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE, OpKind.READ_MODIFY_WRITE};
             for (int round = 0; round < 6; round++) {

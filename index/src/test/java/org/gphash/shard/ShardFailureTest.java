@@ -58,7 +58,7 @@ class ShardFailureTest {
              Engine bad = new FailsAfterOne(CpuEngine.create(GPHashIndex.builder(pools.pool("s1")).keySize(8).valueSize(16).config()))) {
             ShardManifest manifest = new ShardManifest(2, 77, new Geometry(2, 2, 8, 8, 16, false), 0, new long[] {1, 2});
             ShardedEngine sharded = new ShardedEngine(dir, manifest, new Engine[] {good, bad}, ShardedEngine.newWorkers(dir),
-                    Duration.ZERO);
+                    java.util.Optional.empty(), Duration.ZERO);
             int n = ShardedEngine.RANGE_MIN * 3;  // three ranges split and merged at once
             Batch batch = Batch.create(8, 16, n);
             for (long k = 0; k < n; k++) {

@@ -72,6 +72,7 @@ class ShardedIndexTest {
             }
             assertEquals(3000, sum);
             assertTrue(index.stats().indexPlacement().startsWith("3 shards"), index.stats().indexPlacement());
+            assertTrue(index.gpu().isEmpty(), "CPU shards offer no GPU features");
         }
         assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
         assertTrue(Files.exists(dir.resolve(ShardManifest.FILE_NAME)));

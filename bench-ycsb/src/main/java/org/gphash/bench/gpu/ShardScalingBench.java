@@ -26,6 +26,7 @@ import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.shard.DeviceBatchesAcrossShards;
 import org.gphash.shard.ShardFunction;
 import org.gphash.shard.ShardManifest;
 import org.gphash.shard.ShardedEngine;
@@ -34,10 +35,12 @@ import org.gphash.shard.ShardedEngine;
  * A sharded index over 1, 2, 4 ... GPUs (issue 30), weak scaling: {@code --keys} keys per GPU
  * loaded through host batches of 2^20 (which the index splits by shard), then per workload each
  * GPU runs {@code --ops} device-resident operations on the keys of its own shard, all GPUs at once
- * (one thread each, started together; the wall time is the last GPU's). Then host batches of 2^20
- * from {@code --threads} Java threads through the index (split by shard, each shard's part run where
- * it lies), with each shard's host time by stage; on several GPUs, one shard's part alone from one
- * thread in place against the same operations as a batch of their own; and the open of the whole
+ * (one thread each, started together; the wall time is the last GPU's). Then device-resident
+ * batches of keys of every shard through the index's GPU view, one thread per GPU (split by shard on
+ * the GPU that holds them); host batches of 2^20 from {@code --threads} Java threads through the
+ * index (split by shard, each shard's part run where it lies), with each shard's host time by stage;
+ * on several GPUs, one shard's part alone from one thread in place against the same operations as a
+ * batch of their own; and the open of the whole
  * index beside the open of each shard alone. Prints one table row per figure and, last, the scaling
  * of each against the run on one GPU.
  *
@@ -110,6 +113,10 @@ public final class ShardScalingBench {
             rows.add(deviceResident(se, f, gpus, "update, uniform", opsPerGpu, r -> r.nextLong(keys), OpKind.UPDATE));
             long[] next = {fresh};
             rows.add(deviceResident(se, f, gpus, "insert, fresh keys", opsPerGpu / 2, r -> next[0]++, OpKind.INSERT));
+            rows.add(splitOnTheGpu(index, gpus, 1, "positive search, uniform", opsPerGpu, keys, OpKind.GET));
+            rows.add(splitOnTheGpu(index, gpus, 2, "positive search, uniform", opsPerGpu, keys, OpKind.GET));
+            rows.add(splitOnTheGpu(index, gpus, 1, "update, uniform", opsPerGpu, keys, OpKind.UPDATE));
+            rows.add(splitOnTheGpu(index, gpus, 2, "update, uniform", opsPerGpu, keys, OpKind.UPDATE));
             rows.add(hostThreads(index, se, gpus, threads, keys));
             if (gpus > 1) {
                 rows.add(onePart(index, se, gpus, keys));
@@ -279,23 +286,33 @@ public final class ShardScalingBench {
 
     /** Runs every GPU's batches at once, one thread each, started together; returns the wall time to the last GPU's end. */
     private static long runAll(ShardedEngine se, int gpus, List<List<DeviceBatch>> work, long[] gpuNanos) throws Exception {
-        long[] ends = new long[gpus];
-        CyclicBarrier start = new CyclicBarrier(gpus + 1);
+        return together(gpus, shard -> {
+            GpuEngine g = (GpuEngine) se.shard(shard);
+            for (DeviceBatch db : work.get(shard)) {
+                g.executeOnDevice(db);
+                gpuNanos[shard] += g.lastBatchGpuNanos();
+            }
+        });
+    }
+
+    /** Runs {@code body(0 .. threads - 1)} on as many threads, started together; returns the wall time to the last one's end. */
+    private static long together(int threads, java.util.function.IntConsumer body) throws Exception {
+        long[] ends = new long[threads];
+        CyclicBarrier start = new CyclicBarrier(threads + 1);
+        java.util.concurrent.atomic.AtomicReference<RuntimeException> failed = new java.util.concurrent.atomic.AtomicReference<>();
         List<Thread> ts = new ArrayList<>();
-        for (int s = 0; s < gpus; s++) {
-            int shard = s;
+        for (int i = 0; i < threads; i++) {
+            int me = i;
             ts.add(Thread.ofPlatform().start(() -> {
-                GpuEngine g = (GpuEngine) se.shard(shard);
                 try {
                     start.await();
+                    body.accept(me);
+                } catch (RuntimeException e) {
+                    failed.compareAndSet(null, e);
                 } catch (Exception e) {
-                    throw new IllegalStateException(e);
+                    failed.compareAndSet(null, new IllegalStateException(e));
                 }
-                for (DeviceBatch db : work.get(shard)) {
-                    g.executeOnDevice(db);
-                    gpuNanos[shard] += g.lastBatchGpuNanos();
-                }
-                ends[shard] = System.nanoTime();
+                ends[me] = System.nanoTime();
             }));
         }
         start.await();
@@ -303,7 +320,60 @@ public final class ShardScalingBench {
         for (Thread t : ts) {
             t.join();
         }
+        if (failed.get() != null) {
+            throw failed.get();
+        }
         return java.util.Arrays.stream(ends).max().getAsLong() - t0;
+    }
+
+    /**
+     * Device-resident batches of 2^20 through the index's GPU view ({@code index.gpu()}), each of keys
+     * of every shard, one thread per GPU with its batches in that GPU's memory: the view splits each
+     * batch by shard on its GPU, copies the parts to their shards' GPUs, runs them there and merges the
+     * outcomes back. On one GPU the index has one shard and runs each batch whole: the baseline.
+     * Aggregate Mops/s wall of a second pass (the first warms up).
+     */
+    private static Row splitOnTheGpu(GPHashIndex index, int gpus, int perGpu, String what, long opsPerGpu, long keys,
+                                     OpKind kind) throws Exception {
+        org.gphash.GpuFeatures view = index.gpu().orElseThrow();
+        List<List<DeviceBatch>> work = new ArrayList<>();
+        SplittableRandom r = new SplittableRandom(what.hashCode() + 1L);
+        Batch b = Batch.create(8, VS, BATCH);
+        long version = 1L << 40;
+        int threads = gpus * perGpu;
+        long opsPerThread = opsPerGpu / perGpu;
+        for (int th = 0; th < threads; th++) {
+            int g = th % gpus;
+            List<DeviceBatch> mine = new ArrayList<>();
+            for (long done = 0; done < opsPerThread; done += BATCH) {
+                int n = (int) Math.min(BATCH, opsPerThread - done);
+                b.clear();
+                for (int i = 0; i < n; i++) {
+                    long key = r.nextLong(keys);
+                    b.add(kind, GpuTargetsBench.key(key), kind.hasValue() ? GpuTargetsBench.value(key, ++version, VS) : null);
+                }
+                DeviceBatch db = new DeviceBatch(CudaRuntime.get(g), 8, VS, n);
+                db.upload(b);
+                mine.add(db);
+            }
+            work.add(mine);
+        }
+        java.util.function.IntConsumer run = th -> work.get(th).forEach(db -> db.runOn(view));
+        together(threads, run);
+        DeviceBatchesAcrossShards split = view instanceof DeviceBatchesAcrossShards d ? d : null;
+        if (split != null) {
+            split.stageNanos(true);
+        }
+        long wall = together(threads, run);
+        String stages = "";
+        if (split != null) {
+            long[] st = split.stageNanos(true);
+            stages = String.format(Locale.ROOT, "; per batch: split %.2f ms, parts %.2f ms, merge %.2f ms (%d batches)",
+                    st[0] / 1e6 / st[3], st[1] / 1e6 / st[3], st[2] / 1e6 / st[3], st[3]);
+        }
+        work.forEach(l -> l.forEach(DeviceBatch::close));
+        return row(gpus, what + ", device-resident, split on the GPU, " + perGpu + (perGpu == 1 ? " thread" : " threads")
+                + " a GPU", opsPerGpu * gpus / (wall / 1e3), "batches in their thread's GPU's memory, keys of every shard" + stages);
     }
 
     /**

@@ -25,6 +25,7 @@ import org.gphash.cuda.routing.DistinctKeys;
 import org.gphash.cuda.routing.KindCounts;
 import org.gphash.cuda.routing.Router;
 import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.DevicePointer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.BatchPinning;
@@ -489,12 +490,11 @@ public final class MirrorPath implements BatchPath {
         // Outside the lock, by the calling thread: the positions copied where the lanes copy them to
         // the GPU from, and every chunk's kinds counted (a byte read per position, or none for a
         // batch of one kind); under the lock, which every caller queues on, the counting held the
-        // others back (2x H200, docs/lab/2026-11-27-parts-in-place.md). The whole batch's kinds are
-        // counted twice, for the first chunk above and here: 0.8 ms a batch of 2^20 on the build box,
-        // part of this stage's 18-25% of a shard's host time; counting once waits for a GPU run.
+        // others back (2x H200, docs/lab/2026-11-27-parts-in-place.md). The chunks are counted from
+        // the caller's positions, as the first was above, all of them now: the whole batch's kinds
+        // were counted once more when they were counted from the pinned copy (0.8 ms a batch of 2^20).
         prepared.positions = prepared.staging.fillPositions(positions, count);
         prepared.partSize = count;
-        prepared.kinds.preparePart(batch.kinds(), prepared.positions, count, chunk, batch.size());
         for (int at = 0; at < count; at += chunk) {
             prepared.kinds.chunk(at, counts);
         }
@@ -668,7 +668,7 @@ public final class MirrorPath implements BatchPath {
     /** The operations of the last run whose code says NEED_RESIZE. */
     private int[] needResize(long n, long codesAt, long opsAt, long count) {
         byte[] c = new byte[Math.toIntExact(n)];
-        cuMemcpyDtoH(Pointer.to(c), devicePointer(codesAt), n);
+        cuMemcpyDtoH(Pointer.to(c), DevicePointer.at(codesAt), n);
         int[] ran;
         if (opsAt == 0) {
             ran = null;
@@ -688,14 +688,6 @@ public final class MirrorPath implements BatchPath {
             }
         }
         return Arrays.copyOf(again, k);
-    }
-
-    /**
-     * A JCuda device pointer to a raw device address (the caller's buffers arrive as addresses): JCuda
-     * passes a pointer's native address plus its byte offset, so an empty pointer offset by the address.
-     */
-    static jcuda.driver.CUdeviceptr devicePointer(long address) {
-        return new jcuda.driver.CUdeviceptr().withByteOffset(address);
     }
 
     private void account(long[] c, BucketCache cache) {

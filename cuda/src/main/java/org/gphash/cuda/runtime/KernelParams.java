@@ -216,6 +216,19 @@ public final class KernelParams {
         return longs(n, positions, codesFrom, valuesFrom, codesTo, valuesTo, valueSize);
     }
 
+    /** ShardSplit (pipeline/shard_split.cuh): its 8-byte fields, and the counts after the shards' in its totals. */
+    public static final int SHARD_SPLIT_FIELDS = 9;
+    public static final int SPLIT_WRITES = 0;
+    public static final int SPLIT_READS = 1;
+    public static final int SPLIT_REFUSED = 2;
+    public static final int SPLIT_TOTALS = 3;
+
+    /** ShardSplit: each operation of a device-resident batch's shard and position, and the batch's totals. */
+    public static byte[] shardSplit(long n, long kinds, long keys, int keySize, long seed, int shards, long shardOf,
+                                    long positions, long totals) {
+        return longs(n, kinds, keys, keySize, seed, shards, shardOf, positions, totals);
+    }
+
     /** A kernel's {@code int} parameter. */
     public static byte[] int32(int value) {
         return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array();

@@ -24,6 +24,7 @@ import org.gphash.cuda.GpuTestSupport;
 import org.gphash.cuda.routing.DistinctKeys;
 import org.gphash.cuda.routing.MirrorChoice;
 import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.runtime.DevicePointer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.spi.Engine;
 import org.gphash.GPHashConfig;
@@ -323,23 +324,19 @@ class MirrorPathTest {
             long tags = params.getLong(KernelParams.TABLE_BYTES - 8);
             CudaRuntime.get().bind();
             short[] tag = new short[1];
-            cuMemcpyDtoH(Pointer.to(tag), devicePointer(tags), 2);
+            cuMemcpyDtoH(Pointer.to(tag), DevicePointer.at(tags), 2);
             tag[0] ^= (short) 0x8000;  // slot 0 of bucket 0: its tag no longer its word's fingerprint
-            cuMemcpyHtoD(devicePointer(tags), Pointer.to(tag), 2);
+            cuMemcpyHtoD(DevicePointer.at(tags), Pointer.to(tag), 2);
             assertEquals(1, gpu.verify().staleMirrorSlots());
             long[] word = new long[1];
             long slot1 = level0 + 16;  // slot 1 of bucket 0 (8-byte keys: 16-byte slots)
-            cuMemcpyDtoH(Pointer.to(word), devicePointer(slot1), 8);
+            cuMemcpyDtoH(Pointer.to(word), DevicePointer.at(slot1), 8);
             word[0] ^= 1L << 20;  // its value offset, not its fingerprint: the tag still agrees
-            cuMemcpyHtoD(devicePointer(slot1), Pointer.to(word), 8);
+            cuMemcpyHtoD(DevicePointer.at(slot1), Pointer.to(word), 8);
             VerifyReport stale = gpu.verify();
             assertEquals(2, stale.staleMirrorSlots(), stale.toString());
             assertFalse(stale.sound());
         }
-    }
-
-    private static jcuda.driver.CUdeviceptr devicePointer(long address) {
-        return new jcuda.driver.CUdeviceptr().withByteOffset(address);
     }
 
     @Test
