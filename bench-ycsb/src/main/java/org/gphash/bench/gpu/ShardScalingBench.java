@@ -366,8 +366,8 @@ public final class ShardScalingBench {
         }
         long wall = together(threads, run);
         String stages = "";
-        if (split != null) {
-            long[] st = split.stageNanos(true);
+        long[] st = split == null ? new long[4] : split.stageNanos(true);
+        if (st[3] > 0) {  // one shard: each batch runs whole on its engine, nothing split
             stages = String.format(Locale.ROOT, "; per batch: split %.2f ms, parts %.2f ms, merge %.2f ms (%d batches)",
                     st[0] / 1e6 / st[3], st[1] / 1e6 / st[3], st[2] / 1e6 / st[3], st[3]);
         }
