@@ -37,10 +37,15 @@ import org.gphash.cuda.runtime.KernelParams;
 
 /**
  * A sharded index's GPU features ({@link org.gphash.GPHashIndex#gpu()}): a device-resident batch is
- * split by shard on the GPU that holds it ({@link DeviceShardSplit}), each shard's part is copied GPU
- * to GPU to the shard's GPU (not at all where the shard is on the same GPU) and run there by the
- * shard's engine, all parts at once, and the outcomes are copied back and scattered to the caller's
- * positions on its GPU. Nothing of the batch passes through the host; only each part's length does.
+ * split by shard on the GPU that holds it ({@link DeviceShardSplit}), each shard's engine runs its
+ * part, all parts at once, and the outcomes are scattered to the caller's positions on its GPU.
+ * Nothing of the batch passes through the host; only each part's length does.
+ *
+ * <p>A shard's engine reads its part where the split laid it out and writes the part's outcomes
+ * there: on its own GPU, or over NVLink (or PCIe peer to peer) on the split's GPU, peer access
+ * enabled once per pair of GPUs. Only where two GPUs cannot reach each other's memory is a part
+ * copied to columns on the shard's GPU and its outcomes copied back (the driver stages such copies
+ * through the host). {@code Splitting.runPart} chooses, in one place.
  *
  * <p>The batch contract is {@link GpuFeatures#executeOnDevice}'s: a key lives in one shard and the
  * split keeps each shard's operations in batch order, so one key's operations take effect in batch
@@ -66,6 +71,8 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     private final ConcurrentLinkedQueue<Splitting>[] idle = new ConcurrentLinkedQueue[CudaRuntime.MAX_DEVICES];
     private final List<Splitting> made = new ArrayList<>();
     private volatile boolean closed;
+    /** Whether a shard on another GPU reads its part on the split's GPU where the two GPUs allow it. */
+    private final boolean peerReads;
     private final java.util.concurrent.atomic.LongAdder splitNanos = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder runNanos = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder mergeNanos = new java.util.concurrent.atomic.LongAdder();
@@ -79,6 +86,16 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
      * @param workers threads to run shards' parts on beside the caller's
      */
     public DeviceBatchesAcrossShards(List<GpuEngine> shards, long seed, Executor workers) {
+        this(shards, seed, workers, true);
+    }
+
+    /**
+     * As the public constructor; {@code peerReads} false copies every part on another GPU than the
+     * split's, as where GPUs cannot reach each other's memory (for the tests of that route on machines
+     * whose GPUs can).
+     */
+    DeviceBatchesAcrossShards(List<GpuEngine> shards, long seed, Executor workers, boolean peerReads) {
+        this.peerReads = peerReads;
         this.shards = shards.toArray(GpuEngine[]::new);
         this.seed = seed;
         this.workers = workers;
@@ -245,18 +262,28 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
      */
     private final class Splitting implements AutoCloseable {
         final DeviceShardSplit split;
+        /** Per shard: whether its engine reads its part on the split's GPU (its own GPU, or one it reaches). */
+        final boolean[] readsInPlace = new boolean[shards.length];
         final PartColumns[] remote = new PartColumns[shards.length];
         final CUstream[] streams = new CUstream[shards.length];
 
         Splitting(CudaRuntime source) {
             this.split = new DeviceShardSplit(source, keySize, valueSize);
+            for (int s = 0; s < shards.length; s++) {
+                CudaRuntime to = shards[s].cuda();
+                readsInPlace[s] = to.ordinal == source.ordinal || peerReads && enablePeerAccess(source, to);
+            }
         }
 
-        /** Runs shard {@code s}'s part, operations {@code start} to {@code start + count - 1} of the split's columns. */
+        /**
+         * Runs shard {@code s}'s part, operations {@code start} to {@code start + count - 1} of the
+         * split's columns: where they lie, or copied to the shard's GPU and back where it cannot reach
+         * them.
+         */
         void runPart(int s, long start, long count, boolean writes, boolean reads) {
             GpuEngine engine = shards[s];
             PartColumns here = split.columns();
-            if (engine.cuda().ordinal == split.cuda().ordinal) {
+            if (readsInPlace[s]) {
                 engine.executeOnDevice(count, here.kindAt(start), here.keyAt(start), writes ? here.valueAt(start) : 0,
                         here.codeAt(start), reads ? here.outAt(start) : 0);
                 return;
@@ -265,7 +292,6 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
             CudaRuntime from = split.cuda();
             to.bind();
             if (remote[s] == null) {
-                enablePeerAccess(from, to);
                 remote[s] = new PartColumns(keySize, valueSize);
                 streams[s] = new CUstream();
                 cuStreamCreate(streams[s], CUstream_flags.CU_STREAM_NON_BLOCKING);
@@ -311,22 +337,25 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     }
 
     /**
-     * Lets {@code a} and {@code b} read each other's memory where the GPUs can (NVLink or PCIe peer to
-     * peer), so that parts are copied GPU to GPU; elsewhere the driver stages the copies through the
-     * host. Enabling a pair twice is harmless.
+     * Lets {@code a} and {@code b} address each other's memory where the GPUs can (NVLink or PCIe peer
+     * to peer), so that kernels on one read and write the other's; returns whether they can. Enabling
+     * a pair twice is harmless.
      */
-    private static void enablePeerAccess(CudaRuntime a, CudaRuntime b) {
+    private static boolean enablePeerAccess(CudaRuntime a, CudaRuntime b) {
         CUdevice da = new CUdevice();
         CUdevice db = new CUdevice();
         cuDeviceGet(da, a.ordinal);
         cuDeviceGet(db, b.ordinal);
-        int[] can = new int[1];
-        cuDeviceCanAccessPeer(can, da, db);
-        if (can[0] == 0) {
-            return;
+        int[] ab = new int[1];
+        int[] ba = new int[1];
+        cuDeviceCanAccessPeer(ab, da, db);
+        cuDeviceCanAccessPeer(ba, db, da);
+        if (ab[0] == 0 || ba[0] == 0) {
+            return false;
         }
         enable(a, b);
         enable(b, a);
+        return true;
     }
 
     private static void enable(CudaRuntime on, CudaRuntime peer) {
