@@ -122,7 +122,8 @@ final class CpuTable {
     /** {@link #get} inside an epoch the caller holds, with the key hashed into {@code probe}. */
     int attemptGet(MemorySegment pool, TableLayout t, Probe probe, MemorySegment key, long keyOffset,
                    MemorySegment out, long outOffset) {
-        long block = validItemBlock(pool, t, probe, key, keyOffset);
+        probe.scanToValid(pool, t, key, keyOffset);  // a read needs no duplicates and no free slots
+        long block = validItemBlock(pool, probe, key, keyOffset);
         if (block < 0) {
             return OpStatus.NOT_FOUND;
         }
@@ -131,11 +132,10 @@ final class CpuTable {
     }
 
     /**
-     * Probes for the key and returns the value block of its valid item, checked (inside the heap,
-     * and against its checksum where the pool keeps them); -1 when the key is absent.
+     * The value block of the key's valid item as the probe just scanned found it, checked (inside the
+     * heap, and against its checksum where the pool keeps them); -1 when the key is absent.
      */
-    private long validItemBlock(MemorySegment pool, TableLayout t, Probe probe, MemorySegment key, long keyOffset) {
-        probe.scan(pool, t, key, keyOffset);
+    private long validItemBlock(MemorySegment pool, Probe probe, MemorySegment key, long keyOffset) {
         if (probe.matchCount == 0) {
             return -1;
         }
@@ -470,7 +470,8 @@ final class CpuTable {
     int attemptConditional(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
                                    MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
                                    MemorySegment expected, long expectedOffset) {
-        long block = validItemBlock(pool, t, probe, key, keyOffset);
+        probe.scan(pool, t, key, keyOffset);  // all matches: the write removes duplicates and keeps shared blocks
+        long block = validItemBlock(pool, probe, key, keyOffset);
         if (block < 0) {
             return OpStatus.NOT_FOUND;
         }

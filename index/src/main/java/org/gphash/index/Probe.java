@@ -106,6 +106,21 @@ final class Probe {
      * fills the matches and, per candidate bucket, its load and first empty slot.
      */
     void scan(MemorySegment pool, TableLayout layout, MemorySegment key, long keyOffset) {
+        scan(pool, layout, key, keyOffset, false);
+    }
+
+    /**
+     * Reads the key's candidate slots in validity order up to its valid item, the first match
+     * ({@code matchSlot[0]}, {@code matchMeta[0]}), or all of them when it is absent: what a read
+     * needs. A hit reads 2.5 of 4 distinct candidate buckets on average (inserts go to the least
+     * loaded, so a key lies in any of them), where {@link #scan} reads all 4 to find duplicates and
+     * free slots for writes. The bucket loads and free slots it leaves are partial: not for writes.
+     */
+    void scanToValid(MemorySegment pool, TableLayout layout, MemorySegment key, long keyOffset) {
+        scan(pool, layout, key, keyOffset, true);
+    }
+
+    private void scan(MemorySegment pool, TableLayout layout, MemorySegment key, long keyOffset, boolean toValid) {
         RegionCheck regions = table == null ? null : table.regions;
         retry:
         for (;;) {
@@ -142,6 +157,9 @@ final class Probe {
                             matchSlot[matchCount] = slot;
                             matchMeta[matchCount] = meta;
                             matchCount++;
+                            if (toValid) {
+                                return;  // the first match in validity order is the valid item
+                            }
                         }
                     }
                     bucketOffset[bucketCount] = bucket;
