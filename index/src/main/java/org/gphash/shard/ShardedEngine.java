@@ -215,45 +215,10 @@ public final class ShardedEngine implements Engine {
 
     /** Runs each shard's part at once (one on the calling thread); throws the first failure, the others suppressed. */
     private void runParts(Batch batch, BatchResult result, BatchPartition p) {
-        List<CompletableFuture<Void>> others = null;
-        int mine = -1;
-        for (int s = 0; s < shards.length; s++) {
-            if (p.size(s) == 0) {
-                continue;
-            }
-            if (mine < 0) {
-                mine = s;
-                continue;
-            }
-            if (others == null) {
-                others = new ArrayList<>(shards.length - 1);
-            }
-            int shard = s;
-            others.add(CompletableFuture.runAsync(() -> runPart(batch, result, p, shard), workers));
-        }
-        RuntimeException failure = null;
-        try {
-            runPart(batch, result, p, mine);
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        if (others != null) {
-            for (CompletableFuture<Void> f : others) {
-                try {
-                    f.join();
-                } catch (java.util.concurrent.CompletionException e) {
-                    RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
-                    if (failure == null) {
-                        failure = cause;
-                    } else {
-                        failure.addSuppressed(cause);
-                    }
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        ShardTasks.atOnce(shards.length, s -> p.size(s) > 0, workers, s -> {
+            runPart(batch, result, p, s);
+            return null;
+        });
     }
 
     /**

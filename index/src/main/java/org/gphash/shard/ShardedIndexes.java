@@ -8,8 +8,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.function.IntFunction;
 
@@ -226,36 +224,7 @@ public final class ShardedIndexes implements ShardedIndexFactory {
      * shard order once all are done, or throws the first failure with the others suppressed.
      */
     static <T> List<T> onEveryShard(int n, ExecutorService workers, IntFunction<T> work) {
-        List<CompletableFuture<T>> others = new ArrayList<>(n);
-        for (int s = 1; s < n; s++) {
-            int shard = s;
-            others.add(CompletableFuture.supplyAsync(() -> work.apply(shard), workers));
-        }
-        List<T> results = new ArrayList<>(n);
-        RuntimeException failure = null;
-        try {
-            results.add(work.apply(0));
-        } catch (RuntimeException e) {
-            failure = e;
-            results.add(null);
-        }
-        for (CompletableFuture<T> f : others) {
-            try {
-                results.add(f.join());
-            } catch (CompletionException e) {
-                RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
-                if (failure == null) {
-                    failure = cause;
-                } else {
-                    failure.addSuppressed(cause);
-                }
-                results.add(null);
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
-        return results;
+        return ShardTasks.atOnce(n, s -> true, workers, work);
     }
 
     /** Removes what a failed create made: the shard pools, a manifest in the writing, the directory. */

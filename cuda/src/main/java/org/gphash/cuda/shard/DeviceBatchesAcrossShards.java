@@ -12,8 +12,6 @@ import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.stream.Collectors;
@@ -34,6 +32,7 @@ import org.gphash.cuda.pipeline.DeviceShardSplit.PartColumns;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DevicePointer;
 import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.shard.ShardTasks;
 
 /**
  * A sharded index's GPU features ({@link org.gphash.GPHashIndex#gpu()}): a device-resident batch is
@@ -163,41 +162,26 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
             starts[i] = start;
             start += totals[i];
         }
-        List<CompletableFuture<Void>> others = new ArrayList<>(shards.length);
-        int mine = -1;
-        for (int i = 0; i < shards.length; i++) {
-            if (totals[i] == 0) {
-                continue;
-            }
-            if (mine < 0) {
-                mine = i;
-                continue;
-            }
-            int shard = i;
-            others.add(CompletableFuture.runAsync(() -> s.runPart(shard, starts[shard], totals[shard], writes, reads), workers));
-        }
         RuntimeException failure = null;
         try {
-            s.runPart(mine, starts[mine], totals[mine], writes, reads);
+            ShardTasks.atOnce(shards.length, i -> totals[i] > 0, workers, i -> {
+                s.runPart(i, starts[i], totals[i], writes, reads);
+                return null;
+            });
         } catch (RuntimeException e) {
             failure = e;
-        }
-        for (CompletableFuture<Void> f : others) {
-            try {
-                f.join();
-            } catch (CompletionException e) {
-                RuntimeException cause = e.getCause() instanceof RuntimeException r ? r : e;
-                if (failure == null) {
-                    failure = cause;
-                } else {
-                    failure.addSuppressed(cause);
-                }
-            }
         }
         // The parts that ran have their outcomes merged whatever another part threw, as a batch on one
         // pool reports the operations before its failure.
         long t2 = System.nanoTime();
-        s.split.merge(codes, reads ? out : 0);
+        try {
+            s.split.merge(codes, reads ? out : 0);
+        } catch (RuntimeException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
         long t3 = System.nanoTime();
         splitNanos.add(t1 - t0);
         runNanos.add(t2 - t1);
