@@ -29,13 +29,14 @@ public interface EngineFactory {
      * ({@link org.gphash.GpuFeatures#executeOnDevice}). The view is closed (when it is
      * {@link AutoCloseable}) before the shards are.
      *
+     * @param dir       the sharded index's directory (for errors that name the index)
      * @param shards    the shards' engines, in shard order, all made by this factory
      * @param shardSeed the seed of the shard function ({@code org.gphash.shard.ShardFunction})
      * @param workers   threads the view may run shards' parts on
      * @return the view, or empty where the backend offers none (the CPU engine)
      */
-    default java.util.Optional<org.gphash.GpuFeatures> gpuFeaturesAcross(java.util.List<Engine> shards, long shardSeed,
-                                                                          java.util.concurrent.Executor workers) {
+    default java.util.Optional<org.gphash.GpuFeatures> gpuFeaturesAcross(java.nio.file.Path dir, java.util.List<Engine> shards,
+                                                                          long shardSeed, java.util.concurrent.Executor workers) {
         return java.util.Optional.empty();
     }
 

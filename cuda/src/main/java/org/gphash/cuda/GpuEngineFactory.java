@@ -21,8 +21,8 @@ public final class GpuEngineFactory implements EngineFactory {
 
     /** Device-resident batches across GPU shards, split on the GPU that holds them ({@link DeviceBatchesAcrossShards}). */
     @Override
-    public java.util.Optional<org.gphash.GpuFeatures> gpuFeaturesAcross(java.util.List<Engine> shards, long shardSeed,
-                                                                         java.util.concurrent.Executor workers) {
+    public java.util.Optional<org.gphash.GpuFeatures> gpuFeaturesAcross(java.nio.file.Path dir, java.util.List<Engine> shards,
+                                                                         long shardSeed, java.util.concurrent.Executor workers) {
         java.util.List<GpuEngine> gpus = new java.util.ArrayList<>(shards.size());
         for (Engine e : shards) {
             if (!(e instanceof GpuEngine g)) {
@@ -30,7 +30,7 @@ public final class GpuEngineFactory implements EngineFactory {
             }
             gpus.add(g);
         }
-        return java.util.Optional.of(new DeviceBatchesAcrossShards(gpus, shardSeed, workers));
+        return java.util.Optional.of(new DeviceBatchesAcrossShards(dir, gpus, shardSeed, workers));
     }
 
     @Override

@@ -140,6 +140,10 @@ class ShardedDeviceBatchesTest {
             for (long k = 0; k < 100; k++) {
                 assertArrayEquals(value(k, 1), sharded.get(k), "key " + k);
             }
+            // A view kept past the index's close refuses, naming the index.
+            sharded.close();
+            org.gphash.IndexClosedException closed = assertThrows(org.gphash.IndexClosedException.class, () -> device.runOn(gpu));
+            assertTrue(closed.getMessage().contains("sharded"), closed.getMessage());
         }
     }
 

@@ -75,7 +75,7 @@ public final class ShardedIndexes implements ShardedIndexFactory {
             long seed = config.seed().isPresent() ? mix(config.seed().getAsLong()) : nonZeroRandom();
             ShardManifest manifest = new ShardManifest(n, seed, geometry, System.currentTimeMillis(), ids);
             manifest.write(dir);
-            return new ShardedEngine(dir, manifest, shards, workers, factory.gpuFeaturesAcross(List.of(shards), seed, workers),
+            return new ShardedEngine(dir, manifest, shards, workers, factory.gpuFeaturesAcross(dir, List.of(shards), seed, workers),
                     Duration.ofNanos(System.nanoTime() - started));
         } catch (RuntimeException | Error e) {
             // Undo the create: what was made is closed and removed, the directory with it.
@@ -100,7 +100,7 @@ public final class ShardedIndexes implements ShardedIndexFactory {
                     s -> factory.open(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible))));
             java.util.Optional<org.gphash.GpuFeatures> gpu;
             try {
-                gpu = factory.gpuFeaturesAcross(List.of(shards), manifest.seed(), workers);
+                gpu = factory.gpuFeaturesAcross(dir, List.of(shards), manifest.seed(), workers);
             } catch (RuntimeException | Error e) {
                 closeAll(List.of(shards), e);
                 throw e;

@@ -10,10 +10,12 @@ import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
 import jcuda.CudaException;
@@ -24,6 +26,7 @@ import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.GpuFeatures;
+import org.gphash.IndexClosedException;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.cuda.GpuEngine;
@@ -61,6 +64,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     /** Operations split at once; larger batches run in slices of this many, one after another (batch order kept). */
     static final long SLICE = 1L << 24;
 
+    private final Path dir;
     private final GpuEngine[] shards;
     private final long seed;
     private final Executor workers;
@@ -72,20 +76,21 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     private volatile boolean closed;
     /** Whether a shard on another GPU reads its part on the split's GPU where the two GPUs allow it. */
     private final boolean peerReads;
-    private final java.util.concurrent.atomic.LongAdder splitNanos = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder runNanos = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder mergeNanos = new java.util.concurrent.atomic.LongAdder();
-    private final java.util.concurrent.atomic.LongAdder slices = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder splitNanos = new LongAdder();
+    private final LongAdder runNanos = new LongAdder();
+    private final LongAdder mergeNanos = new LongAdder();
+    private final LongAdder slices = new LongAdder();
 
     /**
      * The view over {@code shards}, which a sharded index keyed by {@code seed} placed on their GPUs.
      *
+     * @param dir     the sharded index's directory
      * @param shards  the shards' engines, in shard order
      * @param seed    the shard function's seed (the manifest's)
      * @param workers threads to run shards' parts on beside the caller's
      */
-    public DeviceBatchesAcrossShards(List<GpuEngine> shards, long seed, Executor workers) {
-        this(shards, seed, workers, true);
+    public DeviceBatchesAcrossShards(Path dir, List<GpuEngine> shards, long seed, Executor workers) {
+        this(dir, shards, seed, workers, true);
     }
 
     /**
@@ -93,7 +98,8 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
      * split's, as where GPUs cannot reach each other's memory (for the tests of that route on machines
      * whose GPUs can).
      */
-    DeviceBatchesAcrossShards(List<GpuEngine> shards, long seed, Executor workers, boolean peerReads) {
+    DeviceBatchesAcrossShards(Path dir, List<GpuEngine> shards, long seed, Executor workers, boolean peerReads) {
+        this.dir = dir;
         this.peerReads = peerReads;
         this.shards = shards.toArray(GpuEngine[]::new);
         this.seed = seed;
@@ -108,7 +114,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     @Override
     public void executeOnDevice(long n, long kinds, long keys, long values, long codes, long out) {
         if (closed) {
-            throw new IllegalStateException("the sharded index is closed");
+            throw new IndexClosedException(dir);
         }
         if (n <= 0) {
             return;
@@ -201,7 +207,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
      * @return split, run and merge nanoseconds, and slices
      */
     public long[] stageNanos(boolean reset) {
-        java.util.concurrent.atomic.LongAdder[] all = {splitNanos, runNanos, mergeNanos, slices};
+        LongAdder[] all = {splitNanos, runNanos, mergeNanos, slices};
         long[] v = new long[all.length];
         for (int i = 0; i < all.length; i++) {
             v[i] = reset ? all[i].sumThenReset() : all[i].sum();
@@ -232,7 +238,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
         synchronized (made) {
             if (closed) {
                 s.close();
-                throw new IllegalStateException("the sharded index is closed");
+                throw new IndexClosedException(dir);
             }
             made.add(s);
         }

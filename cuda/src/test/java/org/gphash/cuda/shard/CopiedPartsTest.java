@@ -60,7 +60,7 @@ class CopiedPartsTest {
                 shards.add((GpuEngine) se.shard(s));
             }
             boolean ordered = se.ordersOperationsOnAKey();
-            try (DeviceBatchesAcrossShards copying = new DeviceBatchesAcrossShards(shards, se.manifest().seed(), workers, false)) {
+            try (DeviceBatchesAcrossShards copying = new DeviceBatchesAcrossShards(t.pool("sharded"), shards, se.manifest().seed(), workers, false)) {
                 Random random = new Random(32);
                 BatchResult rc = new BatchResult(VS, 1);
                 long version = 0;
