@@ -138,6 +138,42 @@ public final class GpuTestSupport implements AutoCloseable {
         }
     }
 
+    /**
+     * A batch of {@code n} plain operations on keys {@code keyBase} to {@code keyBase + keySpace - 1},
+     * of every plain kind or only {@code only} (when not null), values versioned on from
+     * {@code version[0]}. Keys repeat only where {@code repeats}: without the index mirror a batch's
+     * operations on one key run in no promised order, so tests that may run there ask for none.
+     */
+    public static org.gphash.Batch plainBatch(java.util.Random random, int n, int keySize, long keyBase, int keySpace,
+                                              boolean repeats, org.gphash.OpKind only, long[] version) {
+        org.gphash.Batch batch = org.gphash.Batch.create(keySize, VALUE_SIZE, n);
+        java.util.Set<Long> used = new java.util.HashSet<>();
+        while (batch.size() < n) {
+            long k = keyBase + random.nextInt(keySpace);
+            if (repeats || used.add(k)) {
+                org.gphash.OpKind kind = only != null ? only : PLAIN_KINDS[random.nextInt(PLAIN_KINDS.length)];
+                batch.add(kind, key(k, keySize), kind.hasValue() ? value(k, ++version[0]) : null);
+            }
+        }
+        return batch;
+    }
+
+    /** A device batch's outcomes and values read against the CPU engine's result of the same batch. */
+    public static void assertSameResults(org.gphash.Batch batch, org.gphash.BatchResult expected, DeviceBatch device,
+                                         String where) {
+        byte[] codes = device.downloadCodes();
+        byte[] values = device.downloadValues().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        int vs = (int) (values.length / Math.max(1, batch.size()));
+        for (int i = 0; i < batch.size(); i++) {
+            String what = where + " op " + i + " " + batch.kind(i);
+            org.junit.jupiter.api.Assertions.assertEquals(expected.outcome(i), org.gphash.Outcome.ofCode(codes[i]), what);
+            if (expected.outcome(i) == org.gphash.Outcome.FOUND || expected.outcome(i) == org.gphash.Outcome.REPLACED) {
+                org.junit.jupiter.api.Assertions.assertArrayEquals(expected.value(i),
+                        java.util.Arrays.copyOfRange(values, i * vs, (i + 1) * vs), what + ": value");
+            }
+        }
+    }
+
     /** Key {@code k} as {@code keySize} bytes (little-endian number, then a pattern for longer keys). */
     public static byte[] key(long k, int keySize) {
         if (keySize < 8) {

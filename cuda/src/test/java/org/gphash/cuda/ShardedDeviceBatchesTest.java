@@ -9,10 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -23,7 +21,6 @@ import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.GpuFeatures;
 import org.gphash.OpKind;
-import org.gphash.Outcome;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.index.CpuEngine;
 import org.gphash.index.VerifyReport;
@@ -41,7 +38,7 @@ import org.junit.jupiter.api.Timeout;
  * from several threads at once; and a batch the view refuses changes nothing. With one GPU, both
  * shards share it and no part is copied.
  */
-class ShardedDeviceBatchesTest {
+public class ShardedDeviceBatchesTest {
 
     private static final int KS = 8;
     private static final int VS = GpuTestSupport.VALUE_SIZE;
@@ -61,30 +58,8 @@ class ShardedDeviceBatchesTest {
                      .shards(Math.max(2, visible)).keySize(KS).valueSize(VS).initialCapacity(1024).seed(13).create()) {
             GpuFeatures gpu = sharded.gpu().orElseThrow();
             System.out.printf("sharded device batches: %s, %d shards%n", gpu.deviceName(), sharded.shardStats().size());
-            boolean ordered = sharded.engine().ordersOperationsOnAKey();
-            Random random = new Random(31);
+            roundsMatchOneCpuPool(sharded, gpu, cpu, 24, 31);
             BatchResult rc = new BatchResult(VS, 1);
-            long version = 0;
-            for (int round = 0; round < 24; round++) {
-                int source = round % visible;
-                int n = 1 + random.nextInt(round % 6 == 5 ? 60_000 : 4_000);
-                Batch batch = Batch.create(KS, VS, n);
-                Set<Long> used = new HashSet<>();
-                while (batch.size() < n) {
-                    long k = random.nextInt(ordered ? 3 * n + 10 : 200_000);  // repeated where the engine orders them
-                    if (ordered || used.add(k)) {
-                        OpKind kind = round < 3 ? OpKind.INSERT : GpuTestSupport.PLAIN_KINDS[random.nextInt(GpuTestSupport.PLAIN_KINDS.length)];
-                        batch.add(kind, key(k, KS), kind.hasValue() ? value(k, ++version) : null);
-                    }
-                }
-                cpu.execute(batch, rc);
-                try (DeviceBatch device = new DeviceBatch(CudaRuntime.get(source), KS, VS, n)) {
-                    device.upload(batch);
-                    device.runOn(gpu);
-                    assertSame(batch, rc, device, "round " + round + " (batch on GPU " + source + ")");
-                }
-                assertEquals(cpu.stats().size(), sharded.size(), "round " + round + ": item count");
-            }
             // Gets only, with no values column: the view passes none to the shards.
             Batch gets = Batch.create(KS, VS, 5000);
             for (long k = 0; k < 5000; k++) {
@@ -95,7 +70,7 @@ class ShardedDeviceBatchesTest {
                 device.upload(gets);
                 gpu.executeOnDevice(5000, GpuEngine.address(device.kinds()), GpuEngine.address(device.keys()), 0,
                         GpuEngine.address(device.codes()), GpuEngine.address(device.out()));
-                assertSame(gets, rc, device, "gets without a values column");
+                GpuTestSupport.assertSameResults(gets, rc, device, "gets without a values column");
             }
             long items = 0;
             ShardedEngine shards = (ShardedEngine) sharded.engine();
@@ -107,6 +82,33 @@ class ShardedDeviceBatchesTest {
                 items += report.items();
             }
             assertEquals(cpu.stats().size(), items);
+        }
+    }
+
+    /**
+     * Runs {@code rounds} batches through {@code view}, each on the next GPU in turn, and the same
+     * batches on {@code cpu}: the same outcomes and values read, and the same item count. Batches of
+     * 1 to 4,000 operations, every sixth up to 60,000; the first three all inserts; keys repeated
+     * where the index orders a key's operations.
+     */
+    public static void roundsMatchOneCpuPool(GPHashIndex sharded, GpuFeatures view, Engine cpu, int rounds, long seed) {
+        int visible = CudaRuntime.deviceCount();
+        boolean ordered = sharded.engine().ordersOperationsOnAKey();
+        Random random = new Random(seed);
+        BatchResult rc = new BatchResult(VS, 1);
+        long[] version = {0};
+        for (int round = 0; round < rounds; round++) {
+            int source = round % visible;
+            int n = 1 + random.nextInt(round % 6 == 5 ? 60_000 : 4_000);
+            Batch batch = GpuTestSupport.plainBatch(random, n, KS, 0, ordered ? 3 * n + 10 : 200_000, ordered,
+                    round < 3 ? OpKind.INSERT : null, version);
+            cpu.execute(batch, rc);
+            try (DeviceBatch device = new DeviceBatch(CudaRuntime.get(source), KS, VS, n)) {
+                device.upload(batch);
+                device.runOn(view);
+                GpuTestSupport.assertSameResults(batch, rc, device, "round " + round + " (batch on GPU " + source + ")");
+            }
+            assertEquals(cpu.stats().size(), sharded.size(), "round " + round + ": item count");
         }
     }
 
@@ -166,25 +168,19 @@ class ShardedDeviceBatchesTest {
                     done.add(pool.submit(() -> {
                         Random random = new Random(50 + me);
                         BatchResult rc = new BatchResult(VS, 1);
-                        long version = 0;
+                        long[] version = {0};
                         try (DeviceBatch device = new DeviceBatch(CudaRuntime.get(me % visible), KS, VS, 30_000)) {
                             for (int round = 0; round < 10; round++) {
                                 int n = 2_000 + random.nextInt(28_000);
-                                Batch batch = Batch.create(KS, VS, n);
-                                Set<Long> used = new HashSet<>();
-                                while (batch.size() < n) {
-                                    long k = me * 1_000_000L + random.nextInt(40_000);  // each thread's own keys
-                                    if (ordered || used.add(k)) {
-                                        OpKind kind = GpuTestSupport.PLAIN_KINDS[random.nextInt(GpuTestSupport.PLAIN_KINDS.length)];
-                                        batch.add(kind, key(k, KS), kind.hasValue() ? value(k, ++version) : null);
-                                    }
-                                }
+                                // Each thread's own keys.
+                                Batch batch = GpuTestSupport.plainBatch(random, n, KS, me * 1_000_000L, 40_000, ordered, null,
+                                        version);
                                 synchronized (cpu) {
                                     cpu.execute(batch, rc);
                                 }
                                 device.upload(batch);
                                 device.runOn(gpu);
-                                assertSame(batch, rc, device, "thread " + me + ", round " + round);
+                                GpuTestSupport.assertSameResults(batch, rc, device, "thread " + me + ", round " + round);
                             }
                         }
                         return null;
@@ -197,18 +193,6 @@ class ShardedDeviceBatchesTest {
                 pool.shutdownNow();
             }
             assertEquals(cpu.stats().size(), sharded.size());
-        }
-    }
-
-    /** The device batch's outcomes and values read against the CPU engine's result of the same batch. */
-    private static void assertSame(Batch batch, BatchResult expected, DeviceBatch device, String what) {
-        byte[] codes = device.downloadCodes();
-        byte[] values = device.downloadValues().toArray(ValueLayout.JAVA_BYTE);
-        for (int i = 0; i < batch.size(); i++) {
-            assertEquals(expected.outcome(i), Outcome.ofCode(codes[i]), what + ", op " + i);
-            if (expected.outcome(i) == Outcome.FOUND || expected.outcome(i) == Outcome.REPLACED) {
-                assertArrayEquals(expected.value(i), java.util.Arrays.copyOfRange(values, i * VS, (i + 1) * VS), what + ", op " + i);
-            }
         }
     }
 }
