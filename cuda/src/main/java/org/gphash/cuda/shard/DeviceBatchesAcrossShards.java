@@ -226,7 +226,11 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
             throw new IllegalArgumentException("the keys column at 0x" + Long.toHexString(address)
                     + " is not in GPU memory the CUDA driver knows: " + e.getMessage(), e);
         }
-        if (ordinal[0] < 0 || ordinal[0] >= CudaRuntime.MAX_DEVICES) {
+        if (ordinal[0] < 0) {
+            throw new IllegalArgumentException("the keys column at 0x" + Long.toHexString(address) + " is host memory; a "
+                    + "sharded index splits device-resident batches on the GPU that holds them (run host batches with execute)");
+        }
+        if (ordinal[0] >= CudaRuntime.MAX_DEVICES) {
             throw new IllegalArgumentException("the keys column at 0x" + Long.toHexString(address) + " is on GPU "
                     + ordinal[0] + ", beyond the " + CudaRuntime.MAX_DEVICES + " GPUs a process addresses");
         }
