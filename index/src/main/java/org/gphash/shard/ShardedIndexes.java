@@ -8,10 +8,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.function.IntFunction;
 
 import org.gphash.GPHashConfig;
+import org.gphash.GpuFeatures;
 import org.gphash.PoolConfigMismatchException;
 import org.gphash.error.PoolExistsException;
 import org.gphash.error.PoolFormatException;
@@ -98,7 +100,7 @@ public final class ShardedIndexes implements ShardedIndexFactory {
         try {
             Engine[] shards = everyShard(manifest.shards(), workers,
                     s -> factory.open(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible))));
-            java.util.Optional<org.gphash.GpuFeatures> gpu;
+            Optional<GpuFeatures> gpu;
             try {
                 gpu = factory.gpuFeaturesAcross(dir, List.of(shards), manifest.seed(), workers);
             } catch (RuntimeException | Error e) {
