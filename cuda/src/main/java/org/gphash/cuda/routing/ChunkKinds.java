@@ -28,6 +28,8 @@ public final class ChunkKinds {
      */
     private int uniform = -1;
     private static final int VALUE_WRITES = FIELDS;
+    /** The whole batch's counts, scratch for {@link #preparePart} (kept: a part is prepared per batch and shard). */
+    private final long[] wholeBatch = new long[FIELDS];
 
     /** Starts on kinds {@code [0, n)} of {@code kinds}, in chunks of {@code chunk}; nothing is counted yet. Returns this. */
     public ChunkKinds prepare(MemorySegment kinds, int n, int chunk) {
@@ -45,7 +47,7 @@ public final class ChunkKinds {
      */
     public ChunkKinds preparePart(MemorySegment kinds, MemorySegment positions, int n, int chunk, int batchSize) {
         start(kinds, positions, n, chunk);
-        long[] whole = new long[FIELDS];
+        long[] whole = wholeBatch;
         KindCounts.count(kinds, 0, batchSize, whole);
         uniform = -1;
         for (int f = 0; f < FIELDS; f++) {
