@@ -21,7 +21,7 @@ import java.util.Locale;
  * @param smallReadSlots    such batches in flight at once (1 to 1024): each slot has its own buffers,
  *                          stream and events
  * @param smallWritesMax    writing batches of at most this many operations, keys distinct, run as one
- *                          launch of one block (0: never; at most 32, the kernel's limit)
+ *                          launch of one block (0: never; at most 1024, {@link #SMALL_WRITES_LIMIT})
  * @param distinctWritesMax writing batches (or chunks) of at most this many operations are checked for
  *                          distinct keys on the host, and when distinct skip the pipeline's grouping
  *                          (0: never; 32 measured best, 1024 lost 0.82x to 0.98x under YCSB's client)
@@ -39,11 +39,14 @@ public record GpuTuning(int smallReadsMax, int smallReadSlots, int smallWritesMa
     /** The system property a builder's default tuning reads ({@link #fromSystemProperty()}). */
     public static final String PROPERTY = "gphash.gpuTuning";
 
-    /** The most operations a one-launch writing batch holds: the kernel's limit (kSmallWritesMax). */
-    public static final int SMALL_WRITES_LIMIT = 32;
+    /**
+     * The most operations {@code smallWritesMax} may let a one-launch writing batch hold (kSmallWritesMax):
+     * one block strides over every stage, and past a few hundred operations the pipeline's many blocks win.
+     */
+    public static final int SMALL_WRITES_LIMIT = 1024;
 
     /** The defaults, as measured (see each component). */
-    public static final GpuTuning DEFAULTS = new GpuTuning(1024, 32, SMALL_WRITES_LIMIT, 32, 1024, true, false);
+    public static final GpuTuning DEFAULTS = new GpuTuning(1024, 32, 128, 32, 1024, true, false);
 
     /** Checks the fields: each names what is wrong in its exception. */
     public GpuTuning {

@@ -34,8 +34,9 @@ namespace gphash {
 
 // Threads of the one block (org.gphash.cuda.runtime.Launcher.BLOCK).
 constexpr int kSmallWritesThreads = 256;
-// Operations of a batch this kernel runs at most (org.gphash.cuda.pipeline.BatchPipeline.SMALL_WRITES_MAX).
-constexpr int kSmallWritesMax = 32;
+// Operations of a batch this kernel runs at most (org.gphash.GpuTuning.SMALL_WRITES_LIMIT); any size up to
+// the pipeline buffers' smallest capacity class (4096) would run, since every stage strides.
+constexpr int kSmallWritesMax = 1024;
 
 constexpr int kSmallReads = 1;
 constexpr int kSmallWrites = 2;

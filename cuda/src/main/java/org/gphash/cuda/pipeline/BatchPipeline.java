@@ -241,7 +241,7 @@ public final class BatchPipeline implements AutoCloseable {
     }
 
     /**
-     * Runs a writing batch of at most {@link GpuTuning#SMALL_WRITES_LIMIT} operations whose keys are distinct, in
+     * Runs a writing batch of at most {@link GpuTuning#smallWritesMax()} operations whose keys are distinct, in
      * one launch of one block (pipeline/pipe_small_writes.cuh) and one copy each way: {@code io} holds
      * the batch staged ({@link SmallWrites#stage}), its descriptor pointing into {@code io}'s device
      * buffers; the counters, codes and values read come back into {@code io}'s pinned memory. Waits;

@@ -87,7 +87,7 @@ public final class MirrorPath implements BatchPath {
         this.pipeline = new BatchPipeline(kernels, geometry, tuning);
         this.mirror = new DeviceIndexMirror(kernels);
         this.small = new SmallReads(kernels.smallReads, geometry.keySize(), geometry.valueSize(), tuning.smallReadSlots());
-        this.smallWrites = new SmallWrites(geometry.keySize(), geometry.valueSize());
+        this.smallWrites = new SmallWrites(tuning.smallWritesMax(), geometry.keySize(), geometry.valueSize());
         this.ahead = new HeapGrowthAhead(parts.pool(), parts.cuda(), tuning.growHeapAhead());
         this.lanes = new HostLane[LANES];
         for (int i = 0; i < LANES; i++) {

@@ -69,9 +69,10 @@ class RouterTest {
 
     @Test
     void aSingleWriteAmongGetsTakesTheBatchOffTheReadSlots() {
-        Batch b = batch(OpKind.GET, 100);
+        int gets = GpuTuning.DEFAULTS.smallWritesMax();
+        Batch b = batch(OpKind.GET, gets);
         b.add(OpKind.PUT, key(5000), new byte[VS]);
-        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, b), "101 operations, one a write");
+        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, b), (gets + 1) + " operations, one a write");
         Batch small = batch(OpKind.GET, 9);
         small.add(OpKind.DELETE, key(5000), null);
         assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.BATCH, small), "10 distinct keys, one a delete");
@@ -81,8 +82,9 @@ class RouterTest {
     void smallWritingBatchesOfDistinctKeysRunInOneLaunch() {
         for (OpKind kind : new OpKind[] {OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE, OpKind.READ_MODIFY_WRITE}) {
             assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.BATCH, batch(kind, 1)), kind.name());
-            assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.BATCH, batch(kind, 32)), kind.name());
-            assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, batch(kind, 33)), kind.name());
+            int max = GpuTuning.DEFAULTS.smallWritesMax();
+            assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.BATCH, batch(kind, max)), kind.name());
+            assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, batch(kind, max + 1)), kind.name());
         }
         Batch repeated = batch(OpKind.PUT, 5);
         repeated.add(OpKind.DELETE, key(3), null);
@@ -157,7 +159,7 @@ class RouterTest {
         Random random = new Random(25);
         Set<Route> seen = EnumSet.noneOf(Route.class);
         for (int round = 0; round < 3000; round++) {
-            GpuTuning tuning = new GpuTuning(random.nextInt(64), 1, random.nextInt(33), 32, 1024, true, false);
+            GpuTuning tuning = new GpuTuning(random.nextInt(64), 1, random.nextInt(100), 32, 1024, true, false);
             Router router = new Router(tuning, round % 5 != 0);
             int n = random.nextInt(80);
             int space = 1 + random.nextInt(round % 2 == 0 ? 10 : 10_000);
@@ -230,7 +232,7 @@ class RouterTest {
         FakeEngine engine = new FakeEngine();
         engine.declining.add(Route.PIPELINE);
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> MIRROR.run(Call.BATCH, batch(OpKind.PUT, 100), new BatchResult(VS, 100), engine));
+                () -> MIRROR.run(Call.BATCH, batch(OpKind.PUT, 2000), new BatchResult(VS, 2000), engine));
         assertTrue(e.getMessage().contains("PIPELINE"), e.getMessage());
     }
 
