@@ -54,10 +54,11 @@ __global__ void pairs(uint8_t* pool, const uint64_t* at, uint64_t n) {
 }
 
 // A whole 64-byte line a write: 8 lanes, 8 bytes each (a bucket's meta words side by side).
-__global__ void lines(uint8_t* pool, const uint64_t* at, uint64_t n) {
+// `stride`: the line of every stride-th address (2 for the lines of the 2-a-line list).
+__global__ void lines(uint8_t* pool, const uint64_t* at, uint64_t n, uint64_t stride) {
     const uint64_t lane = threadIdx.x & 7;
     for (uint64_t i = gthread() >> 3; i < n; i += gthreads() >> 3) {
-        auto* d = reinterpret_cast<volatile unsigned long long*>(pool + (at[i] & ~63ull));
+        auto* d = reinterpret_cast<volatile unsigned long long*>(pool + (at[i * stride] & ~63ull));
         d[lane] = i + lane;
         __threadfence_system();
     }
@@ -110,9 +111,21 @@ int main(int argc, char** argv) {
     auto blocks = sorted_random(n, kIndexBytes, kHeapBytes / 128, 128, 2);
     std::vector<uint64_t> dense(n);
     for (uint64_t i = 0; i < n; ++i) dense[i] = kIndexBytes + i * 128;
+    // The same number of writes, k of them to each 64-byte line (adjacent slots): do writes that
+    // share a line cost more than writes to lines of their own?
+    auto shared_lines = [&](uint64_t k) {
+        std::vector<uint64_t> lines_at = sorted_random(n / k, 0, kIndexBytes / 64, 64, 4);
+        std::vector<uint64_t> v;
+        for (uint64_t line : lines_at) for (uint64_t j = 0; j < k; ++j) v.push_back(line + 16 * j);
+        return v;
+    };
+    std::vector<uint64_t> pairs_at = shared_lines(2), quads_at = shared_lines(4);
     std::vector<uint64_t> unsorted_slots(slots);
     std::shuffle(unsorted_slots.begin(), unsorted_slots.end(), std::mt19937_64(3));
-    uint64_t *d_slots, *d_blocks, *d_dense, *d_unsorted;
+    uint64_t *d_slots, *d_blocks, *d_dense, *d_unsorted, *d_pairs, *d_quads;
+    CK(cudaMalloc(&d_pairs, n * 8)); CK(cudaMalloc(&d_quads, n * 8));
+    CK(cudaMemcpy(d_pairs, pairs_at.data(), n * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_quads, quads_at.data(), n * 8, cudaMemcpyHostToDevice));
     uint8_t* d_src;
     CK(cudaMalloc(&d_slots, n * 8)); CK(cudaMalloc(&d_blocks, n * 8)); CK(cudaMalloc(&d_dense, n * 8));
     CK(cudaMalloc(&d_unsorted, n * 8)); CK(cudaMalloc(&d_src, 4096 * 128));
@@ -155,8 +168,11 @@ int main(int argc, char** argv) {
     timed("meta words 8B, sorted slots, fence", n * 8.0, [&] { words<true><<<grid, 256, 0, s1>>>(pool, d_slots, n); });
     timed("meta words 8B, sorted slots, no fence", n * 8.0, [&] { words<false><<<grid, 256, 0, s1>>>(pool, d_slots, n); });
     timed("meta words 8B, unsorted slots, fence", n * 8.0, [&] { words<true><<<grid, 256, 0, s1>>>(pool, d_unsorted, n); });
+    timed("meta words 8B, 2 a line, fence", n * 8.0, [&] { words<true><<<grid, 256, 0, s1>>>(pool, d_pairs, n); });
+    timed("meta words 8B, 4 a line, fence", n * 8.0, [&] { words<true><<<grid, 256, 0, s1>>>(pool, d_quads, n); });
+    timed("whole 64B lines, the 2-a-line lines (M/s: words)", n * 32.0, [&] { lines<<<grid, 256, 0, s1>>>(pool, d_pairs, n / 2, 2); });
     timed("claim+key 16B, sorted slots, fence", n * 16.0, [&] { pairs<<<grid, 256, 0, s1>>>(pool, d_slots, n); });
-    timed("whole 64B lines, sorted, fence", n * 64.0, [&] { lines<<<grid, 256, 0, s1>>>(pool, d_slots, n); });
+    timed("whole 64B lines, sorted, fence", n * 64.0, [&] { lines<<<grid, 256, 0, s1>>>(pool, d_slots, n, 1); });
     timed("values then meta words (one stream)", vbytes + n * 8.0, [&] {
         values<true><<<grid, 256, 0, s1>>>(pool, d_blocks, d_src, n);
         words<true><<<grid, 256, 0, s1>>>(pool, d_slots, n);

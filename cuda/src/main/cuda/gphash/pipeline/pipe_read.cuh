@@ -108,6 +108,12 @@ __device__ void pipe_gather(const TableParams& t, const PipeParams& p, const Cac
 
 // Sub-groups of lanes per sorted position: every output value not yet in place.
 __device__ void pipe_fanout(const TableParams& t, const PipeParams& p) {
+    if (pipe_count(p, kPipeUngrouped) != 0) {
+        // Every group is one operation (pipe_identity_groups), whose pool value the gather wrote to its
+        // output, and no earlier member can be a value's source: nothing is left to hand out. Walking
+        // the positions anyway was most of a negative search's read stage.
+        return;
+    }
     const PipeBatch& b = pipe_batch(p);
     const uint64_t vs = static_cast<uint64_t>(t.value_size);
     const ValueLanes v = value_lanes(vs);
