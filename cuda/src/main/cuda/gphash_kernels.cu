@@ -183,6 +183,10 @@ extern "C" __global__ void gphash_pipe_publish(TableParams t, TableParams mt, Pi
     gphash::pipe_publish(t, mt, p);
 }
 
+extern "C" __global__ void gphash_pipe_publish_lines(TableParams t, TableParams mt, PipeParams p) {
+    gphash::pipe_publish_lines(t, mt, p);
+}
+
 extern "C" __global__ void gphash_pipe_cache_mirror(TableParams t, TableParams mt, PipeParams p, CacheParams c) {
     gphash::pipe_cache_mirror(t, mt, p, c);
 }

@@ -185,6 +185,8 @@ __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, c
     small_writes_stamp(stamps, 9);
     pipe_publish(t, mt, p);
     __syncthreads();
+    pipe_publish_lines(t, mt, p);
+    __syncthreads();
     small_writes_stamp(stamps, 10);
     if ((flags & kSmallCacheOn) != 0) {
         pipe_cache_mirror(t, mt, p, c);

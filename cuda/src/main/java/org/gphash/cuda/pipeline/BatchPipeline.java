@@ -402,6 +402,7 @@ public final class BatchPipeline implements AutoCloseable {
             Launcher.launchBlocks(k.writeKeys, grid(c), stream, table, p);
             profile.mark(stream);
             Launcher.launchBlocks(k.publish, grid(c), stream, table, mirrorTable, p);
+            Launcher.launchBlocks(k.publishLines, grid(c * 4), stream, table, mirrorTable, p);
             profile.mark(stream);
             if (cacheOn) {
                 Launcher.launchBlocks(k.cacheMirror, warpGrid(c), stream, table, mirrorTable, p, cache);
