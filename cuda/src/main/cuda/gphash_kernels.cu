@@ -177,14 +177,12 @@ extern "C" __global__ void gphash_pipe_bin_slots(PipeParams p) {
     gphash::bin_scatter(p, gphash::kPipeSlotWrites, reinterpret_cast<uint32_t*>(p.slot_writes), nullptr);
 }
 
-extern "C" __global__ void gphash_pipe_write_keys(TableParams t, PipeParams p) { gphash::pipe_write_keys(t, p); }
+extern "C" __global__ void gphash_pipe_write_keys(TableParams t, TableParams mt, PipeParams p) {
+    gphash::pipe_write_keys(t, mt, p);
+}
 
 extern "C" __global__ void gphash_pipe_publish(TableParams t, TableParams mt, PipeParams p) {
     gphash::pipe_publish(t, mt, p);
-}
-
-extern "C" __global__ void gphash_pipe_publish_lines(TableParams t, TableParams mt, PipeParams p) {
-    gphash::pipe_publish_lines(t, mt, p);
 }
 
 extern "C" __global__ void gphash_pipe_cache_mirror(TableParams t, TableParams mt, PipeParams p, CacheParams c) {

@@ -180,12 +180,10 @@ __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, c
     bin_scatter(p, kPipeSlotWrites, arr<uint32_t>(p.slot_writes), nullptr);
     __syncthreads();
     small_writes_stamp(stamps, 8);
-    pipe_write_keys(t, p);
+    pipe_write_keys(t, mt, p);
     __syncthreads();
     small_writes_stamp(stamps, 9);
     pipe_publish(t, mt, p);
-    __syncthreads();
-    pipe_publish_lines(t, mt, p);
     __syncthreads();
     small_writes_stamp(stamps, 10);
     if ((flags & kSmallCacheOn) != 0) {

@@ -2,14 +2,9 @@
 // each phase a kernel whose threads fence their pool stores (so a phase is durable before the next
 // begins) and each issuing its stores in address order:
 //   V  every new value into a block taken from the heap, lowest addresses first (ascending);
-//   K  every inserted key into its claimed slot, with the INSERT state (slots in address order);
-//   M  every slot's new meta word: published item, new value offset, or EMPTY (address order). Where
-//      slots are 16 bytes (8-byte keys), the mirror takes the words first and then every written
-//      slot's whole 64-byte line goes from the mirror to the pool in one store (pipe_publish_lines):
-//      the link's cost is per transaction, and a whole line costs less than an 8-byte word
-//      (docs/FACTS.md). The mirror is the pool's exact copy, so the line's other slots are written
-//      as they already are; a torn line leaves each word old or new, and a meta word is the only
-//      word of its slot this phase changes (keys were written in phase K, into the mirror at claim);
+//   K  every inserted key into its claimed slot, with the INSERT state (slots in address order), by
+//      whole 64-byte lines from the mirror where slots are 16 bytes (pipe_write_keys);
+//   M  every slot's new meta word: published item, new value offset, or EMPTY (address order);
 // then the mirror, BktCache and the heap follow (GPU memory only). A crash leaves each slot EMPTY,
 // INSERT (cleared by recovery) or a whole item, exactly as the CPU engine's protocol does.
 #pragma once
@@ -73,19 +68,56 @@ __device__ void pipe_write_values(const TableParams& t, const PipeParams& p) {
     }
 }
 
-// Phase K: each inserted key, with the INSERT state, into its slot.
-__device__ void pipe_write_keys(const TableParams& t, const PipeParams& p) {
+constexpr uint64_t kPoolLine = 64;
+
+// Whether phase K writes into global bucket x by whole lines (pipe_write_keys): slots of 16 bytes,
+// so a line holds whole slots, and the bucket 64-byte aligned in the pool and in the mirror, so a
+// slot's line is inside its bucket in both.
+__device__ __forceinline__ bool keys_by_line(const TableParams& t, const TableParams& mt, uint64_t x) {
+    if (t.slot_size != 16 || t.bucket_size % kPoolLine != 0) {
+        return false;
+    }
+    return ((pool_slot_of(t, x, 0) | reinterpret_cast<uintptr_t>(mirror_slot_of(mt, x, 0))) & (kPoolLine - 1)) == 0;
+}
+
+// Lane `quarter` (0 to 3) of four: its 16 bytes of slot `slot`'s 64-byte line, from the mirror into
+// the pool (global bucket x, keys_by_line), then the fence. Four lanes side by side make one
+// write of the whole line.
+__device__ __forceinline__ void copy_line_to_pool(const TableParams& t, const TableParams& mt, uint8_t* pool,
+                                                  uint64_t x, uint64_t slot, uint64_t quarter) {
+    const uint64_t line = (slot - pool_slot_of(t, x, 0)) & ~(kPoolLine - 1);  // within the bucket
+    const auto* from = reinterpret_cast<const unsigned long long*>(mirror_slot_of(mt, x, 0) + line) + 2 * quarter;
+    uint8_t* to = pool + pool_slot_of(t, x, 0) + line + 16 * quarter;
+    const unsigned long long a = __ldcg(from);
+    const unsigned long long b = __ldcg(from + 1);
+    asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(to), "l"(a), "l"(b) : "memory");
+    persist_fence();
+}
+
+// Phase K: each inserted key, with the INSERT state, into its slot, four lanes a slot write. Where
+// keys_by_line, the slot's whole line from the mirror, since the link's cost is per write and a whole
+// line is the cheapest write (docs/FACTS.md): the mirror has held the claim (INSERT) and the key since
+// the place stage, and the line's other slots as the pool has them (this batch's new meta words reach
+// the mirror only in phase M, after the pool). Two inserts into one line both copy it, the same bytes.
+// Nothing a reader of the mirror could find changes. Otherwise one store of the pair.
+__device__ void pipe_write_keys(const TableParams& t, const TableParams& mt, const PipeParams& p) {
     const uint64_t n = pipe_count(p, kPipeSlotWrites);
     const PipeBatch& b = pipe_batch(p);
     uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
-    for (uint64_t i = global_thread(); i < n; i += global_threads()) {
+    const uint64_t quarter = threadIdx.x & 3;
+    for (uint64_t i = global_thread() >> 2; i < n; i += global_threads() >> 2) {
         const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
         if (arr<const uint32_t>(p.g_action)[e] != kActInsert) {
             continue;
         }
-        const uint32_t op = arr<const uint32_t>(p.owner)[e];  // the operation whose key names the group
-        store_claim_and_key(t, pool, arr<const uint64_t>(p.g_slot)[e],
-                            arr<const uint8_t>(b.keys) + static_cast<uint64_t>(op) * t.key_size);
+        const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
+        const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
+        if (keys_by_line(t, mt, x)) {
+            copy_line_to_pool(t, mt, pool, x, slot, quarter);
+        } else if (quarter == 0) {
+            const uint32_t op = arr<const uint32_t>(p.owner)[e];  // the operation whose key names the group
+            store_claim_and_key(t, pool, slot, arr<const uint8_t>(b.keys) + static_cast<uint64_t>(op) * t.key_size);
+        }
     }
 }
 
@@ -99,20 +131,10 @@ __device__ __forceinline__ uint64_t net_meta(const PipeParams& p, uint32_t e, ui
     }
 }
 
-constexpr uint64_t kPoolLine = 64;
-
-// Whether slot writes into global bucket x are published as whole lines (pipe_publish_lines): slots
-// of 16 bytes, so a line holds whole slots, and the bucket 64-byte aligned in the pool and in the
-// mirror, so a slot's line is inside its bucket in both. Anything else publishes word by word.
-__device__ __forceinline__ bool publish_by_line(const TableParams& t, const TableParams& mt, uint64_t x) {
-    if (t.slot_size != 16 || t.bucket_size % kPoolLine != 0) {
-        return false;
-    }
-    return ((pool_slot_of(t, x, 0) | reinterpret_cast<uintptr_t>(mirror_slot_of(mt, x, 0))) & (kPoolLine - 1)) == 0;
-}
-
-// Phase M, step 1: each slot's new meta word into the mirror (and its tag); where the slot's bucket is
-// not published by lines, into the pool first.
+// Phase M: each slot's new meta word into the pool, then into the mirror (and its tag). Word by word,
+// not by lines as phase K: a line holding this batch's other new words would have to come from the
+// mirror, and a reader of the mirror (small reads run beside a batch) must never see a word before
+// the pool has it.
 __device__ void pipe_publish(const TableParams& t, const TableParams& mt, const PipeParams& p) {
     const uint64_t n = pipe_count(p, kPipeSlotWrites);
     uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
@@ -127,9 +149,7 @@ __device__ void pipe_publish(const TableParams& t, const TableParams& mt, const 
             const uint64_t meta = net_meta(p, e, action);
             const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
             const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
-            if (!publish_by_line(t, mt, x)) {
-                publish_slot(pool, slot, meta);
-            }
+            publish_slot(pool, slot, meta);
             mirror_store_meta(mt, x, slot_index_of(t, x, slot), meta);
             added = action == kActInsert;
             removed = action == kActDelete;
@@ -140,31 +160,6 @@ __device__ void pipe_publish(const TableParams& t, const TableParams& mt, const 
             if (a != 0) atomicAdd(pipe_counters(p) + kPipeItemsAdded, static_cast<unsigned long long>(a));
             if (r != 0) atomicAdd(pipe_counters(p) + kPipeItemsRemoved, static_cast<unsigned long long>(r));
         }
-    }
-}
-
-// Phase M, step 2 (after step 1 is done everywhere): every slot write published by lines copies its
-// slot's 64-byte line from the mirror into the pool, four lanes of 16 bytes (one store a warp makes
-// one write), then fences. Two writes into one line both copy it: the same bytes, and rarer than the
-// extra pass that would find them (about one update in eight at 16M keys).
-__device__ void pipe_publish_lines(const TableParams& t, const TableParams& mt, const PipeParams& p) {
-    const uint64_t n = pipe_count(p, kPipeSlotWrites);
-    uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
-    const uint64_t quarter = threadIdx.x & 3;
-    for (uint64_t i = global_thread() >> 2; i < n; i += global_threads() >> 2) {
-        const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
-        const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
-        if (!publish_by_line(t, mt, x)) {
-            continue;
-        }
-        const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
-        const uint64_t line = (slot - pool_slot_of(t, x, 0)) & ~(kPoolLine - 1);  // within the bucket
-        const auto* from = reinterpret_cast<const unsigned long long*>(mirror_slot_of(mt, x, 0) + line) + 2 * quarter;
-        uint8_t* to = pool + pool_slot_of(t, x, 0) + line + 16 * quarter;
-        const unsigned long long a = __ldcg(from);
-        const unsigned long long b = __ldcg(from + 1);
-        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(to), "l"(a), "l"(b) : "memory");
-        persist_fence();
     }
 }
 

@@ -399,10 +399,9 @@ public final class BatchPipeline implements AutoCloseable {
             Launcher.launchBlocks(k.binSlots, grid(c), stream, p);
             profile.mark(stream);
             // WRITE_KEYS (phase K), PUBLISH (phase M)
-            Launcher.launchBlocks(k.writeKeys, grid(c), stream, table, p);
+            Launcher.launchBlocks(k.writeKeys, grid(c * 4), stream, table, mirrorTable, p);
             profile.mark(stream);
             Launcher.launchBlocks(k.publish, grid(c), stream, table, mirrorTable, p);
-            Launcher.launchBlocks(k.publishLines, grid(c * 4), stream, table, mirrorTable, p);
             profile.mark(stream);
             if (cacheOn) {
                 Launcher.launchBlocks(k.cacheMirror, warpGrid(c), stream, table, mirrorTable, p, cache);

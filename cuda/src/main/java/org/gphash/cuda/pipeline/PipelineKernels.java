@@ -38,7 +38,6 @@ public final class PipelineKernels {
     final CUfunction binSlots;
     final CUfunction writeKeys;
     final CUfunction publish;
-    final CUfunction publishLines;
     final CUfunction cacheMirror;
     final CUfunction retire;
     final CUfunction smallReads;
@@ -83,7 +82,6 @@ public final class PipelineKernels {
         binSlots = cuda.function("gphash_pipe_bin_slots");
         writeKeys = cuda.function("gphash_pipe_write_keys");
         publish = cuda.function("gphash_pipe_publish");
-        publishLines = cuda.function("gphash_pipe_publish_lines");
         cacheMirror = cuda.function("gphash_pipe_cache_mirror");
         retire = cuda.function("gphash_pipe_retire");
         smallReads = cuda.function("gphash_pipe_small_reads");
