@@ -181,8 +181,16 @@ extern "C" __global__ void gphash_pipe_write_keys(TableParams t, TableParams mt,
     gphash::pipe_write_keys(t, mt, p);
 }
 
-extern "C" __global__ void gphash_pipe_publish(TableParams t, TableParams mt, PipeParams p) {
-    gphash::pipe_publish(t, mt, p);
+extern "C" __global__ void gphash_pipe_line_table(TableParams t, TableParams mt, PipeParams p) {
+    gphash::pipe_line_table(t, mt, p);
+}
+
+extern "C" __global__ void gphash_pipe_publish_pool(TableParams t, TableParams mt, PipeParams p) {
+    gphash::pipe_publish_pool(t, mt, p);
+}
+
+extern "C" __global__ void gphash_pipe_publish_mirror(TableParams t, TableParams mt, PipeParams p) {
+    gphash::pipe_publish_mirror(t, mt, p);
 }
 
 extern "C" __global__ void gphash_pipe_cache_mirror(TableParams t, TableParams mt, PipeParams p, CacheParams c) {

@@ -73,6 +73,9 @@ struct PipeParams {
     uint64_t blocks;          // uint64_t[capacity]: blocks taken from the heap, ascending
     uint64_t counters;        // unsigned long long[kPipeCounterCount]
     uint64_t address_shift;   // address bin of a pool offset: offset >> address_shift (< kAddressBins)
+    // the lines phase M writes (pipe_write.cuh), a hash table of table_capacity entries
+    uint64_t lines;           // unsigned long long: a 64-byte pool line's offset | mask of its slots written (4 bits), or 0
+    uint64_t line_groups;     // uint32_t[4] per entry: the group writing each slot of the line (where its mask bit is set)
 };
 
 // Counters of one batch (and the list lengths stages read).

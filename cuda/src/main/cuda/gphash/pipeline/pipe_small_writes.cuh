@@ -118,6 +118,14 @@ __device__ __forceinline__ void small_writes_clear_bin(const PipeParams& p) {
     __syncthreads();
 }
 
+// Empties the lines table phase M gathers a batch's lines in (its 2 x capacity entries: a few hundred
+// here, where the pipeline clears it with a memset). The barrier after is the caller's.
+__device__ __forceinline__ void small_writes_clear_lines(const PipeParams& p) {
+    for (uint64_t i = threadIdx.x; i < p.table_capacity; i += blockDim.x) {
+        arr<unsigned long long>(p.lines)[i] = 0;
+    }
+}
+
 // The whole batch. `flags`: kSmallReads, kSmallWrites, kSmallCacheOn. One block of kSmallWritesThreads.
 // `stamps`: null, or 13 clock readings (small_writes_stamp).
 __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, const PipeParams& p,
@@ -174,6 +182,7 @@ __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, c
                        pipe_counters(p) + kPipeBlocksTaken, pipe_counters(p) + kPipeHeapShort);
     small_writes_stamp(stamps, 7);
     // WRITE_VALUES (phase V), WRITE_KEYS (phase K), PUBLISH (phase M), then GPU memory only
+    small_writes_clear_lines(p);
     small_writes_clear_bin(p);
     pipe_write_values(t, p);
     __syncthreads();
@@ -183,7 +192,11 @@ __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, c
     pipe_write_keys(t, mt, p);
     __syncthreads();
     small_writes_stamp(stamps, 9);
-    pipe_publish(t, mt, p);
+    pipe_line_table(t, mt, p);
+    __syncthreads();
+    pipe_publish_pool(t, mt, p);
+    __syncthreads();
+    pipe_publish_mirror(t, mt, p);
     __syncthreads();
     small_writes_stamp(stamps, 10);
     if ((flags & kSmallCacheOn) != 0) {

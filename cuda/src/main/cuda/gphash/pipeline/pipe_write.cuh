@@ -4,7 +4,8 @@
 //   V  every new value into a block taken from the heap, lowest addresses first (ascending);
 //   K  every inserted key into its claimed slot, with the INSERT state (slots in address order), by
 //      whole 64-byte lines from the mirror where slots are 16 bytes (pipe_write_keys);
-//   M  every slot's new meta word: published item, new value offset, or EMPTY (address order);
+//   M  every slot's new meta word: published item, new value offset, or EMPTY (address order), by whole
+//      64-byte lines where slots are 16 bytes, each line once (pipe_line_table, pipe_publish_pool);
 // then the mirror, BktCache and the heap follow (GPU memory only). A crash leaves each slot EMPTY,
 // INSERT (cleared by recovery) or a whole item, exactly as the CPU engine's protocol does.
 #pragma once
@@ -131,13 +132,105 @@ __device__ __forceinline__ uint64_t net_meta(const PipeParams& p, uint32_t e, ui
     }
 }
 
-// Phase M: each slot's new meta word into the pool, then into the mirror (and its tag). Word by word,
-// not by lines as phase K: a line holding this batch's other new words would have to come from the
-// mirror, and a reader of the mirror (small reads run beside a batch) must never see a word before
-// the pool has it.
-__device__ void pipe_publish(const TableParams& t, const TableParams& mt, const PipeParams& p) {
+// Phase M writes the pool first and the mirror after, since a reader of the mirror (small reads run
+// beside a batch) must never see a word before the pool has it. Where keys_by_line, it writes whole
+// 64-byte lines, the cheapest write the link takes (docs/FACTS.md): a line's four slots as the mirror
+// still holds them (the pool's exact copy), with this batch's new meta words in place of the old.
+// Two slot writes may share a line (about one in eight at 16M keys), and a line written once per
+// slot write would lose all but one of their words; so the batch's lines are gathered first in a
+// hash table (PipeParams.lines: the line's pool offset and a mask of its slots written, with each
+// such slot's group beside it), and the line's first slot write writes it. Three steps, each done
+// everywhere before the next: pipe_line_table, pipe_publish_pool, pipe_publish_mirror.
+
+// A line's first entry in the lines table (then linear probing).
+__device__ __forceinline__ uint64_t line_home(uint64_t line, uint64_t entries) {
+    uint64_t h = (line >> 6) * 0x9E3779B97F4A7C15ull;
+    return (h ^ (h >> 29)) & (entries - 1);
+}
+
+// The lines table's entry of `line`, which pipe_line_table put there.
+__device__ __forceinline__ uint64_t line_entry(const PipeParams& p, uint64_t line) {
+    const auto* keys = arr<const unsigned long long>(p.lines);
+    uint64_t h = line_home(line, p.table_capacity);
+    while ((keys[h] & ~(kPoolLine - 1)) != line) {
+        h = (h + 1) & (p.table_capacity - 1);
+    }
+    return h;
+}
+
+// Step 1 (keys_by_line buckets), a thread per slot write: its line into the lines table (the first
+// writer claims the entry, the others OR their slot's bit in), its group beside it. The table's keys
+// are zero before (the run's memset; small writes clear their prefix). A slot has one writer.
+__device__ void pipe_line_table(const TableParams& t, const TableParams& mt, const PipeParams& p) {
+    const uint64_t n = pipe_count(p, kPipeSlotWrites);
+    auto* keys = arr<unsigned long long>(p.lines);
+    for (uint64_t i = global_thread(); i < n; i += global_threads()) {
+        const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
+        const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
+        if (!keys_by_line(t, mt, x)) {
+            continue;
+        }
+        const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
+        const uint64_t line = slot & ~(kPoolLine - 1);  // the bucket is line-aligned in the pool
+        const unsigned long long bit = 1ull << ((slot - line) >> 4);
+        uint64_t h = line_home(line, p.table_capacity);
+        for (;;) {
+            const unsigned long long old = atomicCAS(keys + h, 0ull, line | bit);
+            if (old == 0) {
+                break;
+            }
+            if ((old & ~(kPoolLine - 1)) == line) {
+                atomicOr(keys + h, bit);
+                break;
+            }
+            h = (h + 1) & (p.table_capacity - 1);
+        }
+        arr<uint32_t>(p.line_groups)[4 * h + ((slot - line) >> 4)] = e;
+    }
+}
+
+// Step 2, four lanes per slot write, in address order: the pool. A line's first slot write (lowest
+// bit of its mask) writes the whole line, lane `quarter` its slot `quarter`: the mirror's key and
+// meta word, or the new word where that slot is written. Other buckets: the slot's new word alone.
+// Then the fence.
+__device__ void pipe_publish_pool(const TableParams& t, const TableParams& mt, const PipeParams& p) {
     const uint64_t n = pipe_count(p, kPipeSlotWrites);
     uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
+    const uint32_t quarter = threadIdx.x & 3;
+    for (uint64_t i = global_thread() >> 2; i < n; i += global_threads() >> 2) {
+        const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
+        const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
+        const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
+        if (!keys_by_line(t, mt, x)) {
+            if (quarter == 0) {
+                publish_slot(pool, slot, net_meta(p, e, arr<const uint32_t>(p.g_action)[e]));
+            }
+            continue;
+        }
+        const uint64_t line = slot & ~(kPoolLine - 1);
+        const uint64_t h = line_entry(p, line);
+        const uint32_t mask = static_cast<uint32_t>(arr<const unsigned long long>(p.lines)[h] & 15u);
+        if (static_cast<uint64_t>(__ffs(mask) - 1) != ((slot - line) >> 4)) {
+            continue;  // the line's first slot write writes it
+        }
+        const uint64_t base = pool_slot_of(t, x, 0);
+        const auto* from = reinterpret_cast<const unsigned long long*>(mirror_slot_of(mt, x, 0) + (line - base)) + 2 * quarter;
+        unsigned long long meta = __ldcg(from);
+        const unsigned long long key = __ldcg(from + 1);
+        if ((mask >> quarter) & 1u) {
+            const uint32_t g = arr<const uint32_t>(p.line_groups)[4 * h + quarter];
+            meta = net_meta(p, g, arr<const uint32_t>(p.g_action)[g]);
+        }
+        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(pool + line + 16 * quarter), "l"(meta), "l"(key)
+                     : "memory");
+        persist_fence();
+    }
+}
+
+// Step 3, after the pool everywhere: each slot's new meta word into the mirror (and its tag), and the
+// item counts.
+__device__ void pipe_publish_mirror(const TableParams& t, const TableParams& mt, const PipeParams& p) {
+    const uint64_t n = pipe_count(p, kPipeSlotWrites);
     const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
     for (uint64_t i0 = global_thread() - lane; i0 < n; i0 += global_threads()) {
         const uint64_t i = i0 + lane;
@@ -146,11 +239,9 @@ __device__ void pipe_publish(const TableParams& t, const TableParams& mt, const 
         if (i < n) {
             const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
             const uint32_t action = arr<const uint32_t>(p.g_action)[e];
-            const uint64_t meta = net_meta(p, e, action);
             const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
             const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
-            publish_slot(pool, slot, meta);
-            mirror_store_meta(mt, x, slot_index_of(t, x, slot), meta);
+            mirror_store_meta(mt, x, slot_index_of(t, x, slot), net_meta(p, e, action));
             added = action == kActInsert;
             removed = action == kActDelete;
         }

@@ -401,7 +401,10 @@ public final class BatchPipeline implements AutoCloseable {
             // WRITE_KEYS (phase K), PUBLISH (phase M)
             Launcher.launchBlocks(k.writeKeys, grid(c * 4), stream, table, mirrorTable, p);
             profile.mark(stream);
-            Launcher.launchBlocks(k.publish, grid(c), stream, table, mirrorTable, p);
+            cuMemsetD8Async(b.lines.pointer(), (byte) 0, t * 8, stream);
+            Launcher.launchBlocks(k.lineTable, grid(c), stream, table, mirrorTable, p);
+            Launcher.launchBlocks(k.publishPool, grid(c * 4), stream, table, mirrorTable, p);
+            Launcher.launchBlocks(k.publishMirror, grid(c), stream, table, mirrorTable, p);
             profile.mark(stream);
             if (cacheOn) {
                 Launcher.launchBlocks(k.cacheMirror, warpGrid(c), stream, table, mirrorTable, p, cache);

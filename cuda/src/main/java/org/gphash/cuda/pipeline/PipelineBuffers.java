@@ -11,7 +11,8 @@ import org.gphash.format.Geometry;
 /**
  * The v2 pipeline's device memory, sized for a capacity class (a power of two of operations): the
  * per-operation arrays, the per-group arrays (indexed by the key table's entries, twice the capacity),
- * the lists stages build, the address bins and the gather buffer; and the PipeParams struct over them
+ * the lists stages build, the address bins, the gather buffer and the table of the lines phase M
+ * writes (as many entries as the key table); and the PipeParams struct over them
  * (pipeline/pipe_params.cuh). Not thread-safe.
  */
 public final class PipelineBuffers implements AutoCloseable {
@@ -56,10 +57,12 @@ public final class PipelineBuffers implements AutoCloseable {
     final DeviceBuffer binFill = new DeviceBuffer();
     private final DeviceBuffer gather = new DeviceBuffer();
     private final DeviceBuffer blocks = new DeviceBuffer();
+    final DeviceBuffer lines = new DeviceBuffer();
+    private final DeviceBuffer lineGroups = new DeviceBuffer();
     private final List<DeviceBuffer> all = List.of(descriptor, counters, kindCounts, sortKeys, sortVals, altKeys, altVals,
             lastSet, lastSrc, vsrc, owner, gStart, gEnd, gMeta, gSlot, gBucket, gFp, gHash, gAction, gSrc, gBlock, gRead,
             gNeed, groups, inserts, vwrites, deletes, unsortedOff, unsortedEnt, reads, slotWrites, bins, binStart, binFill,
-            gather, blocks);
+            gather, blocks, lines, lineGroups);
     private long capacity;
 
     PipelineBuffers(Geometry geometry) {
@@ -78,7 +81,8 @@ public final class PipelineBuffers implements AutoCloseable {
     /** GPU memory the buffers of a capacity class take (for the mode decision at open). */
     public static long bytesFor(long capacity, int valueSize) {
         long perOp = 4 * 4 + 3 * 4 + 4 * 5 + 12 + 8 + 8 + valueSize;   // sort, scans, lists, unsorted, blocks, gather
-        long perEntry = 2 * (4 * 7 + 8 * 4 + 8 * KernelParams.MAX_HASHES);  // group table entries: twice the capacity
+        long perEntry = 2 * (4 * 7 + 8 * 4 + 8 * KernelParams.MAX_HASHES   // group table entries: twice the capacity
+                + 8 + 4 * 4);                                                 // and the lines table's
         return capacity * (perOp + perEntry) + 3L * KernelParams.ADDRESS_BINS * 4 + (64L << 20);  // + scan/sort scratch
     }
 
@@ -123,6 +127,8 @@ public final class PipelineBuffers implements AutoCloseable {
             b.ensure(t * 8);
         }
         gHash.ensure(t * 8 * KernelParams.MAX_HASHES);
+        lines.ensure(t * 8);
+        lineGroups.ensure(t * 4 * 4);
         for (DeviceBuffer b : new DeviceBuffer[] {bins, binStart, binFill}) {
             b.ensure(KernelParams.ADDRESS_BINS * 4L);
         }
@@ -158,7 +164,7 @@ public final class PipelineBuffers implements AutoCloseable {
                 gSrc.address(), gBlock.address(), gRead.address(), gNeed.address(), groups.address(), inserts.address(),
                 vwrites.address(), deletes.address(), unsortedOff.address(), unsortedEnt.address(), reads.address(),
                 slotWrites.address(), bins.address(), binStart.address(), binFill.address(), gather.address(),
-                blocks.address(), countersAt, addressShift);
+                blocks.address(), countersAt, addressShift, lines.address(), lineGroups.address());
     }
 
     /** The address bin shift for a pool of {@code poolLength} bytes: at most {@code bins} (a power of two) bins. */

@@ -37,7 +37,9 @@ public final class PipelineKernels {
     final CUfunction writeValues;
     final CUfunction binSlots;
     final CUfunction writeKeys;
-    final CUfunction publish;
+    final CUfunction lineTable;
+    final CUfunction publishPool;
+    final CUfunction publishMirror;
     final CUfunction cacheMirror;
     final CUfunction retire;
     final CUfunction smallReads;
@@ -81,7 +83,9 @@ public final class PipelineKernels {
         writeValues = cuda.function("gphash_pipe_write_values");
         binSlots = cuda.function("gphash_pipe_bin_slots");
         writeKeys = cuda.function("gphash_pipe_write_keys");
-        publish = cuda.function("gphash_pipe_publish");
+        lineTable = cuda.function("gphash_pipe_line_table");
+        publishPool = cuda.function("gphash_pipe_publish_pool");
+        publishMirror = cuda.function("gphash_pipe_publish_mirror");
         cacheMirror = cuda.function("gphash_pipe_cache_mirror");
         retire = cuda.function("gphash_pipe_retire");
         smallReads = cuda.function("gphash_pipe_small_reads");

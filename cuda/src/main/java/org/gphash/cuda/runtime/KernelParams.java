@@ -81,7 +81,7 @@ public final class KernelParams {
     public static final int ADDRESS_BINS = 1 << 16;
     /** PipeBatch fields (pipeline/pipe_params.cuh). */
     public static final int PIPE_BATCH_FIELDS = 9;
-    public static final int PIPE_FIELDS = 38;
+    public static final int PIPE_FIELDS = 40;
     public static final int HEAP_FIELDS = 9;
     /** Tiles of the device-wide scans and sorts (device_scan.cuh, radix_sort.cuh). */
     public static final int SCAN_TILE = 2048;
