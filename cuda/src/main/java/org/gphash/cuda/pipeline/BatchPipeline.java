@@ -155,7 +155,8 @@ public final class BatchPipeline implements AutoCloseable {
         int slot = takeSlot();
         upload(stream, ops, slot);
         cuMemsetD8Async(b.kindCounts.pointer(), (byte) 0, 4 * 8L, stream);
-        Launcher.launchBlocks(k.countKinds, grid(ops.n()), stream, KernelParams.longs(b.descriptor.address()),
+        // Eight operations a thread: fewer blocks, each adding its sums once (pipeline.cuh).
+        Launcher.launchBlocks(k.countKinds, grid((ops.n() + 7) / 8), stream, KernelParams.longs(b.descriptor.address()),
                 KernelParams.longs(b.kindCounts.address()));
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), b.kindCounts.pointer(), 4 * 8L, stream);
