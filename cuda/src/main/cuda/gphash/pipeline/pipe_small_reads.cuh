@@ -3,8 +3,9 @@
 // at that size, ordering pool reads by address buys nothing. Here one sub-group of lanes per
 // operation: its first lane probes the HBM mirror by tags (tag_probe.cuh) and its lanes copy the
 // value from the pool. Gets of one key in one batch all see the batch-start value, as they do in
-// the pipeline, so no grouping is needed. Results go to one output buffer (values, then one code
-// byte per operation) so the host copies them back at once.
+// the pipeline, so no grouping is needed. A host batch's results go to one output buffer (values,
+// then one code byte per operation) so the host copies them back at once; a device-resident batch's
+// go straight to its columns.
 #pragma once
 #include <cstdint>
 #include "../cache_params.cuh"
@@ -22,7 +23,8 @@ namespace gphash {
 struct SmallReadsArgs {
     uint64_t n;      // operations
     uint64_t keys;   // const uint8_t[n * key_size]
-    uint64_t out;    // uint8_t[n * value_size] values, then uint8_t[n] outcome codes
+    uint64_t out;    // uint8_t[n * value_size]: the values found
+    uint64_t codes;  // uint8_t[n]: outcome codes (a host batch's right after its values, so that one copy brings both back)
     uint64_t clock;  // BktCache's clock, for its access counts
 };
 
@@ -42,7 +44,7 @@ __device__ void small_reads_by_warps(const TableParams& t, const TableParams& mt
             sub_copy(whole, arr<uint8_t>(a.out) + i * vs, pool + meta_value_offset(meta), vs);
         }
         if (lane_id() == 0) {
-            arr<uint8_t>(a.out)[a.n * vs + i] = w.match != 0 ? kFound : kNotFound;
+            arr<uint8_t>(a.codes)[i] = w.match != 0 ? kFound : kNotFound;
         }
         if (cache_on(c)) {
             record_group_access(t, c, w, 1, i, a.clock);
@@ -67,7 +69,7 @@ __device__ void pipe_small_reads(const TableParams& t, const TableParams& mt, co
         if (live && v.index == 0) {
             const uint8_t* key = arr<const uint8_t>(a.keys) + i * t.key_size;
             r = lookup_key(mt, hash_all<false>(t, key), key);
-            arr<uint8_t>(a.out)[a.n * vs + i] = r.found ? kFound : kNotFound;
+            arr<uint8_t>(a.codes)[i] = r.found ? kFound : kNotFound;
             if (cache_on(c)) {
                 record_lookup_access(c, r, 1, i, a.clock);
             }

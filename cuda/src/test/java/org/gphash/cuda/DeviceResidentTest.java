@@ -145,6 +145,69 @@ class DeviceResidentTest {
         }
     }
 
+    /**
+     * A device batch of gets up to {@code smallReadsMax} runs in one launch (the small reads kernel,
+     * reading and writing the caller's columns), a larger one through the pipeline; both give the CPU
+     * engine's outcomes and values, with keys absent and repeated.
+     */
+    @Test
+    void deviceBatchesOfGetsRunInOneLaunchUpToTheSmallReadsLimit() {
+        int vs = GpuTestSupport.VALUE_SIZE;
+        int limit = org.gphash.GpuTuning.DEFAULTS.smallReadsMax();
+        try (GpuTestSupport t = GpuTestSupport.create();
+             CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 8000, 29));
+             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 8000, 29))) {
+            Random random = new Random(29);
+            BatchResult rc = new BatchResult(vs, 1);
+            BatchResult rg = new BatchResult(vs, 1);
+            Batch load = Batch.create(8, vs, 3000);
+            for (long k = 0; k < 3000; k++) {
+                load.add(OpKind.INSERT, key(k, 8), value(k, 1));
+            }
+            cpu.execute(load, rc);
+            gpu.execute(load, rg);
+            CudaRuntime.get().bind();
+            int max = limit + 1;
+            CUdeviceptr dKinds = alloc(max);
+            CUdeviceptr dKeys = alloc(max * 8L);
+            CUdeviceptr dCodes = alloc(max);
+            CUdeviceptr dOut = alloc((long) max * vs);
+            try {
+                for (int n : new int[] {1, 37, limit, limit + 1}) {
+                    Batch batch = Batch.create(8, vs, n);
+                    for (int i = 0; i < n; i++) {
+                        batch.add(OpKind.GET, key(random.nextInt(6000), 8), null);  // half absent; keys repeat
+                    }
+                    cuMemcpyHtoD(dKinds, Pointer.to(batch.kinds().toArray(ValueLayout.JAVA_BYTE)), n);
+                    cuMemcpyHtoD(dKeys, Pointer.to(batch.keys().toArray(ValueLayout.JAVA_BYTE)), n * 8L);
+                    jcuda.driver.JCudaDriver.cuMemsetD8(dCodes, (byte) 0, n);
+                    long before = gpu.smallReadBatches();
+                    gpu.executeOnDevice(n, GpuEngine.address(dKinds), GpuEngine.address(dKeys), 0, GpuEngine.address(dCodes),
+                            GpuEngine.address(dOut));
+                    assertEquals(n <= limit ? before + 1 : before, gpu.smallReadBatches(),
+                            "a batch of " + n + " gets in one launch only up to " + limit);
+                    byte[] codes = new byte[n];
+                    byte[] out = new byte[n * vs];
+                    cuMemcpyDtoH(Pointer.to(codes), dCodes, n);
+                    cuMemcpyDtoH(Pointer.to(out), dOut, (long) n * vs);
+                    cpu.execute(batch, rc);
+                    for (int i = 0; i < n; i++) {
+                        assertEquals(rc.outcome(i), Outcome.ofCode(codes[i]), "batch of " + n + ", op " + i);
+                        if (rc.outcome(i) == Outcome.FOUND) {
+                            assertArrayEquals(rc.value(i), java.util.Arrays.copyOfRange(out, i * vs, (i + 1) * vs),
+                                    "batch of " + n + ", op " + i);
+                        }
+                    }
+                }
+            } finally {
+                CudaRuntime.get().bind();
+                for (CUdeviceptr p : new CUdeviceptr[] {dKinds, dKeys, dCodes, dOut}) {
+                    cuMemFree(p);
+                }
+            }
+        }
+    }
+
     private static CUdeviceptr alloc(long bytes) {
         CUdeviceptr p = new CUdeviceptr();
         cuMemAlloc(p, bytes);

@@ -297,6 +297,23 @@ public final class BatchPipeline implements AutoCloseable {
         return io.counters();
     }
 
+    /**
+     * Runs a device-resident batch of gets in one launch ({@link SmallReads#queueOnDevice}) on
+     * {@code stream} between this pipeline's events, and waits for it; its GPU time becomes
+     * {@link #lastGpuNanos()}.
+     */
+    void runGetsInOneLaunch(CUstream stream, SmallReads reads, long n, long keysAt, long outAt, long codesAt, byte[] table,
+                            byte[] mirrorTable, byte[] cache, long clock) {
+        int slot = takeSlot();
+        cuEventRecord(begin[slot], stream);
+        reads.queueOnDevice(stream, n, keysAt, outAt, codesAt, table, mirrorTable, cache, clock);
+        cuEventRecord(end[slot], stream);
+        cuEventSynchronize(end[slot]);
+        float[] ms = new float[1];
+        cuEventElapsedTime(ms, begin[slot], end[slot]);
+        lastGpuNanos = (long) (ms[0] * 1e6);
+    }
+
     /** The counters' copy back and the end event of a queued batch. */
     private Ticket finishEnqueue(CUstream stream, int slot, long n, long launch, boolean reads, boolean writes) {
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;

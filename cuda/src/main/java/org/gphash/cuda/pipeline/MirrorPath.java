@@ -601,6 +601,14 @@ public final class MirrorPath implements BatchPath {
             if (counts[1] > 0 && o == 0) {
                 throw new IllegalArgumentException("a device batch with reads needs its out buffer");
             }
+            if (router.runsDeviceGetsInOneLaunch(m, counts[0] == 0 && counts[2] == 0 && counts[1] == m)) {
+                BucketCache cache = parts.cache();
+                byte[] table = parts.tableParams();
+                cache.operationsRan(m, table);
+                pipeline.runGetsInOneLaunch(stream, small, m, key, o, code, table, mirrorTableParams(), cache.params(),
+                        cache.lastClock());
+                continue;
+            }
             runSlice(m, k, key, val, code, o, counts[0], counts[1] > 0, counts[0] + counts[2] > 0);
         }
         ahead.afterBatch(heap.freeBlocks(), heap.totalBlocks());

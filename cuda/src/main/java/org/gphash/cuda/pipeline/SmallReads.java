@@ -46,7 +46,7 @@ import org.gphash.spi.SubmittedBatch;
 public final class SmallReads implements AutoCloseable {
 
     /** Fields of SmallReadsArgs (pipe_small_reads.cuh). */
-    public static final int ARGS_FIELDS = 4;
+    public static final int ARGS_FIELDS = 5;
 
 
     // A slot's states: free; claimed and its batch being issued; issued and waiting for its
@@ -204,7 +204,9 @@ public final class SmallReads implements AutoCloseable {
             cuEventRecord(s.after, stream);
             cuStreamWaitEvent(s.stream, s.after, 0);
             s.keys.copyIn(keyBytes, s.stream);
-            byte[] args = KernelParams.longs(n, s.keys.deviceAddress(), s.out.deviceAddress(), s.clock);
+            // The codes right after the values, so that one copy brings both back.
+            byte[] args = KernelParams.longs(n, s.keys.deviceAddress(), s.out.deviceAddress(),
+                    s.out.deviceAddress() + (long) n * valueSize, s.clock);
             // One sub-group of lanes (a bucket's slots, at least 4) or one warp per get: enough blocks for all.
             Launcher.launch(kernel, (long) n * 32, s.stream, s.table, s.mirrorTable, s.cache, args);
             s.out.copyOut(outBytes, s.stream);
@@ -218,6 +220,18 @@ public final class SmallReads implements AutoCloseable {
         s.read = r;
         s.state.set(QUEUED);
         return r;
+    }
+
+    /**
+     * Queues a device-resident batch of {@code n} gets (at most {@link org.gphash.GpuTuning#smallReadsMax()})
+     * in one launch on {@code stream}, after what is there: keys are read from, and values and codes
+     * written to, the caller's columns in GPU memory. Does not wait. Under the engine's lock, with the
+     * parameters {@link #claim} would take.
+     */
+    void queueOnDevice(CUstream stream, long n, long keysAt, long outAt, long codesAt, byte[] table, byte[] mirrorTable,
+                       byte[] cache, long clock) {
+        Launcher.launch(kernel, n * 32, stream, table, mirrorTable, cache, KernelParams.longs(n, keysAt, outAt, codesAt, clock));
+        batches.increment();
     }
 
     /** Waits for the slot's batch (the caller moved it to HARVESTING), puts its results in place and frees it. */

@@ -181,6 +181,16 @@ public final class Router {
         return mirror && !batch.hasConditionalOperations() && count > Math.max(tuning.smallReadsMax(), tuning.smallWritesMax());
     }
 
+    /**
+     * Whether a device-resident batch of {@code n} operations ({@code Engine.executeOnDevice}), all of
+     * them gets by the GPU's count of its kinds, runs in one launch from its own columns (the small
+     * reads kernel) rather than through the pipeline: on the index mirror, up to
+     * {@link GpuTuning#smallReadsMax()}, as a host batch of gets does.
+     */
+    public boolean runsDeviceGetsInOneLaunch(long n, boolean onlyGets) {
+        return mirror && onlyGets && n >= 1 && n <= tuning.smallReadsMax();
+    }
+
     /** Whether the first {@code n} kinds are all GET (ordinal 0: eight at a time, a word of zeros). */
     static boolean onlyGets(MemorySegment kinds, int n) {
         int i = 0;
