@@ -18,7 +18,7 @@ class GpuTuningTest {
     @Test
     void theDefaultsAreTheMeasuredOnes() {
         GpuTuning d = GpuTuning.DEFAULTS;
-        assertEquals(1024, d.smallReadsMax());
+        assertEquals(4096, d.smallReadsMax());
         assertEquals(32, d.smallReadSlots());
         assertEquals(128, d.smallWritesMax());
         assertEquals(32, d.distinctWritesMax());

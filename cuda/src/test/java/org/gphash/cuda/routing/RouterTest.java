@@ -61,8 +61,9 @@ class RouterTest {
     @Test
     void smallBatchesOfGetsRunOnASlotFirstThenUnderTheLock() {
         assertArrayEquals(new Route[] {Route.SMALL_READS, Route.SMALL_READS_LOCKED}, routes(MIRROR, Call.BATCH, batch(OpKind.GET, 1)));
-        assertArrayEquals(new Route[] {Route.SMALL_READS, Route.SMALL_READS_LOCKED}, routes(MIRROR, Call.BATCH, batch(OpKind.GET, 1024)));
-        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, batch(OpKind.GET, 1025)));
+        int max = GpuTuning.DEFAULTS.smallReadsMax();
+        assertArrayEquals(new Route[] {Route.SMALL_READS, Route.SMALL_READS_LOCKED}, routes(MIRROR, Call.BATCH, batch(OpKind.GET, max)));
+        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, batch(OpKind.GET, max + 1)));
         // A segment of a conditional batch already holds the lock: no route outside it.
         assertArrayEquals(new Route[] {Route.SMALL_READS_LOCKED}, routes(MIRROR, Call.SEGMENT, batch(OpKind.GET, 7)));
     }
@@ -111,6 +112,19 @@ class RouterTest {
         Batch conditional = batch(OpKind.PUT, small + 100);
         conditional.compareAndSet(key(1), new byte[VS], new byte[VS]);
         assertFalse(MIRROR.runsInPlace(conditional, small + 1), "conditional operations compare on the host");
+    }
+
+    @Test
+    void deviceBatchesOfGetsUpToTheSmallReadsLimitRunInOneLaunchOnTheMirror() {
+        int max = GpuTuning.DEFAULTS.smallReadsMax();
+        assertTrue(MIRROR.runsDeviceGetsInOneLaunch(1, true));
+        assertTrue(MIRROR.runsDeviceGetsInOneLaunch(max, true));
+        assertFalse(MIRROR.runsDeviceGetsInOneLaunch(max + 1, true), "larger batches take the pipeline");
+        assertFalse(MIRROR.runsDeviceGetsInOneLaunch(8, false), "a batch that is not all gets takes the pipeline");
+        assertFalse(MIRROR.runsDeviceGetsInOneLaunch(0, true));
+        assertFalse(POOL.runsDeviceGetsInOneLaunch(8, true), "the pool path has no one-launch route");
+        Router none = new Router(GpuTuning.DEFAULTS.with("smallReadsMax=0"), true);
+        assertFalse(none.runsDeviceGetsInOneLaunch(1, true), "smallReadsMax=0 turns the one-launch reads off");
     }
 
     @Test
