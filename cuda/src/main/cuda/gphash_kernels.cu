@@ -125,8 +125,9 @@ extern "C" __global__ void gphash_mirror_build_tags(TableParams mt, unsigned lon
 }
 
 // The v2 batch pipeline (pipeline/), in the order the host queues it (org.gphash.cuda.pipeline.BatchPipeline).
-extern "C" __global__ void gphash_pipe_count_kinds(const PipeBatch* b, unsigned long long* out) {
-    gphash::pipe_count_kinds(*b, out);
+extern "C" __global__ void gphash_pipe_count_kinds(PipeBatch b, unsigned long long* sums, unsigned long long* host,
+                                                   unsigned long long seq) {
+    gphash::pipe_count_kinds(b, sums, host, seq);
 }
 
 extern "C" __global__ void gphash_pipe_group(TableParams t, PipeParams p) { gphash::pipe_group(t, p); }

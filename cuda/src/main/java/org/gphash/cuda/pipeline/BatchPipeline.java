@@ -8,13 +8,15 @@ import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamQuery;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
 
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import org.gphash.GpuTuning;
 import org.gphash.cuda.runtime.DeviceBuffer;
@@ -79,6 +81,11 @@ public final class BatchPipeline implements AutoCloseable {
     private final StageProfile profile = new StageProfile();
     private final PinnedBuffer hostDescriptor = new PinnedBuffer();
     private final PinnedBuffer hostCounters = new PinnedBuffer();
+    /** The kinds count's sums and its sequence number, written by the kernel ({@link #countKinds}). */
+    private final PinnedBuffer hostKinds = new PinnedBuffer();
+    private long countSequence;
+    /** Whether the count's sums in GPU memory are zero (the count's last block zeroes them; a failed count may not). */
+    private boolean kindSumsZero;
     private final CUevent[] begin = new CUevent[SLOTS];
     private final CUevent[] end = new CUevent[SLOTS];
     private int nextSlot;
@@ -110,6 +117,7 @@ public final class BatchPipeline implements AutoCloseable {
         }
         hostDescriptor.ensure(SLOTS * KernelParams.PIPE_BATCH_FIELDS * 8L);
         hostCounters.ensure(SLOTS * KernelParams.PIPE_COUNTERS * 8L);
+        hostKinds.ensure(4 * 8L);
     }
 
     /** Times every stage with GPU events from now on (or stops), clearing what was timed. */
@@ -152,21 +160,43 @@ public final class BatchPipeline implements AutoCloseable {
      */
     long[] countKinds(CUstream stream, DeviceOps ops) {
         ensureCapacity(Math.max(1, ops.n()));
-        int slot = takeSlot();
-        upload(stream, ops, slot);
-        cuMemsetD8Async(b.kindCounts.pointer(), (byte) 0, 4 * 8L, stream);
-        // Eight operations a thread: fewer blocks, each adding its sums once (pipeline.cuh).
-        Launcher.launchBlocks(k.countKinds, grid((ops.n() + 7) / 8), stream, KernelParams.longs(b.descriptor.address()),
-                KernelParams.longs(b.kindCounts.address()));
-        long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
-        cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), b.kindCounts.pointer(), 4 * 8L, stream);
-        cuStreamSynchronize(stream);
-        long[] c = new long[4];
-        for (int i = 0; i < 4; i++) {
-            c[i] = hostCounters.segment().get(ValueLayout.JAVA_LONG, at + i * 8L);
+        if (!kindSumsZero) {
+            cuMemsetD8Async(b.kindCounts.pointer(), (byte) 0, 4 * 8L, stream);
         }
-        return c;
+        long seq = ++countSequence;
+        kindSumsZero = false;  // until the count's last block has zeroed them again
+        // Eight operations a thread: fewer blocks, each adding its sums once (pipeline.cuh). The batch
+        // goes by value, and the sums come back by the kernel's own writes into registered memory:
+        // no copy either way, no stream synchronisation.
+        Launcher.launchBlocks(k.countKinds, grid((ops.n() + 7) / 8), stream,
+                KernelParams.longs(ops.n(), ops.kinds(), ops.keys(), ops.values(), ops.codes(), ops.out(), ops.ops(),
+                        ops.clock(), ops.outAt()),
+                KernelParams.longs(b.kindCounts.address()), KernelParams.longs(hostKinds.segment().address()),
+                KernelParams.longs(seq));
+        MemorySegment h = hostKinds.segment();
+        for (int spin = 1; (long) LONG.getAcquire(h, 24L) != seq; spin++) {
+            if ((spin & 0xFFF) == 0 && streamIdle(stream) && (long) LONG.getAcquire(h, 24L) != seq) {
+                throw new IllegalStateException("the count of a device batch's kinds ended without its sums");
+            }
+            Thread.onSpinWait();
+        }
+        kindSumsZero = true;
+        return new long[] {h.get(ValueLayout.JAVA_LONG, 0), h.get(ValueLayout.JAVA_LONG, 8), h.get(ValueLayout.JAVA_LONG, 16), 0};
     }
+
+    /** Whether everything queued on {@code stream} has run (a failure there is thrown). */
+    private static boolean streamIdle(CUstream stream) {
+        try {
+            return cuStreamQuery(stream) == CUresult.CUDA_SUCCESS;
+        } catch (jcuda.CudaException e) {
+            if (e.getMessage() != null && e.getMessage().contains(CUresult.stringFor(CUresult.CUDA_ERROR_NOT_READY))) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private static final java.lang.invoke.VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
     /** The next slot (descriptor, counters, events); callers keep fewer than SLOTS batches in flight. */
     private int takeSlot() {
@@ -498,6 +528,7 @@ public final class BatchPipeline implements AutoCloseable {
         sort.close();
         hostDescriptor.close();
         hostCounters.close();
+        hostKinds.close();
         smallWriteStamps.close();
         smallWriteGraphs.close();
         for (int i = 0; i < SLOTS; i++) {

@@ -53,6 +53,18 @@ class BucketCacheTest {
     }
 
     /** GETs of keys 0..HOT, many times: those buckets become the hottest. */
+    /**
+     * A GPU engine with manually loaded BktCache whose batches of gets all run through the pipeline,
+     * which reads cached buckets (smallReadsMax 0): a batch of gets small enough for one launch reads
+     * the pool, cache or not (docs/DESIGN.md, "Routes"), and these tests are about what the cache serves.
+     */
+    private static org.gphash.GPHashConfig throughThePipeline(java.nio.file.Path pool, long seed) {
+        return org.gphash.GPHashIndex.builder(pool).backend(org.gphash.Backend.GPU).keySize(8)
+                .valueSize(GpuTestSupport.VALUE_SIZE).levels(2).hashes(2).slotsPerBucket(8).initialCapacity(2 * KEYS)
+                .seed(seed).bucketCache(manualLoads().build()).gpuTuning(org.gphash.GpuTuning.DEFAULTS.with("smallReadsMax=0"))
+                .config();
+    }
+
     private static void readHotSet(GpuEngine gpu, int times) {
         Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, HOT);
         for (long k = 0; k < HOT; k++) {
@@ -68,8 +80,7 @@ class BucketCacheTest {
     void cachedBucketsNeverServeDeletedKeysOrStaleValues() {
         Random random = new Random(17);
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("fresh"), 8, 2, 2, 8, 2 * KEYS, 5,
-                     manualLoads().build()))) {
+             GpuEngine gpu = GpuEngine.create(throughThePipeline(t.pool("fresh"), 5))) {
             Map<Long, byte[]> model = new HashMap<>();
             fill(gpu, model);
             readHotSet(gpu, 20);  // well above the inserts' one count per candidate bucket
@@ -186,8 +197,7 @@ class BucketCacheTest {
     @Test
     void searchesOfACachedHotSetNeedNoPoolAccess() {
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("hits"), 8, 2, 2, 8, 2 * KEYS, 13,
-                     manualLoads().build()))) {
+             GpuEngine gpu = GpuEngine.create(throughThePipeline(t.pool("hits"), 13))) {
             fill(gpu, new HashMap<>());
             readHotSet(gpu, 20);
             gpu.reloadBucketCache(true);
