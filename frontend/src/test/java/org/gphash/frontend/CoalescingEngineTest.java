@@ -93,4 +93,74 @@ class CoalescingEngineTest {
             c.close();
         }
     }
+
+    /**
+     * A caller's batch of gets is never merged with other callers' batches (the GPU engine runs such
+     * batches side by side), and runs only after the caller's own queued operations: an async put
+     * still waiting behind a slow engine batch is seen by the same thread's batch of gets. Writing
+     * batches of the same size from the same threads are still merged.
+     */
+    @Test
+    void batchesOfGetsRunDirectlyAfterTheCallersQueuedOperations() throws Exception {
+        try (TestPools p = TestPools.create();
+             Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("g.pool")).keySize(8).valueSize(VALUE)
+                     .config())) {
+            java.util.List<Integer> getBatches = java.util.Collections.synchronizedList(new ArrayList<>());
+            java.util.List<Integer> putBatches = java.util.Collections.synchronizedList(new ArrayList<>());
+            Engine slow = new ForwardingEngine(cpu) {
+                @Override
+                public void execute(Batch batch, BatchResult result) {
+                    boolean gets = batch.onlyGets();
+                    (gets ? getBatches : putBatches).add(batch.size());
+                    try {
+                        // Long enough for the other threads' batches to queue meanwhile; a write the
+                        // longer, so that a batch of gets not waiting for it would miss it.
+                        Thread.sleep(gets ? 20 : 100);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    super.execute(batch, result);
+                }
+            };
+            CoalescingEngine c = new CoalescingEngine(slow, Coalescing.on(Duration.ZERO, 4096));
+            // One thread: an async put, queued behind the slow engine, then its own batch of gets.
+            byte[] v = value(7, 1);
+            CoalescedRequest put = c.submit(OpKind.PUT, key(7), java.lang.foreign.MemorySegment.ofArray(v), null);
+            Batch gets = Batch.create(8, VALUE, 1);
+            gets.add(OpKind.GET, key(7), null);
+            BatchResult r = new BatchResult(VALUE, 1);
+            c.execute(gets, r);
+            assertEquals(Outcome.FOUND, r.outcome(0), "the batch of gets saw the caller's put queued before it");
+            assertArrayEquals(v, r.value(0));
+            assertEquals(Outcome.INSERTED, put.join());
+            // Four threads at once, each a batch of 100 gets, then a batch of 100 puts.
+            getBatches.clear();
+            putBatches.clear();
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+            try {
+                List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    long base = t * 1000L;
+                    done.add(pool.submit(() -> {
+                        Batch g = Batch.create(8, VALUE, 100);
+                        Batch w = Batch.create(8, VALUE, 100);
+                        for (long k = base; k < base + 100; k++) {
+                            g.add(OpKind.GET, key(k), null);
+                            w.add(OpKind.PUT, key(k), java.lang.foreign.MemorySegment.ofArray(value(k, 2)));
+                        }
+                        c.execute(g, new BatchResult(VALUE, 100));
+                        c.execute(w, new BatchResult(VALUE, 100));
+                    }));
+                }
+                for (java.util.concurrent.Future<?> f : done) {
+                    f.get();
+                }
+            } finally {
+                pool.shutdown();
+            }
+            assertEquals(List.of(100, 100, 100, 100), getBatches, "every batch of gets ran alone");
+            assertTrue(putBatches.size() < 4, "batches of puts were merged: " + putBatches);
+            c.close();
+        }
+    }
 }
