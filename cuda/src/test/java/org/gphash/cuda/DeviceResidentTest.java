@@ -120,18 +120,8 @@ class DeviceResidentTest {
                     cuMemcpyHtoD(dKeys, Pointer.to(batch.keys().toArray(ValueLayout.JAVA_BYTE)), n * 8L);
                     cuMemcpyHtoD(dValues, Pointer.to(batch.values().toArray(ValueLayout.JAVA_BYTE)), (long) n * vs);
                     gpu.executeOnDevice(n, dKinds, dKeys, dValues, dCodes, dOut);
-                    byte[] codes = new byte[n];
-                    byte[] out = new byte[n * vs];
-                    cuMemcpyDtoH(Pointer.to(codes), dCodes, n);
-                    cuMemcpyDtoH(Pointer.to(out), dOut, (long) n * vs);
                     cpu.execute(batch, rc);
-                    for (int i = 0; i < n; i++) {
-                        assertEquals(rc.outcome(i), Outcome.ofCode(codes[i]), "round " + round + " op " + i);
-                        if (rc.outcome(i) == Outcome.FOUND || rc.outcome(i) == Outcome.REPLACED) {
-                            byte[] got = java.util.Arrays.copyOfRange(out, i * vs, (i + 1) * vs);
-                            assertArrayEquals(rc.value(i), got, "round " + round + " op " + i);
-                        }
-                    }
+                    assertSameResults(n, dCodes, dOut, rc, "round " + round);
                     assertEquals(cpu.stats().size(), gpu.stats().size());
                 }
                 assertTrue(gpu.stats().resizes() > 0);
@@ -186,24 +176,29 @@ class DeviceResidentTest {
                             GpuEngine.address(dOut));
                     assertEquals(n <= limit ? before + 1 : before, gpu.smallReadBatches(),
                             "a batch of " + n + " gets in one launch only up to " + limit);
-                    byte[] codes = new byte[n];
-                    byte[] out = new byte[n * vs];
-                    cuMemcpyDtoH(Pointer.to(codes), dCodes, n);
-                    cuMemcpyDtoH(Pointer.to(out), dOut, (long) n * vs);
                     cpu.execute(batch, rc);
-                    for (int i = 0; i < n; i++) {
-                        assertEquals(rc.outcome(i), Outcome.ofCode(codes[i]), "batch of " + n + ", op " + i);
-                        if (rc.outcome(i) == Outcome.FOUND) {
-                            assertArrayEquals(rc.value(i), java.util.Arrays.copyOfRange(out, i * vs, (i + 1) * vs),
-                                    "batch of " + n + ", op " + i);
-                        }
-                    }
+                    assertSameResults(n, dCodes, dOut, rc, "batch of " + n);
                 }
             } finally {
                 CudaRuntime.get().bind();
                 for (CUdeviceptr p : new CUdeviceptr[] {dKinds, dKeys, dCodes, dOut}) {
                     cuMemFree(p);
                 }
+            }
+        }
+    }
+
+    /** The device batch's outcome codes and values read are the CPU engine's ({@code rc}). */
+    private static void assertSameResults(int n, CUdeviceptr dCodes, CUdeviceptr dOut, BatchResult rc, String what) {
+        int vs = GpuTestSupport.VALUE_SIZE;
+        byte[] codes = new byte[n];
+        byte[] out = new byte[n * vs];
+        cuMemcpyDtoH(Pointer.to(codes), dCodes, n);
+        cuMemcpyDtoH(Pointer.to(out), dOut, (long) n * vs);
+        for (int i = 0; i < n; i++) {
+            assertEquals(rc.outcome(i), Outcome.ofCode(codes[i]), what + " op " + i);
+            if (rc.outcome(i) == Outcome.FOUND || rc.outcome(i) == Outcome.REPLACED) {
+                assertArrayEquals(rc.value(i), java.util.Arrays.copyOfRange(out, i * vs, (i + 1) * vs), what + " op " + i);
             }
         }
     }
