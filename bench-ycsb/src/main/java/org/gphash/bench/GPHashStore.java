@@ -35,9 +35,9 @@ public class GPHashStore implements StoreUnderTest {
                         + durability.name().toLowerCase() + ".pool"))
                 .durability(durability)
                 // -Dgphash.bench.coalescing=off measures the engine without the coalescer (merging
-                // the client threads' batches is the default for the GPU backend).
-                .coalescing("off".equals(System.getProperty("gphash.bench.coalescing"))
-                        ? org.gphash.Coalescing.OFF : org.gphash.Coalescing.AUTO)
+                // the client threads' batches is the default for the GPU backend), =on with it on
+                // the CPU backend too (what the front end itself costs, no GPU needed).
+                .coalescing(coalescing(System.getProperty("gphash.bench.coalescing", "auto")))
                 .keySize(config.keySize()).valueSize(config.valueSize())
                 .levels(LEVELS).hashes(HASHES).slotsPerBucket(SLOTS_PER_BUCKET)
                 // Sized for the load, as the paper's runs are: resizes are measured by the demo.
@@ -45,6 +45,20 @@ public class GPHashStore implements StoreUnderTest {
                 .seed(config.seed())
                 .backend(backend)
                 .create();
+    }
+
+    /** The coalescer as {@code -Dgphash.bench.coalescing} names it: auto (the index's default), on or off. */
+    private static org.gphash.Coalescing coalescing(String mode) {
+        return switch (mode) {
+            case "off" -> org.gphash.Coalescing.OFF;
+            case "on" -> {
+                org.gphash.Coalescing a = org.gphash.Coalescing.AUTO;  // its settings, on whatever the backend
+                yield new org.gphash.Coalescing(org.gphash.Coalescing.Mode.ON, a.linger(), a.maxBatch(), a.hostCacheBytes(),
+                        a.adaptive(), a.spin(), a.batchesInFlight());
+            }
+            case "auto" -> org.gphash.Coalescing.AUTO;
+            default -> throw new IllegalArgumentException("gphash.bench.coalescing must be on, off or auto, got " + mode);
+        };
     }
 
     @Override
