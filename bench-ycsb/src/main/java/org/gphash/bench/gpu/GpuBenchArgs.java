@@ -46,6 +46,9 @@ final class GpuBenchArgs {
     Double share;
     @Option(names = "--shares", split = ",", paramLabel = "LIST", description = "BktCache shares, one point each")
     List<String> shares;
+    @Option(names = "--sample-shift", paramLabel = "N", description = "BktCache's counterSampleShift: one access in "
+            + "2^N counted (default: the cache's own, 2)")
+    Integer sampleShift;
     @Option(names = "--policies", split = ",", paramLabel = "LIST", description = "BktCache policies: LFU, LRU, RANDOM")
     List<String> policies;
     @Option(names = "--workloads", split = ",", paramLabel = "LIST", description = "YCSB workloads, e.g. A,B,C,F")

@@ -37,7 +37,7 @@ import org.gphash.cuda.GpuEngine;
  *
  * <pre>
  * GpuCacheBench sweep  --keys N --key-sizes 8,32 --workloads A,B,C,F --shares 0,0.1,0.2,0.4 --policies LFU,LRU,RANDOM
- *                      [--theta 0.99] [--batch 1048576] [--ops 8388608] [--dir /dev/shm]
+ *                      [--theta 0.99] [--batch 1048576] [--ops 8388608] [--sample-shift 2] [--dir /dev/shm]
  * GpuCacheBench theta  --keys N --thetas 0.5,0.6,...,1.2 [--share 0.2]
  * GpuCacheBench reload --keys N [--share 0.2] [--batch 65536] [--millis 1500] [--at 400]   (device-resident batches)
  * </pre>
@@ -201,8 +201,16 @@ public final class GpuCacheBench {
     }
 
     private static BktCacheConfig cache(double share, CachePolicy policy) {
-        return share == 0 ? BktCacheConfig.DISABLED
-                : BktCacheConfig.builder().share(share).policy(policy).reloadEveryOperations(0).build();
+        return cache(share, policy, null);
+    }
+
+    /** The cache at {@code share} with {@code policy}, counting one access in 2^{@code sampleShift} (null: the default). */
+    private static BktCacheConfig cache(double share, CachePolicy policy, Integer sampleShift) {
+        if (share == 0) {
+            return BktCacheConfig.DISABLED;
+        }
+        BktCacheConfig.Builder b = BktCacheConfig.builder().share(share).policy(policy).reloadEveryOperations(0);
+        return (sampleShift == null ? b : b.counterSampleShift(sampleShift)).build();
     }
 
     // ------------------------------------------------------------------ Figure 11
@@ -226,7 +234,7 @@ public final class GpuCacheBench {
                             continue;
                         }
                         for (String pn : list(a.policies, "LFU,LRU,RANDOM")) {
-                            double[] p = point(gpu, batches, cache(share, CachePolicy.valueOf(pn)));
+                            double[] p = point(gpu, batches, cache(share, CachePolicy.valueOf(pn), a.sampleShift));
                             String row = String.format(Locale.ROOT, "| %d B | %s | %.0f%% | %s | %.2f | %.2f | %.2f | %.3f |",
                                     ks, w, share * 100, pn, p[0], p[1], p[1] / off[1], p[2]);
                             System.out.println(row);
