@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import org.gphash.spi.HostMemory;
+import org.gphash.spi.SegmentBytes;
 
 /**
  * Many operations of mixed kinds, stored column-wise (kinds, keys back to back, values back to
@@ -462,7 +463,7 @@ public final class Batch {
      */
     public byte[] key(int i) {
         checkIndex(i);
-        return keys.asSlice((long) i * keySize, keySize).toArray(ValueLayout.JAVA_BYTE);
+        return SegmentBytes.copyOf(keys, (long) i * keySize, keySize);  // not toArray: see SegmentBytes
     }
 
     /**

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import org.gphash.spi.HostMemory;
+import org.gphash.spi.SegmentBytes;
 
 /**
  * One result per operation of a {@link Batch}: an {@link Outcome}, and for a GET that found its
@@ -90,7 +91,7 @@ public final class BatchResult {
         if (code != Outcome.FOUND.code() && code != Outcome.REPLACED.code()) {
             return null;
         }
-        return values.asSlice((long) i * valueSize, valueSize).toArray(ValueLayout.JAVA_BYTE);
+        return SegmentBytes.copyOf(values, (long) i * valueSize, valueSize);
     }
 
     /** {@return where engines write outcome codes ({@link Outcome#code()}), one byte per operation} */

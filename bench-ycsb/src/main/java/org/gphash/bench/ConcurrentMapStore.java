@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.gphash.Outcome;
+import org.gphash.spi.SegmentBytes;
 
 /**
  * {@link ConcurrentHashMap} as the volatile upper bound: no persistence, no pool file, values as
@@ -72,7 +73,7 @@ public final class ConcurrentMapStore implements StoreUnderTest {
     }
 
     private byte[] value(MemorySegment values, int i) {
-        return values.asSlice((long) i * valueSize, valueSize).toArray(ValueLayout.JAVA_BYTE);
+        return SegmentBytes.copyOf(values, (long) i * valueSize, valueSize);
     }
 
     @Override
@@ -86,7 +87,7 @@ public final class ConcurrentMapStore implements StoreUnderTest {
         private final int hash;
 
         Key(MemorySegment keys, int i, int keySize) {
-            this.bytes = keys.asSlice((long) i * keySize, keySize).toArray(ValueLayout.JAVA_BYTE);
+            this.bytes = SegmentBytes.copyOf(keys, (long) i * keySize, keySize);
             long h = 0;
             for (byte b : bytes) {
                 h = KeyCodec.mix(h * 31 + b);

@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 
 import org.gphash.BatchResult;
 import org.gphash.Outcome;
+import org.gphash.spi.SegmentBytes;
 
 /**
  * What a store returned for one {@link OpBatch}: an {@link Outcome} per operation and, for reads
@@ -60,7 +61,7 @@ public final class OpResults {
 
     /** Value {@code i} as a new array. */
     public byte[] value(int i) {
-        return values.asSlice((long) i * valueSize, valueSize).toArray(ValueLayout.JAVA_BYTE);
+        return SegmentBytes.copyOf(values, (long) i * valueSize, valueSize);
     }
 
     /** The value column: {@code valueSize} bytes per result. */

@@ -4,7 +4,6 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
@@ -53,10 +52,14 @@ public final class DeviceBatch implements AutoCloseable {
         out.ensure(n * valueSize);
     }
 
+    private static byte[] bytes(MemorySegment column) {
+        return org.gphash.spi.SegmentBytes.copyOf(column, 0, Math.toIntExact(column.byteSize()));
+    }
+
     /** Copies a host batch's columns to the GPU; the batch then has {@code batch.size()} operations. */
     public void upload(Batch batch) {
-        upload(batch.size(), batch.kinds().toArray(ValueLayout.JAVA_BYTE), batch.keys().toArray(ValueLayout.JAVA_BYTE),
-                batch.values().toArray(ValueLayout.JAVA_BYTE));
+        // Not toArray: see SegmentBytes.
+        upload(batch.size(), bytes(batch.kinds()), bytes(batch.keys()), bytes(batch.values()));
     }
 
     /**

@@ -229,11 +229,14 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     // ------------------------------------------------------------------ single operations
 
+    /** A whole segment's bytes, not by {@code toArray} (see {@link org.gphash.spi.SegmentBytes}). */
+    private static byte[] bytes(MemorySegment segment) {
+        return org.gphash.spi.SegmentBytes.copyOf(segment, 0, Math.toIntExact(segment.byteSize()));
+    }
+
     private synchronized Outcome runSingle(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
         single.clear();
-        byte[] k = key.toArray(ValueLayout.JAVA_BYTE);
-        byte[] v = value == null ? null : value.toArray(ValueLayout.JAVA_BYTE);
-        single.add(kind, k, v);
+        single.add(kind, key, value);
         execute(single, singleResult);
         Outcome o = singleResult.outcome(0);
         if (out != null && (o == Outcome.FOUND || o == Outcome.REPLACED)) {
@@ -296,8 +299,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     @Override
     public synchronized Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
         single.clear();
-        single.compareAndSet(key.toArray(ValueLayout.JAVA_BYTE), expected.toArray(ValueLayout.JAVA_BYTE),
-                value.toArray(ValueLayout.JAVA_BYTE));
+        single.compareAndSet(bytes(key), bytes(expected), bytes(value));
         execute(single, singleResult);
         return singleResult.outcome(0);
     }
@@ -305,7 +307,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     @Override
     public synchronized Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
         single.clear();
-        single.compareAndDelete(key.toArray(ValueLayout.JAVA_BYTE), expected.toArray(ValueLayout.JAVA_BYTE));
+        single.compareAndDelete(bytes(key), bytes(expected));
         execute(single, singleResult);
         return singleResult.outcome(0);
     }

@@ -1,11 +1,11 @@
 package org.gphash.frontend;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.ForkJoinPool;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.spi.SegmentBytes;
 
 /**
  * Hands a finished engine batch of the coalescer to its callers: each caller's outcome, the value a
@@ -56,7 +56,7 @@ final class CallerCompletions {
                 if (r.out != null) {
                     MemorySegment.copy(values, (long) i * valueSize, r.out, 0, valueSize);
                 } else {
-                    r.valueOut = values.asSlice((long) i * valueSize, valueSize).toArray(ValueLayout.JAVA_BYTE);
+                    r.valueOut = SegmentBytes.copyOf(values, (long) i * valueSize, valueSize);
                 }
             }
             if (r.cacheKey != null) {

@@ -14,6 +14,7 @@ import org.gphash.IndexClosedException;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.spi.ForwardingEngine;
+import org.gphash.spi.SegmentBytes;
 
 /**
  * An engine whose single-key operations are merged into batches of the engine behind it (see
@@ -173,7 +174,7 @@ final class CoalescingEngine extends ForwardingEngine {
     /** Offers what a get that missed the host cache read (its caller's copy, taken after the batch). */
     void afterGet(CoalescedRequest r, Outcome o) {
         if (r.missedKey != null && o == Outcome.FOUND) {
-            byte[] v = r.out != null ? r.out.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE) : r.valueOut.clone();
+            byte[] v = r.out != null ? SegmentBytes.copyOf(r.out, 0, valueSize) : r.valueOut.clone();
             hostCache.offer(r.missedKey, r.missedStamp, v);
         }
     }
@@ -294,7 +295,8 @@ final class CoalescingEngine extends ForwardingEngine {
             throw new IndexClosedException(pool);
         }
         afterOwnQueued();
-        HostReadCache.KeyBytes k = hostCache == null ? null : new HostReadCache.KeyBytes(key.toArray(ValueLayout.JAVA_BYTE));
+        HostReadCache.KeyBytes k = hostCache == null ? null
+                : new HostReadCache.KeyBytes(SegmentBytes.copyOf(key, 0, (int) key.byteSize()));
         if (k != null) {
             hostCache.written(k);
         }

@@ -1,6 +1,5 @@
 package org.gphash.frontend;
 
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -8,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.gphash.Coalescing;
+import org.gphash.spi.SegmentBytes;
 
 /**
  * The coalescer's queue, and how the dispatcher gathers the next engine batch from it: whatever is
@@ -170,7 +170,7 @@ final class CoalescingQueue {
 
     /** Key {@code i} of a request (0 for a single operation). */
     private static HostReadCache.KeyBytes keyOf(CoalescedRequest r, int i) {
-        return new HostReadCache.KeyBytes(r.batch == null ? r.key.toArray(ValueLayout.JAVA_BYTE) : r.batch.key(i));
+        return new HostReadCache.KeyBytes(r.batch == null ? SegmentBytes.copyOf(r.key, 0, (int) r.key.byteSize()) : r.batch.key(i));
     }
 
     /** Moves waiting requests into the batch while they fit (one that does not stays first in line). */

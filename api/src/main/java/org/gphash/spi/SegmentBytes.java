@@ -1,0 +1,34 @@
+package org.gphash.spi;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Bytes of a segment copied into a new array without wrapping the array in a heap segment, as
+ * {@code asSlice(..).toArray(..)} does. Why: the JDK's segment access code is shared by every
+ * segment access in the process, and once it has seen heap segments beside the native batches and
+ * the mapped pool, the JIT stops folding its alignment checks ({@code
+ * AbstractMemorySegmentImpl.isAlignedForElement} then shows under every access). On the build
+ * machine, YCSB-C after a coalesced load (whose writes read their keys with {@code toArray}) had 13
+ * samples in that check with {@code toArray} and 1 with this; without the coalescer, none. (It did
+ * not close the gap between 16 threads' batches of gets with the coalescer and without it on the
+ * H200 machine, 56-68 Mops/s against 80: that has another cause.)
+ */
+public final class SegmentBytes {
+
+    private SegmentBytes() {
+    }
+
+    /**
+     * {@return {@code length} bytes of {@code segment} from {@code offset}, in a new array}
+     *
+     * @param segment where the bytes are
+     * @param offset  the first byte's offset
+     * @param length  how many bytes
+     */
+    public static byte[] copyOf(MemorySegment segment, long offset, int length) {
+        byte[] bytes = new byte[length];
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, offset, bytes, 0, length);
+        return bytes;
+    }
+}
