@@ -113,27 +113,60 @@ public final class GpuTargetsBench {
      * The load of {@code --keys} keys from fresh host batches of 2^20 (each run once, as an
      * application that fills a new batch each time runs them), with its host time by stage, beside
      * the device-resident insert of {@code --ops}/2 fresh keys into the same pool: issue 25's load
-     * target, without the rest of {@code targets}.
+     * target, without the rest of {@code targets}. Then the same load into a second pool from one
+     * batch cleared and filled again for each 2^20 keys (pinned on its first run, as USAGE.md advises),
+     * beside the same insert: what registering each fresh batch costs the load.
      */
     private static void loadBesideInsert(GpuBenchArgs o) throws Exception {
         long keys = num(o.keys, 1L << 24);
         long ops = num(o.ops, 1L << 22);
         int vs = 128;
         Path gp = o.dir.resolve("gphash-load-gpu.pool");
+        Path rp = o.dir.resolve("gphash-load-reused-gpu.pool");
         Files.deleteIfExists(gp);
+        Files.deleteIfExists(rp);
         List<Batch> ins = sequential(keys * 8, ops / 2, BATCH, vs, OpKind.INSERT);
+        double insertWall;
         try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
                 BktCacheConfig.DISABLED)); Work wIns = Work.of(ins, vs)) {
             gpu.hostStageNanos(true);
             double lm = load(gpu, keys, vs);
             String ls = hostShares(gpu.hostStageNanos(false));
             double[] i = device(gpu, wIns);
+            insertWall = i[0];
             System.out.printf(Locale.ROOT, "load of %,d keys from fresh host batches of 2^20: %.1f Mops/s; "
                     + "device-resident insert of %,d fresh keys: %.1f Mops/s wall, %.1f GPU; load / insert %.2fx; %s%n",
                     keys, lm, ops / 2, i[0], i[1], lm / i[0], ls);
         } finally {
             Files.deleteIfExists(gp);
         }
+        try (GpuEngine gpu = GpuEngine.create(config(rp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
+                BktCacheConfig.DISABLED))) {
+            gpu.hostStageNanos(true);
+            double lm = loadReusingOneBatch(gpu, keys, vs);
+            System.out.printf(Locale.ROOT, "load of %,d keys from one host batch of 2^20, refilled: %.1f Mops/s; "
+                    + "load / insert above %.2fx; %s%n", keys, lm, lm / insertWall, hostShares(gpu.hostStageNanos(false)));
+        } finally {
+            Files.deleteIfExists(rp);
+        }
+    }
+
+    /** Inserts keys 0..keys-1 from one batch of 2^20, cleared and filled for each slice; returns Mops/s (execute time). */
+    private static double loadReusingOneBatch(GpuEngine gpu, long keys, int vs) {
+        BatchResult r = new BatchResult(vs, BATCH);
+        Batch b = Batch.create(8, vs, BATCH);
+        long nanos = 0;
+        for (long first = 0; first < keys; first += BATCH) {
+            int n = (int) Math.min(BATCH, keys - first);
+            b.clear();
+            for (long k = first; k < first + n; k++) {
+                b.insert(key(k), value(k, 0, vs));
+            }
+            long t0 = System.nanoTime();
+            gpu.execute(b, r);
+            nanos += System.nanoTime() - t0;
+        }
+        return keys / (nanos / 1e3);
     }
 
     // ------------------------------------------------------------------ small batches
