@@ -143,30 +143,12 @@ public final class GpuTargetsBench {
         try (GpuEngine gpu = GpuEngine.create(config(rp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
                 BktCacheConfig.DISABLED))) {
             gpu.hostStageNanos(true);
-            double lm = loadReusingOneBatch(gpu, keys, vs);
+            double lm = load(gpu, keys, vs, Batch.create(8, vs, BATCH));
             System.out.printf(Locale.ROOT, "load of %,d keys from one host batch of 2^20, refilled: %.1f Mops/s; "
                     + "load / insert above %.2fx; %s%n", keys, lm, lm / insertWall, hostShares(gpu.hostStageNanos(false)));
         } finally {
             Files.deleteIfExists(rp);
         }
-    }
-
-    /** Inserts keys 0..keys-1 from one batch of 2^20, cleared and filled for each slice; returns Mops/s (execute time). */
-    private static double loadReusingOneBatch(GpuEngine gpu, long keys, int vs) {
-        BatchResult r = new BatchResult(vs, BATCH);
-        Batch b = Batch.create(8, vs, BATCH);
-        long nanos = 0;
-        for (long first = 0; first < keys; first += BATCH) {
-            int n = (int) Math.min(BATCH, keys - first);
-            b.clear();
-            for (long k = first; k < first + n; k++) {
-                b.insert(key(k), value(k, 0, vs));
-            }
-            long t0 = System.nanoTime();
-            gpu.execute(b, r);
-            nanos += System.nanoTime() - t0;
-        }
-        return keys / (nanos / 1e3);
     }
 
     // ------------------------------------------------------------------ small batches
@@ -235,13 +217,22 @@ public final class GpuTargetsBench {
         return gpu;
     }
 
-    /** Inserts keys 0..keys-1 in batches of 2^20; returns Mops/s (host batches, wall time). */
+    /** Inserts keys 0..keys-1 in fresh batches of 2^20; returns Mops/s (host batches, wall time). */
     private static double load(GpuEngine gpu, long keys, int vs) {
+        return load(gpu, keys, vs, null);
+    }
+
+    /**
+     * Inserts keys 0..keys-1 in batches of 2^20: {@code reused}, cleared and filled for each, or a
+     * fresh batch each time when it is null; returns Mops/s (the time in {@code execute}).
+     */
+    private static double load(GpuEngine gpu, long keys, int vs, Batch reused) {
         BatchResult r = new BatchResult(vs, BATCH);
         long nanos = 0;
         for (long first = 0; first < keys; first += BATCH) {
             int n = (int) Math.min(BATCH, keys - first);
-            Batch b = Batch.create(8, vs, n);
+            Batch b = reused != null ? reused : Batch.create(8, vs, n);
+            b.clear();
             for (long k = first; k < first + n; k++) {
                 b.insert(key(k), value(k, 0, vs));
             }
