@@ -20,6 +20,16 @@ public final class SegmentBytes {
     }
 
     /**
+     * {@return every byte of {@code segment}, in a new array}
+     *
+     * @param segment at most 2^31 - 1 bytes
+     * @throws ArithmeticException if the segment is larger than an array can be
+     */
+    public static byte[] copyOf(MemorySegment segment) {
+        return copyOf(segment, 0, Math.toIntExact(segment.byteSize()));
+    }
+
+    /**
      * {@return {@code length} bytes of {@code segment} from {@code offset}, in a new array}
      *
      * @param segment where the bytes are

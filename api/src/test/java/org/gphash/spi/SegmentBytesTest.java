@@ -24,6 +24,7 @@ class SegmentBytesTest {
                 expected[i] = (byte) ((i + 7) * 3 + 1);
             }
             assertArrayEquals(expected, SegmentBytes.copyOf(s, 7, 13));
+            assertArrayEquals(expected, SegmentBytes.copyOf(s.asSlice(7, 13)));
             assertArrayEquals(new byte[0], SegmentBytes.copyOf(s, 64, 0));
             assertThrows(IndexOutOfBoundsException.class, () -> SegmentBytes.copyOf(s, 60, 5));
         }

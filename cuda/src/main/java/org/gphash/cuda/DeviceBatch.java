@@ -10,6 +10,7 @@ import jcuda.driver.CUdeviceptr;
 import org.gphash.Batch;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.spi.SegmentBytes;
 
 /**
  * A batch whose columns live in GPU memory, for {@link GpuEngine#executeOnDevice(DeviceBatch)}:
@@ -52,14 +53,11 @@ public final class DeviceBatch implements AutoCloseable {
         out.ensure(n * valueSize);
     }
 
-    private static byte[] bytes(MemorySegment column) {
-        return org.gphash.spi.SegmentBytes.copyOf(column, 0, Math.toIntExact(column.byteSize()));
-    }
-
     /** Copies a host batch's columns to the GPU; the batch then has {@code batch.size()} operations. */
     public void upload(Batch batch) {
         // Not toArray: see SegmentBytes.
-        upload(batch.size(), bytes(batch.kinds()), bytes(batch.keys()), bytes(batch.values()));
+        upload(batch.size(), SegmentBytes.copyOf(batch.kinds()), SegmentBytes.copyOf(batch.keys()),
+                SegmentBytes.copyOf(batch.values()));
     }
 
     /**

@@ -30,6 +30,7 @@ import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.spi.Engine;
+import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
 import org.gphash.GPHashConfig;
 import org.gphash.GpuFeatures;
@@ -229,11 +230,6 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     // ------------------------------------------------------------------ single operations
 
-    /** A whole segment's bytes, not by {@code toArray} (see {@link org.gphash.spi.SegmentBytes}). */
-    private static byte[] bytes(MemorySegment segment) {
-        return org.gphash.spi.SegmentBytes.copyOf(segment, 0, Math.toIntExact(segment.byteSize()));
-    }
-
     private synchronized Outcome runSingle(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
         single.clear();
         single.add(kind, key, value);
@@ -299,7 +295,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     @Override
     public synchronized Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
         single.clear();
-        single.compareAndSet(bytes(key), bytes(expected), bytes(value));
+        single.compareAndSet(SegmentBytes.copyOf(key), SegmentBytes.copyOf(expected), SegmentBytes.copyOf(value));
         execute(single, singleResult);
         return singleResult.outcome(0);
     }
@@ -307,7 +303,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     @Override
     public synchronized Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
         single.clear();
-        single.compareAndDelete(bytes(key), bytes(expected));
+        single.compareAndDelete(SegmentBytes.copyOf(key), SegmentBytes.copyOf(expected));
         execute(single, singleResult);
         return singleResult.outcome(0);
     }

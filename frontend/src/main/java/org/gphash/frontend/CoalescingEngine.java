@@ -296,7 +296,7 @@ final class CoalescingEngine extends ForwardingEngine {
         }
         afterOwnQueued();
         HostReadCache.KeyBytes k = hostCache == null ? null
-                : new HostReadCache.KeyBytes(SegmentBytes.copyOf(key, 0, (int) key.byteSize()));
+                : new HostReadCache.KeyBytes(SegmentBytes.copyOf(key));
         if (k != null) {
             hostCache.written(k);
         }

@@ -170,7 +170,7 @@ final class CoalescingQueue {
 
     /** Key {@code i} of a request (0 for a single operation). */
     private static HostReadCache.KeyBytes keyOf(CoalescedRequest r, int i) {
-        return new HostReadCache.KeyBytes(r.batch == null ? SegmentBytes.copyOf(r.key, 0, (int) r.key.byteSize()) : r.batch.key(i));
+        return new HostReadCache.KeyBytes(r.batch == null ? SegmentBytes.copyOf(r.key) : r.batch.key(i));
     }
 
     /** Moves waiting requests into the batch while they fit (one that does not stays first in line). */
