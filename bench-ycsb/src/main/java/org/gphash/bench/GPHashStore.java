@@ -45,6 +45,15 @@ public class GPHashStore implements StoreUnderTest {
                 .seed(config.seed())
                 .backend(backend)
                 .create();
+        // -Dgphash.bench.timeline=on adds the GPU's timeline of host batches' chunks to the host
+        // stages printed per workload (GpuEngine.timeChunks: twelve driver calls a chunk).
+        if (java.util.Set.of("on", "true").contains(System.getProperty("gphash.bench.timeline", "off"))) {
+            index.gpu().ifPresent(g -> {
+                if (g instanceof org.gphash.cuda.GpuEngine engine) {
+                    engine.timeChunks(true);
+                }
+            });
+        }
     }
 
     /** The coalescer as {@code -Dgphash.bench.coalescing} names it: auto (the index's default), on or off. */
@@ -92,7 +101,8 @@ public class GPHashStore implements StoreUnderTest {
             if (g instanceof org.gphash.cuda.GpuEngine engine) {
                 java.util.Map<String, Long> nanos = engine.hostStageNanos(true);
                 StringBuilder sb = new StringBuilder("  host time of " + name() + " by stage (ms, all threads):");
-                nanos.forEach((stage, n) -> sb.append(String.format(java.util.Locale.ROOT, " %s %.1f", stage, n / 1e6)));
+                nanos.forEach((stage, n) -> sb.append(stage.equals("gpu_chunks") ? " gpu_chunks " + n
+                        : String.format(java.util.Locale.ROOT, " %s %.1f", stage, n / 1e6)));
                 System.err.println(sb);
             }
         });

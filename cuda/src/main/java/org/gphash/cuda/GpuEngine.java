@@ -790,7 +790,8 @@ public final class GpuEngine implements Engine, GpuFeatures {
     /**
      * Host nanoseconds per stage of host batches since open or the last reset (lock waits, copies in,
      * queueing, waiting for the GPU, copies out, heap growth, and the total), for benchmarks: on the
-     * pool path only the lock waits, entry, path and total are counted.
+     * pool path only the lock waits, entry, path and total are counted. While {@link #timeChunks} is
+     * on, the GPU's side of the same chunks follows, as {@code gpu_*} ({@code ChunkTimeline}).
      *
      * @param reset whether to start counting again after reading
      * @return nanoseconds by stage name
@@ -800,7 +801,28 @@ public final class GpuEngine implements Engine, GpuFeatures {
         if (reset) {
             times.reset();
         }
+        synchronized (this) {
+            MirrorPath m = mirrorPath();
+            if (m != null && !closed) {
+                out.putAll(m.chunkTimeline(reset));
+            }
+        }
         return out;
+    }
+
+    /**
+     * Turns on the GPU's timeline of host batches' chunks (a diagnostic for benchmarks: copies in,
+     * kernels, copies out and the kernels' idle time, from GPU events; twelve driver calls a chunk)
+     * and clears it, or turns it off. While on, {@link #hostStageNanos} reports it beside the host's
+     * stages, as {@code gpu_*}. Returns false on the pool path, which queues no chunks.
+     */
+    public synchronized boolean timeChunks(boolean on) {
+        MirrorPath m = mirrorPath();
+        if (m != null && !closed) {
+            cuda.bind();
+            m.timeChunks(on);
+        }
+        return m != null;
     }
 
     // ------------------------------------------------------------------ the rest

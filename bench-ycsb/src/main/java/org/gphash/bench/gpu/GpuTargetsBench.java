@@ -335,7 +335,30 @@ public final class GpuTargetsBench {
         }
         double mops = w.ops() / ((System.nanoTime() - t0) / 1e3);
         lastHostStages = hostShares(gpu.hostStageNanos(false));
+        // One more pass with the GPU's timeline of the chunks on, apart from the timed one: its
+        // events cost twelve driver calls a chunk.
+        gpu.timeChunks(true);
+        for (Batch b : w.host()) {
+            gpu.execute(b, r);
+        }
+        lastHostStages += "; " + gpuShares(gpu.hostStageNanos(false));
+        gpu.timeChunks(false);
         return mops;
+    }
+
+    /**
+     * The GPU's timeline of the chunks ({@code GpuEngine.timeChunks}): its span, and the kernels,
+     * copies and the kernels' idle time as shares of it.
+     */
+    static String gpuShares(Map<String, Long> nanos) {
+        long span = nanos.getOrDefault("gpu_span", 0L);
+        if (span == 0) {
+            return "GPU timeline: none";
+        }
+        return String.format(Locale.ROOT, "GPU timeline of %d chunks over %.2f ms: kernels %.0f%%, kernels idle %.0f%%, "
+                + "copy in %.0f%%, copy out %.0f%%", nanos.get("gpu_chunks"), span / 1e6,
+                100.0 * nanos.get("gpu_kernels") / span, 100.0 * nanos.get("gpu_kernel_idle") / span,
+                100.0 * nanos.get("gpu_copy_in") / span, 100.0 * nanos.get("gpu_copy_out") / span);
     }
 
     /** The host stages of the last {@link #host} pass, as shares of its total. */
@@ -345,7 +368,7 @@ public final class GpuTargetsBench {
         long total = nanos.getOrDefault("total", 0L);
         StringBuilder sb = new StringBuilder("host time: ");
         for (Map.Entry<String, Long> e : nanos.entrySet()) {
-            if (!e.getKey().equals("total") && total > 0 && e.getValue() > 0) {
+            if (!e.getKey().equals("total") && !e.getKey().startsWith("gpu_") && total > 0 && e.getValue() > 0) {
                 sb.append(String.format(Locale.ROOT, "%s %.0f%% ", e.getKey(), 100.0 * e.getValue() / total));
             }
         }

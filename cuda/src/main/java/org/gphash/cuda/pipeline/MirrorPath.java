@@ -29,6 +29,7 @@ import org.gphash.cuda.runtime.DevicePointer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.BatchPinning;
+import org.gphash.cuda.staging.ChunkTimeline;
 import org.gphash.cuda.staging.HostColumns;
 import org.gphash.cuda.staging.HostLane;
 import org.gphash.cuda.staging.HostStageTimes;
@@ -66,6 +67,8 @@ public final class MirrorPath implements BatchPath {
     private final BatchPipeline pipeline;
     private final CUstream stream = new CUstream();
     private final HostLane[] lanes;
+    /** The GPU's side of host batches, chunk by chunk, when a benchmark turns it on ({@link #timeChunks}). */
+    private final ChunkTimeline timeline = new ChunkTimeline();
     private final DeviceBuffer rerun = new DeviceBuffer();
     private final SmallReads small;
     private final SmallWrites smallWrites;
@@ -91,7 +94,7 @@ public final class MirrorPath implements BatchPath {
         this.ahead = new HeapGrowthAhead(parts.pool(), parts.cuda(), tuning.growHeapAhead());
         this.lanes = new HostLane[LANES];
         for (int i = 0; i < LANES; i++) {
-            lanes[i] = new HostLane(geometry.keySize(), geometry.valueSize());
+            lanes[i] = new HostLane(geometry.keySize(), geometry.valueSize(), timeline);
         }
         try {
             cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
@@ -561,6 +564,7 @@ public final class MirrorPath implements BatchPath {
     private int[] harvest(HostLane l, BatchResult result, int[] rerun) {
         long w0 = System.nanoTime();
         l.awaitResults();
+        l.addToTimeline();
         long[] c = pipeline.await(l.ticket);
         long w1 = System.nanoTime();
         times.add(HostStageTimes.Stage.AWAIT_GPU, w1 - w0);
@@ -811,6 +815,27 @@ public final class MirrorPath implements BatchPath {
     }
 
     /**
+     * Under the engine's lock: turns the chunk timeline on (clearing it) or off, with no chunk in
+     * flight (a chunk queued untimed is never summed, one queued timed always is).
+     */
+    public void timeChunks(boolean on) {
+        drainBatches();
+        timeline.enable(on, stream);
+    }
+
+    /** Under the engine's lock: the chunk timeline's sums ({@link ChunkTimeline#snapshot}), empty while it is off; reset after reading if asked. */
+    public Map<String, Long> chunkTimeline(boolean reset) {
+        if (!timeline.on()) {
+            return Map.of();
+        }
+        Map<String, Long> out = timeline.snapshot();
+        if (reset) {
+            timeline.reset();
+        }
+        return out;
+    }
+
+    /**
      * Takes back what {@link #pinOutsideLock} prepared, once its batch is done (its staging memory is
      * reused by the next batch of any thread: a thread of its own each would pin memory for every
      * thread that ever ran a batch, until close).
@@ -833,7 +858,7 @@ public final class MirrorPath implements BatchPath {
             p.staging.close();
         }
         java.util.List<AutoCloseable> all = new java.util.ArrayList<>(java.util.List.of(ahead, mirror, heap, pipeline, rerun,
-                small, smallWrites));
+                small, smallWrites, timeline));
         for (HostLane l : lanes) {
             if (l != null) {
                 all.add(l);

@@ -65,6 +65,11 @@ public final class HostLane implements AutoCloseable {
     private final CUevent ran = new CUevent();
     private final CUstream uploads = new CUstream();
     private final CUstream downloads = new CUstream();
+    /** Where the chunk's marks go when timing is on; the marks themselves, made the first time it is. */
+    private final ChunkTimeline timeline;
+    private CUevent[] marks;
+    /** Whether the chunk in flight recorded its marks (timing was on when it was queued). */
+    private boolean marked;
 
     /** The chunk in flight: its first operation in the batch, its size, what it does; ticket null when idle. */
     public int first;
@@ -80,9 +85,10 @@ public final class HostLane implements AutoCloseable {
     /** The positions of the part the chunk in flight belongs to (its operation i is at positions[first + i]), or null. */
     private MemorySegment partPositions;
 
-    public HostLane(int keySize, int valueSize) {
+    public HostLane(int keySize, int valueSize, ChunkTimeline timeline) {
         this.keySize = keySize;
         this.valueSize = valueSize;
+        this.timeline = timeline;
         cuEventCreate(done, CUevent_flags.CU_EVENT_DEFAULT);
         cuEventCreate(doneAsleep, CUevent_flags.CU_EVENT_BLOCKING_SYNC | CUevent_flags.CU_EVENT_DISABLE_TIMING);
         cuEventCreate(staged, CUevent_flags.CU_EVENT_DISABLE_TIMING);
@@ -134,6 +140,11 @@ public final class HostLane implements AutoCloseable {
             // shared the link and the first one's kernels started late.
             cuStreamWaitEvent(uploads, after.staged, 0);
         }
+        marked = timeline.on();
+        if (marked && marks == null) {
+            marks = ChunkTimeline.newMarks();
+        }
+        mark(ChunkTimeline.COPY_IN_BEGIN, uploads);
         this.first = first;
         this.n = n;
         this.reads = withReads;
@@ -143,8 +154,10 @@ public final class HostLane implements AutoCloseable {
 
     /** The chunk is staged (on the upload stream): work queued on {@code compute} after this waits for it. */
     private void staged(CUstream compute) {
+        mark(ChunkTimeline.COPY_IN_END, uploads);
         cuEventRecord(staged, uploads);
         cuStreamWaitEvent(compute, staged, 0);
+        mark(ChunkTimeline.KERNELS_BEGIN, compute);
     }
 
     /**
@@ -192,6 +205,7 @@ public final class HostLane implements AutoCloseable {
         this.reads = true;
         this.directResult = null;
         this.partPositions = null;
+        this.marked = false;  // a rerun is not timed
         kinds.ensure(n);
         keys.ensure((long) n * keySize);
         values.ensure((long) n * valueSize);
@@ -222,14 +236,17 @@ public final class HostLane implements AutoCloseable {
     }
 
     private void recordDone() {
+        mark(ChunkTimeline.COPY_OUT_END, downloads);
         cuEventRecord(done, downloads);
         cuEventRecord(doneAsleep, downloads);
     }
 
     /** Makes the download stream wait for what is queued on {@code compute} (the chunk's kernels). */
     private void afterKernels(CUstream compute) {
+        mark(ChunkTimeline.KERNELS_END, compute);
         cuEventRecord(ran, compute);
         cuStreamWaitEvent(downloads, ran, 0);
+        mark(ChunkTimeline.COPY_OUT_BEGIN, downloads);
     }
 
     /**
@@ -258,6 +275,21 @@ public final class HostLane implements AutoCloseable {
         Launcher.launch(scatter, n, downloads, KernelParams.partScatter(n, positions.deviceAddress(), codes.deviceAddress(),
                 reads ? out.deviceAddress() : 0, result.outcomeCodes().address(), result.values().address(), valueSize));
         recordDone();
+    }
+
+    /** Records mark {@code which} of the chunk on {@code stream}, when it is timed. */
+    private void mark(int which, CUstream stream) {
+        if (marked) {
+            cuEventRecord(marks[which], stream);
+        }
+    }
+
+    /** After {@link #awaitResults}: adds the chunk's marks to the timeline, when it was timed. */
+    public void addToTimeline() {
+        if (marked) {
+            marked = false;
+            timeline.add(marks);
+        }
     }
 
     /** Waits for the results queued last. */
@@ -313,6 +345,7 @@ public final class HostLane implements AutoCloseable {
         cuEventDestroy(doneAsleep);
         cuEventDestroy(staged);
         cuEventDestroy(ran);
+        ChunkTimeline.destroy(marks);
         cuStreamDestroy(uploads);
         cuStreamDestroy(downloads);
     }
