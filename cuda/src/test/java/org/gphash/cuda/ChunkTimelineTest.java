@@ -33,7 +33,7 @@ class ChunkTimelineTest {
     @Test
     void timesEveryChunkOfHostBatchesWhileOn() {
         int vs = GpuTestSupport.VALUE_SIZE;
-        int n = 200_000;  // four chunks of 2^16 (MirrorPath.hostChunk)
+        int n = 200_000;  // two chunks of 100,000 (MirrorPath.hostChunk)
         try (GpuTestSupport t = GpuTestSupport.create();
              GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 400_000, 7))) {
             assumeTrue(gpu.usesIndexMirror(), "the pool path queues no chunks");
@@ -53,14 +53,14 @@ class ChunkTimelineTest {
                 assertTrue(java.util.Arrays.equals(value(i, 1), r.value(i)), "the value of get " + i);
             }
             Map<String, Long> on = gpu.hostStageNanos(true);
-            assertEquals(8L, on.get("gpu_chunks"), "two batches of four chunks: " + on);
+            assertEquals(4L, on.get("gpu_chunks"), "two batches of two chunks: " + on);
             for (String stage : new String[] {"gpu_copy_in", "gpu_kernels", "gpu_copy_out", "gpu_span"}) {
                 assertTrue(on.get(stage) > 0, stage + " took no time: " + on);
             }
             assertTrue(on.get("gpu_kernels") + on.get("gpu_kernel_idle") <= on.get("gpu_span"),
                     "one stream's kernels and their gaps fit in the span: " + on);
             gpu.execute(gets, r);
-            assertEquals(4L, gpu.hostStageNanos(false).get("gpu_chunks"), "counting again after a reset: one batch");
+            assertEquals(2L, gpu.hostStageNanos(false).get("gpu_chunks"), "counting again after a reset: one batch");
 
             assertTrue(gpu.timeChunks(false));
             gpu.execute(gets, r);

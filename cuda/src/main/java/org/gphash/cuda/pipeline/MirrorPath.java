@@ -110,7 +110,7 @@ public final class MirrorPath implements BatchPath {
     public static long bytesNeeded(PoolTable pool) {
         int vs = pool.geometry().valueSize();
         int ks = pool.geometry().keySize();
-        long staging = (long) LANES * MAX_SLICE / 4 * (2 + ks + 2L * vs);  // the lanes of host-batch chunks
+        long staging = (long) LANES * MAX_SLICE / 2 * (2 + ks + 2L * vs);  // the lanes of host-batch chunks (hostChunk)
         return DeviceIndexMirror.bytesFor(pool.layout(), pool.geometry().slotsPerBucket()) + PipelineBuffers.bytesFor(PipelineBuffers.capacityFor(MAX_SLICE), vs)
                 + staging;
     }
@@ -505,12 +505,21 @@ public final class MirrorPath implements BatchPath {
         return prepared;
     }
 
-    /** Chunks of a host batch: whole up to 2^16 operations, else about four, between 2^16 and a slice. */
+    /**
+     * Chunks of a host batch: whole up to 2^16 operations, else two, between 2^16 and a slice. Two, not
+     * four: a chunk's kernels take less time per operation the larger it is (more repeated keys
+     * grouped, longer sorted runs over the pool), and two chunks still overlap one's copies with the
+     * other's kernels. The GPU's timeline of one thread's batches of 2^20 (H200): kernels per 2^20 in
+     * chunks of 2^18 / 2^19 / 2^20, update 7.4 / 6.0 / 5.4 ms, YCSB-C zipf 4.5 / 2.6 / 1.8 ms; whole
+     * batches lost the overlap. Two against four, alternating: one thread C zipf 1.17x, update 1.08x,
+     * positive search 1.02x; 16 threads' batches of 2^18, C 1.08x, A 1.24x
+     * (docs/lab/2026-11-27-host-batch-timeline.md).
+     */
     static int hostChunk(int n) {
         if (n <= 1 << 16) {
             return Math.max(1, n);
         }
-        return Math.min(MAX_SLICE, Math.max(1 << 16, (n + 3) / 4));
+        return Math.min(MAX_SLICE, Math.max(1 << 16, (n + 1) / 2));
     }
 
     /**
@@ -540,7 +549,7 @@ public final class MirrorPath implements BatchPath {
     /**
      * Lanes of host-batch chunks, taken in a ring: one chunk in flight each. Four keep the GPU fed
      * while the lock holder stages the next batch (several threads' batches of one chunk each, or
-     * one batch's four chunks); each costs its chunk's buffers in GPU and pinned memory.
+     * two batches' two chunks each); each costs its chunk's buffers in GPU and pinned memory.
      */
     static final int LANES = 4;
     /** The lane the next chunk takes; the oldest chunk in flight is {@link #lanesInFlight} lanes back. */
