@@ -17,12 +17,14 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GpuTuning;
 import org.gphash.IndexStats;
+import org.gphash.OpKind;
 import org.gphash.cuda.BatchPath;
 import org.gphash.cuda.EngineParts;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.routing.ChunkKinds;
 import org.gphash.cuda.routing.DistinctKeys;
 import org.gphash.cuda.routing.KindCounts;
+import org.gphash.cuda.routing.RerunPlan;
 import org.gphash.cuda.routing.Router;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.DevicePointer;
@@ -35,6 +37,7 @@ import org.gphash.cuda.staging.HostLane;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.format.Geometry;
+import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
 import org.gphash.index.PoolTable;
 
@@ -367,21 +370,43 @@ public final class MirrorPath implements BatchPath {
     }
 
     /**
-     * The operations of {@code batch} listed in {@code rerun} (they found every candidate bucket
-     * full) after a resize, packed, until all have run; their results go to their places.
+     * The operations of {@code batch} listed in {@code deferred} (their groups found every candidate
+     * bucket full) after a resize, packed, until all have run, with the later chunks' operations on
+     * their keys ({@link RerunPlan}); their results go to their places.
      */
-    private void rerunAfterResize(Batch batch, BatchResult result, int[] rerun) {
-        if (rerun.length == 0) {
+    private void rerunAfterResize(Batch batch, BatchResult result, int[] deferred) {
+        if (deferred.length == 0) {
             return;
         }
+        RerunPlan plan = RerunPlan.of(batch, result, deferred);
+        int[] rerun = plan.ops();
         resize();
         HostLane l = lanes[0];
+        if (plan.deleteFirst().length > 0) {
+            deleteKeysOf(batch, plan.deleteFirst(), l);
+        }
         l.stagePacked(stream, batch, rerun);
         runSlice(rerun.length, l.kinds.deviceAddress(), l.keys.deviceAddress(), l.values.deviceAddress(),
                 l.codes.deviceAddress(), l.out.deviceAddress(), rerun.length, true, true);
         l.queueResults(stream);
         l.awaitResults();
         l.scatterResults(result, rerun);
+    }
+
+    /** Deletes the keys of {@code batch} at {@code positions} (distinct keys), on lane {@code l}; the outcomes are dropped. */
+    private void deleteKeysOf(Batch batch, int[] positions, HostLane l) {
+        int ks = geometry.keySize();
+        Batch deletes = Batch.create(ks, geometry.valueSize(), positions.length);
+        for (int p : positions) {
+            deletes.add(OpKind.DELETE, SegmentBytes.copyOf(batch.keys(), (long) p * ks, ks), null);
+        }
+        int[] all = new int[positions.length];
+        Arrays.setAll(all, i -> i);
+        l.stagePacked(stream, deletes, all);
+        runSlice(all.length, l.kinds.deviceAddress(), l.keys.deviceAddress(), l.values.deviceAddress(),
+                l.codes.deviceAddress(), l.out.deviceAddress(), 0, true, true);
+        l.queueResults(stream);
+        l.awaitResults();
     }
 
     /**
