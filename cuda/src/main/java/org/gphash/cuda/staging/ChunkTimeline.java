@@ -18,9 +18,10 @@ import jcuda.driver.CUstream;
  * driver calls a chunk). What it sums: how long the copies in, the kernels and the copies out took,
  * how long the kernels' stream stood idle between one chunk's kernels and the next one's, and the
  * span from the first copy in to the last copy out. With the host's stages ({@link HostStageTimes})
- * it says where a host batch's time goes: a host batch of 2^20 gets from one Java thread, H200, kept
- * the kernels busy 83% of its span, and the kernels took 1.38x their device-resident time, with
- * values crossing the link both ways at once (docs/lab/2026-11-27-host-batch-timeline.md).
+ * it says where a host batch's time goes: one Java thread's host batches of 2^20 YCSB-C gets, H200,
+ * spent 56% of the span copying results out and left the kernels idle 36% of it, where a
+ * synchronous caller's first chunk's kernels and last chunk's copy overlap nothing
+ * (docs/PERFORMANCE.md, docs/lab/2026-11-27-host-batch-timeline.md).
  * Every time is read against one reference event recorded when timing is turned on. Not
  * thread-safe: the engine's lock guards it.
  */
