@@ -31,6 +31,10 @@ public class GPHashStore implements StoreUnderTest {
     public GPHashStore(StoreConfig config, Backend backend, org.gphash.Durability durability) {
         this.backend = backend;
         this.durability = durability;
+        // -Dgphash.bench.timeline=on adds the GPU's timeline of host batches' chunks to the host
+        // stages printed per workload (GpuEngine.timeChunks: twelve driver calls a chunk). Read
+        // before the pool is created, so that a bad value refuses before anything is opened.
+        boolean timeline = timeline(System.getProperty("gphash.bench.timeline", "off"));
         this.index = GPHashIndex.builder(config.directory().resolve("gphash-" + backend.name().toLowerCase() + "-"
                         + durability.name().toLowerCase() + ".pool"))
                 .durability(durability)
@@ -45,15 +49,22 @@ public class GPHashStore implements StoreUnderTest {
                 .seed(config.seed())
                 .backend(backend)
                 .create();
-        // -Dgphash.bench.timeline=on adds the GPU's timeline of host batches' chunks to the host
-        // stages printed per workload (GpuEngine.timeChunks: twelve driver calls a chunk).
-        if (java.util.Set.of("on", "true").contains(System.getProperty("gphash.bench.timeline", "off"))) {
+        if (timeline) {
             index.gpu().ifPresent(g -> {
                 if (g instanceof org.gphash.cuda.GpuEngine engine) {
                     engine.timeChunks(true);
                 }
             });
         }
+    }
+
+    /** Whether {@code -Dgphash.bench.timeline} asks for the GPU's chunk timeline: on or off. */
+    private static boolean timeline(String mode) {
+        return switch (mode) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException("gphash.bench.timeline must be on or off, got " + mode);
+        };
     }
 
     /** The coalescer as {@code -Dgphash.bench.coalescing} names it: auto (the index's default), on or off. */

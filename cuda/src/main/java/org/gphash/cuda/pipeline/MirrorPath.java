@@ -113,7 +113,7 @@ public final class MirrorPath implements BatchPath {
     public static long bytesNeeded(PoolTable pool) {
         int vs = pool.geometry().valueSize();
         int ks = pool.geometry().keySize();
-        long staging = (long) LANES * MAX_SLICE / 2 * (2 + ks + 2L * vs);  // the lanes of host-batch chunks (hostChunk)
+        long staging = (long) LANES * hostChunk(MAX_SLICE) * (2 + ks + 2L * vs);  // the lanes of a slice's chunks
         return DeviceIndexMirror.bytesFor(pool.layout(), pool.geometry().slotsPerBucket()) + PipelineBuffers.bytesFor(PipelineBuffers.capacityFor(MAX_SLICE), vs)
                 + staging;
     }

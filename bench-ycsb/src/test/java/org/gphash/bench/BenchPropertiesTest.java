@@ -1,0 +1,42 @@
+package org.gphash.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.gphash.Backend;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bench's own system properties: a value it does not know is refused, naming the property,
+ * before a pool is created.
+ */
+class BenchPropertiesTest {
+
+    @Test
+    void anUnknownTimelineValueIsRefusedBeforeAnyPoolIsCreated() throws Exception {
+        Path dir = TestDirs.create("gphash-props-");
+        String before = System.getProperty("gphash.bench.timeline");
+        try {
+            System.setProperty("gphash.bench.timeline", "yes");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> new GPHashStore(new StoreConfig(dir, 8, 16, 1000, 1), Backend.CPU));
+            assertTrue(e.getMessage().contains("gphash.bench.timeline must be on or off, got yes"), e.getMessage());
+            try (var files = Files.list(dir)) {
+                assertEquals(0, files.count(), "no pool file");
+            }
+            System.setProperty("gphash.bench.timeline", "on");  // on the CPU engine: nothing to time, no error
+            new GPHashStore(new StoreConfig(dir, 8, 16, 1000, 1), Backend.CPU).close();
+        } finally {
+            if (before == null) {
+                System.clearProperty("gphash.bench.timeline");
+            } else {
+                System.setProperty("gphash.bench.timeline", before);
+            }
+            TestDirs.delete(dir);
+        }
+    }
+}
