@@ -52,6 +52,8 @@ public final class CrashTest implements Callable<Integer> {
         int syncEvery = 1;
         /** 0: one pool file; n: a sharded index of n shard pools in a directory (issue 30). */
         int shards;
+        /** Worker threads, each with keys and an acknowledgement log of its own. */
+        int threads = 1;
         String classPath;
     }
 
@@ -109,6 +111,12 @@ public final class CrashTest implements Callable<Integer> {
             defaultValue = "PER_BATCH")
     org.gphash.Durability durability;
 
+    @Option(names = "--threads", description = "worker threads running operations at once (default ${DEFAULT-VALUE}); "
+            + "each has keys of its own (key - 1 = thread mod threads) and its own acknowledgement log, so each "
+            + "key's acknowledged history is one thread's while the threads' batches run concurrently",
+            defaultValue = "1")
+    int threads;
+
     @Option(names = "--batch", description = "operations per batch (default ${DEFAULT-VALUE}: single operations); a "
             + "batch is acknowledged when execute returns, and after a crash any of the unacknowledged batch's "
             + "operations may be applied, each whole", defaultValue = "1")
@@ -127,6 +135,9 @@ public final class CrashTest implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "POOL",
             description = "pool file to use (it is recreated; default: a new file under /dev/shm, else the temp dir)")
     Path pool;
+
+    /** The most worker threads: each opens an acknowledgement log and the driver keeps one in-flight batch each. */
+    static final int MAX_THREADS = 64;
 
     private PrintStream out = System.out;
 
@@ -174,6 +185,16 @@ public final class CrashTest implements Callable<Integer> {
                     + org.gphash.Placement.MAX_SHARDS + ", and works with SIGKILL rounds only (not --power-fail: its shadow "
                     + "follows one pool file), got " + shards);
         }
+        if (threads < 1 || threads > MAX_THREADS || threads > keys) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--threads must be 1 to " + MAX_THREADS
+                    + " and at most --keys, got " + threads);
+        }
+        if (threads > 1 && durability == org.gphash.Durability.ON_CLOSE_OR_SYNC && syncEvery > 1) {
+            // The sync marks record one sequence of acknowledgements; several threads have one each.
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--sync-every works with one worker thread: drop --threads or --sync-every");
+        }
+        o.threads = threads;
         o.shards = shards;
         o.itemChecksums = itemChecksums;
         o.durability = durability;
@@ -195,7 +216,7 @@ public final class CrashTest implements Callable<Integer> {
         Path p = pool != null ? pool : defaultPool();
         out.println("crashtest: backend=" + o.backend.name().toLowerCase(Locale.ROOT) + " rounds=" + rounds + " seed="
                 + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + " durability=" + durability + " batch=" + batch
-                + (o.syncEvery > 1 ? " sync_every=" + o.syncEvery : "") + (o.shards > 0 ? " shards=" + o.shards : "")
+                + (o.syncEvery > 1 ? " sync_every=" + o.syncEvery : "") + (threads > 1 ? " threads=" + threads : "") + (o.shards > 0 ? " shards=" + o.shards : "")
                 + " pool=" + p.toAbsolutePath());
         Tally t = new Driver(o, p, out).run();
         report(o, t);
@@ -218,6 +239,9 @@ public final class CrashTest implements Callable<Integer> {
         out.printf("crashtest: rounds that closed the pool: %d (crashed inside close()=%d, closed before the crash=%d)%n",
                 t.closeRounds, t.crashesInClose, t.closedCleanly);
         out.println("crashtest: last crash point reached at each kill: " + t.lastPointAtKill);
+        if (o.threads > 1) {
+            out.println("crashtest: operations verified by worker thread: " + t.opsVerifiedByThread);
+        }
         if (o.powerFail) {
             out.println("crashtest: persist points where the power failed:");
             for (Map.Entry<String, Long> e : t.powerFailSites.entrySet()) {

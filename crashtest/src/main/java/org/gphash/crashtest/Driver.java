@@ -46,7 +46,8 @@ final class Driver {
     private final Tally tally = new Tally();
     /** model[key] = sequence number of its value, 0 = absent. */
     private final long[] model;
-    private long nextSeq = 1;
+    /** Each worker thread's next sequence number ({@link Workload#firstSeq}). */
+    private final long[] nextSeq;
     private long maxItems;
     /** Per pool file (one, or one per shard): its committed length, resizes and value blocks after the last round. */
     private final long[] lastFileBytes;
@@ -58,7 +59,11 @@ final class Driver {
         this.log = log;
         this.pool = pool;
         this.random = new SplittableRandom(o.seed);
-        this.workload = new Workload(o.seed, o.keys);
+        this.workload = new Workload(o.seed, o.keys, o.threads);
+        this.nextSeq = new long[o.threads];
+        for (int t = 0; t < o.threads; t++) {
+            nextSeq[t] = Workload.firstSeq(t);
+        }
         this.model = new long[(int) o.keys + 1];
         int pools = Math.max(1, o.shards);
         this.lastFileBytes = new long[pools];
@@ -89,9 +94,10 @@ final class Driver {
         } finally {
             if (!o.keepPool) {
                 deletePool(pool);
-                for (Path p : List.of(ack, board, site, synced, workerErr)) {
+                for (Path p : List.of(board, site, synced, workerErr)) {
                     Files.deleteIfExists(p);
                 }
+                deleteAckLogs();
             }
         }
         return tally;
@@ -144,15 +150,17 @@ final class Driver {
 
     private void round(int r, int inGeneration) throws IOException, InterruptedException {
         tally.rounds++;
-        Files.deleteIfExists(ack);
+        deleteAckLogs();
         Files.deleteIfExists(site);
         Files.deleteIfExists(synced);
-        long start = nextSeq;
+        long[] start = nextSeq.clone();
         List<String> cmd = new ArrayList<>(List.of(javaBin(), "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xmx256m",
                 "-cp", o.classPath, Worker.class.getName(),
                 "pool=" + pool, "ack=" + ack, "board=" + board, "site=" + site, "backend=" + o.backend,
-                "seed=" + o.seed, "keys=" + o.keys, "start=" + start, "durability=" + o.durability,
+                "seed=" + o.seed, "keys=" + o.keys, "threads=" + o.threads,
+                "start=" + java.util.Arrays.stream(start).mapToObj(Long::toString).collect(java.util.stream.Collectors.joining(",")),
+                "durability=" + o.durability,
                 "batch=" + o.batch, "syncEvery=" + o.syncEvery, "synced=" + synced));
         CrashPoint target = chooseTarget(inGeneration);
         String site = o.powerFail ? chooseSite(target) : null;
@@ -363,7 +371,7 @@ final class Driver {
      * the offline check. With {@code onCopy}, all of it runs on a copy of the pool, and the pool is
      * left as the crash left it.
      */
-    private void verify(long start, int r, boolean onCopy) throws IOException {
+    private void verify(long[] start, int r, boolean onCopy) throws IOException {
         if (!onCopy) {
             verify(start, r, pool);
             return;
@@ -390,33 +398,17 @@ final class Driver {
         }
     }
 
-    private void verify(long start, int r, Path pool) throws IOException {
-        List<AckLog.Ack> acks = AckLog.read(ack, start);
-        // ON_CLOSE_OR_SYNC syncing every few acknowledgements: what the last sync covered must
-        // survive; the acknowledged operations after it are in doubt, like an unacknowledged batch.
-        long syncedThrough = o.syncEvery > 1 ? Math.max(start - 1, Worker.Syncs.read(synced)) : Long.MAX_VALUE;
+    private void verify(long[] start, int r, Path pool) throws IOException {
+        // Each worker thread's acknowledgements, against the model of its own keys; then each
+        // thread's first unacknowledged operation (and the rest of its batch) is in flight.
+        Workload.Op[] inflight = new Workload.Op[o.threads];
         durableModel = null;
-        for (AckLog.Ack a : acks) {
-            if (durableModel == null && a.seq() > syncedThrough) {
-                durableModel = model.clone();
-                firstInDoubt = a.seq();
-            }
-            Workload.Op op = workload.op(a.seq());
-            if (op.key() != a.key() || op.kind() != a.kind()) {
-                throw new IllegalStateException("ack log record " + a + " does not match the workload's " + op);
-            }
-            int expected = apply(op, true);
-            if (a.outcome() != expected) {
-                tally.lost++;
-                log.printf("round %d: acknowledged op %d %s key %d returned outcome %d but the acknowledged history says %d%n",
-                        r + 1, a.seq(), a.kind(), a.key(), a.outcome(), expected);
-            }
+        for (int t = 0; t < o.threads; t++) {
+            inflight[t] = replayAcks(Worker.ackLogOf(ack, t), start[t], r);
+            // Up to a batch of operations may be unacknowledged (the rest of a batch whose acks were
+            // cut, or the next batch); the next round starts after all of them.
+            nextSeq[t] = inflight[t].seq() + o.batch;
         }
-        tally.opsVerified += acks.size();
-        Workload.Op inflight = workload.op(start + acks.size());
-        // Up to a batch of operations may be unacknowledged (the rest of a batch whose acks were cut,
-        // or the next batch); the next round starts after all of them.
-        nextSeq = inflight.seq() + o.batch;
 
         RecoveryReport rec;
         try (GPHashIndex index = GPHashIndex.builder(pool).backend(o.backend).open()) {
@@ -445,15 +437,57 @@ final class Driver {
         }
     }
 
+    /** Deletes every worker thread's acknowledgement log. */
+    private void deleteAckLogs() throws IOException {
+        for (int t = 0; t < o.threads; t++) {
+            Files.deleteIfExists(Worker.ackLogOf(ack, t));
+        }
+    }
+
+    /**
+     * Applies one worker thread's acknowledged operations (from {@code start}) to the model, counting
+     * each whose outcome the history denies as lost; returns the thread's first unacknowledged operation.
+     */
+    private Workload.Op replayAcks(Path ackLog, long start, int r) throws IOException {
+        List<AckLog.Ack> acks = AckLog.read(ackLog, start);
+        // ON_CLOSE_OR_SYNC syncing every few acknowledgements (one thread only): what the last sync
+        // covered must survive; the acknowledged operations after it are in doubt, like an
+        // unacknowledged batch.
+        long syncedThrough = o.syncEvery > 1 ? Math.max(start - 1, Worker.Syncs.read(synced)) : Long.MAX_VALUE;
+        for (AckLog.Ack a : acks) {
+            if (durableModel == null && a.seq() > syncedThrough) {
+                durableModel = model.clone();
+                firstInDoubt = a.seq();
+            }
+            Workload.Op op = workload.op(a.seq());
+            if (op.key() != a.key() || op.kind() != a.kind()) {
+                throw new IllegalStateException("ack log record " + a + " does not match the workload's " + op);
+            }
+            int expected = apply(op, true);
+            if (a.outcome() != expected) {
+                tally.lost++;
+                log.printf("round %d: acknowledged op %d %s key %d returned outcome %d but the acknowledged history says %d%n",
+                        r + 1, a.seq(), a.kind(), a.key(), a.outcome(), expected);
+            }
+        }
+        tally.opsVerified += acks.size();
+        tally.opsVerifiedByThread.merge(Workload.threadOf(start), (long) acks.size(), Long::sum);
+        return workload.op(start + acks.size());
+    }
+
     /** The model as of the last sync, when acknowledged operations after it are in doubt; else null. */
     private long[] durableModel;
     /** The first acknowledged operation after the last sync (meaningful with {@link #durableModel}). */
     private long firstInDoubt;
 
-    /** Every key against the model: the acknowledged value, or the in-flight operation's whole result. */
-    private void compare(GPHashIndex index, Workload.Op inflight, int r) {
+    /**
+     * Every key against the model: the acknowledged value, or the whole result of an operation in
+     * flight in the thread whose key it is ({@code inflight}, by thread).
+     */
+    private void compare(GPHashIndex index, Workload.Op[] inflights, int r) {
         long items = 0;
         for (long key = 1; key <= o.keys; key++) {
+            Workload.Op inflight = inflights[workload.ownerOf(key)];
             byte[] v = index.get(key);
             long expected = model[(int) key];
             if (v != null) {
@@ -568,9 +602,9 @@ final class Driver {
     /**
      * Value space must not leak across rounds. Free space is rebuilt on every open, so a leak would
      * show as a heap growth the item count cannot explain: with at most {@code maxItems} items ever
-     * live and one worker thread, a heap that already has far more blocks than that never needs to
-     * grow. "Far more" is 1024 blocks plus two batches: a batch's value writes need that many free
-     * blocks before it runs (the GPU engine grows the heap when fewer are free), and up to a batch's
+     * live, a heap that already has far more blocks than that never needs to grow. "Far more" is 1024
+     * blocks plus two batches per worker thread: a batch's value writes need that many free blocks
+     * before it runs (the GPU engine grows the heap when fewer are free), and up to a batch's
      * replaced blocks await reclamation. (With 1024 alone, a GPU run with batches of 2048 flagged a
      * legitimate growth: 73,261 items at most in 74,744 blocks, H200, 2026-11-27.) Such a growth is
      * counted as leaked bytes.
@@ -581,7 +615,7 @@ final class Driver {
         // committed) leaves trailing bytes that the pool ignores and its next growth reuses. Per
         // shard pool, against the items of the whole index (an upper bound of any shard's).
         long file = check.header().fileLength();
-        if (file > lastFileBytes[s] && resizes == lastResizes[s] && maxItems + 1024 + 2L * o.batch < lastValueBlocks[s]) {
+        if (file > lastFileBytes[s] && resizes == lastResizes[s] && maxItems + 1024 + 2L * o.batch * o.threads < lastValueBlocks[s]) {
             tally.leakedBytes += file - lastFileBytes[s];
             log.printf("round %d: pool %d's committed length grew from %d to %d bytes without a resize, with at most %d items in %d value blocks%n",
                     r + 1, s, lastFileBytes[s], file, maxItems, lastValueBlocks[s]);

@@ -20,6 +20,8 @@ final class Tally {
     long killsInReclamation;
     long killsBetweenOperations;
     long opsVerified;
+    /** Acknowledged operations verified, by worker thread. */
+    final Map<Integer, Long> opsVerifiedByThread = new TreeMap<>();
     long lost;
     long torn;
     long leakedBytes;

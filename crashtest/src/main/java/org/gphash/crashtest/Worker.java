@@ -13,9 +13,11 @@ import org.gphash.persistence.PoolFile;
 
 /**
  * The worker JVM the driver forks and kills: opens the pool (running recovery), then runs the
- * workload one operation at a time, appending each to the acknowledgement log after the engine
- * returned and forcing it before the next operation. Single-threaded on purpose: at any moment at
- * most one operation is unacknowledged, so the driver can say exactly what a crash may have left.
+ * workload one operation (or batch) at a time, appending each to the acknowledgement log after the
+ * engine returned and forcing it before the next operation. Each worker thread has keys of its own
+ * and an acknowledgement log of its own ({@link Workload}: one thread by default), so at any moment
+ * at most one operation or batch per thread is unacknowledged, and the driver can say exactly what a
+ * crash may have left; with several threads their batches run on the engine concurrently.
  *
  * <p>Arguments are {@code name=value} pairs written by {@link Driver}; this is not a user command.
  */
@@ -34,10 +36,12 @@ public final class Worker {
         Path pool = Path.of(a.get("pool"));
         Path site = Path.of(a.get("site"));
         PhaseBoard board = PhaseBoard.open(Path.of(a.get("board")));
-        Workload workload = new Workload(Long.parseLong(a.get("seed")), Long.parseLong(a.get("keys")));
-        long seq = Long.parseLong(a.get("start"));
+        int threads = Integer.parseInt(a.getOrDefault("threads", "1"));
+        Workload workload = new Workload(Long.parseLong(a.get("seed")), Long.parseLong(a.get("keys")), threads);
+        long[] starts = java.util.Arrays.stream(a.get("start").split(",")).mapToLong(Long::parseLong).toArray();
         CrashPoint target = a.containsKey("target") ? CrashPoint.valueOf(a.get("target")) : null;
-        int[] countdown = {Integer.parseInt(a.getOrDefault("targetCount", "1"))};
+        java.util.concurrent.atomic.AtomicInteger countdown = new java.util.concurrent.atomic.AtomicInteger(
+                Integer.parseInt(a.getOrDefault("targetCount", "1")));
         // What happens at the targeted crash point: park for the driver's SIGKILL, or (power-fail
         // mode) discard every unpersisted store and halt.
         Runnable atTarget = () -> {
@@ -75,7 +79,7 @@ public final class Worker {
                     if (point == CrashPoint.RESIZE_LEVEL_ALLOCATED) {
                         board.inResize(true);
                     }
-                    if (point == target && --countdown[0] == 0) {
+                    if (point == target && countdown.decrementAndGet() == 0) {
                         onTarget.run();
                     }
                 }));
@@ -102,8 +106,51 @@ public final class Worker {
             index.close();
             Runtime.getRuntime().halt(CLOSED_EXIT);
         };
-        long closeAt = closeAfter > 0 ? seq + closeAfter : Long.MAX_VALUE;
-        try (AckLog log = AckLog.create(Path.of(a.get("ack")))) {
+        // Thread 0 closes the pool in a close round; the others' operations then fail as closed.
+        long closeAt = closeAfter > 0 ? starts[0] + closeAfter : Long.MAX_VALUE;
+        Path ack = Path.of(a.get("ack"));
+        if (threads == 1) {
+            runThread(index, workload, starts[0], batchSize, syncs, board, ack, closeAt, close);
+            return;
+        }
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.List<Thread> running = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            long start = starts[t];
+            long closeOwn = t == 0 ? closeAt : Long.MAX_VALUE;
+            Path own = ackLogOf(ack, t);
+            running.add(Thread.ofPlatform().name("crashtest-worker-" + t).start(() -> {
+                try {
+                    runThread(index, workload, start, batchSize, syncs, board, own, closeOwn, close);
+                } catch (org.gphash.IndexClosedException closing) {
+                    parkUntilKilled();  // thread 0 is closing the pool and will halt the worker
+                } catch (Throwable e) {
+                    if (failed.compareAndSet(null, e)) {
+                        e.printStackTrace();
+                        Runtime.getRuntime().halt(1);  // a worker that fails is a harness failure, as with one thread
+                    }
+                }
+            }));
+        }
+        for (Thread t : running) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Worker thread {@code t}'s acknowledgement log: the driver's path for thread 0, with {@code .t} added for the others. */
+    static Path ackLogOf(Path ack, int t) {
+        return t == 0 ? ack : ack.resolveSibling(ack.getFileName() + "." + t);
+    }
+
+    /** One worker thread's operations from {@code seq} on, each acknowledged in {@code ack} once it returned. */
+    private static void runThread(GPHashIndex index, Workload workload, long seq, int batchSize, Syncs syncs,
+                                  PhaseBoard board, Path ack, long closeAt, Runnable close) throws IOException {
+        try (AckLog log = AckLog.create(ack)) {
             if (batchSize > 1) {
                 runBatches(index, workload, seq, batchSize, syncs, board, log, closeAt, close);
             }

@@ -18,15 +18,55 @@ final class Workload {
     record Op(long seq, Kind kind, long key) {
     }
 
+    /**
+     * Where a worker thread's sequence numbers start: thread {@code t}'s are {@code t << THREAD_SHIFT}
+     * and up, so that an operation's sequence number names its thread ({@link #threadOf}), and the
+     * values it wrote say which thread wrote them.
+     */
+    static final int THREAD_SHIFT = 40;
+
     static final int VALUE_SIZE = 64;
     private static final int CRC_AT = VALUE_SIZE - 4;
 
     private final long seed;
     private final long keys;
+    private final int threads;
 
     Workload(long seed, long keys) {
+        this(seed, keys, 1);
+    }
+
+    /**
+     * Operations of {@code threads} worker threads on keys of their own: thread {@code t}'s keys are
+     * those with {@code (key - 1) % threads == t} (so no two threads' batches touch one key, and each
+     * key's history is one thread's, in its order); one thread has every key, as before threads came.
+     */
+    Workload(long seed, long keys, int threads) {
+        if (threads < 1 || keys < threads) {
+            throw new IllegalArgumentException("need at least one key per thread: " + keys + " keys, " + threads + " threads");
+        }
         this.seed = seed;
         this.keys = keys;
+        this.threads = threads;
+    }
+
+    int threads() {
+        return threads;
+    }
+
+    /** The thread whose operation {@code seq} is. */
+    static int threadOf(long seq) {
+        return (int) (seq >>> THREAD_SHIFT);
+    }
+
+    /** The thread whose keys include {@code key}. */
+    int ownerOf(long key) {
+        return (int) ((key - 1) % threads);
+    }
+
+    /** Thread {@code t}'s first sequence number. */
+    static long firstSeq(int t) {
+        return ((long) t << THREAD_SHIFT) + 1;
     }
 
     long keys() {
@@ -38,7 +78,8 @@ final class Workload {
         long h = mix(seed ^ (seq * 0x9E3779B97F4A7C15L));
         int roll = (int) Long.remainderUnsigned(h, 100);
         Kind kind = roll < 30 ? Kind.PUT : roll < 55 ? Kind.INSERT : roll < 80 ? Kind.UPDATE : Kind.DELETE;
-        long key = 1 + Long.remainderUnsigned(mix(h), keys);
+        int t = threadOf(seq);
+        long key = 1 + t + threads * Long.remainderUnsigned(mix(h), keys / threads);
         return new Op(seq, kind, key);
     }
 

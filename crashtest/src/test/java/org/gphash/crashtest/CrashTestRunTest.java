@@ -83,6 +83,34 @@ class CrashTestRunTest {
         assertTrue(r.out().contains("check failures=0"), r.out());
     }
 
+    /**
+     * Issue 25: several worker threads' batches run at once on one index (each thread with keys of
+     * its own), killed at random and at crash points: every thread's acknowledged operations survive.
+     */
+    @Test
+    void sigkillRoundsOfSeveralThreadsBatchesLoseNothing() {
+        Result r = run("--threads", "4", "--batch", "64", "--keys", "4000", "--rounds", "10", "--seed", "47",
+                "--rounds-per-pool", "5", "--max-kill-ms", "200", pool().toString());
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.last() != null, "last line is not the summary:\n" + r.out());
+        assertTrue(r.out().contains("threads=4"), r.out());
+        Matcher byThread = Pattern.compile("operations verified by worker thread: \\{0=(\\d+), 1=(\\d+), 2=(\\d+), 3=(\\d+)\\}")
+                .matcher(r.out());
+        assertTrue(byThread.find(), r.out());
+        for (int t = 1; t <= 4; t++) {
+            assertTrue(Long.parseLong(byThread.group(t)) > 0, "thread " + (t - 1) + " verified nothing\n" + r.out());
+        }
+        assertTrue(r.out().contains("check failures=0"), r.out());
+    }
+
+    @Test
+    void severalThreadsCatchADroppedPersist() {
+        Result r = run("--threads", "3", "--power-fail", "--mutate-drop-meta-persists", "--batch", "64", "--rounds", "4",
+                "--seed", "3", "--rounds-per-pool", "4", "--max-persists", "3000", pool().toString());
+        assertEquals(1, r.code(), r.out());
+        assertTrue(Long.parseLong(r.last().group(5)) > 0, "dropping the meta-word persists lost nothing?\n" + r.out());
+    }
+
     @Test
     void shardsAreRefusedWithThePowerFailMode() {
         Result r = run("--shards", "2", "--power-fail", "--rounds", "1", pool().toString());
@@ -169,6 +197,10 @@ class CrashTestRunTest {
     void badOptionsExitTwo() {
         assertEquals(2, run("--backend", "tpu").code());
         assertEquals(2, run("--rounds", "0").code());
+        assertEquals(2, run("--threads", "0").code());
+        assertEquals(2, run("--threads", "65").code());
+        assertEquals(2, run("--threads", "3", "--keys", "2").code(), "fewer keys than threads");
+        assertEquals(2, run("--threads", "2", "--durability", "ON_CLOSE_OR_SYNC", "--sync-every", "4").code());
         Result r = run("--backend", "gpu", "--power-fail", "--rounds", "1");
         assertEquals(2, r.code());
         assertTrue(r.out().contains("not available with --backend gpu"), r.out());

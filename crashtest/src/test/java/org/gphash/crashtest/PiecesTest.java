@@ -46,6 +46,27 @@ class PiecesTest {
     }
 
     @Test
+    void eachWorkerThreadHasKeysOfItsOwnAndOneThreadHasThemAll() {
+        Workload one = new Workload(7, 100);
+        Workload alone = new Workload(7, 100, 1);
+        Workload three = new Workload(7, 100, 3);
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        for (long s = 1; s < 3000; s++) {
+            assertEquals(one.op(s), alone.op(s), "one thread: the workload of before threads came");
+            for (int t = 0; t < 3; t++) {
+                Workload.Op op = three.op(Workload.firstSeq(t) - 1 + s);
+                assertEquals(t, Workload.threadOf(op.seq()));
+                assertEquals(t, three.ownerOf(op.key()), "op " + op + " of thread " + t);
+                assertTrue(op.key() >= 1 && op.key() <= 100, op.toString());
+                seen.add(op.key());
+            }
+        }
+        assertEquals(99, seen.size(), "33 keys each: the key left over (100) belongs to nobody");
+        assertEquals(1, Workload.firstSeq(0), "thread 0 numbers its operations from 1, as one thread did");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new Workload(7, 2, 3));
+    }
+
+    @Test
     void ackLogIgnoresATornLastRecordAndAGap() throws Exception {
         Path p = tmp.resolve("ack");
         try (AckLog log = AckLog.create(p)) {
