@@ -574,7 +574,10 @@ public final class MirrorPath implements BatchPath {
     /**
      * Lanes of host-batch chunks, taken in a ring: one chunk in flight each. Four keep the GPU fed
      * while the lock holder stages the next batch (several threads' batches of one chunk each, or
-     * two batches' two chunks each); each costs its chunk's buffers in GPU and pinned memory.
+     * two batches' two chunks each); each costs its chunk's buffers in GPU and pinned memory. Fewer
+     * or more ran slower: 16 threads' batches of 2^18 under bench ycsb (H200, coalescer off), YCSB-C
+     * with 2 / 3 / 4 / 8 lanes 136-141 / 151-153 / 146-155 / 125-130 Mops/s, YCSB-A 102-103 /
+     * 111-115 / 111-119 / 101-110 (docs/lab/2026-11-27-chunks-and-lanes-from-16-threads.md).
      */
     static final int LANES = 4;
     /** The lane the next chunk takes; the oldest chunk in flight is {@link #lanesInFlight} lanes back. */
