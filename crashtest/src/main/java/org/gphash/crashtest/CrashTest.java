@@ -253,6 +253,12 @@ public final class CrashTest implements Callable<Integer> {
                         + "left as the crash before left it (their workers repaired it); check failures=%d%n",
                 t.insertSlotsCleared, t.duplicatesRemoved, t.resizesResumed, t.resizes, t.inflightApplied,
                 t.repairRounds, t.checkFailures);
+        if (t.opsVerified == 0) {
+            // Passing with nothing checked would say nothing: say so (large batches need a longer run before the kill).
+            out.println("crashtest: WARNING: no acknowledged operation was verified: every worker was killed before "
+                    + "its first " + (o.batch > 1 ? "batch" : "operation") + " returned; raise --max-kill-ms (now "
+                    + o.maxKillMillis + ")");
+        }
         // The contract: this is the last line, exactly in this form.
         out.printf("crashtest: backend=%s rounds=%d kills=%d ops_verified=%d lost=%d torn=%d leaked_bytes=%d%n",
                 o.backend.name().toLowerCase(Locale.ROOT), t.rounds, t.kills + t.powerFailures, t.opsVerified, t.lost,

@@ -61,6 +61,7 @@ class CrashTestRunTest {
         assertEquals(40, Integer.parseInt(r.last().group(3)) + Integer.parseInt(closed.group(1)), r.out());
         assertTrue(Long.parseLong(r.last().group(4)) > 0, r.out());
         assertTrue(r.out().contains("in a resize="), r.out());
+        assertTrue(!r.out().contains("WARNING: no acknowledged"), r.out());
         // The first round of each pool parks at a resize point: some kills must land in resizes.
         Matcher resize = Pattern.compile("in a resize=(\\d+)").matcher(r.out());
         assertTrue(resize.find() && Integer.parseInt(resize.group(1)) > 0, r.out());
@@ -109,6 +110,17 @@ class CrashTestRunTest {
                 "--seed", "3", "--rounds-per-pool", "4", "--max-persists", "3000", pool().toString());
         assertEquals(1, r.code(), r.out());
         assertTrue(Long.parseLong(r.last().group(5)) > 0, "dropping the meta-word persists lost nothing?\n" + r.out());
+    }
+
+    /** A run that verified nothing says so (it still passes: nothing was lost), above the summary line. */
+    @Test
+    void aRunThatVerifiedNothingSaysSo() {
+        Result r = run("--batch", "100000", "--keys", "200000", "--rounds", "2", "--seed", "9", "--max-kill-ms", "0",
+                pool().toString());
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.last() != null, "last line is not the summary:\n" + r.out());
+        assertEquals("0", r.last().group(4), "a batch of 100,000 from a pool of 64 items returned before its kill?\n" + r.out());
+        assertTrue(r.out().contains("WARNING: no acknowledged operation was verified"), r.out());
     }
 
     @Test
