@@ -617,26 +617,29 @@ public final class Batch {
     private static final ValueLayout.OfLong KIND_WORD = ValueLayout.JAVA_LONG_UNALIGNED;
 
     /**
-     * Whether every operation is a get (GET is ordinal 0, so a word of kinds with any byte set holds
-     * another kind), eight kinds at a time: what a layer in front of the engine checks before it does
-     * per-operation work for writes.
+     * Whether every operation is a get: what a layer in front of the engine checks before it does
+     * per-operation work for writes. GET is ordinal 0, so the kinds are compared with zeros by the
+     * JDK's bulk {@link MemorySegment#mismatch}. A loop of eight kinds at a time ran slowly (flight
+     * recordings found the client threads in its segment reads; why the JIT's code for it was slow
+     * there was not found): 16 threads' batches of 2^18 gets behind the coalescer ran YCSB-C at 84-136
+     * Mops/s with the loop, 141-155 with the bulk compare, 136-151 with no coalescer (H200, two calls,
+     * builds alternated, docs/lab/2026-11-27-chunks-and-lanes-from-16-threads.md).
      *
      * @return true if the batch holds gets only (or nothing)
      */
     public boolean onlyGets() {
-        int i = 0;
-        for (; i + 8 <= size; i += 8) {
-            if (kinds.get(KIND_WORD, i) != 0) {
-                return false;
-            }
-        }
-        for (; i < size; i++) {
-            if (kinds.get(ValueLayout.JAVA_BYTE, i) != 0) {
+        long piece = ALL_GETS.byteSize();
+        for (long at = 0; at < size; at += piece) {
+            long n = Math.min(piece, size - at);
+            if (MemorySegment.mismatch(kinds, at, at + n, ALL_GETS, 0, n) >= 0) {
                 return false;
             }
         }
         return true;
     }
+
+    /** Kinds of a batch of gets, to compare with ({@link #onlyGets}). */
+    private static final MemorySegment ALL_GETS = MemorySegment.ofArray(new byte[1 << 16]);
 
     static {
         if (OpKind.GET.ordinal() != 0) {

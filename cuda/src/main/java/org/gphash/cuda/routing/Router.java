@@ -1,7 +1,5 @@
 package org.gphash.cuda.routing;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -160,7 +158,7 @@ public final class Router {
         if (n < 1 || n > Math.max(tuning.smallReadsMax(), tuning.smallWritesMax())) {
             return PIPELINE;
         }
-        boolean gets = onlyGets(batch.kinds(), n);
+        boolean gets = batch.onlyGets();
         if (gets && n <= tuning.smallReadsMax()) {
             return outsideLock ? SMALL_READS : SMALL_READS_LOCKED;
         }
@@ -189,22 +187,6 @@ public final class Router {
      */
     public boolean runsDeviceGetsInOneLaunch(long n, boolean onlyGets) {
         return mirror && onlyGets && n >= 1 && n <= tuning.smallReadsMax();
-    }
-
-    /** Whether the first {@code n} kinds are all GET (ordinal 0: eight at a time, a word of zeros). */
-    static boolean onlyGets(MemorySegment kinds, int n) {
-        int i = 0;
-        for (; i + 8 <= n; i += 8) {
-            if (kinds.get(ValueLayout.JAVA_LONG_UNALIGNED, i) != 0) {
-                return false;
-            }
-        }
-        for (; i < n; i++) {
-            if (kinds.get(ValueLayout.JAVA_BYTE, i) != 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**

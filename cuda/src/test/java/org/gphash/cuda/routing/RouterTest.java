@@ -273,17 +273,4 @@ class RouterTest {
         assertFalse(Router.valuesInPlace(true, true, true, false), "the chunk writes");
         assertFalse(Router.valuesInPlace(true, true, false, true), "the last reads repeated their keys");
     }
-
-    @Test
-    void onlyGetsReadsEveryKindByteByWordAndTail() {
-        for (int n = 1; n <= 40; n++) {
-            for (int bad = 0; bad < n; bad++) {
-                Batch b = batch(OpKind.GET, n);
-                assertTrue(Router.onlyGets(b.kinds(), n));
-                b.kinds().set(java.lang.foreign.ValueLayout.JAVA_BYTE, bad, (byte) OpKind.DELETE.ordinal());
-                assertFalse(Router.onlyGets(b.kinds(), n), "n=" + n + ", a delete at " + bad);
-                assertTrue(bad == 0 || Router.onlyGets(b.kinds(), bad), "only the first " + bad + " kinds");
-            }
-        }
-    }
 }
