@@ -249,8 +249,11 @@ final class Driver {
         // repair on its open (else every worker opens a pool the driver already recovered, and no
         // crash ever lands in recovery's repair).
         boolean leaveForRepair = inGeneration + 1 < o.roundsPerPool && random.nextInt(10) == 0;
-        verify(start, r, leaveForRepair);
-        repairNext = leaveForRepair;
+        boolean recovered = verify(start, r, leaveForRepair);
+        repairNext = leaveForRepair && recovered;
+        if (!recovered) {
+            newPool();  // nothing can be checked on a pool recovery refuses: go on with a new one
+        }
     }
 
     /** Set when the pool was left as the last round's crash left it, for the next worker to repair. */
@@ -371,10 +374,9 @@ final class Driver {
      * the offline check. With {@code onCopy}, all of it runs on a copy of the pool, and the pool is
      * left as the crash left it.
      */
-    private void verify(long[] start, int r, boolean onCopy) throws IOException {
+    private boolean verify(long[] start, int r, boolean onCopy) throws IOException {
         if (!onCopy) {
-            verify(start, r, pool);
-            return;
+            return verify(start, r, pool);
         }
         Path copy = pool.resolveSibling(pool.getFileName() + ".verify");
         deletePool(copy);
@@ -392,13 +394,17 @@ final class Driver {
                     java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
         }
         try {
-            verify(start, r, copy);
+            return verify(start, r, copy);
         } finally {
             deletePool(copy);
         }
     }
 
-    private void verify(long[] start, int r, Path pool) throws IOException {
+    /**
+     * Checks the round on {@code pool}; false when recovery refused to open it (damage no crash
+     * leaves, counted as a check failure: a pool that lost persists a crash must not lose can look so).
+     */
+    private boolean verify(long[] start, int r, Path pool) throws IOException {
         // Each worker thread's acknowledgements, against the model of its own keys; then each
         // thread's first unacknowledged operation (and the rest of its batch) is in flight.
         Workload.Op[] inflight = new Workload.Op[o.threads];
@@ -411,7 +417,15 @@ final class Driver {
         }
 
         RecoveryReport rec;
-        try (GPHashIndex index = GPHashIndex.builder(pool).backend(o.backend).open()) {
+        GPHashIndex opened;
+        try {
+            opened = GPHashIndex.builder(pool).backend(o.backend).open();
+        } catch (org.gphash.error.PoolFormatException refused) {
+            tally.checkFailures++;
+            log.printf("round %d: recovery refused the pool: %s%n", r + 1, refused.getMessage());
+            return false;
+        }
+        try (GPHashIndex index = opened) {
             rec = index.lastRecovery();
             tally.insertSlotsCleared += rec.insertSlotsCleared();
             tally.duplicatesRemoved += rec.duplicatesRemoved();
@@ -435,6 +449,7 @@ final class Driver {
             }
             checkGrowth(check, s, r);
         }
+        return true;
     }
 
     /** Deletes every worker thread's acknowledgement log. */
