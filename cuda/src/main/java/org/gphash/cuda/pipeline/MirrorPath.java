@@ -37,7 +37,6 @@ import org.gphash.cuda.staging.HostLane;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.format.Geometry;
-import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
 import org.gphash.index.PoolTable;
 
@@ -395,10 +394,9 @@ public final class MirrorPath implements BatchPath {
 
     /** Deletes the keys of {@code batch} at {@code positions} (distinct keys), on lane {@code l}; the outcomes are dropped. */
     private void deleteKeysOf(Batch batch, int[] positions, HostLane l) {
-        int ks = geometry.keySize();
-        Batch deletes = Batch.create(ks, geometry.valueSize(), positions.length);
+        Batch deletes = Batch.create(geometry.keySize(), geometry.valueSize(), positions.length);
         for (int p : positions) {
-            deletes.add(OpKind.DELETE, SegmentBytes.copyOf(batch.keys(), (long) p * ks, ks), null);
+            deletes.add(OpKind.DELETE, batch.key(p), null);
         }
         int[] all = new int[positions.length];
         Arrays.setAll(all, i -> i);

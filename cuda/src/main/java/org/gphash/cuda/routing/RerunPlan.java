@@ -1,6 +1,5 @@
 package org.gphash.cuda.routing;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -10,7 +9,6 @@ import java.util.Map;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.Outcome;
-import org.gphash.spi.SegmentBytes;
 
 /**
  * What a host batch runs again after a resize, so that its results stay those of batch order. A
@@ -48,13 +46,11 @@ public record RerunPlan(int[] ops, int[] deleteFirst) {
             return new RerunPlan(deferred, NONE);
         }
         int n = batch.size();
-        int keySize = batch.keySize();
-        MemorySegment keys = batch.keys();
         Map<ByteBuffer, Integer> firstDeferred = new HashMap<>();
         BitSet isDeferred = new BitSet(n);
         int from = Integer.MAX_VALUE;
         for (int p : deferred) {
-            firstDeferred.putIfAbsent(key(keys, p, keySize), p);
+            firstDeferred.putIfAbsent(ByteBuffer.wrap(batch.key(p)), p);
             isDeferred.set(p);
             from = Math.min(from, p);
         }
@@ -65,7 +61,7 @@ public record RerunPlan(int[] ops, int[] deleteFirst) {
             if (isDeferred.get(p)) {
                 continue;
             }
-            ByteBuffer k = key(keys, p, keySize);
+            ByteBuffer k = ByteBuffer.wrap(batch.key(p));
             Integer first = firstDeferred.get(k);
             if (first != null && p > first) {
                 if (laterCount == later.length) {
@@ -94,9 +90,5 @@ public record RerunPlan(int[] ops, int[] deleteFirst) {
             case INSERTED, UPDATED, DELETED, REPLACED -> true;
             case NOT_APPLIED, FOUND, NOT_FOUND, EXISTS -> false;
         };
-    }
-
-    private static ByteBuffer key(MemorySegment keys, int position, int keySize) {
-        return ByteBuffer.wrap(SegmentBytes.copyOf(keys, (long) position * keySize, keySize));
     }
 }

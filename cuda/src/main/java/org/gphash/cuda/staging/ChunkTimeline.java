@@ -112,10 +112,12 @@ public final class ChunkTimeline implements AutoCloseable {
 
     /** Milliseconds from the reference to {@code mark}. */
     private double at(CUevent mark) {
-        float[] ms = new float[1];
-        cuEventElapsedTime(ms, reference, mark);
-        return ms[0];
+        cuEventElapsedTime(elapsed, reference, mark);
+        return elapsed[0];
     }
+
+    /** {@link #at}'s out parameter, reused. */
+    private final float[] elapsed = new float[1];
 
     /**
      * Nanoseconds summed since timing was turned on or reset: {@code gpu_copy_in}, {@code gpu_kernels},
