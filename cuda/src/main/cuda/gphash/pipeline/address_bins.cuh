@@ -10,15 +10,21 @@
 
 namespace gphash {
 
+// Puts (pool offset, group) at place `at` of the unsorted list, whose places the caller knows
+// without counting, and counts its bin.
+__device__ __forceinline__ void bin_place(const PipeParams& p, uint64_t at, uint64_t offset, uint32_t e) {
+    arr<uint64_t>(p.unsorted_off)[at] = offset;
+    arr<uint32_t>(p.unsorted_ent)[at] = e;
+    atomicAdd(arr<unsigned int>(p.bins) + (offset >> p.address_shift), 1u);
+}
+
 // Appends (pool offset, group) to the unsorted list for lanes with `take`, counting its bin.
 // All lanes of the warp must call.
 __device__ __forceinline__ void bin_append(const PipeParams& p, PipeCounter count, bool take, uint64_t offset,
                                            uint32_t e) {
     const uint32_t at = warp_append(pipe_counters(p) + count, take);
     if (take) {
-        arr<uint64_t>(p.unsorted_off)[at] = offset;
-        arr<uint32_t>(p.unsorted_ent)[at] = e;
-        atomicAdd(arr<unsigned int>(p.bins) + (offset >> p.address_shift), 1u);
+        bin_place(p, at, offset, e);
     }
 }
 

@@ -27,36 +27,30 @@ __device__ void pipe_take(const PipeParams& p, const HeapParams& h) {
               pipe_counters(p) + kPipeHeapShort);
 }
 
-// Phase V: writing group r gets block r and its value; every writing or deleting group joins the
-// slot-write list, binned by slot address.
+// Phase V: writing group r gets block r and its value; then every writing or deleting group joins the
+// slot-write list, binned by slot address. The list's places are known without counting (the written
+// groups with a block, then the deletes), so no lane appends to one shared counter: with a sub-group of
+// 16 lanes per 128-byte value, that append was an atomic on one word for every two entries, 2^19 of
+// them in a row for 2^20 deletes (most of a delete's phase V, which writes no value).
 __device__ void pipe_write_values(const TableParams& t, const PipeParams& p) {
     const PipeBatch& b = pipe_batch(p);
     const uint64_t writes = pipe_count(p, kPipeValueWrites);
-    const uint64_t total = writes + pipe_count(p, kPipeDeletes);
-    const uint64_t taken = pipe_count(p, kPipeBlocksTaken);
+    // Blocks taken: all the writes, unless the host let the heap run short (counted: a bug); a write
+    // without a block writes nothing.
+    const uint64_t taken = min(writes, pipe_count(p, kPipeBlocksTaken));
     const uint64_t vs = static_cast<uint64_t>(t.value_size);
     const ValueLanes v = value_lanes(vs);
     uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
-    for (uint64_t r0 = global_warp() * v.per_warp; r0 < total; r0 += global_warps() * v.per_warp) {
+    for (uint64_t r0 = global_warp() * v.per_warp; r0 < taken; r0 += global_warps() * v.per_warp) {
         const uint64_t r = r0 + v.sub;
-        uint32_t e = 0;
         const uint8_t* from = nullptr;
         uint8_t* to = nullptr;
-        bool slot_write = false;
-        if (r < total && v.index == 0) {
-            if (r < writes) {
-                e = arr<const uint32_t>(p.vwrites)[r];
-                if (r < taken) {  // always, unless the host let the heap run short (counted: a bug)
-                    const uint64_t block = arr<const uint64_t>(p.blocks)[r];
-                    arr<uint64_t>(p.g_block)[e] = block;
-                    from = arr<const uint8_t>(b.values) + static_cast<uint64_t>(arr<const uint32_t>(p.g_src)[e]) * vs;
-                    to = pool + block;
-                    slot_write = true;
-                }
-            } else {
-                e = arr<const uint32_t>(p.deletes)[r - writes];
-                slot_write = true;
-            }
+        if (r < taken && v.index == 0) {
+            const uint32_t e = arr<const uint32_t>(p.vwrites)[r];
+            const uint64_t block = arr<const uint64_t>(p.blocks)[r];
+            arr<uint64_t>(p.g_block)[e] = block;
+            from = arr<const uint8_t>(b.values) + static_cast<uint64_t>(arr<const uint32_t>(p.g_src)[e]) * vs;
+            to = pool + block;
         }
         from = shfl_pointer(from, v.leader);
         to = shfl_pointer(to, v.leader);
@@ -64,8 +58,14 @@ __device__ void pipe_write_values(const TableParams& t, const PipeParams& p) {
             sub_copy(v, to, from, vs);
             persist_fence();
         }
-        // One append per value: the sub-group leaders take part, the other lanes pass false.
-        bin_append(p, kPipeSlotWrites, slot_write, slot_write ? arr<const uint64_t>(p.g_slot)[e] : 0, e);
+    }
+    const uint64_t listed = taken + pipe_count(p, kPipeDeletes);
+    if (global_thread() == 0) {
+        pipe_counters(p)[kPipeSlotWrites] = listed;
+    }
+    for (uint64_t i = global_thread(); i < listed; i += global_threads()) {
+        const uint32_t e = i < taken ? arr<const uint32_t>(p.vwrites)[i] : arr<const uint32_t>(p.deletes)[i - taken];
+        bin_place(p, i, arr<const uint64_t>(p.g_slot)[e], e);
     }
 }
 
