@@ -200,6 +200,19 @@ public final class GpuCacheBench {
         return new double[] {hostMops, deviceMops, hits + misses == 0 ? 0 : (double) hits / (hits + misses)};
     }
 
+    /** One more device-resident pass with the pipeline's stages timed (GpuTargetsBench.stages). */
+    private static String profiled(GpuEngine gpu, Workload2 w) {
+        gpu.profileStages(true);
+        long ops = 0;
+        for (DeviceBatch b : w.device()) {
+            gpu.executeOnDevice(b);
+            ops += b.size();
+        }
+        String s = GpuTargetsBench.stages(gpu, ops);
+        gpu.profileStages(false);
+        return s;
+    }
+
     private static BktCacheConfig cache(double share, CachePolicy policy) {
         return cache(share, policy, null);
     }
@@ -228,6 +241,7 @@ public final class GpuCacheBench {
                             off[0], off[1]);
                     System.out.println(base);
                     rows.add(base);
+                    System.out.println("  cache off, device-resident, GPU time by stage: " + profiled(gpu, batches));
                     for (String sn : list(a.shares, "0.1,0.2,0.4")) {
                         double share = Double.parseDouble(sn);
                         if (share == 0) {

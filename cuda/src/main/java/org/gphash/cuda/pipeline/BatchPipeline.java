@@ -410,11 +410,18 @@ public final class BatchPipeline implements AutoCloseable {
         profile.mark(stream);
         // SEMANTICS (identity groups set the presence scan's result themselves; the value source
         // needs no scan either; a batch of reads needs neither)
-        if (mayGroup) {
+        if (mayGroup && writes) {
             scan.inclusiveMax(stream, b.lastSet.address(), b.lastSet.address(), c);
             Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
             scan.inclusiveMax(stream, b.lastSrc.address(), b.lastSrc.address(), c);
             Launcher.launchBlocks(k.net, grid(c), stream, p);
+        } else if (mayGroup) {
+            // A batch without writes: no member sets presence or a value source, so both scans
+            // would leave -1 everywhere and no group has a net effect (its action stays none); only
+            // the value source's -1s are written. Skipping the scans and the net kernel took a grouped
+            // YCSB-C batch of 2^17 from 3.37 to 3.11 ms of GPU time per 2^20, of 2^16 from 5.40 to
+            // 4.25 (H200, docs/lab/2026-11-27-small-chunk-stages.md).
+            Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
         } else if (writes) {
             Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
             Launcher.launchBlocks(k.net, grid(c), stream, p);
