@@ -3,11 +3,14 @@
 // scan gives every (digit, tile) its first output position), and a stable scatter.
 //
 // Stability is what the pipeline needs from it: operations of one key must come out in batch order.
-// The scatter ranks items in index order explicitly: a tile is walked in rounds of one item per
-// thread; within a round, lanes of equal digit are ranked with __match_any_sync, warps by the counts
-// of the warps before them, rounds by a running count per digit.
+// The scatter ranks a whole tile at once with CUB's match-based block radix rank, which ranks equal
+// digits in the order of a warp-striped arrangement (warp w holds the tile's items from w * 32 *
+// kSortItems on, its item j in lane l being the (32 j + l)-th of them), that is in index order. It
+// replaced rounds of one item per thread ranked by hand (__match_any_sync, then per-warp counts in
+// shared memory), whose bookkeeping was most of a pass.
 #pragma once
 #include <cstdint>
+#include <cub/block/block_radix_rank.cuh>
 #include <cub/block/block_radix_sort.cuh>
 #include "../table_params.cuh"
 
@@ -17,7 +20,7 @@ constexpr int kSortThreads = 256;
 constexpr int kSortItems = 8;
 constexpr int kSortTile = kSortThreads * kSortItems;
 constexpr int kRadix = 256;
-constexpr int kSortWarps = kSortThreads / kWarpSize;
+static_assert(kRadix == kSortThreads, "the scatter keeps one digit's offset per thread");
 
 __device__ __forceinline__ uint64_t sort_count(uint64_t host_n, const uint64_t* n_at) {
     return n_at != nullptr ? *n_at : host_n;
@@ -40,47 +43,35 @@ __device__ void radix_count(const uint32_t* keys, uint64_t n, int shift, uint32_
 }
 
 // Writes every item of tile `blockIdx.x` to offsets[digit * tiles + tile] + its rank among the
-// tile's items of that digit, in index order.
+// tile's items of that digit, in index order. Positions past n hold all-ones keys: they rank after
+// every real item of their digit (they come last in the tile) and are not written.
 __device__ void radix_scatter(const uint32_t* keys, const uint32_t* vals, uint64_t n, int shift,
                               const uint32_t* offsets, uint64_t tiles, uint32_t* keys_out, uint32_t* vals_out) {
-    __shared__ uint32_t running[kRadix];
-    __shared__ uint32_t warp_counts[kSortWarps][kRadix];
-    const int tid = static_cast<int>(threadIdx.x);
-    const int warp = tid / kWarpSize;
-    const int lane = tid & (kWarpSize - 1);
-    running[tid] = offsets[static_cast<uint64_t>(tid) * tiles + blockIdx.x];
-    const uint64_t base = blockIdx.x * static_cast<uint64_t>(kSortTile);
-    for (int k = 0; k < kSortItems; ++k) {
-        for (int w = 0; w < kSortWarps; ++w) {
-            warp_counts[w][tid] = 0;
+    using Rank = cub::BlockRadixRankMatch<kSortThreads, 8, false>;
+    __shared__ typename Rank::TempStorage temp;
+    __shared__ uint32_t out_base[kRadix];  // where the tile's items of a digit go, less the tile's items below it
+    const uint64_t lane = threadIdx.x & (kWarpSize - 1);
+    const uint64_t first = blockIdx.x * static_cast<uint64_t>(kSortTile) +
+                           (threadIdx.x / kWarpSize) * static_cast<uint64_t>(kWarpSize * kSortItems) + lane;
+    uint32_t k[kSortItems];
+    int rank[kSortItems];
+    int below[1];  // Rank's BINS_TRACKED_PER_THREAD (kRadix / kSortThreads): digit threadIdx.x
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) {
+        const uint64_t i = first + static_cast<uint64_t>(j) * kWarpSize;
+        k[j] = i < n ? keys[i] : ~0u;
+    }
+    Rank(temp).RankKeys(k, rank, cub::ShiftDigitExtractor<uint32_t>(shift, 8), below);
+    out_base[threadIdx.x] = offsets[static_cast<uint64_t>(threadIdx.x) * tiles + blockIdx.x] - below[0];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kSortItems; ++j) {
+        const uint64_t i = first + static_cast<uint64_t>(j) * kWarpSize;
+        if (i < n) {
+            const uint32_t at = out_base[(k[j] >> shift) & (kRadix - 1)] + static_cast<uint32_t>(rank[j]);
+            keys_out[at] = k[j];
+            vals_out[at] = vals[i];
         }
-        __syncthreads();
-        const uint64_t i = base + static_cast<uint64_t>(k) * kSortThreads + tid;
-        const bool valid = i < n;
-        const uint32_t key = valid ? keys[i] : 0;
-        const uint32_t digit = (key >> shift) & (kRadix - 1);
-        // Invalid lanes form a group of their own (no digit is 0xFFFFFFFF).
-        const uint32_t peers = __match_any_sync(kFullMask, valid ? digit : 0xFFFFFFFFu);
-        const uint32_t rank = __popc(peers & ((1u << lane) - 1));
-        if (valid && lane == __ffs(peers) - 1) {
-            warp_counts[warp][digit] = __popc(peers);
-        }
-        __syncthreads();
-        if (valid) {
-            uint32_t before = running[digit] + rank;
-            for (int w = 0; w < warp; ++w) {
-                before += warp_counts[w][digit];
-            }
-            keys_out[before] = key;
-            vals_out[before] = vals[i];
-        }
-        __syncthreads();
-        uint32_t round = 0;
-        for (int w = 0; w < kSortWarps; ++w) {
-            round += warp_counts[w][tid];
-        }
-        running[tid] += round;
-        // The next round clears warp_counts[.][tid] in this same thread, after this read.
     }
 }
 
