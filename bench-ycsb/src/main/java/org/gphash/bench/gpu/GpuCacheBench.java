@@ -33,7 +33,9 @@ import org.gphash.cuda.GpuEngine;
  *
  * <p>Each measured point: the workload's batches run once with the new cache (its counters learn
  * the workload), the cache is loaded, and the same batches run again, timed; the hit rate is that of
- * the timed pass. Loads are on demand only (no periodic load during a timed pass).
+ * the timed pass. Loads are on demand only (no periodic load during a timed pass). {@code sweep} also
+ * prints each workload's GPU time per pipeline stage from one more cache-off pass (stages launched one
+ * by one, so short stages read longer than inside the graph a timed pass replays).
  *
  * <pre>
  * GpuCacheBench sweep  --keys N --key-sizes 8,32 --workloads A,B,C,F --shares 0,0.1,0.2,0.4 --policies LFU,LRU,RANDOM
