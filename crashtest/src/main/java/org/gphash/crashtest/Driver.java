@@ -589,25 +589,20 @@ final class Driver {
 
     /** Which operations of a run of sequence numbers touched each key, in order. */
     private static final class Window {
-        private static final long[] NONE = new long[0];
         final long first;
         final long end;
-        private final java.util.Map<Long, long[]> byKey = new java.util.HashMap<>();
+        private final java.util.Map<Long, List<Long>> byKey = new java.util.HashMap<>();
 
         Window(long first, long end, Workload workload) {
             this.first = first;
             this.end = end;
             for (long s = first; s < end; s++) {
-                byKey.merge(workload.op(s).key(), new long[] {s}, (a, b) -> {
-                    long[] c = java.util.Arrays.copyOf(a, a.length + 1);
-                    c[a.length] = b[0];
-                    return c;
-                });
+                byKey.computeIfAbsent(workload.op(s).key(), k -> new ArrayList<>()).add(s);
             }
         }
 
-        long[] seqsOn(long key) {
-            return byKey.getOrDefault(key, NONE);
+        List<Long> seqsOn(long key) {
+            return byKey.getOrDefault(key, List.of());
         }
     }
 
