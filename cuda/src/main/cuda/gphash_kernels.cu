@@ -208,13 +208,21 @@ extern "C" __global__ void gphash_part_scatter(PartScatter a) { gphash::part_sca
 // A device-resident batch of a sharded index split by shard on its own GPU (pipeline/shard_split.cuh).
 extern "C" __global__ void gphash_shard_split(ShardSplit a) { gphash::shard_split(a); }
 
-// A small batch of gets in one launch (org.gphash.cuda.pipeline.SmallReads).
+// A small writing batch in one cooperative launch (org.gphash.cuda.pipeline.SmallWrites): keys
+// distinct, and keys that may repeat (grouped by key in the launch).
 extern "C" __global__ void __launch_bounds__(gphash::kSmallWritesThreads)
 gphash_pipe_small_writes(TableParams t, TableParams mt, PipeParams p, CacheParams c, HeapParams h, int flags,
                          unsigned long long* stamps) {
-    gphash::pipe_small_writes(t, mt, p, c, h, flags, stamps);
+    gphash::pipe_small_writes<false>(t, mt, p, c, h, flags, stamps);
 }
 
+extern "C" __global__ void __launch_bounds__(gphash::kSmallWritesThreads)
+gphash_pipe_small_writes_grouped(TableParams t, TableParams mt, PipeParams p, CacheParams c, HeapParams h, int flags,
+                                 unsigned long long* stamps) {
+    gphash::pipe_small_writes<true>(t, mt, p, c, h, flags, stamps);
+}
+
+// A small batch of gets in one launch (org.gphash.cuda.pipeline.SmallReads).
 extern "C" __global__ void gphash_pipe_small_reads(TableParams t, TableParams mt, CacheParams c, SmallReadsArgs a) {
     gphash::pipe_small_reads(t, mt, c, a);
 }

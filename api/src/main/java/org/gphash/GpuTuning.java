@@ -22,10 +22,14 @@ import java.util.Locale;
  *                          GPHash artifact's device batches of 2^12 gets 2.5x the GPU time (H200)
  * @param smallReadSlots    such batches in flight at once (1 to 1024): each slot has its own buffers,
  *                          stream and events
- * @param smallWritesMax    writing batches of at most this many operations, keys distinct, run as one
- *                          launch of one block (0: never; at most 1024, {@link #SMALL_WRITES_LIMIT});
- *                          128 measured: a batch of 64 with half updates 75 µs p50 against 167 through
- *                          the staged pipeline (H200)
+ * @param smallWritesMax    writing batches (and the pipeline's writing runs: a device-resident batch's
+ *                          slices) of at most this many operations run as one cooperative launch,
+ *                          grouped by key on the GPU where keys repeat (0: never; at most 4096,
+ *                          {@link #SMALL_WRITES_LIMIT}); 4096 measured against 128 of distinct
+ *                          keys only (H200): a host batch of 512 with half updates 124-128 µs p50
+ *                          against 211, of 4096 335-353 µs against 351 (p99 401-403 against 639),
+ *                          of 8 and 64 the same; YCSB's client, workload A from 256 threads, 1.12x
+ *                          (its coalesced batches repeat keys)
  * @param distinctWritesMax writing batches (or chunks) of at most this many operations are checked for
  *                          distinct keys on the host, and when distinct skip the pipeline's grouping
  *                          (0: never; 32 measured best, 1024 lost 0.82x to 0.98x under YCSB's client)
@@ -44,14 +48,13 @@ public record GpuTuning(int smallReadsMax, int smallReadSlots, int smallWritesMa
     public static final String PROPERTY = "gphash.gpuTuning";
 
     /**
-     * The most operations {@code smallWritesMax} may let a one-launch writing batch hold (kSmallWritesMax).
-     * One block strides over every stage, so any size runs; at 512 operations it was barely ahead of
-     * the staged pipeline's many blocks (176 against 190 µs p50, H200).
+     * The most operations {@code smallWritesMax} may let a one-launch writing batch hold (kSmallWritesMax):
+     * the one-block sort that groups its keys sorts at most 4096, the pipeline buffers' smallest class.
      */
-    public static final int SMALL_WRITES_LIMIT = 1024;
+    public static final int SMALL_WRITES_LIMIT = 4096;
 
     /** The defaults, as measured (see each component). */
-    public static final GpuTuning DEFAULTS = new GpuTuning(4096, 32, 128, 32, 1024, true, false);
+    public static final GpuTuning DEFAULTS = new GpuTuning(4096, 32, 4096, 32, 1024, true, false);
 
     /** Checks the fields: each names what is wrong in its exception. */
     public GpuTuning {

@@ -20,7 +20,7 @@ class GpuTuningTest {
         GpuTuning d = GpuTuning.DEFAULTS;
         assertEquals(4096, d.smallReadsMax());
         assertEquals(32, d.smallReadSlots());
-        assertEquals(128, d.smallWritesMax());
+        assertEquals(4096, d.smallWritesMax());
         assertEquals(32, d.distinctWritesMax());
         assertEquals(1024, d.oneBinMax());
         assertTrue(d.growHeapAhead());
@@ -30,7 +30,7 @@ class GpuTuningTest {
     @Test
     void aSpecChangesOnlyWhatItNames() {
         GpuTuning t = GpuTuning.DEFAULTS.with(" smallReadsMax = 0, growHeapAhead=false ,logBatches=TRUE");
-        assertEquals(new GpuTuning(0, 32, 128, 32, 1024, false, true), t);
+        assertEquals(new GpuTuning(0, 32, 4096, 32, 1024, false, true), t);
         assertSame(GpuTuning.DEFAULTS, GpuTuning.DEFAULTS.with(null));
         assertSame(GpuTuning.DEFAULTS, GpuTuning.DEFAULTS.with("  "));
     }
@@ -42,7 +42,7 @@ class GpuTuningTest {
         assertMessage("'oneBinMax' is not name=value", () -> GpuTuning.DEFAULTS.with("oneBinMax"));
         assertMessage("oneBinMax=lots is not a whole number", () -> GpuTuning.DEFAULTS.with("oneBinMax=lots"));
         assertMessage("growHeapAhead=yes is neither true nor false", () -> GpuTuning.DEFAULTS.with("growHeapAhead=yes"));
-        assertMessage("GpuTuning.smallWritesMax must be 0 to 1024, got 1025", () -> GpuTuning.DEFAULTS.with("smallWritesMax=1025"));
+        assertMessage("GpuTuning.smallWritesMax must be 0 to 4096, got 4097", () -> GpuTuning.DEFAULTS.with("smallWritesMax=4097"));
         assertMessage("GpuTuning.smallReadSlots must be 1 to 1024, got 0", () -> GpuTuning.DEFAULTS.with("smallReadSlots=0"));
         assertMessage("GpuTuning.smallReadsMax must be 0 to 65536, got -1", () -> GpuTuning.DEFAULTS.with("smallReadsMax=-1"));
     }

@@ -1,27 +1,36 @@
-// A small writing batch of distinct keys in one launch: the pipeline's ungrouped stages
-// (org.gphash.cuda.pipeline.BatchPipeline#queueStages with every operation its own group and one address bin),
-// run in the same order by one block, with a block barrier where the graph has a kernel boundary.
-// A batch of a few operations spends its GPU time on the graph's two dozen launches, not on work;
-// here it pays for one. The stages are the same device functions, which stride over their work by
-// the launch's threads (one block here), so the results are the pipeline's.
+// A small writing batch in one launch: the pipeline's stages (org.gphash.cuda.pipeline.BatchPipeline#queueStages
+// with one address bin), run in the same order by one cooperative grid, with a grid barrier where the
+// graph has a kernel boundary. A batch of a few thousand operations spends most of its GPU time on
+// the graph's two to three dozen launches, each a few microseconds of start and drain around little
+// work; here it pays for one launch and a barrier per stage. The stages are the same device
+// functions, which stride over their work by the launch's threads, so the results are the pipeline's.
+//
+// Keys may repeat. Grouped, the key table is the pipeline's (pipe_group), the sort the one-block
+// radix sort (radix_sort.cuh, up to kBlockSortMax positions, so at most that many operations) and
+// the two presence and value-source scans one block's scans (device_scan.cuh): block 0 runs those
+// while the other blocks wait at the next barrier. A batch the host found free of repeated keys runs
+// ungrouped (identity groups, no key table, sort or scans).
 //
 // Persist order is kept: every phase's threads fence their own pool stores (persist_fence, as in the
-// separate kernels), and no thread starts the next phase before the barrier, so phase V is durable
-// before any key of phase K is stored, and K before any meta word of phase M.
+// separate kernels), and no thread starts the next phase before the grid barrier (which orders
+// memory as a kernel boundary does), so phase V is durable before any key of phase K is stored, and
+// K before any meta word of phase M.
 //
-// The heap's take is the one stage that differs. The graph counts every bitmap word's free blocks
-// and scans the counts (three launches over the whole heap) to take the lowest free blocks. Here the
-// block takes the next free blocks after a cursor (next fit): it walks the bitmap a block's width of
-// words at a time from where the last small take stopped, wrapping at the end, and takes free
-// blocks in the order it meets them, which is address order except across the wrap. A lowest-first
-// walk was tried first and was slow: each batch's frees pulled it back to the bottom of the heap,
-// and it then walked thousands of full words to find the next free block. Blocks freed behind the
-// cursor are taken when it comes round again, or by the next large batch, which still takes the
-// lowest.
+// The heap's take is the one stage that differs from a large batch's. The graph counts every bitmap
+// word's free blocks and scans the counts (three launches over the whole heap) to take the lowest
+// free blocks. Here block 0 takes the next free blocks after a cursor (next fit), as the pipeline's
+// small runs do (BatchPipeline.NEXT_FIT_MAX): it walks the bitmap a block's width of words at a time
+// from where the last small take stopped, wrapping at the end, and takes free blocks in the order it
+// meets them, which is address order except across the wrap. A lowest-first walk was tried first
+// and was slow: each batch's frees pulled it back to the bottom of the heap, and it then walked
+// thousands of full words to find the next free block. Blocks freed behind the cursor are taken
+// when it comes round again, or by the next large batch, which still takes the lowest.
 #pragma once
+#include <cooperative_groups.h>
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
 #include "address_bins.cuh"
+#include "device_scan.cuh"
 #include "heap_bitmap.cuh"
 #include "pipe_group.cuh"
 #include "pipe_params.cuh"
@@ -29,14 +38,15 @@
 #include "pipe_resolve.cuh"
 #include "pipe_semantics.cuh"
 #include "pipe_write.cuh"
+#include "radix_sort.cuh"
 
 namespace gphash {
 
-// Threads of the one block (org.gphash.cuda.runtime.Launcher.BLOCK).
+// Threads of each block (org.gphash.cuda.runtime.Launcher.BLOCK).
 constexpr int kSmallWritesThreads = 256;
-// Operations of a batch this kernel runs at most (org.gphash.GpuTuning.SMALL_WRITES_LIMIT); any size up to
-// the pipeline buffers' smallest capacity class (4096) would run, since every stage strides.
-constexpr int kSmallWritesMax = 1024;
+// Operations of a batch this kernel runs at most (org.gphash.GpuTuning.SMALL_WRITES_LIMIT): the
+// one-block sort's limit, and the pipeline buffers' smallest capacity class.
+constexpr int kSmallWritesMax = 4096;
 
 constexpr int kSmallReads = 1;
 constexpr int kSmallWrites = 2;
@@ -97,11 +107,11 @@ __device__ void heap_take_next_fit(const HeapParams& h, uint64_t wanted, uint64_
     __syncthreads();
 }
 
-// When the host profiles stages (org.gphash.cuda.pipeline.StageProfile), thread 0 records the GPU's clock
+// When the host profiles stages (org.gphash.cuda.pipeline.StageProfile), the grid's thread 0 records the GPU's clock
 // (ns) after each stage, as StageProfile.Stage numbers them, into stamps[1 + stage]; stamps[0] is
 // the start. Stages this batch skips repeat the previous stamp.
 __device__ __forceinline__ void small_writes_stamp(unsigned long long* stamps, int index) {
-    if (stamps != nullptr && threadIdx.x == 0) {
+    if (stamps != nullptr && global_thread() == 0) {
         unsigned long long now;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
         stamps[index] = now;
@@ -109,103 +119,176 @@ __device__ __forceinline__ void small_writes_stamp(unsigned long long* stamps, i
 }
 
 // Empties the one address bin the lists of this batch use (address_shift puts every offset in bin 0).
+// The barrier after is the caller's.
 __device__ __forceinline__ void small_writes_clear_bin(const PipeParams& p) {
-    if (threadIdx.x == 0) {
+    if (global_thread() == 0) {
         arr<uint32_t>(p.bins)[0] = 0;
         arr<uint32_t>(p.bin_fill)[0] = 0;
         arr<uint32_t>(p.bin_start)[0] = 0;
     }
-    __syncthreads();
 }
 
-// Empties the lines table phase M gathers a batch's lines in (its 2 x capacity entries: a few hundred
-// here, where the pipeline clears it with a memset). The barrier after is the caller's.
+// Empties the lines table phase M gathers a batch's lines in (its 2 x capacity entries), as the
+// pipeline's memset does. The barrier after is the caller's.
 __device__ __forceinline__ void small_writes_clear_lines(const PipeParams& p) {
-    for (uint64_t i = threadIdx.x; i < p.table_capacity; i += blockDim.x) {
+    for (uint64_t i = global_thread(); i < p.table_capacity; i += global_threads()) {
         arr<unsigned long long>(p.lines)[i] = 0;
     }
 }
 
-// The whole batch. `flags`: kSmallReads, kSmallWrites, kSmallCacheOn. One block of kSmallWritesThreads.
-// `stamps`: null, or 13 clock readings (small_writes_stamp).
+// The batch's counters set as pipe_decide would for a writing batch (every counter 0, the sort's
+// count n when grouped), and for a grouped batch its key table emptied (the pipeline's memsets).
+// The barrier after is the caller's.
+__device__ __forceinline__ void small_writes_begin(const PipeParams& p, bool grouped) {
+    const uint64_t n = pipe_batch(p).n;
+    for (uint64_t i = global_thread(); i < kPipeCounterCount; i += global_threads()) {
+        pipe_counters(p)[i] = i == kPipeUngrouped ? (grouped ? 0 : 1) : i == kPipeSortN && grouped ? n : 0;
+    }
+    if (grouped) {
+        for (uint64_t i = global_thread(); i < p.table_capacity; i += global_threads()) {
+            arr<unsigned int>(p.owner)[i] = kNoEntry;
+        }
+    }
+    small_writes_clear_bin(p);
+}
+
+// Block 0: an inclusive max-scan of the first `capacity` positions of `at`, in place (the pipeline's
+// inclusiveMax over its capacity class).
+__device__ __forceinline__ void small_writes_scan_max(const PipeParams& p, uint64_t at) {
+    if (blockIdx.x == 0) {
+        scan_one_block<int32_t, MaxOp, true>(arr<const int32_t>(at), arr<int32_t>(at), p.capacity, -1);
+    }
+}
+
+// The barrier between two stages: the grid's, or the block's where the grid is one block (a batch of
+// a few operations), which orders memory within it as well and costs a fraction of a grid barrier's
+// atomics and fences (a batch of 8 with half updates took 72 us of GPU time with grid barriers
+// against 47 with block barriers, H200).
+__device__ __forceinline__ void stage_barrier() {
+    if (gridDim.x == 1) {
+        __syncthreads();
+    } else {
+        cooperative_groups::this_grid().sync();
+    }
+}
+
+// The whole batch. `flags`: kSmallReads, kSmallWrites, kSmallCacheOn. `Grouped`: whether keys may
+// repeat (the key table, sort and scans); the ungrouped instance is its own entry point, without the
+// sort's and scans' 18 KB of shared memory, which cost a one-block batch of 8 about 8 us of GPU time
+// (H200). A cooperative launch of any number of blocks of kSmallWritesThreads (every block resident
+// at once; a plain launch where it is one block), at most kSmallWritesMax operations. `stamps`:
+// null, or 13 clock readings (small_writes_stamp).
+template <bool Grouped>
 __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, const PipeParams& p,
                                   const CacheParams& c, const HeapParams& h, int flags, unsigned long long* stamps) {
+    constexpr bool grouped = Grouped;
     const bool reads = (flags & kSmallReads) != 0;
     const bool writes = (flags & kSmallWrites) != 0;
     small_writes_stamp(stamps, 0);
-    // GROUP: ungrouped, every operation its own group. The host found the keys distinct, which is
-    // what pipe_decide's sample would conclude (no repeats), so the counters are set without it.
-    for (int i = threadIdx.x; i < kPipeCounterCount; i += blockDim.x) {
-        pipe_counters(p)[i] = i == kPipeUngrouped ? 1 : 0;
+    // GROUP: the key table (grouped), or every operation its own group (the host found the keys
+    // distinct, which is what pipe_decide's sample would conclude, so the counters say so without it).
+    small_writes_begin(p, grouped);
+    stage_barrier();
+    if constexpr (grouped) {
+        pipe_group(t, p);
+    } else {
+        pipe_identity_groups(t, p);
     }
-    __syncthreads();
-    small_writes_clear_bin(p);
-    pipe_identity_groups(t, p);
-    __syncthreads();
-    small_writes_stamp(stamps, 1);  // SORT: none
+    stage_barrier();
+    small_writes_stamp(stamps, 1);
+    // SORT: by key table entry, stable, in place (PipelineBuffers.params: sorted_entry is sort_keys
+    // for every class up to kBlockSortMax)
+    if constexpr (grouped) {
+        if (blockIdx.x == 0) {
+            block_radix_sort(arr<uint32_t>(p.sort_keys), arr<uint32_t>(p.sort_vals), pipe_batch(p).n,
+                             32 - __clz(static_cast<int>(p.table_capacity - 1)));
+        }
+        stage_barrier();
+    }
     small_writes_stamp(stamps, 2);
-    // RESOLVE, SEMANTICS, PLACE
+    // RESOLVE
+    if constexpr (grouped) {
+        pipe_heads(p);
+        stage_barrier();
+    }
     pipe_resolve(t, mt, p, c);
-    __syncthreads();
+    stage_barrier();
     small_writes_stamp(stamps, 3);
-    if (writes) {
+    // SEMANTICS (the scans only where members of one group follow each other)
+    if constexpr (grouped) {
+        if (writes) {
+            small_writes_scan_max(p, p.last_set);
+            stage_barrier();
+        }
         pipe_source_input(p);
-        __syncthreads();
+        stage_barrier();
+        if (writes) {
+            small_writes_scan_max(p, p.last_src);
+            stage_barrier();
+            pipe_net(p);
+            stage_barrier();
+        }
+    } else if (writes) {
+        pipe_source_input(p);
+        stage_barrier();
         pipe_net(p);
-        __syncthreads();
+        stage_barrier();
     }
     small_writes_stamp(stamps, 4);
+    // PLACE
     if (writes) {
         pipe_place(t, mt, p);
-        __syncthreads();
+        stage_barrier();
     }
     pipe_outcome(p);
-    __syncthreads();
+    stage_barrier();
     small_writes_stamp(stamps, 5);
     // READ
     if (reads) {
         pipe_read_list(p);
-        __syncthreads();
+        stage_barrier();
         bin_scatter(p, kPipeReads, arr<uint32_t>(p.reads), arr<uint32_t>(p.g_read));
-        __syncthreads();
+        stage_barrier();
         pipe_gather(t, p, c);
-        __syncthreads();
+        stage_barrier();
         pipe_fanout(t, p);
-        __syncthreads();
+        stage_barrier();
     }
     small_writes_stamp(stamps, 6);
     if (!writes) {
         return;
     }
-    // TAKE
-    heap_take_next_fit(h, pipe_count(p, kPipeValueWrites), arr<uint64_t>(p.blocks),
-                       pipe_counters(p) + kPipeBlocksTaken, pipe_counters(p) + kPipeHeapShort);
-    small_writes_stamp(stamps, 7);
-    // WRITE_VALUES (phase V), WRITE_KEYS (phase K), PUBLISH (phase M), then GPU memory only
+    // TAKE (block 0)
+    if (blockIdx.x == 0) {
+        heap_take_next_fit(h, pipe_count(p, kPipeValueWrites), arr<uint64_t>(p.blocks),
+                           pipe_counters(p) + kPipeBlocksTaken, pipe_counters(p) + kPipeHeapShort);
+    }
     small_writes_clear_lines(p);
     small_writes_clear_bin(p);
+    stage_barrier();
+    small_writes_stamp(stamps, 7);
+    // WRITE_VALUES (phase V), WRITE_KEYS (phase K), PUBLISH (phase M), then GPU memory only
     pipe_write_values(t, p);
-    __syncthreads();
+    stage_barrier();
     bin_scatter(p, kPipeSlotWrites, arr<uint32_t>(p.slot_writes), nullptr);
-    __syncthreads();
+    stage_barrier();
     small_writes_stamp(stamps, 8);
     pipe_write_keys(t, mt, p);
-    __syncthreads();
+    stage_barrier();
     small_writes_stamp(stamps, 9);
     pipe_line_table(t, mt, p);
-    __syncthreads();
+    stage_barrier();
     pipe_publish_pool(t, mt, p);
-    __syncthreads();
+    stage_barrier();
     pipe_publish_mirror(t, mt, p);
-    __syncthreads();
+    stage_barrier();
     small_writes_stamp(stamps, 10);
     if ((flags & kSmallCacheOn) != 0) {
         pipe_cache_mirror(t, mt, p, c);
-        __syncthreads();
+        stage_barrier();
     }
     small_writes_stamp(stamps, 11);
     pipe_retire(p, h);
-    __syncthreads();
     small_writes_stamp(stamps, 12);
 }
 

@@ -3,8 +3,8 @@
 //   (pipe_resolve.cuh) -> outcomes and net effects (pipe_semantics.cuh) -> claim insert slots in the
 //   mirror (pipe_resolve.cuh) -> read pool values in address order (pipe_read.cuh) -> write values,
 //   keys and meta words in persist order and address order (pipe_write.cuh). Small batches of gets
-//   skip it all: one launch (pipe_small_reads.cuh); small writing batches of distinct keys run the
-//   ungrouped stages in one launch of one block (pipe_small_writes.cuh).
+//   skip it all: one launch (pipe_small_reads.cuh); small writing batches run the same stages in one
+//   cooperative launch, with a grid barrier between stages (pipe_small_writes.cuh).
 #pragma once
 #include "address_bins.cuh"
 #include "device_scan.cuh"

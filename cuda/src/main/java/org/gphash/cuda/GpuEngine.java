@@ -741,7 +741,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return m == null ? 0 : m.mostBatchesInFlight();
     }
 
-    /** Writing batches of distinct keys run as one launch (pipe_small_writes.cuh) since open. */
+    /** Writing batches and runs in one launch (pipe_small_writes.cuh) since open. */
     public synchronized long smallWriteBatches() {
         MirrorPath m = mirrorPath();
         return m == null ? 0 : m.pipeline().smallWriteBatches();

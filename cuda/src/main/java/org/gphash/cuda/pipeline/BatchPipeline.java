@@ -15,10 +15,12 @@ import java.lang.foreign.ValueLayout;
 import java.util.Map;
 
 import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import org.gphash.GpuTuning;
+import org.gphash.cuda.routing.Router;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
@@ -94,8 +96,25 @@ public final class BatchPipeline implements AutoCloseable {
     /** The one-launch small writes' clock readings while stages are profiled (pipe_small_writes.cuh). */
     private static final int SMALL_WRITE_STAMPS = 13;
     private final DeviceBuffer smallWriteStamps = new DeviceBuffer();
+    /** A one-launch run queued by {@link #enqueue} while profiled: its clock readings await collection. */
+    private boolean stampsPending;
     /** Graphs of the small writes (their own: a few, by BktCache setting and reads). */
     private final StageGraphs smallWriteGraphs;
+    /** Writing runs of at most this many operations run in one launch ({@link GpuTuning#smallWritesMax()}). */
+    private final int smallWritesMax;
+    /** The most blocks of the one-launch kernel resident at once (its cooperative launch's limit). */
+    private final int smallWritesResident;
+    /**
+     * Operations per block of the one-launch kernel (smallWritesBlocks). The GPHash artifact's YCSB-A
+     * at 2^12 ran 31.6 Mops/s of GPU time with 32 (128 blocks), 31.7 with 128 (32 blocks), 29.4 with
+     * 8 (every resident block) and 23.6 with 512 (8 blocks; H200).
+     */
+    static final int SMALL_WRITES_OPS_PER_BLOCK = 32;
+    /**
+     * Runs of at most this many operations take one block (smallWritesBlocks): a batch of 64 with half
+     * updates took 60 us of GPU time on one block against 71 on two, whose barriers are the grid's (H200).
+     */
+    static final int SMALL_WRITES_ONE_BLOCK_MAX = 128;
     /** Whether probes run a thread per key (tag_probe.cuh's tag_probe_fits: 4 or 8 slots), else a warp. */
     private final boolean threadProbe;
 
@@ -105,6 +124,9 @@ public final class BatchPipeline implements AutoCloseable {
         this.smallWriteGraphs = new StageGraphs(kernels.cuda);
         this.threadProbe = geometry.slotsPerBucket() == 4 || geometry.slotsPerBucket() == 8;
         this.oneBinMax = tuning.oneBinMax();
+        this.smallWritesMax = tuning.smallWritesMax();
+        this.smallWritesResident = Math.min(kernels.cuda.residentBlocks(kernels.smallWrites, Launcher.BLOCK),
+                kernels.cuda.residentBlocks(kernels.smallWritesGrouped, Launcher.BLOCK));
         this.logBatches = tuning.logBatches();
         this.b = new PipelineBuffers(geometry);
         this.scan = new DeviceScan(kernels);
@@ -237,7 +259,8 @@ public final class BatchPipeline implements AutoCloseable {
      * always correct for reads, and paying when their keys do not repeat (the caller predicts it from
      * the last batch's sample, {@link KernelParams#PIPE_REPEATS}); for a batch that writes, correct
      * only when no key repeats, which the caller must know. Otherwise a batch of reads is grouped or
-     * not as the GPU's sample of it decides.
+     * not as the GPU's sample of it decides. A writing batch of at most {@link GpuTuning#smallWritesMax()}
+     * operations runs as one launch of the small writes' kernel ({@link Router#writesInOneLaunch}).
      */
     Ticket enqueue(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
                    DeviceHeap heap, long poolLength, boolean reads, boolean writes, boolean ungrouped) {
@@ -248,7 +271,8 @@ public final class BatchPipeline implements AutoCloseable {
         // of 8 after a load in batches of 2^20 would otherwise launch 4096 blocks per kernel, scan 2^20
         // entries twice, sort 2^20 positions in three passes and clear a key table of 2^21 entries.
         long launch = PipelineBuffers.capacityFor(n);
-        int bins = addressBins(n, launch, oneBinMax);
+        boolean oneLaunch = Router.writesInOneLaunch(n, writes, smallWritesMax);
+        int bins = oneLaunch ? 1 : addressBins(n, launch, oneBinMax);
         byte[] p = b.params(bins == 1 ? ONE_BIN_SHIFT : PipelineBuffers.addressShift(poolLength, bins), launch);
         byte[] h = heap.params();
         // Scratch space for every scan and the sort of this batch, before anything is queued.
@@ -259,11 +283,29 @@ public final class BatchPipeline implements AutoCloseable {
         int slot = takeSlot();
         cuEventRecord(begin[slot], stream);
         upload(stream, ops, slot);
+        if (oneLaunch) {
+            // The counters are the kernel's to set (no memset): it starts by setting them.
+            int flags = smallWritesFlags(reads, cacheOn);
+            int blocks = smallWritesBlocks(n);
+            profile.begin();  // timed by the kernel's own clock readings, not by marks
+            long stamps = stampsWhileProfiled();
+            Runnable one = () -> launchSmallWrites(!ungrouped, blocks, stream, table, mirrorTable, p, cache, h,
+                    KernelParams.int32(flags), KernelParams.longs(stamps));
+            if (stamps == 0) {
+                graphs.launch(new StageGraphs.Key(launch, reads, true, ungrouped ? 0 : 1, blocks, cacheOn,
+                        StageGraphs.params(table, mirrorTable, cache, h, p)), stream, one);
+            } else {
+                one.run();
+                stampsPending = true;
+            }
+            smallWriteBatches++;
+            return finishEnqueue(stream, slot, n, launch, reads, writes);
+        }
         Runnable stages = () -> queueStages(stream, launch, table, mirrorTable, cache, cacheOn, h, p, heap, reads, writes,
                 mode, bins);
         profile.begin();
         if (!profile.on()) {
-            graphs.launch(new StageGraphs.Key(launch, reads, writes, mode, cacheOn,
+            graphs.launch(new StageGraphs.Key(launch, reads, writes, mode, 0, cacheOn,
                     StageGraphs.params(table, mirrorTable, cache, h, p)), stream, stages);
         } else {
             stages.run();
@@ -272,30 +314,28 @@ public final class BatchPipeline implements AutoCloseable {
     }
 
     /**
-     * Runs a writing batch of at most {@link GpuTuning#smallWritesMax()} operations whose keys are distinct, in
-     * one launch of one block (pipeline/pipe_small_writes.cuh) and one copy each way: {@code io} holds
+     * Runs a writing batch of at most {@link GpuTuning#smallWritesMax()} operations in one launch
+     * (pipeline/pipe_small_writes.cuh; {@code grouped}: its keys may repeat) and one copy each way: {@code io} holds
      * the batch staged ({@link SmallWrites#stage}), its descriptor pointing into {@code io}'s device
      * buffers; the counters, codes and values read come back into {@code io}'s pinned memory. Waits;
      * returns the counters (KernelParams.PIPE_*). Nothing else may be queued on {@code stream}.
      */
     long[] runSmallWrites(CUstream stream, SmallWrites io, long n, byte[] table, byte[] mirrorTable, byte[] cache,
-                          boolean cacheOn, DeviceHeap heap, boolean reads) {
+                          boolean cacheOn, DeviceHeap heap, boolean reads, boolean grouped) {
         ensureCapacity(n);
         long launch = PipelineBuffers.capacityFor(n);
         byte[] p = b.params(ONE_BIN_SHIFT, launch, io.in.deviceAddress(), io.out.deviceAddress());
-        int flags = (reads ? 1 : 0) | 2 | (cacheOn ? 4 : 0);
-        long stamps = 0;
-        if (profile.on()) {
-            smallWriteStamps.ensure(SMALL_WRITE_STAMPS * 8L);
-            stamps = smallWriteStamps.address();
-        }
+        int flags = smallWritesFlags(reads, cacheOn);
+        // By the batch's layout class, not its size: one graph serves the class.
+        int blocks = smallWritesBlocks(io.layout());
+        long stamps = stampsWhileProfiled();
         byte[] h = heap.params();
         long in = io.inBytes();
         long out = io.outBytes();
         long stampsAt = stamps;
         Runnable queue = () -> {
             io.in.copyIn(in, stream);
-            Launcher.launchBlocks(k.smallWrites, 1, stream, table, mirrorTable, p, cache, h, KernelParams.int32(flags),
+            launchSmallWrites(grouped, blocks, stream, table, mirrorTable, p, cache, h, KernelParams.int32(flags),
                     KernelParams.longs(stampsAt));
             io.out.copyOut(out, stream);
         };
@@ -308,7 +348,7 @@ public final class BatchPipeline implements AutoCloseable {
             byte[] where = java.util.Arrays.copyOf(p, p.length + 16);
             java.nio.ByteBuffer.wrap(where, p.length, 16).order(java.nio.ByteOrder.LITTLE_ENDIAN)
                     .putLong(io.in.host().address()).putLong(io.out.host().address());
-            smallWriteGraphs.launch(new StageGraphs.Key(in, reads, true, -1, cacheOn,
+            smallWriteGraphs.launch(new StageGraphs.Key(in, reads, true, grouped ? 1 : 0, blocks, cacheOn,
                     StageGraphs.params(table, mirrorTable, cache, h, where)), stream, queue);
         } else {
             queue.run();
@@ -320,11 +360,25 @@ public final class BatchPipeline implements AutoCloseable {
         cuEventElapsedTime(ms, begin[slot], end[slot]);
         lastGpuNanos = (long) (ms[0] * 1e6);
         if (stamps != 0) {
-            long[] at = new long[SMALL_WRITE_STAMPS];
-            jcuda.driver.JCudaDriver.cuMemcpyDtoH(jcuda.Pointer.to(at), smallWriteStamps.pointer(), at.length * 8L);
-            profile.collectStamps(at);
+            collectStamps();
         }
         return io.counters();
+    }
+
+    /** Where the one-launch kernel records its clock while stages are profiled, else 0 (none). */
+    private long stampsWhileProfiled() {
+        if (!profile.on()) {
+            return 0;
+        }
+        smallWriteStamps.ensure(SMALL_WRITE_STAMPS * 8L);
+        return smallWriteStamps.address();
+    }
+
+    /** Adds the one-launch kernel's clock readings to the profile (after it ran). */
+    private void collectStamps() {
+        long[] at = new long[SMALL_WRITE_STAMPS];
+        jcuda.driver.JCudaDriver.cuMemcpyDtoH(jcuda.Pointer.to(at), smallWriteStamps.pointer(), at.length * 8L);
+        profile.collectStamps(at);
     }
 
     /**
@@ -342,6 +396,40 @@ public final class BatchPipeline implements AutoCloseable {
         float[] ms = new float[1];
         cuEventElapsedTime(ms, begin[slot], end[slot]);
         lastGpuNanos = (long) (ms[0] * 1e6);
+    }
+
+    /** The one-launch kernel's flags (pipe_small_writes.cuh: kSmallReads, kSmallWrites, kSmallCacheOn). */
+    private static int smallWritesFlags(boolean reads, boolean cacheOn) {
+        return (reads ? 1 : 0) | 2 | (cacheOn ? 4 : 0);
+    }
+
+    /**
+     * The one-launch kernel's grid for a run of {@code n} operations: a block of eight warps per
+     * {@link #SMALL_WRITES_OPS_PER_BLOCK} operations (its stages give a value copy or a probe a warp
+     * each, and each is a round trip over the link), rounded up to a power of two so that a few grids
+     * (and graphs) serve every size, and never more blocks than the GPU holds at once, as a cooperative
+     * launch requires.
+     */
+    private int smallWritesBlocks(long n) {
+        if (n <= SMALL_WRITES_ONE_BLOCK_MAX) {
+            return 1;
+        }
+        long wanted = Long.highestOneBit(Math.max(1, (n + SMALL_WRITES_OPS_PER_BLOCK - 1) / SMALL_WRITES_OPS_PER_BLOCK) * 2 - 1);
+        return (int) Math.min(wanted, smallWritesResident);
+    }
+
+    /**
+     * Launches the one-launch kernel: cooperatively on several blocks (its grid barriers need every
+     * block resident), plainly on one (its barriers are then the block's, and a cooperative launch
+     * cost a batch of 8 about 7 us more GPU time, H200).
+     */
+    private void launchSmallWrites(boolean grouped, int blocks, CUstream stream, byte[]... params) {
+        CUfunction f = grouped ? k.smallWritesGrouped : k.smallWrites;
+        if (blocks == 1) {
+            Launcher.launchBlocks(f, 1, stream, params);
+        } else {
+            Launcher.launchCooperative(f, blocks, stream, params);
+        }
     }
 
     /** The counters' copy back and the end event of a queued batch. */
@@ -366,6 +454,10 @@ public final class BatchPipeline implements AutoCloseable {
         cuEventElapsedTime(ms, begin[slot], end[slot]);
         lastGpuNanos = (long) (ms[0] * 1e6);
         profile.collect();
+        if (stampsPending) {
+            stampsPending = false;
+            collectStamps();
+        }
         long[] out = new long[KernelParams.PIPE_COUNTERS];
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         for (int i = 0; i < out.length; i++) {

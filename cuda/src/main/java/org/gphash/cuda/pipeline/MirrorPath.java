@@ -408,8 +408,8 @@ public final class MirrorPath implements BatchPath {
     }
 
     /**
-     * A small batch that writes and whose keys are distinct (the router made sure), in one copy in,
-     * one launch and one copy out ({@link SmallWrites}).
+     * A small batch that writes, in one copy in, one launch and one copy out ({@link SmallWrites});
+     * grouped by key on the GPU unless the host finds its keys distinct.
      */
     @Override
     public void executeSmallWrites(Batch batch, BatchResult result) {
@@ -422,10 +422,13 @@ public final class MirrorPath implements BatchPath {
         BucketCache cache = parts.cache();
         cache.operationsRan(n, parts.tableParams());
         byte[] cacheParams = cache.params();
-        distinctWriteRuns++;
         smallWrites.stage(batch, reads, cache.lastClock());
+        boolean grouped = !DistinctKeys.test(batch, 0, n);
+        if (!grouped) {
+            distinctWriteRuns++;
+        }
         long[] c = pipeline.runSmallWrites(stream, smallWrites, n, parts.tableParams(),
-                mirrorTableParams(), cacheParams, cache.enabled(), heap, reads);
+                mirrorTableParams(), cacheParams, cache.enabled(), heap, reads, grouped);
         account(c, cache);
         smallWrites.copyResults(result);
         if (c[KernelParams.PIPE_NEED_RESIZE] != 0) {

@@ -44,6 +44,7 @@ public final class PipelineKernels {
     final CUfunction retire;
     final CUfunction smallReads;
     final CUfunction smallWrites;
+    final CUfunction smallWritesGrouped;
     final CUfunction buildTags;
     final CUfunction partGather;
     final CUfunction partScatter;
@@ -90,6 +91,7 @@ public final class PipelineKernels {
         retire = cuda.function("gphash_pipe_retire");
         smallReads = cuda.function("gphash_pipe_small_reads");
         smallWrites = cuda.function("gphash_pipe_small_writes");
+        smallWritesGrouped = cuda.function("gphash_pipe_small_writes_grouped");
         buildTags = cuda.function("gphash_mirror_build_tags");
         partGather = cuda.function("gphash_part_gather");
         partScatter = cuda.function("gphash_part_scatter");

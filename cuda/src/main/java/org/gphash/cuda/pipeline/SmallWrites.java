@@ -9,8 +9,8 @@ import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.staging.StagedBuffer;
 
 /**
- * The host side of a small writing batch of distinct keys (pipeline/pipe_small_writes.cuh): one copy
- * in and one copy out. The batch's descriptor (PipeBatch) and its kinds, keys and values go to the
+ * The host side of a small writing batch (pipeline/pipe_small_writes.cuh): one copy in, one
+ * cooperative launch and one copy out. The batch's descriptor (PipeBatch) and its kinds, keys and values go to the
  * GPU as one block of pinned memory. The counters, codes and values read come back as another. A
  * host lane would make seven copies of a few bytes each, and on the H100 those copies were more than
  * half of such a batch's GPU time (29 of 52 us for a batch of 8). Not thread-safe (the engine runs
@@ -98,6 +98,11 @@ final class SmallWrites implements AutoCloseable {
         MemorySegment.copy(batch.kinds(), 0, h, kindsAt, n);
         MemorySegment.copy(batch.keys(), 0, h, keysAt, (long) n * keySize);
         MemorySegment.copy(batch.values(), 0, h, valuesAt, (long) n * valueSize);
+    }
+
+    /** The operations the batch staged last is laid out for (its size class). */
+    int layout() {
+        return layout;
     }
 
     long inBytes() {

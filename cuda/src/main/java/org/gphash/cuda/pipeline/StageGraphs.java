@@ -26,8 +26,11 @@ final class StageGraphs implements AutoCloseable {
 
     private static final int MAX_GRAPHS = 32;
 
-    /** What a graph depends on: the batch's shape, and every parameter struct its launches were given. */
-    record Key(long capacity, boolean reads, boolean writes, int mode, boolean cacheOn, ByteBuffer params) {
+    /**
+     * What a graph depends on: the batch's shape, and every parameter struct its launches were given;
+     * {@code blocks}: the grid of a one-launch batch (0 for the staged pipeline).
+     */
+    record Key(long capacity, boolean reads, boolean writes, int mode, int blocks, boolean cacheOn, ByteBuffer params) {
     }
 
     private record Graph(CUgraph graph, CUgraphExec exec) {

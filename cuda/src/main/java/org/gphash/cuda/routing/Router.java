@@ -31,7 +31,7 @@ public final class Router {
         SMALL_READS(false),
         /** The same, under the lock after the slots drained (so a slot is free). */
         SMALL_READS_LOCKED(true),
-        /** A small writing batch of distinct keys in one launch of one block (pipe_small_writes.cuh). */
+        /** A small writing batch in one copy each way and one cooperative launch (pipe_small_writes.cuh). */
         SMALL_WRITES(true),
         /** The v2 pipeline over the HBM index mirror, in chunks on four lanes, several threads' batches in flight. */
         PIPELINE(true),
@@ -162,7 +162,7 @@ public final class Router {
         if (gets && n <= tuning.smallReadsMax()) {
             return outsideLock ? SMALL_READS : SMALL_READS_LOCKED;
         }
-        if (!gets && n <= tuning.smallWritesMax() && DistinctKeys.test(batch, 0, n)) {
+        if (!gets && n <= tuning.smallWritesMax()) {
             return SMALL_WRITES;
         }
         return PIPELINE;
@@ -187,6 +187,16 @@ public final class Router {
      */
     public boolean runsDeviceGetsInOneLaunch(long n, boolean onlyGets) {
         return mirror && onlyGets && n >= 1 && n <= tuning.smallReadsMax();
+    }
+
+    /**
+     * Whether a writing run of {@code n} operations in the pipeline (a device-resident batch's slice,
+     * a rerun after a resize, a small chunk) runs in one cooperative launch of the small writes'
+     * kernel rather than as the staged pipeline's two to three dozen launches: up to
+     * {@code smallWritesMax} ({@link GpuTuning#smallWritesMax()}), as a host batch does.
+     */
+    public static boolean writesInOneLaunch(long n, boolean writes, int smallWritesMax) {
+        return writes && n >= 1 && n <= smallWritesMax;
     }
 
     /**

@@ -11,6 +11,7 @@ import static jcuda.driver.JCudaDriver.cuGraphDestroy;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
+import static jcuda.driver.JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor;
 import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
 import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
 
@@ -55,6 +56,8 @@ public final class CudaRuntime {
     private final ReentrantLock contextWide = new ReentrantLock();
     public final CUcontext context;
     public final String deviceName;
+    /** The GPU's streaming multiprocessors. */
+    public final int multiprocessors;
     private final CUmodule module;
     public final CUfunction batch;
     public final CUfunction groupBatch;
@@ -70,8 +73,9 @@ public final class CudaRuntime {
     public final CUfunction cachePlan;
     public final CUfunction cacheFetch;
 
-    private CudaRuntime(int ordinal, CUcontext context, String deviceName, CUmodule module) {
+    private CudaRuntime(int ordinal, CUcontext context, String deviceName, int multiprocessors, CUmodule module) {
         this.ordinal = ordinal;
+        this.multiprocessors = multiprocessors;
         this.context = context;
         this.deviceName = deviceName;
         this.module = module;
@@ -91,6 +95,16 @@ public final class CudaRuntime {
     }
 
     /** A kernel of the fatbin by its extern "C" name. */
+    /**
+     * The most blocks of {@code blockSize} threads of {@code f} the GPU holds resident at once: the
+     * largest grid a cooperative launch of it may have.
+     */
+    public int residentBlocks(CUfunction f, int blockSize) {
+        int[] perMultiprocessor = new int[1];
+        cuOccupancyMaxActiveBlocksPerMultiprocessor(perMultiprocessor, f, blockSize, 0);
+        return Math.max(1, perMultiprocessor[0]) * multiprocessors;
+    }
+
     public CUfunction function(String name) {
         return function(module, name);
     }
@@ -255,12 +269,14 @@ public final class CudaRuntime {
             throw GpuUnavailable.because(deviceName + " has compute capability " + v[0] + ".x; the kernels are built for 9.0 "
                     + "(Hopper) and newer", null);
         }
+        cuDeviceGetAttribute(v, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+        int multiprocessors = v[0];
         CUcontext context = new CUcontext();
         cuDevicePrimaryCtxRetain(context, device);
         cuCtxSetCurrent(context);
         CUmodule module = new CUmodule();
         cuModuleLoadData(module, fatbin);
-        return new CudaRuntime(ordinal, context, deviceName, module);
+        return new CudaRuntime(ordinal, context, deviceName, multiprocessors, module);
     }
 
     private static byte[] loadFatbin() {

@@ -1,5 +1,6 @@
 package org.gphash.cuda.runtime;
 
+import static jcuda.driver.JCudaDriver.cuLaunchCooperativeKernel;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
 
 import jcuda.Pointer;
@@ -32,5 +33,18 @@ public final class Launcher {
             params[i] = Pointer.to(structs[i]);
         }
         cuLaunchKernel(f, blocks, 1, 1, BLOCK, 1, 1, 0, stream, Pointer.to(params), null);
+    }
+
+    /**
+     * Launches {@code blocks} blocks of {@link #BLOCK} threads cooperatively: every block resident at
+     * once, so that the kernel may wait at grid barriers ({@code cooperative_groups::this_grid().sync()}).
+     * {@code blocks} must not exceed {@link CudaRuntime#residentBlocks}.
+     */
+    public static void launchCooperative(CUfunction f, int blocks, CUstream stream, byte[]... structs) {
+        Pointer[] params = new Pointer[structs.length];
+        for (int i = 0; i < structs.length; i++) {
+            params[i] = Pointer.to(structs[i]);
+        }
+        cuLaunchCooperativeKernel(f, blocks, 1, 1, BLOCK, 1, 1, 0, stream, Pointer.to(params));
     }
 }

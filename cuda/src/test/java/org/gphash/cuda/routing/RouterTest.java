@@ -80,7 +80,7 @@ class RouterTest {
     }
 
     @Test
-    void smallWritingBatchesOfDistinctKeysRunInOneLaunch() {
+    void smallWritingBatchesRunInOneLaunchWhetherKeysRepeatOrNot() {
         for (OpKind kind : new OpKind[] {OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE, OpKind.READ_MODIFY_WRITE}) {
             assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.BATCH, batch(kind, 1)), kind.name());
             int max = GpuTuning.DEFAULTS.smallWritesMax();
@@ -89,8 +89,19 @@ class RouterTest {
         }
         Batch repeated = batch(OpKind.PUT, 5);
         repeated.add(OpKind.DELETE, key(3), null);
-        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(MIRROR, Call.BATCH, repeated), "a key repeats: grouped by the pipeline");
+        assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.BATCH, repeated), "a key repeats: grouped in the launch");
         assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(MIRROR, Call.SEGMENT, batch(OpKind.UPDATE, 3)));
+    }
+
+    @Test
+    void thePipelinesSmallWritingRunsTakeOneLaunchUpToTheSameLimit() {
+        int max = GpuTuning.DEFAULTS.smallWritesMax();
+        assertTrue(Router.writesInOneLaunch(1, true, max));
+        assertTrue(Router.writesInOneLaunch(max, true, max));
+        assertFalse(Router.writesInOneLaunch(max + 1, true, max), "larger runs are staged");
+        assertFalse(Router.writesInOneLaunch(max, false, max), "reads are the small reads' or the staged pipeline's");
+        assertFalse(Router.writesInOneLaunch(0, true, max));
+        assertFalse(Router.writesInOneLaunch(1, true, 0), "0 turns it off");
     }
 
     @Test
@@ -179,15 +190,12 @@ class RouterTest {
             int space = 1 + random.nextInt(round % 2 == 0 ? 10 : 10_000);
             Batch b = Batch.create(8, VS, Math.max(1, n));
             boolean allGets = true;
-            Set<Integer> keys = new HashSet<>();
-            boolean distinct = true;
             double writeShare = random.nextInt(3) / 4.0;
             for (int i = 0; i < n; i++) {
                 int k = random.nextInt(space);
                 OpKind kind = random.nextDouble() < writeShare ? OpKind.PUT : OpKind.GET;
                 b.add(kind, key(k), kind.hasValue() ? new byte[VS] : null);
                 allGets &= kind == OpKind.GET;
-                distinct &= keys.add(k);
             }
             Route[] rs = router.routes(Call.BATCH, b);
             seen.add(rs[0]);
@@ -197,7 +205,7 @@ class RouterTest {
                 continue;
             }
             boolean smallReads = n >= 1 && n <= tuning.smallReadsMax() && allGets;
-            boolean smallWrites = !smallReads && n >= 1 && n <= tuning.smallWritesMax() && !allGets && distinct;
+            boolean smallWrites = !smallReads && n >= 1 && n <= tuning.smallWritesMax() && !allGets;
             Route expected = smallReads ? Route.SMALL_READS : smallWrites ? Route.SMALL_WRITES : Route.PIPELINE;
             assertEquals(expected, rs[0], what);
             assertTrue(rs[rs.length - 1].locked, what + ": the last route runs under the lock and so never declines");
@@ -246,7 +254,7 @@ class RouterTest {
         FakeEngine engine = new FakeEngine();
         engine.declining.add(Route.PIPELINE);
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> MIRROR.run(Call.BATCH, batch(OpKind.PUT, 2000), new BatchResult(VS, 2000), engine));
+                () -> MIRROR.run(Call.BATCH, batch(OpKind.PUT, 5000), new BatchResult(VS, 5000), engine));
         assertTrue(e.getMessage().contains("PIPELINE"), e.getMessage());
     }
 
