@@ -137,10 +137,14 @@ class MirrorPathTest {
 
     /** A GPU engine on the mirror (2 levels, 2 hashes), with a small, often reloaded BktCache or none. */
     private static GpuEngine mirrored(GpuTestSupport t, int keySize, int slots, long capacity, long seed, boolean cache) {
+        return GpuEngine.create(mirroredConfig(t, keySize, slots, capacity, seed, cache));
+    }
+
+    private static org.gphash.GPHashConfig mirroredConfig(GpuTestSupport t, int keySize, int slots, long capacity, long seed,
+                                                          boolean cache) {
         BktCacheConfig c = cache ? BktCacheConfig.builder().share(0.3).reloadEveryOperations(2000).counterSampleShift(0).build()
                 : BktCacheConfig.DISABLED;
-        return GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), keySize, 2, 2, slots, capacity, seed, c)
-                .withIndexMirror(IndexMirror.REQUIRED));
+        return GpuTestSupport.config(t.pool("gpu"), keySize, 2, 2, slots, capacity, seed, c).withIndexMirror(IndexMirror.REQUIRED);
     }
 
     /**
@@ -200,7 +204,10 @@ class MirrorPathTest {
     void smallWritingBatchesRunInOneLaunchAndMatchTheCpuEngine(int keySize, int slots, boolean cache) {
         try (GpuTestSupport t = GpuTestSupport.create();
              Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, slots, 64, 9));
-             GpuEngine gpu = mirrored(t, keySize, slots, 64, 9, cache)) {
+             // The default tuning whatever the suite's (-Dgphash.gpuTuning=smallWritesMax=0 runs the
+             // rest of it with small writes staged): this test is of the one-launch route.
+             GpuEngine gpu = GpuEngine.create(mirroredConfig(t, keySize, slots, 64, 9, cache)
+                     .withGpuTuning(GpuTuning.DEFAULTS))) {
             Random random = new Random(keySize * 7L + slots);
             OpKind[] kinds = GpuTestSupport.PLAIN_KINDS;
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
