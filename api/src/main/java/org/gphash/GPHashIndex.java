@@ -687,8 +687,9 @@ public final class GPHashIndex implements AutoCloseable {
      * @param operations      the operations they held
      * @param hostCacheHits   gets the host read cache answered (0 without one)
      * @param hostCacheMisses gets it did not
-     * @param getsRunAtOnce   gets that missed the host cache and ran at once alongside other calls
-     *                        instead of in a batch (see {@link org.gphash.spi.Engine#getAlongside})
+     * @param getsRunAtOnce   gets that ran at once alongside other calls instead of in a batch (see
+     *                        {@link org.gphash.spi.Engine#getAlongside}): those that missed the host
+     *                        cache, and those that did not ask it (no write came lately)
      */
     public record CoalescerStats(long batches, long operations, long hostCacheHits, long hostCacheMisses,
                                  long getsRunAtOnce) {

@@ -289,14 +289,47 @@ class CoalescingTest {
         }
     }
 
-    /** Key 1 written and read twice, so the host cache holds it; returns its hits so far (some). */
+    /**
+     * Key 1 written and read twice, so the host cache holds it; returns its hits so far (some). The
+     * reads are asynchronous: a synchronous get goes to the engine first while no write came lately.
+     */
     private static long warmHostCache(GPHashIndex index) {
         index.put(1L, value(1, 1));
-        index.get(1L);
-        index.get(1L);
+        index.getAsync(1L).join();
+        index.getAsync(1L).join();
         long hits = index.coalescerStats().orElseThrow().hostCacheHits();
         assertTrue(hits > 0);
         return hits;
+    }
+
+    /**
+     * A synchronous get looks in the host cache only while writes came lately (a batch may hold the
+     * pool); otherwise it reads the engine at once, the cache neither asked nor filled.
+     */
+    @Test
+    void getsLookInTheHostCacheOnlyWhileWritesCameLately() throws Exception {
+        try (GPHashIndex index = index("lately.pool", Coalescing.on(Duration.ZERO, 4096).withHostCache(1 << 20))) {
+            index.put(1L, value(1, 1));
+            // Right after a write the cache is asked (a miss, then hits); a slow machine may let the
+            // window pass between the two calls, so the pair is tried a few times.
+            long asked = 0;
+            for (int round = 0; round < 50 && asked == 0; round++) {
+                index.put(2L, value(2, round));
+                assertArrayEquals(value(1, 1), index.get(1L));
+                var stats = index.coalescerStats().orElseThrow();
+                asked = stats.hostCacheHits() + stats.hostCacheMisses();
+            }
+            assertTrue(asked > 0, "gets right after a write looked in the cache");
+            Thread.sleep(50);  // five times CoalescingEngine.WRITES_LATELY_NANOS
+            var before = index.coalescerStats().orElseThrow();
+            for (int i = 0; i < 100; i++) {
+                assertArrayEquals(value(1, 1), index.get(1L));
+            }
+            var after = index.coalescerStats().orElseThrow();
+            assertEquals(before.hostCacheHits() + before.hostCacheMisses(),
+                    after.hostCacheHits() + after.hostCacheMisses(), "with no write lately the gets went to the engine");
+            assertTrue(after.getsRunAtOnce() >= before.getsRunAtOnce() + 100);
+        }
     }
 
     @Test
@@ -306,7 +339,7 @@ class CoalescingTest {
             Engine e = index.engine();  // its own methods would bypass the cache
             e.put(java.lang.foreign.MemorySegment.ofArray(LongKeys.encode(1L, 8)),
                     java.lang.foreign.MemorySegment.ofArray(value(1, 2)));
-            assertArrayEquals(value(1, 2), index.get(1L), "a write past the cache must be seen");
+            assertArrayEquals(value(1, 2), index.getAsync(1L).join(), "a write past the cache must be seen");
             assertEquals(hits, index.coalescerStats().orElseThrow().hostCacheHits());
         }
     }
@@ -316,7 +349,7 @@ class CoalescingTest {
         try (GPHashIndex index = index("g.pool", Coalescing.on(Duration.ZERO, 4096).withHostCache(1 << 20))) {
             long hits = warmHostCache(index);
             assertTrue(index.gpu().isEmpty(), "the CPU engine has no GPU features");
-            assertArrayEquals(value(1, 1), index.get(1L));
+            assertArrayEquals(value(1, 1), index.getAsync(1L).join());
             assertEquals(hits, index.coalescerStats().orElseThrow().hostCacheHits(), "the cache is off once asked");
         }
     }

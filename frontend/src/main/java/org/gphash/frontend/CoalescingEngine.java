@@ -30,10 +30,14 @@ import org.gphash.spi.SegmentBytes;
  * before it completes the last one's callers; the engine runs submitted batches in order, and the
  * dispatcher completes them in order.
  *
- * <p>Gets run at once where they can: a synchronous get that misses the host cache first asks the
- * engine to run it alongside other threads' calls ({@link Engine#getAlongside}: the GPU engine reads
- * the mapped pool on the calling thread between its batches), and is queued only when the engine
- * cannot.
+ * <p>Gets run at once where they can: a synchronous get that misses the host cache asks the engine
+ * to run it alongside other threads' calls ({@link Engine#getAlongside}: the GPU engine reads the
+ * mapped pool on the calling thread between its batches), and is queued only when the engine cannot.
+ * While no write came through the coalescer for {@link #WRITES_LATELY_NANOS} (so no batch is likely
+ * to hold the pool), a get skips the cache and asks the engine first: a read of the pool costs about
+ * what the cache's lookup does, and a miss's insert into the cache more (YCSB's client, workload C
+ * from 16 threads, H200: the cache's lookups and inserts took a fifth of the samples, the pool's probe
+ * under 2%). With writes about, the cache answers the reads that would otherwise wait for a batch.
  * A thread whose own asynchronous operations are still queued queues its gets behind them, so that
  * they see its writes.
  *
@@ -54,6 +58,8 @@ final class CoalescingEngine extends ForwardingEngine {
     private final java.util.concurrent.atomic.AtomicInteger spinners = new java.util.concurrent.atomic.AtomicInteger();
     /** Hot keys' values on the host, or null. */
     private final HostReadCache hostCache;
+    /** When a write last came through ({@link #wrote}, {@link #writesLately}). */
+    private volatile long lastWrite = System.nanoTime() - 2 * WRITES_LATELY_NANOS;
     /**
      * Batches of more operations than this that write take the host cache's bulk invalidation
      * ({@link HostReadCache#writtenAll}) instead of one per written key: beyond a few thousand keys a
@@ -103,6 +109,9 @@ final class CoalescingEngine extends ForwardingEngine {
         byte[] keyBytes = key.toArray(ValueLayout.JAVA_BYTE);
         MemorySegment v = kind.hasValue() ? MemorySegment.ofArray(value.toArray(ValueLayout.JAVA_BYTE)) : null;
         CoalescedRequest r = new CoalescedRequest(kind, MemorySegment.ofArray(keyBytes), v, out);
+        if (kind != OpKind.GET) {
+            wrote();
+        }
         if (hostCache != null && kind != OpKind.GET) {
             r.cacheKey = new HostReadCache.KeyBytes(keyBytes);
             hostCache.written(r.cacheKey);
@@ -149,25 +158,35 @@ final class CoalescingEngine extends ForwardingEngine {
     }
 
     /**
-     * Runs a get that missed the host cache at once, through {@link Engine#getAlongside}, unless
-     * this thread has queued operations not yet done; null when it did not run.
+     * Runs a get that missed the host cache at once ({@link #runAtOnce(MemorySegment, MemorySegment)}),
+     * its value kept for {@link #afterGet} where the caller wants none; null when it did not run.
      */
     private Outcome runAtOnce(CoalescedRequest r) {
-        CoalescedRequest last = lastQueued.get();
-        if (last != null && !last.isDone()) {
-            return null;
-        }
         MemorySegment out = r.out;
         if (out == null) {
             r.valueOut = new byte[valueSize];
             out = MemorySegment.ofArray(r.valueOut);
         }
-        Outcome o = engine.getAlongside(r.key, out);
+        Outcome o = runAtOnce(r.key, out);
         if (o == null) {
             r.valueOut = null;
+        }
+        return o;
+    }
+
+    /**
+     * Runs a get at once, through {@link Engine#getAlongside}, unless this thread has queued
+     * operations not yet done (it must see their writes); null when it did not run.
+     */
+    private Outcome runAtOnce(MemorySegment key, MemorySegment out) {
+        CoalescedRequest last = lastQueued.get();
+        if (last != null && !last.isDone()) {
             return null;
         }
-        getsRunAtOnce.increment();
+        Outcome o = engine.getAlongside(key, out);
+        if (o != null) {
+            getsRunAtOnce.increment();
+        }
         return o;
     }
 
@@ -235,6 +254,15 @@ final class CoalescingEngine extends ForwardingEngine {
 
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
+        if (closed) {
+            throw new IndexClosedException(pool);
+        }
+        if (!writesLately()) {
+            Outcome o = runAtOnce(key, valueOut);
+            if (o != null) {
+                return o;  // read on the pool, the cache neither asked nor filled
+            }
+        }
         CoalescedRequest r = lookUp(key, valueOut);
         if (r.isDone()) {
             return r.join();  // a host cache hit
@@ -245,6 +273,25 @@ final class CoalescingEngine extends ForwardingEngine {
         }
         afterGet(r, o);
         return o;
+    }
+
+    /**
+     * How long after a write through the coalescer gets still look in the host cache first (see the
+     * class comment): a few batches' worth, so that a steady trickle of writes keeps the cache in use.
+     */
+    static final long WRITES_LATELY_NANOS = 10_000_000L;
+
+    /** Whether a write came through the coalescer in the last {@link #WRITES_LATELY_NANOS}. */
+    private boolean writesLately() {
+        return hostCache != null && System.nanoTime() - lastWrite < WRITES_LATELY_NANOS;
+    }
+
+    /** Notes a write; the shared time is written at most every millisecond (every writer reads it). */
+    private void wrote() {
+        long now = System.nanoTime();
+        if (now - lastWrite > 1_000_000L) {
+            lastWrite = now;
+        }
     }
 
     /** A get for the asynchronous API: the value, or null when absent. */
@@ -295,6 +342,7 @@ final class CoalescingEngine extends ForwardingEngine {
             throw new IndexClosedException(pool);
         }
         afterOwnQueued();
+        wrote();
         HostReadCache.KeyBytes k = hostCache == null ? null
                 : new HostReadCache.KeyBytes(SegmentBytes.copyOf(key));
         if (k != null) {
@@ -340,6 +388,9 @@ final class CoalescingEngine extends ForwardingEngine {
         // A batch of gets writes nothing the host cache holds: no per-operation work for it (a GPU
         // batch of 2^18 gets spent 3-5 ms here reading its kinds one by one, H200, issue 25). A large
         // batch that writes kills every entry at once, before and after it runs (HostReadCache.writtenAll).
+        if (!gets) {
+            wrote();
+        }
         boolean writes = hostCache != null && !gets;
         boolean writesAll = writes && batch.size() > WRITTEN_ONE_BY_ONE_MAX;
         if (writesAll) {
