@@ -1,9 +1,10 @@
 // A small writing batch in one launch: the pipeline's stages (org.gphash.cuda.pipeline.BatchPipeline#queueStages
 // with one address bin), run in the same order by one cooperative grid, with a grid barrier where the
-// graph has a kernel boundary. A batch of a few thousand operations spends most of its GPU time on
-// the graph's two to three dozen launches, each a few microseconds of start and drain around little
-// work; here it pays for one launch and a barrier per stage. The stages are the same device
-// functions, which stride over their work by the launch's threads, so the results are the pipeline's.
+// graph has a kernel boundary: one launch and one copy each way for any small writing batch, where
+// the graph has two to three dozen launches. A grid barrier costs about what a kernel boundary does,
+// so a batch of 4096 takes as long on the GPU either way; a few hundred operations gain (512: 1.7x at
+// p50 from Java, H200; docs/DESIGN.md). The stages are the same device functions, which stride over
+// their work by the launch's threads, so the results are the pipeline's.
 //
 // Keys may repeat. Grouped, the key table is the pipeline's (pipe_group), the sort the one-block
 // radix sort (radix_sort.cuh, up to kBlockSortMax positions, so at most that many operations) and
@@ -107,9 +108,9 @@ __device__ void heap_take_next_fit(const HeapParams& h, uint64_t wanted, uint64_
     __syncthreads();
 }
 
-// When the host profiles stages (org.gphash.cuda.pipeline.StageProfile), the grid's thread 0 records the GPU's clock
-// (ns) after each stage, as StageProfile.Stage numbers them, into stamps[1 + stage]; stamps[0] is
-// the start. Stages this batch skips repeat the previous stamp.
+// When the host profiles stages (org.gphash.cuda.pipeline.StageProfile), the grid's thread 0 records
+// the GPU's clock (ns) after each stage, as StageProfile.Stage numbers them, into stamps[1 + stage];
+// stamps[0] is the start. Stages this batch skips repeat the previous stamp.
 __device__ __forceinline__ void small_writes_stamp(unsigned long long* stamps, int index) {
     if (stamps != nullptr && global_thread() == 0) {
         unsigned long long now;
@@ -163,7 +164,7 @@ __device__ __forceinline__ void small_writes_scan_max(const PipeParams& p, uint6
 // The barrier between two stages: the grid's, or the block's where the grid is one block (a batch of
 // a few operations), which orders memory within it as well and costs a fraction of a grid barrier's
 // atomics and fences (a batch of 8 with half updates took 72 us of GPU time with grid barriers
-// against 47 with block barriers, H200).
+// against 54 with block barriers, H200).
 __device__ __forceinline__ void stage_barrier() {
     if (gridDim.x == 1) {
         __syncthreads();

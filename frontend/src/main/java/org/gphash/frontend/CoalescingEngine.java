@@ -257,7 +257,8 @@ final class CoalescingEngine extends ForwardingEngine {
         if (closed) {
             throw new IndexClosedException(pool);
         }
-        if (!writesLately()) {
+        boolean triedAtOnce = !writesLately();
+        if (triedAtOnce) {
             Outcome o = runAtOnce(key, valueOut);
             if (o != null) {
                 return o;  // read on the pool, the cache neither asked nor filled
@@ -267,7 +268,7 @@ final class CoalescingEngine extends ForwardingEngine {
         if (r.isDone()) {
             return r.join();  // a host cache hit
         }
-        Outcome o = runAtOnce(r);
+        Outcome o = triedAtOnce ? null : runAtOnce(r);  // the engine just declined: a batch holds the pool
         if (o == null) {
             o = await(enqueue(r));
         }

@@ -15,8 +15,8 @@ import java.lang.foreign.ValueLayout;
 import java.util.Map;
 
 import jcuda.driver.CUevent;
-import jcuda.driver.CUfunction;
 import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUfunction;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import org.gphash.GpuTuning;
@@ -414,14 +414,15 @@ public final class BatchPipeline implements AutoCloseable {
         if (n <= SMALL_WRITES_ONE_BLOCK_MAX) {
             return 1;
         }
-        long wanted = Long.highestOneBit(Math.max(1, (n + SMALL_WRITES_OPS_PER_BLOCK - 1) / SMALL_WRITES_OPS_PER_BLOCK) * 2 - 1);
+        long perOps = Math.max(1, (n + SMALL_WRITES_OPS_PER_BLOCK - 1) / SMALL_WRITES_OPS_PER_BLOCK);
+        long wanted = Long.highestOneBit(perOps * 2 - 1);  // perOps rounded up to a power of two
         return (int) Math.min(wanted, smallWritesResident);
     }
 
     /**
-     * Launches the one-launch kernel: cooperatively on several blocks (its grid barriers need every
-     * block resident), plainly on one (its barriers are then the block's, and a cooperative launch
-     * cost a batch of 8 about 7 us more GPU time, H200).
+     * Launches the one-launch kernel, the grouped instance where keys may repeat: cooperatively on
+     * several blocks (its grid barriers need every block resident), plainly on one (its barriers are
+     * then the block's).
      */
     private void launchSmallWrites(boolean grouped, int blocks, CUstream stream, byte[]... params) {
         CUfunction f = grouped ? k.smallWritesGrouped : k.smallWrites;
