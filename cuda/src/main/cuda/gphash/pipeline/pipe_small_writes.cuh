@@ -182,7 +182,7 @@ __device__ __forceinline__ void stage_barrier() {
 template <bool Grouped>
 __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, const PipeParams& p,
                                   const CacheParams& c, const HeapParams& h, int flags, unsigned long long* stamps) {
-    constexpr bool grouped = Grouped;
+    constexpr bool grouped = Grouped;  // the name the stages' conditions read as
     const bool reads = (flags & kSmallReads) != 0;
     const bool writes = (flags & kSmallWrites) != 0;
     small_writes_stamp(stamps, 0);

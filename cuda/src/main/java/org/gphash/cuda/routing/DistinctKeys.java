@@ -9,11 +9,14 @@ import org.gphash.index.KeyHasher;
 /**
  * Whether no key repeats in a small run of a host batch, so that a batch that writes may skip the
  * pipeline's grouping (key table, radix sort, two scans: about 160 us of GPU time a batch on the
- * H100, whatever its size, against about 210 us for the whole batch) or run as one launch
- * ({@link Router.Route#SMALL_WRITES}). A coalesced batch of a few callers' operations usually has
- * distinct keys. Keys are compared by a 64-bit hash: equal keys always collide, so a repeat is never
- * missed; a collision of different keys only costs the grouping. The router says which runs are
- * checked ({@link Router#checksDistinct}, {@link org.gphash.GpuTuning#distinctWritesMax()}).
+ * H100, whatever its size, against about 210 us for the whole batch), or run the ungrouped instance
+ * of the one-launch kernel ({@link Router.Route#SMALL_WRITES}). A coalesced batch of a few callers'
+ * operations usually has distinct keys. Keys are compared by a 64-bit hash: equal keys always
+ * collide, so a repeat is never missed; a collision of different keys only costs the grouping. The
+ * pipeline's chunks are checked where the router says ({@link Router#checksDistinct},
+ * {@link org.gphash.GpuTuning#distinctWritesMax()}); a one-launch batch is always checked, whole (up to
+ * {@link org.gphash.GpuTuning#smallWritesMax()} operations, as measured in docs/PERFORMANCE.md), and a
+ * zipf batch stops at its first repeat.
  * Thread-safe: each thread has its own table.
  */
 public final class DistinctKeys {
