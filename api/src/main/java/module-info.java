@@ -15,4 +15,5 @@ module org.gphash {
     uses org.gphash.spi.EngineFactory;
     uses org.gphash.spi.ShardedIndexFactory;
     uses org.gphash.spi.FrontEnd.Factory;
+    uses org.gphash.spi.JournalFactory;
 }

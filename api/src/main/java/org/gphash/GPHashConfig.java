@@ -47,13 +47,15 @@ import org.gphash.format.Geometry;
  * @param coalescing        whether single-key calls are merged into batches
  * @param gpuTuning         the GPU engine's tuning ({@link GpuTuning}; the CPU engine ignores it)
  * @param placement         one pool file or a directory of shards, and the GPUs ({@link Placement})
+ * @param journaling        the journal and checkpoints that make the index survive a power cut
+ *                          ({@link Journaling}), or null for none
  */
 public record GPHashConfig(Path path, int keySize, int valueSize, int levels, int hashes, int slotsPerBucket,
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache,
                            IndexMirror indexMirror, boolean repairBeyondCrash, boolean followSymlinks,
                            boolean itemChecksums, boolean verifyOnOpen, Durability durability,
-                           Coalescing coalescing, GpuTuning gpuTuning, Placement placement) {
+                           Coalescing coalescing, GpuTuning gpuTuning, Placement placement, Journaling journaling) {
 
     /** Items a new pool is sized for when {@code initialCapacity} is 0. */
     public static final long DEFAULT_INITIAL_CAPACITY = 1L << 16;

@@ -15,6 +15,7 @@ import org.gphash.spi.CrashHook;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
 import org.gphash.spi.FrontEnd;
+import org.gphash.spi.JournalFactory;
 import org.gphash.spi.ShardedIndexFactory;
 
 /**
@@ -55,8 +56,9 @@ public final class GPHashIndex implements AutoCloseable {
 
     private GPHashIndex(Engine backend, GPHashConfig config, FrontEnd.Factory fronts, boolean recordStats) {
         this.backend = backend;
+        // A journaled index's group commit is the journal's: the pool itself flushes nothing.
         boolean groupCommit = config.backend() == Backend.CPU && config.durability() == Durability.PER_BATCH
-                && flushesToMedium(backend.stats().persistenceMode());
+                && config.journaling() == null && flushesToMedium(backend.stats().persistenceMode());
         Coalescing coalescing = groupCommit && config.coalescing().mode() == Coalescing.Mode.AUTO
                 ? config.coalescing().forGroupCommit() : config.coalescing();
         boolean coalesce = coalescing.appliesTo(config.backend(), groupCommit);
@@ -106,6 +108,7 @@ public final class GPHashIndex implements AutoCloseable {
         Builder b = new Builder(config, path).initialCapacity(Math.max(1, (config.initialCapacity() + shards - 1) / shards))
                 .maxPoolBytes(bytes);
         b.placement = Placement.onDevice(device);
+        b.journaling = null;
         return b.config();
     }
 
@@ -484,6 +487,23 @@ public final class GPHashIndex implements AutoCloseable {
         live().sync();
     }
 
+    /**
+     * Writes a checkpoint of a journaled index ({@link Builder#journal}) now, and returns when it is
+     * complete and durable; the journal before it is then dropped. Writers go on while it runs.
+     * Checkpoints also run on their own ({@link Journaling#checkpointEvery}).
+     *
+     * @return the journal sequence number the checkpoint is consistent as of
+     * @throws IllegalStateException if the index has no journal
+     */
+    public long checkpoint() {
+        if (!(backend instanceof JournalFactory.Checkpointing c)) {
+            throw new IllegalStateException("index " + config.path() + " has no journal to checkpoint: open it with "
+                    + "builder.journal(dir)");
+        }
+        live();
+        return c.checkpoint();
+    }
+
     // ------------------------------------------------------------------ the rest
 
     /** {@return what the index holds and how its pool is laid out: items, levels, heap, file size, engine} */
@@ -775,6 +795,8 @@ public final class GPHashIndex implements AutoCloseable {
         private Coalescing coalescing = Coalescing.AUTO;
         private GpuTuning gpuTuning;
         private Placement placement = Placement.SINGLE_POOL;
+        /** The journal and checkpoints, or null: the pool alone holds the data. */
+        private Journaling journaling;
         /** Whether devices(...) was called: a new index is then sharded, one shard per GPU unless shards(n) says otherwise. */
         private boolean devicesSet;
         /** Whether calls are counted and timed (recordStats()). */
@@ -811,6 +833,7 @@ public final class GPHashIndex implements AutoCloseable {
             coalescing = c.coalescing();
             gpuTuning = c.gpuTuning();
             placement = c.placement();
+            journaling = c.journaling();
         }
 
         /**
@@ -1054,6 +1077,32 @@ public final class GPHashIndex implements AutoCloseable {
         }
 
         /**
+         * A journal and checkpoints in a directory on a durable file system, so that the index
+         * survives a power cut although its pool does not (a GPU pool on tmpfs or hugetlbfs): every
+         * acknowledged write is in the journal before its call returns, and an open that finds the
+         * pool gone, or made before the machine's last boot, rebuilds it from the newest checkpoint and
+         * the journal. The pool itself then flushes nothing ({@link Durability} is not used). Needs
+         * gphash-journal on the class or module path. See {@link Journaling} for the choices.
+         *
+         * @param journaling the journal's directory and settings ({@link Journaling#in(Path)} for the defaults)
+         * @return this builder
+         */
+        public Builder journal(Journaling journaling) {
+            this.journaling = java.util.Objects.requireNonNull(journaling, "journaling");
+            return this;
+        }
+
+        /**
+         * A journal with the defaults in {@code directory}: {@code journal(Journaling.in(directory))}.
+         *
+         * @param directory the journal's directory
+         * @return this builder
+         */
+        public Builder journal(Path directory) {
+            return journal(Journaling.in(directory));
+        }
+
+        /**
          * When writes become durable (default {@link Durability#PER_BATCH}: a batch when
          * {@code execute} returns, a single operation when it returns). Not stored in the pool: each
          * open chooses. See {@link Durability} for what each mode promises after a crash.
@@ -1126,7 +1175,7 @@ public final class GPHashIndex implements AutoCloseable {
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
                     maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash,
                     followSymlinks, itemChecksums, verifyOnOpen, durability, coalescing,
-                    gpuTuning != null ? gpuTuning : GpuTuning.fromSystemProperty(), placement);
+                    gpuTuning != null ? gpuTuning : GpuTuning.fromSystemProperty(), placement, journaling);
         }
 
         /**
@@ -1142,7 +1191,8 @@ public final class GPHashIndex implements AutoCloseable {
                     : config();
             c.geometryForCreate();
             FrontEnd.Factory fronts = frontEndsFor(c);
-            Engine engine = c.placement().sharded() ? sharding().create(c, engines) : engines.create(c);
+            Engine engine = c.journaling() != null ? journals(c).create(c, pools(engines))
+                    : c.placement().sharded() ? sharding().create(c, engines) : engines.create(c);
             return new GPHashIndex(engine, c, fronts, recordStats);
         }
 
@@ -1155,6 +1205,9 @@ public final class GPHashIndex implements AutoCloseable {
             GPHashConfig c = config();
             FrontEnd.Factory fronts = frontEndsFor(c);
             EngineFactory engines = factory(c.backend());
+            if (c.journaling() != null) {
+                return new GPHashIndex(journals(c).open(c, pools(engines)), c, fronts, recordStats);
+            }
             ShardedIndexFactory sharding = sharding();
             Engine engine = sharding.isShardedIndex(path) ? sharding.open(c, engines) : engines.open(c);
             return new GPHashIndex(engine, c, fronts, recordStats);
@@ -1167,8 +1220,9 @@ public final class GPHashIndex implements AutoCloseable {
          * @return the open index
          */
         public GPHashIndex openOrCreate() {
-            if (java.nio.file.Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                return open();
+            if (java.nio.file.Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                    || journaling != null && journals(config()).hasJournal(config())) {
+                return open();  // a journal with the pool gone: open rebuilds it
             }
             try {
                 return create();
@@ -1187,6 +1241,35 @@ public final class GPHashIndex implements AutoCloseable {
                 return requireFrontEnds("coalescing " + c.coalescing());
             }
             return recordStats ? requireFrontEnds("recordStats()") : frontEnds();
+        }
+
+        /** The journal's factory, refused with the reason where it cannot serve {@code c}. */
+        private static JournalFactory journals(GPHashConfig c) {
+            if (c.placement().sharded()) {
+                throw new IllegalArgumentException("a journal for a sharded index is not supported yet: journal a "
+                        + "single pool (docs/USAGE.md, \"Durable without persistent memory\"); nothing was opened or created");
+            }
+            JournalFactory f = provider(JournalFactory.class, x -> true);
+            if (f == null) {
+                throw new IllegalStateException("journal(" + c.journaling().directory() + ") needs gphash-journal "
+                        + "(org.gphash:gphash-journal), which is not on the class or module path");
+            }
+            return f;
+        }
+
+        /** The builder's own routes to a pool, for the journal's factory. */
+        private static JournalFactory.Pools pools(EngineFactory engines) {
+            return new JournalFactory.Pools() {
+                @Override
+                public Engine create(GPHashConfig config) {
+                    return engines.create(config);
+                }
+
+                @Override
+                public Engine open(GPHashConfig config) {
+                    return engines.open(config);
+                }
+            };
         }
 
         private static FrontEnd.Factory requireFrontEnds(String what) {

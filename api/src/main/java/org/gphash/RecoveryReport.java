@@ -20,11 +20,56 @@ import java.time.Duration;
  * @param duration               how long recovery took
  * @param fromCloseRecord        the pool was closed cleanly and its close record was trusted: the
  *                               table was not scanned (nothing can need repair after a clean close)
+ * @param journal                what the open did with the index's journal ({@link Journaling}), or
+ *                               {@link JournalReplay#NONE}: for a rebuilt pool, the other components
+ *                               describe the new pool's open
  */
 public record RecoveryReport(boolean previousShutdownClean, boolean headerCopyRepaired, long insertSlotsCleared,
                              long tornSlotsCleared, long duplicatesRemoved, boolean resizeResumed, long itemsRehashed,
                              long items, long valueBlocksInUse, long valueBlocksFree, long trailingBytesIgnored,
-                             Duration duration, boolean fromCloseRecord) {
+                             Duration duration, boolean fromCloseRecord, JournalReplay journal) {
+
+    public RecoveryReport {
+        java.util.Objects.requireNonNull(journal, "journal");
+    }
+
+    /**
+     * A report without a journal's part, as the engines make it.
+     *
+     * @param previousShutdownClean as the record's component
+     * @param headerCopyRepaired    as the record's component
+     * @param insertSlotsCleared    as the record's component
+     * @param tornSlotsCleared      as the record's component
+     * @param duplicatesRemoved     as the record's component
+     * @param resizeResumed         as the record's component
+     * @param itemsRehashed         as the record's component
+     * @param items                 as the record's component
+     * @param valueBlocksInUse      as the record's component
+     * @param valueBlocksFree       as the record's component
+     * @param trailingBytesIgnored  as the record's component
+     * @param duration              as the record's component
+     * @param fromCloseRecord       as the record's component
+     */
+    public RecoveryReport(boolean previousShutdownClean, boolean headerCopyRepaired, long insertSlotsCleared,
+                          long tornSlotsCleared, long duplicatesRemoved, boolean resizeResumed, long itemsRehashed,
+                          long items, long valueBlocksInUse, long valueBlocksFree, long trailingBytesIgnored,
+                          Duration duration, boolean fromCloseRecord) {
+        this(previousShutdownClean, headerCopyRepaired, insertSlotsCleared, tornSlotsCleared, duplicatesRemoved,
+                resizeResumed, itemsRehashed, items, valueBlocksInUse, valueBlocksFree, trailingBytesIgnored, duration,
+                fromCloseRecord, JournalReplay.NONE);
+    }
+
+    /**
+     * This report with the journal's part.
+     *
+     * @param replay what the open did with the journal
+     * @return the report with it
+     */
+    public RecoveryReport withJournal(JournalReplay replay) {
+        return new RecoveryReport(previousShutdownClean, headerCopyRepaired, insertSlotsCleared, tornSlotsCleared,
+                duplicatesRemoved, resizeResumed, itemsRehashed, items, valueBlocksInUse, valueBlocksFree,
+                trailingBytesIgnored, duration, fromCloseRecord, replay);
+    }
 
     /**
      * A report of a scan (not from a close record); the fields as above.
@@ -65,6 +110,7 @@ public record RecoveryReport(boolean previousShutdownClean, boolean headerCopyRe
                 + ", torn slots cleared=" + tornSlotsCleared + ", duplicates removed=" + duplicatesRemoved
                 + ", resize resumed=" + resizeResumed + " (items rehashed=" + itemsRehashed + ")"
                 + ", items=" + items + ", value blocks used/free=" + valueBlocksInUse + "/" + valueBlocksFree
-                + ", trailing bytes ignored=" + trailingBytesIgnored + ", took " + duration.toMillis() + " ms";
+                + ", trailing bytes ignored=" + trailingBytesIgnored + ", took " + duration.toMillis() + " ms"
+                + (journal == JournalReplay.NONE ? "" : "; " + journal);
     }
 }

@@ -22,6 +22,6 @@ final class Configs {
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
                 backend, jdkPersistence, seed, crashHook, bucketCache, IndexMirror.AUTO, false, false, false, false,
-                Durability.PER_BATCH, Coalescing.AUTO, org.gphash.GpuTuning.fromSystemProperty(), org.gphash.Placement.SINGLE_POOL);
+                Durability.PER_BATCH, Coalescing.AUTO, org.gphash.GpuTuning.fromSystemProperty(), org.gphash.Placement.SINGLE_POOL, null);
     }
 }

@@ -1,0 +1,237 @@
+package org.gphash.journal;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+import org.gphash.error.JournalDamagedException;
+import org.gphash.error.PoolIoException;
+
+/**
+ * A checkpoint file: the index's entries as of a journal sequence number, in checksummed chunks,
+ * closed by a trailer. It is written under a temporary name, forced, and renamed, so a file with a
+ * checkpoint's name is complete; one that fails a check is damage, never a crash's leftover.
+ *
+ * <p>Layout (little-endian): a 64-byte header (magic, version, key and value size, the sequence
+ * number replay starts at, the journal's identity, CRC-32C); chunks of a 24-byte header (magic,
+ * count, index, CRC-32C over header and body) and a body of count keys then count values; a 48-byte
+ * trailer (magic, entries, the sequence number the journal was flushed to before the checkpoint was
+ * named, chunks, CRC-32C).
+ */
+final class Checkpoint {
+
+    static final long MAGIC = 0x3154504B43485047L;   // "GPHCKPT1"
+    static final int VERSION = 1;
+    static final int HEADER = 64;
+    static final int CHUNK_MAGIC = 0x4B484343;         // "CCHK"
+    static final int CHUNK_HEADER = 24;
+    static final int TRAILER_MAGIC = 0x444E4543;       // "CEND"
+    static final int TRAILER = 48;
+
+    private Checkpoint() {
+    }
+
+    /** Writes a checkpoint's chunks to a temporary file and names it once it is complete and forced. */
+    static final class Writer implements AutoCloseable {
+        private final Path target;
+        private final Path tmp;
+        private final FileChannel ch;
+        private final ByteBuffer chunkHeader = RecordFormat.little(CHUNK_HEADER);
+        private long entries;
+        private long chunks;
+        private boolean done;
+
+        Writer(Path dir, long startSeq, int keySize, int valueSize, long journalId) {
+            this.target = JournalFiles.checkpoint(dir, startSeq);
+            this.tmp = target.resolveSibling(target.getFileName() + JournalFiles.TEMP_SUFFIX);
+            try {
+                Files.deleteIfExists(tmp);
+                ch = JournalFiles.createNew(tmp);
+                ByteBuffer h = RecordFormat.little(HEADER);
+                h.putLong(0, MAGIC).putInt(8, VERSION).putInt(12, keySize).putInt(16, valueSize).putLong(24, startSeq)
+                        .putLong(32, journalId);
+                h.putInt(60, Crc.of(h, 0, 60));
+                write(h);
+            } catch (IOException e) {
+                throw new PoolIoException("cannot start checkpoint " + tmp + ": " + e.getMessage(), e);
+            }
+        }
+
+        /** Appends {@code count} entries: their keys and values back to back in the two segments. */
+        void chunk(int count, MemorySegment keys, MemorySegment values) {
+            if (count == 0) {
+                return;
+            }
+            ByteBuffer k = keys.asByteBuffer();
+            ByteBuffer v = values.asByteBuffer();
+            chunkHeader.putInt(0, CHUNK_MAGIC).putInt(4, count).putLong(8, chunks);
+            CRC32C crc = new CRC32C();
+            crc.update(chunkHeader.duplicate().clear().limit(16));
+            crc.update(k.duplicate());
+            crc.update(v.duplicate());
+            chunkHeader.putInt(16, (int) crc.getValue()).putInt(20, 0);
+            try {
+                write(chunkHeader.clear());
+                write(k);
+                write(v);
+            } catch (IOException e) {
+                throw new PoolIoException("cannot write checkpoint " + tmp + ": " + e.getMessage(), e);
+            }
+            entries += count;
+            chunks++;
+        }
+
+        long entries() {
+            return entries;
+        }
+
+        /** Writes the trailer, forces the file and gives it its name; the directory is forced after. */
+        Path finish(long endSeq) {
+            ByteBuffer t = RecordFormat.little(TRAILER);
+            t.putInt(0, TRAILER_MAGIC).putLong(8, entries).putLong(16, endSeq).putLong(24, chunks);
+            t.putInt(40, Crc.of(t, 0, 40));
+            try {
+                write(t);
+                ch.force(true);
+                ch.close();
+                Files.move(tmp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                JournalFiles.fsyncDirectory(target.getParent());
+                done = true;
+                return target;
+            } catch (IOException e) {
+                throw new PoolIoException("cannot complete checkpoint " + target + ": " + e.getMessage(), e);
+            }
+        }
+
+        private void write(ByteBuffer b) throws IOException {
+            while (b.hasRemaining()) {
+                ch.write(b);
+            }
+        }
+
+        /** Abandons an unfinished checkpoint: its temporary file goes. */
+        @Override
+        public void close() {
+            if (done) {
+                return;
+            }
+            try {
+                ch.close();
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // the next open removes temporaries
+            }
+        }
+    }
+
+    /** What a checkpoint's header and trailer say. */
+    record Summary(Path file, long startSeq, long endSeq, long entries) {
+    }
+
+    @FunctionalInterface
+    interface ChunkConsumer {
+        void accept(int count, MemorySegment keys, MemorySegment values);
+    }
+
+    /**
+     * Reads and checks a whole checkpoint, giving each chunk to {@code consumer} (null: check only).
+     * Refuses anything that fails a check, naming the file and the offset.
+     */
+    static Summary read(Path file, int keySize, int valueSize, long journalId, ChunkConsumer consumer) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size < HEADER + TRAILER) {
+                throw new JournalDamagedException(file, 0, "checkpoint is " + size + " bytes, too short to be whole");
+            }
+            ByteBuffer h = RecordFormat.little(HEADER);
+            readFully(ch, h, 0);
+            String bad = h.getLong(0) != MAGIC ? "not a gphash checkpoint"
+                    : h.getInt(60) != Crc.of(h, 0, 60) ? "header checksum mismatch"
+                    : h.getInt(8) != VERSION ? "unsupported checkpoint version " + h.getInt(8)
+                    : h.getInt(12) != keySize || h.getInt(16) != valueSize ? "key/value size " + h.getInt(12) + "/"
+                            + h.getInt(16) + ", the index has " + keySize + "/" + valueSize
+                    : h.getLong(32) != journalId ? "checkpoint belongs to another journal" : null;
+            if (bad != null) {
+                throw new JournalDamagedException(file, 0, bad);
+            }
+            long startSeq = h.getLong(24);
+            if (startSeq != JournalFiles.seqOf(file, true)) {
+                throw new JournalDamagedException(file, 24, "header says sequence number " + startSeq + ", its name "
+                        + JournalFiles.seqOf(file, true));
+            }
+            int entrySize = keySize + valueSize;
+            int maxChunk = Math.max(1, (16 << 20) / entrySize);
+            ByteBuffer body = RecordFormat.little((int) Math.min(Integer.MAX_VALUE - 8, (long) maxChunk * entrySize));
+            ByteBuffer ch24 = RecordFormat.little(CHUNK_HEADER);
+            long at = HEADER;
+            long entries = 0;
+            long chunks = 0;
+            while (true) {
+                if (size - at < CHUNK_HEADER) {
+                    throw new JournalDamagedException(file, at, "checkpoint ends without its trailer");
+                }
+                ch24.clear();
+                readFully(ch, ch24, at);
+                int magic = ch24.getInt(0);
+                if (magic == TRAILER_MAGIC) {
+                    if (size - at != TRAILER) {
+                        throw new JournalDamagedException(file, at, "trailer is followed by " + (size - at - TRAILER) + " bytes");
+                    }
+                    ByteBuffer t = RecordFormat.little(TRAILER);
+                    readFully(ch, t, at);
+                    if (t.getInt(40) != Crc.of(t, 0, 40)) {
+                        throw new JournalDamagedException(file, at, "trailer checksum mismatch");
+                    }
+                    if (t.getLong(8) != entries || t.getLong(24) != chunks) {
+                        throw new JournalDamagedException(file, at, "trailer counts " + t.getLong(8) + " entries in "
+                                + t.getLong(24) + " chunks, the file holds " + entries + " in " + chunks);
+                    }
+                    return new Summary(file, startSeq, t.getLong(16), entries);
+                }
+                int count = ch24.getInt(4);
+                if (magic != CHUNK_MAGIC || count < 1 || count > maxChunk || ch24.getLong(8) != chunks) {
+                    throw new JournalDamagedException(file, at, "chunk " + chunks + " has a damaged header");
+                }
+                int len = count * entrySize;
+                if (size - at - CHUNK_HEADER < len) {
+                    throw new JournalDamagedException(file, at, "chunk " + chunks + " is cut short");
+                }
+                body.clear().limit(len);
+                readFully(ch, body, at + CHUNK_HEADER);
+                CRC32C crc = new CRC32C();
+                crc.update(ch24.duplicate().clear().limit(16));
+                crc.update(body.duplicate().flip());
+                if ((int) crc.getValue() != ch24.getInt(16)) {
+                    throw new JournalDamagedException(file, at, "chunk " + chunks + " (entries " + entries + " to "
+                            + (entries + count - 1) + ") fails its checksum");
+                }
+                if (consumer != null) {
+                    MemorySegment all = MemorySegment.ofBuffer(body.duplicate().clear());
+                    consumer.accept(count, all.asSlice(0, (long) count * keySize),
+                            all.asSlice((long) count * keySize, (long) count * valueSize));
+                }
+                entries += count;
+                chunks++;
+                at += CHUNK_HEADER + len;
+            }
+        } catch (IOException e) {
+            throw new PoolIoException("cannot read checkpoint " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
+        long pos = at;
+        while (b.hasRemaining()) {
+            int n = ch.read(b, pos);
+            if (n < 0) {
+                throw new IOException("unexpected end of file at " + pos);
+            }
+            pos += n;
+        }
+    }
+}

@@ -1,0 +1,241 @@
+package org.gphash.journal;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+import org.gphash.error.JournalDamagedException;
+import org.gphash.error.PoolIoException;
+
+/**
+ * Reads the journal's segments in order, checking every record: its magic, both checksums, its
+ * length, and that sequence numbers run on without a gap from segment to segment.
+ *
+ * <p>Where a record fails a check, what follows decides what it is. In the last segment, with
+ * nothing valid after it, it is the torn tail of a crash (a record being written when the power
+ * went): reading stops there and says where. Anywhere else (an earlier segment, or a valid record
+ * further on) it is damage no crash leaves, and the journal is refused with
+ * {@link JournalDamagedException} naming the file, the offset and the sequence number.
+ */
+final class JournalReader {
+
+    /** Where the valid records end: the segment to append to, its valid bytes, the next sequence number, and what was cut. */
+    record End(Path segment, long segmentFirstSeq, long validBytes, long nextSeq, String cut) {
+    }
+
+    /** One valid record, its columns as views of the reader's buffer (valid until the next record). */
+    record Record(long seq, int count, int puts, MemorySegment kinds, MemorySegment keys, MemorySegment values) {
+    }
+
+    @FunctionalInterface
+    interface RecordConsumer {
+        void accept(Record record);
+    }
+
+    private final Path dir;
+    private final int keySize;
+    private final int valueSize;
+    private final long journalId;
+    private final ByteBuffer buf = RecordFormat.little(RecordFormat.RECORD_HEADER + RecordFormat.MAX_BODY + 8);
+
+    JournalReader(Path dir, int keySize, int valueSize, long journalId) {
+        this.dir = dir;
+        this.keySize = keySize;
+        this.valueSize = valueSize;
+        this.journalId = journalId;
+    }
+
+    /**
+     * Reads every record from the first segment that can hold {@code fromSeq} on, giving each record
+     * whose sequence number is at least {@code fromSeq} to {@code consumer}; returns where the valid
+     * records end. With {@code fromSeq} at the last segment's start, this only finds the end.
+     *
+     * @param firstExpected the sequence number the journal must start at or before (a checkpoint's), or -1 for any
+     */
+    End read(long fromSeq, long firstExpected, RecordConsumer consumer) {
+        List<Path> segments = JournalFiles.list(dir, false);
+        if (segments.isEmpty()) {
+            return new End(null, 0, 0, Math.max(1, fromSeq), "");
+        }
+        int start = 0;
+        for (int i = 0; i < segments.size(); i++) {
+            if (JournalFiles.seqOf(segments.get(i), false) <= fromSeq) {
+                start = i;
+            }
+        }
+        long firstSeq = JournalFiles.seqOf(segments.get(start), false);
+        if (firstExpected >= 0 && firstSeq > firstExpected) {
+            throw new JournalDamagedException(segments.get(start), 0, "the journal starts at sequence number " + firstSeq
+                    + " but the checkpoint needs it from " + firstExpected + ": segments are missing");
+        }
+        long expected = firstSeq;
+        End end = null;
+        for (int i = start; i < segments.size(); i++) {
+            Path seg = segments.get(i);
+            long segFirst = JournalFiles.seqOf(seg, false);
+            if (segFirst != expected) {
+                throw new JournalDamagedException(seg, 0, "segment starts at sequence number " + segFirst
+                        + " but the one before it ends at " + (expected - 1) + ": a segment is missing or cut");
+            }
+            boolean last = i == segments.size() - 1;
+            end = readSegment(seg, segFirst, last, fromSeq, consumer);
+            expected = end.nextSeq();
+        }
+        return end;
+    }
+
+    private End readSegment(Path seg, long segFirst, boolean last, long fromSeq, RecordConsumer consumer) {
+        try (FileChannel ch = FileChannel.open(seg, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (!validHeader(ch, seg, segFirst, size, last)) {
+                // A last segment whose header never reached the disk whole: an empty segment, started again.
+                return new End(null, segFirst, 0, segFirst, size == 0 ? "" : "segment " + seg.getFileName()
+                        + " has a torn header (" + size + " bytes): started again");
+            }
+            long at = RecordFormat.SEGMENT_HEADER;
+            long seq = segFirst;
+            while (at < size) {
+                String bad = readRecord(ch, at, size, seq);
+                if (bad != null) {
+                    if (!last || validRecordAfter(ch, at + 1, size)) {
+                        throw new JournalDamagedException(seg, at, "record " + seq + " is damaged (" + bad + ")"
+                                + (last ? " and valid records follow it" : " in a segment that is not the last"));
+                    }
+                    return new End(seg, segFirst, at, seq, "record " + seq + " at byte " + at + " of "
+                            + seg.getFileName() + " is torn (" + bad + "); " + (size - at) + " bytes after it dropped");
+                }
+                int count = buf.getInt(4);
+                int puts = buf.getInt(20);
+                int body = buf.getInt(16);
+                if (seq >= fromSeq) {
+                    MemorySegment all = MemorySegment.ofBuffer(buf);
+                    long kindsAt = RecordFormat.RECORD_HEADER;
+                    long keysAt = kindsAt + RecordFormat.align8(count);
+                    long valuesAt = keysAt + (long) count * keySize;
+                    consumer.accept(new Record(seq, count, puts, all.asSlice(kindsAt, count),
+                            all.asSlice(keysAt, (long) count * keySize), all.asSlice(valuesAt, (long) puts * valueSize)));
+                }
+                at += RecordFormat.RECORD_HEADER + body;
+                seq++;
+            }
+            return new End(seg, segFirst, at, seq, "");
+        } catch (IOException e) {
+            throw new PoolIoException("cannot read journal segment " + seg + ": " + e.getMessage(), e);
+        }
+    }
+
+    private boolean validHeader(FileChannel ch, Path seg, long segFirst, long size, boolean last) throws IOException {
+        if (size < RecordFormat.SEGMENT_HEADER) {
+            if (last) {
+                return false;
+            }
+            throw new JournalDamagedException(seg, 0, "segment is " + size + " bytes, shorter than its header");
+        }
+        ByteBuffer h = RecordFormat.little(RecordFormat.SEGMENT_HEADER);
+        readFully(ch, h, 0);
+        String bad = h.getLong(0) != RecordFormat.SEGMENT_MAGIC ? "not a gphash journal segment"
+                : h.getInt(60) != Crc.of(h, 0, 60) ? "header checksum mismatch"
+                : h.getInt(8) != RecordFormat.VERSION ? "unsupported journal version " + h.getInt(8)
+                : h.getInt(12) != keySize || h.getInt(16) != valueSize ? "key/value size " + h.getInt(12) + "/"
+                        + h.getInt(16) + ", the index has " + keySize + "/" + valueSize
+                : h.getLong(24) != segFirst ? "header says first sequence number " + h.getLong(24) + ", its name " + segFirst
+                : h.getLong(32) != journalId ? "segment belongs to another journal (identity " + Long.toHexString(h.getLong(32)) + ")"
+                : null;
+        if (bad == null) {
+            return true;
+        }
+        if (last && size == RecordFormat.SEGMENT_HEADER && isZero(h)) {
+            return false;
+        }
+        throw new JournalDamagedException(seg, 0, bad);
+    }
+
+    private static boolean isZero(ByteBuffer h) {
+        for (int i = 0; i < h.limit(); i++) {
+            if (h.get(i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Reads the record at {@code at} into the buffer and checks it; null if valid, else what is wrong. */
+    private String readRecord(FileChannel ch, long at, long size, long seq) throws IOException {
+        if (size - at < RecordFormat.RECORD_HEADER) {
+            return "only " + (size - at) + " bytes of its header";
+        }
+        buf.clear().limit(RecordFormat.RECORD_HEADER);
+        readFully(ch, buf, at);
+        if (buf.getInt(0) != RecordFormat.RECORD_MAGIC) {
+            return "no record magic";
+        }
+        if (buf.getInt(32) != Crc.of(buf, 0, 32)) {
+            return "header checksum mismatch";
+        }
+        int count = buf.getInt(4);
+        int puts = buf.getInt(20);
+        int body = buf.getInt(16);
+        if (count < 1 || puts < 0 || puts > count
+                || body != RecordFormat.bodyLength(count, puts, keySize, valueSize) || body > RecordFormat.MAX_BODY) {
+            return "impossible lengths (writes " + count + ", puts " + puts + ", body " + body + ")";
+        }
+        if (buf.getLong(8) != seq) {
+            return "sequence number " + buf.getLong(8) + " where " + seq + " was due";
+        }
+        if (size - at - RecordFormat.RECORD_HEADER < body) {
+            return "only " + (size - at - RecordFormat.RECORD_HEADER) + " of its " + body + " body bytes";
+        }
+        buf.limit(RecordFormat.RECORD_HEADER + body).position(RecordFormat.RECORD_HEADER);
+        readFully(ch, buf, at + RecordFormat.RECORD_HEADER);
+        CRC32C crc = new CRC32C();
+        crc.update(buf.duplicate().position(RecordFormat.RECORD_HEADER).limit(RecordFormat.RECORD_HEADER + body));
+        if ((int) crc.getValue() != buf.getInt(24)) {
+            return "body checksum mismatch";
+        }
+        int kindsEnd = RecordFormat.RECORD_HEADER + count;
+        int seenPuts = 0;
+        for (int i = RecordFormat.RECORD_HEADER; i < kindsEnd; i++) {
+            byte k = buf.get(i);
+            if (k == RecordFormat.PUT) {
+                seenPuts++;
+            } else if (k != RecordFormat.DELETE) {
+                return "write kind " + k;
+            }
+        }
+        return seenPuts == puts ? null : "puts counted " + seenPuts + ", header says " + puts;
+    }
+
+    /** Whether a valid record header starts anywhere from {@code from} on (so a bad record is not the tail). */
+    private boolean validRecordAfter(FileChannel ch, long from, long size) throws IOException {
+        ByteBuffer scan = RecordFormat.little(1 << 20);
+        for (long at = from; at < size - RecordFormat.RECORD_HEADER; ) {
+            scan.clear();
+            long n = Math.min(scan.capacity(), size - at);
+            scan.limit((int) n);
+            readFully(ch, scan, at);
+            for (int i = 0; i + RecordFormat.RECORD_HEADER <= n; i++) {
+                if (scan.getInt(i) == RecordFormat.RECORD_MAGIC && scan.getInt(i + 32) == Crc.of(scan, i, i + 32)) {
+                    return true;
+                }
+            }
+            at += Math.max(1, n - RecordFormat.RECORD_HEADER);
+        }
+        return false;
+    }
+
+    private static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
+        long pos = at;
+        while (b.hasRemaining()) {
+            int n = ch.read(b, pos);
+            if (n < 0) {
+                throw new IOException("unexpected end of file at " + pos);
+            }
+            pos += n;
+        }
+    }
+}

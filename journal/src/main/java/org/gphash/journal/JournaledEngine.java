@@ -1,0 +1,409 @@
+package org.gphash.journal;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.EntryChunk;
+import org.gphash.JournalReplay;
+import org.gphash.Journaling;
+import org.gphash.Outcome;
+import org.gphash.RecoveryReport;
+import org.gphash.spi.Engine;
+import org.gphash.spi.ForwardingEngine;
+import org.gphash.spi.JournalFactory;
+import org.gphash.spi.ScanState;
+import org.gphash.spi.SubmittedBatch;
+
+/**
+ * An engine whose every acknowledged write is in the journal: each write runs on the engine under
+ * its key's stripe, its effect is appended (the sequence number taken before the stripe is let go),
+ * and the call returns once the flush policy is met (with {@link Journaling.Flush#PER_CALL}, once the
+ * record is durable, which one group-commit flush does for every waiting caller). Reads go straight
+ * to the engine and never wait for the journal. A checkpointer thread writes checkpoints on the
+ * configured interval and journal size.
+ */
+final class JournaledEngine extends ForwardingEngine implements JournalFactory.Checkpointing {
+
+    private static final System.Logger LOG = System.getLogger("org.gphash.journal");
+
+    private final Journal journal;
+    private final Path dir;
+    private final long journalId;
+    private final Journaling settings;
+    private final KeyStripes stripes;
+    private final JournalReplay replay;
+    private final FileChannel lockFile;
+    private final int keySize;
+    private final int valueSize;
+    private final boolean waitPerCall;
+    private final Object checkpointMonitor = new Object();
+    private final Thread checkpointer;
+    private volatile boolean closed;
+    private volatile long bytesAtCheckpoint;
+    private volatile long lastCheckpointSeq = -1;
+    private volatile long checkpointPauseNanos;
+
+    JournaledEngine(Engine engine, Journal journal, Path dir, long journalId, Journaling settings, JournalReplay replay,
+                    FileChannel lockFile, boolean checkpointNow) {
+        super(engine);
+        this.journal = journal;
+        this.dir = dir;
+        this.journalId = journalId;
+        this.settings = settings;
+        this.replay = replay;
+        this.lockFile = lockFile;
+        this.keySize = engine.geometry().keySize();
+        this.valueSize = engine.geometry().valueSize();
+        this.stripes = new KeyStripes(keySize);
+        this.waitPerCall = settings.flush() == Journaling.Flush.PER_CALL;
+        java.util.List<Path> cps = JournalFiles.list(dir, true);
+        if (!cps.isEmpty()) {
+            lastCheckpointSeq = JournalFiles.seqOf(cps.get(cps.size() - 1), true);
+        }
+        this.checkpointer = Thread.ofPlatform().daemon().name("gphash-checkpointer").start(() -> checkpointLoop(checkpointNow));
+    }
+
+    // ------------------------------------------------------------------ single writes
+
+    @Override
+    public Outcome put(MemorySegment key, MemorySegment value) {
+        int s = stripes.stripeOf(key, 0);
+        stripes.lock(s);
+        long seq;
+        Outcome o;
+        try {
+            o = engine.put(key, value);
+            seq = journalOne(o, key, value);
+        } finally {
+            stripes.unlock(s);
+        }
+        awaitDurable(seq);
+        return o;
+    }
+
+    @Override
+    public Outcome insert(MemorySegment key, MemorySegment value) {
+        int s = stripes.stripeOf(key, 0);
+        stripes.lock(s);
+        long seq;
+        Outcome o;
+        try {
+            o = engine.insert(key, value);
+            seq = journalOne(o, key, value);
+        } finally {
+            stripes.unlock(s);
+        }
+        awaitDurable(seq);
+        return o;
+    }
+
+    @Override
+    public Outcome update(MemorySegment key, MemorySegment value) {
+        int s = stripes.stripeOf(key, 0);
+        stripes.lock(s);
+        long seq;
+        Outcome o;
+        try {
+            o = engine.update(key, value);
+            seq = journalOne(o, key, value);
+        } finally {
+            stripes.unlock(s);
+        }
+        awaitDurable(seq);
+        return o;
+    }
+
+    @Override
+    public Outcome delete(MemorySegment key) {
+        int s = stripes.stripeOf(key, 0);
+        stripes.lock(s);
+        long seq;
+        Outcome o;
+        try {
+            o = engine.delete(key);
+            seq = journalOne(o, key, null);
+        } finally {
+            stripes.unlock(s);
+        }
+        awaitDurable(seq);
+        return o;
+    }
+
+    @Override
+    public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
+        int s = stripes.stripeOf(key, 0);
+        stripes.lock(s);
+        long seq;
+        Outcome o;
+        try {
+            o = engine.compareAndSet(key, expected, value);
+            seq = journalOne(o, key, value);
+        } finally {
+            stripes.unlock(s);
+        }
+        awaitDurable(seq);
+        return o;
+    }
+
+    @Override
+    public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        int s = stripes.stripeOf(key, 0);
+        stripes.lock(s);
+        long seq;
+        Outcome o;
+        try {
+            o = engine.compareAndDelete(key, expected);
+            seq = journalOne(o, key, null);
+        } finally {
+            stripes.unlock(s);
+        }
+        awaitDurable(seq);
+        return o;
+    }
+
+    /** Appends the effect of one call that ended with {@code o}; returns its sequence number, or -1 if it changed nothing. */
+    private long journalOne(Outcome o, MemorySegment key, MemorySegment value) {
+        byte effect = RecordBody.effectOf(o.code());
+        if (effect == 0) {
+            return -1;
+        }
+        RecordBody body = journal.body();
+        try {
+            if (effect == RecordFormat.PUT) {
+                body.put(key, 0, value, 0);
+            } else {
+                body.delete(key, 0);
+            }
+            body.seal();
+            return journal.append(body);
+        } finally {
+            journal.release(body);
+        }
+    }
+
+    // ------------------------------------------------------------------ batches
+
+    @Override
+    public void execute(Batch batch, BatchResult result) {
+        if (batch.onlyGets()) {
+            engine.execute(batch, result);
+            return;
+        }
+        long[] held = stripes.lock(batch);
+        long last = -1;
+        try {
+            try {
+                engine.execute(batch, result);
+            } finally {
+                // A batch that failed part way journals what it did (outcomes other than NOT_APPLIED).
+                last = journalEffects(batch, result);
+            }
+        } finally {
+            stripes.unlock(held);
+        }
+        awaitDurable(last);
+    }
+
+    @Override
+    public SubmittedBatch submit(Batch batch, BatchResult result) {
+        if (batch.onlyGets()) {
+            return engine.submit(batch, result);   // reads keep the engine's batches in flight
+        }
+        execute(batch, result);
+        return SubmittedBatch.DONE;
+    }
+
+    @Override
+    public Outcome getAlongside(MemorySegment key, MemorySegment valueOut) {
+        return engine.getAlongside(key, valueOut);
+    }
+
+    /** Appends the effects of a batch that ran, as records of at most {@link RecordFormat#MAX_BODY}; returns the last one's sequence number or -1. */
+    private long journalEffects(Batch batch, BatchResult result) {
+        long last = -1;
+        int n = Math.min(batch.size(), result.size());
+        RecordBody body = journal.body();
+        try {
+            for (int i = 0; i < n; ) {
+                body.clear();
+                i = body.addEffects(batch, result, i);
+                if (body.count() > 0) {
+                    body.seal();
+                    last = journal.append(body);
+                }
+            }
+        } finally {
+            journal.release(body);
+        }
+        return last;
+    }
+
+    private void awaitDurable(long seq) {
+        if (seq >= 0 && waitPerCall) {
+            journal.awaitDurable(seq);
+        }
+    }
+
+    // ------------------------------------------------------------------ checkpoints
+
+    @Override
+    public long checkpoint() {
+        synchronized (checkpointMonitor) {
+            if (closed) {
+                throw new org.gphash.IndexClosedException(dir);
+            }
+            long s0 = journal.nextSeq();
+            if (s0 == lastCheckpointSeq) {
+                return lastCheckpointSeq;   // nothing journaled since the last checkpoint
+            }
+            long bytesAtStart = journal.bytesWritten();
+            Path written;
+            try (Checkpoint.Writer w = new Checkpoint.Writer(dir, s0, keySize, valueSize, journalId)) {
+                int cap = Math.max(1, Math.min(1 << 16, (16 << 20) / (keySize + valueSize)));
+                EntryChunk chunk = new EntryChunk(keySize, valueSize, cap);
+                ScanState scan = engine.startScan();
+                while (!scan.done()) {
+                    chunk.clear();
+                    engine.readEntries(scan, chunk);
+                    w.chunk(chunk.size(), chunk.keys(), chunk.values());
+                    if (closed) {
+                        throw new org.gphash.IndexClosedException(dir);
+                    }
+                }
+                // Every write the scan saw was applied before its record got a number: holding every
+                // stripe, the next number is past all of them. The pause is a few lock handoffs.
+                long t0 = System.nanoTime();
+                long s1;
+                stripes.lockAll();
+                try {
+                    s1 = journal.nextSeq();
+                } finally {
+                    stripes.unlockAll();
+                }
+                checkpointPauseNanos = System.nanoTime() - t0;
+                if (journal.durableSeq() < s1 - 1) {
+                    journal.forceNow();
+                }
+                written = w.finish(s1 - 1);
+            }
+            for (Path old : JournalFiles.list(dir, true)) {
+                if (!old.equals(written)) {
+                    try {
+                        Files.deleteIfExists(old);
+                    } catch (java.io.IOException e) {
+                        LOG.log(System.Logger.Level.WARNING, "cannot remove old checkpoint " + old + ": " + e.getMessage());
+                    }
+                }
+            }
+            JournalFiles.fsyncDirectory(dir);
+            journal.dropBefore(s0);
+            lastCheckpointSeq = s0;
+            bytesAtCheckpoint = bytesAtStart;
+            return s0;
+        }
+    }
+
+    /** How long the last checkpoint held every stripe (writers waited at most that long for it). */
+    long lastCheckpointPauseNanos() {
+        return checkpointPauseNanos;
+    }
+
+    private void checkpointLoop(boolean now) {
+        long intervalNanos = settings.checkpointInterval().toNanos();
+        long last = System.nanoTime();
+        boolean due = now;
+        while (!closed) {
+            if (!due) {
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+                if (closed) {
+                    return;
+                }
+                due = intervalNanos > 0 && System.nanoTime() - last >= intervalNanos
+                        || journal.bytesWritten() - bytesAtCheckpoint >= settings.checkpointAfterBytes();
+            }
+            if (due) {
+                try {
+                    checkpoint();
+                } catch (RuntimeException e) {
+                    if (!closed) {
+                        LOG.log(System.Logger.Level.WARNING, "checkpoint in " + dir + " failed (retried at the next "
+                                + "interval; the journal keeps every write meanwhile): " + e.getMessage());
+                    }
+                }
+                last = System.nanoTime();
+                due = false;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ the rest
+
+    @Override
+    public RecoveryReport lastRecovery() {
+        return engine.lastRecovery().withJournal(replay);
+    }
+
+    @Override
+    public void sync() {
+        journal.forceNow();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        stopCheckpointer();
+        try {
+            journal.close();
+        } finally {
+            try {
+                engine.close();
+            } finally {
+                releaseLock();
+            }
+        }
+    }
+
+    @Override
+    public void abandon() {
+        closed = true;
+        stopCheckpointer();
+        journal.abandon();
+        try {
+            engine.abandon();
+        } finally {
+            releaseLock();
+        }
+    }
+
+    private void stopCheckpointer() {
+        java.util.concurrent.locks.LockSupport.unpark(checkpointer);
+        synchronized (checkpointMonitor) {
+            // waits for a checkpoint under way to see closed and give up
+        }
+        try {
+            checkpointer.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void releaseLock() {
+        try {
+            lockFile.close();
+        } catch (java.io.IOException ignored) {
+            // the lock goes with the process anyway
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "journaled(" + engine + ", journal " + dir + ")";
+    }
+}

@@ -1,0 +1,257 @@
+package org.gphash.journal;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+
+import org.gphash.Durability;
+import org.gphash.GPHashConfig;
+import org.gphash.GPHashIndex;
+import org.gphash.JournalReplay;
+import org.gphash.Journaling;
+import org.gphash.error.PoolExistsException;
+import org.gphash.error.PoolIoException;
+import org.gphash.error.PoolLockedException;
+import org.gphash.spi.Engine;
+import org.gphash.spi.JournalFactory;
+
+/**
+ * The journal's factory (found through {@link java.util.ServiceLoader}): decides at open whether the
+ * pool can be trusted or must be rebuilt from checkpoint and journal, and wraps the engine in a
+ * {@link JournaledEngine}.
+ *
+ * <p>The pool is trusted only where the journal's state names it (its identity) and the machine has
+ * not booted since it was made or last opened whole. Otherwise (the file gone with a tmpfs at a power
+ * cut, a pool on a disk that was never flushed, a rebuild interrupted) it is removed and rebuilt.
+ */
+public final class Journals implements JournalFactory {
+
+    private static final System.Logger LOG = System.getLogger("org.gphash.journal");
+
+    /** The crash harness's observer of journal forces ({@link #observeFlushes}); none by default. */
+    private static volatile Journal.FlushObserver observer = Journal.FlushObserver.NONE;
+
+    /** For the crash harness: told after every force of which segment's bytes are durable. */
+    public static void observeFlushes(java.util.function.ObjLongConsumer<Long> forced) {
+        observer = (segment, bytes) -> forced.accept(segment, bytes);
+    }
+
+    @Override
+    public boolean hasJournal(GPHashConfig config) {
+        return Files.exists(JournalState.file(config.journaling().directory()), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Override
+    public Engine create(GPHashConfig config, Pools pools) {
+        Journaling j = config.journaling();
+        Path dir = j.directory();
+        JournalFiles.prepareDirectory(dir);
+        FileChannel lock = lock(dir);
+        try {
+            if (JournalState.read(dir) != null || !JournalFiles.list(dir, false).isEmpty()
+                    || !JournalFiles.list(dir, true).isEmpty()) {
+                throw new PoolExistsException("journal directory " + dir + " already holds a journal: open the index "
+                        + "(open() or openOrCreate()) or give create() an empty directory; nothing was created");
+            }
+            Engine engine = pools.create(poolConfig(config));
+            try {
+                JournalState state = new JournalState(newJournalId(), engine.geometry().keySize(),
+                        engine.geometry().valueSize(), engine.poolIdentity(), JournalState.currentBoot());
+                JournalFiles.removeTemporaries(dir);
+                Journal journal = new Journal(dir, state.keySize(), state.valueSize(), state.journalId(), j,
+                        new JournalReader.End(null, 0, 0, 1, ""), observer);
+                state.write(dir);
+                return new JournaledEngine(engine, journal, dir, state.journalId(), j,
+                        new JournalReplay(false, "created", "", 0, 0, 0, 0, -1, "", Duration.ZERO), lock, false);
+            } catch (RuntimeException e) {
+                engine.close();
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            close(lock);
+            throw e;
+        }
+    }
+
+    @Override
+    public Engine open(GPHashConfig config, Pools pools) {
+        Journaling j = config.journaling();
+        Path dir = j.directory();
+        JournalFiles.prepareDirectory(dir);
+        FileChannel lock = lock(dir);
+        try {
+            long t0 = System.nanoTime();
+            JournalState state = JournalState.read(dir);
+            Path pool = config.path();
+            boolean poolExists = Files.exists(pool, LinkOption.NOFOLLOW_LINKS);
+            if (state == null) {
+                if (!poolExists) {
+                    throw new PoolIoException("cannot open pool " + pool + ": it does not exist, and journal directory "
+                            + dir + " holds no journal to rebuild it from");
+                }
+                return adopt(config, pools, dir, lock);
+            }
+            checkSizes(config, state, dir);
+            JournalFiles.removeTemporaries(dir);
+            String boot = JournalState.currentBoot();
+            String distrust = !poolExists ? "the pool file was missing"
+                    : state.poolIdentity() == 0 ? "a rebuild of the pool was under way"
+                    : !"unknown".equals(boot) && !boot.equals(state.bootId()) ? "the pool was made before the machine's last boot"
+                    : null;
+            Engine engine = null;
+            if (distrust == null) {
+                engine = pools.open(poolConfig(config));
+                if (engine.poolIdentity() != state.poolIdentity()) {
+                    engine.close();
+                    engine = null;
+                    distrust = "the pool file is not the one the journal stands behind";
+                }
+            }
+            JournalReader reader = new JournalReader(dir, state.keySize(), state.valueSize(), state.journalId());
+            if (engine != null) {
+                // The pool is whole (a clean close, or a process crash its recovery repaired): find the journal's end.
+                List<Path> segs = JournalFiles.list(dir, false);
+                long from = segs.isEmpty() ? 1 : JournalFiles.seqOf(segs.get(segs.size() - 1), false);
+                JournalReader.End end = reader.read(from, -1, r -> { });
+                Journal journal = new Journal(dir, state.keySize(), state.valueSize(), state.journalId(), j, end, observer);
+                boolean clean = engine.lastRecovery().previousShutdownClean();
+                JournalReplay replay = new JournalReplay(false, clean ? "closed cleanly" : "recovered after a process crash",
+                        "", 0, 0, 0, 0, end.nextSeq() - 1, end.cut(), Duration.ofNanos(System.nanoTime() - t0));
+                // After a process crash the pool may hold a write whose record never reached the journal
+                // (it was applied, then the process died): a checkpoint at once makes it durable too.
+                return new JournaledEngine(engine, journal, dir, state.journalId(), j, replay, lock, !clean);
+            }
+            return rebuild(config, pools, dir, lock, state, reader, distrust, t0);
+        } catch (RuntimeException e) {
+            close(lock);
+            throw e;
+        }
+    }
+
+    private Engine rebuild(GPHashConfig config, Pools pools, Path dir, FileChannel lock, JournalState state,
+                           JournalReader reader, String why, long t0) {
+        Path pool = config.path();
+        String boot = JournalState.currentBoot();
+        state.withPool(0, boot).write(dir);   // until the rebuild is done no pool is trusted
+        try {
+            Files.deleteIfExists(pool);
+        } catch (IOException e) {
+            throw new PoolIoException("cannot remove stale pool " + pool + " before rebuilding it: " + e.getMessage(), e);
+        }
+        List<Path> cps = JournalFiles.list(dir, true);
+        Path checkpoint = cps.isEmpty() ? null : cps.get(cps.size() - 1);
+        long entries = checkpoint == null ? 0 : Checkpoint.read(checkpoint, state.keySize(), state.valueSize(),
+                state.journalId(), null).entries();
+        GPHashConfig c = poolConfig(config);
+        if (entries > c.initialCapacity()) {
+            c = GPHashIndex.from(c).initialCapacity(entries + entries / 8).config();
+        }
+        Engine engine = pools.create(c);
+        try {
+            Rebuild rebuild = new Rebuild(engine);
+            long from = 1;
+            if (checkpoint != null) {
+                Checkpoint.Summary s = rebuild.loadCheckpoint(checkpoint, state.journalId());
+                from = s.startSeq();
+            }
+            JournalReader.End end = reader.read(from, from, rebuild::replay);
+            rebuild.flush();
+            Journal journal = new Journal(dir, state.keySize(), state.valueSize(), state.journalId(), config.journaling(),
+                    end, observer);
+            state.withPool(engine.poolIdentity(), boot).write(dir);
+            JournalReplay replay = new JournalReplay(true, why, checkpoint == null ? "" : checkpoint.getFileName().toString(),
+                    from, rebuild.entriesLoaded, rebuild.recordsReplayed, rebuild.operationsReplayed, end.nextSeq() - 1,
+                    end.cut(), Duration.ofNanos(System.nanoTime() - t0));
+            if (!end.cut().isEmpty()) {
+                LOG.log(System.Logger.Level.WARNING, "journal " + dir + ": " + end.cut());
+            }
+            return new JournaledEngine(engine, journal, dir, state.journalId(), config.journaling(), replay, lock, false);
+        } catch (RuntimeException e) {
+            engine.abandon();
+            throw e;
+        }
+    }
+
+    /** An existing pool given a journal for the first time: a checkpoint of it before the open returns. */
+    private Engine adopt(GPHashConfig config, Pools pools, Path dir, FileChannel lock) {
+        if (!JournalFiles.list(dir, false).isEmpty() || !JournalFiles.list(dir, true).isEmpty()) {
+            throw new PoolIoException("journal directory " + dir + " holds journal files but no journal state ("
+                    + JournalFiles.STATE + "): it is not a journal this version can open; nothing was changed");
+        }
+        Engine engine = pools.open(poolConfig(config));
+        try {
+            JournalState state = new JournalState(newJournalId(), engine.geometry().keySize(), engine.geometry().valueSize(),
+                    engine.poolIdentity(), JournalState.currentBoot());
+            Journal journal = new Journal(dir, state.keySize(), state.valueSize(), state.journalId(), config.journaling(),
+                    new JournalReader.End(null, 0, 0, 1, ""), observer);
+            state.write(dir);
+            JournaledEngine journaled = new JournaledEngine(engine, journal, dir, state.journalId(), config.journaling(),
+                    new JournalReplay(false, "journal started for an existing pool", "", 0, 0, 0, 0, -1, "", Duration.ZERO),
+                    lock, false);
+            journaled.checkpoint();
+            return journaled;
+        } catch (RuntimeException e) {
+            engine.close();
+            throw e;
+        }
+    }
+
+    private static void checkSizes(GPHashConfig config, JournalState state, Path dir) {
+        if (config.keySize() != 0 && config.keySize() != state.keySize()
+                || config.valueSize() != 0 && config.valueSize() != state.valueSize()) {
+            throw new org.gphash.PoolConfigMismatchException("the journal in " + dir + " has key/value size "
+                    + state.keySize() + "/" + state.valueSize() + " but " + config.keySize() + "/" + config.valueSize()
+                    + " was asked for; nothing was opened");
+        }
+    }
+
+    /** The pool's own settings: it flushes nothing, since the journal makes its writes durable. */
+    private static GPHashConfig poolConfig(GPHashConfig config) {
+        return GPHashIndex.from(config).durability(Durability.ON_CLOSE_OR_SYNC).config();
+    }
+
+    private static long newJournalId() {
+        long id;
+        do {
+            id = new java.security.SecureRandom().nextLong();
+        } while (id == 0);
+        return id;
+    }
+
+    /** Holds the journal directory for this process: a second open of the same journal is refused. */
+    private static FileChannel lock(Path dir) {
+        Path file = dir.resolve(JournalFiles.LOCK);
+        try {
+            FileChannel ch = FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            FileLock l;
+            try {
+                l = ch.tryLock();
+            } catch (java.nio.channels.OverlappingFileLockException e) {
+                l = null;
+            }
+            if (l == null) {
+                ch.close();
+                throw new PoolLockedException("journal directory " + dir + " is in use by another open index");
+            }
+            return ch;
+        } catch (IOException e) {
+            throw new PoolIoException("cannot lock journal directory " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void close(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // releasing the lock of a failed open
+        }
+    }
+}

@@ -1,0 +1,180 @@
+package org.gphash.journal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.Outcome;
+
+/**
+ * One record's writes while a thread gathers them (kinds, keys and values in three areas, written
+ * out with one gathering write), reused from a pool: a thread journaling a call takes one, fills it
+ * outside the journal's lock, and the journal only stamps the sequence number and writes it.
+ *
+ * <p>What a write's effect is comes from its outcome, not its kind: INSERTED, UPDATED and REPLACED
+ * stored the operation's value (a put, an insert or update that applied, a read-modify-write, a
+ * compare-and-set that matched), DELETED removed the key; every other outcome changed nothing and is
+ * not journaled.
+ */
+final class RecordBody {
+
+    private final int keySize;
+    private final int valueSize;
+    private final int maxWrites;
+    private final Arena arena = Arena.ofShared();
+    private MemorySegment kinds;
+    private MemorySegment keys;
+    private MemorySegment values;
+    private int capacity;
+    private int count;
+    private int puts;
+    final ByteBuffer header = ByteBuffer.allocateDirect(RecordFormat.RECORD_HEADER).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer[] gather = new ByteBuffer[4];
+    private int bodyCrc;
+
+    RecordBody(int keySize, int valueSize) {
+        this.keySize = keySize;
+        this.valueSize = valueSize;
+        this.maxWrites = RecordFormat.maxWritesPerRecord(keySize, valueSize);
+        grow(Math.min(64, maxWrites));
+    }
+
+    private void grow(int writes) {
+        MemorySegment k = arena.allocate(RecordFormat.align8(writes), 8);
+        MemorySegment ks = arena.allocate((long) writes * keySize, 8);
+        MemorySegment vs = arena.allocate((long) writes * valueSize, 8);
+        if (count > 0) {
+            MemorySegment.copy(kinds, 0, k, 0, count);
+            MemorySegment.copy(keys, 0, ks, 0, (long) count * keySize);
+            MemorySegment.copy(values, 0, vs, 0, (long) puts * valueSize);
+        }
+        kinds = k;
+        keys = ks;
+        values = vs;
+        capacity = writes;
+    }
+
+    void clear() {
+        count = 0;
+        puts = 0;
+    }
+
+    int count() {
+        return count;
+    }
+
+    boolean full() {
+        return count == maxWrites;
+    }
+
+    /** The journaled effect of an operation that ended with {@code outcome}: PUT, DELETE or 0 (none). */
+    static byte effectOf(byte outcome) {
+        if (outcome == Outcome.INSERTED.code() || outcome == Outcome.UPDATED.code() || outcome == Outcome.REPLACED.code()) {
+            return RecordFormat.PUT;
+        }
+        return outcome == Outcome.DELETED.code() ? RecordFormat.DELETE : 0;
+    }
+
+    /** Adds a put of the key at {@code keyAt} in {@code keySrc} with the value at {@code valueAt} in {@code valueSrc}. */
+    void put(MemorySegment keySrc, long keyAt, MemorySegment valueSrc, long valueAt) {
+        ensureRoom();
+        kinds.set(ValueLayout.JAVA_BYTE, count, RecordFormat.PUT);
+        MemorySegment.copy(keySrc, keyAt, keys, (long) count * keySize, keySize);
+        MemorySegment.copy(valueSrc, valueAt, values, (long) puts * valueSize, valueSize);
+        count++;
+        puts++;
+    }
+
+    /** Adds a delete of the key at {@code keyAt} in {@code keySrc}. */
+    void delete(MemorySegment keySrc, long keyAt) {
+        ensureRoom();
+        kinds.set(ValueLayout.JAVA_BYTE, count, RecordFormat.DELETE);
+        MemorySegment.copy(keySrc, keyAt, keys, (long) count * keySize, keySize);
+        count++;
+    }
+
+    private void ensureRoom() {
+        if (count == capacity) {
+            if (capacity == maxWrites) {
+                throw new IllegalStateException("record full");
+            }
+            grow((int) Math.min(maxWrites, 2L * capacity));
+        }
+    }
+
+    /**
+     * Adds the effects of operations {@code from} onward of {@code batch} (outcomes in {@code result})
+     * until the record is full; returns where it stopped. A run of puts is copied in bulk.
+     */
+    int addEffects(Batch batch, BatchResult result, int from) {
+        MemorySegment codes = result.outcomeCodes();
+        MemorySegment bkeys = batch.keys();
+        MemorySegment bvalues = batch.values();
+        int n = batch.size();
+        int i = from;
+        while (i < n && count < maxWrites) {
+            byte e = effectOf(codes.get(ValueLayout.JAVA_BYTE, i));
+            if (e == RecordFormat.PUT) {
+                // A run of puts: one copy of its keys and one of its values.
+                int run = 1;
+                int room = Math.min(maxWrites - count, n - i);
+                while (run < room && effectOf(codes.get(ValueLayout.JAVA_BYTE, i + run)) == RecordFormat.PUT) {
+                    run++;
+                }
+                if (count + run > capacity) {
+                    grow((int) Math.min(maxWrites, Math.max(2L * capacity, count + run)));
+                }
+                kinds.asSlice(count, run).fill(RecordFormat.PUT);
+                MemorySegment.copy(bkeys, (long) i * keySize, keys, (long) count * keySize, (long) run * keySize);
+                MemorySegment.copy(bvalues, (long) i * valueSize, values, (long) puts * valueSize, (long) run * valueSize);
+                count += run;
+                puts += run;
+                i += run;
+            } else {
+                if (e == RecordFormat.DELETE) {
+                    delete(bkeys, (long) i * keySize);
+                }
+                i++;
+            }
+        }
+        return i;
+    }
+
+    /** Checksums the body; the buffers {@link #buffers()} returns are then what a write sends. */
+    int seal() {
+        int kindBytes = (int) RecordFormat.align8(count);
+        kinds.asSlice(count, kindBytes - count).fill((byte) 0);
+        gather[1] = kinds.asSlice(0, kindBytes).asByteBuffer();
+        gather[2] = keys.asSlice(0, (long) count * keySize).asByteBuffer();
+        gather[3] = values.asSlice(0, (long) puts * valueSize).asByteBuffer();
+        CRC32C crc = new CRC32C();
+        for (int b = 1; b < 4; b++) {
+            crc.update(gather[b].duplicate());
+        }
+        bodyCrc = (int) crc.getValue();
+        return bodyLength();
+    }
+
+    int bodyLength() {
+        return (int) RecordFormat.bodyLength(count, puts, keySize, valueSize);
+    }
+
+    /** Stamps {@code seq} into the header; returns header and body as one gathering write. */
+    ByteBuffer[] stamp(long seq) {
+        RecordFormat.recordHeader(header, count, seq, bodyLength(), puts, bodyCrc);
+        gather[0] = header.clear();
+        for (int b = 1; b < 4; b++) {
+            gather[b].rewind();
+        }
+        return gather;
+    }
+
+    long bytes() {
+        return RecordFormat.RECORD_HEADER + (long) bodyLength();
+    }
+}

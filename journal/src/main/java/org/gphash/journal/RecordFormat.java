@@ -1,0 +1,65 @@
+package org.gphash.journal;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The on-disk shape of the journal: segment headers and records (docs/DESIGN.md, "The journal").
+ *
+ * <p>A segment is a 64-byte header then records back to back. A record is a 40-byte header then its
+ * body: one kind byte per write (PUT or DELETE), padded to 8 bytes, then every write's key, then the
+ * value of every PUT, in order. The body has its own CRC-32C, computed by the writing thread before it
+ * takes the journal's lock; the header's CRC-32C covers the header with the sequence number and the
+ * body's CRC, so a record is valid only when both match and a torn or stale record cannot pass.
+ * Little-endian throughout.
+ */
+final class RecordFormat {
+
+    static final long SEGMENT_MAGIC = 0x314C4E524A485047L;   // "GPHJRNL1"
+    static final int VERSION = 1;
+    static final int SEGMENT_HEADER = 64;
+
+    static final int RECORD_MAGIC = 0x4345524A;                // "JREC"
+    static final int RECORD_HEADER = 40;
+    static final byte PUT = 1;
+    static final byte DELETE = 2;
+    /** A record's body stays under this, so that replay reads it in one buffer and a batch's writes span several records. */
+    static final int MAX_BODY = 4 << 20;
+
+    private RecordFormat() {
+    }
+
+    static ByteBuffer little(int capacity) {
+        return ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** The size of a record body holding {@code count} writes of which {@code puts} carry a value. */
+    static long bodyLength(long count, long puts, int keySize, int valueSize) {
+        return align8(count) + count * keySize + puts * valueSize;
+    }
+
+    static long align8(long n) {
+        return (n + 7) & ~7L;
+    }
+
+    /** The most writes one record holds for these sizes. */
+    static int maxWritesPerRecord(int keySize, int valueSize) {
+        return (int) Math.max(1, (MAX_BODY - 8) / (1 + keySize + valueSize));
+    }
+
+    /** A segment header: magic, version, key and value size, first sequence number, the journal's identity, CRC. */
+    static ByteBuffer segmentHeader(int keySize, int valueSize, long firstSeq, long journalId) {
+        ByteBuffer b = little(SEGMENT_HEADER);
+        b.putLong(0, SEGMENT_MAGIC).putInt(8, VERSION).putInt(12, keySize).putInt(16, valueSize)
+                .putLong(24, firstSeq).putLong(32, journalId);
+        b.putInt(60, Crc.of(b, 0, 60));
+        return b;
+    }
+
+    /** Fills a record header (position 0 to 40 of {@code h}) for a body already written and checksummed. */
+    static void recordHeader(ByteBuffer h, int count, long seq, int bodyLength, int puts, int bodyCrc) {
+        h.putInt(0, RECORD_MAGIC).putInt(4, count).putLong(8, seq).putInt(16, bodyLength).putInt(20, puts)
+                .putInt(24, bodyCrc).putInt(28, 0);
+        h.putInt(32, Crc.of(h, 0, 32)).putInt(36, 0);
+    }
+}
