@@ -184,7 +184,7 @@ final class Checkpoint {
                     }
                     ByteBuffer t = RecordFormat.little(TRAILER);
                     readFully(ch, t, at);
-                    if (t.getInt(40) != Crc.of(t, 0, 40)) {
+                    if (t.getInt(40) != Crc.of(t, 0, 40) || t.getInt(44) != 0) {
                         throw new JournalDamagedException(file, at, "trailer checksum mismatch");
                     }
                     if (t.getLong(8) != entries || t.getLong(24) != chunks) {
@@ -194,7 +194,7 @@ final class Checkpoint {
                     return new Summary(file, startSeq, t.getLong(16), entries);
                 }
                 int count = ch24.getInt(4);
-                if (magic != CHUNK_MAGIC || count < 1 || count > maxChunk || ch24.getLong(8) != chunks) {
+                if (magic != CHUNK_MAGIC || count < 1 || count > maxChunk || ch24.getLong(8) != chunks || ch24.getInt(20) != 0) {
                     throw new JournalDamagedException(file, at, "chunk " + chunks + " has a damaged header");
                 }
                 int len = count * entrySize;

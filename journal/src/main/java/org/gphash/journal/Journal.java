@@ -93,6 +93,7 @@ final class Journal implements AutoCloseable {
                 channel.force(false);   // records a crashed process wrote may still be only in the page cache
                 segmentFirstSeq = end.segmentFirstSeq();
                 segmentBytes = end.validBytes();
+                observer.forced(segmentFirstSeq, segmentBytes);
             } else {
                 Files.deleteIfExists(JournalFiles.segment(dir, nextSeq));   // a last segment whose header was torn
                 startSegment(nextSeq);

@@ -113,7 +113,7 @@ final class JournalReader {
                 int puts = buf.getInt(20);
                 int body = buf.getInt(16);
                 if (seq >= fromSeq) {
-                    MemorySegment all = MemorySegment.ofBuffer(buf);
+                    MemorySegment all = MemorySegment.ofBuffer(buf.duplicate().clear());
                     long kindsAt = RecordFormat.RECORD_HEADER;
                     long keysAt = kindsAt + RecordFormat.align8(count);
                     long valuesAt = keysAt + (long) count * keySize;
@@ -174,7 +174,7 @@ final class JournalReader {
         if (buf.getInt(0) != RecordFormat.RECORD_MAGIC) {
             return "no record magic";
         }
-        if (buf.getInt(32) != Crc.of(buf, 0, 32)) {
+        if (buf.getInt(32) != Crc.of(buf, 0, 32) || buf.getInt(36) != 0) {
             return "header checksum mismatch";
         }
         int count = buf.getInt(4);
