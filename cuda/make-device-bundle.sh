@@ -19,7 +19,7 @@ rm -rf "$tests" && mkdir -p "$tests" .device-bundle
 console="$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.11.4/junit-platform-console-standalone-1.11.4.jar"
 [[ -f "$console" ]] || mvn -B -ntp -q dependency:get -Dartifact=org.junit.platform:junit-platform-console-standalone:1.11.4
 jars=()
-for m in native persistence bktcache api index frontend recovery cuda cli examples/demo bench-ycsb crashtest; do jars+=("$m/target"); done
+for m in native persistence bktcache api index journal frontend recovery cuda cli examples/demo bench-ycsb crashtest; do jars+=("$m/target"); done
 # The bundle's runtime has no zip file system, so JUnit cannot scan jars: name the test classes.
 # Property tests (jqwik) check host-side logic and run in CI; the bundle carries the GPU tests and JUnit only.
 (cd cuda/target/test-classes && for f in $(find . -name '*Test.class'); do

@@ -36,6 +36,8 @@ public final class CrashTest implements Callable<Integer> {
         int rounds;
         long seed;
         boolean powerFail;
+        /** The journal's directory (--journal), or null: the pool alone. */
+        java.nio.file.Path journal;
         long keys;
         long initialCapacity;
         int roundsPerPool;
@@ -66,8 +68,13 @@ public final class CrashTest implements Callable<Integer> {
     @Option(names = "--seed", description = "seed of the run (default: from the clock)")
     Long seed;
 
-    @Option(names = "--power-fail", description = "simulate power failures (discard unpersisted stores) instead of SIGKILL")
+    @Option(names = "--power-fail", description = "simulate power failures (discard unpersisted stores) instead of SIGKILL; "
+            + "with --journal: SIGKILL, then the pool deleted and the journal cut to what was flushed (its last record torn)")
     boolean powerFail;
+
+    @Option(names = "--journal", paramLabel = "DIR", description = "journal the index in DIR (builder.journal): every "
+            + "round's open finds the pool intact (SIGKILL) or rebuilds it from checkpoint and journal (--power-fail)")
+    java.nio.file.Path journal;
 
     @Option(names = "--keys", description = "size of the key space (default ${DEFAULT-VALUE})", defaultValue = "2000")
     long keys;
@@ -173,7 +180,10 @@ public final class CrashTest implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "--rounds, --keys, --rounds-per-pool, --max-persists, --batch and --sync-every must be positive");
         }
-        if (powerFail && o.backend == Backend.GPU) {
+        if (journal != null && shards > 0) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--journal works with a single pool, not --shards");
+        }
+        if (powerFail && o.backend == Backend.GPU && journal == null) {
             // The GPU engine orders its stores with __threadfence_system on a tmpfs pool and does not
             // route them through a Persister, so the shadow would see nothing: a pass would mean nothing.
             out.println("crashtest: --power-fail simulates lost persists through the CPU engine's Persister; "
@@ -203,6 +213,7 @@ public final class CrashTest implements Callable<Integer> {
         o.rounds = rounds;
         o.seed = seed != null ? seed : System.nanoTime();
         o.powerFail = powerFail;
+        o.journal = journal == null ? null : journal.toAbsolutePath();
         o.keys = keys;
         o.initialCapacity = initialCapacity;
         o.roundsPerPool = roundsPerPool;
@@ -215,7 +226,7 @@ public final class CrashTest implements Callable<Integer> {
         o.classPath = System.getProperty("gphash.crashtest.classpath", System.getProperty("java.class.path"));
         Path p = pool != null ? pool : defaultPool();
         out.println("crashtest: backend=" + o.backend.name().toLowerCase(Locale.ROOT) + " rounds=" + rounds + " seed="
-                + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + " durability=" + durability + " batch=" + batch
+                + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + (journal != null ? " journal=" + o.journal : "") + " durability=" + durability + " batch=" + batch
                 + (o.syncEvery > 1 ? " sync_every=" + o.syncEvery : "") + (threads > 1 ? " threads=" + threads : "") + (o.shards > 0 ? " shards=" + o.shards : "")
                 + " pool=" + p.toAbsolutePath());
         Tally t = new Driver(o, p, out).run();
@@ -236,6 +247,11 @@ public final class CrashTest implements Callable<Integer> {
                         + "parked at a chosen crash point=%d; power failures=%d%n",
                 t.killsBeforeOpen, t.killsInRecovery, t.killsInResize, t.killsInReclamation, t.killsBetweenOperations, t.targetedKills,
                 t.powerFailures);
+        if (o.journal != null) {
+            out.printf("crashtest: journal: power cuts=%d (journal bytes cut=%d), rebuilds from checkpoint and journal=%d, "
+                    + "writes replayed=%d, torn last records cut=%d%n", t.journalPowerCuts, t.journalBytesCut,
+                    t.journalRebuilds, t.journalOpsReplayed, t.journalTornCuts);
+        }
         out.printf("crashtest: rounds that closed the pool: %d (crashed inside close()=%d, closed before the crash=%d)%n",
                 t.closeRounds, t.crashesInClose, t.closedCleanly);
         out.println("crashtest: last crash point reached at each kill: " + t.lastPointAtKill);

@@ -34,6 +34,12 @@ final class Driver {
             CrashPoint.RESIZE_COMMITTED};
 
     private final CrashTest.Options o;
+    /** Power failures simulated in the worker by its shadow of the pool's persists (--power-fail without --journal). */
+    private final boolean shadow;
+    /** A power cut after each kill: the pool deleted, the journal cut to what was flushed (--power-fail --journal). */
+    private final boolean journalPowerCut;
+    /** Where the worker records what its journal flushed (the last segment forced and its durable bytes). */
+    private final Path flushed;
     private final PrintStream log;
     private final SplittableRandom random;
     private final Workload workload;
@@ -56,6 +62,8 @@ final class Driver {
 
     Driver(CrashTest.Options o, Path pool, PrintStream log) {
         this.o = o;
+        this.shadow = o.powerFail && o.journal == null;
+        this.journalPowerCut = o.powerFail && o.journal != null;
         this.log = log;
         this.pool = pool;
         this.random = new SplittableRandom(o.seed);
@@ -76,6 +84,7 @@ final class Driver {
         this.site = dir.resolve(base + ".site");
         this.synced = dir.resolve(base + ".synced");
         this.workerErr = dir.resolve(base + ".worker-err");
+        this.flushed = dir.resolve(base + ".flushed");
     }
 
     Tally run() throws IOException, InterruptedException {
@@ -94,7 +103,10 @@ final class Driver {
         } finally {
             if (!o.keepPool) {
                 deletePool(pool);
-                for (Path p : List.of(board, site, synced, workerErr)) {
+                if (o.journal != null) {
+                    deletePool(o.journal);
+                }
+                for (Path p : List.of(board, site, synced, workerErr, flushed)) {
                     Files.deleteIfExists(p);
                 }
                 deleteAckLogs();
@@ -105,7 +117,10 @@ final class Driver {
 
     private void newPool() throws IOException {
         deletePool(pool);
-        GPHashIndex.Builder b = GPHashIndex.builder(pool).backend(o.backend).keySize(8)
+        if (o.journal != null) {
+            deletePool(o.journal);
+        }
+        GPHashIndex.Builder b = builder(pool).keySize(8)
                 .valueSize(Workload.VALUE_SIZE).initialCapacity(o.initialCapacity).seed(random.nextLong())
                 .itemChecksums(o.itemChecksums);
         if (o.shards > 0) {
@@ -121,6 +136,12 @@ final class Driver {
         java.util.Arrays.fill(model, 0);
         java.util.Arrays.fill(lastResizes, 0);
         maxItems = 0;
+    }
+
+    /** A builder for the pool at {@code at} with the run's backend and journal. */
+    private GPHashIndex.Builder builder(Path at) {
+        GPHashIndex.Builder b = GPHashIndex.builder(at).backend(o.backend);
+        return o.journal != null ? b.journal(org.gphash.Journaling.in(o.journal)) : b;
     }
 
     /** The pool files: the one pool, or each shard's of a sharded index. */
@@ -162,15 +183,21 @@ final class Driver {
                 "start=" + java.util.Arrays.stream(start).mapToObj(Long::toString).collect(java.util.stream.Collectors.joining(",")),
                 "durability=" + o.durability,
                 "batch=" + o.batch, "syncEvery=" + o.syncEvery, "synced=" + synced));
+        if (o.journal != null) {
+            Files.deleteIfExists(flushed);
+            cmd.add("journal=" + o.journal);
+            cmd.add("flushed=" + flushed);
+            cmd.add("checkpointMillis=" + (50 + random.nextInt(1000)));
+        }
         CrashPoint target = chooseTarget(inGeneration);
-        String site = o.powerFail ? chooseSite(target) : null;
+        String site = shadow ? chooseSite(target) : null;
         if (repairNext) {
             // The pool still holds the last round's crash: this worker's open repairs it. In
             // power-fail mode the power fails inside that repair.
             repairNext = false;
             tally.repairRounds++;
             target = null;
-            site = o.powerFail ? REPAIR_SITE : null;
+            site = shadow ? REPAIR_SITE : null;
         }
         if (site != null) {
             target = null;
@@ -184,7 +211,7 @@ final class Driver {
             site = null;
             tally.closeRounds++;
             cmd.add("closeAfter=" + (o.batch * (1 + random.nextInt(o.batch > 1 ? 8 : 200))));
-            if (o.powerFail) {
+            if (shadow) {
                 cmd.add("closeFailAt=" + (1 + random.nextInt(6)));  // close persists 3 to 5 times: some rounds close cleanly
             }
         }
@@ -193,7 +220,7 @@ final class Driver {
             cmd.add("targetCount=" + (1 + random.nextInt(target.name().startsWith("RESIZE_ITEM") ? 8 : 2)));
         }
         boolean targeted = target != null;
-        if (o.powerFail) {
+        if (shadow) {
             // A round aimed at a call site fails at its k-th persist (see chooseSite). Of the rest,
             // one in eight fails within the first few persists, which are recovery's own, and the
             // others at a random persist count.
@@ -245,14 +272,58 @@ final class Driver {
         if (!closed) {
             classify(where, exitedByItself, target);
         }
+        if (journalPowerCut) {
+            cutPower();
+        }
         // One round in ten is verified on a copy, leaving the crashed pool for the next worker to
         // repair on its open (else every worker opens a pool the driver already recovered, and no
         // crash ever lands in recovery's repair).
-        boolean leaveForRepair = inGeneration + 1 < o.roundsPerPool && random.nextInt(10) == 0;
+        // (Not with a journal: a copy of the pool would be opened with the same journal.)
+        boolean leaveForRepair = o.journal == null && inGeneration + 1 < o.roundsPerPool && random.nextInt(10) == 0;
         boolean recovered = verify(start, r, leaveForRepair);
         repairNext = leaveForRepair && recovered;
         if (!recovered) {
             newPool();  // nothing can be checked on a pool recovery refuses: go on with a new one
+        }
+    }
+
+    /**
+     * The power cut of a journaled pool after the worker's kill: the pool (tmpfs) is gone; each journal
+     * segment keeps what the worker's last flush made durable (segments before the one it names were
+     * forced whole when the journal moved past them, those after it only their header) and a random
+     * part of the rest, so the last record kept may be torn; checkpoint temporaries go too.
+     */
+    private void cutPower() throws IOException {
+        tally.journalPowerCuts++;
+        deletePool(pool);
+        long forcedSegment = -1;
+        long forcedBytes = 0;
+        if (Files.exists(flushed) && Files.size(flushed) >= 16) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(Files.readAllBytes(flushed)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            forcedSegment = b.getLong(0);
+            forcedBytes = b.getLong(8);
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(o.journal)) {
+            for (Path f : files.toList()) {
+                String name = f.getFileName().toString();
+                if (name.endsWith(".tmp")) {
+                    Files.delete(f);
+                    continue;
+                }
+                if (!name.startsWith("journal-") || !name.endsWith(".seg")) {
+                    continue;
+                }
+                long first = Long.parseUnsignedLong(name.substring(8, 24), 16);
+                long size = Files.size(f);
+                long durable = first < forcedSegment ? size : first == forcedSegment ? Math.min(size, forcedBytes) : Math.min(size, 64);
+                long keep = durable + (size > durable ? random.nextLong(size - durable + 1) : 0);
+                if (keep < size) {
+                    tally.journalBytesCut += size - keep;
+                    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.WRITE)) {
+                        ch.truncate(keep);
+                    }
+                }
+            }
         }
     }
 
@@ -268,7 +339,7 @@ final class Driver {
         if (random.nextInt(4) == 0) {
             return CrashPoint.VALUE_RECLAIMED;
         }
-        if (o.powerFail && random.nextInt(4) == 0) {
+        if (shadow && random.nextInt(4) == 0) {
             CrashPoint[] all = CrashPoint.values();
             return all[random.nextInt(all.length)];
         }
@@ -305,13 +376,13 @@ final class Driver {
     /** Lets the worker run and kills it; returns whether it exited by itself (a power failure). */
     private boolean drive(Process worker, CrashPoint target, boolean targeted) throws InterruptedException, IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.roundTimeoutSeconds);
-        if (o.powerFail || targeted) {
+        if (shadow || targeted) {
             // Wait for the power failure, or for the worker to park at its target; if neither comes
             // (the point was not reached in time), it is killed at whatever it is doing.
             long patience = targeted ? 1500 : o.roundTimeoutSeconds * 1000L;
             long until = Math.min(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(patience));
             while (System.nanoTime() < until && worker.isAlive()) {
-                if (target != null && !o.powerFail && PhaseBoard.read(board).state() == PhaseBoard.PARKED) {
+                if (target != null && !shadow && PhaseBoard.read(board).state() == PhaseBoard.PARKED) {
                     break;
                 }
                 Thread.sleep(5);
@@ -419,14 +490,21 @@ final class Driver {
         RecoveryReport rec;
         GPHashIndex opened;
         try {
-            opened = GPHashIndex.builder(pool).backend(o.backend).open();
-        } catch (org.gphash.error.PoolFormatException refused) {
+            opened = builder(pool).open();
+        } catch (org.gphash.error.PoolFormatException | org.gphash.error.JournalDamagedException refused) {
             tally.checkFailures++;
-            log.printf("round %d: recovery refused the pool: %s%n", r + 1, refused.getMessage());
+            Path kept = keepRefused(pool, r);
+            log.printf("round %d: recovery refused the pool: %s (kept as %s, with the worker's output and the ack logs)%n",
+                    r + 1, refused.getMessage(), kept);
             return false;
         }
         try (GPHashIndex index = opened) {
             rec = index.lastRecovery();
+            if (rec.journal().rebuilt()) {
+                tally.journalRebuilds++;
+                tally.journalOpsReplayed += rec.journal().operationsReplayed();
+                tally.journalTornCuts += rec.journal().cut().isEmpty() ? 0 : 1;
+            }
             tally.insertSlotsCleared += rec.insertSlotsCleared();
             tally.duplicatesRemoved += rec.duplicatesRemoved();
             if (rec.resizeResumed()) {
@@ -450,6 +528,33 @@ final class Driver {
             checkGrowth(check, s, r);
         }
         return true;
+    }
+
+    /**
+     * Keeps what a refused round left for study (issue 52): the pool, the journal, the worker's output
+     * and every thread's acknowledgement log, in a directory beside the pool named for the round.
+     */
+    private Path keepRefused(Path refused, int r) throws IOException {
+        Path dir = pool.toAbsolutePath().resolveSibling(pool.getFileName() + ".refused-round-" + (r + 1) + "-seed-" + o.seed);
+        Files.createDirectories(dir);
+        java.util.List<Path> what = new java.util.ArrayList<>(List.of(refused, workerErr, site, board));
+        for (int t = 0; t < o.threads; t++) {
+            what.add(Worker.ackLogOf(ack, t));
+        }
+        for (Path p : what) {
+            if (Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                Files.copy(p, dir.resolve(p.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        if (o.journal != null && Files.isDirectory(o.journal)) {
+            Path j = Files.createDirectories(dir.resolve("journal"));
+            try (java.util.stream.Stream<Path> files = Files.list(o.journal)) {
+                for (Path f : files.toList()) {
+                    Files.copy(f, j.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+        return dir;
     }
 
     /** Deletes every worker thread's acknowledgement log. */

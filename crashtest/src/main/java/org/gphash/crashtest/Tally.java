@@ -35,6 +35,12 @@ final class Tally {
     long closeRounds;
     long crashesInClose;
     long closedCleanly;
+    /** With a journal: power cuts after kills (pool deleted, journal cut), rebuilds, writes replayed, torn tails cut. */
+    long journalPowerCuts;
+    long journalRebuilds;
+    long journalOpsReplayed;
+    long journalTornCuts;
+    long journalBytesCut;
     final Map<CrashPoint, Long> lastPointAtKill = new EnumMap<>(CrashPoint.class);
     final Map<String, Long> powerFailSites = new TreeMap<>();
 

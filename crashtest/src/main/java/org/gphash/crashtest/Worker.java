@@ -71,7 +71,26 @@ public final class Worker {
         Runnable onTarget = atTarget;
         org.gphash.Durability durability = org.gphash.Durability.valueOf(a.getOrDefault("durability", "PER_BATCH"));
         int batchSize = Integer.parseInt(a.getOrDefault("batch", "1"));
-        GPHashIndex.Builder builder = GPHashIndex.from(GPHashIndex.builder(pool)
+        GPHashIndex.Builder journaled = GPHashIndex.builder(pool);
+        if (a.containsKey("journal")) {
+            // The driver cuts the journal to what was flushed: record each force (the segment, its
+            // durable bytes) in 16 bytes written in one call, which a SIGKILL cannot tear.
+            java.nio.channels.FileChannel marks = java.nio.channels.FileChannel.open(Path.of(a.get("flushed")),
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+            java.nio.ByteBuffer mark = java.nio.ByteBuffer.allocate(16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            org.gphash.journal.Journals.observeFlushes((segment, bytes) -> {
+                synchronized (mark) {
+                    try {
+                        marks.write(mark.clear().putLong(0, segment).putLong(8, bytes), 0);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }
+            });
+            journaled.journal(org.gphash.Journaling.in(Path.of(a.get("journal")))
+                    .checkpointEvery(java.time.Duration.ofMillis(Long.parseLong(a.getOrDefault("checkpointMillis", "500")))));
+        }
+        GPHashIndex.Builder builder = GPHashIndex.from(journaled
                 .durability(durability)
                 .backend(Backend.valueOf(a.get("backend").toUpperCase(java.util.Locale.ROOT)))
                 .config().withCrashHook(point -> {

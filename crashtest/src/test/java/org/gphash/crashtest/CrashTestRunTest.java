@@ -126,6 +126,26 @@ class CrashTestRunTest {
         assertTrue(r.out().contains("WARNING: no acknowledged operation was verified"), r.out());
     }
 
+    /**
+     * Issue 51: a journaled pool, several threads' batches SIGKILLed, then a power cut (the pool
+     * deleted, the journal cut to what was flushed and a random part of the rest): every open rebuilds
+     * the pool from checkpoint and journal, and every acknowledged operation is there.
+     */
+    @Test
+    void journalPowerCutRoundsLoseNothingAcknowledged() {
+        Path pool = pool();
+        Result r = run("--journal", tmp.resolve("journal-" + System.nanoTime()).toString(), "--power-fail", "--threads", "2",
+                "--batch", "16", "--keys", "3000", "--rounds", "14", "--seed", "51", "--rounds-per-pool", "7",
+                "--max-kill-ms", "300", pool.toString());
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.last() != null, "last line is not the summary:\n" + r.out());
+        Matcher j = Pattern.compile("journal: power cuts=(\\d+) .*rebuilds from checkpoint and journal=(\\d+)").matcher(r.out());
+        assertTrue(j.find(), r.out());
+        assertTrue(Integer.parseInt(j.group(1)) > 0 && Integer.parseInt(j.group(2)) > 0, r.out());
+        assertTrue(Long.parseLong(r.last().group(4)) > 0, r.out());
+        assertTrue(r.out().contains("check failures=0"), r.out());
+    }
+
     @Test
     void shardsAreRefusedWithThePowerFailMode() {
         Result r = run("--shards", "2", "--power-fail", "--rounds", "1", pool().toString());
