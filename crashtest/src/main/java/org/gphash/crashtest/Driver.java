@@ -60,7 +60,7 @@ final class Driver {
     private final long[] lastResizes;
     private final long[] lastValueBlocks;
 
-    Driver(CrashTest.Options o, Path pool, PrintStream log) {
+    Driver(CrashTest.Options o, Path pool, PrintStream log) throws IOException {
         this.o = o;
         this.shadow = o.powerFail && o.journal == null;
         this.journalPowerCut = o.powerFail && o.journal != null;
@@ -85,6 +85,10 @@ final class Driver {
         this.synced = dir.resolve(base + ".synced");
         this.workerErr = dir.resolve(base + ".worker-err");
         this.flushed = dir.resolve(base + ".flushed");
+        if (o.journal != null) {
+            // This driver's own opens force the journal too (the rebuild's cut of a torn tail, a close).
+            Worker.recordFlushes(flushed);
+        }
     }
 
     Tally run() throws IOException, InterruptedException {
@@ -119,6 +123,7 @@ final class Driver {
         deletePool(pool);
         if (o.journal != null) {
             deletePool(o.journal);
+            Files.deleteIfExists(flushed);
         }
         GPHashIndex.Builder b = builder(pool).keySize(8)
                 .valueSize(Workload.VALUE_SIZE).initialCapacity(o.initialCapacity).seed(random.nextLong())
@@ -184,7 +189,8 @@ final class Driver {
                 "durability=" + o.durability,
                 "batch=" + o.batch, "syncEvery=" + o.syncEvery, "synced=" + synced));
         if (o.journal != null) {
-            Files.deleteIfExists(flushed);
+            // The flush marks stay from round to round: what an earlier worker (or this driver's
+            // verifying open) forced is still on the disk when this worker dies before its first force.
             cmd.add("journal=" + o.journal);
             cmd.add("flushed=" + flushed);
             cmd.add("checkpointMillis=" + (50 + random.nextInt(1000)));

@@ -73,20 +73,7 @@ public final class Worker {
         int batchSize = Integer.parseInt(a.getOrDefault("batch", "1"));
         GPHashIndex.Builder journaled = GPHashIndex.builder(pool);
         if (a.containsKey("journal")) {
-            // The driver cuts the journal to what was flushed: record each force (the segment, its
-            // durable bytes) in 16 bytes written in one call, which a SIGKILL cannot tear.
-            java.nio.channels.FileChannel marks = java.nio.channels.FileChannel.open(Path.of(a.get("flushed")),
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
-            java.nio.ByteBuffer mark = java.nio.ByteBuffer.allocate(16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            org.gphash.journal.Journals.observeFlushes((segment, bytes) -> {
-                synchronized (mark) {
-                    try {
-                        marks.write(mark.clear().putLong(0, segment).putLong(8, bytes), 0);
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                }
-            });
+            recordFlushes(Path.of(a.get("flushed")));
             journaled.journal(org.gphash.Journaling.in(Path.of(a.get("journal")))
                     .checkpointEvery(java.time.Duration.ofMillis(Long.parseLong(a.getOrDefault("checkpointMillis", "500")))));
         }
@@ -159,6 +146,25 @@ public final class Worker {
                 return;
             }
         }
+    }
+
+    /**
+     * Records every journal force in {@code file}, for the driver's simulated power cut: the segment
+     * forced and its durable bytes, 16 bytes written in one call (a SIGKILL cannot tear it).
+     */
+    static void recordFlushes(Path file) throws IOException {
+        java.nio.channels.FileChannel marks = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+        java.nio.ByteBuffer mark = java.nio.ByteBuffer.allocate(16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        org.gphash.journal.Journals.observeFlushes((segment, bytes) -> {
+            synchronized (mark) {
+                try {
+                    marks.write(mark.clear().putLong(0, segment).putLong(8, bytes), 0);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        });
     }
 
     /** Worker thread {@code t}'s acknowledgement log: the driver's path for thread 0, with {@code .t} added for the others. */

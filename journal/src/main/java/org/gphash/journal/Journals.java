@@ -148,10 +148,13 @@ public final class Journals implements JournalFactory {
         Path checkpoint = cps.isEmpty() ? null : cps.get(cps.size() - 1);
         long entries = checkpoint == null ? 0 : Checkpoint.read(checkpoint, state.keySize(), state.valueSize(),
                 state.journalId(), null).entries();
-        GPHashConfig c = poolConfig(config);
-        if (entries > c.initialCapacity()) {
-            c = GPHashIndex.from(c).initialCapacity(entries + entries / 8).config();
+        // The key and value size are the journal's (a builder that opens names neither); the rest of
+        // the layout is the builder's, as for a new pool.
+        GPHashIndex.Builder nb = GPHashIndex.from(poolConfig(config)).keySize(state.keySize()).valueSize(state.valueSize());
+        if (entries > config.initialCapacity()) {
+            nb.initialCapacity(entries + entries / 8);
         }
+        GPHashConfig c = nb.config();
         Engine engine = pools.create(c);
         try {
             Rebuild rebuild = new Rebuild(engine);
