@@ -45,6 +45,8 @@ final class Checkpoint {
         private long entries;
         private long chunks;
         private boolean done;
+        private long unforced;
+        private static final long FORCE_EVERY = 32L << 20;
 
         Writer(Path dir, long startSeq, int keySize, int valueSize, long journalId) {
             this.target = JournalFiles.checkpoint(dir, startSeq);
@@ -79,6 +81,13 @@ final class Checkpoint {
                 write(chunkHeader.clear());
                 write(k);
                 write(v);
+                unforced += CHUNK_HEADER + k.capacity() + v.capacity();
+                if (unforced >= FORCE_EVERY) {
+                    // Forced in pieces: gigabytes left dirty until the end would be written back all
+                    // at once, and the journal's flushes would queue behind them (writers stall).
+                    ch.force(false);
+                    unforced = 0;
+                }
             } catch (IOException e) {
                 throw new PoolIoException("cannot write checkpoint " + tmp + ": " + e.getMessage(), e);
             }

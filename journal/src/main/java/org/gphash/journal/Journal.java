@@ -49,6 +49,10 @@ final class Journal implements AutoCloseable {
     private long segmentBytes;
     private long nextSeq;
     private long bytesWritten;
+    /** Bytes appended since the flusher was last woken by an append (under the append lock). */
+    private long unsignalled;
+    /** Appends that add up to this wake the flusher without waiting for a caller to ask. */
+    private static final long STREAM_BYTES = 16L << 20;
     private volatile Tail tail;
     private volatile long durableSeq;
     private volatile boolean closed;
@@ -159,6 +163,13 @@ final class Journal implements AutoCloseable {
             segmentBytes += bytes;
             bytesWritten += bytes;
             tail = new Tail(channel, seq, segmentBytes);
+            unsignalled += bytes;
+            if (unsignalled >= STREAM_BYTES && flusher != null) {
+                // A large batch's records: the disk starts on them while the rest are still being
+                // written, so that its caller's last wait covers only the tail.
+                unsignalled = 0;
+                signalFlusher();
+            }
             return seq;
         } catch (IOException e) {
             failure = e;

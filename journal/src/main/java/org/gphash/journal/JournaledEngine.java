@@ -193,19 +193,56 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
             engine.execute(batch, result);
             return;
         }
+        long t0 = System.nanoTime();
         long[] held = stripes.lock(batch);
+        long t1 = System.nanoTime();
         long last = -1;
+        long t2 = t1;
         try {
             try {
                 engine.execute(batch, result);
             } finally {
+                t2 = System.nanoTime();
                 // A batch that failed part way journals what it did (outcomes other than NOT_APPLIED).
                 last = journalEffects(batch, result);
             }
         } finally {
             stripes.unlock(held);
         }
+        long t3 = System.nanoTime();
         awaitDurable(last);
+        long t4 = System.nanoTime();
+        stages.batch(t1 - t0, t2 - t1, t3 - t2, t4 - t3);
+    }
+
+    /** Where writing batches spent their time, for benchmarks ({@link Journals#stages}). */
+    final Stages stages = new Stages();
+
+    /** Time of writing batches by stage: stripes, the engine, encoding and appending the records, the wait for the flush. */
+    static final class Stages {
+        private final java.util.concurrent.atomic.LongAdder batches = new java.util.concurrent.atomic.LongAdder();
+        private final java.util.concurrent.atomic.LongAdder lock = new java.util.concurrent.atomic.LongAdder();
+        private final java.util.concurrent.atomic.LongAdder engine = new java.util.concurrent.atomic.LongAdder();
+        private final java.util.concurrent.atomic.LongAdder journal = new java.util.concurrent.atomic.LongAdder();
+        final java.util.concurrent.atomic.LongAdder encode = new java.util.concurrent.atomic.LongAdder();
+        private final java.util.concurrent.atomic.LongAdder flush = new java.util.concurrent.atomic.LongAdder();
+
+        void batch(long l, long e, long j, long f) {
+            batches.increment();
+            lock.add(l);
+            engine.add(e);
+            journal.add(j);
+            flush.add(f);
+        }
+
+        @Override
+        public String toString() {
+            long n = Math.max(1, batches.sum());
+            return String.format(java.util.Locale.ROOT, "per writing batch (%d): stripes %.2f ms, engine %.2f ms, "
+                    + "journal append %.2f ms (of it gathering and checksumming %.2f ms), waiting for the flush %.2f ms",
+                    batches.sum(), lock.sum() / 1e6 / n, engine.sum() / 1e6 / n, journal.sum() / 1e6 / n,
+                    encode.sum() / 1e6 / n, flush.sum() / 1e6 / n);
+        }
     }
 
     @Override
@@ -229,10 +266,12 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         RecordBody body = journal.body();
         try {
             for (int i = 0; i < n; ) {
+                long e0 = System.nanoTime();
                 body.clear();
                 i = body.addEffects(batch, result, i);
                 if (body.count() > 0) {
                     body.seal();
+                    stages.encode.add(System.nanoTime() - e0);
                     last = journal.append(body);
                 }
             }
@@ -263,7 +302,9 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
             long bytesAtStart = journal.bytesWritten();
             Path written;
             try (Checkpoint.Writer w = new Checkpoint.Writer(dir, s0, keySize, valueSize, journalId)) {
-                int cap = Math.max(1, Math.min(1 << 16, (16 << 20) / (keySize + valueSize)));
+                // Small chunks: an engine may hold off its batches while it reads one (the GPU engine reads the
+                // pool between batches), so a chunk of about 512 KiB bounds what a batch can wait.
+                int cap = Math.max(1, Math.min(1 << 12, (512 << 10) / (keySize + valueSize)));
                 EntryChunk chunk = new EntryChunk(keySize, valueSize, cap);
                 ScanState scan = engine.startScan();
                 while (!scan.done()) {

@@ -42,6 +42,14 @@ public final class Journals implements JournalFactory {
         observer = (segment, bytes) -> forced.accept(segment, bytes);
     }
 
+    /**
+     * For benchmarks: where a journaled engine's writing batches spent their time so far (stripes,
+     * engine, journal append, the wait for the flush), or "" for an engine without a journal.
+     */
+    public static String stages(Engine engine) {
+        return engine instanceof JournaledEngine j ? j.stages.toString() : "";
+    }
+
     @Override
     public boolean hasJournal(GPHashConfig config) {
         return Files.exists(JournalState.file(config.journaling().directory()), LinkOption.NOFOLLOW_LINKS);

@@ -62,7 +62,18 @@ final class RecordBody {
     void clear() {
         count = 0;
         puts = 0;
+        keyView = null;
+        valueView = null;
     }
+
+    /**
+     * A run of puts that makes a whole record is written from the batch's own columns (these views)
+     * rather than copied here first: a batch of 2^20 puts would otherwise copy 140 MB once more.
+     */
+    private MemorySegment keyView;
+    private MemorySegment valueView;
+    /** Runs shorter than this are copied: for them a copy is cheaper than a record of their own. */
+    private static final int BORROW_MIN = 256;
 
     int count() {
         return count;
@@ -126,6 +137,17 @@ final class RecordBody {
                 while (run < room && effectOf(codes.get(ValueLayout.JAVA_BYTE, i + run)) == RecordFormat.PUT) {
                     run++;
                 }
+                if (count == 0 && run >= BORROW_MIN) {
+                    if (run > capacity) {
+                        grow((int) Math.min(maxWrites, run));
+                    }
+                    kinds.asSlice(0, run).fill(RecordFormat.PUT);
+                    keyView = bkeys.asSlice((long) i * keySize, (long) run * keySize);
+                    valueView = bvalues.asSlice((long) i * valueSize, (long) run * valueSize);
+                    count = run;
+                    puts = run;
+                    return i + run;   // the record is this run alone
+                }
                 if (count + run > capacity) {
                     grow((int) Math.min(maxWrites, Math.max(2L * capacity, count + run)));
                 }
@@ -150,8 +172,8 @@ final class RecordBody {
         int kindBytes = (int) RecordFormat.align8(count);
         kinds.asSlice(count, kindBytes - count).fill((byte) 0);
         gather[1] = kinds.asSlice(0, kindBytes).asByteBuffer();
-        gather[2] = keys.asSlice(0, (long) count * keySize).asByteBuffer();
-        gather[3] = values.asSlice(0, (long) puts * valueSize).asByteBuffer();
+        gather[2] = (keyView != null ? keyView : keys.asSlice(0, (long) count * keySize)).asByteBuffer();
+        gather[3] = (valueView != null ? valueView : values.asSlice(0, (long) puts * valueSize)).asByteBuffer();
         CRC32C crc = new CRC32C();
         for (int b = 1; b < 4; b++) {
             crc.update(gather[b].duplicate());

@@ -73,6 +73,7 @@ public final class JournalBench {
         }
         if (parts.contains("singles")) {
             singles(threads, seconds, poolDir, diskDir, table);
+            lmdbSingles(threads, seconds, diskDir, table);
         }
         if (parts.contains("rebuild")) {
             rebuild(backend, keys, batchSize, replayBytes, poolDir, diskDir, table);
@@ -149,7 +150,8 @@ public final class JournalBench {
                     index.execute(batch, result);
                     lat[r] = System.nanoTime() - s;
                 }
-                row(table, "update (put of present keys, uniform), " + tag, stats(lat, batchSize));
+                row(table, "update (put of present keys, uniform), " + tag, stats(lat, batchSize)
+                        + (journaled ? "; " + org.gphash.journal.Journals.stages(index.engine()) : ""));
                 if (journaled) {
                     // The same with a checkpoint running beside the batches.
                     AtomicLong cpNanos = new AtomicLong();
@@ -167,7 +169,8 @@ public final class JournalBench {
                     }
                     joinQuietly(cp);
                     row(table, "update during a checkpoint, " + tag, stats(during.stream().mapToLong(Long::longValue).toArray(), batchSize)
-                            + String.format(Locale.ROOT, "; the checkpoint of %d keys took %.2f s", keys, cpNanos.get() / 1e9));
+                            + String.format(Locale.ROOT, "; the checkpoint of %d keys took %.2f s", keys, cpNanos.get() / 1e9)
+                            + "; since the start: " + org.gphash.journal.Journals.stages(index.engine()));
                 }
                 for (int r = 0; r < rounds; r++) {
                     fill(batch, result, org.gphash.OpKind.GET, 0, batchSize, keys, random, 0);
@@ -218,6 +221,45 @@ public final class JournalBench {
             }
             clean(pool, journal);
         }
+    }
+
+    /** The same single puts on LMDB, each its own write transaction committed with LMDB's default fsync. */
+    private static void lmdbSingles(int threads, int seconds, Path diskDir, List<String> table) throws Exception {
+        Path dir = diskDir.resolve("jbench-lmdb");
+        clean(dir);
+        Files.createDirectories(dir);
+        try (org.lmdbjava.Env<ByteBuffer> env = org.lmdbjava.Env.create().setMapSize(4L << 30).setMaxDbs(1)
+                .setMaxReaders(1024).open(dir.toFile())) {
+            org.lmdbjava.Dbi<ByteBuffer> db = env.openDbi("bench", org.lmdbjava.DbiFlags.MDB_CREATE);
+            AtomicLong ops = new AtomicLong();
+            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            List<Thread> ts = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                ts.add(Thread.ofPlatform().start(() -> {
+                    ByteBuffer k = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer v = ByteBuffer.allocateDirect(VALUE);
+                    SplittableRandom r = new SplittableRandom(id);
+                    long n = 0;
+                    while (System.nanoTime() < end) {
+                        k.clear().putLong(0, 1 + r.nextLong(1 << 20));
+                        v.clear();
+                        try (org.lmdbjava.Txn<ByteBuffer> txn = env.txnWrite()) {
+                            db.put(txn, k, v);
+                            txn.commit();
+                        }
+                        n++;
+                    }
+                    ops.addAndGet(n);
+                }));
+            }
+            for (Thread t : ts) {
+                t.join();
+            }
+            row(table, threads + " threads of single puts, each durable on return, LMDB on the disk (a write "
+                    + "transaction per put, default sync)", String.format(Locale.ROOT, "%.0f puts/s", ops.get() / (double) seconds));
+        }
+        clean(dir);
     }
 
     /** A checkpoint of {@code keys} keys, about {@code replayBytes} of journal after it, a power cut, and the open. */

@@ -1,0 +1,90 @@
+package org.gphash.journal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.GPHashIndex;
+import org.gphash.Journaling;
+
+/**
+ * Batches large enough that their runs of puts are journaled from the batch's own columns and span
+ * several records, mixed with deletes and conditional writes that change nothing, then a power cut:
+ * the rebuilt index equals the model.
+ */
+class LargeBatchesTest {
+
+    private static final int VALUE = 16;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void largeBatchesSurviveAPowerCut() throws IOException {
+        Path pool = (Files.isDirectory(Path.of("/dev/shm")) ? Files.createTempDirectory(Path.of("/dev/shm"), "gphash-lb")
+                : tmp).resolve("p.pool");
+        Path journal = tmp.resolve("j");
+        PowerCut.reset();
+        Journaling j = Journaling.in(journal).checkpointEvery(java.time.Duration.ZERO).segmentBytes(4 << 20);
+        Map<Long, byte[]> model = new HashMap<>();
+        SplittableRandom random = new SplittableRandom(3);
+        GPHashIndex index = GPHashIndex.builder(pool).keySize(8).valueSize(VALUE).initialCapacity(1 << 16).journal(j).create();
+        int n = 200_000;   // more writes than one record holds at these sizes (167,772)
+        Batch batch = index.newBatch(n);
+        BatchResult result = new BatchResult(VALUE, n);
+        for (int round = 0; round < 3; round++) {
+            batch.clear();
+            for (int i = 0; i < n; i++) {
+                long key = random.nextLong(60_000);
+                if (i % 1000 == 999) {
+                    batch.delete(key);
+                    model.remove(key);
+                } else if (i % 1000 == 500) {
+                    batch.insert(key, value(key, round));   // a run breaker that may change nothing
+                    model.putIfAbsent(key, value(key, round));
+                } else {
+                    byte[] v = value(key, round * 1_000_003L + i);
+                    batch.put(key, v);
+                    model.put(key, v);
+                }
+            }
+            index.execute(batch, result);
+            if (round == 1) {
+                index.checkpoint();
+            }
+        }
+        assertTrue(JournalFiles.list(journal, false).size() > 1, "the journal moved to new segments");
+        PowerCut.cut(index, pool, journal, null);
+        try (GPHashIndex rebuilt = GPHashIndex.builder(pool).journal(j).open()) {
+            assertTrue(rebuilt.lastRecovery().journal().rebuilt());
+            assertEquals(model.size(), rebuilt.stats().size(), rebuilt.lastRecovery().toString());
+            for (long key = 0; key < 60_000; key++) {
+                byte[] expected = model.get(key);
+                if (expected == null) {
+                    assertNull(rebuilt.get(key), "key " + key);
+                } else {
+                    assertArrayEquals(expected, rebuilt.get(key), "key " + key);
+                }
+            }
+        }
+    }
+
+    private static byte[] value(long key, long stamp) {
+        byte[] v = new byte[VALUE];
+        java.nio.ByteBuffer.wrap(v).putLong(key).putLong(stamp);
+        return v;
+    }
+}
