@@ -9,6 +9,7 @@ import java.util.zip.CRC32C;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.OpKind;
 import org.gphash.Outcome;
 
 /**
@@ -118,23 +119,37 @@ final class RecordBody {
         }
     }
 
+    /** The journaled effect of a batch operation of kind {@code kind} that is sure to take effect as it says (a put, a delete), else 0. */
+    static byte effectOfKind(byte kind) {
+        return kind == OpKind.PUT.ordinal() ? RecordFormat.PUT : kind == OpKind.DELETE.ordinal() ? RecordFormat.DELETE : 0;
+    }
+
+    private static byte effect(MemorySegment column, boolean byKind, int i) {
+        byte b = column.get(ValueLayout.JAVA_BYTE, i);
+        return byKind ? effectOfKind(b) : effectOf(b);
+    }
+
     /**
-     * Adds the effects of operations {@code from} onward of {@code batch} (outcomes in {@code result})
-     * until the record is full; returns where it stopped. A run of puts is copied in bulk.
+     * Adds the effects of operations {@code from} onward of {@code batch} until the record is full;
+     * returns where it stopped. With {@code result} the effects come from the outcomes (a batch that
+     * ran); with null from the kinds alone (a batch of puts and deletes journaled while it runs: a
+     * put sets its value whatever it finds, a delete of an absent key changes nothing on replay).
+     * A run of puts is copied in bulk, or borrowed from the batch's columns.
      */
     int addEffects(Batch batch, BatchResult result, int from) {
-        MemorySegment codes = result.outcomeCodes();
+        boolean byKind = result == null;
+        MemorySegment codes = byKind ? batch.kinds() : result.outcomeCodes();
         MemorySegment bkeys = batch.keys();
         MemorySegment bvalues = batch.values();
         int n = batch.size();
         int i = from;
         while (i < n && count < maxWrites) {
-            byte e = effectOf(codes.get(ValueLayout.JAVA_BYTE, i));
+            byte e = effect(codes, byKind, i);
             if (e == RecordFormat.PUT) {
                 // A run of puts: one copy of its keys and one of its values.
                 int run = 1;
                 int room = Math.min(maxWrites - count, n - i);
-                while (run < room && effectOf(codes.get(ValueLayout.JAVA_BYTE, i + run)) == RecordFormat.PUT) {
+                while (run < room && effect(codes, byKind, i + run) == RecordFormat.PUT) {
                     run++;
                 }
                 if (count == 0 && run >= BORROW_MIN) {

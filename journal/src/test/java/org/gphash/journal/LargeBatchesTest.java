@@ -82,6 +82,79 @@ class LargeBatchesTest {
         }
     }
 
+    /** Batches of puts and deletes only: journaled while the engine runs them. */
+    @Test
+    void putsAndDeletesJournaledAlongsideSurviveAPowerCut() throws IOException {
+        Path pool = tmp.resolve("a.pool");
+        Path journal = tmp.resolve("ja");
+        PowerCut.reset();
+        Journaling j = Journaling.in(journal).checkpointEvery(java.time.Duration.ZERO);
+        Map<Long, byte[]> model = new HashMap<>();
+        SplittableRandom random = new SplittableRandom(5);
+        GPHashIndex index = GPHashIndex.builder(pool).keySize(8).valueSize(VALUE).initialCapacity(1 << 14).journal(j).create();
+        Batch batch = index.newBatch(20_000);
+        BatchResult result = new BatchResult(VALUE, 20_000);
+        for (int round = 0; round < 4; round++) {
+            batch.clear();
+            for (int i = 0; i < 20_000; i++) {
+                long key = random.nextLong(30_000);
+                if (random.nextInt(5) == 0) {
+                    batch.delete(key);
+                    model.remove(key);
+                } else {
+                    byte[] v = value(key, round * 100_003L + i);
+                    batch.put(key, v);
+                    model.put(key, v);
+                }
+            }
+            index.execute(batch, result);
+        }
+        PowerCut.cut(index, pool, journal, null);
+        try (GPHashIndex rebuilt = GPHashIndex.builder(pool).journal(j).open()) {
+            assertEquals(model.size(), rebuilt.stats().size(), rebuilt.lastRecovery().toString());
+            for (Map.Entry<Long, byte[]> e : model.entrySet()) {
+                assertArrayEquals(e.getValue(), rebuilt.get(e.getKey()), "key " + e.getKey());
+            }
+        }
+    }
+
+    /**
+     * A batch journaled alongside that fails part way (the pool is full): what did not run is
+     * journaled again as memory holds it, so the rebuilt index is what memory was.
+     */
+    @Test
+    void aBatchThatFailsPartWayIsJournaledAsItRan() throws IOException {
+        Path pool = tmp.resolve("f.pool");
+        Path journal = tmp.resolve("jf");
+        PowerCut.reset();
+        Journaling j = Journaling.in(journal).checkpointEvery(java.time.Duration.ZERO);
+        GPHashIndex index = GPHashIndex.builder(pool).keySize(8).valueSize(VALUE).initialCapacity(1 << 10)
+                .maxPoolBytes(2 << 20).journal(j).create();
+        for (long k = 0; k < 500; k++) {
+            index.put(k, value(k, -1));
+        }
+        Batch batch = index.newBatch(200_000);
+        for (int i = 0; i < 200_000; i++) {
+            batch.put(i, value(i, 7));
+        }
+        BatchResult result = new BatchResult(VALUE, 200_000);
+        org.junit.jupiter.api.Assertions.assertThrows(org.gphash.PoolFullException.class, () -> index.execute(batch, result));
+        Map<Long, byte[]> memory = new HashMap<>();
+        for (long k = 0; k < 200_000; k++) {
+            byte[] v = index.get(k);
+            if (v != null) {
+                memory.put(k, v);
+            }
+        }
+        PowerCut.cut(index, pool, journal, null);
+        try (GPHashIndex rebuilt = GPHashIndex.builder(pool).maxPoolBytes(64 << 20).journal(j).open()) {
+            assertEquals(memory.size(), rebuilt.stats().size(), rebuilt.lastRecovery().toString());
+            for (Map.Entry<Long, byte[]> e : memory.entrySet()) {
+                assertArrayEquals(e.getValue(), rebuilt.get(e.getKey()), "key " + e.getKey());
+            }
+        }
+    }
+
     private static byte[] value(long key, long stamp) {
         byte[] v = new byte[VALUE];
         java.nio.ByteBuffer.wrap(v).putLong(key).putLong(stamp);
