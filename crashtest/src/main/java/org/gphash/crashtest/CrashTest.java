@@ -248,9 +248,9 @@ public final class CrashTest implements Callable<Integer> {
                 t.killsBeforeOpen, t.killsInRecovery, t.killsInResize, t.killsInReclamation, t.killsBetweenOperations, t.targetedKills,
                 t.powerFailures);
         if (o.journal != null) {
-            out.printf("crashtest: journal: power cuts=%d (journal bytes cut=%d), rebuilds from checkpoint and journal=%d, "
-                    + "writes replayed=%d, torn last records cut=%d%n", t.journalPowerCuts, t.journalBytesCut,
-                    t.journalRebuilds, t.journalOpsReplayed, t.journalTornCuts);
+            out.printf("crashtest: journal: power cuts=%d (journal bytes cut=%d), rebuilds from checkpoint and journal=%d "
+                    + "(of them from a checkpoint=%d), writes replayed=%d, torn last records cut=%d%n", t.journalPowerCuts,
+                    t.journalBytesCut, t.journalRebuilds, t.journalCheckpointsLoaded, t.journalOpsReplayed, t.journalTornCuts);
         }
         out.printf("crashtest: rounds that closed the pool: %d (crashed inside close()=%d, closed before the crash=%d)%n",
                 t.closeRounds, t.crashesInClose, t.closedCleanly);

@@ -510,6 +510,7 @@ final class Driver {
                 tally.journalRebuilds++;
                 tally.journalOpsReplayed += rec.journal().operationsReplayed();
                 tally.journalTornCuts += rec.journal().cut().isEmpty() ? 0 : 1;
+                tally.journalCheckpointsLoaded += rec.journal().checkpoint().isEmpty() ? 0 : 1;
             }
             tally.insertSlotsCleared += rec.insertSlotsCleared();
             tally.duplicatesRemoved += rec.duplicatesRemoved();

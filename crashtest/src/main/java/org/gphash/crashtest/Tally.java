@@ -40,6 +40,7 @@ final class Tally {
     long journalRebuilds;
     long journalOpsReplayed;
     long journalTornCuts;
+    long journalCheckpointsLoaded;
     long journalBytesCut;
     final Map<CrashPoint, Long> lastPointAtKill = new EnumMap<>(CrashPoint.class);
     final Map<String, Long> powerFailSites = new TreeMap<>();

@@ -34,8 +34,16 @@ final class CheckCommand implements Callable<Integer> {
             + "created with item checksums)")
     boolean deep;
 
+    @Option(names = "--journal", paramLabel = "DIR", description = "also verify the index's journal in DIR: every "
+            + "record of every segment and every chunk of the newest checkpoint; a missing pool is then not an error "
+            + "(an open rebuilds it)")
+    Path journal;
+
     @Override
     public Integer call() {
+        if (journal != null) {
+            return checkJournaled();
+        }
         if (java.nio.file.Files.isDirectory(pool, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {  // a sharded index, or what is left of one
             return checkShardedIndex();
         }
@@ -94,6 +102,42 @@ final class CheckCommand implements Callable<Integer> {
                     .append(" shards)\n"));
         }
         return cannotOpen ? RecoveryTool.CANNOT_RUN : sound ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
+    }
+
+    /**
+     * A journaled index: the journal (and checkpoint), then the pool where it is there. Exit 1 when
+     * either is damaged, 0 when both are sound or the pool is missing (an open rebuilds it).
+     */
+    private int checkJournaled() {
+        java.io.PrintWriter out = spec.commandLine().getOut();
+        org.gphash.journal.JournalCheck.Report j = org.gphash.journal.JournalCheck.check(journal, pool);
+        boolean poolThere = java.nio.file.Files.exists(pool, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        PoolReport report = poolThere ? checkPool(pool) : null;
+        boolean sound = j.sound() && (report == null || report.sound());
+        if (json) {
+            java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("journal", journal.toString());
+            m.put("sound", sound);
+            m.put("journalSound", j.sound());
+            m.put("segments", j.segments());
+            m.put("records", j.records());
+            m.put("lastSeq", j.lastSeq());
+            m.put("tornLastRecord", j.tornTail());
+            m.put("checkpoint", j.checkpoint());
+            m.put("checkpointSeq", j.checkpointSeq());
+            m.put("checkpointEntries", j.checkpointEntries());
+            m.put("pool", j.poolVerdict());
+            m.put("damage", j.damage());
+            out.print(Json.write(m).replaceFirst("}$", "") + ",\"poolReport\":" + (report == null ? "null" : ReportWriter.checkJson(report)) + "}\n");
+        } else {
+            out.println("journal " + journal.toAbsolutePath());
+            j.lines().forEach(l -> out.println("  " + l));
+            out.println("journal check: " + (j.sound() ? "sound" : "NOT sound"));
+            if (report != null) {
+                out.print(ReportWriter.checkText(report));
+            }
+        }
+        return sound ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
     }
 
     private PoolReport checkPool(Path pool) {

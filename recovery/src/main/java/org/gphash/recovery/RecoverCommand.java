@@ -43,10 +43,18 @@ final class RecoverCommand implements Callable<Integer> {
             + "it such a pool is refused and left unchanged")
     boolean force;
 
+    @Option(names = "--journal", paramLabel = "DIR", description = "the index's journal: a pool that is missing or "
+            + "older than the machine's last boot is rebuilt from its checkpoint and journal, and what was replayed is reported")
+    Path journal;
+
     @Override
     public Integer call() {
         RecoveryReport r;
-        try (GPHashIndex index = GPHashIndex.builder(pool).verifyOnOpen(true).repairBeyondCrash(force).open()) {
+        GPHashIndex.Builder b = GPHashIndex.builder(pool).verifyOnOpen(true).repairBeyondCrash(force);
+        if (journal != null) {
+            b.journal(journal);
+        }
+        try (GPHashIndex index = b.open()) {
             r = index.lastRecovery();
         }
         PoolReport after = PoolScanner.scan(pool, Progress.NONE);
@@ -66,6 +74,16 @@ final class RecoverCommand implements Callable<Integer> {
             m.put("valueBlocksFree", r.valueBlocksFree());
             m.put("trailingBytesIgnored", r.trailingBytesIgnored());
             m.put("millis", r.duration().toMillis());
+            if (journal != null) {
+                m.put("journalRebuilt", r.journal().rebuilt());
+                m.put("journalWhy", r.journal().why());
+                m.put("checkpoint", r.journal().checkpoint());
+                m.put("checkpointEntries", r.journal().checkpointEntries());
+                m.put("journalRecordsReplayed", r.journal().recordsReplayed());
+                m.put("journalWritesReplayed", r.journal().operationsReplayed());
+                m.put("journalLastSeq", r.journal().lastSeq());
+                m.put("journalCut", r.journal().cut());
+            }
             m.put("soundAfter", after.sound());
             out.println(Json.write(m));
         } else {
@@ -82,6 +100,9 @@ final class RecoverCommand implements Callable<Integer> {
             out.println("  items:                    " + r.items());
             out.println("  trailing bytes ignored:   " + r.trailingBytesIgnored());
             out.println("  took " + r.duration().toMillis() + " ms");
+            if (journal != null) {
+                out.println("  " + r.journal());
+            }
             out.println(after.sound() ? "recover: done, pool is sound" : "recover: done, but the pool is NOT sound:");
             if (!after.sound()) {
                 out.print(ReportWriter.checkText(after));
