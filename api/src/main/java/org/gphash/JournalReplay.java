@@ -18,18 +18,22 @@ import java.util.Objects;
  * @param operationsReplayed the writes those records held
  * @param lastSeq            the sequence number of the last valid record, or -1 where the journal holds none
  * @param cut                where replay stopped before the journal's end (a torn last record), or "" where it reached the end
+ * @param checkpointLoad     of {@code duration}, how long reading, checking and loading the checkpoint took
  * @param duration           how long the journal's part of the open took
  */
 public record JournalReplay(boolean rebuilt, String why, String checkpoint, long checkpointSeq, long checkpointEntries,
-                            long recordsReplayed, long operationsReplayed, long lastSeq, String cut, Duration duration) {
+                            long recordsReplayed, long operationsReplayed, long lastSeq, String cut, Duration checkpointLoad,
+                            Duration duration) {
 
     /** For an index without a journal. */
-    public static final JournalReplay NONE = new JournalReplay(false, "no journal", "", 0, 0, 0, 0, -1, "", Duration.ZERO);
+    public static final JournalReplay NONE = new JournalReplay(false, "no journal", "", 0, 0, 0, 0, -1, "", Duration.ZERO,
+            Duration.ZERO);
 
     public JournalReplay {
         Objects.requireNonNull(why, "why");
         Objects.requireNonNull(checkpoint, "checkpoint");
         Objects.requireNonNull(cut, "cut");
+        Objects.requireNonNull(checkpointLoad, "checkpointLoad");
         Objects.requireNonNull(duration, "duration");
     }
 
@@ -43,6 +47,6 @@ public record JournalReplay(boolean rebuilt, String why, String checkpoint, long
                 + checkpointEntries + " entries)") + ", " + recordsReplayed + " records (" + operationsReplayed
                 + " writes) replayed" : "pool intact (" + why + ")")
                 + ", last record seq " + lastSeq + (cut.isEmpty() ? "" : ", cut: " + cut)
-                + ", took " + duration.toMillis() + " ms";
+                + ", took " + duration.toMillis() + " ms" + (rebuilt ? " (checkpoint " + checkpointLoad.toMillis() + " ms)" : "");
     }
 }

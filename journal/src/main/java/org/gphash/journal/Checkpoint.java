@@ -142,6 +142,33 @@ final class Checkpoint {
     record Summary(Path file, long startSeq, long endSeq, long entries) {
     }
 
+    /**
+     * The entries a checkpoint's trailer counts, from its header and trailer alone (both checked): to
+     * size a pool before the whole file is read and checked by {@link #read}.
+     */
+    static long entries(Path file, int keySize, int valueSize, long journalId) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size < HEADER + TRAILER) {
+                throw new JournalDamagedException(file, 0, "checkpoint is " + size + " bytes, too short to be whole");
+            }
+            ByteBuffer h = RecordFormat.little(HEADER);
+            readFully(ch, h, 0);
+            if (h.getLong(0) != MAGIC || h.getInt(60) != Crc.of(h, 0, 60) || h.getLong(32) != journalId
+                    || h.getInt(12) != keySize || h.getInt(16) != valueSize) {
+                throw new JournalDamagedException(file, 0, "checkpoint header is damaged or not this journal's");
+            }
+            ByteBuffer t = RecordFormat.little(TRAILER);
+            readFully(ch, t, size - TRAILER);
+            if (t.getInt(0) != TRAILER_MAGIC || t.getInt(40) != Crc.of(t, 0, 40) || t.getInt(44) != 0) {
+                throw new JournalDamagedException(file, size - TRAILER, "checkpoint trailer is damaged or missing");
+            }
+            return t.getLong(8);
+        } catch (IOException e) {
+            throw new PoolIoException("cannot read checkpoint " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     @FunctionalInterface
     interface ChunkConsumer {
         void accept(int count, MemorySegment keys, MemorySegment values);

@@ -76,7 +76,7 @@ public final class Journals implements JournalFactory {
                         new JournalReader.End(null, 0, 0, 1, ""), observer);
                 state.write(dir);
                 return new JournaledEngine(engine, journal, dir, state.journalId(), j,
-                        new JournalReplay(false, "created", "", 0, 0, 0, 0, -1, "", Duration.ZERO), lock, false);
+                        new JournalReplay(false, "created", "", 0, 0, 0, 0, -1, "", Duration.ZERO, Duration.ZERO), lock, false);
             } catch (RuntimeException e) {
                 engine.close();
                 throw e;
@@ -130,7 +130,7 @@ public final class Journals implements JournalFactory {
                 Journal journal = new Journal(dir, state.keySize(), state.valueSize(), state.journalId(), j, end, observer);
                 boolean clean = engine.lastRecovery().previousShutdownClean();
                 JournalReplay replay = new JournalReplay(false, clean ? "closed cleanly" : "recovered after a process crash",
-                        "", 0, 0, 0, 0, end.nextSeq() - 1, end.cut(), Duration.ofNanos(System.nanoTime() - t0));
+                        "", 0, 0, 0, 0, end.nextSeq() - 1, end.cut(), Duration.ZERO, Duration.ofNanos(System.nanoTime() - t0));
                 // After a process crash the pool may hold a write whose record never reached the journal
                 // (it was applied, then the process died): a checkpoint at once makes it durable too.
                 return new JournaledEngine(engine, journal, dir, state.journalId(), j, replay, lock, !clean);
@@ -154,8 +154,8 @@ public final class Journals implements JournalFactory {
         }
         List<Path> cps = JournalFiles.list(dir, true);
         Path checkpoint = cps.isEmpty() ? null : cps.get(cps.size() - 1);
-        long entries = checkpoint == null ? 0 : Checkpoint.read(checkpoint, state.keySize(), state.valueSize(),
-                state.journalId(), null).entries();
+        long entries = checkpoint == null ? 0 : Checkpoint.entries(checkpoint, state.keySize(), state.valueSize(),
+                state.journalId());
         // The key and value size are the journal's (a builder that opens names neither); the rest of
         // the layout is the builder's, as for a new pool.
         GPHashIndex.Builder nb = GPHashIndex.from(poolConfig(config)).keySize(state.keySize()).valueSize(state.valueSize());
@@ -167,10 +167,13 @@ public final class Journals implements JournalFactory {
         try {
             Rebuild rebuild = new Rebuild(engine);
             long from = 1;
+            long c0 = System.nanoTime();
             if (checkpoint != null) {
                 Checkpoint.Summary s = rebuild.loadCheckpoint(checkpoint, state.journalId());
                 from = s.startSeq();
+                rebuild.flush();
             }
+            Duration checkpointLoad = Duration.ofNanos(System.nanoTime() - c0);
             JournalReader.End end = reader.read(from, from, rebuild::replay);
             rebuild.flush();
             Journal journal = new Journal(dir, state.keySize(), state.valueSize(), state.journalId(), config.journaling(),
@@ -178,7 +181,7 @@ public final class Journals implements JournalFactory {
             state.withPool(engine.poolIdentity(), boot).write(dir);
             JournalReplay replay = new JournalReplay(true, why, checkpoint == null ? "" : checkpoint.getFileName().toString(),
                     from, rebuild.entriesLoaded, rebuild.recordsReplayed, rebuild.operationsReplayed, end.nextSeq() - 1,
-                    end.cut(), Duration.ofNanos(System.nanoTime() - t0));
+                    end.cut(), checkpointLoad, Duration.ofNanos(System.nanoTime() - t0));
             if (!end.cut().isEmpty()) {
                 LOG.log(System.Logger.Level.WARNING, "journal " + dir + ": " + end.cut());
             }
@@ -203,7 +206,7 @@ public final class Journals implements JournalFactory {
                     new JournalReader.End(null, 0, 0, 1, ""), observer);
             state.write(dir);
             JournaledEngine journaled = new JournaledEngine(engine, journal, dir, state.journalId(), config.journaling(),
-                    new JournalReplay(false, "journal started for an existing pool", "", 0, 0, 0, 0, -1, "", Duration.ZERO),
+                    new JournalReplay(false, "journal started for an existing pool", "", 0, 0, 0, 0, -1, "", Duration.ZERO, Duration.ZERO),
                     lock, false);
             journaled.checkpoint();
             return journaled;
