@@ -123,7 +123,12 @@ final class Driver {
         deletePool(pool);
         if (o.journal != null) {
             deletePool(o.journal);
-            Files.deleteIfExists(flushed);
+            // A new journal: no flush recorded yet. Overwritten, not deleted: this driver's own record of
+            // its flushes holds the file open, and would go on writing to a deleted file.
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(flushed,
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(java.nio.ByteBuffer.allocate(16), 0);
+            }
         }
         GPHashIndex.Builder b = builder(pool).keySize(8)
                 .valueSize(Workload.VALUE_SIZE).initialCapacity(o.initialCapacity).seed(random.nextLong())

@@ -146,9 +146,9 @@ final class Journal implements AutoCloseable {
      * with {@link #awaitDurable} where its flush policy says so.
      */
     long append(RecordBody body) {
-        checkOpen();
         appendLock.lock();
         try {
+            checkOpen();   // under the lock: no record is appended after close() took its last force
             long seq = nextSeq;
             long bytes = body.bytes();
             if (segmentBytes + bytes > settings.segmentBytes() && segmentBytes > RecordFormat.SEGMENT_HEADER) {
@@ -259,10 +259,15 @@ final class Journal implements AutoCloseable {
         forceLock.lock();
         try {
             Tail t = tail;
-            if (t.channel().isOpen()) {
-                t.channel().force(false);
-                observer.forced(segmentFirstSeq, t.end());
+            if (t.seq() <= durableSeq) {
+                return;
             }
+            if (!t.channel().isOpen()) {
+                // Closed (abandoned) with records not forced: they are not durable, and must not be said to be.
+                throw new PoolIoException("journal in " + dir + " was closed before record " + t.seq() + " was flushed");
+            }
+            t.channel().force(false);
+            observer.forced(segmentFirstSeq, t.end());
             publishDurable(t.seq());
         } catch (IOException e) {
             failure = e;
@@ -377,22 +382,32 @@ final class Journal implements AutoCloseable {
     /** Forces what was appended and closes the segment. */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        appendLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;   // no append after this; the force below covers every one before it
+        } finally {
+            appendLock.unlock();
         }
         try {
             if (failure == null) {
                 forceNow();
             }
         } finally {
-            closed = true;
             shutdown();
         }
     }
 
     /** Closes without forcing, as a crash would leave it (the page cache keeps what was written). */
     void abandon() {
-        closed = true;
+        appendLock.lock();
+        try {
+            closed = true;
+        } finally {
+            appendLock.unlock();
+        }
         shutdown();
     }
 
