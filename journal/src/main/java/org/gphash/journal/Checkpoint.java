@@ -142,6 +142,22 @@ final class Checkpoint {
     record Summary(Path file, long startSeq, long endSeq, long entries) {
     }
 
+    /** Checks a checkpoint's header against this journal; returns the sequence number it is consistent as of. */
+    private static long checkHeader(FileChannel ch, Path file, int keySize, int valueSize, long journalId) throws IOException {
+        ByteBuffer h = RecordFormat.little(HEADER);
+        JournalFiles.readFully(ch, h, 0);
+        String bad = h.getLong(0) != MAGIC ? "not a gphash checkpoint"
+                : h.getInt(60) != Crc.of(h, 0, 60) ? "header checksum mismatch"
+                : h.getInt(8) != VERSION ? "unsupported checkpoint version " + h.getInt(8)
+                : h.getInt(12) != keySize || h.getInt(16) != valueSize ? "key/value size " + h.getInt(12) + "/"
+                        + h.getInt(16) + ", the index has " + keySize + "/" + valueSize
+                : h.getLong(32) != journalId ? "checkpoint belongs to another journal" : null;
+        if (bad != null) {
+            throw new JournalDamagedException(file, 0, bad);
+        }
+        return h.getLong(24);
+    }
+
     /**
      * The entries a checkpoint's trailer counts, from its header and trailer alone (both checked): to
      * size a pool before the whole file is read and checked by {@link #read}.
@@ -152,14 +168,9 @@ final class Checkpoint {
             if (size < HEADER + TRAILER) {
                 throw new JournalDamagedException(file, 0, "checkpoint is " + size + " bytes, too short to be whole");
             }
-            ByteBuffer h = RecordFormat.little(HEADER);
-            readFully(ch, h, 0);
-            if (h.getLong(0) != MAGIC || h.getInt(60) != Crc.of(h, 0, 60) || h.getLong(32) != journalId
-                    || h.getInt(12) != keySize || h.getInt(16) != valueSize) {
-                throw new JournalDamagedException(file, 0, "checkpoint header is damaged or not this journal's");
-            }
+            checkHeader(ch, file, keySize, valueSize, journalId);
             ByteBuffer t = RecordFormat.little(TRAILER);
-            readFully(ch, t, size - TRAILER);
+            JournalFiles.readFully(ch, t, size - TRAILER);
             if (t.getInt(0) != TRAILER_MAGIC || t.getInt(40) != Crc.of(t, 0, 40) || t.getInt(44) != 0) {
                 throw new JournalDamagedException(file, size - TRAILER, "checkpoint trailer is damaged or missing");
             }
@@ -184,18 +195,7 @@ final class Checkpoint {
             if (size < HEADER + TRAILER) {
                 throw new JournalDamagedException(file, 0, "checkpoint is " + size + " bytes, too short to be whole");
             }
-            ByteBuffer h = RecordFormat.little(HEADER);
-            readFully(ch, h, 0);
-            String bad = h.getLong(0) != MAGIC ? "not a gphash checkpoint"
-                    : h.getInt(60) != Crc.of(h, 0, 60) ? "header checksum mismatch"
-                    : h.getInt(8) != VERSION ? "unsupported checkpoint version " + h.getInt(8)
-                    : h.getInt(12) != keySize || h.getInt(16) != valueSize ? "key/value size " + h.getInt(12) + "/"
-                            + h.getInt(16) + ", the index has " + keySize + "/" + valueSize
-                    : h.getLong(32) != journalId ? "checkpoint belongs to another journal" : null;
-            if (bad != null) {
-                throw new JournalDamagedException(file, 0, bad);
-            }
-            long startSeq = h.getLong(24);
+            long startSeq = checkHeader(ch, file, keySize, valueSize, journalId);
             if (startSeq != JournalFiles.seqOf(file, true)) {
                 throw new JournalDamagedException(file, 24, "header says sequence number " + startSeq + ", its name "
                         + JournalFiles.seqOf(file, true));
@@ -212,14 +212,14 @@ final class Checkpoint {
                     throw new JournalDamagedException(file, at, "checkpoint ends without its trailer");
                 }
                 ch24.clear();
-                readFully(ch, ch24, at);
+                JournalFiles.readFully(ch, ch24, at);
                 int magic = ch24.getInt(0);
                 if (magic == TRAILER_MAGIC) {
                     if (size - at != TRAILER) {
                         throw new JournalDamagedException(file, at, "trailer is followed by " + (size - at - TRAILER) + " bytes");
                     }
                     ByteBuffer t = RecordFormat.little(TRAILER);
-                    readFully(ch, t, at);
+                    JournalFiles.readFully(ch, t, at);
                     if (t.getInt(40) != Crc.of(t, 0, 40) || t.getInt(44) != 0) {
                         throw new JournalDamagedException(file, at, "trailer checksum mismatch");
                     }
@@ -238,7 +238,7 @@ final class Checkpoint {
                     throw new JournalDamagedException(file, at, "chunk " + chunks + " is cut short");
                 }
                 body.clear().limit(len);
-                readFully(ch, body, at + CHUNK_HEADER);
+                JournalFiles.readFully(ch, body, at + CHUNK_HEADER);
                 CRC32C crc = new CRC32C();
                 crc.update(ch24.duplicate().clear().limit(16));
                 crc.update(body.duplicate().flip());
@@ -257,17 +257,6 @@ final class Checkpoint {
             }
         } catch (IOException e) {
             throw new PoolIoException("cannot read checkpoint " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
-        long pos = at;
-        while (b.hasRemaining()) {
-            int n = ch.read(b, pos);
-            if (n < 0) {
-                throw new IOException("unexpected end of file at " + pos);
-            }
-            pos += n;
         }
     }
 }

@@ -134,6 +134,18 @@ final class JournalFiles {
         }
     }
 
+    /** Reads {@code b}'s remaining bytes from {@code ch} at {@code at}; an end of file before them is an error. */
+    static void readFully(FileChannel ch, java.nio.ByteBuffer b, long at) throws IOException {
+        long pos = at;
+        while (b.hasRemaining()) {
+            int n = ch.read(b, pos);
+            if (n < 0) {
+                throw new IOException("unexpected end of file at " + pos);
+            }
+            pos += n;
+        }
+    }
+
     /** Removes temporary files an interrupted checkpoint or state write left. */
     static void removeTemporaries(Path dir) {
         try (var files = Files.list(dir)) {

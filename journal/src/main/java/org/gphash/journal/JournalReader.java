@@ -137,7 +137,7 @@ final class JournalReader {
             throw new JournalDamagedException(seg, 0, "segment is " + size + " bytes, shorter than its header");
         }
         ByteBuffer h = RecordFormat.little(RecordFormat.SEGMENT_HEADER);
-        readFully(ch, h, 0);
+        JournalFiles.readFully(ch, h, 0);
         String bad = h.getLong(0) != RecordFormat.SEGMENT_MAGIC ? "not a gphash journal segment"
                 : h.getInt(60) != Crc.of(h, 0, 60) ? "header checksum mismatch"
                 : h.getInt(8) != RecordFormat.VERSION ? "unsupported journal version " + h.getInt(8)
@@ -170,7 +170,7 @@ final class JournalReader {
             return "only " + (size - at) + " bytes of its header";
         }
         buf.clear().limit(RecordFormat.RECORD_HEADER);
-        readFully(ch, buf, at);
+        JournalFiles.readFully(ch, buf, at);
         if (buf.getInt(0) != RecordFormat.RECORD_MAGIC) {
             return "no record magic";
         }
@@ -191,7 +191,7 @@ final class JournalReader {
             return "only " + (size - at - RecordFormat.RECORD_HEADER) + " of its " + body + " body bytes";
         }
         buf.limit(RecordFormat.RECORD_HEADER + body).position(RecordFormat.RECORD_HEADER);
-        readFully(ch, buf, at + RecordFormat.RECORD_HEADER);
+        JournalFiles.readFully(ch, buf, at + RecordFormat.RECORD_HEADER);
         CRC32C crc = new CRC32C();
         crc.update(buf.duplicate().position(RecordFormat.RECORD_HEADER).limit(RecordFormat.RECORD_HEADER + body));
         if ((int) crc.getValue() != buf.getInt(24)) {
@@ -217,7 +217,7 @@ final class JournalReader {
             scan.clear();
             long n = Math.min(scan.capacity(), size - at);
             scan.limit((int) n);
-            readFully(ch, scan, at);
+            JournalFiles.readFully(ch, scan, at);
             for (int i = 0; i + RecordFormat.RECORD_HEADER <= n; i++) {
                 if (scan.getInt(i) == RecordFormat.RECORD_MAGIC && scan.getInt(i + 32) == Crc.of(scan, i, i + 32)) {
                     return true;
@@ -226,16 +226,5 @@ final class JournalReader {
             at += Math.max(1, n - RecordFormat.RECORD_HEADER);
         }
         return false;
-    }
-
-    private static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
-        long pos = at;
-        while (b.hasRemaining()) {
-            int n = ch.read(b, pos);
-            if (n < 0) {
-                throw new IOException("unexpected end of file at " + pos);
-            }
-            pos += n;
-        }
     }
 }

@@ -71,93 +71,53 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
 
     @Override
     public Outcome put(MemorySegment key, MemorySegment value) {
-        int s = stripes.stripeOf(key, 0);
-        stripes.lock(s);
-        long seq;
-        Outcome o;
-        try {
-            o = engine.put(key, value);
-            seq = journalOne(o, key, value);
-        } finally {
-            stripes.unlock(s);
-        }
-        awaitDurable(seq);
-        return o;
+        return single(Call.PUT, key, null, value);
     }
 
     @Override
     public Outcome insert(MemorySegment key, MemorySegment value) {
-        int s = stripes.stripeOf(key, 0);
-        stripes.lock(s);
-        long seq;
-        Outcome o;
-        try {
-            o = engine.insert(key, value);
-            seq = journalOne(o, key, value);
-        } finally {
-            stripes.unlock(s);
-        }
-        awaitDurable(seq);
-        return o;
+        return single(Call.INSERT, key, null, value);
     }
 
     @Override
     public Outcome update(MemorySegment key, MemorySegment value) {
-        int s = stripes.stripeOf(key, 0);
-        stripes.lock(s);
-        long seq;
-        Outcome o;
-        try {
-            o = engine.update(key, value);
-            seq = journalOne(o, key, value);
-        } finally {
-            stripes.unlock(s);
-        }
-        awaitDurable(seq);
-        return o;
+        return single(Call.UPDATE, key, null, value);
     }
 
     @Override
     public Outcome delete(MemorySegment key) {
-        int s = stripes.stripeOf(key, 0);
-        stripes.lock(s);
-        long seq;
-        Outcome o;
-        try {
-            o = engine.delete(key);
-            seq = journalOne(o, key, null);
-        } finally {
-            stripes.unlock(s);
-        }
-        awaitDurable(seq);
-        return o;
+        return single(Call.DELETE, key, null, null);
     }
 
     @Override
     public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
-        int s = stripes.stripeOf(key, 0);
-        stripes.lock(s);
-        long seq;
-        Outcome o;
-        try {
-            o = engine.compareAndSet(key, expected, value);
-            seq = journalOne(o, key, value);
-        } finally {
-            stripes.unlock(s);
-        }
-        awaitDurable(seq);
-        return o;
+        return single(Call.COMPARE_AND_SET, key, expected, value);
     }
 
     @Override
     public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        return single(Call.COMPARE_AND_DELETE, key, expected, null);
+    }
+
+    /** The single calls that write (a switch, not a lambda: a call allocates nothing). */
+    private enum Call { PUT, INSERT, UPDATE, DELETE, COMPARE_AND_SET, COMPARE_AND_DELETE }
+
+    /** Runs one call under its key's stripe, appends its effect, and waits as the flush policy says. */
+    private Outcome single(Call call, MemorySegment key, MemorySegment expected, MemorySegment value) {
         int s = stripes.stripeOf(key, 0);
         stripes.lock(s);
         long seq;
         Outcome o;
         try {
-            o = engine.compareAndDelete(key, expected);
-            seq = journalOne(o, key, null);
+            o = switch (call) {
+                case PUT -> engine.put(key, value);
+                case INSERT -> engine.insert(key, value);
+                case UPDATE -> engine.update(key, value);
+                case DELETE -> engine.delete(key);
+                case COMPARE_AND_SET -> engine.compareAndSet(key, expected, value);
+                case COMPARE_AND_DELETE -> engine.compareAndDelete(key, expected);
+            };
+            seq = journalOne(o, key, value);
         } finally {
             stripes.unlock(s);
         }
