@@ -48,7 +48,8 @@ class JournalModelProperties {
     }
 
     private static void run(List<Integer> script, Journaling.Flush flush) throws IOException {
-        Path root = Files.createTempDirectory(Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : null, "gphash-jprop");
+        Path root = Files.createTempDirectory(Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm")
+                : Path.of(System.getProperty("java.io.tmpdir")), "gphash-jprop");
         Path journalDir = Files.createTempDirectory("gphash-journal");
         Path pool = root.resolve("p.pool");
         PowerCut.reset();
@@ -179,6 +180,19 @@ class JournalModelProperties {
             restoredFrom(index, since, flush);
         } finally {
             index.close();
+            deleteTree(root);
+            deleteTree(journalDir);
+        }
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var files = Files.walk(dir)) {
+            for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(f);
+            }
         }
     }
 
