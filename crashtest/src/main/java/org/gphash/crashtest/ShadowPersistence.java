@@ -33,6 +33,8 @@ final class ShadowPersistence implements PersisterDecorator {
     static final int CACHE_LINE = 64;
     /** Exit status of a worker that simulated a power failure. */
     static final int POWER_FAIL_EXIT = 86;
+    /** Exit status of a worker whose engine persisted a range the shadow does not cover (a harness or engine defect). */
+    static final int PERSIST_BEYOND_SHADOW_EXIT = 87;
 
     private long failAtPersist;
     private final String failSite;
@@ -123,6 +125,13 @@ final class ShadowPersistence implements PersisterDecorator {
         }
         if (dropMetaPersists && length == 8) {
             return;
+        }
+        if (offset + length > shadow.byteSize() || offset + length > m.byteSize()) {
+            // A persist the shadow cannot record would be silently lost (issue 52): say so and stop.
+            System.err.println("ShadowPersistence: persist of [" + offset + ", " + (offset + length) + ") from "
+                    + callSite() + " lies beyond the shadow (" + shadow.byteSize() + " bytes) or the segment it came with ("
+                    + m.byteSize() + " bytes); mapping " + mapping.byteSize() + " bytes");
+            Runtime.getRuntime().halt(PERSIST_BEYOND_SHADOW_EXIT);
         }
         long start = offset & -CACHE_LINE;
         long end = Math.min(m.byteSize(), Math.min(shadow.byteSize(), (offset + length + CACHE_LINE - 1) & -CACHE_LINE));
