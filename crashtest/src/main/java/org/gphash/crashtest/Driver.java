@@ -184,6 +184,7 @@ final class Driver {
         deleteAckLogs();
         Files.deleteIfExists(site);
         Files.deleteIfExists(synced);
+        Files.deleteIfExists(ShadowPersistence.imageOf(pool));
         long[] start = nextSeq.clone();
         List<String> cmd = new ArrayList<>(List.of(javaBin(), "--enable-native-access=ALL-UNNAMED",
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-Xmx256m",
@@ -275,6 +276,13 @@ final class Driver {
             } else {
                 tally.crashesInClose++;
             }
+        }
+        // A simulated power failure left what the medium holds beside the pool: it becomes the pool
+        // (the worker's other threads wrote on into the old file until it halted).
+        Path image = ShadowPersistence.imageOf(pool);
+        if (Files.exists(image)) {
+            Files.move(image, pool, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         }
         if (exitedByItself && exit != ShadowPersistence.POWER_FAIL_EXIT && !closed) {
             throw new IllegalStateException("round " + (r + 1) + ": worker exited with status " + exit

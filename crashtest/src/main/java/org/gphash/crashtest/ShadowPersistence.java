@@ -15,8 +15,9 @@ import org.gphash.persistence.PersisterDecorator;
  * tmpfs) keeps every store the process made. This decorator keeps a shadow copy of the pool as it
  * would be after a power cut: the file as it was mapped, updated only by the ranges the engine
  * passes to {@link Persister#persist} (widened to whole 64-byte cache lines, the finest unit a real
- * flush writes). At a simulated power failure the mapping is overwritten with the shadow, which
- * discards every store that was made but never persisted, and the process halts at once.
+ * flush writes). At a simulated power failure the shadow is written to an image beside the pool
+ * ({@link #imageOf}), which discards every store that was made but never persisted, and the process
+ * halts at once; the driver puts the image in the pool's place.
  *
  * <p>It is stricter than real hardware (which may also write back unpersisted lines at any time)
  * and that is the point: any state it produces is one real hardware can produce, and a missing
@@ -68,8 +69,12 @@ final class ShadowPersistence implements PersisterDecorator {
         this.beforeHalt = beforeHalt;
     }
 
+    /** The pool file, where the power cut's image goes beside ({@link #imageOf}). */
+    private Path pool;
+
     @Override
     public synchronized Persister decorate(Path path, MemorySegment newMapping, Persister chosen) {
+        pool = path;
         long size = newMapping.byteSize();
         MemorySegment grown = Arena.ofAuto().allocate(Math.max(1, size), CACHE_LINE);
         long kept = 0;
@@ -144,11 +149,8 @@ final class ShadowPersistence implements PersisterDecorator {
      * Copies {@code [start, end)} (8-byte aligned) word by word in ascending address order, each read
      * an acquire, as a device writing a line or page back reads it. Other threads go on storing into
      * these lines while they are copied, so the copy may mix older and newer words; in this order a
-     * slot's meta word (before its key) is never newer than its key. {@code MemorySegment.copy} gives
-     * no order: HotSpot copies overlapping-safe, backwards when the target lies above the source, and
-     * so recorded a published meta word with the key bytes from before its insert wrote them, an item
-     * no device writing back in address order produces (issue 52 item 1: two pools kept in 1,200
-     * rounds of three threads, each with a published meta word over a zero key).
+     * slot's meta word (before its key) is never newer than its key. {@code MemorySegment.copy} promises
+     * no order (HotSpot copies backwards when the target lies above the source).
      */
     private static void copyAscending(MemorySegment from, MemorySegment to, long start, long end) {
         for (long at = start; at < end; at += Long.BYTES) {
@@ -167,32 +169,64 @@ final class ShadowPersistence implements PersisterDecorator {
     }
 
     /**
-     * The power failure: every byte not persisted reverts to its persisted content, then the
-     * process stops dead (no shutdown hooks, no finally blocks: nothing more reaches the pool).
+     * The power failure: what the medium holds (the shadow) is written whole to
+     * {@link #imageOf the pool's power-cut image}, then the process stops dead (no shutdown hooks, no
+     * finally blocks). The driver puts the image in the pool's place.
+     *
+     * <p>Not by overwriting the live mapping with the shadow, as this did before (issue 52 item 1):
+     * the other writer threads run on until the halt, and a store one of them made after that revert
+     * (a meta word published over a key the revert had just set back to zero) reached the file. Three
+     * pools kept in 1,800 rounds of three threads held exactly that item, which recovery rightly refused.
      */
     synchronized void powerFail() {
         armed = false;
-        revertUnpersisted();
+        writeImage();
         beforeHalt.run();
         Runtime.getRuntime().halt(POWER_FAIL_EXIT);
     }
 
-    /** Overwrites the mapping with the shadow: what a power cut would leave. Returns the bytes changed. */
-    synchronized long revertUnpersisted() {
+    /** Where a worker's power cut leaves the pool's image: beside the pool, for the driver to move into its place. */
+    static Path imageOf(Path pool) {
+        return pool.resolveSibling(pool.getFileName() + ".powercut");
+    }
+
+    /** What the medium holds now: the shadow, and any tail of the mapping it does not cover, as it is. */
+    synchronized MemorySegment image() {
         long n = Math.min(shadow.byteSize(), mapping.byteSize());
-        long changed = 0;
-        for (long at = 0; at < n; ) {
-            long diff = MemorySegment.mismatch(shadow, at, n, mapping, at, n);
-            if (diff < 0) {
-                break;
-            }
-            long pos = at + diff;
-            long end = Math.min(n, (pos + CACHE_LINE) & -CACHE_LINE);
-            MemorySegment.copy(shadow, pos, mapping, pos, end - pos);
-            changed += end - pos;
-            at = end;
+        MemorySegment out = Arena.ofAuto().allocate(Math.max(1, mapping.byteSize()), CACHE_LINE);
+        MemorySegment.copy(shadow, 0, out, 0, n);
+        if (mapping.byteSize() > n) {
+            MemorySegment.copy(mapping, n, out, n, mapping.byteSize() - n);
         }
-        return changed;
+        return out.asSlice(0, mapping.byteSize());
+    }
+
+    /** Writes {@link #image()} beside the pool, forced, owner-only. */
+    private void writeImage() {
+        Path image = imageOf(pool);
+        Path tmp = image.resolveSibling(image.getFileName() + ".tmp");
+        MemorySegment bytes = image();
+        try {
+            java.nio.file.Files.deleteIfExists(tmp);
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(tmp, java.util.Set.of(
+                    java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE),
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")))) {
+                write(ch, bytes.asByteBuffer());
+                ch.force(true);
+            }
+            java.nio.file.Files.move(tmp, image, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (java.io.IOException e) {
+            System.err.println("ShadowPersistence: cannot write the power cut's image " + image + ": " + e);
+            Runtime.getRuntime().halt(1);
+        }
+    }
+
+    private static void write(java.nio.channels.FileChannel ch, java.nio.ByteBuffer b) throws java.io.IOException {
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
     }
 
     /** Where the engine's persist calls come from: the table's code and the pool format's (header commits). */
