@@ -29,6 +29,7 @@ public record JournalReplay(boolean rebuilt, String why, String checkpoint, long
     public static final JournalReplay NONE = new JournalReplay(false, "no journal", "", 0, 0, 0, 0, -1, "", Duration.ZERO,
             Duration.ZERO);
 
+    /** Checks that no component is null. */
     public JournalReplay {
         Objects.requireNonNull(why, "why");
         Objects.requireNonNull(checkpoint, "checkpoint");

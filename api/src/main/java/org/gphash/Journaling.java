@@ -46,6 +46,7 @@ public record Journaling(Path directory, Flush flush, Duration flushInterval, Du
     /** The default segment size: 256 MiB. */
     public static final long DEFAULT_SEGMENT_BYTES = 256L << 20;
 
+    /** Checks the settings: each names what is wrong in its exception. */
     public Journaling {
         Objects.requireNonNull(directory, "directory");
         Objects.requireNonNull(flush, "flush");

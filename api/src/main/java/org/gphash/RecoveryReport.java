@@ -29,6 +29,7 @@ public record RecoveryReport(boolean previousShutdownClean, boolean headerCopyRe
                              long items, long valueBlocksInUse, long valueBlocksFree, long trailingBytesIgnored,
                              Duration duration, boolean fromCloseRecord, JournalReplay journal) {
 
+    /** Checks that the journal's part is given ({@link JournalReplay#NONE} for none). */
     public RecoveryReport {
         java.util.Objects.requireNonNull(journal, "journal");
     }

@@ -13,10 +13,14 @@ import java.nio.file.Path;
 public final class JournalDamagedException extends GPHashException {
     private static final long serialVersionUID = 1L;
 
+    /** The damaged file. */
     private final transient Path file;
+    /** The byte offset of the damage in it. */
     private final long offset;
 
     /**
+     * A refusal naming the file, the offset and what is wrong there.
+     *
      * @param file   the damaged file
      * @param offset the byte offset of the damaged record or chunk in it
      * @param detail what is wrong there
