@@ -138,6 +138,7 @@ final class Journal implements AutoCloseable {
     }
 
     void release(RecordBody b) {
+        b.clear();   // lets go of a batch's columns a record borrowed
         bodies.offer(b);
     }
 

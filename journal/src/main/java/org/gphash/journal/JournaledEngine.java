@@ -238,8 +238,9 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
             // Part of the batch did not run, but all of it is in the journal: journal what the keys
             // of the operations that did not run hold now, so that a replay ends where memory is.
             engineDone[0] = System.nanoTime();
-            long last = join(journaled);
-            return Math.max(last, journalCurrent(batch, result, e));
+            join(journaled);
+            journalCurrent(batch, result, e);
+            throw e;
         }
         engineDone[0] = System.nanoTime();
         return join(journaled);
@@ -256,9 +257,11 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         }
     }
 
-    /** After a failed batch journaled in advance: each key whose operation did not run, as it is now. */
-    private long journalCurrent(Batch batch, BatchResult result, RuntimeException failure) {
-        long last = -1;
+    /**
+     * After a failed batch journaled in advance: each key whose operation did not run, as it is now.
+     * A failure to journal one is added to {@code failure}, which the caller throws.
+     */
+    private void journalCurrent(Batch batch, BatchResult result, RuntimeException failure) {
         MemorySegment keys = batch.keys();
         MemorySegment value = MemorySegment.ofArray(new byte[valueSize]);
         for (int i = 0; i < batch.size(); i++) {
@@ -275,15 +278,14 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
                     body.delete(key, 0);
                 }
                 body.seal();
-                last = journal.append(body);
+                journal.append(body);
             } catch (RuntimeException e) {
                 failure.addSuppressed(e);
-                throw failure;
+                return;
             } finally {
                 journal.release(body);
             }
         }
-        throw failure;
     }
 
     private static boolean onlyPutsAndDeletes(Batch batch) {

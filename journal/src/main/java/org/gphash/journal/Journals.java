@@ -28,7 +28,8 @@ import org.gphash.spi.JournalFactory;
  *
  * <p>The pool is trusted only where the journal's state names it (its identity) and the machine has
  * not booted since it was made or last opened whole. Otherwise (the file gone with a tmpfs at a power
- * cut, a pool on a disk that was never flushed, a rebuild interrupted) it is removed and rebuilt.
+ * cut, a pool on a disk that was never flushed, a rebuild interrupted) it is removed and rebuilt. A
+ * pool of this boot that is not the journal's (another identity) is refused: rebuilding would delete it.
  */
 public final class Journals implements JournalFactory {
 
@@ -116,9 +117,14 @@ public final class Journals implements JournalFactory {
             if (distrust == null) {
                 engine = pools.open(poolConfig(config));
                 if (engine.poolIdentity() != state.poolIdentity()) {
+                    // Another pool at this path (copied or restored over it): its data is not the
+                    // journal's, and a rebuild would delete it. Refused; it is closed as it was opened.
+                    long found = engine.poolIdentity();
                     engine.close();
-                    engine = null;
-                    distrust = "the pool file is not the one the journal stands behind";
+                    throw new org.gphash.PoolConfigMismatchException("pool " + pool + " (identity "
+                            + Long.toHexString(found) + ") is not the pool the journal in " + dir + " stands behind (identity "
+                            + Long.toHexString(state.poolIdentity()) + "): move that pool away to have the journal's "
+                            + "rebuilt there, or open it with its own journal directory; nothing was deleted");
                 }
             }
             JournalReader reader = new JournalReader(dir, state.keySize(), state.valueSize(), state.journalId());

@@ -27,7 +27,8 @@ final class RecordBody {
     private final int keySize;
     private final int valueSize;
     private final int maxWrites;
-    private final Arena arena = Arena.ofShared();
+    /** Automatic: a body dropped with its journal, and the areas a growing body leaves behind, are freed by the GC. */
+    private final Arena arena = Arena.ofAuto();
     private MemorySegment kinds;
     private MemorySegment keys;
     private MemorySegment values;
@@ -182,16 +183,19 @@ final class RecordBody {
         return i;
     }
 
-    /** Checksums the body; the buffers {@link #buffers()} returns are then what a write sends. */
+    /** Reused for the body's and the header's checksums: a record allocates no checksum of its own. */
+    private final CRC32C crc = new CRC32C();
+
+    /** Checksums the body; the buffers {@link #stamp} returns are then what a write sends. */
     int seal() {
         int kindBytes = (int) RecordFormat.align8(count);
         kinds.asSlice(count, kindBytes - count).fill((byte) 0);
         gather[1] = kinds.asSlice(0, kindBytes).asByteBuffer();
         gather[2] = (keyView != null ? keyView : keys.asSlice(0, (long) count * keySize)).asByteBuffer();
         gather[3] = (valueView != null ? valueView : values.asSlice(0, (long) puts * valueSize)).asByteBuffer();
-        CRC32C crc = new CRC32C();
+        crc.reset();
         for (int b = 1; b < 4; b++) {
-            crc.update(gather[b].duplicate());
+            crc.update(gather[b]);   // moves the buffer's position: stamp rewinds it
         }
         bodyCrc = (int) crc.getValue();
         return bodyLength();
@@ -203,7 +207,7 @@ final class RecordBody {
 
     /** Stamps {@code seq} into the header; returns header and body as one gathering write. */
     ByteBuffer[] stamp(long seq) {
-        RecordFormat.recordHeader(header, count, seq, bodyLength(), puts, bodyCrc);
+        RecordFormat.recordHeader(header, count, seq, bodyLength(), puts, bodyCrc, crc);
         gather[0] = header.clear();
         for (int b = 1; b < 4; b++) {
             gather[b].rewind();

@@ -57,9 +57,13 @@ final class RecordFormat {
     }
 
     /** Fills a record header (position 0 to 40 of {@code h}) for a body already written and checksummed. */
-    static void recordHeader(ByteBuffer h, int count, long seq, int bodyLength, int puts, int bodyCrc) {
+    static void recordHeader(ByteBuffer h, int count, long seq, int bodyLength, int puts, int bodyCrc,
+                             java.util.zip.CRC32C crc) {
         h.putInt(0, RECORD_MAGIC).putInt(4, count).putLong(8, seq).putInt(16, bodyLength).putInt(20, puts)
                 .putInt(24, bodyCrc).putInt(28, 0);
-        h.putInt(32, Crc.of(h, 0, 32)).putInt(36, 0);
+        crc.reset();
+        crc.update(h.clear().limit(32));
+        h.clear();
+        h.putInt(32, (int) crc.getValue()).putInt(36, 0);
     }
 }
