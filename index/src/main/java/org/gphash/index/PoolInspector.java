@@ -80,18 +80,22 @@ public final class PoolInspector implements AutoCloseable {
 
     /**
      * The table regions ({@link org.gphash.format.TableDigest}) whose bytes no longer match the CRC the
-     * trusted close record holds for them: changed after the clean close. Empty when no record is trusted.
+     * last clean close recorded for them: changed after it. With a trusted close record, every region;
+     * after a crash of a process that opened the pool from its record ({@link CloseRecord#readOpened}),
+     * the regions that process never reached. Empty when neither is known.
      */
     public java.util.List<String> changedRegions() {
         CloseRecord.Loaded r = trustedCloseRecord();
-        if (r == null) {
+        CloseRecord.Opened o = r == null ? CloseRecord.readOpened(file.segment(), header) : null;
+        if (r == null && o == null) {
             return java.util.List.of();
         }
+        int[] recorded = r != null ? r.regionCrcs() : o.regionCrcs();
         org.gphash.format.TableDigest digest = new org.gphash.format.TableDigest(header);
-        int[] now = digest.crcs(file.segment(), null, null);
+        int[] now = digest.crcs(file.segment(), o == null ? null : recorded, o == null ? null : o::touched);
         java.util.List<String> changed = new java.util.ArrayList<>();
         for (int i = 0; i < now.length; i++) {
-            if (now[i] != r.regionCrcs()[i]) {
+            if (now[i] != recorded[i]) {
                 changed.add("pool bytes " + digest.offsetOf(i) + " to " + (digest.offsetOf(i) + digest.bytesOf(i))
                         + " (buckets " + digest.firstBucket(i) + " to " + (digest.firstBucket(i) + digest.bucketsIn(i) - 1)
                         + " of level " + digest.levelOf(i) + ")");

@@ -146,9 +146,30 @@ public final class PoolTable {
     }
 
     /**
-     * Once open has cleared the clean-shutdown flag, the close record describes a state that will be
-     * gone: its magic is erased, so that no header naming it (an old copy restored by hand) can make
-     * a later open trust it. The next clean close writes a new one.
+     * After an open that trusted the close record, keeps it as an opened record ({@link CloseRecord}:
+     * what the close knew of each region, and which regions this process reached), so that a crash of
+     * this process does not make the next open's scan accept changes made behind its back (issue 52).
+     * Persisted here; the caller commits the returned reference with the header that clears the clean
+     * flag. Null where nothing is left to protect (every region already checked): then it is retired.
+     */
+    private static PoolHeader.CloseRecordRef keepCloseRecord(PoolFile file, Table table) {
+        RegionCheck regions = table.regions;
+        PoolHeader h = table.headers.current();
+        int n = new TableDigest(h).regions();
+        PoolHeader.CloseRecordRef ref = h.closeRecord();
+        if (regions == null) {
+            return null;
+        }
+        PoolHeader.CloseRecordRef opened = CloseRecord.reopen(file.segment(), h, n);
+        regions.keepTouchedAt(CloseRecord.touchedOffset(opened, n));
+        file.persister().persist(file.segment(), opened.offset(), opened.length());
+        return opened;
+    }
+
+    /**
+     * Once open has cleared the clean-shutdown flag, a close record not kept as an opened one
+     * describes a state that will be gone: its magic is erased, so that no header naming it (an old
+     * copy restored by hand) can make a later open trust it. The next clean close writes a new one.
      */
     private static void retireCloseRecord(PoolFile file, PoolHeader h) {
         PoolHeader.CloseRecordRef ref = h.closeRecord();
@@ -221,8 +242,14 @@ public final class PoolTable {
             if (report == null) {
                 report = Recovery.run(table, header.cleanShutdown(), read.copyRepairNeeded(), config.repairBeyondCrash());
             }
-            headers.commit(headers.current().withCleanShutdown(false));
-            retireCloseRecord(file, headers.current());
+            PoolHeader.CloseRecordRef kept = report.fromCloseRecord() ? keepCloseRecord(file, table) : null;
+            if (kept != null) {
+                PoolHeader h = headers.current();
+                headers.commit(h.withCleanShutdown(false).withCloseRecord(kept, h.fileLength()));
+            } else {
+                headers.commit(headers.current().withCleanShutdown(false));
+                retireCloseRecord(file, headers.current());
+            }
             PoolLog.opened("opened", file.path(), report, report.duration().toNanos());
             PoolEvents.opened(file.path(), false, report);
             return new PoolTable(file, table, report);

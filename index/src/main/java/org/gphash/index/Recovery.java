@@ -2,6 +2,7 @@ package org.gphash.index;
 
 import org.gphash.format.CloseRecord;
 import org.gphash.format.PoolHeader;
+import org.gphash.format.TableDigest;
 
 import java.time.Duration;
 
@@ -73,6 +74,12 @@ final class Recovery {
         CloseRecord.Loaded closed = repairBeyondCrash ? null
                 : CloseRecord.read(table.file.segment(), header, table.heap.totalBlocks(), heapLayout.words());
         long allowance = closed != null ? 0 : header.crashAllowance();
+        if (!previousShutdownClean && !repairBeyondCrash) {
+            CloseRecord.Opened opened = CloseRecord.readOpened(table.file.segment(), header);
+            if (opened != null) {
+                judgeUntouchedRegions(table, header, opened);
+            }
+        }
         table.heap.startRebuild();
         TablePasses.Recovered found = table.passes.recover(table, t, allowance, repairBeyondCrash);
         table.heap.finishRebuild();
@@ -89,6 +96,34 @@ final class Recovery {
         return new RecoveryReport(previousShutdownClean, headerRepairNeeded, found.insertSlots(), found.tornSlots(),
                 found.duplicates(), resumed, rehashed,
                 table.size.sum(), used, heap.freeBlocks(), trailing, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /**
+     * After a crash of a process that opened the pool from its close record: every region that
+     * process never reached must still be as the close recorded it (issue 52: else the scan, which
+     * cannot tell an edit from a crash, accepted a moved value offset or a zeroed meta word).
+     */
+    private static void judgeUntouchedRegions(Table table, PoolHeader header, CloseRecord.Opened opened) {
+        TableDigest digest = new TableDigest(header);
+        int[] now = digest.crcs(table.file.segment(), opened.regionCrcs(), opened::touched);
+        int changed = 0;
+        int first = -1;
+        for (int r = 0; r < now.length; r++) {
+            if (now[r] != opened.regionCrcs()[r]) {
+                changed++;
+                first = first < 0 ? r : first;
+            }
+        }
+        if (changed > 0) {
+            long offset = digest.offsetOf(first);
+            throw new PoolFormatException(Reason.DAMAGE_BEYOND_CRASH, table.file.path(), changed + " table region(s) "
+                    + "changed that no operation reached since the pool was last closed cleanly, the first: buckets "
+                    + digest.firstBucket(first) + " to " + (digest.firstBucket(first) + digest.bucketsIn(first) - 1)
+                    + " of table level " + digest.levelOf(first) + " (pool bytes " + offset + " to "
+                    + (offset + digest.bytesOf(first)) + "); a crash never changes such a region, so something other "
+                    + "than gphash wrote to the pool; nothing was changed: `gphash check` shows the damage, `gphash "
+                    + "recover --force` accepts the table as it is");
+        }
     }
 
     /** Refuses a scan of a cleanly closed pool that does not find the state its close record describes. */

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolFormatException.Reason;
+import org.gphash.format.CloseRecord;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.TableDigest;
 import org.gphash.persistence.PoolFile;
@@ -20,6 +21,10 @@ import org.gphash.persistence.PoolFile;
  * <p>Once every region is checked the table drops this object ({@link Table#regions}), and operations
  * pay nothing. Whole-table work (resize, cursors, verification, an engine that mirrors the table)
  * checks every region first ({@link #checkAll}).
+ *
+ * <p>Where the close record is kept across a crash ({@link #keepTouchedAt}), a region is also marked
+ * touched there, persisted, the moment it is checked: before anything can write to it. The scan after
+ * a crash then still checks every region this process never reached ({@link CloseRecord#readOpened}).
  */
 final class RegionCheck {
 
@@ -32,6 +37,8 @@ final class RegionCheck {
     private final boolean[] damaged;
     private final Runnable whenComplete;
     private int left;
+    /** Where the opened close record keeps its touched bits; -1 while none is kept. */
+    private long touchedAt = -1;
 
     /** Regions of {@code header}'s levels expected to hold {@code expected}; {@code whenComplete} runs once all are checked. */
     RegionCheck(PoolFile file, PoolHeader header, int[] expected, Runnable whenComplete) {
@@ -82,7 +89,31 @@ final class RegionCheck {
         markChecked(r);
     }
 
+    /**
+     * From now on marks each region touched at {@code offset} (see the class comment) as it is
+     * checked, and marks there the regions checked so far; the caller persists those bits before the
+     * header commit that names the record.
+     */
+    synchronized void keepTouchedAt(long offset) {
+        MemorySegment pool = file.segment();
+        for (int r = 0; r < damaged.length; r++) {
+            if (checked(r)) {
+                CloseRecord.markTouched(pool, offset, r);
+            }
+        }
+        touchedAt = offset;
+    }
+
     private void markChecked(int r) {
+        if (touchedAt >= 0) {
+            // Durable before the region can be written: a crash after this leaves it for the scan to trust.
+            long word = CloseRecord.markTouched(file.segment(), touchedAt, r);
+            file.persister().persist(file.segment(), word, 8);
+        }
+        setChecked(r);
+    }
+
+    private void setChecked(int r) {
         checked.getAndUpdate(r >>> 6, w -> w | (1L << r));
         if (--left == 0) {
             whenComplete.run();
@@ -98,6 +129,7 @@ final class RegionCheck {
         MemorySegment pool = file.segment();
         int[] now = digest.crcs(pool, expected, this::checked);
         int firstBad = -1;
+        java.util.BitSet sound = new java.util.BitSet(now.length);
         for (int r = 0; r < now.length; r++) {
             if (checked(r)) {
                 continue;
@@ -106,9 +138,15 @@ final class RegionCheck {
                 damaged[r] = true;
                 firstBad = firstBad < 0 ? r : firstBad;
             } else {
-                markChecked(r);
+                sound.set(r);
             }
         }
+        if (touchedAt >= 0 && !sound.isEmpty()) {
+            // All their touched bits durable in one persist, before any of them counts as checked.
+            sound.stream().forEach(r -> CloseRecord.markTouched(pool, touchedAt, r));
+            file.persister().persist(pool, touchedAt, CloseRecord.touchedBytes(damaged.length));
+        }
+        sound.stream().forEach(this::setChecked);
         if (firstBad >= 0) {
             throw changed(firstBad);
         }

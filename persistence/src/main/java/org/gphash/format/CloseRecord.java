@@ -22,31 +22,58 @@ import java.util.zip.CRC32C;
  * #headerDigest}): a header changed after the close (a seed, a level, with its checksum made to
  * match) no longer matches, and open scans instead of trusting either.
  *
- * <p>Layout (little-endian): magic "GPHCLOS2" (8), pool identity (8), header digest (8), items (8), heap blocks (8),
- * bitmap words n (8), n words of the bitmap (1 = block in use), regions m (8), m CRC32C values (4
- * each), zero padding to 8 bytes. A record of the first layout (magic "GPHCLOSE", no region CRCs) is
- * not trusted: such a pool opens by the full scan once, and its next close writes this layout.
+ * <p><b>Across a crash</b> (issue 52: a crash of a process that had opened a damaged pool used to
+ * launder the damage, since the scan after it cannot tell an edit from a crash): open does not throw
+ * the record away. It turns it into an <em>opened</em> record ({@link #reopen}: magic "GPHOPEN2",
+ * the header digest replaced by a digest of the table's shape alone, {@link #shapeDigest}), and keeps
+ * beside it, in the same extent, one bit per region: set and persisted before anything in the region
+ * can be written ({@link #markTouched}). The scan after a crash checks every region whose bit is clear
+ * against the CRC the close recorded ({@link #readOpened}): no write of the crashed process touched it.
+ *
+ * <p>Layout (little-endian): magic "GPHCLOS2" or "GPHOPEN2" (8), pool identity (8), header digest or
+ * shape digest (8), items (8), heap blocks (8), bitmap words n (8), n words of the bitmap (1 = block
+ * in use), regions m (8), m CRC32C values (4 each), zero padding to 8 bytes; the header's CRC and length
+ * cover these bytes. Then, not covered by them, the touched bits ({@link #touchedBytes}), where the
+ * extent has room. A record of the first layout (magic "GPHCLOSE", no region CRCs) is not trusted:
+ * such a pool opens by the full scan once, and its next close writes this layout.
  */
 public final class CloseRecord {
 
-    public static final long MAGIC = 0x32534F4C43485047L; // "GPHCLOS2" little-endian
+    public static final long MAGIC = 0x33534F4C43485047L; // "GPHCLOS3" little-endian
+    /** The magic of a record whose pool was opened since (see the class comment). */
+    public static final long OPENED_MAGIC = 0x334E45504F485047L; // "GPHOPEN3" little-endian
     public static final int FIXED_BYTES = 48;
 
     private CloseRecord() {
     }
 
     /**
-     * Bytes a record of a heap whose bitmap has {@code words} words, and of a table of
-     * {@code regions} regions, needs.
+     * Bytes of the checksummed part of a record of a heap whose bitmap has {@code words} words, and
+     * of a table of {@code regions} regions.
      */
-    public static long bytesFor(int words, int regions) {
+    private static long checkedBytes(int words, int regions) {
         return FIXED_BYTES + 8L * words + 8 + Geometry.alignUp(4L * regions, 8);
     }
 
-    /** Writes the record at {@code offset} (not persisted) and returns its CRC32C. */
+    /**
+     * Bytes a record of a heap whose bitmap has {@code words} words, and of a table of
+     * {@code regions} regions, needs: the checksummed part and the touched bits after it (the length
+     * the header names).
+     */
+    public static long bytesFor(int words, int regions) {
+        return checkedBytes(words, regions) + touchedBytes(regions);
+    }
+
+    /** Bytes of the touched bits of a table of {@code regions} regions (one bit each, whole words). */
+    public static long touchedBytes(int regions) {
+        return 8L * ((regions + 63) >>> 6);
+    }
+
+    /** Writes the record at {@code offset}, its touched bits clear (not persisted), and returns its CRC32C. */
     public static int write(MemorySegment pool, long offset, PoolHeader header, long items, long heapBlocks,
                             long[] usedBits, int[] regionCrcs) {
-        MemorySegment r = pool.asSlice(offset, bytesFor(usedBits.length, regionCrcs.length));
+        MemorySegment r = pool.asSlice(offset, checkedBytes(usedBits.length, regionCrcs.length));
+        pool.asSlice(offset + r.byteSize(), touchedBytes(regionCrcs.length)).fill((byte) 0);
         r.set(PoolHeader.LONG, 0, MAGIC);
         r.set(PoolHeader.LONG, 8, header.poolId());
         r.set(PoolHeader.LONG, 16, headerDigest(header));
@@ -74,6 +101,100 @@ public final class CloseRecord {
             // Not over the copy's own checksum: a CRC over data and its CRC is the same constant for any data.
             return crc(copy.asSlice(0, PoolHeader.OFF_CHECKSUM)) & 0xFFFFFFFFL;
         }
+    }
+
+    /**
+     * A digest of what the region CRCs depend on: geometry, seeds and the levels' places. Unlike
+     * {@link #headerDigest}, not of the heap's chunks, which an opened pool may grow.
+     */
+    public static long shapeDigest(PoolHeader h) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(32 + 8 * h.seeds().length + 16 * h.levelOffsets().length)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        Geometry g = h.geometry();
+        b.putInt(g.levels()).putInt(g.hashes()).putInt(g.slotsPerBucket()).putInt(g.keySize()).putInt(g.valueSize())
+                .putInt(g.itemChecksums() ? 1 : 0).putInt(h.topLog2()).putInt(h.resizing() ? 1 : 0);
+        for (long s : h.seeds()) {
+            b.putLong(s);
+        }
+        for (int i = 0; i < h.levelOffsets().length; i++) {
+            b.putLong(h.levelOffsets()[i]).putLong(h.bucketsInLevel(i));
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(b.flip());
+        return crc.getValue();
+    }
+
+    /**
+     * Turns the trusted record {@code ref} names into an opened one (magic, shape digest) with every
+     * touched bit clear; nothing persisted. Returns the reference to commit with the header that
+     * clears the clean flag.
+     */
+    public static PoolHeader.CloseRecordRef reopen(MemorySegment pool, PoolHeader h, int regions) {
+        PoolHeader.CloseRecordRef ref = h.closeRecord();
+        MemorySegment r = pool.asSlice(ref.offset(), ref.length() - touchedBytes(regions));
+        r.set(PoolHeader.LONG, 0, OPENED_MAGIC);
+        r.set(PoolHeader.LONG, 16, shapeDigest(h));
+        pool.asSlice(touchedOffset(ref, regions), touchedBytes(regions)).fill((byte) 0);
+        return new PoolHeader.CloseRecordRef(ref.offset(), ref.length(), crc(r));
+    }
+
+    /** Where the touched bits of the record {@code ref} names, of a table of {@code regions} regions, begin. */
+    public static long touchedOffset(PoolHeader.CloseRecordRef ref, int regions) {
+        return ref.offset() + ref.length() - touchedBytes(regions);
+    }
+
+    /**
+     * Sets the touched bit of region {@code r} (an atomic OR of its word, not persisted) and returns
+     * the offset of that word, for the caller to persist.
+     */
+    public static long markTouched(MemorySegment pool, long touchedOffset, int r) {
+        long word = touchedOffset + 8L * (r >>> 6);
+        WORD.getAndBitwiseOr(pool, word, 1L << r);
+        return word;
+    }
+
+    private static final java.lang.invoke.VarHandle WORD = java.lang.foreign.ValueLayout.JAVA_LONG
+            .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN).varHandle();
+
+    /** An opened record: the CRCs the close recorded, and which regions were touched since the open. */
+    public record Opened(int[] regionCrcs, long[] touched) {
+
+        public boolean touched(int r) {
+            return (touched[r >>> 6] & (1L << r)) != 0;
+        }
+    }
+
+    /**
+     * The opened record the header names, if it can be trusted after a crash: the clean flag clear,
+     * inside the committed file with its touched bits, its CRC as the header says, this pool's identity
+     * and the table's shape as the header has it, one CRC per region. Null means: no region is known.
+     */
+    public static Opened readOpened(MemorySegment pool, PoolHeader h) {
+        PoolHeader.CloseRecordRef ref = h.closeRecord();
+        if (h.cleanShutdown() || !ref.present() || ref.offset() < PoolHeader.REGION_BYTES || ref.length() < FIXED_BYTES) {
+            return null;
+        }
+        int regions = new TableDigest(h).regions();
+        long end = ref.offset() + ref.length();
+        if (end > h.fileLength() || end > pool.byteSize()) {
+            return null;
+        }
+        long words = pool.get(PoolHeader.LONG, ref.offset() + 40);
+        if (words < 0 || words > Integer.MAX_VALUE || ref.length() != bytesFor((int) words, regions)) {
+            return null;
+        }
+        MemorySegment r = pool.asSlice(ref.offset(), checkedBytes((int) words, regions));
+        if (crc(r) != ref.crc() || r.get(PoolHeader.LONG, 0) != OPENED_MAGIC || r.get(PoolHeader.LONG, 8) != h.poolId()
+                || r.get(PoolHeader.LONG, 16) != shapeDigest(h)
+                || r.get(PoolHeader.LONG, FIXED_BYTES + 8L * words) != regions) {
+            return null;
+        }
+        int[] regionCrcs = new int[regions];
+        MemorySegment.copy(r, java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, FIXED_BYTES + 8L * words + 8, regionCrcs, 0,
+                regions);
+        long[] touched = new long[(int) (touchedBytes(regions) / 8)];
+        MemorySegment.copy(pool, PoolHeader.LONG, touchedOffset(ref, regions), touched, 0, touched.length);
+        return new Opened(regionCrcs, touched);
     }
 
     private static int crc(MemorySegment r) {
@@ -106,7 +227,7 @@ public final class CloseRecord {
                 || ref.offset() + expected > pool.byteSize()) {
             return null;
         }
-        MemorySegment r = pool.asSlice(ref.offset(), expected);
+        MemorySegment r = pool.asSlice(ref.offset(), checkedBytes(words, regions));
         if (crc(r) != ref.crc() || r.get(PoolHeader.LONG, 0) != MAGIC || r.get(PoolHeader.LONG, 8) != h.poolId()
                 || r.get(PoolHeader.LONG, 16) != headerDigest(h)
                 || r.get(PoolHeader.LONG, 32) != heapBlocks || r.get(PoolHeader.LONG, 40) != words

@@ -113,9 +113,9 @@ public final class PoolScanner {
                         ? " is referred to by an item but was free" : " was in use but no item refers to it")
                         + " at the clean close");
             }
-            for (String region : pool.changedRegions()) {
-                f.add(Problem.TABLE_CHANGED_AFTER_CLOSE, region);
-            }
+        }
+        for (String region : pool.changedRegions()) {
+            f.add(Problem.TABLE_CHANGED_AFTER_CLOSE, region);
         }
         return new PoolReport(pool.path(), pool.fileSize(), h, new PoolInspector.HeaderCopy[] {pool.headerCopy(0),
                 pool.headerCopy(1)}, f, levels, items, heap.totalBlocks(), heap.usedBlocks(), g.valueStride());
@@ -162,7 +162,7 @@ public final class PoolScanner {
         for (HeapChunk c : h.heapChunks()) {
             extents.add(new Extent("value heap chunk", c.offset(), c.length()));
         }
-        if (h.cleanShutdown() && h.closeRecord().present()) {
+        if (h.closeRecord().present()) {
             extents.add(new Extent("close record", h.closeRecord().offset(), h.closeRecord().length()));
         }
         extents.sort(Comparator.comparingLong(Extent::offset));

@@ -26,9 +26,10 @@ public enum Problem {
     CLOSE_RECORD_MISMATCH(true, "the record of the last clean close disagrees with the table: the file changed after "
             + "it was closed, and open refuses it; 'gphash dump' saves the items it can vouch for, 'gphash recover "
             + "--force' rebuilds free space from the table as it is (an item whose value offset changed keeps a wrong value)"),
-    TABLE_CHANGED_AFTER_CLOSE(true, "a region of the table does not match the checksum the last clean close recorded: "
-            + "something other than gphash changed it, and operations that reach it fail; 'gphash recover' scans the "
-            + "table, accepts a change that harms no item and refuses the others"),
+    TABLE_CHANGED_AFTER_CLOSE(true, "a region of the table does not match the checksum the last clean close recorded, "
+            + "and no operation reached it since: something other than gphash changed it; operations that reach it fail "
+            + "(after a crash, open refuses the pool); 'gphash recover' scans the table, accepts a change that harms no "
+            + "item and refuses the others, 'gphash recover --force' accepts the table as it is"),
     SHARD_DISAGREES(true, "a shard of a sharded index is missing, or is not the pool its manifest names (another "
             + "index's or another shard's pool, or another geometry): open refuses the index until the right pool is back"),
     RESIZE_IN_PROGRESS(false, "a resize was interrupted; open or recover finishes it"),
