@@ -12,8 +12,8 @@ import org.gphash.persistence.PoolFile;
 /** Placement of new extents (levels, heap chunks) at the end of the committed pool. */
 final class PoolSpace {
 
-    /** Levels and chunks start on a page boundary: whole pages for msync, aligned buckets for the GPU. */
-    static final long EXTENT_ALIGNMENT = 4096;
+    /** Levels and chunks start on a page boundary ({@link ExtentTag#ALIGNMENT}). */
+    static final long EXTENT_ALIGNMENT = ExtentTag.ALIGNMENT;
 
     private PoolSpace() {
     }

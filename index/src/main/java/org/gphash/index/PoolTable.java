@@ -120,6 +120,7 @@ public final class PoolTable {
             MemorySegment pool = file.segment();
             for (int i = 0; i < levelOffsets.length; i++) {
                 ExtentTag.write(pool, levelOffsets[i], header.bucketsInLevel(i) * g.bucketSize(), header.poolId());
+                ExtentTag.stampLevel(pool, levelOffsets[i], i + 1, 0);  // serials bottom first, from 1
             }
             ExtentTag.write(pool, heapOffset, heapBytes, header.poolId());
             file.syncAll();

@@ -72,6 +72,11 @@ final class Resizer {
         }
         MemorySegment pool = t.file.segment();
         ExtentTag.write(pool, offset, bytes, h.poolId());
+        long[] levels = h.levelOffsets();
+        ExtentTag.LevelStamp top = ExtentTag.levelStamp(pool, levels[levels.length - 1]);
+        // The next serial; a pool made before stamps gets one past any its levels can have had.
+        long serial = top != null ? top.serial() + 1 : h.resizes() + levels.length + PoolHeader.MAX_EXTRA_LEVELS + 1;
+        ExtentTag.stampLevel(pool, offset, serial, 0);
         t.persist(pool, ExtentTag.tagOffset(offset), bytes + ExtentTag.BYTES);
         t.hook.reached(CrashPoint.RESIZE_LEVEL_ALLOCATED);
         t.headers.commit(h.withTopLevelAdded(offset, end));
@@ -114,6 +119,11 @@ final class Resizer {
                     + " chunks, the most the header holds");
         }
         t.headers.commit(h.withBottomLevelDropped(reclaimed));
+        // Only now, with no header copy naming it as a level: an older header that does is refused (issue 52).
+        MemorySegment pool = t.file.segment();
+        ExtentTag.LevelStamp was = ExtentTag.levelStamp(pool, bottom);
+        ExtentTag.stampLevel(pool, bottom, was == null ? 0 : was.serial(), h.resizes() + 1);
+        t.file.persister().persist(pool, ExtentTag.tagOffset(bottom), ExtentTag.BYTES);
         t.refreshLayout();
         t.heap.addChunk(reclaimed);
         t.hook.reached(CrashPoint.RESIZE_COMMITTED);

@@ -18,14 +18,23 @@ import java.util.zip.CRC32C;
  *   16 offset       8   of the extent
  *   24 length       8   of the extent
  *   32 checksum     4   CRC32C of [0, 32)
+ *   40 level serial 8   a level's number in the order levels were added (the first bottom level 1); 0 otherwise
+ *   48 dropped by   8   for a level a resize emptied and gave to the value heap, that resize's number; 0 otherwise
+ *   56 stamp check  4   CRC32C of [40, 56)
  * </pre>
- * A tag is written and persisted before the header commit that adds its extent, and never changes
- * (a bottom level that becomes a heap chunk keeps its offset and length), so a crash cannot leave a
- * committed extent with a torn tag.
+ * A tag is written and persisted before the header commit that adds its extent. Its first part never
+ * changes (a bottom level that becomes a heap chunk keeps its offset and length), so a crash cannot
+ * leave a committed extent with a torn tag. The level stamp ([40, 60), issue 52) says which table a
+ * level belongs to: a header older than the table names a level a later resize dropped (stamped
+ * after the commit that dropped it; a torn stamp reads as none), or leaves out a level beyond its
+ * committed length that holds items, and open refuses it instead of scanning a table without its
+ * newest level. Tags written before stamps existed have zeros there, which read as no stamp.
  */
 public final class ExtentTag {
 
     public static final int BYTES = 64;
+    /** Extents start on a page boundary: whole pages for msync, aligned buckets for the GPU. */
+    public static final long ALIGNMENT = 4096;
     public static final long MAGIC = 0x00544E5458504847L; // "GPHXTNT\0" little-endian
 
     private ExtentTag() {
@@ -45,6 +54,40 @@ public final class ExtentTag {
         t.set(PoolHeader.LONG, 16, extentOffset);
         t.set(PoolHeader.LONG, 24, extentLength);
         t.set(PoolHeader.INT, 32, checksum(t));
+    }
+
+    /** What a level's stamp says: its serial, and the resize that dropped it (0 while it is in use). */
+    public record LevelStamp(long serial, long droppedBy) {
+    }
+
+    /** Stamps the tag of the level at {@code extentOffset} (not persisted: the caller persists the tag). */
+    public static void stampLevel(MemorySegment pool, long extentOffset, long serial, long droppedBy) {
+        MemorySegment t = pool.asSlice(tagOffset(extentOffset), BYTES);
+        t.set(PoolHeader.LONG, 40, serial);
+        t.set(PoolHeader.LONG, 48, droppedBy);
+        t.set(PoolHeader.INT, 56, stampChecksum(t));
+    }
+
+    /** The stamp of the level at {@code extentOffset}, or null when there is none (or it is torn). */
+    public static LevelStamp levelStamp(MemorySegment pool, long extentOffset) {
+        MemorySegment t = pool.asSlice(tagOffset(extentOffset), BYTES);
+        long serial = t.get(PoolHeader.LONG, 40);
+        long droppedBy = t.get(PoolHeader.LONG, 48);
+        if (serial == 0 && droppedBy == 0 || t.get(PoolHeader.INT, 56) != stampChecksum(t)) {
+            return null;
+        }
+        return new LevelStamp(serial, droppedBy);
+    }
+
+    private static int stampChecksum(MemorySegment tag) {
+        CRC32C crc = new CRC32C();
+        crc.update(tag.asSlice(40, 16).asByteBuffer());
+        return (int) crc.getValue();
+    }
+
+    /** The extent length a tag holds (meaningful when the tag is not damaged). */
+    public static long lengthOf(MemorySegment pool, long extentOffset) {
+        return pool.get(PoolHeader.LONG, tagOffset(extentOffset) + 24);
     }
 
     private static int checksum(MemorySegment tag) {

@@ -230,6 +230,7 @@ public final class HeaderStore {
             for (HeapChunk chunk : h.heapChunks()) {
                 checkTag(segment, h, "value heap chunk", chunk.offset(), chunk.length(), path);
             }
+            checkLevelsAreCurrent(h, segment, fileSize, path);
             return null;
         } catch (PoolFormatException e) {
             return e;
@@ -251,6 +252,51 @@ public final class HeaderStore {
                             + " is not an extent of this pool as it was written (a stale or misplaced header)"
                             + "; nothing was changed");
         }
+    }
+
+    /**
+     * Refuses a header older than the table (issue 52: an old header written over both copies made
+     * the scan drop the items of the newest level and free their value blocks): one that names a level
+     * a later resize dropped, or whose committed length leaves out a level that holds items (a level
+     * beyond it that a crash left is still empty: it is zeroed before its tag is written).
+     */
+    private static void checkLevelsAreCurrent(PoolHeader h, MemorySegment segment, long fileSize, Path path) {
+        long[] levels = h.levelOffsets();
+        for (int i = 0; i < levels.length; i++) {
+            ExtentTag.LevelStamp stamp = ExtentTag.levelStamp(segment, levels[i]);
+            if (stamp != null && stamp.droppedBy() != 0) {
+                throw new PoolFormatException(Reason.FOREIGN_HEADER, path, "the header is older than the table: "
+                        + "its level " + i + " at offset " + levels[i] + " was emptied and given to the value heap by "
+                        + "resize " + stamp.droppedBy() + ", and the header has seen " + h.resizes() + " resizes "
+                        + "(a header copy restored from an older state?); nothing was changed");
+            }
+        }
+        long limit = Math.min(fileSize, segment.byteSize());
+        for (long at = Geometry.alignUp(h.fileLength() + ExtentTag.BYTES, ExtentTag.ALIGNMENT);
+             at + 8 <= limit; ) {
+            long length = ExtentTag.lengthOf(segment, at);
+            if (length <= 0 || at + length > limit
+                    || ExtentTag.check(segment, at, length, h.poolId()) != ExtentTag.Verdict.MATCHES) {
+                return;  // no extent of this pool starts here: the rest is not the table's
+            }
+            ExtentTag.LevelStamp stamp = ExtentTag.levelStamp(segment, at);
+            if (stamp != null && stamp.droppedBy() == 0 && holdsAnything(segment, at, length)) {
+                throw new PoolFormatException(Reason.FOREIGN_HEADER, path, "the header is older than the table: "
+                        + "past its committed length " + h.fileLength() + " lies level " + stamp.serial() + " of this "
+                        + "pool at offset " + at + ", and it holds items (a header copy restored from an older state?); "
+                        + "nothing was changed");
+            }
+            at = Geometry.alignUp(at + length + ExtentTag.BYTES, ExtentTag.ALIGNMENT);
+        }
+    }
+
+    private static boolean holdsAnything(MemorySegment segment, long offset, long length) {
+        for (long o = offset; o + 8 <= offset + length; o += 8) {
+            if (segment.get(PoolHeader.LONG, o) != 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void validateExtents(PoolHeader h, long fileSize, Path path) {
