@@ -184,6 +184,22 @@ public interface Engine extends AutoCloseable {
     }
 
     /**
+     * Records in the pool's header, in one commit, that it is shard {@code shard} of the {@code shards}
+     * of the sharded index {@code indexId}, whose shard function has {@code seed}, at open epoch
+     * {@code epoch}; what a sharded index checks on open. Called with no operation running.
+     *
+     * @param indexId the sharded index's identity (not 0)
+     * @param seed    the shard function's seed
+     * @param shard   this pool's shard number
+     * @param shards  the shard count
+     * @param epoch   the index's open epoch
+     * @throws UnsupportedOperationException for an engine that is not over one pool
+     */
+    default void commitShardMembership(long indexId, long seed, int shard, int shards, long epoch) {
+        throw new UnsupportedOperationException(this + " is not over one pool");
+    }
+
+    /**
      * A scan of the live entries from the start, for {@link #readEntries}: weakly consistent, like
      * {@code ConcurrentHashMap}'s iterators (every key present for the whole scan is read at least once).
      *

@@ -91,6 +91,11 @@ public abstract class ForwardingEngine implements Engine {
     }
 
     @Override
+    public void commitShardMembership(long indexId, long seed, int shard, int shards, long epoch) {
+        engine.commitShardMembership(indexId, seed, shard, shards, epoch);
+    }
+
+    @Override
     public ScanState startScan() {
         return engine.startScan();
     }

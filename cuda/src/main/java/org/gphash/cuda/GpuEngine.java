@@ -832,6 +832,11 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return pool.poolIdentity();
     }
 
+    @Override
+    public void commitShardMembership(long indexId, long seed, int shard, int shards, long epoch) {
+        pool.commitShardMembership(new org.gphash.format.PoolHeader.ShardMembership(indexId, seed, shard, shards, epoch));
+    }
+
     /** {@return the CUDA runtime of the GPU this engine runs on (device-resident batches must live there)} */
     public CudaRuntime cuda() {
         return cuda;

@@ -209,6 +209,11 @@ public final class CpuEngine implements Engine {
     }
 
     @Override
+    public void commitShardMembership(long indexId, long seed, int shard, int shards, long epoch) {
+        pool.commitShardMembership(new org.gphash.format.PoolHeader.ShardMembership(indexId, seed, shard, shards, epoch));
+    }
+
+    @Override
     public void sync() {
         pool.sync();
     }

@@ -84,8 +84,8 @@ final class HeapGrower {
         Table t = table;
         ValueHeap heap = t.heap;
         PoolHeader h = t.headers.current();
-        if (h.heapChunks().size() >= PoolHeader.MAX_HEAP_CHUNKS) {
-            throw new PoolFullException("pool " + t.file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
+        if (h.heapChunks().size() >= h.maxHeapChunks()) {
+            throw new PoolFullException("pool " + t.file.path() + ": the value heap has " + h.maxHeapChunks()
                     + " chunks, the most the header holds");
         }
         long started = System.nanoTime();

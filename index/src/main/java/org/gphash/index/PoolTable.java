@@ -313,6 +313,26 @@ public final class PoolTable {
         return table.layout();
     }
 
+    /**
+     * Commits {@code m} as the pool's shard membership ({@link PoolHeader.ShardMembership}), with
+     * operations drained.
+     *
+     * @throws org.gphash.PoolFullException when the heap has more chunks than a shard's header can name
+     */
+    public void commitShardMembership(PoolHeader.ShardMembership m) {
+        table.exclusive(() -> {
+            PoolHeader h = table.headers.current();
+            if (h.heapChunks().size() > PoolHeader.MAX_SHARD_HEAP_CHUNKS) {
+                throw new org.gphash.PoolFullException("pool " + file.path() + " has " + h.heapChunks().size()
+                        + " heap chunks; a shard's header names at most " + PoolHeader.MAX_SHARD_HEAP_CHUNKS
+                        + " beside its shard membership; nothing was changed");
+            }
+            if (!m.equals(h.membership())) {
+                table.headers.commit(h.withMembership(m));
+            }
+        });
+    }
+
     /** {@return the pool's identity, from its header (random at create, never 0)} */
     public long poolIdentity() {
         return table.headers.current().poolId();

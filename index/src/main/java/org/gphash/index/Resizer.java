@@ -114,8 +114,8 @@ final class Resizer {
         long buckets = layout.bucketsAtDepth(bottomDepth);
         HeapChunk reclaimed = new HeapChunk(bottom, buckets * t.geometry.bucketSize());
         PoolHeader h = t.headers.current();
-        if (h.heapChunks().size() >= PoolHeader.MAX_HEAP_CHUNKS) {
-            throw new PoolFullException("pool " + t.file.path() + ": the value heap has " + PoolHeader.MAX_HEAP_CHUNKS
+        if (h.heapChunks().size() >= h.maxHeapChunks()) {
+            throw new PoolFullException("pool " + t.file.path() + ": the value heap has " + h.maxHeapChunks()
                     + " chunks, the most the header holds");
         }
         t.headers.commit(h.withBottomLevelDropped(reclaimed));

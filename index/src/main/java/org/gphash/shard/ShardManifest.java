@@ -26,10 +26,16 @@ import org.gphash.format.Geometry;
  * shard pool's identity (the random number its header got at create), so that a pool swapped in
  * from another index, or a shard file missing, is refused before anything is written.
  *
+ * <p>The manifest alone is not trusted (issue 52: a crafted one, its CRC recomputed, with another
+ * seed, a shard left out or shards swapped, hid up to 2/3 of the keys): every shard's header also
+ * records the index's identity, the seed, its shard number and the count, and the open epoch
+ * ({@link org.gphash.format.PoolHeader.ShardMembership}); open compares them all.
+ *
  * <p>Layout (little-endian): magic "GPHSHARD" (8), version (4), shard count (4), shard seed (8),
  * key size, value size, levels, hashes, slots per bucket, flags (bit 0: item checksums) (4 each),
- * created (8, ms since the epoch), then one pool identity per shard (8 each), then a CRC32C of every
- * byte before it (4). Written once, at create, to a temporary name, synced, and renamed into place
+ * created (8, ms since the epoch), index identity (8), open epoch (8), then one pool identity per
+ * shard (8 each), then a CRC32C of every byte before it (4). Version 1 (before 2026-11-29) has no
+ * identity and epoch; open upgrades it. Written to a temporary name, synced, and renamed into place
  * (then the directory synced), so a manifest is whole or absent; an index whose manifest is absent
  * was never completely created.
  *
@@ -38,16 +44,20 @@ import org.gphash.format.Geometry;
  * @param geometry  every shard pool's geometry
  * @param created   when the index was created, ms since the epoch
  * @param poolIds   shard {@code i}'s pool identity
+ * @param indexId   the index's identity, random at create (0: a version 1 manifest, which has none)
+ * @param epoch     the open epoch: raised by every open, first in every shard, then here
  */
-public record ShardManifest(int shards, long seed, Geometry geometry, long created, long[] poolIds) {
+public record ShardManifest(int shards, long seed, Geometry geometry, long created, long[] poolIds, long indexId,
+                            long epoch) {
 
     /** The manifest's name in the directory. */
     public static final String FILE_NAME = "gphash-shards.manifest";
     /** "GPHSHARD" as a little-endian long. */
     static final long MAGIC = 0x4452414853485047L;
     /** The layout version this build writes and reads. */
-    public static final int VERSION = 1;
-    private static final int FIXED_BYTES = 56;
+    public static final int VERSION = 2;
+    private static final int FIXED_BYTES = 72;
+    private static final int V1_FIXED_BYTES = 56;
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -57,6 +67,16 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
         if (shards < 1 || shards > org.gphash.Placement.MAX_SHARDS || poolIds.length != shards) {
             throw new IllegalArgumentException(shards + " shards with " + poolIds.length + " pool identities");
         }
+    }
+
+    /** A manifest without identity and epoch (as version 1 had). */
+    public ShardManifest(int shards, long seed, Geometry geometry, long created, long[] poolIds) {
+        this(shards, seed, geometry, created, poolIds, 0, 0);
+    }
+
+    /** {@return the same manifest with identity {@code id} at epoch {@code newEpoch}} */
+    public ShardManifest at(long id, long newEpoch) {
+        return new ShardManifest(shards, seed, geometry, created, poolIds, id, newEpoch);
     }
 
     /** {@return shard {@code i}'s pool identity at index {@code i} (a copy)} */
@@ -101,6 +121,8 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
         m.set(INT, 40, geometry.slotsPerBucket());
         m.set(INT, 44, geometry.itemChecksums() ? 1 : 0);
         m.set(LONG, 48, created);
+        m.set(LONG, 56, indexId);
+        m.set(LONG, 64, epoch);
         for (int i = 0; i < shards; i++) {
             m.set(LONG, FIXED_BYTES + 8L * i, poolIds[i]);
         }
@@ -118,7 +140,7 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
      */
     static ShardManifest decode(byte[] bytes, Path file) {
         MemorySegment m = MemorySegment.ofArray(bytes);
-        if (bytes.length < FIXED_BYTES + 12 || m.get(LONG, 0) != MAGIC) {
+        if (bytes.length < V1_FIXED_BYTES + 12 || m.get(LONG, 0) != MAGIC) {
             throw new PoolFormatException(PoolFormatException.Reason.NOT_A_POOL, file,
                     "not a gphash shard manifest (" + bytes.length + " bytes, no \"GPHSHARD\" magic)");
         }
@@ -128,12 +150,13 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
                     "the shard manifest's CRC32C does not match its contents (damaged, or torn by an editor)");
         }
         int version = m.get(INT, 8);
-        if (version != VERSION) {
+        if (version != VERSION && version != 1) {
             throw new PoolFormatException(PoolFormatException.Reason.WRONG_VERSION, file,
-                    "shard manifest version " + version + "; this build reads version " + VERSION);
+                    "shard manifest version " + version + "; this build reads versions 1 and " + VERSION);
         }
+        int fixed = version == 1 ? V1_FIXED_BYTES : FIXED_BYTES;
         int shards = m.get(INT, 12);
-        if (shards < 1 || shards > org.gphash.Placement.MAX_SHARDS || bytes.length != FIXED_BYTES + 8L * shards + 4) {
+        if (shards < 1 || shards > org.gphash.Placement.MAX_SHARDS || bytes.length != fixed + 8L * shards + 4) {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, file,
                     "the shard manifest says " + shards + " shards in " + bytes.length + " bytes");
         }
@@ -146,9 +169,15 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
         }
         long[] ids = new long[shards];
         for (int i = 0; i < shards; i++) {
-            ids[i] = m.get(LONG, FIXED_BYTES + 8L * i);
+            ids[i] = m.get(LONG, fixed + 8L * i);
         }
-        return new ShardManifest(shards, m.get(LONG, 16), g, m.get(LONG, 48), ids);
+        long indexId = version == 1 ? 0 : m.get(LONG, 56);
+        long epoch = version == 1 ? 0 : m.get(LONG, 64);
+        if (version != 1 && (indexId == 0 || epoch < 1)) {
+            throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, file,
+                    "the shard manifest has index identity " + indexId + " and epoch " + epoch);
+        }
+        return new ShardManifest(shards, m.get(LONG, 16), g, m.get(LONG, 48), ids, indexId, epoch);
     }
 
     /**
@@ -221,7 +250,7 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
     @Override
     public boolean equals(Object o) {
         return o instanceof ShardManifest m && shards == m.shards && seed == m.seed && geometry.equals(m.geometry)
-                && created == m.created && Arrays.equals(poolIds, m.poolIds);
+                && created == m.created && Arrays.equals(poolIds, m.poolIds) && indexId == m.indexId && epoch == m.epoch;
     }
 
     @Override
@@ -232,6 +261,6 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
     @Override
     public String toString() {
         return "ShardManifest[shards=" + shards + ", seed=" + seed + ", geometry=" + geometry + ", poolIds="
-                + Arrays.toString(poolIds) + "]";
+                + Arrays.toString(poolIds) + ", indexId=" + Long.toHexString(indexId) + ", epoch=" + epoch + "]";
     }
 }

@@ -75,7 +75,12 @@ public final class ShardedIndexes implements ShardedIndexFactory {
                 ids[s] = shards[s].poolIdentity();
             }
             long seed = config.seed().isPresent() ? mix(config.seed().getAsLong()) : nonZeroRandom();
-            ShardManifest manifest = new ShardManifest(n, seed, geometry, System.currentTimeMillis(), ids);
+            ShardManifest manifest = new ShardManifest(n, seed, geometry, System.currentTimeMillis(), ids, nonZeroRandom(), 1);
+            Engine[] made = shards;
+            onEveryShard(n, workers, s -> {
+                made[s].commitShardMembership(manifest.indexId(), seed, s, n, manifest.epoch());
+                return null;
+            });
             manifest.write(dir);
             return new ShardedEngine(dir, manifest, shards, workers, factory.gpuFeaturesAcross(dir, List.of(shards), seed, workers),
                     Duration.ofNanos(System.nanoTime() - started));
@@ -94,14 +99,17 @@ public final class ShardedIndexes implements ShardedIndexFactory {
     public Engine open(GPHashConfig config, EngineFactory factory) {
         long started = System.nanoTime();
         Path dir = config.path();
-        ShardManifest manifest = checkBeforeOpen(dir, config);
+        ShardManifest read = checkBeforeOpen(dir, config);
+        ShardManifest checked = nextEpoch(dir, read);
         int visible = factory.visibleDevices();
         ExecutorService workers = ShardedEngine.newWorkers(dir);
         try {
-            Engine[] shards = everyShard(manifest.shards(), workers,
+            Engine[] shards = everyShard(checked.shards(), workers,
                     s -> factory.open(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible))));
             Optional<GpuFeatures> gpu;
+            ShardManifest manifest;
             try {
+                manifest = raiseEpoch(dir, checked, shards, workers);
                 gpu = factory.gpuFeaturesAcross(dir, List.of(shards), manifest.seed(), workers);
             } catch (RuntimeException | Error e) {
                 closeAll(List.of(shards), e);
@@ -111,6 +119,46 @@ public final class ShardedIndexes implements ShardedIndexFactory {
         } catch (RuntimeException | Error e) {
             workers.shutdown();
             throw e;
+        }
+    }
+
+    /**
+     * Raises the index's open epoch: first in every shard's header, then in the manifest, so that a
+     * shard later put back from a copy made before this open has an epoch below the manifest's and is
+     * refused (issue 52). A crash between the two leaves shards at the new epoch and the manifest at
+     * the old one, which the next open accepts. A version 1 manifest gets an identity here (the one its
+     * shards already carry where an earlier upgrade was interrupted).
+     */
+    private static ShardManifest raiseEpoch(Path dir, ShardManifest raised, Engine[] shards, ExecutorService workers) {
+        onEveryShard(shards.length, workers, s -> {
+            shards[s].commitShardMembership(raised.indexId(), raised.seed(), s, raised.shards(), raised.epoch());
+            return null;
+        });
+        raised.write(dir);
+        return raised;
+    }
+
+    /**
+     * The manifest this open raises the epoch to, read from the shards before they are opened: one past
+     * every epoch a shard or the manifest has (a crash may have left shards one ahead), and for a
+     * version 1 manifest an identity (the one its shards carry where an earlier upgrade was interrupted).
+     */
+    private static ShardManifest nextEpoch(Path dir, ShardManifest manifest) {
+        long id = manifest.indexId();
+        long epoch = manifest.epoch();
+        for (int s = 0; s < manifest.shards(); s++) {
+            PoolHeader.ShardMembership m = membershipOf(ShardManifest.shardPath(dir, s));
+            if (m != null) {
+                id = id == 0 ? m.indexId() : id;
+                epoch = Math.max(epoch, m.epoch());
+            }
+        }
+        return manifest.at(id == 0 ? nonZeroRandom() : id, epoch + 1);
+    }
+
+    private static PoolHeader.ShardMembership membershipOf(Path pool) {
+        try (PoolFile file = PoolFile.openReadOnly(pool)) {
+            return HeaderStore.read(file).header().membership();
         }
     }
 
@@ -197,6 +245,83 @@ public final class ShardedIndexes implements ShardedIndexFactory {
             throw new PoolFormatException(PoolFormatException.Reason.FOREIGN_HEADER, pool, "shard " + s + " of " + dir
                     + " has geometry " + h.geometry() + "; the manifest says " + manifest.geometry());
         }
+        checkMembership(dir, manifest, s, pool, h.membership());
+    }
+
+    /**
+     * What the shard's own header says of its place against what the manifest says (issue 52: the
+     * manifest alone decided, so a crafted one, or a shard restored from an older copy, was accepted).
+     */
+    private static void checkMembership(Path dir, ShardManifest manifest, int s, Path pool, PoolHeader.ShardMembership m) {
+        String where = "shard " + s + " of " + dir + " (" + pool.getFileName() + ")";
+        if (m == null) {
+            if (manifest.indexId() == 0) {
+                return;  // a version 1 index, not yet upgraded: its shards carry nothing yet
+            }
+            throw refused(pool, where + " carries no membership of this index, which every shard of it has: a pool "
+                    + "copied in from elsewhere");
+        }
+        if (manifest.indexId() != 0 && m.indexId() != manifest.indexId()) {
+            throw refused(pool, where + " belongs to sharded index " + Long.toHexString(m.indexId()) + ", not to "
+                    + Long.toHexString(manifest.indexId()) + " (the manifest's): a pool or manifest of another index");
+        }
+        if (m.shard() != s || m.shards() != manifest.shards()) {
+            throw refused(pool, where + " is shard " + m.shard() + " of " + m.shards() + " by its own header, but the "
+                    + "manifest puts it at " + s + " of " + manifest.shards() + ": shard files swapped, a shard left out, "
+                    + "or a manifest that was edited");
+        }
+        if (m.seed() != manifest.seed()) {
+            throw refused(pool, where + " was written with shard seed " + Long.toHexString(m.seed()) + ", but the "
+                    + "manifest says " + Long.toHexString(manifest.seed()) + ": keys would be looked for in the wrong "
+                    + "shards (a manifest that was edited)");
+        }
+        if (manifest.indexId() == 0) {
+            return;
+        }
+        if (m.epoch() < manifest.epoch()) {
+            throw refused(pool, where + " is at open epoch " + m.epoch() + ", the index at " + manifest.epoch() + ": it was "
+                    + "restored from an older copy of itself, and writes acknowledged since are missing from it; put "
+                    + "back the shard as the index last had it, or restore every shard and the manifest from one "
+                    + "snapshot");
+        }
+        if (m.epoch() > manifest.epoch() + 1) {
+            throw refused(pool, where + " is at open epoch " + m.epoch() + ", past the manifest's " + manifest.epoch()
+                    + ": the manifest is an older copy");
+        }
+    }
+
+    /**
+     * The items of shard {@code s}'s pool whose key the manifest's shard function sends to another
+     * shard: unreachable through the index (what {@code gphash check} counts; 0 in an intact index).
+     *
+     * @param dir      the sharded index's directory
+     * @param manifest its manifest
+     * @param s        the shard
+     * @return the number of such items
+     */
+    public static long misplacedItems(Path dir, ShardManifest manifest, int s) {
+        ShardFunction function = new ShardFunction(manifest.seed(), manifest.shards());
+        try (org.gphash.index.PoolInspector in = org.gphash.index.PoolInspector.open(ShardManifest.shardPath(dir, s))) {
+            java.lang.foreign.MemorySegment seg = in.segment();
+            org.gphash.index.TableLayout t = in.layout();
+            Geometry g = in.geometry();
+            long misplaced = 0;
+            for (int d = 0; d < t.levelCount(); d++) {
+                long slots = t.bucketsAtDepth(d) * g.slotsPerBucket();
+                for (long i = 0; i < slots; i++) {
+                    long slot = t.levelOffset(d) + i * g.slotSize();
+                    if (org.gphash.format.SlotMeta.isItem(seg.get(PoolHeader.LONG, slot))
+                            && function.shardOf(seg, slot + org.gphash.format.SlotMeta.BYTES, g.keySize()) != s) {
+                        misplaced++;
+                    }
+                }
+            }
+            return misplaced;
+        }
+    }
+
+    private static PoolFormatException refused(Path pool, String why) {
+        return new PoolFormatException(PoolFormatException.Reason.FOREIGN_HEADER, pool, why + "; nothing was changed");
     }
 
     private static void mismatch(Path dir, String field, int asked, int actual) {

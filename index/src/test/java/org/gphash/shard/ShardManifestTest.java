@@ -20,7 +20,7 @@ class ShardManifestTest {
 
     private final TestPools pools = TestPools.create();
     private final ShardManifest manifest = new ShardManifest(3, 0x5eedL, new Geometry(2, 2, 8, 8, 128, false),
-            1_790_000_000_000L, new long[] {11, 22, 33});
+            1_790_000_000_000L, new long[] {11, 22, 33}, 0xabcdefL, 3);
 
     @AfterEach
     void cleanUp() {
@@ -35,7 +35,7 @@ class ShardManifestTest {
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         assertFalse(Files.exists(dir.resolve(ShardManifest.FILE_NAME + ".tmp")));
         assertEquals(manifest, ShardManifest.read(dir));
-        assertEquals(56 + 3 * 8 + 4, Files.size(file));
+        assertEquals(72 + 3 * 8 + 4, Files.size(file));
         assertTrue(Files.isRegularFile(dir.resolve(ShardManifest.FILE_NAME)));
         assertEquals("shard-002.pool", ShardManifest.shardFileName(2));
     }
@@ -65,13 +65,13 @@ class ShardManifestTest {
         ShardManifest other = manifest;
         byte[] v2 = other.encode();
         java.lang.foreign.MemorySegment s = java.lang.foreign.MemorySegment.ofArray(v2);
-        s.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 8, 2);
+        s.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 8, 3);
         java.util.zip.CRC32C c = new java.util.zip.CRC32C();
         c.update(v2, 0, v2.length - 4);
         s.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, v2.length - 4, (int) c.getValue());
         PoolFormatException e = assertThrows(PoolFormatException.class, () -> ShardManifest.decode(v2, Path.of("m")));
         assertEquals(PoolFormatException.Reason.WRONG_VERSION, e.reason());
-        assertTrue(e.getMessage().contains("version 2"), e.getMessage());
+        assertTrue(e.getMessage().contains("version 3"), e.getMessage());
     }
 
     @Test

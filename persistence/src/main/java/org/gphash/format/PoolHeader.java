@@ -39,13 +39,46 @@ import org.gphash.error.PoolFormatException;
  *  232 ops in flight    8   the most operations that may have been in flight at a crash (recovery's damage bound)
  *  240 close record     8 + 4 + 4   offset, length, CRC32C of the last clean close's {@link CloseRecord} (0: none)
  *  256 heap chunk table 96 x (offset 8, length 8)
+ * 1760 shard membership 32  in a shard's pool (at most 94 chunks), in place of the last two entries:
+ *                           index identity 8, shard seed 8, shard 4, shards 4, epoch 8 ({@link ShardMembership})
  * 1792 checksum         4   CRC32C of bytes [0, 1792)
  * </pre>
  */
 public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown, long[] seeds, int topLog2,
                          long[] levelOffsets, boolean resizing, List<HeapChunk> heapChunks, long resizes,
                          long fileLength, long createdMillis, long poolId, long opsInFlightLimit,
-                         CloseRecordRef closeRecord) {
+                         CloseRecordRef closeRecord, ShardMembership membership) {
+
+    /**
+     * What ties a shard's pool to its sharded index (issue 52: a crafted manifest, shards swapped or a
+     * shard restored from an older copy of itself were accepted): the index's identity, the shard
+     * function's seed, this shard's number and the shard count, and the index's open epoch, which
+     * every open of the index raises in every shard and then in the manifest. Null for a pool that
+     * is no shard. It lies in the last two entries of the heap chunk table (so a shard's heap holds
+     * at most {@value #MAX_SHARD_HEAP_CHUNKS} chunks), inside the checksummed bytes; a pool with more
+     * chunks than that, or zeros there, has none.
+     */
+    public record ShardMembership(long indexId, long seed, int shard, int shards, long epoch) {
+        public ShardMembership {
+            if (indexId == 0 || shard < 0 || shards < 1 || shard >= shards || epoch < 0) {
+                throw new IllegalArgumentException("shard membership " + indexId + "/" + shard + " of " + shards
+                        + ", epoch " + epoch);
+            }
+        }
+
+        /** {@return the same membership at {@code newEpoch}} */
+        public ShardMembership withEpoch(long newEpoch) {
+            return new ShardMembership(indexId, seed, shard, shards, newEpoch);
+        }
+    }
+
+    /** A header without shard membership (every pool that is no shard). */
+    public PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown, long[] seeds, int topLog2,
+                      long[] levelOffsets, boolean resizing, List<HeapChunk> heapChunks, long resizes,
+                      long fileLength, long createdMillis, long poolId, long opsInFlightLimit, CloseRecordRef closeRecord) {
+        this(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks, resizes, fileLength,
+                createdMillis, poolId, opsInFlightLimit, closeRecord, null);
+    }
 
     /**
      * Where the record of the last clean close lies ({@link CloseRecord}: free space and item count,
@@ -66,6 +99,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     public static final int COPY_BYTES = 2048;
     public static final int REGION_BYTES = 2 * COPY_BYTES;
     public static final int MAX_HEAP_CHUNKS = 96;
+    /** The heap chunks of a shard's pool: the table's last two entries hold its {@link ShardMembership}. */
+    public static final int MAX_SHARD_HEAP_CHUNKS = MAX_HEAP_CHUNKS - 2;
     /** Levels a resize may add beyond the geometry's before it has emptied the bottom ones. */
     public static final int MAX_EXTRA_LEVELS = 4;
 
@@ -95,6 +130,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     public static final int OFF_OPS_IN_FLIGHT = 232;
     public static final int OFF_CLOSE_RECORD = 240;
     public static final int OFF_CHUNKS = 256;
+    public static final int OFF_MEMBERSHIP = OFF_CHUNKS + MAX_SHARD_HEAP_CHUNKS * 16;
     public static final int OFF_CHECKSUM = OFF_CHUNKS + MAX_HEAP_CHUNKS * 16;
 
     private static final int FLAG_CLEAN = 1;
@@ -112,8 +148,9 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
             throw new IllegalArgumentException("level table has " + levelOffsets.length + " entries for a geometry of "
                     + geometry.levels() + " levels" + (resizing ? " while resizing" : ""));
         }
-        if (heapChunks.size() > MAX_HEAP_CHUNKS) {
-            throw new IllegalArgumentException("at most " + MAX_HEAP_CHUNKS + " heap chunks");
+        if (heapChunks.size() > (membership == null ? MAX_HEAP_CHUNKS : MAX_SHARD_HEAP_CHUNKS)) {
+            throw new IllegalArgumentException("at most " + MAX_HEAP_CHUNKS + " heap chunks, " + MAX_SHARD_HEAP_CHUNKS
+                    + " in a shard's pool");
         }
         if (poolId == 0) {
             throw new IllegalArgumentException("pool identity 0");
@@ -132,6 +169,17 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     @Override
     public long[] levelOffsets() {
         return levelOffsets.clone();
+    }
+
+    /** {@return the most heap chunks this header can name} */
+    public int maxHeapChunks() {
+        return membership == null ? MAX_HEAP_CHUNKS : MAX_SHARD_HEAP_CHUNKS;
+    }
+
+    /** {@return the same header with {@code m} as its shard membership} */
+    public PoolHeader withMembership(ShardMembership m) {
+        return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
+                resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, m);
     }
 
     /** Buckets in the level at {@code index} of {@link #levelOffsets()} (0 = bottom). */
@@ -154,24 +202,24 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
 
     public PoolHeader withSequence(long newSequence) {
         return new PoolHeader(newSequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
-                resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord);
+                resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership);
     }
 
     public PoolHeader withCleanShutdown(boolean clean) {
         return new PoolHeader(sequence, geometry, clean, seeds, topLog2, levelOffsets, resizing, heapChunks, resizes,
-                fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord);
+                fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership);
     }
 
     /** The same header with the record of a clean close at {@code ref}, in a pool now {@code newFileLength} long. */
     public PoolHeader withCloseRecord(CloseRecordRef ref, long newFileLength) {
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
-                resizes, newFileLength, createdMillis, poolId, opsInFlightLimit, ref);
+                resizes, newFileLength, createdMillis, poolId, opsInFlightLimit, ref, membership);
     }
 
     /** The same header admitting up to {@code limit} operations in flight. */
     public PoolHeader withOpsInFlightLimit(long limit) {
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
-                resizes, fileLength, createdMillis, poolId, limit, closeRecord);
+                resizes, fileLength, createdMillis, poolId, limit, closeRecord, membership);
     }
 
     /**
@@ -182,7 +230,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         long[] levels = Arrays.copyOf(levelOffsets, levelOffsets.length + 1);
         levels[levels.length - 1] = newLevelOffset;
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2 + 1, levels, true, heapChunks, resizes,
-                newFileLength, createdMillis, poolId, opsInFlightLimit, closeRecord);
+                newFileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership);
     }
 
     /**
@@ -195,14 +243,14 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         chunks.add(reclaimedBottom);
         boolean done = levels.length == geometry.levels();
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levels, !done, chunks,
-                done ? resizes + 1 : resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord);
+                done ? resizes + 1 : resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership);
     }
 
     public PoolHeader withHeapChunk(HeapChunk chunk, long newFileLength) {
         List<HeapChunk> chunks = new ArrayList<>(heapChunks);
         chunks.add(chunk);
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, chunks, resizes,
-                newFileLength, createdMillis, poolId, opsInFlightLimit, closeRecord);
+                newFileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership);
     }
 
     /** Writes this header as one copy at {@code base} of {@code segment}, checksum last. */
@@ -240,6 +288,13 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         for (int i = 0; i < heapChunks.size(); i++) {
             c.set(LONG, OFF_CHUNKS + 16L * i, heapChunks.get(i).offset());
             c.set(LONG, OFF_CHUNKS + 16L * i + 8, heapChunks.get(i).length());
+        }
+        if (membership != null) {
+            c.set(LONG, OFF_MEMBERSHIP, membership.indexId());
+            c.set(LONG, OFF_MEMBERSHIP + 8, membership.seed());
+            c.set(INT, OFF_MEMBERSHIP + 16, membership.shard());
+            c.set(INT, OFF_MEMBERSHIP + 20, membership.shards());
+            c.set(LONG, OFF_MEMBERSHIP + 24, membership.epoch());
         }
         c.set(INT, OFF_CHECKSUM, checksum(c));
     }
@@ -302,6 +357,10 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
             for (int i = 0; i < chunks; i++) {
                 heap.add(new HeapChunk(c.get(LONG, OFF_CHUNKS + 16L * i), c.get(LONG, OFF_CHUNKS + 16L * i + 8)));
             }
+            ShardMembership membership = chunks <= MAX_SHARD_HEAP_CHUNKS && c.get(LONG, OFF_MEMBERSHIP) != 0
+                    ? new ShardMembership(c.get(LONG, OFF_MEMBERSHIP), c.get(LONG, OFF_MEMBERSHIP + 8),
+                            c.get(INT, OFF_MEMBERSHIP + 16), c.get(INT, OFF_MEMBERSHIP + 20), c.get(LONG, OFF_MEMBERSHIP + 24))
+                    : null;
             int topLog2 = c.get(INT, OFF_TOP_LOG2);
             if (topLog2 < active - 1 || topLog2 > 40) {
                 throw new IllegalArgumentException("top level log2 " + topLog2 + " out of range");
@@ -310,7 +369,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
                     levels, c.get(INT, OFF_RESIZE_STATE) == 1, heap, c.get(LONG, OFF_RESIZES),
                     c.get(LONG, OFF_FILE_LENGTH), c.get(LONG, OFF_CREATED), c.get(LONG, OFF_POOL_ID),
                     c.get(LONG, OFF_OPS_IN_FLIGHT), new CloseRecordRef(c.get(LONG, OFF_CLOSE_RECORD),
-                            c.get(INT, OFF_CLOSE_RECORD + 8), c.get(INT, OFF_CLOSE_RECORD + 12)));
+                            c.get(INT, OFF_CLOSE_RECORD + 8), c.get(INT, OFF_CLOSE_RECORD + 12)), membership);
         } catch (IllegalArgumentException e) {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path,
                     "header has a valid checksum but impossible contents: " + e.getMessage());
@@ -323,7 +382,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
                 && cleanShutdown == h.cleanShutdown && Arrays.equals(seeds, h.seeds) && topLog2 == h.topLog2
                 && Arrays.equals(levelOffsets, h.levelOffsets) && resizing == h.resizing && heapChunks.equals(h.heapChunks)
                 && resizes == h.resizes && fileLength == h.fileLength && createdMillis == h.createdMillis
-                && poolId == h.poolId && opsInFlightLimit == h.opsInFlightLimit && closeRecord.equals(h.closeRecord);
+                && poolId == h.poolId && opsInFlightLimit == h.opsInFlightLimit && closeRecord.equals(h.closeRecord)
+                && java.util.Objects.equals(membership, h.membership);
     }
 
     @Override
@@ -336,6 +396,6 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         return "PoolHeader[seq=" + sequence + ", " + geometry + ", clean=" + cleanShutdown + ", topLog2=" + topLog2
                 + ", levels=" + Arrays.toString(levelOffsets) + ", resizing=" + resizing + ", chunks=" + heapChunks
                 + ", resizes=" + resizes + ", fileLength=" + fileLength + ", poolId=" + Long.toHexString(poolId)
-                + ", opsInFlightLimit=" + opsInFlightLimit + "]";
+                + ", opsInFlightLimit=" + opsInFlightLimit + (membership == null ? "" : ", " + membership) + "]";
     }
 }

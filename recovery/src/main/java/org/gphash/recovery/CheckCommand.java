@@ -85,6 +85,11 @@ final class CheckCommand implements Callable<Integer> {
             if (!report.cannotOpen()) {
                 try {
                     ShardedIndexes.checkShard(pool, manifest, s);
+                    long misplaced = ShardedIndexes.misplacedItems(pool, manifest, s);
+                    if (misplaced > 0) {
+                        report.findings().add(Problem.SHARD_DISAGREES, misplaced + " items of shard " + s + " belong to "
+                                + "another shard under the manifest's shard function: the index cannot reach them");
+                    }
                 } catch (RuntimeException e) {
                     report.findings().add(Problem.SHARD_DISAGREES, e.getMessage());
                 }
