@@ -190,10 +190,23 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
      */
     public static ShardManifest read(Path dir) {
         Path file = dir.resolve(FILE_NAME);
+        String dirRefusal = org.gphash.persistence.PoolFile.directoryRefusal(dir);
+        if (dirRefusal != null) {
+            throw new PoolIoException("cannot open sharded index " + dir + ": " + dirRefusal + "; nothing was changed");
+        }
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-            throw new PoolIoException("cannot open sharded index " + dir + ": it has no " + FILE_NAME + " (not a sharded "
-                    + "gphash index, or one whose create was interrupted before its manifest was written: remove the "
-                    + "directory and create it again)");
+            // Create makes the directory whole, manifest included, under a hidden name and renames it
+            // into place: a directory here without one was not made by a create of this build.
+            throw new PoolIoException("cannot open sharded index " + dir + ": it has no " + FILE_NAME + ", so it is not "
+                    + "a sharded gphash index (an index is created whole, manifest included; nothing was changed)");
+        }
+        // Checked before it is read: a FIFO would block the read for ever (issue 52), and the manifest
+        // decides where every key lives, so only its owner may write it.
+        String fileRefusal = org.gphash.persistence.PoolFile.openRefusal(file);
+        if (fileRefusal != null) {
+            throw new PoolIoException("cannot open sharded index " + dir + ": its " + FILE_NAME + ": "
+                    + fileRefusal.replace("pools are owner-only", "a manifest is owner-only").replace(", which open refuses "
+                    + "unless followSymlinks(true) is set", ", which is refused") + "; nothing was changed");
         }
         try {
             return decode(Files.readAllBytes(file), file);

@@ -48,51 +48,86 @@ public final class ShardedIndexes implements ShardedIndexFactory {
         return Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS);
     }
 
+    /**
+     * Creates the index whole or not at all, and race-safe (issue 52: of four processes calling
+     * {@code openOrCreate} on one new directory, three were told to remove the winner's directory): the
+     * shards and the manifest are made in a hidden staging directory beside it
+     * ({@code .NAME.creating-XXXX}), closed, and the directory renamed into place in one step. A
+     * process that loses the race finds the name taken and gets {@link PoolExistsException}
+     * ({@code openOrCreate} then opens the winner's index); a directory at the index's name always has
+     * its manifest. Then the index is opened as any other.
+     */
     @Override
     public Engine create(GPHashConfig config, EngineFactory factory) {
-        long started = System.nanoTime();
-        Path dir = config.path();
+        Path dir = config.path().toAbsolutePath().normalize();
         int n = config.placement().shards();
         Geometry geometry = config.geometryForCreate();
         if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
             throw new PoolExistsException("cannot create sharded index " + dir + ": it exists");
         }
+        Path staging = dir.resolveSibling("." + dir.getFileName() + ".creating-" + Long.toHexString(nonZeroRandom()));
         try {
-            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } catch (java.nio.file.FileAlreadyExistsException e) {
-            throw new PoolExistsException("cannot create sharded index " + dir + ": it exists");
+            Files.createDirectory(staging, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         } catch (IOException e) {
             throw new PoolIoException("cannot create sharded index " + dir + ": " + e.getMessage(), e);
         }
         int visible = factory.visibleDevices();
-        ExecutorService workers = ShardedEngine.newWorkers(dir);
-        Engine[] shards = null;
+        ExecutorService workers = ShardedEngine.newWorkers(staging);
         try {
-            shards = everyShard(n, workers,
-                    s -> factory.create(config.forShard(ShardManifest.shardPath(dir, s), config.placement().deviceOf(s, visible))));
-            long[] ids = new long[n];
-            for (int s = 0; s < n; s++) {
-                ids[s] = shards[s].poolIdentity();
+            Engine[] shards = everyShard(n, workers, s -> factory.create(config.forShard(ShardManifest.shardPath(staging, s),
+                    config.placement().deviceOf(s, visible))));
+            ShardManifest manifest;
+            try {
+                long[] ids = new long[n];
+                for (int s = 0; s < n; s++) {
+                    ids[s] = shards[s].poolIdentity();
+                }
+                long seed = config.seed().isPresent() ? mix(config.seed().getAsLong()) : nonZeroRandom();
+                manifest = new ShardManifest(n, seed, geometry, System.currentTimeMillis(), ids, nonZeroRandom(), 1);
+                onEveryShard(n, workers, s -> {
+                    shards[s].commitShardMembership(manifest.indexId(), seed, s, n, manifest.epoch());
+                    return null;
+                });
+            } catch (RuntimeException | Error e) {
+                closeAll(List.of(shards), e);
+                throw e;
             }
-            long seed = config.seed().isPresent() ? mix(config.seed().getAsLong()) : nonZeroRandom();
-            ShardManifest manifest = new ShardManifest(n, seed, geometry, System.currentTimeMillis(), ids, nonZeroRandom(), 1);
-            Engine[] made = shards;
-            onEveryShard(n, workers, s -> {
-                made[s].commitShardMembership(manifest.indexId(), seed, s, n, manifest.epoch());
-                return null;
-            });
-            manifest.write(dir);
-            return new ShardedEngine(dir, manifest, shards, workers, factory.gpuFeaturesAcross(dir, List.of(shards), seed, workers),
-                    Duration.ofNanos(System.nanoTime() - started));
+            RuntimeException closing = null;
+            for (Engine shard : shards) {
+                try {
+                    shard.close();
+                } catch (RuntimeException e) {
+                    closing = closing == null ? e : closing;
+                }
+            }
+            if (closing != null) {
+                throw closing;
+            }
+            manifest.write(staging);
+            publish(staging, dir);
         } catch (RuntimeException | Error e) {
-            // Undo the create: what was made is closed and removed, the directory with it.
-            if (shards != null) {
-                closeAll(java.util.Arrays.asList(shards), e);
-            }
-            removeQuietly(dir, n);
-            workers.shutdown();
+            removeQuietly(staging, n);
             throw e;
+        } finally {
+            workers.shutdown();
         }
+        return open(config, factory);
+    }
+
+    /** Renames the finished staging directory to the index's name, which must still be free. */
+    private static void publish(Path staging, Path dir) {
+        try {
+            // rename(2): fails on a directory that holds anything (every index does), so a winner's stays.
+            Files.move(staging, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.nio.file.FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException e) {
+            throw new PoolExistsException("cannot create sharded index " + dir + ": it exists (made meanwhile)");
+        } catch (IOException e) {
+            if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+                throw new PoolExistsException("cannot create sharded index " + dir + ": it exists (made meanwhile)");
+            }
+            throw new PoolIoException("cannot create sharded index " + dir + ": " + e.getMessage(), e);
+        }
+        ShardManifest.syncDirectory(dir.getParent());
     }
 
     @Override

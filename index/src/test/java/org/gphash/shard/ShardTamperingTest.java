@@ -190,4 +190,49 @@ class ShardTamperingTest {
             assertEquals(0, ShardedIndexes.misplacedItems(dir, upgraded, s));
         }
     }
+
+    /** Item 5: a FIFO in the manifest's place is refused at once (the read used to block for ever). */
+    @Test
+    void aFifoAsTheManifestIsRefusedWithoutHanging() throws Exception {
+        Path dir = index();
+        Path manifest = dir.resolve(ShardManifest.FILE_NAME);
+        Files.delete(manifest);
+        Process mkfifo = new ProcessBuilder("mkfifo", manifest.toString()).inheritIO().start();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mkfifo.waitFor() == 0, "mkfifo is not available");
+        org.gphash.error.PoolIoException e = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                java.time.Duration.ofSeconds(20), () -> assertThrows(org.gphash.error.PoolIoException.class,
+                        () -> GPHashIndex.builder(dir).open()));
+        assertTrue(e.getMessage().contains("FIFO"), e.getMessage());
+        assertThrows(org.gphash.error.PoolIoException.class, () -> ShardManifest.read(dir));
+    }
+
+    /** Item 7: the directory and the manifest get the single pool's ownership, mode and link checks. */
+    @Test
+    void aWritableDirectoryOrManifestAndALinkedManifestAreRefused() throws IOException {
+        Path dir = index();
+        Path manifest = dir.resolve(ShardManifest.FILE_NAME);
+        java.nio.file.attribute.PosixFileAttributeView view =
+                Files.getFileAttributeView(dir, java.nio.file.attribute.PosixFileAttributeView.class);
+        org.junit.jupiter.api.Assumptions.assumeTrue(view != null, "no POSIX permissions here");
+
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        org.gphash.error.PoolIoException e = assertThrows(org.gphash.error.PoolIoException.class,
+                () -> GPHashIndex.builder(dir).open());
+        assertTrue(e.getMessage().contains("chmod 700"), e.getMessage());
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+
+        Files.setPosixFilePermissions(manifest, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        e = assertThrows(org.gphash.error.PoolIoException.class, () -> GPHashIndex.builder(dir).open());
+        assertTrue(e.getMessage().contains("manifest is owner-only"), e.getMessage());
+        Files.setPosixFilePermissions(manifest, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+
+        Path elsewhere = pools.pool("manifest-elsewhere");
+        Files.move(manifest, elsewhere);
+        Files.createSymbolicLink(manifest, elsewhere);
+        e = assertThrows(org.gphash.error.PoolIoException.class, () -> GPHashIndex.builder(dir).open());
+        assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+        Files.delete(manifest);
+        Files.move(elsewhere, manifest);
+        GPHashIndex.builder(dir).open().close();
+    }
 }

@@ -277,6 +277,39 @@ public final class PoolFile implements AutoCloseable {
     }
 
     /**
+     * Why the directory of a sharded index at {@code dir} must not be used, or null: a symbolic link,
+     * not a directory, another user's, or one that group or others may write (anyone who can write it
+     * can swap its shard files or its manifest: issue 52). The directory's counterpart of
+     * {@link #openRefusal}.
+     */
+    public static String directoryRefusal(Path dir) {
+        Path absolute = dir.toAbsolutePath().normalize();
+        try {
+            if (Files.isSymbolicLink(absolute)) {
+                return "it is a symbolic link; open the directory it points to";
+            }
+            java.util.Map<String, Object> a = Files.readAttributes(absolute, "unix:uid,mode",
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            int mode = (Integer) a.get("mode");
+            if ((mode & 0170000) != 0040000) {
+                return "it is not a directory";
+            }
+            int owner = (Integer) a.get("uid");
+            int me = org.gphash.posix.LibC.getuid();
+            if (owner != me) {
+                return "it belongs to user " + owner + ", not to this user (" + me + "); an index is opened only by its owner";
+            }
+            if ((mode & 022) != 0) {
+                return "group or others may write it (mode " + String.format("%04o", mode & 07777) + "), and so swap its "
+                        + "shards or its manifest; an index's directory is owner-only: chmod 700 it first";
+            }
+            return null;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return null;  // no POSIX attributes here (or no directory): open says what it finds
+        }
+    }
+
+    /**
      * Opens an existing pool file for reading only, for offline tools that must prove they change
      * nothing: the channel is opened without write access and mapped read-only, so any store would
      * fail. It takes a shared lock, which excludes every writer (the engine takes an exclusive one)

@@ -573,23 +573,36 @@ class ErrorsTest {
      */
     @Test
     void openOrCreateRacesEndWithOnePoolHoldingEveryonesWrites() throws Exception {
-        Path p = pools.pool("race.pool");
+        openOrCreateRace(pools.pool("race.pool"), 0);
+    }
+
+    /** Issue 52, item 6: the same race on a sharded index (three of four losers were told to remove the winner's). */
+    @Test
+    void openOrCreateRacesOnAShardedIndexEndWithOneIndexHoldingEveryonesWrites() throws Exception {
+        openOrCreateRace(pools.pool("race-index"), 3);
+    }
+
+    private void openOrCreateRace(Path p, int shards) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<Process> children = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             children.add(new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx64m", "-cp",
                     System.getProperty("java.class.path"), OpenOrCreateInChild.class.getName(), p.toString(),
-                    Integer.toString(i)).redirectErrorStream(true).start());
+                    Integer.toString(i), Integer.toString(shards)).redirectErrorStream(true).start());
         }
         for (Process c : children) {
             String out = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(c.waitFor(60, TimeUnit.SECONDS), "child did not finish");
             assertTrue(out.contains("DONE"), "child: " + out);
         }
-        try (GPHashIndex index = builder(p).open()) {
+        try (GPHashIndex index = GPHashIndex.builder(p).open()) {
             for (long k = 0; k < 4; k++) {
                 assertArrayEquals(value(k), index.get(k), "the write of child " + k);
             }
+        }
+        try (var left = Files.list(p.getParent())) {
+            assertEquals(List.of(), left.filter(f -> f.getFileName().toString().contains(".creating-")).toList(),
+                    "a staging directory was left behind");
         }
     }
 
