@@ -85,20 +85,29 @@ public final class PoolInspector implements AutoCloseable {
      * the regions that process never reached. Empty when neither is known.
      */
     public java.util.List<String> changedRegions() {
+        org.gphash.format.TableDigest digest = new org.gphash.format.TableDigest(header);
+        java.util.List<String> changed = new java.util.ArrayList<>();
+        changedRegionSet().stream().forEach(i -> changed.add("pool bytes " + digest.offsetOf(i) + " to "
+                + (digest.offsetOf(i) + digest.bytesOf(i)) + " (buckets " + digest.firstBucket(i) + " to "
+                + (digest.firstBucket(i) + digest.bytesOf(i) / header.geometry().bucketSize() - 1) + " of level "
+                + digest.levelOf(i) + ")"));
+        return changed;
+    }
+
+    /** The regions {@link #changedRegions()} describes, by number ({@link org.gphash.format.TableDigest}). */
+    public java.util.BitSet changedRegionSet() {
         CloseRecord.Loaded r = trustedCloseRecord();
         CloseRecord.Opened o = r == null ? CloseRecord.readOpened(file.segment(), header) : null;
+        java.util.BitSet changed = new java.util.BitSet();
         if (r == null && o == null) {
-            return java.util.List.of();
+            return changed;
         }
         int[] recorded = r != null ? r.regionCrcs() : o.regionCrcs();
         org.gphash.format.TableDigest digest = new org.gphash.format.TableDigest(header);
         int[] now = digest.crcs(file.segment(), o == null ? null : recorded, o == null ? null : o::touched);
-        java.util.List<String> changed = new java.util.ArrayList<>();
         for (int i = 0; i < now.length; i++) {
             if (now[i] != recorded[i]) {
-                changed.add("pool bytes " + digest.offsetOf(i) + " to " + (digest.offsetOf(i) + digest.bytesOf(i))
-                        + " (buckets " + digest.firstBucket(i) + " to " + (digest.firstBucket(i) + digest.bucketsIn(i) - 1)
-                        + " of level " + digest.levelOf(i) + ")");
+                changed.set(i);
             }
         }
         return changed;

@@ -27,6 +27,11 @@ import picocli.CommandLine.Model.CommandSpec;
  * a fingerprint that does not match the key, a value offset that is no block of the heap, a value
  * block that another item also refers to (which of them owns it cannot be told), a failed item
  * checksum. Without item checksums the values themselves cannot be verified; the summary says so.
+ *
+ * <p>After a clean close, an item whose value block the close record marks free is left out too
+ * (issue 52: a value offset moved onto a free block exported another key's old value with exit 0).
+ * A table region changed since the last clean close that no operation reached (as {@code check}
+ * reports) makes the dump exit 1: an item the change lost cannot be listed.
  */
 @Command(name = "dump", mixinStandardHelpOptions = true,
         description = "Streams every key and value of a pool into FILE (which must not exist), without changing "
@@ -62,6 +67,8 @@ final class DumpCommand implements Callable<Integer> {
         long torn = 0;
         long badValues = 0;
         long[] shared = new long[1];
+        long[] suspect = new long[1];
+        int changedRegions;
         boolean checksums;
         long count;
         boolean written = false;
@@ -74,6 +81,9 @@ final class DumpCommand implements Callable<Integer> {
             DumpFormat.Writer w = new DumpFormat.Writer(os, g);
             HeapMap heap = new HeapMap(in.header().heapChunks(), g.valueStride());
             long[] sharedBlocks = sharedBlocks(in, heap);
+            java.util.BitSet changed = in.changedRegionSet();
+            changedRegions = changed.cardinality();
+            long[] suspectBlocks = freeAtClose(in, heap);
             // The same walk as the engines' cursors: every key's valid item, bottom level first.
             EntryScan.State state = new EntryScan.State();
             EntryChunk chunk = new EntryChunk(g.keySize(), g.valueSize(), 4096);
@@ -81,6 +91,10 @@ final class DumpCommand implements Callable<Integer> {
                 long block = heap.blockOf(offset);
                 if (block >= 0 && (sharedBlocks[(int) (block >>> 6)] & (1L << block)) != 0) {
                     shared[0]++;
+                    return false;
+                }
+                if (block >= 0 && (suspectBlocks[(int) (block >>> 6)] & (1L << block)) != 0) {
+                    suspect[0]++;
                     return false;
                 }
                 return block >= 0;
@@ -94,7 +108,7 @@ final class DumpCommand implements Callable<Integer> {
             skipped = state.skipped();
             failedChecksum = state.checksumFailures();
             torn = state.torn();
-            badValues = state.badValues() - shared[0];
+            badValues = state.badValues() - shared[0] - suspect[0];
             checksums = in.itemChecksums();
             count = w.finish();
             os.flush();
@@ -109,15 +123,33 @@ final class DumpCommand implements Callable<Integer> {
                 java.nio.file.Files.deleteIfExists(file);
             }
         }
-        long leftOut = failedChecksum + torn + badValues + shared[0];
+        long leftOut = failedChecksum + torn + badValues + shared[0] + suspect[0];
         spec.commandLine().getOut().println("dump: " + count + " items from " + pool.toAbsolutePath() + " to "
                 + file.toAbsolutePath() + (skipped > 0 ? " (" + skipped + " slots skipped that recovery would clear)" : "")
                 + (leftOut > 0 ? "; " + leftOut + " items LEFT OUT that cannot be vouched for: " + torn
                 + " whose fingerprint does not match their key, " + badValues + " whose value offset is no block of the heap, "
-                + shared[0] + " whose value block another item also refers to, " + failedChecksum
-                + " that fail their checksums" : "")
+                + shared[0] + " whose value block another item also refers to, " + suspect[0] + " whose value block was free "
+                + "at the last clean close, " + failedChecksum + " that fail their checksums" : "")
+                + (changedRegions > 0 ? "; " + changedRegions + " table regions CHANGED since the last clean close ("
+                + "`gphash check` names them): items they lost are missing from the dump" : "")
                 + (checksums ? "" : "; values not verified (the pool keeps no item checksums)"));
-        return leftOut > 0 ? RecoveryTool.UNSOUND : RecoveryTool.SOUND;
+        return leftOut > 0 || changedRegions > 0 ? RecoveryTool.UNSOUND : RecoveryTool.SOUND;
+    }
+
+    /**
+     * A bitmap (numbered as {@code heap} numbers blocks) of the blocks the trusted close record marks
+     * free (none without one): no item can have been given one since the close.
+     */
+    private static long[] freeAtClose(PoolInspector in, HeapMap heap) {
+        long[] free = new long[(int) ((heap.totalBlocks() + 63) >>> 6)];
+        org.gphash.format.CloseRecord.Loaded record = in.trustedCloseRecord();
+        if (record != null) {
+            long[] used = record.usedBits();
+            for (int w = 0; w < free.length && w < used.length; w++) {
+                free[w] = ~used[w];
+            }
+        }
+        return free;
     }
 
     /** A bitmap (numbered as {@code heap} numbers blocks) of the blocks that more than one item refers to. */

@@ -55,7 +55,8 @@ class CheckCommandTest {
         assertEquals(1, ToolFixture.tool("check", "--json", p.toString()).code());
         assertEquals(0, ToolFixture.tool("stats", p.toString()).code());
         assertEquals(0, ToolFixture.tool("stats", "--json", p.toString()).code());
-        assertEquals(0, ToolFixture.tool("dump", p.toString(), f.dir.resolve("d").toString()).code());
+        // 1: the planted slot lies in a region changed since the clean close, and the item it replaced is lost.
+        assertEquals(1, ToolFixture.tool("dump", p.toString(), f.dir.resolve("d").toString()).code());
         assertEquals(0, ToolFixture.tool("snapshot", p.toString(), f.dir.resolve("s.pool").toString()).code());
         assertArrayEquals(before, ToolFixture.bytes(p));
         assertEquals(1_000_000_000_000L, Files.getLastModifiedTime(p).toMillis());

@@ -60,4 +60,30 @@ class DumpVouchTest {
             }
         }
     }
+
+    /** Issue 52, item 9: a value offset moved onto a block that was free at the clean close. */
+    @Test
+    void anItemWhoseBlockWasFreeAtTheCloseIsLeftOut() {
+        Path p = f.pool("moved.pool", ITEMS);
+        long freeBlock = ToolFixture.items(p).stream().filter(s -> s.key() == 5).findFirst().orElseThrow().meta();
+        try (GPHashIndex index = GPHashIndex.builder(p).open()) {
+            assertTrue(index.delete(5));
+        }
+        ToolFixture.Slot victim = ToolFixture.items(p).stream().filter(s -> s.key() == 9).findFirst().orElseThrow();
+        ToolFixture.writeLong(p, victim.offset(), SlotMeta.make(SlotMeta.fingerprint(victim.meta()),
+                SlotMeta.valueOffset(freeBlock)));
+        assertEquals(1, ToolFixture.tool("check", p.toString()).code());
+
+        Path dump = f.dir.resolve("moved.dump");
+        ToolFixture.Run d = ToolFixture.tool("dump", p.toString(), dump.toString());
+        assertEquals(1, d.code(), d.all());
+        assertTrue(d.out().contains("1 items LEFT OUT") && d.out().contains("1 whose value block was free at the last "
+                + "clean close") && d.out().contains("CHANGED since the last clean close"), d.out());
+        Path back = f.dir.resolve("moved-back.pool");
+        assertEquals(0, ToolFixture.tool("import", dump.toString(), back.toString()).code());
+        try (GPHashIndex index = GPHashIndex.builder(back).open()) {
+            assertNull(index.get(9), "the key whose offset moved was exported with another key's old value");
+            assertArrayEquals(ToolFixture.value(10), index.get(10));
+        }
+    }
 }
