@@ -1209,7 +1209,17 @@ public final class GPHashIndex implements AutoCloseable {
                 return new GPHashIndex(journals(c).open(c, pools(engines)), c, fronts, recordStats);
             }
             ShardedIndexFactory sharding = sharding();
-            Engine engine = sharding.isShardedIndex(path) ? sharding.open(c, engines) : engines.open(c);
+            boolean directory = sharding.isShardedIndex(path);
+            if (!directory && c.placement().sharded() && java.nio.file.Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                throw new PoolConfigMismatchException(path + " is one pool file, not the directory of a sharded index; "
+                        + "shards(n) opens or creates a directory of shards: leave shards() unset to open this pool "
+                        + "(nothing was opened)");
+            }
+            String shard = directory ? null : sharding.shardOfAnIndex(path);
+            if (shard != null) {
+                throw new PoolConfigMismatchException(shard);
+            }
+            Engine engine = directory ? sharding.open(c, engines) : engines.open(c);
             return new GPHashIndex(engine, c, fronts, recordStats);
         }
 

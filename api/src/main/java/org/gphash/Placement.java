@@ -9,8 +9,9 @@ import java.util.Objects;
  * {@link GPHashIndex.Builder#devices(int...)}.
  *
  * <p>A sharded index sends each key to one shard by a hash of its own (independent of the table's
- * hashes; its seed is in the directory's manifest), so a shard is a whole GPHash table: the CPU
- * engine, {@code gphash check} and the recovery tool open each shard pool as they open any pool. On
+ * hashes; its seed is in the directory's manifest), so a shard is a whole GPHash table: {@code gphash
+ * check} and the other tools read each shard pool as they read any pool. The API opens a shard only
+ * as part of its index (a shard opened alone is refused: keys written to it would be unreachable). On
  * the GPU engine shard {@code i} runs on {@code devices.get(i % devices.size())}; with no devices
  * named, on GPU {@code i % (GPUs visible)}. The CPU engine ignores the devices.
  *

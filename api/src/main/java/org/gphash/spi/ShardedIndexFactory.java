@@ -21,6 +21,17 @@ public interface ShardedIndexFactory {
     boolean isShardedIndex(Path path);
 
     /**
+     * Why the pool file at {@code path} must not be opened on its own, or null: it is a shard of a
+     * sharded index, and keys written to it alone would be unreachable from the index.
+     *
+     * @param path a pool file
+     * @return the reason, naming the index, or null
+     */
+    default String shardOfAnIndex(Path path) {
+        return null;
+    }
+
+    /**
      * Creates a sharded index of {@code config.placement().shards()} shards at {@code config.path()},
      * which must not exist.
      *

@@ -57,6 +57,26 @@ public final class ShardedIndexes implements ShardedIndexFactory {
      * ({@code openOrCreate} then opens the winner's index); a directory at the index's name always has
      * its manifest. Then the index is opened as any other.
      */
+    /** A pool file whose header carries a shard membership (read-only; any doubt is left to open). */
+    @Override
+    public String shardOfAnIndex(Path path) {
+        if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+            return null;
+        }
+        PoolHeader.ShardMembership m;
+        try {
+            m = membershipOf(path);
+        } catch (RuntimeException e) {
+            return null;  // locked, damaged, not a pool: open says what it finds
+        }
+        if (m == null) {
+            return null;
+        }
+        return "pool " + path + " is shard " + m.shard() + " of the " + m.shards() + " shards of a sharded index (in "
+                + "directory " + path.toAbsolutePath().getParent() + "); open that directory: keys written to one shard "
+                + "opened alone are unreachable from the index (nothing was opened)";
+    }
+
     @Override
     public Engine create(GPHashConfig config, EngineFactory factory) {
         Path dir = config.path().toAbsolutePath().normalize();

@@ -235,4 +235,15 @@ class ShardTamperingTest {
         Files.move(elsewhere, manifest);
         GPHashIndex.builder(dir).open().close();
     }
+
+    /** Item 10: shards(n) on a plain pool file is refused, not quietly opened as one pool. */
+    @Test
+    void shardsOnAPlainPoolFileIsRefused() {
+        Path p = pools.pool("plain.pool");
+        GPHashIndex.builder(p).keySize(8).valueSize(16).create().close();
+        org.gphash.PoolConfigMismatchException e = assertThrows(org.gphash.PoolConfigMismatchException.class,
+                () -> GPHashIndex.builder(p).shards(3).open());
+        assertTrue(e.getMessage().contains("not the directory of a sharded index"), e.getMessage());
+        GPHashIndex.builder(p).open().close();
+    }
 }
