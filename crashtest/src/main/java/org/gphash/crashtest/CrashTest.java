@@ -34,6 +34,8 @@ public final class CrashTest implements Callable<Integer> {
     static final class Options {
         Backend backend = Backend.CPU;
         int rounds;
+        /** System.nanoTime() after which no round starts (--minutes); 0: none. */
+        long deadlineNanos;
         long seed;
         boolean powerFail;
         /** The journal's directory (--journal), or null: the pool alone. */
@@ -64,6 +66,10 @@ public final class CrashTest implements Callable<Integer> {
 
     @Option(names = "--rounds", description = "rounds to run (default ${DEFAULT-VALUE})", defaultValue = "40")
     int rounds;
+
+    @Option(names = "--minutes", description = "start no round after this many minutes (default: no limit; "
+            + "--rounds still bounds the run); the summary counts the rounds run")
+    Integer minutes;
 
     @Option(names = "--seed", description = "seed of the run (default: from the clock)")
     Long seed;
@@ -176,9 +182,9 @@ public final class CrashTest implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(new CommandLine(this),
                     "--backend must be cpu or gpu, got " + backend);
         };
-        if (rounds < 1 || keys < 1 || roundsPerPool < 1 || maxPersists < 1 || batch < 1 || syncEvery < 1) {
+        if (rounds < 1 || minutes != null && minutes < 1 || keys < 1 || roundsPerPool < 1 || maxPersists < 1 || batch < 1 || syncEvery < 1) {
             throw new CommandLine.ParameterException(new CommandLine(this),
-                    "--rounds, --keys, --rounds-per-pool, --max-persists, --batch and --sync-every must be positive");
+                    "--rounds, --minutes, --keys, --rounds-per-pool, --max-persists, --batch and --sync-every must be positive");
         }
         if (journal != null && shards > 0) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--journal works with a single pool, not --shards");
@@ -211,6 +217,7 @@ public final class CrashTest implements Callable<Integer> {
         o.batch = batch;
         o.syncEvery = durability == org.gphash.Durability.ON_CLOSE_OR_SYNC ? syncEvery : 1;
         o.rounds = rounds;
+        o.deadlineNanos = minutes == null ? 0 : System.nanoTime() + minutes * 60_000_000_000L;
         o.seed = seed != null ? seed : System.nanoTime();
         o.powerFail = powerFail;
         o.journal = journal == null ? null : journal.toAbsolutePath();

@@ -94,6 +94,9 @@ final class Driver {
     Tally run() throws IOException, InterruptedException {
         try {
             for (int r = 0; r < o.rounds; r++) {
+                if (o.deadlineNanos != 0 && System.nanoTime() - o.deadlineNanos > 0) {
+                    break;
+                }
                 if (r % o.roundsPerPool == 0) {
                     newPool();
                 }
