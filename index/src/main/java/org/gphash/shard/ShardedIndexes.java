@@ -385,6 +385,51 @@ public final class ShardedIndexes implements ShardedIndexFactory {
         }
     }
 
+    /**
+     * A copy of the sharded index at {@code dir}, which no process has open, at {@code target} (which
+     * must not exist), for {@code gphash snapshot}: every shard checked against the manifest and held
+     * read-only at once (no writer can run meanwhile), each copied and fsynced, the manifest written,
+     * all in a hidden directory renamed into place, so a crash leaves no partial copy at the name.
+     *
+     * @param dir    the index's directory
+     * @param target where the copy goes
+     * @return the manifest copied
+     */
+    public static ShardManifest copyIndex(Path dir, Path target) {
+        ShardManifest manifest = ShardManifest.read(dir);
+        Path t = target.toAbsolutePath().normalize();
+        if (Files.exists(t, LinkOption.NOFOLLOW_LINKS)) {
+            throw new PoolExistsException("cannot snapshot to " + t + ": it exists");
+        }
+        for (int s = 0; s < manifest.shards(); s++) {
+            checkShard(dir, manifest, s);
+        }
+        Path staging = t.resolveSibling("." + t.getFileName() + ".creating-" + Long.toHexString(nonZeroRandom()));
+        List<org.gphash.index.PoolInspector> held = new ArrayList<>();
+        try {
+            Files.createDirectory(staging, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            for (int s = 0; s < manifest.shards(); s++) {
+                held.add(org.gphash.index.PoolInspector.open(ShardManifest.shardPath(dir, s)));
+            }
+            for (int s = 0; s < manifest.shards(); s++) {
+                held.get(s).copyTo(ShardManifest.shardPath(staging, s));
+            }
+            manifest.write(staging);
+            publish(staging, t);
+            return manifest;
+        } catch (IOException e) {
+            removeQuietly(staging, manifest.shards());
+            throw new PoolIoException("cannot snapshot to " + t + ": " + e.getMessage(), e);
+        } catch (RuntimeException | Error e) {
+            removeQuietly(staging, manifest.shards());
+            throw e;
+        } finally {
+            for (org.gphash.index.PoolInspector in : held) {
+                in.close();
+            }
+        }
+    }
+
     /** Copies every shard of {@code engine} into the new directory {@code target}, with the manifest. */
     static void snapshot(ShardedEngine engine, Path target) {
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {

@@ -62,61 +62,86 @@ final class DumpCommand implements Callable<Integer> {
         if (java.nio.file.Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             throw new RecoveryTool.ToolException("dump file " + file.toAbsolutePath() + " already exists");
         }
+        // A sharded index dumps every shard into one file (import makes one pool of it).
+        java.util.List<Path> pools = new java.util.ArrayList<>();
+        if (ShardedDirectories.isShardedIndex(pool)) {
+            org.gphash.shard.ShardManifest manifest = ShardedDirectories.manifest(pool);
+            for (int s = 0; s < manifest.shards(); s++) {
+                pools.add(org.gphash.shard.ShardManifest.shardPath(pool, s));
+            }
+        } else {
+            pools.add(pool);
+        }
         long skipped = 0;
         long failedChecksum = 0;
         long torn = 0;
         long badValues = 0;
         long[] shared = new long[1];
         long[] suspect = new long[1];
-        int changedRegions;
-        boolean checksums;
+        int changedRegions = 0;
+        boolean checksums = true;
         long count;
         boolean written = false;
         boolean created = false;
-        try (PoolInspector in = PoolInspector.open(pool);
-             FileChannel ch = createOwnerOnly(file)) {
-            created = true;
-            OutputStream os = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
-            Geometry g = in.geometry();
-            DumpFormat.Writer w = new DumpFormat.Writer(os, g);
-            HeapMap heap = new HeapMap(in.header().heapChunks(), g.valueStride());
-            long[] sharedBlocks = sharedBlocks(in, heap);
-            java.util.BitSet changed = in.changedRegionSet();
-            changedRegions = changed.cardinality();
-            long[] suspectBlocks = freeAtClose(in, heap);
-            // The same walk as the engines' cursors: every key's valid item, bottom level first.
-            EntryScan.State state = new EntryScan.State();
-            EntryChunk chunk = new EntryChunk(g.keySize(), g.valueSize(), 4096);
-            java.util.function.LongPredicate vouched = offset -> {
-                long block = heap.blockOf(offset);
-                if (block >= 0 && (sharedBlocks[(int) (block >>> 6)] & (1L << block)) != 0) {
-                    shared[0]++;
-                    return false;
-                }
-                if (block >= 0 && (suspectBlocks[(int) (block >>> 6)] & (1L << block)) != 0) {
-                    suspect[0]++;
-                    return false;
-                }
-                return block >= 0;
-            };
-            while (!state.done()) {
-                in.readEntries(state, chunk, vouched);
-                for (int i = 0; i < chunk.size(); i++) {
-                    w.item(chunk.key(i), chunk.value(i));
-                }
+        java.util.List<PoolInspector> held = new java.util.ArrayList<>();
+        try {
+            for (Path p : pools) {   // every shard held read-only at once: one consistent dump
+                held.add(PoolInspector.open(p));
             }
-            skipped = state.skipped();
-            failedChecksum = state.checksumFailures();
-            torn = state.torn();
-            badValues = state.badValues() - shared[0] - suspect[0];
-            checksums = in.itemChecksums();
-            count = w.finish();
-            os.flush();
-            ch.force(true);
-            written = true;
+            try (FileChannel ch = createOwnerOnly(file)) {
+                created = true;
+                OutputStream os = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 16);
+                DumpFormat.Writer w = new DumpFormat.Writer(os, held.get(0).geometry());
+                for (PoolInspector in : held) {
+                    if (!in.geometry().equals(held.get(0).geometry())) {
+                        throw new RecoveryTool.ToolException("shard " + in.path() + " has geometry " + in.geometry()
+                                + ", not " + held.get(0).geometry() + " as the first shard has");
+                    }
+                    Geometry g = in.geometry();
+                    HeapMap heap = new HeapMap(in.header().heapChunks(), g.valueStride());
+                    long[] sharedBlocks = sharedBlocks(in, heap);
+                    changedRegions += in.changedRegionSet().cardinality();
+                    long[] suspectBlocks = freeAtClose(in, heap);
+                    long sharedBefore = shared[0];
+                    long suspectBefore = suspect[0];
+                    // The same walk as the engines' cursors: every key's valid item, bottom level first.
+                    EntryScan.State state = new EntryScan.State();
+                    EntryChunk chunk = new EntryChunk(g.keySize(), g.valueSize(), 4096);
+                    java.util.function.LongPredicate vouched = offset -> {
+                        long block = heap.blockOf(offset);
+                        if (block >= 0 && (sharedBlocks[(int) (block >>> 6)] & (1L << block)) != 0) {
+                            shared[0]++;
+                            return false;
+                        }
+                        if (block >= 0 && (suspectBlocks[(int) (block >>> 6)] & (1L << block)) != 0) {
+                            suspect[0]++;
+                            return false;
+                        }
+                        return block >= 0;
+                    };
+                    while (!state.done()) {
+                        in.readEntries(state, chunk, vouched);
+                        for (int i = 0; i < chunk.size(); i++) {
+                            w.item(chunk.key(i), chunk.value(i));
+                        }
+                    }
+                    skipped += state.skipped();
+                    failedChecksum += state.checksumFailures();
+                    torn += state.torn();
+                    badValues += state.badValues() - (shared[0] - sharedBefore) - (suspect[0] - suspectBefore);
+                    checksums &= in.itemChecksums();
+                }
+                count = w.finish();
+                os.flush();
+                ch.force(true);
+                written = true;
+            }
         } catch (java.nio.file.FileAlreadyExistsException e) {
             throw new RecoveryTool.ToolException("dump file " + file.toAbsolutePath() + " already exists");
         } finally {
+            for (PoolInspector in : held) {
+                in.close();
+            }
             if (!written && created) {
                 // A dump without its trailer is refused by import anyway; do not leave one behind. Only
                 // what this command created: never a file or link that was there before.

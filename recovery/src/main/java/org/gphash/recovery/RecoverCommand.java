@@ -57,7 +57,19 @@ final class RecoverCommand implements Callable<Integer> {
         try (GPHashIndex index = b.open()) {
             r = index.lastRecovery();
         }
-        PoolReport after = PoolScanner.scan(pool, Progress.NONE);
+        // A sharded index (issue 55: recover DIR recovered every shard, then failed to scan the directory):
+        // each shard is checked as a pool, and the index is sound when all are.
+        java.util.List<PoolReport> reports = new java.util.ArrayList<>();
+        boolean sharded = ShardedDirectories.isShardedIndex(pool);
+        if (sharded) {
+            org.gphash.shard.ShardManifest manifest = ShardedDirectories.manifest(pool);
+            for (int s = 0; s < manifest.shards(); s++) {
+                reports.add(PoolScanner.scan(org.gphash.shard.ShardManifest.shardPath(pool, s), Progress.NONE));
+            }
+        } else {
+            reports.add(PoolScanner.scan(pool, Progress.NONE));
+        }
+        PoolReport after = reports.stream().filter(rep -> !rep.sound()).findFirst().orElse(reports.get(0));
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -87,7 +99,7 @@ final class RecoverCommand implements Callable<Integer> {
             m.put("soundAfter", after.sound());
             out.println(Json.write(m));
         } else {
-            out.println("pool " + pool.toAbsolutePath());
+            out.println((sharded ? "index " : "pool ") + pool.toAbsolutePath());
             out.println("  previous shutdown:        " + (r.previousShutdownClean() ? "clean" : "NOT clean"));
             out.println("  header copy repaired:     " + (r.headerCopyRepaired() ? "yes" : "no"));
             out.println("  INSERT slots cleared:     " + r.insertSlotsCleared());
@@ -103,7 +115,8 @@ final class RecoverCommand implements Callable<Integer> {
             if (journal != null) {
                 out.println("  " + r.journal());
             }
-            out.println(after.sound() ? "recover: done, pool is sound" : "recover: done, but the pool is NOT sound:");
+            out.println(after.sound() ? "recover: done, " + (sharded ? "every shard" : "pool") + " is sound"
+                    : "recover: done, but " + (sharded ? "a shard" : "the pool") + " is NOT sound:");
             if (!after.sound()) {
                 out.print(ReportWriter.checkText(after));
             }

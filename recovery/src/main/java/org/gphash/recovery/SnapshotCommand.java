@@ -34,6 +34,17 @@ final class SnapshotCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Path target = file.toAbsolutePath();
+        if (ShardedDirectories.isShardedIndex(pool)) {
+            ShardedDirectories.manifest(pool);  // the tools' one-line error for what is no index
+            try {
+                org.gphash.shard.ShardManifest m = org.gphash.shard.ShardedIndexes.copyIndex(pool, target);
+                spec.commandLine().getOut().println("snapshot: the " + m.shards() + " shards and the manifest of "
+                        + pool.toAbsolutePath() + " copied to " + target + " and fsynced");
+                return RecoveryTool.SOUND;
+            } catch (org.gphash.error.PoolExistsException e) {
+                throw new RecoveryTool.ToolException(e.getMessage());
+            }
+        }
         long length;
         boolean clean;
         try (PoolInspector in = PoolInspector.open(pool)) {
@@ -41,7 +52,7 @@ final class SnapshotCommand implements Callable<Integer> {
             clean = in.header().cleanShutdown();
             in.copyTo(target);
         } catch (org.gphash.error.PoolExistsException e) {
-            throw new RecoveryTool.ToolException("snapshot target " + e.getMessage());
+            throw new RecoveryTool.ToolException("cannot snapshot to " + target + ": it exists");
         }
         try (PoolInspector copy = PoolInspector.open(target)) {
             copy.header();

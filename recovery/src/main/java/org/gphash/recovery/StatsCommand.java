@@ -26,12 +26,39 @@ final class StatsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (ShardedDirectories.isShardedIndex(pool)) {
+            return shardedStats();
+        }
         PoolReport report = PoolScanner.scan(pool, json ? Progress.NONE : Progress.forTerminal());
         if (report.header() == null) {
             throw new RecoveryTool.ToolException("pool " + pool.toAbsolutePath() + " has no usable header: "
                     + report.findings().examples(Problem.UNREADABLE_HEADER));
         }
         spec.commandLine().getOut().print(json ? ReportWriter.statsJson(report) + "\n" : ReportWriter.statsText(report));
+        return RecoveryTool.SOUND;
+    }
+
+    /** A sharded index: every shard's figures, as for a pool, and the index's item count. */
+    private int shardedStats() {
+        org.gphash.shard.ShardManifest manifest = ShardedDirectories.manifest(pool);
+        java.util.List<String> jsons = new java.util.ArrayList<>();
+        StringBuilder text = new StringBuilder("index " + pool.toAbsolutePath() + ": " + manifest.shards() + " shards, "
+                + manifest.geometry() + "\n");
+        long items = 0;
+        for (int s = 0; s < manifest.shards(); s++) {
+            Path shard = org.gphash.shard.ShardManifest.shardPath(pool, s);
+            PoolReport report = PoolScanner.scan(shard, Progress.NONE);
+            if (report.header() == null) {
+                throw new RecoveryTool.ToolException("shard " + s + " (" + shard + ") has no usable header: "
+                        + report.findings().examples(Problem.UNREADABLE_HEADER));
+            }
+            items += report.items();
+            jsons.add(ReportWriter.statsJson(report));
+            text.append(ReportWriter.statsText(report));
+        }
+        spec.commandLine().getOut().print(json ? "{\"index\":" + Json.write(pool.toAbsolutePath().toString()) + ",\"shards\":"
+                + manifest.shards() + ",\"items\":" + items + ",\"pools\":[" + String.join(",", jsons) + "]}\n"
+                : text.append("index: ").append(items).append(" items in ").append(manifest.shards()).append(" shards\n"));
         return RecoveryTool.SOUND;
     }
 }

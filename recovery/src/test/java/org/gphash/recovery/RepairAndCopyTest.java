@@ -201,7 +201,7 @@ class RepairAndCopyTest {
         }
         ToolFixture.Run again = ToolFixture.tool("snapshot", p.toString(), snap.toString());
         assertEquals(1, again.code());
-        assertTrue(again.err().contains("already exists"), again.err());
+        assertTrue(again.err().contains("cannot snapshot to") && again.err().contains("it exists"), again.err());
     }
 
     @Test

@@ -76,4 +76,45 @@ class ShardedCheckTest {
         assertEquals(2, noManifest.code(), noManifest.all());
         assertTrue(noManifest.out().contains("no " + ShardManifest.FILE_NAME), noManifest.out());
     }
+
+    /** Issue 55, item 2: every tool takes a sharded index's directory, as check does. */
+    @Test
+    void statsDumpSnapshotAndRecoverTakeTheDirectory() throws Exception {
+        Path dir = index("idx", 3);
+        ToolFixture.Run stats = ToolFixture.tool("stats", dir.toString());
+        assertEquals(0, stats.code(), stats.all());
+        assertTrue(stats.out().contains("index: 400 items in 3 shards"), stats.out());
+        ToolFixture.Run statsJson = ToolFixture.tool("stats", "--json", dir.toString());
+        assertEquals(0, statsJson.code(), statsJson.all());
+        assertTrue(statsJson.out().startsWith("{\"index\":") && statsJson.out().contains("\"shards\":3,\"items\":400"),
+                statsJson.out());
+
+        Path dump = f.dir.resolve("idx.dump");
+        ToolFixture.Run d = ToolFixture.tool("dump", dir.toString(), dump.toString());
+        assertEquals(0, d.code(), d.all());
+        assertTrue(d.out().contains("dump: 400 items"), d.out());
+        Path back = f.dir.resolve("back.pool");
+        assertEquals(0, ToolFixture.tool("import", dump.toString(), back.toString()).code());
+        try (GPHashIndex index = GPHashIndex.builder(back).open()) {
+            for (long k = 0; k < 400; k++) {
+                assertArrayEquals(ToolFixture.value(k), index.get(k), "key " + k);
+            }
+        }
+
+        Path copy = f.dir.resolve("copy");
+        ToolFixture.Run snap = ToolFixture.tool("snapshot", dir.toString(), copy.toString());
+        assertEquals(0, snap.code(), snap.all());
+        ToolFixture.Run again = ToolFixture.tool("snapshot", dir.toString(), copy.toString());
+        assertEquals(1, again.code(), again.all());
+        assertTrue(again.err().contains("cannot snapshot to") && again.err().contains("it exists"), again.all());
+        try (GPHashIndex index = GPHashIndex.builder(copy).open()) {
+            assertEquals(400, index.size());
+            assertArrayEquals(ToolFixture.value(5), index.get(5));
+        }
+
+        ToolFixture.Run rec = ToolFixture.tool("recover", dir.toString());
+        assertEquals(0, rec.code(), rec.all());
+        assertTrue(rec.out().contains("recover: done, every shard is sound"), rec.out());
+        assertEquals(0, ToolFixture.tool("check", dir.toString()).code());
+    }
 }
