@@ -49,9 +49,14 @@ final class ReportWriter {
         if (r.findings().count(Problem.OPEN_REFUSES) > 0) {
             return "open refuses this file before reading it: " + r.findings().examples(Problem.OPEN_REFUSES).get(0);
         }
+        if (r.header() == null) {
+            // Issue 55: this advised 'gphash dump', which refuses a file without a usable header.
+            return "neither open nor any tool can read this file (its header is unusable or it is shorter than its "
+                    + "header says): restore the pool from a copy, such as one 'gphash snapshot' made";
+        }
         if (r.structurallyCorrupt()) {
-            return "open refuses this pool and no repair of slots fixes it: 'gphash dump' what can be read, "
-                    + "then 'gphash import' it into a new pool";
+            return "open refuses this pool and no repair of slots fixes it: 'gphash dump' what can be read (it leaves "
+                    + "out and counts what it cannot vouch for), then 'gphash import' it into a new pool";
         }
         if (r.findings().kinds().stream().allMatch(k -> k == Problem.ITEM_CHECKSUM || !k.problem())) {
             return "the items listed fail their checksums: the media changed their values; reads of those keys fail "

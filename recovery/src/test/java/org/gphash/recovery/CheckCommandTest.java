@@ -209,4 +209,17 @@ class CheckCommandTest {
         assertTrue(r.out().contains("check: NOT sound"), r.out());
         return r;
     }
+
+    /** Issue 55, item 3: advice only where the advised command does what it says. */
+    @Test
+    void aTruncatedPoolIsNotAdvisedToBeDumped() throws Exception {
+        Path p = f.pool("cut.pool", 300);
+        byte[] all = Files.readAllBytes(p);
+        Files.write(p, java.util.Arrays.copyOf(all, all.length - 3 * 4096));
+        ToolFixture.Run check = ToolFixture.tool("check", p.toString());
+        assertTrue(check.code() != 0, check.all());
+        assertTrue(check.out().contains("restore the pool from a copy") && !check.out().contains("gphash dump"), check.out());
+        assertTrue(ToolFixture.tool("dump", p.toString(), f.dir.resolve("cut.dump").toString()).code() != 0,
+                "dump read a pool check says nothing can read");
+    }
 }
