@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
  * exits 0 when L, T and X are 0 and every post-recovery check passed, 1 otherwise, 2 when the
  * backend is unavailable or the options are wrong.
  */
-@Command(name = "crashtest", mixinStandardHelpOptions = true,
+@Command(name = "crashtest", mixinStandardHelpOptions = true, versionProvider = org.gphash.recovery.ToolVersion.class,
         description = {"Forks a worker JVM running inserts, updates and deletes (with resizes) on a pool, kills it "
                 + "with SIGKILL at random moments and at chosen crash points, round after round, and after each "
                 + "round reopens the pool and checks that every acknowledged operation survived whole, that "

@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code check POOL}: verifies without writing anything; exit 0 when sound, 1 when not. */
-@Command(name = "check", mixinStandardHelpOptions = true,
+@Command(name = "check", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
         description = {"Verifies a pool without changing it: header copies and checksums, geometry and extents, "
                 + "every slot state, fingerprints against keys, candidate order (duplicates, misplaced items), "
                 + "value offsets inside the heap and never shared, value heap accounting.",

@@ -33,7 +33,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * A table region changed since the last clean close that no operation reached (as {@code check}
  * reports) makes the dump exit 1: an item the change lost cannot be listed.
  */
-@Command(name = "dump", mixinStandardHelpOptions = true,
+@Command(name = "dump", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
         description = "Streams every key and value of a pool into FILE (which must not exist), without changing "
                 + "the pool; fsyncs FILE. 'gphash import' reads it back.")
 final class DumpCommand implements Callable<Integer> {

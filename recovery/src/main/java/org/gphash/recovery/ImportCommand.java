@@ -24,7 +24,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * batches. A damaged or truncated dump is refused and the half-built pool deleted, so an import
  * either yields every item or no pool at all.
  */
-@Command(name = "import", mixinStandardHelpOptions = true,
+@Command(name = "import", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
         description = "Creates POOL (which must not exist) from a dump written by 'gphash dump', verifying the dump's "
                 + "checksum; on any error the new pool is deleted.")
 final class ImportCommand implements Callable<Integer> {
@@ -87,7 +87,8 @@ final class ImportCommand implements Callable<Integer> {
             }
             ok = true;
         } catch (IOException e) {
-            throw new RecoveryTool.ToolException("cannot import " + file.toAbsolutePath() + ": " + e.getMessage(), e);
+            throw new RecoveryTool.ToolException("cannot import " + file.toAbsolutePath() + ": "
+                    + RecoveryTool.describe(e), e);
         } finally {
             // Remove only the pool this command created: whatever else is at the name (a pool another
             // process created after the check above, a symbolic link) is not ours to delete.

@@ -23,7 +23,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * run again. Like open, it refuses a pool with more damage than a crash leaves (items that do not
  * match their key) and changes nothing; {@code --force} clears such items instead.
  */
-@Command(name = "recover", mixinStandardHelpOptions = true,
+@Command(name = "recover", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
         description = {"Runs recovery on a pool (what open does) and reports the count of each repair, then checks "
                 + "the result. Idempotent; safe to interrupt and run again.",
                 "Exit code 0 when the recovered pool is sound, 1 when not, 2 when it cannot be opened."})

@@ -14,7 +14,7 @@ import picocli.CommandLine;
  * not sound or the operation failed on the pool's contents, 2 bad usage or a pool that cannot be
  * opened (no such file, locked by another process).
  */
-@Command(name = "gphash", mixinStandardHelpOptions = true, version = "gphash recovery tool 0.1",
+@Command(name = "gphash", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class, 
         description = "Offline tools for gphash pool files.",
         subcommands = {CheckCommand.class, RecoverCommand.class, StatsCommand.class, DumpCommand.class,
                 ImportCommand.class, SnapshotCommand.class})
@@ -44,8 +44,11 @@ public final class RecoveryTool implements Runnable {
         // With --json every outcome is one JSON object on stdout, errors included (issue 28).
         boolean json = java.util.Arrays.asList(args).contains("--json");
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            // A pool that cannot be opened at all (missing, locked, unreadable) is not a verdict on it.
-            int code = e instanceof PoolIoException ? CANNOT_RUN : UNSOUND;
+            // A pool that cannot be opened at all (missing, locked, unreadable, not a pool), or a file the
+            // command cannot reach, is not a verdict on it: 2, as check says for each (issue 55).
+            int code = e instanceof ToolException t ? t.code
+                    : e instanceof PoolIoException || e instanceof java.nio.file.FileSystemException || notAPool(e)
+                    ? CANNOT_RUN : UNSOUND;
             if (json) {
                 printJsonError(commandLine, describe(e), code);
             } else {
@@ -75,26 +78,56 @@ public final class RecoveryTool implements Runnable {
         commandLine.getOut().flush();
     }
 
-    private static String describe(Exception e) {
+    private static boolean notAPool(Exception e) {
+        return e instanceof org.gphash.error.PoolFormatException f
+                && (f.reason() == org.gphash.error.PoolFormatException.Reason.NOT_A_POOL
+                || f.reason() == org.gphash.error.PoolFormatException.Reason.WRONG_VERSION);
+    }
+
+    /** The message a person reads: the exception's own words, never a JDK class name (issue 55). */
+    static String describe(Throwable e) {
         if (e instanceof PoolLockedException) {
             return e.getMessage() + " (close the program that has it open, then try again)";
         }
-        if (e instanceof GPHashException || e instanceof PoolIoException || e instanceof ToolException) {
+        if (e instanceof java.io.UncheckedIOException u && u.getCause() != null) {
+            return describe(u.getCause());
+        }
+        if (e instanceof java.nio.file.NoSuchFileException f) {
+            return "no such file or directory: " + f.getFile();
+        }
+        if (e instanceof java.nio.file.AccessDeniedException f) {
+            return "permission denied: " + f.getFile();
+        }
+        if (e instanceof java.nio.file.FileAlreadyExistsException f) {
+            return f.getFile() + " already exists";
+        }
+        if (e instanceof java.nio.file.FileSystemException f) {
+            return (f.getReason() != null ? f.getReason() : "cannot use it") + ": " + f.getFile();
+        }
+        if (e.getMessage() != null && (e instanceof GPHashException || e instanceof PoolIoException
+                || e instanceof ToolException || e instanceof java.io.IOException)) {
             return e.getMessage();
         }
         return e.toString();
     }
 
-    /** A failure the tool explains in its message; exit code 1. */
+    /** A failure the tool explains in its message; exit code 1 unless it says otherwise. */
     static final class ToolException extends RuntimeException {
         private static final long serialVersionUID = 1L;
+        final int code;
 
         ToolException(String message) {
+            this(message, UNSOUND);
+        }
+
+        ToolException(String message, int code) {
             super(message);
+            this.code = code;
         }
 
         ToolException(String message, Throwable cause) {
             super(message, cause);
+            this.code = cause instanceof java.nio.file.FileSystemException ? CANNOT_RUN : UNSOUND;
         }
     }
 }

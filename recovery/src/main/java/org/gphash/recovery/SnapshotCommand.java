@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
  * {@code GPHashIndex.snapshot} uses on an open pool too). Only the committed length is copied (bytes of an interrupted growth are
  * not part of the pool).
  */
-@Command(name = "snapshot", mixinStandardHelpOptions = true,
+@Command(name = "snapshot", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
         description = "Copies a pool (locked, unchanged) to FILE, which must not exist, and fsyncs it, e.g. from "
                 + "tmpfs onto durable storage. The copy opens like the original.")
 final class SnapshotCommand implements Callable<Integer> {

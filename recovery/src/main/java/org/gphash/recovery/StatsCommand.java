@@ -10,7 +10,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code stats POOL}: size, load factor per level, bucket occupancy, value heap use. Read-only. */
-@Command(name = "stats", mixinStandardHelpOptions = true,
+@Command(name = "stats", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
         description = "Prints a pool's size, load factor per level, bucket occupancy histogram and value heap use, "
                 + "without changing it.")
 final class StatsCommand implements Callable<Integer> {
@@ -31,8 +31,10 @@ final class StatsCommand implements Callable<Integer> {
         }
         PoolReport report = PoolScanner.scan(pool, json ? Progress.NONE : Progress.forTerminal());
         if (report.header() == null) {
-            throw new RecoveryTool.ToolException("pool " + pool.toAbsolutePath() + " has no usable header: "
-                    + report.findings().examples(Problem.UNREADABLE_HEADER));
+            // The words and the exit status check gives the same file (issue 55).
+            throw new RecoveryTool.ToolException("pool " + pool.toAbsolutePath() + ": " + ReportWriter.advice(report)
+                    + " (" + String.join("; ", report.findings().kinds().stream().flatMap(k -> report.findings()
+                    .examples(k).stream()).toList()) + ")", RecoveryTool.CANNOT_RUN);
         }
         spec.commandLine().getOut().print(json ? ReportWriter.statsJson(report) + "\n" : ReportWriter.statsText(report));
         return RecoveryTool.SOUND;
