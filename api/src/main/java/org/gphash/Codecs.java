@@ -94,10 +94,14 @@ final class Codecs {
                 this.constructor = lookup.findConstructor(type, MethodType.methodType(void.class, types));
             } catch (IllegalAccessException | NoSuchMethodException e) {
                 // One line naming the record and the way out (the JDK's own message names lookup internals).
+                // A public record in a package its module does not export needs the lookup, not "public" (issue 55).
+                boolean isPublic = java.lang.reflect.Modifier.isPublic(type.getModifiers());
                 throw new IllegalArgumentException("record " + type.getName() + " cannot be reached from "
                         + (lookup.lookupClass() == Object.class ? "the public lookup" : lookup.lookupClass().getName())
-                        + ": make it public, or pass a lookup that can reach it: Codec.record(MethodHandles.lookup(), "
-                        + type.getSimpleName() + ".class)", e);
+                        + (isPublic ? " (its module " + type.getModule().getName() + " does not export "
+                        + type.getPackageName() + " to gphash)" : "")
+                        + ": " + (isPublic ? "" : "make it public, or ") + "pass a lookup that can reach it: "
+                        + "Codec.record(MethodHandles.lookup(), " + type.getSimpleName() + ".class)", e);
             }
             if (bytes == 0) {
                 throw new IllegalArgumentException("record " + type.getName() + " has no components");

@@ -56,31 +56,62 @@ public final class Cursor implements AutoCloseable {
         return false;
     }
 
-    /** {@return the current key (a copy)} */
+    /**
+     * {@return the current key (a copy)}
+     *
+     * @throws IllegalStateException before the first {@link #next()} or after it returned false
+     */
     public byte[] key() {
-        return chunk.key(at);
+        return chunk.key(current());
     }
 
-    /** {@return the key of an 8-byte-key pool as a {@code long}} */
+    /**
+     * {@return the key of an 8-byte-key pool as a {@code long}}
+     *
+     * @throws IllegalStateException before the first {@link #next()} or after it returned false
+     */
     public long longKey() {
-        return chunk.longKey(at);
+        return chunk.longKey(current());
     }
 
-    /** {@return the current value (a copy)} */
+    /**
+     * {@return the current value (a copy)}
+     *
+     * @throws IllegalStateException before the first {@link #next()} or after it returned false
+     */
     public byte[] value() {
-        return chunk.value(at);
+        return chunk.value(current());
     }
 
-    /** {@return the current key without copying ({@code keySize} bytes, valid until {@link #next()})} */
+    /**
+     * {@return the current key without copying ({@code keySize} bytes, valid until {@link #next()})}
+     *
+     * @throws IllegalStateException before the first {@link #next()} or after it returned false
+     */
     public MemorySegment keySegment() {
+        int i = current();
         long n = chunk.keys().byteSize() / chunk.size();
-        return chunk.keys().asSlice(at * n, n);
+        return chunk.keys().asSlice(i * n, n);
     }
 
-    /** {@return the current value without copying ({@code valueSize} bytes, valid until {@link #next()})} */
+    /**
+     * {@return the current value without copying ({@code valueSize} bytes, valid until {@link #next()})}
+     *
+     * @throws IllegalStateException before the first {@link #next()} or after it returned false
+     */
     public MemorySegment valueSegment() {
+        int i = current();
         long n = chunk.values().byteSize() / chunk.size();
-        return chunk.values().asSlice(at * n, n);
+        return chunk.values().asSlice(i * n, n);
+    }
+
+    /** The current entry's place in the chunk; refused (issue 55: was IndexOutOfBoundsException) where there is none. */
+    private int current() {
+        if (at < 0 || at >= chunk.size()) {
+            throw new IllegalStateException(at < 0 ? "no current entry: call next() first"
+                    : "no current entry: next() returned false (the cursor is exhausted)");
+        }
+        return at;
     }
 
     /** Nothing to release today; a cursor is closeable so that one that holds resources later fits. */

@@ -129,7 +129,7 @@ public final class PoolTable {
             HeaderStore headers = HeaderStore.initialize(file, header, firstCopyWritten(config));
             Table table = new Table(file, headers, config.crashHook(), config.maxPoolBytes(), passes,
                     passes.durability(config.durability()));
-            RecoveryReport report = Recovery.run(table, true, false, false);
+            RecoveryReport report = Recovery.fresh(table);
             file.publish();
             PoolLog.opened("created", file.path(), report, report.duration().toNanos());
             PoolEvents.opened(file.path(), true, report);

@@ -62,6 +62,20 @@ final class Recovery {
                 trailing, Duration.ofNanos(System.nanoTime() - start), true);
     }
 
+    /**
+     * Create: a table of zeros needs no scan (issue 55: {@code lastRecovery()} after {@code create()}
+     * reported a scan of the empty table, 1.3 s for a large initial capacity). Every block is free.
+     */
+    static RecoveryReport fresh(Table table) {
+        long start = System.nanoTime();
+        ValueHeap heap = table.heap;
+        heap.startRebuild();
+        heap.finishRebuild();
+        table.size.reset();
+        return new RecoveryReport(true, false, 0, 0, 0, false, 0, 0, 0, heap.freeBlocks(), 0,
+                Duration.ofNanos(System.nanoTime() - start));
+    }
+
     static RecoveryReport run(Table table, boolean previousShutdownClean, boolean headerRepairNeeded,
                               boolean repairBeyondCrash) {
         long start = System.nanoTime();
