@@ -68,6 +68,9 @@ final class DemoOptions {
     Path dir;
     @Option(names = "--keep", description = "keep the pool directory at the end")
     boolean keep;
+    @Option(names = "--cpu-only", description = "run the CPU engine only (by default the GPU engine runs the same "
+            + "load and mix after it, where a GPU and the kernels are present)")
+    boolean cpuOnly;
     @Option(names = "--msync", description = "persist with MemorySegment.force (msync) even on tmpfs, where the engine "
             + "otherwise skips it (a baseline)")
     boolean msync;

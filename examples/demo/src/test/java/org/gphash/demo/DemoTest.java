@@ -26,6 +26,8 @@ class DemoTest {
         assertEquals(0, status, out);
         assertTrue(out.contains("0 mismatched, 0 missing"), out);
         assertTrue(out.contains("result       OK"), out);
+        // The GPU engine beside the CPU engine where it can run, else one line why not (issue 55).
+        assertTrue(out.contains("CPU engine") && (out.contains("GPU / CPU") || out.contains("GPU engine   not shown: ")), out);
         try (Stream<Path> left = Files.list(parent)) {
             assertEquals(0, left.count(), "the demo removes the directory it created");
         }
