@@ -67,7 +67,7 @@ public final class YcsbBench {
         List<Measurement> all = new ArrayList<>();
         boolean wrong = false;
         try (Progress progress = Progress.on(err, options.progress())) {
-            warmUp(systems, progress);
+            warmUp(systems);
             for (int batchSize : options.batchSizes()) {
                 List<Measurement> rows = new ArrayList<>();
                 for (String system : systems) {
@@ -172,7 +172,7 @@ public final class YcsbBench {
      * the client alone on YCSB-C: 57 Mops/s after it, 243 after a copy of 1M keys; the GPU engine's
      * load 5 and 37).
      */
-    private void warmUp(List<String> systems, Progress progress) throws Exception {
+    private void warmUp(List<String> systems) throws Exception {
         if (options.warmupKeys() == 0) {
             return;
         }
@@ -180,11 +180,16 @@ public final class YcsbBench {
         long perThread = (long) WARM_UP_BATCHES_PER_THREAD * options.threads() * batchSize;
         long keys = Math.min(options.keys(), Math.max(options.warmupKeys(), perThread));
         long divisor = Math.max(1, options.keys() / keys);
+        // One labelled line, not the progress bar: a bar that ran and restarted for an unmeasured copy
+        // looked like the measured run starting over (issue 55).
+        if (options.progress()) {
+            err.println("gphash bench ycsb: warming up each system on a copy of " + keys + " keys (not measured) ...");
+        }
         for (String system : systems) {
             try (PoolDirectory dir = PoolDirectory.create(options.dir(), PoolDirectory.estimatePoolBytes(keys * 4, options.keySize(), options.valueSize()), false);
                  StoreUnderTest store = Systems.open(system, new StoreConfig(dir.path(), options.keySize(),
                          options.valueSize(), keys * 2, options.seed()))) {
-                runWorkloads(store, batchSize, keys, divisor, progress);
+                runWorkloads(store, batchSize, keys, divisor, Progress.NONE);
             } catch (BackendUnavailableException e) {
                 // Reported by the measured run.
             }
