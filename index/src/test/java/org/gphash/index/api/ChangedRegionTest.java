@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -19,7 +18,6 @@ import org.gphash.GPHashIndex;
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.SlotMeta;
 import org.gphash.index.PoolInspector;
-import org.gphash.index.TableLayout;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -98,22 +96,7 @@ class ChangedRegionTest {
                 reason.toString());
     }
 
-    /** The slot holding {@code key}. */
     private static long slotOf(Path p, long key) {
-        try (PoolInspector in = PoolInspector.open(p)) {
-            TableLayout t = in.layout();
-            MemorySegment s = in.segment();
-            int slotSize = in.geometry().slotSize();
-            for (int d = 0; d < t.levelCount(); d++) {
-                for (long i = 0; i < t.bucketsAtDepth(d) * in.geometry().slotsPerBucket(); i++) {
-                    long slot = t.levelOffset(d) + i * slotSize;
-                    if (SlotMeta.isItem(s.get(ValueLayout.JAVA_LONG, slot))
-                            && s.get(ValueLayout.JAVA_LONG_UNALIGNED, slot + SlotMeta.BYTES) == key) {
-                        return slot;
-                    }
-                }
-            }
-        }
-        throw new AssertionError("key " + key + " not found");
+        return TestPools.slotOf(p, key);
     }
 }

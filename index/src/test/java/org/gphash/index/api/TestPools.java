@@ -49,6 +49,25 @@ public final class TestPools implements AutoCloseable {
         return ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(key).array();
     }
 
+    /** The slot holding the 8-byte {@code key} in the pool at {@code p} (read-only; the pool must be closed). */
+    public static long slotOf(Path p, long key) {
+        try (org.gphash.index.PoolInspector in = org.gphash.index.PoolInspector.open(p)) {
+            org.gphash.index.TableLayout t = in.layout();
+            java.lang.foreign.MemorySegment s = in.segment();
+            int slotSize = in.geometry().slotSize();
+            for (int d = 0; d < t.levelCount(); d++) {
+                for (long i = 0; i < t.bucketsAtDepth(d) * in.geometry().slotsPerBucket(); i++) {
+                    long slot = t.levelOffset(d) + i * slotSize;
+                    if (org.gphash.format.SlotMeta.isItem(s.get(java.lang.foreign.ValueLayout.JAVA_LONG, slot))
+                            && s.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, slot + org.gphash.format.SlotMeta.BYTES) == key) {
+                        return slot;
+                    }
+                }
+            }
+        }
+        throw new AssertionError("key " + key + " not found in " + p);
+    }
+
     @Override
     public void close() {
         try (Stream<Path> files = Files.walk(dir)) {
