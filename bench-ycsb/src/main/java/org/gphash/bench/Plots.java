@@ -44,7 +44,7 @@ final class Plots {
                 XYChart chart = new XYChartBuilder().width(640).height(440)
                         .title("Throughput vs latency, workload " + w)
                         .xAxisTitle("mean latency per batch (ms)").yAxisTitle("throughput (Mops/s)").build();
-                chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+                chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);  // inside, it covered the tallest bar or a curve's end
                 for (String s : systems) {
                     List<Double> x = new ArrayList<>();
                     List<Double> y = new ArrayList<>();
@@ -65,7 +65,7 @@ final class Plots {
             CategoryChart chart = new CategoryChartBuilder().width(Math.max(640, 90 * workloads.size())).height(440)
                     .title("Throughput per workload, batch size " + b)
                     .xAxisTitle("workload").yAxisTitle("throughput (Mops/s)").build();
-            chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);  // inside, it covered the tallest bar or a curve's end
             for (String s : systems) {
                 List<String> xs = new ArrayList<>();
                 List<Double> ys = new ArrayList<>();
