@@ -1,5 +1,7 @@
 package org.gphash.index;
 
+import org.gphash.error.PoolIoException;
+import org.gphash.error.PoolLockedException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.Geometry;
 import org.gphash.format.HeaderStore;
@@ -9,8 +11,14 @@ import org.gphash.format.SlotMeta;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.function.LongPredicate;
 
 import org.gphash.error.PoolFormatException;
+import org.gphash.format.TableDigest;
 import org.gphash.persistence.PoolFile;
 
 /**
@@ -64,9 +72,9 @@ public final class PoolInspector implements AutoCloseable {
      * and sizes right; such a record marks exactly as many value blocks used as it counts items);
      * empty otherwise.
      */
-    public java.util.OptionalLong trustedCloseRecordItems() {
+    public OptionalLong trustedCloseRecordItems() {
         CloseRecord.Loaded r = trustedCloseRecord();
-        return r == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(r.items());
+        return r == null ? OptionalLong.empty() : OptionalLong.of(r.items());
     }
 
     /**
@@ -79,14 +87,14 @@ public final class PoolInspector implements AutoCloseable {
     }
 
     /**
-     * The table regions ({@link org.gphash.format.TableDigest}) whose bytes no longer match the CRC the
+     * The table regions ({@link TableDigest}) whose bytes no longer match the CRC the
      * last clean close recorded for them: changed after it. With a trusted close record, every region;
      * after a crash of a process that opened the pool from its record ({@link CloseRecord#readOpened}),
      * the regions that process never reached. Empty when neither is known.
      */
-    public java.util.List<String> changedRegions() {
-        org.gphash.format.TableDigest digest = new org.gphash.format.TableDigest(header);
-        java.util.List<String> changed = new java.util.ArrayList<>();
+    public List<String> changedRegions() {
+        TableDigest digest = new TableDigest(header);
+        List<String> changed = new ArrayList<>();
         changedRegionSet().stream().forEach(i -> changed.add("pool bytes " + digest.offsetOf(i) + " to "
                 + (digest.offsetOf(i) + digest.bytesOf(i)) + " (buckets " + digest.firstBucket(i) + " to "
                 + (digest.firstBucket(i) + digest.bytesOf(i) / header.geometry().bucketSize() - 1) + " of level "
@@ -94,16 +102,16 @@ public final class PoolInspector implements AutoCloseable {
         return changed;
     }
 
-    /** The regions {@link #changedRegions()} describes, by number ({@link org.gphash.format.TableDigest}). */
-    public java.util.BitSet changedRegionSet() {
+    /** The regions {@link #changedRegions()} describes, by number ({@link TableDigest}). */
+    public BitSet changedRegionSet() {
         CloseRecord.Loaded r = trustedCloseRecord();
         CloseRecord.Opened o = r == null ? CloseRecord.readOpened(file.segment(), header) : null;
-        java.util.BitSet changed = new java.util.BitSet();
+        BitSet changed = new BitSet();
         if (r == null && o == null) {
             return changed;
         }
         int[] recorded = r != null ? r.regionCrcs() : o.regionCrcs();
-        org.gphash.format.TableDigest digest = new org.gphash.format.TableDigest(header);
+        TableDigest digest = new TableDigest(header);
         int[] now = digest.crcs(file.segment(), o == null ? null : recorded, o == null ? null : o::touched);
         for (int i = 0; i < now.length; i++) {
             if (now[i] != recorded[i]) {
@@ -134,8 +142,8 @@ public final class PoolInspector implements AutoCloseable {
      * Opens {@code path} read-only and validates its header.
      *
      * @throws PoolFormatException                              the file is not a usable pool (its reason says why)
-     * @throws org.gphash.error.PoolLockedException        the pool is open in an engine
-     * @throws org.gphash.error.PoolIoException            no such file, or it cannot be read
+     * @throws PoolLockedException        the pool is open in an engine
+     * @throws PoolIoException            no such file, or it cannot be read
      */
     public static PoolInspector open(Path path) {
         PoolFile file = PoolFile.openReadOnly(path);
@@ -234,7 +242,7 @@ public final class PoolInspector implements AutoCloseable {
      * their checksum, or whose value offset {@code isValueBlock} rejects, are counted in
      * {@code state} and left out.
      */
-    public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk, java.util.function.LongPredicate isValueBlock) {
+    public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk, LongPredicate isValueBlock) {
         chunk.clear();
         EntryScan.fill(file.segment(), layout, header.geometry(), probe, state, chunk, true, isValueBlock, file.path());
     }

@@ -1,6 +1,7 @@
 package org.gphash.index;
 
 import java.lang.foreign.MemorySegment;
+import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.gphash.error.PoolFormatException;
@@ -129,7 +130,7 @@ final class RegionCheck {
         MemorySegment pool = file.segment();
         int[] now = digest.crcs(pool, expected, this::checked);
         int firstBad = -1;
-        java.util.BitSet sound = new java.util.BitSet(now.length);
+        BitSet sound = new BitSet(now.length);
         for (int r = 0; r < now.length; r++) {
             if (checked(r)) {
                 continue;

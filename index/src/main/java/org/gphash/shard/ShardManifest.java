@@ -14,11 +14,14 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
+import java.util.Set;
 import java.util.zip.CRC32C;
 
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
 import org.gphash.format.Geometry;
+import org.gphash.format.PoolHeader;
+import org.gphash.persistence.PoolFile;
 
 /**
  * The manifest of a sharded index: the file {@value #FILE_NAME} in its directory, saying how many
@@ -29,7 +32,7 @@ import org.gphash.format.Geometry;
  * <p>The manifest alone is not trusted (issue 52: a crafted one, its CRC recomputed, with another
  * seed, a shard left out or shards swapped, hid up to 2/3 of the keys): every shard's header also
  * records the index's identity, the seed, its shard number and the count, and the open epoch
- * ({@link org.gphash.format.PoolHeader.ShardMembership}); open compares them all.
+ * ({@link PoolHeader.ShardMembership}); open compares them all.
  *
  * <p>Layout (little-endian): magic "GPHSHARD" (8), version (4), shard count (4), shard seed (8),
  * key size, value size, levels, hashes, slots per bucket, flags (bit 0: item checksums) (4 each),
@@ -190,7 +193,7 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
      */
     public static ShardManifest read(Path dir) {
         Path file = dir.resolve(FILE_NAME);
-        String dirRefusal = org.gphash.persistence.PoolFile.directoryRefusal(dir);
+        String dirRefusal = PoolFile.directoryRefusal(dir);
         if (dirRefusal != null) {
             throw new PoolIoException("cannot open sharded index " + dir + ": " + dirRefusal + "; nothing was changed");
         }
@@ -202,7 +205,7 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
         }
         // Checked before it is read: a FIFO would block the read for ever (issue 52), and the manifest
         // decides where every key lives, so only its owner may write it.
-        String fileRefusal = org.gphash.persistence.PoolFile.openRefusal(file);
+        String fileRefusal = PoolFile.openRefusal(file);
         if (fileRefusal != null) {
             throw new PoolIoException("cannot open sharded index " + dir + ": its " + FILE_NAME + ": "
                     + fileRefusal.replace("pools are owner-only", "a manifest is owner-only").replace(", which open refuses "
@@ -226,7 +229,7 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
         Path file = dir.resolve(FILE_NAME);
         try {
             Files.deleteIfExists(tmp);
-            try (FileChannel ch = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+            try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
                 ByteBuffer b = ByteBuffer.wrap(encode());
                 while (b.hasRemaining()) {

@@ -1,14 +1,20 @@
 package org.gphash.shard;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.concurrent.ExecutorService;
 import java.util.function.IntFunction;
 
@@ -21,6 +27,9 @@ import org.gphash.error.PoolIoException;
 import org.gphash.format.Geometry;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
+import org.gphash.index.PoolInspector;
+import org.gphash.index.TableLayout;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
@@ -28,7 +37,7 @@ import org.gphash.spi.ShardedIndexFactory;
 
 /**
  * Creates, opens and copies sharded indexes: a directory holding a manifest ({@link ShardManifest})
- * and one pool per shard. Found by the API through {@link java.util.ServiceLoader}.
+ * and one pool per shard. Found by the API through {@link ServiceLoader}.
  *
  * <p>Create makes the directory (owner-only) and the shard pools at once, then writes the manifest
  * last: a directory without one is an index whose create did not finish, and open refuses it. Open
@@ -38,7 +47,7 @@ import org.gphash.spi.ShardedIndexFactory;
  */
 public final class ShardedIndexes implements ShardedIndexFactory {
 
-    /** For {@link java.util.ServiceLoader}. */
+    /** For {@link ServiceLoader}. */
     public ShardedIndexes() {
     }
 
@@ -138,8 +147,8 @@ public final class ShardedIndexes implements ShardedIndexFactory {
     private static void publish(Path staging, Path dir) {
         try {
             // rename(2): fails on a directory that holds anything (every index does), so a winner's stays.
-            Files.move(staging, dir, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        } catch (java.nio.file.FileAlreadyExistsException | java.nio.file.DirectoryNotEmptyException e) {
+            Files.move(staging, dir, StandardCopyOption.ATOMIC_MOVE);
+        } catch (FileAlreadyExistsException | DirectoryNotEmptyException e) {
             throw new PoolExistsException("cannot create sharded index " + dir + ": it exists (made meanwhile)");
         } catch (IOException e) {
             if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
@@ -356,17 +365,17 @@ public final class ShardedIndexes implements ShardedIndexFactory {
      */
     public static long misplacedItems(Path dir, ShardManifest manifest, int s) {
         ShardFunction function = new ShardFunction(manifest.seed(), manifest.shards());
-        try (org.gphash.index.PoolInspector in = org.gphash.index.PoolInspector.open(ShardManifest.shardPath(dir, s))) {
-            java.lang.foreign.MemorySegment seg = in.segment();
-            org.gphash.index.TableLayout t = in.layout();
+        try (PoolInspector in = PoolInspector.open(ShardManifest.shardPath(dir, s))) {
+            MemorySegment seg = in.segment();
+            TableLayout t = in.layout();
             Geometry g = in.geometry();
             long misplaced = 0;
             for (int d = 0; d < t.levelCount(); d++) {
                 long slots = t.bucketsAtDepth(d) * g.slotsPerBucket();
                 for (long i = 0; i < slots; i++) {
                     long slot = t.levelOffset(d) + i * g.slotSize();
-                    if (org.gphash.format.SlotMeta.isItem(seg.get(PoolHeader.LONG, slot))
-                            && function.shardOf(seg, slot + org.gphash.format.SlotMeta.BYTES, g.keySize()) != s) {
+                    if (SlotMeta.isItem(seg.get(PoolHeader.LONG, slot))
+                            && function.shardOf(seg, slot + SlotMeta.BYTES, g.keySize()) != s) {
                         misplaced++;
                     }
                 }
@@ -405,11 +414,11 @@ public final class ShardedIndexes implements ShardedIndexFactory {
             checkShard(dir, manifest, s);
         }
         Path staging = t.resolveSibling("." + t.getFileName() + ".creating-" + Long.toHexString(nonZeroRandom()));
-        List<org.gphash.index.PoolInspector> held = new ArrayList<>();
+        List<PoolInspector> held = new ArrayList<>();
         try {
             Files.createDirectory(staging, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             for (int s = 0; s < manifest.shards(); s++) {
-                held.add(org.gphash.index.PoolInspector.open(ShardManifest.shardPath(dir, s)));
+                held.add(PoolInspector.open(ShardManifest.shardPath(dir, s)));
             }
             for (int s = 0; s < manifest.shards(); s++) {
                 held.get(s).copyTo(ShardManifest.shardPath(staging, s));
@@ -424,7 +433,7 @@ public final class ShardedIndexes implements ShardedIndexFactory {
             removeQuietly(staging, manifest.shards());
             throw e;
         } finally {
-            for (org.gphash.index.PoolInspector in : held) {
+            for (PoolInspector in : held) {
                 in.close();
             }
         }
@@ -478,7 +487,7 @@ public final class ShardedIndexes implements ShardedIndexFactory {
     private static long nonZeroRandom() {
         long s;
         do {
-            s = new java.security.SecureRandom().nextLong();
+            s = new SecureRandom().nextLong();
         } while (s == 0);
         return s;
     }

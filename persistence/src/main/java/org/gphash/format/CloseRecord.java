@@ -1,6 +1,11 @@
 package org.gphash.format;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
@@ -83,9 +88,9 @@ public final class CloseRecord {
         MemorySegment.copy(usedBits, 0, r, PoolHeader.LONG, FIXED_BYTES, usedBits.length);
         long at = FIXED_BYTES + 8L * usedBits.length;
         r.set(PoolHeader.LONG, at, regionCrcs.length);
-        MemorySegment.copy(regionCrcs, 0, r, java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, at + 8, regionCrcs.length);
+        MemorySegment.copy(regionCrcs, 0, r, ValueLayout.JAVA_INT_UNALIGNED, at + 8, regionCrcs.length);
         if (regionCrcs.length % 2 != 0) {
-            r.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, at + 8 + 4L * regionCrcs.length, 0);
+            r.set(ValueLayout.JAVA_INT_UNALIGNED, at + 8 + 4L * regionCrcs.length, 0);
         }
         return crc(r);
     }
@@ -95,7 +100,7 @@ public final class CloseRecord {
      * flag, the record's place and the file length it added): the header the record was written under.
      */
     public static long headerDigest(PoolHeader h) {
-        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+        try (Arena arena = Arena.ofConfined()) {
             MemorySegment copy = arena.allocate(PoolHeader.COPY_BYTES, 8);
             h.withCloseRecord(PoolHeader.NO_CLOSE_RECORD, 0).withSequence(0).withCleanShutdown(false).writeTo(copy, 0);
             // Not over the copy's own checksum: a CRC over data and its CRC is the same constant for any data.
@@ -108,8 +113,8 @@ public final class CloseRecord {
      * {@link #headerDigest}, not of the heap's chunks, which an opened pool may grow.
      */
     public static long shapeDigest(PoolHeader h) {
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(32 + 8 * h.seeds().length + 16 * h.levelOffsets().length)
-                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.allocate(32 + 8 * h.seeds().length + 16 * h.levelOffsets().length)
+                .order(ByteOrder.LITTLE_ENDIAN);
         Geometry g = h.geometry();
         b.putInt(g.levels()).putInt(g.hashes()).putInt(g.slotsPerBucket()).putInt(g.keySize()).putInt(g.valueSize())
                 .putInt(g.itemChecksums() ? 1 : 0).putInt(h.topLog2()).putInt(h.resizing() ? 1 : 0);
@@ -153,8 +158,8 @@ public final class CloseRecord {
         return word;
     }
 
-    private static final java.lang.invoke.VarHandle WORD = java.lang.foreign.ValueLayout.JAVA_LONG
-            .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN).varHandle();
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG
+            .withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
 
     /** An opened record: the CRCs the close recorded, and which regions were touched since the open. */
     public record Opened(int[] regionCrcs, long[] touched) {
@@ -190,7 +195,7 @@ public final class CloseRecord {
             return null;
         }
         int[] regionCrcs = new int[regions];
-        MemorySegment.copy(r, java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, FIXED_BYTES + 8L * words + 8, regionCrcs, 0,
+        MemorySegment.copy(r, ValueLayout.JAVA_INT_UNALIGNED, FIXED_BYTES + 8L * words + 8, regionCrcs, 0,
                 regions);
         long[] touched = new long[(int) (touchedBytes(regions) / 8)];
         MemorySegment.copy(pool, PoolHeader.LONG, touchedOffset(ref, regions), touched, 0, touched.length);
@@ -235,7 +240,7 @@ public final class CloseRecord {
             return null;
         }
         int[] regionCrcs = new int[regions];
-        MemorySegment.copy(r, java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, FIXED_BYTES + 8L * words + 8, regionCrcs, 0,
+        MemorySegment.copy(r, ValueLayout.JAVA_INT_UNALIGNED, FIXED_BYTES + 8L * words + 8, regionCrcs, 0,
                 regions);
         long[] bits = new long[words];
         MemorySegment.copy(r, PoolHeader.LONG, FIXED_BYTES, bits, 0, words);

@@ -3,16 +3,30 @@ package org.gphash.recovery;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.LongPredicate;
 
 import org.gphash.EntryChunk;
+import org.gphash.format.CloseRecord;
+import org.gphash.format.SlotMeta;
 import org.gphash.index.EntryScan;
 import org.gphash.format.Geometry;
 import org.gphash.index.PoolInspector;
+import org.gphash.index.TableLayout;
+import org.gphash.shard.ShardManifest;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -52,22 +66,22 @@ final class DumpCommand implements Callable<Integer> {
      * pool, and pools themselves are owner-only.
      */
     static FileChannel createOwnerOnly(Path file) throws IOException {
-        return FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        return FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(
+                        PosixFilePermissions.fromString("rw-------")));
     }
 
     @Override
     public Integer call() throws IOException {
-        if (java.nio.file.Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
             throw new RecoveryTool.ToolException("dump file " + file.toAbsolutePath() + " already exists");
         }
         // A sharded index dumps every shard into one file (import makes one pool of it).
-        java.util.List<Path> pools = new java.util.ArrayList<>();
+        List<Path> pools = new ArrayList<>();
         if (ShardedDirectories.isShardedIndex(pool)) {
-            org.gphash.shard.ShardManifest manifest = ShardedDirectories.manifest(pool);
+            ShardManifest manifest = ShardedDirectories.manifest(pool);
             for (int s = 0; s < manifest.shards(); s++) {
-                pools.add(org.gphash.shard.ShardManifest.shardPath(pool, s));
+                pools.add(ShardManifest.shardPath(pool, s));
             }
         } else {
             pools.add(pool);
@@ -83,7 +97,7 @@ final class DumpCommand implements Callable<Integer> {
         long count;
         boolean written = false;
         boolean created = false;
-        java.util.List<PoolInspector> held = new java.util.ArrayList<>();
+        List<PoolInspector> held = new ArrayList<>();
         try {
             for (Path p : pools) {   // every shard held read-only at once: one consistent dump
                 held.add(PoolInspector.open(p));
@@ -107,7 +121,7 @@ final class DumpCommand implements Callable<Integer> {
                     // The same walk as the engines' cursors: every key's valid item, bottom level first.
                     EntryScan.State state = new EntryScan.State();
                     EntryChunk chunk = new EntryChunk(g.keySize(), g.valueSize(), 4096);
-                    java.util.function.LongPredicate vouched = offset -> {
+                    LongPredicate vouched = offset -> {
                         long block = heap.blockOf(offset);
                         if (block >= 0 && (sharedBlocks[(int) (block >>> 6)] & (1L << block)) != 0) {
                             shared[0]++;
@@ -136,7 +150,7 @@ final class DumpCommand implements Callable<Integer> {
                 ch.force(true);
                 written = true;
             }
-        } catch (java.nio.file.FileAlreadyExistsException e) {
+        } catch (FileAlreadyExistsException e) {
             throw new RecoveryTool.ToolException("dump file " + file.toAbsolutePath() + " already exists");
         } finally {
             for (PoolInspector in : held) {
@@ -145,7 +159,7 @@ final class DumpCommand implements Callable<Integer> {
             if (!written && created) {
                 // A dump without its trailer is refused by import anyway; do not leave one behind. Only
                 // what this command created: never a file or link that was there before.
-                java.nio.file.Files.deleteIfExists(file);
+                Files.deleteIfExists(file);
             }
         }
         long leftOut = failedChecksum + torn + badValues + shared[0] + suspect[0];
@@ -167,7 +181,7 @@ final class DumpCommand implements Callable<Integer> {
      */
     private static long[] freeAtClose(PoolInspector in, HeapMap heap) {
         long[] free = new long[(int) ((heap.totalBlocks() + 63) >>> 6)];
-        org.gphash.format.CloseRecord.Loaded record = in.trustedCloseRecord();
+        CloseRecord.Loaded record = in.trustedCloseRecord();
         if (record != null) {
             long[] used = record.usedBits();
             for (int w = 0; w < free.length && w < used.length; w++) {
@@ -180,17 +194,17 @@ final class DumpCommand implements Callable<Integer> {
     /** A bitmap (numbered as {@code heap} numbers blocks) of the blocks that more than one item refers to. */
     private static long[] sharedBlocks(PoolInspector in, HeapMap heap) {
         long[] shared = new long[(int) ((heap.totalBlocks() + 63) >>> 6)];
-        org.gphash.index.TableLayout t = in.layout();
+        TableLayout t = in.layout();
         Geometry g = in.geometry();
-        java.lang.foreign.MemorySegment s = in.segment();
+        MemorySegment s = in.segment();
         for (int d = 0; d < t.levelCount(); d++) {
             long slots = t.bucketsAtDepth(d) * g.slotsPerBucket();
             for (long i = 0; i < slots; i++) {
-                long meta = s.get(java.lang.foreign.ValueLayout.JAVA_LONG, t.levelOffset(d) + i * g.slotSize());
-                if (!org.gphash.format.SlotMeta.isItem(meta)) {
+                long meta = s.get(ValueLayout.JAVA_LONG, t.levelOffset(d) + i * g.slotSize());
+                if (!SlotMeta.isItem(meta)) {
                     continue;
                 }
-                long block = heap.blockOf(org.gphash.format.SlotMeta.valueOffset(meta));
+                long block = heap.blockOf(SlotMeta.valueOffset(meta));
                 if (block >= 0 && !heap.claim(block)) {
                     shared[(int) (block >>> 6)] |= 1L << block;
                 }

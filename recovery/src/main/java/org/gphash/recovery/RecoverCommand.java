@@ -2,12 +2,15 @@ package org.gphash.recovery;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.gphash.GPHashIndex;
 import org.gphash.RecoveryReport;
+import org.gphash.shard.ShardManifest;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -59,12 +62,12 @@ final class RecoverCommand implements Callable<Integer> {
         }
         // A sharded index (issue 55: recover DIR recovered every shard, then failed to scan the directory):
         // each shard is checked as a pool, and the index is sound when all are.
-        java.util.List<PoolReport> reports = new java.util.ArrayList<>();
+        List<PoolReport> reports = new ArrayList<>();
         boolean sharded = ShardedDirectories.isShardedIndex(pool);
         if (sharded) {
-            org.gphash.shard.ShardManifest manifest = ShardedDirectories.manifest(pool);
+            ShardManifest manifest = ShardedDirectories.manifest(pool);
             for (int s = 0; s < manifest.shards(); s++) {
-                reports.add(PoolScanner.scan(org.gphash.shard.ShardManifest.shardPath(pool, s), Progress.NONE));
+                reports.add(PoolScanner.scan(ShardManifest.shardPath(pool, s), Progress.NONE));
             }
         } else {
             reports.add(PoolScanner.scan(pool, Progress.NONE));

@@ -1,8 +1,18 @@
 package org.gphash.recovery;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.gphash.error.GPHashException;
+import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
 import org.gphash.error.PoolLockedException;
 import picocli.CommandLine.Command;
@@ -42,12 +52,12 @@ public final class RecoveryTool implements Runnable {
         cl.setOut(out);
         cl.setErr(err);
         // With --json every outcome is one JSON object on stdout, errors included (issue 28).
-        boolean json = java.util.Arrays.asList(args).contains("--json");
+        boolean json = Arrays.asList(args).contains("--json");
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             // A pool that cannot be opened at all (missing, locked, unreadable, not a pool), or a file the
             // command cannot reach, is not a verdict on it: 2, as check says for each (issue 55).
             int code = e instanceof ToolException t ? t.code
-                    : e instanceof PoolIoException || e instanceof java.nio.file.FileSystemException || notAPool(e)
+                    : e instanceof PoolIoException || e instanceof FileSystemException || notAPool(e)
                     ? CANNOT_RUN : UNSOUND;
             if (json) {
                 printJsonError(commandLine, describe(e), code);
@@ -70,7 +80,7 @@ public final class RecoveryTool implements Runnable {
     }
 
     private static void printJsonError(CommandLine commandLine, String message, int code) {
-        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("command", commandLine.getCommandName());
         m.put("error", message);
         m.put("exit", code);
@@ -79,9 +89,9 @@ public final class RecoveryTool implements Runnable {
     }
 
     private static boolean notAPool(Exception e) {
-        return e instanceof org.gphash.error.PoolFormatException f
-                && (f.reason() == org.gphash.error.PoolFormatException.Reason.NOT_A_POOL
-                || f.reason() == org.gphash.error.PoolFormatException.Reason.WRONG_VERSION);
+        return e instanceof PoolFormatException f
+                && (f.reason() == PoolFormatException.Reason.NOT_A_POOL
+                || f.reason() == PoolFormatException.Reason.WRONG_VERSION);
     }
 
     /** The message a person reads: the exception's own words, never a JDK class name (issue 55). */
@@ -89,23 +99,23 @@ public final class RecoveryTool implements Runnable {
         if (e instanceof PoolLockedException) {
             return e.getMessage() + " (close the program that has it open, then try again)";
         }
-        if (e instanceof java.io.UncheckedIOException u && u.getCause() != null) {
+        if (e instanceof UncheckedIOException u && u.getCause() != null) {
             return describe(u.getCause());
         }
-        if (e instanceof java.nio.file.NoSuchFileException f) {
+        if (e instanceof NoSuchFileException f) {
             return "no such file or directory: " + f.getFile();
         }
-        if (e instanceof java.nio.file.AccessDeniedException f) {
+        if (e instanceof AccessDeniedException f) {
             return "permission denied: " + f.getFile();
         }
-        if (e instanceof java.nio.file.FileAlreadyExistsException f) {
+        if (e instanceof FileAlreadyExistsException f) {
             return f.getFile() + " already exists";
         }
-        if (e instanceof java.nio.file.FileSystemException f) {
+        if (e instanceof FileSystemException f) {
             return (f.getReason() != null ? f.getReason() : "cannot use it") + ": " + f.getFile();
         }
         if (e.getMessage() != null && (e instanceof GPHashException || e instanceof PoolIoException
-                || e instanceof ToolException || e instanceof java.io.IOException)) {
+                || e instanceof ToolException || e instanceof IOException)) {
             return e.getMessage();
         }
         return e.toString();
@@ -127,7 +137,7 @@ public final class RecoveryTool implements Runnable {
 
         ToolException(String message, Throwable cause) {
             super(message, cause);
-            this.code = cause instanceof java.nio.file.FileSystemException ? CANNOT_RUN : UNSOUND;
+            this.code = cause instanceof FileSystemException ? CANNOT_RUN : UNSOUND;
         }
     }
 }

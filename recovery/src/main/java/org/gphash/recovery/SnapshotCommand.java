@@ -3,7 +3,10 @@ package org.gphash.recovery;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import org.gphash.error.PoolExistsException;
 import org.gphash.index.PoolInspector;
+import org.gphash.shard.ShardManifest;
+import org.gphash.shard.ShardedIndexes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
@@ -37,11 +40,11 @@ final class SnapshotCommand implements Callable<Integer> {
         if (ShardedDirectories.isShardedIndex(pool)) {
             ShardedDirectories.manifest(pool);  // the tools' one-line error for what is no index
             try {
-                org.gphash.shard.ShardManifest m = org.gphash.shard.ShardedIndexes.copyIndex(pool, target);
+                ShardManifest m = ShardedIndexes.copyIndex(pool, target);
                 spec.commandLine().getOut().println("snapshot: the " + m.shards() + " shards and the manifest of "
                         + pool.toAbsolutePath() + " copied to " + target + " and fsynced");
                 return RecoveryTool.SOUND;
-            } catch (org.gphash.error.PoolExistsException e) {
+            } catch (PoolExistsException e) {
                 throw new RecoveryTool.ToolException(e.getMessage());
             }
         }
@@ -51,7 +54,7 @@ final class SnapshotCommand implements Callable<Integer> {
             length = in.header().fileLength();
             clean = in.header().cleanShutdown();
             in.copyTo(target);
-        } catch (org.gphash.error.PoolExistsException e) {
+        } catch (PoolExistsException e) {
             throw new RecoveryTool.ToolException("cannot snapshot to " + target + ": it exists");
         }
         try (PoolInspector copy = PoolInspector.open(target)) {

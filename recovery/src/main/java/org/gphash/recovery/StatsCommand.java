@@ -1,6 +1,8 @@
 package org.gphash.recovery;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
@@ -8,6 +10,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+
+import org.gphash.shard.ShardManifest;
 
 /** {@code stats POOL}: size, load factor per level, bucket occupancy, value heap use. Read-only. */
 @Command(name = "stats", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
@@ -42,13 +46,13 @@ final class StatsCommand implements Callable<Integer> {
 
     /** A sharded index: every shard's figures, as for a pool, and the index's item count. */
     private int shardedStats() {
-        org.gphash.shard.ShardManifest manifest = ShardedDirectories.manifest(pool);
-        java.util.List<String> jsons = new java.util.ArrayList<>();
+        ShardManifest manifest = ShardedDirectories.manifest(pool);
+        List<String> jsons = new ArrayList<>();
         StringBuilder text = new StringBuilder("index " + pool.toAbsolutePath() + ": " + manifest.shards() + " shards, "
                 + manifest.geometry() + "\n");
         long items = 0;
         for (int s = 0; s < manifest.shards(); s++) {
-            Path shard = org.gphash.shard.ShardManifest.shardPath(pool, s);
+            Path shard = ShardManifest.shardPath(pool, s);
             PoolReport report = PoolScanner.scan(shard, Progress.NONE);
             if (report.header() == null) {
                 throw new RecoveryTool.ToolException("shard " + s + " (" + shard + ") has no usable header: "
