@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # A bundle without kernels would skip every GPU test and look like a pass.
-jar="$(ls cuda/target/gphash-cuda-*.jar 2>/dev/null | grep -v tests | head -n1)"
+jar="$(ls cuda/target/gphash-cuda-*.jar 2>/dev/null | grep -v -e tests -e sources -e javadoc | head -n1)"
 if [[ -z "$jar" ]] || ! "$JAVA_HOME/bin/jar" tf "$jar" | grep -q 'gphash.fatbin$'; then
     echo "make-device-bundle: the gphash-cuda jar has no GPU kernels (built without nvcc?): run ./gphash build on a machine with nvcc" >&2
     exit 1
