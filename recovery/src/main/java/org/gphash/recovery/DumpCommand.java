@@ -49,13 +49,13 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "dump", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
         description = "Streams every key and value of a pool into FILE (which must not exist), without changing "
-                + "the pool; fsyncs FILE. 'gphash import' reads it back.")
+                + "the pool; fsyncs FILE. 'gphash import' reads it back. A sharded index's shards go into one FILE.")
 final class DumpCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "POOL", description = "the pool file")
+    @Parameters(index = "0", paramLabel = "POOL", description = RecoveryTool.POOL)
     Path pool;
 
     @Parameters(index = "1", paramLabel = "FILE", description = "the dump file to write")

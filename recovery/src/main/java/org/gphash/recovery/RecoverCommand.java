@@ -35,7 +35,7 @@ final class RecoverCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "POOL", description = "the pool file")
+    @Parameters(index = "0", paramLabel = "POOL", description = RecoveryTool.POOL)
     Path pool;
 
     @Option(names = "--json", description = "print what was done as one JSON object")

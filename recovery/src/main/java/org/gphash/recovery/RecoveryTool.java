@@ -30,6 +30,9 @@ import picocli.CommandLine;
                 ImportCommand.class, SnapshotCommand.class})
 public final class RecoveryTool implements Runnable {
 
+    /** What every command's POOL argument is (one wording for all of them). */
+    static final String POOL = "the pool file, or the directory of a sharded index";
+
     public static final int SOUND = 0;
     public static final int UNSOUND = 1;
     public static final int CANNOT_RUN = 2;

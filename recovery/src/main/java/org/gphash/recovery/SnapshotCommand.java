@@ -22,13 +22,14 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "snapshot", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
         description = "Copies a pool (locked, unchanged) to FILE, which must not exist, and fsyncs it, e.g. from "
-                + "tmpfs onto durable storage. The copy opens like the original.")
+                + "tmpfs onto durable storage. The copy opens like the original. A sharded index's directory is "
+                + "copied whole, every shard held at once.")
 final class SnapshotCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "POOL", description = "the pool file")
+    @Parameters(index = "0", paramLabel = "POOL", description = RecoveryTool.POOL)
     Path pool;
 
     @Parameters(index = "1", paramLabel = "FILE", description = "where to write the copy")

@@ -16,13 +16,13 @@ import org.gphash.shard.ShardManifest;
 /** {@code stats POOL}: size, load factor per level, bucket occupancy, value heap use. Read-only. */
 @Command(name = "stats", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
         description = "Prints a pool's size, load factor per level, bucket occupancy histogram and value heap use, "
-                + "without changing it.")
+                + "without changing it; for a sharded index, every shard's and the index's total.")
 final class StatsCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "POOL", description = "the pool file")
+    @Parameters(index = "0", paramLabel = "POOL", description = RecoveryTool.POOL)
     Path pool;
 
     @Option(names = "--json", description = "print the figures as one JSON object")
