@@ -20,6 +20,7 @@ import org.gphash.Outcome;
 import org.gphash.bktcache.CachePolicy;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
+import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.cuda.pipeline.SmallReads;
 import org.gphash.format.Geometry;
 import org.gphash.format.PoolHeader;
@@ -41,6 +42,7 @@ class SharedConstantsTest {
     private static final Map<String, Long> CONSTANTS = new HashMap<>();
     private static final Map<String, Map<String, Long>> ENUMS = new HashMap<>();
     private static final Map<String, Long> STRUCT_FIELDS = new HashMap<>();
+    private static final Map<String, List<String>> STRUCT_FIELD_NAMES = new HashMap<>();
 
     @BeforeAll
     static void parseHeaders() throws IOException {
@@ -68,7 +70,7 @@ class SharedConstantsTest {
         }
         Pattern enumDecl = Pattern.compile("enum\\s+(\\w+)\\s*(?::\\s*\\w+)?\\s*\\{([^}]*)}");
         Pattern structDecl = Pattern.compile("struct\\s+(\\w+)\\s*\\{([^}]*)};");
-        Pattern field = Pattern.compile("(?:u?int64_t)\\s+\\w+(?:\\[(\\w+)])?\\s*;");
+        Pattern field = Pattern.compile("(?:u?int64_t)\\s+(\\w+)(?:\\[(\\w+)])?\\s*;");
         for (String t : texts) {
             Matcher e = enumDecl.matcher(t);
             while (e.find()) {
@@ -90,10 +92,13 @@ class SharedConstantsTest {
             while (s.find()) {
                 long n = 0;
                 Matcher f = field.matcher(s.group(2));
+                List<String> names = new ArrayList<>();
                 while (f.find()) {
-                    n += f.group(1) == null ? 1 : CONSTANTS.get(f.group(1));
+                    n += f.group(2) == null ? 1 : CONSTANTS.get(f.group(2));
+                    names.add(f.group(2) == null ? f.group(1) : f.group(1) + "[" + CONSTANTS.get(f.group(2)) + "]");
                 }
                 STRUCT_FIELDS.put(s.group(1), n);
+                STRUCT_FIELD_NAMES.put(s.group(1), names);
             }
         }
     }
@@ -117,7 +122,7 @@ class SharedConstantsTest {
     }
 
     @Test
-    void parameterStructsHaveTheFieldsJavaPacks() {
+    void parameterStructsHaveTheWordsJavaPacks() {
         assertEquals(KernelParams.TABLE_BYTES / 8, fields("TableParams"), "TableParams");
         assertEquals(KernelParams.BATCH_FIELDS, fields("BatchParams"), "BatchParams");
         assertEquals(KernelParams.SCAN_FIELDS, fields("ScanParams"), "ScanParams");
@@ -133,6 +138,84 @@ class SharedConstantsTest {
         assertEquals(KernelParams.PART_SCATTER_FIELDS, fields("PartScatter"), "PartScatter");
         assertEquals(KernelParams.SHARD_SPLIT_FIELDS, fields("ShardSplit"), "ShardSplit");
         assertEquals(KernelParams.PIPE_FIELDS * 8, KernelParams.longs(new long[KernelParams.PIPE_FIELDS]).length);
+    }
+
+    /** Every struct Java packs, as a descriptor of its fields. */
+    private static final List<ParamStruct> JAVA_STRUCTS = List.of(KernelParams.TABLE, KernelParams.BATCH, KernelParams.SCAN,
+            KernelParams.CACHE, KernelParams.LOAD, KernelParams.HEAP, KernelParams.SORT_PASS, KernelParams.SCAN_ARGS,
+            KernelParams.PART_GATHER, KernelParams.PART_SCATTER, KernelParams.SHARD_SPLIT, KernelParams.PIPE_BATCH,
+            KernelParams.PIPE, SmallReads.ARGS);
+
+    /**
+     * Issue 54: each parameter struct field by field, by name and order (the count alone let two
+     * fields trade places unseen), and every struct a kernel takes by value has a Java descriptor.
+     */
+    @Test
+    void parameterStructsAgreeFieldByField() throws IOException {
+        for (ParamStruct j : JAVA_STRUCTS) {
+            List<String> cuda = STRUCT_FIELD_NAMES.get(j.cudaName());
+            assertTrue(cuda != null, "no struct " + j.cudaName() + " in the CUDA headers");
+            assertEquals(cuda, j.fields(), j.cudaName() + ": the CUDA header's fields, then Java's");
+        }
+        List<String> described = JAVA_STRUCTS.stream().map(ParamStruct::cudaName).toList();
+        for (Kernel k : kernels()) {
+            for (String type : k.parameterTypes()) {
+                if (STRUCT_FIELD_NAMES.containsKey(type)) {
+                    assertTrue(described.contains(type), k.name() + " takes a " + type + ", which Java does not describe");
+                }
+            }
+        }
+    }
+
+    /** Issue 54: the extern "C" entries and the names the host loads are the same set. */
+    @Test
+    void everyKernelEntryIsLoadedByNameAndEveryNameExists() throws IOException {
+        java.util.Set<String> entries = new java.util.TreeSet<>();
+        for (Kernel k : kernels()) {
+            entries.add(k.name());
+        }
+        java.util.Set<String> loaded = new java.util.TreeSet<>();
+        Path java = HEADERS.getParent().getParent().resolve("java");
+        Pattern literal = Pattern.compile("\"(gphash_[a-z0-9_]+)\"");
+        try (var files = Files.walk(java)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                Matcher m = literal.matcher(Files.readString(f));
+                while (m.find()) {
+                    loaded.add(m.group(1));
+                }
+            }
+        }
+        assertTrue(entries.size() > 40, "found " + entries.size() + " entries");
+        assertEquals(entries, loaded, "extern \"C\" entries of gphash_kernels.cu, then the names Java loads");
+    }
+
+    record Kernel(String name, List<String> parameterTypes) {
+    }
+
+    private static List<Kernel> kernels() throws IOException {
+        String cu = Files.readString(HEADERS.getParent().resolve("gphash_kernels.cu")).replaceAll("//[^\n]*", "");
+        Matcher m = Pattern.compile("extern\\s+\"C\"\\s+__global__\\s+void\\s+(?:__launch_bounds__\\([^)]*\\)\\s+)?"
+                + "(\\w+)\\s*\\(([^)]*)\\)").matcher(cu);
+        List<Kernel> out = new ArrayList<>();
+        while (m.find()) {
+            List<String> types = new ArrayList<>();
+            for (String param : m.group(2).split(",")) {
+                String[] words = param.trim().split("\\s+");
+                if (words.length >= 2) {
+                    types.add(words[words.length - 2].replace("const", "").trim());
+                }
+            }
+            out.add(new Kernel(m.group(1), types));
+        }
+        return out;
+    }
+
+    /** Issue 54: the small writes' flag word was unchecked. */
+    @Test
+    void flagWordsAgree() {
+        assertEquals(KernelParams.SMALL_READS, c("kSmallReads"));
+        assertEquals(KernelParams.SMALL_WRITES, c("kSmallWrites"));
+        assertEquals(KernelParams.SMALL_CACHE_ON, c("kSmallCacheOn"));
     }
 
     @Test

@@ -23,6 +23,7 @@ import org.gphash.GpuTuning;
 import org.gphash.cuda.routing.Router;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PinnedBuffer;
 import org.gphash.format.Geometry;
@@ -69,6 +70,11 @@ public final class BatchPipeline implements AutoCloseable {
 
     /** One batch in device memory: the PipeBatch struct's fields. */
     record DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops, long clock, long outAt) {
+
+        /** The batch as its PipeBatch descriptor. */
+        ParamStruct.Writer descriptor() {
+            return KernelParams.pipeBatch(n, kinds, keys, values, codes, out, ops, clock, outAt);
+        }
     }
 
     /** A batch queued by {@link #enqueue}: its slot and what {@link #await} reports. */
@@ -191,8 +197,7 @@ public final class BatchPipeline implements AutoCloseable {
         // goes by value, and the sums come back by the kernel's own writes into registered memory:
         // no copy either way, no stream synchronisation.
         Launcher.launchBlocks(k.countKinds, grid((ops.n() + 7) / 8), stream,
-                KernelParams.longs(ops.n(), ops.kinds(), ops.keys(), ops.values(), ops.codes(), ops.out(), ops.ops(),
-                        ops.clock(), ops.outAt()),
+                ops.descriptor().bytes(),
                 KernelParams.longs(b.kindCounts.address()), KernelParams.longs(hostKinds.segment().address()),
                 KernelParams.longs(seq));
         MemorySegment h = hostKinds.segment();
@@ -228,7 +233,7 @@ public final class BatchPipeline implements AutoCloseable {
     }
 
     private void upload(CUstream stream, DeviceOps ops, int slot) {
-        long[] d = {ops.n(), ops.kinds(), ops.keys(), ops.values(), ops.codes(), ops.out(), ops.ops(), ops.clock(), ops.outAt()};
+        long[] d = ops.descriptor().words();
         long at = (long) slot * KernelParams.PIPE_BATCH_FIELDS * 8;
         for (int i = 0; i < d.length; i++) {
             hostDescriptor.segment().set(ValueLayout.JAVA_LONG, at + i * 8L, d[i]);
@@ -400,7 +405,8 @@ public final class BatchPipeline implements AutoCloseable {
 
     /** The one-launch kernel's flags (pipe_small_writes.cuh: kSmallReads, kSmallWrites, kSmallCacheOn). */
     private static int smallWritesFlags(boolean reads, boolean cacheOn) {
-        return (reads ? 1 : 0) | 2 | (cacheOn ? 4 : 0);
+        return (reads ? KernelParams.SMALL_READS : 0) | KernelParams.SMALL_WRITES
+                | (cacheOn ? KernelParams.SMALL_CACHE_ON : 0);
     }
 
     /**

@@ -157,14 +157,22 @@ public final class PipelineBuffers implements AutoCloseable {
             throw new IllegalArgumentException("launch capacity " + launch + " is not a capacity class within " + capacity);
         }
         boolean inAlt = (RadixSort.passes(tableBits(launch)) & 1) == 1;
-        return KernelParams.longs(descriptorAt, launch, 2 * launch, sortKeys.address(), sortVals.address(),
-                inAlt ? altKeys.address() : sortKeys.address(), inAlt ? altVals.address() : sortVals.address(),
-                lastSet.address(), lastSrc.address(), vsrc.address(), owner.address(), gStart.address(), gEnd.address(),
-                gMeta.address(), gSlot.address(), gBucket.address(), gFp.address(), gHash.address(), gAction.address(),
-                gSrc.address(), gBlock.address(), gRead.address(), gNeed.address(), groups.address(), inserts.address(),
-                vwrites.address(), deletes.address(), unsortedOff.address(), unsortedEnt.address(), reads.address(),
-                slotWrites.address(), bins.address(), binStart.address(), binFill.address(), gather.address(),
-                blocks.address(), countersAt, addressShift, lines.address(), lineGroups.address());
+        return KernelParams.PIPE.writer().put("batch", descriptorAt).put("capacity", launch)
+                .put("table_capacity", 2 * launch).put("sort_keys", sortKeys.address()).put("sort_vals", sortVals.address())
+                .put("sorted_entry", inAlt ? altKeys.address() : sortKeys.address())
+                .put("sorted_op", inAlt ? altVals.address() : sortVals.address())
+                .put("last_set", lastSet.address()).put("last_src", lastSrc.address()).put("vsrc", vsrc.address())
+                .put("owner", owner.address()).put("g_start", gStart.address()).put("g_end", gEnd.address())
+                .put("g_meta", gMeta.address()).put("g_slot", gSlot.address()).put("g_bucket", gBucket.address())
+                .put("g_fp", gFp.address()).put("g_hash", gHash.address()).put("g_action", gAction.address())
+                .put("g_src", gSrc.address()).put("g_block", gBlock.address()).put("g_read", gRead.address())
+                .put("g_need", gNeed.address()).put("groups", groups.address()).put("inserts", inserts.address())
+                .put("vwrites", vwrites.address()).put("deletes", deletes.address())
+                .put("unsorted_off", unsortedOff.address()).put("unsorted_ent", unsortedEnt.address())
+                .put("reads", reads.address()).put("slot_writes", slotWrites.address()).put("bins", bins.address())
+                .put("bin_start", binStart.address()).put("bin_fill", binFill.address()).put("gather", gather.address())
+                .put("blocks", blocks.address()).put("counters", countersAt).put("address_shift", addressShift)
+                .put("lines", lines.address()).put("line_groups", lineGroups.address()).bytes();
     }
 
     /** The address bin shift for a pool of {@code poolLength} bytes: at most {@code bins} (a power of two) bins. */

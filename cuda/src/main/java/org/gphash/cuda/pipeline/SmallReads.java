@@ -22,6 +22,7 @@ import org.gphash.BatchResult;
 import org.gphash.cuda.Backoff;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
+import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.cuda.staging.StagedBuffer;
 import org.gphash.spi.SubmittedBatch;
 
@@ -46,11 +47,18 @@ import org.gphash.spi.SubmittedBatch;
 public final class SmallReads implements AutoCloseable {
 
     /** Fields of SmallReadsArgs (pipe_small_reads.cuh). */
-    public static final int ARGS_FIELDS = 5;
+    /** SmallReadsArgs (pipeline/pipe_small_reads.cuh). */
+    public static final ParamStruct ARGS = ParamStruct.of("SmallReadsArgs", "n", "keys", "out", "codes", "clock");
+    public static final int ARGS_FIELDS = ARGS.words();
 
 
     // A slot's states: free; claimed and its batch being issued; issued and waiting for its
     // results to be taken; results being taken (by its owner or by a drain).
+    /** SmallReadsArgs of {@code n} gets: keys in, values and codes out, the cache's clock. */
+    static byte[] args(long n, long keys, long out, long codes, long clock) {
+        return ARGS.writer().put("n", n).put("keys", keys).put("out", out).put("codes", codes).put("clock", clock).bytes();
+    }
+
     private static final int FREE = 0;
     private static final int ISSUING = 1;
     private static final int QUEUED = 2;
@@ -205,7 +213,7 @@ public final class SmallReads implements AutoCloseable {
             cuStreamWaitEvent(s.stream, s.after, 0);
             s.keys.copyIn(keyBytes, s.stream);
             // The codes right after the values, so that one copy brings both back.
-            byte[] args = KernelParams.longs(n, s.keys.deviceAddress(), s.out.deviceAddress(),
+            byte[] args = args(n, s.keys.deviceAddress(), s.out.deviceAddress(),
                     s.out.deviceAddress() + (long) n * valueSize, s.clock);
             // One sub-group of lanes (a bucket's slots, at least 4) or one warp per get: enough blocks for all.
             Launcher.launch(kernel, (long) n * 32, s.stream, s.table, s.mirrorTable, s.cache, args);
@@ -230,7 +238,7 @@ public final class SmallReads implements AutoCloseable {
      */
     void queueOnDevice(CUstream stream, long n, long keysAt, long outAt, long codesAt, byte[] table, byte[] mirrorTable,
                        byte[] cache, long clock) {
-        Launcher.launch(kernel, n * 32, stream, table, mirrorTable, cache, KernelParams.longs(n, keysAt, outAt, codesAt, clock));
+        Launcher.launch(kernel, n * 32, stream, table, mirrorTable, cache, args(n, keysAt, outAt, codesAt, clock));
         batches.increment();
     }
 

@@ -90,8 +90,8 @@ final class SmallWrites implements AutoCloseable {
         MemorySegment h = in.host();
         long base = in.deviceAddress();
         long outBase = out.deviceAddress();
-        long[] descriptor = {n, base + kindsAt, base + keysAt, base + valuesAt, outBase + codesAt,
-                reads ? outBase + readAt : 0, 0, clock, 0};
+        long[] descriptor = KernelParams.pipeBatch(n, base + kindsAt, base + keysAt, base + valuesAt, outBase + codesAt,
+                reads ? outBase + readAt : 0, 0, clock, 0).words();
         for (int i = 0; i < descriptor.length; i++) {
             h.set(ValueLayout.JAVA_LONG, i * 8L, descriptor[i]);
         }

@@ -14,11 +14,58 @@ public final class KernelParams {
 
     public static final int MAX_LEVELS = 12;
     public static final int MAX_HASHES = 4;
-    public static final int TABLE_BYTES = 8 + MAX_LEVELS * 8 + 9 * 8 + MAX_HASHES * 8 + 8;
-    public static final int BATCH_FIELDS = 17;
-    public static final int SCAN_FIELDS = 11;
-    public static final int CACHE_FIELDS = 12;
-    public static final int LOAD_FIELDS = 11;
+
+    // The parameter structs, field by field as the CUDA headers declare them (SharedConstantsTest
+    // compares each with its header by name and order); the packers below fill them by name.
+    /** TableParams (table_params.cuh). */
+    public static final ParamStruct TABLE = ParamStruct.of("TableParams", "pool", "level_offset[" + MAX_LEVELS + "]",
+            "top_log2", "level_count", "hashes", "slots", "key_size", "key_stride", "slot_size", "bucket_size",
+            "value_size", "seed[" + MAX_HASHES + "]", "tags");
+    /** BatchParams (table_params.cuh). */
+    public static final ParamStruct BATCH = ParamStruct.of("BatchParams", "n", "kinds", "keys", "values", "blocks",
+            "codes", "out", "retired", "retired_capacity", "counters", "retry_only", "group_owner", "group_top",
+            "group_count", "group_capacity", "op_group", "op_next");
+    /** ScanParams (scan_params.cuh). */
+    public static final ParamStruct SCAN = ParamStruct.of("ScanParams", "depth", "counters", "retired",
+            "retired_capacity", "chunk_offset", "chunk_length", "chunk_first", "chunks", "value_stride", "bitmap", "mode");
+    /** CacheParams (cache_params.cuh). */
+    public static final ParamStruct CACHE = ParamStruct.of("CacheParams", "capacity", "f", "g", "refs", "entries",
+            "slot_size", "scores", "total_buckets", "policy", "sample_mask", "clock", "stats");
+    /** LoadParams (cache_load.cuh). */
+    public static final ParamStruct LOAD = ParamStruct.of("LoadParams", "assign", "keep", "incoming", "prev_hot",
+            "snapshot", "state", "hist", "k", "scan_guard", "sequence", "max_tries");
+    /** HeapParams (pipeline/heap_bitmap.cuh). */
+    public static final ParamStruct HEAP = ParamStruct.of("HeapParams", "bitmap", "words", "chunk_offset",
+            "chunk_length", "chunk_first", "chunks", "stride", "free_prefix", "cursor");
+    /** SortPass (pipeline/pipeline.cuh). */
+    public static final ParamStruct SORT_PASS = ParamStruct.of("SortPass", "keys", "vals", "keys_out", "vals_out", "n",
+            "n_at", "shift", "counts", "tiles");
+    /** ScanArgs (pipeline/pipeline.cuh). */
+    public static final ParamStruct SCAN_ARGS = ParamStruct.of("ScanArgs", "in", "out", "n", "partials");
+    /** PartGather (pipeline/part_columns.cuh). */
+    public static final ParamStruct PART_GATHER = ParamStruct.of("PartGather", "n", "positions", "base", "kinds_from",
+            "keys_from", "values_from", "kinds_to", "keys_to", "values_to", "key_size", "value_size");
+    /** PartScatter (pipeline/part_columns.cuh). */
+    public static final ParamStruct PART_SCATTER = ParamStruct.of("PartScatter", "n", "positions", "codes_from",
+            "values_from", "codes_to", "values_to", "value_size");
+    /** ShardSplit (pipeline/shard_split.cuh). */
+    public static final ParamStruct SHARD_SPLIT = ParamStruct.of("ShardSplit", "n", "kinds", "keys", "key_size", "seed",
+            "shards", "shard_of", "positions", "totals");
+    /** PipeBatch (pipeline/pipe_params.cuh): a batch's columns as the pipeline's kernels read them. */
+    public static final ParamStruct PIPE_BATCH = ParamStruct.of("PipeBatch", "n", "kinds", "keys", "values", "codes",
+            "out", "ops", "clock", "out_at");
+    /** PipeParams (pipeline/pipe_params.cuh): the pipeline's device buffers. */
+    public static final ParamStruct PIPE = ParamStruct.of("PipeParams", "batch", "capacity", "table_capacity",
+            "sort_keys", "sort_vals", "sorted_entry", "sorted_op", "last_set", "last_src", "vsrc", "owner", "g_start",
+            "g_end", "g_meta", "g_slot", "g_bucket", "g_fp", "g_hash", "g_action", "g_src", "g_block", "g_read",
+            "g_need", "groups", "inserts", "vwrites", "deletes", "unsorted_off", "unsorted_ent", "reads", "slot_writes",
+            "bins", "bin_start", "bin_fill", "gather", "blocks", "counters", "address_shift", "lines", "line_groups");
+
+    public static final int TABLE_BYTES = TABLE.words() * 8;
+    public static final int BATCH_FIELDS = BATCH.words();
+    public static final int SCAN_FIELDS = SCAN.words();
+    public static final int CACHE_FIELDS = CACHE.words();
+    public static final int LOAD_FIELDS = LOAD.words();
 
     /** CacheParams.stats (cache_params.cuh). */
     public static final int CACHE_HITS = 0;
@@ -80,9 +127,9 @@ public final class KernelParams {
     /** kAddressBins (pipeline/pipe_params.cuh). */
     public static final int ADDRESS_BINS = 1 << 16;
     /** PipeBatch fields (pipeline/pipe_params.cuh). */
-    public static final int PIPE_BATCH_FIELDS = 9;
-    public static final int PIPE_FIELDS = 40;
-    public static final int HEAP_FIELDS = 9;
+    public static final int PIPE_BATCH_FIELDS = PIPE_BATCH.words();
+    public static final int PIPE_FIELDS = PIPE.words();
+    public static final int HEAP_FIELDS = HEAP.words();
     /** Tiles of the device-wide scans and sorts (device_scan.cuh, radix_sort.cuh). */
     public static final int SCAN_TILE = 2048;
     public static final int SORT_TILE = 2048;
@@ -92,6 +139,11 @@ public final class KernelParams {
     public static final int SMALL_SCAN_MAX = 8 * SCAN_TILE;
     /** Bytes of one slot's tag beside the HBM mirror (pipeline/mirror_tags.cuh). */
     public static final int TAG_BYTES = 2;
+
+    /** The one-launch small writes' flag word (pipeline/pipe_small_writes.cuh, kSmall*). */
+    public static final int SMALL_READS = 1;
+    public static final int SMALL_WRITES = 2;
+    public static final int SMALL_CACHE_ON = 4;
 
     /** Outcome code bits (table_params.cuh). */
     public static final int CODE_MASK = 0x7f;
@@ -127,25 +179,17 @@ public final class KernelParams {
         if (layout.levelCount() > MAX_LEVELS) {
             throw new IllegalStateException("a table of " + layout.levelCount() + " levels; kernels take " + MAX_LEVELS);
         }
-        ByteBuffer b = ByteBuffer.allocate(TABLE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(base);
+        ParamStruct.Writer w = TABLE.writer().put("pool", base);
         for (int d = 0; d < MAX_LEVELS; d++) {
-            b.putLong(d < layout.levelCount() ? levelPositions[d] : 0);
+            w.put("level_offset", d, d < layout.levelCount() ? levelPositions[d] : 0);
         }
-        b.putLong(layout.topLog2());
-        b.putLong(layout.levelCount());
-        b.putLong(g.hashes());
-        b.putLong(g.slotsPerBucket());
-        b.putLong(g.keySize());
-        b.putLong(g.keyStride());
-        b.putLong(g.slotSize());
-        b.putLong(g.bucketSize());
-        b.putLong(g.valueSize());
+        w.put("top_log2", layout.topLog2()).put("level_count", layout.levelCount()).put("hashes", g.hashes())
+                .put("slots", g.slotsPerBucket()).put("key_size", g.keySize()).put("key_stride", g.keyStride())
+                .put("slot_size", g.slotSize()).put("bucket_size", g.bucketSize()).put("value_size", g.valueSize());
         for (int j = 0; j < MAX_HASHES; j++) {
-            b.putLong(seeds[j]);
+            w.put("seed", j, seeds[j]);
         }
-        b.putLong(tags);
-        return b.array();
+        return w.put("tags", tags).bytes();
     }
 
     public static byte[] longs(long... fields) {
@@ -162,14 +206,20 @@ public final class KernelParams {
         if (groups.length != 6) {
             throw new IllegalArgumentException("six group fields, got " + groups.length);
         }
-        return longs(n, kinds, keys, values, blocks, codes, out, retired, retiredCapacity, counters, retryOnly ? 1 : 0,
-                groups[0], groups[1], groups[2], groups[3], groups[4], groups[5]);
+        return BATCH.writer().put("n", n).put("kinds", kinds).put("keys", keys).put("values", values)
+                .put("blocks", blocks).put("codes", codes).put("out", out).put("retired", retired)
+                .put("retired_capacity", retiredCapacity).put("counters", counters).put("retry_only", retryOnly)
+                .put("group_owner", groups[0]).put("group_top", groups[1]).put("group_count", groups[2])
+                .put("group_capacity", groups[3]).put("op_group", groups[4]).put("op_next", groups[5]).bytes();
     }
 
     /** CacheParams; capacity 0 means no cache (every other field unused). */
     public static byte[] cache(long capacity, long f, long g, long refs, long entries, long slotSize, long scores,
                         long totalBuckets, int policy, long sampleMask, long clock, long stats) {
-        return longs(capacity, f, g, refs, entries, slotSize, scores, totalBuckets, policy, sampleMask, clock, stats);
+        return CACHE.writer().put("capacity", capacity).put("f", f).put("g", g).put("refs", refs)
+                .put("entries", entries).put("slot_size", slotSize).put("scores", scores)
+                .put("total_buckets", totalBuckets).put("policy", policy).put("sample_mask", sampleMask)
+                .put("clock", clock).put("stats", stats).bytes();
     }
 
     /** CacheParams of no cache. */
@@ -180,44 +230,61 @@ public final class KernelParams {
     /** LoadParams. */
     public static byte[] load(long assign, long keep, long incoming, long prevHot, long snapshot, long state, long hist, long k,
                        boolean scanGuard, long sequence, long maxTries) {
-        return longs(assign, keep, incoming, prevHot, snapshot, state, hist, k, scanGuard ? 1 : 0, sequence, maxTries);
+        return LOAD.writer().put("assign", assign).put("keep", keep).put("incoming", incoming).put("prev_hot", prevHot)
+                .put("snapshot", snapshot).put("state", state).put("hist", hist).put("k", k).put("scan_guard", scanGuard)
+                .put("sequence", sequence).put("max_tries", maxTries).bytes();
     }
 
     /** SortPass (pipeline/pipeline.cuh). */
     public static byte[] sortPass(long keys, long vals, long keysOut, long valsOut, long n, long nAt, int shift, long counts,
                            long tiles) {
-        return longs(keys, vals, keysOut, valsOut, n, nAt, shift, counts, tiles);
+        return SORT_PASS.writer().put("keys", keys).put("vals", vals).put("keys_out", keysOut).put("vals_out", valsOut)
+                .put("n", n).put("n_at", nAt).put("shift", shift).put("counts", counts).put("tiles", tiles).bytes();
     }
 
     /** ScanArgs (pipeline/pipeline.cuh). */
     public static byte[] scanArgs(long in, long out, long n, long partials) {
-        return longs(in, out, n, partials);
+        return SCAN_ARGS.writer().put("in", in).put("out", out).put("n", n).put("partials", partials).bytes();
+    }
+
+    /** PipeBatch: a batch's columns (device addresses) for the pipeline's kernels. */
+    public static ParamStruct.Writer pipeBatch(long n, long kinds, long keys, long values, long codes, long out, long ops,
+                                               long clock, long outAt) {
+        return PIPE_BATCH.writer().put("n", n).put("kinds", kinds).put("keys", keys).put("values", values)
+                .put("codes", codes).put("out", out).put("ops", ops).put("clock", clock).put("out_at", outAt);
     }
 
     /** HeapParams (pipeline/heap_bitmap.cuh). */
     public static byte[] heap(long bitmap, long words, long chunkOffsets, long chunkLengths, long chunkFirst, long chunks,
                        long stride, long freePrefix, long cursor) {
-        return longs(bitmap, words, chunkOffsets, chunkLengths, chunkFirst, chunks, stride, freePrefix, cursor);
+        return HEAP.writer().put("bitmap", bitmap).put("words", words).put("chunk_offset", chunkOffsets)
+                .put("chunk_length", chunkLengths).put("chunk_first", chunkFirst).put("chunks", chunks)
+                .put("stride", stride).put("free_prefix", freePrefix).put("cursor", cursor).bytes();
     }
 
     /** PartGather and PartScatter (pipeline/part_columns.cuh): their 8-byte fields. */
-    public static final int PART_GATHER_FIELDS = 11;
-    public static final int PART_SCATTER_FIELDS = 7;
+    public static final int PART_GATHER_FIELDS = PART_GATHER.words();
+    public static final int PART_SCATTER_FIELDS = PART_SCATTER.words();
 
     /** PartGather: a chunk of a part gathered from its caller's pinned columns into a lane's device buffers. */
     public static byte[] partGather(long n, long positions, long base, long kindsFrom, long keysFrom, long valuesFrom,
                                     long kindsTo, long keysTo, long valuesTo, int keySize, int valueSize) {
-        return longs(n, positions, base, kindsFrom, keysFrom, valuesFrom, kindsTo, keysTo, valuesTo, keySize, valueSize);
+        return PART_GATHER.writer().put("n", n).put("positions", positions).put("base", base)
+                .put("kinds_from", kindsFrom).put("keys_from", keysFrom).put("values_from", valuesFrom)
+                .put("kinds_to", kindsTo).put("keys_to", keysTo).put("values_to", valuesTo).put("key_size", keySize)
+                .put("value_size", valueSize).bytes();
     }
 
     /** PartScatter: a chunk's outcomes (and values read) scattered to their positions of the caller's pinned result. */
     public static byte[] partScatter(long n, long positions, long codesFrom, long valuesFrom, long codesTo, long valuesTo,
                                      int valueSize) {
-        return longs(n, positions, codesFrom, valuesFrom, codesTo, valuesTo, valueSize);
+        return PART_SCATTER.writer().put("n", n).put("positions", positions).put("codes_from", codesFrom)
+                .put("values_from", valuesFrom).put("codes_to", codesTo).put("values_to", valuesTo)
+                .put("value_size", valueSize).bytes();
     }
 
     /** ShardSplit (pipeline/shard_split.cuh): its 8-byte fields, and the counts after the shards' in its totals. */
-    public static final int SHARD_SPLIT_FIELDS = 9;
+    public static final int SHARD_SPLIT_FIELDS = SHARD_SPLIT.words();
     public static final int SPLIT_WRITES = 0;
     public static final int SPLIT_READS = 1;
     public static final int SPLIT_REFUSED = 2;
@@ -226,7 +293,9 @@ public final class KernelParams {
     /** ShardSplit: each operation of a device-resident batch's shard and position, and the batch's totals. */
     public static byte[] shardSplit(long n, long kinds, long keys, int keySize, long seed, int shards, long shardOf,
                                     long positions, long totals) {
-        return longs(n, kinds, keys, keySize, seed, shards, shardOf, positions, totals);
+        return SHARD_SPLIT.writer().put("n", n).put("kinds", kinds).put("keys", keys).put("key_size", keySize)
+                .put("seed", seed).put("shards", shards).put("shard_of", shardOf).put("positions", positions)
+                .put("totals", totals).bytes();
     }
 
     /** A kernel's {@code int} parameter. */
@@ -237,7 +306,9 @@ public final class KernelParams {
     /** ScanParams. */
     public static byte[] scan(int depth, long counters, long retired, long retiredCapacity, long chunkOffsets, long chunkLengths,
                        long chunkFirst, long chunks, long valueStride, long bitmap, int mode) {
-        return longs(depth, counters, retired, retiredCapacity, chunkOffsets, chunkLengths, chunkFirst, chunks,
-                valueStride, bitmap, mode);
+        return SCAN.writer().put("depth", depth).put("counters", counters).put("retired", retired)
+                .put("retired_capacity", retiredCapacity).put("chunk_offset", chunkOffsets)
+                .put("chunk_length", chunkLengths).put("chunk_first", chunkFirst).put("chunks", chunks)
+                .put("value_stride", valueStride).put("bitmap", bitmap).put("mode", mode).bytes();
     }
 }

@@ -1,0 +1,59 @@
+package org.gphash.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.stream.LongStream;
+
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.ParamStruct;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packers fill their structs by field name (issue 54); these check, without a GPU, that each puts
+ * its arguments at the fields of the same meaning (the packers take them in the header's order), and
+ * that a struct with a field left unset or a name it lacks is refused.
+ */
+class KernelParamsPackingTest {
+
+    private static long[] words(byte[] b) {
+        ByteBuffer buf = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        long[] out = new long[b.length / 8];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = buf.getLong();
+        }
+        return out;
+    }
+
+    private static long[] upTo(int n) {
+        return LongStream.rangeClosed(1, n).toArray();
+    }
+
+    @Test
+    void eachPackerPutsItsArgumentsInTheHeadersOrder() {
+        assertArrayEquals(upTo(12), words(KernelParams.cache(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)));
+        assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 1, 10, 11},
+                words(KernelParams.load(1, 2, 3, 4, 5, 6, 7, 8, true, 10, 11)));
+        assertArrayEquals(upTo(11), words(KernelParams.scan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)));
+        assertArrayEquals(upTo(9), words(KernelParams.heap(1, 2, 3, 4, 5, 6, 7, 8, 9)));
+        assertArrayEquals(upTo(9), words(KernelParams.sortPass(1, 2, 3, 4, 5, 6, 7, 8, 9)));
+        assertArrayEquals(upTo(4), words(KernelParams.scanArgs(1, 2, 3, 4)));
+        assertArrayEquals(upTo(11), words(KernelParams.partGather(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)));
+        assertArrayEquals(upTo(7), words(KernelParams.partScatter(1, 2, 3, 4, 5, 6, 7)));
+        assertArrayEquals(upTo(9), words(KernelParams.shardSplit(1, 2, 3, 4, 5, 6, 7, 8, 9)));
+        assertArrayEquals(upTo(9), KernelParams.pipeBatch(1, 2, 3, 4, 5, 6, 7, 8, 9).words());
+        assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 12, 13, 14, 15, 16, 17},
+                words(KernelParams.batch(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, true, new long[] {12, 13, 14, 15, 16, 17})));
+    }
+
+    @Test
+    void aFieldLeftUnsetOrANameTheStructLacksIsRefused() {
+        ParamStruct s = ParamStruct.of("Pair", "a", "b[2]");
+        assertThrows(IllegalStateException.class, () -> s.writer().put("a", 1).put("b", 0, 2).bytes());
+        assertThrows(IllegalArgumentException.class, () -> s.writer().put("c", 1));
+        assertThrows(IllegalArgumentException.class, () -> s.writer().put("b", 2, 1));
+        assertArrayEquals(new long[] {1, 2, 3}, s.writer().put("a", 1).put("b", 0, 2).put("b", 1, 3).words());
+    }
+}
