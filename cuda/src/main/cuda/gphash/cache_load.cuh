@@ -168,13 +168,13 @@ __device__ __forceinline__ void copy_bucket(const TableParams& t, const CachePar
     for (int s = 0; s < t.slots; ++s) {
         const uint64_t slot = bucket + static_cast<uint64_t>(s) * t.slot_size;
         uint8_t* copy = cached_slot(t, c, y, s);
-        uint64_t meta = (threadIdx.x & (kWarpSize - 1)) == 0 ? load_meta(pool, slot) : 0;
+        uint64_t meta = lane_id() == 0 ? load_meta(pool, slot) : 0;
         meta = __shfl_sync(kFullMask, meta, 0);
         warp_copy(copy + 8, pool + slot + 8, static_cast<uint64_t>(t.key_stride));
         if (meta_is_item(meta)) {
             warp_copy(copy + cached_value_offset(t), pool + meta_value_offset(meta), static_cast<uint64_t>(t.value_size));
         }
-        if ((threadIdx.x & (kWarpSize - 1)) == 0) {
+        if (lane_id() == 0) {
             store_meta(copy, 0, meta);
         }
     }
@@ -184,7 +184,7 @@ __device__ __forceinline__ void copy_bucket(const TableParams& t, const CachePar
 
 // One warp per entry with an incoming bucket.
 __device__ void cache_fetch(const TableParams& t, const CacheParams& c, const LoadParams& l) {
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     const uint64_t warps = static_cast<uint64_t>(gridDim.x) * blockDim.x / kWarpSize;
     unsigned long long* st = load_state(l);
     uint32_t* f = cache_map_f(c);

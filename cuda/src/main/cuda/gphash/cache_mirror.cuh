@@ -31,7 +31,7 @@ __device__ __forceinline__ int entry_to_mirror(const CacheParams& c, uint64_t x)
 
 // The entry caching bucket x, for the whole warp (with a reference lane 0 holds), or -1.
 __device__ __forceinline__ int warp_entry_to_mirror(const CacheParams& c, uint64_t x) {
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     const int y = lane == 0 ? entry_to_mirror(c, x) : -1;
     return __shfl_sync(kFullMask, y, 0);
 }
@@ -71,7 +71,7 @@ __device__ __forceinline__ CachedSlot take_slot_to_mirror(const TableParams& t, 
         return CachedSlot{-1, nullptr};
     }
     uint8_t* copy = cached_slot(t, *cache, static_cast<uint32_t>(y), s);
-    if ((threadIdx.x & (kWarpSize - 1)) == 0) {
+    if (lane_id() == 0) {
         take_cached_slot(copy);
     }
     __syncwarp();
@@ -87,7 +87,7 @@ __device__ void mirror_slot(const TableParams& t, const CacheParams* cache, uint
     if (cs.entry < 0) {
         return;
     }
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     const int y = cs.entry;
     uint8_t* copy = cs.copy;
     const uint8_t* pool = reinterpret_cast<const uint8_t*>(t.pool);
@@ -127,7 +127,7 @@ __device__ void mirror_slot_known(const TableParams& t, const CacheParams* cache
     if (cs.entry < 0) {
         return;
     }
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     const int y = cs.entry;
     uint8_t* copy = cs.copy;
     warp_copy(copy + 8, key, static_cast<uint64_t>(t.key_stride));

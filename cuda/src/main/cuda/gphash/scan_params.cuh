@@ -41,7 +41,7 @@ enum ScanCounter : int {
 
 __device__ __forceinline__ void scan_count(const ScanParams& s, ScanCounter c, uint32_t lanes_true) {
     const uint32_t n = __popc(lanes_true);
-    if ((threadIdx.x & 31) == 0 && n != 0) {
+    if (lane_id() == 0 && n != 0) {
         atomicAdd(reinterpret_cast<unsigned long long*>(s.counters) + c, static_cast<unsigned long long>(n));
     }
 }

@@ -3,11 +3,9 @@
 // pool format of docs/DESIGN.md: every position is an offset from the start of the pool file.
 #pragma once
 #include <cstdint>
+#include "warp.cuh"
 
 namespace gphash {
-
-constexpr int kWarpSize = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kMaxLevels = 12;  // the geometry's levels plus the extra ones a resize may add
 constexpr int kMaxHashes = 4;
 

@@ -6,11 +6,6 @@
 
 namespace gphash {
 
-// Lanes below this one, as a mask.
-__device__ __forceinline__ uint32_t lanes_below() {
-    return (1u << (threadIdx.x & (kWarpSize - 1))) - 1;
-}
-
 // Adds the number of lanes with `take` to `count` with one atomic; returns each such lane's index,
 // counting from the value `count` had. All lanes of the warp must call.
 __device__ __forceinline__ unsigned long long warp_append(unsigned long long* count, bool take) {
@@ -20,7 +15,7 @@ __device__ __forceinline__ unsigned long long warp_append(unsigned long long* co
     }
     const int leader = __ffs(takers) - 1;
     unsigned long long base = 0;
-    if ((threadIdx.x & (kWarpSize - 1)) == static_cast<unsigned>(leader)) {
+    if (lane_id() == leader) {
         base = atomicAdd(count, static_cast<unsigned long long>(__popc(takers)));
     }
     base = __shfl_sync(kFullMask, base, leader);  // from the lane that added

@@ -8,7 +8,7 @@
 namespace gphash {
 
 __device__ __forceinline__ void warp_copy(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     const bool words = ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes) & 7) == 0;
     if (words) {
         auto* d = reinterpret_cast<unsigned long long*>(dst);
@@ -27,7 +27,7 @@ __device__ __forceinline__ void warp_copy(uint8_t* dst, const uint8_t* src, uint
 // Writes a key into a slot's key area as key_stride bytes: the key, then zero padding.
 template <bool QueryInPool>
 __device__ __forceinline__ void warp_store_key(const TableParams& t, uint8_t* slot_key, const uint8_t* key) {
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     const int ks = static_cast<int>(t.key_size);
     for (int w = lane; w < t.key_stride / 8; w += kWarpSize) {
         const uint64_t x = QueryInPool ? pool_key_word(key, w, ks) : key_word(key, w, ks);

@@ -16,8 +16,6 @@
 
 namespace gphash {
 
-__device__ __forceinline__ int lane_id() { return static_cast<int>(threadIdx.x) & (kWarpSize - 1); }
-
 __device__ __forceinline__ int levels_per_window(const TableParams& t) {
     return kWarpSize / static_cast<int>(t.hashes * t.slots);
 }

@@ -74,7 +74,7 @@ __device__ __forceinline__ void copy_key(uint8_t* to, const uint8_t* from, uint6
 // A thread per operation for its kind and key; then the warp's values, a sub-group of lanes each
 // (positions ascend, so a warp's reads of the caller's columns fall close together).
 __device__ void part_gather(const PartGather& a) {
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     const ValueLanes v = value_lanes(a.value_size);
     const auto* positions = arr<const uint32_t>(a.positions);
     for (uint64_t i0 = global_warp() * kWarpSize; i0 < a.n; i0 += global_warps() * kWarpSize) {
@@ -104,7 +104,7 @@ __device__ void part_gather(const PartGather& a) {
 // A thread per operation for its outcome code; then the values of the warp's operations that found
 // or replaced one, a sub-group of lanes each, written through the mapping at their positions.
 __device__ void part_scatter(const PartScatter& a) {
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     const ValueLanes v = value_lanes(a.value_size);
     const auto* positions = arr<const uint32_t>(a.positions);
     for (uint64_t i0 = global_warp() * kWarpSize; i0 < a.n; i0 += global_warps() * kWarpSize) {

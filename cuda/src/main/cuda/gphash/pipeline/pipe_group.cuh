@@ -29,7 +29,7 @@ __device__ void pipe_group(const TableParams& t, const PipeParams& p) {
     const auto* keys = arr<const uint8_t>(b.keys);
     auto* owner = arr<unsigned int>(p.owner);
     const uint64_t mask = p.table_capacity - 1;
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     for (uint64_t i0 = global_thread() - lane; i0 < b.n; i0 += global_threads()) {
         const uint64_t i = i0 + lane;
         bool claimed = false;
@@ -144,7 +144,7 @@ __device__ void pipe_heads(const PipeParams& p) {
     const PipeBatch& b = pipe_batch(p);
     const auto* entry = arr<const uint32_t>(p.sorted_entry);
     const auto* kinds = arr<const uint8_t>(b.kinds);
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     for (uint64_t i0 = global_thread() - lane; i0 < p.capacity; i0 += global_threads()) {
         const uint64_t i = i0 + lane;
         const bool live = i < b.n;

@@ -17,7 +17,7 @@ namespace gphash {
 // One thread per group: lists the groups whose pool value some member outputs.
 __device__ void pipe_read_list(const PipeParams& p) {
     const uint64_t groups = pipe_count(p, kPipeGroups);
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     for (uint64_t i0 = global_thread() - lane; i0 < groups; i0 += global_threads()) {
         const uint64_t i = i0 + lane;
         const uint32_t e = i < groups ? arr<const uint32_t>(p.groups)[i] : 0;

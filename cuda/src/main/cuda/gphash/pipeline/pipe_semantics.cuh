@@ -56,7 +56,7 @@ __device__ void pipe_source_input(const PipeParams& p) {
 // One thread per group: the net effect, and the lists of the stages that act on it.
 __device__ void pipe_net(const PipeParams& p) {
     const uint64_t groups = pipe_count(p, kPipeGroups);
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     for (uint64_t i0 = global_thread() - lane; i0 < groups; i0 += global_threads()) {
         const uint64_t i = i0 + lane;
         uint32_t action = kActNone;

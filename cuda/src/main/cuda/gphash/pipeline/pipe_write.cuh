@@ -231,7 +231,7 @@ __device__ void pipe_publish_pool(const TableParams& t, const TableParams& mt, c
 // item counts.
 __device__ void pipe_publish_mirror(const TableParams& t, const TableParams& mt, const PipeParams& p) {
     const uint64_t n = pipe_count(p, kPipeSlotWrites);
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     for (uint64_t i0 = global_thread() - lane; i0 < n; i0 += global_threads()) {
         const uint64_t i = i0 + lane;
         bool added = false;
@@ -277,7 +277,7 @@ __device__ void pipe_cache_mirror(const TableParams& t, const TableParams& mt, c
 // read of it in this batch is done; a later batch may take it.
 __device__ void pipe_retire(const PipeParams& p, const HeapParams& h) {
     const uint64_t n = pipe_count(p, kPipeSlotWrites);
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     for (uint64_t i0 = global_thread() - lane; i0 < n; i0 += global_threads()) {
         const uint64_t i = i0 + lane;
         bool freed = false;

@@ -73,7 +73,7 @@ __device__ void pipe_count_kinds(const PipeBatch& b, unsigned long long* sums, u
     w = __reduce_add_sync(kFullMask, w);
     r = __reduce_add_sync(kFullMask, r);
     d = __reduce_add_sync(kFullMask, d);
-    if ((threadIdx.x & (kWarpSize - 1)) == 0) {
+    if (lane_id() == 0) {
         if (w != 0) atomicAdd(&block[0], w);
         if (r != 0) atomicAdd(&block[1], r);
         if (d != 0) atomicAdd(&block[2], d);

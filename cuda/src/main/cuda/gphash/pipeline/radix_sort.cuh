@@ -50,7 +50,7 @@ __device__ void radix_scatter(const uint32_t* keys, const uint32_t* vals, uint64
     using Rank = cub::BlockRadixRankMatch<kSortThreads, 8, false>;
     __shared__ typename Rank::TempStorage temp;
     __shared__ uint32_t out_base[kRadix];  // where the tile's items of a digit go, less the tile's items below it
-    const uint64_t lane = threadIdx.x & (kWarpSize - 1);
+    const uint64_t lane = static_cast<uint64_t>(lane_id());
     const uint64_t first = blockIdx.x * static_cast<uint64_t>(kSortTile) +
                            (threadIdx.x / kWarpSize) * static_cast<uint64_t>(kWarpSize * kSortItems) + lane;
     uint32_t k[kSortItems];

@@ -39,7 +39,7 @@ constexpr int kSplitTotals = 3;
 
 // A thread per operation; each warp adds its counts with one atomic per distinct shard and per total.
 __device__ void shard_split(const ShardSplit& a) {
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     auto* totals = arr<uint32_t>(a.totals);
     for (uint64_t i0 = global_thread() - lane; i0 < a.n; i0 += global_threads()) {
         const uint64_t i = i0 + lane;

@@ -24,7 +24,7 @@ __device__ __forceinline__ ValueLanes value_lanes(uint64_t value_size) {
     if ((value_size & 7) != 0) {
         width = kWarpSize;
     }
-    const int lane = static_cast<int>(threadIdx.x) & (kWarpSize - 1);
+    const int lane = lane_id();
     return ValueLanes{width, kWarpSize / width, lane / width, lane % width, (lane / width) * width};
 }
 
