@@ -1,10 +1,10 @@
 // The GPU engine's kernels, one translation unit so they ship as one fatbin (cuda/build-kernels.sh).
 // Entry points are extern "C" so the host finds them by name (org.gphash.cuda.runtime.CudaRuntime).
-#include "gphash/batch_kernel.cuh"
-#include "gphash/cache_load.cuh"
+#include "gphash/table/batch_kernel.cuh"
+#include "gphash/cache/cache_load.cuh"
 #include "gphash/pipeline/pipeline.cuh"
-#include "gphash/recovery_kernel.cuh"
-#include "gphash/rehash_kernel.cuh"
+#include "gphash/pool/recovery_kernel.cuh"
+#include "gphash/pool/rehash_kernel.cuh"
 
 using gphash::BatchParams;
 using gphash::CacheParams;

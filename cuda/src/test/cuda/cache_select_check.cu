@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "gphash/cache_select.cuh"
+#include "gphash/cache/cache_select.cuh"
 
 int main() {
     std::string line;

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "gphash/candidate_order.cuh"
-#include "gphash/key_hash.cuh"
+#include "gphash/probe/candidate_order.cuh"
+#include "gphash/core/key_hash.cuh"
 #include "hex_key.h"
 
 int main() {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "gphash/same_key_rules.cuh"
+#include "gphash/table/same_key_rules.cuh"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gphash/shard_hash.cuh"
+#include "gphash/core/shard_hash.cuh"
 #include "hex_key.h"
 
 int main() {

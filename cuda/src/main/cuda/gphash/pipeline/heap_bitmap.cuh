@@ -6,7 +6,7 @@
 // Mirrors org.gphash.cuda.pipeline.DeviceHeap's HeapParams byte for byte.
 #pragma once
 #include <cstdint>
-#include "../table_params.cuh"
+#include "../core/table_params.cuh"
 
 namespace gphash {
 

@@ -6,8 +6,8 @@
 // mirror after, and is the pool's only writer while the engine holds it.
 #pragma once
 #include <cstdint>
-#include "../cache_params.cuh"
-#include "../table_params.cuh"
+#include "../cache/cache_params.cuh"
+#include "../core/table_params.cuh"
 
 namespace gphash {
 

@@ -11,8 +11,8 @@
 // moment earlier would).
 #pragma once
 #include <cstdint>
-#include "../slot_meta.cuh"
-#include "../table_params.cuh"
+#include "../core/slot_meta.cuh"
+#include "../core/table_params.cuh"
 #include "index_mirror.cuh"
 
 namespace gphash {

@@ -8,7 +8,7 @@
 // part, where a split on the host copied every operation in and every value read out again.
 #pragma once
 #include <cstdint>
-#include "../table_params.cuh"
+#include "../core/table_params.cuh"
 #include "pipe_params.cuh"
 #include "value_lanes.cuh"
 

@@ -3,7 +3,7 @@
 // (radix_sort.cuh) makes every group a run of sorted positions in batch order.
 #pragma once
 #include <cstdint>
-#include "../key_hash.cuh"
+#include "../core/key_hash.cuh"
 #include "pipe_params.cuh"
 
 namespace gphash {

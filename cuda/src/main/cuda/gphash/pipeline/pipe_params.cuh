@@ -8,9 +8,9 @@
 // Mirrors org.gphash.cuda.pipeline.PipelineBuffers.params byte for byte (every field 8 bytes, little-endian).
 #pragma once
 #include <cstdint>
-#include "../same_key_rules.cuh"
-#include "../table_params.cuh"
-#include "../warp_append.cuh"
+#include "../table/same_key_rules.cuh"
+#include "../core/table_params.cuh"
+#include "../core/warp_append.cuh"
 
 namespace gphash {
 

@@ -5,8 +5,8 @@
 // group's pool value, or a member's input value when an earlier write in the group set it).
 #pragma once
 #include <cstdint>
-#include "../cache_params.cuh"
-#include "../slot_meta.cuh"
+#include "../cache/cache_params.cuh"
+#include "../core/slot_meta.cuh"
 #include "address_bins.cuh"
 #include "index_mirror.cuh"
 #include "pipe_params.cuh"

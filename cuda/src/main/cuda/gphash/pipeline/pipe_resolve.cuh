@@ -5,10 +5,10 @@
 // since this engine is the pool's only writer).
 #pragma once
 #include <cstdint>
-#include "../cache_params.cuh"
-#include "../key_hash.cuh"
-#include "../warp_append.cuh"
-#include "../warp_probe.cuh"
+#include "../cache/cache_params.cuh"
+#include "../core/key_hash.cuh"
+#include "../core/warp_append.cuh"
+#include "../probe/warp_probe.cuh"
 #include "index_mirror.cuh"
 #include "mirror_tags.cuh"
 #include "pipe_params.cuh"

@@ -14,9 +14,9 @@
 // another group and reads as "none". The group's net effect is the state after its last member.
 #pragma once
 #include <cstdint>
-#include "../same_key_rules.cuh"
-#include "../slot_meta.cuh"
-#include "../table_params.cuh"
+#include "../table/same_key_rules.cuh"
+#include "../core/slot_meta.cuh"
+#include "../core/table_params.cuh"
 #include "pipe_params.cuh"
 
 namespace gphash {

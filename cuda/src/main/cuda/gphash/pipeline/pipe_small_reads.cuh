@@ -8,10 +8,10 @@
 // go straight to its columns.
 #pragma once
 #include <cstdint>
-#include "../cache_params.cuh"
-#include "../key_hash.cuh"
-#include "../slot_meta.cuh"
-#include "../warp_probe.cuh"
+#include "../cache/cache_params.cuh"
+#include "../core/key_hash.cuh"
+#include "../core/slot_meta.cuh"
+#include "../probe/warp_probe.cuh"
 #include "pipe_params.cuh"
 #include "pipe_resolve.cuh"
 #include "tag_probe.cuh"

@@ -10,8 +10,8 @@
 // INSERT (cleared by recovery) or a whole item, exactly as the CPU engine's protocol does.
 #pragma once
 #include <cstdint>
-#include "../cache_mirror.cuh"
-#include "../slot_protocol.cuh"
+#include "../cache/cache_mirror.cuh"
+#include "../table/slot_protocol.cuh"
 #include "address_bins.cuh"
 #include "heap_bitmap.cuh"
 #include "index_mirror.cuh"

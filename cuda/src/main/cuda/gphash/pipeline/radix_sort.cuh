@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <cub/block/block_radix_rank.cuh>
 #include <cub/block/block_radix_sort.cuh>
-#include "../table_params.cuh"
+#include "../core/table_params.cuh"
 
 namespace gphash {
 

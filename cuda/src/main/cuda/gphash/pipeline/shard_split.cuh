@@ -12,8 +12,8 @@
 // refuses the batch rather than let shards answer kRetry).
 #pragma once
 #include <cstdint>
-#include "../shard_hash.cuh"
-#include "../table_params.cuh"
+#include "../core/shard_hash.cuh"
+#include "../core/table_params.cuh"
 #include "pipe_params.cuh"
 
 namespace gphash {

@@ -10,11 +10,11 @@
 // ascending (a bucket two hashes share once), slot ascending; the first match is the valid item.
 #pragma once
 #include <cstdint>
-#include "../cache_params.cuh"
-#include "../candidate_order.cuh"
-#include "../key_hash.cuh"
-#include "../slot_meta.cuh"
-#include "../table_params.cuh"
+#include "../cache/cache_params.cuh"
+#include "../probe/candidate_order.cuh"
+#include "../core/key_hash.cuh"
+#include "../core/slot_meta.cuh"
+#include "../core/table_params.cuh"
 #include "mirror_tags.cuh"
 
 namespace gphash {

@@ -3,7 +3,7 @@
 // two values per step; values whose size or alignment is not a multiple of 8 move byte by byte.
 #pragma once
 #include <cstdint>
-#include "../table_params.cuh"
+#include "../core/table_params.cuh"
 
 namespace gphash {
 

@@ -9,8 +9,8 @@
  *       caller or a lane) and its chunks in flight;</li>
  *   <li>{@code pipeline}: the v2 batch pipeline over the HBM index mirror (pipeline/*.cuh): stages,
  *       sort and scans, the mirror, the heap's bitmap, small batches in one launch;</li>
- *   <li>{@code poolpath}: per-operation kernels that probe the pool itself (batch_kernel.cuh, op_*.cuh),
- *       and recovery and resize as kernels (recovery_kernel.cuh, rehash_kernel.cuh);</li>
+ *   <li>{@code poolpath}: per-operation kernels that probe the pool itself (table/batch_kernel.cuh, op_*.cuh),
+ *       and recovery and resize as kernels (pool/recovery_kernel.cuh, pool/rehash_kernel.cuh);</li>
  *   <li>{@code cache}: BktCache in GPU memory (cache_*.cuh);</li>
  *   <li>{@code runtime}: the CUDA context, kernels, memory, registration and parameter structs they
  *       all use.</li>

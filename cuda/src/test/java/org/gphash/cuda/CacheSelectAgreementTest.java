@@ -12,7 +12,7 @@ import org.gphash.bktcache.TopBuckets;
 import org.junit.jupiter.api.Test;
 
 /**
- * BktCache's selection as the kernels compute it (cache_select.cuh: the radix select's digit walk
+ * BktCache's selection as the kernels compute it (cache/cache_select.cuh: the radix select's digit walk
  * and the admission rule), run on the CPU (cuda/src/test/cuda/cache_select_check.cu, built by nvcc),
  * against the Java reference {@link TopBuckets#select}, without a GPU: random scores of many shapes
  * (few distinct values and many ties, scores spread over all four digits, scores that share their

@@ -16,7 +16,7 @@ import org.gphash.index.TableLayout;
 import org.junit.jupiter.api.Test;
 
 /**
- * The kernels' key hash, fingerprint and candidate order (key_hash.cuh, candidate_order.cuh) against
+ * The kernels' key hash, fingerprint and candidate order (core/key_hash.cuh, probe/candidate_order.cuh) against
  * the Java side's ({@link KeyHasher}, {@link TableLayout#candidateBuckets}), without a GPU: the CUDA
  * headers are {@code __host__ __device__} where they do not read the pool, and nvcc builds a host
  * program from them (cuda/src/test/cuda/key_hash_check.cu). Both sides must reproduce a committed

@@ -123,16 +123,16 @@ class GpuEngineWithoutGpuTest {
         // From the module (Maven) or from the repository root (the device machine's JUnit console).
         Path headers = Files.isDirectory(Path.of("src/main/cuda/gphash")) ? Path.of("src/main/cuda/gphash")
                 : Path.of("cuda/src/main/cuda/gphash");
-        assertEquals(KernelParams.TABLE_BYTES, structBytes(headers.resolve("table_params.cuh"), "TableParams"));
-        assertEquals(KernelParams.BATCH_FIELDS * 8, structBytes(headers.resolve("table_params.cuh"), "BatchParams"));
+        assertEquals(KernelParams.TABLE_BYTES, structBytes(headers.resolve("core/table_params.cuh"), "TableParams"));
+        assertEquals(KernelParams.BATCH_FIELDS * 8, structBytes(headers.resolve("core/table_params.cuh"), "BatchParams"));
         assertEquals(KernelParams.BATCH_FIELDS * 8,
                 KernelParams.batch(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, true, new long[6]).length);
-        assertEquals(KernelParams.SCAN_FIELDS * 8, structBytes(headers.resolve("scan_params.cuh"), "ScanParams"));
+        assertEquals(KernelParams.SCAN_FIELDS * 8, structBytes(headers.resolve("pool/scan_params.cuh"), "ScanParams"));
         assertEquals(KernelParams.SCAN_FIELDS * 8, KernelParams.scan(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0).length);
-        assertEquals(KernelParams.CACHE_FIELDS * 8, structBytes(headers.resolve("cache_params.cuh"), "CacheParams"));
+        assertEquals(KernelParams.CACHE_FIELDS * 8, structBytes(headers.resolve("cache/cache_params.cuh"), "CacheParams"));
         assertEquals(KernelParams.CACHE_FIELDS * 8, KernelParams.cache(1, 2, 3, 4, 5, 6, 7, 8, 0, 9, 10, 11).length);
         assertEquals(KernelParams.CACHE_FIELDS * 8, KernelParams.noCache().length);
-        assertEquals(KernelParams.LOAD_FIELDS * 8, structBytes(headers.resolve("cache_load.cuh"), "LoadParams"));
+        assertEquals(KernelParams.LOAD_FIELDS * 8, structBytes(headers.resolve("cache/cache_load.cuh"), "LoadParams"));
         assertEquals(KernelParams.LOAD_FIELDS * 8, KernelParams.load(1, 2, 3, 4, 5, 6, 7, 8, true, 9, 10).length);
     }
 

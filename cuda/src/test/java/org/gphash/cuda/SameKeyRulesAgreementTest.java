@@ -12,7 +12,7 @@ import org.gphash.cuda.GroupSemanticsModel.Group;
 import org.junit.jupiter.api.Test;
 
 /**
- * The kernels' same-key rules (same_key_rules.cuh) run as the pipeline's semantics stage runs them,
+ * The kernels' same-key rules (table/same_key_rules.cuh) run as the pipeline's semantics stage runs them,
  * on the CPU (cuda/src/test/cuda/same_key_check.cu, built by nvcc), against the Java model of that
  * stage ({@link GroupSemanticsModel}, which {@link GroupSemanticsTest} holds to serial execution):
  * every batch of one group of up to four operations, and random batches of several groups. A changed
@@ -25,7 +25,7 @@ class SameKeyRulesAgreementTest {
     /** The kinds that reach the kernels (conditional ones are turned into these on the host first). */
     private static final OpKind[] KINDS = {OpKind.GET, OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE,
             OpKind.READ_MODIFY_WRITE};
-    /** same_key_rules.cuh's NetAction, by the model's names. */
+    /** table/same_key_rules.cuh's NetAction, by the model's names. */
     private static final Map<String, Integer> ACTIONS = Map.of("NONE", 0, "UPDATE", 1, "INSERT", 2, "DELETE", 3);
 
     @Test

@@ -15,7 +15,7 @@ import org.gphash.shard.ShardFunction;
 import org.junit.jupiter.api.Test;
 
 /**
- * The CUDA side's shard function (shard_hash.cuh, for splitting a batch by shard on the GPU) against
+ * The CUDA side's shard function (core/shard_hash.cuh, for splitting a batch by shard on the GPU) against
  * the Java side's ({@link ShardFunction}), without a GPU, as {@link CudaAlgorithmAgreementTest} does
  * for the key hash: both reproduce a committed file of known answers and agree on random keys, seeds
  * and shard counts. The CUDA half needs nvcc and skips, saying so, without it.

@@ -36,7 +36,7 @@ import org.gphash.index.TableLayout;
 
 /**
  * BktCache's host side (GPHash §3.3): the cache's device memory, and loads queued on the cache's
- * own stream so that they run while batches go on (cuda/src/main/cuda/gphash/cache_load.cuh).
+ * own stream so that they run while batches go on (cuda/src/main/cuda/gphash/cache/cache_load.cuh).
  * Nothing here is persistent: the cache starts empty at every open, so a crash during a load loses
  * nothing, and it is emptied when a resize renumbers the buckets.
  *

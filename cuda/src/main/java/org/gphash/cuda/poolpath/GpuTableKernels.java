@@ -19,7 +19,7 @@ import org.gphash.index.TableLayout;
 import org.gphash.persistence.PoolFile;
 
 /**
- * Recovery and resize as kernels (recovery_kernel.cuh, rehash_kernel.cuh): the pool table calls
+ * Recovery and resize as kernels (pool/recovery_kernel.cuh, pool/rehash_kernel.cuh): the pool table calls
  * these with operations drained, on the thread that holds the engine, and each returns only when
  * its kernels have finished.
  */

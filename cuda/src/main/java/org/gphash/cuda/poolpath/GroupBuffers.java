@@ -6,7 +6,7 @@ import jcuda.driver.CUstream;
 import org.gphash.cuda.runtime.DeviceBuffer;
 
 /**
- * Device memory of the per-batch key groups (batch_groups.cuh): an open-addressing table with at
+ * Device memory of the per-batch key groups (table/batch_groups.cuh): an open-addressing table with at
  * least twice as many entries as operations, and per operation its group and the next member.
  * Reset on the stream before each grouping run. Not thread-safe.
  */

@@ -25,7 +25,7 @@ import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.cuda.staging.StreamLane;
 
 /**
- * Batches run by per-operation kernels that probe the pool itself (batch_kernel.cuh), the GPHash
+ * Batches run by per-operation kernels that probe the pool itself (table/batch_kernel.cuh), the GPHash
  * paper's design: one warp per operation, CAS on the pool's slots, BktCache over hot pool buckets.
  * The engine falls back to it when GPU memory cannot hold the index mirror, or when asked to
  * ({@link org.gphash.IndexMirror#OFF}).

@@ -7,7 +7,7 @@ import org.gphash.format.Geometry;
 import org.gphash.index.TableLayout;
 
 /**
- * The kernels' parameter structs (cuda/src/main/cuda/gphash/table_params.cuh and scan_params.cuh),
+ * The kernels' parameter structs (cuda/src/main/cuda/gphash/core/table_params.cuh and pool/scan_params.cuh),
  * packed byte for byte: every field is 8 bytes, little-endian, in declaration order. Passed by value.
  */
 public final class KernelParams {
@@ -17,21 +17,21 @@ public final class KernelParams {
 
     // The parameter structs, field by field as the CUDA headers declare them (SharedConstantsTest
     // compares each with its header by name and order); the packers below fill them by name.
-    /** TableParams (table_params.cuh). */
+    /** TableParams (core/table_params.cuh). */
     public static final ParamStruct TABLE = ParamStruct.of("TableParams", "pool", "level_offset[" + MAX_LEVELS + "]",
             "top_log2", "level_count", "hashes", "slots", "key_size", "key_stride", "slot_size", "bucket_size",
             "value_size", "seed[" + MAX_HASHES + "]", "tags");
-    /** BatchParams (table_params.cuh). */
+    /** BatchParams (core/table_params.cuh). */
     public static final ParamStruct BATCH = ParamStruct.of("BatchParams", "n", "kinds", "keys", "values", "blocks",
             "codes", "out", "retired", "retired_capacity", "counters", "retry_only", "group_owner", "group_top",
             "group_count", "group_capacity", "op_group", "op_next");
-    /** ScanParams (scan_params.cuh). */
+    /** ScanParams (pool/scan_params.cuh). */
     public static final ParamStruct SCAN = ParamStruct.of("ScanParams", "depth", "counters", "retired",
             "retired_capacity", "chunk_offset", "chunk_length", "chunk_first", "chunks", "value_stride", "bitmap", "mode");
-    /** CacheParams (cache_params.cuh). */
+    /** CacheParams (cache/cache_params.cuh). */
     public static final ParamStruct CACHE = ParamStruct.of("CacheParams", "capacity", "f", "g", "refs", "entries",
             "slot_size", "scores", "total_buckets", "policy", "sample_mask", "clock", "stats");
-    /** LoadParams (cache_load.cuh). */
+    /** LoadParams (cache/cache_load.cuh). */
     public static final ParamStruct LOAD = ParamStruct.of("LoadParams", "assign", "keep", "incoming", "prev_hot",
             "snapshot", "state", "hist", "k", "scan_guard", "sequence", "max_tries");
     /** HeapParams (pipeline/heap_bitmap.cuh). */
@@ -67,17 +67,17 @@ public final class KernelParams {
     public static final int CACHE_FIELDS = CACHE.words();
     public static final int LOAD_FIELDS = LOAD.words();
 
-    /** CacheParams.stats (cache_params.cuh). */
+    /** CacheParams.stats (cache/cache_params.cuh). */
     public static final int CACHE_HITS = 0;
     public static final int CACHE_MISSES = 1;
     public static final int CACHE_STATS = 4;
 
-    /** LoadParams.state (cache_load.cuh). */
+    /** LoadParams.state (cache/cache_load.cuh). */
     public static final int LOAD_LOADED = 8;
     public static final int LOAD_ABANDONED = 9;
     public static final int LOAD_CHOSEN = 11;
     public static final int LOAD_STATE = 16;
-    /** Entries an F(x) word can name (cache_params.cuh, kEntryMask). */
+    /** Entries an F(x) word can name (cache/cache_params.cuh, kEntryMask). */
     public static final long MAX_CACHE_ENTRIES = (1L << 30) - 1;
 
     /** Batch counters (BatchParams.counters), as kernels index them. */
@@ -145,7 +145,7 @@ public final class KernelParams {
     public static final int SMALL_WRITES = 2;
     public static final int SMALL_CACHE_ON = 4;
 
-    /** Outcome code bits (table_params.cuh). */
+    /** Outcome code bits (core/table_params.cuh). */
     public static final int CODE_MASK = 0x7f;
     public static final int CONSUMED_FLAG = 0x80;
     public static final int NEED_RESIZE_CODE = 15;

@@ -12,11 +12,11 @@
 #include <cstdint>
 #include "cache_params.cuh"
 #include "cache_select.cuh"
-#include "key_hash.cuh"
-#include "slot_meta.cuh"
-#include "table_params.cuh"
-#include "warp_append.cuh"
-#include "warp_copy.cuh"
+#include "../core/key_hash.cuh"
+#include "../core/slot_meta.cuh"
+#include "../core/table_params.cuh"
+#include "../core/warp_append.cuh"
+#include "../core/warp_copy.cuh"
 
 namespace gphash {
 

@@ -9,10 +9,10 @@
 // (the engine is then the pool's only writer), so the pool receives the same states by plain stores.
 #pragma once
 #include <cstdint>
-#include "key_hash.cuh"
-#include "slot_meta.cuh"
-#include "table_params.cuh"
-#include "warp_copy.cuh"
+#include "../core/key_hash.cuh"
+#include "../core/slot_meta.cuh"
+#include "../core/table_params.cuh"
+#include "../core/warp_copy.cuh"
 
 namespace gphash {
 

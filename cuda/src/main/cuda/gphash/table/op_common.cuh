@@ -1,13 +1,13 @@
 // What every operation of a batch kernel shares: its context, block retirement, duplicate removal.
 #pragma once
 #include <cstdint>
-#include "cache_mirror.cuh"
+#include "../cache/cache_mirror.cuh"
 #include "slot_protocol.cuh"
-#include "key_hash.cuh"
-#include "slot_meta.cuh"
-#include "table_params.cuh"
-#include "warp_copy.cuh"
-#include "warp_probe.cuh"
+#include "../core/key_hash.cuh"
+#include "../core/slot_meta.cuh"
+#include "../core/table_params.cuh"
+#include "../core/warp_copy.cuh"
+#include "../probe/warp_probe.cuh"
 
 namespace gphash {
 

@@ -1,7 +1,7 @@
 // Parameters of the whole-table kernels (recovery and resize): which level, and where counts go.
 #pragma once
 #include <cstdint>
-#include "table_params.cuh"
+#include "../core/table_params.cuh"
 
 namespace gphash {
 

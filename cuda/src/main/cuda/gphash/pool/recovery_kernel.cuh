@@ -5,8 +5,8 @@
 // writes (recover_level proper) only once both have found nothing a crash cannot explain.
 #pragma once
 #include "scan_params.cuh"
-#include "slot_protocol.cuh"
-#include "warp_probe.cuh"
+#include "../table/slot_protocol.cuh"
+#include "../probe/warp_probe.cuh"
 
 namespace gphash {
 

@@ -8,11 +8,11 @@
 // and is probed window by window).
 #pragma once
 #include <cstdint>
-#include "cache_params.cuh"
+#include "../cache/cache_params.cuh"
 #include "candidate_order.cuh"
-#include "key_hash.cuh"
-#include "slot_meta.cuh"
-#include "table_params.cuh"
+#include "../core/key_hash.cuh"
+#include "../core/slot_meta.cuh"
+#include "../core/table_params.cuh"
 
 namespace gphash {
 

@@ -6,9 +6,9 @@
 #pragma once
 #include "recovery_kernel.cuh"
 #include "scan_params.cuh"
-#include "slot_protocol.cuh"
-#include "warp_copy.cuh"
-#include "warp_probe.cuh"
+#include "../table/slot_protocol.cuh"
+#include "../core/warp_copy.cuh"
+#include "../probe/warp_probe.cuh"
 
 namespace gphash {
 

@@ -10,7 +10,7 @@
 // the Java model (GroupSemanticsModel) and to plain serial execution in CI, without a GPU.
 #pragma once
 #include <cstdint>
-#include "table_params.cuh"
+#include "../core/table_params.cuh"
 
 namespace gphash {
 

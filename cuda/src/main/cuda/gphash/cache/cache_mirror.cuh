@@ -4,9 +4,9 @@
 #pragma once
 #include <cstdint>
 #include "cache_params.cuh"
-#include "slot_meta.cuh"
-#include "table_params.cuh"
-#include "warp_copy.cuh"
+#include "../core/slot_meta.cuh"
+#include "../core/table_params.cuh"
+#include "../core/warp_copy.cuh"
 
 namespace gphash {
 

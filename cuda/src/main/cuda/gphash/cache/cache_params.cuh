@@ -8,8 +8,8 @@
 // slots of slot_size bytes: the pool slot's meta word and key, as in the pool, then the value.
 #pragma once
 #include <cstdint>
-#include "candidate_order.cuh"
-#include "table_params.cuh"
+#include "../probe/candidate_order.cuh"
+#include "../core/table_params.cuh"
 
 namespace gphash {
 

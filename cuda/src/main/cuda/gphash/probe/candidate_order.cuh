@@ -6,8 +6,8 @@
 // (CudaAlgorithmAgreementTest).
 #pragma once
 #include <cstdint>
-#include "key_hash.cuh"
-#include "table_params.cuh"
+#include "../core/key_hash.cuh"
+#include "../core/table_params.cuh"
 
 namespace gphash {
 
