@@ -2,7 +2,7 @@ package org.gphash;
 
 /**
  * Whether the GPU engine keeps a copy of the table's index (every slot's meta word and key) in GPU
- * memory, so that probes never cross PCIe and only values do (docs/DESIGN.md, "The GPU engine, v2").
+ * memory, so that probes never cross PCIe and only values do (docs/DESIGN-GPU.md, "The GPU engine, v2").
  * The copy is volatile: loaded from the pool when the engine opens it, kept exact by every write.
  * {@code IndexStats.indexPlacement()} says which mode runs and why. The CPU engine has no mirror.
  */

@@ -1,4 +1,4 @@
-// The v2 batch pipeline's parameters (docs/DESIGN.md, "The GPU engine, v2"): one batch runs as a
+// The v2 batch pipeline's parameters (docs/DESIGN-GPU.md, "The GPU engine, v2"): one batch runs as a
 // sequence of kernels on one stream, each a stage over the whole batch, so that every pool access of
 // a stage can be issued in address order and everything else happens in GPU memory.
 //

@@ -77,7 +77,7 @@ import org.gphash.index.VerifyReport;
  * <p><b>Host batches in flight together.</b> A host batch on the pipeline is queued under the lock
  * behind other threads' batches (their kernels run in order on one stream) and waited for outside
  * it; every other entry point first drains them ({@link BatchPath#drainBatches}), so the host still
- * writes the pool only with nothing in flight (docs/DESIGN.md, "Host batches of several threads in
+ * writes the pool only with nothing in flight (docs/DESIGN-GPU.md, "Host batches of several threads in
  * flight").
  *
  * <p>Why this class is long: the engine's lock, and which calls take it, wait outside it or run

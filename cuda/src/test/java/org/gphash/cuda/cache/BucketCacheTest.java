@@ -56,7 +56,7 @@ class BucketCacheTest {
     /**
      * A GPU engine with manually loaded BktCache whose batches of gets all run through the pipeline,
      * which reads cached buckets (smallReadsMax 0): a batch of gets small enough for one launch reads
-     * the pool, cache or not (docs/DESIGN.md, "Routes"), and these tests are about what the cache serves.
+     * the pool, cache or not (docs/DESIGN-GPU.md, "Routes"), and these tests are about what the cache serves.
      */
     private static org.gphash.GPHashConfig throughThePipeline(java.nio.file.Path pool, long seed) {
         return org.gphash.GPHashIndex.builder(pool).backend(org.gphash.Backend.GPU).keySize(8)
