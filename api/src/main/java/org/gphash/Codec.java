@@ -128,6 +128,6 @@ public interface Codec<T> {
      * @throws IllegalArgumentException if a component is not a primitive, or {@code lookup} cannot reach the record
      */
     static <R extends Record> Codec<R> record(MethodHandles.Lookup lookup, Class<R> type) {
-        return Codecs.RecordCodec.of(java.util.Objects.requireNonNull(lookup, "lookup"), type);
+        return Codecs.RecordCodec.of(Objects.requireNonNull(lookup, "lookup"), type);
     }
 }

@@ -3,6 +3,7 @@ package org.gphash;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -95,7 +96,7 @@ final class Codecs {
             } catch (IllegalAccessException | NoSuchMethodException e) {
                 // One line naming the record and the way out (the JDK's own message names lookup internals).
                 // A public record in a package its module does not export needs the lookup, not "public" (issue 55).
-                boolean isPublic = java.lang.reflect.Modifier.isPublic(type.getModifiers());
+                boolean isPublic = Modifier.isPublic(type.getModifiers());
                 throw new IllegalArgumentException("record " + type.getName() + " cannot be reached from "
                         + (lookup.lookupClass() == Object.class ? "the public lookup" : lookup.lookupClass().getName())
                         + (isPublic ? " (its module " + type.getModule().getName() + " does not export "

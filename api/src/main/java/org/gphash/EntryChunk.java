@@ -1,6 +1,7 @@
 package org.gphash;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -62,8 +63,8 @@ public final class EntryChunk {
      * @param valueAt the value's offset in it
      */
     public void add(MemorySegment pool, long keyAt, long valueAt) {
-        MemorySegment.copy(pool, java.lang.foreign.ValueLayout.JAVA_BYTE, keyAt, keys, size * keySize, keySize);
-        MemorySegment.copy(pool, java.lang.foreign.ValueLayout.JAVA_BYTE, valueAt, values, size * valueSize, valueSize);
+        MemorySegment.copy(pool, ValueLayout.JAVA_BYTE, keyAt, keys, size * keySize, keySize);
+        MemorySegment.copy(pool, ValueLayout.JAVA_BYTE, valueAt, values, size * valueSize, valueSize);
         size++;
     }
 

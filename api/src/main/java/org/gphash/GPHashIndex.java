@@ -1,16 +1,25 @@
 package org.gphash;
 
+import org.gphash.error.PoolExistsException;
 import org.gphash.error.PoolFormatException;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.persistence.PersistenceMode;
 import org.gphash.spi.CrashHook;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
@@ -456,8 +465,8 @@ public final class GPHashIndex implements AutoCloseable {
      *
      * @param action called once per live entry with copies of its key and value
      */
-    public void forEach(java.util.function.BiConsumer<byte[], byte[]> action) {
-        java.util.Objects.requireNonNull(action, "action");
+    public void forEach(BiConsumer<byte[], byte[]> action) {
+        Objects.requireNonNull(action, "action");
         try (Cursor c = cursor()) {
             while (c.next()) {
                 action.accept(c.key(), c.value());
@@ -474,7 +483,7 @@ public final class GPHashIndex implements AutoCloseable {
      * @param target where the copy goes; must not exist
      */
     public void snapshot(Path target) {
-        java.util.Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(target, "target");
         live().snapshot(target);
     }
 
@@ -545,7 +554,7 @@ public final class GPHashIndex implements AutoCloseable {
      *
      * @return the GPU engine's features, or empty for the CPU engine
      */
-    public java.util.Optional<GpuFeatures> gpu() {
+    public Optional<GpuFeatures> gpu() {
         return engine().gpuFeatures();
     }
 
@@ -572,7 +581,7 @@ public final class GPHashIndex implements AutoCloseable {
      * @param key the key, of the index's key size
      * @return the value (a new array) or null, when the operation has run
      */
-    public java.util.concurrent.CompletableFuture<byte[]> getAsync(byte[] key) {
+    public CompletableFuture<byte[]> getAsync(byte[] key) {
         Arguments.checkKey(key, keySize);
         live();
         if (front != null && front.coalesces()) {
@@ -588,7 +597,7 @@ public final class GPHashIndex implements AutoCloseable {
      * @param value the value, of the index's value size
      * @return true if the key was new, when the operation has run
      */
-    public java.util.concurrent.CompletableFuture<Boolean> putAsync(byte[] key, byte[] value) {
+    public CompletableFuture<Boolean> putAsync(byte[] key, byte[] value) {
         return writeAsync(OpKind.PUT, key, value, Outcome.INSERTED);
     }
 
@@ -599,7 +608,7 @@ public final class GPHashIndex implements AutoCloseable {
      * @param value the value, of the index's value size
      * @return true if inserted, when the operation has run
      */
-    public java.util.concurrent.CompletableFuture<Boolean> insertAsync(byte[] key, byte[] value) {
+    public CompletableFuture<Boolean> insertAsync(byte[] key, byte[] value) {
         return writeAsync(OpKind.INSERT, key, value, Outcome.INSERTED);
     }
 
@@ -610,7 +619,7 @@ public final class GPHashIndex implements AutoCloseable {
      * @param value the new value, of the index's value size
      * @return true if replaced, when the operation has run
      */
-    public java.util.concurrent.CompletableFuture<Boolean> updateAsync(byte[] key, byte[] value) {
+    public CompletableFuture<Boolean> updateAsync(byte[] key, byte[] value) {
         return writeAsync(OpKind.UPDATE, key, value, Outcome.UPDATED);
     }
 
@@ -620,7 +629,7 @@ public final class GPHashIndex implements AutoCloseable {
      * @param key the key, of the index's key size
      * @return true if removed, when the operation has run
      */
-    public java.util.concurrent.CompletableFuture<Boolean> deleteAsync(byte[] key) {
+    public CompletableFuture<Boolean> deleteAsync(byte[] key) {
         return writeAsync(OpKind.DELETE, key, null, Outcome.DELETED);
     }
 
@@ -630,7 +639,7 @@ public final class GPHashIndex implements AutoCloseable {
      * @param key the key
      * @return the value or null, when the operation has run
      */
-    public java.util.concurrent.CompletableFuture<byte[]> getAsync(long key) {
+    public CompletableFuture<byte[]> getAsync(long key) {
         return getAsync(LongKeys.encode(key, keySize));
     }
 
@@ -641,7 +650,7 @@ public final class GPHashIndex implements AutoCloseable {
      * @param value the value, of the index's value size
      * @return true if the key was new, when the operation has run
      */
-    public java.util.concurrent.CompletableFuture<Boolean> putAsync(long key, byte[] value) {
+    public CompletableFuture<Boolean> putAsync(long key, byte[] value) {
         return putAsync(LongKeys.encode(key, keySize), value);
     }
 
@@ -651,11 +660,11 @@ public final class GPHashIndex implements AutoCloseable {
      * @param key the key
      * @return true if removed, when the operation has run
      */
-    public java.util.concurrent.CompletableFuture<Boolean> deleteAsync(long key) {
+    public CompletableFuture<Boolean> deleteAsync(long key) {
         return deleteAsync(LongKeys.encode(key, keySize));
     }
 
-    private java.util.concurrent.CompletableFuture<Boolean> writeAsync(OpKind kind, byte[] key, byte[] value,
+    private CompletableFuture<Boolean> writeAsync(OpKind kind, byte[] key, byte[] value,
                                                                        Outcome success) {
         Arguments.checkKey(key, keySize);
         if (kind.hasValue()) {
@@ -676,11 +685,11 @@ public final class GPHashIndex implements AutoCloseable {
         });
     }
 
-    private static <T> java.util.concurrent.CompletableFuture<T> run(java.util.function.Supplier<T> op) {
+    private static <T> CompletableFuture<T> run(Supplier<T> op) {
         try {
-            return java.util.concurrent.CompletableFuture.completedFuture(op.get());
+            return CompletableFuture.completedFuture(op.get());
         } catch (RuntimeException e) {
-            return java.util.concurrent.CompletableFuture.failedFuture(e);
+            return CompletableFuture.failedFuture(e);
         }
     }
 
@@ -695,9 +704,9 @@ public final class GPHashIndex implements AutoCloseable {
     }
 
     /** {@return the coalescer's figures (batches run, operations merged), if single calls are coalesced} */
-    public java.util.Optional<CoalescerStats> coalescerStats() {
+    public Optional<CoalescerStats> coalescerStats() {
         live();
-        return front == null ? java.util.Optional.empty() : front.coalescerStats();
+        return front == null ? Optional.empty() : front.coalescerStats();
     }
 
     /**
@@ -746,8 +755,8 @@ public final class GPHashIndex implements AutoCloseable {
     }
 
     /** Whether a persist in {@code mode} is a flush to a medium (msync of a disk-backed file), not a no-op or cache flush. */
-    private static boolean flushesToMedium(org.gphash.persistence.PersistenceMode mode) {
-        return mode == org.gphash.persistence.PersistenceMode.PMEM_MSYNC || mode == org.gphash.persistence.PersistenceMode.FORCE;
+    private static boolean flushesToMedium(PersistenceMode mode) {
+        return mode == PersistenceMode.PMEM_MSYNC || mode == PersistenceMode.FORCE;
     }
 
     private Engine live() {
@@ -1088,7 +1097,7 @@ public final class GPHashIndex implements AutoCloseable {
          * @return this builder
          */
         public Builder journal(Journaling journaling) {
-            this.journaling = java.util.Objects.requireNonNull(journaling, "journaling");
+            this.journaling = Objects.requireNonNull(journaling, "journaling");
             return this;
         }
 
@@ -1111,7 +1120,7 @@ public final class GPHashIndex implements AutoCloseable {
          * @return this builder
          */
         public Builder durability(Durability mode) {
-            this.durability = java.util.Objects.requireNonNull(mode, "durability");
+            this.durability = Objects.requireNonNull(mode, "durability");
             return this;
         }
 
@@ -1123,7 +1132,7 @@ public final class GPHashIndex implements AutoCloseable {
          * @return this builder
          */
         public Builder coalescing(Coalescing coalescing) {
-            this.coalescing = java.util.Objects.requireNonNull(coalescing, "coalescing");
+            this.coalescing = Objects.requireNonNull(coalescing, "coalescing");
             return this;
         }
 
@@ -1136,7 +1145,7 @@ public final class GPHashIndex implements AutoCloseable {
          * @return this builder
          */
         public Builder gpuTuning(GpuTuning tuning) {
-            this.gpuTuning = java.util.Objects.requireNonNull(tuning, "gpuTuning");
+            this.gpuTuning = Objects.requireNonNull(tuning, "gpuTuning");
             return this;
         }
 
@@ -1145,7 +1154,7 @@ public final class GPHashIndex implements AutoCloseable {
          * through {@link GPHashConfig#withCrashHook} (a user's builder has no such setting).
          */
         Builder crashHook(CrashHook hook) {
-            this.crashHook = java.util.Objects.requireNonNull(hook, "crashHook");
+            this.crashHook = Objects.requireNonNull(hook, "crashHook");
             return this;
         }
 
@@ -1210,7 +1219,7 @@ public final class GPHashIndex implements AutoCloseable {
             }
             ShardedIndexFactory sharding = sharding();
             boolean directory = sharding.isShardedIndex(path);
-            if (!directory && c.placement().sharded() && java.nio.file.Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (!directory && c.placement().sharded() && Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
                 throw new PoolConfigMismatchException(path + " is one pool file, not the directory of a sharded index; "
                         + "shards(n) opens or creates a directory of shards: leave shards() unset to open this pool "
                         + "(nothing was opened)");
@@ -1230,13 +1239,13 @@ public final class GPHashIndex implements AutoCloseable {
          * @return the open index
          */
         public GPHashIndex openOrCreate() {
-            if (java.nio.file.Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+            if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)
                     || journaling != null && journals(config()).hasJournal(config())) {
                 return open();  // a journal with the pool gone: open rebuilds it
             }
             try {
                 return create();
-            } catch (org.gphash.error.PoolExistsException lostTheRace) {
+            } catch (PoolExistsException lostTheRace) {
                 return open();
             }
         }
@@ -1326,7 +1335,7 @@ public final class GPHashIndex implements AutoCloseable {
          * class loader's providers, then the context class loader's (an application's loader may see
          * the GPU engine's or the front end's jar where the index's does not).
          */
-        private static <T> T provider(Class<T> type, java.util.function.Predicate<T> wanted) {
+        private static <T> T provider(Class<T> type, Predicate<T> wanted) {
             for (ClassLoader loader : new ClassLoader[] {GPHashIndex.class.getClassLoader(),
                     Thread.currentThread().getContextClassLoader()}) {
                 for (T p : ServiceLoader.load(type, loader)) {

@@ -79,14 +79,14 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
 
     /** The key's bytes, or null for a key of another type; null itself throws, as in ConcurrentHashMap. */
     private byte[] keyBytes(Object key) {
-        java.util.Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(key, "key");
         return keys.type().isInstance(key) ? keys.encode(keys.type().cast(key)) : null;
     }
 
     /** Null throws, as in {@link java.util.concurrent.ConcurrentHashMap#containsValue}. */
     @Override
     public boolean containsValue(Object value) {
-        java.util.Objects.requireNonNull(value, "value");
+        Objects.requireNonNull(value, "value");
         return super.containsValue(value);
     }
 
@@ -202,7 +202,7 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
      * {@code ConcurrentHashMap}'s do (issue 28: Guava's testlib failed on it): the value is put for
      * the key, and the entry shows it from then on.
      */
-    private final class WriteThroughEntry extends java.util.AbstractMap.SimpleEntry<K, V> {
+    private final class WriteThroughEntry extends AbstractMap.SimpleEntry<K, V> {
         private static final long serialVersionUID = 1L;
 
         WriteThroughEntry(K key, V value) {

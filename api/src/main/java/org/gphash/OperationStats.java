@@ -1,5 +1,7 @@
 package org.gphash;
 
+import java.util.Locale;
+
 /**
  * What the index's callers did and how long it took, recorded when the index was built with
  * {@link GPHashIndex.Builder#recordStats()} (like Caffeine's {@code recordStats()}: off by default,
@@ -45,7 +47,7 @@ public record OperationStats(long gets, long getHits, long writes, long batches,
 
         @Override
         public String toString() {
-            return count == 0 ? "none" : String.format(java.util.Locale.ROOT, "%,d calls, mean %.1f us, p50 %.1f us, "
+            return count == 0 ? "none" : String.format(Locale.ROOT, "%,d calls, mean %.1f us, p50 %.1f us, "
                     + "p99 %.1f us, p99.9 %.1f us, max %.1f us", count, meanNanos / 1e3, p50Nanos / 1e3, p99Nanos / 1e3,
                     p999Nanos / 1e3, maxNanos / 1e3);
         }

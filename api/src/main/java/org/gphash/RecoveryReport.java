@@ -1,6 +1,7 @@
 package org.gphash;
 
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * What recovery on open found and did (GPHash §3.2.3 "Recovery"). Recovery runs on every open,
@@ -31,7 +32,7 @@ public record RecoveryReport(boolean previousShutdownClean, boolean headerCopyRe
 
     /** Checks that the journal's part is given ({@link JournalReplay#NONE} for none). */
     public RecoveryReport {
-        java.util.Objects.requireNonNull(journal, "journal");
+        Objects.requireNonNull(journal, "journal");
     }
 
     /**

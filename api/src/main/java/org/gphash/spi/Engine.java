@@ -1,6 +1,9 @@
 package org.gphash.spi;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -155,8 +158,8 @@ public interface Engine extends AutoCloseable {
      *
      * @return the GPU features, or empty
      */
-    default java.util.Optional<org.gphash.GpuFeatures> gpuFeatures() {
-        return this instanceof org.gphash.GpuFeatures g ? java.util.Optional.of(g) : java.util.Optional.empty();
+    default Optional<org.gphash.GpuFeatures> gpuFeatures() {
+        return this instanceof org.gphash.GpuFeatures g ? Optional.of(g) : Optional.empty();
     }
 
     /** {@return the index's figures} */
@@ -168,8 +171,8 @@ public interface Engine extends AutoCloseable {
      *
      * @return the figures per shard
      */
-    default java.util.List<IndexStats> shardStats() {
-        return java.util.List.of(stats());
+    default List<IndexStats> shardStats() {
+        return List.of(stats());
     }
 
     /**
@@ -223,7 +226,7 @@ public interface Engine extends AutoCloseable {
      *
      * @param target where the copy goes
      */
-    void snapshot(java.nio.file.Path target);
+    void snapshot(Path target);
 
     /** {@return what recovery found and did when the pool was opened} */
     RecoveryReport lastRecovery();

@@ -3,6 +3,11 @@ package org.gphash.spi;
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+
 /**
  * Creates engines of one backend. Every backend registers one for {@link java.util.ServiceLoader}: the
  * CPU engine in gphash-index ({@code org.gphash.index.CpuEngineFactory}), the GPU engine in
@@ -35,9 +40,9 @@ public interface EngineFactory {
      * @param workers   threads the view may run shards' parts on
      * @return the view, or empty where the backend offers none (the CPU engine)
      */
-    default java.util.Optional<org.gphash.GpuFeatures> gpuFeaturesAcross(java.nio.file.Path dir, java.util.List<Engine> shards,
-                                                                          long shardSeed, java.util.concurrent.Executor workers) {
-        return java.util.Optional.empty();
+    default Optional<org.gphash.GpuFeatures> gpuFeaturesAcross(Path dir, List<Engine> shards,
+                                                                          long shardSeed, Executor workers) {
+        return Optional.empty();
     }
 
     /**

@@ -1,6 +1,8 @@
 package org.gphash.spi;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.List;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -81,7 +83,7 @@ public abstract class ForwardingEngine implements Engine {
     }
 
     @Override
-    public java.util.List<IndexStats> shardStats() {
+    public List<IndexStats> shardStats() {
         return engine.shardStats();
     }
 
@@ -106,7 +108,7 @@ public abstract class ForwardingEngine implements Engine {
     }
 
     @Override
-    public void snapshot(java.nio.file.Path target) {
+    public void snapshot(Path target) {
         engine.snapshot(target);
     }
 

@@ -1,6 +1,7 @@
 package org.gphash.bench;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ServiceLoader;
 
 /**
  * The copies a GPU application pays when its hash index lives on the host (the paper's
@@ -33,7 +34,7 @@ public interface DeviceTransfer extends AutoCloseable {
 
     /** The first implementation found by the ServiceLoader, else {@link NoDevice}. */
     static DeviceTransfer load() {
-        for (DeviceTransfer t : java.util.ServiceLoader.load(DeviceTransfer.class)) {
+        for (DeviceTransfer t : ServiceLoader.load(DeviceTransfer.class)) {
             if (t.real()) {
                 return t;  // a provider on a machine without a GPU says so and is skipped
             }

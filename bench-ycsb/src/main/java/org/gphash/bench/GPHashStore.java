@@ -5,6 +5,10 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
+import org.gphash.cuda.GpuEngine;
+
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * The GPHash engine through its public API, on the CPU or the GPU backend: each {@link OpBatch}
@@ -51,7 +55,7 @@ public class GPHashStore implements StoreUnderTest {
                 .create();
         if (timeline) {
             index.gpu().ifPresent(g -> {
-                if (g instanceof org.gphash.cuda.GpuEngine engine) {
+                if (g instanceof GpuEngine engine) {
                     engine.timeChunks(true);
                 }
             });
@@ -109,11 +113,11 @@ public class GPHashStore implements StoreUnderTest {
         // The GPU engine's host time by stage since the last workload (lock waits of every thread,
         // copies, GPU waits), on the error stream beside the table: where a host batch's time goes.
         index.gpu().ifPresent(g -> {
-            if (g instanceof org.gphash.cuda.GpuEngine engine) {
-                java.util.Map<String, Long> nanos = engine.hostStageNanos(true);
+            if (g instanceof GpuEngine engine) {
+                Map<String, Long> nanos = engine.hostStageNanos(true);
                 StringBuilder sb = new StringBuilder("  host time of " + name() + " by stage (ms, all threads):");
                 nanos.forEach((stage, n) -> sb.append(stage.equals("gpu_chunks") ? " gpu_chunks " + n
-                        : String.format(java.util.Locale.ROOT, " %s %.1f", stage, n / 1e6)));
+                        : String.format(Locale.ROOT, " %s %.1f", stage, n / 1e6)));
                 System.err.println(sb);
             }
         });

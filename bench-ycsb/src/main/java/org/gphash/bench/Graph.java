@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -30,7 +31,7 @@ final class Graph {
             inOffsets[v + 1] += inOffsets[v];
         }
         this.inSources = new int[edges];
-        int[] fill = java.util.Arrays.copyOf(inOffsets, vertices);
+        int[] fill = Arrays.copyOf(inOffsets, vertices);
         for (int e = 0; e < edges; e++) {
             inSources[fill[dst[e]]++] = src[e];
         }
@@ -125,8 +126,8 @@ final class Graph {
                             + "(non-negative integers), got '" + t + "'");
                 }
                 if (edges == src.length) {
-                    src = java.util.Arrays.copyOf(src, edges * 2);
-                    dst = java.util.Arrays.copyOf(dst, edges * 2);
+                    src = Arrays.copyOf(src, edges * 2);
+                    dst = Arrays.copyOf(dst, edges * 2);
                 }
                 src[edges] = u;
                 dst[edges] = v;

@@ -1,5 +1,8 @@
 package org.gphash.bench;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 /**
  * Key ids as key bytes of a fixed size. 8-byte keys are the id, little-endian (the engine's own
  * {@code long} key encoding). Longer keys carry the id in their first 8 bytes and a filler derived
@@ -23,21 +26,21 @@ public final class KeyCodec {
 
     /** Writes key {@code id} at {@code offset} of {@code out}. */
     public void encode(long id, byte[] out, int offset) {
-        encode(id, java.lang.foreign.MemorySegment.ofArray(out), offset);
+        encode(id, MemorySegment.ofArray(out), offset);
     }
 
     /** Writes key {@code id} at {@code offset} of {@code out}. */
-    public void encode(long id, java.lang.foreign.MemorySegment out, long offset) {
+    public void encode(long id, MemorySegment out, long offset) {
         int head = Math.min(8, keySize);
         for (int i = 0; i < head; i++) {
-            out.set(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i, (byte) (id >>> (8 * i)));
+            out.set(ValueLayout.JAVA_BYTE, offset + i, (byte) (id >>> (8 * i)));
         }
         long f = id;
         for (int i = 8; i < keySize; i++) {
             if ((i & 7) == 0) {
                 f = mix(f + i);
             }
-            out.set(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i, (byte) (f >>> (8 * (i & 7))));
+            out.set(ValueLayout.JAVA_BYTE, offset + i, (byte) (f >>> (8 * (i & 7))));
         }
     }
 

@@ -1,5 +1,7 @@
 package org.gphash.bench;
 
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +33,7 @@ public final class LmdbStore implements StoreUnderTest {
     private final int valueSize;
     private final ThreadLocal<Buffers> buffers;
 
-    public LmdbStore(StoreConfig config) throws java.io.IOException {
+    public LmdbStore(StoreConfig config) throws IOException {
         this.keySize = config.keySize();
         this.valueSize = config.valueSize();
         Path dir = config.directory().resolve("lmdb");
@@ -87,7 +89,7 @@ public final class LmdbStore implements StoreUnderTest {
                 if (v == null) {
                     results.set(i, Outcome.NOT_FOUND);
                 } else {
-                    results.setValue(i, Outcome.FOUND, java.lang.foreign.MemorySegment.ofBuffer(v), 0);
+                    results.setValue(i, Outcome.FOUND, MemorySegment.ofBuffer(v), 0);
                 }
             }
             case PUT -> {
@@ -113,7 +115,7 @@ public final class LmdbStore implements StoreUnderTest {
                     results.set(i, Outcome.NOT_FOUND);
                 } else {
                     // The previous value is copied out before the put may reuse its page.
-                    results.setValue(i, Outcome.REPLACED, java.lang.foreign.MemorySegment.ofBuffer(v), 0);
+                    results.setValue(i, Outcome.REPLACED, MemorySegment.ofBuffer(v), 0);
                     db.put(txn, b.key, b.value);
                 }
             }

@@ -1,5 +1,7 @@
 package org.gphash.bench;
 
+import java.util.Arrays;
+
 /**
  * A set of longs in one open-addressing array (linear probing, grows at 1/2 full): the DLRM trace
  * generator remembers which of tens of millions of embedding rows it has created, where a
@@ -15,7 +17,7 @@ final class LongHashSet {
     private boolean hasEmptyKey;
 
     {
-        java.util.Arrays.fill(slots, EMPTY);
+        Arrays.fill(slots, EMPTY);
     }
 
     /** Adds {@code key}; true if it was not there. */
@@ -50,7 +52,7 @@ final class LongHashSet {
     private void grow() {
         long[] old = slots;
         slots = new long[old.length * 2];
-        java.util.Arrays.fill(slots, EMPTY);
+        Arrays.fill(slots, EMPTY);
         int mask = slots.length - 1;
         for (long k : old) {
             if (k != EMPTY) {

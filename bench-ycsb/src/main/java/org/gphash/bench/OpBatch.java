@@ -4,6 +4,7 @@ import org.gphash.cli.ValueCodec;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 import org.gphash.Batch;
 import org.gphash.OpKind;
@@ -115,7 +116,7 @@ public final class OpBatch {
 
     private void reserve(int n) {
         if (n > ids.length) {
-            ids = java.util.Arrays.copyOf(ids, n);
+            ids = Arrays.copyOf(ids, n);
         }
     }
 

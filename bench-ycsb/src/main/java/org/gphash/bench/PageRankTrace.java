@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
 
 import org.gphash.Backend;
@@ -140,7 +141,7 @@ public final class PageRankTrace {
             double delta = 0;
             for (int v0 = 0; v0 < n; v0 += block) {
                 int v1 = Math.min(n, v0 + block);
-                java.util.Arrays.fill(sums, 0);
+                Arrays.fill(sums, 0);
                 // GET the in-neighbours' ranks, in batches of at most MAX_GETS.
                 batch.clear();
                 int[] owner = new int[MAX_GETS];
@@ -217,7 +218,7 @@ public final class PageRankTrace {
     static double[] reference(Graph g, int iterations, double damping, int block) {
         int n = g.vertices;
         double[] rank = new double[n];
-        java.util.Arrays.fill(rank, 1.0 / n);
+        Arrays.fill(rank, 1.0 / n);
         for (int it = 0; it < iterations; it++) {
             for (int v0 = 0; v0 < n; v0 += block) {
                 int v1 = Math.min(n, v0 + block);

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,7 +40,7 @@ public final class PageTouchProbe {
     }
 
     public static void main(String[] args) throws Throwable {
-        if (args.length < 2 || !java.util.Set.of("fresh", "touched", "populate").contains(args[1])) {
+        if (args.length < 2 || !Set.of("fresh", "touched", "populate").contains(args[1])) {
             System.err.println("usage: PageTouchProbe THREADS fresh|touched|populate [MiB per thread] [dir]");
             System.exit(2);
         }

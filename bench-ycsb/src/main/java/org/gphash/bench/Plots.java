@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 import org.knowm.xchart.BitmapEncoder;
@@ -92,6 +93,6 @@ final class Plots {
     }
 
     private static String fileName(String label) {
-        return label.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-");
+        return label.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-");
     }
 }

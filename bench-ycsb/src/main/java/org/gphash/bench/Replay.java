@@ -10,8 +10,10 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -195,7 +197,7 @@ public final class Replay {
             ResultTable.printRatios(out, rows, Systems.GPU_DEVICE);
         }
         if (o.json() != null) {
-            java.util.Map<String, Object> head = new java.util.LinkedHashMap<>();
+            Map<String, Object> head = new LinkedHashMap<>();
             head.put("benchmark", "replay");
             head.put("trace", o.file().toString());
             head.put("description", header.description());

@@ -1,5 +1,7 @@
 package org.gphash.bench;
 
+import java.util.Optional;
+
 /**
  * One system a benchmark compares: the GPHash engine on either backend, the CPU engine as the
  * CPU-assisted path, {@link java.util.concurrent.ConcurrentHashMap}, LMDB. Every system receives
@@ -28,8 +30,8 @@ public interface StoreUnderTest extends AutoCloseable {
      * Where the application holds its batches in GPU memory: the steps a replay times apart. Empty
      * for a store that takes batches from the host.
      */
-    default java.util.Optional<DeviceResident> deviceResident() {
-        return java.util.Optional.empty();
+    default Optional<DeviceResident> deviceResident() {
+        return Optional.empty();
     }
 
     /**

@@ -1,5 +1,6 @@
 package org.gphash.bench;
 
+import java.util.Arrays;
 import java.util.SplittableRandom;
 
 import org.gphash.OpKind;
@@ -60,7 +61,7 @@ public final class StreamGenerator {
             int n = (int) loaded;
             byte[] kinds = new byte[n];
             long[] ids = new long[n];
-            java.util.Arrays.fill(kinds, (byte) OpKind.INSERT.ordinal());
+            Arrays.fill(kinds, (byte) OpKind.INSERT.ordinal());
             for (int i = 0; i < n; i++) {
                 ids[i] = i;
             }
@@ -81,7 +82,7 @@ public final class StreamGenerator {
         // Ring of the id count after each of the last visibilityLag operations (only for read-latest).
         int lag = w.readsLatest() ? (int) Math.min(visibilityLag, n) : 0;
         long[] existingAt = new long[Math.max(1, lag)];
-        java.util.Arrays.fill(existingAt, existing);
+        Arrays.fill(existingAt, existing);
         for (int i = 0; i < n; i++) {
             double r = random.nextDouble();
             OpKind kind;
@@ -133,7 +134,7 @@ public final class StreamGenerator {
         int n = (int) (to - from);
         byte[] kinds = new byte[n];
         long[] ids = new long[n];
-        java.util.Arrays.fill(kinds, (byte) OpKind.DELETE.ordinal());
+        Arrays.fill(kinds, (byte) OpKind.DELETE.ordinal());
         for (int i = 0; i < n; i++) {
             ids[i] = from + i;
         }

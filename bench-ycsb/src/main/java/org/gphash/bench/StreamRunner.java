@@ -7,6 +7,7 @@ import org.gphash.cli.ValueCodec;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import org.gphash.OpKind;
 import org.gphash.Outcome;
@@ -137,11 +138,11 @@ final class StreamRunner {
 
     /** Which batches are done: the count of the leading run of finished batches. */
     private static final class Watermark {
-        private final java.util.concurrent.atomic.AtomicIntegerArray finished;
+        private final AtomicIntegerArray finished;
         private final AtomicInteger contiguous = new AtomicInteger();
 
         Watermark(int batches) {
-            this.finished = new java.util.concurrent.atomic.AtomicIntegerArray(Math.max(1, batches));
+            this.finished = new AtomicIntegerArray(Math.max(1, batches));
         }
 
         void finished(int b) {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.gphash.Backend;
+import org.gphash.bench.gpu.DeviceResidentStore;
 
 /**
  * The systems a run can compare, by name. The engine under test (GPHash on the chosen backend)
@@ -71,7 +72,7 @@ public final class Systems {
             case "gphash-cpu" -> new GPHashStore(config, Backend.CPU);
             case "gphash-per-op" -> new GPHashStore(config, Backend.CPU, org.gphash.Durability.PER_OPERATION);
             case "gphash-gpu" -> new GPHashStore(config, Backend.GPU);
-            case GPU_DEVICE -> new org.gphash.bench.gpu.DeviceResidentStore(config);
+            case GPU_DEVICE -> new DeviceResidentStore(config);
             case "cpu-assisted" -> new CpuAssistedStore(config, DeviceTransfer.load());
             case "chm" -> new ConcurrentMapStore(config);
             case CLIENT -> new ClientOnlyStore(config);

@@ -2,6 +2,8 @@ package org.gphash.bench;
 
 import org.gphash.cli.Cli;
 
+import java.util.Arrays;
+
 /** {@code ./gphash trace dlrm|pagerank [options]}: dispatches to the trace generators. */
 public final class TraceMain {
 
@@ -10,7 +12,7 @@ public final class TraceMain {
 
     public static void main(String[] args) {
         String kind = args.length == 0 ? "" : args[0];
-        String[] rest = java.util.Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
+        String[] rest = Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
         int status = 0;
         try {
             switch (kind) {

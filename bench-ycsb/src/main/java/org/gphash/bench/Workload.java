@@ -1,7 +1,11 @@
 package org.gphash.bench;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 /**
  * The workloads of the GPHash paper's §4.1: the micro-benchmark (one operation kind each) and the
@@ -81,9 +85,9 @@ public enum Workload {
             return macro();
         }
         if (t.equals("all")) {
-            return java.util.stream.Stream.concat(micro().stream(), macro().stream()).toList();
+            return Stream.concat(micro().stream(), macro().stream()).toList();
         }
-        java.util.ArrayList<Workload> list = new java.util.ArrayList<>();
+        ArrayList<Workload> list = new ArrayList<>();
         for (String part : t.split(",")) {
             Workload found = null;
             for (Workload w : values()) {
@@ -93,14 +97,14 @@ public enum Workload {
             }
             if (found == null) {
                 throw new IllegalArgumentException("unknown workload '" + part + "' (micro, macro, all, or a list of "
-                        + java.util.Arrays.stream(values()).map(Workload::label).toList() + ")");
+                        + Arrays.stream(values()).map(Workload::label).toList() + ")");
             }
             if (!list.contains(found)) {
                 list.add(found);
             }
         }
         // Keep the run order that leaves every workload valid (insert before delete, D last).
-        list.sort(java.util.Comparator.comparingInt(Enum::ordinal));
+        list.sort(Comparator.comparingInt(Enum::ordinal));
         return list;
     }
 }

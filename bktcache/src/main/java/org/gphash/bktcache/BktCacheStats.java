@@ -2,6 +2,7 @@ package org.gphash.bktcache;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -69,7 +70,7 @@ public record BktCacheStats(
      * @param caches at least one cache's figures
      * @return their total
      */
-    public static BktCacheStats total(java.util.List<BktCacheStats> caches) {
+    public static BktCacheStats total(List<BktCacheStats> caches) {
         if (caches.isEmpty()) {
             throw new IllegalArgumentException("no caches to total");
         }

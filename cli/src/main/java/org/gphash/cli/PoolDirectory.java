@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,7 +54,7 @@ public final class PoolDirectory implements AutoCloseable {
         Path base;
         if (parent != null) {
             if (!Files.isDirectory(parent)) {
-                throw new java.nio.file.NoSuchFileException(parent.toString(), null, "not an existing directory");
+                throw new NoSuchFileException(parent.toString(), null, "not an existing directory");
             }
             base = parent;
             long free = usableSpace(parent);

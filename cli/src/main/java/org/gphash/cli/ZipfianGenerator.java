@@ -1,5 +1,6 @@
 package org.gphash.cli;
 
+import java.util.Arrays;
 import java.util.random.RandomGenerator;
 
 /**
@@ -94,7 +95,7 @@ public final class ZipfianGenerator {
     public long next(RandomGenerator random) {
         double u = random.nextDouble();
         if (cdf != null) {
-            int rank = java.util.Arrays.binarySearch(cdf, u);
+            int rank = Arrays.binarySearch(cdf, u);
             return rank >= 0 ? rank : Math.min(-rank - 1, cdf.length - 1);
         }
         double uz = u * zetaN;

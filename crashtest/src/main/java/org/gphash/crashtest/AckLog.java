@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntUnaryOperator;
 import java.util.zip.CRC32C;
 
 /**
@@ -49,7 +51,7 @@ final class AckLog implements AutoCloseable {
     }
 
     /** Appends the records of a batch and forces them once; returns once they are durable. */
-    void appendAll(long[] seqs, Workload.Op[] ops, java.util.function.IntUnaryOperator outcome) throws IOException {
+    void appendAll(long[] seqs, Workload.Op[] ops, IntUnaryOperator outcome) throws IOException {
         for (int i = 0; i < seqs.length; i++) {
             write(seqs[i], ops[i].key(), ops[i].kind(), outcome.applyAsInt(i));
         }
@@ -64,7 +66,7 @@ final class AckLog implements AutoCloseable {
 
     private void write(long seq, long key, Workload.Kind kind, int outcome) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(scratch).order(ByteOrder.LITTLE_ENDIAN);
-        java.util.Arrays.fill(scratch, (byte) 0);
+        Arrays.fill(scratch, (byte) 0);
         b.putLong(0, seq).putLong(8, key).put(16, (byte) kind.ordinal()).put(17, (byte) outcome);
         CRC32C crc = new CRC32C();
         crc.update(scratch, 0, 28);

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 
 import org.gphash.Backend;
 import org.gphash.BackendUnavailableException;
+import org.gphash.recovery.ToolVersion;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,7 +22,7 @@ import picocli.CommandLine.Parameters;
  * exits 0 when L, T and X are 0 and every post-recovery check passed, 1 otherwise, 2 when the
  * backend is unavailable or the options are wrong.
  */
-@Command(name = "crashtest", mixinStandardHelpOptions = true, versionProvider = org.gphash.recovery.ToolVersion.class,
+@Command(name = "crashtest", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
         description = {"Forks a worker JVM running inserts, updates and deletes (with resizes) on a pool, kills it "
                 + "with SIGKILL at random moments and at chosen crash points, round after round, and after each "
                 + "round reopens the pool and checks that every acknowledged operation survived whole, that "
@@ -39,7 +40,7 @@ public final class CrashTest implements Callable<Integer> {
         long seed;
         boolean powerFail;
         /** The journal's directory (--journal), or null: the pool alone. */
-        java.nio.file.Path journal;
+        Path journal;
         long keys;
         long initialCapacity;
         int roundsPerPool;
@@ -80,7 +81,7 @@ public final class CrashTest implements Callable<Integer> {
 
     @Option(names = "--journal", paramLabel = "DIR", description = "journal the index in DIR (builder.journal): every "
             + "round's open finds the pool intact (SIGKILL) or rebuilds it from checkpoint and journal (--power-fail)")
-    java.nio.file.Path journal;
+    Path journal;
 
     @Option(names = "--keys", description = "size of the key space (default ${DEFAULT-VALUE})", defaultValue = "2000")
     long keys;

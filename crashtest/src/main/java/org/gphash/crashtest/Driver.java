@@ -2,15 +2,31 @@ package org.gphash.crashtest;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.gphash.GPHashIndex;
 import org.gphash.RecoveryReport;
+import org.gphash.error.JournalDamagedException;
+import org.gphash.error.PoolFormatException;
+import org.gphash.shard.ShardManifest;
 import org.gphash.spi.CrashPoint;
 import org.gphash.recovery.PoolReport;
 import org.gphash.recovery.PoolScanner;
@@ -128,9 +144,9 @@ final class Driver {
             deletePool(o.journal);
             // A new journal: no flush recorded yet. Overwritten, not deleted: this driver's own record of
             // its flushes holds the file open, and would go on writing to a deleted file.
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(flushed,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
-                ch.write(java.nio.ByteBuffer.allocate(16), 0);
+            try (FileChannel ch = FileChannel.open(flushed,
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+                ch.write(ByteBuffer.allocate(16), 0);
             }
         }
         GPHashIndex.Builder b = builder(pool).keySize(8)
@@ -140,14 +156,14 @@ final class Driver {
             b.shards(o.shards);
         }
         try (GPHashIndex index = b.create()) {
-            java.util.List<org.gphash.IndexStats> shards = index.shardStats();
+            List<org.gphash.IndexStats> shards = index.shardStats();
             for (int s = 0; s < shards.size(); s++) {
                 lastFileBytes[s] = shards.get(s).fileBytes();
                 lastValueBlocks[s] = shards.get(s).valueBlocks();
             }
         }
-        java.util.Arrays.fill(model, 0);
-        java.util.Arrays.fill(lastResizes, 0);
+        Arrays.fill(model, 0);
+        Arrays.fill(lastResizes, 0);
         maxItems = 0;
     }
 
@@ -164,16 +180,16 @@ final class Driver {
         }
         List<Path> files = new ArrayList<>(o.shards);
         for (int s = 0; s < o.shards; s++) {
-            files.add(org.gphash.shard.ShardManifest.shardPath(at, s));
+            files.add(ShardManifest.shardPath(at, s));
         }
         return files;
     }
 
     /** Removes a pool file, or a sharded index's directory and everything in it. */
     private static void deletePool(Path at) throws IOException {
-        if (Files.isDirectory(at, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            try (java.util.stream.Stream<Path> files = Files.walk(at)) {
-                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        if (Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
+            try (Stream<Path> files = Files.walk(at)) {
+                for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
                     Files.delete(f);
                 }
             }
@@ -194,7 +210,7 @@ final class Driver {
                 "-cp", o.classPath, Worker.class.getName(),
                 "pool=" + pool, "ack=" + ack, "board=" + board, "site=" + site, "backend=" + o.backend,
                 "seed=" + o.seed, "keys=" + o.keys, "threads=" + o.threads,
-                "start=" + java.util.Arrays.stream(start).mapToObj(Long::toString).collect(java.util.stream.Collectors.joining(",")),
+                "start=" + Arrays.stream(start).mapToObj(Long::toString).collect(Collectors.joining(",")),
                 "durability=" + o.durability,
                 "batch=" + o.batch, "syncEvery=" + o.syncEvery, "synced=" + synced));
         if (o.journal != null) {
@@ -284,8 +300,8 @@ final class Driver {
         // (the worker's other threads wrote on into the old file until it halted).
         Path image = ShadowPersistence.imageOf(pool);
         if (Files.exists(image)) {
-            Files.move(image, pool, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(image, pool, StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.ATOMIC_MOVE);
         }
         if (exitedByItself && exit != ShadowPersistence.POWER_FAIL_EXIT && !closed) {
             throw new IllegalStateException("round " + (r + 1) + ": worker exited with status " + exit
@@ -321,11 +337,11 @@ final class Driver {
         long forcedSegment = -1;
         long forcedBytes = 0;
         if (Files.exists(flushed) && Files.size(flushed) >= 16) {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(Files.readAllBytes(flushed)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(flushed)).order(ByteOrder.LITTLE_ENDIAN);
             forcedSegment = b.getLong(0);
             forcedBytes = b.getLong(8);
         }
-        try (java.util.stream.Stream<Path> files = Files.list(o.journal)) {
+        try (Stream<Path> files = Files.list(o.journal)) {
             for (Path f : files.toList()) {
                 String name = f.getFileName().toString();
                 if (name.endsWith(".tmp")) {
@@ -341,7 +357,7 @@ final class Driver {
                 long keep = durable + (size > durable ? random.nextLong(size - durable + 1) : 0);
                 if (keep < size) {
                     tally.journalBytesCut += size - keep;
-                    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.WRITE)) {
+                    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE)) {
                         ch.truncate(keep);
                     }
                 }
@@ -475,16 +491,16 @@ final class Driver {
         deletePool(copy);
         // Owner-only like the pool itself (a sharded index: its directory, manifest and shards).
         if (o.shards > 0) {
-            Files.createDirectory(copy, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
-            try (java.util.stream.Stream<Path> files = Files.list(pool)) {
+            Files.createDirectory(copy, PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rwx------")));
+            try (Stream<Path> files = Files.list(pool)) {
                 for (Path f : files.toList()) {
-                    Files.copy(f, copy.resolve(f.getFileName()), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                    Files.copy(f, copy.resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
                 }
             }
         } else {
-            Files.copy(pool, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+            Files.copy(pool, copy, StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.COPY_ATTRIBUTES);
         }
         try {
             return verify(start, r, copy);
@@ -513,7 +529,7 @@ final class Driver {
         GPHashIndex opened;
         try {
             opened = builder(pool).open();
-        } catch (org.gphash.error.PoolFormatException | org.gphash.error.JournalDamagedException refused) {
+        } catch (PoolFormatException | JournalDamagedException refused) {
             tally.checkFailures++;
             Path kept = keepRefused(pool, r);
             log.printf("round %d: recovery refused the pool: %s (kept as %s, with the worker's output and the ack logs)%n",
@@ -560,20 +576,20 @@ final class Driver {
     private Path keepRefused(Path refused, int r) throws IOException {
         Path dir = pool.toAbsolutePath().resolveSibling(pool.getFileName() + ".refused-round-" + (r + 1) + "-seed-" + o.seed);
         Files.createDirectories(dir);
-        java.util.List<Path> what = new java.util.ArrayList<>(List.of(refused, workerErr, site, board));
+        List<Path> what = new ArrayList<>(List.of(refused, workerErr, site, board));
         for (int t = 0; t < o.threads; t++) {
             what.add(Worker.ackLogOf(ack, t));
         }
         for (Path p : what) {
-            if (Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                Files.copy(p, dir.resolve(p.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
+                Files.copy(p, dir.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
         }
         if (o.journal != null && Files.isDirectory(o.journal)) {
             Path j = Files.createDirectories(dir.resolve("journal"));
-            try (java.util.stream.Stream<Path> files = Files.list(o.journal)) {
+            try (Stream<Path> files = Files.list(o.journal)) {
                 for (Path f : files.toList()) {
-                    Files.copy(f, j.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    Files.copy(f, j.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
                 }
             }
         }
@@ -719,7 +735,7 @@ final class Driver {
     private static final class Window {
         final long first;
         final long end;
-        private final java.util.Map<Long, List<Long>> byKey = new java.util.HashMap<>();
+        private final Map<Long, List<Long>> byKey = new HashMap<>();
 
         Window(long first, long end, Workload workload) {
             this.first = first;

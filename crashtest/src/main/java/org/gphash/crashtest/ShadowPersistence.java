@@ -1,11 +1,22 @@
 package org.gphash.crashtest;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
+import org.gphash.persistence.PersistRanges;
 import org.gphash.persistence.PersistenceMode;
 import org.gphash.persistence.Persister;
 import org.gphash.persistence.PersisterDecorator;
@@ -99,7 +110,7 @@ final class ShadowPersistence implements PersisterDecorator {
              * with part of a phase durable (msync writes pages back in no promised order).
              */
             @Override
-            public void persistAll(MemorySegment m, org.gphash.persistence.PersistRanges ranges) {
+            public void persistAll(MemorySegment m, PersistRanges ranges) {
                 for (int i = 0; i < ranges.size(); i++) {
                     recordPersist(m, ranges.offset(i), ranges.length(i));
                 }
@@ -143,7 +154,7 @@ final class ShadowPersistence implements PersisterDecorator {
         copyAscending(m, shadow, start, end);
     }
 
-    private static final java.lang.invoke.VarHandle WORD = java.lang.foreign.ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
 
     /**
      * Copies {@code [start, end)} (8-byte aligned) word by word in ascending address order, each read
@@ -207,23 +218,23 @@ final class ShadowPersistence implements PersisterDecorator {
         Path tmp = image.resolveSibling(image.getFileName() + ".tmp");
         MemorySegment bytes = image();
         try {
-            java.nio.file.Files.deleteIfExists(tmp);
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(tmp, java.util.Set.of(
-                    java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE),
-                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")))) {
+            Files.deleteIfExists(tmp);
+            try (FileChannel ch = FileChannel.open(tmp, Set.of(
+                    StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(
+                            PosixFilePermissions.fromString("rw-------")))) {
                 write(ch, bytes.asByteBuffer());
                 ch.force(true);
             }
-            java.nio.file.Files.move(tmp, image, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        } catch (java.io.IOException e) {
+            Files.move(tmp, image, StandardCopyOption.ATOMIC_MOVE,
+                    StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
             System.err.println("ShadowPersistence: cannot write the power cut's image " + image + ": " + e);
             Runtime.getRuntime().halt(1);
         }
     }
 
-    private static void write(java.nio.channels.FileChannel ch, java.nio.ByteBuffer b) throws java.io.IOException {
+    private static void write(FileChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
             ch.write(b);
         }

@@ -1,13 +1,26 @@
 package org.gphash.crashtest;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.gphash.Backend;
 import org.gphash.GPHashIndex;
+import org.gphash.journal.Journals;
 import org.gphash.spi.CrashPoint;
 import org.gphash.persistence.PoolFile;
 
@@ -38,9 +51,9 @@ public final class Worker {
         PhaseBoard board = PhaseBoard.open(Path.of(a.get("board")));
         int threads = Integer.parseInt(a.getOrDefault("threads", "1"));
         Workload workload = new Workload(Long.parseLong(a.get("seed")), Long.parseLong(a.get("keys")), threads);
-        long[] starts = java.util.Arrays.stream(a.get("start").split(",")).mapToLong(Long::parseLong).toArray();
+        long[] starts = Arrays.stream(a.get("start").split(",")).mapToLong(Long::parseLong).toArray();
         CrashPoint target = a.containsKey("target") ? CrashPoint.valueOf(a.get("target")) : null;
-        java.util.concurrent.atomic.AtomicInteger countdown = new java.util.concurrent.atomic.AtomicInteger(
+        AtomicInteger countdown = new AtomicInteger(
                 Integer.parseInt(a.getOrDefault("targetCount", "1")));
         // What happens at the targeted crash point: park for the driver's SIGKILL, or (power-fail
         // mode) discard every unpersisted store and halt.
@@ -75,11 +88,11 @@ public final class Worker {
         if (a.containsKey("journal")) {
             recordFlushes(Path.of(a.get("flushed")));
             journaled.journal(org.gphash.Journaling.in(Path.of(a.get("journal")))
-                    .checkpointEvery(java.time.Duration.ofMillis(Long.parseLong(a.getOrDefault("checkpointMillis", "500")))));
+                    .checkpointEvery(Duration.ofMillis(Long.parseLong(a.getOrDefault("checkpointMillis", "500")))));
         }
         GPHashIndex.Builder builder = GPHashIndex.from(journaled
                 .durability(durability)
-                .backend(Backend.valueOf(a.get("backend").toUpperCase(java.util.Locale.ROOT)))
+                .backend(Backend.valueOf(a.get("backend").toUpperCase(Locale.ROOT)))
                 .config().withCrashHook(point -> {
                     board.point(point.ordinal() + 1);
                     if (point == CrashPoint.RESIZE_LEVEL_ALLOCATED) {
@@ -119,8 +132,8 @@ public final class Worker {
             runThread(index, workload, starts[0], batchSize, syncs, board, ack, closeAt, close);
             return;
         }
-        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.List<Thread> running = new java.util.ArrayList<>();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        List<Thread> running = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             long start = starts[t];
             long closeOwn = t == 0 ? closeAt : Long.MAX_VALUE;
@@ -153,15 +166,15 @@ public final class Worker {
      * forced and its durable bytes, 16 bytes written in one call (a SIGKILL cannot tear it).
      */
     static void recordFlushes(Path file) throws IOException {
-        java.nio.channels.FileChannel marks = java.nio.channels.FileChannel.open(file,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
-        java.nio.ByteBuffer mark = java.nio.ByteBuffer.allocate(16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        org.gphash.journal.Journals.observeFlushes((segment, bytes) -> {
+        FileChannel marks = FileChannel.open(file,
+                StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        ByteBuffer mark = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
+        Journals.observeFlushes((segment, bytes) -> {
             synchronized (mark) {
                 try {
                     marks.write(mark.clear().putLong(0, segment).putLong(8, bytes), 0);
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             }
         });
@@ -212,15 +225,15 @@ public final class Worker {
         private final GPHashIndex index;
         private final boolean onSync;
         private final int every;
-        private final java.nio.channels.FileChannel marks;
+        private final FileChannel marks;
         private long acks;
 
         Syncs(GPHashIndex index, boolean onSync, int every, Path marks) throws IOException {
             this.index = index;
             this.onSync = onSync;
             this.every = every;
-            this.marks = marks == null ? null : java.nio.channels.FileChannel.open(marks, java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+            this.marks = marks == null ? null : FileChannel.open(marks, StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
         }
 
         void beforeAck() {
@@ -235,7 +248,7 @@ public final class Worker {
                 return;
             }
             index.sync();
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(0, lastSeq);
+            ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, lastSeq);
             marks.write(b, 0);
             marks.force(false);
         }
@@ -245,7 +258,7 @@ public final class Worker {
             if (!Files.exists(marks) || Files.size(marks) < 8) {
                 return -1;
             }
-            return java.nio.ByteBuffer.wrap(Files.readAllBytes(marks)).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
+            return ByteBuffer.wrap(Files.readAllBytes(marks)).order(ByteOrder.LITTLE_ENDIAN).getLong(0);
         }
     }
 

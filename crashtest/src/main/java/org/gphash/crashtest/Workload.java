@@ -2,6 +2,7 @@ package org.gphash.crashtest;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -104,7 +105,7 @@ final class Workload {
         CRC32C crc = new CRC32C();
         crc.update(v, 0, CRC_AT);
         return b.getInt(CRC_AT) == (int) crc.getValue() && b.getLong(0) == key
-                && java.util.Arrays.equals(v, value(key, b.getLong(8)));
+                && Arrays.equals(v, value(key, b.getLong(8)));
     }
 
     /** The sequence number a whole value carries. */

@@ -8,6 +8,8 @@ import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.spi.SubmittedBatch;
 
+import java.lang.foreign.MemorySegment;
+
 /**
  * How the GPU engine runs batches: {@link org.gphash.cuda.pipeline.MirrorPath} (the v2 pipeline over the HBM index mirror) or
  * {@link org.gphash.cuda.poolpath.PoolPath} (per-operation kernels probing the pool, the GPHash paper's design). Which of its
@@ -79,7 +81,7 @@ public interface BatchPath extends AutoCloseable {
      * {@link #start} it with; null when this path does not run parts where they lie, or either could
      * not be pinned (the caller then copies the part out). The context is bound.
      */
-    default PreparedBatch pinPartOutsideLock(Batch batch, BatchResult result, java.lang.foreign.MemorySegment positions,
+    default PreparedBatch pinPartOutsideLock(Batch batch, BatchResult result, MemorySegment positions,
                                              int count) {
         return null;
     }

@@ -4,8 +4,11 @@ import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 
 import jcuda.CudaException;
 import jcuda.Pointer;
@@ -29,7 +32,10 @@ import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.staging.PreparedBatch;
+import org.gphash.format.PoolHeader;
+import org.gphash.index.EntryScan;
 import org.gphash.spi.Engine;
+import org.gphash.spi.ScanState;
 import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
 import org.gphash.GPHashConfig;
@@ -118,7 +124,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     private final OpenTimes openTimes;
     /** Host reads in progress, kept apart from everything done under the lock. */
     private final HostReadGate hostReaders = new HostReadGate();
-    private final java.util.concurrent.atomic.LongAdder hostReads = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder hostReads = new LongAdder();
 
     private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, GPHashConfig config, long started,
                       long runtimeNanos, long poolNanos) {
@@ -405,7 +411,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return partsInPlace.sum();
     }
 
-    private final java.util.concurrent.atomic.LongAdder partsInPlace = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder partsInPlace = new LongAdder();
 
     /**
      * Runs {@code batch} by {@code route}: the routes outside the lock here (null when they decline),
@@ -625,8 +631,8 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     @Override
-    public org.gphash.spi.ScanState startScan() {
-        return new org.gphash.index.EntryScan.State();
+    public ScanState startScan() {
+        return new EntryScan.State();
     }
 
     /**
@@ -635,15 +641,15 @@ public final class GpuEngine implements Engine, GpuFeatures {
      * cache being copies).
      */
     @Override
-    public synchronized void readEntries(org.gphash.spi.ScanState scan, org.gphash.EntryChunk chunk) {
-        org.gphash.index.EntryScan.State state = org.gphash.index.EntryScan.State.of(scan);
+    public synchronized void readEntries(ScanState scan, org.gphash.EntryChunk chunk) {
+        EntryScan.State state = EntryScan.State.of(scan);
         ensureOpen();
         pool.readEntries(state, chunk);
     }
 
     /** A consistent copy of the pool, taken between batches. */
     @Override
-    public synchronized void snapshot(java.nio.file.Path target) {
+    public synchronized void snapshot(Path target) {
         ensureOpen();
         pool.snapshot(target);
     }
@@ -782,7 +788,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         Map<String, Long> out = new LinkedHashMap<>();
         MirrorPath m = mirrorPath();
         if (m != null) {
-            m.stageNanos().forEach((stage, nanos) -> out.put(stage.name().toLowerCase(java.util.Locale.ROOT), nanos));
+            m.stageNanos().forEach((stage, nanos) -> out.put(stage.name().toLowerCase(Locale.ROOT), nanos));
         }
         return out;
     }
@@ -834,7 +840,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     @Override
     public void commitShardMembership(long indexId, long seed, int shard, int shards, long epoch) {
-        pool.commitShardMembership(new org.gphash.format.PoolHeader.ShardMembership(indexId, seed, shard, shards, epoch));
+        pool.commitShardMembership(new PoolHeader.ShardMembership(indexId, seed, shard, shards, epoch));
     }
 
     /** {@return the CUDA runtime of the GPU this engine runs on (device-resident batches must live there)} */

@@ -2,9 +2,16 @@ package org.gphash.cuda;
 
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
+import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.shard.DeviceBatchesAcrossShards;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /** Makes {@code Backend.GPU} available to {@link org.gphash.GPHashIndex} (found through ServiceLoader). */
 public final class GpuEngineFactory implements EngineFactory {
@@ -16,21 +23,21 @@ public final class GpuEngineFactory implements EngineFactory {
 
     @Override
     public int visibleDevices() {
-        return org.gphash.cuda.runtime.CudaRuntime.deviceCount();
+        return CudaRuntime.deviceCount();
     }
 
     /** Device-resident batches across GPU shards, split on the GPU that holds them ({@link DeviceBatchesAcrossShards}). */
     @Override
-    public java.util.Optional<org.gphash.GpuFeatures> gpuFeaturesAcross(java.nio.file.Path dir, java.util.List<Engine> shards,
-                                                                         long shardSeed, java.util.concurrent.Executor workers) {
-        java.util.List<GpuEngine> gpus = new java.util.ArrayList<>(shards.size());
+    public Optional<org.gphash.GpuFeatures> gpuFeaturesAcross(Path dir, List<Engine> shards,
+                                                                         long shardSeed, Executor workers) {
+        List<GpuEngine> gpus = new ArrayList<>(shards.size());
         for (Engine e : shards) {
             if (!(e instanceof GpuEngine g)) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
             gpus.add(g);
         }
-        return java.util.Optional.of(new DeviceBatchesAcrossShards(dir, gpus, shardSeed, workers));
+        return Optional.of(new DeviceBatchesAcrossShards(dir, gpus, shardSeed, workers));
     }
 
     @Override

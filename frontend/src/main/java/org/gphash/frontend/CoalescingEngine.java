@@ -2,8 +2,13 @@ package org.gphash.frontend;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import org.gphash.format.Geometry;
 import org.gphash.spi.Engine;
@@ -55,7 +60,7 @@ final class CoalescingEngine extends ForwardingEngine {
     private final Thread dispatcherThread;
     private volatile boolean closed;
     private final long spinNanos;
-    private final java.util.concurrent.atomic.AtomicInteger spinners = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger spinners = new AtomicInteger();
     /** Hot keys' values on the host, or null. */
     private final HostReadCache hostCache;
     /** When a write last came through ({@link #wrote}, {@link #writesLately}). */
@@ -71,13 +76,13 @@ final class CoalescingEngine extends ForwardingEngine {
     private final LongAdder getsRunAtOnce = new LongAdder();
 
     /** The pool, for {@link IndexClosedException}. */
-    private final java.nio.file.Path pool;
+    private final Path pool;
 
     CoalescingEngine(Engine engine, Coalescing config) {
-        this(engine, config, java.nio.file.Path.of("(pool)"));
+        this(engine, config, Path.of("(pool)"));
     }
 
-    CoalescingEngine(Engine engine, Coalescing config, java.nio.file.Path pool) {
+    CoalescingEngine(Engine engine, Coalescing config, Path pool) {
         super(engine);
         this.pool = pool;
         long cacheBytes = config.effectiveHostCacheBytes();
@@ -212,7 +217,7 @@ final class CoalescingEngine extends ForwardingEngine {
         spinUntilDone(r);
         try {
             return r.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             Throwable c = e.getCause();
             if (c instanceof RuntimeException re) {
                 throw re;
@@ -338,7 +343,7 @@ final class CoalescingEngine extends ForwardingEngine {
      * A conditional write, run on the engine at once (its compare and its write are one step there):
      * after this thread's queued operations, and with the key's cached value dropped before and after.
      */
-    private Outcome direct(MemorySegment key, java.util.function.Supplier<Outcome> write) {
+    private Outcome direct(MemorySegment key, Supplier<Outcome> write) {
         if (closed) {
             throw new IndexClosedException(pool);
         }
@@ -365,7 +370,7 @@ final class CoalescingEngine extends ForwardingEngine {
             spinUntilDone(last);
             try {
                 last.join();
-            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException ignored) {
+            } catch (CompletionException | CancellationException ignored) {
                 // that operation's caller hears of its failure through its own future
             }
         }

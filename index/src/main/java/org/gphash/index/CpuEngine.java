@@ -4,10 +4,12 @@ import org.gphash.format.Geometry;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
 
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.format.PoolHeader;
 import org.gphash.spi.Engine;
 import org.gphash.GPHashConfig;
 import org.gphash.IndexStats;
@@ -15,6 +17,7 @@ import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
+import org.gphash.spi.ScanState;
 
 /**
  * The CPU engine: creates and opens pools, runs recovery, and executes operations with
@@ -184,17 +187,17 @@ public final class CpuEngine implements Engine {
     }
 
     @Override
-    public org.gphash.spi.ScanState startScan() {
+    public ScanState startScan() {
         return new EntryScan.State();
     }
 
     @Override
-    public void readEntries(org.gphash.spi.ScanState state, org.gphash.EntryChunk chunk) {
+    public void readEntries(ScanState state, org.gphash.EntryChunk chunk) {
         pool.readEntries(EntryScan.State.of(state), chunk);
     }
 
     @Override
-    public void snapshot(java.nio.file.Path target) {
+    public void snapshot(Path target) {
         pool.snapshot(target);
     }
 
@@ -210,7 +213,7 @@ public final class CpuEngine implements Engine {
 
     @Override
     public void commitShardMembership(long indexId, long seed, int shard, int shards, long epoch) {
-        pool.commitShardMembership(new org.gphash.format.PoolHeader.ShardMembership(indexId, seed, shard, shards, epoch));
+        pool.commitShardMembership(new PoolHeader.ShardMembership(indexId, seed, shard, shards, epoch));
     }
 
     @Override

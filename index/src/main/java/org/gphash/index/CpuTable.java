@@ -1,10 +1,12 @@
 package org.gphash.index;
 
+import org.gphash.error.PoolFormatException;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
 
 import org.gphash.spi.CrashPoint;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.gphash.ItemChecksumException;
 
@@ -274,7 +276,7 @@ final class CpuTable {
     }
 
     private RuntimeException outsideHeap(long slot, long block) {
-        return new org.gphash.error.PoolFormatException(org.gphash.error.PoolFormatException.Reason.CORRUPT,
+        return new PoolFormatException(PoolFormatException.Reason.CORRUPT,
                 table.file.path(), "the item in slot " + slot + " refers to value offset " + block + ", which is outside "
                 + "the value heap: something other than the engine changed the pool while it was open; the value is not "
                 + "returned. Close the pool and run `gphash check`");
@@ -349,15 +351,15 @@ final class CpuTable {
      * second one find the first's item published. Gets, updates and deletes take no stripe; inserts
      * of different keys meet only when their hashes share one of {@link #INSERT_STRIPES}.
      */
-    private final java.util.concurrent.locks.ReentrantLock[] insertStripes = stripes();
+    private final ReentrantLock[] insertStripes = stripes();
 
     /** Stripes of {@link #insertStripes}: a power of two, many times the threads a machine runs. */
     static final int INSERT_STRIPES = 1024;
 
-    private static java.util.concurrent.locks.ReentrantLock[] stripes() {
-        java.util.concurrent.locks.ReentrantLock[] s = new java.util.concurrent.locks.ReentrantLock[INSERT_STRIPES];
+    private static ReentrantLock[] stripes() {
+        ReentrantLock[] s = new ReentrantLock[INSERT_STRIPES];
         for (int i = 0; i < s.length; i++) {
-            s[i] = new java.util.concurrent.locks.ReentrantLock();
+            s[i] = new ReentrantLock();
         }
         return s;
     }
@@ -366,7 +368,7 @@ final class CpuTable {
     int attemptInsert(MemorySegment pool, TableLayout t, EpochGate.Participant p, Probe probe,
                       MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, boolean upsert) {
         // High bits of the first hash: the buckets use its low bits.
-        java.util.concurrent.locks.ReentrantLock stripe = insertStripes[(int) (probe.hashes[0] >>> 40) & (INSERT_STRIPES - 1)];
+        ReentrantLock stripe = insertStripes[(int) (probe.hashes[0] >>> 40) & (INSERT_STRIPES - 1)];
         stripe.lock();
         try {
             return attemptInsertAlone(pool, t, p, probe, key, keyOffset, value, valueOffset, upsert);

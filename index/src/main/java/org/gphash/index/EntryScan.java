@@ -5,11 +5,16 @@ import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.LongPredicate;
 
 import org.gphash.EntryChunk;
 import org.gphash.ItemChecksumException;
+import org.gphash.spi.ScanState;
 
 /**
  * Reads a pool's live entries, chunk by chunk: the valid item of every key (duplicates of a racing
@@ -27,10 +32,10 @@ import org.gphash.ItemChecksumException;
 public final class EntryScan {
 
     /** Where a scan is: the levels (by offset) still to read, bottom first, and the next slot. */
-    public static final class State implements org.gphash.spi.ScanState {
+    public static final class State implements ScanState {
 
         /** {@code state} as a scan of a pool; a state made by some other engine is refused. */
-        public static State of(org.gphash.spi.ScanState state) {
+        public static State of(ScanState state) {
             if (state instanceof State s) {
                 return s;
             }
@@ -38,7 +43,7 @@ public final class EntryScan {
         }
 
         private final List<Long> levels = new ArrayList<>();
-        private final java.util.Set<Long> seen = new java.util.HashSet<>();
+        private final Set<Long> seen = new HashSet<>();
         private long nextSlot;
         private boolean started;
         private long skipped;
@@ -113,7 +118,7 @@ public final class EntryScan {
      * offset is no block of the heap (a damaged pool read offline).
      */
     static void fill(MemorySegment pool, TableLayout t, Geometry g, Probe probe, State state, EntryChunk chunk,
-                     boolean skipChecksumFailures, java.util.function.LongPredicate isValueBlock, java.nio.file.Path path) {
+                     boolean skipChecksumFailures, LongPredicate isValueBlock, Path path) {
         state.sync(t);
         int slotSize = g.slotSize();
         while (!chunk.full() && !state.levels.isEmpty()) {

@@ -1,6 +1,7 @@
 package org.gphash.index;
 
 import java.lang.ref.WeakReference;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -61,7 +62,7 @@ final class EpochGate {
     private volatile Participant[] participants = new Participant[0];
     private volatile boolean exclusiveRequested;
     /** Set by close, inside its exclusive phase: operations that start later throw (never touch an unmapped pool). */
-    private volatile java.nio.file.Path shutPool;
+    private volatile Path shutPool;
     /** Limbo entries of threads that ended, freed when their epoch allows (guarded by registry). */
     private final List<long[]> orphans = new ArrayList<>();
 
@@ -286,7 +287,7 @@ final class EpochGate {
      * From inside the exclusive phase of close: every operation and exclusive phase that starts from
      * now on throws {@link org.gphash.IndexClosedException} naming {@code pool}.
      */
-    void shutDown(java.nio.file.Path pool) {
+    void shutDown(Path pool) {
         shutPool = pool;
     }
 

@@ -1,6 +1,7 @@
 package org.gphash.index;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolFormatException.Reason;
@@ -71,7 +72,7 @@ final class HeaderChoice {
                 if (slot + g.slotSize() > pool.byteSize()) {
                     break;
                 }
-                long meta = pool.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, slot);
+                long meta = pool.get(ValueLayout.JAVA_LONG_UNALIGNED, slot);
                 if (!SlotMeta.isItem(meta)) {
                     continue;
                 }

@@ -6,6 +6,7 @@ import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.PoolFullException;
@@ -105,7 +106,7 @@ final class HeapGrower {
         if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
             PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: grew the value heap of {0} by {1} bytes to {2} blocks "
                     + "({3} free) in {5} ms; the file is {4} bytes", t.file.path(), bytes, heap.totalBlocks(),
-                    heap.freeBlocks(), end, String.format(java.util.Locale.ROOT, "%.2f", (System.nanoTime() - started) / 1e6));
+                    heap.freeBlocks(), end, String.format(Locale.ROOT, "%.2f", (System.nanoTime() - started) / 1e6));
         }
     }
 

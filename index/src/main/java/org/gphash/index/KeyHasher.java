@@ -4,6 +4,7 @@ import org.gphash.format.SlotMeta;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * The hash functions of the table: one 64-bit hash per seed over the key read as little-endian
@@ -15,7 +16,7 @@ import java.lang.foreign.ValueLayout;
  */
 public final class KeyHasher {
 
-    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
     private static final long C1 = 0x87c37b91114253d5L;
     private static final long C2 = 0x4cf5ad432745937fL;

@@ -2,6 +2,7 @@ package org.gphash.index;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 
 /**
  * The engine's log: {@link System.Logger} named {@code org.gphash}, so it goes wherever the
@@ -28,7 +29,7 @@ public final class PoolLog {
      * @param report  what recovery found and did
      * @param nanos   how long the open took
      */
-    public static void opened(String what, java.nio.file.Path path, org.gphash.RecoveryReport report, long nanos) {
+    public static void opened(String what, Path path, org.gphash.RecoveryReport report, long nanos) {
         Level level = report.repairedAnything() ? Level.WARNING : Level.DEBUG;
         if (LOG.isLoggable(level)) {
             LOG.log(level, "gphash: {0} pool {1} in {2} ms: {3}", what, path, nanos / 1_000_000, report);

@@ -12,6 +12,7 @@ import org.gphash.format.TableDigest;
 import org.gphash.spi.CrashHook;
 import org.gphash.spi.CrashPoint;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
 
@@ -527,7 +528,7 @@ public final class PoolTable {
      * operations are drained: they wait for the copy, then go on. The copy is fsynced before it
      * gets its name; it opens like the original (recovery runs, as after a crash: nothing to repair).
      */
-    public void snapshot(java.nio.file.Path target) {
+    public void snapshot(Path target) {
         table.exclusive(() -> file.copyTo(target, table.headers.current().fileLength()));
     }
 

@@ -5,6 +5,7 @@ import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * One probe of all candidate slots of a key (the CPU form of the GPU's one-shot warp access),
@@ -89,7 +90,7 @@ final class Probe {
             for (int j = 0; j < geometry.hashes(); j++) {
                 long bucket = level + layout.bucketAtDepth(hashes[j], d) * bucketSize;
                 for (long line = bucket & ~(CACHE_LINE - 1); line < bucket + bucketSize; line += CACHE_LINE) {
-                    sink += pool.get(java.lang.foreign.ValueLayout.JAVA_LONG, Math.max(line, bucket & ~7L));
+                    sink += pool.get(ValueLayout.JAVA_LONG, Math.max(line, bucket & ~7L));
                 }
             }
         }

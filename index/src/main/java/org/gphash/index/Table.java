@@ -2,6 +2,7 @@ package org.gphash.index;
 
 import org.gphash.format.Geometry;
 import org.gphash.format.HeaderStore;
+import org.gphash.format.ItemChecksum;
 import org.gphash.format.PoolHeader;
 
 import java.lang.foreign.MemorySegment;
@@ -56,7 +57,7 @@ final class Table {
         this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks(), file.path());
         this.gate = new EpochGate(this::reclaim, headers::admitOpsInFlight);
         this.layout = TableLayout.of(h);
-        this.revocations = geometry.itemChecksums() && !persistOnSyncOnly ? new org.gphash.format.ItemChecksum(geometry) : null;
+        this.revocations = geometry.itemChecksums() && !persistOnSyncOnly ? new ItemChecksum(geometry) : null;
         this.resizer = new Resizer(this);
         this.grower = new HeapGrower(this);
     }
@@ -114,7 +115,7 @@ final class Table {
     }
 
     /** Revokes freed blocks' checksums (null: no item checksums, or ON_CLOSE_OR_SYNC). */
-    private final org.gphash.format.ItemChecksum revocations;
+    private final ItemChecksum revocations;
 
     void persist(MemorySegment pool, long offset, long length) {
         file.persister().persist(pool, offset, length);

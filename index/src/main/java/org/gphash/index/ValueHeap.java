@@ -1,11 +1,15 @@
 package org.gphash.index;
 
+import org.gphash.error.PoolFormatException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.HeapChunk;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -38,18 +42,18 @@ final class ValueHeap {
     private volatile Layout layout;
     private final AtomicLong freeBlocks = new AtomicLong();
     /** No word below this one has a free block: where batch allocation starts looking (lowest first). */
-    private final java.util.concurrent.atomic.AtomicInteger lowestFreeWord = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger lowestFreeWord = new AtomicInteger();
     private final ThreadLocal<long[]> cursor = ThreadLocal.withInitial(
             () -> new long[] {(Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L) >>> 1});
 
     /** The pool, for errors (null for a tool's view). */
-    private final java.nio.file.Path path;
+    private final Path path;
 
     ValueHeap(int stride, List<HeapChunk> chunks) {
         this(stride, chunks, null);
     }
 
-    ValueHeap(int stride, List<HeapChunk> chunks, java.nio.file.Path path) {
+    ValueHeap(int stride, List<HeapChunk> chunks, Path path) {
         this.stride = stride;
         this.path = path;
         this.layout = buildLayout(chunks, null);
@@ -61,8 +65,8 @@ final class ValueHeap {
      * last line). The block is not freed, so it is never handed out twice.
      */
     private RuntimeException damaged(String what) {
-        return new org.gphash.error.PoolFormatException(org.gphash.error.PoolFormatException.Reason.CORRUPT,
-                path == null ? java.nio.file.Path.of("(pool)") : path, what + ": an item's meta word was changed by "
+        return new PoolFormatException(PoolFormatException.Reason.CORRUPT,
+                path == null ? Path.of("(pool)") : path, what + ": an item's meta word was changed by "
                 + "something other than the engine; the pool must not be used further: close it and run `gphash check`");
     }
 
@@ -291,7 +295,7 @@ final class ValueHeap {
             offsets[i] = l.chunks[i].offset();
             lengths[i] = l.chunks[i].length();
         }
-        return new TableKernels.HeapLayout(offsets, lengths, java.util.Arrays.copyOf(l.firstBlock, l.chunks.length),
+        return new TableKernels.HeapLayout(offsets, lengths, Arrays.copyOf(l.firstBlock, l.chunks.length),
                 stride, l.bitmap.length());
     }
 

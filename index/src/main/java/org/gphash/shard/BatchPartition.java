@@ -3,6 +3,7 @@ package org.gphash.shard;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -106,7 +107,7 @@ final class BatchPartition {
 
     /** Pass 2, once: each shard's size, each range's first place in each shard's list, and the lists sized. */
     void place() {
-        java.util.Arrays.fill(counts, 0);
+        Arrays.fill(counts, 0);
         for (int r = 0; r < ranges; r++) {
             int[] c = rangeCounts[r];
             for (int s = 0; s < shards; s++) {

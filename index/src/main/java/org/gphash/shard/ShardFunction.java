@@ -2,6 +2,7 @@ package org.gphash.shard;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
  * Which shard a key lives in: a keyed 64-bit hash of the key, scaled to the shard count by a
@@ -15,7 +16,7 @@ import java.lang.foreign.ValueLayout;
  */
 public final class ShardFunction {
 
-    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final long P0 = 0xa0761d6478bd642fL;
     private static final long P1 = 0xe7037ed1a0b428dbL;
     private static final long P2 = 0x8ebc6af09c88c6e3L;

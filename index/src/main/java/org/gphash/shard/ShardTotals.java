@@ -6,6 +6,7 @@ import java.util.stream.Collectors;
 
 import org.gphash.IndexStats;
 import org.gphash.RecoveryReport;
+import org.gphash.bktcache.BktCacheStats;
 
 /** A sharded index's figures: the shards' summed, or taken from the largest where a sum means nothing. */
 final class ShardTotals {
@@ -45,7 +46,7 @@ final class ShardTotals {
         String placements = shards.stream().map(IndexStats::indexPlacement).distinct().collect(Collectors.joining("; "));
         return new IndexStats(size, capacity, capacity == 0 ? 0 : (double) size / capacity, levels, top, resizes, growths,
                 blocks, free, pending, bytes, first.persistenceMode(), first.backend(), recovery,
-                org.gphash.bktcache.BktCacheStats.total(shards.stream().map(IndexStats::bucketCache).toList()),
+                BktCacheStats.total(shards.stream().map(IndexStats::bucketCache).toList()),
                 shards.size() + " shards: " + placements);
     }
 

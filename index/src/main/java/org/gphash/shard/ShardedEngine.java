@@ -7,11 +7,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -195,7 +198,7 @@ public final class ShardedEngine implements Engine {
     static final int MAX_RANGES = 8;
 
     /** Runs {@code pass} for ranges 0..ranges-1, range 0 on the calling thread, the others on the workers; waits for all. */
-    private void inRanges(int ranges, java.util.function.IntConsumer pass) {
+    private void inRanges(int ranges, IntConsumer pass) {
         if (ranges == 1) {
             pass.accept(0);
             return;
@@ -208,7 +211,7 @@ public final class ShardedEngine implements Engine {
         pass.accept(0);
         try {
             CompletableFuture.allOf(others).join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;
         }
     }
@@ -423,7 +426,7 @@ public final class ShardedEngine implements Engine {
     }
 
     /** Runs {@code action} on every shard at once; throws the first failure (the others suppressed) once all are done. */
-    private void forEachShard(java.util.function.Consumer<Engine> action) {
+    private void forEachShard(Consumer<Engine> action) {
         ShardedIndexes.onEveryShard(shards.length, workers, s -> {
             action.accept(shards[s]);
             return null;

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
@@ -108,7 +109,7 @@ final class Checkpoint {
                 write(t);
                 ch.force(true);
                 ch.close();
-                Files.move(tmp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
                 JournalFiles.fsyncDirectory(target.getParent());
                 done = true;
                 return target;

@@ -5,6 +5,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -88,7 +90,7 @@ final class Journal implements AutoCloseable {
         this.durableSeq = end.nextSeq() - 1;
         try {
             if (end.segment() != null) {
-                channel = FileChannel.open(end.segment(), java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.READ);
+                channel = FileChannel.open(end.segment(), StandardOpenOption.WRITE, StandardOpenOption.READ);
                 if (channel.size() > end.validBytes()) {
                     channel.truncate(end.validBytes());   // a torn last record: new records follow the valid ones
                     channel.force(true);
@@ -353,7 +355,7 @@ final class Journal implements AutoCloseable {
      * holds their effects), never the current one.
      */
     void dropBefore(long seq) {
-        java.util.List<Path> segments = JournalFiles.list(dir, false);
+        List<Path> segments = JournalFiles.list(dir, false);
         boolean dropped = false;
         for (int i = 0; i + 1 < segments.size(); i++) {
             long nextFirst = JournalFiles.seqOf(segments.get(i + 1), false);

@@ -1,5 +1,6 @@
 package org.gphash.journal;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -79,7 +80,7 @@ public final class JournalCheck {
         for (Path s : segments) {
             try {
                 bytes += Files.size(s);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return new Report(segments.size(), 0, 0, -1, 0, "", "", 0, 0, "unknown", "cannot read " + s + ": " + e.getMessage());
             }
         }

@@ -2,15 +2,19 @@ package org.gphash.journal;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 import org.gphash.error.PoolIoException;
 
@@ -83,8 +87,8 @@ final class JournalFiles {
                 throw new IllegalArgumentException("journal directory " + dir + " is not a directory (or is a symbolic link)");
             }
             var perms = Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS);
-            if (perms.contains(java.nio.file.attribute.PosixFilePermission.GROUP_WRITE)
-                    || perms.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE)) {
+            if (perms.contains(PosixFilePermission.GROUP_WRITE)
+                    || perms.contains(PosixFilePermission.OTHERS_WRITE)) {
                 throw new IllegalArgumentException("journal directory " + dir + " can be written by others ("
                         + PosixFilePermissions.toString(perms) + "): make it owner-only (chmod 700)");
             }
@@ -100,7 +104,7 @@ final class JournalFiles {
 
     /** A new owner-only file, open for writing; fails if it exists. */
     static FileChannel createNew(Path file) throws IOException {
-        return FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+        return FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
                 StandardOpenOption.READ), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     }
 
@@ -117,7 +121,7 @@ final class JournalFiles {
     }
 
     /** Writes {@code bytes} to {@code target} whole or not at all: a fsynced temporary file renamed over it, then the directory fsynced. */
-    static void writeAtomically(Path target, java.nio.ByteBuffer bytes) {
+    static void writeAtomically(Path target, ByteBuffer bytes) {
         Path tmp = target.resolveSibling(target.getFileName() + TEMP_SUFFIX);
         try {
             Files.deleteIfExists(tmp);
@@ -127,7 +131,7 @@ final class JournalFiles {
                 }
                 ch.force(true);
             }
-            Files.move(tmp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             fsyncDirectory(target.getParent());
         } catch (IOException e) {
             throw new PoolIoException("cannot write " + target + ": " + e.getMessage(), e);
@@ -135,7 +139,7 @@ final class JournalFiles {
     }
 
     /** Reads {@code b}'s remaining bytes from {@code ch} at {@code at}; an end of file before them is an error. */
-    static void readFully(FileChannel ch, java.nio.ByteBuffer b, long at) throws IOException {
+    static void readFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
         long pos = at;
         while (b.hasRemaining()) {
             int n = ch.read(b, pos);

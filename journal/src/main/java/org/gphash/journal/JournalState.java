@@ -2,6 +2,7 @@ package org.gphash.journal;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -47,7 +48,7 @@ record JournalState(long journalId, int keySize, int valueSize, long poolIdentit
         } catch (IOException e) {
             throw new PoolIoException("cannot read " + f + ": " + e.getMessage(), e);
         }
-        ByteBuffer b = ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         if (bytes.length != SIZE || b.getLong(0) != MAGIC) {
             throw new JournalDamagedException(f, 0, "not a gphash journal state file (" + bytes.length + " bytes)");
         }
@@ -67,7 +68,7 @@ record JournalState(long journalId, int keySize, int valueSize, long poolIdentit
 
     /** Writes this state whole or not at all. */
     void write(Path dir) {
-        ByteBuffer b = ByteBuffer.allocate(SIZE).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.allocate(SIZE).order(ByteOrder.LITTLE_ENDIAN);
         b.putLong(0, MAGIC).putInt(8, VERSION).putInt(12, keySize).putInt(16, valueSize).putLong(24, journalId)
                 .putLong(32, poolIdentity);
         byte[] boot = bootId.getBytes(StandardCharsets.US_ASCII);

@@ -1,9 +1,20 @@
 package org.gphash.journal;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -60,7 +71,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         this.valueSize = engine.geometry().valueSize();
         this.stripes = new KeyStripes(keySize);
         this.waitPerCall = settings.flush() == Journaling.Flush.PER_CALL;
-        java.util.List<Path> cps = JournalFiles.list(dir, true);
+        List<Path> cps = JournalFiles.list(dir, true);
         if (!cps.isEmpty()) {
             lastCheckpointSeq = JournalFiles.seqOf(cps.get(cps.size() - 1), true);
         }
@@ -186,12 +197,12 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
 
     /** Time of writing batches by stage: stripes, the engine, encoding and appending the records, the wait for the flush. */
     static final class Stages {
-        private final java.util.concurrent.atomic.LongAdder batches = new java.util.concurrent.atomic.LongAdder();
-        private final java.util.concurrent.atomic.LongAdder lock = new java.util.concurrent.atomic.LongAdder();
-        private final java.util.concurrent.atomic.LongAdder engine = new java.util.concurrent.atomic.LongAdder();
-        private final java.util.concurrent.atomic.LongAdder journal = new java.util.concurrent.atomic.LongAdder();
-        final java.util.concurrent.atomic.LongAdder encode = new java.util.concurrent.atomic.LongAdder();
-        private final java.util.concurrent.atomic.LongAdder flush = new java.util.concurrent.atomic.LongAdder();
+        private final LongAdder batches = new LongAdder();
+        private final LongAdder lock = new LongAdder();
+        private final LongAdder engine = new LongAdder();
+        private final LongAdder journal = new LongAdder();
+        final LongAdder encode = new LongAdder();
+        private final LongAdder flush = new LongAdder();
 
         void batch(long l, long e, long j, long f) {
             batches.increment();
@@ -204,7 +215,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         @Override
         public String toString() {
             long n = Math.max(1, batches.sum());
-            return String.format(java.util.Locale.ROOT, "per writing batch (%d): stripes %.2f ms, engine %.2f ms, "
+            return String.format(Locale.ROOT, "per writing batch (%d): stripes %.2f ms, engine %.2f ms, "
                     + "journal append %.2f ms (of it gathering and checksumming %.2f ms), waiting for the flush %.2f ms",
                     batches.sum(), lock.sum() / 1e6 / n, engine.sum() / 1e6 / n, journal.sum() / 1e6 / n,
                     encode.sum() / 1e6 / n, flush.sum() / 1e6 / n);
@@ -230,7 +241,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
 
     /** The engine's work and the journal's overlap: the records are written from the batch's kinds (its effects are known before it runs). */
     private long executeJournalingAlongside(Batch batch, BatchResult result, long[] engineDone) {
-        java.util.concurrent.CompletableFuture<Long> journaled = java.util.concurrent.CompletableFuture.supplyAsync(
+        CompletableFuture<Long> journaled = CompletableFuture.supplyAsync(
                 () -> journalBatch(batch, null), appender);
         try {
             engine.execute(batch, result);
@@ -246,10 +257,10 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         return join(journaled);
     }
 
-    private static long join(java.util.concurrent.CompletableFuture<Long> f) {
+    private static long join(CompletableFuture<Long> f) {
         try {
             return f.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
             }
@@ -293,7 +304,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         byte put = (byte) org.gphash.OpKind.PUT.ordinal();
         byte delete = (byte) org.gphash.OpKind.DELETE.ordinal();
         for (int i = 0; i < batch.size(); i++) {
-            byte k = kinds.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i);
+            byte k = kinds.get(ValueLayout.JAVA_BYTE, i);
             if (k != put && k != delete) {
                 return false;
             }
@@ -302,7 +313,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
     }
 
     /** Runs the journal's side of batches journaled alongside the engine. */
-    private final java.util.concurrent.ExecutorService appender = java.util.concurrent.Executors.newCachedThreadPool(
+    private final ExecutorService appender = Executors.newCachedThreadPool(
             r -> Thread.ofPlatform().daemon().name("gphash-journal-appender").unstarted(r));
 
     /**
@@ -314,7 +325,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
     private long journalBatch(Batch batch, BatchResult result) {
         long e0 = System.nanoTime();
         int n = result == null ? batch.size() : Math.min(batch.size(), result.size());
-        java.util.List<RecordBody> bodies = new java.util.ArrayList<>();
+        List<RecordBody> bodies = new ArrayList<>();
         try {
             for (int i = 0; i < n; ) {
                 RecordBody body = journal.body();
@@ -398,7 +409,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
                 if (!old.equals(written)) {
                     try {
                         Files.deleteIfExists(old);
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         LOG.log(System.Logger.Level.WARNING, "cannot remove old checkpoint " + old + ": " + e.getMessage());
                     }
                 }
@@ -422,7 +433,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         boolean due = now;
         while (!closed) {
             if (!due) {
-                java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+                LockSupport.parkNanos(50_000_000L);
                 if (closed) {
                     return;
                 }
@@ -488,7 +499,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
 
     private void stopCheckpointer() {
         appender.shutdown();
-        java.util.concurrent.locks.LockSupport.unpark(checkpointer);
+        LockSupport.unpark(checkpointer);
         synchronized (checkpointMonitor) {
             // waits for a checkpoint under way to see closed and give up
         }
@@ -502,7 +513,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
     private void releaseLock() {
         try {
             lockFile.close();
-        } catch (java.io.IOException ignored) {
+        } catch (IOException ignored) {
             // the lock goes with the process anyway
         }
     }

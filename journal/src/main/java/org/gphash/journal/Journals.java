@@ -3,12 +3,17 @@ package org.gphash.journal;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.function.ObjLongConsumer;
 
 import org.gphash.Durability;
 import org.gphash.GPHashConfig;
@@ -39,7 +44,7 @@ public final class Journals implements JournalFactory {
     private static volatile Journal.FlushObserver observer = Journal.FlushObserver.NONE;
 
     /** For the crash harness: told after every force of which segment's bytes are durable. */
-    public static void observeFlushes(java.util.function.ObjLongConsumer<Long> forced) {
+    public static void observeFlushes(ObjLongConsumer<Long> forced) {
         observer = (segment, bytes) -> forced.accept(segment, bytes);
     }
 
@@ -239,7 +244,7 @@ public final class Journals implements JournalFactory {
     private static long newJournalId() {
         long id;
         do {
-            id = new java.security.SecureRandom().nextLong();
+            id = new SecureRandom().nextLong();
         } while (id == 0);
         return id;
     }
@@ -248,13 +253,13 @@ public final class Journals implements JournalFactory {
     private static FileChannel lock(Path dir) {
         Path file = dir.resolve(JournalFiles.LOCK);
         try {
-            FileChannel ch = FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
-                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(
+                            PosixFilePermissions.fromString("rw-------")));
             FileLock l;
             try {
                 l = ch.tryLock();
-            } catch (java.nio.channels.OverlappingFileLockException e) {
+            } catch (OverlappingFileLockException e) {
                 l = null;
             }
             if (l == null) {

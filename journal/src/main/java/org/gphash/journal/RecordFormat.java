@@ -2,6 +2,7 @@ package org.gphash.journal;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
 
 /**
  * The on-disk shape of the journal: segment headers and records (docs/DESIGN.md, "The journal").
@@ -58,7 +59,7 @@ final class RecordFormat {
 
     /** Fills a record header (position 0 to 40 of {@code h}) for a body already written and checksummed. */
     static void recordHeader(ByteBuffer h, int count, long seq, int bodyLength, int puts, int bodyCrc,
-                             java.util.zip.CRC32C crc) {
+                             CRC32C crc) {
         h.putInt(0, RECORD_MAGIC).putInt(4, count).putLong(8, seq).putInt(16, bodyLength).putInt(20, puts)
                 .putInt(24, bodyCrc).putInt(28, 0);
         crc.reset();

@@ -2,6 +2,7 @@ package org.gphash.format;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolFormatException.Reason;
@@ -149,7 +150,7 @@ public final class HeaderStore {
 
     /** Whether two copies agree on every field no commit changes after create. */
     static boolean sameIdentity(PoolHeader a, PoolHeader b) {
-        return a.geometry().equals(b.geometry()) && java.util.Arrays.equals(a.seeds(), b.seeds())
+        return a.geometry().equals(b.geometry()) && Arrays.equals(a.seeds(), b.seeds())
                 && a.poolId() == b.poolId() && a.createdMillis() == b.createdMillis();
     }
 

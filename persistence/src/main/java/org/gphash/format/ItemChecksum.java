@@ -2,6 +2,7 @@ package org.gphash.format;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
@@ -16,7 +17,7 @@ import java.util.zip.CRC32C;
 public final class ItemChecksum {
 
     public static final int BYTES = 4;
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final CRC32C crc = new CRC32C();
     private final byte[] scratch;

@@ -2,9 +2,12 @@ package org.gphash.format;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.zip.CRC32C;
 
 import org.gphash.error.PoolFormatException;
@@ -104,8 +107,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     /** Levels a resize may add beyond the geometry's before it has emptied the bottom ones. */
     public static final int MAX_EXTRA_LEVELS = 4;
 
-    public static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
-    public static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    public static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     public static final int OFF_MAGIC = 0;
     public static final int OFF_VERSION = 8;
@@ -155,7 +158,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         if (poolId == 0) {
             throw new IllegalArgumentException("pool identity 0");
         }
-        java.util.Objects.requireNonNull(closeRecord, "closeRecord");
+        Objects.requireNonNull(closeRecord, "closeRecord");
         if (opsInFlightLimit < 0) {
             throw new IllegalArgumentException("negative in-flight bound " + opsInFlightLimit);
         }
@@ -334,7 +337,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
      * Decodes a copy whose checksum is valid. Values that the checksum cannot vouch for semantically
      * (a geometry a writer could never produce) still raise {@link PoolFormatException}.
      */
-    public static PoolHeader readFrom(MemorySegment segment, long base, java.nio.file.Path path) {
+    public static PoolHeader readFrom(MemorySegment segment, long base, Path path) {
         MemorySegment c = segment.asSlice(base, COPY_BYTES);
         try {
             Geometry g = new Geometry(c.get(INT, OFF_LEVELS), c.get(INT, OFF_HASHES), c.get(INT, OFF_SLOTS),
@@ -383,7 +386,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
                 && Arrays.equals(levelOffsets, h.levelOffsets) && resizing == h.resizing && heapChunks.equals(h.heapChunks)
                 && resizes == h.resizes && fileLength == h.fileLength && createdMillis == h.createdMillis
                 && poolId == h.poolId && opsInFlightLimit == h.opsInFlightLimit && closeRecord.equals(h.closeRecord)
-                && java.util.Objects.equals(membership, h.membership);
+                && Objects.equals(membership, h.membership);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.gphash.format;
 
 import java.lang.foreign.MemorySegment;
+import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
 import java.util.zip.CRC32C;
 
@@ -94,7 +95,7 @@ public final class TableDigest {
      * Every region's CRC32C, computed in parallel, except where {@code keep} is non-null and
      * {@code keepMask} says to keep the value it holds (regions nothing changed since they were recorded).
      */
-    public int[] crcs(MemorySegment pool, int[] keep, java.util.function.IntPredicate keepMask) {
+    public int[] crcs(MemorySegment pool, int[] keep, IntPredicate keepMask) {
         int[] out = new int[regions];
         IntStream.range(0, regions).parallel().forEach(r ->
                 out[r] = keep != null && keepMask.test(r) ? keep[r] : crc(pool, r));

@@ -4,9 +4,13 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
 import org.gphash.error.PoolExistsException;
@@ -32,7 +36,7 @@ public final class NoReplaceCopy {
      */
     static void copy(MemorySegment from, long length, Path source, Path target) {
         Path to = target.toAbsolutePath().normalize();
-        if (Files.exists(to, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
             throw new PoolExistsException("copy target " + to + " already exists");
         }
         Path dir = to.getParent();
@@ -40,9 +44,9 @@ public final class NoReplaceCopy {
         FileChannel out;
         try {
             out = FileChannel.open(working, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
-        } catch (java.nio.file.FileAlreadyExistsException e) {
+                    PosixFilePermissions.asFileAttribute(
+                            PosixFilePermissions.fromString("rw-------")));
+        } catch (FileAlreadyExistsException e) {
             throw new PoolIoException("copy working file " + working + " exists: another copy to " + to
                     + " is running, or one was interrupted (then remove the file)", e);
         } catch (IOException e) {
@@ -85,12 +89,12 @@ public final class NoReplaceCopy {
     public static void publish(Path working, Path target) throws IOException {
         try {
             Files.createLink(target, working);
-        } catch (java.nio.file.FileAlreadyExistsException e) {
+        } catch (FileAlreadyExistsException e) {
             throw appeared(target);
-        } catch (UnsupportedOperationException | java.nio.file.FileSystemException e) {
+        } catch (UnsupportedOperationException | FileSystemException e) {
             try {
                 Files.move(working, target);
-            } catch (java.nio.file.FileAlreadyExistsException again) {
+            } catch (FileAlreadyExistsException again) {
                 throw appeared(target);
             }
             return;

@@ -1,6 +1,7 @@
 package org.gphash.persistence;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.Objects;
 
 import org.gphash.error.PoolIoException;
@@ -31,7 +32,7 @@ public final class Persisters {
     }
 
     /** For a pool opened read-only: any persist is a bug in the caller, so it fails loudly. */
-    static Persister readOnly(java.nio.file.Path path) {
+    static Persister readOnly(Path path) {
         return new Persister() {
             @Override
             public void persist(MemorySegment mapping, long offset, long length) {

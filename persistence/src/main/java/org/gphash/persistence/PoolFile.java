@@ -4,9 +4,17 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.SecureRandom;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -14,6 +22,7 @@ import org.gphash.error.PoolExistsException;
 import org.gphash.error.PoolIoException;
 import org.gphash.error.PoolLockedException;
 import org.gphash.error.PoolSpaceException;
+import org.gphash.posix.LibC;
 
 /**
  * One pool file, opened exclusively and mapped read-write as a single {@link MemorySegment}.
@@ -96,7 +105,7 @@ public final class PoolFile implements AutoCloseable {
      * crash harness only; see {@link PersisterDecorator}).
      */
     public static void decoratePersisters(PersisterDecorator decorator) {
-        persisterDecorator = java.util.Objects.requireNonNull(decorator, "decorator");
+        persisterDecorator = Objects.requireNonNull(decorator, "decorator");
     }
 
     /** The decorator installed now ({@link #decoratePersisters}). */
@@ -135,11 +144,11 @@ public final class PoolFile implements AutoCloseable {
         if (parent == null || !Files.isDirectory(parent)) {
             throw new PoolIoException("cannot create pool " + absolute + ": directory " + parent + " does not exist");
         }
-        if (Files.exists(absolute, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (Files.exists(absolute, LinkOption.NOFOLLOW_LINKS)) {
             throw exists(absolute);
         }
         Path working = parent.resolve("." + absolute.getFileName() + ".creating-"
-                + Long.toHexString(new java.security.SecureRandom().nextLong()));
+                + Long.toHexString(new SecureRandom().nextLong()));
         PoolLock lock = PoolLock.createNew(working);
         PoolFile file;
         try {
@@ -186,7 +195,7 @@ public final class PoolFile implements AutoCloseable {
         }
         try {
             Files.createLink(path, working);
-        } catch (java.nio.file.FileAlreadyExistsException e) {
+        } catch (FileAlreadyExistsException e) {
             throw exists(path);
         } catch (UnsupportedOperationException | IOException e) {
             // No hard links on this file system: a move that refuses an existing name (checked, not atomic).
@@ -194,7 +203,7 @@ public final class PoolFile implements AutoCloseable {
                 Files.move(working, path);
                 workingName = null;
                 return;
-            } catch (java.nio.file.FileAlreadyExistsException again) {
+            } catch (FileAlreadyExistsException again) {
                 throw exists(path);
             } catch (IOException again) {
                 throw new PoolIoException("cannot name the new pool " + path + ": " + again, again);
@@ -212,8 +221,8 @@ public final class PoolFile implements AutoCloseable {
     public synchronized void discardCreated() {
         try {
             Path name = workingName != null ? workingName : path;
-            Object key = Files.readAttributes(name, java.nio.file.attribute.BasicFileAttributes.class,
-                    java.nio.file.LinkOption.NOFOLLOW_LINKS).fileKey();
+            Object key = Files.readAttributes(name, BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS).fileKey();
             if (lock.fileKey().equals(key)) {
                 Files.delete(name);
             }
@@ -266,8 +275,8 @@ public final class PoolFile implements AutoCloseable {
             if (Files.isSymbolicLink(absolute)) {
                 return "it is a symbolic link, which open refuses unless followSymlinks(true) is set";
             }
-            java.util.Map<String, Object> a = Files.readAttributes(absolute, "unix:uid,mode",
-                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            Map<String, Object> a = Files.readAttributes(absolute, "unix:uid,mode",
+                    LinkOption.NOFOLLOW_LINKS);
             int mode = (Integer) a.get("mode");
             String type = PoolLock.typeRefusal(mode);
             return type != null ? type : PoolLock.ownerRefusal((Integer) a.get("uid"), mode);
@@ -288,14 +297,14 @@ public final class PoolFile implements AutoCloseable {
             if (Files.isSymbolicLink(absolute)) {
                 return "it is a symbolic link; open the directory it points to";
             }
-            java.util.Map<String, Object> a = Files.readAttributes(absolute, "unix:uid,mode",
-                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            Map<String, Object> a = Files.readAttributes(absolute, "unix:uid,mode",
+                    LinkOption.NOFOLLOW_LINKS);
             int mode = (Integer) a.get("mode");
             if ((mode & 0170000) != 0040000) {
                 return "it is not a directory";
             }
             int owner = (Integer) a.get("uid");
-            int me = org.gphash.posix.LibC.getuid();
+            int me = LibC.getuid();
             if (owner != me) {
                 return "it belongs to user " + owner + ", not to this user (" + me + "); an index is opened only by its owner";
             }
@@ -386,8 +395,8 @@ public final class PoolFile implements AutoCloseable {
                     : FileChannel.open(lock.descriptorPath(), StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (IOException e) {
             // The channel is opened through /proc/self/fd/N: name the pool and the reason, not that path.
-            String reason = e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null ? fs.getReason()
-                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.getMessage();
+            String reason = e instanceof FileSystemException fs && fs.getReason() != null ? fs.getReason()
+                    : e instanceof AccessDeniedException ? "permission denied" : e.getMessage();
             throw new PoolIoException("cannot open pool " + absolute + (readOnly ? " for reading: " : " for writing: ")
                     + reason, e);
         }

@@ -1,8 +1,17 @@
 package org.gphash.recovery;
 
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.gphash.journal.JournalCheck;
+import org.gphash.persistence.PoolFile;
 import org.gphash.shard.ShardManifest;
 import org.gphash.shard.ShardedIndexes;
 
@@ -44,7 +53,7 @@ final class CheckCommand implements Callable<Integer> {
         if (journal != null) {
             return checkJournaled();
         }
-        if (java.nio.file.Files.isDirectory(pool, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {  // a sharded index, or what is left of one
+        if (Files.isDirectory(pool, LinkOption.NOFOLLOW_LINKS)) {  // a sharded index, or what is left of one
             return checkShardedIndex();
         }
         PoolReport report = checkPool(pool);
@@ -58,26 +67,26 @@ final class CheckCommand implements Callable<Integer> {
      * cannot be opened, 1 when any shard is unsound or disagrees, 0 when all are sound.
      */
     private int checkShardedIndex() {
-        java.io.PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = spec.commandLine().getOut();
         ShardManifest manifest;
         try {
             manifest = ShardManifest.read(pool);
         } catch (RuntimeException e) {
-            out.print(json ? Json.write(java.util.Map.of("index", pool.toString(), "sound", false, "error", e.getMessage())) + "\n"
+            out.print(json ? Json.write(Map.of("index", pool.toString(), "sound", false, "error", e.getMessage())) + "\n"
                     : "index " + pool + "\n  " + e.getMessage() + "\ncheck: cannot read the sharded index's manifest\n");
             return RecoveryTool.CANNOT_RUN;
         }
         boolean sound = true;
         boolean cannotOpen = false;
-        java.util.List<String> reports = new java.util.ArrayList<>();
+        List<String> reports = new ArrayList<>();
         StringBuilder text = new StringBuilder("index " + pool + ": " + manifest.shards() + " shards, " + manifest.geometry() + "\n");
         for (int s = 0; s < manifest.shards(); s++) {
             Path shard = ShardManifest.shardPath(pool, s);
-            if (!java.nio.file.Files.exists(shard, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.exists(shard, LinkOption.NOFOLLOW_LINKS)) {
                 sound = false;
                 cannotOpen = true;
                 String why = "shard " + s + " (" + shard.getFileName() + ") is missing";
-                reports.add(Json.write(java.util.Map.of("pool", shard.toString(), "sound", false, "error", why)));
+                reports.add(Json.write(Map.of("pool", shard.toString(), "sound", false, "error", why)));
                 text.append("pool ").append(shard).append("\n  ").append(why).append("\ncheck: missing\n");
                 continue;
             }
@@ -114,13 +123,13 @@ final class CheckCommand implements Callable<Integer> {
      * either is damaged, 0 when both are sound or the pool is missing (an open rebuilds it).
      */
     private int checkJournaled() {
-        java.io.PrintWriter out = spec.commandLine().getOut();
-        org.gphash.journal.JournalCheck.Report j = org.gphash.journal.JournalCheck.check(journal, pool);
-        boolean poolThere = java.nio.file.Files.exists(pool, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        PrintWriter out = spec.commandLine().getOut();
+        JournalCheck.Report j = JournalCheck.check(journal, pool);
+        boolean poolThere = Files.exists(pool, LinkOption.NOFOLLOW_LINKS);
         PoolReport report = poolThere ? checkPool(pool) : null;
         boolean sound = j.sound() && (report == null || report.sound());
         if (json) {
-            java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("journal", journal.toString());
             m.put("sound", sound);
             m.put("journalSound", j.sound());
@@ -147,7 +156,7 @@ final class CheckCommand implements Callable<Integer> {
 
     private PoolReport checkPool(Path pool) {
         PoolReport report = PoolScanner.scan(pool, json ? Progress.NONE : Progress.forTerminal(), deep);
-        String refusal = org.gphash.persistence.PoolFile.openRefusal(pool);
+        String refusal = PoolFile.openRefusal(pool);
         if (refusal != null) {
             report.findings().add(Problem.OPEN_REFUSES, "pool " + pool.toAbsolutePath() + ": " + refusal);
         }

@@ -4,7 +4,9 @@ import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.concurrent.Callable;
 
 import org.gphash.Batch;
@@ -48,7 +50,7 @@ final class ImportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (Files.exists(pool, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (Files.exists(pool, LinkOption.NOFOLLOW_LINKS)) {
             throw new RecoveryTool.ToolException("pool " + pool.toAbsolutePath() + " already exists; import creates a new pool");
         }
         long count = 0;
@@ -104,8 +106,8 @@ final class ImportCommand implements Callable<Integer> {
     /** The identity (device and inode) of the file at {@code p}, not following links; null if none. */
     static Object fileKey(Path p) {
         try {
-            return Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class,
-                    java.nio.file.LinkOption.NOFOLLOW_LINKS).fileKey();
+            return Files.readAttributes(p, BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS).fileKey();
         } catch (IOException e) {
             return null;
         }

@@ -1,6 +1,7 @@
 package org.gphash.recovery;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -29,7 +30,7 @@ public final class Json {
             case null -> sb.append("null");
             case String s -> string(sb, s);
             case Boolean b -> sb.append(b);
-            case Double d -> sb.append(Double.isFinite(d) ? String.format(java.util.Locale.ROOT, "%.6f", d) : "null");
+            case Double d -> sb.append(Double.isFinite(d) ? String.format(Locale.ROOT, "%.6f", d) : "null");
             case Number n -> sb.append(n);
             case long[] a -> {
                 sb.append('[');

@@ -1,7 +1,9 @@
 package org.gphash.recovery;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -58,8 +60,8 @@ public final class PoolScanner {
 
     private static long sizeOf(Path path) {
         try {
-            return java.nio.file.Files.size(path);
-        } catch (java.io.IOException e) {
+            return Files.size(path);
+        } catch (IOException e) {
             return -1;
         }
     }

@@ -1,5 +1,6 @@
 package org.gphash.recovery;
 
+import java.io.Console;
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
@@ -50,7 +51,7 @@ public class Progress implements AutoCloseable {
     }
 
     private static boolean isTerminal() {
-        java.io.Console c = System.console();
+        Console c = System.console();
         return c != null && c.isTerminal();
     }
 

@@ -1,6 +1,7 @@
 package org.gphash.recovery;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -135,7 +136,7 @@ final class ReportWriter {
         }
         sb.append("  bucket occupancy (items per bucket: buckets):\n");
         long[] hist = r.histogram();
-        long buckets = java.util.Arrays.stream(hist).sum();
+        long buckets = Arrays.stream(hist).sum();
         for (int i = 0; i < hist.length; i++) {
             int bar = buckets == 0 ? 0 : (int) (50 * hist[i] / buckets);
             sb.append(String.format(Locale.ROOT, "    %2d: %10d %s%n", i, hist[i], "#".repeat(bar)));

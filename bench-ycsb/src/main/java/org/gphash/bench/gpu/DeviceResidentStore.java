@@ -1,5 +1,6 @@
 package org.gphash.bench.gpu;
 
+import java.lang.foreign.ValueLayout;
 import java.util.Optional;
 
 import org.gphash.Backend;
@@ -80,7 +81,7 @@ public final class DeviceResidentStore extends GPHashStore implements StoreUnder
             OpKind kind = batch.kind(i);
             if (o == Outcome.FOUND || (o == Outcome.REPLACED && kind == OpKind.READ_MODIFY_WRITE)) {
                 if (values == null) {
-                    values = device.downloadValues().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                    values = device.downloadValues().toArray(ValueLayout.JAVA_BYTE);
                 }
                 results.setValue(i, o, values, i * vs);
             } else {

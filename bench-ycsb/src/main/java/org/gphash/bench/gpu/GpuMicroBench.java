@@ -2,6 +2,7 @@ package org.gphash.bench.gpu;
 
 import org.gphash.cli.Cli;
 
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -270,7 +271,7 @@ public final class GpuMicroBench {
             for (int i = first; i < first + m; i++) {
                 OpKind kind = batch.kind(i);
                 byte[] v = kind.hasValue()
-                        ? batch.values().asSlice((long) i * VALUE_SIZE, VALUE_SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)
+                        ? batch.values().asSlice((long) i * VALUE_SIZE, VALUE_SIZE).toArray(ValueLayout.JAVA_BYTE)
                         : null;
                 p.add(kind, batch.key(i), v);
             }

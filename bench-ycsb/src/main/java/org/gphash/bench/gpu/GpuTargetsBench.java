@@ -3,11 +3,13 @@ package org.gphash.bench.gpu;
 import static org.gphash.bench.gpu.GpuBenchArgs.list;
 import static org.gphash.bench.gpu.GpuBenchArgs.num;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -188,8 +190,8 @@ public final class GpuTargetsBench {
                         }
                     }
                     gpu.profileStages(false);
-                    java.util.Arrays.sort(wall);
-                    double mean = java.util.Arrays.stream(wall).average().orElse(0) / 1e3;
+                    Arrays.sort(wall);
+                    double mean = Arrays.stream(wall).average().orElse(0) / 1e3;
                     boolean small = reads >= 1 && n <= org.gphash.GpuTuning.fromSystemProperty().smallReadsMax();
                     System.out.printf(Locale.ROOT, "| %d | %.0f%% | %.1f | %.1f | %.1f | %s | %s |%n", n, reads * 100, mean,
                             wall[wall.length / 2] / 1e3, wall[(int) (wall.length * 0.99)] / 1e3,
@@ -210,7 +212,7 @@ public final class GpuTargetsBench {
     }
 
     /** A new pool at {@code p} (the mirror required, the cache off) with keys 0..keys-1 loaded. */
-    private static GpuEngine loaded(Path p, long keys, int vs) throws java.io.IOException {
+    private static GpuEngine loaded(Path p, long keys, int vs) throws IOException {
         Files.deleteIfExists(p);
         GpuEngine gpu = GpuEngine.create(config(p, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED));
         load(gpu, keys, vs);

@@ -1,6 +1,8 @@
 package org.gphash.bench.gpu;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import org.gphash.bench.DeviceTransfer;
 import org.gphash.cuda.GpuEngine;
@@ -14,7 +16,7 @@ public final class JCudaDeviceTransfer implements DeviceTransfer {
 
     // One set of pinned and device buffers per client thread, as a GPU application with several
     // host threads would have: HostRoundTrip is not thread-safe.
-    private final java.util.Queue<HostRoundTrip> all = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final Queue<HostRoundTrip> all = new ConcurrentLinkedQueue<>();
     private final ThreadLocal<HostRoundTrip> perThread = ThreadLocal.withInitial(() -> {
         HostRoundTrip c = new HostRoundTrip();
         all.add(c);

@@ -4,15 +4,20 @@ import static org.gphash.bench.gpu.GpuBenchArgs.list;
 import static org.gphash.bench.gpu.GpuBenchArgs.num;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
 import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
 
@@ -227,7 +232,7 @@ public final class ShardScalingBench {
         long placed = 0;
         while (placed < target) {
             long key = keys.applyAsLong(r);
-            k.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, key);
+            k.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, key);
             int s = f.shardOf(k, 0, 8);
             if (filled[s] >= opsPerGpu) {
                 continue;
@@ -296,10 +301,10 @@ public final class ShardScalingBench {
     }
 
     /** Runs {@code body(0 .. threads - 1)} on as many threads, started together; returns the wall time to the last one's end. */
-    private static long together(int threads, java.util.function.IntConsumer body) throws Exception {
+    private static long together(int threads, IntConsumer body) throws Exception {
         long[] ends = new long[threads];
         CyclicBarrier start = new CyclicBarrier(threads + 1);
-        java.util.concurrent.atomic.AtomicReference<RuntimeException> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<RuntimeException> failed = new AtomicReference<>();
         List<Thread> ts = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
             int me = i;
@@ -323,7 +328,7 @@ public final class ShardScalingBench {
         if (failed.get() != null) {
             throw failed.get();
         }
-        return java.util.Arrays.stream(ends).max().getAsLong() - t0;
+        return Arrays.stream(ends).max().getAsLong() - t0;
     }
 
     /**
@@ -358,7 +363,7 @@ public final class ShardScalingBench {
             }
             work.add(mine);
         }
-        java.util.function.IntConsumer run = th -> work.get(th).forEach(db -> db.runOn(view));
+        IntConsumer run = th -> work.get(th).forEach(db -> db.runOn(view));
         together(threads, run);
         DeviceBatchesAcrossShards split = view instanceof DeviceBatchesAcrossShards d ? d : null;
         if (split != null) {
@@ -390,12 +395,12 @@ public final class ShardScalingBench {
         for (int i = 0; i < BATCH; i++) {
             whole.get(r.nextLong(keys));
         }
-        MemorySegment positions = java.lang.foreign.Arena.ofAuto().allocate(4L * BATCH, 4);
+        MemorySegment positions = Arena.ofAuto().allocate(4L * BATCH, 4);
         Batch copied = index.newBatch(BATCH);
         int count = 0;
         for (int i = 0; i < BATCH; i++) {
             if (f.shardOf(whole.keys(), 8L * i, 8) == 0) {
-                positions.setAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, count++, i);
+                positions.setAtIndex(ValueLayout.JAVA_INT, count++, i);
                 copied.add(OpKind.GET, whole.keys().asSlice(8L * i, 8), null);
             }
         }
@@ -480,7 +485,7 @@ public final class ShardScalingBench {
         for (Thread t : ts) {
             t.join();
         }
-        long wall = java.util.Arrays.stream(ends).max().getAsLong() - t0;
+        long wall = Arrays.stream(ends).max().getAsLong() - t0;
         long ops = (long) threads * rounds * BATCH;
         StringBuilder note = new StringBuilder(stages(se));
         for (int s = 0; s < se.shardCount(); s++) {

@@ -1,12 +1,15 @@
 package org.gphash.bench.journal;
 
 import java.io.IOException;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -18,6 +21,7 @@ import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.JournalReplay;
 import org.gphash.Journaling;
+import org.gphash.journal.Journals;
 
 /**
  * The journal's figures against the same engine without one, in one run (issue 51): host batches of
@@ -88,7 +92,7 @@ public final class JournalBench {
         for (Path p : paths) {
             if (Files.isDirectory(p)) {
                 try (var files = Files.walk(p)) {
-                    for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
                         Files.delete(f);
                     }
                 }
@@ -107,9 +111,9 @@ public final class JournalBench {
         var v = batch.values();
         for (int i = 0; i < n; i++) {
             long key = random == null ? first + i : 1 + random.nextLong(keys);
-            k.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, (long) i * 8, key);
+            k.set(ValueLayout.JAVA_LONG_UNALIGNED, (long) i * 8, key);
             if (kind.hasValue()) {
-                v.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, (long) i * VALUE, key ^ stamp);
+                v.set(ValueLayout.JAVA_LONG_UNALIGNED, (long) i * VALUE, key ^ stamp);
             }
         }
         result.reset(n);
@@ -124,7 +128,7 @@ public final class JournalBench {
             clean(pool, journal);
             GPHashIndex.Builder b = GPHashIndex.builder(pool).backend(backend).keySize(8).valueSize(VALUE).initialCapacity(keys);
             if (journaled) {
-                b.journal(Journaling.in(journal).checkpointEvery(java.time.Duration.ZERO).checkpointAfterBytes(Long.MAX_VALUE));
+                b.journal(Journaling.in(journal).checkpointEvery(Duration.ZERO).checkpointAfterBytes(Long.MAX_VALUE));
             }
             String tag = journaled ? "journal on disk" : "no journal";
             try (GPHashIndex index = b.create()) {
@@ -143,7 +147,7 @@ public final class JournalBench {
                 row(table, "load " + keys + " puts, batches of " + batchSize + ", " + tag, String.format(Locale.ROOT,
                         "%.1f Mops/s%s", keys / loadS / 1e6, journaled ? String.format(Locale.ROOT, ", journal %.0f MB/s (%.0f MB)",
                                 journalBytes / loadS / 1e6, journalBytes / 1e6) + "; "
-                                + org.gphash.journal.Journals.stages(index.engine()) : ""));
+                                + Journals.stages(index.engine()) : ""));
                 SplittableRandom random = new SplittableRandom(7);
                 int rounds = 8;
                 long[] lat = new long[rounds];
@@ -154,7 +158,7 @@ public final class JournalBench {
                     lat[r] = System.nanoTime() - s;
                 }
                 row(table, "update (put of present keys, uniform), " + tag, stats(lat, batchSize)
-                        + (journaled ? "; " + org.gphash.journal.Journals.stages(index.engine()) : ""));
+                        + (journaled ? "; " + Journals.stages(index.engine()) : ""));
                 if (journaled) {
                     // The same with a checkpoint running beside the batches.
                     AtomicLong cpNanos = new AtomicLong();
@@ -173,7 +177,7 @@ public final class JournalBench {
                     joinQuietly(cp);
                     row(table, "update during a checkpoint, " + tag, stats(during.stream().mapToLong(Long::longValue).toArray(), batchSize)
                             + String.format(Locale.ROOT, "; the checkpoint of %d keys took %.2f s", keys, cpNanos.get() / 1e9)
-                            + "; since the start: " + org.gphash.journal.Journals.stages(index.engine()));
+                            + "; since the start: " + Journals.stages(index.engine()));
                 }
                 for (int r = 0; r < rounds; r++) {
                     fill(batch, result, org.gphash.OpKind.GET, 0, batchSize, keys, random, 0);
@@ -271,7 +275,7 @@ public final class JournalBench {
         Path pool = poolDir.resolve("jbench-rebuild.pool");
         Path journal = diskDir.resolve("jbench-rebuild.journal");
         clean(pool, journal);
-        Journaling j = Journaling.in(journal).checkpointEvery(java.time.Duration.ZERO).checkpointAfterBytes(Long.MAX_VALUE);
+        Journaling j = Journaling.in(journal).checkpointEvery(Duration.ZERO).checkpointAfterBytes(Long.MAX_VALUE);
         GPHashIndex.Builder b = GPHashIndex.builder(pool).backend(backend).keySize(8).valueSize(VALUE).initialCapacity(keys).journal(j);
         Batch batch = Batch.create(8, VALUE, batchSize);
         BatchResult result = new BatchResult(VALUE, batchSize);

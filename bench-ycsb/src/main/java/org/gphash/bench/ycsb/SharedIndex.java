@@ -1,6 +1,8 @@
 package org.gphash.bench.ycsb;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.Properties;
 
 import org.gphash.Backend;
@@ -24,7 +26,7 @@ final class SharedIndex {
     static synchronized GPHashIndex acquire(Properties p) {
         Path path = Path.of(p.getProperty(GPHashDB.PATH, "/dev/shm/gphash-ycsb.pool"));
         if (index == null) {
-            Backend backend = Backend.valueOf(p.getProperty(GPHashDB.BACKEND, "cpu").toUpperCase(java.util.Locale.ROOT));
+            Backend backend = Backend.valueOf(p.getProperty(GPHashDB.BACKEND, "cpu").toUpperCase(Locale.ROOT));
             GPHashIndex.Builder b = GPHashIndex.builder(path)
                     .keySize(Integer.parseInt(p.getProperty(GPHashDB.KEY_SIZE, "8")))
                     .valueSize(Integer.parseInt(p.getProperty(GPHashDB.VALUE_SIZE, "128")))
@@ -49,22 +51,22 @@ final class SharedIndex {
      */
     static org.gphash.Coalescing coalescing(Properties p) {
         org.gphash.Coalescing.Mode mode = org.gphash.Coalescing.Mode.valueOf(
-                p.getProperty(GPHashDB.COALESCING, "auto").toUpperCase(java.util.Locale.ROOT));
+                p.getProperty(GPHashDB.COALESCING, "auto").toUpperCase(Locale.ROOT));
         return new org.gphash.Coalescing(mode,
-                java.time.Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.LINGER_US, "0"))),
+                Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.LINGER_US, "0"))),
                 Integer.parseInt(p.getProperty(GPHashDB.MAX_BATCH, "65536")),
                 p.getProperty(GPHashDB.HOST_CACHE_MB) == null ? org.gphash.Coalescing.AUTO_HOST_CACHE
                         : (1L << 20) * Long.parseLong(p.getProperty(GPHashDB.HOST_CACHE_MB)),
                 Boolean.parseBoolean(p.getProperty(GPHashDB.ADAPTIVE, "false")),
                 p.getProperty(GPHashDB.SPIN_US) == null ? org.gphash.Coalescing.AUTO.spin()
-                        : java.time.Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.SPIN_US))),
+                        : Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.SPIN_US))),
                 p.getProperty(GPHashDB.IN_FLIGHT) == null ? org.gphash.Coalescing.AUTO.batchesInFlight()
                         : Integer.parseInt(p.getProperty(GPHashDB.IN_FLIGHT)));
     }
 
     static synchronized void release() {
         if (users > 0 && --users == 0) {
-            index.coalescerStats().ifPresent(s -> System.err.printf(java.util.Locale.ROOT,
+            index.coalescerStats().ifPresent(s -> System.err.printf(Locale.ROOT,
                     "gphash: coalescer ran %d batches of %d operations (mean %.1f), host cache hit rate %.3f, %d gets run at once%n",
                     s.batches(), s.operations(), s.meanBatchSize(), s.hostCacheHitRate(), s.getsRunAtOnce()));
             index.close();

@@ -12,6 +12,10 @@ import static jcuda.driver.JCudaDriver.cuStreamQuery;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.Map;
 
 import jcuda.driver.CUevent;
@@ -223,7 +227,7 @@ public final class BatchPipeline implements AutoCloseable {
         }
     }
 
-    private static final java.lang.invoke.VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
     /** The next slot (descriptor, counters, events); callers keep fewer than SLOTS batches in flight. */
     private int takeSlot() {
@@ -350,8 +354,8 @@ public final class BatchPipeline implements AutoCloseable {
             // Same addresses and sizes every time (SmallWrites' fixed layout): one graph launch.
             // The key holds every address the graph captured: the parameter structs, and the pinned
             // buffers its copies read and write.
-            byte[] where = java.util.Arrays.copyOf(p, p.length + 16);
-            java.nio.ByteBuffer.wrap(where, p.length, 16).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+            byte[] where = Arrays.copyOf(p, p.length + 16);
+            ByteBuffer.wrap(where, p.length, 16).order(ByteOrder.LITTLE_ENDIAN)
                     .putLong(io.in.host().address()).putLong(io.out.host().address());
             smallWriteGraphs.launch(new StageGraphs.Key(in, reads, true, grouped ? 1 : 0, blocks, cacheOn,
                     StageGraphs.params(table, mirrorTable, cache, h, where)), stream, queue);
@@ -472,7 +476,7 @@ public final class BatchPipeline implements AutoCloseable {
         }
         if (logBatches) {
             System.err.printf("gphash pipeline: n=%d capacity=%d reads=%b writes=%b counters=%s gpu=%.3f ms%n", ticket.n(),
-                    ticket.capacity(), ticket.reads(), ticket.writes(), java.util.Arrays.toString(out), lastGpuNanos / 1e6);
+                    ticket.capacity(), ticket.reads(), ticket.writes(), Arrays.toString(out), lastGpuNanos / 1e6);
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package org.gphash.cuda.pipeline;
 
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -80,7 +81,7 @@ final class HeapGrowthAhead implements AutoCloseable {
             f.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             // logged by the task
         }
     }

@@ -7,8 +7,11 @@ import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import jcuda.Pointer;
 import jcuda.driver.CUstream;
@@ -560,11 +563,11 @@ public final class MirrorPath implements BatchPath {
     /** The counts of gets, deletes and read-modify-writes of the chunk (or small batch) being planned ({@link KindCounts}). */
     private final long[] kindCounts = new long[3];
     /** Each thread's batch prepared outside the lock (kinds counted, columns pinned or copied), read back under it in the same call. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<PreparedBatch> freePrepared =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<PreparedBatch> freePrepared =
+            new ConcurrentLinkedQueue<>();
     /** Every thread's prepared batch, for close (their staging memory is registered with CUDA). */
-    private final java.util.concurrent.ConcurrentLinkedQueue<PreparedBatch> allPrepared =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<PreparedBatch> allPrepared =
+            new ConcurrentLinkedQueue<>();
     /** A batch counted under the lock (one not counted outside it: a segment of a conditional batch). */
     private final ChunkKinds lockedKinds = new ChunkKinds();
 
@@ -895,7 +898,7 @@ public final class MirrorPath implements BatchPath {
         for (PreparedBatch p : allPrepared) {
             p.staging.close();
         }
-        java.util.List<AutoCloseable> all = new java.util.ArrayList<>(java.util.List.of(ahead, mirror, heap, pipeline, rerun,
+        List<AutoCloseable> all = new ArrayList<>(List.of(ahead, mirror, heap, pipeline, rerun,
                 small, smallWrites, timeline));
         for (HostLane l : lanes) {
             if (l != null) {

@@ -11,6 +11,7 @@ import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
@@ -288,7 +289,7 @@ public final class SmallReads implements AutoCloseable {
      * Waits until no slot is being issued or harvested by its owner (outside the lock: soon done),
      * moving each issued one to HARVESTING and handing it to {@code take}, which frees it.
      */
-    private void takeEachIssued(java.util.function.Consumer<Slot> take) {
+    private void takeEachIssued(Consumer<Slot> take) {
         for (Slot s : slots) {
             for (int round = 0;; round++) {
                 int st = s.state.get();

@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuGraphInstantiate;
 import static jcuda.driver.JCudaDriver.cuGraphLaunch;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -77,7 +78,7 @@ final class StageGraphs implements AutoCloseable {
         }
         // CacheParams.clock (field 10): the pipeline reads the clock from its batch descriptor instead.
         int clock = table.length + mirrorTable.length + 10 * 8;
-        java.util.Arrays.fill(all, clock, clock + 8, (byte) 0);
+        Arrays.fill(all, clock, clock + 8, (byte) 0);
         return ByteBuffer.wrap(all);
     }
 

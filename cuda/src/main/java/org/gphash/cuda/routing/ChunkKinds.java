@@ -1,6 +1,7 @@
 package org.gphash.cuda.routing;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * The kind counts of a host batch's chunks ({@link KindCounts}), each chunk counted once, when first
@@ -71,7 +72,7 @@ public final class ChunkKinds {
             counted = new boolean[chunks];
             counts = new long[chunks * FIELDS];
         } else {
-            java.util.Arrays.fill(counted, 0, chunks, false);
+            Arrays.fill(counted, 0, chunks, false);
         }
     }
 
@@ -84,7 +85,7 @@ public final class ChunkKinds {
         if (!counted[c]) {
             int m = Math.min(chunk, size - first);
             if (uniform >= 0) {
-                java.util.Arrays.fill(out, 0);
+                Arrays.fill(out, 0);
                 if (uniform < FIELDS) {
                     out[uniform] = m;
                 }

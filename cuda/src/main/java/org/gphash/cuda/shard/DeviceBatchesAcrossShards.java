@@ -12,6 +12,7 @@ import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
@@ -368,8 +369,8 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     /** The shards' GPUs, for example {@code "NVIDIA H200 (GPUs 0, 1)"}. */
     @Override
     public String deviceName() {
-        String names = java.util.Arrays.stream(shards).map(GpuEngine::deviceName).distinct().collect(Collectors.joining(", "));
-        String ordinals = java.util.Arrays.stream(shards).map(e -> String.valueOf(e.cuda().ordinal)).distinct()
+        String names = Arrays.stream(shards).map(GpuEngine::deviceName).distinct().collect(Collectors.joining(", "));
+        String ordinals = Arrays.stream(shards).map(e -> String.valueOf(e.cuda().ordinal)).distinct()
                 .collect(Collectors.joining(", "));
         return names + " (GPUs " + ordinals + ")";
     }
@@ -398,7 +399,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     /** Every shard's cache as one ({@link BktCacheStats#total}). */
     @Override
     public BktCacheStats bucketCacheStats() {
-        return BktCacheStats.total(java.util.Arrays.stream(shards).map(GpuEngine::bucketCacheStats).toList());
+        return BktCacheStats.total(Arrays.stream(shards).map(GpuEngine::bucketCacheStats).toList());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.gphash.cuda.staging;
 
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -57,7 +58,7 @@ public final class HostStageTimes {
     public Map<String, Long> snapshot() {
         Map<String, Long> out = new LinkedHashMap<>();
         for (Stage s : Stage.values()) {
-            out.put(s.name().toLowerCase(java.util.Locale.ROOT), nanos[s.ordinal()].sum());
+            out.put(s.name().toLowerCase(Locale.ROOT), nanos[s.ordinal()].sum());
         }
         return out;
     }

@@ -8,6 +8,7 @@ import org.gphash.cli.Workers;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.Locale;
 
 import org.gphash.Backend;
 import org.gphash.BackendUnavailableException;
@@ -130,7 +131,7 @@ public final class Demo {
      * @throws BackendUnavailableException where the backend cannot run (before anything is printed)
      */
     private long[] runEngine(Backend backend, PoolDirectory dir) throws Exception {
-        Path pool = dir.path().resolve("demo-" + backend.name().toLowerCase(java.util.Locale.ROOT) + ".pool");
+        Path pool = dir.path().resolve("demo-" + backend.name().toLowerCase(Locale.ROOT) + ".pool");
         long expectedSize;
         long[] nanos = new long[2];
         DemoWorkload workload;

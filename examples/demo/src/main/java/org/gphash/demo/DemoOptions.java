@@ -2,6 +2,9 @@ package org.gphash.demo;
 
 import org.gphash.cli.Cli;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -108,7 +111,7 @@ final class DemoOptions {
         if (dir != null && dir.toString().isBlank()) {
             throw new Cli.UsageException("--dir needs a directory");
         }
-        if (dir != null && !java.nio.file.Files.isDirectory(dir)) {
+        if (dir != null && !Files.isDirectory(dir)) {
             // The demo makes only its own temporary directory, inside DIR; it creates no tree the user
             // did not ask for (issue 28: --dir /nonexistent/dir was created at the root and left behind).
             throw new Cli.UsageException("--dir " + dir + " is not an existing directory (create it first; the demo "
@@ -152,6 +155,6 @@ final class DemoOptions {
     }
 
     private static String trim(double d) {
-        return java.math.BigDecimal.valueOf(d).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
+        return BigDecimal.valueOf(d).round(new MathContext(6)).stripTrailingZeros().toPlainString();
     }
 }
