@@ -4,14 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,6 +43,30 @@ class CrashTestRunTest {
         String[] lines = out.strip().split("\n");
         Matcher m = LAST.matcher(lines[lines.length - 1]);
         return new Result(code, out, m.matches() ? m : null);
+    }
+
+    /**
+     * The harness keeps every pool recovery refuses beside the pool (the mutation tests make some);
+     * this JVM's are removed after each test, so that no run leaves them in /dev/shm.
+     */
+    @AfterEach
+    void removeKeptPools() throws IOException {
+        String mine = "crashtest-test-" + ProcessHandle.current().pid() + "-";
+        for (Path dir : List.of(Path.of("/dev/shm"), tmp)) {
+            if (!Files.isDirectory(dir)) {
+                continue;
+            }
+            try (Stream<Path> kept = Files.list(dir)) {
+                for (Path k : kept.filter(p -> p.getFileName().toString().startsWith(mine)
+                        && p.getFileName().toString().contains(".refused-round-")).toList()) {
+                    try (Stream<Path> all = Files.walk(k)) {
+                        for (Path f : all.sorted(Comparator.reverseOrder()).toList()) {
+                            Files.deleteIfExists(f);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     private Path pool() {
