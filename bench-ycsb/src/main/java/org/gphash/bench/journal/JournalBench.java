@@ -204,30 +204,39 @@ public final class JournalBench {
                 b.journal(journal);
             }
             try (GPHashIndex index = b.create()) {
-                AtomicLong ops = new AtomicLong();
-                long end = System.nanoTime() + seconds * 1_000_000_000L;
-                List<Thread> ts = new ArrayList<>();
-                for (int t = 0; t < threads; t++) {
-                    int id = t;
-                    ts.add(Thread.ofPlatform().start(() -> {
-                        byte[] v = new byte[VALUE];
-                        SplittableRandom r = new SplittableRandom(id);
-                        long n = 0;
-                        while (System.nanoTime() < end) {
-                            index.put(1 + r.nextLong(1 << 20), v);
-                            n++;
-                        }
-                        ops.addAndGet(n);
-                    }));
-                }
-                for (Thread t : ts) {
-                    t.join();
-                }
+                byte[] v = new byte[VALUE];
+                long puts = timedPuts(threads, seconds, key -> index.put(key, v));
                 row(table, threads + " threads of single puts, each durable on return, " + tag,
-                        String.format(Locale.ROOT, "%.0f puts/s", ops.get() / (double) seconds));
+                        String.format(Locale.ROOT, "%.0f puts/s", puts / (double) seconds));
             }
             clean(pool, journal);
         }
+    }
+
+    /**
+     * {@code threads} threads putting random keys of 1 to 2^20 through {@code put} for {@code seconds};
+     * returns the puts made.
+     */
+    private static long timedPuts(int threads, int seconds, java.util.function.LongConsumer put) throws InterruptedException {
+        AtomicLong ops = new AtomicLong();
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        List<Thread> ts = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            ts.add(Thread.ofPlatform().start(() -> {
+                SplittableRandom r = new SplittableRandom(id);
+                long n = 0;
+                while (System.nanoTime() < end) {
+                    put.accept(1 + r.nextLong(1 << 20));
+                    n++;
+                }
+                ops.addAndGet(n);
+            }));
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
+        return ops.get();
     }
 
     /** The same single puts on LMDB, each its own write transaction committed with LMDB's default fsync. */
@@ -238,33 +247,17 @@ public final class JournalBench {
         try (org.lmdbjava.Env<ByteBuffer> env = org.lmdbjava.Env.create().setMapSize(4L << 30).setMaxDbs(1)
                 .setMaxReaders(1024).open(dir.toFile())) {
             org.lmdbjava.Dbi<ByteBuffer> db = env.openDbi("bench", org.lmdbjava.DbiFlags.MDB_CREATE);
-            AtomicLong ops = new AtomicLong();
-            long end = System.nanoTime() + seconds * 1_000_000_000L;
-            List<Thread> ts = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                int id = t;
-                ts.add(Thread.ofPlatform().start(() -> {
-                    ByteBuffer k = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
-                    ByteBuffer v = ByteBuffer.allocateDirect(VALUE);
-                    SplittableRandom r = new SplittableRandom(id);
-                    long n = 0;
-                    while (System.nanoTime() < end) {
-                        k.clear().putLong(0, 1 + r.nextLong(1 << 20));
-                        v.clear();
-                        try (org.lmdbjava.Txn<ByteBuffer> txn = env.txnWrite()) {
-                            db.put(txn, k, v);
-                            txn.commit();
-                        }
-                        n++;
-                    }
-                    ops.addAndGet(n);
-                }));
-            }
-            for (Thread t : ts) {
-                t.join();
-            }
+            ThreadLocal<ByteBuffer> keys = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN));
+            ThreadLocal<ByteBuffer> values = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(VALUE));
+            long puts = timedPuts(threads, seconds, key -> {
+                ByteBuffer k = keys.get().clear().putLong(0, key);
+                try (org.lmdbjava.Txn<ByteBuffer> txn = env.txnWrite()) {
+                    db.put(txn, k, values.get().clear());
+                    txn.commit();
+                }
+            });
             row(table, threads + " threads of single puts, each durable on return, LMDB on the disk (a write "
-                    + "transaction per put, default sync)", String.format(Locale.ROOT, "%.0f puts/s", ops.get() / (double) seconds));
+                    + "transaction per put, default sync)", String.format(Locale.ROOT, "%.0f puts/s", puts / (double) seconds));
         }
         clean(dir);
     }
