@@ -21,7 +21,7 @@ import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
 import org.gphash.format.Geometry;
 import org.gphash.format.PoolHeader;
-import org.gphash.persistence.PoolFile;
+import org.gphash.persistence.PathRefusals;
 
 /**
  * The manifest of a sharded index: the file {@value #FILE_NAME} in its directory, saying how many
@@ -193,7 +193,7 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
      */
     public static ShardManifest read(Path dir) {
         Path file = dir.resolve(FILE_NAME);
-        String dirRefusal = PoolFile.directoryRefusal(dir);
+        String dirRefusal = PathRefusals.ofIndexDirectory(dir);
         if (dirRefusal != null) {
             throw new PoolIoException("cannot open sharded index " + dir + ": " + dirRefusal + "; nothing was changed");
         }
@@ -205,7 +205,7 @@ public record ShardManifest(int shards, long seed, Geometry geometry, long creat
         }
         // Checked before it is read: a FIFO would block the read for ever (issue 52), and the manifest
         // decides where every key lives, so only its owner may write it.
-        String fileRefusal = PoolFile.openRefusal(file);
+        String fileRefusal = PathRefusals.ofPoolFile(file);
         if (fileRefusal != null) {
             throw new PoolIoException("cannot open sharded index " + dir + ": its " + FILE_NAME + ": "
                     + fileRefusal.replace("pools are owner-only", "a manifest is owner-only").replace(", which open refuses "

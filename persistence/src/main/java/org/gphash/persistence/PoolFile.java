@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.SecureRandom;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,7 +21,6 @@ import org.gphash.error.PoolExistsException;
 import org.gphash.error.PoolIoException;
 import org.gphash.error.PoolLockedException;
 import org.gphash.error.PoolSpaceException;
-import org.gphash.posix.LibC;
 
 /**
  * One pool file, opened exclusively and mapped read-write as a single {@link MemorySegment}.
@@ -260,62 +258,6 @@ public final class PoolFile implements AutoCloseable {
      */
     public static PoolFile open(Path path, boolean preferJdkPersist, boolean followSymlinks) {
         return openLocked(path, preferJdkPersist, false, followSymlinks);
-    }
-
-    /**
-     * Why {@link #open} (with symbolic links refused, as by default) would refuse the file at
-     * {@code path} before reading it, or null: a symbolic link, not a regular file, another user's
-     * file, or one that group or others may write. For tools that open read-only, where these
-     * checks do not apply, so that they can say what open would say (issue 28: {@code check} called
-     * sound a group-writable pool that open refuses).
-     */
-    public static String openRefusal(Path path) {
-        Path absolute = path.toAbsolutePath().normalize();
-        try {
-            if (Files.isSymbolicLink(absolute)) {
-                return "it is a symbolic link, which open refuses unless followSymlinks(true) is set";
-            }
-            Map<String, Object> a = Files.readAttributes(absolute, "unix:uid,mode",
-                    LinkOption.NOFOLLOW_LINKS);
-            int mode = (Integer) a.get("mode");
-            String type = PoolLock.typeRefusal(mode);
-            return type != null ? type : PoolLock.ownerRefusal((Integer) a.get("uid"), mode);
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            return null;  // no POSIX attributes here (or no file): open says what it finds
-        }
-    }
-
-    /**
-     * Why the directory of a sharded index at {@code dir} must not be used, or null: a symbolic link,
-     * not a directory, another user's, or one that group or others may write (anyone who can write it
-     * can swap its shard files or its manifest: issue 52). The directory's counterpart of
-     * {@link #openRefusal}.
-     */
-    public static String directoryRefusal(Path dir) {
-        Path absolute = dir.toAbsolutePath().normalize();
-        try {
-            if (Files.isSymbolicLink(absolute)) {
-                return "it is a symbolic link; open the directory it points to";
-            }
-            Map<String, Object> a = Files.readAttributes(absolute, "unix:uid,mode",
-                    LinkOption.NOFOLLOW_LINKS);
-            int mode = (Integer) a.get("mode");
-            if ((mode & 0170000) != 0040000) {
-                return "it is not a directory";
-            }
-            int owner = (Integer) a.get("uid");
-            int me = LibC.getuid();
-            if (owner != me) {
-                return "it belongs to user " + owner + ", not to this user (" + me + "); an index is opened only by its owner";
-            }
-            if ((mode & 022) != 0) {
-                return "group or others may write it (mode " + String.format("%04o", mode & 07777) + "), and so swap its "
-                        + "shards or its manifest; an index's directory is owner-only: chmod 700 it first";
-            }
-            return null;
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            return null;  // no POSIX attributes here (or no directory): open says what it finds
-        }
     }
 
     /**

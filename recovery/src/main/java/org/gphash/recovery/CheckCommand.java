@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import org.gphash.journal.JournalCheck;
-import org.gphash.persistence.PoolFile;
+import org.gphash.persistence.PathRefusals;
 import org.gphash.shard.ShardManifest;
 import org.gphash.shard.ShardedIndexes;
 
@@ -156,7 +156,7 @@ final class CheckCommand implements Callable<Integer> {
 
     private PoolReport checkPool(Path pool) {
         PoolReport report = PoolScanner.scan(pool, json ? Progress.NONE : Progress.forTerminal(), deep);
-        String refusal = PoolFile.openRefusal(pool);
+        String refusal = PathRefusals.ofPoolFile(pool);
         if (refusal != null) {
             report.findings().add(Problem.OPEN_REFUSES, "pool " + pool.toAbsolutePath() + ": " + refusal);
         }
