@@ -163,8 +163,7 @@ public final class ShardedIndexes implements ShardedIndexFactory {
     public Engine open(GPHashConfig config, EngineFactory factory) {
         long started = System.nanoTime();
         Path dir = config.path();
-        ShardManifest read = checkBeforeOpen(dir, config);
-        ShardManifest checked = nextEpoch(dir, read);
+        ShardManifest checked = checkBeforeOpen(dir, config);
         int visible = factory.visibleDevices();
         ExecutorService workers = ShardedEngine.newWorkers(dir);
         try {
@@ -200,24 +199,6 @@ public final class ShardedIndexes implements ShardedIndexFactory {
         });
         raised.write(dir);
         return raised;
-    }
-
-    /**
-     * The manifest this open raises the epoch to, read from the shards before they are opened: one past
-     * every epoch a shard or the manifest has (a crash may have left shards one ahead), and for a
-     * version 1 manifest an identity (the one its shards carry where an earlier upgrade was interrupted).
-     */
-    private static ShardManifest nextEpoch(Path dir, ShardManifest manifest) {
-        long id = manifest.indexId();
-        long epoch = manifest.epoch();
-        for (int s = 0; s < manifest.shards(); s++) {
-            PoolHeader.ShardMembership m = membershipOf(ShardManifest.shardPath(dir, s));
-            if (m != null) {
-                id = id == 0 ? m.indexId() : id;
-                epoch = Math.max(epoch, m.epoch());
-            }
-        }
-        return manifest.at(id == 0 ? nonZeroRandom() : id, epoch + 1);
     }
 
     private static PoolHeader.ShardMembership membershipOf(Path pool) {
@@ -257,8 +238,9 @@ public final class ShardedIndexes implements ShardedIndexFactory {
     }
 
     /**
-     * The manifest of {@code dir}, once it and every shard pool's header (read-only) agree with each
-     * other and with the geometry {@code config} names; else the refusal, nothing written.
+     * The manifest of {@code dir} at the epoch this open raises it to, once it and every shard pool's
+     * header (read-only) agree with each other and with the geometry {@code config} names; else the
+     * refusal, nothing written.
      */
     static ShardManifest checkBeforeOpen(Path dir, GPHashConfig config) {
         ShardManifest manifest = ShardManifest.read(dir);
@@ -273,10 +255,19 @@ public final class ShardedIndexes implements ShardedIndexFactory {
         mismatch(dir, "levels", config.levels(), g.levels());
         mismatch(dir, "hashes", config.hashes(), g.hashes());
         mismatch(dir, "slotsPerBucket", config.slotsPerBucket(), g.slotsPerBucket());
+        // The epoch this open raises the index to: one past every epoch a shard or the manifest has (a
+        // crash may have left shards one ahead); for a version 1 manifest also an identity (the one its
+        // shards carry where an earlier upgrade was interrupted).
+        long id = manifest.indexId();
+        long epoch = manifest.epoch();
         for (int s = 0; s < manifest.shards(); s++) {
-            checkShard(dir, manifest, s);
+            PoolHeader.ShardMembership m = checkShard(dir, manifest, s);
+            if (m != null) {
+                id = id == 0 ? m.indexId() : id;
+                epoch = Math.max(epoch, m.epoch());
+            }
         }
-        return manifest;
+        return manifest.at(id == 0 ? nonZeroRandom() : id, epoch + 1);
     }
 
     /**
@@ -287,9 +278,10 @@ public final class ShardedIndexes implements ShardedIndexFactory {
      * @param manifest its manifest
      * @param s        the shard
      * @throws PoolIoException when the pool is missing or cannot be read
+     * @return what the shard's header says of its place in the index (null for a shard of a version 1 index)
      * @throws PoolFormatException when it is another pool (another index's or another shard's) or has another geometry
      */
-    public static void checkShard(Path dir, ShardManifest manifest, int s) {
+    public static PoolHeader.ShardMembership checkShard(Path dir, ShardManifest manifest, int s) {
         Path pool = ShardManifest.shardPath(dir, s);
         if (!Files.exists(pool, LinkOption.NOFOLLOW_LINKS)) {
             throw new PoolIoException("cannot open sharded index " + dir + ": shard " + s + " (" + pool.getFileName()
@@ -310,6 +302,7 @@ public final class ShardedIndexes implements ShardedIndexFactory {
                     + " has geometry " + h.geometry() + "; the manifest says " + manifest.geometry());
         }
         checkMembership(dir, manifest, s, pool, h.membership());
+        return h.membership();
     }
 
     /**
