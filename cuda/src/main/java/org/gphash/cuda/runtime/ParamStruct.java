@@ -103,8 +103,9 @@ public final class ParamStruct {
 
         /** {@return the struct's bytes, little-endian} */
         public byte[] bytes() {
+            requireAllSet();
             ByteBuffer b = ByteBuffer.allocate(words * 8).order(ByteOrder.LITTLE_ENDIAN);
-            for (long v : words()) {
+            for (long v : values) {
                 b.putLong(v);
             }
             return b.array();
@@ -112,12 +113,16 @@ public final class ParamStruct {
 
         /** {@return the struct's words in order, for a caller that writes them into memory itself} */
         public long[] words() {
+            requireAllSet();
+            return values;  // the writer is used once: its array is handed over, not copied
+        }
+
+        private void requireAllSet() {
             for (int w = 0; w < words; w++) {
                 if (!set[w]) {
                     throw new IllegalStateException(cudaName + ": word " + w + " (of " + fields + ") was not set");
                 }
             }
-            return values.clone();
         }
     }
 }
