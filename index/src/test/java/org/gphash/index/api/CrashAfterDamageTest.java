@@ -122,9 +122,11 @@ class CrashAfterDamageTest {
         index.engine().abandon();  // a crash: no clean shutdown
     }
 
-    private static void assertRefusedAndReported(Path p) {
+    private static void assertRefusedAndReported(Path p) throws IOException {
+        byte[] before = java.nio.file.Files.readAllBytes(p);
         for (int attempt = 0; attempt < 2; attempt++) {   // a refused open writes nothing: the second refuses too
             PoolFormatException e = assertThrows(PoolFormatException.class, () -> GPHashIndex.builder(p).open());
+            assertArrayEquals(before, java.nio.file.Files.readAllBytes(p), "a refused open wrote to the pool");
             assertEquals(PoolFormatException.Reason.DAMAGE_BEYOND_CRASH, e.reason(), e.getMessage());
             assertTrue(e.getMessage().contains("no operation reached"), e.getMessage());
         }
