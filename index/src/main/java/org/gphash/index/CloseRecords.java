@@ -46,13 +46,13 @@ final class CloseRecords {
      * flag. Null where nothing is left to protect (every region already checked): then it is retired.
      */
     private static PoolHeader.CloseRecordRef keep(Table table) {
-        PoolFile file = table.file;
         RegionCheck regions = table.regions;
-        PoolHeader h = table.headers.current();
-        int n = new TableDigest(h).regions();
         if (regions == null) {
             return null;
         }
+        PoolFile file = table.file;
+        PoolHeader h = table.headers.current();
+        int n = regions.digest().regions();
         PoolHeader.CloseRecordRef opened = CloseRecord.reopen(file.segment(), h, n);
         regions.keepTouchedAt(CloseRecord.touchedOffset(opened, n));
         file.persister().persist(file.segment(), opened.offset(), opened.length());
