@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 import org.gphash.Backend;
 import org.gphash.Batch;
@@ -217,7 +218,7 @@ public final class JournalBench {
      * {@code threads} threads putting random keys of 1 to 2^20 through {@code put} for {@code seconds};
      * returns the puts made.
      */
-    private static long timedPuts(int threads, int seconds, java.util.function.LongConsumer put) throws InterruptedException {
+    private static long timedPuts(int threads, int seconds, LongConsumer put) throws InterruptedException {
         AtomicLong ops = new AtomicLong();
         long end = System.nanoTime() + seconds * 1_000_000_000L;
         List<Thread> ts = new ArrayList<>();
