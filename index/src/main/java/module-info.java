@@ -10,7 +10,7 @@ module org.gphash.index {
     requires static jdk.jfr;
 
     exports org.gphash.index to org.gphash.cuda, org.gphash.recovery, org.gphash.bench;
-    exports org.gphash.shard to org.gphash.cuda, org.gphash.recovery, org.gphash.bench;
+    exports org.gphash.shard to org.gphash.cuda, org.gphash.recovery, org.gphash.bench, org.gphash.cluster;
 
     provides org.gphash.spi.EngineFactory with org.gphash.index.CpuEngineFactory;
     provides org.gphash.spi.ShardedIndexFactory with org.gphash.shard.ShardedIndexes;

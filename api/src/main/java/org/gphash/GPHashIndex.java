@@ -96,6 +96,28 @@ public final class GPHashIndex implements AutoCloseable {
     }
 
     /**
+     * An index over an engine that a module outside this one made, such as the cluster client of
+     * gphash-cluster ({@code GPHashCluster.client(manifest).connect()}), so that the single calls,
+     * batches, typed map and cursors of this class work over it. The index owns the engine and
+     * closes it; {@code config} gives the key and value sizes (the engine's, or 0), the front
+     * end's settings (coalescing, recorded stats) and the path the index reports.
+     *
+     * @param engine the engine
+     * @param config the index's settings
+     * @return the index
+     */
+    public static GPHashIndex overEngine(Engine engine, GPHashConfig config) {
+        Objects.requireNonNull(engine, "engine");
+        if (config.keySize() != 0 && engine.geometry().keySize() != config.keySize()
+                || config.valueSize() != 0 && engine.geometry().valueSize() != config.valueSize()) {
+            throw new PoolConfigMismatchException("the engine holds " + engine.geometry().keySize() + "-byte keys and "
+                    + engine.geometry().valueSize() + "-byte values; the configuration says " + config.keySize() + " and "
+                    + config.valueSize());
+        }
+        return new GPHashIndex(engine, config, Builder.frontEnds(), false);
+    }
+
+    /**
      * A builder holding every setting of {@code config}: for applications that keep configurations,
      * and for what only a configuration carries (the SPI's crash hook,
      * {@link GPHashConfig#withCrashHook}). Its {@link Builder#config()} equals {@code config}.

@@ -1,5 +1,7 @@
 package org.gphash;
 
+import java.io.Serializable;
+
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.persistence.PersistenceMode;
 
@@ -27,7 +29,7 @@ import org.gphash.persistence.PersistenceMode;
 public record IndexStats(long size, long capacity, double loadFactor, int levels, int topLevelLog2, long resizes,
                          long heapGrowths, long valueBlocks, long valueBlocksFree, long pendingReclamation,
                          long fileBytes, PersistenceMode persistenceMode, Backend backend, RecoveryReport lastRecovery,
-                         BktCacheStats bucketCache, String indexPlacement) {
+                         BktCacheStats bucketCache, String indexPlacement) implements Serializable {
 
     /**
      * These figures with the engine's cache figures.

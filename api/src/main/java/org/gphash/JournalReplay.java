@@ -1,5 +1,6 @@
 package org.gphash;
 
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -23,7 +24,7 @@ import java.util.Objects;
  */
 public record JournalReplay(boolean rebuilt, String why, String checkpoint, long checkpointSeq, long checkpointEntries,
                             long recordsReplayed, long operationsReplayed, long lastSeq, String cut, Duration checkpointLoad,
-                            Duration duration) {
+                            Duration duration) implements Serializable {
 
     /** For an index without a journal. */
     public static final JournalReplay NONE = new JournalReplay(false, "no journal", "", 0, 0, 0, 0, -1, "", Duration.ZERO,

@@ -1,5 +1,6 @@
 package org.gphash;
 
+import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -28,7 +29,8 @@ import java.util.Objects;
 public record RecoveryReport(boolean previousShutdownClean, boolean headerCopyRepaired, long insertSlotsCleared,
                              long tornSlotsCleared, long duplicatesRemoved, boolean resizeResumed, long itemsRehashed,
                              long items, long valueBlocksInUse, long valueBlocksFree, long trailingBytesIgnored,
-                             Duration duration, boolean fromCloseRecord, JournalReplay journal) {
+                             Duration duration, boolean fromCloseRecord, JournalReplay journal)
+        implements Serializable {
 
     /** Checks that the journal's part is given ({@link JournalReplay#NONE} for none). */
     public RecoveryReport {

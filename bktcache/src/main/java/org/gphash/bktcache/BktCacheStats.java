@@ -1,5 +1,6 @@
 package org.gphash.bktcache;
 
+import java.io.Serializable;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.List;
@@ -31,7 +32,7 @@ public record BktCacheStats(
         long reloads,
         long lastReloadNanos,
         long totalReloadNanos,
-        long abandonedFetches) {
+        long abandonedFetches) implements Serializable {
 
     private static final BktCacheStats DISABLED = new BktCacheStats(CachePolicy.LFU, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 

@@ -9,7 +9,7 @@ import org.gphash.RecoveryReport;
 import org.gphash.bktcache.BktCacheStats;
 
 /** A sharded index's figures: the shards' summed, or taken from the largest where a sum means nothing. */
-final class ShardTotals {
+public final class ShardTotals {
 
     private ShardTotals() {
     }
@@ -19,7 +19,7 @@ final class ShardTotals {
      * largest shard's, BktCache's figures shard 0's (each shard's are in {@code shardStats}), the
      * placement every shard's, and {@code recovery} as the last recovery.
      */
-    static IndexStats stats(List<IndexStats> shards, RecoveryReport recovery) {
+    public static IndexStats stats(List<IndexStats> shards, RecoveryReport recovery) {
         long size = 0;
         long capacity = 0;
         long resizes = 0;
@@ -55,7 +55,7 @@ final class ShardTotals {
      * shutdown and trusted close records only where every shard's was), and {@code openTime} as the
      * duration (the shards recover at once).
      */
-    static RecoveryReport recovery(List<RecoveryReport> shards, Duration openTime) {
+    public static RecoveryReport recovery(List<RecoveryReport> shards, Duration openTime) {
         boolean clean = true;
         boolean headerRepaired = false;
         boolean resumed = false;

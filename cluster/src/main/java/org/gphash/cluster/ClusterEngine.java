@@ -1,0 +1,500 @@
+package org.gphash.cluster;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.EntryChunk;
+import org.gphash.IndexStats;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.RecoveryReport;
+import org.gphash.format.Geometry;
+import org.gphash.shard.ShardFunction;
+import org.gphash.shard.ShardTotals;
+import org.gphash.spi.Engine;
+import org.gphash.spi.ScanState;
+
+/**
+ * The client's engine of a cluster index: the {@link Engine} contract over the nodes of a cluster,
+ * so that {@code GPHashIndex}, its typed map and its cursors work on a cluster as on one host.
+ *
+ * <p>A batch is split by shard ({@link ShardFunction} of the manifest's seed, as the sharded index on
+ * one host splits it), each shard's part is sent to its node as one message with its columns in bulk
+ * ({@link PartCall}), the parts run at once on their nodes, and the outcomes are put back in the
+ * caller's order. The split keeps each key's operations in batch order, and a node runs a part as a
+ * batch, so what a node's engine promises about one key's operations holds for the cluster.
+ *
+ * <p>When a shard's node is down, or fails while running its part, the other parts still run to the
+ * end, and the batch then throws {@link ShardsUnavailableException} naming the shards whose parts did
+ * not run; their operations stay {@code NOT_APPLIED} in the caller's result. A single call whose shard
+ * is down throws the same exception.
+ */
+final class ClusterEngine implements Engine {
+
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final boolean[] HAS_VALUE = new boolean[OpKind.values().length];
+    private static final boolean[] CONDITIONAL = new boolean[OpKind.values().length];
+    private static final byte[] NONE = new byte[0];
+
+    static {
+        for (OpKind k : OpKind.values()) {
+            HAS_VALUE[k.ordinal()] = k.hasValue();
+            CONDITIONAL[k.ordinal()] = k.isConditional();
+        }
+    }
+
+    private final ClusterManifest manifest;
+    private final NodeTransport transport;
+    private final ShardFunction function;
+    private final int shards;
+    private final int keySize;
+    private final int valueSize;
+    private final Geometry geometry;
+    private final boolean ordersOperationsOnAKey;
+    private final LongAdder splitNanos = new LongAdder();
+    private final LongAdder remoteNanos = new LongAdder();
+    private final LongAdder mergeNanos = new LongAdder();
+    private final LongAdder batches = new LongAdder();
+
+    /**
+     * An engine over the cluster {@code transport} reaches; asks the nodes up for their geometry.
+     *
+     * @throws ShardsUnavailableException when no node answers
+     */
+    ClusterEngine(ClusterManifest manifest, NodeTransport transport) {
+        this.manifest = manifest;
+        this.transport = transport;
+        this.function = manifest.function();
+        this.shards = manifest.shards();
+        this.keySize = manifest.keySize();
+        this.valueSize = manifest.valueSize();
+        NodeFigures any = null;
+        boolean ordered = true;
+        Throwable last = null;
+        for (int s = 0; s < shards; s++) {
+            try {
+                NodeFigures f = transport.call(s, new FiguresCall(manifest.id(), s, false)).get();
+                any = any == null ? f : any;
+                ordered &= f.ordersOperationsOnAKey;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while connecting to cluster " + manifest.name(), e);
+            } catch (ExecutionException e) {
+                last = e.getCause();
+            }
+        }
+        if (any == null) {
+            throw new ShardsUnavailableException(allShards(), "no node of cluster " + manifest.name() + " answered", null, last);
+        }
+        Geometry g = any.geometry();
+        if (g.keySize() != keySize || g.valueSize() != valueSize) {
+            throw new ClusterRefusedException("the nodes of cluster " + manifest.name() + " hold " + g.keySize() + "-byte keys and "
+                    + g.valueSize() + "-byte values; the manifest says " + keySize + " and " + valueSize);
+        }
+        this.geometry = g;
+        this.ordersOperationsOnAKey = ordered;
+    }
+
+    private List<Integer> allShards() {
+        List<Integer> all = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            all.add(s);
+        }
+        return all;
+    }
+
+    /** {@return the cluster's manifest} */
+    ClusterManifest manifest() {
+        return manifest;
+    }
+
+    @Override
+    public Geometry geometry() {
+        return geometry;
+    }
+
+    // ------------------------------------------------------------------ batches
+
+    /** One batch's split: per shard, the positions of its operations and its message. */
+    private record Split(int[][] positions, PartCall[] parts) {
+    }
+
+    @Override
+    public void execute(Batch batch, BatchResult result) {
+        int n = batch.size();
+        result.reset(n);
+        if (n == 0) {
+            return;
+        }
+        batch.validate();
+        long t0 = System.nanoTime();
+        Split split = split(batch);
+        long t1 = System.nanoTime();
+        @SuppressWarnings("unchecked")
+        CompletableFuture<PartReply>[] replies = new CompletableFuture[shards];
+        for (int s = 0; s < shards; s++) {
+            if (split.parts[s] != null) {
+                replies[s] = transport.call(s, split.parts[s]);
+            }
+        }
+        List<Integer> failed = new ArrayList<>();
+        StringBuilder why = new StringBuilder();
+        Throwable first = null;
+        long remote = 0;
+        long merge = 0;
+        for (int s = 0; s < shards; s++) {
+            if (replies[s] == null) {
+                continue;
+            }
+            long w0 = System.nanoTime();
+            PartReply reply;
+            try {
+                reply = replies[s].join();
+            } catch (CompletionException | CancellationException e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                failed.add(s);
+                why.append(failed.size() > 1 ? "; " : "").append(describe(s, cause));
+                first = first == null ? cause : first;
+                remote += System.nanoTime() - w0;
+                continue;
+            }
+            long w1 = System.nanoTime();
+            remote += w1 - w0;
+            mergeBack(reply, split.positions[s], result);
+            merge += System.nanoTime() - w1;
+            if (reply.failure != null) {
+                failed.add(s);
+                why.append(failed.size() > 1 ? "; " : "").append("node ").append(nodeName(s)).append(" stopped its part: ")
+                        .append(reply.failure);
+            }
+        }
+        splitNanos.add(t1 - t0);
+        remoteNanos.add(remote);
+        mergeNanos.add(merge);
+        batches.increment();
+        if (!failed.isEmpty()) {
+            throw new ShardsUnavailableException(failed, why.toString(), result, first);
+        }
+    }
+
+    private String nodeName(int shard) {
+        return manifest.nodes().get(shard).name();
+    }
+
+    private String describe(int shard, Throwable cause) {
+        ClusterManifest.Node node = manifest.nodes().get(shard);
+        return "shard " + shard + " (node " + node.name() + " at " + node.address() + "): "
+                + (cause instanceof NodeUnavailableException ? cause.getMessage() : cause.getClass().getSimpleName() + ": "
+                + cause.getMessage());
+    }
+
+    /** Each operation's shard, then each shard's columns packed and its operations' positions. */
+    private Split split(Batch batch) {
+        int n = batch.size();
+        MemorySegment kinds = batch.kinds();
+        MemorySegment keys = batch.keys();
+        MemorySegment values = batch.values();
+        boolean conditional = batch.hasConditionalOperations();
+        MemorySegment expected = conditional ? batch.expectedValues() : null;
+        int ks = keySize;
+        int vs = valueSize;
+        byte[] shardOf = new byte[n];
+        int[] count = new int[shards];
+        long[] valueBytes = new long[shards];
+        long[] expectedBytes = new long[shards];
+        for (int i = 0; i < n; i++) {
+            int s = function.shardOf(keys, (long) i * ks, ks);
+            shardOf[i] = (byte) s;
+            count[s]++;
+            int k = kinds.get(ValueLayout.JAVA_BYTE, i);
+            if (HAS_VALUE[k]) {
+                valueBytes[s] += vs;
+            }
+            if (CONDITIONAL[k]) {
+                expectedBytes[s] += vs;
+            }
+        }
+        int[][] positions = new int[shards][];
+        PartCall[] parts = new PartCall[shards];
+        MemorySegment[] partKeys = new MemorySegment[shards];
+        MemorySegment[] partValues = new MemorySegment[shards];
+        MemorySegment[] partExpected = new MemorySegment[shards];
+        long[] valueAt = new long[shards];
+        long[] expectedAt = new long[shards];
+        int[] next = new int[shards];
+        for (int s = 0; s < shards; s++) {
+            if (count[s] == 0) {
+                continue;
+            }
+            positions[s] = new int[count[s]];
+            PartCall p = new PartCall(manifest.id(), s, count[s], new byte[count[s]], new byte[Math.multiplyExact(count[s], ks)],
+                    valueBytes[s] == 0 ? NONE : new byte[Math.toIntExact(valueBytes[s])],
+                    expectedBytes[s] == 0 ? NONE : new byte[Math.toIntExact(expectedBytes[s])]);
+            parts[s] = p;
+            partKeys[s] = MemorySegment.ofArray(p.keys);
+            partValues[s] = MemorySegment.ofArray(p.values);
+            partExpected[s] = MemorySegment.ofArray(p.expected);
+        }
+        for (int i = 0; i < n; i++) {
+            int s = shardOf[i] & 0xFF;
+            int j = next[s]++;
+            positions[s][j] = i;
+            byte k = kinds.get(ValueLayout.JAVA_BYTE, i);
+            parts[s].kinds[j] = k;
+            if (ks == 8) {
+                partKeys[s].set(LONG, (long) j * 8, keys.get(LONG, (long) i * 8));
+            } else {
+                MemorySegment.copy(keys, (long) i * ks, partKeys[s], (long) j * ks, ks);
+            }
+            if (HAS_VALUE[k]) {
+                MemorySegment.copy(values, (long) i * vs, partValues[s], valueAt[s], vs);
+                valueAt[s] += vs;
+            }
+            if (CONDITIONAL[k]) {
+                MemorySegment.copy(expected, (long) i * vs, partExpected[s], expectedAt[s], vs);
+                expectedAt[s] += vs;
+            }
+        }
+        return new Split(positions, parts);
+    }
+
+    /** A part's outcomes to their operations' positions, and the values they carry. */
+    private void mergeBack(PartReply reply, int[] positions, BatchResult result) {
+        MemorySegment codes = result.outcomeCodes();
+        MemorySegment values = result.values();
+        MemorySegment packed = MemorySegment.ofArray(reply.values);
+        byte found = Outcome.FOUND.code();
+        byte replaced = Outcome.REPLACED.code();
+        int vs = valueSize;
+        long at = 0;
+        int m = Math.min(positions.length, reply.codes.length);
+        for (int j = 0; j < m; j++) {
+            int i = positions[j];
+            byte code = reply.codes[j];
+            codes.set(ValueLayout.JAVA_BYTE, i, code);
+            if ((code == found || code == replaced) && at + vs <= reply.values.length) {
+                MemorySegment.copy(packed, at, values, (long) i * vs, vs);
+                at += vs;
+            }
+        }
+    }
+
+    /**
+     * Where the batches' time went since the last reset, summed over batches: splitting them into
+     * parts, waiting for the nodes' replies (the network both ways, serialization, and the nodes'
+     * runs), and putting the outcomes back; then the number of batches. For the cluster benchmark.
+     *
+     * @param reset whether to start counting again
+     * @return split, remote and merge nanoseconds, and batches
+     */
+    long[] stageNanos(boolean reset) {
+        LongAdder[] all = {splitNanos, remoteNanos, mergeNanos, batches};
+        long[] v = new long[all.length];
+        for (int i = 0; i < all.length; i++) {
+            v[i] = reset ? all[i].sumThenReset() : all[i].sum();
+        }
+        return v;
+    }
+
+    // ------------------------------------------------------------------ single calls
+
+    /** One operation as a part of one: a message to its shard's node. */
+    private Outcome one(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected, MemorySegment valueOut) {
+        int s = function.shardOf(key, 0, keySize);
+        byte[] keyBytes = key.asSlice(0, keySize).toArray(ValueLayout.JAVA_BYTE);
+        byte[] valueBytes = kind.hasValue() ? value.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE) : NONE;
+        byte[] expectedBytes = kind.isConditional() ? expected.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE) : NONE;
+        PartReply reply;
+        try {
+            reply = transport.call(s, new PartCall(manifest.id(), s, 1, new byte[] {(byte) kind.ordinal()}, keyBytes,
+                    valueBytes, expectedBytes)).join();
+        } catch (CompletionException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new ShardsUnavailableException(List.of(s), describe(s, cause), null, cause);
+        }
+        if (reply.failure != null) {
+            throw new ShardsUnavailableException(List.of(s), "node " + nodeName(s) + ": " + reply.failure, null, null);
+        }
+        Outcome outcome = Outcome.ofCode(reply.codes[0]);
+        if (valueOut != null && reply.values.length == valueSize) {
+            MemorySegment.copy(MemorySegment.ofArray(reply.values), 0, valueOut, 0, valueSize);
+        }
+        return outcome;
+    }
+
+    @Override
+    public Outcome get(MemorySegment key, MemorySegment valueOut) {
+        return one(OpKind.GET, key, null, null, valueOut);
+    }
+
+    @Override
+    public Outcome put(MemorySegment key, MemorySegment value) {
+        return one(OpKind.PUT, key, value, null, null);
+    }
+
+    @Override
+    public Outcome insert(MemorySegment key, MemorySegment value) {
+        return one(OpKind.INSERT, key, value, null, null);
+    }
+
+    @Override
+    public Outcome update(MemorySegment key, MemorySegment value) {
+        return one(OpKind.UPDATE, key, value, null, null);
+    }
+
+    @Override
+    public Outcome delete(MemorySegment key) {
+        return one(OpKind.DELETE, key, null, null, null);
+    }
+
+    @Override
+    public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
+        return one(OpKind.COMPARE_AND_SET, key, value, expected, null);
+    }
+
+    @Override
+    public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        return one(OpKind.COMPARE_AND_DELETE, key, null, expected, null);
+    }
+
+    @Override
+    public boolean ordersOperationsOnAKey() {
+        return ordersOperationsOnAKey;
+    }
+
+    // ------------------------------------------------------------------ figures, scans, the rest
+
+    /** Every node's figures, in shard order; with {@code sync}, after each made what it holds durable. */
+    private List<NodeFigures> figures(boolean sync) {
+        List<CompletableFuture<NodeFigures>> all = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            all.add(transport.call(s, new FiguresCall(manifest.id(), s, sync)));
+        }
+        List<NodeFigures> out = new ArrayList<>();
+        List<Integer> failed = new ArrayList<>();
+        StringBuilder why = new StringBuilder();
+        Throwable first = null;
+        for (int s = 0; s < shards; s++) {
+            try {
+                out.add(all.get(s).join());
+            } catch (CompletionException e) {
+                failed.add(s);
+                why.append(failed.size() > 1 ? "; " : "").append(describe(s, e.getCause()));
+                first = first == null ? e.getCause() : first;
+            }
+        }
+        if (!failed.isEmpty()) {
+            throw new ShardsUnavailableException(failed, why.toString(), null, first);
+        }
+        return out;
+    }
+
+    @Override
+    public List<IndexStats> shardStats() {
+        List<IndexStats> all = new ArrayList<>();
+        figures(false).forEach(f -> all.add(f.stats));
+        return all;
+    }
+
+    @Override
+    public IndexStats stats() {
+        List<IndexStats> all = shardStats();
+        List<RecoveryReport> recoveries = new ArrayList<>();
+        all.forEach(s -> recoveries.add(s.lastRecovery()));
+        return ShardTotals.stats(all, ShardTotals.recovery(recoveries, Duration.ZERO));
+    }
+
+    @Override
+    public RecoveryReport lastRecovery() {
+        List<RecoveryReport> recoveries = new ArrayList<>();
+        shardStats().forEach(s -> recoveries.add(s.lastRecovery()));
+        return ShardTotals.recovery(recoveries, Duration.ZERO);
+    }
+
+    @Override
+    public void sync() {
+        figures(true);
+    }
+
+    /** Where a scan of the cluster stands: a shard, the node's scan of it, whether that is done. */
+    private static final class Scan implements ScanState {
+        final ClusterEngine owner;
+        int shard;
+        String id = UUID.randomUUID().toString();
+        boolean shardDone;
+
+        Scan(ClusterEngine owner) {
+            this.owner = owner;
+        }
+
+        @Override
+        public boolean done() {
+            return shardDone && shard == owner.shards - 1;
+        }
+    }
+
+    @Override
+    public ScanState startScan() {
+        return new Scan(this);
+    }
+
+    @Override
+    public void readEntries(ScanState state, EntryChunk chunk) {
+        if (!(state instanceof Scan scan) || scan.owner != this) {
+            throw new IllegalArgumentException("a scan state made by another engine (" + state + ") was passed to cluster "
+                    + manifest.name());
+        }
+        if (scan.shardDone && scan.shard + 1 < shards) {
+            scan.shard++;
+            scan.id = UUID.randomUUID().toString();
+            scan.shardDone = false;
+        }
+        chunk.clear();
+        int room = chunk.capacity();
+        ScanReply reply;
+        try {
+            reply = transport.call(scan.shard, new ScanCall(manifest.id(), scan.shard, scan.id, Math.max(1, room))).join();
+        } catch (CompletionException e) {
+            throw new ShardsUnavailableException(List.of(scan.shard), describe(scan.shard, e.getCause()), null, e.getCause());
+        }
+        MemorySegment entries = MemorySegment.ofArray(reply.entries);
+        long valuesAt = (long) reply.count * keySize;
+        for (int i = 0; i < reply.count; i++) {
+            chunk.add(entries, (long) i * keySize, valuesAt + (long) i * valueSize);
+        }
+        scan.shardDone = reply.done;
+    }
+
+    @Override
+    public void snapshot(Path target) {
+        throw new UnsupportedOperationException("a cluster index has no one directory to copy: snapshot each node's "
+                + "directory on its host ('gphash snapshot DIR TARGET' while the node runs, or a copy while it is stopped)");
+    }
+
+    @Override
+    public void close() {
+        transport.close();
+    }
+
+    @Override
+    public void abandon() {
+        transport.close();
+    }
+
+    @Override
+    public String toString() {
+        return "cluster " + manifest.name() + " (" + shards + " shards)";
+    }
+}

@@ -1,0 +1,126 @@
+package org.gphash.cluster;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+
+import org.gphash.Coalescing;
+import org.gphash.GPHashIndex;
+
+/**
+ * The client of a cluster index: a {@link GPHashIndex} whose shards are served by the cluster's
+ * nodes ({@link ClusterNode}), from a process that holds no shard. Batches, single calls, the typed
+ * map and cursors work as on one host; what differs is failure ({@link ShardsUnavailableException})
+ * and that snapshots are taken per node.
+ *
+ * <pre>{@code
+ * try (GPHashIndex index = GPHashCluster.client(Path.of("cluster.manifest")).connect()) {
+ *     index.put(42L, value);
+ * }
+ * }</pre>
+ */
+public final class GPHashCluster {
+
+    private GPHashCluster() {
+    }
+
+    /**
+     * A client of the cluster the manifest file describes.
+     *
+     * @param manifestFile the cluster's manifest (the file every node was given)
+     * @return the client's builder
+     */
+    public static Client client(Path manifestFile) {
+        return new Client(Objects.requireNonNull(manifestFile, "manifestFile"));
+    }
+
+    /** A client's settings; {@link #connect()} makes the index. */
+    public static final class Client {
+        private final Path manifestFile;
+        private Duration connectTimeout = Duration.ofSeconds(20);
+        private Coalescing coalescing = Coalescing.OFF;
+
+        private Client(Path manifestFile) {
+            this.manifestFile = manifestFile;
+        }
+
+        /**
+         * How long {@link #connect()} tries the nodes' addresses before it gives up.
+         *
+         * @param timeout 20 seconds by default
+         * @return this client
+         */
+        public Client connectTimeout(Duration timeout) {
+            this.connectTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * Whether single calls from many threads are gathered into batches (one message per node
+         * for many calls) before they travel; off by default.
+         *
+         * @param coalescing the front end's settings (needs gphash-frontend)
+         * @return this client
+         */
+        public Client coalescing(Coalescing coalescing) {
+            this.coalescing = Objects.requireNonNull(coalescing, "coalescing");
+            return this;
+        }
+
+        /**
+         * Connects: reads the manifest, joins the cluster as a client, checks that the cluster runs
+         * this manifest, and asks the nodes for their geometry.
+         *
+         * @return the index over the cluster
+         * @throws ClusterRefusedException     when the running cluster has another manifest
+         * @throws ShardsUnavailableException  when no node answers
+         */
+        public GPHashIndex connect() {
+            ClusterManifest manifest = ClusterManifest.read(manifestFile);
+            HazelcastInstance hz;
+            try {
+                hz = ClusterMembers.client(manifest, connectTimeout.toMillis());
+            } catch (RuntimeException e) {
+                throw new ShardsUnavailableException(allShards(manifest),
+                        "no node of cluster " + manifest.name() + " answered at " + addresses(manifest) + " within "
+                                + connectTimeout.toSeconds() + " s (" + e.getMessage() + ")", null, e);
+            }
+            try {
+                IMap<String, Long> facts = hz.getMap(ClusterMembers.CLUSTER_MAP);
+                Long theirs = facts.get(ClusterMembers.DIGEST_KEY);
+                if (theirs != null && theirs != manifest.digest()) {
+                    throw new ClusterRefusedException("the running cluster " + manifest.name() + " was started with another "
+                            + "manifest than " + manifestFile + " (digest " + Long.toHexString(theirs) + ", this file's "
+                            + Long.toHexString(manifest.digest()) + ")");
+                }
+                ClusterEngine engine = new ClusterEngine(manifest, new HazelcastTransport(hz, manifest));
+                return GPHashIndex.overEngine(engine, GPHashIndex.builder(manifestFile).keySize(manifest.keySize())
+                        .valueSize(manifest.valueSize()).coalescing(coalescing).config());
+            } catch (RuntimeException | Error e) {
+                hz.shutdown();
+                throw e;
+            }
+        }
+    }
+
+    private static List<Integer> allShards(ClusterManifest manifest) {
+        List<Integer> all = new ArrayList<>();
+        for (int s = 0; s < manifest.shards(); s++) {
+            all.add(s);
+        }
+        return all;
+    }
+
+    private static String addresses(ClusterManifest manifest) {
+        StringBuilder b = new StringBuilder();
+        for (ClusterManifest.Node n : manifest.nodes()) {
+            b.append(b.isEmpty() ? "" : ", ").append(n.address());
+        }
+        return b.toString();
+    }
+}

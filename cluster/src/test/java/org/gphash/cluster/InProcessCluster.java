@@ -1,0 +1,90 @@
+package org.gphash.cluster;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import com.hazelcast.internal.serialization.Data;
+import com.hazelcast.internal.serialization.SerializationService;
+import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
+
+import org.gphash.Coalescing;
+import org.gphash.GPHashIndex;
+import org.gphash.index.api.TestPools;
+
+/**
+ * A cluster without Hazelcast's members: nodes' services over CPU indexes in this JVM, reached by a
+ * transport that passes every call and reply through Hazelcast's serialization (so the messages'
+ * own writing and reading is tested too) and can take a shard's node down.
+ */
+final class InProcessCluster implements AutoCloseable {
+
+    final ClusterManifest manifest;
+    final NodeService[] nodes;
+    final Set<Integer> down = ConcurrentHashMap.newKeySet();
+    private final TestPools pools = TestPools.create();
+    private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "in-process-node");
+        t.setDaemon(true);
+        return t;
+    });
+    private final SerializationService serialization = new DefaultSerializationServiceBuilder().build();
+
+    InProcessCluster(int shards, int valueSize) {
+        List<ClusterManifest.Node> list = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            list.add(new ClusterManifest.Node("n" + s, "127.0.0.1", 6000 + s));
+        }
+        manifest = ClusterManifest.create("test", 8, valueSize, list);
+        nodes = new NodeService[shards];
+        for (int s = 0; s < shards; s++) {
+            Path dir = pools.pool("n" + s);
+            GPHashIndex index = GPHashIndex.builder(dir).keySize(8).valueSize(valueSize).shards(1).initialCapacity(4096)
+                    .create();
+            nodes[s] = new NodeService(manifest, s, index);
+            nodes[s].startServing();
+        }
+    }
+
+    /** A client's index over these nodes. */
+    GPHashIndex client() {
+        ClusterEngine engine = new ClusterEngine(manifest, new Transport());
+        return GPHashIndex.overEngine(engine, GPHashIndex.builder(pools.pool("client")).keySize(8)
+                .valueSize(manifest.valueSize()).coalescing(Coalescing.OFF).config());
+    }
+
+    private final class Transport implements NodeTransport {
+        @Override
+        public <R> CompletableFuture<R> call(int shard, NodeCall<R> call) {
+            if (down.contains(shard)) {
+                return CompletableFuture.failedFuture(new NodeUnavailableException("node n" + shard + " is not in the cluster",
+                        null));
+            }
+            Data wire = serialization.toData(call);
+            return CompletableFuture.supplyAsync(() -> {
+                NodeCall<R> received = serialization.toObject(wire);
+                nodes[shard].checkCall(received.clusterId, received.shard);
+                Data reply = serialization.toData(received.runOn(nodes[shard]));
+                return serialization.<R>toObject(reply);
+            }, pool);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Override
+    public void close() {
+        for (NodeService n : nodes) {
+            n.index().close();
+        }
+        pool.shutdown();
+        pools.close();
+    }
+}
