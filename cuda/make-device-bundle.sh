@@ -19,7 +19,7 @@ rm -rf "$tests" && mkdir -p "$tests" .device-bundle
 console="$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/1.11.4/junit-platform-console-standalone-1.11.4.jar"
 [[ -f "$console" ]] || mvn -B -ntp -q dependency:get -Dartifact=org.junit.platform:junit-platform-console-standalone:1.11.4
 jars=()
-for m in native persistence bktcache api index journal frontend recovery cuda cli examples/demo bench-ycsb crashtest; do jars+=("$m/target"); done
+for m in native persistence bktcache api index journal frontend cluster recovery cuda cli examples/demo bench-ycsb crashtest; do jars+=("$m/target"); done
 # The bundle's runtime has no zip file system, so JUnit cannot scan jars: name the test classes.
 # Property tests (jqwik) check host-side logic and run in CI; the bundle carries the GPU tests and JUnit only.
 (cd cuda/target/test-classes && for f in $(find . -name '*Test.class'); do
@@ -30,7 +30,8 @@ for m in native persistence bktcache api index journal frontend recovery cuda cl
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 tar xJf .device-bundle/bundle.tar.xz -C "$tmp"
 rm -rf "$tmp/bundle/jre"
-"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.unsupported,java.xml,jdk.jfr \
+# java.se and jdk.management: the cluster's nodes run with Hazelcast's opens (NodeProcess), which name them.
+"$JAVA_HOME/bin/jlink" --add-modules java.se,jdk.management,jdk.unsupported,jdk.jfr \
     --compress=zip-6 --strip-debug --no-header-files --no-man-pages --output "$tmp/bundle/jre"
 tar -C "$tmp" -cJf .device-bundle/bundle.tar.xz bundle
 echo "make-device-bundle: runtime with jdk.jfr, $(du -h .device-bundle/bundle.tar.xz | cut -f1)"

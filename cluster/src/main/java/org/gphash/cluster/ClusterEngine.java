@@ -33,8 +33,9 @@ import org.gphash.spi.ScanState;
  * <p>A batch is split by shard ({@link ShardFunction} of the manifest's seed, as the sharded index on
  * one host splits it), each shard's part is sent to its node as one message with its columns in bulk
  * ({@link PartCall}), the parts run at once on their nodes, and the outcomes are put back in the
- * caller's order. The split keeps each key's operations in batch order, and a node runs a part as a
- * batch, so what a node's engine promises about one key's operations holds for the cluster.
+ * caller's order. The split keeps each key's operations in batch order in one message, and a node
+ * runs a message as a batch, so what a node's engine promises about one key's operations holds for
+ * the cluster. A large part travels as several messages of disjoint keys ({@link #MESSAGE_OPS}).
  *
  * <p>When a shard's node is down, or fails while running its part, the other parts still run to the
  * end, and the batch then throws {@link ShardsUnavailableException} naming the shards whose parts did
@@ -63,9 +64,11 @@ final class ClusterEngine implements Engine {
     private final int valueSize;
     private final Geometry geometry;
     private final boolean ordersOperationsOnAKey;
+    private final int messageOps;
     private final LongAdder splitNanos = new LongAdder();
     private final LongAdder remoteNanos = new LongAdder();
     private final LongAdder mergeNanos = new LongAdder();
+    private final LongAdder nodeRunNanos = new LongAdder();
     private final LongAdder batches = new LongAdder();
 
     /**
@@ -74,6 +77,12 @@ final class ClusterEngine implements Engine {
      * @throws ShardsUnavailableException when no node answers
      */
     ClusterEngine(ClusterManifest manifest, NodeTransport transport) {
+        this(manifest, transport, MESSAGE_OPS);
+    }
+
+    /** With messages of at most {@code messageOps} operations (tests split small batches into many). */
+    ClusterEngine(ClusterManifest manifest, NodeTransport transport, int messageOps) {
+        this.messageOps = messageOps;
         this.manifest = manifest;
         this.transport = transport;
         this.function = manifest.function();
@@ -127,8 +136,18 @@ final class ClusterEngine implements Engine {
 
     // ------------------------------------------------------------------ batches
 
-    /** One batch's split: per shard, the positions of its operations and its message. */
-    private record Split(int[][] positions, PartCall[] parts) {
+    /**
+     * The most operations of one message: a shard's part larger than this travels as several
+     * messages at once, each with the keys of some hash range of the shard (so no key is in two of
+     * them, and each key's operations stay in order in one), which its node runs at once. Bounded
+     * messages keep Hazelcast's buffers reusable, and the transfer of one overlaps the run of another.
+     */
+    static final int MESSAGE_OPS = 1 << 16;
+    /** An odd constant: a key's hash times it puts the hash's low bits on top, independent of the shard's. */
+    private static final long SUB_MIX = 0x9E3779B97F4A7C15L;
+
+    /** One batch's split: per message, its node's shard, its operations' positions and the message. */
+    private record Split(int[] shardOf, int[][] positions, PartCall[] parts) {
     }
 
     @Override
@@ -142,11 +161,12 @@ final class ClusterEngine implements Engine {
         long t0 = System.nanoTime();
         Split split = split(batch);
         long t1 = System.nanoTime();
+        int messages = split.parts.length;
         @SuppressWarnings("unchecked")
-        CompletableFuture<PartReply>[] replies = new CompletableFuture[shards];
-        for (int s = 0; s < shards; s++) {
-            if (split.parts[s] != null) {
-                replies[s] = transport.call(s, split.parts[s]);
+        CompletableFuture<PartReply>[] replies = new CompletableFuture[messages];
+        for (int p = 0; p < messages; p++) {
+            if (split.parts[p] != null) {
+                replies[p] = transport.call(split.shardOf[p], split.parts[p]);
             }
         }
         List<Integer> failed = new ArrayList<>();
@@ -154,37 +174,48 @@ final class ClusterEngine implements Engine {
         Throwable first = null;
         long remote = 0;
         long merge = 0;
-        for (int s = 0; s < shards; s++) {
-            if (replies[s] == null) {
+        long[] runs = new long[shards];
+        for (int p = 0; p < messages; p++) {
+            if (replies[p] == null) {
                 continue;
             }
+            int s = split.shardOf[p];
             long w0 = System.nanoTime();
             PartReply reply;
             try {
-                reply = replies[s].join();
+                reply = replies[p].join();
             } catch (CompletionException | CancellationException e) {
                 Throwable cause = e.getCause() != null ? e.getCause() : e;
-                failed.add(s);
-                why.append(failed.size() > 1 ? "; " : "").append(describe(s, cause));
+                if (!failed.contains(s)) {
+                    failed.add(s);
+                    why.append(failed.size() > 1 ? "; " : "").append(describe(s, cause));
+                }
                 first = first == null ? cause : first;
                 remote += System.nanoTime() - w0;
                 continue;
             }
             long w1 = System.nanoTime();
             remote += w1 - w0;
-            mergeBack(reply, split.positions[s], result);
+            mergeBack(reply, split.positions[p], result);
             merge += System.nanoTime() - w1;
-            if (reply.failure != null) {
+            runs[s] += reply.runNanos;
+            if (reply.failure != null && !failed.contains(s)) {
                 failed.add(s);
                 why.append(failed.size() > 1 ? "; " : "").append("node ").append(nodeName(s)).append(" stopped its part: ")
                         .append(reply.failure);
             }
         }
+        long busiest = 0;
+        for (long r : runs) {
+            busiest = Math.max(busiest, r);
+        }
         splitNanos.add(t1 - t0);
         remoteNanos.add(remote);
         mergeNanos.add(merge);
+        nodeRunNanos.add(busiest);
         batches.increment();
         if (!failed.isEmpty()) {
+            failed.sort(null);
             throw new ShardsUnavailableException(failed, why.toString(), result, first);
         }
     }
@@ -200,7 +231,11 @@ final class ClusterEngine implements Engine {
                 + cause.getMessage());
     }
 
-    /** Each operation's shard, then each shard's columns packed and its operations' positions. */
+    /**
+     * Each operation's message (its shard's, and within a shard, a hash range's when the part is
+     * split into several: {@link #MESSAGE_OPS}), then each message's columns packed and its
+     * operations' positions.
+     */
     private Split split(Batch batch) {
         int n = batch.size();
         MemorySegment kinds = batch.kinds();
@@ -210,64 +245,71 @@ final class ClusterEngine implements Engine {
         MemorySegment expected = conditional ? batch.expectedValues() : null;
         int ks = keySize;
         int vs = valueSize;
-        byte[] shardOf = new byte[n];
-        int[] count = new int[shards];
-        long[] valueBytes = new long[shards];
-        long[] expectedBytes = new long[shards];
+        // Messages per shard: the same for every shard (the hash spreads keys evenly over them).
+        int perShard = (int) Math.max(1, ((long) n + (long) shards * messageOps - 1) / ((long) shards * messageOps));
+        int messages = shards * perShard;
+        int[] messageOf = new int[n];
+        int[] count = new int[messages];
+        long[] valueBytes = new long[messages];
+        long[] expectedBytes = new long[messages];
         for (int i = 0; i < n; i++) {
-            int s = function.shardOf(keys, (long) i * ks, ks);
-            shardOf[i] = (byte) s;
-            count[s]++;
+            long h = function.hashOf(keys, (long) i * ks, ks);
+            int m = function.shardOfHash(h) * perShard + (perShard == 1 ? 0 : (int) Math.unsignedMultiplyHigh(h * SUB_MIX, perShard));
+            messageOf[i] = m;
+            count[m]++;
             int k = kinds.get(ValueLayout.JAVA_BYTE, i);
             if (HAS_VALUE[k]) {
-                valueBytes[s] += vs;
+                valueBytes[m] += vs;
             }
             if (CONDITIONAL[k]) {
-                expectedBytes[s] += vs;
+                expectedBytes[m] += vs;
             }
         }
-        int[][] positions = new int[shards][];
-        PartCall[] parts = new PartCall[shards];
-        MemorySegment[] partKeys = new MemorySegment[shards];
-        MemorySegment[] partValues = new MemorySegment[shards];
-        MemorySegment[] partExpected = new MemorySegment[shards];
-        long[] valueAt = new long[shards];
-        long[] expectedAt = new long[shards];
-        int[] next = new int[shards];
-        for (int s = 0; s < shards; s++) {
-            if (count[s] == 0) {
+        int[] shardOf = new int[messages];
+        int[][] positions = new int[messages][];
+        PartCall[] parts = new PartCall[messages];
+        MemorySegment[] partKeys = new MemorySegment[messages];
+        MemorySegment[] partValues = new MemorySegment[messages];
+        MemorySegment[] partExpected = new MemorySegment[messages];
+        long[] valueAt = new long[messages];
+        long[] expectedAt = new long[messages];
+        int[] next = new int[messages];
+        for (int m = 0; m < messages; m++) {
+            shardOf[m] = m / perShard;
+            if (count[m] == 0) {
                 continue;
             }
-            positions[s] = new int[count[s]];
-            PartCall p = new PartCall(manifest.id(), s, count[s], new byte[count[s]], new byte[Math.multiplyExact(count[s], ks)],
-                    valueBytes[s] == 0 ? NONE : new byte[Math.toIntExact(valueBytes[s])],
-                    expectedBytes[s] == 0 ? NONE : new byte[Math.toIntExact(expectedBytes[s])]);
-            parts[s] = p;
-            partKeys[s] = MemorySegment.ofArray(p.keys);
-            partValues[s] = MemorySegment.ofArray(p.values);
-            partExpected[s] = MemorySegment.ofArray(p.expected);
+            positions[m] = new int[count[m]];
+            PartCall p = new PartCall(manifest.id(), shardOf[m], count[m], new byte[count[m]],
+                    new byte[Math.multiplyExact(count[m], ks)],
+                    valueBytes[m] == 0 ? NONE : new byte[Math.toIntExact(valueBytes[m])],
+                    expectedBytes[m] == 0 ? NONE : new byte[Math.toIntExact(expectedBytes[m])]);
+            parts[m] = p;
+            partKeys[m] = MemorySegment.ofArray(p.keys);
+            partValues[m] = MemorySegment.ofArray(p.values);
+            partExpected[m] = MemorySegment.ofArray(p.expected);
         }
         for (int i = 0; i < n; i++) {
-            int s = shardOf[i] & 0xFF;
-            int j = next[s]++;
-            positions[s][j] = i;
+            int m = messageOf[i];
+            int j = next[m]++;
+            positions[m][j] = i;
             byte k = kinds.get(ValueLayout.JAVA_BYTE, i);
-            parts[s].kinds[j] = k;
+            parts[m].kinds[j] = k;
             if (ks == 8) {
-                partKeys[s].set(LONG, (long) j * 8, keys.get(LONG, (long) i * 8));
+                partKeys[m].set(LONG, (long) j * 8, keys.get(LONG, (long) i * 8));
             } else {
-                MemorySegment.copy(keys, (long) i * ks, partKeys[s], (long) j * ks, ks);
+                MemorySegment.copy(keys, (long) i * ks, partKeys[m], (long) j * ks, ks);
             }
             if (HAS_VALUE[k]) {
-                MemorySegment.copy(values, (long) i * vs, partValues[s], valueAt[s], vs);
-                valueAt[s] += vs;
+                MemorySegment.copy(values, (long) i * vs, partValues[m], valueAt[m], vs);
+                valueAt[m] += vs;
             }
             if (CONDITIONAL[k]) {
-                MemorySegment.copy(expected, (long) i * vs, partExpected[s], expectedAt[s], vs);
-                expectedAt[s] += vs;
+                MemorySegment.copy(expected, (long) i * vs, partExpected[m], expectedAt[m], vs);
+                expectedAt[m] += vs;
             }
         }
-        return new Split(positions, parts);
+        return new Split(shardOf, positions, parts);
     }
 
     /** A part's outcomes to their operations' positions, and the values they carry. */
@@ -293,19 +335,44 @@ final class ClusterEngine implements Engine {
 
     /**
      * Where the batches' time went since the last reset, summed over batches: splitting them into
-     * parts, waiting for the nodes' replies (the network both ways, serialization, and the nodes'
-     * runs), and putting the outcomes back; then the number of batches. For the cluster benchmark.
+     * parts; waiting for the nodes' replies (the network both ways, serialization, queueing, and the
+     * nodes' runs); of that wait, the longest part's run on its node's index; putting the outcomes
+     * back; and the number of batches. The nodes' figure is the busiest node's: the sum of its
+     * messages' runs on its index (they run at once, so it may exceed the wait).
      *
      * @param reset whether to start counting again
-     * @return split, remote and merge nanoseconds, and batches
+     * @return split, remote, busiest node's index time and merge nanoseconds, and batches
      */
     long[] stageNanos(boolean reset) {
-        LongAdder[] all = {splitNanos, remoteNanos, mergeNanos, batches};
+        LongAdder[] all = {splitNanos, remoteNanos, nodeRunNanos, mergeNanos, batches};
         long[] v = new long[all.length];
         for (int i = 0; i < all.length; i++) {
             v[i] = reset ? all[i].sumThenReset() : all[i].sum();
         }
         return v;
+    }
+
+    /**
+     * What the transport alone costs a batch of {@code batchOps} operations: the messages its split
+     * would send (per node, as many as {@link #execute} makes, its share of the operations, at
+     * {@code bytesPerOpOut} bytes each), all at once, each answered with {@code bytesPerOpBack} bytes
+     * an operation and nothing run; waits for all.
+     *
+     * @return the nanoseconds it took
+     */
+    long echo(int batchOps, int bytesPerOpOut, int bytesPerOpBack) {
+        int perShard = (int) Math.max(1, ((long) batchOps + (long) shards * messageOps - 1) / ((long) shards * messageOps));
+        int ops = (int) (((long) batchOps + (long) shards * perShard - 1) / ((long) shards * perShard));
+        List<CompletableFuture<byte[]>> all = new ArrayList<>();
+        long t0 = System.nanoTime();
+        for (int s = 0; s < shards; s++) {
+            for (int m = 0; m < perShard; m++) {
+                all.add(transport.call(s, new EchoCall(manifest.id(), s, new byte[Math.multiplyExact(ops, bytesPerOpOut)],
+                        Math.multiplyExact(ops, bytesPerOpBack))));
+            }
+        }
+        all.forEach(CompletableFuture::join);
+        return System.nanoTime() - t0;
     }
 
     // ------------------------------------------------------------------ single calls

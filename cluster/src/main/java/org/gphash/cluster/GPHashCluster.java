@@ -108,6 +108,38 @@ public final class GPHashCluster {
         }
     }
 
+    /**
+     * Where a cluster client's batches spent their time since the last reset (for the cluster
+     * benchmark): split, wait for the replies, the busiest node's time in its index (its messages'
+     * runs summed), merge, in nanoseconds summed over batches, then the number of batches.
+     *
+     * @param index a client's index ({@link Client#connect()})
+     * @param reset whether to start counting again
+     * @return the five figures
+     * @throws IllegalArgumentException when {@code index} is not a cluster client's
+     */
+    public static long[] batchStages(GPHashIndex index, boolean reset) {
+        if (!(index.engine() instanceof ClusterEngine engine)) {
+            throw new IllegalArgumentException(index + " is not a cluster client's index");
+        }
+        return engine.stageNanos(reset);
+    }
+
+    /**
+     * The transport alone, for the cluster benchmark: the messages a batch of {@code batchOps}
+     * operations is split into, {@code bytesPerOpOut} bytes an operation, sent at once and answered
+     * with {@code bytesPerOpBack} bytes an operation, nothing run.
+     *
+     * @param index a client's index
+     * @return the nanoseconds until every reply was in
+     */
+    public static long echo(GPHashIndex index, int batchOps, int bytesPerOpOut, int bytesPerOpBack) {
+        if (!(index.engine() instanceof ClusterEngine engine)) {
+            throw new IllegalArgumentException(index + " is not a cluster client's index");
+        }
+        return engine.echo(batchOps, bytesPerOpOut, bytesPerOpBack);
+    }
+
     private static List<Integer> allShards(ClusterManifest manifest) {
         List<Integer> all = new ArrayList<>();
         for (int s = 0; s < manifest.shards(); s++) {

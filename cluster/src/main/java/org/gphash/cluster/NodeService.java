@@ -115,12 +115,13 @@ final class NodeService {
             Batch batch = fill(s.batch(), call);
             BatchResult result = s.result();
             String failure = null;
+            long t0 = System.nanoTime();
             try {
                 index.execute(batch, result);
             } catch (RuntimeException e) {
                 failure = e.getClass().getSimpleName() + ": " + e.getMessage();
             }
-            return reply(result, n, failure);
+            return reply(result, n, failure, System.nanoTime() - t0);
         } finally {
             scratch.offer(s);
         }
@@ -182,7 +183,7 @@ final class NodeService {
     }
 
     /** The outcome codes, and the values of the outcomes that carry one, packed. */
-    private PartReply reply(BatchResult result, int n, String failure) {
+    private PartReply reply(BatchResult result, int n, String failure, long runNanos) {
         byte[] codes = new byte[n];
         MemorySegment.copy(result.outcomeCodes(), ValueLayout.JAVA_BYTE, 0, codes, 0, n);
         byte found = Outcome.FOUND.code();
@@ -205,7 +206,7 @@ final class NodeService {
                 }
             }
         }
-        return new PartReply(codes, values, failure);
+        return new PartReply(codes, values, failure, runNanos);
     }
 
     /** The index's figures; with {@code sync}, after making everything durable. */

@@ -17,15 +17,18 @@ final class PartReply implements DataSerializable {
     byte[] codes;
     byte[] values;
     String failure;
+    /** How long the node's index took to run the part, for the client's breakdown of a batch's time. */
+    long runNanos;
 
     /** For deserialization. */
     public PartReply() {
     }
 
-    PartReply(byte[] codes, byte[] values, String failure) {
+    PartReply(byte[] codes, byte[] values, String failure, long runNanos) {
         this.codes = codes;
         this.values = values;
         this.failure = failure;
+        this.runNanos = runNanos;
     }
 
     @Override
@@ -33,6 +36,7 @@ final class PartReply implements DataSerializable {
         out.writeByteArray(codes);
         out.writeByteArray(values);
         out.writeString(failure);
+        out.writeLong(runNanos);
     }
 
     @Override
@@ -40,5 +44,6 @@ final class PartReply implements DataSerializable {
         codes = in.readByteArray();
         values = in.readByteArray();
         failure = in.readString();
+        runNanos = in.readLong();
     }
 }

@@ -53,6 +53,12 @@ class ClusterEngineProperties {
     record Action(List<Op> ops, boolean single, int down) {
     }
 
+    /** Operations per message: small, so that parts travel as several messages of disjoint keys, or the default. */
+    @Provide
+    Arbitrary<Integer> messageOps() {
+        return Arbitraries.of(1, 7, 40, ClusterEngine.MESSAGE_OPS);
+    }
+
     @Provide
     Arbitrary<List<Action>> actions() {
         Arbitrary<Op> op = Combinators.combine(Arbitraries.of(OpKind.values()), Arbitraries.longs().between(0, 150),
@@ -67,8 +73,9 @@ class ClusterEngineProperties {
     }
 
     @Property(tries = 25)
-    void batchesAndSingleCallsMatchAPlainMap(@ForAll("actions") List<Action> actions) {
-        try (InProcessCluster cluster = new InProcessCluster(SHARDS, VALUE); GPHashIndex index = cluster.client()) {
+    void batchesAndSingleCallsMatchAPlainMap(@ForAll("actions") List<Action> actions,
+                                             @ForAll("messageOps") int messageOps) {
+        try (InProcessCluster cluster = new InProcessCluster(SHARDS, VALUE); GPHashIndex index = cluster.client(messageOps)) {
             PlainModel model = new PlainModel();
             int step = 0;
             for (Action a : actions) {
@@ -189,7 +196,7 @@ class ClusterEngineProperties {
 
     @Test
     void aSingleCallToADownShardNamesItAndChangesNothing() {
-        try (InProcessCluster cluster = new InProcessCluster(SHARDS, VALUE); GPHashIndex index = cluster.client()) {
+        try (InProcessCluster cluster = new InProcessCluster(SHARDS, VALUE); GPHashIndex index = cluster.client(ClusterEngine.MESSAGE_OPS)) {
             long key = 7;
             int shard = shardOf(cluster, key);
             cluster.down.add(shard);

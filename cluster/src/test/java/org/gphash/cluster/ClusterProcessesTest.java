@@ -55,7 +55,7 @@ class ClusterProcessesTest {
         manifest = ClusterManifest.create("procs", 8, VALUE, ClusterNodeTest.nodes(3));
         manifest.writeNew(manifestFile);
         for (int i = 0; i < 3; i++) {
-            NODES[i] = NodeProcess.start(manifestFile, "n" + i, pools.pool("n" + i), true);
+            NODES[i] = NodeProcess.start(manifestFile, "n" + i, pools.pool("n" + i), true, "512m");
         }
         for (NodeProcess n : NODES) {
             n.awaitServing(120);
@@ -178,7 +178,7 @@ class ClusterProcessesTest {
                     NODES[killed].kill();
                 }
                 if (round == 40) {
-                    NODES[killed] = NodeProcess.start(manifestFile, "n" + killed, pools.pool("n" + killed), false);
+                    NODES[killed] = NodeProcess.start(manifestFile, "n" + killed, pools.pool("n" + killed), false, "512m");
                     NODES[killed].awaitServing(120);
                 }
                 int n = 3000;

@@ -51,9 +51,9 @@ final class InProcessCluster implements AutoCloseable {
         }
     }
 
-    /** A client's index over these nodes. */
-    GPHashIndex client() {
-        ClusterEngine engine = new ClusterEngine(manifest, new Transport());
+    /** A client's index over these nodes; a shard's part of more than {@code messageOps} operations travels as several messages. */
+    GPHashIndex client(int messageOps) {
+        ClusterEngine engine = new ClusterEngine(manifest, new Transport(), messageOps);
         return GPHashIndex.overEngine(engine, GPHashIndex.builder(pools.pool("client")).keySize(8)
                 .valueSize(manifest.valueSize()).coalescing(Coalescing.OFF).config());
     }

@@ -59,6 +59,29 @@ public final class ShardFunction {
     }
 
     /**
+     * The keyed hash of the key at {@code offset} under this function's seed: what {@link #shardOf}
+     * takes the shard from ({@link #shardOfHash}), for callers that split a shard's keys further.
+     *
+     * @param keys    where the key lies
+     * @param offset  its first byte
+     * @param keySize its length
+     * @return the hash
+     */
+    public long hashOf(MemorySegment keys, long offset, int keySize) {
+        return hash(keys, offset, keySize, seed);
+    }
+
+    /**
+     * The shard of a key whose {@link #hashOf} is {@code hash}: the same as {@link #shardOf} of the key.
+     *
+     * @param hash the key's hash
+     * @return 0 to {@code shards() - 1}
+     */
+    public int shardOfHash(long hash) {
+        return shards == 1 ? 0 : (int) Math.unsignedMultiplyHigh(hash, shards);
+    }
+
+    /**
      * The keyed hash the shard is taken from (public for the check of the CUDA side,
      * {@code shard_hash.cuh}, against this one).
      *

@@ -26,11 +26,15 @@ import site.ycsb.Status;
  * {@code gphash.linger.us} (0), {@code gphash.maxbatch} (65536) and {@code gphash.hostcache.mb} (the
  * host read cache's size; default an eighth of the heap, at most 256; 0: none), {@code gphash.adaptive}
  * (false; true: the coalescer's adaptive wait), {@code gphash.spin.us} (50: how long callers and the
- * coalescer spin before parking; 0: not at all).
+ * coalescer spin before parking; 0: not at all). {@code gphash.cluster} names a cluster's manifest: the
+ * client threads then share one client of that cluster ({@code GPHashCluster}) instead of a pool
+ * of their own (path, sizes, backend and capacity are the cluster's; coalescing applies, off by
+ * default).
  */
 public final class GPHashDB extends DB {
 
     static final String PATH = "gphash.path";
+    static final String CLUSTER = "gphash.cluster";
     static final String KEY_SIZE = "gphash.keysize";
     static final String VALUE_SIZE = "gphash.valuesize";
     static final String BACKEND = "gphash.backend";

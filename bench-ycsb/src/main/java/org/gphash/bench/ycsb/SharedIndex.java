@@ -6,7 +6,9 @@ import java.util.Locale;
 import java.util.Properties;
 
 import org.gphash.Backend;
+import org.gphash.Coalescing;
 import org.gphash.GPHashIndex;
+import org.gphash.cluster.GPHashCluster;
 
 /**
  * The one engine all of YCSB's client threads share. YCSB creates a {@code DB} per thread and
@@ -24,8 +26,15 @@ final class SharedIndex {
 
     /** The shared index for these properties, opened on first use; pair with {@link #release()}. */
     static synchronized GPHashIndex acquire(Properties p) {
-        Path path = Path.of(p.getProperty(GPHashDB.PATH, "/dev/shm/gphash-ycsb.pool"));
-        if (index == null) {
+        String cluster = p.getProperty(GPHashDB.CLUSTER);
+        Path path = Path.of(cluster != null ? cluster : p.getProperty(GPHashDB.PATH, "/dev/shm/gphash-ycsb.pool"));
+        if (index == null && cluster != null) {
+            // A cluster's client: its nodes hold the pools; single calls travel one message each
+            // unless gphash.coalescing=on merges the threads' calls into batches.
+            Coalescing c = p.getProperty(GPHashDB.COALESCING) == null ? Coalescing.OFF : coalescing(p);
+            index = GPHashCluster.client(path).coalescing(c).connect();
+            openPath = path;
+        } else if (index == null) {
             Backend backend = Backend.valueOf(p.getProperty(GPHashDB.BACKEND, "cpu").toUpperCase(Locale.ROOT));
             GPHashIndex.Builder b = GPHashIndex.builder(path)
                     .keySize(Integer.parseInt(p.getProperty(GPHashDB.KEY_SIZE, "8")))

@@ -34,6 +34,8 @@ public final class YcsbPhases {
                     Binding properties (-p): gphash.path, gphash.keysize (8), gphash.valuesize (128),
                     gphash.backend (cpu|gpu), gphash.initialcapacity (default recordcount).
                     Without gphash.path, a fresh pool in /dev/shm is used and deleted afterwards.
+                    -p gphash.cluster=MANIFEST runs against a running cluster instead (its nodes hold
+                    the data; gphash.coalescing=on merges the client threads' calls into batches).
                     """);
             return;
         }
@@ -43,7 +45,8 @@ public final class YcsbPhases {
         }
         boolean keep = rest.remove("--keep");
         Path pool = null;
-        if (rest.stream().noneMatch(a -> a.startsWith(GPHashDB.PATH + "="))) {
+        boolean cluster = rest.stream().anyMatch(a -> a.startsWith(GPHashDB.CLUSTER + "="));
+        if (!cluster && rest.stream().noneMatch(a -> a.startsWith(GPHashDB.PATH + "="))) {
             if (!phase.equals("both")) {
                 System.err.println("gphash ycsb: a single phase needs -p " + GPHashDB.PATH + "=FILE (the pool to load or run on)");
                 System.exit(2);

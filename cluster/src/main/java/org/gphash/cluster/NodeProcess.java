@@ -12,10 +12,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A node as its own JVM ({@code gphash node}, the tool's main class on this test's class path):
- * started, awaited until it serves, killed with SIGKILL or stopped with SIGTERM.
+ * A node as a child JVM on this host ({@code gphash node}: the tool's main class on this JVM's class
+ * path), for tests, benchmarks and demos that run a whole cluster on one machine: started, awaited
+ * until it serves, killed with SIGKILL or stopped with SIGTERM (a clean close).
  */
-final class NodeProcess implements AutoCloseable {
+public final class NodeProcess implements AutoCloseable {
 
     /** Hazelcast's access to JDK internals (its startup warns without them; it runs either way). */
     static final List<String> HAZELCAST_OPENS = List.of("--add-modules", "java.se",
@@ -25,7 +26,7 @@ final class NodeProcess implements AutoCloseable {
             "--add-opens", "java.management/sun.management=ALL-UNNAMED",
             "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED");
 
-    final String name;
+    private final String name;
     private final Process process;
     private final StringBuffer output = new StringBuffer();
     private final CompletableFuture<Void> serving = new CompletableFuture<>();
@@ -51,11 +52,23 @@ final class NodeProcess implements AutoCloseable {
         reader.start();
     }
 
-    /** Starts node {@code name} of the manifest's cluster in {@code dir}; does not wait. */
-    static NodeProcess start(Path manifest, String name, Path dir, boolean create, String... more) throws IOException {
+    /**
+     * Starts node {@code name} of the manifest's cluster in {@code dir}; does not wait.
+     *
+     * @param manifest the cluster's manifest file
+     * @param name     the node's name
+     * @param dir      its directory
+     * @param create   whether to pass --create
+     * @param heap     the node JVM's heap (-Xmx), such as "512m"
+     * @param more     further options of {@code gphash node}
+     * @return the process
+     * @throws IOException when it cannot be started
+     */
+    public static NodeProcess start(Path manifest, String name, Path dir, boolean create, String heap, String... more)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx512m");
+        cmd.add("-Xmx" + heap);
         cmd.add("-XX:+UseSerialGC");
         cmd.add("--enable-native-access=ALL-UNNAMED");
         cmd.addAll(HAZELCAST_OPENS);
@@ -72,8 +85,14 @@ final class NodeProcess implements AutoCloseable {
         return new NodeProcess(name, p);
     }
 
-    /** Waits until the node serves. */
-    NodeProcess awaitServing(long seconds) throws Exception {
+    /**
+     * Waits until the node serves.
+     *
+     * @param seconds how long at most
+     * @return this process
+     * @throws Exception when it exited first (with what it printed) or did not serve in time
+     */
+    public NodeProcess awaitServing(long seconds) throws Exception {
         try {
             serving.get(seconds, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
@@ -82,17 +101,22 @@ final class NodeProcess implements AutoCloseable {
         return this;
     }
 
-    /** SIGKILL: no close, no clean leave. */
-    void kill() throws InterruptedException {
+    /**
+     * SIGKILL: no close, no clean leave.
+     *
+     * @throws InterruptedException when interrupted while waiting for it to exit
+     */
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
-    /** What it printed. */
-    String output() {
+    /** {@return what it printed} */
+    public String output() {
         return output.toString();
     }
 
+    /** Stops the node with SIGTERM (it closes its index cleanly), SIGKILL after 30 s. */
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {
