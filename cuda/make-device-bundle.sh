@@ -30,8 +30,8 @@ for m in native persistence bktcache api index journal frontend cluster recovery
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 tar xJf .device-bundle/bundle.tar.xz -C "$tmp"
 rm -rf "$tmp/bundle/jre"
-# java.se and jdk.management: the cluster's nodes run with Hazelcast's opens (NodeProcess), which name them.
-"$JAVA_HOME/bin/jlink" --add-modules java.se,jdk.management,jdk.unsupported,jdk.jfr \
+# java.sql, java.naming, jdk.management: what Hazelcast (the cluster's nodes and clients) uses beyond the rest.
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.unsupported,java.xml,jdk.jfr,java.sql,java.naming,jdk.management \
     --compress=zip-6 --strip-debug --no-header-files --no-man-pages --output "$tmp/bundle/jre"
 tar -C "$tmp" -cJf .device-bundle/bundle.tar.xz bundle
 echo "make-device-bundle: runtime with jdk.jfr, $(du -h .device-bundle/bundle.tar.xz | cut -f1)"

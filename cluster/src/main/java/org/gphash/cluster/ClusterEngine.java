@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -44,7 +45,6 @@ import org.gphash.spi.ScanState;
  */
 final class ClusterEngine implements Engine {
 
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final boolean[] HAS_VALUE = new boolean[OpKind.values().length];
     private static final boolean[] CONDITIONAL = new boolean[OpKind.values().length];
     private static final byte[] NONE = new byte[0];
@@ -80,7 +80,7 @@ final class ClusterEngine implements Engine {
         this(manifest, transport, MESSAGE_OPS);
     }
 
-    /** With messages of at most {@code messageOps} operations (tests split small batches into many). */
+    /** With messages of at most {@code messageOps} operations (GPU nodes run larger ones better; tests split small batches into many). */
     ClusterEngine(ClusterManifest manifest, NodeTransport transport, int messageOps) {
         this.messageOps = messageOps;
         this.manifest = manifest;
@@ -137,7 +137,7 @@ final class ClusterEngine implements Engine {
     // ------------------------------------------------------------------ batches
 
     /**
-     * The most operations of one message: a shard's part larger than this travels as several
+     * The most operations of one message by default: a shard's part larger than this travels as several
      * messages at once, each with the keys of some hash range of the shard (so no key is in two of
      * them, and each key's operations stay in order in one), which its node runs at once. Bounded
      * messages keep Hazelcast's buffers reusable, and the transfer of one overlaps the run of another.
@@ -162,25 +162,30 @@ final class ClusterEngine implements Engine {
         Split split = split(batch);
         long t1 = System.nanoTime();
         int messages = split.parts.length;
+        // Each reply is merged as it arrives, on the common pool: the merges of a batch's messages
+        // run at once (their positions are disjoint) and beside the wait for the other replies.
         @SuppressWarnings("unchecked")
         CompletableFuture<PartReply>[] replies = new CompletableFuture[messages];
         for (int p = 0; p < messages; p++) {
             if (split.parts[p] != null) {
-                replies[p] = transport.call(split.shardOf[p], split.parts[p]);
+                int[] positions = split.positions[p];
+                replies[p] = transport.call(split.shardOf[p], split.parts[p]).thenApplyAsync(reply -> {
+                    long m0 = System.nanoTime();
+                    mergeBack(reply, positions, result);
+                    mergeNanos.add(System.nanoTime() - m0);
+                    return reply;
+                });
             }
         }
         List<Integer> failed = new ArrayList<>();
         StringBuilder why = new StringBuilder();
         Throwable first = null;
-        long remote = 0;
-        long merge = 0;
         long[] runs = new long[shards];
         for (int p = 0; p < messages; p++) {
             if (replies[p] == null) {
                 continue;
             }
             int s = split.shardOf[p];
-            long w0 = System.nanoTime();
             PartReply reply;
             try {
                 reply = replies[p].join();
@@ -191,13 +196,8 @@ final class ClusterEngine implements Engine {
                     why.append(failed.size() > 1 ? "; " : "").append(describe(s, cause));
                 }
                 first = first == null ? cause : first;
-                remote += System.nanoTime() - w0;
                 continue;
             }
-            long w1 = System.nanoTime();
-            remote += w1 - w0;
-            mergeBack(reply, split.positions[p], result);
-            merge += System.nanoTime() - w1;
             runs[s] += reply.runNanos;
             if (reply.failure != null && !failed.contains(s)) {
                 failed.add(s);
@@ -210,8 +210,7 @@ final class ClusterEngine implements Engine {
             busiest = Math.max(busiest, r);
         }
         splitNanos.add(t1 - t0);
-        remoteNanos.add(remote);
-        mergeNanos.add(merge);
+        remoteNanos.add(System.nanoTime() - t1);
         nodeRunNanos.add(busiest);
         batches.increment();
         if (!failed.isEmpty()) {
@@ -231,85 +230,130 @@ final class ClusterEngine implements Engine {
                 + cause.getMessage());
     }
 
+    /** Operations a range of the split covers at least ... */
+    static final int RANGE_MIN = 1 << 14;
+    /** ... and the most ranges a split runs at once. */
+    static final int MAX_RANGES = 8;
+
     /**
      * Each operation's message (its shard's, and within a shard, a hash range's when the part is
      * split into several: {@link #MESSAGE_OPS}), then each message's columns packed and its
-     * operations' positions.
+     * operations' positions. Two passes over ranges of the batch, each range on its own thread (the
+     * first on the caller's): the first finds each operation's message and counts per range and
+     * message; then each range's place in each message follows, and the second pass fills the
+     * messages. A message holds its operations in batch order (range by range, in order in each).
      */
     private Split split(Batch batch) {
         int n = batch.size();
-        MemorySegment kinds = batch.kinds();
-        MemorySegment keys = batch.keys();
-        MemorySegment values = batch.values();
-        boolean conditional = batch.hasConditionalOperations();
-        MemorySegment expected = conditional ? batch.expectedValues() : null;
         int ks = keySize;
         int vs = valueSize;
         // Messages per shard: the same for every shard (the hash spreads keys evenly over them).
         int perShard = (int) Math.max(1, ((long) n + (long) shards * messageOps - 1) / ((long) shards * messageOps));
         int messages = shards * perShard;
+        int ranges = (int) Math.max(1, Math.min(MAX_RANGES, n / RANGE_MIN));
         int[] messageOf = new int[n];
-        int[] count = new int[messages];
-        long[] valueBytes = new long[messages];
-        long[] expectedBytes = new long[messages];
-        for (int i = 0; i < n; i++) {
-            long h = function.hashOf(keys, (long) i * ks, ks);
-            int m = function.shardOfHash(h) * perShard + (perShard == 1 ? 0 : (int) Math.unsignedMultiplyHigh(h * SUB_MIX, perShard));
-            messageOf[i] = m;
-            count[m]++;
-            int k = kinds.get(ValueLayout.JAVA_BYTE, i);
-            if (HAS_VALUE[k]) {
-                valueBytes[m] += vs;
+        int[][] counts = new int[ranges][messages];
+        long[][] valueBytes = new long[ranges][messages];
+        long[][] expectedBytes = new long[ranges][messages];
+        inRanges(ranges, r -> {
+            MemorySegment kinds = batch.kinds();
+            MemorySegment keys = batch.keys();
+            int[] c = counts[r];
+            long[] v = valueBytes[r];
+            long[] e = expectedBytes[r];
+            for (int i = from(n, ranges, r), to = from(n, ranges, r + 1); i < to; i++) {
+                long h = function.hashOf(keys, (long) i * ks, ks);
+                int m = function.shardOfHash(h) * perShard
+                        + (perShard == 1 ? 0 : (int) Math.unsignedMultiplyHigh(h * SUB_MIX, perShard));
+                messageOf[i] = m;
+                c[m]++;
+                int k = kinds.get(ValueLayout.JAVA_BYTE, i);
+                if (HAS_VALUE[k]) {
+                    v[m] += vs;
+                }
+                if (CONDITIONAL[k]) {
+                    e[m] += vs;
+                }
             }
-            if (CONDITIONAL[k]) {
-                expectedBytes[m] += vs;
-            }
-        }
+        });
         int[] shardOf = new int[messages];
         int[][] positions = new int[messages][];
         PartCall[] parts = new PartCall[messages];
-        MemorySegment[] partKeys = new MemorySegment[messages];
-        MemorySegment[] partValues = new MemorySegment[messages];
-        MemorySegment[] partExpected = new MemorySegment[messages];
-        long[] valueAt = new long[messages];
-        long[] expectedAt = new long[messages];
-        int[] next = new int[messages];
         for (int m = 0; m < messages; m++) {
             shardOf[m] = m / perShard;
-            if (count[m] == 0) {
-                continue;
+            int count = 0;
+            long values = 0;
+            long expected = 0;
+            // Each range's counts become where its first operation (and value bytes) go in message m.
+            for (int r = 0; r < ranges; r++) {
+                int c = counts[r][m];
+                counts[r][m] = count;
+                count += c;
+                long v = valueBytes[r][m];
+                valueBytes[r][m] = values;
+                values += v;
+                long e = expectedBytes[r][m];
+                expectedBytes[r][m] = expected;
+                expected += e;
             }
-            positions[m] = new int[count[m]];
-            PartCall p = new PartCall(manifest.id(), shardOf[m], count[m], new byte[count[m]],
-                    new byte[Math.multiplyExact(count[m], ks)],
-                    valueBytes[m] == 0 ? NONE : new byte[Math.toIntExact(valueBytes[m])],
-                    expectedBytes[m] == 0 ? NONE : new byte[Math.toIntExact(expectedBytes[m])]);
-            parts[m] = p;
-            partKeys[m] = MemorySegment.ofArray(p.keys);
-            partValues[m] = MemorySegment.ofArray(p.values);
-            partExpected[m] = MemorySegment.ofArray(p.expected);
-        }
-        for (int i = 0; i < n; i++) {
-            int m = messageOf[i];
-            int j = next[m]++;
-            positions[m][j] = i;
-            byte k = kinds.get(ValueLayout.JAVA_BYTE, i);
-            parts[m].kinds[j] = k;
-            if (ks == 8) {
-                partKeys[m].set(LONG, (long) j * 8, keys.get(LONG, (long) i * 8));
-            } else {
-                MemorySegment.copy(keys, (long) i * ks, partKeys[m], (long) j * ks, ks);
-            }
-            if (HAS_VALUE[k]) {
-                MemorySegment.copy(values, (long) i * vs, partValues[m], valueAt[m], vs);
-                valueAt[m] += vs;
-            }
-            if (CONDITIONAL[k]) {
-                MemorySegment.copy(expected, (long) i * vs, partExpected[m], expectedAt[m], vs);
-                expectedAt[m] += vs;
+            if (count > 0) {
+                positions[m] = new int[count];
+                parts[m] = new PartCall(manifest.id(), shardOf[m], count, new byte[count], new byte[Math.multiplyExact(count, ks)],
+                        values == 0 ? NONE : new byte[Math.toIntExact(values)], expected == 0 ? NONE : new byte[Math.toIntExact(expected)]);
             }
         }
+        boolean conditional = batch.hasConditionalOperations();
+        inRanges(ranges, r -> {
+            MemorySegment kinds = batch.kinds();
+            MemorySegment keys = batch.keys();
+            MemorySegment values = batch.values();
+            MemorySegment expected = conditional ? batch.expectedValues() : null;
+            int[] next = counts[r];
+            long[] valueAt = valueBytes[r];
+            long[] expectedAt = expectedBytes[r];
+            for (int i = from(n, ranges, r), to = from(n, ranges, r + 1); i < to; i++) {
+                int m = messageOf[i];
+                int j = next[m]++;
+                PartCall part = parts[m];
+                positions[m][j] = i;
+                byte k = kinds.get(ValueLayout.JAVA_BYTE, i);
+                part.kinds[j] = k;
+                MemorySegment.copy(keys, ValueLayout.JAVA_BYTE, (long) i * ks, part.keys, j * ks, ks);
+                if (HAS_VALUE[k]) {
+                    MemorySegment.copy(values, ValueLayout.JAVA_BYTE, (long) i * vs, part.values, (int) valueAt[m], vs);
+                    valueAt[m] += vs;
+                }
+                if (CONDITIONAL[k]) {
+                    MemorySegment.copy(expected, ValueLayout.JAVA_BYTE, (long) i * vs, part.expected, (int) expectedAt[m], vs);
+                    expectedAt[m] += vs;
+                }
+            }
+        });
         return new Split(shardOf, positions, parts);
+    }
+
+    /** {@return where range {@code r} of {@code ranges} over {@code n} operations starts} */
+    private static int from(int n, int ranges, int r) {
+        return (int) ((long) n * r / ranges);
+    }
+
+    /** Runs {@code pass} for ranges 0..ranges-1, range 0 on the calling thread, the others on the common pool; waits for all. */
+    private static void inRanges(int ranges, IntConsumer pass) {
+        if (ranges == 1) {
+            pass.accept(0);
+            return;
+        }
+        CompletableFuture<?>[] others = new CompletableFuture<?>[ranges - 1];
+        for (int r = 1; r < ranges; r++) {
+            int range = r;
+            others[r - 1] = CompletableFuture.runAsync(() -> pass.accept(range));
+        }
+        pass.accept(0);
+        try {
+            CompletableFuture.allOf(others).join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException x ? x : e;
+        }
     }
 
     /** A part's outcomes to their operations' positions, and the values they carry. */
@@ -335,9 +379,9 @@ final class ClusterEngine implements Engine {
 
     /**
      * Where the batches' time went since the last reset, summed over batches: splitting them into
-     * parts; waiting for the nodes' replies (the network both ways, serialization, queueing, and the
-     * nodes' runs); of that wait, the longest part's run on its node's index; putting the outcomes
-     * back; and the number of batches. The nodes' figure is the busiest node's: the sum of its
+     * messages; from sending them to the last reply merged (the network both ways, serialization,
+     * queueing, the nodes' runs, the merges); the busiest node's time in its index; the merges' own
+     * time (summed over messages: they run at once, beside the wait); and the number of batches. The nodes' figure is the busiest node's: the sum of its
      * messages' runs on its index (they run at once, so it may exceed the wait).
      *
      * @param reset whether to start counting again
@@ -464,6 +508,23 @@ final class ClusterEngine implements Engine {
         }
         if (!failed.isEmpty()) {
             throw new ShardsUnavailableException(failed, why.toString(), null, first);
+        }
+        return out;
+    }
+
+    /** Each shard's figures, or the reason its node did not answer, in shard order: for {@code gphash cluster status}. */
+    List<Object> shardStatsOrReasons() {
+        List<CompletableFuture<NodeFigures>> all = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            all.add(transport.call(s, new FiguresCall(manifest.id(), s, false)));
+        }
+        List<Object> out = new ArrayList<>();
+        for (int s = 0; s < shards; s++) {
+            try {
+                out.add(all.get(s).join().stats);
+            } catch (CompletionException e) {
+                out.add(describe(s, e.getCause()));
+            }
         }
         return out;
     }

@@ -32,14 +32,21 @@ final class ClusterMembers {
     /** The key of the manifest's digest in {@link #CLUSTER_MAP}. */
     static final String DIGEST_KEY = "manifest-digest";
 
+    /** Held here: java.util.logging keeps loggers weakly, and a collected one forgets its level. */
+    private static final Logger HAZELCAST_LOG = Logger.getLogger("com.hazelcast");
+
     private ClusterMembers() {
     }
 
-    /** Settings both a member and a client take: no phone-home (no network but the cluster's), JDK logging. */
-    static void quietLogging() {
+    /**
+     * Settings both a member and a client take: no phone-home (no network but the cluster's), JDK
+     * logging at {@code level} (a member's warnings are worth seeing; a client's are each failed
+     * connection to a node that is down, which its calls report themselves).
+     */
+    static void quietLogging(Level level) {
         System.setProperty("hazelcast.logging.type", "jdk");
         System.setProperty("hazelcast.phone.home.enabled", "false");
-        Logger.getLogger("com.hazelcast").setLevel(Level.WARNING);
+        HAZELCAST_LOG.setLevel(level);
     }
 
     /**
@@ -49,7 +56,7 @@ final class ClusterMembers {
      * @param heartbeatSeconds how long a member may be silent before the others drop it
      */
     static Config memberConfig(ClusterManifest manifest, ClusterManifest.Node self, int executorThreads, int heartbeatSeconds) {
-        quietLogging();
+        quietLogging(Level.WARNING);
         Config c = new Config();
         c.setClusterName(manifest.name());
         c.setInstanceName("gphash-" + manifest.name() + "-" + self.name());
@@ -72,7 +79,7 @@ final class ClusterMembers {
 
     /** A client of the manifest's cluster, trying every node's address for up to {@code connectMillis}. */
     static HazelcastInstance client(ClusterManifest manifest, long connectMillis) {
-        quietLogging();
+        quietLogging(Level.SEVERE);
         ClientConfig c = new ClientConfig();
         c.setClusterName(manifest.name());
         c.setProperty("hazelcast.phone.home.enabled", "false");

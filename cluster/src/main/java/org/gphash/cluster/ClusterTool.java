@@ -43,7 +43,8 @@ public final class ClusterTool {
         int valueSize = 128;
     }
 
-    @Command(name = "gphash cluster status", description = "Connect as a client and show each shard's node and figures.")
+    @Command(name = "gphash cluster status", description = "Connect as a client and show each shard's node and figures; "
+            + "exit 1 when a shard is unavailable.")
     static final class Status {
         @Mixin
         Cli.Help help;
@@ -140,16 +141,21 @@ public final class ClusterTool {
         }
         ClusterManifest m = ClusterManifest.read(o.file);
         try (GPHashIndex index = GPHashCluster.client(o.file).connect()) {
-            List<IndexStats> all = index.shardStats();
+            List<Object> all = GPHashCluster.shardStatus(index);
             long items = 0;
+            int up = 0;
             for (int s = 0; s < m.shards(); s++) {
-                IndexStats st = all.get(s);
-                items += st.size();
-                System.out.printf("shard %d: node %s at %s, %,d items, %s backend, load factor %.2f%n", s,
-                        m.nodes().get(s).name(), m.nodes().get(s).address(), st.size(), st.backend(), st.loadFactor());
+                if (all.get(s) instanceof IndexStats st) {
+                    up++;
+                    items += st.size();
+                    System.out.printf("shard %d: node %s at %s, %,d items, %s backend, load factor %.2f%n", s,
+                            m.nodes().get(s).name(), m.nodes().get(s).address(), st.size(), st.backend(), st.loadFactor());
+                } else {
+                    System.out.printf("shard %d: UNAVAILABLE: %s%n", s, all.get(s));
+                }
             }
-            System.out.printf("cluster %s: %d shards served, %,d items%n", m.name(), m.shards(), items);
-            return 0;
+            System.out.printf("cluster %s: %d of %d shards served, %,d items in them%n", m.name(), up, m.shards(), items);
+            return up == m.shards() ? 0 : 1;
         }
     }
 

@@ -44,6 +44,7 @@ public final class GPHashCluster {
         private final Path manifestFile;
         private Duration connectTimeout = Duration.ofSeconds(20);
         private Coalescing coalescing = Coalescing.OFF;
+        private int messageOps = ClusterEngine.MESSAGE_OPS;
 
         private Client(Path manifestFile) {
             this.manifestFile = manifestFile;
@@ -73,6 +74,23 @@ public final class GPHashCluster {
         }
 
         /**
+         * The most operations one message carries: a shard's part of a batch larger than this
+         * travels as several messages of disjoint keys, which its node runs at once (a CPU node on
+         * several cores) while the next ones travel. 65,536 by default; GPU nodes run larger
+         * batches better.
+         *
+         * @param ops 1 or more
+         * @return this client
+         */
+        public Client messageOps(int ops) {
+            if (ops < 1) {
+                throw new IllegalArgumentException("messageOps must be at least 1, got " + ops);
+            }
+            this.messageOps = ops;
+            return this;
+        }
+
+        /**
          * Connects: reads the manifest, joins the cluster as a client, checks that the cluster runs
          * this manifest, and asks the nodes for their geometry.
          *
@@ -98,7 +116,7 @@ public final class GPHashCluster {
                             + "manifest than " + manifestFile + " (digest " + Long.toHexString(theirs) + ", this file's "
                             + Long.toHexString(manifest.digest()) + ")");
                 }
-                ClusterEngine engine = new ClusterEngine(manifest, new HazelcastTransport(hz, manifest));
+                ClusterEngine engine = new ClusterEngine(manifest, new HazelcastTransport(hz, manifest), messageOps);
                 return GPHashIndex.overEngine(engine, GPHashIndex.builder(manifestFile).keySize(manifest.keySize())
                         .valueSize(manifest.valueSize()).coalescing(coalescing).config());
             } catch (RuntimeException | Error e) {
@@ -138,6 +156,20 @@ public final class GPHashCluster {
             throw new IllegalArgumentException(index + " is not a cluster client's index");
         }
         return engine.echo(batchOps, bytesPerOpOut, bytesPerOpBack);
+    }
+
+    /**
+     * Each shard's figures, or why its node did not answer (a String), in shard order: a view of a
+     * cluster with some nodes down, for {@code gphash cluster status}.
+     *
+     * @param index a client's index
+     * @return per shard, its {@code IndexStats} or the reason
+     */
+    public static List<Object> shardStatus(GPHashIndex index) {
+        if (!(index.engine() instanceof ClusterEngine engine)) {
+            throw new IllegalArgumentException(index + " is not a cluster client's index");
+        }
+        return engine.shardStatsOrReasons();
     }
 
     private static List<Integer> allShards(ClusterManifest manifest) {

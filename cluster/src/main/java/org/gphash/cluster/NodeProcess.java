@@ -3,6 +3,7 @@ package org.gphash.cluster;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.module.ModuleFinder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,13 +19,28 @@ import java.util.concurrent.TimeoutException;
  */
 public final class NodeProcess implements AutoCloseable {
 
-    /** Hazelcast's access to JDK internals (its startup warns without them; it runs either way). */
-    static final List<String> HAZELCAST_OPENS = List.of("--add-modules", "java.se",
-            "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
-            "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-            "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-            "--add-opens", "java.management/sun.management=ALL-UNNAMED",
-            "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED");
+    /**
+     * Hazelcast's access to JDK internals (its startup warns without them; it runs either way), each
+     * where this runtime has the module it names (a runtime made by jlink may not).
+     */
+    static final List<String> HAZELCAST_OPENS = hazelcastOpens();
+
+    private static List<String> hazelcastOpens() {
+        ModuleFinder system = ModuleFinder.ofSystem();
+        List<String> opts = new ArrayList<>();
+        if (system.find("java.se").isPresent()) {
+            opts.addAll(List.of("--add-modules", "java.se"));
+        }
+        String[][] wanted = {{"--add-exports", "java.base/jdk.internal.ref"}, {"--add-opens", "java.base/java.lang"},
+            {"--add-opens", "java.base/sun.nio.ch"}, {"--add-opens", "java.management/sun.management"},
+            {"--add-opens", "jdk.management/com.sun.management.internal"}};
+        for (String[] w : wanted) {
+            if (system.find(w[1].substring(0, w[1].indexOf('/'))).isPresent()) {
+                opts.addAll(List.of(w[0], w[1] + "=ALL-UNNAMED"));
+            }
+        }
+        return List.copyOf(opts);
+    }
 
     private final String name;
     private final Process process;
@@ -71,6 +87,9 @@ public final class NodeProcess implements AutoCloseable {
         cmd.add("-Xmx" + heap);
         cmd.add("-XX:+UseSerialGC");
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        if (Runtime.version().feature() >= 24) {
+            cmd.add("--sun-misc-unsafe-memory-access=allow");  // Hazelcast's buffers; JDK 24 on warns otherwise
+        }
         cmd.addAll(HAZELCAST_OPENS);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

@@ -850,12 +850,14 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     @Override
     public synchronized IndexStats stats() {
+        cuda.bind();  // BktCache's counters are read from the device, also from a thread new to the engine
         return path.stats(pool.stats(Backend.GPU)).withBucketCache(cache.stats());
     }
 
     /** {@return BktCache's figures: hit rate since open, loads and their times} */
     public synchronized BktCacheStats bucketCacheStats() {
         ensureOpen();
+        cuda.bind();
         return cache.stats();
     }
 
