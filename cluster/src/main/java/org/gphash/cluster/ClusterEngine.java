@@ -11,6 +11,9 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 
@@ -65,6 +68,11 @@ final class ClusterEngine implements Engine {
     private final Geometry geometry;
     private final boolean ordersOperationsOnAKey;
     private final int messageOps;
+    /**
+     * The client's own threads for the split's ranges and the merges of replies: not the common pool,
+     * which the application's tasks share (a merge queued behind them would hold the batch).
+     */
+    private final ExecutorService workers;
     private final LongAdder splitNanos = new LongAdder();
     private final LongAdder remoteNanos = new LongAdder();
     private final LongAdder mergeNanos = new LongAdder();
@@ -84,6 +92,12 @@ final class ClusterEngine implements Engine {
     ClusterEngine(ClusterManifest manifest, NodeTransport transport, int messageOps) {
         this.messageOps = messageOps;
         this.manifest = manifest;
+        AtomicInteger threads = new AtomicInteger();
+        this.workers = Executors.newFixedThreadPool(Math.min(MAX_RANGES, Runtime.getRuntime().availableProcessors()), r -> {
+            Thread t = new Thread(r, "gphash-cluster-client-" + threads.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        });
         this.transport = transport;
         this.function = manifest.function();
         this.shards = manifest.shards();
@@ -162,7 +176,7 @@ final class ClusterEngine implements Engine {
         Split split = split(batch);
         long t1 = System.nanoTime();
         int messages = split.parts.length;
-        // Each reply is merged as it arrives, on the common pool: the merges of a batch's messages
+        // Each reply is merged as it arrives, on the client's threads: the merges of a batch's messages
         // run at once (their positions are disjoint) and beside the wait for the other replies.
         @SuppressWarnings("unchecked")
         CompletableFuture<PartReply>[] replies = new CompletableFuture[messages];
@@ -174,7 +188,7 @@ final class ClusterEngine implements Engine {
                     mergeBack(reply, positions, result);
                     mergeNanos.add(System.nanoTime() - m0);
                     return reply;
-                });
+                }, workers);
             }
         }
         List<Integer> failed = new ArrayList<>();
@@ -252,15 +266,18 @@ final class ClusterEngine implements Engine {
         int messages = shards * perShard;
         int ranges = (int) Math.max(1, Math.min(MAX_RANGES, n / RANGE_MIN));
         int[] messageOf = new int[n];
-        int[][] counts = new int[ranges][messages];
-        long[][] valueBytes = new long[ranges][messages];
-        long[][] expectedBytes = new long[ranges][messages];
+        int[][] counts = new int[ranges][];
+        long[][] valueBytes = new long[ranges][];
+        long[][] expectedBytes = new long[ranges][];
+        // Each range counts in arrays of its own and stores them once: the ranges' rows, allocated one
+        // after another, share cache lines, and counting in place from several cores made a split of
+        // 2^16 operations take 33 ms instead of 1.5 (2x H200 host, 32 cores).
         inRanges(ranges, r -> {
             MemorySegment kinds = batch.kinds();
             MemorySegment keys = batch.keys();
-            int[] c = counts[r];
-            long[] v = valueBytes[r];
-            long[] e = expectedBytes[r];
+            int[] c = new int[messages];
+            long[] v = new long[messages];
+            long[] e = new long[messages];
             for (int i = from(n, ranges, r), to = from(n, ranges, r + 1); i < to; i++) {
                 long h = function.hashOf(keys, (long) i * ks, ks);
                 int m = function.shardOfHash(h) * perShard
@@ -275,6 +292,9 @@ final class ClusterEngine implements Engine {
                     e[m] += vs;
                 }
             }
+            counts[r] = c;
+            valueBytes[r] = v;
+            expectedBytes[r] = e;
         });
         int[] shardOf = new int[messages];
         int[][] positions = new int[messages][];
@@ -308,9 +328,9 @@ final class ClusterEngine implements Engine {
             MemorySegment keys = batch.keys();
             MemorySegment values = batch.values();
             MemorySegment expected = conditional ? batch.expectedValues() : null;
-            int[] next = counts[r];
-            long[] valueAt = valueBytes[r];
-            long[] expectedAt = expectedBytes[r];
+            int[] next = counts[r].clone();  // this range's own, as in the first pass
+            long[] valueAt = valueBytes[r].clone();
+            long[] expectedAt = expectedBytes[r].clone();
             for (int i = from(n, ranges, r), to = from(n, ranges, r + 1); i < to; i++) {
                 int m = messageOf[i];
                 int j = next[m]++;
@@ -337,8 +357,8 @@ final class ClusterEngine implements Engine {
         return (int) ((long) n * r / ranges);
     }
 
-    /** Runs {@code pass} for ranges 0..ranges-1, range 0 on the calling thread, the others on the common pool; waits for all. */
-    private static void inRanges(int ranges, IntConsumer pass) {
+    /** Runs {@code pass} for ranges 0..ranges-1, range 0 on the calling thread, the others on the client's threads; waits for all. */
+    private void inRanges(int ranges, IntConsumer pass) {
         if (ranges == 1) {
             pass.accept(0);
             return;
@@ -346,7 +366,7 @@ final class ClusterEngine implements Engine {
         CompletableFuture<?>[] others = new CompletableFuture<?>[ranges - 1];
         for (int r = 1; r < ranges; r++) {
             int range = r;
-            others[r - 1] = CompletableFuture.runAsync(() -> pass.accept(range));
+            others[r - 1] = CompletableFuture.runAsync(() -> pass.accept(range), workers);
         }
         pass.accept(0);
         try {
@@ -613,12 +633,16 @@ final class ClusterEngine implements Engine {
 
     @Override
     public void close() {
-        transport.close();
+        try {
+            transport.close();
+        } finally {
+            workers.shutdown();
+        }
     }
 
     @Override
     public void abandon() {
-        transport.close();
+        close();
     }
 
     @Override
