@@ -43,6 +43,7 @@ class DocSnippetsTest {
             import org.gphash.*;
             import org.gphash.bktcache.BktCacheConfig;
             import org.gphash.bktcache.CachePolicy;
+            import org.gphash.cluster.*;
             """;
 
     /** The reader's own names, as static fields (a snippet's lambdas may reuse them as parameters). */
