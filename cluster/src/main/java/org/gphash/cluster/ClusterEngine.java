@@ -15,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.IntConsumer;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -26,6 +25,7 @@ import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.format.Geometry;
 import org.gphash.shard.ShardFunction;
+import org.gphash.shard.ShardTasks;
 import org.gphash.shard.ShardTotals;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
@@ -48,16 +48,10 @@ import org.gphash.spi.ScanState;
  */
 final class ClusterEngine implements Engine {
 
-    private static final boolean[] HAS_VALUE = new boolean[OpKind.values().length];
-    private static final boolean[] CONDITIONAL = new boolean[OpKind.values().length];
+    private static final boolean[] HAS_VALUE = OpKindTables.HAS_VALUE;
+    private static final boolean[] CONDITIONAL = OpKindTables.CONDITIONAL;
     private static final byte[] NONE = new byte[0];
 
-    static {
-        for (OpKind k : OpKind.values()) {
-            HAS_VALUE[k.ordinal()] = k.hasValue();
-            CONDITIONAL[k.ordinal()] = k.isConditional();
-        }
-    }
 
     private final ClusterManifest manifest;
     private final NodeTransport transport;
@@ -272,7 +266,7 @@ final class ClusterEngine implements Engine {
         // Each range counts in arrays of its own and stores them once: the ranges' rows, allocated one
         // after another, share cache lines, and counting in place from several cores made a split of
         // 2^16 operations take 33 ms instead of 1.5 (2x H200 host, 32 cores).
-        inRanges(ranges, r -> {
+        ShardTasks.inRanges(ranges, workers, r -> {
             MemorySegment kinds = batch.kinds();
             MemorySegment keys = batch.keys();
             int[] c = new int[messages];
@@ -323,7 +317,7 @@ final class ClusterEngine implements Engine {
             }
         }
         boolean conditional = batch.hasConditionalOperations();
-        inRanges(ranges, r -> {
+        ShardTasks.inRanges(ranges, workers, r -> {
             MemorySegment kinds = batch.kinds();
             MemorySegment keys = batch.keys();
             MemorySegment values = batch.values();
@@ -355,25 +349,6 @@ final class ClusterEngine implements Engine {
     /** {@return where range {@code r} of {@code ranges} over {@code n} operations starts} */
     private static int from(int n, int ranges, int r) {
         return (int) ((long) n * r / ranges);
-    }
-
-    /** Runs {@code pass} for ranges 0..ranges-1, range 0 on the calling thread, the others on the client's threads; waits for all. */
-    private void inRanges(int ranges, IntConsumer pass) {
-        if (ranges == 1) {
-            pass.accept(0);
-            return;
-        }
-        CompletableFuture<?>[] others = new CompletableFuture<?>[ranges - 1];
-        for (int r = 1; r < ranges; r++) {
-            int range = r;
-            others[r - 1] = CompletableFuture.runAsync(() -> pass.accept(range), workers);
-        }
-        pass.accept(0);
-        try {
-            CompletableFuture.allOf(others).join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException x ? x : e;
-        }
     }
 
     /** A part's outcomes to their operations' positions, and the values they carry. */

@@ -137,10 +137,7 @@ public final class GPHashCluster {
      * @throws IllegalArgumentException when {@code index} is not a cluster client's
      */
     public static long[] batchStages(GPHashIndex index, boolean reset) {
-        if (!(index.engine() instanceof ClusterEngine engine)) {
-            throw new IllegalArgumentException(index + " is not a cluster client's index");
-        }
-        return engine.stageNanos(reset);
+        return engineOf(index).stageNanos(reset);
     }
 
     /**
@@ -152,10 +149,7 @@ public final class GPHashCluster {
      * @return the nanoseconds until every reply was in
      */
     public static long echo(GPHashIndex index, int batchOps, int bytesPerOpOut, int bytesPerOpBack) {
-        if (!(index.engine() instanceof ClusterEngine engine)) {
-            throw new IllegalArgumentException(index + " is not a cluster client's index");
-        }
-        return engine.echo(batchOps, bytesPerOpOut, bytesPerOpBack);
+        return engineOf(index).echo(batchOps, bytesPerOpOut, bytesPerOpBack);
     }
 
     /**
@@ -166,10 +160,14 @@ public final class GPHashCluster {
      * @return per shard, its {@code IndexStats} or the reason
      */
     public static List<Object> shardStatus(GPHashIndex index) {
+        return engineOf(index).shardStatsOrReasons();
+    }
+
+    private static ClusterEngine engineOf(GPHashIndex index) {
         if (!(index.engine() instanceof ClusterEngine engine)) {
             throw new IllegalArgumentException(index + " is not a cluster client's index");
         }
-        return engine.shardStatsOrReasons();
+        return engine;
     }
 
     private static List<Integer> allShards(ClusterManifest manifest) {

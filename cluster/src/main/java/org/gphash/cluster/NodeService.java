@@ -10,7 +10,6 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.EntryChunk;
 import org.gphash.GPHashIndex;
-import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
@@ -34,15 +33,9 @@ final class NodeService {
     /** The most entries one scan call returns (about 9 MB at 136-byte entries). */
     static final int MAX_SCAN_CHUNK = 1 << 16;
 
-    private static final boolean[] HAS_VALUE = new boolean[OpKind.values().length];
-    private static final boolean[] CONDITIONAL = new boolean[OpKind.values().length];
+    private static final boolean[] HAS_VALUE = OpKindTables.HAS_VALUE;
+    private static final boolean[] CONDITIONAL = OpKindTables.CONDITIONAL;
 
-    static {
-        for (OpKind k : OpKind.values()) {
-            HAS_VALUE[k.ordinal()] = k.hasValue();
-            CONDITIONAL[k.ordinal()] = k.isConditional();
-        }
-    }
 
     private final ClusterManifest manifest;
     private final int shard;

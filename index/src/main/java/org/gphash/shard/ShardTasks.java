@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
 
@@ -78,5 +79,22 @@ public final class ShardTasks {
             throw failure;
         }
         return results;
+    }
+
+    /**
+     * Runs {@code pass(r)} for every range {@code r} below {@code ranges} at once, range 0 on the
+     * calling thread: the passes of a batch's split over ranges of its operations (the sharded
+     * index's, the cluster client's).
+     *
+     * @param ranges  the range count
+     * @param workers the threads that run all but the first
+     * @param pass    a range's pass
+     * @throws RuntimeException the first failure, with the others suppressed on it
+     */
+    public static void inRanges(int ranges, Executor workers, IntConsumer pass) {
+        atOnce(ranges, r -> true, workers, r -> {
+            pass.accept(r);
+            return null;
+        });
     }
 }

@@ -6,15 +6,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import java.util.function.IntConsumer;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -181,9 +178,9 @@ public final class ShardedEngine implements Engine {
             int ranges = (int) Math.max(1, Math.min(MAX_RANGES, n / RANGE_MIN));
             p.prepare(n, ranges);
             BatchPartition q = p;
-            inRanges(ranges, r -> q.assign(batch, r));
+            ShardTasks.inRanges(ranges, workers, r -> q.assign(batch, r));
             p.place();
-            inRanges(ranges, q::list);
+            ShardTasks.inRanges(ranges, workers, q::list);
             long t1 = System.nanoTime();
             runParts(batch, result, p);
             stages.add(t1 - t0, System.nanoTime() - t1);
@@ -196,25 +193,6 @@ public final class ShardedEngine implements Engine {
     static final int RANGE_MIN = 1 << 14;
     /** ... and at most this many. */
     static final int MAX_RANGES = 8;
-
-    /** Runs {@code pass} for ranges 0..ranges-1, range 0 on the calling thread, the others on the workers; waits for all. */
-    private void inRanges(int ranges, IntConsumer pass) {
-        if (ranges == 1) {
-            pass.accept(0);
-            return;
-        }
-        CompletableFuture<?>[] others = new CompletableFuture<?>[ranges - 1];
-        for (int r = 1; r < ranges; r++) {
-            int range = r;
-            others[r - 1] = CompletableFuture.runAsync(() -> pass.accept(range), workers);
-        }
-        pass.accept(0);
-        try {
-            CompletableFuture.allOf(others).join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : e;
-        }
-    }
 
     /** Runs each shard's part at once (one on the calling thread); throws the first failure, the others suppressed. */
     private void runParts(Batch batch, BatchResult result, BatchPartition p) {
