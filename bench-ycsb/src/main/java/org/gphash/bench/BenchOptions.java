@@ -98,6 +98,9 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
         @Option(names = "--dir", paramLabel = "DIR", description = "put store files under DIR (default /dev/shm, else "
                 + "java.io.tmpdir)")
         Path dir;
+        @Option(names = "--cluster", paramLabel = "MANIFEST", description = "the system under test is the running cluster "
+                + "of MANIFEST (gphash node ...) instead of a pool of its own: it is EMPTIED before every workload")
+        Path cluster;
         @Option(names = "--warmup", paramLabel = "N", description = {"keys of an unmeasured warm-up run of every system "
                 + "first, at the first batch size, raised to two batches per thread of each workload (0: none); default 100k"})
         long warmup = DEFAULT_WARMUP_KEYS;
@@ -145,6 +148,9 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
                     : Systems.parseBaselines(l.baselines);
         } catch (IllegalArgumentException e) {
             throw new Cli.UsageException(at + ": " + e.getMessage());
+        }
+        if (l.cluster != null) {
+            System.setProperty("gphash.bench.cluster", l.cluster.toString());  // read by ClusterStore
         }
         return new BenchOptions(l.keys, micro, macro, workloads, l.keySize, l.valueSize, List.copyOf(batches), l.threads,
                 distribution, l.theta, l.seed, l.backend, baselines, l.json, l.plot, l.dir, l.warmup, !l.noProgress,

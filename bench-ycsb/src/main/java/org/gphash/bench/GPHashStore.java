@@ -31,6 +31,13 @@ public class GPHashStore implements StoreUnderTest {
         this(config, backend, org.gphash.Durability.PER_BATCH);
     }
 
+    /** Over an index opened elsewhere (a cluster's client: {@link ClusterStore}). */
+    protected GPHashStore(GPHashIndex index, Backend backend) {
+        this.index = index;
+        this.backend = backend;
+        this.durability = org.gphash.Durability.PER_BATCH;
+    }
+
     /** With a durability mode other than the default (the CPU engine; the GPU engine persists per batch). */
     public GPHashStore(StoreConfig config, Backend backend, org.gphash.Durability durability) {
         this.backend = backend;

@@ -77,6 +77,7 @@ public final class Systems {
             case "chm" -> new ConcurrentMapStore(config);
             case CLIENT -> new ClientOnlyStore(config);
             case "lmdb" -> new LmdbStore(config);
+            case ClusterStore.NAME -> new ClusterStore(config);
             default -> throw new IllegalArgumentException("unknown system " + name);
         };
     }

@@ -62,7 +62,11 @@ public final class YcsbBench {
 
     /** Runs everything, prints the tables, writes JSON and plots; returns the exit status. */
     int run() throws Exception {
-        List<String> systems = Systems.systems(options.backend(), options.baselines());
+        List<String> systems = new ArrayList<>(Systems.systems(options.backend(), options.baselines()));
+        String cluster = System.getProperty(ClusterStore.MANIFEST);
+        if (cluster != null) {
+            systems.set(0, ClusterStore.NAME);  // --cluster: the running cluster is the system under test
+        }
         printHeader(systems);
         List<Measurement> all = new ArrayList<>();
         boolean wrong = false;
