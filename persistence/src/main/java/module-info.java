@@ -7,6 +7,6 @@ module org.gphash.persistence {
     requires org.gphash.natives;
 
     exports org.gphash.error;
-    exports org.gphash.format to org.gphash, org.gphash.index, org.gphash.cuda, org.gphash.recovery;
+    exports org.gphash.format to org.gphash, org.gphash.index, org.gphash.cuda, org.gphash.recovery, org.gphash.cluster;
     exports org.gphash.persistence to org.gphash, org.gphash.index, org.gphash.cuda, org.gphash.recovery, org.gphash.crashtest;
 }

@@ -10,6 +10,8 @@ public final class ClusterRefusedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * A refusal.
+     *
      * @param message what disagrees, and what to do
      */
     public ClusterRefusedException(String message) {

@@ -145,7 +145,10 @@ public final class GPHashCluster {
      * operations is split into, {@code bytesPerOpOut} bytes an operation, sent at once and answered
      * with {@code bytesPerOpBack} bytes an operation, nothing run.
      *
-     * @param index a client's index
+     * @param index          a client's index
+     * @param batchOps       the batch's operations
+     * @param bytesPerOpOut  bytes an operation sends
+     * @param bytesPerOpBack bytes an operation's reply carries
      * @return the nanoseconds until every reply was in
      */
     public static long echo(GPHashIndex index, int batchOps, int bytesPerOpOut, int bytesPerOpBack) {

@@ -34,9 +34,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Three real nodes, each its own JVM, on this machine, and a client in the test's JVM: batches and
- * single calls against a plain map; then one node killed (SIGKILL) in the middle of batches, whose
- * parts must fail naming its shard while the others complete, and whose acknowledged writes must be
- * there when it comes back.
+ * single calls against a plain map; then one node killed (SIGKILL) while a batch is in flight, whose
+ * parts must fail naming its shard (that batch's and the next ones') while the others complete, and
+ * whose acknowledged writes must be there when it comes back.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterProcessesTest {
@@ -168,15 +168,15 @@ class ClusterProcessesTest {
     @Order(2)
     void aKilledNodesShardFailsByNameTheOthersCompleteAndItsWritesSurvive() throws Exception {
         Map<Long, byte[]> acknowledged = new HashMap<>();
+        // Writes the killed node may have made before it died without a reply: present or absent.
+        List<Long> unacknowledged = new ArrayList<>();
         Random r = new Random(SEED + 1);
         long nextKey = 1_000_000;
         int killed = 1;
         boolean sawFailure = false;
         try (GPHashIndex index = client()) {
             for (int round = 0; round < 60; round++) {
-                if (round == 20) {
-                    NODES[killed].kill();
-                }
+                boolean killDuring = round == 20;
                 if (round == 40) {
                     NODES[killed] = NodeProcess.start(manifestFile, "n" + killed, pools.pool("n" + killed), false, "512m");
                     NODES[killed].awaitServing(120);
@@ -192,6 +192,15 @@ class ClusterProcessesTest {
                 }
                 BatchResult result = new BatchResult(VALUE, n);
                 boolean failed = false;
+                // Round 20: the node is killed (SIGKILL) while the batch is in flight.
+                Thread killer = killDuring ? Thread.ofPlatform().start(() -> {
+                    try {
+                        Thread.sleep(3);
+                        NODES[killed].kill();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }) : null;
                 try {
                     index.execute(b, result);
                 } catch (ShardsUnavailableException e) {
@@ -200,6 +209,10 @@ class ClusterProcessesTest {
                     assertEquals(List.of(killed), e.shards(), "round " + round + ": " + e.getMessage());
                     assertTrue(e.getMessage().contains("n" + killed), e.getMessage());
                     assertTrue(round >= 20, "round " + round + " failed before the kill: " + e.getMessage());
+                } finally {
+                    if (killer != null) {
+                        killer.join();
+                    }
                 }
                 for (int i = 0; i < n; i++) {
                     Outcome o = result.outcome(i);
@@ -210,6 +223,7 @@ class ClusterProcessesTest {
                         acknowledged.put(keys[i], values[i]);
                     } else {
                         assertEquals(Outcome.NOT_APPLIED, o);
+                        unacknowledged.add(keys[i]);
                     }
                 }
                 if (round >= 45) {
@@ -231,8 +245,9 @@ class ClusterProcessesTest {
                 onKilled += shardOf(keys.get(i)) == killed ? 1 : 0;
             }
             assertNotEquals(0, onKilled, "the killed node held acknowledged writes");
-            assertEquals(acknowledged.size(), index.stats().size(), "nothing but the acknowledged writes (the parts "
-                    + "that failed were never sent: their node was down)");
+            long size = index.stats().size();
+            assertTrue(size >= acknowledged.size() && size <= acknowledged.size() + unacknowledged.size(),
+                    size + " items: every acknowledged write, and no more than the unacknowledged ones besides");
             assertNotNull(index.lastRecovery());
         } catch (ShardsUnavailableException e) {
             fail("after the restart every shard serves: " + e.getMessage());
