@@ -177,12 +177,18 @@ final class ClusterEngine implements Engine {
         for (int p = 0; p < messages; p++) {
             if (split.parts[p] != null) {
                 int[] positions = split.positions[p];
-                replies[p] = transport.call(split.shardOf[p], split.parts[p]).thenApplyAsync(reply -> {
-                    long m0 = System.nanoTime();
-                    mergeBack(reply, positions, result);
-                    mergeNanos.add(System.nanoTime() - m0);
-                    return reply;
-                }, workers);
+                try {
+                    replies[p] = transport.call(split.shardOf[p], split.parts[p]).thenApplyAsync(reply -> {
+                        long m0 = System.nanoTime();
+                        mergeBack(reply, positions, result);
+                        mergeNanos.add(System.nanoTime() - m0);
+                        return reply;
+                    }, workers);
+                } finally {
+                    // A transport serializes a call before it returns (Hazelcast's client does, into
+                    // the message it sends): the columns are free for the next batch's split.
+                    split.parts[p].release();
+                }
             }
         }
         List<Integer> failed = new ArrayList<>();
@@ -207,6 +213,7 @@ final class ClusterEngine implements Engine {
                 continue;
             }
             runs[s] += reply.runNanos;
+            reply.release();
             if (reply.failure != null && !failed.contains(s)) {
                 failed.add(s);
                 why.append(failed.size() > 1 ? "; " : "").append("node ").append(nodeName(s)).append(" stopped its part: ")
@@ -312,8 +319,8 @@ final class ClusterEngine implements Engine {
             }
             if (count > 0) {
                 positions[m] = new int[count];
-                parts[m] = new PartCall(manifest.id(), shardOf[m], count, new byte[count], new byte[Math.multiplyExact(count, ks)],
-                        values == 0 ? NONE : new byte[Math.toIntExact(values)], expected == 0 ? NONE : new byte[Math.toIntExact(expected)]);
+                parts[m] = new PartCall(manifest.id(), shardOf[m], count, Math.multiplyExact(count, ks), Math.toIntExact(values),
+                        Math.toIntExact(expected));
             }
         }
         boolean conditional = batch.hasConditionalOperations();
@@ -360,12 +367,12 @@ final class ClusterEngine implements Engine {
         byte replaced = Outcome.REPLACED.code();
         int vs = valueSize;
         long at = 0;
-        int m = Math.min(positions.length, reply.codes.length);
+        int m = Math.min(positions.length, reply.codesLength);
         for (int j = 0; j < m; j++) {
             int i = positions[j];
             byte code = reply.codes[j];
             codes.set(ValueLayout.JAVA_BYTE, i, code);
-            if ((code == found || code == replaced) && at + vs <= reply.values.length) {
+            if ((code == found || code == replaced) && at + vs <= reply.valuesLength) {
                 MemorySegment.copy(packed, at, values, (long) i * vs, vs);
                 at += vs;
             }
@@ -422,10 +429,16 @@ final class ClusterEngine implements Engine {
         byte[] keyBytes = key.asSlice(0, keySize).toArray(ValueLayout.JAVA_BYTE);
         byte[] valueBytes = kind.hasValue() ? value.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE) : NONE;
         byte[] expectedBytes = kind.isConditional() ? expected.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE) : NONE;
+        PartCall call = new PartCall(manifest.id(), s, 1, keySize, valueBytes.length, expectedBytes.length);
+        call.kinds[0] = (byte) kind.ordinal();
+        System.arraycopy(keyBytes, 0, call.keys, 0, keySize);
+        System.arraycopy(valueBytes, 0, call.values, 0, valueBytes.length);
+        System.arraycopy(expectedBytes, 0, call.expected, 0, expectedBytes.length);
         PartReply reply;
         try {
-            reply = transport.call(s, new PartCall(manifest.id(), s, 1, new byte[] {(byte) kind.ordinal()}, keyBytes,
-                    valueBytes, expectedBytes)).join();
+            CompletableFuture<PartReply> sent = transport.call(s, call);
+            call.release();
+            reply = sent.join();
         } catch (CompletionException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
             throw new ShardsUnavailableException(List.of(s), describe(s, cause), null, cause);
@@ -434,9 +447,10 @@ final class ClusterEngine implements Engine {
             throw new ShardsUnavailableException(List.of(s), "node " + nodeName(s) + ": " + reply.failure, null, null);
         }
         Outcome outcome = Outcome.ofCode(reply.codes[0]);
-        if (valueOut != null && reply.values.length == valueSize) {
+        if (valueOut != null && reply.valuesLength == valueSize) {
             MemorySegment.copy(MemorySegment.ofArray(reply.values), 0, valueOut, 0, valueSize);
         }
+        reply.release();
         return outcome;
     }
 

@@ -98,8 +98,7 @@ final class NodeService {
     /** Runs a part of a batch; a failure of the index partway is reported with the outcomes up to it. */
     PartReply run(PartCall call) {
         int n = call.size;
-        checkLength(call.kinds, n, "kinds");
-        checkLength(call.keys, (long) n * keySize, "keys");
+        checkLength(call.keysLength, (long) n * keySize, "keys");
         Scratch s = scratch.poll();
         if (s == null) {
             s = new Scratch(Batch.create(keySize, valueSize, Math.max(1, n)), new BatchResult(valueSize, Math.max(1, n)));
@@ -131,7 +130,7 @@ final class NodeService {
         MemorySegment to = batch.values();
         long v = 0;
         long e = 0;
-        boolean conditional = call.expected.length > 0;
+        boolean conditional = call.expectedLength > 0;
         MemorySegment expected = conditional ? MemorySegment.ofArray(call.expected) : null;
         MemorySegment expectedTo = conditional ? batch.expectedValues() : null;
         for (int i = 0; i < n; i++) {
@@ -141,7 +140,7 @@ final class NodeService {
                         + ", not an OpKind ordinal");
             }
             if (HAS_VALUE[k]) {
-                checkLength(call.values, v + valueSize, v, "values");
+                checkRoom(call.valuesLength, v + valueSize, v, "values");
                 MemorySegment.copy(values, v, to, (long) i * valueSize, valueSize);
                 v += valueSize;
             }
@@ -150,27 +149,27 @@ final class NodeService {
                     throw new IllegalArgumentException("a part for shard " + shard + " has conditional operations and no "
                             + "expected values");
                 }
-                checkLength(call.expected, e + valueSize, e, "expected values");
+                checkRoom(call.expectedLength, e + valueSize, e, "expected values");
                 MemorySegment.copy(expected, e, expectedTo, (long) i * valueSize, valueSize);
                 e += valueSize;
             }
         }
-        if (v != call.values.length || e != call.expected.length) {
-            throw new IllegalArgumentException("a part for shard " + shard + " carries " + call.values.length + " value bytes and "
-                    + call.expected.length + " expected-value bytes; its operations need " + v + " and " + e);
+        if (v != call.valuesLength || e != call.expectedLength) {
+            throw new IllegalArgumentException("a part for shard " + shard + " carries " + call.valuesLength + " value bytes and "
+                    + call.expectedLength + " expected-value bytes; its operations need " + v + " and " + e);
         }
         return batch.validate();
     }
 
-    private void checkLength(byte[] column, long needed, String what) {
-        if (column.length != needed) {
-            throw new IllegalArgumentException("a part for shard " + shard + " has " + column.length + " bytes of " + what
+    private void checkLength(int length, long needed, String what) {
+        if (length != needed) {
+            throw new IllegalArgumentException("a part for shard " + shard + " has " + length + " bytes of " + what
                     + ", not " + needed);
         }
     }
 
-    private void checkLength(byte[] column, long needed, long at, String what) {
-        if (column.length < needed) {
+    private void checkRoom(int length, long needed, long at, String what) {
+        if (length < needed) {
             throw new IllegalArgumentException("a part for shard " + shard + " ends in its " + what + " at byte " + at);
         }
     }
