@@ -196,7 +196,7 @@ class ClusterEngineProperties {
 
     /**
      * A batch large enough that the split runs in several ranges on several threads ({@code
-     * ClusterEngine.RANGE_MIN}), each key in it a hundred times across the ranges, into many messages:
+     * ClusterEngine.RANGE_MIN}), each key in it hundreds of times across the ranges, into many messages:
      * every key's operations still run in batch order.
      */
     @Test
@@ -206,7 +206,7 @@ class ClusterEngineProperties {
             Random r = new Random(56);
             OpKind[] kinds = OpKind.values();
             for (int round = 0; round < 3; round++) {
-                int n = 8 * ClusterEngine.RANGE_MIN + r.nextInt(1000);
+                int n = 2 * ClusterEngine.RANGE_MIN + r.nextInt(1000);
                 List<Op> ops = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     ops.add(new Op(kinds[r.nextInt(kinds.length)], r.nextInt(1000), r.nextLong(), r.nextBoolean()));
