@@ -1,6 +1,7 @@
 package org.gphash.cluster;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
@@ -25,6 +26,10 @@ import org.gphash.GPHashIndex;
  * a node started over a copy of its directory, comes back.
  */
 public final class ClusterNode implements AutoCloseable {
+
+    /** How long a closing node waits for the calls running on it. */
+    static final Duration STOP_PATIENCE = Duration.ofSeconds(30);
+    private static final System.Logger LOG = System.getLogger("org.gphash.cluster");
 
     private final ClusterManifest manifest;
     private final int shard;
@@ -228,13 +233,20 @@ public final class ClusterNode implements AutoCloseable {
         return manifest;
     }
 
-    /** Leaves the cluster (calls running finish first), then closes the index cleanly. */
+    /**
+     * Refuses new calls and waits for those running (at most {@link #STOP_PATIENCE}), leaves the
+     * cluster, then closes the index cleanly.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
+        if (!service.stopServing(STOP_PATIENCE)) {
+            LOG.log(System.Logger.Level.WARNING, this + ": calls still running after " + STOP_PATIENCE.toSeconds()
+                    + " s; closing the index under them (their clients see their shard unavailable)");
+        }
         try {
             IMap<Integer, UUID> owners = member.getMap(ClusterMembers.SHARDS_MAP);
             owners.remove(shard, member.getCluster().getLocalMember().getUuid());

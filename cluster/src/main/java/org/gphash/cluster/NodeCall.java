@@ -44,8 +44,7 @@ abstract class NodeCall<R> implements Callable<R>, DataSerializable, HazelcastIn
             throw new IllegalStateException("member " + member.getCluster().getLocalMember().getAddress()
                     + " serves no shard (not a gphash node, or not started yet)");
         }
-        node.checkCall(clusterId, shard);
-        return runOn(node);
+        return node.serve(this);
     }
 
     /** Runs the call on the node that serves its shard (also from tests, without a member). */

@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -46,6 +47,9 @@ final class NodeService {
     private final ConcurrentLinkedQueue<Scratch> scratch = new ConcurrentLinkedQueue<>();
     private final ConcurrentHashMap<String, Scan> scans = new ConcurrentHashMap<>();
     private volatile boolean serving;
+    private volatile boolean stopping;
+    /** Calls running now: a node that stops waits for them before it closes its index. */
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     /** A batch and a result kept for the next part. */
     private record Scratch(Batch batch, BatchResult result) {
@@ -73,6 +77,53 @@ final class NodeService {
     /** From now on the node answers calls (after it has claimed its shard in the cluster). */
     void startServing() {
         serving = true;
+    }
+
+    /**
+     * Runs {@code call} on this node, once {@link #checkCall} accepts it, unless the node is
+     * stopping; counted while it runs, so that {@link #stopServing} can wait for it.
+     */
+    <R> R serve(NodeCall<R> call) {
+        checkCall(call.clusterId, call.shard);
+        inFlight.incrementAndGet();
+        try {
+            if (stopping) {
+                throw new IllegalStateException("node " + node + " (shard " + shard + ") is stopping");
+            }
+            return call.runOn(this);
+        } finally {
+            if (inFlight.decrementAndGet() == 0 && stopping) {
+                synchronized (inFlight) {
+                    inFlight.notifyAll();
+                }
+            }
+        }
+    }
+
+    /**
+     * Refuses new calls, then waits for those running to finish (their replies go out), at most
+     * {@code patience}: what a node does before it leaves the cluster and closes its index.
+     *
+     * @return whether every running call finished in time
+     */
+    boolean stopServing(Duration patience) {
+        stopping = true;
+        long end = System.nanoTime() + patience.toNanos();
+        synchronized (inFlight) {
+            while (inFlight.get() > 0) {
+                long left = end - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    inFlight.wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** {@return the index the node serves} */

@@ -68,8 +68,7 @@ final class InProcessCluster implements AutoCloseable {
             Data wire = serialization.toData(call);
             return CompletableFuture.supplyAsync(() -> {
                 NodeCall<R> received = serialization.toObject(wire);
-                nodes[shard].checkCall(received.clusterId, received.shard);
-                Data reply = serialization.toData(received.runOn(nodes[shard]));
+                Data reply = serialization.toData(nodes[shard].serve(received));
                 return serialization.<R>toObject(reply);
             }, pool);
         }
