@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -274,6 +275,8 @@ public record ClusterManifest(String name, long id, long seed, int keySize, int 
     public static ClusterManifest read(Path file) {
         try {
             return decode(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+        } catch (NoSuchFileException e) {
+            throw new UncheckedIOException("no cluster manifest at " + file + " (write one with 'gphash cluster init')", e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the cluster manifest " + file + ": " + e.getMessage(), e);
         }

@@ -1,5 +1,6 @@
 package org.gphash.cluster;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,6 +11,7 @@ import org.gphash.Backend;
 import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
 import org.gphash.cli.Cli;
+import org.gphash.error.GPHashException;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -109,12 +111,21 @@ public final class ClusterTool {
                 }
             }
         } catch (Cli.UsageException e) {
-            System.err.println("gphash " + args[0] + ": " + e.getMessage());
+            System.err.println(command(args[0]) + ": " + e.getMessage());
             return 2;
-        } catch (ClusterRefusedException | ShardsUnavailableException | IllegalArgumentException e) {
-            System.err.println("gphash " + args[0] + ": " + e.getMessage());
+        } catch (ClusterRefusedException | ShardsUnavailableException | IllegalArgumentException | UncheckedIOException e) {
+            System.err.println(command(args[0]) + ": " + e.getMessage());
+            return 1;
+        } catch (GPHashException e) {
+            // The node's index refused to open (a damaged or foreign pool): its message names the file.
+            System.err.println(command(args[0]) + ": " + e.getMessage());
             return 1;
         }
+    }
+
+    /** {@return the command's name as the user typed it} */
+    private static String command(String first) {
+        return first.equals("node") ? "gphash node" : "gphash cluster " + first;
     }
 
     private static int init(Init o) {
