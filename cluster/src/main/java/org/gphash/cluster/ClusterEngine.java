@@ -25,7 +25,6 @@ import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.format.Geometry;
 import org.gphash.shard.ShardFunction;
-import org.gphash.shard.ShardTasks;
 import org.gphash.shard.ShardTotals;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
@@ -39,7 +38,7 @@ import org.gphash.spi.ScanState;
  * ({@link PartCall}), the parts run at once on their nodes, and the outcomes are put back in the
  * caller's order. The split keeps each key's operations in batch order in one message, and a node
  * runs a message as a batch, so what a node's engine promises about one key's operations holds for
- * the cluster. A large part travels as several messages of disjoint keys ({@link #MESSAGE_OPS}).
+ * the cluster. A large part travels as several messages of disjoint keys ({@link MessageSplit#MESSAGE_OPS}).
  *
  * <p>When a shard's node is down, or fails while running its part, the other parts still run to the
  * end, and the batch then throws {@link ShardsUnavailableException} naming the shards whose parts did
@@ -48,8 +47,6 @@ import org.gphash.spi.ScanState;
  */
 final class ClusterEngine implements Engine {
 
-    private static final boolean[] HAS_VALUE = OpKindTables.HAS_VALUE;
-    private static final boolean[] CONDITIONAL = OpKindTables.CONDITIONAL;
     private static final byte[] NONE = new byte[0];
 
 
@@ -79,7 +76,7 @@ final class ClusterEngine implements Engine {
      * @throws ShardsUnavailableException when no node answers
      */
     ClusterEngine(ClusterManifest manifest, NodeTransport transport) {
-        this(manifest, transport, MESSAGE_OPS);
+        this(manifest, transport, MessageSplit.MESSAGE_OPS);
     }
 
     /** With messages of at most {@code messageOps} operations (GPU nodes run larger ones better; tests split small batches into many). */
@@ -87,7 +84,7 @@ final class ClusterEngine implements Engine {
         this.messageOps = messageOps;
         this.manifest = manifest;
         AtomicInteger threads = new AtomicInteger();
-        this.workers = Executors.newFixedThreadPool(Math.min(MAX_RANGES, Runtime.getRuntime().availableProcessors()), r -> {
+        this.workers = Executors.newFixedThreadPool(Math.min(MessageSplit.MAX_RANGES, Runtime.getRuntime().availableProcessors()), r -> {
             Thread t = new Thread(r, "gphash-cluster-client-" + threads.getAndIncrement());
             t.setDaemon(true);
             return t;
@@ -144,20 +141,6 @@ final class ClusterEngine implements Engine {
 
     // ------------------------------------------------------------------ batches
 
-    /**
-     * The most operations of one message by default: a shard's part larger than this travels as several
-     * messages at once, each with the keys of some hash range of the shard (so no key is in two of
-     * them, and each key's operations stay in order in one), which its node runs at once. Bounded
-     * messages keep Hazelcast's buffers reusable, and the transfer of one overlaps the run of another.
-     */
-    static final int MESSAGE_OPS = 1 << 16;
-    /** An odd constant: a key's hash times it puts the hash's low bits on top, independent of the shard's. */
-    private static final long SUB_MIX = 0x9E3779B97F4A7C15L;
-
-    /** One batch's split: per message, its node's shard, its operations' positions and the message. */
-    private record Split(int[] shardOf, int[][] positions, PartCall[] parts) {
-    }
-
     @Override
     public void execute(Batch batch, BatchResult result) {
         int n = batch.size();
@@ -167,18 +150,18 @@ final class ClusterEngine implements Engine {
         }
         batch.validate();
         long t0 = System.nanoTime();
-        Split split = split(batch);
+        MessageSplit split = MessageSplit.of(batch, function, messageOps, manifest.id(), workers);
         long t1 = System.nanoTime();
-        int messages = split.parts.length;
+        int messages = split.parts().length;
         // Each reply is merged as it arrives, on the client's threads: the merges of a batch's messages
         // run at once (their positions are disjoint) and beside the wait for the other replies.
         @SuppressWarnings("unchecked")
         CompletableFuture<PartReply>[] replies = new CompletableFuture[messages];
         for (int p = 0; p < messages; p++) {
-            if (split.parts[p] != null) {
-                int[] positions = split.positions[p];
+            if (split.parts()[p] != null) {
+                int[] positions = split.positions()[p];
                 try {
-                    replies[p] = transport.call(split.shardOf[p], split.parts[p]).thenApplyAsync(reply -> {
+                    replies[p] = transport.call(split.shardOf()[p], split.parts()[p]).thenApplyAsync(reply -> {
                         long m0 = System.nanoTime();
                         mergeBack(reply, positions, result);
                         mergeNanos.add(System.nanoTime() - m0);
@@ -187,7 +170,7 @@ final class ClusterEngine implements Engine {
                 } finally {
                     // A transport serializes a call before it returns (Hazelcast's client does, into
                     // the message it sends): the columns are free for the next batch's split.
-                    split.parts[p].release();
+                    split.parts()[p].release();
                 }
             }
         }
@@ -199,7 +182,7 @@ final class ClusterEngine implements Engine {
             if (replies[p] == null) {
                 continue;
             }
-            int s = split.shardOf[p];
+            int s = split.shardOf()[p];
             PartReply reply;
             try {
                 reply = replies[p].join();
@@ -243,124 +226,6 @@ final class ClusterEngine implements Engine {
         return "shard " + shard + " (node " + node.name() + " at " + node.address() + "): "
                 + (cause instanceof NodeUnavailableException ? cause.getMessage() : cause.getClass().getSimpleName() + ": "
                 + cause.getMessage());
-    }
-
-    /**
-     * Operations a range of the split covers at least ... A batch below twice this is split on the
-     * caller's thread alone: at 2^16 operations the split in four ranges measured 31-48 ms in three
-     * calls on 16- and 32-core hosts, against 1.5 ms on one thread (the cause is not found yet;
-     * docs/lab/2026-11-29-cluster.md).
-     */
-    static final int RANGE_MIN = 1 << 17;
-    /** ... and the most ranges a split runs at once. */
-    static final int MAX_RANGES = 8;
-
-    /**
-     * Each operation's message (its shard's, and within a shard, a hash range's when the part is
-     * split into several: {@link #MESSAGE_OPS}), then each message's columns packed and its
-     * operations' positions. Two passes over ranges of the batch, each range on its own thread (the
-     * first on the caller's): the first finds each operation's message and counts per range and
-     * message; then each range's place in each message follows, and the second pass fills the
-     * messages. A message holds its operations in batch order (range by range, in order in each).
-     */
-    private Split split(Batch batch) {
-        int n = batch.size();
-        int ks = keySize;
-        int vs = valueSize;
-        // Messages per shard: the same for every shard (the hash spreads keys evenly over them).
-        int perShard = (int) Math.max(1, ((long) n + (long) shards * messageOps - 1) / ((long) shards * messageOps));
-        int messages = shards * perShard;
-        int ranges = (int) Math.max(1, Math.min(MAX_RANGES, n / RANGE_MIN));
-        int[] messageOf = new int[n];
-        int[][] counts = new int[ranges][];
-        long[][] valueBytes = new long[ranges][];
-        long[][] expectedBytes = new long[ranges][];
-        // Each range counts in arrays of its own and stores them once: the ranges' rows, allocated one
-        // after another, share cache lines, and counting in place from several cores made a split of
-        // 2^16 operations take 33 ms instead of 1.5 (2x H200 host, 32 cores).
-        ShardTasks.inRanges(ranges, workers, r -> {
-            MemorySegment kinds = batch.kinds();
-            MemorySegment keys = batch.keys();
-            int[] c = new int[messages];
-            long[] v = new long[messages];
-            long[] e = new long[messages];
-            for (int i = from(n, ranges, r), to = from(n, ranges, r + 1); i < to; i++) {
-                long h = function.hashOf(keys, (long) i * ks, ks);
-                int m = function.shardOfHash(h) * perShard
-                        + (perShard == 1 ? 0 : (int) Math.unsignedMultiplyHigh(h * SUB_MIX, perShard));
-                messageOf[i] = m;
-                c[m]++;
-                int k = kinds.get(ValueLayout.JAVA_BYTE, i);
-                if (HAS_VALUE[k]) {
-                    v[m] += vs;
-                }
-                if (CONDITIONAL[k]) {
-                    e[m] += vs;
-                }
-            }
-            counts[r] = c;
-            valueBytes[r] = v;
-            expectedBytes[r] = e;
-        });
-        int[] shardOf = new int[messages];
-        int[][] positions = new int[messages][];
-        PartCall[] parts = new PartCall[messages];
-        for (int m = 0; m < messages; m++) {
-            shardOf[m] = m / perShard;
-            int count = 0;
-            long values = 0;
-            long expected = 0;
-            // Each range's counts become where its first operation (and value bytes) go in message m.
-            for (int r = 0; r < ranges; r++) {
-                int c = counts[r][m];
-                counts[r][m] = count;
-                count += c;
-                long v = valueBytes[r][m];
-                valueBytes[r][m] = values;
-                values += v;
-                long e = expectedBytes[r][m];
-                expectedBytes[r][m] = expected;
-                expected += e;
-            }
-            if (count > 0) {
-                positions[m] = new int[count];
-                parts[m] = new PartCall(manifest.id(), shardOf[m], count, Math.multiplyExact(count, ks), Math.toIntExact(values),
-                        Math.toIntExact(expected));
-            }
-        }
-        boolean conditional = batch.hasConditionalOperations();
-        ShardTasks.inRanges(ranges, workers, r -> {
-            MemorySegment kinds = batch.kinds();
-            MemorySegment keys = batch.keys();
-            MemorySegment values = batch.values();
-            MemorySegment expected = conditional ? batch.expectedValues() : null;
-            int[] next = counts[r].clone();  // this range's own, as in the first pass
-            long[] valueAt = valueBytes[r].clone();
-            long[] expectedAt = expectedBytes[r].clone();
-            for (int i = from(n, ranges, r), to = from(n, ranges, r + 1); i < to; i++) {
-                int m = messageOf[i];
-                int j = next[m]++;
-                PartCall part = parts[m];
-                positions[m][j] = i;
-                byte k = kinds.get(ValueLayout.JAVA_BYTE, i);
-                part.kinds[j] = k;
-                MemorySegment.copy(keys, ValueLayout.JAVA_BYTE, (long) i * ks, part.keys, j * ks, ks);
-                if (HAS_VALUE[k]) {
-                    MemorySegment.copy(values, ValueLayout.JAVA_BYTE, (long) i * vs, part.values, (int) valueAt[m], vs);
-                    valueAt[m] += vs;
-                }
-                if (CONDITIONAL[k]) {
-                    MemorySegment.copy(expected, ValueLayout.JAVA_BYTE, (long) i * vs, part.expected, (int) expectedAt[m], vs);
-                    expectedAt[m] += vs;
-                }
-            }
-        });
-        return new Split(shardOf, positions, parts);
-    }
-
-    /** {@return where range {@code r} of {@code ranges} over {@code n} operations starts} */
-    private static int from(int n, int ranges, int r) {
-        return (int) ((long) n * r / ranges);
     }
 
     /** A part's outcomes to their operations' positions, and the values they carry. */
@@ -412,7 +277,7 @@ final class ClusterEngine implements Engine {
      * @return the nanoseconds it took
      */
     long echo(int batchOps, int bytesPerOpOut, int bytesPerOpBack) {
-        int perShard = (int) Math.max(1, ((long) batchOps + (long) shards * messageOps - 1) / ((long) shards * messageOps));
+        int perShard = MessageSplit.messagesPerShard(batchOps, shards, messageOps);
         int ops = (int) (((long) batchOps + (long) shards * perShard - 1) / ((long) shards * perShard));
         List<CompletableFuture<byte[]>> all = new ArrayList<>();
         long t0 = System.nanoTime();

@@ -44,7 +44,7 @@ public final class GPHashCluster {
         private final Path manifestFile;
         private Duration connectTimeout = Duration.ofSeconds(20);
         private Coalescing coalescing = Coalescing.OFF;
-        private int messageOps = ClusterEngine.MESSAGE_OPS;
+        private int messageOps = MessageSplit.MESSAGE_OPS;
 
         private Client(Path manifestFile) {
             this.manifestFile = manifestFile;

@@ -56,7 +56,7 @@ class ClusterEngineProperties {
     /** Operations per message: small, so that parts travel as several messages of disjoint keys, or the default. */
     @Provide
     Arbitrary<Integer> messageOps() {
-        return Arbitraries.of(1, 7, 40, ClusterEngine.MESSAGE_OPS);
+        return Arbitraries.of(1, 7, 40, MessageSplit.MESSAGE_OPS);
     }
 
     @Provide
@@ -196,7 +196,7 @@ class ClusterEngineProperties {
 
     /**
      * A batch large enough that the split runs in several ranges on several threads ({@code
-     * ClusterEngine.RANGE_MIN}), each key in it hundreds of times across the ranges, into many messages:
+     * MessageSplit.RANGE_MIN}), each key in it hundreds of times across the ranges, into many messages:
      * every key's operations still run in batch order.
      */
     @Test
@@ -206,7 +206,7 @@ class ClusterEngineProperties {
             Random r = new Random(56);
             OpKind[] kinds = OpKind.values();
             for (int round = 0; round < 3; round++) {
-                int n = 2 * ClusterEngine.RANGE_MIN + r.nextInt(1000);
+                int n = 2 * MessageSplit.RANGE_MIN + r.nextInt(1000);
                 List<Op> ops = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     ops.add(new Op(kinds[r.nextInt(kinds.length)], r.nextInt(1000), r.nextLong(), r.nextBoolean()));
@@ -219,7 +219,7 @@ class ClusterEngineProperties {
 
     @Test
     void aSingleCallToADownShardNamesItAndChangesNothing() {
-        try (InProcessCluster cluster = new InProcessCluster(SHARDS, VALUE); GPHashIndex index = cluster.client(ClusterEngine.MESSAGE_OPS)) {
+        try (InProcessCluster cluster = new InProcessCluster(SHARDS, VALUE); GPHashIndex index = cluster.client(MessageSplit.MESSAGE_OPS)) {
             long key = 7;
             int shard = shardOf(cluster, key);
             cluster.down.add(shard);
