@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.gphash.Backend;
+import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,7 +19,8 @@ class BenchPropertiesTest {
 
     @Test
     void anUnknownTimelineValueIsRefusedBeforeAnyPoolIsCreated() throws Exception {
-        Path dir = TestDirs.create("gphash-props-");
+        TestPools pools = TestPools.create();
+        Path dir = pools.dir();
         String before = System.getProperty("gphash.bench.timeline");
         try {
             System.setProperty("gphash.bench.timeline", "yes");
@@ -36,7 +38,7 @@ class BenchPropertiesTest {
             } else {
                 System.setProperty("gphash.bench.timeline", before);
             }
-            TestDirs.delete(dir);
+            pools.close();
         }
     }
 }

@@ -14,6 +14,7 @@ import org.gphash.Outcome;
 import org.gphash.cluster.ClusterManifest;
 import org.gphash.cluster.GPHashCluster;
 import org.gphash.cluster.NodeProcess;
+import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,7 +25,8 @@ class ClusterStoreTest {
 
     @Test
     void aClusterIsEmptiedWhenOpenedAndItsSizesAreChecked() throws Exception {
-        Path dir = TestDirs.create("gphash-cluster-store-");
+        TestPools pools = TestPools.create();
+        Path dir = pools.dir();
         Path manifest = dir.resolve("cluster.manifest");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
@@ -54,7 +56,7 @@ class ClusterStoreTest {
             } else {
                 System.setProperty(ClusterStore.MANIFEST, before);
             }
-            TestDirs.delete(dir);
+            pools.close();
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.gphash.Outcome;
+import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,17 +23,21 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class StoresAgreeTest {
 
+    private TestPools pools;
     private Path dir;
 
     @AfterEach
     void cleanUp() throws Exception {
-        TestDirs.delete(dir);
+        if (pools != null) {
+            pools.close();
+        }
     }
 
     @ParameterizedTest
     @ValueSource(ints = {8, 32})
     void baselinesAgreeWithTheEngine(int keySize) throws Exception {
-        dir = TestDirs.create("gphash-agree-");
+        pools = TestPools.create();
+        dir = pools.dir();
         List<String> systems = List.of("gphash-cpu", "cpu-assisted", "chm", "lmdb");
         List<List<String>> transcripts = new ArrayList<>();
         for (String system : systems) {

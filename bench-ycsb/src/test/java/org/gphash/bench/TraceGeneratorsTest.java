@@ -17,21 +17,26 @@ import java.util.concurrent.Executors;
 
 import org.gphash.Backend;
 import org.gphash.OpKind;
+import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class TraceGeneratorsTest {
 
+    private TestPools pools;
     private Path dir;
 
     @AfterEach
     void cleanUp() throws Exception {
-        TestDirs.delete(dir);
+        if (pools != null) {
+            pools.close();
+        }
     }
 
     @Test
     void pageRankOnTheEngineMatchesThePlainComputation() throws Exception {
-        dir = TestDirs.create("gphash-pr-");
+        pools = TestPools.create();
+        dir = pools.dir();
         Graph g = Graph.rmat(8, 8, 5);
         assertEquals(256, g.vertices);
         assertEquals(2048, g.edges());
@@ -50,7 +55,8 @@ class TraceGeneratorsTest {
 
     @Test
     void edgeListsParseAndBadLinesAreNamed() throws Exception {
-        dir = TestDirs.create("gphash-edges-");
+        pools = TestPools.create();
+        dir = pools.dir();
         Path edges = dir.resolve("g.txt");
         Files.writeString(edges, "# comment\n0 1\n1\t2\n2 0\n3 0\n");
         Graph g = Graph.edgeList(edges);
@@ -64,7 +70,8 @@ class TraceGeneratorsTest {
 
     @Test
     void dlrmTraceInsertsEachRowOnceThenLooksUpEverySampleAndReplaysAlike() throws Exception {
-        dir = TestDirs.create("gphash-dlrm-");
+        pools = TestPools.create();
+        dir = pools.dir();
         Path trace = dir.resolve("dlrm.trace");
         PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
         DlrmTrace.main(new String[] {"--samples", "300", "--batch", "64", "--scale", "0.001", "--updates",
@@ -110,7 +117,8 @@ class TraceGeneratorsTest {
 
     @Test
     void criteoLinesBecomeTwentySixKeys() throws Exception {
-        dir = TestDirs.create("gphash-criteo-");
+        pools = TestPools.create();
+        dir = pools.dir();
         Path log = dir.resolve("train.txt");
         String dense = "1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\t12\t13";
         StringBuilder cats = new StringBuilder();

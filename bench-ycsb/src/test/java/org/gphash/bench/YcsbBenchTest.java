@@ -1,6 +1,7 @@
 package org.gphash.bench;
 
 import org.gphash.cli.Cli;
+import org.gphash.index.api.TestPools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -17,16 +18,20 @@ import org.junit.jupiter.api.Test;
 
 class YcsbBenchTest {
 
+    private TestPools pools;
     private Path dir;
 
     @AfterEach
     void cleanUp() throws Exception {
-        TestDirs.delete(dir);
+        if (pools != null) {
+            pools.close();
+        }
     }
 
     @Test
     void tinySweepWritesTablesJsonAndPlots() throws Exception {
-        dir = TestDirs.create("gphash-bench-");
+        pools = TestPools.create();
+        dir = pools.dir();
         Path json = dir.resolve("out/r.json");
         Path plots = dir.resolve("plots");
         BenchOptions o = BenchOptions.parse(new String[] {"--keys", "2000", "--ops", "3000", "--batch-sweep", "128,512",
@@ -76,7 +81,8 @@ class YcsbBenchTest {
 
     @Test
     void gpuBackendUnavailableIsAClearMessage() throws Exception {
-        dir = TestDirs.create("gphash-gpu-");
+        pools = TestPools.create();
+        dir = pools.dir();
         BenchOptions o = BenchOptions.parse(new String[] {"--backend", "gpu", "--keys", "100", "--ops", "100",
                 "--warmup", "0", "--dir", dir.toString(), "--no-progress"});
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();

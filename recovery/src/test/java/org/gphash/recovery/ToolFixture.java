@@ -13,32 +13,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 import org.gphash.GPHashIndex;
 import org.gphash.format.Geometry;
 import org.gphash.index.PoolInspector;
 import org.gphash.format.SlotMeta;
 import org.gphash.index.TableLayout;
+import org.gphash.index.api.TestPools;
 
 /** Pools for the tool's tests (on tmpfs when there is one), a way to run the tool, and raw slot surgery. */
 final class ToolFixture implements AutoCloseable {
 
     static final int VALUE_SIZE = 32;
 
-    final Path dir;
-
-    ToolFixture() {
-        try {
-            Path shm = Path.of("/dev/shm");
-            Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
-            dir = Files.createTempDirectory(base, "gphash-tool-test-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
+    private final TestPools pools = TestPools.create();
+    final Path dir = pools.dir();
 
     /** The tool's exit code and what it printed. */
     record Run(int code, String out, String err) {
@@ -143,10 +133,6 @@ final class ToolFixture implements AutoCloseable {
 
     @Override
     public void close() {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        pools.close();
     }
 }

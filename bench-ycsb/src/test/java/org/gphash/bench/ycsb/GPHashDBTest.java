@@ -18,19 +18,24 @@ import site.ycsb.ByteIterator;
 import site.ycsb.DB;
 import site.ycsb.Status;
 import site.ycsb.StringByteIterator;
+import org.gphash.index.api.TestPools;
 
 class GPHashDBTest {
 
+    private TestPools pools;
     private Path dir;
 
     @AfterEach
     void cleanUp() throws Exception {
-        org.gphash.bench.TestDirs.delete(dir);
+        if (pools != null) {
+            pools.close();
+        }
         dir = null;
     }
 
     private DB open(int keySize) throws Exception {
-        dir = org.gphash.bench.TestDirs.create("gphash-ycsb-");
+        pools = TestPools.create();
+        dir = pools.dir();
         Properties p = new Properties();
         p.setProperty("gphash.path", dir.resolve("y.pool").toString());
         p.setProperty("gphash.keysize", Integer.toString(keySize));

@@ -68,8 +68,12 @@ public final class TestPools implements AutoCloseable {
         throw new AssertionError("key " + key + " not found in " + p);
     }
 
+    /** Removes the directory and what is in it; again, or after the directory went, does nothing. */
     @Override
     public void close() {
+        if (!Files.exists(dir)) {
+            return;
+        }
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {
