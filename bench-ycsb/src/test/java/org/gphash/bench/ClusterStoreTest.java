@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.util.List;
 
 import org.gphash.Batch;
 import org.gphash.GPHashIndex;
@@ -28,13 +26,9 @@ class ClusterStoreTest {
         TestPools pools = TestPools.create();
         Path dir = pools.dir();
         Path manifest = dir.resolve("cluster.manifest");
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        ClusterManifest.create("bench-test", 8, 16, List.of(new ClusterManifest.Node("a", "127.0.0.1", port))).writeNew(manifest);
+        ClusterManifest.create("bench-test", 8, 16, NodeProcess.onThisHost(1)).writeNew(manifest);
         String before = System.getProperty(ClusterStore.MANIFEST);
-        try (NodeProcess node = NodeProcess.start(manifest, "a", dir.resolve("a"), true, "256m").awaitServing(120)) {
+        try (NodeProcess node = NodeProcess.start(manifest, "n0", dir.resolve("n0"), true, "256m").awaitServing(120)) {
             try (GPHashIndex client = GPHashCluster.client(manifest).connect()) {
                 Batch load = client.newBatch(70_000);
                 for (long k = 0; k < 70_000; k++) {

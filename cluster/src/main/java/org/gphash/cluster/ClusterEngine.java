@@ -10,7 +10,6 @@ import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,7 +46,6 @@ import org.gphash.spi.ScanState;
  */
 final class ClusterEngine implements Engine {
 
-    private static final byte[] NONE = new byte[0];
 
 
     private final ClusterManifest manifest;
@@ -97,20 +95,17 @@ final class ClusterEngine implements Engine {
         NodeFigures any = null;
         boolean ordered = true;
         Throwable last = null;
-        for (int s = 0; s < shards; s++) {
-            try {
-                NodeFigures f = transport.call(s, new FiguresCall(manifest.id(), s, false)).get();
+        for (Object answer : askAll(false)) {
+            if (answer instanceof NodeFigures f) {
                 any = any == null ? f : any;
                 ordered &= f.ordersOperationsOnAKey;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while connecting to cluster " + manifest.name(), e);
-            } catch (ExecutionException e) {
-                last = e.getCause();
+            } else {
+                last = (Throwable) answer;
             }
         }
         if (any == null) {
-            throw new ShardsUnavailableException(allShards(), "no node of cluster " + manifest.name() + " answered", null, last);
+            throw new ShardsUnavailableException(manifest.shardNumbers(), "no node of cluster " + manifest.name() + " answered",
+                    null, last);
         }
         Geometry g = any.geometry();
         if (g.keySize() != keySize || g.valueSize() != valueSize) {
@@ -119,14 +114,6 @@ final class ClusterEngine implements Engine {
         }
         this.geometry = g;
         this.ordersOperationsOnAKey = ordered;
-    }
-
-    private List<Integer> allShards() {
-        List<Integer> all = new ArrayList<>();
-        for (int s = 0; s < shards; s++) {
-            all.add(s);
-        }
-        return all;
     }
 
     /** {@return the cluster's manifest} */
@@ -296,14 +283,17 @@ final class ClusterEngine implements Engine {
     /** One operation as a part of one: a message to its shard's node. */
     private Outcome one(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected, MemorySegment valueOut) {
         int s = function.shardOf(key, 0, keySize);
-        byte[] keyBytes = key.asSlice(0, keySize).toArray(ValueLayout.JAVA_BYTE);
-        byte[] valueBytes = kind.hasValue() ? value.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE) : NONE;
-        byte[] expectedBytes = kind.isConditional() ? expected.asSlice(0, valueSize).toArray(ValueLayout.JAVA_BYTE) : NONE;
-        PartCall call = new PartCall(manifest.id(), s, 1, keySize, valueBytes.length, expectedBytes.length);
+        int values = kind.hasValue() ? valueSize : 0;
+        int expectedBytes = kind.isConditional() ? valueSize : 0;
+        PartCall call = new PartCall(manifest.id(), s, 1, keySize, values, expectedBytes);
         call.kinds[0] = (byte) kind.ordinal();
-        System.arraycopy(keyBytes, 0, call.keys, 0, keySize);
-        System.arraycopy(valueBytes, 0, call.values, 0, valueBytes.length);
-        System.arraycopy(expectedBytes, 0, call.expected, 0, expectedBytes.length);
+        MemorySegment.copy(key, ValueLayout.JAVA_BYTE, 0, call.keys, 0, keySize);
+        if (values > 0) {
+            MemorySegment.copy(value, ValueLayout.JAVA_BYTE, 0, call.values, 0, values);
+        }
+        if (expectedBytes > 0) {
+            MemorySegment.copy(expected, ValueLayout.JAVA_BYTE, 0, call.expected, 0, expectedBytes);
+        }
         PartReply reply;
         try {
             CompletableFuture<PartReply> sent = transport.call(s, call);
@@ -366,23 +356,38 @@ final class ClusterEngine implements Engine {
 
     // ------------------------------------------------------------------ figures, scans, the rest
 
-    /** Every node's figures, in shard order; with {@code sync}, after each made what it holds durable. */
-    private List<NodeFigures> figures(boolean sync) {
+    /** Asks every node for its figures at once (with {@code sync}, after it made what it holds durable); per shard, its {@link NodeFigures} or the failure. */
+    private List<Object> askAll(boolean sync) {
         List<CompletableFuture<NodeFigures>> all = new ArrayList<>();
         for (int s = 0; s < shards; s++) {
             all.add(transport.call(s, new FiguresCall(manifest.id(), s, sync)));
         }
+        List<Object> out = new ArrayList<>();
+        for (CompletableFuture<NodeFigures> answer : all) {
+            try {
+                out.add(answer.join());
+            } catch (CompletionException e) {
+                out.add(e.getCause() != null ? e.getCause() : e);
+            }
+        }
+        return out;
+    }
+
+    /** Every node's figures, in shard order; throws naming the shards whose nodes did not answer. */
+    private List<NodeFigures> figures(boolean sync) {
         List<NodeFigures> out = new ArrayList<>();
         List<Integer> failed = new ArrayList<>();
         StringBuilder why = new StringBuilder();
         Throwable first = null;
+        List<Object> answers = askAll(sync);
         for (int s = 0; s < shards; s++) {
-            try {
-                out.add(all.get(s).join());
-            } catch (CompletionException e) {
+            if (answers.get(s) instanceof NodeFigures f) {
+                out.add(f);
+            } else {
+                Throwable cause = (Throwable) answers.get(s);
                 failed.add(s);
-                why.append(failed.size() > 1 ? "; " : "").append(describe(s, e.getCause()));
-                first = first == null ? e.getCause() : first;
+                why.append(failed.size() > 1 ? "; " : "").append(describe(s, cause));
+                first = first == null ? cause : first;
             }
         }
         if (!failed.isEmpty()) {
@@ -393,17 +398,10 @@ final class ClusterEngine implements Engine {
 
     /** Each shard's figures, or the reason its node did not answer, in shard order: for {@code gphash cluster status}. */
     List<Object> shardStatsOrReasons() {
-        List<CompletableFuture<NodeFigures>> all = new ArrayList<>();
-        for (int s = 0; s < shards; s++) {
-            all.add(transport.call(s, new FiguresCall(manifest.id(), s, false)));
-        }
+        List<Object> answers = askAll(false);
         List<Object> out = new ArrayList<>();
         for (int s = 0; s < shards; s++) {
-            try {
-                out.add(all.get(s).join().stats);
-            } catch (CompletionException e) {
-                out.add(describe(s, e.getCause()));
-            }
+            out.add(answers.get(s) instanceof NodeFigures f ? f.stats : describe(s, (Throwable) answers.get(s)));
         }
         return out;
     }

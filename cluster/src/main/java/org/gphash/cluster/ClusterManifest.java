@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 import java.util.zip.CRC32C;
 
 import org.gphash.shard.ShardFunction;
@@ -145,6 +146,11 @@ public record ClusterManifest(String name, long id, long seed, int keySize, int 
     /** {@return the number of shards: one per node} */
     public int shards() {
         return nodes.size();
+    }
+
+    /** {@return the shard numbers, 0 to {@code shards() - 1}} */
+    public List<Integer> shardNumbers() {
+        return IntStream.range(0, shards()).boxed().toList();
     }
 
     /** {@return the function that gives a key's shard} */

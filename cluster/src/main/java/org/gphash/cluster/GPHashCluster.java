@@ -2,7 +2,6 @@ package org.gphash.cluster;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -104,7 +103,7 @@ public final class GPHashCluster {
             try {
                 hz = ClusterMembers.client(manifest, connectTimeout.toMillis());
             } catch (RuntimeException e) {
-                throw new ShardsUnavailableException(allShards(manifest),
+                throw new ShardsUnavailableException(manifest.shardNumbers(),
                         "no node of cluster " + manifest.name() + " answered at " + addresses(manifest) + " within "
                                 + connectTimeout.toSeconds() + " s (" + e.getMessage() + ")", null, e);
             }
@@ -171,14 +170,6 @@ public final class GPHashCluster {
             throw new IllegalArgumentException(index + " is not a cluster client's index");
         }
         return engine;
-    }
-
-    private static List<Integer> allShards(ClusterManifest manifest) {
-        List<Integer> all = new ArrayList<>();
-        for (int s = 0; s < manifest.shards(); s++) {
-            all.add(s);
-        }
-        return all;
     }
 
     private static String addresses(ClusterManifest manifest) {

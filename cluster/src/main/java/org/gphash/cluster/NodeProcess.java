@@ -3,7 +3,9 @@ package org.gphash.cluster;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.lang.module.ModuleFinder;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -66,6 +68,25 @@ public final class NodeProcess implements AutoCloseable {
         }, "node-output-" + name);
         reader.setDaemon(true);
         reader.start();
+    }
+
+    /**
+     * Nodes for a cluster on this host: {@code n0}, {@code n1} ... on 127.0.0.1, each at a port free
+     * now (for tests and benchmarks that write a manifest and start the nodes themselves).
+     *
+     * @param n how many
+     * @return the nodes, in shard order
+     */
+    public static List<ClusterManifest.Node> onThisHost(int n) {
+        List<ClusterManifest.Node> nodes = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                nodes.add(new ClusterManifest.Node("n" + i, "127.0.0.1", s.getLocalPort()));
+            } catch (IOException e) {
+                throw new UncheckedIOException("no free port on this host: " + e.getMessage(), e);
+            }
+        }
+        return nodes;
     }
 
     /**

@@ -231,6 +231,63 @@ class ClusterEngineProperties {
         }
     }
 
+    /**
+     * A node whose pool fills stops its part there: the batch names its shard and what stopped it,
+     * the outcomes say exactly which operations ran (as the node's index holds them), the other
+     * shard's part ran whole, and every write reported is there to read.
+     */
+    @Test
+    void aNodeWhosePoolFillsReportsWhatRanAndLosesNothing() {
+        try (InProcessCluster cluster = new InProcessCluster(2, VALUE, b -> b.initialCapacity(16).maxPoolBytes(1L << 20));
+             GPHashIndex index = cluster.client(MessageSplit.MESSAGE_OPS)) {
+            int n = 200_000;
+            Batch batch = index.newBatch(n);
+            for (long k = 0; k < n; k++) {
+                batch.insert(k, value(k));
+            }
+            BatchResult result = new BatchResult(VALUE, n);
+            ShardsUnavailableException e = assertThrows(ShardsUnavailableException.class, () -> index.execute(batch, result));
+            assertTrue(e.getMessage().contains("PoolFullException"), e.getMessage());
+            assertTrue(e.shards().size() >= 1, e.getMessage());
+            int inserted = 0;
+            for (int i = 0; i < n; i++) {
+                Outcome o = result.outcome(i);
+                if (!e.shards().contains(shardOf(cluster, i))) {
+                    assertEquals(Outcome.INSERTED, o, "operation " + i + " of a shard that did not fill");
+                }
+                assertTrue(o == Outcome.INSERTED || o == Outcome.NOT_APPLIED, "operation " + i + ": " + o);
+                inserted += o == Outcome.INSERTED ? 1 : 0;
+            }
+            assertEquals(inserted, index.stats().size(), "the outcomes say exactly what the nodes hold");
+            for (int i = 0; i < n; i++) {
+                if (result.outcome(i) == Outcome.INSERTED) {
+                    assertArrayEquals(value(i), index.get((long) i), "key " + i);
+                }
+            }
+        }
+    }
+
+    /** A malformed message (lengths that do not match its operations) is refused by the node before it runs anything. */
+    @Test
+    void aMalformedPartIsRefusedAndChangesNothing() {
+        try (InProcessCluster cluster = new InProcessCluster(1, VALUE)) {
+            NodeService node = cluster.nodes[0];
+            PartCall shortValues = new PartCall(cluster.manifest.id(), 0, 2, 16, VALUE, 0);
+            shortValues.kinds[0] = (byte) OpKind.PUT.ordinal();
+            shortValues.kinds[1] = (byte) OpKind.PUT.ordinal();
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> node.serve(shortValues));
+            assertTrue(e.getMessage().contains("ends in its values"), e.getMessage());
+            PartCall badKind = new PartCall(cluster.manifest.id(), 0, 1, 8, 0, 0);
+            badKind.kinds[0] = 42;
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> node.serve(badKind)).getMessage()
+                    .contains("not an OpKind ordinal"));
+            PartCall wrongKeys = new PartCall(cluster.manifest.id(), 0, 1, 7, 0, 0);
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> node.serve(wrongKeys)).getMessage()
+                    .contains("bytes of keys"));
+            assertEquals(0, node.index().size(), "nothing was applied");
+        }
+    }
+
     @Test
     void aCallForAnotherClusterOrShardIsRefusedByTheNode() {
         try (InProcessCluster cluster = new InProcessCluster(2, VALUE)) {

@@ -7,12 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.UUID;
 
 import com.hazelcast.core.Hazelcast;
@@ -39,22 +36,6 @@ class ClusterNodeTest {
         pools.close();
     }
 
-    static List<ClusterManifest.Node> nodes(int n) {
-        List<ClusterManifest.Node> list = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            list.add(new ClusterManifest.Node("n" + i, "127.0.0.1", freePort()));
-        }
-        return list;
-    }
-
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     private static GPHashIndex.Builder settings(ClusterManifest m, Path dir) {
         return GPHashIndex.builder(dir).keySize(m.keySize()).valueSize(m.valueSize()).shards(1).initialCapacity(1024);
     }
@@ -72,7 +53,7 @@ class ClusterNodeTest {
 
     @Test
     void aDirectoryThatIsNotThisNodesIsRefusedWithNothingWritten() throws Exception {
-        ClusterManifest m = ClusterManifest.create("c1", 8, 16, nodes(2));
+        ClusterManifest m = ClusterManifest.create("c1", 8, 16, NodeProcess.onThisHost(2));
         ClusterManifest other = ClusterManifest.create("c1", 8, 16, m.nodes());
         Path a = pools.pool("a");
         Path b = pools.pool("b");
@@ -117,7 +98,7 @@ class ClusterNodeTest {
 
     @Test
     void aNodeWithAnotherManifestIsRefusedByTheRunningCluster() {
-        ClusterManifest m = ClusterManifest.create("c2", 8, 16, nodes(2));
+        ClusterManifest m = ClusterManifest.create("c2", 8, 16, NodeProcess.onThisHost(2));
         ClusterManifest other = ClusterManifest.create("c2", 8, 16, m.nodes());
         try (ClusterNode n0 = ClusterNode.builder(m, "n0", pools.pool("n0")).create(true).start()) {
             ClusterRefusedException e = assertThrows(ClusterRefusedException.class,
@@ -129,7 +110,7 @@ class ClusterNodeTest {
 
     @Test
     void aShardThatALiveMemberServesIsNotClaimedTwice() {
-        ClusterManifest m = ClusterManifest.create("c3", 8, 16, nodes(3));
+        ClusterManifest m = ClusterManifest.create("c3", 8, 16, NodeProcess.onThisHost(3));
         try (ClusterNode n0 = ClusterNode.builder(m, "n0", pools.pool("n0")).create(true).start()) {
             // As if n0 had claimed shard 2 too (a second process of one node, or a stale claim of a live member).
             IMap<Integer, UUID> owners = Hazelcast.getHazelcastInstanceByName("gphash-c3-n0").getMap(ClusterMembers.SHARDS_MAP);

@@ -52,7 +52,7 @@ class ClusterProcessesTest {
     static void startNodes() throws Exception {
         pools = TestPools.create();
         manifestFile = pools.pool("cluster.manifest");
-        manifest = ClusterManifest.create("procs", 8, VALUE, ClusterNodeTest.nodes(3));
+        manifest = ClusterManifest.create("procs", 8, VALUE, NodeProcess.onThisHost(3));
         manifest.writeNew(manifestFile);
         for (int i = 0; i < 3; i++) {
             NODES[i] = NodeProcess.start(manifestFile, "n" + i, pools.pool("n" + i), true, "512m");

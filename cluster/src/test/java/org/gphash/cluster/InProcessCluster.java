@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.UnaryOperator;
 
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
@@ -36,6 +37,11 @@ final class InProcessCluster implements AutoCloseable {
     private final SerializationService serialization = new DefaultSerializationServiceBuilder().build();
 
     InProcessCluster(int shards, int valueSize) {
+        this(shards, valueSize, b -> b.initialCapacity(4096));
+    }
+
+    /** With each node's index built with {@code settings} as well (sizes and shards are set). */
+    InProcessCluster(int shards, int valueSize, UnaryOperator<GPHashIndex.Builder> settings) {
         List<ClusterManifest.Node> list = new ArrayList<>();
         for (int s = 0; s < shards; s++) {
             list.add(new ClusterManifest.Node("n" + s, "127.0.0.1", 6000 + s));
@@ -44,8 +50,7 @@ final class InProcessCluster implements AutoCloseable {
         nodes = new NodeService[shards];
         for (int s = 0; s < shards; s++) {
             Path dir = pools.pool("n" + s);
-            GPHashIndex index = GPHashIndex.builder(dir).keySize(8).valueSize(valueSize).shards(1).initialCapacity(4096)
-                    .create();
+            GPHashIndex index = settings.apply(GPHashIndex.builder(dir).keySize(8).valueSize(valueSize).shards(1)).create();
             nodes[s] = new NodeService(manifest, s, index);
             nodes[s].startServing();
         }

@@ -2,7 +2,6 @@ package org.gphash.bench.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -127,11 +126,7 @@ public final class ClusterBench {
             }
         }
         Path manifestFile = work.resolve("cluster.manifest");
-        List<ClusterManifest.Node> nodes = new ArrayList<>();
-        for (int i = 0; i < l.nodes; i++) {
-            nodes.add(new ClusterManifest.Node("n" + i, "127.0.0.1", freePort()));
-        }
-        ClusterManifest.create("bench", 8, l.valueSize, nodes).writeNew(manifestFile);
+        ClusterManifest.create("bench", 8, l.valueSize, NodeProcess.onThisHost(l.nodes)).writeNew(manifestFile);
         List<NodeProcess> procs = new ArrayList<>();
         try {
             for (int i = 0; i < l.nodes; i++) {
@@ -264,12 +259,6 @@ public final class ClusterBench {
             throw new IllegalStateException(r.count(expected) + " of " + n + " operations were " + expected);
         }
         return n;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 
     private static void delete(Path dir) {
