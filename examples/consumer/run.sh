@@ -18,7 +18,7 @@ mvn -B -q -f "$here/pom.xml" ${MVN_OPTS:-} package dependency:build-classpath -D
 # The same jars on the module path: org.gphash (the API), org.gphash.index (the CPU engine, found by
 # service binding) and the modules below them have descriptors (module-info), which must resolve
 # (explicit requires, no split package) and export the API.
-for m in org.gphash org.gphash.index org.gphash.persistence org.gphash.natives org.gphash.bktcache; do
+for m in org.gphash org.gphash.index org.gphash.persistence org.gphash.natives; do
     if "$JAVA_HOME/bin/java" --module-path "$(cat "$here/target/classpath.txt")" --describe-module "$m" | grep -q automatic; then
         echo "examples/consumer/run.sh: $m is an automatic module: its module-info is missing from the jar" >&2
         exit 1

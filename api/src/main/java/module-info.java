@@ -6,11 +6,10 @@
  * that is present, so an application's {@code requires org.gphash} is enough.
  */
 module org.gphash {
-    requires transitive org.gphash.persistence;
-    requires transitive org.gphash.bktcache;
-
     exports org.gphash;
     exports org.gphash.spi;
+    exports org.gphash.error;
+    exports org.gphash.bktcache;
 
     uses org.gphash.spi.EngineFactory;
     uses org.gphash.spi.ShardedIndexFactory;

@@ -1,6 +1,6 @@
 // Host-side run of BktCache's selection (cache_select.cuh), built by nvcc and run by
 // CacheSelectAgreementTest, which compares the buckets it chooses with the Java reference
-// (org.gphash.bktcache.TopBuckets).
+// (org.gphash.bktcache.loading.TopBuckets).
 //
 // Reads one load per line: "K S0 S1 ..." (the cache's capacity in buckets, then each bucket's 32-bit
 // score, decimal). Runs what the load's kernels run, one bucket at a time instead of one thread each:

@@ -6,6 +6,7 @@
  */
 module org.gphash.index {
     requires transitive org.gphash;
+    requires transitive org.gphash.persistence;
     // The engine's JFR events are optional: a runtime without jdk.jfr runs without them (JfrEvents).
     requires static jdk.jfr;
 

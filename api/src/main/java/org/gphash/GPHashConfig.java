@@ -8,7 +8,6 @@ import java.util.OptionalLong;
 
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.spi.CrashHook;
-import org.gphash.format.Geometry;
 
 /**
  * Immutable configuration of an index, made by {@link GPHashIndex.Builder}, where every setting is

@@ -12,20 +12,15 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import org.gphash.bktcache.BktCacheConfig;
-import org.gphash.persistence.PersistenceMode;
 import org.gphash.spi.CrashHook;
 import org.gphash.spi.Engine;
-import org.gphash.spi.EngineFactory;
 import org.gphash.spi.FrontEnd;
 import org.gphash.spi.JournalFactory;
-import org.gphash.spi.ShardedIndexFactory;
 
 /**
  * A persistent GPHash index in one pool file: the embedded API.
@@ -47,8 +42,8 @@ import org.gphash.spi.ShardedIndexFactory;
  * few lines over the engine: every operation with byte[], {@code long} and {@link MemorySegment}
  * keys, synchronously and asynchronously, batches, scans, stats; and the {@link Builder}, which is the
  * configuration (every setting written, defaulted and documented once, as in Caffeine). What runs the
- * calls lives elsewhere: the engines behind {@link org.gphash.spi.Engine}, the front end for many
- * callers behind {@link org.gphash.spi.FrontEnd}.
+ * calls lives elsewhere: the engines behind {@link Engine}, the front end for many callers behind
+ * {@link FrontEnd}, and their assembly from the providers on the path in {@link IndexAssembly}.
  */
 public final class GPHashIndex implements AutoCloseable {
 
@@ -63,36 +58,21 @@ public final class GPHashIndex implements AutoCloseable {
     private final int valueSize;
     private volatile boolean closed;
 
-    private GPHashIndex(Engine backend, GPHashConfig config, FrontEnd.Factory fronts, boolean recordStats) {
-        this.backend = backend;
-        // A journaled index's group commit is the journal's: the pool itself flushes nothing.
-        boolean groupCommit = config.backend() == Backend.CPU && config.durability() == Durability.PER_BATCH
-                && config.journaling() == null && flushesToMedium(backend.stats().persistenceMode());
-        Coalescing coalescing = groupCommit && config.coalescing().mode() == Coalescing.Mode.AUTO
-                ? config.coalescing().forGroupCommit() : config.coalescing();
-        boolean coalesce = coalescing.appliesTo(config.backend(), groupCommit);
-        if (coalesce && fronts == null) {
-            // Only AUTO gets here (the builder refused ON without the front end): run calls directly.
-            LOG.log(System.Logger.Level.DEBUG, "single calls on " + config.path() + " run one by one: coalescing them "
-                    + "needs gphash-frontend (org.gphash:gphash-frontend), which is not on the class or module path");
-            coalesce = false;
-        }
-        this.front = coalesce || recordStats ? fronts.over(backend, coalesce ? coalescing : null, recordStats, config.path())
-                : null;
+    private GPHashIndex(IndexAssembly.Parts parts, GPHashConfig config) {
+        this.backend = parts.backend();
+        this.front = parts.front();
         this.engine = front != null ? front.engine() : backend;
         this.config = config;
         this.keySize = backend.geometry().keySize();
         this.valueSize = backend.geometry().valueSize();
     }
 
-    private static final System.Logger LOG = System.getLogger("org.gphash");
-
     /**
      * An index over an engine made elsewhere: for tests of the layers above an engine (the
      * coalescer, the host cache, stats) with an engine that behaves in ways a backend may.
      */
     static GPHashIndex over(Engine backend, GPHashConfig config) {
-        return new GPHashIndex(backend, config, Builder.frontEnds(), false);
+        return new GPHashIndex(IndexAssembly.over(backend, config, false), config);
     }
 
     /**
@@ -114,7 +94,7 @@ public final class GPHashIndex implements AutoCloseable {
                     + engine.geometry().valueSize() + "-byte values; the configuration says " + config.keySize() + " and "
                     + config.valueSize());
         }
-        return new GPHashIndex(engine, config, Builder.frontEnds(), false);
+        return new GPHashIndex(IndexAssembly.over(engine, config, false), config);
     }
 
     /**
@@ -731,31 +711,6 @@ public final class GPHashIndex implements AutoCloseable {
         return front == null ? Optional.empty() : front.coalescerStats();
     }
 
-    /**
-     * What the coalescer did.
-     *
-     * @param batches         engine batches it ran
-     * @param operations      the operations they held
-     * @param hostCacheHits   gets the host read cache answered (0 without one)
-     * @param hostCacheMisses gets it did not
-     * @param getsRunAtOnce   gets that ran at once alongside other calls instead of in a batch (see
-     *                        {@link org.gphash.spi.Engine#getAlongside}): those that missed the host
-     *                        cache, and those that did not ask it (no write came lately)
-     */
-    public record CoalescerStats(long batches, long operations, long hostCacheHits, long hostCacheMisses,
-                                 long getsRunAtOnce) {
-        /** {@return operations per batch (0 before the first)} */
-        public double meanBatchSize() {
-            return batches == 0 ? 0 : (double) operations / batches;
-        }
-
-        /** {@return the share of gets the host read cache answered (0 before any)} */
-        public double hostCacheHitRate() {
-            long n = hostCacheHits + hostCacheMisses;
-            return n == 0 ? 0 : (double) hostCacheHits / n;
-        }
-    }
-
     /** {@return bytes per key} */
     public int keySize() {
         return keySize;
@@ -774,11 +729,6 @@ public final class GPHashIndex implements AutoCloseable {
     /** {@return the pool file} */
     public Path path() {
         return config.path();
-    }
-
-    /** Whether a persist in {@code mode} is a flush to a medium (msync of a disk-backed file), not a no-op or cache flush. */
-    private static boolean flushesToMedium(PersistenceMode mode) {
-        return mode == PersistenceMode.PMEM_MSYNC || mode == PersistenceMode.FORCE;
     }
 
     private Engine live() {
@@ -1191,7 +1141,7 @@ public final class GPHashIndex implements AutoCloseable {
          *                               is opened or created)
          */
         public Builder recordStats() {
-            requireFrontEnds("recordStats()");
+            IndexAssembly.requireFrontEnds("recordStats()");
             this.recordStats = true;
             return this;
         }
@@ -1215,16 +1165,12 @@ public final class GPHashIndex implements AutoCloseable {
          * @return the open index
          */
         public GPHashIndex create() {
-            EngineFactory engines = factory(backend);
-            GPHashConfig c = devicesSet && !placement.sharded() && backend == Backend.GPU
-                    ? from(config()).shards(Math.max(1, placement.devices().isEmpty() ? engines.visibleDevices()
-                    : placement.devices().size())).config()
-                    : config();
-            c.geometryForCreate();
-            FrontEnd.Factory fronts = frontEndsFor(c);
-            Engine engine = c.journaling() != null ? journals(c).create(c, pools(engines))
-                    : c.placement().sharded() ? sharding().create(c, engines) : engines.create(c);
-            return new GPHashIndex(engine, c, fronts, recordStats);
+            GPHashConfig c = config();
+            if (devicesSet && !placement.sharded() && backend == Backend.GPU) {
+                c = from(c).shards(Math.max(1, placement.devices().isEmpty() ? IndexAssembly.visibleDevices(backend)
+                        : placement.devices().size())).config();
+            }
+            return new GPHashIndex(IndexAssembly.create(c, recordStats), c);
         }
 
         /**
@@ -1234,24 +1180,7 @@ public final class GPHashIndex implements AutoCloseable {
          */
         public GPHashIndex open() {
             GPHashConfig c = config();
-            FrontEnd.Factory fronts = frontEndsFor(c);
-            EngineFactory engines = factory(c.backend());
-            if (c.journaling() != null) {
-                return new GPHashIndex(journals(c).open(c, pools(engines)), c, fronts, recordStats);
-            }
-            ShardedIndexFactory sharding = sharding();
-            boolean directory = sharding.isShardedIndex(path);
-            if (!directory && c.placement().sharded() && Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-                throw new PoolConfigMismatchException(path + " is one pool file, not the directory of a sharded index; "
-                        + "shards(n) opens or creates a directory of shards: leave shards() unset to open this pool "
-                        + "(nothing was opened)");
-            }
-            String shard = directory ? null : sharding.shardOfAnIndex(path);
-            if (shard != null) {
-                throw new PoolConfigMismatchException(shard);
-            }
-            Engine engine = directory ? sharding.open(c, engines) : engines.open(c);
-            return new GPHashIndex(engine, c, fronts, recordStats);
+            return new GPHashIndex(IndexAssembly.open(c, recordStats), c);
         }
 
         /**
@@ -1261,8 +1190,7 @@ public final class GPHashIndex implements AutoCloseable {
          * @return the open index
          */
         public GPHashIndex openOrCreate() {
-            if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)
-                    || journaling != null && journals(config()).hasJournal(config())) {
+            if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) || journaling != null && IndexAssembly.hasJournal(config())) {
                 return open();  // a journal with the pool gone: open rebuilds it
             }
             try {
@@ -1270,103 +1198,6 @@ public final class GPHashIndex implements AutoCloseable {
             } catch (PoolExistsException lostTheRace) {
                 return open();
             }
-        }
-
-        /**
-         * The front end's factory for an index with these settings: null when it is not on the path
-         * and nothing needs it; refused, before anything is opened, when coalescing is asked for
-         * ({@link Coalescing.Mode#ON}) or calls are recorded and it is not there.
-         */
-        private FrontEnd.Factory frontEndsFor(GPHashConfig c) {
-            if (c.coalescing().mode() == Coalescing.Mode.ON) {
-                return requireFrontEnds("coalescing " + c.coalescing());
-            }
-            return recordStats ? requireFrontEnds("recordStats()") : frontEnds();
-        }
-
-        /** The journal's factory, refused with the reason where it cannot serve {@code c}. */
-        private static JournalFactory journals(GPHashConfig c) {
-            if (c.placement().sharded()) {
-                throw new IllegalArgumentException("a journal for a sharded index is not supported yet: journal a "
-                        + "single pool (docs/USAGE.md, \"Durable without persistent memory\"); nothing was opened or created");
-            }
-            JournalFactory f = provider(JournalFactory.class, x -> true);
-            if (f == null) {
-                throw new IllegalStateException("journal(" + c.journaling().directory() + ") needs gphash-journal "
-                        + "(org.gphash:gphash-journal), which is not on the class or module path");
-            }
-            return f;
-        }
-
-        /** The builder's own routes to a pool, for the journal's factory. */
-        private static JournalFactory.Pools pools(EngineFactory engines) {
-            return new JournalFactory.Pools() {
-                @Override
-                public Engine create(GPHashConfig config) {
-                    return engines.create(config);
-                }
-
-                @Override
-                public Engine open(GPHashConfig config) {
-                    return engines.open(config);
-                }
-            };
-        }
-
-        private static FrontEnd.Factory requireFrontEnds(String what) {
-            FrontEnd.Factory f = frontEnds();
-            if (f == null) {
-                throw new IllegalStateException(what + " needs gphash-frontend (org.gphash:gphash-frontend), which "
-                        + "is not on the class or module path: add that dependency, or build the index without it");
-            }
-            return f;
-        }
-
-        /** gphash-frontend's factory, found as the engines' are (see {@link #provider}), or null. */
-        static FrontEnd.Factory frontEnds() {
-            return provider(FrontEnd.Factory.class, f -> true);
-        }
-
-        /**
-         * The backend's engine factory, found through {@link ServiceLoader} for every backend, the
-         * CPU engine's ({@code org.gphash.index.CpuEngineFactory}) included, so that this package names
-         * no engine.
-         */
-        private static EngineFactory factory(Backend backend) {
-            EngineFactory f = provider(EngineFactory.class, e -> e.backend() == backend);
-            if (f == null) {
-                throw new BackendUnavailableException("the " + backend + " backend is not available in this build: "
-                        + "no engine for it is on the class or module path (the CPU engine is org.gphash:gphash-index, "
-                        + "the GPU engine org.gphash:gphash-cuda)");
-            }
-            return f;
-        }
-
-        /** The sharded indexes' factory ({@code org.gphash.shard.ShardedIndexes}, found as the engines' are). */
-        private static ShardedIndexFactory sharding() {
-            ShardedIndexFactory f = provider(ShardedIndexFactory.class, e -> true);
-            if (f == null) {
-                throw new IllegalStateException("no ShardedIndexFactory is on the class or module path: a sharded index "
-                        + "needs org.gphash:gphash-index");
-            }
-            return f;
-        }
-
-        /**
-         * The first provider of {@code type} that {@code wanted} accepts, or null: among the index's own
-         * class loader's providers, then the context class loader's (an application's loader may see
-         * the GPU engine's or the front end's jar where the index's does not).
-         */
-        private static <T> T provider(Class<T> type, Predicate<T> wanted) {
-            for (ClassLoader loader : new ClassLoader[] {GPHashIndex.class.getClassLoader(),
-                    Thread.currentThread().getContextClassLoader()}) {
-                for (T p : ServiceLoader.load(type, loader)) {
-                    if (wanted.test(p)) {
-                        return p;
-                    }
-                }
-            }
-            return null;
         }
 
         private static int positive(int n, String name) {

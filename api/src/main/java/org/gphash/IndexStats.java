@@ -3,7 +3,6 @@ package org.gphash;
 import java.io.Serializable;
 
 import org.gphash.bktcache.BktCacheStats;
-import org.gphash.persistence.PersistenceMode;
 
 /**
  * A snapshot of an index's figures.

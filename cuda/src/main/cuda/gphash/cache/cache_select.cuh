@@ -6,7 +6,7 @@
 //
 // __host__ __device__ and free of pool reads: a host program of the tests (cuda/src/test/cuda/
 // cache_select_check.cu) built by nvcc runs the same passes on the CPU, and CacheSelectAgreementTest
-// holds its choice to the Java reference (org.gphash.bktcache.TopBuckets, ThresholdSearch) in CI.
+// holds its choice to the Java reference (org.gphash.bktcache.loading.TopBuckets, ThresholdSearch) in CI.
 #pragma once
 #include <cstdint>
 

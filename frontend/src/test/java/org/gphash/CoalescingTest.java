@@ -55,7 +55,7 @@ class CoalescingTest {
         int opsPerThread = 3_000;
         try (GPHashIndex index = index("c.pool", Coalescing.on(Duration.ZERO, 4096).withSpin(Duration.ofNanos(1000 * spinMicros)))) {
             callersHoldTheirModels(index, threads, opsPerThread);
-            GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
+            CoalescerStats s = index.coalescerStats().orElseThrow();
             assertTrue(s.operations() >= (long) threads * opsPerThread / 2, s.toString());
             if (spinMicros == 0) {
                 // A spinning dispatcher takes each request as it comes when the engine is this fast
@@ -281,7 +281,7 @@ class CoalescingTest {
             if (!failures.isEmpty()) {
                 throw new AssertionError(failures.peek());
             }
-            GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
+            CoalescerStats s = index.coalescerStats().orElseThrow();
             assertTrue(s.hostCacheHits() > 0, "the hot keys were never served from the host: " + s);
             for (int k = 0; k < keys; k++) {
                 assertArrayEquals(value(k, done.get(k)), index.get(k), "key " + k);
@@ -421,7 +421,7 @@ class CoalescingTest {
                     }
                 }
             });
-            GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
+            CoalescerStats s = index.coalescerStats().orElseThrow();
             assertEquals((long) threads * 30 * 300, s.operations());
             assertTrue(s.batches() < threads * 30, "no caller batches were merged: " + s);
         }
@@ -454,7 +454,7 @@ class CoalescingTest {
             for (CompletableFuture<Boolean> f : fs) {
                 assertTrue(f.join());
             }
-            GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
+            CoalescerStats s = index.coalescerStats().orElseThrow();
             assertEquals(500, s.operations());
             assertTrue(s.batches() <= 5, "500 operations within the linger ran in " + s.batches() + " batches");
         }

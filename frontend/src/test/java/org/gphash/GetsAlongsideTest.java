@@ -82,7 +82,7 @@ class GetsAlongsideTest {
         AlongsideEngine engine = new AlongsideEngine(CpuEngine.create(config));
         try (GPHashIndex index = GPHashIndex.over(engine, config)) {
             CoalescingTest.callersHoldTheirModels(index, threads, opsPerThread);
-            GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
+            CoalescerStats s = index.coalescerStats().orElseThrow();
             assertTrue(engine.ranAtOnce.get() > 200, "gets ran at once: " + engine.ranAtOnce.get());
             assertTrue(engine.refused.get() > 200, "gets found the engine busy and were queued: " + engine.refused.get());
             assertEquals(engine.ranAtOnce.get(), s.getsRunAtOnce(), "the coalescer counts the gets that ran at once");

@@ -9,14 +9,13 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.EntryChunk;
 import org.gphash.Durability;
-import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 
 /**
- * What a backend implements. {@link GPHashIndex} checks arguments and converts types, then calls
+ * What a backend implements. The API's {@code GPHashIndex} checks arguments and converts types, then calls
  * one of these. Keys and values are segments of exactly the pool's key and value size.
  */
 public interface Engine extends AutoCloseable {
@@ -152,7 +151,7 @@ public interface Engine extends AutoCloseable {
     }
 
     /**
-     * What only the GPU engine offers ({@link org.gphash.GPHashIndex#gpu()}): the engine itself where
+     * What only the GPU engine offers ({@code GPHashIndex.gpu()}): the engine itself where
      * it implements {@link org.gphash.GpuFeatures}, a sharded index's view over its GPU shards, or
      * empty.
      *

@@ -10,7 +10,7 @@ import org.gphash.EntryChunk;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 
 /**
  * An engine that passes every call to another (in the manner of Guava's forwarding collections):

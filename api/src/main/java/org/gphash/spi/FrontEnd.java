@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import org.gphash.Coalescing;
-import org.gphash.GPHashIndex;
+import org.gphash.CoalescerStats;
 import org.gphash.OpKind;
 import org.gphash.OperationStats;
 import org.gphash.Outcome;
@@ -56,7 +56,7 @@ public interface FrontEnd {
     CompletableFuture<Outcome> submit(OpKind kind, MemorySegment key, MemorySegment value);
 
     /** {@return what the coalescer did, when calls are merged} */
-    Optional<GPHashIndex.CoalescerStats> coalescerStats();
+    Optional<CoalescerStats> coalescerStats();
 
     /** {@return the calls' counts and latencies when they are recorded, else {@link OperationStats#NONE}} */
     OperationStats operationStats();

@@ -22,7 +22,7 @@ import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.shard.ShardFunction;
 import org.gphash.shard.ShardTotals;
 import org.gphash.spi.Engine;

@@ -7,7 +7,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializable;
 
 import org.gphash.IndexStats;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 
 /**
  * A node's answer to {@link FiguresCall}: its index's figures (a serializable record), the geometry

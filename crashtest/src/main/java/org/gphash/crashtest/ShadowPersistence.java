@@ -17,7 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.gphash.persistence.PersistRanges;
-import org.gphash.persistence.PersistenceMode;
+import org.gphash.PersistenceMode;
 import org.gphash.persistence.Persister;
 import org.gphash.persistence.PersisterDecorator;
 

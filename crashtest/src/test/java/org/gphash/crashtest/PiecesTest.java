@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 
-import org.gphash.persistence.PersistenceMode;
+import org.gphash.PersistenceMode;
 import org.gphash.persistence.Persister;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -3,7 +3,7 @@ package org.gphash.cuda;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.poolpath.GpuTableKernels;
 import org.gphash.cuda.runtime.CudaRuntime;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.index.PoolTable;
 
 /**

@@ -49,7 +49,7 @@ import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.index.PoolTable;
 import org.gphash.index.TableLayout;
 import org.gphash.index.VerifyReport;

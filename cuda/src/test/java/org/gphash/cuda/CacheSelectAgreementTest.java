@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 
-import org.gphash.bktcache.TopBuckets;
+import org.gphash.bktcache.loading.TopBuckets;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.CoalescerStats;
 import org.gphash.GPHashIndex;
 import org.gphash.Outcome;
 import org.junit.jupiter.api.BeforeEach;
@@ -85,7 +86,7 @@ class CoalescedGpuTrafficTest {
                 items += model.size();
             }
             assertEquals(items, index.size());
-            GPHashIndex.CoalescerStats s = index.coalescerStats().orElseThrow();
+            CoalescerStats s = index.coalescerStats().orElseThrow();
             assertTrue(s.meanBatchSize() > 1.5, "calls of " + THREADS + " threads were merged: " + s);
             assertTrue(index.stats().resizes() > 0, "the traffic grew the table: " + index.stats());
             System.out.printf("coalesced GPU traffic: %s; %s%n", s, index.operationStats());

@@ -22,7 +22,7 @@ import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.cuda.pipeline.SmallReads;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.junit.jupiter.api.BeforeAll;

@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import org.gphash.Coalescing;
-import org.gphash.GPHashIndex;
+import org.gphash.CoalescerStats;
 import org.gphash.OpKind;
 import org.gphash.OperationStats;
 import org.gphash.Outcome;
@@ -68,12 +68,12 @@ final class CallersFrontEnd implements FrontEnd {
     }
 
     @Override
-    public Optional<GPHashIndex.CoalescerStats> coalescerStats() {
+    public Optional<CoalescerStats> coalescerStats() {
         if (coalescer == null) {
             return Optional.empty();
         }
         CoalescingEngine.Stats s = coalescer.coalescerStats();
-        return Optional.of(new GPHashIndex.CoalescerStats(s.batches(), s.operations(), s.hostCacheHits(),
+        return Optional.of(new CoalescerStats(s.batches(), s.operations(), s.hostCacheHits(),
                 s.hostCacheMisses(), s.getsRunAtOnce()));
     }
 

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.spi.Engine;
 import org.gphash.Batch;
 import org.gphash.BatchResult;

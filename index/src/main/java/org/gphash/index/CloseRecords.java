@@ -6,7 +6,7 @@ import org.gphash.PoolFullException;
 import org.gphash.error.PoolIoException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.ExtentTag;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.TableDigest;

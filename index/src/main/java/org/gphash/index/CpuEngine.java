@@ -1,6 +1,6 @@
 package org.gphash.index;
 
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -5,7 +5,7 @@ import java.lang.foreign.ValueLayout;
 
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolFormatException.Reason;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;

@@ -3,7 +3,7 @@ package org.gphash.index;
 import org.gphash.error.PoolIoException;
 import org.gphash.error.PoolLockedException;
 import org.gphash.format.CloseRecord;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.PoolHeader;

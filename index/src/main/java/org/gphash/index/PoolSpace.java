@@ -1,7 +1,7 @@
 package org.gphash.index;
 
 import org.gphash.format.ExtentTag;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.format.PoolHeader;
 
 import org.gphash.PoolFullException;

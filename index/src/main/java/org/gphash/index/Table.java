@@ -1,6 +1,6 @@
 package org.gphash.index;
 
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.PoolHeader;

@@ -1,6 +1,6 @@
 package org.gphash.index;
 
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 
 import org.gphash.Durability;
 import org.gphash.persistence.PoolFile;

@@ -19,7 +19,7 @@ import java.util.zip.CRC32C;
 
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.format.PoolHeader;
 import org.gphash.persistence.PathRefusals;
 

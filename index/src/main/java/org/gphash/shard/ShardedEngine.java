@@ -20,7 +20,7 @@ import org.gphash.GpuFeatures;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
 

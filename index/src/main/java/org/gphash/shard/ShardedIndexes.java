@@ -24,7 +24,7 @@ import org.gphash.PoolConfigMismatchException;
 import org.gphash.error.PoolExistsException;
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;

@@ -15,7 +15,7 @@ import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.index.CpuEngine;
 import org.gphash.index.api.TestPools;
 import org.gphash.spi.Engine;

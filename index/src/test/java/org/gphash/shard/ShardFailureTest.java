@@ -13,7 +13,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.Outcome;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.index.CpuEngine;
 import org.gphash.index.api.TestPools;
 import org.gphash.spi.Engine;

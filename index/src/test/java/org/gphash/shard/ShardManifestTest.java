@@ -10,7 +10,7 @@ import java.nio.file.Path;
 
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

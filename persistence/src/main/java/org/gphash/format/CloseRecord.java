@@ -8,6 +8,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
+import org.gphash.Geometry;
+
 /**
  * What a clean close leaves so that the next open need not scan the table: the item count and the
  * value heap's bitmap of used blocks (issue 13: every open scanned the whole pool, 295 ms for an

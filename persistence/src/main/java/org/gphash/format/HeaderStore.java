@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Arrays;
 
+import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolFormatException.Reason;
 import org.gphash.persistence.PoolFile;

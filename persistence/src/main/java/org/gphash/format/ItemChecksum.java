@@ -5,6 +5,8 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
+import org.gphash.Geometry;
+
 /**
  * The optional per-item checksum: CRC32C of the key and the value, stored in the 4 bytes after the
  * value in its block (little-endian). It is written with the value and persisted before the slot
@@ -16,7 +18,7 @@ import java.util.zip.CRC32C;
  */
 public final class ItemChecksum {
 
-    public static final int BYTES = 4;
+    public static final int BYTES = Geometry.ITEM_CHECKSUM_BYTES;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final CRC32C crc = new CRC32C();

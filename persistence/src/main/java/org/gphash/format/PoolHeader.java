@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.zip.CRC32C;
 
+import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
 
 /**

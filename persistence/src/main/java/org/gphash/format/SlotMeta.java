@@ -1,5 +1,7 @@
 package org.gphash.format;
 
+import org.gphash.Geometry;
+
 /**
  * The 8-byte meta word at the start of each slot, changed only by CAS (or by its owner while it is
  * in the INSERT state).
@@ -20,7 +22,7 @@ package org.gphash.format;
  */
 public final class SlotMeta {
 
-    public static final int BYTES = 8;
+    public static final int BYTES = Geometry.SLOT_META_BYTES;
     public static final long EMPTY = 0L;
     public static final long INSERT = 1L << 48;
     public static final int FIRST_VALID_FINGERPRINT = 2;

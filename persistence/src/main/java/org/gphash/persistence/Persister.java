@@ -2,6 +2,8 @@ package org.gphash.persistence;
 
 import java.lang.foreign.MemorySegment;
 
+import org.gphash.PersistenceMode;
+
 /**
  * Makes a byte range of the mapped pool durable. Every persist point of the engine calls this, so
  * that a test or the crash harness can wrap it (for example to drop what was not persisted at a

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Objects;
 
+import org.gphash.PersistenceMode;
 import org.gphash.error.PoolIoException;
 import org.gphash.pmem.LibPmem;
 

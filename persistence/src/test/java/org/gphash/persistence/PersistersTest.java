@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
+import org.gphash.PersistenceMode;
 import org.gphash.pmem.LibPmem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

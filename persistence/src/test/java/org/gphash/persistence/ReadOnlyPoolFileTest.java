@@ -10,6 +10,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.gphash.PersistenceMode;
 import org.gphash.error.PoolIoException;
 import org.gphash.error.PoolLockedException;
 import org.junit.jupiter.api.Test;

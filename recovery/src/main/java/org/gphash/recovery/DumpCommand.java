@@ -23,7 +23,7 @@ import org.gphash.EntryChunk;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.SlotMeta;
 import org.gphash.index.EntryScan;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.index.PoolInspector;
 import org.gphash.index.TableLayout;
 import org.gphash.shard.ShardManifest;

@@ -10,7 +10,7 @@ import java.util.zip.CRC32C;
 import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 
 /**
  * The stream {@code dump} writes and {@code import} reads, big-endian:

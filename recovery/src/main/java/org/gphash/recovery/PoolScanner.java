@@ -11,7 +11,7 @@ import java.util.List;
 
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.CloseRecord;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
 import org.gphash.index.PoolInspector;

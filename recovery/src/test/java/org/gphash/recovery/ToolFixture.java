@@ -16,7 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.gphash.GPHashIndex;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.index.PoolInspector;
 import org.gphash.format.SlotMeta;
 import org.gphash.index.TableLayout;

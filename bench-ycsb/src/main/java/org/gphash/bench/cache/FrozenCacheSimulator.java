@@ -12,7 +12,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.CachePolicy;
-import org.gphash.bktcache.TopBuckets;
+import org.gphash.bktcache.loading.TopBuckets;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -25,12 +25,12 @@ import jcuda.driver.CUstream_flags;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.bktcache.CachePolicy;
-import org.gphash.bktcache.ReloadSchedule;
+import org.gphash.bktcache.loading.ReloadSchedule;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.index.PoolLog;
 import org.gphash.index.TableLayout;
 

@@ -30,7 +30,7 @@ import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PinnedBuffer;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 
 /**
  * The v2 batch pipeline's host side (cuda/src/main/cuda/gphash/pipeline/): the queue of stage launches

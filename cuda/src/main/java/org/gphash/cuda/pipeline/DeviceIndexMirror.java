@@ -16,7 +16,7 @@ import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PoolRegistration;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.format.SlotMeta;
 import org.gphash.index.TableLayout;
 

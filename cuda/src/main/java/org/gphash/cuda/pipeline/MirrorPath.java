@@ -39,7 +39,7 @@ import org.gphash.cuda.staging.HostColumns;
 import org.gphash.cuda.staging.HostLane;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.staging.PreparedBatch;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.spi.SubmittedBatch;
 import org.gphash.index.PoolTable;
 

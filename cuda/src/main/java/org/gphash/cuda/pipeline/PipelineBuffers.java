@@ -6,7 +6,7 @@ import java.util.Set;
 
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 
 /**
  * The v2 pipeline's device memory, sized for a capacity class (a power of two of operations): the

@@ -13,7 +13,7 @@ import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.error.PoolFormatException;
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.index.TableKernels;
 import org.gphash.index.TableLayout;
 import org.gphash.persistence.PoolFile;

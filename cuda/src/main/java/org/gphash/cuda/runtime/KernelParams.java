@@ -3,7 +3,7 @@ package org.gphash.cuda.runtime;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-import org.gphash.format.Geometry;
+import org.gphash.Geometry;
 import org.gphash.index.TableLayout;
 
 /**

@@ -16,7 +16,7 @@ import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
-import org.gphash.bktcache.ThresholdSearch;
+import org.gphash.bktcache.loading.ThresholdSearch;
 import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.GpuTestSupport;
 import org.junit.jupiter.api.BeforeEach;

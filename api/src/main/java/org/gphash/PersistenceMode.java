@@ -1,6 +1,6 @@
-package org.gphash.persistence;
+package org.gphash;
 
-/** How a {@link Persister} makes a range of the mapped pool durable. */
+/** How the pool's persister makes a range of the mapped pool durable (what {@link IndexStats#persistenceMode()} reports). */
 public enum PersistenceMode {
     /** libpmem's {@code pmem_persist}: CPU cache flushes on a DAX mapping of real persistent memory. */
     PMEM_PERSIST("libpmem pmem_persist (DAX persistent memory)"),

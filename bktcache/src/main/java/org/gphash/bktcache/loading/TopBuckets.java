@@ -1,4 +1,4 @@
-package org.gphash.bktcache;
+package org.gphash.bktcache.loading;
 
 import java.util.Objects;
 

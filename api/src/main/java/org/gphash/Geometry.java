@@ -1,16 +1,16 @@
-package org.gphash.format;
+package org.gphash;
 
 /**
  * The shape of a table: levels, hash functions, slots per bucket, key and value sizes, and the
  * byte layout derived from them.
  *
- * <p>Slot layout: an 8-byte meta word ({@link SlotMeta}: fingerprint and value offset) followed by
+ * <p>Slot layout: an 8-byte meta word (the pool format's {@code SlotMeta}: fingerprint and value offset) followed by
  * the key, padded to a multiple of 8 bytes. A bucket is {@code slotsPerBucket} slots back to back,
  * so one bucket is one contiguous block (128 B for 8-byte keys, 8 slots): one pool transaction on
  * the GPU.
  *
  * <p>With {@code itemChecksums}, every value block ends with a CRC32C of the item's key and value
- * ({@link ItemChecksum}): written with the value, before the slot that publishes it, and checked on
+ * (the pool format's {@code ItemChecksum}): written with the value, before the slot that publishes it, and checked on
  * every read.
  */
 public record Geometry(int levels, int hashes, int slotsPerBucket, int keySize, int valueSize, boolean itemChecksums) {
@@ -21,6 +21,11 @@ public record Geometry(int levels, int hashes, int slotsPerBucket, int keySize, 
     public static final int MAX_HASHES = 4;
     public static final int MAX_KEY_SIZE = 256;
     public static final int MAX_VALUE_SIZE = 1 << 20;
+
+    /** Bytes of a slot's meta word (the pool format's {@code SlotMeta}). */
+    public static final int SLOT_META_BYTES = 8;
+    /** Bytes of an item checksum, a CRC32C (the pool format's {@code ItemChecksum}). */
+    public static final int ITEM_CHECKSUM_BYTES = 4;
 
     public static final Geometry DEFAULT = new Geometry(2, 2, 8, 8, 128);
 
@@ -60,7 +65,7 @@ public record Geometry(int levels, int hashes, int slotsPerBucket, int keySize, 
 
     /** Bytes per slot: meta word plus padded key. */
     public int slotSize() {
-        return SlotMeta.BYTES + keyStride();
+        return SLOT_META_BYTES + keyStride();
     }
 
     public int bucketSize() {
@@ -69,7 +74,7 @@ public record Geometry(int levels, int hashes, int slotsPerBucket, int keySize, 
 
     /** Bytes per value block in the heap: the value (and its item checksum, if on) padded to 8. */
     public int valueStride() {
-        return align8(valueSize + (itemChecksums ? ItemChecksum.BYTES : 0));
+        return align8(valueSize + (itemChecksums ? ITEM_CHECKSUM_BYTES : 0));
     }
 
     /** Candidate slots per key: levels x hashes x slots. */

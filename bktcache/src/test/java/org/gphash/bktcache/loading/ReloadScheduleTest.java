@@ -1,4 +1,4 @@
-package org.gphash.bktcache;
+package org.gphash.bktcache.loading;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+
+import org.gphash.bktcache.BktCacheConfig;
 
 class ReloadScheduleTest {
 

@@ -95,7 +95,7 @@ public final class BktCacheConfig {
      * Whether a bucket needs to be among the hottest in two successive periods to be admitted (the lesson
      * of Catalyst against scans). A scan touches each bucket in one period only, so its buckets never
      * qualify and the room goes to the next hottest buckets that do; the price is that a newly hot bucket
-     * waits one more period. {@link TopBuckets} states the exact rule.
+     * waits one more period. The loading package's {@code TopBuckets} states the exact rule.
      *
      * @return true if a bucket must be hot in two periods to be admitted
      */

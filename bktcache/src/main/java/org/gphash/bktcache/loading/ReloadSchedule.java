@@ -1,7 +1,9 @@
-package org.gphash.bktcache;
+package org.gphash.bktcache.loading;
 
 import java.util.Objects;
 import java.util.function.LongSupplier;
+
+import org.gphash.bktcache.BktCacheConfig;
 
 /**
  * Decides when the next loading phase is due: once {@link BktCacheConfig#reloadEveryOperations()}

@@ -1,4 +1,4 @@
-package org.gphash.bktcache;
+package org.gphash.bktcache.loading;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.gphash.bktcache.ThresholdSearch.Histogram;
-import org.gphash.bktcache.ThresholdSearch.Threshold;
+import org.gphash.bktcache.loading.ThresholdSearch.Histogram;
+import org.gphash.bktcache.loading.ThresholdSearch.Threshold;
 import org.junit.jupiter.api.Test;
 
 import net.jqwik.api.Arbitraries;

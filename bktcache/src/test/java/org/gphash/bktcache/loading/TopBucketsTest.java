@@ -1,4 +1,4 @@
-package org.gphash.bktcache;
+package org.gphash.bktcache.loading;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
