@@ -63,7 +63,7 @@ public class GPHashStore implements StoreUnderTest {
         if (timeline) {
             index.gpu().ifPresent(g -> {
                 if (g instanceof GpuEngine engine) {
-                    engine.timeChunks(true);
+                    engine.diagnostics().timeChunks(true);
                 }
             });
         }
@@ -121,7 +121,7 @@ public class GPHashStore implements StoreUnderTest {
         // copies, GPU waits), on the error stream beside the table: where a host batch's time goes.
         index.gpu().ifPresent(g -> {
             if (g instanceof GpuEngine engine) {
-                Map<String, Long> nanos = engine.hostStageNanos(true);
+                Map<String, Long> nanos = engine.diagnostics().hostStageNanos(true);
                 StringBuilder sb = new StringBuilder("  host time of " + name() + " by stage (ms, all threads):");
                 nanos.forEach((stage, n) -> sb.append(stage.equals("gpu_chunks") ? " gpu_chunks " + n
                         : String.format(Locale.ROOT, " %s %.1f", stage, n / 1e6)));

@@ -145,7 +145,7 @@ public final class OpenTime {
             try (GPHashIndex a = GPHashIndex.builder(pool).backend(org.gphash.Backend.GPU)
                     .coalescing(org.gphash.Coalescing.OFF).open()) {
                 System.out.printf(Locale.ROOT, "gpu open stages, %d items: %s%n", items,
-                        ((GpuEngine) a.engine()).openTimes());
+                        ((GpuEngine) a.engine()).diagnostics().openTimes());
             }
         }
     }

@@ -113,18 +113,21 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return SubmittedBatch.DONE;
     };
     /** Host time per stage of host batches: the index mirror's path counts its own stages in it. */
-    private final HostStageTimes times = new HostStageTimes();
+    final HostStageTimes times = new HostStageTimes();
     private final Batch single;
     private final BatchResult singleResult;
     /** Each thread's batch of one get, for gets run outside the lock ({@link #getAlongside}). */
     private final ThreadLocal<Batch> oneGet;
     private final ThreadLocal<BatchResult> oneGetResult;
-    private volatile boolean closed;
+    volatile boolean closed;
     /** Where the open went, stage by stage. */
-    private final OpenTimes openTimes;
+    final OpenTimes openTimes;
     /** Host reads in progress, kept apart from everything done under the lock. */
     private final HostReadGate hostReaders = new HostReadGate();
-    private final LongAdder hostReads = new LongAdder();
+    final LongAdder hostReads = new LongAdder();
+    /** Shards' parts of batches run where they lay since open ({@link #executeInPlace}). */
+    final LongAdder partsInPlace = new LongAdder();
+    private final GpuDiagnostics diagnostics = new GpuDiagnostics(this);
 
     private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, GPHashConfig config, long started,
                       long runtimeNanos, long poolNanos) {
@@ -219,14 +222,15 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return CudaRuntime.available();
     }
 
-    /** {@return where this engine's open (or create) went, stage by stage} */
-    public OpenTimes openTimes() {
-        return openTimes;
-    }
 
     /** {@return the GPU's name, as the driver reports it} */
     public String deviceName() {
         return cuda.deviceName;
+    }
+
+    /** {@return what this engine did and where its time went (routes taken, stage profiles), for tests and benchmarks} */
+    public GpuDiagnostics diagnostics() {
+        return diagnostics;
     }
 
     @Override
@@ -350,10 +354,6 @@ public final class GpuEngine implements Engine, GpuFeatures {
         }
     }
 
-    /** Gets read on the host since open ({@link #getAlongside}). */
-    long hostReads() {
-        return hostReads.sum();
-    }
 
     // ------------------------------------------------------------------ batches
 
@@ -406,12 +406,6 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return true;
     }
 
-    /** Shards' parts of batches run where they lay since open ({@link #executeInPlace}). */
-    public long partsInPlace() {
-        return partsInPlace.sum();
-    }
-
-    private final LongAdder partsInPlace = new LongAdder();
 
     /**
      * Runs {@code batch} by {@code route}: the routes outside the lock here (null when they decline),
@@ -702,21 +696,11 @@ public final class GpuEngine implements Engine, GpuFeatures {
     }
 
     /** The mirror path, or null on the pool path (for this package's probes and the stage profile). */
-    private MirrorPath mirrorPath() {
+    MirrorPath mirrorPath() {
         return path instanceof MirrorPath m ? m : null;
     }
 
-    /** {@return heap growths whose file space was prepared ahead, off the batch path (0 on the pool path)} */
-    public synchronized long growthsPreparedAhead() {
-        MirrorPath m = mirrorPath();
-        return m == null ? 0 : m.growthsPreparedAhead();
-    }
 
-    /** {@return whether this engine prepares heap growths ahead ({@link GpuTuning#growHeapAhead()}, on the mirror path only)} */
-    public synchronized boolean preparesGrowthsAhead() {
-        MirrorPath m = mirrorPath();
-        return m != null && m.preparesGrowthsAhead();
-    }
 
     /** {@return whether batches run on the v2 pipeline over the HBM index mirror ({@link IndexStats#indexPlacement()} says why not)} */
     public boolean usesIndexMirror() {
@@ -729,35 +713,10 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return usesIndexMirror();
     }
 
-    /** Batches run as small batches of gets in one launch ({@link SmallReads}) since open. */
-    public long smallReadBatches() {
-        MirrorPath m = mirrorPath();
-        return m == null ? 0 : m.smallReadBatches();
-    }
 
-    /** The most small batches of gets in flight at once since open (they run outside the lock). */
-    int smallReadsMostInFlight() {
-        MirrorPath m = mirrorPath();
-        return m == null ? 0 : m.smallReadsMostInFlight();
-    }
 
-    /** The most host batches with chunks on the GPU at once since open (they are queued, then waited for outside the lock). */
-    synchronized int mostBatchesInFlight() {
-        MirrorPath m = mirrorPath();
-        return m == null ? 0 : m.mostBatchesInFlight();
-    }
 
-    /** Writing batches and runs in one launch (pipe_small_writes.cuh) since open. */
-    public synchronized long smallWriteBatches() {
-        MirrorPath m = mirrorPath();
-        return m == null ? 0 : m.pipeline().smallWriteBatches();
-    }
 
-    /** Runs of a batch that wrote without grouping, their keys being distinct ({@link org.gphash.cuda.routing.DistinctKeys}), since open. */
-    public synchronized long distinctWriteRuns() {
-        MirrorPath m = mirrorPath();
-        return m == null ? 0 : m.distinctWriteRuns();
-    }
 
     /**
      * GPU time of the last batch, from the first of its kernels to the last (CUDA events; 0 on the
@@ -767,69 +726,9 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return path.lastBatchGpuNanos();
     }
 
-    /**
-     * Turns on timing of each stage of the v2 pipeline with GPU events (a diagnostic for benchmarks)
-     * and clears what was timed; returns false on the pool path.
-     */
-    public synchronized boolean profileStages(boolean on) {
-        MirrorPath m = mirrorPath();
-        if (m != null) {
-            if (!closed) {
-                cuda.bind();
-                m.drainBatches();  // the profile times batches awaited one at a time
-            }
-            m.pipeline().profile(on);
-        }
-        return m != null;
-    }
 
-    /** {@return GPU time per pipeline stage since {@link #profileStages} turned timing on, in nanoseconds} */
-    public synchronized Map<String, Long> stageNanos() {
-        Map<String, Long> out = new LinkedHashMap<>();
-        MirrorPath m = mirrorPath();
-        if (m != null) {
-            m.stageNanos().forEach((stage, nanos) -> out.put(stage.name().toLowerCase(Locale.ROOT), nanos));
-        }
-        return out;
-    }
 
-    /**
-     * Host nanoseconds per stage of host batches since open or the last reset (lock waits, copies in,
-     * queueing, waiting for the GPU, copies out, heap growth, and the total), for benchmarks: on the
-     * pool path only the lock waits, entry, path and total are counted. While {@link #timeChunks} is
-     * on, the GPU's side of the same chunks follows, as {@code gpu_*} ({@code ChunkTimeline}).
-     *
-     * @param reset whether to start counting again after reading
-     * @return nanoseconds by stage name
-     */
-    public Map<String, Long> hostStageNanos(boolean reset) {
-        Map<String, Long> out = times.snapshot();
-        if (reset) {
-            times.reset();
-        }
-        synchronized (this) {
-            MirrorPath m = mirrorPath();
-            if (m != null && !closed) {
-                out.putAll(m.chunkTimeline(reset));
-            }
-        }
-        return out;
-    }
 
-    /**
-     * Turns on the GPU's timeline of host batches' chunks (a diagnostic for benchmarks: copies in,
-     * kernels, copies out and the kernels' idle time, from GPU events; twelve driver calls a chunk)
-     * and clears it, or turns it off. While on, {@link #hostStageNanos} reports it beside the host's
-     * stages, as {@code gpu_*}. Returns false on the pool path, which queues no chunks.
-     */
-    public synchronized boolean timeChunks(boolean on) {
-        MirrorPath m = mirrorPath();
-        if (m != null && !closed) {
-            cuda.bind();
-            m.timeChunks(on);
-        }
-        return m != null;
-    }
 
     // ------------------------------------------------------------------ the rest
 

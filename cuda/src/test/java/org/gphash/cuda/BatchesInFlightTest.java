@@ -101,10 +101,10 @@ class BatchesInFlightTest {
             assertTrue(report.sound(), "GPU-written pool verified by the CPU: " + report);
             if (gpu.usesIndexMirror()) {
                 readUntilBatchesOverlap(gpu);
-                assertTrue(gpu.mostBatchesInFlight() >= 2, "batches of several threads were on the GPU at once: "
-                        + gpu.mostBatchesInFlight());
+                assertTrue(gpu.diagnostics().mostBatchesInFlight() >= 2, "batches of several threads were on the GPU at once: "
+                        + gpu.diagnostics().mostBatchesInFlight());
             }
-            System.out.printf("batches in flight: at most %d at once; %s%n", gpu.mostBatchesInFlight(), gpu.stats());
+            System.out.printf("batches in flight: at most %d at once; %s%n", gpu.diagnostics().mostBatchesInFlight(), gpu.stats());
         }
     }
 
@@ -125,7 +125,7 @@ class BatchesInFlightTest {
                     gets.add(OpKind.GET, key(self + (long) THREADS * j, 8), null);
                 }
                 BatchResult r = new BatchResult(GpuTestSupport.VALUE_SIZE, n);
-                for (int round = 0; round < OVERLAP_ROUNDS && gpu.mostBatchesInFlight() < 2; round++) {
+                for (int round = 0; round < OVERLAP_ROUNDS && gpu.diagnostics().mostBatchesInFlight() < 2; round++) {
                     gpu.execute(gets, r);
                 }
             }));

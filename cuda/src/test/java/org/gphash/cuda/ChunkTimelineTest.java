@@ -44,15 +44,15 @@ class ChunkTimelineTest {
                 gets.add(OpKind.GET, key(i, 8), null);
             }
             BatchResult r = new BatchResult(vs, n);
-            assertTrue(gpu.timeChunks(true));
-            gpu.hostStageNanos(true);
+            assertTrue(gpu.diagnostics().timeChunks(true));
+            gpu.diagnostics().hostStageNanos(true);
             gpu.execute(puts, r);
             gpu.execute(gets, r);
             for (int i = 0; i < n; i += 997) {
                 assertEquals(Outcome.FOUND, r.outcome(i), "get " + i);
                 assertTrue(java.util.Arrays.equals(value(i, 1), r.value(i)), "the value of get " + i);
             }
-            Map<String, Long> on = gpu.hostStageNanos(true);
+            Map<String, Long> on = gpu.diagnostics().hostStageNanos(true);
             assertEquals(4L, on.get("gpu_chunks"), "two batches of two chunks: " + on);
             for (String stage : new String[] {"gpu_copy_in", "gpu_kernels", "gpu_copy_out", "gpu_span"}) {
                 assertTrue(on.get(stage) > 0, stage + " took no time: " + on);
@@ -60,14 +60,14 @@ class ChunkTimelineTest {
             assertTrue(on.get("gpu_kernels") + on.get("gpu_kernel_idle") <= on.get("gpu_span"),
                     "one stream's kernels and their gaps fit in the span: " + on);
             gpu.execute(gets, r);
-            assertEquals(2L, gpu.hostStageNanos(false).get("gpu_chunks"), "counting again after a reset: one batch");
+            assertEquals(2L, gpu.diagnostics().hostStageNanos(false).get("gpu_chunks"), "counting again after a reset: one batch");
 
-            assertTrue(gpu.timeChunks(false));
+            assertTrue(gpu.diagnostics().timeChunks(false));
             gpu.execute(gets, r);
-            Map<String, Long> off = gpu.hostStageNanos(true);
+            Map<String, Long> off = gpu.diagnostics().hostStageNanos(true);
             assertFalse(off.keySet().stream().anyMatch(k -> k.startsWith("gpu_")), "nothing reported while off: " + off);
-            assertTrue(gpu.timeChunks(true));
-            assertEquals(0L, gpu.hostStageNanos(false).get("gpu_chunks"), "a chunk run while off is never summed");
+            assertTrue(gpu.diagnostics().timeChunks(true));
+            assertEquals(0L, gpu.diagnostics().hostStageNanos(false).get("gpu_chunks"), "a chunk run while off is never summed");
         }
     }
 }

@@ -151,8 +151,8 @@ class ConcurrentGetsTest {
                 assertEquals(Outcome.FOUND, gpu.get(MemorySegment.ofArray(key(k, 8)), MemorySegment.ofArray(out)), "final get " + k);
                 assertArrayEquals(value(k, k < KEYS ? written.get(k) : 1), out, "key " + k + " holds its last write");
             }
-            assertTrue(gpu.smallReadsMostInFlight() > 1, "gets were in flight together: " + gpu.smallReadsMostInFlight());
-            assertTrue(gpu.hostReads() > 100, "gets were read on the host: " + gpu.hostReads());
+            assertTrue(gpu.diagnostics().smallReadsMostInFlight() > 1, "gets were in flight together: " + gpu.diagnostics().smallReadsMostInFlight());
+            assertTrue(gpu.diagnostics().hostReads() > 100, "gets were read on the host: " + gpu.diagnostics().hostReads());
             assertTrue(gpu.verify().sound());
         }
     }

@@ -173,10 +173,10 @@ class DeviceResidentTest {
                     cuMemcpyHtoD(dKinds, Pointer.to(batch.kinds().toArray(ValueLayout.JAVA_BYTE)), n);
                     cuMemcpyHtoD(dKeys, Pointer.to(batch.keys().toArray(ValueLayout.JAVA_BYTE)), n * 8L);
                     jcuda.driver.JCudaDriver.cuMemsetD8(dCodes, (byte) 0, n);
-                    long before = gpu.smallReadBatches();
+                    long before = gpu.diagnostics().smallReadBatches();
                     gpu.executeOnDevice(n, GpuEngine.address(dKinds), GpuEngine.address(dKeys), 0, GpuEngine.address(dCodes),
                             GpuEngine.address(dOut));
-                    assertEquals(n <= limit ? before + 1 : before, gpu.smallReadBatches(),
+                    assertEquals(n <= limit ? before + 1 : before, gpu.diagnostics().smallReadBatches(),
                             "a batch of " + n + " gets in one launch only up to " + limit);
                     cpu.execute(batch, rc);
                     assertSameResults(n, dCodes, dOut, rc, "batch of " + n);

@@ -27,10 +27,10 @@ class OpenTimesTest {
             GPHashConfig config = GpuTestSupport.config(t.pool("open"), Backend.GPU, 8, 2, 2, 8, 1 << 16, 3)
                     .withIndexMirror(IndexMirror.REQUIRED);
             try (GpuEngine created = GpuEngine.create(config)) {
-                check(created.openTimes(), "create");
+                check(created.diagnostics().openTimes(), "create");
             }
             try (GpuEngine opened = GpuEngine.open(config)) {
-                OpenTimes o = opened.openTimes();
+                OpenTimes o = opened.diagnostics().openTimes();
                 check(o, "open");
                 assertEquals(opened.stats().lastRecovery().duration().toNanos(), o.recovery(), "recovery, as its report says");
             }

@@ -98,10 +98,10 @@ class ShardedGpuTest {
                     }
                 }
             }
-            System.out.printf("sharded GPU test: parts run in place: shard 0 %d, shard 1 %d%n", s0.partsInPlace(),
-                    s1.partsInPlace());
+            System.out.printf("sharded GPU test: parts run in place: shard 0 %d, shard 1 %d%n", s0.diagnostics().partsInPlace(),
+                    s1.diagnostics().partsInPlace());
             if (s0.usesIndexMirror()) {
-                assertTrue(s0.partsInPlace() > 0 && s1.partsInPlace() > 0, "a reused batch's parts ran where they lay");
+                assertTrue(s0.diagnostics().partsInPlace() > 0 && s1.diagnostics().partsInPlace() > 0, "a reused batch's parts ran where they lay");
             }
             long items = 0;
             for (GpuEngine g : new GpuEngine[] {s0, s1}) {
@@ -168,8 +168,8 @@ class ShardedGpuTest {
                 pool.shutdownNow();
             }
             System.out.printf("sharded GPU test, several threads: parts run in place: shard 0 %d, shard 1 %d%n",
-                    s0.partsInPlace(), s1.partsInPlace());
-            assertTrue(s0.partsInPlace() >= 30 && s1.partsInPlace() >= 30, "reused batches' parts ran where they lay");
+                    s0.diagnostics().partsInPlace(), s1.diagnostics().partsInPlace());
+            assertTrue(s0.diagnostics().partsInPlace() >= 30 && s1.diagnostics().partsInPlace() >= 30, "reused batches' parts ran where they lay");
             long items = 0;
             for (GpuEngine g : new GpuEngine[] {s0, s1}) {
                 VerifyReport report = g.verify();

@@ -54,7 +54,7 @@ class SubmittedReadsTest {
             BatchResult loaded = new BatchResult(vs, load.size());
             cpu.execute(load, loaded);
             gpu.execute(load, loaded);
-            long queuedBefore = gpu.smallReadBatches();
+            long queuedBefore = gpu.diagnostics().smallReadBatches();
             for (int round = 0; round < 40; round++) {
                 List<Batch> batches = new ArrayList<>();
                 List<BatchResult> expected = new ArrayList<>();
@@ -98,7 +98,7 @@ class SubmittedReadsTest {
                 }
             }
             if (gpu.usesIndexMirror()) {
-                assertTrue(gpu.smallReadBatches() - queuedBefore > 40, "batches of gets were queued");
+                assertTrue(gpu.diagnostics().smallReadBatches() - queuedBefore > 40, "batches of gets were queued");
             }
             assertEquals(cpu.stats().size(), gpu.stats().size());
         }

@@ -204,14 +204,14 @@ public final class GpuCacheBench {
 
     /** One more device-resident pass with the pipeline's stages timed (GpuTargetsBench.stages). */
     private static String profiled(GpuEngine gpu, Workload2 w) {
-        gpu.profileStages(true);
+        gpu.diagnostics().profileStages(true);
         long ops = 0;
         for (DeviceBatch b : w.device()) {
             gpu.executeOnDevice(b);
             ops += b.size();
         }
         String s = GpuTargetsBench.stages(gpu, ops);
-        gpu.profileStages(false);
+        gpu.diagnostics().profileStages(false);
         return s;
     }
 

@@ -131,9 +131,9 @@ public final class GpuTargetsBench {
         double insertWall;
         try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
                 BktCacheConfig.DISABLED)); Work wIns = Work.of(ins, vs)) {
-            gpu.hostStageNanos(true);
+            gpu.diagnostics().hostStageNanos(true);
             double lm = load(gpu, keys, vs);
-            String ls = hostShares(gpu.hostStageNanos(false));
+            String ls = hostShares(gpu.diagnostics().hostStageNanos(false));
             double[] i = device(gpu, wIns);
             insertWall = i[0];
             System.out.printf(Locale.ROOT, "load of %,d keys from fresh host batches of 2^20: %.1f Mops/s; "
@@ -144,10 +144,10 @@ public final class GpuTargetsBench {
         }
         try (GpuEngine gpu = GpuEngine.create(config(rp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
                 BktCacheConfig.DISABLED))) {
-            gpu.hostStageNanos(true);
+            gpu.diagnostics().hostStageNanos(true);
             double lm = load(gpu, keys, vs, Batch.create(8, vs, BATCH));
             System.out.printf(Locale.ROOT, "load of %,d keys from one host batch of 2^20, refilled: %.1f Mops/s; "
-                    + "load / insert above %.2fx; %s%n", keys, lm, lm / insertWall, hostShares(gpu.hostStageNanos(false)));
+                    + "load / insert above %.2fx; %s%n", keys, lm, lm / insertWall, hostShares(gpu.diagnostics().hostStageNanos(false)));
         } finally {
             Files.deleteIfExists(rp);
         }
@@ -178,18 +178,18 @@ public final class GpuTargetsBench {
                         wall[i] = System.nanoTime() - t0;
                         gpuNanos += gpu.lastBatchGpuNanos();
                     }
-                    gpu.profileStages(true);
+                    gpu.diagnostics().profileStages(true);
                     int profiled = Math.min(300, w.size());
                     for (Batch b : w.subList(0, profiled)) {
                         gpu.execute(b, r);
                     }
                     StringBuilder st = new StringBuilder();
-                    for (Map.Entry<String, Long> e : gpu.stageNanos().entrySet()) {
+                    for (Map.Entry<String, Long> e : gpu.diagnostics().stageNanos().entrySet()) {
                         if (e.getValue() > 0) {
                             st.append(String.format(Locale.ROOT, "%s %.1f, ", e.getKey(), e.getValue() / 1e3 / profiled));
                         }
                     }
-                    gpu.profileStages(false);
+                    gpu.diagnostics().profileStages(false);
                     Arrays.sort(wall);
                     double mean = Arrays.stream(wall).average().orElse(0) / 1e3;
                     boolean small = reads >= 1 && n <= org.gphash.GpuTuning.fromSystemProperty().smallReadsMax();
@@ -330,21 +330,21 @@ public final class GpuTargetsBench {
                 gpu.execute(b, r);
             }
         }
-        gpu.hostStageNanos(true);
+        gpu.diagnostics().hostStageNanos(true);
         long t0 = System.nanoTime();
         for (Batch b : w.host()) {
             gpu.execute(b, r);
         }
         double mops = w.ops() / ((System.nanoTime() - t0) / 1e3);
-        lastHostStages = hostShares(gpu.hostStageNanos(false));
+        lastHostStages = hostShares(gpu.diagnostics().hostStageNanos(false));
         // One more pass with the GPU's timeline of the chunks on, apart from the timed one: its
         // events cost twelve driver calls a chunk.
-        gpu.timeChunks(true);
+        gpu.diagnostics().timeChunks(true);
         for (Batch b : w.host()) {
             gpu.execute(b, r);
         }
-        lastHostStages += "; " + gpuShares(gpu.hostStageNanos(false));
-        gpu.timeChunks(false);
+        lastHostStages += "; " + gpuShares(gpu.diagnostics().hostStageNanos(false));
+        gpu.diagnostics().timeChunks(false);
         return mops;
     }
 
@@ -381,10 +381,10 @@ public final class GpuTargetsBench {
     static String stages(GpuEngine gpu, long ops) {
         StringBuilder sb = new StringBuilder();
         long total = 0;
-        for (long v : gpu.stageNanos().values()) {
+        for (long v : gpu.diagnostics().stageNanos().values()) {
             total += v;
         }
-        for (Map.Entry<String, Long> e : gpu.stageNanos().entrySet()) {
+        for (Map.Entry<String, Long> e : gpu.diagnostics().stageNanos().entrySet()) {
             if (e.getValue() > 0 && total > 0) {
                 sb.append(String.format(Locale.ROOT, "%s %.0f%% ", e.getKey(), 100.0 * e.getValue() / total));
             }
@@ -394,10 +394,10 @@ public final class GpuTargetsBench {
     }
 
     private static Row profiled(GpuEngine gpu, String what, Work w) {
-        gpu.profileStages(true);
+        gpu.diagnostics().profileStages(true);
         device(gpu, w);  // a pass with per-stage events (they cost a little), then the timed pass without
         String s = stages(gpu, w.ops());
-        gpu.profileStages(false);
+        gpu.diagnostics().profileStages(false);
         double[] d = device(gpu, w);
         Row r = new Row(what, d[0], d[1], s);
         System.out.println(r.format());
@@ -430,9 +430,9 @@ public final class GpuTargetsBench {
         IndexStats loaded;
         try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
                 BktCacheConfig.DISABLED))) {
-            gpu.hostStageNanos(true);
+            gpu.diagnostics().hostStageNanos(true);
             double lm = load(gpu, keys, vs);
-            String ls = hostShares(gpu.hostStageNanos(false));
+            String ls = hostShares(gpu.diagnostics().hostStageNanos(false));
             loaded = gpu.stats();
             notes.add(String.format(Locale.ROOT, "load of %,d keys: %.1f Mops/s (host batches of 2^20, each run once); %s; %s",
                     keys, lm, ls, loaded));
@@ -453,13 +453,13 @@ public final class GpuTargetsBench {
             rows.add(profiled(gpu, "negative search", wNeg));
             rows.add(profiled(gpu, "update, uniform", wUpd));
             try (Work wIns = Work.of(ins, vs); Work wDel = Work.of(del, vs)) {
-                gpu.profileStages(true);
+                gpu.diagnostics().profileStages(true);
                 double[] i = device(gpu, wIns);
                 String si = stages(gpu, wIns.ops());
-                gpu.profileStages(true);
+                gpu.diagnostics().profileStages(true);
                 double[] d = device(gpu, wDel);
                 String sd = stages(gpu, wDel.ops());
-                gpu.profileStages(false);
+                gpu.diagnostics().profileStages(false);
                 rows.add(new Row("insert (fresh keys)", i[0], i[1], si));
                 rows.add(new Row("delete (the keys just inserted)", d[0], d[1], sd));
                 System.out.println(rows.get(rows.size() - 2).format());
@@ -612,11 +612,11 @@ public final class GpuTargetsBench {
                     try (Work w = Work.of(workload(points, batch, vs, reads, OpKind.UPDATE, ks, 11 + wi), vs)) {
                         device(gpu, w);  // warm-up pass
                         double[] d = device(gpu, w);
-                        gpu.profileStages(true);
+                        gpu.diagnostics().profileStages(true);
                         device(gpu, w);
                         System.out.printf(Locale.ROOT, "# %s, batch 2^%d: GPU time per stage %s%n", names[wi],
                                 bi == 0 ? 20 : 12, stages(gpu, w.ops()));
-                        gpu.profileStages(false);
+                        gpu.diagnostics().profileStages(false);
                         String row = String.format(Locale.ROOT, "| %s | 2^%d | %.1f | %.1f | %.1f | %.1fx |", names[wi],
                                 bi == 0 ? 20 : 12, d[1], d[0], artifact[wi][bi], d[1] / artifact[wi][bi]);
                         System.out.println(row);

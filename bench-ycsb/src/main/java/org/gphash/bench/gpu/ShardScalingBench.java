@@ -165,7 +165,7 @@ public final class ShardScalingBench {
         }
         if (index.engine() instanceof ShardedEngine se) {
             for (int s = 0; s < se.shardCount(); s++) {
-                sb.append(" | shard ").append(s).append(' ').append(((GpuEngine) se.shard(s)).openTimes());
+                sb.append(" | shard ").append(s).append(' ').append(((GpuEngine) se.shard(s)).diagnostics().openTimes());
             }
         }
         return sb.toString();
@@ -285,7 +285,7 @@ public final class ShardScalingBench {
 
     private static void profile(ShardedEngine se, int gpus, boolean on) {
         for (int s = 0; s < gpus; s++) {
-            ((GpuEngine) se.shard(s)).profileStages(on);
+            ((GpuEngine) se.shard(s)).diagnostics().profileStages(on);
         }
     }
 
@@ -415,7 +415,7 @@ public final class ShardScalingBench {
                 throw new IllegalStateException("the part did not run in place");
             }
         }
-        shard.profileStages(true);
+        shard.diagnostics().profileStages(true);
         for (int i = 0; i < rounds; i++) {
             long t0 = System.nanoTime();
             if (!shard.executeInPlace(whole, wholeResult, positions, count)) {
@@ -426,14 +426,14 @@ public final class ShardScalingBench {
         String inPlaceStages = GpuTargetsBench.stages(shard, (long) count * rounds);
         shard.execute(copied, copiedResult);
         shard.execute(copied, copiedResult);
-        shard.profileStages(true);
+        shard.diagnostics().profileStages(true);
         for (int i = 0; i < rounds; i++) {
             long t0 = System.nanoTime();
             shard.execute(copied, copiedResult);
             asBatch += System.nanoTime() - t0;
         }
         String copiedStages = GpuTargetsBench.stages(shard, (long) count * rounds);
-        shard.profileStages(false);
+        shard.diagnostics().profileStages(false);
         System.out.println("one part, GPU stages: in place " + inPlaceStages + " | copied " + copiedStages);
         return row(gpus, "one shard's part of 2^20 gets from 1 thread, in place", count * (double) rounds / (inPlace / 1e3),
                 String.format(Locale.ROOT, "%d gets: %.2f ms in place, %.2f ms copied into a batch of its own (%.1f Mops/s)",
@@ -456,7 +456,7 @@ public final class ShardScalingBench {
         CyclicBarrier start = new CyclicBarrier(threads + 1, () -> {
             se.stageNanos(true);
             for (int s = 0; s < se.shardCount(); s++) {
-                ((GpuEngine) se.shard(s)).hostStageNanos(true);
+                ((GpuEngine) se.shard(s)).diagnostics().hostStageNanos(true);
             }
         });
         long[] ends = new long[threads];
@@ -490,7 +490,7 @@ public final class ShardScalingBench {
         StringBuilder note = new StringBuilder(stages(se));
         for (int s = 0; s < se.shardCount(); s++) {
             note.append("; shard ").append(s).append(' ')
-                    .append(GpuTargetsBench.hostShares(((GpuEngine) se.shard(s)).hostStageNanos(false)));
+                    .append(GpuTargetsBench.hostShares(((GpuEngine) se.shard(s)).diagnostics().hostStageNanos(false)));
         }
         return row(gpus, "positive search, host batches of 2^20 from " + threads + " threads", ops / (wall / 1e3),
                 note.toString());

@@ -41,8 +41,8 @@ class HeapGrowthAheadTest {
                     runBoth(cpu, gpu, OpKind.INSERT, keys);
                     assertTrue(gpu.stats().heapGrowths() > 5, "the heap grew: " + gpu.stats());
                     if (gpu.usesIndexMirror()) {
-                        assertTrue(gpu.preparesGrowthsAhead());
-                        assertTrue(gpu.growthsPreparedAhead() > 0, "no growth was prepared ahead: " + gpu.stats());
+                        assertTrue(gpu.diagnostics().preparesGrowthsAhead());
+                        assertTrue(gpu.diagnostics().growthsPreparedAhead() > 0, "no growth was prepared ahead: " + gpu.stats());
                     }
                 }
                 try (GpuEngine reopened = GpuEngine.open(gpuConfig)) {

@@ -180,16 +180,16 @@ class MirrorPathTest {
                     long k = i > 0 && random.nextInt(4) == 0 ? random.nextInt(i) : random.nextInt(2000 + round * 500);
                     gets.add(OpKind.GET, key(k, keySize), null);  // some keys repeat, some were never written
                 }
-                long before = gpu.smallReadBatches();
+                long before = gpu.diagnostics().smallReadBatches();
                 cpu.execute(gets, rc);
                 gpu.execute(gets, rg);
                 GpuTestSupport.assertSameResults(gets, rc, rg, "round " + round + " gets");
                 boolean small = n <= GpuTuning.DEFAULTS.smallReadsMax();
-                assertEquals(small ? before + 1 : before, gpu.smallReadBatches(), "round " + round + ": " + n + " gets");
+                assertEquals(small ? before + 1 : before, gpu.diagnostics().smallReadBatches(), "round " + round + ": " + n + " gets");
                 smallBatches += small ? 1 : 0;
             }
             assertTrue(gpu.stats().resizes() > 0, "the writes resized the table: " + gpu.stats());
-            assertEquals(smallBatches, gpu.smallReadBatches());
+            assertEquals(smallBatches, gpu.diagnostics().smallReadBatches());
             assertTrue(gpu.verify().sound());
         }
     }
@@ -236,8 +236,8 @@ class MirrorPathTest {
                     OpKind kind = round < 100 && random.nextBoolean() ? OpKind.PUT : kinds[random.nextInt(kinds.length)];
                     batch.add(kind, key(k, keySize), kind.hasValue() ? value(k, ++version) : null);
                 }
-                long before = gpu.distinctWriteRuns();
-                long launchesBefore = gpu.smallWriteBatches();
+                long before = gpu.diagnostics().distinctWriteRuns();
+                long launchesBefore = gpu.diagnostics().smallWriteBatches();
                 cpu.execute(batch, rc);
                 gpu.execute(batch, rg);
                 GpuTestSupport.assertSameResults(batch, rc, rg, "round " + round);
@@ -247,13 +247,13 @@ class MirrorPathTest {
                     writes |= batch.kind(i) != OpKind.GET;
                 }
                 if (distinct && writes) {
-                    assertTrue(gpu.distinctWriteRuns() > before, "round " + round + " ran ungrouped");
+                    assertTrue(gpu.diagnostics().distinctWriteRuns() > before, "round " + round + " ran ungrouped");
                     distinctBatches++;
                 } else {
-                    assertEquals(before, gpu.distinctWriteRuns(), "round " + round + " grouped");
+                    assertEquals(before, gpu.diagnostics().distinctWriteRuns(), "round " + round + " grouped");
                 }
                 if (writes) {
-                    assertTrue(gpu.smallWriteBatches() > launchesBefore, "round " + round + " ran in one launch");
+                    assertTrue(gpu.diagnostics().smallWriteBatches() > launchesBefore, "round " + round + " ran in one launch");
                     writingBatches++;
                     repeatingBatches += distinct ? 0 : 1;
                 }
@@ -263,7 +263,7 @@ class MirrorPathTest {
             assertTrue(repeatingBatches > 40, "batches with a repeated key: " + repeatingBatches);
             // Every writing batch in one launch (a rerun after a resize too), its heap take next fit
             // from a cursor, through resizes and heap growths (each resets the cursor).
-            assertTrue(gpu.smallWriteBatches() >= writingBatches, "batches in one launch: " + gpu.smallWriteBatches());
+            assertTrue(gpu.diagnostics().smallWriteBatches() >= writingBatches, "batches in one launch: " + gpu.diagnostics().smallWriteBatches());
             assertTrue(gpu.stats().resizes() > 0 && gpu.stats().heapGrowths() > 0, gpu.stats().toString());
             assertTrue(gpu.verify().sound());
         }
