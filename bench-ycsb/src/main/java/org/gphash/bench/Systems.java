@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Locale;
 
 import org.gphash.Backend;
-import org.gphash.bench.gpu.DeviceResidentStore;
 
 /**
  * The systems a run can compare, by name. The engine under test (GPHash on the chosen backend)

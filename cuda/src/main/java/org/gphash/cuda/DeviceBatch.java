@@ -82,8 +82,8 @@ public final class DeviceBatch implements AutoCloseable {
      */
     public void runOn(org.gphash.GpuFeatures gpu) {
         cuda.bind();  // reading the columns' addresses needs a context current, also on a thread new to CUDA
-        gpu.executeOnDevice(size, GpuEngine.address(kinds.pointer()), GpuEngine.address(keys.pointer()),
-                GpuEngine.address(values.pointer()), GpuEngine.address(codes.pointer()), GpuEngine.address(out.pointer()));
+        gpu.executeOnDevice(size, CudaRuntime.address(kinds.pointer()), CudaRuntime.address(keys.pointer()),
+                CudaRuntime.address(values.pointer()), CudaRuntime.address(codes.pointer()), CudaRuntime.address(out.pointer()));
     }
 
     /** Sets the number of operations after the application filled the device buffers itself. */

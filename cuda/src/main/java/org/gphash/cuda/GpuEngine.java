@@ -17,10 +17,13 @@ import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.cuda.cache.BucketCache;
+import org.gphash.cuda.path.BatchPath;
+import org.gphash.cuda.path.EngineParts;
+import org.gphash.cuda.path.ReadSlot;
 import org.gphash.cuda.pipeline.MirrorPath;
 import org.gphash.cuda.pipeline.PipelineKernels;
 import org.gphash.cuda.pipeline.SmallReads;
-import org.gphash.cuda.poolpath.GpuTableKernels;
+import org.gphash.cuda.table.GpuTableKernels;
 import org.gphash.cuda.poolpath.PoolPath;
 import org.gphash.cuda.routing.ConditionalBatches;
 import org.gphash.cuda.routing.MirrorChoice;
@@ -166,7 +169,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     /** The mirror when asked and the GPU has the memory for it, else the pool path, saying why. */
     private BatchPath choosePath(IndexMirror configured, GpuTuning tuning) {
-        EngineParts parts = new EngineParts(cuda, kernels, pool, geometry, this);
+        EngineParts parts = new EngineParts(cuda, kernels, pool, geometry, () -> cache);
         IndexMirror mode = MirrorChoice.effective(configured);
         long[] free = new long[1];
         long[] total = new long[1];
@@ -547,7 +550,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     private void runLocked(Router.Route route, Batch batch, BatchResult result, PreparedBatch prepared) {
         switch (route) {
             case SMALL_READS_LOCKED -> {
-                SmallReads.Slot slot = path.claimRead(batch);  // the drain freed every slot
+                ReadSlot slot = path.claimRead(batch);  // the drain freed every slot
                 if (slot == null) {
                     throw new IllegalStateException("no small-read slot was free under the engine's lock, after the drain");
                 }
@@ -569,7 +572,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
      */
     private SubmittedBatch startRead(Batch batch, BatchResult result) {
         int n = batch.size();
-        SmallReads.Slot slot;
+        ReadSlot slot;
         SubmittedBatch read;
         result.reset(n);
         try {
@@ -676,23 +679,13 @@ public final class GpuEngine implements Engine, GpuFeatures {
     synchronized void executeOnDevice(long n, CUdeviceptr kinds, CUdeviceptr keys, CUdeviceptr values,
                                       CUdeviceptr codes, CUdeviceptr out) {
         cuda.bind();  // reading a pointer's attribute needs the context current, also on a thread new to the engine
-        executeOnDevice(n, address(kinds), address(keys), address(values), address(codes), address(out));
+        executeOnDevice(n, CudaRuntime.address(kinds), CudaRuntime.address(keys), CudaRuntime.address(values),
+                CudaRuntime.address(codes), CudaRuntime.address(out));
     }
 
     /** Runs a {@link DeviceBatch} (see {@link #executeOnDevice(long, long, long, long, long, long)}). */
     public void executeOnDevice(DeviceBatch batch) {
         executeOnDevice(batch.size(), batch.kinds(), batch.keys(), batch.values(), batch.codes(), batch.out());
-    }
-
-    /** The address of a device pointer the caller allocated (0 for null). */
-    static long address(CUdeviceptr p) {
-        if (p == null) {
-            return 0;
-        }
-        long[] a = new long[1];
-        jcuda.driver.JCudaDriver.cuPointerGetAttribute(Pointer.to(a),
-                jcuda.driver.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, p);
-        return a[0];
     }
 
     /** The mirror path, or null on the pool path (for this package's probes and the stage profile). */

@@ -2,6 +2,8 @@ package org.gphash.cuda;
 
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
+import org.gphash.cuda.runtime.Backoff;
+
 /**
  * Keeps the GPU engine's host reads (gets run by the calling thread on the mapped pool, with the
  * CPU engine's probe) apart from everything the engine does under its lock: a thread about to run

@@ -69,8 +69,8 @@ class DeviceResidentTest {
                 }
                 cpu.execute(batch, rc);
                 device.upload(batch);
-                gpu.executeOnDevice(batch.size(), GpuEngine.address(device.kinds()), GpuEngine.address(device.keys()),
-                        GpuEngine.address(device.values()), GpuEngine.address(device.codes()), GpuEngine.address(device.out()));
+                gpu.executeOnDevice(batch.size(), CudaRuntime.address(device.kinds()), CudaRuntime.address(device.keys()),
+                        CudaRuntime.address(device.values()), CudaRuntime.address(device.codes()), CudaRuntime.address(device.out()));
                 byte[] codes = device.downloadCodes();
                 byte[] values = device.downloadValues().toArray(ValueLayout.JAVA_BYTE);
                 for (int i = 0; i < batch.size(); i++) {
@@ -82,7 +82,7 @@ class DeviceResidentTest {
             }
             assertEquals(cpu.stats().size(), index.size());
             IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                    () -> gpu.executeOnDevice(10, 0, GpuEngine.address(device.keys()), 0, GpuEngine.address(device.codes()), 0));
+                    () -> gpu.executeOnDevice(10, 0, CudaRuntime.address(device.keys()), 0, CudaRuntime.address(device.codes()), 0));
             assertTrue(e.getMessage().contains("kinds"), e.getMessage());
         }
     }
@@ -174,8 +174,8 @@ class DeviceResidentTest {
                     cuMemcpyHtoD(dKeys, Pointer.to(batch.keys().toArray(ValueLayout.JAVA_BYTE)), n * 8L);
                     jcuda.driver.JCudaDriver.cuMemsetD8(dCodes, (byte) 0, n);
                     long before = gpu.diagnostics().smallReadBatches();
-                    gpu.executeOnDevice(n, GpuEngine.address(dKinds), GpuEngine.address(dKeys), 0, GpuEngine.address(dCodes),
-                            GpuEngine.address(dOut));
+                    gpu.executeOnDevice(n, CudaRuntime.address(dKinds), CudaRuntime.address(dKeys), 0, CudaRuntime.address(dCodes),
+                            CudaRuntime.address(dOut));
                     assertEquals(n <= limit ? before + 1 : before, gpu.diagnostics().smallReadBatches(),
                             "a batch of " + n + " gets in one launch only up to " + limit);
                     cpu.execute(batch, rc);

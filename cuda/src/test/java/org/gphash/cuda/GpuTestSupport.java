@@ -15,6 +15,7 @@ import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.GPHashIndex;
+import org.gphash.cuda.path.BatchPath;
 import org.gphash.cuda.runtime.CudaRuntime;
 
 /** What the GPU tests share: skipping without a GPU, pools on tmpfs, recognisable values. */

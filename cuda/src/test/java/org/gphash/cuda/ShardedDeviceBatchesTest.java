@@ -68,8 +68,8 @@ public class ShardedDeviceBatchesTest {
             cpu.execute(gets, rc);
             try (DeviceBatch device = new DeviceBatch(CudaRuntime.get(visible - 1), KS, VS, 5000)) {
                 device.upload(gets);
-                gpu.executeOnDevice(5000, GpuEngine.address(device.kinds()), GpuEngine.address(device.keys()), 0,
-                        GpuEngine.address(device.codes()), GpuEngine.address(device.out()));
+                gpu.executeOnDevice(5000, CudaRuntime.address(device.kinds()), CudaRuntime.address(device.keys()), 0,
+                        CudaRuntime.address(device.codes()), CudaRuntime.address(device.out()));
                 GpuTestSupport.assertSameResults(gets, rc, device, "gets without a values column");
             }
             long items = 0;
@@ -135,8 +135,8 @@ public class ShardedDeviceBatchesTest {
             assertTrue(e.getMessage().contains("1 of its 1000 operations"), e.getMessage());
             // Writes without a values column: refused by name.
             device.upload(puts);
-            e = assertThrows(IllegalArgumentException.class, () -> gpu.executeOnDevice(1000, GpuEngine.address(device.kinds()),
-                    GpuEngine.address(device.keys()), 0, GpuEngine.address(device.codes()), 0));
+            e = assertThrows(IllegalArgumentException.class, () -> gpu.executeOnDevice(1000, CudaRuntime.address(device.kinds()),
+                    CudaRuntime.address(device.keys()), 0, CudaRuntime.address(device.codes()), 0));
             assertTrue(e.getMessage().contains("values"), e.getMessage());
             assertEquals(100, sharded.size());
             for (long k = 0; k < 100; k++) {

@@ -25,6 +25,7 @@ import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import org.gphash.GpuTuning;
 import org.gphash.cuda.routing.Router;
+import org.gphash.cuda.staging.PipelineTicket;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.ParamStruct;
@@ -79,10 +80,6 @@ public final class BatchPipeline implements AutoCloseable {
         ParamStruct.Writer descriptor() {
             return KernelParams.pipeBatch(n, kinds, keys, values, codes, out, ops, clock, outAt);
         }
-    }
-
-    /** A batch queued by {@link #enqueue}: its slot and what {@link #await} reports. */
-    public record Ticket(int slot, long n, long capacity, boolean reads, boolean writes) {
     }
 
     private final PipelineKernels k;
@@ -271,7 +268,7 @@ public final class BatchPipeline implements AutoCloseable {
      * not as the GPU's sample of it decides. A writing batch of at most {@link GpuTuning#smallWritesMax()}
      * operations runs as one launch of the small writes' kernel ({@link Router#writesInOneLaunch}).
      */
-    Ticket enqueue(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
+    PipelineTicket enqueue(CUstream stream, DeviceOps ops, byte[] table, byte[] mirrorTable, byte[] cache, boolean cacheOn,
                    DeviceHeap heap, long poolLength, boolean reads, boolean writes, boolean ungrouped) {
         int mode = ungrouped ? 2 : writes ? 0 : 1;
         long n = ops.n();
@@ -444,12 +441,12 @@ public final class BatchPipeline implements AutoCloseable {
     }
 
     /** The counters' copy back and the end event of a queued batch. */
-    private Ticket finishEnqueue(CUstream stream, int slot, long n, long launch, boolean reads, boolean writes) {
+    private PipelineTicket finishEnqueue(CUstream stream, int slot, long n, long launch, boolean reads, boolean writes) {
         long at = (long) slot * KernelParams.PIPE_COUNTERS * 8;
         cuMemcpyDtoHAsync(hostCounters.pointer().withByteOffset(at), b.counters.pointer(), KernelParams.PIPE_COUNTERS * 8L,
                 stream);
         cuEventRecord(end[slot], stream);
-        return new Ticket(slot, n, launch, reads, writes);
+        return new PipelineTicket(slot, n, launch, reads, writes);
     }
 
     /** Batches run by {@link #runSmallWrites} since open. */
@@ -458,7 +455,7 @@ public final class BatchPipeline implements AutoCloseable {
     }
 
     /** Waits for a queued batch and returns its counters (KernelParams.PIPE_*). */
-    long[] await(Ticket ticket) {
+    long[] await(PipelineTicket ticket) {
         int slot = ticket.slot();
         cuEventSynchronize(end[slot]);
         float[] ms = new float[1];

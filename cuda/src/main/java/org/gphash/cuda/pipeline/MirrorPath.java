@@ -21,8 +21,9 @@ import org.gphash.BatchResult;
 import org.gphash.GpuTuning;
 import org.gphash.IndexStats;
 import org.gphash.OpKind;
-import org.gphash.cuda.BatchPath;
-import org.gphash.cuda.EngineParts;
+import org.gphash.cuda.path.BatchPath;
+import org.gphash.cuda.path.EngineParts;
+import org.gphash.cuda.path.ReadSlot;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.routing.ChunkKinds;
 import org.gphash.cuda.routing.DistinctKeys;
@@ -37,6 +38,7 @@ import org.gphash.cuda.staging.BatchPinning;
 import org.gphash.cuda.staging.ChunkTimeline;
 import org.gphash.cuda.staging.HostColumns;
 import org.gphash.cuda.staging.HostLane;
+import org.gphash.cuda.staging.PipelineTicket;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.Geometry;
@@ -121,7 +123,7 @@ public final class MirrorPath implements BatchPath {
     }
 
     @Override
-    public SmallReads.Slot claimRead(Batch batch) {
+    public ReadSlot claimRead(Batch batch) {
         BucketCache cache = parts.cache();
         byte[] table = parts.tableParams();
         SmallReads.Slot slot = small.claim(table, mirrorTableParams(), cache.params(), cache.lastClock());
@@ -137,8 +139,8 @@ public final class MirrorPath implements BatchPath {
     }
 
     @Override
-    public SubmittedBatch issueRead(SmallReads.Slot slot, Batch batch, BatchResult result) {
-        return small.issue(slot, stream, batch, result);
+    public SubmittedBatch issueRead(ReadSlot slot, Batch batch, BatchResult result) {
+        return small.issue((SmallReads.Slot) slot, stream, batch, result);  // a slot this path's claimRead gave
     }
 
     @Override
@@ -670,7 +672,7 @@ public final class MirrorPath implements BatchPath {
         long count = n;
         for (;;) {
             ensureFreeBlocks(valueWrites);
-            BatchPipeline.Ticket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, 0, opsAt, reads, writes,
+            PipelineTicket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, 0, opsAt, reads, writes,
                     Router.grouping(writes, false, readKeysRepeat));
             long[] c = pipeline.await(ticket);
             observe(ticket, c);
@@ -688,7 +690,7 @@ public final class MirrorPath implements BatchPath {
     }
 
     /** Queues one run of the pipeline on the engine's stream, grouped by key or not as the router said. */
-    private BatchPipeline.Ticket enqueue(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt,
+    private PipelineTicket enqueue(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt,
                                          long outPositionsAt, long opsAt, boolean reads, boolean writes,
                                          Router.Grouping grouping) {
         BucketCache cache = parts.cache();
@@ -712,7 +714,7 @@ public final class MirrorPath implements BatchPath {
     private boolean readKeysRepeat = true;
 
     /** Learns from a finished run whether its keys repeated (batches of reads only). */
-    private void observe(BatchPipeline.Ticket ticket, long[] c) {
+    private void observe(PipelineTicket ticket, long[] c) {
         if (!ticket.writes()) {
             readKeysRepeat = c[KernelParams.PIPE_REPEATS] != 0;
         }

@@ -20,7 +20,8 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.cuda.Backoff;
+import org.gphash.cuda.path.ReadSlot;
+import org.gphash.cuda.runtime.Backoff;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.ParamStruct;
@@ -66,7 +67,7 @@ public final class SmallReads implements AutoCloseable {
     private static final int HARVESTING = 3;
 
     /** One batch's buffers, stream and events, and the parameters its kernel runs with. */
-    public static final class Slot implements AutoCloseable {
+    public static final class Slot implements ReadSlot, AutoCloseable {
         /** The batch's keys in; its values read and codes out. */
         final StagedBuffer keys = new StagedBuffer();
         final StagedBuffer out = new StagedBuffer();

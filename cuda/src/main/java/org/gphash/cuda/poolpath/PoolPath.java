@@ -14,15 +14,14 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
-import org.gphash.cuda.BatchPath;
-import org.gphash.cuda.EngineParts;
+import org.gphash.cuda.path.BatchPath;
+import org.gphash.cuda.path.EngineParts;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.staging.PreparedBatch;
-import org.gphash.cuda.staging.StreamLane;
 
 /**
  * Batches run by per-operation kernels that probe the pool itself (table/batch_kernel.cuh), the GPHash

@@ -6,7 +6,7 @@ import java.util.Arrays;
 /**
  * The kind counts of a host batch's chunks ({@link KindCounts}), each chunk counted once, when first
  * asked for. The first chunk's counts decide, outside the engine's lock, what to pin
- * ({@link org.gphash.cuda.BatchPath#pinOutsideLock}); the others are counted under it by each chunk's plan, while
+ * ({@link org.gphash.cuda.path.BatchPath#pinOutsideLock}); the others are counted under it by each chunk's plan, while
  * the GPU runs the chunk before. Counting the whole batch before the lock cost about 0.5 ms of a 5.5
  * ms batch of 2^20 gets from one thread, which nothing overlapped (H200). Not thread-safe: a thread
  * prepares one and reads it back in the same call.

@@ -19,6 +19,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.locks.ReentrantLock;
 
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUpointer_attribute;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
@@ -291,5 +294,16 @@ public final class CudaRuntime {
         } catch (IOException e) {
             throw GpuUnavailable.because("cannot read " + FATBIN_RESOURCE + ": " + e, e);
         }
+    }
+
+    /** The address of a device pointer the caller allocated (0 for null). */
+    public static long address(CUdeviceptr p) {
+        if (p == null) {
+            return 0;
+        }
+        long[] a = new long[1];
+        JCudaDriver.cuPointerGetAttribute(Pointer.to(a),
+                CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, p);
+        return a[0];
     }
 }

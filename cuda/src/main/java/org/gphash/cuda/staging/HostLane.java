@@ -19,7 +19,6 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.cuda.pipeline.BatchPipeline;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 
@@ -76,7 +75,7 @@ public final class HostLane implements AutoCloseable {
     public int n;
     boolean reads;
     public long valueWrites;
-    public BatchPipeline.Ticket ticket;
+    public PipelineTicket ticket;
     /** The batch the chunk in flight belongs to, and the chunk's place in the queue of all chunks. */
     public BatchInFlight owner;
     public long queued;

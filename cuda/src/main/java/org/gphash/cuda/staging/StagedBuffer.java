@@ -15,7 +15,7 @@ import org.gphash.cuda.runtime.PinnedBuffer;
 /**
  * How every column of a host batch and of its result crosses to the GPU and back: a device buffer
  * with its pinned host twin, grown together, copied one way or the other on a stream. The engine's
- * lanes ({@link HostLane}, {@link StreamLane}) keep one per column, the one-launch paths
+ * lanes ({@link HostLane}, the pool path's {@code StreamLane}) keep one per column, the one-launch paths
  * ({@code SmallReads}, {@code SmallWrites}) one per direction, packed. A column whose batch memory
  * is itself pinned (registered with CUDA) skips the host twin: {@link #copyInFrom} and
  * {@link #copyOutTo} move it straight between that memory and the device buffer. Not thread-safe.

@@ -5,7 +5,7 @@
  * ({@link org.gphash.cuda.staging.BatchPinning}, {@link org.gphash.cuda.staging.HostColumns}), copied by
  * the calling thread before the engine's lock ({@link org.gphash.cuda.staging.CallerStaging}) or by a
  * lane's stream beside the GPU's work ({@link org.gphash.cuda.staging.HostLane},
- * {@link org.gphash.cuda.staging.StreamLane}); a batch prepared outside the lock and its chunks in
+ * the pool path's {@code StreamLane}); a batch prepared outside the lock and its chunks in
  * flight ({@link org.gphash.cuda.staging.PreparedBatch}, {@link org.gphash.cuda.staging.BatchInFlight});
  * the host time per stage ({@link org.gphash.cuda.staging.HostStageTimes}). Public for the engine's
  * other packages, not API.

@@ -1,7 +1,9 @@
-package org.gphash.cuda;
+package org.gphash.cuda.path;
+
+import java.util.function.Supplier;
 
 import org.gphash.cuda.cache.BucketCache;
-import org.gphash.cuda.poolpath.GpuTableKernels;
+import org.gphash.cuda.table.GpuTableKernels;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.Geometry;
 import org.gphash.index.PoolTable;
@@ -10,10 +12,12 @@ import org.gphash.index.PoolTable;
  * What both batch paths share with the engine: the CUDA runtime, the pool and its table kernels, and
  * the engine's BktCache (replaceable, so read through the engine each time).
  */
-public record EngineParts(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, Geometry geometry, GpuEngine engine) {
+public record EngineParts(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, Geometry geometry,
+                          Supplier<BucketCache> currentCache) {
 
+    /** {@return the engine's BktCache now (it may be replaced between batches)} */
     public BucketCache cache() {
-        return engine.bucketCache();
+        return currentCache.get();
     }
 
     public byte[] tableParams() {

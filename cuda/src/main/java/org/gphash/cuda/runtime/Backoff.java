@@ -1,4 +1,4 @@
-package org.gphash.cuda;
+package org.gphash.cuda.runtime;
 
 /**
  * How the engine waits, under its lock, for other threads to finish something short outside it

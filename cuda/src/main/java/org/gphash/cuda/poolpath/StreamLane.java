@@ -1,4 +1,4 @@
-package org.gphash.cuda.staging;
+package org.gphash.cuda.poolpath;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
@@ -14,11 +14,11 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.OpKind;
-import org.gphash.cuda.poolpath.GroupBuffers;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
+import org.gphash.cuda.staging.StagedBuffer;
 
 /**
  * One CUDA stream with its own pinned staging and device buffers: it copies a chunk of a batch in,

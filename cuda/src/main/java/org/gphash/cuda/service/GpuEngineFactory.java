@@ -1,7 +1,8 @@
-package org.gphash.cuda;
+package org.gphash.cuda.service;
 
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
+import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.shard.DeviceBatchesAcrossShards;
 import org.gphash.spi.Engine;

@@ -1,9 +1,8 @@
-package org.gphash.cuda;
+package org.gphash.cuda.path;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.IndexStats;
-import org.gphash.cuda.pipeline.SmallReads;
 import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.spi.SubmittedBatch;
@@ -108,12 +107,12 @@ public interface BatchPath extends AutoCloseable {
      * Under the engine's lock: a slot for a batch {@link #readsConcurrently} took, with the
      * parameters it will run with; null when none is free (or the path runs none).
      */
-    default SmallReads.Slot claimRead(Batch batch) {
+    default ReadSlot claimRead(Batch batch) {
         return null;
     }
 
     /** Outside the engine's lock: issues the batch on the slot {@link #claimRead} gave, without waiting. */
-    default SubmittedBatch issueRead(SmallReads.Slot slot, Batch batch, BatchResult result) {
+    default SubmittedBatch issueRead(ReadSlot slot, Batch batch, BatchResult result) {
         throw new UnsupportedOperationException("this path runs every batch under the engine's lock");
     }
 

@@ -1,4 +1,4 @@
-package org.gphash.bench.gpu;
+package org.gphash.bench;
 
 import java.lang.foreign.ValueLayout;
 import java.util.Optional;
@@ -7,11 +7,6 @@ import org.gphash.Backend;
 import org.gphash.GpuFeatures;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
-import org.gphash.bench.GPHashStore;
-import org.gphash.bench.OpBatch;
-import org.gphash.bench.OpResults;
-import org.gphash.bench.StoreConfig;
-import org.gphash.bench.StoreUnderTest;
 import org.gphash.cuda.DeviceBatch;
 
 /**

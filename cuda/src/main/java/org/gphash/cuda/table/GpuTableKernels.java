@@ -1,4 +1,4 @@
-package org.gphash.cuda.poolpath;
+package org.gphash.cuda.table;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
