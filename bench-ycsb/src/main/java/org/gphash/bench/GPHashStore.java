@@ -5,7 +5,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
-import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngineFeatures;
 
 import java.util.Locale;
 import java.util.Map;
@@ -62,7 +62,7 @@ public class GPHashStore implements StoreUnderTest {
                 .create();
         if (timeline) {
             index.gpu().ifPresent(g -> {
-                if (g instanceof GpuEngine engine) {
+                if (g instanceof GpuEngineFeatures engine) {
                     engine.diagnostics().timeChunks(true);
                 }
             });
@@ -120,7 +120,7 @@ public class GPHashStore implements StoreUnderTest {
         // The GPU engine's host time by stage since the last workload (lock waits of every thread,
         // copies, GPU waits), on the error stream beside the table: where a host batch's time goes.
         index.gpu().ifPresent(g -> {
-            if (g instanceof GpuEngine engine) {
+            if (g instanceof GpuEngineFeatures engine) {
                 Map<String, Long> nanos = engine.diagnostics().hostStageNanos(true);
                 StringBuilder sb = new StringBuilder("  host time of " + name() + " by stage (ms, all threads):");
                 nanos.forEach((stage, n) -> sb.append(stage.equals("gpu_chunks") ? " gpu_chunks " + n

@@ -1,32 +1,25 @@
 package org.gphash.cuda;
 
-import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Locale;
-import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 import jcuda.CudaException;
-import jcuda.Pointer;
-import jcuda.driver.CUdeviceptr;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.path.BatchPath;
-import org.gphash.cuda.path.EngineParts;
 import org.gphash.cuda.path.ReadSlot;
 import org.gphash.cuda.pipeline.MirrorPath;
-import org.gphash.cuda.pipeline.PipelineKernels;
 import org.gphash.cuda.pipeline.SmallReads;
 import org.gphash.cuda.table.GpuTableKernels;
 import org.gphash.cuda.poolpath.PoolPath;
 import org.gphash.cuda.routing.ConditionalBatches;
-import org.gphash.cuda.routing.MirrorChoice;
 import org.gphash.cuda.routing.Router;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.GpuFailure;
@@ -41,7 +34,6 @@ import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
 import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
-import org.gphash.GPHashConfig;
 import org.gphash.GpuFeatures;
 import org.gphash.GpuTuning;
 import org.gphash.IndexMirror;
@@ -50,8 +42,6 @@ import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
-import org.gphash.bktcache.BktCacheConfig;
-import org.gphash.bktcache.BktCacheStats;
 import org.gphash.Geometry;
 import org.gphash.index.PoolTable;
 import org.gphash.index.TableLayout;
@@ -91,21 +81,20 @@ import org.gphash.index.VerifyReport;
  *
  * <p>Why this class is long: the engine's lock, and which calls take it, wait outside it or run
  * between batches, is one invariant, kept in one class: every {@link org.gphash.spi.Engine} entry
- * point is here with its locking, and little else. What each call then does is in the packages by
- * stage ({@code routing}, {@code staging}, {@code pipeline}, {@code poolpath}, {@code cache},
- * {@code runtime}).
+ * point is here with its locking, and little else. Opening is {@link GpuEngines}'; what only the GPU
+ * engine offers is a view ({@link GpuEngineFeatures}), its counters and profiles another
+ * ({@link GpuDiagnostics}); what each call then does is in the packages by stage ({@code routing},
+ * {@code path}, {@code staging}, {@code pipeline}, {@code poolpath}, {@code cache}, {@code runtime}).
  */
-public final class GpuEngine implements Engine, GpuFeatures {
+public final class GpuEngine implements Engine {
 
-    /** Free GPU memory left over when choosing the mirror, for the cache, other users and fragmentation. */
-    private static final long MIRROR_MARGIN = 512L << 20;
-
-    private final CudaRuntime cuda;
-    private final GpuTableKernels kernels;
-    private final PoolTable pool;
-    private final Geometry geometry;
-    private BucketCache cache;
-    private final BatchPath path;
+    final CudaRuntime cuda;
+    final GpuTableKernels kernels;
+    final PoolTable pool;
+    final Geometry geometry;
+    /** BktCache, replaced whole by {@link #configureBucketCache}; the paths read the current one. */
+    final AtomicReference<BucketCache> cache;
+    final BatchPath path;
     /** Chooses every call's route. */
     private final Router router;
     /** Runs a route for the router, taking the engine's lock for the routes under it. */
@@ -116,7 +105,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return SubmittedBatch.DONE;
     };
     /** Host time per stage of host batches: the index mirror's path counts its own stages in it. */
-    final HostStageTimes times = new HostStageTimes();
+    final HostStageTimes times;
     private final Batch single;
     private final BatchResult singleResult;
     /** Each thread's batch of one get, for gets run outside the lock ({@link #getAlongside}). */
@@ -126,109 +115,39 @@ public final class GpuEngine implements Engine, GpuFeatures {
     /** Where the open went, stage by stage. */
     final OpenTimes openTimes;
     /** Host reads in progress, kept apart from everything done under the lock. */
-    private final HostReadGate hostReaders = new HostReadGate();
+    final HostReadGate hostReaders = new HostReadGate();
     final LongAdder hostReads = new LongAdder();
     /** Shards' parts of batches run where they lay since open ({@link #executeInPlace}). */
     final LongAdder partsInPlace = new LongAdder();
     private final GpuDiagnostics diagnostics = new GpuDiagnostics(this);
+    private final GpuEngineFeatures features = new GpuEngineFeatures(this);
 
-    private GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, GPHashConfig config, long started,
-                      long runtimeNanos, long poolNanos) {
+    /** An engine over what {@link GpuEngines} opened; it owns all of it from here on. */
+    GpuEngine(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, AtomicReference<BucketCache> cache, BatchPath path,
+              Router router, HostStageTimes times, OpenTimes openTimes) {
         this.cuda = cuda;
         this.kernels = kernels;
         this.pool = pool;
         this.geometry = pool.geometry();
-        BucketCache c = null;
-        BatchPath p = null;
-        try {
-            long t0 = System.nanoTime();
-            c = new BucketCache(cuda, geometry, config.bucketCache(), System::nanoTime);
-            c.attach(pool.layout());
-            this.cache = c;
-            long t1 = System.nanoTime();
-            p = choosePath(config.indexMirror(), config.gpuTuning());
-            long t2 = System.nanoTime();
-            this.openTimes = new OpenTimes(runtimeNanos, poolNanos, kernels.registration().registerNanos(),
-                    pool.recovery().duration().toNanos(), t1 - t0, t2 - t1,
-                    p instanceof MirrorPath m ? m.mirrorLoadNanos() : 0, t2 - started);
-        } catch (RuntimeException e) {
-            if (c != null) {
-                c.close();
-            }
-            kernels.close();
-            pool.close();
-            throw e;
-        }
-        this.path = p;
-        this.router = p instanceof MirrorPath m ? m.router() : new Router(config.gpuTuning(), false);
+        this.cache = cache;
+        this.path = path;
+        this.router = router;
+        this.times = times;
+        this.openTimes = openTimes;
         this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
         this.singleResult = new BatchResult(geometry.valueSize(), 1);
         this.oneGet = ThreadLocal.withInitial(() -> Batch.create(geometry.keySize(), geometry.valueSize(), 1));
         this.oneGetResult = ThreadLocal.withInitial(() -> new BatchResult(geometry.valueSize(), 1));
     }
 
-    /** The mirror when asked and the GPU has the memory for it, else the pool path, saying why. */
-    private BatchPath choosePath(IndexMirror configured, GpuTuning tuning) {
-        EngineParts parts = new EngineParts(cuda, kernels, pool, geometry, () -> cache);
-        IndexMirror mode = MirrorChoice.effective(configured);
-        long[] free = new long[1];
-        long[] total = new long[1];
-        cuMemGetInfo(free, total);
-        MirrorChoice choice = MirrorChoice.decide(mode, MirrorPath.bytesNeeded(pool), free[0], MIRROR_MARGIN);
-        if (!choice.mirror()) {
-            return new PoolPath(parts, choice.reason());
-        }
-        try {
-            return new MirrorPath(parts, new PipelineKernels(cuda), new Router(tuning, true), times);
-        } catch (CudaException e) {
-            if (mode == IndexMirror.REQUIRED) {
-                throw new IllegalStateException("IndexMirror.REQUIRED, but allocating the mirror failed: " + e.getMessage(), e);
-            }
-            return new PoolPath(parts, "index mirror off: allocating it failed: " + e.getMessage());
-        }
+    /** {@return what only the GPU engine offers: device-resident batches, BktCache's figures and control} */
+    public GpuEngineFeatures features() {
+        return features;
     }
 
-    /** Creates a pool on a registrable file system (tmpfs, hugetlbfs) and runs it on the GPU. */
-    public static GpuEngine create(GPHashConfig config) {
-        if (config.itemChecksums()) {
-            throw new IllegalArgumentException("item checksums are kept and checked by the CPU engine only; the GPU "
-                    + "engine does not compute them yet (create the pool without itemChecksums, or use the CPU backend)");
-        }
-        PoolRegistration.checkLocation(config.path());
-        return GpuFailure.during(config.path(), "create", () -> {
-            long started = System.nanoTime();
-            CudaRuntime cuda = CudaRuntime.get(config.placement().device());
-            cuda.bind();
-            GpuTableKernels kernels = new GpuTableKernels(cuda);
-            long t1 = System.nanoTime();
-            PoolTable pool = PoolTable.create(config, kernels);
-            return new GpuEngine(cuda, kernels, pool, config, started, t1 - started, System.nanoTime() - t1);
-        });
-    }
-
-    /** Opens a pool (any engine may have written it), recovering it with kernels. */
-    public static GpuEngine open(GPHashConfig config) {
-        PoolRegistration.checkLocation(config.path());
-        return GpuFailure.during(config.path(), "open", () -> {
-            long started = System.nanoTime();
-            CudaRuntime cuda = CudaRuntime.get(config.placement().device());
-            cuda.bind();
-            GpuTableKernels kernels = new GpuTableKernels(cuda);
-            long t1 = System.nanoTime();
-            PoolTable pool = PoolTable.open(config, kernels);
-            return new GpuEngine(cuda, kernels, pool, config, started, t1 - started, System.nanoTime() - t1);
-        });
-    }
-
-    /** {@return whether this machine has what the GPU engine needs (a CUDA driver, a Hopper-or-newer GPU, the kernels)} */
-    public static boolean available() {
-        return CudaRuntime.available();
-    }
-
-
-    /** {@return the GPU's name, as the driver reports it} */
-    public String deviceName() {
-        return cuda.deviceName;
+    @Override
+    public Optional<GpuFeatures> gpuFeatures() {
+        return Optional.of(features);
     }
 
     /** {@return what this engine did and where its time went (routes taken, stage profiles), for tests and benchmarks} */
@@ -651,43 +570,6 @@ public final class GpuEngine implements Engine, GpuFeatures {
         pool.snapshot(target);
     }
 
-    @Override
-    public synchronized void executeOnDevice(long n, long kinds, long keys, long values, long codes, long out) {
-        ensureOpen();
-        cuda.bind();
-        if (n <= 0) {
-            return;
-        }
-        if (kinds == 0 || keys == 0 || codes == 0) {
-            throw new IllegalArgumentException("a device batch needs its kinds, keys and codes columns (addresses 0 given: kinds "
-                    + kinds + ", keys " + keys + ", codes " + codes + ")");
-        }
-        pool.admitOpsInFlight(n);
-        try {
-            path.executeOnDevice(n, kinds, keys, values, codes, out);
-        } catch (CudaException e) {
-            throw GpuFailure.of(pool.file().path(), "a device batch of " + n + " operations", e);
-        } finally {
-            hostReaders.open();
-        }
-    }
-
-    /**
-     * As {@link #executeOnDevice(long, long, long, long, long, long)}, with JCuda device pointers
-     * (null for an unused column): for this module's tests and benchmarks.
-     */
-    synchronized void executeOnDevice(long n, CUdeviceptr kinds, CUdeviceptr keys, CUdeviceptr values,
-                                      CUdeviceptr codes, CUdeviceptr out) {
-        cuda.bind();  // reading a pointer's attribute needs the context current, also on a thread new to the engine
-        executeOnDevice(n, CudaRuntime.address(kinds), CudaRuntime.address(keys), CudaRuntime.address(values),
-                CudaRuntime.address(codes), CudaRuntime.address(out));
-    }
-
-    /** Runs a {@link DeviceBatch} (see {@link #executeOnDevice(long, long, long, long, long, long)}). */
-    public void executeOnDevice(DeviceBatch batch) {
-        executeOnDevice(batch.size(), batch.kinds(), batch.keys(), batch.values(), batch.codes(), batch.out());
-    }
-
     /** The mirror path, or null on the pool path (for this package's probes and the stage profile). */
     MirrorPath mirrorPath() {
         return path instanceof MirrorPath m ? m : null;
@@ -706,18 +588,6 @@ public final class GpuEngine implements Engine, GpuFeatures {
         return usesIndexMirror();
     }
 
-
-
-
-
-
-    /**
-     * GPU time of the last batch, from the first of its kernels to the last (CUDA events; 0 on the
-     * pool path): what the GPHash artifact reports as kernel time.
-     */
-    public synchronized long lastBatchGpuNanos() {
-        return path.lastBatchGpuNanos();
-    }
 
 
 
@@ -743,54 +613,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
     @Override
     public synchronized IndexStats stats() {
         cuda.bind();  // BktCache's counters are read from the device, also from a thread new to the engine
-        return path.stats(pool.stats(Backend.GPU)).withBucketCache(cache.stats());
-    }
-
-    /** {@return BktCache's figures: hit rate since open, loads and their times} */
-    public synchronized BktCacheStats bucketCacheStats() {
-        ensureOpen();
-        cuda.bind();
-        return cache.stats();
-    }
-
-    /**
-     * Loads BktCache now, on its own stream, instead of waiting for the configured period. With
-     * {@code wait} false this returns at once and batches run while the load fetches; a load already
-     * running is waited for first. Returns false when the cache is off.
-     */
-    @Override
-    public synchronized boolean reloadBucketCache(boolean wait) {
-        ensureOpen();
-        cuda.bind();
-        if (!cache.enabled()) {
-            return false;
-        }
-        GpuFailure.during(pool.file().path(), "a BktCache load", () -> cache.load(kernels.tableParams(pool.layout()), wait));
-        return true;
-    }
-
-    /**
-     * Replaces BktCache with one of another configuration (the old one's contents and counters are
-     * dropped; the new one starts empty). For sensitivity studies on one loaded pool.
-     */
-    public synchronized void configureBucketCache(BktCacheConfig config) {
-        ensureOpen();
-        cuda.bind();
-        BucketCache fresh = GpuFailure.during(pool.file().path(), "allocating BktCache",
-                () -> new BucketCache(cuda, geometry, config, System::nanoTime));
-        try {
-            cache.close();
-            fresh.attach(pool.layout());
-        } catch (RuntimeException e) {
-            fresh.close();
-            throw e;
-        }
-        cache = fresh;
-    }
-
-    /** {@return whether a BktCache load is running (for tests and the reload benchmark)} */
-    public synchronized boolean bucketCacheLoading() {
-        return cache.loading();
+        return path.stats(pool.stats(Backend.GPU)).withBucketCache(cache.get().stats());
     }
 
     /** Makes the engine's CUDA context the calling thread's (for probes in this package). */
@@ -801,11 +624,6 @@ public final class GpuEngine implements Engine, GpuFeatures {
     /** How batches run, for probes in this package. */
     BatchPath path() {
         return path;
-    }
-
-    /** The cache, for tests in this package. */
-    public BucketCache bucketCache() {
-        return cache;
     }
 
     /**
@@ -846,7 +664,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
      * nothing reads the pool, the mirror or the cache while it changes them (every synchronized
      * entry point that touches the GPU calls it; while the lock is held no other such batch starts).
      */
-    private void ensureOpen() {
+    void ensureOpen() {
         ensureOpen(true);
     }
 
@@ -868,7 +686,7 @@ public final class GpuEngine implements Engine, GpuFeatures {
 
     private void releaseGpu() {
         cuda.bind();
-        cache.close();
+        cache.get().close();
         path.close();
         kernels.close();
     }

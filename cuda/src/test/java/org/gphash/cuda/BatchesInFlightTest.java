@@ -59,7 +59,7 @@ class BatchesInFlightTest {
         long seed = 20261126L;
         try (GpuTestSupport t = GpuTestSupport.create();
              Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 50_000, seed));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 50_000, seed))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 50_000, seed))) {
             ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
             List<Thread> threads = new ArrayList<>();
             for (int th = 0; th < THREADS; th++) {

@@ -35,7 +35,7 @@ class ChunkTimelineTest {
         int vs = GpuTestSupport.VALUE_SIZE;
         int n = 200_000;  // two chunks of 100,000 (MirrorPath.hostChunk)
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 400_000, 7))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 400_000, 7))) {
             assumeTrue(gpu.usesIndexMirror(), "the pool path queues no chunks");
             Batch puts = Batch.create(8, vs, n);
             Batch gets = Batch.create(8, vs, n);

@@ -47,7 +47,7 @@ class ConcurrentGetsTest {
     void getsAlongsideWritersSeeWholeValuesInOrder() throws Exception {
         int vs = GpuTestSupport.VALUE_SIZE;
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 2 * KEYS, 3))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 2 * KEYS, 3))) {
             org.junit.jupiter.api.Assumptions.assumeTrue(gpu.usesIndexMirror(), "gets run outside the lock on the index mirror only");
             // Versions written so far per key (the writer of a key is the only one: key % 2 picks it).
             AtomicLongArray written = new AtomicLongArray(KEYS);

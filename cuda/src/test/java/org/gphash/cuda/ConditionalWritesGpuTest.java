@@ -103,7 +103,7 @@ class ConditionalWritesGpuTest {
         try (GpuTestSupport t = GpuTestSupport.create();
              Engine cpu = CpuEngine.create(
                      GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 512, 5));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 512, 5))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 512, 5))) {
             Random random = new Random(28);
             Map<Long, byte[]> lastWritten = new HashMap<>();
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);

@@ -35,7 +35,7 @@ class ContentionTest {
     @Test
     void racingInsertsLeaveOneItemPerKey() {
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1024, 21))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1024, 21))) {
             int keys = 256;
             int copies = 256;
             Batch batch = Batch.create(8, GpuTestSupport.VALUE_SIZE, keys * copies);
@@ -70,7 +70,7 @@ class ContentionTest {
     @Test
     void mixedStormOnFewKeysStaysSound() {
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1024, 22))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1024, 22))) {
             Random random = new Random(22);
             OpKind[] kinds = GpuTestSupport.PLAIN_KINDS;
             long version = 0;

@@ -49,7 +49,7 @@ class CrossEngineTest {
             Path path = t.pool("p");
             Map<Long, byte[]> model = new HashMap<>();
             Random random = new Random(31);
-            try (GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 256, 31))) {
+            try (GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 256, 31))) {
                 apply(gpu, model, random, 30_000, 1);
                 assertTrue(gpu.stats().resizes() > 0);
             }
@@ -61,7 +61,7 @@ class CrossEngineTest {
                 assertContents(cpu, model);
                 apply(cpu, model, random, 30_000, 2);
             }
-            try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 256, 31))) {
+            try (GpuEngine gpu = GpuEngines.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 256, 31))) {
                 RecoveryReport r = gpu.lastRecovery();
                 assertTrue(r.previousShutdownClean());
                 assertFalse(r.repairedAnything(), r.toString());
@@ -104,7 +104,7 @@ class CrossEngineTest {
                 cpu.abandon();
             }
             // The interrupted put may or may not have happened; it is key k.
-            try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 256, 41))) {
+            try (GpuEngine gpu = GpuEngines.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 256, 41))) {
                 RecoveryReport r = gpu.lastRecovery();
                 assertFalse(r.previousShutdownClean());
                 assertTrue(r.resizeResumed(), r.toString());
@@ -139,7 +139,7 @@ class CrossEngineTest {
             assertThrows(Crash.class, () -> cpu.insert(java.lang.foreign.MemorySegment.ofArray(key(100, 8)),
                     java.lang.foreign.MemorySegment.ofArray(value(100, 1))));
             cpu.abandon();
-            try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 51))) {
+            try (GpuEngine gpu = GpuEngines.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 51))) {
                 RecoveryReport r = gpu.lastRecovery();
                 assertEquals(1, r.insertSlotsCleared(), r.toString());
                 assertEquals(100, r.items());
@@ -192,11 +192,11 @@ class CrossEngineTest {
             byte[] before = java.nio.file.Files.readAllBytes(path);
             // The pool was closed cleanly: only a scanning open (not the close record) judges the slots.
             org.gphash.error.PoolFormatException e = assertThrows(org.gphash.error.PoolFormatException.class,
-                    () -> GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)
+                    () -> GpuEngines.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)
                             .withVerifyOnOpen(true)).close());
             assertEquals(org.gphash.error.PoolFormatException.Reason.DAMAGE_BEYOND_CRASH, e.reason(), e.getMessage());
             assertArrayEquals(before, java.nio.file.Files.readAllBytes(path), "the refused GPU open wrote to the pool");
-            try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)
+            try (GpuEngine gpu = GpuEngines.open(GpuTestSupport.config(path, Backend.GPU, 8, 2, 2, 8, 1024, 61)
                     .withRepairBeyondCrash(true))) {
                 RecoveryReport r = gpu.lastRecovery();
                 assertEquals(1, r.tornSlotsCleared(), r.toString());

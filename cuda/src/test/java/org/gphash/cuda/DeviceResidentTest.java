@@ -92,7 +92,7 @@ class DeviceResidentTest {
         int vs = GpuTestSupport.VALUE_SIZE;
         try (GpuTestSupport t = GpuTestSupport.create();
              CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 256, 71));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 256, 71))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 256, 71))) {
             Random random = new Random(71);
             OpKind[] kinds = GpuTestSupport.PLAIN_KINDS;
             long version = 0;
@@ -119,7 +119,7 @@ class DeviceResidentTest {
                     cuMemcpyHtoD(dKinds, Pointer.to(batch.kinds().toArray(ValueLayout.JAVA_BYTE)), n);
                     cuMemcpyHtoD(dKeys, Pointer.to(batch.keys().toArray(ValueLayout.JAVA_BYTE)), n * 8L);
                     cuMemcpyHtoD(dValues, Pointer.to(batch.values().toArray(ValueLayout.JAVA_BYTE)), (long) n * vs);
-                    gpu.executeOnDevice(n, dKinds, dKeys, dValues, dCodes, dOut);
+                    gpu.features().executeOnDevice(n, dKinds, dKeys, dValues, dCodes, dOut);
                     cpu.execute(batch, rc);
                     assertSameResults(n, dCodes, dOut, rc, "round " + round);
                     assertEquals(cpu.stats().size(), gpu.stats().size());
@@ -146,7 +146,7 @@ class DeviceResidentTest {
         int limit = org.gphash.GpuTuning.DEFAULTS.smallReadsMax();
         try (GpuTestSupport t = GpuTestSupport.create();
              CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 8000, 29));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 8000, 29))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 8000, 29))) {
             // The one-launch reads are the mirror path's; the pool path (-Dgphash.indexMirror=OFF) has none.
             org.junit.jupiter.api.Assumptions.assumeTrue(gpu.usesIndexMirror(), "the pool path runs no one-launch reads");
             Random random = new Random(29);
@@ -174,7 +174,7 @@ class DeviceResidentTest {
                     cuMemcpyHtoD(dKeys, Pointer.to(batch.keys().toArray(ValueLayout.JAVA_BYTE)), n * 8L);
                     jcuda.driver.JCudaDriver.cuMemsetD8(dCodes, (byte) 0, n);
                     long before = gpu.diagnostics().smallReadBatches();
-                    gpu.executeOnDevice(n, CudaRuntime.address(dKinds), CudaRuntime.address(dKeys), 0, CudaRuntime.address(dCodes),
+                    gpu.features().executeOnDevice(n, CudaRuntime.address(dKinds), CudaRuntime.address(dKeys), 0, CudaRuntime.address(dCodes),
                             CudaRuntime.address(dOut));
                     assertEquals(n <= limit ? before + 1 : before, gpu.diagnostics().smallReadBatches(),
                             "a batch of " + n + " gets in one launch only up to " + limit);

@@ -56,7 +56,7 @@ class DifferentialTest {
         BktCacheConfig cache = cacheConfig(cacheSpec);
         try (GpuTestSupport t = GpuTestSupport.create();
              Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, levels, hashes, slots, 512, seed));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), keySize, levels, hashes, slots, 512, seed, cache))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), keySize, levels, hashes, slots, 512, seed, cache))) {
             Random random = new Random(seed);
             int keySpace = 20_000;
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
@@ -92,7 +92,7 @@ class DifferentialTest {
             VerifyReport report = gpu.verify();
             assertTrue(report.sound(), "GPU-written pool verified by the CPU: " + report);
             assertEquals(cpu.stats().size(), report.items());
-            BktCacheStats s = gpu.bucketCacheStats();
+            BktCacheStats s = gpu.features().bucketCacheStats();
             System.out.printf("differential %d B %dx%dx%d cache %s: %s%n", keySize, levels, hashes, slots, cacheSpec, s);
             if (cache.enabled()) {
                 assertTrue(s.reloads() > 0 && s.hits() > 0, "the cache loaded and served operations: " + s);

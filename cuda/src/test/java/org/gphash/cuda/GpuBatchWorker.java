@@ -31,7 +31,7 @@ public final class GpuBatchWorker {
         int keys = Integer.parseInt(args[2]);
         // BktCache loads every half round, on their own stream, so kills land in loads as well.
         BktCacheConfig cache = BktCacheConfig.builder().share(0.4).reloadEveryOperations(Math.max(1, keys / 2)).build();
-        try (GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(pool, 8, 2, 2, 8, 1024, 61, cache));
+        try (GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(pool, 8, 2, 2, 8, 1024, 61, cache));
              FileChannel log = FileChannel.open(ack, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                      StandardOpenOption.APPEND)) {
             Batch batch = Batch.create(8, GpuTestSupport.VALUE_SIZE, keys);

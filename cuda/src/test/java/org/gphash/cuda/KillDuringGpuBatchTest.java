@@ -61,7 +61,7 @@ class KillDuringGpuBatchTest {
                 assertTrue(worker.waitFor(30, TimeUnit.SECONDS));
                 List<String> acked = Files.exists(ack) ? Files.readAllLines(ack) : new ArrayList<>();
                 long lastAcked = acked.isEmpty() ? 0 : Long.parseLong(acked.getLast().trim());
-                try (GpuEngine gpu = GpuEngine.open(GpuTestSupport.config(pool, Backend.GPU, 8, 2, 2, 8, 1024, 61))) {
+                try (GpuEngine gpu = GpuEngines.open(GpuTestSupport.config(pool, Backend.GPU, 8, 2, 2, 8, 1024, 61))) {
                     RecoveryReport r = gpu.lastRecovery();
                     assertTrue(!r.previousShutdownClean(), r.toString());
                     VerifyReport v = gpu.verify();

@@ -26,10 +26,10 @@ class OpenTimesTest {
         try (GpuTestSupport t = GpuTestSupport.create()) {
             GPHashConfig config = GpuTestSupport.config(t.pool("open"), Backend.GPU, 8, 2, 2, 8, 1 << 16, 3)
                     .withIndexMirror(IndexMirror.REQUIRED);
-            try (GpuEngine created = GpuEngine.create(config)) {
+            try (GpuEngine created = GpuEngines.create(config)) {
                 check(created.diagnostics().openTimes(), "create");
             }
-            try (GpuEngine opened = GpuEngine.open(config)) {
+            try (GpuEngine opened = GpuEngines.open(config)) {
                 OpenTimes o = opened.diagnostics().openTimes();
                 check(o, "open");
                 assertEquals(opened.stats().lastRecovery().duration().toNanos(), o.recovery(), "recovery, as its report says");

@@ -38,7 +38,7 @@ class PinnedBatchTest {
         int n = 150_000;  // two chunks of 75,000 (MirrorPath.hostChunk)
         try (GpuTestSupport t = GpuTestSupport.create();
              CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 10_000, 7));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 10_000, 7))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 10_000, 7))) {
             Batch batch = Batch.create(8, vs, n);
             BatchResult expected = new BatchResult(vs, n);
             BatchResult actual = new BatchResult(vs, n);
@@ -80,7 +80,7 @@ class PinnedBatchTest {
         // Enough operations that their results (a code and a value each) move the threshold.
         int n = (int) (BatchPinning.PIN_AT_ONCE_BYTES / (1 + vs)) + 4096;
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("large"), Backend.GPU, 8, 2, 2, 8, 4 * n, 9))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("large"), Backend.GPU, 8, 2, 2, 8, 4 * n, 9))) {
             org.junit.jupiter.api.Assumptions.assumeTrue(gpu.usesIndexMirror(), "the pool path stages every batch");
             Batch puts = Batch.create(8, vs, n);
             Batch gets = Batch.create(8, vs, n);

@@ -26,7 +26,7 @@ public final class PipelineDebugMain {
         long seed = 1;
         try (org.gphash.spi.Engine cpu = org.gphash.index.CpuEngine.create(GpuTestSupport.config(dir.resolve("c"),
                 org.gphash.Backend.CPU, 8, 2, 2, 8, 512, seed));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(dir.resolve("g"), 8, 2, 2, 8, 512, seed,
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(dir.resolve("g"), 8, 2, 2, 8, 512, seed,
                      BktCacheConfig.DISABLED).withIndexMirror(IndexMirror.REQUIRED))) {
             java.util.Random random = new java.util.Random(seed);
             int keySpace = 20_000;
@@ -80,7 +80,7 @@ public final class PipelineDebugMain {
     static void distinctInserts() throws Exception {
         for (long[] c : new long[][] {{100_000, 5000}, {512, 2000}, {100_000, 100_000}}) {
             Path p = Files.createTempDirectory(Path.of("/dev/shm"), "dbg").resolve("p.pool");
-            try (GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(p, 8, 2, 2, 8, c[0], 5, BktCacheConfig.DISABLED)
+            try (GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(p, 8, 2, 2, 8, c[0], 5, BktCacheConfig.DISABLED)
                     .withIndexMirror(IndexMirror.REQUIRED))) {
                 int n = (int) c[1];
                 Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, n);

@@ -35,7 +35,7 @@ class ResizeAcrossChunksTest {
         OpKind[] later = {OpKind.GET, OpKind.UPDATE, OpKind.DELETE, OpKind.PUT, OpKind.INSERT, OpKind.GET};
         try (GpuTestSupport t = GpuTestSupport.create();
              CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 1_000, 3));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1_000, 3))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1_000, 3))) {
             // The pool path (-Dgphash.indexMirror=OFF) does not order one key's operations at all.
             assumeTrue(gpu.ordersOperationsOnAKey(), "this engine does not apply one key's operations in batch order");
             Batch batch = Batch.create(8, vs, 2 * keys);

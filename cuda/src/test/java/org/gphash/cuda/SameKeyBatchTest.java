@@ -43,7 +43,7 @@ class SameKeyBatchTest {
     @Test
     void everyKeyOfABatchIsExplainedBySomeSerialOrder() {
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 4096, 11))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 4096, 11))) {
             Random random = new Random(11);
             Map<Long, byte[]> model = new HashMap<>();
             long version = 0;

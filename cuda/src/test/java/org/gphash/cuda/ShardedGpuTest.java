@@ -55,7 +55,7 @@ class ShardedGpuTest {
                 assertNotEquals(s0.cuda().ordinal, s1.cuda().ordinal, "each shard on its own GPU");
             }
             System.out.printf("sharded GPU test: %d GPUs visible, shard 0 on GPU %d (%s), shard 1 on GPU %d (%s)%n",
-                    visible, s0.cuda().ordinal, s0.deviceName(), s1.cuda().ordinal, s1.deviceName());
+                    visible, s0.cuda().ordinal, s0.features().deviceName(), s1.cuda().ordinal, s1.features().deviceName());
             Random random = new Random(30);
             int keySpace = 100_000;  // above the largest batch: its keys are distinct
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);

@@ -40,7 +40,7 @@ public final class SmallReadsThreadsProbe {
         double seconds = args.length > 1 ? Double.parseDouble(args[1]) : 1.0;
         int vs = GpuTestSupport.VALUE_SIZE;
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("probe"), Backend.GPU, 8, 4, 2, 4, keys, 5))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("probe"), Backend.GPU, 8, 4, 2, 4, keys, 5))) {
             Batch load = Batch.create(8, vs, 1 << 16);
             BatchResult loaded = new BatchResult(vs, 1 << 16);
             for (long k = 0; k < keys; k++) {

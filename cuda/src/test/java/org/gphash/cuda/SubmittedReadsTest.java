@@ -44,7 +44,7 @@ class SubmittedReadsTest {
         int vs = GpuTestSupport.VALUE_SIZE;
         try (GpuTestSupport t = GpuTestSupport.create();
              CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 20_000, 11));
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11))) {
             Random random = new Random(11);
             long version = 0;
             Batch load = Batch.create(8, vs, 10_000);
@@ -108,7 +108,7 @@ class SubmittedReadsTest {
     void closingRunsOutQueuedGets() {
         int vs = GpuTestSupport.VALUE_SIZE;
         try (GpuTestSupport t = GpuTestSupport.create()) {
-            GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11));
+            GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11));
             Batch put = Batch.create(8, vs, 1);
             put.add(OpKind.PUT, key(5, 8), value(5, 1));
             gpu.execute(put, new BatchResult(vs, 1));
@@ -128,7 +128,7 @@ class SubmittedReadsTest {
     void abandoningFailsTheQueuedGetsAndNoOthers() {
         int vs = GpuTestSupport.VALUE_SIZE;
         try (GpuTestSupport t = GpuTestSupport.create()) {
-            GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11));
+            GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11));
             org.junit.jupiter.api.Assumptions.assumeTrue(gpu.usesIndexMirror(), "the pool path runs every batch at once");
             Batch get = Batch.create(8, vs, 1);
             get.add(OpKind.GET, key(5, 8), null);

@@ -22,6 +22,7 @@ import org.gphash.bktcache.CachePolicy;
 import org.gphash.cli.ZipfianGenerator;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 
 /**
  * BktCache's measurements on the GPU machine (GPHash §4.6, §4.7): YCSB A, B, C and F under zipf
@@ -134,7 +135,7 @@ public final class GpuCacheBench {
     private static GpuEngine loadedPool(Path dir, long keys, int ks) throws Exception {
         Path p = dir.resolve("gphash-cache-bench-" + ks + ".pool");
         Files.deleteIfExists(p);
-        GpuEngine gpu = GpuEngine.create(GPHashIndex.builder(p).backend(Backend.GPU).keySize(ks).valueSize(VALUE_SIZE)
+        GpuEngine gpu = GpuEngines.create(GPHashIndex.builder(p).backend(Backend.GPU).keySize(ks).valueSize(VALUE_SIZE)
                 .initialCapacity((long) (keys * 1.3)).seed(20261121L).bucketCache(BktCacheConfig.DISABLED).config());
         int b = 1 << 20;
         BatchResult r = new BatchResult(VALUE_SIZE, b);
@@ -147,7 +148,7 @@ public final class GpuCacheBench {
             }
             gpu.execute(batch, r);
         }
-        System.out.printf(Locale.ROOT, "# %d-byte keys on %s: %,d keys loaded in %.1f s; %s%n", ks, gpu.deviceName(), keys,
+        System.out.printf(Locale.ROOT, "# %d-byte keys on %s: %,d keys loaded in %.1f s; %s%n", ks, gpu.features().deviceName(), keys,
                 (System.nanoTime() - t0) / 1e9, gpu.stats());
         p.toFile().deleteOnExit();
         return gpu;
@@ -177,10 +178,10 @@ public final class GpuCacheBench {
      * cache changes; the host-batch pass adds the copies and the host's per-operation work.
      */
     private static double[] point(GpuEngine gpu, Workload2 w, BktCacheConfig cache) {
-        gpu.configureBucketCache(cache);
+        gpu.features().configureBucketCache(cache);
         BatchResult r = new BatchResult(VALUE_SIZE, w.host().getFirst().size());
         for (DeviceBatch b : w.device()) {
-            gpu.executeOnDevice(b);  // the cache's counters learn the workload
+            gpu.features().executeOnDevice(b);  // the cache's counters learn the workload
         }
         gpu.reloadBucketCache(true);
         long ops = 0;
@@ -190,13 +191,13 @@ public final class GpuCacheBench {
             ops += b.size();
         }
         double hostMops = ops / ((System.nanoTime() - t0) / 1e3);
-        BktCacheStats before = gpu.bucketCacheStats();
+        BktCacheStats before = gpu.features().bucketCacheStats();
         t0 = System.nanoTime();
         for (DeviceBatch b : w.device()) {
-            gpu.executeOnDevice(b);
+            gpu.features().executeOnDevice(b);
         }
         double deviceMops = ops / ((System.nanoTime() - t0) / 1e3);
-        BktCacheStats after = gpu.bucketCacheStats();
+        BktCacheStats after = gpu.features().bucketCacheStats();
         long hits = after.hits() - before.hits();
         long misses = after.misses() - before.misses();
         return new double[] {hostMops, deviceMops, hits + misses == 0 ? 0 : (double) hits / (hits + misses)};
@@ -207,7 +208,7 @@ public final class GpuCacheBench {
         gpu.diagnostics().profileStages(true);
         long ops = 0;
         for (DeviceBatch b : w.device()) {
-            gpu.executeOnDevice(b);
+            gpu.features().executeOnDevice(b);
             ops += b.size();
         }
         String s = GpuTargetsBench.stages(gpu, ops);
@@ -342,7 +343,7 @@ public final class GpuCacheBench {
         try (GpuEngine gpu = loadedPool(dir, keys, ks);
              Workload2 w = Workload2.of(batches(Workload.C, zipf, ks, batch, 64L * batch, 11), ks)) {
             for (boolean concurrent : new boolean[] {true, false}) {
-                gpu.configureBucketCache(BktCacheConfig.builder().share(share).reloadEveryOperations(0)
+                gpu.features().configureBucketCache(BktCacheConfig.builder().share(share).reloadEveryOperations(0)
                         .concurrentFetch(concurrent).build());
                 long[] bins = new long[(int) (millis / binMillis) + 1];
                 long t0 = System.nanoTime();
@@ -359,17 +360,17 @@ public final class GpuCacheBench {
                         loadStart = now;
                         gpu.reloadBucketCache(!concurrent);  // without concurrent fetching, operations wait for it
                     }
-                    if (loaded && loadEnd < 0 && !gpu.bucketCacheLoading()) {
+                    if (loaded && loadEnd < 0 && !gpu.features().bucketCacheLoading()) {
                         loadEnd = now;
                     }
                     DeviceBatch b = w.device().get(i % w.device().size());
-                    gpu.executeOnDevice(b);
+                    gpu.features().executeOnDevice(b);
                     long done = (System.nanoTime() - t0) / 1_000_000;
                     if (done < millis) {
                         bins[(int) (done / binMillis)] += (int) b.size();
                     }
                 }
-                BktCacheStats s = gpu.bucketCacheStats();
+                BktCacheStats s = gpu.features().bucketCacheStats();
                 System.out.printf(Locale.ROOT, "# %s fetching: load requested at %d ms, seen done at %d ms; load time %.1f ms "
                                 + "(GPU events); %s%n", concurrent ? "concurrent" : "stop-the-world", loadStart, loadEnd,
                         s.lastReloadNanos() / 1e6, s);

@@ -24,6 +24,7 @@ import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 import org.gphash.index.CpuEngine;
 import org.gphash.spi.Engine;
 import picocli.CommandLine.Command;
@@ -108,11 +109,11 @@ public final class GpuMicroBench {
                 Files.deleteIfExists(gp);
                 Files.deleteIfExists(cp);
                 long capacity = (long) (o.keys() * 1.3);
-                try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, ks, capacity));
+                try (GpuEngine gpu = GpuEngines.create(config(gp, Backend.GPU, ks, capacity));
                      CpuEngine cpu = o.cpu() ? CpuEngine.create(config(cp, Backend.CPU, ks, capacity)) : null;
                      HostRoundTrip copies = new HostRoundTrip();
                      DeviceBatch device = new DeviceBatch(ks, VALUE_SIZE, 1 << 20)) {
-                    System.out.printf(Locale.ROOT, "# %d-byte keys on %s: loading %,d keys%n", ks, gpu.deviceName(), o.keys());
+                    System.out.printf(Locale.ROOT, "# %d-byte keys on %s: loading %,d keys%n", ks, gpu.features().deviceName(), o.keys());
                     double gl = load(gpu, o, ks, null);
                     double cl = cpu == null ? 0 : load(cpu, o, ks, pool);
                     System.out.printf(Locale.ROOT, "load: GPU %.2f Mops/s, CPU (%d threads) %.2f Mops/s; GPU %s%n", gl, o.threads(),
@@ -231,7 +232,7 @@ public final class GpuMicroBench {
             } else {
                 device.upload(batch);
                 long t0 = System.nanoTime();
-                gpu.executeOnDevice(device);
+                gpu.features().executeOnDevice(device);
                 deviceNanos += System.nanoTime() - t0;
             }
             if (cpu != null) {

@@ -29,6 +29,7 @@ import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.CachePolicy;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 import org.gphash.index.CpuEngine;
 
 /**
@@ -129,7 +130,7 @@ public final class GpuTargetsBench {
         Files.deleteIfExists(rp);
         List<Batch> ins = sequential(keys * 8, ops / 2, BATCH, vs, OpKind.INSERT);
         double insertWall;
-        try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
+        try (GpuEngine gpu = GpuEngines.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
                 BktCacheConfig.DISABLED)); Work wIns = Work.of(ins, vs)) {
             gpu.diagnostics().hostStageNanos(true);
             double lm = load(gpu, keys, vs);
@@ -142,7 +143,7 @@ public final class GpuTargetsBench {
         } finally {
             Files.deleteIfExists(gp);
         }
-        try (GpuEngine gpu = GpuEngine.create(config(rp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
+        try (GpuEngine gpu = GpuEngines.create(config(rp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
                 BktCacheConfig.DISABLED))) {
             gpu.diagnostics().hostStageNanos(true);
             double lm = load(gpu, keys, vs, Batch.create(8, vs, BATCH));
@@ -176,7 +177,7 @@ public final class GpuTargetsBench {
                         long t0 = System.nanoTime();
                         gpu.execute(w.get(i), r);
                         wall[i] = System.nanoTime() - t0;
-                        gpuNanos += gpu.lastBatchGpuNanos();
+                        gpuNanos += gpu.features().lastBatchGpuNanos();
                     }
                     gpu.diagnostics().profileStages(true);
                     int profiled = Math.min(300, w.size());
@@ -214,7 +215,7 @@ public final class GpuTargetsBench {
     /** A new pool at {@code p} (the mirror required, the cache off) with keys 0..keys-1 loaded. */
     private static GpuEngine loaded(Path p, long keys, int vs) throws IOException {
         Files.deleteIfExists(p);
-        GpuEngine gpu = GpuEngine.create(config(p, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED));
+        GpuEngine gpu = GpuEngines.create(config(p, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED));
         load(gpu, keys, vs);
         return gpu;
     }
@@ -311,8 +312,8 @@ public final class GpuTargetsBench {
         long gpuNanos = 0;
         long t0 = System.nanoTime();
         for (DeviceBatch b : w.device()) {
-            gpu.executeOnDevice(b);
-            gpuNanos += gpu.lastBatchGpuNanos();
+            gpu.features().executeOnDevice(b);
+            gpuNanos += gpu.features().lastBatchGpuNanos();
         }
         long wall = System.nanoTime() - t0;
         return new double[] {w.ops() / (wall / 1e3), gpuNanos == 0 ? 0 : w.ops() / (gpuNanos / 1e3)};
@@ -428,7 +429,7 @@ public final class GpuTargetsBench {
         List<Batch> c = workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, zipf::next, 4);
         List<Batch> a = workload(ops, BATCH, vs, 0.5, OpKind.UPDATE, zipf::next, 5);
         IndexStats loaded;
-        try (GpuEngine gpu = GpuEngine.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
+        try (GpuEngine gpu = GpuEngines.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
                 BktCacheConfig.DISABLED))) {
             gpu.diagnostics().hostStageNanos(true);
             double lm = load(gpu, keys, vs);
@@ -442,7 +443,7 @@ public final class GpuTargetsBench {
                     (double) loaded.fileBytes() / live, live));
         }
         long t0 = System.nanoTime();
-        GpuEngine gpu = GpuEngine.open(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED));
+        GpuEngine gpu = GpuEngines.open(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED));
         long openNanos = System.nanoTime() - t0;
         notes.add(String.format(Locale.ROOT, "open of the %,d-key pool, recovery and mirror load included: %.0f ms; "
                 + "recovery: %s; index: %s", keys, openNanos / 1e6, gpu.lastRecovery(), gpu.stats().indexPlacement()));
@@ -469,18 +470,18 @@ public final class GpuTargetsBench {
             rows.add(profiled(gpu, "YCSB-A zipf 0.99, cache off", wA));
             for (Work w : List.of(wC, wA)) {
                 String name = w == wC ? "YCSB-C" : "YCSB-A";
-                gpu.configureBucketCache(BktCacheConfig.builder().share(0.2).policy(CachePolicy.LFU).reloadEveryOperations(0)
+                gpu.features().configureBucketCache(BktCacheConfig.builder().share(0.2).policy(CachePolicy.LFU).reloadEveryOperations(0)
                         .build());
                 device(gpu, w);  // the counters learn the workload
                 gpu.reloadBucketCache(true);
-                long h0 = gpu.bucketCacheStats().hits();
-                long m0 = gpu.bucketCacheStats().misses();
+                long h0 = gpu.features().bucketCacheStats().hits();
+                long m0 = gpu.features().bucketCacheStats().misses();
                 Row r = profiled(gpu, name + " zipf 0.99, BktCache 20% LFU", w);
-                long h = gpu.bucketCacheStats().hits() - h0;
-                long m = gpu.bucketCacheStats().misses() - m0;
+                long h = gpu.features().bucketCacheStats().hits() - h0;
+                long m = gpu.features().bucketCacheStats().misses() - m0;
                 rows.add(new Row(r.what(), r.wallMops(), r.gpuMops(),
                         String.format(Locale.ROOT, "value hit rate %.3f; %s", h + m == 0 ? 0 : (double) h / (h + m), r.note())));
-                gpu.configureBucketCache(BktCacheConfig.DISABLED);
+                gpu.features().configureBucketCache(BktCacheConfig.DISABLED);
             }
             double hp = host(gpu, wPos, vs);
             String sp = lastHostStages;
@@ -499,7 +500,7 @@ public final class GpuTargetsBench {
             notes.add("after the points: " + gpu.stats());
         }
         // The pool path: the same pool, reopened with the mirror off.
-        try (GpuEngine off = GpuEngine.open(config(gp, Backend.GPU, vs, keys, IndexMirror.OFF, BktCacheConfig.DISABLED));
+        try (GpuEngine off = GpuEngines.open(config(gp, Backend.GPU, vs, keys, IndexMirror.OFF, BktCacheConfig.DISABLED));
              Work wPos = Work.of(pos, vs); Work wC = Work.of(c, vs)) {
             double[] p = device(off, wPos);
             double[] z = device(off, wC);

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 import org.gphash.bench.DeviceTransfer;
 import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 
 /**
  * Real GPU copies for the cpu-assisted baseline of {@code ./gphash bench ycsb}: each batch column
@@ -30,7 +31,7 @@ public final class JCudaDeviceTransfer implements DeviceTransfer {
 
     @Override
     public boolean real() {
-        return GpuEngine.available();
+        return GpuEngines.available();
     }
 
     private HostRoundTrip copies() {

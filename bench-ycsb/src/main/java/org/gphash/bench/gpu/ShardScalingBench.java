@@ -294,8 +294,8 @@ public final class ShardScalingBench {
         return together(gpus, shard -> {
             GpuEngine g = (GpuEngine) se.shard(shard);
             for (DeviceBatch db : work.get(shard)) {
-                g.executeOnDevice(db);
-                gpuNanos[shard] += g.lastBatchGpuNanos();
+                g.features().executeOnDevice(db);
+                gpuNanos[shard] += g.features().lastBatchGpuNanos();
             }
         });
     }

@@ -3,6 +3,7 @@ package org.gphash.cuda.service;
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.shard.DeviceBatchesAcrossShards;
 import org.gphash.spi.Engine;
@@ -43,11 +44,11 @@ public final class GpuEngineFactory implements EngineFactory {
 
     @Override
     public Engine create(GPHashConfig config) {
-        return GpuEngine.create(config);
+        return GpuEngines.create(config);
     }
 
     @Override
     public Engine open(GPHashConfig config) {
-        return GpuEngine.open(config);
+        return GpuEngines.open(config);
     }
 }

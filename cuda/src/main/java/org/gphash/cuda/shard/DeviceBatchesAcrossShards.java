@@ -125,7 +125,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
                     + kinds + ", keys " + keys + ", codes " + codes + ")");
         }
         if (shards.length == 1) {
-            shards[0].executeOnDevice(n, kinds, keys, values, codes, out);
+            shards[0].features().executeOnDevice(n, kinds, keys, values, codes, out);
             return;
         }
         int source = deviceOf(keys);
@@ -279,7 +279,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
             GpuEngine engine = shards[s];
             PartColumns here = split.columns();
             if (readsInPlace[s]) {
-                engine.executeOnDevice(count, here.kindAt(start), here.keyAt(start), writes ? here.valueAt(start) : 0,
+                engine.features().executeOnDevice(count, here.kindAt(start), here.keyAt(start), writes ? here.valueAt(start) : 0,
                         here.codeAt(start), reads ? here.outAt(start) : 0);
                 return;
             }
@@ -304,7 +304,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
             }
             cuStreamSynchronize(stream);
             try {
-                engine.executeOnDevice(count, there.kindAt(0), there.keyAt(0), writes ? there.valueAt(0) : 0, there.codeAt(0),
+                engine.features().executeOnDevice(count, there.kindAt(0), there.keyAt(0), writes ? there.valueAt(0) : 0, there.codeAt(0),
                         reads ? there.outAt(0) : 0);
             } finally {
                 // The outcomes come back also after a failure: those of the operations that ran.
@@ -369,7 +369,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     /** The shards' GPUs, for example {@code "NVIDIA H200 (GPUs 0, 1)"}. */
     @Override
     public String deviceName() {
-        String names = Arrays.stream(shards).map(GpuEngine::deviceName).distinct().collect(Collectors.joining(", "));
+        String names = Arrays.stream(shards).map(e -> e.features().deviceName()).distinct().collect(Collectors.joining(", "));
         String ordinals = Arrays.stream(shards).map(e -> String.valueOf(e.cuda().ordinal)).distinct()
                 .collect(Collectors.joining(", "));
         return names + " (GPUs " + ordinals + ")";
@@ -391,7 +391,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     public long lastBatchGpuNanos() {
         long most = 0;
         for (GpuEngine e : shards) {
-            most = Math.max(most, e.lastBatchGpuNanos());
+            most = Math.max(most, e.features().lastBatchGpuNanos());
         }
         return most;
     }
@@ -399,7 +399,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     /** Every shard's cache as one ({@link BktCacheStats#total}). */
     @Override
     public BktCacheStats bucketCacheStats() {
-        return BktCacheStats.total(Arrays.stream(shards).map(GpuEngine::bucketCacheStats).toList());
+        return BktCacheStats.total(Arrays.stream(shards).map(e -> e.features().bucketCacheStats()).toList());
     }
 
     @Override
@@ -414,7 +414,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
     @Override
     public void configureBucketCache(BktCacheConfig config) {
         for (GpuEngine e : shards) {
-            e.configureBucketCache(config);
+            e.features().configureBucketCache(config);
         }
     }
 

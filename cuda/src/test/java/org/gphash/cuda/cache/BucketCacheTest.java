@@ -18,6 +18,7 @@ import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.bktcache.loading.ThresholdSearch;
 import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 import org.gphash.cuda.GpuTestSupport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -80,13 +81,13 @@ class BucketCacheTest {
     void cachedBucketsNeverServeDeletedKeysOrStaleValues() {
         Random random = new Random(17);
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(throughThePipeline(t.pool("fresh"), 5))) {
+             GpuEngine gpu = GpuEngines.create(throughThePipeline(t.pool("fresh"), 5))) {
             Map<Long, byte[]> model = new HashMap<>();
             fill(gpu, model);
             readHotSet(gpu, 20);  // well above the inserts' one count per candidate bucket
             assertTrue(gpu.reloadBucketCache(true));
             long version = 1;
-            long hitsBefore = gpu.bucketCacheStats().hits();
+            long hitsBefore = gpu.features().bucketCacheStats().hits();
             for (int round = 0; round < 40; round++) {
                 // Writes to hot keys (cached buckets): updates, deletes, re-inserts, read-modify-writes.
                 Batch w = Batch.create(8, GpuTestSupport.VALUE_SIZE, HOT);
@@ -136,7 +137,7 @@ class BucketCacheTest {
                     }
                 }
             }
-            BktCacheStats s = gpu.bucketCacheStats();
+            BktCacheStats s = gpu.features().bucketCacheStats();
             System.out.println("fresh values: " + s);
             assertTrue(s.hits() - hitsBefore > 40L * HOT / 2, "the hot reads were served by the cache: " + s);
             assertTrue(gpu.verify().sound());
@@ -146,7 +147,7 @@ class BucketCacheTest {
     @Test
     void gpuSelectionIsTheHostReference() {
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(GpuTestSupport.config(t.pool("select"), 8, 2, 2, 8, 2 * KEYS, 9,
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("select"), 8, 2, 2, 8, 2 * KEYS, 9,
                      manualLoads().share(0.05).build()))) {
             fill(gpu, new HashMap<>());
             // Skewed reads: key k read (k % 7) + 1 times, so scores have many distinct values and ties.
@@ -160,7 +161,7 @@ class BucketCacheTest {
                 }
                 gpu.execute(b, new BatchResult(GpuTestSupport.VALUE_SIZE, b.size()));
             }
-            BucketCache cache = gpu.bucketCache();
+            BucketCache cache = gpu.features().bucketCache();
             int[] scores = cache.scores();
             long k = cache.stats().capacityBuckets();
             ThresholdSearch.Threshold th = ThresholdSearch.find(k, ThresholdSearch.overArray(scores));
@@ -197,13 +198,13 @@ class BucketCacheTest {
     @Test
     void searchesOfACachedHotSetNeedNoPoolAccess() {
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(throughThePipeline(t.pool("hits"), 13))) {
+             GpuEngine gpu = GpuEngines.create(throughThePipeline(t.pool("hits"), 13))) {
             fill(gpu, new HashMap<>());
             readHotSet(gpu, 20);
             gpu.reloadBucketCache(true);
-            BktCacheStats before = gpu.bucketCacheStats();
+            BktCacheStats before = gpu.features().bucketCacheStats();
             readHotSet(gpu, 5);
-            BktCacheStats after = gpu.bucketCacheStats();
+            BktCacheStats after = gpu.features().bucketCacheStats();
             long hits = after.hits() - before.hits();
             long misses = after.misses() - before.misses();
             System.out.printf("hot set after a load: %d hits, %d misses; %s%n", hits, misses, after);

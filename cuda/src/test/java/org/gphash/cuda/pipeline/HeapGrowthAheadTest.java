@@ -12,6 +12,7 @@ import org.gphash.GpuTuning;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 import org.gphash.cuda.GpuTestSupport;
 import org.gphash.index.CpuEngine;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,7 +38,7 @@ class HeapGrowthAheadTest {
             var gpuConfig = GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1_000, 11)
                     .withGpuTuning(GpuTuning.fromSystemProperty().with("growHeapAhead=true"));
             try (CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 1_000, 11))) {
-                try (GpuEngine gpu = GpuEngine.create(gpuConfig)) {
+                try (GpuEngine gpu = GpuEngines.create(gpuConfig)) {
                     runBoth(cpu, gpu, OpKind.INSERT, keys);
                     assertTrue(gpu.stats().heapGrowths() > 5, "the heap grew: " + gpu.stats());
                     if (gpu.usesIndexMirror()) {
@@ -45,7 +46,7 @@ class HeapGrowthAheadTest {
                         assertTrue(gpu.diagnostics().growthsPreparedAhead() > 0, "no growth was prepared ahead: " + gpu.stats());
                     }
                 }
-                try (GpuEngine reopened = GpuEngine.open(gpuConfig)) {
+                try (GpuEngine reopened = GpuEngines.open(gpuConfig)) {
                     assertEquals(keys, runBoth(cpu, reopened, OpKind.GET, keys), "keys found after reopening");
                 }
             }

@@ -20,6 +20,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 import org.gphash.cuda.GpuTestSupport;
 import org.gphash.cuda.routing.DistinctKeys;
 import org.gphash.cuda.routing.MirrorChoice;
@@ -62,12 +63,12 @@ class MirrorPathTest {
     @Test
     void theMirrorRunsByDefaultAndOffWhenAsked() {
         try (GpuTestSupport t = GpuTestSupport.create()) {
-            try (GpuEngine on = GpuEngine.create(gpuConfig(t.pool("on"), 8, 1000, 1, IndexMirror.REQUIRED,
+            try (GpuEngine on = GpuEngines.create(gpuConfig(t.pool("on"), 8, 1000, 1, IndexMirror.REQUIRED,
                     BktCacheConfig.DISABLED))) {
                 assertTrue(on.usesIndexMirror());
                 assertTrue(on.stats().indexPlacement().startsWith("HBM mirror"), on.stats().toString());
             }
-            try (GpuEngine off = GpuEngine.create(gpuConfig(t.pool("off"), 8, 1000, 1, IndexMirror.OFF,
+            try (GpuEngine off = GpuEngines.create(gpuConfig(t.pool("off"), 8, 1000, 1, IndexMirror.OFF,
                     BktCacheConfig.DISABLED))) {
                 assertFalse(off.usesIndexMirror());
                 assertTrue(off.stats().indexPlacement().contains("IndexMirror.OFF"), off.stats().toString());
@@ -82,7 +83,7 @@ class MirrorPathTest {
                 : BktCacheConfig.DISABLED;
         try (GpuTestSupport t = GpuTestSupport.create();
              Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, 8, 256, 7));
-             GpuEngine gpu = GpuEngine.create(gpuConfig(t.pool("gpu"), keySize, 256, 7, IndexMirror.REQUIRED, c));
+             GpuEngine gpu = GpuEngines.create(gpuConfig(t.pool("gpu"), keySize, 256, 7, IndexMirror.REQUIRED, c));
              DeviceBatch device = new DeviceBatch(keySize, GpuTestSupport.VALUE_SIZE, 1)) {
             Random random = new Random(keySize * 101L + (deviceResident ? 1 : 0));
             OpKind[] kinds = GpuTestSupport.PLAIN_KINDS;
@@ -105,7 +106,7 @@ class MirrorPathTest {
                 cpu.execute(batch, rc);
                 if (deviceResident) {
                     device.upload(batch);
-                    gpu.executeOnDevice(device);
+                    gpu.features().executeOnDevice(device);
                     byte[] codes = device.downloadCodes();
                     byte[] values = device.downloadValues().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
                     for (int i = 0; i < n; i++) {
@@ -129,7 +130,7 @@ class MirrorPathTest {
             assertTrue(v.sound(), "the pool the pipeline wrote, verified by the CPU: " + v);
             assertEquals(cpu.stats().size(), v.items());
             if (cache) {
-                assertTrue(gpu.bucketCacheStats().hits() > 0, "values were served from BktCache: " + gpu.bucketCacheStats());
+                assertTrue(gpu.features().bucketCacheStats().hits() > 0, "values were served from BktCache: " + gpu.features().bucketCacheStats());
             }
             System.out.printf("mirror same-key %d B device %s cache %s: %s%n", keySize, deviceResident, cache, s);
         }
@@ -137,7 +138,7 @@ class MirrorPathTest {
 
     /** A GPU engine on the mirror (2 levels, 2 hashes), with a small, often reloaded BktCache or none. */
     private static GpuEngine mirrored(GpuTestSupport t, int keySize, int slots, long capacity, long seed, boolean cache) {
-        return GpuEngine.create(mirroredConfig(t, keySize, slots, capacity, seed, cache));
+        return GpuEngines.create(mirroredConfig(t, keySize, slots, capacity, seed, cache));
     }
 
     private static org.gphash.GPHashConfig mirroredConfig(GpuTestSupport t, int keySize, int slots, long capacity, long seed,
@@ -206,7 +207,7 @@ class MirrorPathTest {
              Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, slots, 64, 9));
              // The default tuning whatever the suite's (-Dgphash.gpuTuning=smallWritesMax=0 runs the
              // rest of it with small writes staged): this test is of the one-launch route.
-             GpuEngine gpu = GpuEngine.create(mirroredConfig(t, keySize, slots, 64, 9, cache)
+             GpuEngine gpu = GpuEngines.create(mirroredConfig(t, keySize, slots, 64, 9, cache)
                      .withGpuTuning(GpuTuning.DEFAULTS))) {
             Random random = new Random(keySize * 7L + slots);
             OpKind[] kinds = GpuTestSupport.PLAIN_KINDS;
@@ -274,7 +275,7 @@ class MirrorPathTest {
         try (GpuTestSupport t = GpuTestSupport.create()) {
             java.nio.file.Path p = t.pool("handover");
             int n = 50_000;
-            try (GpuEngine gpu = GpuEngine.create(gpuConfig(p, 8, 1000, 3, IndexMirror.REQUIRED, BktCacheConfig.DISABLED))) {
+            try (GpuEngine gpu = GpuEngines.create(gpuConfig(p, 8, 1000, 3, IndexMirror.REQUIRED, BktCacheConfig.DISABLED))) {
                 Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, n);
                 for (long k = 0; k < n; k++) {
                     b.put(key(k, 8), value(k, 1));
@@ -309,7 +310,7 @@ class MirrorPathTest {
     @Test
     void verifyFindsTheMirrorAndItsTagsExactAndCountsWhatDiffers() {
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(gpuConfig(t.pool("tags"), 8, 1000, 4, IndexMirror.REQUIRED,
+             GpuEngine gpu = GpuEngines.create(gpuConfig(t.pool("tags"), 8, 1000, 4, IndexMirror.REQUIRED,
                      BktCacheConfig.DISABLED))) {
             int n = 6000;
             Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, n);
@@ -364,7 +365,7 @@ class MirrorPathTest {
     @Test
     void updatesReuseFreedBlocksLowestFirstSoTheHeapStaysCompact() {
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngine.create(gpuConfig(t.pool("compact"), 8, 200_000, 5, IndexMirror.REQUIRED,
+             GpuEngine gpu = GpuEngines.create(gpuConfig(t.pool("compact"), 8, 200_000, 5, IndexMirror.REQUIRED,
                      BktCacheConfig.DISABLED))) {
             int n = 100_000;
             Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, n);
