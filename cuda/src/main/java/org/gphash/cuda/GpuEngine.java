@@ -150,6 +150,12 @@ public final class GpuEngine implements Engine {
         return Optional.of(features);
     }
 
+    /** Loads BktCache now ({@link GpuEngineFeatures#reloadBucketCache}). */
+    @Override
+    public boolean reloadBucketCache(boolean wait) {
+        return features.reloadBucketCache(wait);
+    }
+
     /** {@return what this engine did and where its time went (routes taken, stage profiles), for tests and benchmarks} */
     public GpuDiagnostics diagnostics() {
         return diagnostics;
