@@ -151,7 +151,7 @@ public final class GpuDiagnostics {
 
     /** Gets read on the host since open ({@link GpuEngine#getAlongside}). */
     public long hostReads() {
-        return engine.hostReads.sum();
+        return engine.singles.hostReads.sum();
     }
 
     /** {@return where this engine's open (or create) went, stage by stage} */

@@ -2,7 +2,6 @@ package org.gphash.cuda;
 
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -23,7 +22,6 @@ import org.gphash.cuda.routing.ConditionalBatches;
 import org.gphash.cuda.routing.Router;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.GpuFailure;
-import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.HostStageTimes;
@@ -32,7 +30,6 @@ import org.gphash.format.PoolHeader;
 import org.gphash.index.EntryScan;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
-import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
 import org.gphash.GpuFeatures;
 import org.gphash.GpuTuning;
@@ -40,7 +37,6 @@ import org.gphash.IndexMirror;
 import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
-import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
 import org.gphash.Geometry;
 import org.gphash.index.PoolTable;
@@ -106,19 +102,15 @@ public final class GpuEngine implements Engine {
     };
     /** Host time per stage of host batches: the index mirror's path counts its own stages in it. */
     final HostStageTimes times;
-    private final Batch single;
-    private final BatchResult singleResult;
-    /** Each thread's batch of one get, for gets run outside the lock ({@link #getAlongside}). */
-    private final ThreadLocal<Batch> oneGet;
-    private final ThreadLocal<BatchResult> oneGetResult;
     volatile boolean closed;
     /** Where the open went, stage by stage. */
     final OpenTimes openTimes;
     /** Host reads in progress, kept apart from everything done under the lock. */
     final HostReadGate hostReaders = new HostReadGate();
-    final LongAdder hostReads = new LongAdder();
     /** Shards' parts of batches run where they lay since open ({@link #executeInPlace}). */
     final LongAdder partsInPlace = new LongAdder();
+    /** Single calls, as batches of one. */
+    final SingleCalls singles;
     private final GpuDiagnostics diagnostics = new GpuDiagnostics(this);
     private final GpuEngineFeatures features = new GpuEngineFeatures(this);
 
@@ -134,10 +126,7 @@ public final class GpuEngine implements Engine {
         this.router = router;
         this.times = times;
         this.openTimes = openTimes;
-        this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
-        this.singleResult = new BatchResult(geometry.valueSize(), 1);
-        this.oneGet = ThreadLocal.withInitial(() -> Batch.create(geometry.keySize(), geometry.valueSize(), 1));
-        this.oneGetResult = ThreadLocal.withInitial(() -> new BatchResult(geometry.valueSize(), 1));
+        this.singles = new SingleCalls(this, geometry);
     }
 
     /** {@return what only the GPU engine offers: device-resident batches, BktCache's figures and control} */
@@ -166,124 +155,54 @@ public final class GpuEngine implements Engine {
         return geometry;
     }
 
-    // ------------------------------------------------------------------ single operations
+    // ------------------------------------------------------------------ single operations: batches of one ({@link SingleCalls})
 
-    private synchronized Outcome runSingle(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment out) {
-        single.clear();
-        single.add(kind, key, value);
-        execute(single, singleResult);
-        Outcome o = singleResult.outcome(0);
-        if (out != null && (o == Outcome.FOUND || o == Outcome.REPLACED)) {
-            MemorySegment.copy(singleResult.values(), 0, out, 0, geometry.valueSize());
-        }
-        return o;
-    }
-
-    /**
-     * A get: a host read when no batch holds the pool, else a batch of one on a {@link SmallReads}
-     * slot, else under the lock ({@link Router.Call#SINGLE_GET}).
-     */
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
-        Batch one = oneGet(key);
-        BatchResult result = oneGetResult.get();
-        router.run(Router.Call.SINGLE_GET, one, result, routes).await();
-        return outcomeOfOneGet(result, valueOut);
+        return singles.get(key, valueOut);
     }
 
-    /**
-     * A get run at once alongside other threads' calls, outside the engine's lock: the calling thread
-     * probes the mapped pool itself with the CPU engine's code ({@link PoolTable#readOnHost}) between
-     * the engine's batches ({@link HostReadGate}), since a host thread's single get would otherwise
-     * cross PCIe twice to read host memory (1.4 us for a lone caller on the H100, against a 30 us GPU
-     * round trip). Null while a batch runs under the lock: nothing was done, and the coalescer then
-     * queues the get for a batch ({@link Router.Call#GET_AT_ONCE}).
-     */
     @Override
     public Outcome getAlongside(MemorySegment key, MemorySegment valueOut) {
-        Batch one = oneGet(key);
-        BatchResult result = oneGetResult.get();
-        return router.run(Router.Call.GET_AT_ONCE, one, result, routes) == null ? null : outcomeOfOneGet(result, valueOut);
-    }
-
-    /** This thread's batch of one get, holding {@code key}. */
-    private Batch oneGet(MemorySegment key) {
-        Batch one = oneGet.get();
-        one.clear();
-        one.setSize(1);
-        one.kinds().set(ValueLayout.JAVA_BYTE, 0, (byte) OpKind.GET.ordinal());
-        MemorySegment.copy(key, 0, one.keys(), 0, geometry.keySize());
-        return one;
-    }
-
-    private Outcome outcomeOfOneGet(BatchResult result, MemorySegment valueOut) {
-        Outcome o = result.outcome(0);
-        if (valueOut != null && o == Outcome.FOUND) {
-            MemorySegment.copy(result.values(), 0, valueOut, 0, geometry.valueSize());
-        }
-        return o;
+        return singles.getAlongside(key, valueOut);
     }
 
     @Override
     public Outcome put(MemorySegment key, MemorySegment value) {
-        return runSingle(OpKind.PUT, key, value, null);
-    }
-
-    /** A batch of one conditional operation, run as every such batch is ({@link ConditionalBatches}). */
-    @Override
-    public synchronized Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
-        single.clear();
-        single.compareAndSet(SegmentBytes.copyOf(key), SegmentBytes.copyOf(expected), SegmentBytes.copyOf(value));
-        execute(single, singleResult);
-        return singleResult.outcome(0);
-    }
-
-    @Override
-    public synchronized Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
-        single.clear();
-        single.compareAndDelete(SegmentBytes.copyOf(key), SegmentBytes.copyOf(expected));
-        execute(single, singleResult);
-        return singleResult.outcome(0);
+        return singles.write(OpKind.PUT, key, value);
     }
 
     @Override
     public Outcome insert(MemorySegment key, MemorySegment value) {
-        return runSingle(OpKind.INSERT, key, value, null);
+        return singles.write(OpKind.INSERT, key, value);
     }
 
     @Override
     public Outcome update(MemorySegment key, MemorySegment value) {
-        return runSingle(OpKind.UPDATE, key, value, null);
+        return singles.write(OpKind.UPDATE, key, value);
     }
 
     @Override
     public Outcome delete(MemorySegment key) {
-        return runSingle(OpKind.DELETE, key, null, null);
+        return singles.write(OpKind.DELETE, key, null);
     }
 
-    /** A batch of one get run on the host, inside the gate ({@link Router.Route#HOST_READ}); null while a lock holder has the gate closed. */
-    private SubmittedBatch readOnHost(Batch one, BatchResult result) {
-        if (!hostReaders.tryEnter()) {
-            if (closed) {
-                throw new org.gphash.IndexClosedException(pool.file().path());
-            }
-            return null;
-        }
-        try {
-            if (closed) {
-                throw new org.gphash.IndexClosedException(pool.file().path());
-            }
-            result.reset(1);
-            result.setOutcome(0, pool.readOnHost(one.keys(), result.values()) ? Outcome.FOUND : Outcome.NOT_FOUND);
-            hostReads.increment();
-            return SubmittedBatch.DONE;
-        } finally {
-            hostReaders.exit();
-        }
+    @Override
+    public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
+        return singles.compareAndSet(key, expected, value);
     }
 
+    @Override
+    public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        return singles.compareAndDelete(key, expected);
+    }
 
     // ------------------------------------------------------------------ batches
+
+    /** Runs {@code call} by the route the router gives it (for {@link SingleCalls}). */
+    SubmittedBatch route(Router.Call call, Batch batch, BatchResult result) {
+        return router.run(call, batch, result, routes);
+    }
 
     /** Runs a batch, by the route the router gives it ({@link Router.Call#BATCH}). */
     @Override
@@ -342,7 +261,7 @@ public final class GpuEngine implements Engine {
     private SubmittedBatch runRoute(Router.Route route, Batch batch, BatchResult result) {
         switch (route) {
             case HOST_READ:
-                return readOnHost(batch, result);
+                return singles.readOnHost(batch, result);
             case SMALL_READS:
                 return startRead(batch, result);
             default:
@@ -402,7 +321,7 @@ public final class GpuEngine implements Engine {
             }
             times.add(HostStageTimes.Stage.PATH, System.nanoTime() - started);
         } catch (RuntimeException e) {
-            throw failure(e, n, result, part ? prepared.positions : null);
+            throw BatchFailures.of(e, pool.file().path(), n, result, part ? prepared.positions : null);
         } finally {
             openHostReadsIfIdle();
         }
@@ -439,7 +358,7 @@ public final class GpuEngine implements Engine {
             cuda.bind();
             path.finish(inFlight);
         } catch (RuntimeException e) {
-            throw failure(e, inFlight.size, inFlight.result, inFlight.positions);
+            throw BatchFailures.of(e, pool.file().path(), inFlight.size, inFlight.result, inFlight.positions);
         } finally {
             openHostReadsIfIdle();
             times.add(HostStageTimes.Stage.PATH, System.nanoTime() - locked);
@@ -451,21 +370,6 @@ public final class GpuEngine implements Engine {
         if (!path.batchesInFlight()) {
             hostReaders.open();
         }
-    }
-
-    /**
-     * What a failure of a batch of {@code n} operations is reported as; {@code positions}: where a
-     * part's operations lie in {@code result} (null: the whole result is the batch's).
-     */
-    private RuntimeException failure(RuntimeException e, int n, BatchResult result, MemorySegment positions) {
-        if (e instanceof CudaException c) {
-            return GpuFailure.of(pool.file().path(), "a batch of " + n + " operations", c);
-        }
-        if (e instanceof PoolFullException) {
-            return new PoolFullException(e.getMessage() + "; " + markNotApplied(result, positions, n)
-                    + " operations of the batch were not applied (NOT_APPLIED in the result), the others were", result, e);
-        }
-        return e;
     }
 
     /**
@@ -524,32 +428,6 @@ public final class GpuEngine implements Engine {
                 throw GpuFailure.of(pool.file().path(), "a batch of " + n + " gets", e);
             }
         };
-    }
-
-    /**
-     * After a batch failed part way: every operation whose code is not an outcome (it waited for a
-     * resize that failed, or its chunk never ran) becomes NOT_APPLIED, and flags the kernels set
-     * come off the others. Returns how many did not run.
-     */
-    static int markNotApplied(BatchResult result) {
-        return markNotApplied(result, null, result.size());
-    }
-
-    /** The same for the {@code n} operations at {@code positions} of {@code result} (null: its first n). */
-    static int markNotApplied(BatchResult result, MemorySegment positions, int n) {
-        MemorySegment codes = result.outcomeCodes();
-        int notApplied = 0;
-        for (int j = 0; j < n; j++) {
-            int i = positions == null ? j : positions.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, j);
-            int code = codes.get(ValueLayout.JAVA_BYTE, i) & KernelParams.CODE_MASK;
-            if (code < Outcome.FOUND.code() || code > Outcome.REPLACED.code()) {
-                codes.set(ValueLayout.JAVA_BYTE, i, Outcome.NOT_APPLIED.code());
-                notApplied++;
-            } else {
-                codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
-            }
-        }
-        return notApplied;
     }
 
     @Override

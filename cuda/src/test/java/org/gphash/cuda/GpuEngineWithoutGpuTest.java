@@ -108,7 +108,7 @@ class GpuEngineWithoutGpuTest {
         for (int i = 0; i < codes.length; i++) {
             r.outcomeCodes().set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, codes[i]);
         }
-        assertEquals(3, GpuEngine.markNotApplied(r));
+        assertEquals(3, BatchFailures.markNotApplied(r));
         assertEquals(Outcome.FOUND, r.outcome(0));
         assertEquals(Outcome.NOT_APPLIED, r.outcome(1));
         assertEquals(Outcome.INSERTED, r.outcome(2));

@@ -1,0 +1,143 @@
+package org.gphash.cuda;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.Geometry;
+import org.gphash.IndexClosedException;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.cuda.pipeline.SmallReads;
+import org.gphash.cuda.routing.ConditionalBatches;
+import org.gphash.cuda.routing.Router;
+import org.gphash.index.PoolTable;
+import org.gphash.spi.SegmentBytes;
+import org.gphash.spi.SubmittedBatch;
+
+/**
+ * A {@link GpuEngine}'s single calls, each run as a batch of one: gets by the router's route for a
+ * single get, writes under the engine's lock in one reused batch, and the host read, a get the
+ * calling thread runs on the mapped pool itself between the engine's batches.
+ */
+final class SingleCalls {
+
+    private final GpuEngine engine;
+    private final Geometry geometry;
+    /** The batch of one write, reused under the engine's lock. */
+    private final Batch single;
+    private final BatchResult singleResult;
+    /** Each thread's batch of one get, for gets run outside the lock ({@link #getAlongside}). */
+    private final ThreadLocal<Batch> oneGet;
+    private final ThreadLocal<BatchResult> oneGetResult;
+    /** Gets read on the host since open. */
+    final LongAdder hostReads = new LongAdder();
+
+    SingleCalls(GpuEngine engine, Geometry geometry) {
+        this.engine = engine;
+        this.geometry = geometry;
+        this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
+        this.singleResult = new BatchResult(geometry.valueSize(), 1);
+        this.oneGet = ThreadLocal.withInitial(() -> Batch.create(geometry.keySize(), geometry.valueSize(), 1));
+        this.oneGetResult = ThreadLocal.withInitial(() -> new BatchResult(geometry.valueSize(), 1));
+    }
+
+    /**
+     * A get: a host read when no batch holds the pool, else a batch of one on a {@link SmallReads}
+     * slot, else under the lock ({@link Router.Call#SINGLE_GET}).
+     */
+    Outcome get(MemorySegment key, MemorySegment valueOut) {
+        Batch one = oneGet(key);
+        BatchResult result = oneGetResult.get();
+        engine.route(Router.Call.SINGLE_GET, one, result).await();
+        return outcomeOfOneGet(result, valueOut);
+    }
+
+    /**
+     * A get run at once alongside other threads' calls, outside the engine's lock: the calling thread
+     * probes the mapped pool itself with the CPU engine's code ({@link PoolTable#readOnHost}) between
+     * the engine's batches ({@link HostReadGate}), since a host thread's single get would otherwise
+     * cross PCIe twice to read host memory (docs/USAGE.md, "The GPU engine", has the two latencies). Null while a
+     * batch runs under the lock: nothing was done, and the coalescer then queues the get for a batch
+     * ({@link Router.Call#GET_AT_ONCE}).
+     */
+    Outcome getAlongside(MemorySegment key, MemorySegment valueOut) {
+        Batch one = oneGet(key);
+        BatchResult result = oneGetResult.get();
+        return engine.route(Router.Call.GET_AT_ONCE, one, result) == null ? null : outcomeOfOneGet(result, valueOut);
+    }
+
+    /** A put, insert, update or delete, as a batch of one under the engine's lock. */
+    Outcome write(OpKind kind, MemorySegment key, MemorySegment value) {
+        synchronized (engine) {
+            single.clear();
+            single.add(kind, key, value);
+            engine.execute(single, singleResult);
+            return singleResult.outcome(0);
+        }
+    }
+
+    /** A batch of one conditional operation, run as every such batch is ({@link ConditionalBatches}). */
+    Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
+        synchronized (engine) {
+            single.clear();
+            single.compareAndSet(SegmentBytes.copyOf(key), SegmentBytes.copyOf(expected), SegmentBytes.copyOf(value));
+            engine.execute(single, singleResult);
+            return singleResult.outcome(0);
+        }
+    }
+
+    Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        synchronized (engine) {
+            single.clear();
+            single.compareAndDelete(SegmentBytes.copyOf(key), SegmentBytes.copyOf(expected));
+            engine.execute(single, singleResult);
+            return singleResult.outcome(0);
+        }
+    }
+
+    /**
+     * A batch of one get run on the host, inside the gate ({@link Router.Route#HOST_READ}); null while
+     * a lock holder has the gate closed.
+     */
+    SubmittedBatch readOnHost(Batch one, BatchResult result) {
+        HostReadGate gate = engine.hostReaders;
+        if (!gate.tryEnter()) {
+            if (engine.closed) {
+                throw new IndexClosedException(engine.pool.file().path());
+            }
+            return null;
+        }
+        try {
+            if (engine.closed) {
+                throw new IndexClosedException(engine.pool.file().path());
+            }
+            result.reset(1);
+            result.setOutcome(0, engine.pool.readOnHost(one.keys(), result.values()) ? Outcome.FOUND : Outcome.NOT_FOUND);
+            hostReads.increment();
+            return SubmittedBatch.DONE;
+        } finally {
+            gate.exit();
+        }
+    }
+
+    /** This thread's batch of one get, holding {@code key}. */
+    private Batch oneGet(MemorySegment key) {
+        Batch one = oneGet.get();
+        one.clear();
+        one.setSize(1);
+        one.kinds().set(ValueLayout.JAVA_BYTE, 0, (byte) OpKind.GET.ordinal());
+        MemorySegment.copy(key, 0, one.keys(), 0, geometry.keySize());
+        return one;
+    }
+
+    private Outcome outcomeOfOneGet(BatchResult result, MemorySegment valueOut) {
+        Outcome o = result.outcome(0);
+        if (valueOut != null && o == Outcome.FOUND) {
+            MemorySegment.copy(result.values(), 0, valueOut, 0, geometry.valueSize());
+        }
+        return o;
+    }
+}
