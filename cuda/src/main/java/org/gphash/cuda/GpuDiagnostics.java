@@ -7,6 +7,8 @@ import java.util.Map;
 import org.gphash.GpuTuning;
 import org.gphash.cuda.pipeline.MirrorPath;
 import org.gphash.cuda.pipeline.SmallReads;
+import org.gphash.cuda.runtime.GpuFailure;
+import org.gphash.index.VerifyReport;
 
 /**
  * What a {@link GpuEngine} did and where its time went, for tests and benchmarks: counters of the
@@ -157,5 +159,29 @@ public final class GpuDiagnostics {
     /** {@return where this engine's open (or create) went, stage by stage} */
     public OpenTimes openTimes() {
         return engine.openTimes;
+    }
+
+    /**
+     * {@return the CPU engine's whole-table verification, run while no kernel is in flight, and on the
+     * mirror path the HBM mirror compared with the pool slot by slot}
+     */
+    public VerifyReport verify() {
+        synchronized (engine) {
+            engine.ensureOpen();
+            GpuFailure.during(engine.pool.file().path(), "fetching the heap for verify", () -> {
+                engine.cuda.bind();
+                engine.path.syncHost();
+            });
+            VerifyReport report = engine.pool.verify();
+            MirrorPath m = engine.mirrorPath();
+            if (m == null) {
+                return report;
+            }
+            return report.withStaleMirrorSlots(GpuFailure.during(engine.pool.file().path(), "comparing the HBM mirror with the pool",
+                    () -> {
+                        engine.cuda.bind();
+                        return m.staleMirrorSlots();
+                    }));
+        }
     }
 }

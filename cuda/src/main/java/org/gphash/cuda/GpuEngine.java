@@ -1,6 +1,5 @@
 package org.gphash.cuda;
 
-
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -41,7 +40,6 @@ import org.gphash.RecoveryReport;
 import org.gphash.Geometry;
 import org.gphash.index.PoolTable;
 import org.gphash.index.TableLayout;
-import org.gphash.index.VerifyReport;
 
 /**
  * The GPU engine: the pool's mapping registered with CUDA, and operations run as kernels on it
@@ -75,12 +73,11 @@ import org.gphash.index.VerifyReport;
  * writes the pool only with nothing in flight (docs/DESIGN-GPU.md, "Host batches of several threads in
  * flight").
  *
- * <p>Why this class is long: the engine's lock, and which calls take it, wait outside it or run
- * between batches, is one invariant, kept in one class: every {@link org.gphash.spi.Engine} entry
- * point is here with its locking, and little else. Opening is {@link GpuEngines}'; what only the GPU
- * engine offers is a view ({@link GpuEngineFeatures}), its counters and profiles another
- * ({@link GpuDiagnostics}); what each call then does is in the packages by stage ({@code routing},
- * {@code path}, {@code staging}, {@code pipeline}, {@code poolpath}, {@code cache}, {@code runtime}).
+ * <p>The engine's lock, which calls take it, wait outside it or run between batches, is one
+ * invariant kept here: every {@link Engine} entry point with its locking. Opening is
+ * {@link GpuEngines}'; single calls {@link SingleCalls}'; what only the GPU offers, and the counters,
+ * are views ({@link GpuEngineFeatures}, {@link GpuDiagnostics}); what each call then does is in the
+ * packages by stage ({@code routing}, {@code path}, {@code staging}, {@code pipeline}, {@code poolpath}).
  */
 public final class GpuEngine implements Engine {
 
@@ -252,7 +249,6 @@ public final class GpuEngine implements Engine {
         partsInPlace.increment();
         return true;
     }
-
 
     /**
      * Runs {@code batch} by {@code route}: the routes outside the lock here (null when they decline),
@@ -459,8 +455,6 @@ public final class GpuEngine implements Engine {
         return path instanceof MirrorPath m ? m : null;
     }
 
-
-
     /** {@return whether batches run on the v2 pipeline over the HBM index mirror ({@link IndexStats#indexPlacement()} says why not)} */
     public boolean usesIndexMirror() {
         return router.mirror();
@@ -471,13 +465,6 @@ public final class GpuEngine implements Engine {
     public boolean ordersOperationsOnAKey() {
         return usesIndexMirror();
     }
-
-
-
-
-
-
-    // ------------------------------------------------------------------ the rest
 
     @Override
     public long poolIdentity() {
@@ -508,28 +495,6 @@ public final class GpuEngine implements Engine {
     /** How batches run, for probes in this package. */
     BatchPath path() {
         return path;
-    }
-
-    /**
-     * {@return the CPU engine's whole-table verification, run while no kernel is in flight, and on the
-     * mirror path the HBM mirror compared with the pool slot by slot}
-     */
-    public synchronized VerifyReport verify() {
-        ensureOpen();
-        GpuFailure.during(pool.file().path(), "fetching the heap for verify", () -> {
-            cuda.bind();
-            path.syncHost();
-        });
-        VerifyReport report = pool.verify();
-        MirrorPath m = mirrorPath();
-        if (m == null) {
-            return report;
-        }
-        return report.withStaleMirrorSlots(GpuFailure.during(pool.file().path(), "comparing the HBM mirror with the pool",
-                () -> {
-                    cuda.bind();
-                    return m.staleMirrorSlots();
-                }));
     }
 
     /** The current layout (for tests). */

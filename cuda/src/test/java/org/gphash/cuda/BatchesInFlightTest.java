@@ -97,7 +97,7 @@ class BatchesInFlightTest {
             }
             assertEquals(cpu.stats().size(), gpu.stats().size(), "items");
             assertTrue(gpu.stats().resizes() > 0, "the inserts resized the table: " + gpu.stats());
-            VerifyReport report = gpu.verify();
+            VerifyReport report = gpu.diagnostics().verify();
             assertTrue(report.sound(), "GPU-written pool verified by the CPU: " + report);
             if (gpu.usesIndexMirror()) {
                 readUntilBatchesOverlap(gpu);

@@ -88,7 +88,7 @@ class ConcurrentGetsTest {
             }
             threads.add(Thread.ofPlatform().start(() -> guard(failures, () -> {
                 while (!stop.get()) {
-                    assertTrue(gpu.verify().sound(), "verify between gets");
+                    assertTrue(gpu.diagnostics().verify().sound(), "verify between gets");
                     Thread.sleep(20);
                 }
             })));
@@ -153,7 +153,7 @@ class ConcurrentGetsTest {
             }
             assertTrue(gpu.diagnostics().smallReadsMostInFlight() > 1, "gets were in flight together: " + gpu.diagnostics().smallReadsMostInFlight());
             assertTrue(gpu.diagnostics().hostReads() > 100, "gets were read on the host: " + gpu.diagnostics().hostReads());
-            assertTrue(gpu.verify().sound());
+            assertTrue(gpu.diagnostics().verify().sound());
         }
     }
 

@@ -61,7 +61,7 @@ class ContentionTest {
                 assertTrue(inserted.get(k).contains(GpuTestSupport.versionOf(v)),
                         "key " + k + " holds the value of an insert that reported INSERTED");
             }
-            VerifyReport report = gpu.verify();
+            VerifyReport report = gpu.diagnostics().verify();
             assertTrue(report.sound(), report.toString());
             assertEquals(keys, report.items());
         }
@@ -89,7 +89,7 @@ class ContentionTest {
                         assertTrue(GpuTestSupport.whole(v), "round " + round + " op " + i + " read a torn value");
                     }
                 }
-                VerifyReport report = gpu.verify();
+                VerifyReport report = gpu.diagnostics().verify();
                 assertTrue(report.sound(), "round " + round + ": " + report);
                 assertEquals(report.items(), gpu.stats().size(), "round " + round + ": item count");
             }

@@ -113,7 +113,7 @@ class CrossEngineTest {
                     model.put(k, interrupted);
                 }
                 assertContents(gpu, model);
-                VerifyReport report = gpu.verify();
+                VerifyReport report = gpu.diagnostics().verify();
                 assertTrue(report.sound(), report.toString());
                 assertEquals(model.size(), report.items());
             }
@@ -144,7 +144,7 @@ class CrossEngineTest {
                 assertEquals(1, r.insertSlotsCleared(), r.toString());
                 assertEquals(100, r.items());
                 assertEquals(null, get(gpu, 100));
-                assertTrue(gpu.verify().sound());
+                assertTrue(gpu.diagnostics().verify().sound());
             }
         }
     }
@@ -202,7 +202,7 @@ class CrossEngineTest {
                 assertEquals(1, r.tornSlotsCleared(), r.toString());
                 assertEquals(1, r.insertSlotsCleared(), r.toString());
                 assertEquals(499, r.items(), r.toString());
-                assertTrue(gpu.verify().sound());
+                assertTrue(gpu.diagnostics().verify().sound());
             }
         }
     }

@@ -125,7 +125,7 @@ class DeviceResidentTest {
                     assertEquals(cpu.stats().size(), gpu.stats().size());
                 }
                 assertTrue(gpu.stats().resizes() > 0);
-                assertTrue(gpu.verify().sound());
+                assertTrue(gpu.diagnostics().verify().sound());
             } finally {
                 CudaRuntime.get().bind();
                 for (CUdeviceptr p : new CUdeviceptr[] {dKinds, dKeys, dValues, dCodes, dOut}) {

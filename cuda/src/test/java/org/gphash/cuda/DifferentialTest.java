@@ -89,7 +89,7 @@ class DifferentialTest {
                 }
             }
             assertTrue(gpu.stats().resizes() > 0, "the stream made the GPU engine resize: " + gpu.stats());
-            VerifyReport report = gpu.verify();
+            VerifyReport report = gpu.diagnostics().verify();
             assertTrue(report.sound(), "GPU-written pool verified by the CPU: " + report);
             assertEquals(cpu.stats().size(), report.items());
             BktCacheStats s = gpu.features().bucketCacheStats();

@@ -78,7 +78,7 @@ class HostBatchesKillTest {
                     assertEquals(Math.max(1, shards), n);
                     for (int s = 0; s < n; s++) {
                         GpuEngine gpu = (GpuEngine) (engine instanceof ShardedEngine se ? se.shard(s) : engine);
-                        assertTrue(gpu.verify().sound(), "round " + round + ", shard " + s + ": " + gpu.verify());
+                        assertTrue(gpu.diagnostics().verify().sound(), "round " + round + ", shard " + s + ": " + gpu.diagnostics().verify());
                     }
                 }
             }

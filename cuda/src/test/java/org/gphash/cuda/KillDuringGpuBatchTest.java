@@ -64,7 +64,7 @@ class KillDuringGpuBatchTest {
                 try (GpuEngine gpu = GpuEngines.open(GpuTestSupport.config(pool, Backend.GPU, 8, 2, 2, 8, 1024, 61))) {
                     RecoveryReport r = gpu.lastRecovery();
                     assertTrue(!r.previousShutdownClean(), r.toString());
-                    VerifyReport v = gpu.verify();
+                    VerifyReport v = gpu.diagnostics().verify();
                     assertTrue(v.sound(), "attempt " + attempt + ": " + v);
                     Batch b = Batch.create(8, GpuTestSupport.VALUE_SIZE, keys);
                     for (long k = 0; k < keys; k++) {

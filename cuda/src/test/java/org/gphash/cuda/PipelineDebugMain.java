@@ -104,7 +104,7 @@ public final class PipelineDebugMain {
                     }
                 }
                 System.out.printf("  read back: FOUND %d of %d; first missing: %s; verify: %s%n", found, n, missing,
-                        gpu.verify());
+                        gpu.diagnostics().verify());
             }
         }
     }

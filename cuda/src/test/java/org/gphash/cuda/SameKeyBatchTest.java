@@ -103,7 +103,7 @@ class SameKeyBatchTest {
                     }
                 }
             }
-            assertTrue(gpu.verify().sound());
+            assertTrue(gpu.diagnostics().verify().sound());
         }
     }
 

@@ -76,7 +76,7 @@ public class ShardedDeviceBatchesTest {
             ShardedEngine shards = (ShardedEngine) sharded.engine();
             for (int s = 0; s < shards.shardCount(); s++) {
                 GpuEngine g = (GpuEngine) shards.shard(s);
-                VerifyReport report = g.verify();
+                VerifyReport report = g.diagnostics().verify();
                 assertTrue(report.sound(), "shard " + s + " written through device batches: " + report);
                 assertTrue(g.stats().resizes() > 0, "shard " + s + " resized: " + g.stats());
                 items += report.items();

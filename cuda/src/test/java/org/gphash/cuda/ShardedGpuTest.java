@@ -105,7 +105,7 @@ class ShardedGpuTest {
             }
             long items = 0;
             for (GpuEngine g : new GpuEngine[] {s0, s1}) {
-                VerifyReport report = g.verify();
+                VerifyReport report = g.diagnostics().verify();
                 assertTrue(report.sound(), "shard written by the GPU, verified by the CPU: " + report);
                 assertTrue(g.stats().resizes() > 0, "the stream made each shard resize: " + g.stats());
                 items += report.items();
@@ -172,7 +172,7 @@ class ShardedGpuTest {
             assertTrue(s0.diagnostics().partsInPlace() >= 30 && s1.diagnostics().partsInPlace() >= 30, "reused batches' parts ran where they lay");
             long items = 0;
             for (GpuEngine g : new GpuEngine[] {s0, s1}) {
-                VerifyReport report = g.verify();
+                VerifyReport report = g.diagnostics().verify();
                 assertTrue(report.sound(), "shard written by the GPU, verified by the CPU: " + report);
                 assertTrue(g.stats().resizes() > 0, "the batches made each shard resize: " + g.stats());
                 items += report.items();

@@ -140,7 +140,7 @@ class BucketCacheTest {
             BktCacheStats s = gpu.features().bucketCacheStats();
             System.out.println("fresh values: " + s);
             assertTrue(s.hits() - hitsBefore > 40L * HOT / 2, "the hot reads were served by the cache: " + s);
-            assertTrue(gpu.verify().sound());
+            assertTrue(gpu.diagnostics().verify().sound());
         }
     }
 

@@ -126,7 +126,7 @@ class MirrorPathTest {
             IndexStats s = gpu.stats();
             assertTrue(s.resizes() > 0, "the stream resized the table: " + s);
             assertTrue(s.heapGrowths() > 0, "the stream grew the heap: " + s);
-            VerifyReport v = gpu.verify();
+            VerifyReport v = gpu.diagnostics().verify();
             assertTrue(v.sound(), "the pool the pipeline wrote, verified by the CPU: " + v);
             assertEquals(cpu.stats().size(), v.items());
             if (cache) {
@@ -191,7 +191,7 @@ class MirrorPathTest {
             }
             assertTrue(gpu.stats().resizes() > 0, "the writes resized the table: " + gpu.stats());
             assertEquals(smallBatches, gpu.diagnostics().smallReadBatches());
-            assertTrue(gpu.verify().sound());
+            assertTrue(gpu.diagnostics().verify().sound());
         }
     }
 
@@ -266,7 +266,7 @@ class MirrorPathTest {
             // from a cursor, through resizes and heap growths (each resets the cursor).
             assertTrue(gpu.diagnostics().smallWriteBatches() >= writingBatches, "batches in one launch: " + gpu.diagnostics().smallWriteBatches());
             assertTrue(gpu.stats().resizes() > 0 && gpu.stats().heapGrowths() > 0, gpu.stats().toString());
-            assertTrue(gpu.verify().sound());
+            assertTrue(gpu.diagnostics().verify().sound());
         }
     }
 
@@ -337,7 +337,7 @@ class MirrorPathTest {
             }
             gpu.execute(small, new BatchResult(GpuTestSupport.VALUE_SIZE, 64));
             assertTrue(gpu.stats().resizes() > 0, "the table resized, so the mirror and its tags were rebuilt: " + gpu.stats());
-            VerifyReport clean = gpu.verify();
+            VerifyReport clean = gpu.diagnostics().verify();
             assertTrue(clean.sound(), clean.toString());
             assertEquals(0, clean.staleMirrorSlots());
 
@@ -350,13 +350,13 @@ class MirrorPathTest {
             cuMemcpyDtoH(Pointer.to(tag), DevicePointer.at(tags), 2);
             tag[0] ^= (short) 0x8000;  // slot 0 of bucket 0: its tag no longer its word's fingerprint
             cuMemcpyHtoD(DevicePointer.at(tags), Pointer.to(tag), 2);
-            assertEquals(1, gpu.verify().staleMirrorSlots());
+            assertEquals(1, gpu.diagnostics().verify().staleMirrorSlots());
             long[] word = new long[1];
             long slot1 = level0 + 16;  // slot 1 of bucket 0 (8-byte keys: 16-byte slots)
             cuMemcpyDtoH(Pointer.to(word), DevicePointer.at(slot1), 8);
             word[0] ^= 1L << 20;  // its value offset, not its fingerprint: the tag still agrees
             cuMemcpyHtoD(DevicePointer.at(slot1), Pointer.to(word), 8);
-            VerifyReport stale = gpu.verify();
+            VerifyReport stale = gpu.diagnostics().verify();
             assertEquals(2, stale.staleMirrorSlots(), stale.toString());
             assertFalse(stale.sound());
         }
@@ -381,7 +381,7 @@ class MirrorPathTest {
             // One block per item plus one batch's fresh blocks at most: updates reuse what the last batch freed.
             assertTrue(s.valueBlocks() - s.valueBlocksFree() == n, s.toString());
             assertTrue(s.valueBlocks() <= 2.6 * n, "the heap follows the data, not twelve rounds of updates: " + s);
-            assertTrue(gpu.verify().sound());
+            assertTrue(gpu.diagnostics().verify().sound());
         }
     }
 
