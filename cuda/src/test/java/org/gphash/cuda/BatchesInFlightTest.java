@@ -43,7 +43,7 @@ class BatchesInFlightTest {
     /** Keys per thread: thread t owns keys t, t + THREADS, t + 2 * THREADS, ... */
     private static final int KEYS_PER_THREAD = 200_000;
     /**
-     * One launch (a writing batch within GpuTuning.smallWritesMax), two chunks (MirrorPath.hostChunk:
+     * One launch (a writing batch within GpuTuning.smallWritesMax), two chunks (HostBatches.hostChunk:
      * 2^16 and the rest), two (of 70,000), and one chunk.
      */
     private static final int[] SIZES = {2_000, 70_000, 140_000, 30_000};

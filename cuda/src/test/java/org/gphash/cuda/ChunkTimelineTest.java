@@ -33,7 +33,7 @@ class ChunkTimelineTest {
     @Test
     void timesEveryChunkOfHostBatchesWhileOn() {
         int vs = GpuTestSupport.VALUE_SIZE;
-        int n = 200_000;  // two chunks of 100,000 (MirrorPath.hostChunk)
+        int n = 200_000;  // two chunks of 100,000 (HostBatches.hostChunk)
         try (GpuTestSupport t = GpuTestSupport.create();
              GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 400_000, 7))) {
             assumeTrue(gpu.usesIndexMirror(), "the pool path queues no chunks");

@@ -35,7 +35,7 @@ class PinnedBatchTest {
     @Test
     void reusedBatchesArePinnedAndGiveTheCpuEnginesResults() {
         int vs = GpuTestSupport.VALUE_SIZE;
-        int n = 150_000;  // two chunks of 75,000 (MirrorPath.hostChunk)
+        int n = 150_000;  // two chunks of 75,000 (HostBatches.hostChunk)
         try (GpuTestSupport t = GpuTestSupport.create();
              CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 10_000, 7));
              GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 10_000, 7))) {

@@ -31,7 +31,7 @@ class ResizeAcrossChunksTest {
     @Test
     void laterChunksSeeTheInsertsOfEarlierChunksThatWaitedForAResize() {
         int vs = GpuTestSupport.VALUE_SIZE;
-        int keys = 75_000;  // one chunk of puts, one of other operations on the same keys (MirrorPath.hostChunk)
+        int keys = 75_000;  // one chunk of puts, one of other operations on the same keys (HostBatches.hostChunk)
         OpKind[] later = {OpKind.GET, OpKind.UPDATE, OpKind.DELETE, OpKind.PUT, OpKind.INSERT, OpKind.GET};
         try (GpuTestSupport t = GpuTestSupport.create();
              CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 1_000, 3));

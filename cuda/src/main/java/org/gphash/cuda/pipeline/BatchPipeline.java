@@ -61,7 +61,7 @@ public final class BatchPipeline implements AutoCloseable {
      * Batches queued and not yet awaited, at most: each has its own pinned descriptor, counters and
      * events, so a host thread can stage the next batch while the GPU runs this one.
      */
-    static final int SLOTS = MirrorPath.LANES + 4;
+    static final int SLOTS = HostBatches.LANES + 4;
     /**
      * Batches of at most this many operations put every pool access in one address bin: a handful of
      * accesses gains nothing from address order, and the bins' memsets and scans (two stages, about

@@ -1,0 +1,537 @@
+package org.gphash.cuda.pipeline;
+
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.OpKind;
+import org.gphash.cuda.routing.ChunkKinds;
+import org.gphash.cuda.routing.DistinctKeys;
+import org.gphash.cuda.routing.KindCounts;
+import org.gphash.cuda.routing.RerunPlan;
+import org.gphash.cuda.routing.Router;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.staging.BatchInFlight;
+import org.gphash.cuda.staging.BatchPinning;
+import org.gphash.cuda.staging.ChunkTimeline;
+import org.gphash.cuda.staging.HostColumns;
+import org.gphash.cuda.staging.HostLane;
+import org.gphash.cuda.staging.HostStageTimes;
+import org.gphash.cuda.staging.PreparedBatch;
+import org.gphash.Geometry;
+
+/**
+ * Host batches on the mirror: a batch prepared outside the engine's lock (pinned, or copied to pinned
+ * staging by its caller, its kinds counted), queued in chunks on a ring of {@link #LANES} lanes under
+ * the lock, waited for outside it and finished under it again; the chunks of several threads' batches
+ * run in the order queued on the engine's stream. The GPU's timeline of the chunks, when a benchmark
+ * turns it on, is kept here.
+ */
+final class HostBatches {
+
+    private final MirrorRuns runs;
+    private final Geometry geometry;
+
+    HostBatches(MirrorRuns runs, HostStageTimes times) {
+        this.runs = runs;
+        this.geometry = runs.geometry;
+        this.times = times;
+        this.lanes = new HostLane[LANES];
+        for (int i = 0; i < LANES; i++) {
+            lanes[i] = new HostLane(geometry.keySize(), geometry.valueSize(), timeline);
+        }
+    }
+
+    private final HostLane[] lanes;
+
+    /** The GPU's side of host batches, chunk by chunk, when a benchmark turns it on ({@link #timeChunks}). */
+    private final ChunkTimeline timeline = new ChunkTimeline();
+
+    /** Host time per stage of host batches (the engine's: it adds its lock waits and totals). */
+    private final HostStageTimes times;
+
+    /** The counts of gets, deletes and read-modify-writes of the chunk (or small batch) being planned ({@link KindCounts}). */
+    private final long[] kindCounts = new long[3];
+
+    /** Each thread's batch prepared outside the lock (kinds counted, columns pinned or copied), read back under it in the same call. */
+    private final ConcurrentLinkedQueue<PreparedBatch> freePrepared =
+            new ConcurrentLinkedQueue<>();
+
+    /** Every thread's prepared batch, for close (their staging memory is registered with CUDA). */
+    private final ConcurrentLinkedQueue<PreparedBatch> allPrepared =
+            new ConcurrentLinkedQueue<>();
+
+    /** A batch counted under the lock (one not counted outside it: a segment of a conditional batch). */
+    private final ChunkKinds lockedKinds = new ChunkKinds();
+
+    /** Value writes of the chunks queued and not yet harvested: blocks they may take. */
+    private long inFlightWrites;
+
+    /** Operations of the chunks queued and not yet harvested (the header's in-flight bound covers them). */
+    private long opsInFlight;
+
+    /**
+     * Lanes of host-batch chunks, taken in a ring: one chunk in flight each. Four keep the GPU fed
+     * while the lock holder stages the next batch (several threads' batches of one chunk each, or
+     * two batches' two chunks each); each costs its chunk's buffers in GPU and pinned memory. Fewer
+     * or more ran slower: 16 threads' batches of 2^18 under bench ycsb (H200, coalescer off), YCSB-C
+     * with 2 / 3 / 4 / 8 lanes 136-141 / 151-153 / 146-155 / 125-130 Mops/s, YCSB-A 102-103 /
+     * 111-115 / 111-119 / 101-110 (docs/lab/2026-11-27-chunks-and-lanes-from-16-threads.md).
+     */
+    static final int LANES = 4;
+
+    /** The lane the next chunk takes; the oldest chunk in flight is {@link #lanesInFlight} lanes back. */
+    private int nextLane;
+
+    private int lanesInFlight;
+
+    /** Chunks queued since open: a chunk's place in the queue ({@link HostLane#queued}). */
+    private long chunksQueued;
+
+    /**
+     * Chunks harvested since open, oldest first: a chunk is done once this passes its place. Read
+     * outside the lock by a thread waiting for its batch.
+     */
+    private volatile long chunksHarvested;
+
+    /** Batches with a chunk in flight now, and the most at once since open (for tests and stats). */
+    private int batchesInFlight;
+
+    private int mostBatchesInFlight;
+
+    /**
+     * A host batch, run to the end under the engine's lock ({@link #start}, then {@link #finish}): the
+     * segments of a conditional batch, which must see each other's writes.
+     */
+    void execute(Batch batch, BatchResult result, PreparedBatch prepared) {
+        finish(start(batch, result, prepared));
+    }
+
+    /**
+     * Queues a host batch in chunks, each on the next of {@link #LANES} lanes taken in a ring: while
+     * the GPU runs one chunk, the next one is copied in and the previous one's results out, each on its
+     * lane's own streams ({@link HostLane}). Chunks' kernels run on one stream, in the order queued,
+     * whichever thread's batch they belong to, so the host never writes the pool while a kernel may
+     * (the heap grows only with nothing in flight). A lane still in flight is harvested by whoever
+     * needs it next ({@link #harvestOldest}): the engine's lock is held for queueing, not for the GPU's
+     * run, and the caller waits for its last chunk outside it ({@link #awaitOutsideLock}), then
+     * {@link #finish}es under it. Operations that found every candidate bucket full run again after a
+     * resize, in {@link #finish}.
+     */
+    BatchInFlight start(Batch batch, BatchResult result, PreparedBatch prepared) {
+        boolean part = prepared != null && prepared.positions != null;
+        int n = part ? prepared.partSize : batch.size();
+        int chunk = part ? partChunk(batch.size(), n) : hostChunk(n);
+        ChunkKinds counted = prepared != null ? prepared.kinds : lockedKinds.prepare(batch.kinds(), n, chunk);
+        // Columns to copy from directly: prepared before the lock, or the batch's own if pinned.
+        HostColumns direct = prepared != null ? prepared.columns
+                : batch.memory().pinned() ? HostColumns.of(batch) : null;
+        // Pinned (or not) by pinOutsideLock, before the engine's lock was taken.
+        boolean resultPinned = result.memory().pinned();
+        BatchInFlight owner = part ? new BatchInFlight(batch, result, prepared.positions, n) : new BatchInFlight(batch, result);
+        try {
+            for (int first = 0; first < n; first += chunk) {
+                queueChunk(owner, counted, direct, resultPinned, first, Math.min(chunk, n - first));
+            }
+        } catch (RuntimeException | Error e) {
+            drainBatches();  // nothing of the batch may still be running when its caller hears of the failure
+            throw e;
+        }
+        return owner;
+    }
+
+    /** Plans, stages and queues operations first..first+m of {@code owner}'s batch on the next lane. */
+    private void queueChunk(BatchInFlight owner, ChunkKinds counted, HostColumns direct, boolean resultPinned, int first,
+                            int m) {
+        Batch batch = owner.batch;
+        BatchResult result = owner.result;
+        if (lanesInFlight == LANES) {
+            harvestOldest();
+        }
+        long plan0 = System.nanoTime();
+        counted.chunk(first, kindCounts);
+        long deletes = kindCounts[KindCounts.DELETES];
+        long valueWrites = m - kindCounts[KindCounts.GETS] - deletes;  // every other kind carries a value
+        boolean reads = kindCounts[KindCounts.GETS] + kindCounts[KindCounts.RMWS] > 0;
+        boolean writes = valueWrites + deletes > 0;
+        MemorySegment part = owner.positions;
+        // A part's operations are not contiguous in the batch: grouped by key, as every batch may be.
+        boolean distinctKeys = writes && part == null && runs.router.checksDistinct(m) && DistinctKeys.test(batch, first, m);
+        Router.Grouping grouping = Router.grouping(writes, distinctKeys, runs.readKeysRepeat);
+        times.add(HostStageTimes.Stage.PLAN, System.nanoTime() - plan0);
+        if (!runs.pipeline.fits(m)) {
+            drainBatches();  // the pipeline's buffers grow: chunks queued on the old ones must be done
+        }
+        if (runs.heap.freeBlocks() - inFlightWrites < valueWrites) {
+            drainBatches();  // growth remaps the pool: nothing may be in flight
+            long g = System.nanoTime();
+            runs.ensureFreeBlocks(valueWrites);
+            times.add(HostStageTimes.Stage.HEAP_GROWTH, System.nanoTime() - g);
+        }
+        HostLane l = lanes[nextLane];
+        // In place, the read stage writes each value through the mapping as it reads it from the
+        // pool, PCIe carrying both directions at once, and no copy follows the kernels; otherwise
+        // into the lane's device buffer, copied out behind the next chunk (Router.valuesInPlace).
+        // A part's values in place go to their positions in the result (the lane's positions on the
+        // GPU say where); a part's chunk staged and run is what a batch's chunk is, its outcomes (and
+        // values not in place) scattered to their positions after it (HostLane.stagePart).
+        boolean valuesInPlace = Router.valuesInPlace(resultPinned, reads, writes, runs.readKeysRepeat);
+        long s0 = System.nanoTime();
+        HostLane before = lanes[Math.floorMod(nextLane - 1, LANES)];
+        if (part != null) {
+            l.stagePart(runs.stream, batch, part, first, m, valueWrites > 0, reads && !valuesInPlace, runs.kernels.partGather, before);
+        } else {
+            l.stage(runs.stream, batch, first, m, valueWrites > 0, reads && !valuesInPlace, direct, before);
+        }
+        long s1 = System.nanoTime();
+        times.add(HostStageTimes.Stage.STAGE_IN, s1 - s0);
+        long out = !reads ? 0 : !valuesInPlace ? l.out.deviceAddress()
+                : part != null ? result.values().address() : result.values().address() + (long) first * geometry.valueSize();
+        long outAt = reads && valuesInPlace && part != null ? l.positions.deviceAddress() : 0;
+        l.ticket = runs.enqueue(m, l.kinds.deviceAddress(), l.keys.deviceAddress(), valueWrites > 0 ? l.values.deviceAddress() : 0,
+                l.codes.deviceAddress(), out, outAt, 0, reads, writes, grouping);
+        l.valueWrites = valueWrites;
+        l.owner = owner;
+        l.queued = chunksQueued++;
+        inFlightWrites += valueWrites;
+        opsInFlight += m;
+        lanesInFlight++;
+        nextLane = (nextLane + 1) % LANES;
+        owner.lastChunk = l.queued;
+        owner.lastLane = l;
+        if (owner.chunksInFlight++ == 0) {
+            mostBatchesInFlight = Math.max(mostBatchesInFlight, ++batchesInFlight);
+        }
+        if (part != null) {
+            l.queueResultsScattered(runs.stream, result, runs.kernels.partScatter);
+        } else if (resultPinned) {
+            l.queueResultsInto(runs.stream, result);
+        } else {
+            l.queueResults(runs.stream);
+        }
+        times.add(HostStageTimes.Stage.ENQUEUE, System.nanoTime() - s1);
+    }
+
+    /**
+     * Outside the engine's lock: waits until the GPU is done with {@code owner}'s last chunk (or
+     * somebody harvested it), so that {@link #finish} under the lock finds its results ready.
+     */
+    void awaitOutsideLock(BatchInFlight owner) {
+        HostLane last = owner.lastLane;
+        if (last != null && !harvested(owner)) {
+            long w0 = System.nanoTime();
+            // If the lane was harvested and took a later chunk meanwhile, this waits for that one too.
+            last.awaitResultsAsleep();
+            times.add(HostStageTimes.Stage.AWAIT_UNLOCKED, System.nanoTime() - w0);
+        }
+    }
+
+    /**
+     * Under the engine's lock: harvests what is left of {@code owner}'s chunks (and the older chunks of
+     * other batches before them), runs its operations that need a resize, and throws what harvesting
+     * any of its chunks threw.
+     */
+    void finish(BatchInFlight owner) {
+        while (!harvested(owner)) {
+            harvestOldest();
+        }
+        if (owner.failure != null) {
+            throw owner.failure;
+        }
+        long a0 = System.nanoTime();
+        if (owner.rerun.length > 0) {
+            drainBatches();  // a resize moves the table under every chunk
+            rerunAfterResize(owner.batch, owner.result, owner.rerun);
+        }
+        runs.afterBatch();
+        times.add(HostStageTimes.Stage.AFTER, System.nanoTime() - a0);
+    }
+
+    /** Harvests every chunk in flight, whoever's: before anything that needs the GPU idle and the pool still. */
+    void drainBatches() {
+        while (lanesInFlight > 0) {
+            harvestOldest();
+        }
+    }
+
+    boolean harvested(BatchInFlight owner) {
+        return chunksHarvested > owner.lastChunk;
+    }
+
+    boolean batchesInFlight() {
+        return lanesInFlight > 0;
+    }
+
+    long opsInFlight() {
+        return opsInFlight;
+    }
+
+    /**
+     * Waits for the oldest chunk in flight and puts its results into its batch's result; a failure
+     * goes to that batch (its owner throws it), not to the thread that happened to harvest it.
+     */
+    private void harvestOldest() {
+        HostLane l = lanes[Math.floorMod(nextLane - lanesInFlight, LANES)];
+        BatchInFlight owner = l.owner;
+        try {
+            owner.rerun = harvest(l, owner.result, owner.rerun);
+        } catch (RuntimeException e) {
+            owner.failed(e);
+        } finally {
+            if (l.ticket != null) {  // harvest failed before it took the chunk off
+                inFlightWrites -= l.valueWrites;
+                l.ticket = null;
+            }
+            opsInFlight -= l.n;
+            if (--owner.chunksInFlight == 0) {
+                batchesInFlight--;
+            }
+            l.owner = null;
+            lanesInFlight--;
+            chunksHarvested++;
+        }
+    }
+
+    /**
+     * Waits for a lane's chunk, accounts for it and copies its results into {@code result}; returns
+     * the rerun list grown by the chunk's operations that need a resize first.
+     */
+    private int[] harvest(HostLane l, BatchResult result, int[] rerun) {
+        long w0 = System.nanoTime();
+        l.awaitResults();
+        l.addToTimeline();
+        long[] c = runs.pipeline.await(l.ticket);
+        long w1 = System.nanoTime();
+        times.add(HostStageTimes.Stage.AWAIT_GPU, w1 - w0);
+        runs.observe(l.ticket, c);
+        l.ticket = null;
+        inFlightWrites -= l.valueWrites;
+        runs.account(c, runs.parts.cache());
+        l.copyResults(result);
+        times.add(HostStageTimes.Stage.COPY_OUT, System.nanoTime() - w1);
+        if (c[KernelParams.PIPE_NEED_RESIZE] == 0) {
+            return rerun;
+        }
+        int[] out = Arrays.copyOf(rerun, rerun.length + (int) c[KernelParams.PIPE_NEED_RESIZE]);
+        int k = rerun.length;
+        for (int i = 0; i < l.n; i++) {
+            if ((l.code(i) & KernelParams.CODE_MASK) == KernelParams.NEED_RESIZE_CODE) {
+                out[k++] = l.operation(i);
+            }
+        }
+        return Arrays.copyOf(out, k);
+    }
+
+    /**
+     * The operations of {@code batch} listed in {@code deferred} (their groups found every candidate
+     * bucket full) after a resize, packed, until all have run, with the later chunks' operations on
+     * their keys ({@link RerunPlan}); their results go to their places.
+     */
+    void rerunAfterResize(Batch batch, BatchResult result, int[] deferred) {
+        if (deferred.length == 0) {
+            return;
+        }
+        RerunPlan plan = RerunPlan.of(batch, result, deferred);
+        int[] rerun = plan.ops();
+        runs.resize();
+        HostLane l = lanes[0];
+        if (plan.deleteFirst().length > 0) {
+            deleteKeysOf(batch, plan.deleteFirst(), l);
+        }
+        l.stagePacked(runs.stream, batch, rerun);
+        runs.runSlice(rerun.length, l.kinds.deviceAddress(), l.keys.deviceAddress(), l.values.deviceAddress(),
+                l.codes.deviceAddress(), l.out.deviceAddress(), rerun.length, true, true);
+        l.queueResults(runs.stream);
+        l.awaitResults();
+        l.scatterResults(result, rerun);
+    }
+
+    /** Deletes the keys of {@code batch} at {@code positions} (distinct keys), on lane {@code l}; the outcomes are dropped. */
+    private void deleteKeysOf(Batch batch, int[] positions, HostLane l) {
+        Batch deletes = Batch.create(geometry.keySize(), geometry.valueSize(), positions.length);
+        for (int p : positions) {
+            deletes.add(OpKind.DELETE, batch.key(p), null);
+        }
+        int[] all = new int[positions.length];
+        Arrays.setAll(all, i -> i);
+        l.stagePacked(runs.stream, deletes, all);
+        runs.runSlice(all.length, l.kinds.deviceAddress(), l.keys.deviceAddress(), l.values.deviceAddress(),
+                l.codes.deviceAddress(), l.out.deviceAddress(), 0, true, true);
+        l.queueResults(runs.stream);
+        l.awaitResults();
+    }
+
+    /**
+     * Pins what the chunk path will move directly ({@link BatchPinning}): the batch when its run moves
+     * enough of it (kinds and keys, and the values when an operation carries one: a batch of gets,
+     * read once, is not worth registering whole), and the result only when the batch reads (the
+     * results of writes are a byte an operation: 5 ms of registration a load batch of 2^20 saved).
+     * The engine calls it for batches routed to the pipeline only (small batches of gets and writes
+     * run their own staging, {@link SmallReads} and {@link SmallWrites}). Outside the engine's lock:
+     * 16 threads' fresh batches of 2^18 spent 358 of 772 ms of locked host time registering (H200,
+     * YCSB-A). What the batch does is judged by its first chunk's kinds ({@link ChunkKinds}); the
+     * other chunks are counted under the lock, behind the GPU's work on the chunk before.
+     */
+    PreparedBatch pinOutsideLock(Batch batch, BatchResult result) {
+        int n = batch.size();
+        long p0 = System.nanoTime();
+        int chunk = hostChunk(n);
+        PreparedBatch prepared = freePrepared.poll();
+        if (prepared == null) {
+            prepared = newPrepared();
+        }
+        ChunkKinds counted = prepared.kinds.prepare(batch.kinds(), n, chunk);
+        // The first chunk stands for the batch: pinning is a choice of speed, never of results.
+        long[] counts = new long[3];
+        counted.chunk(0, counts);
+        int first = Math.min(n, chunk);
+        long gets = counts[KindCounts.GETS];
+        boolean carriesValues = first - gets - counts[KindCounts.DELETES] > 0;
+        boolean reads = gets + counts[KindCounts.RMWS] > 0;
+        long bytesMoved = (long) n * (1 + geometry.keySize()) + (carriesValues ? (long) n * geometry.valueSize() : 0);
+        boolean pinned = BatchPinning.pinnedForRun(batch.memory(), runs.parts.cuda(), bytesMoved, BatchPinning.PIN_AT_ONCE_BYTES);
+        // Not pinned: its kinds and keys (and values, if the first chunk carries any) go to a pinned
+        // copy now, made by the calling thread outside the lock (CallerStaging).
+        prepared.columns = pinned ? HostColumns.of(batch) : prepared.staging.fill(batch, carriesValues);
+        if (reads) {
+            BatchPinning.pinnedForRun(result.memory(), runs.parts.cuda(), (long) n * (1 + geometry.valueSize()),
+                    BatchPinning.RESULT_PIN_AT_ONCE_BYTES);
+        }
+        times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
+        return prepared;
+    }
+
+    /**
+     * Pins a caller's batch and result for a shard's part of it ({@code Engine.executeInPlace}): both
+     * whole, for every GPU (a batch is split among shards on several), by the same rule as a batch of
+     * the pipeline's, and counts the part's first chunk's kinds; null when either stays unpinned (the
+     * caller then copies the part out). The part's positions are copied into the prepared batch's
+     * pinned staging, from where its chunks copy them to the GPU.
+     */
+    PreparedBatch pinPartOutsideLock(Batch batch, BatchResult result, MemorySegment positions, int count) {
+        long p0 = System.nanoTime();
+        PreparedBatch prepared = freePrepared.poll();
+        if (prepared == null) {
+            prepared = newPrepared();
+        }
+        // The part's first chunk stands for the batch, as in pinOutsideLock.
+        long[] counts = new long[3];
+        int chunk = partChunk(batch.size(), count);
+        prepared.kinds.preparePart(batch.kinds(), positions, count, chunk, batch.size()).chunk(0, counts);
+        int first = Math.min(count, chunk);
+        boolean carriesValues = first - counts[KindCounts.GETS] - counts[KindCounts.DELETES] > 0;
+        int n = batch.size();
+        long bytesMoved = (long) n * (1 + geometry.keySize()) + (carriesValues ? (long) n * geometry.valueSize() : 0);
+        boolean pinned = BatchPinning.pinnedForRun(batch.memory(), runs.parts.cuda(), bytesMoved, BatchPinning.PIN_AT_ONCE_BYTES)
+                && BatchPinning.pinnedForRun(result.memory(), runs.parts.cuda(), (long) n * (1 + geometry.valueSize()),
+                        BatchPinning.RESULT_PIN_AT_ONCE_BYTES);
+        if (!pinned) {
+            times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
+            release(prepared);
+            return null;
+        }
+        prepared.columns = HostColumns.of(batch);
+        // Outside the lock, by the calling thread: the positions copied where the lanes copy them to
+        // the GPU from, and every chunk's kinds counted (a byte read per position, or none for a
+        // batch of one kind); under the lock, which every caller queues on, the counting held the
+        // others back (2x H200, docs/lab/2026-11-27-parts-in-place.md). The chunks are counted from
+        // the caller's positions, as the first was above, all of them now: the whole batch's kinds
+        // were counted once more when they were counted from the pinned copy (0.8 ms a batch of 2^20).
+        prepared.positions = prepared.staging.fillPositions(positions, count);
+        prepared.partSize = count;
+        for (int at = 0; at < count; at += chunk) {
+            prepared.kinds.chunk(at, counts);
+        }
+        times.add(HostStageTimes.Stage.PIN, System.nanoTime() - p0);
+        return prepared;
+    }
+
+    /**
+     * Chunks of a host batch: whole up to 2^16 operations, else two, between 2^16 and a slice. Two, not
+     * four: a chunk's kernels take less time per operation the larger it is (more repeated keys
+     * grouped, longer sorted runs over the pool), and two chunks still overlap one's copies with the
+     * other's kernels. The GPU's timeline of one thread's batches of 2^20 (H200): kernels per 2^20 in
+     * chunks of 2^18 / 2^19 / 2^20, update 7.4 / 6.0 / 5.4 ms, YCSB-C zipf 4.5 / 2.6 / 1.8 ms; whole
+     * batches lost the overlap. Two against four, alternating: one thread C zipf 1.17x, update 1.08x,
+     * positive search 1.02x; 16 threads' batches of 2^18, C 1.08x, A 1.24x
+     * (docs/lab/2026-11-27-host-batch-timeline.md).
+     */
+    static int hostChunk(int n) {
+        if (n <= 1 << 16) {
+            return Math.max(1, n);
+        }
+        return Math.min(MirrorRuns.MAX_SLICE, Math.max(1 << 16, (n + 1) / 2));
+    }
+
+    /**
+     * Chunks of a shard's part of a batch of {@code batchSize} operations ({@code count} of them): as
+     * large as the whole batch's would be, so that a part keeps as much work queued on the GPU per lane
+     * as an unsplit batch.
+     */
+    static int partChunk(int batchSize, int count) {
+        return Math.max(1, Math.min(count, hostChunk(batchSize)));
+    }
+
+    /**
+     * Takes back what {@link #pinOutsideLock} prepared, once its batch is done (its staging memory is
+     * reused by the next batch of any thread: a thread of its own each would pin memory for every
+     * thread that ever ran a batch, until close).
+     */
+    void release(PreparedBatch prepared) {
+        prepared.positions = null;
+        prepared.columns = null;
+        freePrepared.add(prepared);
+    }
+
+    private PreparedBatch newPrepared() {
+        PreparedBatch p = new PreparedBatch();
+        allPrepared.add(p);
+        return p;
+    }
+
+    /** The most host batches (of any threads) with chunks on the GPU at once since open. */
+    int mostBatchesInFlight() {
+        return mostBatchesInFlight;
+    }
+
+    /**
+     * Under the engine's lock: turns the chunk timeline on (clearing it) or off, with no chunk in
+     * flight (a chunk queued untimed is never summed, one queued timed always is).
+     */
+    void timeChunks(boolean on) {
+        drainBatches();
+        timeline.enable(on, runs.stream);
+    }
+
+    /** Under the engine's lock: the chunk timeline's sums ({@link ChunkTimeline#snapshot}), empty while it is off; reset after reading if asked. */
+    Map<String, Long> chunkTimeline(boolean reset) {
+        if (!timeline.on()) {
+            return Map.of();
+        }
+        Map<String, Long> out = timeline.snapshot();
+        if (reset) {
+            timeline.reset();
+        }
+        return out;
+    }
+
+    /** What this holds on the GPU and in pinned memory, for the path's close. */
+    List<AutoCloseable> closeables() {
+        for (PreparedBatch p : allPrepared) {
+            p.staging.close();
+        }
+        List<AutoCloseable> all = new ArrayList<>(List.of(timeline));
+        for (HostLane l : lanes) {
+            if (l != null) {
+                all.add(l);
+            }
+        }
+        return all;
+    }
+}

@@ -1,0 +1,220 @@
+package org.gphash.cuda.pipeline;
+
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+
+import java.util.Arrays;
+import java.util.List;
+
+import jcuda.Pointer;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
+import org.gphash.GpuTuning;
+import org.gphash.cuda.path.EngineParts;
+import org.gphash.cuda.cache.BucketCache;
+import org.gphash.cuda.routing.Router;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.DevicePointer;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.staging.PipelineTicket;
+import org.gphash.Geometry;
+import org.gphash.index.PoolTable;
+
+/**
+ * What every batch on the HBM index mirror runs on, whatever its size or origin: the mirror, the
+ * value heap's bitmap on the GPU ({@link DeviceHeap}), the pipeline ({@link BatchPipeline}) and the
+ * engine's stream; one run of the pipeline queued and accounted for; the heap grown before a run so
+ * that every value write finds a block; the table resized, and the run again for the operations whose
+ * candidate buckets were all full. Host batches ({@link HostBatches}), small batches
+ * ({@link SmallBatches}) and device-resident batches ({@link DeviceBatches}) build on it.
+ */
+final class MirrorRuns {
+
+    /** Operations per pipeline run; larger batches run as successive slices. */
+    static final int MAX_SLICE = 1 << 20;
+
+    final EngineParts parts;
+
+    final PipelineKernels kernels;
+
+    final Geometry geometry;
+
+    final DeviceIndexMirror mirror;
+
+    final DeviceHeap heap = new DeviceHeap();
+
+    final BatchPipeline pipeline;
+
+    final CUstream stream = new CUstream();
+
+    final DeviceBuffer rerun = new DeviceBuffer();
+
+    final HeapGrowthAhead ahead;
+
+    /** Chooses how each chunk is grouped and where its values read go. */
+    final Router router;
+
+    /** Runs that wrote without grouping, their keys being distinct (for tests and stats). */
+    long distinctWriteRuns;
+
+    MirrorRuns(EngineParts parts, PipelineKernels kernels, Router router) {
+        this.parts = parts;
+        this.kernels = kernels;
+        this.geometry = parts.geometry();
+        this.router = router;
+        GpuTuning tuning = router.tuning();
+        this.pipeline = new BatchPipeline(kernels, geometry, tuning);
+        this.mirror = new DeviceIndexMirror(kernels);
+        this.ahead = new HeapGrowthAhead(parts.pool(), parts.cuda(), tuning.growHeapAhead());
+    }
+
+    /** Creates the stream, puts the heap's bitmap on the GPU and loads the mirror; the caller closes this if it fails. */
+    void open() {
+        cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING);
+        heap.push(parts.pool());
+        loadMirror();
+    }
+
+    /** After a batch: prepares the heap's next growth ahead when it runs low ({@link HeapGrowthAhead}). */
+    void afterBatch() {
+        ahead.afterBatch(heap.freeBlocks(), heap.totalBlocks());
+    }
+
+    /** What this holds on the GPU and in pinned memory, for the path's close. */
+    List<AutoCloseable> closeables() {
+        return List.of(ahead, mirror, heap, pipeline, rerun);
+    }
+
+    /**
+     * Runs one slice through the pipeline, again for the operations of groups that found every
+     * candidate bucket full, after a resize, until none is left.
+     */
+    void runSlice(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt, long valueWrites,
+                          boolean reads, boolean writes) {
+        BucketCache cache = parts.cache();
+        long opsAt = 0;
+        long count = n;
+        for (;;) {
+            ensureFreeBlocks(valueWrites);
+            PipelineTicket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, 0, opsAt, reads, writes,
+                    Router.grouping(writes, false, readKeysRepeat));
+            long[] c = pipeline.await(ticket);
+            observe(ticket, c);
+            account(c, cache);
+            if (c[KernelParams.PIPE_NEED_RESIZE] == 0) {
+                return;
+            }
+            int[] again = needResize(n, codesAt, opsAt, count);
+            resize();
+            rerun.ensure(again.length * 4L);
+            cuMemcpyHtoD(rerun.pointer(), Pointer.to(again), again.length * 4L);
+            opsAt = rerun.address();
+            count = again.length;
+        }
+    }
+
+    /** Queues one run of the pipeline on the engine's stream, grouped by key or not as the router said. */
+    PipelineTicket enqueue(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt,
+                                         long outPositionsAt, long opsAt, boolean reads, boolean writes,
+                                         Router.Grouping grouping) {
+        BucketCache cache = parts.cache();
+        cache.operationsRan(n, parts.tableParams());
+        byte[] cacheParams = cache.params();
+        boolean ungrouped = grouping == Router.Grouping.NONE;
+        if (writes && ungrouped) {
+            distinctWriteRuns++;
+        }
+        return pipeline.enqueue(stream,
+                new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock(), outPositionsAt),
+                parts.tableParams(), mirrorTableParams(), cacheParams,
+                cache.enabled(), heap, parts.pool().file().mappedSize(), reads, writes, ungrouped);
+    }
+
+    /**
+     * Whether the keys of the last batch of reads repeated, by the GPU's sample of it (pipe_decide):
+     * what {@link Router#grouping} decides the next batch of reads by. Reads are correct either way:
+     * grouping only saves pool reads of repeated keys.
+     */
+    boolean readKeysRepeat = true;
+
+    /** Learns from a finished run whether its keys repeated (batches of reads only). */
+    void observe(PipelineTicket ticket, long[] c) {
+        if (!ticket.writes()) {
+            readKeysRepeat = c[KernelParams.PIPE_REPEATS] != 0;
+        }
+    }
+
+    /** The operations of the last run whose code says NEED_RESIZE. */
+    private int[] needResize(long n, long codesAt, long opsAt, long count) {
+        byte[] c = new byte[Math.toIntExact(n)];
+        cuMemcpyDtoH(Pointer.to(c), DevicePointer.at(codesAt), n);
+        int[] ran;
+        if (opsAt == 0) {
+            ran = null;
+        } else {
+            ran = new int[Math.toIntExact(count)];
+            cuMemcpyDtoH(Pointer.to(ran), rerun.pointer(), count * 4L);
+        }
+        int[] again = new int[16];
+        int k = 0;
+        for (int i = 0; i < count; i++) {
+            int op = ran == null ? i : ran[i];
+            if ((c[op] & KernelParams.CODE_MASK) == KernelParams.NEED_RESIZE_CODE) {
+                if (k == again.length) {
+                    again = Arrays.copyOf(again, k * 2);
+                }
+                again[k++] = op;
+            }
+        }
+        return Arrays.copyOf(again, k);
+    }
+
+    void account(long[] c, BucketCache cache) {
+        if (c[KernelParams.PIPE_HEAP_SHORT] != 0 || c[KernelParams.PIPE_FREE_ERRORS] != 0) {
+            throw new IllegalStateException("the pipeline's value heap went wrong: " + c[KernelParams.PIPE_HEAP_SHORT]
+                    + " writes found no block, " + c[KernelParams.PIPE_FREE_ERRORS] + " unlinked blocks were not in use");
+        }
+        parts.pool().addToSize(c[KernelParams.PIPE_ITEMS_ADDED] - c[KernelParams.PIPE_ITEMS_REMOVED]);
+        heap.account(c[KernelParams.PIPE_BLOCKS_TAKEN], c[KernelParams.PIPE_BLOCKS_FREED]);
+        if (cache.enabled()) {
+            cache.addPipelineCounts(c[KernelParams.PIPE_CACHE_HITS], c[KernelParams.PIPE_CACHE_MISSES]);
+        }
+    }
+
+    /** Grows the heap, with nothing in flight, until a batch's writes all find a block. */
+    void ensureFreeBlocks(long blocks) {
+        if (heap.freeBlocks() >= blocks) {
+            return;
+        }
+        parts.cache().awaitLoad();  // growth remaps the pool, which a load reads
+        heap.pull(parts.pool());
+        parts.pool().ensureFreeBlocks(blocks);
+        heap.push(parts.pool());
+    }
+
+    /** Grows the table; the heap's bitmap goes to the host and back, the mirror is loaded anew. */
+    void resize() {
+        heap.pull(parts.pool());
+        parts.resize();
+        heap.push(parts.pool());
+        loadMirror();
+    }
+
+    /** TableParams over the mirror as the kernels receive them. */
+    byte[] mirrorTableParams() {
+        PoolTable pool = parts.pool();
+        return mirror.tableParams(pool.layout(), geometry, pool.seeds());
+    }
+
+    /** Slots whose HBM mirror copy or tag differs from the pool (DeviceIndexMirror.staleSlots); nothing in flight. */
+    long staleMirrorSlots() {
+        PoolTable pool = parts.pool();
+        return mirror.staleSlots(pool.layout(), geometry, pool.mapping());
+    }
+
+    void loadMirror() {
+        PoolTable pool = parts.pool();
+        mirror.load(pool.layout(), geometry, pool.seeds(), parts.kernels().registration());
+    }
+}
