@@ -58,10 +58,20 @@ public final class BatchPipeline implements AutoCloseable {
     static final int FEW_BINS = 1 << 10;
     static final long FEW_BINS_MAX = 1 << 14;
     /**
+     * Lanes of host-batch chunks, taken in a ring: one chunk in flight each. Four keep the GPU fed
+     * while the lock holder stages the next batch (several threads' batches of one chunk each, or
+     * two batches' two chunks each); each costs its chunk's buffers in GPU and pinned memory. Fewer
+     * or more ran slower: 16 threads' batches of 2^18 under bench ycsb (H200, coalescer off), YCSB-C
+     * with 2 / 3 / 4 / 8 lanes 136-141 / 151-153 / 146-155 / 125-130 Mops/s, YCSB-A 102-103 /
+     * 111-115 / 111-119 / 101-110 (docs/lab/2026-11-27-chunks-and-lanes-from-16-threads.md).
+     */
+    static final int LANES = 4;
+
+    /**
      * Batches queued and not yet awaited, at most: each has its own pinned descriptor, counters and
      * events, so a host thread can stage the next batch while the GPU runs this one.
      */
-    static final int SLOTS = HostBatches.LANES + 4;
+    static final int SLOTS = LANES + 4;
     /**
      * Batches of at most this many operations put every pool access in one address bin: a handful of
      * accesses gains nothing from address order, and the bins' memsets and scans (two stages, about

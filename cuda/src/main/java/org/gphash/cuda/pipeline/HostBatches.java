@@ -28,7 +28,7 @@ import org.gphash.Geometry;
 
 /**
  * Host batches on the mirror: a batch prepared outside the engine's lock (pinned, or copied to pinned
- * staging by its caller, its kinds counted), queued in chunks on a ring of {@link #LANES} lanes under
+ * staging by its caller, its kinds counted), queued in chunks on a ring of {@link BatchPipeline#LANES} lanes under
  * the lock, waited for outside it and finished under it again; the chunks of several threads' batches
  * run in the order queued on the engine's stream. The GPU's timeline of the chunks, when a benchmark
  * turns it on, is kept here.
@@ -42,8 +42,8 @@ final class HostBatches {
         this.runs = runs;
         this.geometry = runs.geometry;
         this.times = times;
-        this.lanes = new HostLane[LANES];
-        for (int i = 0; i < LANES; i++) {
+        this.lanes = new HostLane[BatchPipeline.LANES];
+        for (int i = 0; i < BatchPipeline.LANES; i++) {
             lanes[i] = new HostLane(geometry.keySize(), geometry.valueSize(), timeline);
         }
     }
@@ -76,15 +76,6 @@ final class HostBatches {
     /** Operations of the chunks queued and not yet harvested (the header's in-flight bound covers them). */
     private long opsInFlight;
 
-    /**
-     * Lanes of host-batch chunks, taken in a ring: one chunk in flight each. Four keep the GPU fed
-     * while the lock holder stages the next batch (several threads' batches of one chunk each, or
-     * two batches' two chunks each); each costs its chunk's buffers in GPU and pinned memory. Fewer
-     * or more ran slower: 16 threads' batches of 2^18 under bench ycsb (H200, coalescer off), YCSB-C
-     * with 2 / 3 / 4 / 8 lanes 136-141 / 151-153 / 146-155 / 125-130 Mops/s, YCSB-A 102-103 /
-     * 111-115 / 111-119 / 101-110 (docs/lab/2026-11-27-chunks-and-lanes-from-16-threads.md).
-     */
-    static final int LANES = 4;
 
     /** The lane the next chunk takes; the oldest chunk in flight is {@link #lanesInFlight} lanes back. */
     private int nextLane;
@@ -114,7 +105,7 @@ final class HostBatches {
     }
 
     /**
-     * Queues a host batch in chunks, each on the next of {@link #LANES} lanes taken in a ring: while
+     * Queues a host batch in chunks, each on the next of {@link BatchPipeline#LANES} lanes taken in a ring: while
      * the GPU runs one chunk, the next one is copied in and the previous one's results out, each on its
      * lane's own streams ({@link HostLane}). Chunks' kernels run on one stream, in the order queued,
      * whichever thread's batch they belong to, so the host never writes the pool while a kernel may
@@ -151,7 +142,7 @@ final class HostBatches {
                             int m) {
         Batch batch = owner.batch;
         BatchResult result = owner.result;
-        if (lanesInFlight == LANES) {
+        if (lanesInFlight == BatchPipeline.LANES) {
             harvestOldest();
         }
         long plan0 = System.nanoTime();
@@ -183,7 +174,7 @@ final class HostBatches {
         // values not in place) scattered to their positions after it (HostLane.stagePart).
         boolean valuesInPlace = Router.valuesInPlace(resultPinned, reads, writes, runs.readKeysRepeat);
         long s0 = System.nanoTime();
-        HostLane before = lanes[Math.floorMod(nextLane - 1, LANES)];
+        HostLane before = lanes[Math.floorMod(nextLane - 1, BatchPipeline.LANES)];
         if (part != null) {
             l.stagePart(runs.stream, batch, part, first, m, valueWrites > 0, reads && !valuesInPlace, runs.kernels.partGather, before);
         } else {
@@ -202,7 +193,7 @@ final class HostBatches {
         inFlightWrites += valueWrites;
         opsInFlight += m;
         lanesInFlight++;
-        nextLane = (nextLane + 1) % LANES;
+        nextLane = (nextLane + 1) % BatchPipeline.LANES;
         owner.lastChunk = l.queued;
         owner.lastLane = l;
         if (owner.chunksInFlight++ == 0) {
@@ -277,7 +268,7 @@ final class HostBatches {
      * goes to that batch (its owner throws it), not to the thread that happened to harvest it.
      */
     private void harvestOldest() {
-        HostLane l = lanes[Math.floorMod(nextLane - lanesInFlight, LANES)];
+        HostLane l = lanes[Math.floorMod(nextLane - lanesInFlight, BatchPipeline.LANES)];
         BatchInFlight owner = l.owner;
         try {
             owner.rerun = harvest(l, owner.result, owner.rerun);
