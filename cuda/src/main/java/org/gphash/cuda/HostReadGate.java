@@ -2,7 +2,8 @@ package org.gphash.cuda;
 
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
-import org.gphash.cuda.runtime.Backoff;
+import org.gphash.spi.IdleStrategy;
+
 
 /**
  * Keeps the GPU engine's host reads (gets run by the calling thread on the mapped pool, with the
@@ -57,7 +58,7 @@ final class HostReadGate {
     void close() {
         closed = true;
         for (int round = 0; readers() != 0; round++) {
-            Backoff.pause(round);  // a host read takes microseconds
+            IdleStrategy.SPIN_THEN_YIELD.idle(round);  // a host read takes microseconds
         }
     }
 

@@ -19,6 +19,7 @@ import org.gphash.IndexClosedException;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.spi.ForwardingEngine;
+import org.gphash.spi.IdleStrategy;
 import org.gphash.spi.SegmentBytes;
 
 /**
@@ -244,8 +245,8 @@ final class CoalescingEngine extends ForwardingEngine {
         spinners.incrementAndGet();
         try {
             long deadline = System.nanoTime() + spinNanos;
-            while (!r.isDone() && System.nanoTime() - deadline < 0) {
-                Thread.onSpinWait();
+            for (int round = 0; !r.isDone() && System.nanoTime() - deadline < 0; round++) {
+                IdleStrategy.BUSY_SPIN.idle(round);
             }
         } finally {
             spinners.decrementAndGet();

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.gphash.Coalescing;
+import org.gphash.spi.IdleStrategy;
 import org.gphash.spi.SegmentBytes;
 
 /**
@@ -124,12 +125,13 @@ final class CoalescingQueue {
     private CoalescedRequest next() throws InterruptedException {
         if (spinNanos > 0) {
             long deadline = System.nanoTime() + spinNanos;
+            int round = 0;
             do {
                 CoalescedRequest r = queue.poll();
                 if (r != null) {
                     return r;
                 }
-                Thread.onSpinWait();
+                IdleStrategy.BUSY_SPIN.idle(round++);
             } while (System.nanoTime() - deadline < 0);
         }
         return queue.take();

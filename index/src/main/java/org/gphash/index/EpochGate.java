@@ -6,9 +6,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongConsumer;
+
+import org.gphash.spi.IdleStrategy;
 
 /**
  * Epoch-based reclamation of value blocks, and the gate that drains operations for the rare
@@ -173,13 +174,8 @@ final class EpochGate {
     }
 
     private void awaitExclusiveEnd() {
-        int spins = 0;
-        while (exclusiveRequested) {
-            if (++spins < 100) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.parkNanos(20_000);
-            }
+        for (int round = 0; exclusiveRequested; round++) {
+            IdleStrategy.SPIN_THEN_PARK.idle(round);
         }
     }
 
@@ -294,13 +290,8 @@ final class EpochGate {
     /** Waits until every operation that entered before the flag was raised has exited. */
     private void awaitDrained() {
         for (Participant q : participants) {
-            int spins = 0;
-            while (q.epoch != IDLE) {
-                if (++spins < 100) {
-                    Thread.onSpinWait();
-                } else {
-                    LockSupport.parkNanos(20_000);
-                }
+            for (int round = 0; q.epoch != IDLE; round++) {
+                IdleStrategy.SPIN_THEN_PARK.idle(round);
             }
         }
     }

@@ -32,6 +32,7 @@ import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PinnedBuffer;
 import org.gphash.Geometry;
+import org.gphash.spi.IdleStrategy;
 
 /**
  * The v2 batch pipeline's host side (cuda/src/main/cuda/gphash/pipeline/): the queue of stage launches
@@ -212,11 +213,11 @@ public final class BatchPipeline implements AutoCloseable {
                 KernelParams.longs(b.kindCounts.address()), KernelParams.longs(hostKinds.segment().address()),
                 KernelParams.longs(seq));
         MemorySegment h = hostKinds.segment();
-        for (int spin = 1; (long) LONG.getAcquire(h, 24L) != seq; spin++) {
-            if ((spin & 0xFFF) == 0 && streamIdle(stream) && (long) LONG.getAcquire(h, 24L) != seq) {
+        for (int round = 1; (long) LONG.getAcquire(h, 24L) != seq; round++) {
+            if ((round & 0xFFF) == 0 && streamIdle(stream) && (long) LONG.getAcquire(h, 24L) != seq) {
                 throw new IllegalStateException("the count of a device batch's kinds ended without its sums");
             }
-            Thread.onSpinWait();
+            IdleStrategy.BUSY_SPIN.idle(round);
         }
         kindSumsZero = true;
         return new long[] {h.get(ValueLayout.JAVA_LONG, 0), h.get(ValueLayout.JAVA_LONG, 8), h.get(ValueLayout.JAVA_LONG, 16), 0};

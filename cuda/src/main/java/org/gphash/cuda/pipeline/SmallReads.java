@@ -21,11 +21,11 @@ import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.cuda.path.ReadSlot;
-import org.gphash.cuda.runtime.Backoff;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.cuda.staging.StagedBuffer;
+import org.gphash.spi.IdleStrategy;
 import org.gphash.spi.SubmittedBatch;
 
 /**
@@ -125,7 +125,7 @@ public final class SmallReads implements AutoCloseable {
                 if (slot.read == this && slot.state.compareAndSet(QUEUED, HARVESTING)) {
                     harvest(slot);
                 } else {
-                    Backoff.pause(round);  // a drain is taking it: a wait on one event at most
+                    IdleStrategy.SPIN_THEN_YIELD.idle(round);  // a drain is taking it: a wait on one event at most
                 }
             }
             RuntimeException f = failure;
@@ -301,7 +301,7 @@ public final class SmallReads implements AutoCloseable {
                     take.accept(s);
                     break;
                 }
-                Backoff.pause(round);
+                IdleStrategy.SPIN_THEN_YIELD.idle(round);
             }
         }
     }
