@@ -1,7 +1,6 @@
 package org.gphash;
 
 import java.lang.invoke.MethodHandles;
-
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.UUID;

@@ -1,8 +1,5 @@
 package org.gphash;
 
-import org.gphash.error.PoolExistsException;
-import org.gphash.error.PoolFormatException;
-
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -17,6 +14,8 @@ import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.error.PoolExistsException;
+import org.gphash.error.PoolFormatException;
 import org.gphash.spi.CrashHook;
 import org.gphash.spi.Engine;
 import org.gphash.spi.FrontEnd;

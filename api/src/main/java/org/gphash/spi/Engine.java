@@ -7,12 +7,12 @@ import java.util.Optional;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.EntryChunk;
 import org.gphash.Durability;
+import org.gphash.EntryChunk;
+import org.gphash.Geometry;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
-import org.gphash.Geometry;
 
 /**
  * What a backend implements. The API's {@code GPHashIndex} checks arguments and converts types, then calls

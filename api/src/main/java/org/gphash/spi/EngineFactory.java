@@ -1,12 +1,12 @@
 package org.gphash.spi;
 
-import org.gphash.Backend;
-import org.gphash.GPHashConfig;
-
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+
+import org.gphash.Backend;
+import org.gphash.GPHashConfig;
 
 /**
  * Creates engines of one backend. Every backend registers one for {@link java.util.ServiceLoader}: the

@@ -7,10 +7,10 @@ import java.util.List;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.EntryChunk;
+import org.gphash.Geometry;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
-import org.gphash.Geometry;
 
 /**
  * An engine that passes every call to another (in the manner of Guava's forwarding collections):

@@ -5,8 +5,8 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-import org.gphash.Coalescing;
 import org.gphash.CoalescerStats;
+import org.gphash.Coalescing;
 import org.gphash.OpKind;
 import org.gphash.OperationStats;
 import org.gphash.Outcome;

@@ -1,14 +1,13 @@
 package org.gphash.bench;
 
-import org.gphash.cli.Cli;
-import org.gphash.cli.ValueCodec;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 import org.gphash.Backend;
+import org.gphash.cli.Cli;
+import org.gphash.cli.ValueCodec;
 import org.gphash.cli.ZipfianGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,11 +1,10 @@
 package org.gphash.bench;
 
-import org.gphash.cli.ValueCodec;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import org.gphash.Outcome;
+import org.gphash.cli.ValueCodec;
 
 /**
  * No store at all: answers every operation as the stream implies (a get of a loaded key finds its

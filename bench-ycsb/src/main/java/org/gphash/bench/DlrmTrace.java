@@ -1,8 +1,5 @@
 package org.gphash.bench;
 
-import org.gphash.cli.Cli;
-import org.gphash.cli.Report;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -14,6 +11,8 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 import org.gphash.OpKind;
+import org.gphash.cli.Cli;
+import org.gphash.cli.Report;
 import org.gphash.cli.ZipfianGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

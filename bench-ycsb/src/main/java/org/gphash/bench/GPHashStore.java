@@ -1,14 +1,14 @@
 package org.gphash.bench;
 
+import java.util.Locale;
+import java.util.Map;
+
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
 import org.gphash.cuda.GpuEngineFeatures;
-
-import java.util.Locale;
-import java.util.Map;
 
 /**
  * The GPHash engine through its public API, on the CPU or the GPU backend: each {@link OpBatch}

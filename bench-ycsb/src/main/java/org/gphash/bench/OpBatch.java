@@ -1,13 +1,12 @@
 package org.gphash.bench;
 
-import org.gphash.cli.ValueCodec;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 import org.gphash.Batch;
 import org.gphash.OpKind;
+import org.gphash.cli.ValueCodec;
 
 /**
  * One batch of a stream in a system-neutral form: kinds, keys back to back, values back to back,

@@ -1,9 +1,5 @@
 package org.gphash.bench;
 
-import org.gphash.cli.Cli;
-import org.gphash.cli.PoolDirectory;
-import org.gphash.cli.Report;
-
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -14,6 +10,9 @@ import java.util.Locale;
 import org.gphash.Backend;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.cli.Cli;
+import org.gphash.cli.PoolDirectory;
+import org.gphash.cli.Report;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

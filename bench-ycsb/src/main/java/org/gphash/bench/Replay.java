@@ -1,10 +1,5 @@
 package org.gphash.bench;
 
-import org.gphash.cli.Cli;
-import org.gphash.cli.PoolDirectory;
-import org.gphash.cli.Report;
-import org.gphash.cli.PhaseTally;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -21,6 +16,10 @@ import java.util.concurrent.Future;
 import org.gphash.Backend;
 import org.gphash.BackendUnavailableException;
 import org.gphash.Outcome;
+import org.gphash.cli.Cli;
+import org.gphash.cli.PhaseTally;
+import org.gphash.cli.PoolDirectory;
+import org.gphash.cli.Report;
 import org.gphash.recovery.Progress;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

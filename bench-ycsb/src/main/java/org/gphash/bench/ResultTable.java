@@ -1,12 +1,12 @@
 package org.gphash.bench;
 
-import org.gphash.cli.Report;
-
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+
+import org.gphash.cli.Report;
 
 /**
  * The per-run table: one row per system and workload with throughput, mean and p99 latency per

@@ -1,9 +1,5 @@
 package org.gphash.bench;
 
-import org.gphash.cli.PhaseTally;
-import org.gphash.cli.Workers;
-import org.gphash.cli.ValueCodec;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,6 +7,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.cli.PhaseTally;
+import org.gphash.cli.ValueCodec;
+import org.gphash.cli.Workers;
 import org.gphash.recovery.Progress;
 
 /**

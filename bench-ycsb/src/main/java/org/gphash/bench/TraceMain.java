@@ -1,8 +1,8 @@
 package org.gphash.bench;
 
-import org.gphash.cli.Cli;
-
 import java.util.Arrays;
+
+import org.gphash.cli.Cli;
 
 /** {@code ./gphash trace dlrm|pagerank [options]}: dispatches to the trace generators. */
 public final class TraceMain {

@@ -1,14 +1,13 @@
 package org.gphash.bench;
 
-import org.gphash.cli.Cli;
-import org.gphash.cli.PoolDirectory;
-import org.gphash.cli.Report;
-
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.gphash.BackendUnavailableException;
+import org.gphash.cli.Cli;
+import org.gphash.cli.PoolDirectory;
+import org.gphash.cli.Report;
 import org.gphash.recovery.Progress;
 
 /**

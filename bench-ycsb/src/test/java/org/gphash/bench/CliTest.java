@@ -1,7 +1,5 @@
 package org.gphash.bench;
 
-import org.gphash.cli.Cli;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import org.gphash.Backend;
+import org.gphash.cli.Cli;
 import org.junit.jupiter.api.Test;
 
 /** The command lines on picocli: counts, ranges, help and usage errors of every tool that uses {@link Cli}. */

@@ -1,8 +1,5 @@
 package org.gphash.bench;
 
-import org.gphash.cli.PhaseTally;
-import org.gphash.cli.ValueCodec;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -11,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.gphash.Outcome;
+import org.gphash.cli.PhaseTally;
+import org.gphash.cli.ValueCodec;
 import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,5 @@
 package org.gphash.bench;
 
-import org.gphash.cli.Cli;
-import org.gphash.index.api.TestPools;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.gphash.cli.Cli;
+import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -2,10 +2,10 @@ package org.gphash.cli;
 
 import java.util.Locale;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Help.Ansi;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * picocli for the demo's, the benchmarks' and the trace tools' command lines: options are declared

@@ -10,7 +10,6 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-
 import org.gphash.GPHashIndex;
 
 /**

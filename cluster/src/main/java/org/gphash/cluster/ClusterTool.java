@@ -12,7 +12,6 @@ import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
 import org.gphash.cli.Cli;
 import org.gphash.error.GPHashException;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

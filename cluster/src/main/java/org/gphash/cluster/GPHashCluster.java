@@ -7,7 +7,6 @@ import java.util.Objects;
 
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-
 import org.gphash.Coalescing;
 import org.gphash.GPHashIndex;
 

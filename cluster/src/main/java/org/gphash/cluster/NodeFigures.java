@@ -5,9 +5,8 @@ import java.io.IOException;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.DataSerializable;
-
-import org.gphash.IndexStats;
 import org.gphash.Geometry;
+import org.gphash.IndexStats;
 
 /**
  * A node's answer to {@link FiguresCall}: its index's figures (a serializable record), the geometry

@@ -24,7 +24,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
-
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.Cursor;

@@ -14,7 +14,6 @@ import java.util.UUID;
 
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.map.IMap;
-
 import org.gphash.GPHashIndex;
 import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.AfterEach;

@@ -13,7 +13,6 @@ import java.util.function.UnaryOperator;
 import com.hazelcast.internal.serialization.Data;
 import com.hazelcast.internal.serialization.SerializationService;
 import com.hazelcast.internal.serialization.impl.DefaultSerializationServiceBuilder;
-
 import org.gphash.Coalescing;
 import org.gphash.GPHashIndex;
 import org.gphash.index.api.TestPools;

@@ -10,11 +10,10 @@ import java.util.concurrent.Callable;
 import org.gphash.Backend;
 import org.gphash.BackendUnavailableException;
 import org.gphash.recovery.ToolVersion;
-
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code gphash crashtest}: the kill-and-verify crash harness. Its last line is always

@@ -26,12 +26,12 @@ import org.gphash.GPHashIndex;
 import org.gphash.RecoveryReport;
 import org.gphash.error.JournalDamagedException;
 import org.gphash.error.PoolFormatException;
-import org.gphash.shard.ShardManifest;
-import org.gphash.spi.CrashPoint;
 import org.gphash.recovery.PoolReport;
 import org.gphash.recovery.PoolScanner;
 import org.gphash.recovery.Problem;
 import org.gphash.recovery.Progress;
+import org.gphash.shard.ShardManifest;
+import org.gphash.spi.CrashPoint;
 
 /**
  * Runs rounds: fork a worker on the pool, let it work, kill it (SIGKILL at a random moment or while

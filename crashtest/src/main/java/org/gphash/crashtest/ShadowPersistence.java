@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-import org.gphash.persistence.PersistRanges;
 import org.gphash.PersistenceMode;
+import org.gphash.persistence.PersistRanges;
 import org.gphash.persistence.Persister;
 import org.gphash.persistence.PersisterDecorator;
 

@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.gphash.Backend;
 import org.gphash.GPHashIndex;
 import org.gphash.journal.Journals;
-import org.gphash.spi.CrashPoint;
 import org.gphash.persistence.PoolFile;
+import org.gphash.spi.CrashPoint;
 
 /**
  * The worker JVM the driver forks and kills: opens the pool (running recovery), then runs the

@@ -16,15 +16,15 @@ import java.util.Random;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.spi.Engine;
 import org.gphash.GPHashConfig;
 import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.index.CpuEngine;
-import org.gphash.spi.CrashPoint;
 import org.gphash.index.VerifyReport;
+import org.gphash.spi.CrashPoint;
+import org.gphash.spi.Engine;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

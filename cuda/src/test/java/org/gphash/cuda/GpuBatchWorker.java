@@ -9,9 +9,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.bktcache.BktCacheConfig;
 
 /**
  * The process {@link KillDuringGpuBatchTest} kills: round after round it PUTs every key of its key

@@ -13,8 +13,8 @@ import java.util.stream.Stream;
 
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
-import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.GPHashIndex;
+import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.cuda.path.BatchPath;
 import org.gphash.cuda.runtime.CudaRuntime;
 

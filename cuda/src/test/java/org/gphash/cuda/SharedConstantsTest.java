@@ -15,14 +15,14 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.gphash.Geometry;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.bktcache.CachePolicy;
+import org.gphash.cuda.pipeline.SmallReads;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.ParamStruct;
-import org.gphash.cuda.pipeline.SmallReads;
-import org.gphash.Geometry;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.junit.jupiter.api.BeforeAll;

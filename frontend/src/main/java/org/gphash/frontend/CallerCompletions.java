@@ -2,6 +2,7 @@ package org.gphash.frontend;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ForkJoinPool;
+
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
 import org.gphash.Outcome;

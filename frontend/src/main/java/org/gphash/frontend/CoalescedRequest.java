@@ -2,6 +2,7 @@ package org.gphash.frontend;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
+
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;

@@ -3,10 +3,10 @@ package org.gphash.frontend;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.gphash.spi.Engine;
-import org.gphash.spi.SubmittedBatch;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.spi.Engine;
+import org.gphash.spi.SubmittedBatch;
 
 /**
  * The coalescer's dispatcher thread: gathers the next engine batch from the queue

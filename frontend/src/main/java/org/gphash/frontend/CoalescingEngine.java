@@ -10,14 +10,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
-import org.gphash.Geometry;
-import org.gphash.spi.Engine;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.Coalescing;
+import org.gphash.Geometry;
 import org.gphash.IndexClosedException;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.spi.Engine;
 import org.gphash.spi.ForwardingEngine;
 import org.gphash.spi.IdleStrategy;
 import org.gphash.spi.SegmentBytes;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+
 import org.gphash.Coalescing;
 import org.gphash.spi.IdleStrategy;
 import org.gphash.spi.SegmentBytes;

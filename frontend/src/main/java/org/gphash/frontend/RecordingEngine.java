@@ -3,11 +3,11 @@ package org.gphash.frontend;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.gphash.spi.Engine;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OperationStats;
 import org.gphash.Outcome;
+import org.gphash.spi.Engine;
 import org.gphash.spi.ForwardingEngine;
 
 /**

@@ -2,11 +2,11 @@ package org.gphash.index;
 
 import java.lang.foreign.MemorySegment;
 
+import org.gphash.Geometry;
 import org.gphash.PoolFullException;
 import org.gphash.error.PoolIoException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.ExtentTag;
-import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.TableDigest;

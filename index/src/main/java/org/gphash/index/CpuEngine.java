@@ -1,7 +1,5 @@
 package org.gphash.index;
 
-import org.gphash.Geometry;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
@@ -9,14 +7,15 @@ import java.nio.file.Path;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
-import org.gphash.format.PoolHeader;
-import org.gphash.spi.Engine;
 import org.gphash.GPHashConfig;
+import org.gphash.Geometry;
 import org.gphash.IndexStats;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
+import org.gphash.format.PoolHeader;
+import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
 
 /**

@@ -1,8 +1,5 @@
 package org.gphash.index;
 
-import org.gphash.Geometry;
-import org.gphash.format.SlotMeta;
-
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -11,8 +8,10 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.LongStream;
 
 import org.gphash.Durability;
-import org.gphash.error.PoolFormatException;
+import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException.Reason;
+import org.gphash.error.PoolFormatException;
+import org.gphash.format.SlotMeta;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashPoint;
 

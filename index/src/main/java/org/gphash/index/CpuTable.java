@@ -1,14 +1,13 @@
 package org.gphash.index;
 
-import org.gphash.error.PoolFormatException;
-import org.gphash.format.ItemChecksum;
-import org.gphash.format.SlotMeta;
-
-import org.gphash.spi.CrashPoint;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.gphash.ItemChecksumException;
+import org.gphash.error.PoolFormatException;
+import org.gphash.format.ItemChecksum;
+import org.gphash.format.SlotMeta;
+import org.gphash.spi.CrashPoint;
 
 /**
  * The CPU engine's operations on a {@link Table}: lock-free single-key operations (GPHash §3.2.3),

@@ -1,9 +1,5 @@
 package org.gphash.index;
 
-import org.gphash.Geometry;
-import org.gphash.format.ItemChecksum;
-import org.gphash.format.SlotMeta;
-
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,7 +9,10 @@ import java.util.Set;
 import java.util.function.LongPredicate;
 
 import org.gphash.EntryChunk;
+import org.gphash.Geometry;
 import org.gphash.ItemChecksumException;
+import org.gphash.format.ItemChecksum;
+import org.gphash.format.SlotMeta;
 import org.gphash.spi.ScanState;
 
 /**

@@ -3,9 +3,9 @@ package org.gphash.index;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-import org.gphash.error.PoolFormatException;
-import org.gphash.error.PoolFormatException.Reason;
 import org.gphash.Geometry;
+import org.gphash.error.PoolFormatException.Reason;
+import org.gphash.error.PoolFormatException;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;

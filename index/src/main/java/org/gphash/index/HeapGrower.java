@@ -1,15 +1,14 @@
 package org.gphash.index;
 
-import org.gphash.format.ExtentTag;
-import org.gphash.Geometry;
-import org.gphash.format.HeapChunk;
-import org.gphash.format.PoolHeader;
-
 import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 
+import org.gphash.Geometry;
 import org.gphash.PoolFullException;
+import org.gphash.format.ExtentTag;
+import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
 import org.gphash.spi.CrashPoint;
 
 /**

@@ -1,10 +1,10 @@
 package org.gphash.index;
 
-import org.gphash.format.SlotMeta;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+
+import org.gphash.format.SlotMeta;
 
 /**
  * The hash functions of the table: one 64-bit hash per seed over the key read as little-endian

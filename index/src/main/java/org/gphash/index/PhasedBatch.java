@@ -1,12 +1,11 @@
 package org.gphash.index;
 
-import org.gphash.format.ItemChecksum;
-import org.gphash.format.SlotMeta;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import org.gphash.OpKind;
+import org.gphash.format.ItemChecksum;
+import org.gphash.format.SlotMeta;
 
 /**
  * Runs a batch with {@link org.gphash.Durability#PER_BATCH}: its writes are persisted together, in

@@ -1,14 +1,5 @@
 package org.gphash.index;
 
-import org.gphash.error.PoolIoException;
-import org.gphash.error.PoolLockedException;
-import org.gphash.format.CloseRecord;
-import org.gphash.Geometry;
-import org.gphash.format.HeaderStore;
-import org.gphash.format.ItemChecksum;
-import org.gphash.format.PoolHeader;
-import org.gphash.format.SlotMeta;
-
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,7 +8,15 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.LongPredicate;
 
+import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
+import org.gphash.error.PoolIoException;
+import org.gphash.error.PoolLockedException;
+import org.gphash.format.CloseRecord;
+import org.gphash.format.HeaderStore;
+import org.gphash.format.ItemChecksum;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
 import org.gphash.format.TableDigest;
 import org.gphash.persistence.PoolFile;
 

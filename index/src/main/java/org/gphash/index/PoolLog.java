@@ -1,7 +1,7 @@
 package org.gphash.index;
 
-import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 import java.nio.file.Path;
 
 /**

@@ -1,12 +1,11 @@
 package org.gphash.index;
 
-import org.gphash.format.ExtentTag;
 import org.gphash.Geometry;
-import org.gphash.format.PoolHeader;
-
 import org.gphash.PoolFullException;
 import org.gphash.error.PoolIoException;
 import org.gphash.error.PoolSpaceException;
+import org.gphash.format.ExtentTag;
+import org.gphash.format.PoolHeader;
 import org.gphash.persistence.PoolFile;
 
 /** Placement of new extents (levels, heap chunks) at the end of the committed pool. */

@@ -1,14 +1,5 @@
 package org.gphash.index;
 
-import org.gphash.format.ExtentTag;
-import org.gphash.Geometry;
-import org.gphash.format.HeaderStore;
-import org.gphash.format.HeapChunk;
-import org.gphash.format.PoolHeader;
-import org.gphash.format.SlotMeta;
-
-import org.gphash.spi.CrashHook;
-import org.gphash.spi.CrashPoint;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -16,13 +7,21 @@ import java.util.List;
 
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
+import org.gphash.Geometry;
 import org.gphash.IndexStats;
 import org.gphash.PoolConfigMismatchException;
 import org.gphash.PoolFullException;
 import org.gphash.RecoveryReport;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.error.PoolIoException;
+import org.gphash.format.ExtentTag;
+import org.gphash.format.HeaderStore;
+import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
 import org.gphash.persistence.PoolFile;
+import org.gphash.spi.CrashHook;
+import org.gphash.spi.CrashPoint;
 
 /**
  * One open pool with its table state: the file, the header, the value heap, the layout, and the

@@ -1,12 +1,12 @@
 package org.gphash.index;
 
-import org.gphash.Geometry;
-import org.gphash.format.SlotMeta;
-
 import java.lang.foreign.MemorySegment;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
+
+import org.gphash.Geometry;
+import org.gphash.format.SlotMeta;
 
 /**
  * Read-only consistency check of a live table, run with operations drained: every slot state, the

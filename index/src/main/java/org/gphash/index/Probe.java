@@ -1,11 +1,11 @@
 package org.gphash.index;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 import org.gphash.Geometry;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
-
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * One probe of all candidate slots of a key (the CPU form of the GPU's one-shot warp access),

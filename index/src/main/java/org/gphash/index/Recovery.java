@@ -1,14 +1,13 @@
 package org.gphash.index;
 
+import java.time.Duration;
+
+import org.gphash.RecoveryReport;
+import org.gphash.error.PoolFormatException.Reason;
+import org.gphash.error.PoolFormatException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.TableDigest;
-
-import java.time.Duration;
-
-import org.gphash.error.PoolFormatException;
-import org.gphash.error.PoolFormatException.Reason;
-import org.gphash.RecoveryReport;
 
 /**
  * Recovery on open (GPHash §3.2.3), before any operation runs. It judges first and writes after,

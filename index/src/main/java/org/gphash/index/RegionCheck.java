@@ -4,8 +4,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicLongArray;
 
-import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolFormatException.Reason;
+import org.gphash.error.PoolFormatException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.TableDigest;

@@ -1,14 +1,13 @@
 package org.gphash.index;
 
-import org.gphash.format.ExtentTag;
-import org.gphash.Geometry;
-import org.gphash.format.HeapChunk;
-import org.gphash.format.PoolHeader;
-
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
+import org.gphash.Geometry;
 import org.gphash.PoolFullException;
+import org.gphash.format.ExtentTag;
+import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
 import org.gphash.spi.CrashPoint;
 
 /**

@@ -1,10 +1,10 @@
 package org.gphash.index;
 
-import org.gphash.format.SlotMeta;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+
+import org.gphash.format.SlotMeta;
 
 /**
  * Atomic access to slot meta words in the mapped pool. Meta words are 8-byte aligned (slots are

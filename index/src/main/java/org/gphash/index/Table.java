@@ -1,15 +1,14 @@
 package org.gphash.index;
 
-import org.gphash.Geometry;
-import org.gphash.format.HeaderStore;
-import org.gphash.format.ItemChecksum;
-import org.gphash.format.PoolHeader;
-
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.Durability;
+import org.gphash.Geometry;
+import org.gphash.format.HeaderStore;
+import org.gphash.format.ItemChecksum;
+import org.gphash.format.PoolHeader;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashHook;
 import org.gphash.spi.CrashPoint;

@@ -1,7 +1,6 @@
 package org.gphash.index;
 
 import org.gphash.Geometry;
-
 import org.gphash.persistence.PoolFile;
 
 /**

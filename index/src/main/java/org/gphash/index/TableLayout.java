@@ -1,8 +1,8 @@
 package org.gphash.index;
 
-import org.gphash.format.PoolHeader;
-
 import java.util.Arrays;
+
+import org.gphash.format.PoolHeader;
 
 /**
  * Where the levels of the table are: the top level has 2^topLog2 buckets, each level below half

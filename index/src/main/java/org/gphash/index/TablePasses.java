@@ -1,8 +1,7 @@
 package org.gphash.index;
 
-import org.gphash.Geometry;
-
 import org.gphash.Durability;
+import org.gphash.Geometry;
 import org.gphash.persistence.PoolFile;
 
 /**

@@ -1,9 +1,5 @@
 package org.gphash.index;
 
-import org.gphash.error.PoolFormatException;
-import org.gphash.format.CloseRecord;
-import org.gphash.format.HeapChunk;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,6 +8,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+
+import org.gphash.error.PoolFormatException;
+import org.gphash.format.CloseRecord;
+import org.gphash.format.HeapChunk;
 
 /**
  * Free-space accounting for the value heap: fixed-size blocks in one or more chunks of the pool

@@ -17,9 +17,9 @@ import java.util.Arrays;
 import java.util.Set;
 import java.util.zip.CRC32C;
 
+import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
-import org.gphash.Geometry;
 import org.gphash.format.PoolHeader;
 import org.gphash.persistence.PathRefusals;
 

@@ -16,11 +16,11 @@ import java.util.function.Consumer;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.EntryChunk;
+import org.gphash.Geometry;
 import org.gphash.GpuFeatures;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
-import org.gphash.Geometry;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
 

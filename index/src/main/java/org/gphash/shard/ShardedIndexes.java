@@ -19,12 +19,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.function.IntFunction;
 
 import org.gphash.GPHashConfig;
+import org.gphash.Geometry;
 import org.gphash.GpuFeatures;
 import org.gphash.PoolConfigMismatchException;
 import org.gphash.error.PoolExistsException;
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
-import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;

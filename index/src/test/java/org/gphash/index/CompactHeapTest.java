@@ -1,11 +1,13 @@
 package org.gphash.index;
 
-import java.util.Arrays;
-import java.util.List;
-import org.gphash.format.HeapChunk;
-import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+
+import org.gphash.format.HeapChunk;
+import org.junit.jupiter.api.Test;
 
 /**
  * The value heap follows the data: batch allocation takes the lowest free blocks (so freed space is

@@ -2,6 +2,7 @@ package org.gphash.index;
 
 import java.nio.file.Path;
 import java.util.OptionalLong;
+
 import org.gphash.Backend;
 import org.gphash.Coalescing;
 import org.gphash.Durability;

@@ -1,31 +1,33 @@
 package org.gphash.index;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
+
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.Durability;
 import org.gphash.GPHashConfig;
+import org.gphash.Geometry;
 import org.gphash.IndexMirror;
 import org.gphash.OpKind;
+import org.gphash.PersistenceMode;
 import org.gphash.bktcache.BktCacheConfig;
-import org.gphash.Geometry;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.gphash.index.api.TestPools;
 import org.gphash.persistence.PersistRanges;
-import org.gphash.PersistenceMode;
 import org.gphash.persistence.Persister;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashHook;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The durability modes against a medium that writes back whenever it likes: at every persist

@@ -1,7 +1,11 @@
 package org.gphash.index;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.lang.foreign.MemorySegment;
 import java.util.OptionalLong;
+
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.Outcome;
@@ -13,8 +17,6 @@ import org.gphash.spi.CrashHook;
 import org.gphash.spi.CrashPoint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Resizing (GPHash §3.2.3): a new top level, the bottom level emptied, and its space reused. */
 class ResizeTest {

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
-import org.gphash.Geometry;
 import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -10,14 +10,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import org.gphash.GPHashIndex;
 import org.gphash.JournalReplay;
 import org.gphash.Journaling;
 import org.gphash.error.JournalDamagedException;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every torn and every damaged byte of a journal segment and of a checkpoint: a journal cut at any

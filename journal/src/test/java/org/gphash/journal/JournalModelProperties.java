@@ -17,7 +17,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
-
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;

@@ -12,13 +12,12 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.Journaling;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Batches large enough that their runs of puts are journaled from the batch's own columns and span

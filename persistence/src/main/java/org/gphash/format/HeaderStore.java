@@ -5,8 +5,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 import org.gphash.Geometry;
-import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolFormatException.Reason;
+import org.gphash.error.PoolFormatException;
 import org.gphash.persistence.PoolFile;
 
 /**

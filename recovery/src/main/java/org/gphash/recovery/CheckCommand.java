@@ -14,12 +14,11 @@ import org.gphash.journal.JournalCheck;
 import org.gphash.persistence.PathRefusals;
 import org.gphash.shard.ShardManifest;
 import org.gphash.shard.ShardedIndexes;
-
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code check POOL}: verifies without writing anything; exit 0 when sound, 1 when not. */
 @Command(name = "check", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,

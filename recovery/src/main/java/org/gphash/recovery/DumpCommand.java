@@ -20,18 +20,17 @@ import java.util.concurrent.Callable;
 import java.util.function.LongPredicate;
 
 import org.gphash.EntryChunk;
+import org.gphash.Geometry;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.SlotMeta;
 import org.gphash.index.EntryScan;
-import org.gphash.Geometry;
 import org.gphash.index.PoolInspector;
 import org.gphash.index.TableLayout;
 import org.gphash.shard.ShardManifest;
-
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code dump POOL FILE}: streams every key's valid item out, read-only. Slots a recovery would

@@ -12,14 +12,13 @@ import java.util.concurrent.Callable;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
-import org.gphash.Outcome;
 import org.gphash.Geometry;
-
+import org.gphash.Outcome;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code import FILE POOL}: builds a new pool with the dump's geometry and inserts every item in

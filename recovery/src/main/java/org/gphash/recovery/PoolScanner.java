@@ -9,13 +9,13 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
+import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.CloseRecord;
-import org.gphash.Geometry;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
-import org.gphash.index.PoolInspector;
 import org.gphash.format.SlotMeta;
+import org.gphash.index.PoolInspector;
 import org.gphash.index.TableLayout;
 
 /**

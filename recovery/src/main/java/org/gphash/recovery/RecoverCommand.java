@@ -11,12 +11,11 @@ import java.util.concurrent.Callable;
 import org.gphash.GPHashIndex;
 import org.gphash.RecoveryReport;
 import org.gphash.shard.ShardManifest;
-
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code recover POOL}: what the engine's open does after a crash, even on a cleanly closed pool

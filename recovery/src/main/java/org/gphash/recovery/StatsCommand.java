@@ -5,13 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import org.gphash.shard.ShardManifest;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
-
-import org.gphash.shard.ShardManifest;
 
 /** {@code stats POOL}: size, load factor per level, bucket occupancy, value heap use. Read-only. */
 @Command(name = "stats", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,

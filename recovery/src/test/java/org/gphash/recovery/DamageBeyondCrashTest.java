@@ -14,9 +14,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 import org.gphash.GPHashIndex;
-import org.gphash.error.PoolFormatException;
-import org.gphash.error.PoolFormatException.Reason;
 import org.gphash.RecoveryReport;
+import org.gphash.error.PoolFormatException.Reason;
+import org.gphash.error.PoolFormatException;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.junit.jupiter.api.AfterEach;

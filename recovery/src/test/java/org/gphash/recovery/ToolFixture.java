@@ -17,8 +17,8 @@ import java.util.List;
 
 import org.gphash.GPHashIndex;
 import org.gphash.Geometry;
-import org.gphash.index.PoolInspector;
 import org.gphash.format.SlotMeta;
+import org.gphash.index.PoolInspector;
 import org.gphash.index.TableLayout;
 import org.gphash.index.api.TestPools;
 

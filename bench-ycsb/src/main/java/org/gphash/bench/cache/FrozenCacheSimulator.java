@@ -1,7 +1,5 @@
 package org.gphash.bench.cache;
 
-import org.gphash.cli.Cli;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -13,6 +11,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.CachePolicy;
 import org.gphash.bktcache.loading.TopBuckets;
+import org.gphash.cli.Cli;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -24,7 +24,6 @@ import org.gphash.cli.Cli;
 import org.gphash.cluster.ClusterManifest;
 import org.gphash.cluster.GPHashCluster;
 import org.gphash.cluster.NodeProcess;
-
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

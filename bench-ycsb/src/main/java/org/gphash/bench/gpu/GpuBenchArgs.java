@@ -1,10 +1,9 @@
 package org.gphash.bench.gpu;
 
-import org.gphash.cli.Cli;
-
 import java.nio.file.Path;
 import java.util.List;
 
+import org.gphash.cli.Cli;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -1,7 +1,5 @@
 package org.gphash.bench.gpu;
 
-import org.gphash.cli.Cli;
-
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -22,6 +20,7 @@ import org.gphash.BatchResult;
 import org.gphash.GPHashConfig;
 import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
+import org.gphash.cli.Cli;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.GpuEngines;

@@ -6,7 +6,6 @@ import java.util.Set;
 import java.util.Vector;
 
 import org.gphash.GPHashIndex;
-
 import site.ycsb.ByteArrayByteIterator;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;

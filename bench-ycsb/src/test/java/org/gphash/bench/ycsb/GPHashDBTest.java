@@ -11,14 +11,13 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.Vector;
 
+import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
 import site.ycsb.Status;
 import site.ycsb.StringByteIterator;
-import org.gphash.index.api.TestPools;
 
 class GPHashDBTest {
 

@@ -7,9 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.Test;
-
 import org.gphash.bktcache.BktCacheConfig;
+import org.junit.jupiter.api.Test;
 
 class ReloadScheduleTest {
 

@@ -8,16 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.gphash.bktcache.loading.ThresholdSearch.Histogram;
-import org.gphash.bktcache.loading.ThresholdSearch.Threshold;
-import org.junit.jupiter.api.Test;
-
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
+import org.gphash.bktcache.loading.ThresholdSearch.Histogram;
+import org.gphash.bktcache.loading.ThresholdSearch.Threshold;
+import org.junit.jupiter.api.Test;
 
 class ThresholdSearchTest {
 

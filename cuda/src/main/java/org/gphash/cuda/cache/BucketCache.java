@@ -22,6 +22,7 @@ import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
+import org.gphash.Geometry;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.bktcache.CachePolicy;
@@ -30,7 +31,6 @@ import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
-import org.gphash.Geometry;
 import org.gphash.index.PoolLog;
 import org.gphash.index.TableLayout;
 

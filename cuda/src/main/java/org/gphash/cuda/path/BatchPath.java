@@ -1,13 +1,13 @@
 package org.gphash.cuda.path;
 
+import java.lang.foreign.MemorySegment;
+
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.IndexStats;
 import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.spi.SubmittedBatch;
-
-import java.lang.foreign.MemorySegment;
 
 /**
  * How the GPU engine runs batches: {@link org.gphash.cuda.pipeline.MirrorPath} (the v2 pipeline over the HBM index mirror) or

@@ -2,10 +2,10 @@ package org.gphash.cuda.path;
 
 import java.util.function.Supplier;
 
-import org.gphash.cuda.cache.BucketCache;
-import org.gphash.cuda.table.GpuTableKernels;
-import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.Geometry;
+import org.gphash.cuda.cache.BucketCache;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.table.GpuTableKernels;
 import org.gphash.index.PoolTable;
 
 /**

@@ -23,15 +23,15 @@ import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
+import org.gphash.Geometry;
 import org.gphash.GpuTuning;
 import org.gphash.cuda.routing.Router;
-import org.gphash.cuda.staging.PipelineTicket;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
-import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.cuda.runtime.Launcher;
+import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.cuda.runtime.PinnedBuffer;
-import org.gphash.Geometry;
+import org.gphash.cuda.staging.PipelineTicket;
 import org.gphash.spi.IdleStrategy;
 
 /**

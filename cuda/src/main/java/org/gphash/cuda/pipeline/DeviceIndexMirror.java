@@ -11,12 +11,12 @@ import java.util.List;
 
 import jcuda.Pointer;
 import jcuda.driver.CUfunction;
+import org.gphash.Geometry;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PoolRegistration;
-import org.gphash.Geometry;
 import org.gphash.format.SlotMeta;
 import org.gphash.index.TableLayout;
 

@@ -1,9 +1,9 @@
 package org.gphash.cuda.pipeline;
 
+import static jcuda.driver.JCudaDriver.cuCtxGetStreamPriorityRange;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD32Async;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
-import static jcuda.driver.JCudaDriver.cuCtxGetStreamPriorityRange;
 import static jcuda.driver.JCudaDriver.cuStreamCreateWithPriority;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;

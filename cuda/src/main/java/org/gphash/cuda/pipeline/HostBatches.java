@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.Geometry;
 import org.gphash.OpKind;
 import org.gphash.cuda.routing.ChunkKinds;
 import org.gphash.cuda.routing.DistinctKeys;
@@ -24,7 +25,6 @@ import org.gphash.cuda.staging.HostColumns;
 import org.gphash.cuda.staging.HostLane;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.staging.PreparedBatch;
-import org.gphash.Geometry;
 
 /**
  * Host batches on the mirror: a batch prepared outside the engine's lock (pinned, or copied to pinned

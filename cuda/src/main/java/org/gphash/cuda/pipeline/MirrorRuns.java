@@ -10,15 +10,15 @@ import java.util.List;
 import jcuda.Pointer;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
+import org.gphash.Geometry;
 import org.gphash.GpuTuning;
-import org.gphash.cuda.path.EngineParts;
 import org.gphash.cuda.cache.BucketCache;
+import org.gphash.cuda.path.EngineParts;
 import org.gphash.cuda.routing.Router;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.DevicePointer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.staging.PipelineTicket;
-import org.gphash.Geometry;
 import org.gphash.index.PoolTable;
 
 /**

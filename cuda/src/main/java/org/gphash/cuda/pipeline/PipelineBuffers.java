@@ -4,9 +4,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.gphash.Geometry;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
-import org.gphash.Geometry;
 
 /**
  * The v2 pipeline's device memory, sized for a capacity class (a power of two of operations): the

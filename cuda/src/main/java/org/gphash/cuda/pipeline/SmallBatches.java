@@ -6,13 +6,13 @@ import java.util.List;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.Geometry;
 import org.gphash.GpuTuning;
-import org.gphash.cuda.path.ReadSlot;
 import org.gphash.cuda.cache.BucketCache;
+import org.gphash.cuda.path.ReadSlot;
 import org.gphash.cuda.routing.DistinctKeys;
 import org.gphash.cuda.routing.KindCounts;
 import org.gphash.cuda.runtime.KernelParams;
-import org.gphash.Geometry;
 import org.gphash.spi.SubmittedBatch;
 
 /**

@@ -20,14 +20,14 @@ import java.io.InputStream;
 import java.util.concurrent.locks.ReentrantLock;
 
 import jcuda.Pointer;
-import jcuda.driver.CUdeviceptr;
-import jcuda.driver.CUpointer_attribute;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUgraph;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUpointer_attribute;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCaptureMode;
 import jcuda.driver.JCudaDriver;

@@ -1,8 +1,8 @@
 package org.gphash.cuda.runtime;
 
 import static jcuda.driver.JCudaDriver.cuMemHostRegister;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -12,9 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import jcuda.CudaException;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUresult;
-import jcuda.CudaException;
 import org.gphash.persistence.PoolFile;
 
 /**

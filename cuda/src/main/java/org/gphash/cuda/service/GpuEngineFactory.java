@@ -1,5 +1,11 @@
 package org.gphash.cuda.service;
 
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.cuda.GpuEngine;
@@ -8,12 +14,6 @@ import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.shard.DeviceBatchesAcrossShards;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
-
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.Executor;
 
 /** Makes {@code Backend.GPU} available to {@link org.gphash.GPHashIndex} (found through ServiceLoader). */
 public final class GpuEngineFactory implements EngineFactory {

@@ -1,8 +1,8 @@
 package org.gphash.cuda.staging;
 
+import static jcuda.driver.JCudaDriver.CU_MEMHOSTREGISTER_PORTABLE;
 import static jcuda.driver.JCudaDriver.cuMemHostRegister;
 import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
-import static jcuda.driver.JCudaDriver.CU_MEMHOSTREGISTER_PORTABLE;
 
 import jcuda.CudaException;
 import org.gphash.cuda.runtime.CudaRuntime;

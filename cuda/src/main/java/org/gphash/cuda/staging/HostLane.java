@@ -13,8 +13,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 import jcuda.driver.CUevent;
-import jcuda.driver.CUfunction;
 import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUfunction;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;

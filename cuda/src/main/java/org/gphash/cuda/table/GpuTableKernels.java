@@ -7,13 +7,13 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import java.nio.file.Path;
 
 import jcuda.Pointer;
+import org.gphash.Geometry;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.error.PoolFormatException;
-import org.gphash.Geometry;
 import org.gphash.index.TableKernels;
 import org.gphash.index.TableLayout;
 import org.gphash.persistence.PoolFile;

@@ -1,5 +1,7 @@
 package org.gphash.cuda.pipeline;
 
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static org.gphash.cuda.GpuTestSupport.key;
 import static org.gphash.cuda.GpuTestSupport.value;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -8,16 +10,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-
 import java.util.Random;
 
 import jcuda.Pointer;
-
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.GPHashConfig;
+import org.gphash.GpuTuning;
+import org.gphash.IndexMirror;
+import org.gphash.IndexStats;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.GpuEngines;
@@ -27,16 +32,9 @@ import org.gphash.cuda.routing.MirrorChoice;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DevicePointer;
 import org.gphash.cuda.runtime.KernelParams;
-import org.gphash.spi.Engine;
-import org.gphash.GPHashConfig;
-import org.gphash.IndexMirror;
-import org.gphash.IndexStats;
-import org.gphash.GpuTuning;
-import org.gphash.OpKind;
-import org.gphash.Outcome;
-import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.index.CpuEngine;
 import org.gphash.index.VerifyReport;
+import org.gphash.spi.Engine;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -19,12 +19,11 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GpuTuning;
 import org.gphash.OpKind;
-import org.gphash.spi.SubmittedBatch;
-import org.junit.jupiter.api.Test;
-
 import org.gphash.cuda.routing.Router.Call;
 import org.gphash.cuda.routing.Router.Grouping;
 import org.gphash.cuda.routing.Router.Route;
+import org.gphash.spi.SubmittedBatch;
+import org.junit.jupiter.api.Test;
 
 /**
  * The GPU engine's routes, chosen without a GPU: which route each call gets for each batch, the order

@@ -1,11 +1,5 @@
 package org.gphash.demo;
 
-import org.gphash.cli.Cli;
-import org.gphash.cli.PoolDirectory;
-import org.gphash.cli.Report;
-import org.gphash.cli.PhaseTally;
-import org.gphash.cli.Workers;
-
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -15,6 +9,11 @@ import org.gphash.BackendUnavailableException;
 import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
 import org.gphash.RecoveryReport;
+import org.gphash.cli.Cli;
+import org.gphash.cli.PhaseTally;
+import org.gphash.cli.PoolDirectory;
+import org.gphash.cli.Report;
+import org.gphash.cli.Workers;
 import org.gphash.cli.ZipfianGenerator;
 
 /**

@@ -1,13 +1,12 @@
 package org.gphash.demo;
 
-import org.gphash.cli.Cli;
-
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
+import org.gphash.cli.Cli;
 import org.gphash.cli.ZipfianGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,8 +1,5 @@
 package org.gphash.demo;
 
-import org.gphash.cli.PhaseTally;
-import org.gphash.cli.ValueCodec;
-
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,6 +9,8 @@ import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.cli.PhaseTally;
+import org.gphash.cli.ValueCodec;
 import org.gphash.cli.ZipfianGenerator;
 
 /**

@@ -1,11 +1,10 @@
 package org.gphash.demo;
 
-import org.gphash.cli.Cli;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.gphash.cli.Cli;
 import org.junit.jupiter.api.Test;
 
 class DemoOptionsTest {

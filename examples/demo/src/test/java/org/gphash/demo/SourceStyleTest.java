@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -18,8 +19,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The project's one style rule that review kept having to restate (issue 54): main code imports the
- * types it uses instead of naming them fully inline ({@code java.util.List}, {@code
+ * The project's style rules that review kept having to restate (issue 54): imports in one order, and
+ * main code imports the types it uses instead of naming them fully inline ({@code java.util.List}, {@code
  * org.gphash.format.PoolHeader} in a method body). A qualified name stays where it must: a simple name
  * that the file already uses for another type (declared in it, in its package, or imported). Comments
  * and string literals are not code and are not checked.
@@ -33,17 +34,8 @@ class SourceStyleTest {
 
     @Test
     void mainCodeImportsWhatItUses() throws IOException {
-        Path root = Path.of("").toAbsolutePath();
-        while (!Files.isRegularFile(root.resolve("README.md")) || !Files.isDirectory(root.resolve("docs"))) {
-            root = root.getParent();
-        }
-        List<Path> files;
-        Path top = root;
-        try (Stream<Path> all = Files.walk(root)) {
-            files = all.filter(p -> p.toString().endsWith(".java") && top.relativize(p).toString().contains("src/main/java/")
-                    && !p.toString().contains("/target/") && !p.getFileName().toString().equals("module-info.java")
-                    && !p.getFileName().toString().equals("package-info.java")).sorted().toList();
-        }
+        Path root = repositoryRoot();
+        List<Path> files = sources(root, "src/main/java/");
         assertTrue(files.size() > 250, "found " + files.size() + " sources under " + root);
         List<String> found = new ArrayList<>();
         for (Path f : files) {
@@ -51,6 +43,78 @@ class SourceStyleTest {
         }
         assertTrue(found.isEmpty(), found.size() + " types named fully inline; import them:\n  "
                 + String.join("\n  ", found.subList(0, Math.min(40, found.size()))));
+    }
+
+    /**
+     * Imports in one order everywhere, so that a change's diff shows what it imports and not a
+     * reshuffle: static imports first, then {@code java} and {@code javax}, then everything else,
+     * each group sorted, one blank line between groups, nothing else among them.
+     */
+    @Test
+    void importsAreGroupedAndSorted() throws IOException {
+        Path root = repositoryRoot();
+        List<Path> files = sources(root, "/src/");
+        assertTrue(files.size() > 500, "found " + files.size() + " sources under " + root);
+        List<String> unsorted = new ArrayList<>();
+        for (Path f : files) {
+            List<String> lines = Files.readAllLines(f);
+            int first = -1;
+            int last = -1;
+            for (int i = 0; i < lines.size(); i++) {
+                if (lines.get(i).startsWith("import ")) {
+                    first = first < 0 ? i : first;
+                    last = i;
+                }
+            }
+            if (first >= 0 && !lines.subList(first, last + 1).equals(canonicalImports(lines.subList(first, last + 1)))) {
+                unsorted.add(root.relativize(f).toString());
+            }
+        }
+        assertTrue(unsorted.isEmpty(), unsorted.size() + " files import out of order (static; java, javax; the rest; "
+                + "each sorted, a blank line between):\n  " + String.join("\n  ", unsorted.subList(0, Math.min(40, unsorted.size()))));
+    }
+
+    /** The import lines of {@code region} in the canonical order (see {@link #importsAreGroupedAndSorted}). */
+    private static List<String> canonicalImports(List<String> region) {
+        Set<String> imports = new TreeSet<>();
+        for (String l : region) {
+            if (!l.isBlank()) {
+                imports.add(l);
+            }
+        }
+        List<List<String>> groups = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        for (String l : imports) {
+            int g = l.startsWith("import static ") ? 0 : l.startsWith("import java.") || l.startsWith("import javax.") ? 1 : 2;
+            groups.get(g).add(l);
+        }
+        List<String> out = new ArrayList<>();
+        for (List<String> g : groups) {
+            if (!g.isEmpty()) {
+                if (!out.isEmpty()) {
+                    out.add("");
+                }
+                out.addAll(g);
+            }
+        }
+        return out;
+    }
+
+    private static Path repositoryRoot() {
+        Path root = Path.of("").toAbsolutePath();
+        while (!Files.isRegularFile(root.resolve("README.md")) || !Files.isDirectory(root.resolve("docs"))) {
+            root = root.getParent();
+        }
+        return root;
+    }
+
+    /** The Java sources under {@code root} whose path contains {@code within}, build output and descriptors left out. */
+    private static List<Path> sources(Path root, String within) throws IOException {
+        try (Stream<Path> all = Files.walk(root)) {
+            return all.filter(p -> p.toString().endsWith(".java") && root.relativize(p).toString().contains(within)
+                    && !p.toString().contains("/target/") && !p.toString().contains("/.git/")
+                    && !p.getFileName().toString().equals("module-info.java")
+                    && !p.getFileName().toString().equals("package-info.java")).sorted().toList();
+        }
     }
 
     private static List<String> inlineQualifiedNames(Path root, Path file) throws IOException {
