@@ -623,9 +623,8 @@ public final class Batch {
      * batches that write (which leave it at the first word) were run, and the first batches of gets
      * deoptimized it ("unstable_if") in every thread, to run interpreted and then in C1's profiling
      * code, where a segment read costs many times what it does in C2's loop, until C2 compiled it
-     * again: 16 threads' batches of 2^18 gets behind the coalescer ran YCSB-C at 84-136 Mops/s with
-     * the loop, 141-155 with the bulk compare, 136-151 with no coalescer (H200, two calls, builds
-     * alternated, docs/lab/2026-11-27-chunks-and-lanes-from-16-threads.md).
+     * again; the bulk compare has no such branch to lose (measured in
+     * docs/lab/2026-11-27-chunks-and-lanes-from-16-threads.md).
      *
      * @return true if the batch holds gets only (or nothing)
      */

@@ -23,19 +23,18 @@ import java.util.Objects;
  *
  * <p>A synchronous get that misses that cache is not queued either when the engine can run it at
  * once ({@link org.gphash.spi.Engine#getAlongside}): the GPU engine then reads the mapped pool on the
- * calling thread between its batches (1.4 us for a lone caller on the H100, against a 30 us GPU round
- * trip), and queues it only while a batch runs or while the caller's own asynchronous operations
+ * calling thread between its batches (microseconds, against tens for a GPU round trip: USAGE.md,
+ * "The GPU engine"), and queues it only while a batch runs or while the caller's own asynchronous operations
  * are still queued. While no write came through the coalescer lately (10 ms), a synchronous get asks
  * the engine first and leaves the cache alone: no batch holds the pool then, and the pool's read
- * costs no more than the cache's lookup (YCSB's client, workload C, 16 threads: 1.23x, H200).
+ * costs no more than the cache's lookup (docs/PERFORMANCE.md, "YCSB's own client").
  *
  * <p>{@code adaptive} (with no fixed linger) waits, after the first request, for as many as the
  * previous batch held, at most a quarter of that batch's run time (and 200 us): synchronous callers
  * woken by one batch are back a few microseconds later, and without the wait the next batch would
  * leave with the first of them only (after DIDO, which adapts batching to measured arrivals and
- * kernel time). Off by default: on the H100 under YCSB's client it made batches 1.3x to 1.7x larger
- * but throughput moved both ways (A +13% at 16 threads, C -7%, A -9% at 256: a larger GPU batch
- * costs more, so the wait buys nothing on average; docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md).
+ * kernel time). Off by default: under YCSB's client it made batches larger but throughput moved both
+ * ways, a larger GPU batch costing more (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md).
  *
  * <p>{@code spin}: how long a caller waiting for its batch, and the dispatcher waiting for work,
  * spin before they park. Waking a parked thread takes the waker and the woken thread microseconds
@@ -46,8 +45,8 @@ import java.util.Objects;
  * <p>{@code batchesInFlight}: 1 (the default) gathers, runs and completes one batch at a time; 2
  * gathers and submits the next batch while the engine still runs the last ({@code Engine.submit}:
  * the GPU engine then has two small batches of gets on the GPU at once, on streams of their own).
- * Measured on the H100 under YCSB's client, two in flight made batches smaller and throughput moved
- * between 0.84x and 1.04x (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md), so one is the default.
+ * Under YCSB's client two in flight made batches smaller and gained nothing
+ * (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md), so one is the default.
  *
  * @param mode            AUTO (on for the GPU backend, off for the CPU backend), ON or OFF
  * @param linger          how long the first waiting call may wait for others (zero: not at all)
@@ -78,9 +77,8 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
     /**
      * On for the GPU backend, off for the CPU backend; no linger; up to 65,536 operations a batch;
      * a host read cache of {@link #AUTO_HOST_CACHE}. The cache is on by default because it was
-     * measured to help every YCSB workload under YCSB's own client on the H100 (C 3.1x at 16 client
-     * threads, B 1.5x and A 1.15x at 256;
-     * docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md), and sized from the heap so that
+     * measured to help every YCSB workload under YCSB's own client
+     * (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md), and sized from the heap so that
      * a small heap is not filled by it.
      */
     public static final Coalescing AUTO = new Coalescing(Mode.AUTO, Duration.ZERO, 1 << 16, AUTO_HOST_CACHE,

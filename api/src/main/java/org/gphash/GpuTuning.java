@@ -6,7 +6,7 @@ import java.util.Locale;
  * The GPU engine's tuning, all of it in one place: the sizes at which its router
  * ({@code org.gphash.cuda.routing.Router}) sends a batch one way or another, and the two diagnostics. Set
  * with {@link GPHashIndex.Builder#gpuTuning}; the CPU engine ignores it. The defaults are what the
- * measurements in docs/PERFORMANCE.md chose on the H100 and H200; a value of 0 turns a shortcut off,
+ * measurements in docs/PERFORMANCE.md chose ("What the options cost"); a value of 0 turns a shortcut off,
  * which is how the measurements behind it compare it with the general route.
  *
  * <p>Without {@link GPHashIndex.Builder#gpuTuning}, a builder starts from {@link #fromSystemProperty()}:
@@ -17,27 +17,24 @@ import java.util.Locale;
  *
  * @param smallReadsMax     batches of at most this many gets run as one launch each, outside the
  *                          engine's lock, alongside other threads' (a device-resident batch of gets:
- *                          one launch on its own columns); 0: never; 1 to 65,536; 4096 measured: a
- *                          host batch of 4096 gets 95 µs p50 against 186 through the pipeline, the
- *                          GPHash artifact's device batches of 2^12 gets 2.5x the GPU time (H200)
+ *                          one launch on its own columns); 0: never; 1 to 65,536; default 4096, where
+ *                          one launch still beat the pipeline in latency and GPU time
  * @param smallReadSlots    such batches in flight at once (1 to 1024): each slot has its own buffers,
  *                          stream and events
  * @param smallWritesMax    writing batches (and the pipeline's writing runs: a device-resident batch's
  *                          slices) of at most this many operations run as one cooperative launch,
  *                          grouped by key on the GPU where keys repeat (0: never; at most 4096,
- *                          {@link #SMALL_WRITES_LIMIT}); 4096 measured against 128 of distinct
- *                          keys only (H200): a host batch of 512 with half updates 124-128 µs p50
- *                          against 211, of 4096 335-353 µs against 351 (p99 401-403 against 639),
- *                          of 8 and 64 the same; YCSB's client, workload A from 256 threads, 1.12x
- *                          (its coalesced batches repeat keys)
+ *                          {@link #SMALL_WRITES_LIMIT}); default 4096, which beat a limit of 128
+ *                          for distinct keys only at every batch size measured, and under YCSB's
+ *                          client, whose coalesced batches repeat keys
  * @param distinctWritesMax writing batches (or chunks) of at most this many operations are checked for
  *                          distinct keys on the host, and when distinct skip the pipeline's grouping
- *                          (0: never; 32 measured best, 1024 lost 0.82x to 0.98x under YCSB's client)
+ *                          (0: never; default 32, measured best: larger checks cost more than they saved)
  * @param oneBinMax         batches of at most this many operations put every pool access in one address
  *                          bin, skipping the bins' memsets and scans (0: always bin)
  * @param growHeapAhead     whether a batch that leaves less than an eighth of the value heap free starts
- *                          preparing the next growth on a thread of its own (1.15x to 1.33x on the DLRM
- *                          replay)
+ *                          preparing the next growth on a thread of its own (measured on the DLRM
+ *                          replay: docs/PERFORMANCE.md)
  * @param logBatches        a diagnostic: every pipeline run's counters go to standard error, and its
  *                          bin lists are checked
  */

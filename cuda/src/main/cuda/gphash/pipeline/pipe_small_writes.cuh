@@ -2,8 +2,8 @@
 // with one address bin), run in the same order by one cooperative grid, with a grid barrier where the
 // graph has a kernel boundary: one launch and one copy each way for any small writing batch, where
 // the graph has two to three dozen launches. A grid barrier costs about what a kernel boundary does,
-// so a batch of 4096 takes as long on the GPU either way; a few hundred operations gain (512: 1.7x at
-// p50 from Java, H200; docs/DESIGN.md). The stages are the same device functions, which stride over
+// so a batch of 4096 takes as long on the GPU either way; a few hundred operations gain (measured:
+// docs/PERFORMANCE.md, "small host batches"). The stages are the same device functions, which stride over
 // their work by the launch's threads, so the results are the pipeline's.
 //
 // Keys may repeat. Grouped, the key table is the pipeline's (pipe_group), the sort the one-block
@@ -163,8 +163,7 @@ __device__ __forceinline__ void small_writes_scan_max(const PipeParams& p, uint6
 
 // The barrier between two stages: the grid's, or the block's where the grid is one block (a batch of
 // a few operations), which orders memory within it as well and costs a fraction of a grid barrier's
-// atomics and fences (a batch of 8 with half updates took 72 us of GPU time with grid barriers
-// against 54 with block barriers, H200).
+// atomics and fences (a quarter of a batch of 8's GPU time).
 __device__ __forceinline__ void stage_barrier() {
     if (gridDim.x == 1) {
         __syncthreads();
@@ -175,8 +174,8 @@ __device__ __forceinline__ void stage_barrier() {
 
 // The whole batch. `flags`: kSmallReads, kSmallWrites, kSmallCacheOn. `Grouped`: whether keys may
 // repeat (the key table, sort and scans); the ungrouped instance is its own entry point, without the
-// sort's and scans' 18 KB of shared memory, which cost a one-block batch of 8 about 8 us of GPU time
-// (H200). A cooperative launch of any number of blocks of kSmallWritesThreads (every block resident
+// sort's and scans' 18 KB of shared memory, which cost a one-block batch of 8 a tenth of its GPU
+// time. A cooperative launch of any number of blocks of kSmallWritesThreads (every block resident
 // at once; a plain launch where it is one block), at most kSmallWritesMax operations. `stamps`:
 // null, or 13 clock readings (small_writes_stamp).
 template <bool Grouped>

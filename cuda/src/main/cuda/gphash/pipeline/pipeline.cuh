@@ -51,8 +51,8 @@ struct ScanArgs {
 // `sums` (GPU memory: value writes, reads, deletes, blocks done; zero before), and the last block to
 // finish writes the totals into `host` (registered host memory, the first three words) and then
 // `seq` into its fourth word, which the host spins on, and zeroes `sums` for the next count. Every
-// warp's atomics on three words, then a copy back and a stream synchronisation, made this 55-80 us
-// of a 2^20 batch (H200).
+// warp's atomics on three words, then a copy back and a stream synchronisation, made this several
+// times slower.
 __device__ void pipe_count_kinds(const PipeBatch& b, unsigned long long* sums, unsigned long long* host,
                                  unsigned long long seq) {
     __shared__ unsigned int block[3];

@@ -8,11 +8,9 @@ import java.lang.foreign.ValueLayout;
  * {@code asSlice(..).toArray(..)} does. Why: the JDK's segment access code is shared by every
  * segment access in the process, and once it has seen heap segments beside the native batches and
  * the mapped pool, the JIT stops folding its alignment checks ({@code
- * AbstractMemorySegmentImpl.isAlignedForElement} then shows under every access). On the build
- * machine, YCSB-C after a coalesced load (whose writes read their keys with {@code toArray}) had 13
- * samples in that check with {@code toArray} and 1 with this; without the coalescer, none. (It did
- * not close the gap between 16 threads' batches of gets with the coalescer and without it on the
- * H200 machine, 56-68 Mops/s against 80: that has another cause.)
+ * AbstractMemorySegmentImpl.isAlignedForElement} then shows under every access): a profile of YCSB-C
+ * after a coalesced load, whose writes read their keys with {@code toArray}, found that check under
+ * every access with {@code toArray} and almost never with this.
  */
 public final class SegmentBytes {
 

@@ -20,7 +20,7 @@ import java.util.concurrent.Future;
  * operations are each a handful of cache misses in a pool larger than the caches. The CPU engine's
  * get touches its four candidate buckets (three lines each for 8-byte keys and 8 slots) and its
  * value (two lines); {@code ConcurrentHashMap}'s get reads about five lines (issue 25: the CPU
- * engine's batches from 16 threads run at 0.4x the map). The mapping is a file in {@code dir},
+ * engine's batches from 16 threads ran well below the map). The mapping is a file in {@code dir},
  * written first so that every page is there, then read by every thread at addresses from its own
  * xorshift generator, {@code depth} loads at a time whose addresses do not depend on each other.
  *

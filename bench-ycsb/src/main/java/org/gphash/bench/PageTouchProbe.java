@@ -21,7 +21,7 @@ import java.util.concurrent.Future;
 /**
  * What the first write to each page of a shared file mapping costs, against writes to pages already
  * touched: the CPU engine's load writes every value into a fresh heap block of the pool's mapping,
- * so it pays this once per page (issue 25: its load from 16 threads runs at 0.12x
+ * so it pays this once per page (issue 25: its load from 16 threads ran far below
  * {@code ConcurrentHashMap}). The file is extended as the pool extends it (zeros written through the
  * file, so the file system holds the pages), mapped shared, then each thread writes 128-byte values
  * through its own part, in order. {@code mode}: {@code fresh} (nothing before), {@code touched} (a

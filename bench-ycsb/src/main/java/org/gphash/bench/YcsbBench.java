@@ -171,9 +171,8 @@ public final class YcsbBench {
      * otherwise the first system measured pays for warming up what the later ones reuse. The copy
      * has at least {@link #WARM_UP_BATCHES_PER_THREAD} batches per thread of every workload (the
      * whole run where that is all of it): with 16 threads and batches of 2^18, a copy of 100k keys
-     * gave no thread a whole batch, and the measured phases then ran code still being compiled (H200,
-     * the client alone on YCSB-C: 57 Mops/s after it, 243 after a copy of 1M keys; the GPU engine's
-     * load 5 and 37).
+     * gave no thread a whole batch, and the measured phases then ran code still being compiled, at a
+     * fraction of their speed.
      */
     private void warmUp(List<String> systems) throws Exception {
         if (options.warmupKeys() == 0) {

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Byte arrays kept for the next message: a batch of 2^20 operations moves about 140 MB through its
  * messages' columns, and allocating them anew for every batch made the client's young-generation
- * pauses reach 106 ms (docs/PERFORMANCE.md, "A cluster"). Arrays come in power-of-two sizes, so an
+ * pauses long (docs/PERFORMANCE.md, "A cluster"). Arrays come in power-of-two sizes, so an
  * array serves any column up to its size (a message says how many of its bytes count); the pool
  * keeps at most {@link #MAX_KEPT_BYTES} in all and drops what is returned beyond it.
  *

@@ -39,9 +39,8 @@ record MessageSplit(int[] shardOf, int[][] positions, PartCall[] parts) {
 
     /**
      * Operations a range of the split covers at least ... A batch below twice this is split on the
-     * caller's thread alone: at 2^16 operations the split in four ranges measured 31-48 ms in three
-     * calls on 16- and 32-core hosts, against 1.5 ms on one thread (the cause is not found yet;
-     * docs/lab/2026-11-29-cluster.md).
+     * caller's thread alone: at 2^16 operations the split in ranges measured many times slower than
+     * on one thread on many-core hosts (the cause is not found yet; docs/lab/2026-11-29-cluster.md).
      */
     static final int RANGE_MIN = 1 << 17;
     /** ... and the most ranges a split runs at once. */
@@ -68,8 +67,8 @@ record MessageSplit(int[] shardOf, int[][] positions, PartCall[] parts) {
         long[][] valueBytes = new long[ranges][];
         long[][] expectedBytes = new long[ranges][];
         // Each range counts in arrays of its own and stores them once: the ranges' rows, allocated one
-        // after another, share cache lines, and counting in place from several cores made a split of
-        // 2^16 operations take 33 ms instead of 1.5 (2x H200 host, 32 cores).
+        // after another, share cache lines, and counting in place from several cores made a split
+        // many times slower (docs/lab/2026-11-29-cluster.md).
         ShardTasks.inRanges(ranges, workers, r -> {
             MemorySegment kinds = batch.kinds();
             MemorySegment keys = batch.keys();

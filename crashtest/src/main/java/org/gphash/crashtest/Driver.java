@@ -802,7 +802,7 @@ final class Driver {
      * blocks plus two batches per worker thread: a batch's value writes need that many free blocks
      * before it runs (the GPU engine grows the heap when fewer are free), and up to a batch's
      * replaced blocks await reclamation. (With 1024 alone, a GPU run with batches of 2048 flagged a
-     * legitimate growth: 73,261 items at most in 74,744 blocks, H200, 2026-11-27.) Such a growth is
+     * legitimate growth.) Such a growth is
      * counted as leaked bytes.
      */
     private void checkGrowth(PoolReport check, int s, int r) {

@@ -19,9 +19,8 @@ import org.gphash.spi.IdleStrategy;
  * coalescer then queues its get into the next batch, with the writes that closed the gate.
  *
  * <p>Readers count themselves in on stripes of their own cache line, picked by thread: one shared
- * counter took every reader's two atomics on one line, and YCSB's client from 256 threads ran
- * workload C through it at 0.76x of what it ran with most gets answered by the host cache instead
- * (H200). A closer sums the stripes, once per batch.
+ * counter took every reader's two atomics on one line, which slowed YCSB's client from 256 threads
+ * below what the host cache gave. A closer sums the stripes, once per batch.
  */
 final class HostReadGate {
 

@@ -6,7 +6,7 @@ import java.util.Locale;
  * Where a GPU engine's open (or create) went, stage by stage, in nanoseconds. {@code pool} is the
  * pool's open on the host side, which holds {@code register} (pinning the mapping with CUDA) and
  * {@code recovery} (the recovery pass, kernels included); {@code other} is what the stages leave of
- * {@code total}. Issue 30 asked where a shard's 300-850 ms open goes.
+ * {@code total}. Issue 30 asked where a shard's open goes (docs/PERFORMANCE.md, "Open time").
  *
  * @param runtime   the GPU's CUDA context and kernels (the first engine on a GPU loads them; later ones find them)
  * @param pool      opening the pool: the file, its lock, the mapping, registration and recovery

@@ -41,9 +41,9 @@ import org.gphash.spi.SegmentBytes;
  * mapped pool on the calling thread between its batches), and is queued only when the engine cannot.
  * While no write came through the coalescer for {@link #WRITES_LATELY_NANOS} (so no batch is likely
  * to hold the pool), a get skips the cache and asks the engine first: a read of the pool costs about
- * what the cache's lookup does, and a miss's insert into the cache more (YCSB's client, workload C
- * from 16 threads, H200: the cache's lookups and inserts took a fifth of the samples, the pool's probe
- * under 2%). With writes about, the cache answers the reads that would otherwise wait for a batch.
+ * what the cache's lookup does, and a miss's insert into the cache more (a profile of YCSB's client,
+ * workload C from 16 threads, put ten times as many samples in the cache as in the pool's probe).
+ * With writes about, the cache answers the reads that would otherwise wait for a batch.
  * A thread whose own asynchronous operations are still queued queues its gets behind them, so that
  * they see its writes.
  *
@@ -384,16 +384,15 @@ final class CoalescingEngine extends ForwardingEngine {
      * batches of different callers were concurrent, so any order between them is one they could have
      * had), else run directly, after this thread's queued operations ({@link #mergesUpTo}). A batch of
      * gets always runs directly: the GPU engine runs such batches of several threads side by side, up
-     * to 4096 in one launch each, where merged they queue behind one dispatcher for the pipeline (H200,
-     * 16 threads' batches of gets under bench ycsb: 52.3 Mops/s direct against 11.5 merged at 512,
-     * 75.3 against 20.1 at 4096).
+     * to 4096 in one launch each, where merged they queue behind one dispatcher for the pipeline
+     * (several times faster direct, from 16 threads under bench ycsb).
      */
     @Override
     public void execute(Batch batch, BatchResult result) {
         HostReadCache.KeyBytes[] written = null;
         boolean gets = batch.onlyGets();
-        // A batch of gets writes nothing the host cache holds: no per-operation work for it (a GPU
-        // batch of 2^18 gets spent 3-5 ms here reading its kinds one by one, H200, issue 25). A large
+        // A batch of gets writes nothing the host cache holds: no per-operation work for it (reading
+        // its kinds one by one here was a large share of a GPU batch of gets, issue 25). A large
         // batch that writes kills every entry at once, before and after it runs (HostReadCache.writtenAll).
         if (!gets) {
             wrote();
@@ -438,10 +437,8 @@ final class CoalescingEngine extends ForwardingEngine {
     /**
      * The largest caller's batch of writes merged with others: half an engine batch. A larger one
      * could share its engine batch with little, and through the dispatcher it waits its turn and is
-     * copied in and out; run directly, it is pinned and run by its own thread (H200, 16 threads'
-     * batches of 2^16, YCSB-C on the GPU engine: 16.4 Mops/s merged, 78.6 direct). Under bench ycsb,
-     * 16 threads, YCSB-A on the GPU engine (H200): merged 8.9 Mops/s against 3.9 direct at batches of
-     * 512, 17.4 against 23.1 at 4096.
+     * copied in and out; run directly, it is pinned and run by its own thread. Under bench ycsb from
+     * 16 threads, merging won at batches of 512 writes and lost at 4096 and above.
      */
     private int mergesUpTo() {
         return maxBatch / 2;

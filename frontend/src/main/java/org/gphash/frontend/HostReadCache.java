@@ -24,8 +24,8 @@ import com.github.benmanes.caffeine.cache.Caffeine;
  * <p>A large batch of writes does the same for every key at once ({@link #writtenAll}): it moves a
  * generation that every stamp includes and every entry carries, so that each entry cached before it
  * is dead (never returned, evicted in time) at the cost of one increment, instead of two cache
- * operations and a key copy per written key. On the H200, 16 threads' batches of 2^18 YCSB-A ran at
- * 42 Mops/s through the coalescer with the per-key way against 55-61 with the coalescer off.
+ * operations and a key copy per written key, which made 16 threads' large batches of YCSB-A slower
+ * through the coalescer than with it off.
  */
 final class HostReadCache {
 

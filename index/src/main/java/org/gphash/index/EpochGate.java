@@ -75,7 +75,7 @@ final class EpochGate {
     /**
      * Frees retired blocks {@code offsets[from, to)}, which no running operation can read any more.
      * Handed a run at a time, so that the heap counts them free with one atomic add, not one per
-     * block: 16 threads' frees, one at a time, contended on that count (YCSB-A, H200).
+     * block: 16 threads' frees, one at a time, contended on that count (YCSB-A).
      */
     @FunctionalInterface
     interface Reclaimer {

@@ -79,9 +79,9 @@ final class PhasedBatch {
     /**
      * Operations whose candidate buckets the apply step touches together before it runs them
      * ({@link Probe#touch}): their cache misses overlap. A power of two; 16 operations' buckets (4
-     * buckets of 3 lines each for the default geometry) fit in the L1 cache with room to spare. On
-     * the 2-core machine, 1M keys, one thread, batches of 2^16: YCSB-C 1.18-1.37 to 1.98-2.12
-     * Mops/s, the load 0.62-0.65 to 0.98-1.01 (8 ahead: C 2.07; 32: 1.95; 64: 1.82).
+     * buckets of 3 lines each for the default geometry) fit in the L1 cache with room to spare; 16
+     * ran YCSB-C and the load faster than touching nothing ahead, 8, 32 or 64 (one thread, the 2-core
+     * build machine; docs/lab/2026-11-26-host-path-zero-copy.md).
      */
     static final int TOUCH_AHEAD = 16;
 

@@ -145,8 +145,8 @@ final class ValueHeap {
      * {@code out}; returns how many (0 when no more than {@code keep} are free). They are reserved
      * from the free count with one CAS and taken from the bitmap from this thread's cursor on, all
      * the free ones of a word with one CAS: a thread that takes a block at a time CASes the one
-     * shared count for each, which 16 threads' writes contended on (13% of the CPU engine's samples in
-     * a 16-thread load, H200). The caller gives back what it does not use ({@link #freeAll}).
+     * shared count for each, which 16 threads' writes contended on (an eighth of the CPU engine's
+     * samples in a 16-thread load). The caller gives back what it does not use ({@link #freeAll}).
      */
     int allocateNear(long[] out, int n, long keep) {
         long f;

@@ -12,8 +12,8 @@ import org.gphash.Geometry;
 
 /**
  * What a clean close leaves so that the next open need not scan the table: the item count and the
- * value heap's bitmap of used blocks (issue 13: every open scanned the whole pool, 295 ms for an
- * empty one, seconds for millions of items).
+ * value heap's bitmap of used blocks (issue 13: every open scanned the whole pool, a noticeable
+ * pause even for an empty one, seconds for millions of items).
  *
  * <p>It lives in its own extent (tagged like the others) and is named by the header, with its
  * length and CRC32C, in the same commit that sets the clean-shutdown flag; open clears the flag

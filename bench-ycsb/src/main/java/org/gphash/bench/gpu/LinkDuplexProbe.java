@@ -35,8 +35,8 @@ import jcuda.driver.CUstream_flags;
  * host memory and GPU memory on two streams, host to device alone, device to host alone, then both
  * at once, each timed by its own events. Why: a host batch moves data both ways at once (a batch of
  * gets reads values from the pool while the chunk before copies its values out; an update copies
- * values in while its kernels write the pool), and the GPU's kernels ran 1.37-1.5x longer on host
- * batches than on device-resident ones (docs/lab/2026-11-27-host-batch-timeline.md). Usage:
+ * values in while its kernels write the pool), and the GPU's kernels ran longer on host batches
+ * than on device-resident ones (docs/lab/2026-11-27-host-batch-timeline.md). Usage:
  * {@code LinkDuplexProbe [MiB per copy, default 1024] [rounds, default 5]}.
  */
 public final class LinkDuplexProbe {

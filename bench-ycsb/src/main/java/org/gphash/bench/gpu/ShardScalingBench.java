@@ -179,8 +179,8 @@ public final class ShardScalingBench {
     /**
      * Untimed: eight host batches of 2^20 gets of keys the load will insert, so that the JIT has
      * compiled the split's loops (hashing and listing every operation) before the load is timed;
-     * without it the first 2-GPU load measured the interpreter (a split of 22-32 ms a batch against
-     * 7 ms once warm).
+     * without it the first 2-GPU load measured the interpreter (a split several times slower than
+     * once warm).
      */
     private static void warmUp(GPHashIndex index, long keys) {
         Batch b = index.newBatch(BATCH);

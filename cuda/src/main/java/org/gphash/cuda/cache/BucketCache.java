@@ -47,7 +47,7 @@ public final class BucketCache implements AutoCloseable {
 
     /** Copies of one bucket a load makes before leaving it out because writers keep changing it. */
     private static final int FETCH_TRIES = 4;
-    /** Blocks of the load's strided kernels: enough to fill an H100 once, few enough to share it with batches. */
+    /** Blocks of the load's strided kernels: enough to fill a Hopper GPU once, few enough to share it with batches. */
     private static final int LOAD_BLOCKS = 132;
 
     private final CudaRuntime cuda;

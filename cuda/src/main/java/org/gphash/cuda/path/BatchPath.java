@@ -87,8 +87,8 @@ public interface BatchPath extends AutoCloseable {
 
     /**
      * Outside the engine's lock, before {@link #execute}: pins the memory of the batch and its result
-     * where this path will move them to and from the GPU directly. Registration is slow (about 40 us
-     * a MiB) and touches nothing the lock guards, so threads do it side by side instead of one after
+     * where this path will move them to and from the GPU directly. Registration is slow (tens of
+     * microseconds a MiB) and touches nothing the lock guards, so threads do it side by side instead of one after
      * another inside the lock. The context is bound. Returns what it prepared (kinds counted, columns
      * pinned or copied to pinned memory), for {@link #execute} in the same call, or null.
      */

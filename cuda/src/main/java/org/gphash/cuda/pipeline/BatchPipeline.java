@@ -51,7 +51,7 @@ import org.gphash.spi.IdleStrategy;
  */
 public final class BatchPipeline implements AutoCloseable {
 
-    /** Blocks of a strided kernel at most: enough warps to keep an H100's memory system busy. */
+    /** Blocks of a strided kernel at most: enough warps to keep a Hopper GPU's memory system busy. */
     private static final int MAX_BLOCKS = 4096;
     /** Runs of capacity classes up to this take value blocks by next fit (takeBlocks). */
     static final long NEXT_FIT_MAX = 1 << 14;
@@ -61,10 +61,8 @@ public final class BatchPipeline implements AutoCloseable {
     /**
      * Lanes of host-batch chunks, taken in a ring: one chunk in flight each. Four keep the GPU fed
      * while the lock holder stages the next batch (several threads' batches of one chunk each, or
-     * two batches' two chunks each); each costs its chunk's buffers in GPU and pinned memory. Fewer
-     * or more ran slower: 16 threads' batches of 2^18 under bench ycsb (H200, coalescer off), YCSB-C
-     * with 2 / 3 / 4 / 8 lanes 136-141 / 151-153 / 146-155 / 125-130 Mops/s, YCSB-A 102-103 /
-     * 111-115 / 111-119 / 101-110 (docs/lab/2026-11-27-chunks-and-lanes-from-16-threads.md).
+     * two batches' two chunks each); each costs its chunk's buffers in GPU and pinned memory. Two, three
+     * and eight lanes ran slower from 16 threads (docs/lab/2026-11-27-chunks-and-lanes-from-16-threads.md).
      */
     static final int LANES = 4;
 
@@ -75,8 +73,8 @@ public final class BatchPipeline implements AutoCloseable {
     static final int SLOTS = LANES + 4;
     /**
      * Batches of at most this many operations put every pool access in one address bin: a handful of
-     * accesses gains nothing from address order, and the bins' memsets and scans (two stages, about
-     * 30 us on the H100) would be most of such a batch's time ({@link GpuTuning#oneBinMax()}; 0: always bin).
+     * accesses gains nothing from address order, and the bins' memsets and scans (two stages of fixed
+     * cost) would be most of such a batch's time ({@link GpuTuning#oneBinMax()}; 0: always bin).
      */
     private final int oneBinMax;
     /** {@link GpuTuning#logBatches()}: every batch's counters to standard error, and its lists checked. */
@@ -123,14 +121,14 @@ public final class BatchPipeline implements AutoCloseable {
     /** The most blocks of the one-launch kernel resident at once (its cooperative launch's limit). */
     private final int smallWritesResident;
     /**
-     * Operations per block of the one-launch kernel (smallWritesBlocks). The GPHash artifact's YCSB-A
-     * at 2^12 ran 31.6 Mops/s of GPU time with 32 (128 blocks), 31.7 with 128 (32 blocks), 29.4 with
-     * 8 (every resident block) and 23.6 with 512 (8 blocks; H200).
+     * Operations per block of the one-launch kernel (smallWritesBlocks): on the GPHash artifact's
+     * YCSB-A at 2^12, 32 and 128 a block ran best, fewer blocks of 512 worst
+     * (docs/lab/2026-11-27-small-chunk-stages.md).
      */
     static final int SMALL_WRITES_OPS_PER_BLOCK = 32;
     /**
-     * Runs of at most this many operations take one block (smallWritesBlocks): a batch of 64 with half
-     * updates took 60 us of GPU time on one block against 71 on two, whose barriers are the grid's (H200).
+     * Runs of at most this many operations take one block (smallWritesBlocks): a small batch's
+     * barriers are then a block's, cheaper than the grid's that two blocks need.
      */
     static final int SMALL_WRITES_ONE_BLOCK_MAX = 128;
     /** Whether probes run a thread per key (tag_probe.cuh's tag_probe_fits: 4 or 8 slots), else a warp. */
@@ -529,9 +527,8 @@ public final class BatchPipeline implements AutoCloseable {
         } else if (mayGroup) {
             // A batch without writes: no member sets presence or a value source, so both scans
             // would leave -1 everywhere and no group has a net effect (its action stays none); only
-            // the value source's -1s are written. Skipping the scans and the net kernel took a grouped
-            // YCSB-C batch of 2^17 from 3.37 to 3.11 ms of GPU time per 2^20, of 2^16 from 5.40 to
-            // 4.25 (H200, docs/lab/2026-11-27-small-chunk-stages.md).
+            // the value source's -1s are written. Skipping the scans and the net kernel saves GPU
+            // time on every grouped batch of reads (docs/lab/2026-11-27-small-chunk-stages.md).
             Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);
         } else if (writes) {
             Launcher.launchBlocks(k.sourceInput, grid(c), stream, p);

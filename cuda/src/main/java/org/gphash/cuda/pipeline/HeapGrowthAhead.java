@@ -15,15 +15,14 @@ import org.gphash.index.PoolTable;
  * blocks fall under an eighth of the heap (half of what a growth adds), the pool file is extended
  * in place by the next growth's size and its new pages registered with CUDA
  * ({@link PoolTable#prepareHeapGrowth()}). The growth itself, on the batch path, then only tags and
- * commits the chunk. Measured on the H100, a growth cost about 0.6 ms per MB added, most of it this
- * part (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md). Nothing moves, so kernels and the engine's thread go on meanwhile;
+ * commits the chunk. Most of a growth's cost is this part
+ * (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md). Nothing moves, so kernels and the engine's thread go on meanwhile;
  * where the file would have to be remapped the preparation does nothing and the growth does it all,
  * as before.
  *
- * <p>On by default ({@link org.gphash.GpuTuning#growHeapAhead()}). Measured on the H100 (DLRM
- * replay on device-resident batches, three runs on two leases, identical outcome digests), it took
- * the replay from 36.3 to 46.4, 46.7 to 53.6 and 38.5 to 51.1 Mops/s (1.15x to 1.33x), with host
- * batches unchanged within noise; {@code HeapGrowthAheadTest} and the GPU suites pass with it.
+ * <p>On by default ({@link org.gphash.GpuTuning#growHeapAhead()}): it sped up the DLRM replay on
+ * device-resident batches, with identical outcome digests, and left host batches unchanged
+ * (docs/PERFORMANCE.md); {@code HeapGrowthAheadTest} and the GPU suites pass with it.
  */
 final class HeapGrowthAhead implements AutoCloseable {
 

@@ -362,11 +362,11 @@ final class HostBatches {
      * Pins what the chunk path will move directly ({@link BatchPinning}): the batch when its run moves
      * enough of it (kinds and keys, and the values when an operation carries one: a batch of gets,
      * read once, is not worth registering whole), and the result only when the batch reads (the
-     * results of writes are a byte an operation: 5 ms of registration a load batch of 2^20 saved).
+     * results of writes are a byte an operation, not worth a registration).
      * The engine calls it for batches routed to the pipeline only (small batches of gets and writes
      * run their own staging, {@link SmallReads} and {@link SmallWrites}). Outside the engine's lock:
-     * 16 threads' fresh batches of 2^18 spent 358 of 772 ms of locked host time registering (H200,
-     * YCSB-A). What the batch does is judged by its first chunk's kinds ({@link ChunkKinds}); the
+     * under it, registering fresh batches was half of 16 threads' locked host time
+     * (docs/lab/2026-11-27-cpu-engine-and-the-load.md). What the batch does is judged by its first chunk's kinds ({@link ChunkKinds}); the
      * other chunks are counted under the lock, behind the GPU's work on the chunk before.
      */
     PreparedBatch pinOutsideLock(Batch batch, BatchResult result) {
@@ -431,9 +431,9 @@ final class HostBatches {
         // Outside the lock, by the calling thread: the positions copied where the lanes copy them to
         // the GPU from, and every chunk's kinds counted (a byte read per position, or none for a
         // batch of one kind); under the lock, which every caller queues on, the counting held the
-        // others back (2x H200, docs/lab/2026-11-27-parts-in-place.md). The chunks are counted from
-        // the caller's positions, as the first was above, all of them now: the whole batch's kinds
-        // were counted once more when they were counted from the pinned copy (0.8 ms a batch of 2^20).
+        // others back (docs/lab/2026-11-27-parts-in-place.md). The chunks are counted from the
+        // caller's positions, as the first was above, all of them now: counted from the pinned copy,
+        // the whole batch's kinds were counted once more.
         prepared.positions = prepared.staging.fillPositions(positions, count);
         prepared.partSize = count;
         for (int at = 0; at < count; at += chunk) {
@@ -447,11 +447,8 @@ final class HostBatches {
      * Chunks of a host batch: whole up to 2^16 operations, else two, between 2^16 and a slice. Two, not
      * four: a chunk's kernels take less time per operation the larger it is (more repeated keys
      * grouped, longer sorted runs over the pool), and two chunks still overlap one's copies with the
-     * other's kernels. The GPU's timeline of one thread's batches of 2^20 (H200): kernels per 2^20 in
-     * chunks of 2^18 / 2^19 / 2^20, update 7.4 / 6.0 / 5.4 ms, YCSB-C zipf 4.5 / 2.6 / 1.8 ms; whole
-     * batches lost the overlap. Two against four, alternating: one thread C zipf 1.17x, update 1.08x,
-     * positive search 1.02x; 16 threads' batches of 2^18, C 1.08x, A 1.24x
-     * (docs/lab/2026-11-27-host-batch-timeline.md).
+     * other's kernels; whole batches lost the overlap, and two beat four from one thread and from 16
+     * (the GPU's timeline of both: docs/lab/2026-11-27-host-batch-timeline.md).
      */
     static int hostChunk(int n) {
         if (n <= 1 << 16) {

@@ -12,8 +12,8 @@ import org.gphash.cuda.staging.StagedBuffer;
  * The host side of a small writing batch (pipeline/pipe_small_writes.cuh): one copy in, one
  * cooperative launch and one copy out. The batch's descriptor (PipeBatch) and its kinds, keys and values go to the
  * GPU as one block of pinned memory. The counters, codes and values read come back as another. A
- * host lane would make seven copies of a few bytes each, and on the H100 those copies were more than
- * half of such a batch's GPU time (29 of 52 us for a batch of 8). Not thread-safe (the engine runs
+ * host lane would make seven copies of a few bytes each, and those copies were more than half of
+ * such a batch's GPU time. Not thread-safe (the engine runs
  * one batch at a time).
  *
  * <p>In: {@code descriptor | kinds | keys | values}. Out: {@code counters | codes | values read}.
@@ -21,7 +21,7 @@ import org.gphash.cuda.staging.StagedBuffer;
  * most the engine's tuning sends here, {@link org.gphash.GpuTuning#smallWritesMax()}), and both copies
  * move its class's whole layout. Within a class the addresses and sizes never change, so the copies
  * and the launch replay as one CUDA graph per class. One layout for the largest batch made every
- * batch of 8 move 128 operations' worth of values each way (YCSB-A from 16 threads 0.95x, H200).
+ * batch of 8 move 128 operations' worth of values each way, and YCSB-A from 16 threads slower.
  */
 final class SmallWrites implements AutoCloseable {
 

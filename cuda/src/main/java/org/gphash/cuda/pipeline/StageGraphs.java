@@ -19,7 +19,7 @@ import org.gphash.cuda.runtime.CudaRuntime;
  * The stage launches of a batch, captured once per shape and parameters as a CUDA graph and replayed
  * with one launch. A batch's launches depend only on its capacity class, what it does and where things
  * are (its sizes are read from device memory), and the host's launch overhead, not the GPU, is what
- * limits small batches (YCSB-C zipf at 2^12 from 17.0 to 20.5 Mops/s, H100). A graph refers to
+ * limits small batches (docs/PERFORMANCE.md, "the GPHash artifact's workload"). A graph refers to
  * buffers by address: whoever moves a buffer drops the graphs. While stages are profiled they are
  * launched one by one instead, each between its own events. Not thread-safe.
  */

@@ -7,8 +7,9 @@ import java.util.Arrays;
  * The kind counts of a host batch's chunks ({@link KindCounts}), each chunk counted once, when first
  * asked for. The first chunk's counts decide, outside the engine's lock, what to pin
  * ({@link org.gphash.cuda.path.BatchPath#pinOutsideLock}); the others are counted under it by each chunk's plan, while
- * the GPU runs the chunk before. Counting the whole batch before the lock cost about 0.5 ms of a 5.5
- * ms batch of 2^20 gets from one thread, which nothing overlapped (H200). Not thread-safe: a thread
+ * the GPU runs the chunk before: counting the whole batch before the lock was a tenth of a batch of
+ * gets from one thread, which nothing overlapped (docs/PERFORMANCE.md, "host batches of 2^20 from one
+ * Java thread"). Not thread-safe: a thread
  * prepares one and reads it back in the same call.
  */
 public final class ChunkKinds {
@@ -43,8 +44,8 @@ public final class ChunkKinds {
      * Starts on the kinds at the {@code n} positions listed in {@code positions} of a batch of
      * {@code batchSize} operations (a shard's part of it, {@code Engine.executeInPlace}), in chunks of
      * {@code chunk} positions. The whole batch's kinds are counted now, eight at a time: where they are
-     * all of one kind (a batch of gets, of puts), no chunk reads its kinds position by position, about
-     * two milliseconds a part of 2^19 (2x H200). Returns this.
+     * all of one kind (a batch of gets, of puts), no chunk reads its kinds position by position
+     * (docs/lab/2026-11-27-parts-in-place.md). Returns this.
      */
     public ChunkKinds preparePart(MemorySegment kinds, MemorySegment positions, int n, int chunk, int batchSize) {
         start(kinds, positions, n, chunk);

@@ -8,8 +8,8 @@ import org.gphash.index.KeyHasher;
 
 /**
  * Whether no key repeats in a small run of a host batch, so that a batch that writes may skip the
- * pipeline's grouping (key table, radix sort, two scans: about 160 us of GPU time a batch on the
- * H100, whatever its size, against about 210 us for the whole batch), or run the ungrouped instance
+ * pipeline's grouping (key table, radix sort, two scans: a fixed cost that is most of a small
+ * batch's GPU time, docs/PERFORMANCE.md, "small host batches"), or run the ungrouped instance
  * of the one-launch kernel ({@link Router.Route#SMALL_WRITES}). A coalesced batch of a few callers'
  * operations usually has distinct keys. Keys are compared by a 64-bit hash: equal keys always
  * collide, so a repeat is never missed; a collision of different keys only costs the grouping. The

@@ -8,8 +8,8 @@ import org.gphash.OpKind;
 /**
  * How many gets, deletes and read-modify-writes a run of a batch's kind bytes holds, which is all a
  * chunk's plan needs (the rest carry a value to write). Eight kinds per step, compared in place
- * (SWAR): reading a byte at a time through the segment, with a table lookup each, cost about 4 ns an
- * operation, 10-24% of a host batch's time on the H200 (issue 25).
+ * (SWAR): reading a byte at a time through the segment, with a table lookup each, was a tenth to a
+ * quarter of a host batch's time (issue 25).
  */
 public final class KindCounts {
 

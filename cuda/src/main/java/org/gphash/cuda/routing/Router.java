@@ -222,8 +222,8 @@ public final class Router {
     /**
      * Whether a chunk's values read go straight into the caller's pinned result: when the chunk only
      * reads and will run ungrouped. Repeated keys fan their values out in GPU memory first, and a fan-out
-     * over PCIe would hold the next chunk's kernels (YCSB-C zipf 190 to 162 Mops/s that way, H200);
-     * ungrouped reads written in place took positive search from 0.70x to 0.79x of device-resident.
+     * over PCIe would hold the next chunk's kernels; ungrouped reads written in place brought host
+     * batches closer to device-resident ones (docs/lab/2026-11-27-host-batch-timeline.md).
      */
     public static boolean valuesInPlace(boolean resultPinned, boolean reads, boolean writes, boolean lastReadsRepeated) {
         return resultPinned && reads && !writes && !lastReadsRepeated;

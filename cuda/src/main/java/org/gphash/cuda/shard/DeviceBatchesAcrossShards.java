@@ -366,7 +366,7 @@ public final class DeviceBatchesAcrossShards implements GpuFeatures, AutoCloseab
 
     // ------------------------------------------------------------------ the rest of GpuFeatures, over every shard
 
-    /** The shards' GPUs, for example {@code "NVIDIA H200 (GPUs 0, 1)"}. */
+    /** The shards' GPUs: the driver's name of each kind of GPU and their ordinals, as {@code "NAME (GPUs 0, 1)"}. */
     @Override
     public String deviceName() {
         String names = Arrays.stream(shards).map(e -> e.features().deviceName()).distinct().collect(Collectors.joining(", "));

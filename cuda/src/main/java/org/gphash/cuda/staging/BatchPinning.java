@@ -15,28 +15,23 @@ import org.gphash.spi.HostMemory;
  * back with no staging copy. A small block is pinned the second time it is run: a batch that is
  * reused pays the registration once and saves a copy each way on every later run, while a small
  * batch run once would pay about a copy's worth for nothing. A block whose run moves {@link
- * #PIN_AT_ONCE_BYTES} or more is pinned on its first run: registering costs about 40 microseconds
- * a MiB, where the staging copy it saves costs more (issue 25: a load of 16M keys in fresh batches
- * of 2^20 spent 43% of its host time copying into staging). What counts is what the run moves, not
- * the block: a fresh batch of 2^18 gets moves 2.3 MiB of kinds and keys, and registering its whole
- * 34 MiB block took 303 of 576 ms of locked host time in a YCSB-C run from 16 threads (H200). A
- * block CUDA refuses (a locked-memory limit) stays staged. Pinned batches replayed the DLRM trace
- * 1.18x faster than staging every batch (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md), so there is no switch back.
+ * #PIN_AT_ONCE_BYTES} or more is pinned on its first run: registering costs less than the staging
+ * copy it saves (issue 25). What counts is what the run moves, not the block: a fresh batch of 2^18
+ * gets moves a few MiB of kinds and keys, and registering its whole block of many times that was
+ * half the locked host time of a YCSB-C run from 16 threads. A block CUDA refuses (a locked-memory
+ * limit) stays staged. Pinned batches replayed the DLRM trace faster than staging every batch
+ * (docs/lab/2026-11-23-issue-15-coalescing-and-small-batches.md), so there is no switch back.
  */
 public final class BatchPinning {
 
     /**
      * Batches whose run moves at least this many bytes are pinned on their first run; smaller ones are
      * copied by their calling thread into pinned memory outside the engine's lock ({@link CallerStaging}).
-     * 1 MiB measured slower: 16 threads' fresh batches of 2^18 gets ran YCSB-C at 59-74 Mops/s against
-     * 98-110, the locked thread's launches and copies slowed while others registered (H200;
-     * docs/lab/2026-11-26-router-and-client.md). 32 MiB, which registered 16 threads' fresh batches of
-     * 2^18 writes (34 MiB), ran YCSB-A at 56-61 Mops/s against 72-78 with them copied (H200,
-     * docs/lab/2026-11-26-batches-in-flight.md). A batch of 2^20 writes (137 MiB) from one thread is
-     * still registered: a load of 16M keys in fresh such batches ran at 49.2 Mops/s registered (8 ms a
-     * batch), 47.1-47.7 with each chunk copied into its lane's staging under the lock while the GPU ran
-     * the chunk before (12 ms of copying a batch), and 26.8-27.8 copied whole by the caller first
-     * (H200, one call, docs/lab/2026-11-27-cpu-engine-and-the-load.md).
+     * A limit of 1 MiB was slower: the locked thread's launches and copies slowed while other threads
+     * registered (docs/lab/2026-11-26-router-and-client.md); so was 32 MiB, which registered 16
+     * threads' fresh batches of 2^18 writes (docs/lab/2026-11-26-batches-in-flight.md). A batch of
+     * 2^20 writes from one thread is still registered, faster than copied by chunk under the lock or
+     * whole by the caller (docs/lab/2026-11-27-cpu-engine-and-the-load.md).
      */
     public static final long PIN_AT_ONCE_BYTES = 64L << 20;
 

@@ -10,9 +10,9 @@ import org.gphash.cuda.runtime.PinnedBuffer;
  * the positions of a shard's part of a batch), made by
  * the calling thread before the engine's lock, for a batch whose memory is not pinned (a fresh batch
  * moving less than {@link BatchPinning#PIN_AT_ONCE_BYTES}). Copied under the lock into a lane's
- * staging memory instead, 16 threads' fresh batches of 2^18 gets spent 28% of the engine's locked time
- * copying (H200, YCSB-C); registering fresh batches of 2^18 writes instead (34 MiB each) slowed the
- * lock holder's own driver calls (YCSB-A 56-61 against 72-78 Mops/s copied, H200).
+ * staging memory instead, 16 threads' fresh batches spent a quarter of the engine's locked time
+ * copying; registering them instead slowed the lock holder's own driver calls
+ * (docs/lab/2026-11-26-batches-in-flight.md).
  * The buffers are registered with CUDA once, as they grow, and reused by the next batch of any thread
  * ({@link PreparedBatch}); the engine closes them all. Not thread-safe: one batch's at a time.
  */

@@ -18,10 +18,9 @@ import jcuda.driver.CUstream;
  * driver calls a chunk). What it sums: how long the copies in, the kernels and the copies out took,
  * how long the kernels' stream stood idle between one chunk's kernels and the next one's, and the
  * span from the first copy in to the last copy out. With the host's stages ({@link HostStageTimes})
- * it says where a host batch's time goes: one Java thread's host batches of 2^20 YCSB-C gets, H200,
- * spent 56% of the span copying results out and left the kernels idle 36% of it, where a
- * synchronous caller's first chunk's kernels and last chunk's copy overlap nothing
- * (docs/PERFORMANCE.md, docs/lab/2026-11-27-host-batch-timeline.md).
+ * it says where a host batch's time goes: for one Java thread's host batches of gets, mostly copying
+ * results out, with the kernels idle where a synchronous caller's first chunk's kernels and last
+ * chunk's copy overlap nothing (docs/PERFORMANCE.md, docs/lab/2026-11-27-host-batch-timeline.md).
  * Every time is read against one reference event recorded when timing is turned on. Not
  * thread-safe: the engine's lock guards it.
  */

@@ -33,7 +33,7 @@ final class DemoOptions {
 
     /**
      * Defaults for a pool on a disk-backed file system, where every persist is a real msync
-     * (about 0.1 ms on an SSD, measured at 3k inserts/s; an HDD is slower): the in-memory
+     * (docs/PERFORMANCE.md, "Durability modes on a disk"): the in-memory
      * defaults would take many minutes there.
      */
     static final long SLOW_STORAGE_KEYS = 10_000;

@@ -30,6 +30,7 @@ class SourceStyleTest {
     private static final Pattern QUALIFIED = Pattern.compile("(?<![\\w.])((?:java|javax|org\\.gphash)(?:\\.[a-z]\\w*)+)\\.([A-Z]\\w*)");
     private static final Pattern STRING = Pattern.compile("\"(?:\\\\.|[^\"\\\\])*\"|'(?:\\\\.|[^'\\\\])'");
     private static final Pattern IMPORT = Pattern.compile("import ([\\w.]+);");
+    private static final Pattern CARD = Pattern.compile("\\b(?:[ABH]100|G?H200|B200)\\b");
     private static final Pattern DECLARED = Pattern.compile("\\b(?:class|interface|record|enum)\\s+([A-Z]\\w*)");
 
     @Test
@@ -72,6 +73,33 @@ class SourceStyleTest {
         }
         assertTrue(unsorted.isEmpty(), unsorted.size() + " files import out of order (static; java, javax; the rest; "
                 + "each sorted, a blank line between):\n  " + String.join("\n  ", unsorted.subList(0, Math.min(40, unsorted.size()))));
+    }
+
+    /**
+     * Comments explain, docs/PERFORMANCE.md measures: main code (Java and CUDA) names no GPU, since a
+     * figure worth quoting comes with its card, and figures go stale in code where PERFORMANCE.md's
+     * are rerun. A comment says why and cites the measurement (PERFORMANCE.md's section, or a lab log).
+     */
+    @Test
+    void mainCodeQuotesNoMachineFigures() throws IOException {
+        Path root = repositoryRoot();
+        List<Path> files = new ArrayList<>(sources(root, "src/main/java/"));
+        try (Stream<Path> all = Files.walk(root)) {
+            all.filter(p -> (p.toString().endsWith(".cu") || p.toString().endsWith(".cuh"))
+                    && root.relativize(p).toString().contains("src/main/") && !p.toString().contains("/target/"))
+                    .forEach(files::add);
+        }
+        List<String> found = new ArrayList<>();
+        for (Path f : files) {
+            List<String> lines = Files.readAllLines(f);
+            for (int i = 0; i < lines.size(); i++) {
+                if (CARD.matcher(lines.get(i)).find()) {
+                    found.add(root.relativize(f) + ":" + (i + 1) + " " + lines.get(i).strip());
+                }
+            }
+        }
+        assertTrue(found.isEmpty(), found.size() + " lines of main code name a GPU (a machine figure: cite "
+                + "docs/PERFORMANCE.md or a lab log instead):\n  " + String.join("\n  ", found.subList(0, Math.min(40, found.size()))));
     }
 
     /** The import lines of {@code region} in the canonical order (see {@link #importsAreGroupedAndSorted}). */
