@@ -7,6 +7,7 @@ import java.util.Locale;
 
 import org.gphash.Backend;
 import org.gphash.cli.Cli;
+import org.gphash.cli.ToolVersion;
 import org.gphash.cli.ValueCodec;
 import org.gphash.cli.ZipfianGenerator;
 import picocli.CommandLine.Command;
@@ -48,7 +49,7 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
     static final long DEFAULT_WARMUP_KEYS = 100_000;
 
     /** The command line ({@link Cli}: picocli). */
-    @Command(name = "./gphash bench ycsb", sortOptions = false, usageHelpAutoWidth = false,
+    @Command(versionProvider = ToolVersion.class, name = "./gphash bench ycsb", sortOptions = false, usageHelpAutoWidth = false,
             description = {"YCSB micro (pos-search, neg-search, update, insert, delete) and macro (LOAD, C, B, A, F, D) "
                     + "workloads of the GPHash paper, run on the GPHash engine and the chosen baselines with the "
                     + "identical operation stream, one system after another in this JVM."},
@@ -109,8 +110,8 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
         Cli.Help help = new Cli.Help();
     }
 
-    static String usage() {
-        return Cli.usage(new Line());
+    static String usage(String... args) {
+        return Cli.usage(new Line(), args);
     }
 
     static BenchOptions parse(String[] args) throws Cli.UsageException {

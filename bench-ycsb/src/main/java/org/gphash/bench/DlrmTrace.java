@@ -13,6 +13,7 @@ import java.util.SplittableRandom;
 import org.gphash.OpKind;
 import org.gphash.cli.Cli;
 import org.gphash.cli.Report;
+import org.gphash.cli.ToolVersion;
 import org.gphash.cli.ZipfianGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -64,7 +65,7 @@ public final class DlrmTrace {
     }
 
     /** The command line ({@link Cli}: picocli). */
-    @Command(name = "./gphash trace dlrm", sortOptions = false, usageHelpAutoWidth = false,
+    @Command(versionProvider = ToolVersion.class, name = "./gphash trace dlrm", sortOptions = false, usageHelpAutoWidth = false,
             description = {"Writes a DLRM embedding-lookup trace shaped like Criteo Kaggle (26 categorical features, "
                     + "power-law ids, training batches). Keys (feature, id); values 32 float32 (128 bytes)."})
     static final class Line {
@@ -90,8 +91,8 @@ public final class DlrmTrace {
         Cli.Help help = new Cli.Help();
     }
 
-    static String usage() {
-        return Cli.usage(new Line());
+    static String usage(String... args) {
+        return Cli.usage(new Line(), args);
     }
 
     /** The options, or null when help was asked for. */
@@ -113,7 +114,7 @@ public final class DlrmTrace {
     static void main(String[] args, PrintStream out) throws Exception {
         Options o = parse(args);
         if (o == null) {
-            out.print(usage());
+            out.print(usage(args));
             return;
         }
         DlrmTrace t = new DlrmTrace(o);

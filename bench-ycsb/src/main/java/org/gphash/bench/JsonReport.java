@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import org.gphash.recovery.Json;
+import org.gphash.cli.Json;
 
 /**
  * A run as JSON: what was run (so a result can be traced to its command) and one object per

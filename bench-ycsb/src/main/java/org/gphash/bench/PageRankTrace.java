@@ -13,6 +13,7 @@ import org.gphash.Outcome;
 import org.gphash.cli.Cli;
 import org.gphash.cli.PoolDirectory;
 import org.gphash.cli.Report;
+import org.gphash.cli.ToolVersion;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -44,7 +45,7 @@ public final class PageRankTrace {
     }
 
     /** The command line ({@link Cli}: picocli). */
-    @Command(name = "./gphash trace pagerank", sortOptions = false, usageHelpAutoWidth = false,
+    @Command(versionProvider = ToolVersion.class, name = "./gphash trace pagerank", sortOptions = false, usageHelpAutoWidth = false,
             description = {"Runs PageRank over a power-law graph with the ranks stored in the GPHash engine (CPU) and "
                     + "records every batch as a trace. Keys: vertex ids (8 bytes); values: rank and out-degree (16 bytes)."})
     static final class Line {
@@ -68,8 +69,8 @@ public final class PageRankTrace {
         Cli.Help help = new Cli.Help();
     }
 
-    static String usage() {
-        return Cli.usage(new Line());
+    static String usage(String... args) {
+        return Cli.usage(new Line(), args);
     }
 
     /** The options, or null when help was asked for. */
@@ -91,7 +92,7 @@ public final class PageRankTrace {
     static void main(String[] args, PrintStream out) throws Exception {
         Options o = parse(args);
         if (o == null) {
-            out.print(usage());
+            out.print(usage(args));
             return;
         }
         long start = System.nanoTime();

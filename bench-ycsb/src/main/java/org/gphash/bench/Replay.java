@@ -19,8 +19,9 @@ import org.gphash.Outcome;
 import org.gphash.cli.Cli;
 import org.gphash.cli.PhaseTally;
 import org.gphash.cli.PoolDirectory;
+import org.gphash.cli.Progress;
 import org.gphash.cli.Report;
-import org.gphash.recovery.Progress;
+import org.gphash.cli.ToolVersion;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -45,7 +46,7 @@ public final class Replay {
     static final long WARMUP_OPS = 300_000;
 
     /** The command line ({@link Cli}: picocli). */
-    @Command(name = "./gphash replay", sortOptions = false, usageHelpAutoWidth = false,
+    @Command(versionProvider = ToolVersion.class, name = "./gphash replay", sortOptions = false, usageHelpAutoWidth = false,
             description = {"Replays a trace (docs/TRACES.md; written by ./gphash trace dlrm|pagerank) on the GPHash "
                     + "engine and its baselines, each on a fresh store, batches in trace order."})
     static final class Line {
@@ -72,8 +73,8 @@ public final class Replay {
     private Replay() {
     }
 
-    static String usage() {
-        return Cli.usage(new Line());
+    static String usage(String... args) {
+        return Cli.usage(new Line(), args);
     }
 
     public static void main(String[] args) {
@@ -87,7 +88,7 @@ public final class Replay {
             return;
         }
         if (o == null) {
-            System.out.print(usage());
+            System.out.print(usage(args));
             return;
         }
         int status;

@@ -8,9 +8,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.cli.PhaseTally;
+import org.gphash.cli.Progress;
 import org.gphash.cli.ValueCodec;
 import org.gphash.cli.Workers;
-import org.gphash.recovery.Progress;
 
 /**
  * Runs one {@link OpStream} on one store with a fixed number of client threads and measures it.

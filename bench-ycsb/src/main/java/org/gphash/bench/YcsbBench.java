@@ -7,8 +7,8 @@ import java.util.List;
 import org.gphash.BackendUnavailableException;
 import org.gphash.cli.Cli;
 import org.gphash.cli.PoolDirectory;
+import org.gphash.cli.Progress;
 import org.gphash.cli.Report;
-import org.gphash.recovery.Progress;
 
 /**
  * {@code ./gphash bench ycsb}: the YCSB micro and macro benchmarks on the GPHash engine and its
@@ -44,7 +44,7 @@ public final class YcsbBench {
             return;
         }
         if (options.help()) {
-            System.out.print(BenchOptions.usage());
+            System.out.print(BenchOptions.usage(args));
             return;
         }
         int status;

@@ -5,11 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
 
 import org.gphash.Backend;
 import org.gphash.cli.Cli;
+import org.gphash.recovery.RecoveryTool;
 import org.junit.jupiter.api.Test;
 
 /** The command lines on picocli: counts, ranges, help and usage errors of every tool that uses {@link Cli}. */
@@ -23,6 +26,26 @@ class CliTest {
         assertEquals(500_000, DlrmTrace.parse(new String[] {"--samples=500k"}).samples());
         assertEquals(18, PageRankTrace.parse(new String[] {"--scale", "18"}).scale());
         assertEquals(List.of(256, 1000), BenchOptions.parse(new String[] {"--batch-sweep", "256,1k"}).batchSizes());
+    }
+
+    /** One help style: every command answers -h with its usage, which lists -V, and -V with the version. */
+    @Test
+    void everyCommandAnswersHelpAndVersionAlike() {
+        String version = "gphash ";
+        for (String usage : List.of(Replay.usage(), DlrmTrace.usage(), PageRankTrace.usage(), BenchOptions.usage())) {
+            assertTrue(usage.contains("-h, --help") && usage.contains("-V, --version"), usage);
+        }
+        for (String v : List.of(Replay.usage("-V"), DlrmTrace.usage("--version"), PageRankTrace.usage("-V"),
+                BenchOptions.usage("--batch", "64", "-V"))) {
+            assertTrue(v.startsWith(version) && !v.contains("Usage"), v);
+        }
+        StringWriter out = new StringWriter();
+        assertEquals(0, RecoveryTool.run(new String[] {"stats", "-V"}, new PrintWriter(out), new PrintWriter(new StringWriter())));
+        assertTrue(out.toString().startsWith(version), out.toString());
+        out = new StringWriter();
+        assertEquals(0, RecoveryTool.run(new String[] {"check", "-h"}, new PrintWriter(out), new PrintWriter(new StringWriter())));
+        assertTrue(out.toString().contains("POOL") && out.toString().contains("the pool file, or the directory of a sharded index")
+                && out.toString().contains("-V, --version"), out.toString());
     }
 
     @Test

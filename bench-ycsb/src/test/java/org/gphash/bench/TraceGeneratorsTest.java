@@ -103,7 +103,7 @@ class TraceGeneratorsTest {
                 Path d = Files.createDirectory(dir.resolve(systems.get(s)));
                 try (StoreUnderTest store = Systems.open(systems.get(s), new StoreConfig(d, 8, CriteoKaggle.VALUE_SIZE,
                         inserts, 1))) {
-                    Replay.Result r = Replay.replay(trace, store, 2, pool, org.gphash.recovery.Progress.NONE, Long.MAX_VALUE);
+                    Replay.Result r = Replay.replay(trace, store, 2, pool, org.gphash.cli.Progress.NONE, Long.MAX_VALUE);
                     assertEquals(inserts + gets + updates, r.tally.operations());
                     assertEquals(gets, r.outcomes[org.gphash.Outcome.FOUND.ordinal()], "every lookup finds its row");
                     digests[s] = r.digest;

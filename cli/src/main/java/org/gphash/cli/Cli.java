@@ -1,10 +1,12 @@
 package org.gphash.cli;
 
+import java.nio.file.Path;
 import java.util.Locale;
 
 import picocli.CommandLine.Help.Ansi;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 
 /**
@@ -30,14 +32,37 @@ public final class Cli {
         }
     }
 
-    /** The {@code -h}/{@code --help} option every command mixes in ({@code @Mixin Cli.Help help}). */
+    /**
+     * The help every command offers, in one style: {@code -h}/{@code --help} and {@code -V}/{@code
+     * --version} ({@code @Mixin Cli.Help help}, with {@code versionProvider = ToolVersion.class} on the
+     * command). Commands run by picocli's {@code execute} have both handled for them; a command that
+     * only parses asks {@link #requested()} and prints {@link Cli#usage}, which is the version when
+     * that was asked for.
+     */
     public static final class Help {
         @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this message")
-        boolean requested;
+        boolean usage;
 
-        /** {@return whether the command line asked for the usage message} */
+        @Option(names = {"-V", "--version"}, versionHelp = true, description = "print the version")
+        boolean version;
+
+        /** {@return whether the command line asked for the usage message or the version} */
         public boolean requested() {
-            return requested;
+            return usage || version;
+        }
+    }
+
+    /**
+     * The POOL argument of the commands that take an existing index, in one wording for all of them
+     * ({@code @Mixin Cli.PoolArgument pool}).
+     */
+    public static final class PoolArgument {
+        @Parameters(index = "0", paramLabel = "POOL", description = "the pool file, or the directory of a sharded index")
+        Path path;
+
+        /** {@return the pool file or sharded index directory given} */
+        public Path path() {
+            return path;
         }
     }
 
@@ -54,9 +79,31 @@ public final class Cli {
         return command;
     }
 
-    /** The usage message of {@code command}, from its annotations, without colours. */
+    /**
+     * The usage message of {@code command}, from its annotations, without colours; its version
+     * instead when its {@link Help} asked for that.
+     */
     public static String usage(Object command) {
-        return commandLine(command).getUsageMessage(Ansi.OFF);
+        CommandLine cl = commandLine(command);
+        for (CommandLine.Model.CommandSpec mixin : cl.getCommandSpec().mixins().values()) {
+            if (mixin.userObject() instanceof Help h && h.version) {
+                return String.join(System.lineSeparator(), cl.getCommandSpec().version()) + System.lineSeparator();
+            }
+        }
+        return cl.getUsageMessage(Ansi.OFF);
+    }
+
+    /**
+     * What {@code -h} or {@code -V} in {@code args} asks of {@code command}: {@link #usage(Object)}
+     * after parsing {@code args} into it (a command line that does not parse gives the usage message).
+     */
+    public static String usage(Object command, String[] args) {
+        try {
+            parse(command, args);
+        } catch (UsageException e) {
+            // the usage message, as for -h
+        }
+        return usage(command);
     }
 
     private static CommandLine commandLine(Object command) {

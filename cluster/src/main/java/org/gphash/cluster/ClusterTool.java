@@ -11,6 +11,7 @@ import org.gphash.Backend;
 import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
 import org.gphash.cli.Cli;
+import org.gphash.cli.ToolVersion;
 import org.gphash.error.GPHashException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -27,7 +28,7 @@ public final class ClusterTool {
     private ClusterTool() {
     }
 
-    @Command(name = "gphash cluster init", description = "Write the manifest of a new cluster: node i serves shard i.")
+    @Command(versionProvider = ToolVersion.class, name = "gphash cluster init", description = "Write the manifest of a new cluster: node i serves shard i.")
     static final class Init {
         @Mixin
         Cli.Help help;
@@ -44,7 +45,7 @@ public final class ClusterTool {
         int valueSize = 128;
     }
 
-    @Command(name = "gphash cluster status", description = "Connect as a client and show each shard's node and figures; "
+    @Command(versionProvider = ToolVersion.class, name = "gphash cluster status", description = "Connect as a client and show each shard's node and figures; "
             + "exit 1 when a shard is unavailable.")
     static final class Status {
         @Mixin
@@ -53,7 +54,7 @@ public final class ClusterTool {
         Path file;
     }
 
-    @Command(name = "gphash node", description = "Run a node of a cluster: open (or --create) its index in DIR and serve "
+    @Command(versionProvider = ToolVersion.class, name = "gphash node", description = "Run a node of a cluster: open (or --create) its index in DIR and serve "
             + "its shard until stopped (SIGTERM or Ctrl-C close it cleanly).")
     static final class Node {
         @Mixin

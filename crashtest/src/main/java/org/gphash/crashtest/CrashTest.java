@@ -9,8 +9,10 @@ import java.util.concurrent.Callable;
 
 import org.gphash.Backend;
 import org.gphash.BackendUnavailableException;
-import org.gphash.recovery.ToolVersion;
+import org.gphash.cli.Cli;
+import org.gphash.cli.ToolVersion;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
@@ -21,7 +23,7 @@ import picocli.CommandLine;
  * exits 0 when L, T and X are 0 and every post-recovery check passed, 1 otherwise, 2 when the
  * backend is unavailable or the options are wrong.
  */
-@Command(name = "crashtest", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
+@Command(name = "crashtest", versionProvider = ToolVersion.class,
         description = {"Forks a worker JVM running inserts, updates and deletes (with resizes) on a pool, kills it "
                 + "with SIGKILL at random moments and at chosen crash points, round after round, and after each "
                 + "round reopens the pool and checks that every acknowledged operation survived whole, that "
@@ -29,6 +31,9 @@ import picocli.CommandLine;
                 "With --power-fail the worker instead simulates power failures: every store not yet persisted "
                         + "is discarded."})
 public final class CrashTest implements Callable<Integer> {
+
+    @Mixin
+    Cli.Help help = new Cli.Help();
 
     /** The options, shared with {@link Driver}. */
     static final class Options {

@@ -24,12 +24,12 @@ import java.util.stream.Stream;
 
 import org.gphash.GPHashIndex;
 import org.gphash.RecoveryReport;
+import org.gphash.cli.Progress;
 import org.gphash.error.JournalDamagedException;
 import org.gphash.error.PoolFormatException;
 import org.gphash.recovery.PoolReport;
 import org.gphash.recovery.PoolScanner;
 import org.gphash.recovery.Problem;
-import org.gphash.recovery.Progress;
 import org.gphash.shard.ShardManifest;
 import org.gphash.spi.CrashPoint;
 

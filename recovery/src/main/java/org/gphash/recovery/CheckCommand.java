@@ -10,30 +10,37 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import org.gphash.cli.Cli;
+import org.gphash.cli.Json;
+import org.gphash.cli.Progress;
+import org.gphash.cli.ToolVersion;
 import org.gphash.journal.JournalCheck;
 import org.gphash.persistence.PathRefusals;
 import org.gphash.shard.ShardManifest;
 import org.gphash.shard.ShardedIndexes;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code check POOL}: verifies without writing anything; exit 0 when sound, 1 when not. */
-@Command(name = "check", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
+@Command(name = "check", versionProvider = ToolVersion.class,
         description = {"Verifies a pool without changing it: header copies and checksums, geometry and extents, "
                 + "every slot state, fingerprints against keys, candidate order (duplicates, misplaced items), "
                 + "value offsets inside the heap and never shared, value heap accounting.",
+                "A sharded index: its manifest and every shard pool.",
                 "Exit code 0 when sound, 1 when not, 2 when the pool cannot be opened."})
 final class CheckCommand implements Callable<Integer> {
+
+    @Mixin
+    Cli.Help help = new Cli.Help();
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "POOL", description = "the pool file, or the directory of a sharded index "
-            + "(its manifest and every shard pool are checked)")
-    Path pool;
+    @Mixin
+    Cli.PoolArgument pool = new Cli.PoolArgument();
 
     @Option(names = "--json", description = "print the report as one JSON object")
     boolean json;
@@ -52,10 +59,10 @@ final class CheckCommand implements Callable<Integer> {
         if (journal != null) {
             return checkJournaled();
         }
-        if (Files.isDirectory(pool, LinkOption.NOFOLLOW_LINKS)) {  // a sharded index, or what is left of one
+        if (Files.isDirectory(pool.path(), LinkOption.NOFOLLOW_LINKS)) {  // a sharded index, or what is left of one
             return checkShardedIndex();
         }
-        PoolReport report = checkPool(pool);
+        PoolReport report = checkPool(pool.path());
         spec.commandLine().getOut().print(json ? ReportWriter.checkJson(report) + "\n" : ReportWriter.checkText(report));
         return report.cannotOpen() ? RecoveryTool.CANNOT_RUN : report.sound() ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
     }
@@ -69,18 +76,18 @@ final class CheckCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         ShardManifest manifest;
         try {
-            manifest = ShardManifest.read(pool);
+            manifest = ShardManifest.read(pool.path());
         } catch (RuntimeException e) {
-            out.print(json ? Json.write(Map.of("index", pool.toString(), "sound", false, "error", e.getMessage())) + "\n"
-                    : "index " + pool + "\n  " + e.getMessage() + "\ncheck: cannot read the sharded index's manifest\n");
+            out.print(json ? Json.write(Map.of("index", pool.path().toString(), "sound", false, "error", e.getMessage())) + "\n"
+                    : "index " + pool.path() + "\n  " + e.getMessage() + "\ncheck: cannot read the sharded index's manifest\n");
             return RecoveryTool.CANNOT_RUN;
         }
         boolean sound = true;
         boolean cannotOpen = false;
         List<String> reports = new ArrayList<>();
-        StringBuilder text = new StringBuilder("index " + pool + ": " + manifest.shards() + " shards, " + manifest.geometry() + "\n");
+        StringBuilder text = new StringBuilder("index " + pool.path() + ": " + manifest.shards() + " shards, " + manifest.geometry() + "\n");
         for (int s = 0; s < manifest.shards(); s++) {
-            Path shard = ShardManifest.shardPath(pool, s);
+            Path shard = ShardManifest.shardPath(pool.path(), s);
             if (!Files.exists(shard, LinkOption.NOFOLLOW_LINKS)) {
                 sound = false;
                 cannotOpen = true;
@@ -92,8 +99,8 @@ final class CheckCommand implements Callable<Integer> {
             PoolReport report = checkPool(shard);
             if (!report.cannotOpen()) {
                 try {
-                    ShardedIndexes.checkShard(pool, manifest, s);
-                    long misplaced = ShardedIndexes.misplacedItems(pool, manifest, s);
+                    ShardedIndexes.checkShard(pool.path(), manifest, s);
+                    long misplaced = ShardedIndexes.misplacedItems(pool.path(), manifest, s);
                     if (misplaced > 0) {
                         report.findings().add(Problem.SHARD_DISAGREES, misplaced + " items of shard " + s + " belong to "
                                 + "another shard under the manifest's shard function: the index cannot reach them");
@@ -108,7 +115,7 @@ final class CheckCommand implements Callable<Integer> {
             text.append(ReportWriter.checkText(report));
         }
         if (json) {
-            out.print("{\"index\":" + Json.write(pool.toString()) + ",\"shards\":" + manifest.shards() + ",\"sound\":" + sound
+            out.print("{\"index\":" + Json.write(pool.path().toString()) + ",\"shards\":" + manifest.shards() + ",\"sound\":" + sound
                     + ",\"pools\":[" + String.join(",", reports) + "]}\n");
         } else {
             out.print(text.append("index check: ").append(sound ? "sound" : "NOT sound").append(" (").append(manifest.shards())
@@ -123,9 +130,9 @@ final class CheckCommand implements Callable<Integer> {
      */
     private int checkJournaled() {
         PrintWriter out = spec.commandLine().getOut();
-        JournalCheck.Report j = JournalCheck.check(journal, pool);
-        boolean poolThere = Files.exists(pool, LinkOption.NOFOLLOW_LINKS);
-        PoolReport report = poolThere ? checkPool(pool) : null;
+        JournalCheck.Report j = JournalCheck.check(journal, pool.path());
+        boolean poolThere = Files.exists(pool.path(), LinkOption.NOFOLLOW_LINKS);
+        PoolReport report = poolThere ? checkPool(pool.path()) : null;
         boolean sound = j.sound() && (report == null || report.sound());
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();

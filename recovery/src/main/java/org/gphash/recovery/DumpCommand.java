@@ -21,6 +21,8 @@ import java.util.function.LongPredicate;
 
 import org.gphash.EntryChunk;
 import org.gphash.Geometry;
+import org.gphash.cli.Cli;
+import org.gphash.cli.ToolVersion;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.SlotMeta;
 import org.gphash.index.EntryScan;
@@ -28,6 +30,7 @@ import org.gphash.index.PoolInspector;
 import org.gphash.index.TableLayout;
 import org.gphash.shard.ShardManifest;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -46,16 +49,19 @@ import picocli.CommandLine.Spec;
  * A table region changed since the last clean close that no operation reached (as {@code check}
  * reports) makes the dump exit 1: an item the change lost cannot be listed.
  */
-@Command(name = "dump", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
+@Command(name = "dump", versionProvider = ToolVersion.class,
         description = "Streams every key and value of a pool into FILE (which must not exist), without changing "
                 + "the pool; fsyncs FILE. 'gphash import' reads it back. A sharded index's shards go into one FILE.")
 final class DumpCommand implements Callable<Integer> {
 
+    @Mixin
+    Cli.Help help = new Cli.Help();
+
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "POOL", description = RecoveryTool.POOL)
-    Path pool;
+    @Mixin
+    Cli.PoolArgument pool = new Cli.PoolArgument();
 
     @Parameters(index = "1", paramLabel = "FILE", description = "the dump file to write")
     Path file;
@@ -77,13 +83,13 @@ final class DumpCommand implements Callable<Integer> {
         }
         // A sharded index dumps every shard into one file (import makes one pool of it).
         List<Path> pools = new ArrayList<>();
-        if (ShardedDirectories.isShardedIndex(pool)) {
-            ShardManifest manifest = ShardedDirectories.manifest(pool);
+        if (ShardedDirectories.isShardedIndex(pool.path())) {
+            ShardManifest manifest = ShardedDirectories.manifest(pool.path());
             for (int s = 0; s < manifest.shards(); s++) {
-                pools.add(ShardManifest.shardPath(pool, s));
+                pools.add(ShardManifest.shardPath(pool.path(), s));
             }
         } else {
-            pools.add(pool);
+            pools.add(pool.path());
         }
         long skipped = 0;
         long failedChecksum = 0;
@@ -162,7 +168,7 @@ final class DumpCommand implements Callable<Integer> {
             }
         }
         long leftOut = failedChecksum + torn + badValues + shared[0] + suspect[0];
-        spec.commandLine().getOut().println("dump: " + count + " items from " + pool.toAbsolutePath() + " to "
+        spec.commandLine().getOut().println("dump: " + count + " items from " + pool.path().toAbsolutePath() + " to "
                 + file.toAbsolutePath() + (skipped > 0 ? " (" + skipped + " slots skipped that recovery would clear)" : "")
                 + (leftOut > 0 ? "; " + leftOut + " items LEFT OUT that cannot be vouched for: " + torn
                 + " whose fingerprint does not match their key, " + badValues + " whose value offset is no block of the heap, "

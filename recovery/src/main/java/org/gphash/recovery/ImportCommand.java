@@ -14,7 +14,11 @@ import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.Geometry;
 import org.gphash.Outcome;
+import org.gphash.cli.Cli;
+import org.gphash.cli.Progress;
+import org.gphash.cli.ToolVersion;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -25,10 +29,13 @@ import picocli.CommandLine.Spec;
  * batches. A damaged or truncated dump is refused and the half-built pool deleted, so an import
  * either yields every item or no pool at all.
  */
-@Command(name = "import", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
+@Command(name = "import", versionProvider = ToolVersion.class,
         description = "Creates POOL (which must not exist) from a dump written by 'gphash dump', verifying the dump's "
                 + "checksum; on any error the new pool is deleted.")
 final class ImportCommand implements Callable<Integer> {
+
+    @Mixin
+    Cli.Help help = new Cli.Help();
 
     private static final int BATCH = 4096;
 

@@ -10,6 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 
 import org.gphash.Geometry;
+import org.gphash.cli.Progress;
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.HeapChunk;

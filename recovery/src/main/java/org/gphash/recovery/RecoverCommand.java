@@ -10,11 +10,15 @@ import java.util.concurrent.Callable;
 
 import org.gphash.GPHashIndex;
 import org.gphash.RecoveryReport;
+import org.gphash.cli.Cli;
+import org.gphash.cli.Json;
+import org.gphash.cli.Progress;
+import org.gphash.cli.ToolVersion;
 import org.gphash.shard.ShardManifest;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -25,17 +29,20 @@ import picocli.CommandLine.Spec;
  * run again. Like open, it refuses a pool with more damage than a crash leaves (items that do not
  * match their key) and changes nothing; {@code --force} clears such items instead.
  */
-@Command(name = "recover", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
+@Command(name = "recover", versionProvider = ToolVersion.class,
         description = {"Runs recovery on a pool (what open does) and reports the count of each repair, then checks "
                 + "the result. Idempotent; safe to interrupt and run again.",
                 "Exit code 0 when the recovered pool is sound, 1 when not, 2 when it cannot be opened."})
 final class RecoverCommand implements Callable<Integer> {
 
+    @Mixin
+    Cli.Help help = new Cli.Help();
+
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "POOL", description = RecoveryTool.POOL)
-    Path pool;
+    @Mixin
+    Cli.PoolArgument pool = new Cli.PoolArgument();
 
     @Option(names = "--json", description = "print what was done as one JSON object")
     boolean json;
@@ -52,7 +59,7 @@ final class RecoverCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         RecoveryReport r;
-        GPHashIndex.Builder b = GPHashIndex.builder(pool).verifyOnOpen(true).repairBeyondCrash(force);
+        GPHashIndex.Builder b = GPHashIndex.builder(pool.path()).verifyOnOpen(true).repairBeyondCrash(force);
         if (journal != null) {
             b.journal(journal);
         }
@@ -62,20 +69,20 @@ final class RecoverCommand implements Callable<Integer> {
         // A sharded index (issue 55: recover DIR recovered every shard, then failed to scan the directory):
         // each shard is checked as a pool, and the index is sound when all are.
         List<PoolReport> reports = new ArrayList<>();
-        boolean sharded = ShardedDirectories.isShardedIndex(pool);
+        boolean sharded = ShardedDirectories.isShardedIndex(pool.path());
         if (sharded) {
-            ShardManifest manifest = ShardedDirectories.manifest(pool);
+            ShardManifest manifest = ShardedDirectories.manifest(pool.path());
             for (int s = 0; s < manifest.shards(); s++) {
-                reports.add(PoolScanner.scan(ShardManifest.shardPath(pool, s), Progress.NONE));
+                reports.add(PoolScanner.scan(ShardManifest.shardPath(pool.path(), s), Progress.NONE));
             }
         } else {
-            reports.add(PoolScanner.scan(pool, Progress.NONE));
+            reports.add(PoolScanner.scan(pool.path(), Progress.NONE));
         }
         PoolReport after = reports.stream().filter(rep -> !rep.sound()).findFirst().orElse(reports.get(0));
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("pool", pool.toAbsolutePath().toString());
+            m.put("pool", pool.path().toAbsolutePath().toString());
             m.put("previousShutdownClean", r.previousShutdownClean());
             m.put("headerCopyRepaired", r.headerCopyRepaired());
             m.put("insertSlotsCleared", r.insertSlotsCleared());
@@ -101,7 +108,7 @@ final class RecoverCommand implements Callable<Integer> {
             m.put("soundAfter", after.sound());
             out.println(Json.write(m));
         } else {
-            out.println((sharded ? "index " : "pool ") + pool.toAbsolutePath());
+            out.println((sharded ? "index " : "pool ") + pool.path().toAbsolutePath());
             out.println("  previous shutdown:        " + (r.previousShutdownClean() ? "clean" : "NOT clean"));
             out.println("  header copy repaired:     " + (r.headerCopyRepaired() ? "yes" : "no"));
             out.println("  INSERT slots cleared:     " + r.insertSlotsCleared());

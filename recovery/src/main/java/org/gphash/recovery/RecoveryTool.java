@@ -11,11 +11,15 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.gphash.cli.Cli;
+import org.gphash.cli.Json;
+import org.gphash.cli.ToolVersion;
 import org.gphash.error.GPHashException;
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
 import org.gphash.error.PoolLockedException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine;
 
 /**
@@ -24,14 +28,14 @@ import picocli.CommandLine;
  * not sound or the operation failed on the pool's contents, 2 bad usage or a pool that cannot be
  * opened (no such file, locked by another process).
  */
-@Command(name = "gphash", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class, 
+@Command(name = "gphash", versionProvider = ToolVersion.class, 
         description = "Offline tools for gphash pool files.",
         subcommands = {CheckCommand.class, RecoverCommand.class, StatsCommand.class, DumpCommand.class,
                 ImportCommand.class, SnapshotCommand.class})
 public final class RecoveryTool implements Runnable {
 
-    /** What every command's POOL argument is (one wording for all of them). */
-    static final String POOL = "the pool file, or the directory of a sharded index";
+    @Mixin
+    Cli.Help help = new Cli.Help();
 
     public static final int SOUND = 0;
     public static final int UNSOUND = 1;

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.gphash.cli.Json;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
 

@@ -3,11 +3,14 @@ package org.gphash.recovery;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import org.gphash.cli.Cli;
+import org.gphash.cli.ToolVersion;
 import org.gphash.error.PoolExistsException;
 import org.gphash.index.PoolInspector;
 import org.gphash.shard.ShardManifest;
 import org.gphash.shard.ShardedIndexes;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -20,17 +23,20 @@ import picocli.CommandLine.Spec;
  * {@code GPHashIndex.snapshot} uses on an open pool too). Only the committed length is copied (bytes of an interrupted growth are
  * not part of the pool).
  */
-@Command(name = "snapshot", mixinStandardHelpOptions = true, versionProvider = ToolVersion.class,
+@Command(name = "snapshot", versionProvider = ToolVersion.class,
         description = "Copies a pool (locked, unchanged) to FILE, which must not exist, and fsyncs it, e.g. from "
                 + "tmpfs onto durable storage. The copy opens like the original. A sharded index's directory is "
                 + "copied whole, every shard held at once.")
 final class SnapshotCommand implements Callable<Integer> {
 
+    @Mixin
+    Cli.Help help = new Cli.Help();
+
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "POOL", description = RecoveryTool.POOL)
-    Path pool;
+    @Mixin
+    Cli.PoolArgument pool = new Cli.PoolArgument();
 
     @Parameters(index = "1", paramLabel = "FILE", description = "where to write the copy")
     Path file;
@@ -38,12 +44,12 @@ final class SnapshotCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Path target = file.toAbsolutePath();
-        if (ShardedDirectories.isShardedIndex(pool)) {
-            ShardedDirectories.manifest(pool);  // the tools' one-line error for what is no index
+        if (ShardedDirectories.isShardedIndex(pool.path())) {
+            ShardedDirectories.manifest(pool.path());  // the tools' one-line error for what is no index
             try {
-                ShardManifest m = ShardedIndexes.copyIndex(pool, target);
+                ShardManifest m = ShardedIndexes.copyIndex(pool.path(), target);
                 spec.commandLine().getOut().println("snapshot: the " + m.shards() + " shards and the manifest of "
-                        + pool.toAbsolutePath() + " copied to " + target + " and fsynced");
+                        + pool.path().toAbsolutePath() + " copied to " + target + " and fsynced");
                 return RecoveryTool.SOUND;
             } catch (PoolExistsException e) {
                 throw new RecoveryTool.ToolException(e.getMessage());
@@ -51,7 +57,7 @@ final class SnapshotCommand implements Callable<Integer> {
         }
         long length;
         boolean clean;
-        try (PoolInspector in = PoolInspector.open(pool)) {
+        try (PoolInspector in = PoolInspector.open(pool.path())) {
             length = in.header().fileLength();
             clean = in.header().cleanShutdown();
             in.copyTo(target);
@@ -61,7 +67,7 @@ final class SnapshotCommand implements Callable<Integer> {
         try (PoolInspector copy = PoolInspector.open(target)) {
             copy.header();
         }
-        spec.commandLine().getOut().println("snapshot: " + length + " bytes of " + pool.toAbsolutePath() + " copied to "
+        spec.commandLine().getOut().println("snapshot: " + length + " bytes of " + pool.path().toAbsolutePath() + " copied to "
                 + target + " and fsynced" + (clean ? "" : " (the pool was not cleanly shut down; opening the copy "
                 + "runs recovery, as opening the original would)"));
         return RecoveryTool.SOUND;

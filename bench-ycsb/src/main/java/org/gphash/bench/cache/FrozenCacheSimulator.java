@@ -12,6 +12,7 @@ import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.CachePolicy;
 import org.gphash.bktcache.loading.TopBuckets;
 import org.gphash.cli.Cli;
+import org.gphash.cli.ToolVersion;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -211,7 +212,7 @@ public final class FrozenCacheSimulator {
     // ------------------------------------------------------------------ command line
 
     /** The command line ({@link Cli}: picocli). */
-    @Command(name = "./gphash run org.gphash.bench.cache.FrozenCacheSimulator", sortOptions = false,
+    @Command(versionProvider = ToolVersion.class, name = "./gphash run org.gphash.bench.cache.FrozenCacheSimulator", sortOptions = false,
             usageHelpAutoWidth = false, description = {"Frozen-cache hit rates (each policy, with and without scan "
                     + "guard) against Caffeine's, for a zipfian trace of bucket ids."})
     static final class Line {

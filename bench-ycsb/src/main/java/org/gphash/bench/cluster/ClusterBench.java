@@ -21,6 +21,7 @@ import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.cli.Cli;
+import org.gphash.cli.ToolVersion;
 import org.gphash.cluster.ClusterManifest;
 import org.gphash.cluster.GPHashCluster;
 import org.gphash.cluster.NodeProcess;
@@ -40,7 +41,7 @@ import picocli.CommandLine.Option;
  */
 public final class ClusterBench {
 
-    @Command(name = "gphash bench cluster", description = "The cluster index (nodes as child JVMs on this host) against "
+    @Command(versionProvider = ToolVersion.class, name = "gphash bench cluster", description = "The cluster index (nodes as child JVMs on this host) against "
             + "the sharded index in one process, same shards, same run.")
     static final class Line {
         @Mixin

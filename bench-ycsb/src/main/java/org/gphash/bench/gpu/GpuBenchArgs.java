@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import org.gphash.cli.Cli;
+import org.gphash.cli.ToolVersion;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -15,7 +16,7 @@ import picocli.CommandLine.Parameters;
  * its own default where one is not given (hence the boxed fields, null when absent, and the
  * {@code num}, {@code real} and {@code list} helpers that supply the part's default).
  */
-@Command(name = "GpuTargetsBench|GpuCacheBench|ShardScalingBench", sortOptions = false, usageHelpAutoWidth = false,
+@Command(versionProvider = ToolVersion.class, name = "GpuTargetsBench|GpuCacheBench|ShardScalingBench", sortOptions = false, usageHelpAutoWidth = false,
         description = "Options of the GPU benchmarks; each part or mode uses some of them, with its own defaults.")
 final class GpuBenchArgs {
 

@@ -21,6 +21,7 @@ import org.gphash.GPHashConfig;
 import org.gphash.GPHashIndex;
 import org.gphash.OpKind;
 import org.gphash.cli.Cli;
+import org.gphash.cli.ToolVersion;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.GpuEngines;
@@ -65,7 +66,7 @@ public final class GpuMicroBench {
     }
 
     /** The command line ({@link Cli}: picocli). */
-    @Command(name = "GpuMicroBench", sortOptions = false, usageHelpAutoWidth = false,
+    @Command(versionProvider = ToolVersion.class, name = "GpuMicroBench", sortOptions = false, usageHelpAutoWidth = false,
             description = "The GPU engine against the CPU-assisted path, per operation, key size and batch size.")
     static final class Line {
         @Option(names = "--keys", paramLabel = "N", description = "keys loaded; default 2^24")

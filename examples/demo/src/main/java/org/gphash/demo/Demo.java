@@ -64,7 +64,7 @@ public final class Demo {
             return;
         }
         if (options.help.requested()) {
-            System.out.print(DemoOptions.usage());
+            System.out.print(DemoOptions.usage(args));
             return;
         }
         int status;

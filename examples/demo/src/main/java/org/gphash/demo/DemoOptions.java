@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 import org.gphash.cli.Cli;
+import org.gphash.cli.ToolVersion;
 import org.gphash.cli.ZipfianGenerator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,7 +19,7 @@ import picocli.CommandLine.Option;
  * suffix ({@code 1_000_000}, {@code 500k}, {@code 2m}). A bad option is reported as a
  * {@link Cli.UsageException} whose message names the option and what was wrong.
  */
-@Command(name = "./gphash demo", sortOptions = false, usageHelpAutoWidth = false,
+@Command(versionProvider = ToolVersion.class, name = "./gphash demo", sortOptions = false, usageHelpAutoWidth = false,
         description = {"Loads a persistent GPHash pool, runs a YCSB-like workload on it through the batch API with "
                 + "several threads, verifies every read, then closes, reopens (recovery) and checks the pool. Exit "
                 + "status: 0 ok, 1 verification or engine failure, 2 bad options."},
@@ -87,8 +88,8 @@ final class DemoOptions {
     double updateProportion = 0.5;
     double insertProportion = 0.0;
 
-    static String usage() {
-        return Cli.usage(new DemoOptions());
+    static String usage(String... args) {
+        return Cli.usage(new DemoOptions(), args);
     }
 
     static DemoOptions parse(String[] args) throws Cli.UsageException {

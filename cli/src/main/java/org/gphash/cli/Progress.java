@@ -1,4 +1,4 @@
-package org.gphash.recovery;
+package org.gphash.cli;
 
 import java.io.Console;
 import java.io.PrintStream;

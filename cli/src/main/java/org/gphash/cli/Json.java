@@ -1,4 +1,4 @@
-package org.gphash.recovery;
+package org.gphash.cli;
 
 import java.util.List;
 import java.util.Locale;
