@@ -1,7 +1,7 @@
 // Host-side check of the kernels' key hashing and candidate order (key_hash.cuh, candidate_order.cuh:
 // nth_bucket, and sorted_buckets held to it),
 // built by nvcc and run by CudaAlgorithmAgreementTest, which compares what it prints with the Java
-// side (org.gphash.index.KeyHasher, TableLayout.candidateBuckets) on a committed known-answer file and
+// side (org.gphash.table.KeyHasher, TableLayout.candidateBuckets) on a committed known-answer file and
 // on random inputs.
 //
 // Reads lines "KEYHEX HASHES TOPLOG2 LEVELS SEED..." (seeds as 16 hex digits) from standard input; for

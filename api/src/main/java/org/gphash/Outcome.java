@@ -2,7 +2,7 @@ package org.gphash;
 
 /**
  * What one operation did. Each outcome's code is the status byte the engines write into a
- * {@link BatchResult}: the CPU engine's {@code org.gphash.index.OpStatus} and the GPU kernels' codes
+ * {@link BatchResult}: the CPU engine's {@code org.gphash.table.OpStatus} and the GPU kernels' codes
  * are the same numbers (OutcomeCodesTest and SharedConstantsTest check both), written here as
  * numbers so that the API does not depend on the engines' package.
  */

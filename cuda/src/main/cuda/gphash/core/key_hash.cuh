@@ -1,4 +1,4 @@
-// Key words and hashing, exactly as org.gphash.index.KeyHasher computes them: the key read as
+// Key words and hashing, exactly as org.gphash.table.KeyHasher computes them: the key read as
 // little-endian 64-bit words (the last zero-padded), MurmurHash3-x64-style mixing per word, fmix64.
 // What does not read the pool is __host__ __device__: a host program built by nvcc in the tests
 // (cuda/src/test/cuda/key_hash_check.cu) checks it against the Java side (CudaAlgorithmAgreementTest).

@@ -75,7 +75,7 @@ __host__ __device__ __forceinline__ bool writes_value(int kind) {
 // Kinds that read a value into the batch's out column.
 __host__ __device__ __forceinline__ bool reads_value(int kind) { return kind == kGet || kind == kReadModifyWrite; }
 
-// Outcome codes: org.gphash.Outcome (and org.gphash.index.OpStatus).
+// Outcome codes: org.gphash.Outcome (and org.gphash.table.OpStatus).
 enum Outcome : uint8_t {
     kRetry = 0, kFound = 1, kNotFound = 2, kInserted = 3, kUpdated = 4, kExists = 5, kDeleted = 6,
     kReplaced = 7,

@@ -1,5 +1,5 @@
 // The value heap's free-block bitmap in GPU memory (org.gphash.cuda.pipeline.DeviceHeap), authoritative while
-// the engine runs the v2 pipeline: blocks are numbered as org.gphash.index.ValueHeap numbers them
+// the engine runs the v2 pipeline: blocks are numbered as org.gphash.table.ValueHeap numbers them
 // (chunks sorted by offset, each chunk's blocks in address order), so a lower block number is a
 // lower address. A batch takes the lowest free blocks (the heap stays compact and is reused from
 // its start), and frees the blocks it unlinked once nothing of the batch can read them.

@@ -1,6 +1,6 @@
 // The order in which a key's candidate buckets are probed: the validity order of docs/DESIGN.md
 // (level from the top, bucket number ascending, a bucket two hashes share once), as
-// org.gphash.index.Probe takes them (sortedDistinctBuckets), and the numbering of buckets across
+// org.gphash.table.Probe takes them (sortedDistinctBuckets), and the numbering of buckets across
 // levels that BktCache and the sub-group probe use. __host__ __device__: a host program built by
 // nvcc in the tests (cuda/src/test/cuda/key_hash_check.cu) checks it against the Java side
 // (CudaAlgorithmAgreementTest).

@@ -240,8 +240,8 @@ final class ShadowPersistence implements PersisterDecorator {
         }
     }
 
-    /** Where the engine's persist calls come from: the table's code and the pool format's (header commits). */
-    static final List<String> ENGINE_PACKAGES = List.of("org.gphash.index.", "org.gphash.format.");
+    /** Where the engine's persist calls come from: the table's code, the CPU engine's and the pool format's (header commits). */
+    static final List<String> ENGINE_PACKAGES = List.of("org.gphash.table.", "org.gphash.index.", "org.gphash.format.");
 
     /** The engine method that called persist, for reporting which persist point a failure hit. */
     static String callSite() {

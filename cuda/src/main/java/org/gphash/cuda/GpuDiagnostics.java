@@ -8,7 +8,7 @@ import org.gphash.GpuTuning;
 import org.gphash.cuda.pipeline.MirrorPath;
 import org.gphash.cuda.pipeline.SmallReads;
 import org.gphash.cuda.runtime.GpuFailure;
-import org.gphash.index.VerifyReport;
+import org.gphash.table.VerifyReport;
 
 /**
  * What a {@link GpuEngine} did and where its time went, for tests and benchmarks: counters of the

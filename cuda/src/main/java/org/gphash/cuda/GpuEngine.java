@@ -34,12 +34,12 @@ import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.cuda.table.GpuTableKernels;
 import org.gphash.format.PoolHeader;
-import org.gphash.index.EntryScan;
-import org.gphash.index.PoolTable;
-import org.gphash.index.TableLayout;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
 import org.gphash.spi.SubmittedBatch;
+import org.gphash.table.EntryScan;
+import org.gphash.table.PoolTable;
+import org.gphash.table.TableLayout;
 
 /**
  * The GPU engine: the pool's mapping registered with CUDA, and operations run as kernels on it

@@ -21,7 +21,7 @@ import org.gphash.cuda.runtime.GpuFailure;
 import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.table.GpuTableKernels;
-import org.gphash.index.PoolTable;
+import org.gphash.table.PoolTable;
 
 /**
  * Opens and creates {@link GpuEngine}s: the CUDA runtime of the configured GPU, the pool and its

@@ -13,9 +13,9 @@ import org.gphash.Outcome;
 import org.gphash.cuda.pipeline.SmallReads;
 import org.gphash.cuda.routing.ConditionalBatches;
 import org.gphash.cuda.routing.Router;
-import org.gphash.index.PoolTable;
 import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
+import org.gphash.table.PoolTable;
 
 /**
  * A {@link GpuEngine}'s single calls, each run as a batch of one: gets by the router's route for a

@@ -16,7 +16,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
-import org.gphash.index.VerifyReport;
+import org.gphash.table.VerifyReport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

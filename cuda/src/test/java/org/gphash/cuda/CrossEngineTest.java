@@ -22,9 +22,9 @@ import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.index.CpuEngine;
-import org.gphash.index.VerifyReport;
 import org.gphash.spi.CrashPoint;
 import org.gphash.spi.Engine;
+import org.gphash.table.VerifyReport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -167,8 +167,8 @@ class CrossEngineTest {
             }
             long flipped;
             long free;
-            try (org.gphash.index.PoolInspector in = org.gphash.index.PoolInspector.open(path)) {
-                org.gphash.index.TableLayout layout = in.layout();
+            try (org.gphash.table.PoolInspector in = org.gphash.table.PoolInspector.open(path)) {
+                org.gphash.table.TableLayout layout = in.layout();
                 long slot = layout.levelOffset(0);
                 long slotBytes = in.geometry().slotSize();
                 while (!org.gphash.format.SlotMeta.isItem(in.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, slot))) {

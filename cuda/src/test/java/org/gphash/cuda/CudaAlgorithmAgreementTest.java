@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
-import org.gphash.index.KeyHasher;
-import org.gphash.index.TableLayout;
+import org.gphash.table.KeyHasher;
+import org.gphash.table.TableLayout;
 import org.junit.jupiter.api.Test;
 
 /**

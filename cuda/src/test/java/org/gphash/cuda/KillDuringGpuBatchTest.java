@@ -19,7 +19,7 @@ import org.gphash.BatchResult;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.cuda.routing.MirrorChoice;
-import org.gphash.index.VerifyReport;
+import org.gphash.table.VerifyReport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

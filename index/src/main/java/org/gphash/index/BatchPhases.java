@@ -3,18 +3,24 @@ package org.gphash.index;
 import java.util.Arrays;
 
 import org.gphash.persistence.PersistRanges;
+import org.gphash.table.PersistPhases;
 
 /**
  * One thread's state for running a batch in phases ({@link PhasedBatch}): the ranges of each persist
  * phase, the blocks the batch unlinked (reclaimed only once its meta words are durable), and per
  * operation the value block and slot its first phase prepared. Reused from batch to batch.
  */
-final class BatchPhases {
+final class BatchPhases implements PersistPhases {
 
     /** Phase 1: new values and the keys written into claimed slots. */
     final PersistRanges valuesAndKeys = new PersistRanges();
     /** Phase 2: the meta words that publish, update and clear items. */
     final PersistRanges metas = new PersistRanges();
+
+    @Override
+    public PersistRanges metas() {
+        return metas;
+    }
 
     private long[] retired = new long[64];
     private int retiredCount;
@@ -30,7 +36,8 @@ final class BatchPhases {
         }
     }
 
-    void retire(long block) {
+    @Override
+    public void retire(long block) {
         if (retiredCount == retired.length) {
             retired = Arrays.copyOf(retired, retiredCount * 2);
         }

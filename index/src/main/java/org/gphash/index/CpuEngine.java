@@ -17,6 +17,9 @@ import org.gphash.RecoveryReport;
 import org.gphash.format.PoolHeader;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
+import org.gphash.table.EntryScan;
+import org.gphash.table.PoolTable;
+import org.gphash.table.VerifyReport;
 
 /**
  * The CPU engine: creates and opens pools, runs recovery, and executes operations with
@@ -32,7 +35,7 @@ public final class CpuEngine implements Engine {
 
     private CpuEngine(PoolTable pool, org.gphash.Durability durability) {
         this.pool = pool;
-        this.table = pool.cpuTable();
+        this.table = new CpuTable(pool.reader());
         this.durability = durability;
         this.phased = ThreadLocal.withInitial(() -> new PhasedBatch(table));
     }

@@ -3,11 +3,18 @@ package org.gphash.index;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.ReentrantLock;
 
-import org.gphash.ItemChecksumException;
-import org.gphash.error.PoolFormatException;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
 import org.gphash.spi.CrashPoint;
+import org.gphash.table.EpochGate;
+import org.gphash.table.HeapGrower;
+import org.gphash.table.OpStatus;
+import org.gphash.table.Probe;
+import org.gphash.table.SlotProtocol;
+import org.gphash.table.Table;
+import org.gphash.table.TableLayout;
+import org.gphash.table.TableReader;
+import org.gphash.table.ValueHeap;
 
 /**
  * The CPU engine's operations on a {@link Table}: lock-free single-key operations (GPHash §3.2.3),
@@ -29,11 +36,14 @@ import org.gphash.spi.CrashPoint;
 final class CpuTable {
 
     final Table table;
+    /** The table's read path, which a write's compare and a get share with the GPU engine's host reads. */
+    final TableReader reader;
     final ThreadLocal<Probe> probes;
 
-    CpuTable(Table table) {
-        this.table = table;
-        this.probes = ThreadLocal.withInitial(table::newProbe);
+    CpuTable(TableReader reader) {
+        this.table = reader.table();
+        this.reader = reader;
+        this.probes = reader.probes();
     }
 
     TableLayout layout() {
@@ -74,7 +84,7 @@ final class CpuTable {
             return;
         }
         if (probe.phases != null && keyRidesWithMeta(slot)) {
-            probe.phases.metas.add(SlotProtocol.keyAt(slot), table.geometry.keyStride());
+            probe.phases.metas().add(SlotProtocol.keyAt(slot), table.geometry.keyStride());
         } else {
             persist(pool, SlotProtocol.keyAt(slot), table.geometry.keyStride());
         }
@@ -88,7 +98,7 @@ final class CpuTable {
 
     private void persistMeta(Probe probe, MemorySegment pool, long slot) {
         if (probe.phases != null) {
-            probe.phases.metas.add(slot, SlotMeta.BYTES);
+            probe.phases.metas().add(slot, SlotMeta.BYTES);
         } else if (!table.persistOnSyncOnly) {
             persist(pool, slot, SlotMeta.BYTES);
         }
@@ -114,36 +124,10 @@ final class CpuTable {
         probe.hash(key, keyOffset);
         EpochGate.Participant p = table.gate.enter();
         try {
-            return attemptGet(table.file.segment(), table.layout(), probe, key, keyOffset, out, outOffset);
+            return reader.read(table.file.segment(), table.layout(), probe, key, keyOffset, out, outOffset);
         } finally {
             table.gate.exit(p);
         }
-    }
-
-    /** {@link #get} inside an epoch the caller holds, with the key hashed into {@code probe}. */
-    int attemptGet(MemorySegment pool, TableLayout t, Probe probe, MemorySegment key, long keyOffset,
-                   MemorySegment out, long outOffset) {
-        probe.scanToValid(pool, t, key, keyOffset);  // a read needs no duplicates and no free slots
-        long block = validItemBlock(pool, probe, key, keyOffset);
-        if (block < 0) {
-            return OpStatus.NOT_FOUND;
-        }
-        MemorySegment.copy(pool, block, out, outOffset, table.geometry.valueSize());
-        return OpStatus.FOUND;
-    }
-
-    /**
-     * The value block of the key's valid item as the probe just scanned found it, checked (inside the
-     * heap, and against its checksum where the pool keeps them); -1 when the key is absent.
-     */
-    private long validItemBlock(MemorySegment pool, Probe probe, MemorySegment key, long keyOffset) {
-        if (probe.matchCount == 0) {
-            return -1;
-        }
-        long block = SlotMeta.valueOffset(probe.matchMeta[0]);
-        checkBlock(probe.matchSlot[0], block);
-        checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
-        return block;
     }
 
     /** Inserts if absent: INSERTED or EXISTS. */
@@ -258,45 +242,6 @@ final class CpuTable {
             if (probe.pendingBlock >= 0) {
                 releasePending(probe);
             }
-        }
-    }
-
-    /**
-     * Refuses an item whose value offset is no block of the heap (its meta word was changed behind
-     * the engine's back after open: a region checked at open is not checked again), naming the slot,
-     * instead of reading outside the heap.
-     */
-    private void checkBlock(long slot, long block) {
-        // Two compares on the hot path (an exact block check cost reads a third of their speed); free()
-        // checks the exact block before it gives one back.
-        if (!table.heap.spans(block, table.geometry.valueSize())) {
-            throw outsideHeap(slot, block);
-        }
-    }
-
-    private RuntimeException outsideHeap(long slot, long block) {
-        return new PoolFormatException(PoolFormatException.Reason.CORRUPT,
-                table.file.path(), "the item in slot " + slot + " refers to value offset " + block + ", which is outside "
-                + "the value heap: something other than the engine changed the pool while it was open; the value is not "
-                + "returned. Close the pool and run `gphash check`");
-    }
-
-    /**
-     * With item checksums, refuses to return a value whose checksum does not match its key and
-     * value (the pool's bytes were changed by something other than the engine).
-     */
-    private void checkItem(MemorySegment pool, Probe probe, long slot, long block, MemorySegment key, long keyOffset) {
-        ItemChecksum c = probe.checksum;
-        if (c == null) {
-            return;
-        }
-        int stored = c.stored(pool, block);
-        int computed = c.of(key, keyOffset, pool, block);
-        if (stored != computed) {
-            throw new ItemChecksumException("pool " + table.file.path() + ": the item in slot " + slot + " (value block at "
-                    + block + ") fails its checksum (stored " + Integer.toHexString(stored) + ", computed "
-                    + Integer.toHexString(computed) + "): something other than the engine changed the pool; the value "
-                    + "is not returned. `gphash check --deep` lists every such item");
         }
     }
 
@@ -434,8 +379,8 @@ final class CpuTable {
             return swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         }
         long previous = SlotMeta.valueOffset(probe.matchMeta[0]);
-        checkBlock(probe.matchSlot[0], previous);
-        checkItem(pool, probe, probe.matchSlot[0], previous, key, keyOffset);
+        reader.checkBlock(probe.matchSlot[0], previous);
+        reader.checkItem(pool, probe, probe.matchSlot[0], previous, key, keyOffset);
         MemorySegment.copy(pool, previous, previousOut, previousOutOffset, table.geometry.valueSize());
         int r = swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         return r == OpStatus.UPDATED ? OpStatus.REPLACED : r;
@@ -449,7 +394,7 @@ final class CpuTable {
         }
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
-        checkBlock(slot, SlotMeta.valueOffset(old));  // it is retired below: never free what is no block
+        reader.checkBlock(slot, SlotMeta.valueOffset(old));  // it is retired below: never free what is no block
         if (!SlotProtocol.swapValue(pool, slot, old, probe.pendingBlock)) {
             return OpStatus.RETRY;
         }
@@ -472,7 +417,7 @@ final class CpuTable {
                                    MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
                                    MemorySegment expected, long expectedOffset) {
         probe.scan(pool, t, key, keyOffset);  // all matches: the write removes duplicates and keeps shared blocks
-        long block = validItemBlock(pool, probe, key, keyOffset);
+        long block = reader.validItemBlock(pool, probe, key, keyOffset);
         if (block < 0) {
             return OpStatus.NOT_FOUND;
         }
@@ -499,7 +444,7 @@ final class CpuTable {
     private int unlinkValidItem(MemorySegment pool, EpochGate.Participant p, Probe probe) {
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
-        checkBlock(slot, SlotMeta.valueOffset(old));
+        reader.checkBlock(slot, SlotMeta.valueOffset(old));
         if (!SlotProtocol.unlink(pool, slot, old)) {
             return OpStatus.RETRY;
         }
@@ -519,7 +464,7 @@ final class CpuTable {
         for (int i = from; i < probe.matchCount; i++) {
             long slot = probe.matchSlot[i];
             long meta = probe.matchMeta[i];
-            checkBlock(slot, SlotMeta.valueOffset(meta));
+            reader.checkBlock(slot, SlotMeta.valueOffset(meta));
             if (SlotProtocol.unlink(pool, slot, meta)) {
                 persistMeta(probe, pool, slot);
                 table.hook.reached(CrashPoint.DUPLICATE_REMOVED);

@@ -6,6 +6,12 @@ import java.lang.foreign.ValueLayout;
 import org.gphash.OpKind;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
+import org.gphash.table.EpochGate;
+import org.gphash.table.OpStatus;
+import org.gphash.table.Probe;
+import org.gphash.table.SlotProtocol;
+import org.gphash.table.TableLayout;
+import org.gphash.table.ValueHeap;
 
 /**
  * Runs a batch with {@link org.gphash.Durability#PER_BATCH}: its writes are persisted together, in
@@ -300,7 +306,7 @@ final class PhasedBatch {
         try {
             do {
                 r = switch (kind) {
-                    case GET -> t.attemptGet(pool, layout, probe, keys, ko, out, vo);
+                    case GET -> t.reader.read(pool, layout, probe, keys, ko, out, vo);
                     case PUT -> t.attemptInsert(pool, layout, p, probe, keys, ko, values, vo, true);
                     case INSERT -> t.attemptInsert(pool, layout, p, probe, keys, ko, values, vo, false);
                     case UPDATE -> t.attemptUpdate(pool, layout, p, probe, keys, ko, values, vo, null, 0);

@@ -9,7 +9,7 @@ import java.nio.ByteOrder;
  * multiply (the top bits, no modulo bias worth the name at 256 shards).
  *
  * <p>Independent of the table's hashes on purpose. A shard's table picks buckets and fingerprints
- * from Murmur-style hashes of the key ({@code org.gphash.index.KeyHasher}); had sharding used one of
+ * from Murmur-style hashes of the key ({@code org.gphash.table.KeyHasher}); had sharding used one of
  * those hashes, every key of a shard would share the top bits its fingerprints come from. This one
  * is built differently (each 8-byte word folded in by a 128-bit multiply, wyhash's construction) and
  * keyed by a seed of its own, kept in the manifest, so a shard's keys look random to its table.

@@ -28,12 +28,12 @@ import org.gphash.error.PoolIoException;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
-import org.gphash.index.PoolInspector;
-import org.gphash.index.TableLayout;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.Engine;
 import org.gphash.spi.EngineFactory;
 import org.gphash.spi.ShardedIndexFactory;
+import org.gphash.table.PoolInspector;
+import org.gphash.table.TableLayout;
 
 /**
  * Creates, opens and copies sharded indexes: a directory holding a manifest ({@link ShardManifest})

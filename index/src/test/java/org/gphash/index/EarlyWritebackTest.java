@@ -26,6 +26,8 @@ import org.gphash.persistence.PersistRanges;
 import org.gphash.persistence.Persister;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashHook;
+import org.gphash.table.Slots;
+import org.gphash.table.TableLayout;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

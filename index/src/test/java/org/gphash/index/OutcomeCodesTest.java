@@ -3,6 +3,7 @@ package org.gphash.index;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.gphash.Outcome;
+import org.gphash.table.OpStatus;
 import org.junit.jupiter.api.Test;
 
 /**

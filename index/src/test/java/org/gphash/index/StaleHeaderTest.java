@@ -20,6 +20,7 @@ import org.gphash.format.PoolHeader;
 import org.gphash.index.api.TestPools;
 import org.gphash.spi.CrashHook;
 import org.gphash.spi.CrashPoint;
+import org.gphash.table.PoolInspector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

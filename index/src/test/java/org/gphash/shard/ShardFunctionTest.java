@@ -10,7 +10,7 @@ import java.lang.foreign.ValueLayout;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
-import org.gphash.index.KeyHasher;
+import org.gphash.table.KeyHasher;
 import org.junit.jupiter.api.Test;
 
 /** The shard function spreads keys evenly, and independently of the table's own hashes. */

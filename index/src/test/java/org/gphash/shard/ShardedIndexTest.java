@@ -87,8 +87,8 @@ class ShardedIndexTest {
                     () -> GPHashIndex.builder(shardPool).open());
             assertTrue(alone.getMessage().contains("open that directory"), alone.getMessage());
             assertEquals(0, ShardedIndexes.misplacedItems(dir, m, s));
-            try (org.gphash.index.PoolInspector in = org.gphash.index.PoolInspector.open(shardPool)) {
-                org.gphash.index.TableLayout t = in.layout();
+            try (org.gphash.table.PoolInspector in = org.gphash.table.PoolInspector.open(shardPool)) {
+                org.gphash.table.TableLayout t = in.layout();
                 int slotSize = in.geometry().slotSize();
                 for (int d = 0; d < t.levelCount(); d++) {
                     for (long i = 0; i < t.bucketsAtDepth(d) * in.geometry().slotsPerBucket(); i++) {

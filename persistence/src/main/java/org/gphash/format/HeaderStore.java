@@ -134,7 +134,7 @@ public final class HeaderStore {
      * What {@link #read} found: the header, whether one copy had to be ignored, and, when the two
      * valid copies disagree on what no commit ever changes (geometry, hash seeds, pool identity,
      * creation time), the other copy: no crash explains that, so which one is right is for the
-     * table to say ({@code org.gphash.index.HeaderChoice}), and neither is written over until it has.
+     * table to say ({@code org.gphash.table.HeaderChoice}), and neither is written over until it has.
      */
     public record ReadResult(PoolHeader header, boolean copyRepairNeeded, PoolHeader rival) {
         public ReadResult {

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import org.gphash.format.PoolHeader;
-import org.gphash.index.PoolInspector;
+import org.gphash.table.PoolInspector;
 
 /**
  * Everything one read-only scan of a pool found: what {@code check} judges and {@code stats}

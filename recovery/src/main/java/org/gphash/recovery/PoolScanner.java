@@ -16,8 +16,8 @@ import org.gphash.format.CloseRecord;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
-import org.gphash.index.PoolInspector;
-import org.gphash.index.TableLayout;
+import org.gphash.table.PoolInspector;
+import org.gphash.table.TableLayout;
 
 /**
  * One read-only pass over a pool: the header copies, the extents, every slot of every level (its

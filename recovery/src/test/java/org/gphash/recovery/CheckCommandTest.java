@@ -17,7 +17,7 @@ import java.util.Set;
 import org.gphash.GPHashIndex;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.SlotMeta;
-import org.gphash.index.PoolInspector;
+import org.gphash.table.PoolInspector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -16,8 +16,8 @@ import java.util.Random;
 import org.gphash.GPHashIndex;
 import org.gphash.error.GPHashException;
 import org.gphash.format.SlotMeta;
-import org.gphash.index.PoolInspector;
-import org.gphash.index.TableLayout;
+import org.gphash.table.PoolInspector;
+import org.gphash.table.TableLayout;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -15,7 +15,7 @@ import org.gphash.error.GPHashException;
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.SlotMeta;
-import org.gphash.index.PoolInspector;
+import org.gphash.table.PoolInspector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -26,8 +26,8 @@ import org.gphash.error.PoolIoException;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
-import org.gphash.index.PoolInspector;
-import org.gphash.index.TableLayout;
+import org.gphash.table.PoolInspector;
+import org.gphash.table.TableLayout;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

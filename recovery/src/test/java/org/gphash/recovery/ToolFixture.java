@@ -18,9 +18,9 @@ import java.util.List;
 import org.gphash.GPHashIndex;
 import org.gphash.Geometry;
 import org.gphash.format.SlotMeta;
-import org.gphash.index.PoolInspector;
-import org.gphash.index.TableLayout;
 import org.gphash.index.api.TestPools;
+import org.gphash.table.PoolInspector;
+import org.gphash.table.TableLayout;
 
 /** Pools for the tool's tests (on tmpfs when there is one), a way to run the tool, and raw slot surgery. */
 final class ToolFixture implements AutoCloseable {

@@ -31,8 +31,8 @@ import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
-import org.gphash.index.PoolLog;
-import org.gphash.index.TableLayout;
+import org.gphash.table.PoolLog;
+import org.gphash.table.TableLayout;
 
 /**
  * BktCache's host side (GPHash §3.3): the cache's device memory, and loads queued on the cache's

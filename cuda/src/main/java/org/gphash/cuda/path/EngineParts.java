@@ -6,7 +6,7 @@ import org.gphash.Geometry;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.table.GpuTableKernels;
-import org.gphash.index.PoolTable;
+import org.gphash.table.PoolTable;
 
 /**
  * What both batch paths share with the engine: the CUDA runtime, the pool and its table kernels, and

@@ -6,8 +6,8 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import jcuda.Pointer;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
-import org.gphash.index.PoolTable;
-import org.gphash.index.TableKernels;
+import org.gphash.table.PoolTable;
+import org.gphash.table.TableKernels;
 
 /**
  * The value heap's free-block bitmap in GPU memory (pipeline/heap_bitmap.cuh), authoritative while the

@@ -18,7 +18,7 @@ import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.format.SlotMeta;
-import org.gphash.index.TableLayout;
+import org.gphash.table.TableLayout;
 
 /**
  * The HBM index mirror (pipeline/index_mirror.cuh): every level of the pool's table copied slot for

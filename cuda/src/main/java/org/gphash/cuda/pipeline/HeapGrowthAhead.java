@@ -7,8 +7,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.gphash.cuda.runtime.CudaRuntime;
-import org.gphash.index.PoolLog;
-import org.gphash.index.PoolTable;
+import org.gphash.table.PoolLog;
+import org.gphash.table.PoolTable;
 
 /**
  * Prepares the value heap's next growth on a thread of its own while batches run: when the free

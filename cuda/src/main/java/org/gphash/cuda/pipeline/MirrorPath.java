@@ -18,8 +18,8 @@ import org.gphash.cuda.routing.Router;
 import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.staging.PreparedBatch;
-import org.gphash.index.PoolTable;
 import org.gphash.spi.SubmittedBatch;
+import org.gphash.table.PoolTable;
 
 /**
  * Batches run by the v2 pipeline ({@link BatchPipeline}) over the HBM index mirror: probes read GPU

@@ -19,7 +19,7 @@ import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.DevicePointer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.staging.PipelineTicket;
-import org.gphash.index.PoolTable;
+import org.gphash.table.PoolTable;
 
 /**
  * What every batch on the HBM index mirror runs on, whatever its size or origin: the mirror, the

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 import org.gphash.Batch;
-import org.gphash.index.KeyHasher;
+import org.gphash.table.KeyHasher;
 
 /**
  * Whether no key repeats in a small run of a host batch, so that a batch that writes may skip the

@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import org.gphash.Geometry;
-import org.gphash.index.TableLayout;
+import org.gphash.table.TableLayout;
 
 /**
  * The kernels' parameter structs (cuda/src/main/cuda/gphash/core/table_params.cuh and pool/scan_params.cuh),

@@ -7,8 +7,8 @@ import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
 import jcuda.CudaException;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.HostPointer;
-import org.gphash.index.PoolLog;
 import org.gphash.spi.HostMemory;
+import org.gphash.table.PoolLog;
 
 /**
  * Decides whether a batch's or a result's own memory is pinned, so that its chunks go to the GPU and

@@ -14,9 +14,9 @@ import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.error.PoolFormatException;
-import org.gphash.index.TableKernels;
-import org.gphash.index.TableLayout;
 import org.gphash.persistence.PoolFile;
+import org.gphash.table.TableKernels;
+import org.gphash.table.TableLayout;
 
 /**
  * Recovery and resize as kernels (pool/recovery_kernel.cuh, pool/rehash_kernel.cuh): the pool table calls

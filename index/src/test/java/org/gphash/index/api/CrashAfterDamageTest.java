@@ -18,7 +18,7 @@ import java.nio.file.StandardOpenOption;
 import org.gphash.GPHashIndex;
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.SlotMeta;
-import org.gphash.index.PoolInspector;
+import org.gphash.table.PoolInspector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

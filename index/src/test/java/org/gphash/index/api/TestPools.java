@@ -51,8 +51,8 @@ public final class TestPools implements AutoCloseable {
 
     /** The slot holding the 8-byte {@code key} in the pool at {@code p} (read-only; the pool must be closed). */
     public static long slotOf(Path p, long key) {
-        try (org.gphash.index.PoolInspector in = org.gphash.index.PoolInspector.open(p)) {
-            org.gphash.index.TableLayout t = in.layout();
+        try (org.gphash.table.PoolInspector in = org.gphash.table.PoolInspector.open(p)) {
+            org.gphash.table.TableLayout t = in.layout();
             java.lang.foreign.MemorySegment s = in.segment();
             int slotSize = in.geometry().slotSize();
             for (int d = 0; d < t.levelCount(); d++) {

@@ -1,0 +1,79 @@
+package org.gphash.table;
+
+import org.gphash.Durability;
+import org.gphash.Geometry;
+import org.gphash.persistence.PoolFile;
+import org.gphash.spi.CrashPoint;
+
+/** The whole-table passes run by an engine's {@link TableKernels} (the GPU engine's kernels). */
+final class KernelPasses implements TablePasses {
+
+    private final TableKernels kernels;
+
+    KernelPasses(TableKernels kernels) {
+        this.kernels = kernels;
+    }
+
+    @Override
+    public void attach(PoolFile file, Geometry geometry, long[] seeds) {
+        kernels.attach(file, geometry, seeds);
+    }
+
+    @Override
+    public boolean checksRegionsOnTouch() {
+        return false;
+    }
+
+    @Override
+    public boolean supportsItemChecksums() {
+        return kernels.supportsItemChecksums();
+    }
+
+    /**
+     * PER_OPERATION: an engine with kernels persists through the CPU paths it uses (resize, heap
+     * growth, recovery) at once, and runs its own operations' persistence whatever the mode.
+     */
+    @Override
+    public Durability durability(Durability asked) {
+        return Durability.PER_OPERATION;
+    }
+
+    @Override
+    public Recovered recover(Table table, TableLayout t, long allowance, boolean repairBeyondCrash) {
+        TableKernels.RecoveryCounts judged = kernels.countBrokenAndDuplicates(t);
+        Recovery.judge(table, judged.insertSlots(), judged.tornSlots(), judged.duplicates(), allowance, repairBeyondCrash,
+                "");
+        // Marks only valid items when some items are to go (a resize's copy shares its block).
+        TableKernels.MarkedBlocks marked = kernels.markValueBlocks(t, table.heap.exportLayout(),
+                judged.tornSlots() + judged.duplicates() > 0);
+        TableKernels.RecoveryCounts done = judged.total() == 0 ? judged : kernels.clearBrokenAndDuplicates(t);
+        table.heap.markUsedBits(marked.usedBits());
+        return new Recovered(done.insertSlots(), done.tornSlots(), done.duplicates(), marked.items());
+    }
+
+    /** Pass after pass until nothing is left below. */
+    @Override
+    public long emptyBottomLevel(Table table) {
+        long moved = 0;
+        for (;;) {
+            TableKernels.RehashResult r = kernels.rehashBottom(table.layout());
+            moved += r.moved();
+            table.size.add(-r.dropped());
+            for (long block : r.retiredBlocks()) {
+                table.heap.free(block);
+            }
+            if (r.moved() + r.dropped() > 0) {
+                table.hook.reached(CrashPoint.RESIZE_ITEM_MOVED);
+            }
+            if (r.unplaced() == 0) {
+                return moved;
+            }
+            table.resizer.addTopLevel();
+        }
+    }
+
+    @Override
+    public long[] markValueBlocks(Table table) {
+        return kernels.markValueBlocks(table.layout(), table.heap.exportLayout(), false).usedBits();
+    }
+}

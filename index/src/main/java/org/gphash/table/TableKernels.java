@@ -1,0 +1,80 @@
+package org.gphash.table;
+
+import org.gphash.Geometry;
+import org.gphash.persistence.PoolFile;
+
+/**
+ * The whole-table passes of recovery and resize, as another engine runs them (the GPU engine runs
+ * them as kernels). {@link PoolTable} calls them at the points where the CPU engine runs its own
+ * loops, with operations drained, so the CPU never touches the table while they run. Each must
+ * leave the pool exactly as the CPU loops would (docs/DESIGN.md, "Recovery" and "Resize").
+ */
+public interface TableKernels {
+
+    /**
+     * The pool file is open and mapped, with this geometry and these hash seeds; called before
+     * anything reads or writes the table.
+     */
+    void attach(PoolFile file, Geometry geometry, long[] seeds);
+
+    /** Whether the engine these kernels belong to writes and checks item checksums (open refuses such pools otherwise). */
+    default boolean supportsItemChecksums() {
+        return false;
+    }
+
+    /**
+     * Recovery's judgement over every level of {@code layout}, writing nothing: how many INSERT
+     * slots, torn items (fingerprint not the key's, or no candidate bucket of the key holds the item)
+     * and duplicates {@link #clearBrokenAndDuplicates} would clear.
+     */
+    RecoveryCounts countBrokenAndDuplicates(TableLayout layout);
+
+    /** Recovery's repair over every level of {@code layout}: clear INSERT slots, torn items, duplicates. */
+    RecoveryCounts clearBrokenAndDuplicates(TableLayout layout);
+
+    /**
+     * The bitmap of value blocks in use (one bit per block of {@code heap}, set = used) and the
+     * number of items, writing nothing to the pool. With {@code validItemsOnly}, only items that are
+     * their key's valid item count (the others are about to be cleared, and a resize's copy shares
+     * its block with the original); otherwise every item does.
+     *
+     * @throws org.gphash.error.PoolFormatException if an item's value offset is no block, or two items share one
+     */
+    MarkedBlocks markValueBlocks(TableLayout layout, HeapLayout heap, boolean validItemsOnly);
+
+    /**
+     * Resize step 3 over the bottom level of {@code layout}: copies each valid item up and clears it
+     * below; drops copies that are not their key's valid item. Items that fit nowhere above stay.
+     */
+    RehashResult rehashBottom(TableLayout layout);
+
+    /** Counts of recovery phase 1. */
+    record RecoveryCounts(long insertSlots, long tornSlots, long duplicates) {
+        /** Slots that are or would be cleared. */
+        public long total() {
+            return insertSlots + tornSlots + duplicates;
+        }
+    }
+
+    /** Result of recovery phase 2. */
+    record MarkedBlocks(long[] usedBits, long items) {
+    }
+
+    /**
+     * Result of one rehash pass.
+     *
+     * @param moved          items copied up and cleared below
+     * @param dropped        bottom items cleared because a more valid copy of their key exists
+     * @param unplaced       items left below because every candidate bucket above is full
+     * @param retiredBlocks  value blocks no item refers to any more (to be freed)
+     */
+    record RehashResult(long moved, long dropped, long unplaced, long[] retiredBlocks) {
+    }
+
+    /**
+     * The value heap as the block bitmap numbers it: chunks sorted by offset, each chunk's first block
+     * number, and the bitmap's length in 64-bit words.
+     */
+    record HeapLayout(long[] chunkOffsets, long[] chunkLengths, long[] firstBlocks, int stride, int words) {
+    }
+}
