@@ -20,7 +20,12 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 java=(/tmp/bundle/jre/bin/java --enable-native-access=ALL-UNNAMED -Xmx48g
       --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED)
 new="/tmp/bundle/lib/*"
-old="${OLD:+$PWD/$OLD/*:}/tmp/bundle/lib/*"
+# The earlier build's classpath: its gphash jars and the bundle's other jars, never this build's
+# gphash jars beside them (a class that moved package would be found twice, or a provider of each build).
+old="/tmp/bundle/lib/*"
+if [[ -n "${OLD:-}" ]]; then
+    old="$PWD/$OLD/*:$(ls /tmp/bundle/lib/*.jar | grep -v '/gphash-' | paste -sd:)"
+fi
 keys="${KEYS:-4m}"; ops="${OPS:-8m}"; threads="${THREADS:-16}"; warmup="${WARMUP:-100k}"
 run_bench() {  # TAG CLASSPATH [JVM OPTIONS] -- ARGS...
     local tag=$1 cp=$2; shift 2

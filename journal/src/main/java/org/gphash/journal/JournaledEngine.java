@@ -3,24 +3,29 @@ package org.gphash.journal;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.EntryChunk;
 import org.gphash.JournalReplay;
 import org.gphash.Journaling;
+import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.spi.Engine;
@@ -183,6 +188,9 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
                     last = journalBatch(batch, result);
                 }
             }
+            if (!engine.ordersOperationsOnAKey()) {
+                last = Math.max(last, journalRepeatedKeysAsNow(batch));
+            }
         } finally {
             stripes.unlock(held);
         }
@@ -273,12 +281,46 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
      * A failure to journal one is added to {@code failure}, which the caller throws.
      */
     private void journalCurrent(Batch batch, BatchResult result, RuntimeException failure) {
+        IntStream notRun = IntStream.range(0, batch.size())
+                .filter(i -> i >= result.size() || result.outcome(i) == Outcome.NOT_APPLIED);
+        try {
+            journalAsNow(batch, notRun.toArray());
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /**
+     * An engine that does not order a batch's operations on one key (the GPU engine's pool path) may
+     * leave a key the batch writes more than once as any of those operations left it, where the
+     * batch's records replay them in batch order: each such key is journaled once more, as it is
+     * now, so that a replay ends where memory is. The batch's stripes are still held, so nothing
+     * else writes these keys meanwhile. Returns the last record's sequence number, or -1.
+     */
+    private long journalRepeatedKeysAsNow(Batch batch) {
+        Map<ByteBuffer, Integer> seen = new HashMap<>();
+        List<Integer> repeated = new ArrayList<>();
+        MemorySegment keys = batch.keys();
+        MemorySegment kinds = batch.kinds();
+        for (int i = 0; i < batch.size(); i++) {
+            if (kinds.get(ValueLayout.JAVA_BYTE, i) == (byte) OpKind.GET.ordinal()) {
+                continue;   // a get changes nothing
+            }
+            byte[] key = keys.asSlice((long) i * keySize, keySize).toArray(ValueLayout.JAVA_BYTE);
+            Integer count = seen.merge(ByteBuffer.wrap(key), 1, Integer::sum);
+            if (count == 2) {
+                repeated.add(i);
+            }
+        }
+        return journalAsNow(batch, repeated.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    /** One record for the key of each of {@code positions} of {@code batch}, as the engine holds it now; the last's sequence number, or -1. */
+    private long journalAsNow(Batch batch, int[] positions) {
         MemorySegment keys = batch.keys();
         MemorySegment value = MemorySegment.ofArray(new byte[valueSize]);
-        for (int i = 0; i < batch.size(); i++) {
-            if (i < result.size() && result.outcome(i) != Outcome.NOT_APPLIED) {
-                continue;
-            }
+        long last = -1;
+        for (int i : positions) {
             MemorySegment key = keys.asSlice((long) i * keySize, keySize);
             Outcome now = engine.get(key, value);
             RecordBody body = journal.body();
@@ -289,20 +331,18 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
                     body.delete(key, 0);
                 }
                 body.seal();
-                journal.append(body);
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-                return;
+                last = journal.append(body);
             } finally {
                 journal.release(body);
             }
         }
+        return last;
     }
 
     private static boolean onlyPutsAndDeletes(Batch batch) {
         MemorySegment kinds = batch.kinds();
-        byte put = (byte) org.gphash.OpKind.PUT.ordinal();
-        byte delete = (byte) org.gphash.OpKind.DELETE.ordinal();
+        byte put = (byte) OpKind.PUT.ordinal();
+        byte delete = (byte) OpKind.DELETE.ordinal();
         for (int i = 0; i < batch.size(); i++) {
             byte k = kinds.get(ValueLayout.JAVA_BYTE, i);
             if (k != put && k != delete) {
