@@ -2,14 +2,10 @@ package org.gphash.cuda;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 import org.gphash.Backend;
 import org.gphash.GPHashConfig;
@@ -17,14 +13,18 @@ import org.gphash.GPHashIndex;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.cuda.path.BatchPath;
 import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.index.api.TestPools;
 
 /** What the GPU tests share: skipping without a GPU, pools on tmpfs, recognisable values. */
 public final class GpuTestSupport implements AutoCloseable {
 
     public final Path dir;
+    /** The pools' directory, made and removed as every test's pools are (the index's TestPools). */
+    private final TestPools pools;
 
-    private GpuTestSupport(Path dir) {
-        this.dir = dir;
+    private GpuTestSupport(TestPools pools) {
+        this.pools = pools;
+        this.dir = pools.dir();
     }
 
     /** Skips the calling test where there is no CUDA driver or GPU (CI), runs it where there is. */
@@ -32,15 +32,11 @@ public final class GpuTestSupport implements AutoCloseable {
         assumeTrue(CudaRuntime.available(), "no usable CUDA driver and GPU here: GPU test skipped");
     }
 
-    /** A fresh directory on /dev/shm (GPU pools must be on tmpfs). */
+    /** A fresh directory on /dev/shm (GPU pools must be on tmpfs, where TestPools puts them when it can). */
     public static GpuTestSupport create() {
         Path shm = Path.of("/dev/shm");
         assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no writable /dev/shm");
-        try {
-            return new GpuTestSupport(Files.createTempDirectory(shm, "gphash-gpu-test-"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return new GpuTestSupport(TestPools.create());
     }
 
     /** How {@code engine} runs batches, for tests in other packages that look inside a path. */
@@ -223,10 +219,6 @@ public final class GpuTestSupport implements AutoCloseable {
 
     @Override
     public void close() {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        pools.close();
     }
 }
