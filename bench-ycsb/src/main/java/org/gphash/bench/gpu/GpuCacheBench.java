@@ -19,7 +19,6 @@ import org.gphash.OpKind;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.bktcache.BktCacheStats;
 import org.gphash.bktcache.CachePolicy;
-import org.gphash.cli.ZipfianGenerator;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.GpuEngines;
@@ -78,27 +77,6 @@ public final class GpuCacheBench {
 
     // ------------------------------------------------------------------ workloads
 
-    /**
-     * Zipf-distributed keys of {@code [0, n)} ({@link ZipfianGenerator}, any skew), with the hot ranks
-     * spread over the key space and so over buckets.
-     */
-    static final class ZipfKeys {
-        private final ZipfianGenerator ranks;
-        private final long n;
-
-        ZipfKeys(long n, double theta) {
-            this.n = n;
-            this.ranks = new ZipfianGenerator(n, theta);
-        }
-
-        long next(SplittableRandom r) {
-            long rank = ranks.next(r);
-            // An odd multiplier is a bijection modulo a power of two; other sizes take a hash (a few collisions).
-            long x = rank * 0x9E3779B97F4A7C15L;
-            return Long.bitCount(n) == 1 ? x & (n - 1) : Math.floorMod(x ^ (x >>> 29), n);
-        }
-    }
-
     /** The YCSB core workloads the study uses: the share of reads, and what the others are. */
     enum Workload {
         A(0.5, OpKind.UPDATE), B(0.95, OpKind.UPDATE), C(1.0, OpKind.UPDATE), F(0.5, OpKind.READ_MODIFY_WRITE);
@@ -112,7 +90,7 @@ public final class GpuCacheBench {
         }
     }
 
-    static List<Batch> batches(Workload w, ZipfKeys zipf, int ks, int batch, long ops, long seed) {
+    static List<Batch> batches(Workload w, GpuBenchData.ZipfKeys zipf, int ks, int batch, long ops, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         List<Batch> out = new ArrayList<>();
         long version = 1;
@@ -211,7 +189,7 @@ public final class GpuCacheBench {
             gpu.features().executeOnDevice(b);
             ops += b.size();
         }
-        String s = GpuTargetsBench.stages(gpu, ops);
+        String s = StageShares.stages(gpu, ops);
         gpu.diagnostics().profileStages(false);
         return s;
     }
@@ -234,7 +212,7 @@ public final class GpuCacheBench {
     private static void sweep(GpuBenchArgs a, Path dir, long keys, int ks, List<String> rows) throws Exception {
         int batch = (int) num(a.batch, 1 << 20);
         long ops = num(a.ops, 1L << 23);
-        ZipfKeys zipf = new ZipfKeys(keys, real(a.theta, 0.99));
+        GpuBenchData.ZipfKeys zipf = new GpuBenchData.ZipfKeys(keys, real(a.theta, 0.99));
         try (GpuEngine gpu = loadedPool(dir, keys, ks)) {
             for (String wn : list(a.workloads, "A,B,C,F")) {
                 Workload w = Workload.valueOf(wn);
@@ -274,7 +252,7 @@ public final class GpuCacheBench {
         try (GpuEngine gpu = loadedPool(dir, keys, ks)) {
             for (String tn : list(a.thetas, "0.5,0.6,0.7,0.8,0.9,0.99,1.1,1.2")) {
                 double theta = Double.parseDouble(tn);
-                try (Workload2 batches = Workload2.of(batches(Workload.C, new ZipfKeys(keys, theta), ks, batch, ops, 7), ks)) {
+                try (Workload2 batches = Workload2.of(batches(Workload.C, new GpuBenchData.ZipfKeys(keys, theta), ks, batch, ops, 7), ks)) {
                     double off = point(gpu, batches, BktCacheConfig.DISABLED)[1];
                     double[] on = point(gpu, batches, cache(share, CachePolicy.LFU));
                     String row = String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.3f |", tn, off, on[1], on[1] / off,
@@ -338,7 +316,7 @@ public final class GpuCacheBench {
         long at = num(a.at, 400);
         long binMillis = num(a.bin, 20);
         double share = real(a.share, 0.2);
-        ZipfKeys zipf = new ZipfKeys(keys, real(a.theta, 0.99));
+        GpuBenchData.ZipfKeys zipf = new GpuBenchData.ZipfKeys(keys, real(a.theta, 0.99));
         List<long[]> series = new ArrayList<>();
         try (GpuEngine gpu = loadedPool(dir, keys, ks);
              Workload2 w = Workload2.of(batches(Workload.C, zipf, ks, batch, 64L * batch, 11), ks)) {

@@ -4,8 +4,6 @@ import static org.gphash.bench.gpu.GpuBenchArgs.list;
 import static org.gphash.bench.gpu.GpuBenchArgs.num;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,22 +67,6 @@ public final class GpuTargetsBench {
     private GpuTargetsBench() {
     }
 
-    static byte[] key(long k) {
-        byte[] b = new byte[8];
-        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putLong(0, k);
-        return b;
-    }
-
-    static byte[] value(long k, long version, int size) {
-        byte[] v = new byte[size];
-        ByteBuffer b = ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(0, k);
-        if (size >= 16) {
-            b.putLong(8, version);
-        }
-        return v;
-    }
-
     /** One measured row: what, wall Mops/s, GPU-time Mops/s, and notes. */
     private record Row(String what, double wallMops, double gpuMops, String note) {
         String format() {
@@ -134,7 +116,7 @@ public final class GpuTargetsBench {
                 BktCacheConfig.DISABLED)); Work wIns = Work.of(ins, vs)) {
             gpu.diagnostics().hostStageNanos(true);
             double lm = load(gpu, keys, vs);
-            String ls = hostShares(gpu.diagnostics().hostStageNanos(false));
+            String ls = StageShares.hostShares(gpu.diagnostics().hostStageNanos(false));
             double[] i = device(gpu, wIns);
             insertWall = i[0];
             System.out.printf(Locale.ROOT, "load of %,d keys from fresh host batches of 2^20: %.1f Mops/s; "
@@ -148,7 +130,7 @@ public final class GpuTargetsBench {
             gpu.diagnostics().hostStageNanos(true);
             double lm = load(gpu, keys, vs, Batch.create(8, vs, BATCH));
             System.out.printf(Locale.ROOT, "load of %,d keys from one host batch of 2^20, refilled: %.1f Mops/s; "
-                    + "load / insert above %.2fx; %s%n", keys, lm, lm / insertWall, hostShares(gpu.diagnostics().hostStageNanos(false)));
+                    + "load / insert above %.2fx; %s%n", keys, lm, lm / insertWall, StageShares.hostShares(gpu.diagnostics().hostStageNanos(false)));
         } finally {
             Files.deleteIfExists(rp);
         }
@@ -237,7 +219,7 @@ public final class GpuTargetsBench {
             Batch b = reused != null ? reused : Batch.create(8, vs, n);
             b.clear();
             for (long k = first; k < first + n; k++) {
-                b.insert(key(k), value(k, 0, vs));
+                b.insert(GpuBenchData.key(k), GpuBenchData.value(k, 0, vs));
             }
             long t0 = System.nanoTime();
             gpu.execute(b, r);
@@ -282,9 +264,9 @@ public final class GpuTargetsBench {
             for (int i = 0; i < n; i++) {
                 long k = keys.next(r);
                 if (reads >= 1 || r.nextDouble() < reads) {
-                    b.add(OpKind.GET, key(k), null);
+                    b.add(OpKind.GET, GpuBenchData.key(k), null);
                 } else {
-                    b.add(write, key(k), value(k, ++version, vs));
+                    b.add(write, GpuBenchData.key(k), GpuBenchData.value(k, ++version, vs));
                 }
             }
             out.add(b);
@@ -300,7 +282,7 @@ public final class GpuTargetsBench {
             Batch b = Batch.create(8, vs, n);
             for (int i = 0; i < n; i++) {
                 long k = first + done + i;
-                b.add(kind, key(k), kind.hasValue() ? value(k, 1, vs) : null);
+                b.add(kind, GpuBenchData.key(k), kind.hasValue() ? GpuBenchData.value(k, 1, vs) : null);
             }
             out.add(b);
         }
@@ -337,67 +319,25 @@ public final class GpuTargetsBench {
             gpu.execute(b, r);
         }
         double mops = w.ops() / ((System.nanoTime() - t0) / 1e3);
-        lastHostStages = hostShares(gpu.diagnostics().hostStageNanos(false));
+        lastHostStages = StageShares.hostShares(gpu.diagnostics().hostStageNanos(false));
         // One more pass with the GPU's timeline of the chunks on, apart from the timed one: its
         // events cost twelve driver calls a chunk.
         gpu.diagnostics().timeChunks(true);
         for (Batch b : w.host()) {
             gpu.execute(b, r);
         }
-        lastHostStages += "; " + gpuShares(gpu.diagnostics().hostStageNanos(false));
+        lastHostStages += "; " + StageShares.gpuShares(gpu.diagnostics().hostStageNanos(false));
         gpu.diagnostics().timeChunks(false);
         return mops;
-    }
-
-    /**
-     * The GPU's timeline of the chunks ({@code GpuEngine.timeChunks}): its span, and the kernels,
-     * copies and the kernels' idle time as shares of it.
-     */
-    static String gpuShares(Map<String, Long> nanos) {
-        long span = nanos.getOrDefault("gpu_span", 0L);
-        if (span == 0) {
-            return "GPU timeline: none";
-        }
-        return String.format(Locale.ROOT, "GPU timeline of %d chunks over %.2f ms: kernels %.0f%%, kernels idle %.0f%%, "
-                + "copy in %.0f%%, copy out %.0f%%", nanos.get("gpu_chunks"), span / 1e6,
-                100.0 * nanos.get("gpu_kernels") / span, 100.0 * nanos.get("gpu_kernel_idle") / span,
-                100.0 * nanos.get("gpu_copy_in") / span, 100.0 * nanos.get("gpu_copy_out") / span);
     }
 
     /** The host stages of the last {@link #host} pass, as shares of its total. */
     private static String lastHostStages = "";
 
-    static String hostShares(Map<String, Long> nanos) {
-        long total = nanos.getOrDefault("total", 0L);
-        StringBuilder sb = new StringBuilder("host time: ");
-        for (Map.Entry<String, Long> e : nanos.entrySet()) {
-            if (!e.getKey().equals("total") && !e.getKey().startsWith("gpu_") && total > 0 && e.getValue() > 0) {
-                sb.append(String.format(Locale.ROOT, "%s %.0f%% ", e.getKey(), 100.0 * e.getValue() / total));
-            }
-        }
-        return sb.append(String.format(Locale.ROOT, "of %.2f ms", total / 1e6)).toString();
-    }
-
-    /** The engine's stage shares and GPU time per 2^20 operations since its profiling was turned on. */
-    static String stages(GpuEngine gpu, long ops) {
-        StringBuilder sb = new StringBuilder();
-        long total = 0;
-        for (long v : gpu.diagnostics().stageNanos().values()) {
-            total += v;
-        }
-        for (Map.Entry<String, Long> e : gpu.diagnostics().stageNanos().entrySet()) {
-            if (e.getValue() > 0 && total > 0) {
-                sb.append(String.format(Locale.ROOT, "%s %.0f%% ", e.getKey(), 100.0 * e.getValue() / total));
-            }
-        }
-        return sb.append(String.format(Locale.ROOT, "(%.2f ms per 2^20)", total / 1e6 / Math.max(1.0, ops / (double) BATCH)))
-                .toString().trim();
-    }
-
     private static Row profiled(GpuEngine gpu, String what, Work w) {
         gpu.diagnostics().profileStages(true);
         device(gpu, w);  // a pass with per-stage events (they cost a little), then the timed pass without
-        String s = stages(gpu, w.ops());
+        String s = StageShares.stages(gpu, w.ops());
         gpu.diagnostics().profileStages(false);
         double[] d = device(gpu, w);
         Row r = new Row(what, d[0], d[1], s);
@@ -419,7 +359,7 @@ public final class GpuTargetsBench {
         Files.deleteIfExists(cp);
         List<Row> rows = new ArrayList<>();
         List<String> notes = new ArrayList<>();
-        GpuCacheBench.ZipfKeys zipf = new GpuCacheBench.ZipfKeys(keys, 0.99);
+        GpuBenchData.ZipfKeys zipf = new GpuBenchData.ZipfKeys(keys, 0.99);
         List<Batch> pos = workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, r -> r.nextLong(keys), 1);
         List<Batch> neg = workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, r -> keys * 4 + r.nextLong(keys), 2);
         List<Batch> upd = workload(ops, BATCH, vs, 0.0, OpKind.UPDATE, r -> r.nextLong(keys), 3);
@@ -433,7 +373,7 @@ public final class GpuTargetsBench {
                 BktCacheConfig.DISABLED))) {
             gpu.diagnostics().hostStageNanos(true);
             double lm = load(gpu, keys, vs);
-            String ls = hostShares(gpu.diagnostics().hostStageNanos(false));
+            String ls = StageShares.hostShares(gpu.diagnostics().hostStageNanos(false));
             loaded = gpu.stats();
             notes.add(String.format(Locale.ROOT, "load of %,d keys: %.1f Mops/s (host batches of 2^20, each run once); %s; %s",
                     keys, lm, ls, loaded));
@@ -456,10 +396,10 @@ public final class GpuTargetsBench {
             try (Work wIns = Work.of(ins, vs); Work wDel = Work.of(del, vs)) {
                 gpu.diagnostics().profileStages(true);
                 double[] i = device(gpu, wIns);
-                String si = stages(gpu, wIns.ops());
+                String si = StageShares.stages(gpu, wIns.ops());
                 gpu.diagnostics().profileStages(true);
                 double[] d = device(gpu, wDel);
-                String sd = stages(gpu, wDel.ops());
+                String sd = StageShares.stages(gpu, wDel.ops());
                 gpu.diagnostics().profileStages(false);
                 rows.add(new Row("insert (fresh keys)", i[0], i[1], si));
                 rows.add(new Row("delete (the keys just inserted)", d[0], d[1], sd));
@@ -518,7 +458,7 @@ public final class GpuTargetsBench {
                 int n = (int) Math.min(BATCH, keys - first);
                 Batch b = Batch.create(8, vs, n);
                 for (long k = first; k < first + n; k++) {
-                    b.insert(key(k), value(k, 0, vs));
+                    b.insert(GpuBenchData.key(k), GpuBenchData.value(k, 0, vs));
                 }
                 GpuMicroBench.parallel(cpu, pool, GpuMicroBench.split(b, threads, 8), results);
             }
@@ -573,7 +513,7 @@ public final class GpuTargetsBench {
         List<String> rows = new ArrayList<>();
         try (GpuEngine gpu = loaded(gp, keys, vs)) {
             for (String tn : list(o.thetas, "0.5,0.7,0.9,0.99,1.1,1.2")) {
-                GpuCacheBench.ZipfKeys z = new GpuCacheBench.ZipfKeys(keys, Double.parseDouble(tn));
+                GpuBenchData.ZipfKeys z = new GpuBenchData.ZipfKeys(keys, Double.parseDouble(tn));
                 try (Work c = Work.of(workload(ops, BATCH, vs, 1.0, OpKind.UPDATE, z::next, 7), vs);
                      Work a = Work.of(workload(ops, BATCH, vs, 0.5, OpKind.UPDATE, z::next, 8), vs)) {
                     double[] dc = device(gpu, c);
@@ -602,7 +542,7 @@ public final class GpuTargetsBench {
         List<String> rows = new ArrayList<>();
         double[][] artifact = {{46.1, 24.6}, {36.9, 21.6}, {24.7, 12.9}};
         try (GpuEngine gpu = loaded(gp, keys, vs)) {
-            GpuCacheBench.ZipfKeys z = new GpuCacheBench.ZipfKeys(keys, 0.99);
+            GpuBenchData.ZipfKeys z = new GpuBenchData.ZipfKeys(keys, 0.99);
             String[] names = {"YCSB-C zipf 0.99", "YCSB-C uniform", "YCSB-A zipf 0.99"};
             for (int wi = 0; wi < 3; wi++) {
                 for (int bi = 0; bi < 2; bi++) {
@@ -616,7 +556,7 @@ public final class GpuTargetsBench {
                         gpu.diagnostics().profileStages(true);
                         device(gpu, w);
                         System.out.printf(Locale.ROOT, "# %s, batch 2^%d: GPU time per stage %s%n", names[wi],
-                                bi == 0 ? 20 : 12, stages(gpu, w.ops()));
+                                bi == 0 ? 20 : 12, StageShares.stages(gpu, w.ops()));
                         gpu.diagnostics().profileStages(false);
                         String row = String.format(Locale.ROOT, "| %s | 2^%d | %.1f | %.1f | %.1f | %.1fx |", names[wi],
                                 bi == 0 ? 20 : 12, d[1], d[0], artifact[wi][bi], d[1] / artifact[wi][bi]);

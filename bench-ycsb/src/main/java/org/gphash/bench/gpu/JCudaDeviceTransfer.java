@@ -5,7 +5,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import org.gphash.bench.DeviceTransfer;
-import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.GpuEngines;
 
 /**

@@ -111,7 +111,7 @@ public final class ShardScalingBench {
             double load = load(index, keys);
             rows.add(row(gpus, "load, host batches of 2^20 (split by shard)", load, keys + " keys; " + stages(se)));
             ShardFunction f = se.function();
-            GpuCacheBench.ZipfKeys zipf = new GpuCacheBench.ZipfKeys(keys, 0.99);
+            GpuBenchData.ZipfKeys zipf = new GpuBenchData.ZipfKeys(keys, 0.99);
             long fresh = keys * 8;
             rows.add(deviceResident(se, f, gpus, "positive search, uniform", opsPerGpu, r -> r.nextLong(keys), OpKind.GET));
             rows.add(deviceResident(se, f, gpus, "YCSB-C zipf 0.99", opsPerGpu, zipf::next, OpKind.GET));
@@ -203,7 +203,7 @@ public final class ShardScalingBench {
             int n = (int) Math.min(BATCH, keys - first);
             b.clear();
             for (long k = first; k < first + n; k++) {
-                b.insert(GpuTargetsBench.key(k), GpuTargetsBench.value(k, 0, VS));
+                b.insert(GpuBenchData.key(k), GpuBenchData.value(k, 0, VS));
             }
             long t0 = System.nanoTime();
             index.execute(b, r);
@@ -238,7 +238,7 @@ public final class ShardScalingBench {
                 continue;
             }
             Batch b = building.get(s);
-            b.add(kind, GpuTargetsBench.key(key), kind.hasValue() ? GpuTargetsBench.value(key, ++version, VS) : null);
+            b.add(kind, GpuBenchData.key(key), kind.hasValue() ? GpuBenchData.value(key, ++version, VS) : null);
             filled[s]++;
             placed++;
             if (b.size() == BATCH || filled[s] == opsPerGpu) {
@@ -278,7 +278,7 @@ public final class ShardScalingBench {
         StringBuilder sb = new StringBuilder();
         for (int s = 0; s < gpus; s++) {
             GpuEngine g = (GpuEngine) se.shard(s);
-            sb.append(s == 0 ? "" : " | ").append("GPU ").append(s).append(": ").append(GpuTargetsBench.stages(g, opsPerGpu));
+            sb.append(s == 0 ? "" : " | ").append("GPU ").append(s).append(": ").append(StageShares.stages(g, opsPerGpu));
         }
         return sb.toString();
     }
@@ -355,7 +355,7 @@ public final class ShardScalingBench {
                 b.clear();
                 for (int i = 0; i < n; i++) {
                     long key = r.nextLong(keys);
-                    b.add(kind, GpuTargetsBench.key(key), kind.hasValue() ? GpuTargetsBench.value(key, ++version, VS) : null);
+                    b.add(kind, GpuBenchData.key(key), kind.hasValue() ? GpuBenchData.value(key, ++version, VS) : null);
                 }
                 DeviceBatch db = new DeviceBatch(CudaRuntime.get(g), 8, VS, n);
                 db.upload(b);
@@ -423,7 +423,7 @@ public final class ShardScalingBench {
             }
             inPlace += System.nanoTime() - t0;
         }
-        String inPlaceStages = GpuTargetsBench.stages(shard, (long) count * rounds);
+        String inPlaceStages = StageShares.stages(shard, (long) count * rounds);
         shard.execute(copied, copiedResult);
         shard.execute(copied, copiedResult);
         shard.diagnostics().profileStages(true);
@@ -432,7 +432,7 @@ public final class ShardScalingBench {
             shard.execute(copied, copiedResult);
             asBatch += System.nanoTime() - t0;
         }
-        String copiedStages = GpuTargetsBench.stages(shard, (long) count * rounds);
+        String copiedStages = StageShares.stages(shard, (long) count * rounds);
         shard.diagnostics().profileStages(false);
         System.out.println("one part, GPU stages: in place " + inPlaceStages + " | copied " + copiedStages);
         return row(gpus, "one shard's part of 2^20 gets from 1 thread, in place", count * (double) rounds / (inPlace / 1e3),
@@ -490,7 +490,7 @@ public final class ShardScalingBench {
         StringBuilder note = new StringBuilder(stages(se));
         for (int s = 0; s < se.shardCount(); s++) {
             note.append("; shard ").append(s).append(' ')
-                    .append(GpuTargetsBench.hostShares(((GpuEngine) se.shard(s)).diagnostics().hostStageNanos(false)));
+                    .append(StageShares.hostShares(((GpuEngine) se.shard(s)).diagnostics().hostStageNanos(false)));
         }
         return row(gpus, "positive search, host batches of 2^20 from " + threads + " threads", ops / (wall / 1e3),
                 note.toString());
