@@ -64,7 +64,7 @@ final class CheckCommand implements Callable<Integer> {
         }
         PoolReport report = checkPool(pool.path());
         spec.commandLine().getOut().print(json ? ReportWriter.checkJson(report) + "\n" : ReportWriter.checkText(report));
-        return report.cannotOpen() ? RecoveryTool.CANNOT_RUN : report.sound() ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
+        return report.cannotOpen() ? ToolExit.CANNOT_RUN : report.sound() ? ToolExit.SOUND : ToolExit.UNSOUND;
     }
 
     /**
@@ -80,7 +80,7 @@ final class CheckCommand implements Callable<Integer> {
         } catch (RuntimeException e) {
             out.print(json ? Json.write(Map.of("index", pool.path().toString(), "sound", false, "error", e.getMessage())) + "\n"
                     : "index " + pool.path() + "\n  " + e.getMessage() + "\ncheck: cannot read the sharded index's manifest\n");
-            return RecoveryTool.CANNOT_RUN;
+            return ToolExit.CANNOT_RUN;
         }
         boolean sound = true;
         boolean cannotOpen = false;
@@ -121,7 +121,7 @@ final class CheckCommand implements Callable<Integer> {
             out.print(text.append("index check: ").append(sound ? "sound" : "NOT sound").append(" (").append(manifest.shards())
                     .append(" shards)\n"));
         }
-        return cannotOpen ? RecoveryTool.CANNOT_RUN : sound ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
+        return cannotOpen ? ToolExit.CANNOT_RUN : sound ? ToolExit.SOUND : ToolExit.UNSOUND;
     }
 
     /**
@@ -157,7 +157,7 @@ final class CheckCommand implements Callable<Integer> {
                 out.print(ReportWriter.checkText(report));
             }
         }
-        return sound ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
+        return sound ? ToolExit.SOUND : ToolExit.UNSOUND;
     }
 
     private PoolReport checkPool(Path pool) {

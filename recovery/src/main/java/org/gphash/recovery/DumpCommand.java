@@ -79,7 +79,7 @@ final class DumpCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-            throw new RecoveryTool.ToolException("dump file " + file.toAbsolutePath() + " already exists");
+            throw new ToolExit.Failure("dump file " + file.toAbsolutePath() + " already exists");
         }
         // A sharded index dumps every shard into one file (import makes one pool of it).
         List<Path> pools = new ArrayList<>();
@@ -113,7 +113,7 @@ final class DumpCommand implements Callable<Integer> {
                 DumpFormat.Writer w = new DumpFormat.Writer(os, held.get(0).geometry());
                 for (PoolInspector in : held) {
                     if (!in.geometry().equals(held.get(0).geometry())) {
-                        throw new RecoveryTool.ToolException("shard " + in.path() + " has geometry " + in.geometry()
+                        throw new ToolExit.Failure("shard " + in.path() + " has geometry " + in.geometry()
                                 + ", not " + held.get(0).geometry() + " as the first shard has");
                     }
                     Geometry g = in.geometry();
@@ -156,7 +156,7 @@ final class DumpCommand implements Callable<Integer> {
                 written = true;
             }
         } catch (FileAlreadyExistsException e) {
-            throw new RecoveryTool.ToolException("dump file " + file.toAbsolutePath() + " already exists");
+            throw new ToolExit.Failure("dump file " + file.toAbsolutePath() + " already exists");
         } finally {
             for (PoolInspector in : held) {
                 in.close();
@@ -177,7 +177,7 @@ final class DumpCommand implements Callable<Integer> {
                 + (changedRegions > 0 ? "; " + changedRegions + " table regions CHANGED since the last clean close ("
                 + "`gphash check` names them): items they lost are missing from the dump" : "")
                 + (checksums ? "" : "; values not verified (the pool keeps no item checksums)"));
-        return leftOut > 0 || changedRegions > 0 ? RecoveryTool.UNSOUND : RecoveryTool.SOUND;
+        return leftOut > 0 || changedRegions > 0 ? ToolExit.UNSOUND : ToolExit.SOUND;
     }
 
     /**

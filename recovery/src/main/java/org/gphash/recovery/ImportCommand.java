@@ -57,7 +57,7 @@ final class ImportCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         if (Files.exists(pool, LinkOption.NOFOLLOW_LINKS)) {
-            throw new RecoveryTool.ToolException("pool " + pool.toAbsolutePath() + " already exists; import creates a new pool");
+            throw new ToolExit.Failure("pool " + pool.toAbsolutePath() + " already exists; import creates a new pool");
         }
         long count = 0;
         boolean ok = false;
@@ -95,8 +95,8 @@ final class ImportCommand implements Callable<Integer> {
             }
             ok = true;
         } catch (IOException e) {
-            throw new RecoveryTool.ToolException("cannot import " + file.toAbsolutePath() + ": "
-                    + RecoveryTool.describe(e), e);
+            throw new ToolExit.Failure("cannot import " + file.toAbsolutePath() + ": "
+                    + ToolExit.describe(e), e);
         } finally {
             // Remove only the pool this command created: whatever else is at the name (a pool another
             // process created after the check above, a symbolic link) is not ours to delete.
@@ -106,7 +106,7 @@ final class ImportCommand implements Callable<Integer> {
         }
         spec.commandLine().getOut().println("import: " + count + " items from " + file.toAbsolutePath() + " into "
                 + pool.toAbsolutePath());
-        return RecoveryTool.SOUND;
+        return ToolExit.SOUND;
     }
 
     /** The identity (device and inode) of the file at {@code p}, not following links; null if none. */
@@ -126,7 +126,7 @@ final class ImportCommand implements Callable<Integer> {
         BatchResult res = index.execute(batch);
         for (int i = 0; i < batch.size(); i++) {
             if (res.outcome(i) != Outcome.INSERTED) {
-                throw new RecoveryTool.ToolException("dump holds a key twice (outcome " + res.outcome(i)
+                throw new ToolExit.Failure("dump holds a key twice (outcome " + res.outcome(i)
                         + "); it was not written by 'gphash dump'");
             }
         }

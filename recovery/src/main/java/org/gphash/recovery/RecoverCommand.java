@@ -130,6 +130,6 @@ final class RecoverCommand implements Callable<Integer> {
                 out.print(ReportWriter.checkText(after));
             }
         }
-        return after.sound() ? RecoveryTool.SOUND : RecoveryTool.UNSOUND;
+        return after.sound() ? ToolExit.SOUND : ToolExit.UNSOUND;
     }
 }

@@ -1,12 +1,7 @@
 package org.gphash.recovery;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.nio.file.NoSuchFileException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,10 +9,8 @@ import java.util.Map;
 import org.gphash.cli.Cli;
 import org.gphash.cli.Json;
 import org.gphash.cli.ToolVersion;
-import org.gphash.error.GPHashException;
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
-import org.gphash.error.PoolLockedException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine;
@@ -37,9 +30,10 @@ public final class RecoveryTool implements Runnable {
     @Mixin
     Cli.Help help = new Cli.Help();
 
-    public static final int SOUND = 0;
-    public static final int UNSOUND = 1;
-    public static final int CANNOT_RUN = 2;
+    /** Exit codes ({@link ToolExit}): a sound pool, a pool that is not (or a failure on its contents), a pool that cannot be opened. */
+    public static final int SOUND = ToolExit.SOUND;
+    public static final int UNSOUND = ToolExit.UNSOUND;
+    public static final int CANNOT_RUN = ToolExit.CANNOT_RUN;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -63,13 +57,13 @@ public final class RecoveryTool implements Runnable {
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             // A pool that cannot be opened at all (missing, locked, unreadable, not a pool), or a file the
             // command cannot reach, is not a verdict on it: 2, as check says for each (issue 55).
-            int code = e instanceof ToolException t ? t.code
+            int code = e instanceof ToolExit.Failure t ? t.code
                     : e instanceof PoolIoException || e instanceof FileSystemException || notAPool(e)
                     ? CANNOT_RUN : UNSOUND;
             if (json) {
-                printJsonError(commandLine, describe(e), code);
+                printJsonError(commandLine, ToolExit.describe(e), code);
             } else {
-                commandLine.getErr().println("gphash " + commandLine.getCommandName() + ": " + describe(e));
+                commandLine.getErr().println("gphash " + commandLine.getCommandName() + ": " + ToolExit.describe(e));
                 commandLine.getErr().flush();
             }
             return code;
@@ -99,52 +93,5 @@ public final class RecoveryTool implements Runnable {
         return e instanceof PoolFormatException f
                 && (f.reason() == PoolFormatException.Reason.NOT_A_POOL
                 || f.reason() == PoolFormatException.Reason.WRONG_VERSION);
-    }
-
-    /** The message a person reads: the exception's own words, never a JDK class name (issue 55). */
-    static String describe(Throwable e) {
-        if (e instanceof PoolLockedException) {
-            return e.getMessage() + " (close the program that has it open, then try again)";
-        }
-        if (e instanceof UncheckedIOException u && u.getCause() != null) {
-            return describe(u.getCause());
-        }
-        if (e instanceof NoSuchFileException f) {
-            return "no such file or directory: " + f.getFile();
-        }
-        if (e instanceof AccessDeniedException f) {
-            return "permission denied: " + f.getFile();
-        }
-        if (e instanceof FileAlreadyExistsException f) {
-            return f.getFile() + " already exists";
-        }
-        if (e instanceof FileSystemException f) {
-            return (f.getReason() != null ? f.getReason() : "cannot use it") + ": " + f.getFile();
-        }
-        if (e.getMessage() != null && (e instanceof GPHashException || e instanceof PoolIoException
-                || e instanceof ToolException || e instanceof IOException)) {
-            return e.getMessage();
-        }
-        return e.toString();
-    }
-
-    /** A failure the tool explains in its message; exit code 1 unless it says otherwise. */
-    static final class ToolException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final int code;
-
-        ToolException(String message) {
-            this(message, UNSOUND);
-        }
-
-        ToolException(String message, int code) {
-            super(message);
-            this.code = code;
-        }
-
-        ToolException(String message, Throwable cause) {
-            super(message, cause);
-            this.code = cause instanceof FileSystemException ? CANNOT_RUN : UNSOUND;
-        }
     }
 }

@@ -26,7 +26,7 @@ final class ShardedDirectories {
         try {
             return ShardManifest.read(dir);
         } catch (RuntimeException e) {
-            throw new RecoveryTool.ToolException(e.getMessage());
+            throw new ToolExit.Failure(e.getMessage());
         }
     }
 }

@@ -50,9 +50,9 @@ final class SnapshotCommand implements Callable<Integer> {
                 ShardManifest m = ShardedIndexes.copyIndex(pool.path(), target);
                 spec.commandLine().getOut().println("snapshot: the " + m.shards() + " shards and the manifest of "
                         + pool.path().toAbsolutePath() + " copied to " + target + " and fsynced");
-                return RecoveryTool.SOUND;
+                return ToolExit.SOUND;
             } catch (PoolExistsException e) {
-                throw new RecoveryTool.ToolException(e.getMessage());
+                throw new ToolExit.Failure(e.getMessage());
             }
         }
         long length;
@@ -62,7 +62,7 @@ final class SnapshotCommand implements Callable<Integer> {
             clean = in.header().cleanShutdown();
             in.copyTo(target);
         } catch (PoolExistsException e) {
-            throw new RecoveryTool.ToolException("cannot snapshot to " + target + ": it exists");
+            throw new ToolExit.Failure("cannot snapshot to " + target + ": it exists");
         }
         try (PoolInspector copy = PoolInspector.open(target)) {
             copy.header();
@@ -70,6 +70,6 @@ final class SnapshotCommand implements Callable<Integer> {
         spec.commandLine().getOut().println("snapshot: " + length + " bytes of " + pool.path().toAbsolutePath() + " copied to "
                 + target + " and fsynced" + (clean ? "" : " (the pool was not cleanly shut down; opening the copy "
                 + "runs recovery, as opening the original would)"));
-        return RecoveryTool.SOUND;
+        return ToolExit.SOUND;
     }
 }

@@ -42,12 +42,12 @@ final class StatsCommand implements Callable<Integer> {
         PoolReport report = PoolScanner.scan(pool.path(), json ? Progress.NONE : Progress.forTerminal());
         if (report.header() == null) {
             // The words and the exit status check gives the same file (issue 55).
-            throw new RecoveryTool.ToolException("pool " + pool.path().toAbsolutePath() + ": " + ReportWriter.advice(report)
+            throw new ToolExit.Failure("pool " + pool.path().toAbsolutePath() + ": " + ReportWriter.advice(report)
                     + " (" + String.join("; ", report.findings().kinds().stream().flatMap(k -> report.findings()
-                    .examples(k).stream()).toList()) + ")", RecoveryTool.CANNOT_RUN);
+                    .examples(k).stream()).toList()) + ")", ToolExit.CANNOT_RUN);
         }
         spec.commandLine().getOut().print(json ? ReportWriter.statsJson(report) + "\n" : ReportWriter.statsText(report));
-        return RecoveryTool.SOUND;
+        return ToolExit.SOUND;
     }
 
     /** A sharded index: every shard's figures, as for a pool, and the index's item count. */
@@ -61,7 +61,7 @@ final class StatsCommand implements Callable<Integer> {
             Path shard = ShardManifest.shardPath(pool.path(), s);
             PoolReport report = PoolScanner.scan(shard, Progress.NONE);
             if (report.header() == null) {
-                throw new RecoveryTool.ToolException("shard " + s + " (" + shard + ") has no usable header: "
+                throw new ToolExit.Failure("shard " + s + " (" + shard + ") has no usable header: "
                         + report.findings().examples(Problem.UNREADABLE_HEADER));
             }
             items += report.items();
@@ -71,6 +71,6 @@ final class StatsCommand implements Callable<Integer> {
         spec.commandLine().getOut().print(json ? "{\"index\":" + Json.write(pool.path().toAbsolutePath().toString()) + ",\"shards\":"
                 + manifest.shards() + ",\"items\":" + items + ",\"pools\":[" + String.join(",", jsons) + "]}\n"
                 : text.append("index: ").append(items).append(" items in ").append(manifest.shards()).append(" shards\n"));
-        return RecoveryTool.SOUND;
+        return ToolExit.SOUND;
     }
 }
