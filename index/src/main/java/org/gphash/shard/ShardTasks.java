@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.function.IntConsumer;
 import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
@@ -96,5 +97,13 @@ public final class ShardTasks {
             pass.accept(r);
             return null;
         });
+    }
+
+    /**
+     * Runs {@code work} for every shard at once, shard 0 on the calling thread; returns the results in
+     * shard order once all are done, or throws the first failure with the others suppressed.
+     */
+    static <T> List<T> onEveryShard(int n, ExecutorService workers, IntFunction<T> work) {
+        return atOnce(n, s -> true, workers, work);
     }
 }

@@ -1,7 +1,11 @@
 package org.gphash.shard;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +25,8 @@ import org.gphash.GpuFeatures;
 import org.gphash.IndexStats;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
+import org.gphash.error.PoolExistsException;
+import org.gphash.error.PoolIoException;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
 
@@ -349,7 +355,18 @@ public final class ShardedEngine implements Engine {
      */
     @Override
     public void snapshot(Path target) {
-        ShardedIndexes.snapshot(this, target);
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            throw new PoolExistsException("cannot snapshot to " + target + ": it exists");
+        }
+        try {
+            Files.createDirectory(target, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException e) {
+            throw new PoolIoException("cannot create " + target + ": " + e.getMessage(), e);
+        }
+        for (int s = 0; s < shardCount(); s++) {
+            shard(s).snapshot(ShardManifest.shardPath(target, s));
+        }
+        manifest().write(target);
     }
 
     @Override
@@ -405,7 +422,7 @@ public final class ShardedEngine implements Engine {
 
     /** Runs {@code action} on every shard at once; throws the first failure (the others suppressed) once all are done. */
     private void forEachShard(Consumer<Engine> action) {
-        ShardedIndexes.onEveryShard(shards.length, workers, s -> {
+        ShardTasks.onEveryShard(shards.length, workers, s -> {
             action.accept(shards[s]);
             return null;
         });

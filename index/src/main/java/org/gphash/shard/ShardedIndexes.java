@@ -113,7 +113,7 @@ public final class ShardedIndexes implements ShardedIndexFactory {
                 }
                 long seed = config.seed().isPresent() ? mix(config.seed().getAsLong()) : nonZeroRandom();
                 manifest = new ShardManifest(n, seed, geometry, System.currentTimeMillis(), ids, nonZeroRandom(), 1);
-                onEveryShard(n, workers, s -> {
+                ShardTasks.onEveryShard(n, workers, s -> {
                     shards[s].commitShardMembership(manifest.indexId(), seed, s, n, manifest.epoch());
                     return null;
                 });
@@ -193,7 +193,7 @@ public final class ShardedIndexes implements ShardedIndexFactory {
      * shards already carry where an earlier upgrade was interrupted).
      */
     private static ShardManifest raiseEpoch(Path dir, ShardManifest raised, Engine[] shards, ExecutorService workers) {
-        onEveryShard(shards.length, workers, s -> {
+        ShardTasks.onEveryShard(shards.length, workers, s -> {
             shards[s].commitShardMembership(raised.indexId(), raised.seed(), s, raised.shards(), raised.epoch());
             return null;
         });
@@ -208,13 +208,13 @@ public final class ShardedIndexes implements ShardedIndexFactory {
     }
 
     /**
-     * Makes every shard's engine at once ({@link #onEveryShard}); when one fails, closes those made
+     * Makes every shard's engine at once ({@link ShardTasks#onEveryShard}); when one fails, closes those made
      * and throws the first failure.
      */
     private static Engine[] everyShard(int n, ExecutorService workers, IntFunction<Engine> make) {
         List<Engine> made = new ArrayList<>();
         try {
-            return onEveryShard(n, workers, s -> {
+            return ShardTasks.onEveryShard(n, workers, s -> {
                 Engine e = make.apply(s);
                 synchronized (made) {
                     made.add(e);
@@ -430,30 +430,6 @@ public final class ShardedIndexes implements ShardedIndexFactory {
                 in.close();
             }
         }
-    }
-
-    /** Copies every shard of {@code engine} into the new directory {@code target}, with the manifest. */
-    static void snapshot(ShardedEngine engine, Path target) {
-        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-            throw new PoolExistsException("cannot snapshot to " + target + ": it exists");
-        }
-        try {
-            Files.createDirectory(target, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        } catch (IOException e) {
-            throw new PoolIoException("cannot create " + target + ": " + e.getMessage(), e);
-        }
-        for (int s = 0; s < engine.shardCount(); s++) {
-            engine.shard(s).snapshot(ShardManifest.shardPath(target, s));
-        }
-        engine.manifest().write(target);
-    }
-
-    /**
-     * Runs {@code work} for every shard at once, shard 0 on the calling thread; returns the results in
-     * shard order once all are done, or throws the first failure with the others suppressed.
-     */
-    static <T> List<T> onEveryShard(int n, ExecutorService workers, IntFunction<T> work) {
-        return ShardTasks.atOnce(n, s -> true, workers, work);
     }
 
     /** Removes what a failed create made: the shard pools, a manifest in the writing, the directory. */
