@@ -37,6 +37,7 @@ public record IdleStrategy(int spins, int yields, long parkNanos) {
      */
     public static final IdleStrategy SPIN_THEN_PARK = new IdleStrategy(100, 0, 20_000);
 
+    /** Refuses negative settings. */
     public IdleStrategy {
         if (spins < 0 || yields < 0 || parkNanos < 0) {
             throw new IllegalArgumentException("spins, yields and parkNanos must not be negative, got " + spins + ", "
@@ -58,7 +59,14 @@ public record IdleStrategy(int spins, int yields, long parkNanos) {
     }
 
     /** What a round of waiting does. */
-    public enum Phase { SPIN, YIELD, PARK }
+    public enum Phase {
+        /** {@link Thread#onSpinWait()}. */
+        SPIN,
+        /** {@link Thread#yield()}. */
+        YIELD,
+        /** {@link LockSupport#parkNanos(long)} for {@link IdleStrategy#parkNanos()}. */
+        PARK
+    }
 
     /**
      * {@return what round {@code round} of a wait does}
