@@ -35,37 +35,6 @@ public final class CrashTest implements Callable<Integer> {
     @Mixin
     Cli.Help help = new Cli.Help();
 
-    /** The options, shared with {@link Driver}. */
-    static final class Options {
-        Backend backend = Backend.CPU;
-        int rounds;
-        /** System.nanoTime() after which no round starts (--minutes); 0: none. */
-        long deadlineNanos;
-        long seed;
-        boolean powerFail;
-        /** The journal's directory (--journal), or null: the pool alone. */
-        Path journal;
-        long keys;
-        long initialCapacity;
-        int roundsPerPool;
-        int maxKillMillis;
-        int maxPersists;
-        int roundTimeoutSeconds;
-        boolean verbose;
-        boolean keepPool;
-        boolean dropMetaPersists;
-        boolean itemChecksums;
-        org.gphash.Durability durability = org.gphash.Durability.PER_BATCH;
-        int batch = 1;
-        /** ON_CLOSE_OR_SYNC: sync after every this many acknowledgements (1: before each one). */
-        int syncEvery = 1;
-        /** 0: one pool file; n: a sharded index of n shard pools in a directory (issue 30). */
-        int shards;
-        /** Worker threads, each with keys and an acknowledgement log of its own. */
-        int threads = 1;
-        String classPath;
-    }
-
     @Option(names = "--backend", description = "cpu or gpu (default cpu)", defaultValue = "cpu")
     String backend;
 
@@ -180,7 +149,7 @@ public final class CrashTest implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Options o = new Options();
+        RunOptions o = new RunOptions();
         o.backend = switch (backend.toLowerCase(Locale.ROOT)) {
             case "cpu" -> Backend.CPU;
             case "gpu" -> Backend.GPU;
@@ -252,7 +221,7 @@ public final class CrashTest implements Callable<Integer> {
         return dir.resolve("gphash-crashtest-" + ProcessHandle.current().pid() + ".pool");
     }
 
-    private void report(Options o, Tally t) {
+    private void report(RunOptions o, Tally t) {
         out.printf("crashtest: kills landed: before open (JVM start)=%d, in recovery (open)=%d, in a resize=%d, "
                         + "in value reclamation=%d, "
                         + "outside any crash point (between operations, or before an operation's first point)=%d, "

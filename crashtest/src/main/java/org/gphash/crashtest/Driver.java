@@ -49,7 +49,7 @@ final class Driver {
             CrashPoint.RESIZE_ITEM_COPIED, CrashPoint.RESIZE_ITEM_MOVED, CrashPoint.RESIZE_REHASHED,
             CrashPoint.RESIZE_COMMITTED};
 
-    private final CrashTest.Options o;
+    private final RunOptions o;
     /** Power failures simulated in the worker by its shadow of the pool's persists (--power-fail without --journal). */
     private final boolean shadow;
     /** A power cut after each kill: the pool deleted, the journal cut to what was flushed (--power-fail --journal). */
@@ -76,7 +76,7 @@ final class Driver {
     private final long[] lastResizes;
     private final long[] lastValueBlocks;
 
-    Driver(CrashTest.Options o, Path pool, PrintStream log) throws IOException {
+    Driver(RunOptions o, Path pool, PrintStream log) throws IOException {
         this.o = o;
         this.shadow = o.powerFail && o.journal == null;
         this.journalPowerCut = o.powerFail && o.journal != null;

@@ -71,7 +71,7 @@ public final class NoReplaceCopy {
             throw new PoolIoException("cannot copy pool " + source + " to " + to + ": " + e, e);
         } finally {
             if (!named) {
-                PoolFile.deleteQuietly(working);
+                deleteQuietly(working);
             }
         }
     }
@@ -105,5 +105,14 @@ public final class NoReplaceCopy {
     private static PoolExistsException appeared(Path target) {
         return new PoolExistsException(target + " appeared while the copy was made; it was left as it is and the copy "
                 + "discarded");
+    }
+
+    /** Removes a working name, if it is there; one left behind is harmless (it starts with a dot and is never opened). */
+    static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // a working name left behind is harmless: it starts with a dot and is never opened
+        }
     }
 }

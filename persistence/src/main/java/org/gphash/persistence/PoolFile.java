@@ -57,37 +57,11 @@ public final class PoolFile implements AutoCloseable {
     /** The file's mapping and its persister. */
     private final PoolMapping mapping;
 
-    /**
-     * Told when the mapping is replaced or goes away, so that whoever registered it elsewhere (the GPU
-     * engine registers it with CUDA) can let go of the old one before it is unmapped.
-     */
-    public interface MappingListener {
-        /** The mapping {@code old} is about to be unmapped. */
-        void beforeUnmap(MemorySegment old);
-
-        /** {@code current} is the new mapping of the whole file. */
-        void afterMap(MemorySegment current);
-
-        /**
-         * The mapping grew in place: {@code current} starts where the previous mapping did, whose
-         * first {@code previousSize} bytes are unchanged and still mapped. By default, as a new mapping.
-         */
-        default void afterGrowInPlace(MemorySegment current, long previousSize) {
-            afterMap(current);
-        }
-    }
-
     /** Sets the one listener of this file's mapping changes (null: none). */
     public void setMappingListener(MappingListener listener) {
         mapping.setListener(listener);
     }
     private boolean closed;
-
-    /**
-     * Wraps every persister this class chooses; the identity unless the crash harness installs a
-     * shadow (simulated power failure). Process-wide because the harness runs one pool per worker JVM.
-     */
-    private static volatile PersisterDecorator persisterDecorator = PersisterDecorator.NONE;
 
     private PoolFile(Path path, PoolLock lock, FileChannel channel, boolean preferJdkPersist, boolean readOnly) {
         this.path = path;
@@ -103,12 +77,7 @@ public final class PoolFile implements AutoCloseable {
      * crash harness only; see {@link PersisterDecorator}).
      */
     public static void decoratePersisters(PersisterDecorator decorator) {
-        persisterDecorator = Objects.requireNonNull(decorator, "decorator");
-    }
-
-    /** The decorator installed now ({@link #decoratePersisters}). */
-    static PersisterDecorator persisterDecorator() {
-        return persisterDecorator;
+        PoolMapping.decoratePersisters(Objects.requireNonNull(decorator, "decorator"));
     }
 
     private static boolean isTmpfs(Path path) {
@@ -152,7 +121,7 @@ public final class PoolFile implements AutoCloseable {
         try {
             claimInProcess(lock.fileKey(), absolute);
         } catch (RuntimeException e) {
-            deleteQuietly(working);
+            NoReplaceCopy.deleteQuietly(working);
             lock.close();
             throw e;
         }
@@ -160,7 +129,7 @@ public final class PoolFile implements AutoCloseable {
             file = wrap(absolute, lock, preferJdkPersist, false);
         } catch (RuntimeException e) {
             OPEN_IN_THIS_PROCESS.remove(lock.fileKey());
-            deleteQuietly(working);
+            NoReplaceCopy.deleteQuietly(working);
             lock.close();
             throw e;
         }
@@ -208,7 +177,7 @@ public final class PoolFile implements AutoCloseable {
             }
         }
         workingName = null;
-        deleteQuietly(working);
+        NoReplaceCopy.deleteQuietly(working);
     }
 
     /**
@@ -228,14 +197,6 @@ public final class PoolFile implements AutoCloseable {
             // The name is gone or is another file now: nothing of ours to remove.
         } finally {
             close();
-        }
-    }
-
-    static void deleteQuietly(Path p) {
-        try {
-            Files.deleteIfExists(p);
-        } catch (IOException ignored) {
-            // a working name left behind is harmless: it starts with a dot and is never opened
         }
     }
 

@@ -9,10 +9,10 @@ import java.nio.file.Path;
 import org.gphash.error.PoolIoException;
 
 /**
- * A pool file's mapping into memory and the persister chosen for it ({@link PoolFile}'s memory side).
+ * A pool file's mapping into memory and the persister chosen for it (the pool file's memory side).
  * On tmpfs a writable pool is mapped into reserved address space ({@link ReservedMapping}) and grows
  * in place, keeping its address; elsewhere, or when no address space can be reserved, the JDK maps
- * it and a growth replaces the mapping. The {@link PoolFile.MappingListener} hears of every change
+ * it and a growth replaces the mapping. The {@link MappingListener} hears of every change
  * before the old mapping goes and after the new one is there. The caller (PoolFile) serialises calls.
  */
 final class PoolMapping {
@@ -29,7 +29,18 @@ final class PoolMapping {
     private ReservedMapping reservation;
     /** No address space could be reserved for this file: it is mapped through the JDK instead. */
     private boolean reservationRefused;
-    private volatile PoolFile.MappingListener listener;
+    /**
+     * Wraps every persister a mapping chooses; the identity unless the crash harness installs a
+     * shadow (simulated power failure). Process-wide because the harness runs one pool per worker JVM.
+     */
+    private static volatile PersisterDecorator persisterDecorator = PersisterDecorator.NONE;
+
+    /** Installs {@code decorator} for every mapping made from now on ({@code PoolFile.decoratePersisters}). */
+    static void decoratePersisters(PersisterDecorator decorator) {
+        persisterDecorator = decorator;
+    }
+
+    private volatile MappingListener listener;
     private volatile MemorySegment segment;
     private volatile Persister persister;
 
@@ -43,7 +54,7 @@ final class PoolMapping {
         this.preferJdkPersist = preferJdkPersist;
     }
 
-    void setListener(PoolFile.MappingListener listener) {
+    void setListener(MappingListener listener) {
         this.listener = listener;
     }
 
@@ -94,7 +105,7 @@ final class PoolMapping {
         MemorySegment oldSegment = segment;
         Arena old = arena;
         ReservedMapping oldReservation = reservation;  // set when the reservation could not grow any more
-        PoolFile.MappingListener l = listener;
+        MappingListener l = listener;
         if ((old != null || oldReservation != null) && oldSegment != null && l != null) {
             l.beforeUnmap(oldSegment);
         }
@@ -119,7 +130,7 @@ final class PoolMapping {
      * {@code ulimit -v}, say): this file is then mapped through the JDK from now on.
      */
     private boolean mapReserved(long size) {
-        PoolFile.MappingListener l = listener;
+        MappingListener l = listener;
         ReservedMapping current = reservation;
         if (current != null && current.canGrowTo(size)) {
             long previous = current.mapped();
@@ -154,7 +165,7 @@ final class PoolMapping {
     }
 
     private Persister chosenPersister() {
-        return PoolFile.persisterDecorator().decorate(path, segment, Persisters.choose(segment, preferJdkPersist, onTmpfs));
+        return persisterDecorator.decorate(path, segment, Persisters.choose(segment, preferJdkPersist, onTmpfs));
     }
 
     /** Forces the whole mapping to the file (msync, or the reservation's own sync). */
@@ -171,7 +182,7 @@ final class PoolMapping {
     void close() {
         MemorySegment last = segment;
         segment = null;
-        PoolFile.MappingListener l = listener;
+        MappingListener l = listener;
         if (l != null && last != null) {
             l.beforeUnmap(last);
         }

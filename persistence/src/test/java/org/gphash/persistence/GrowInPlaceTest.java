@@ -50,7 +50,7 @@ class GrowInPlaceTest {
     }
 
     /** What a listener was told, in order. */
-    private static final class Recorder implements PoolFile.MappingListener {
+    private static final class Recorder implements MappingListener {
         final List<String> events = new ArrayList<>();
 
         @Override

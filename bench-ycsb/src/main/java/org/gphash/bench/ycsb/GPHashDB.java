@@ -32,21 +32,6 @@ import site.ycsb.Status;
  */
 public final class GPHashDB extends DB {
 
-    static final String PATH = "gphash.path";
-    static final String CLUSTER = "gphash.cluster";
-    static final String KEY_SIZE = "gphash.keysize";
-    static final String VALUE_SIZE = "gphash.valuesize";
-    static final String BACKEND = "gphash.backend";
-    static final String INITIAL_CAPACITY = "gphash.initialcapacity";
-    static final String COALESCING = "gphash.coalescing";
-    static final String LINGER_US = "gphash.linger.us";
-    static final String MAX_BATCH = "gphash.maxbatch";
-    static final String HOST_CACHE_MB = "gphash.hostcache.mb";
-    static final String ADAPTIVE = "gphash.adaptive";
-    static final String SPIN_US = "gphash.spin.us";
-    /** Batches the coalescer keeps in flight, 1 or 2 (default: Coalescing.AUTO's). */
-    static final String IN_FLIGHT = "gphash.inflight";
-
     private GPHashIndex index;
     private RecordCodec codec;
 

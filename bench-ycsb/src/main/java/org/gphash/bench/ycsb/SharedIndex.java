@@ -17,6 +17,22 @@ import org.gphash.cluster.GPHashCluster;
  */
 final class SharedIndex {
 
+    // The binding's properties (-p NAME=VALUE on YCSB's command line; GPHashDB's javadoc says what each does).
+    static final String PATH = "gphash.path";
+    static final String CLUSTER = "gphash.cluster";
+    static final String KEY_SIZE = "gphash.keysize";
+    static final String VALUE_SIZE = "gphash.valuesize";
+    static final String BACKEND = "gphash.backend";
+    static final String INITIAL_CAPACITY = "gphash.initialcapacity";
+    static final String COALESCING = "gphash.coalescing";
+    static final String LINGER_US = "gphash.linger.us";
+    static final String MAX_BATCH = "gphash.maxbatch";
+    static final String HOST_CACHE_MB = "gphash.hostcache.mb";
+    static final String ADAPTIVE = "gphash.adaptive";
+    static final String SPIN_US = "gphash.spin.us";
+    /** Batches the coalescer keeps in flight, 1 or 2 (default: Coalescing.AUTO's). */
+    static final String IN_FLIGHT = "gphash.inflight";
+
     private static GPHashIndex index;
     private static Path openPath;
     private static int users;
@@ -26,20 +42,20 @@ final class SharedIndex {
 
     /** The shared index for these properties, opened on first use; pair with {@link #release()}. */
     static synchronized GPHashIndex acquire(Properties p) {
-        String cluster = p.getProperty(GPHashDB.CLUSTER);
-        Path path = Path.of(cluster != null ? cluster : p.getProperty(GPHashDB.PATH, "/dev/shm/gphash-ycsb.pool"));
+        String cluster = p.getProperty(CLUSTER);
+        Path path = Path.of(cluster != null ? cluster : p.getProperty(PATH, "/dev/shm/gphash-ycsb.pool"));
         if (index == null && cluster != null) {
             // A cluster's client: its nodes hold the pools; single calls travel one message each
             // unless gphash.coalescing=on merges the threads' calls into batches.
-            Coalescing c = p.getProperty(GPHashDB.COALESCING) == null ? Coalescing.OFF : coalescing(p);
+            Coalescing c = p.getProperty(COALESCING) == null ? Coalescing.OFF : coalescing(p);
             index = GPHashCluster.client(path).coalescing(c).connect();
             openPath = path;
         } else if (index == null) {
-            Backend backend = Backend.valueOf(p.getProperty(GPHashDB.BACKEND, "cpu").toUpperCase(Locale.ROOT));
+            Backend backend = Backend.valueOf(p.getProperty(BACKEND, "cpu").toUpperCase(Locale.ROOT));
             GPHashIndex.Builder b = GPHashIndex.builder(path)
-                    .keySize(Integer.parseInt(p.getProperty(GPHashDB.KEY_SIZE, "8")))
-                    .valueSize(Integer.parseInt(p.getProperty(GPHashDB.VALUE_SIZE, "128")))
-                    .initialCapacity(Long.parseLong(p.getProperty(GPHashDB.INITIAL_CAPACITY,
+                    .keySize(Integer.parseInt(p.getProperty(KEY_SIZE, "8")))
+                    .valueSize(Integer.parseInt(p.getProperty(VALUE_SIZE, "128")))
+                    .initialCapacity(Long.parseLong(p.getProperty(INITIAL_CAPACITY,
                             p.getProperty("recordcount", "1000"))))
                     .backend(backend)
                     .coalescing(coalescing(p));
@@ -60,17 +76,17 @@ final class SharedIndex {
      */
     static org.gphash.Coalescing coalescing(Properties p) {
         org.gphash.Coalescing.Mode mode = org.gphash.Coalescing.Mode.valueOf(
-                p.getProperty(GPHashDB.COALESCING, "auto").toUpperCase(Locale.ROOT));
+                p.getProperty(COALESCING, "auto").toUpperCase(Locale.ROOT));
         return new org.gphash.Coalescing(mode,
-                Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.LINGER_US, "0"))),
-                Integer.parseInt(p.getProperty(GPHashDB.MAX_BATCH, "65536")),
-                p.getProperty(GPHashDB.HOST_CACHE_MB) == null ? org.gphash.Coalescing.AUTO_HOST_CACHE
-                        : (1L << 20) * Long.parseLong(p.getProperty(GPHashDB.HOST_CACHE_MB)),
-                Boolean.parseBoolean(p.getProperty(GPHashDB.ADAPTIVE, "false")),
-                p.getProperty(GPHashDB.SPIN_US) == null ? org.gphash.Coalescing.AUTO.spin()
-                        : Duration.ofNanos(1000L * Long.parseLong(p.getProperty(GPHashDB.SPIN_US))),
-                p.getProperty(GPHashDB.IN_FLIGHT) == null ? org.gphash.Coalescing.AUTO.batchesInFlight()
-                        : Integer.parseInt(p.getProperty(GPHashDB.IN_FLIGHT)));
+                Duration.ofNanos(1000L * Long.parseLong(p.getProperty(LINGER_US, "0"))),
+                Integer.parseInt(p.getProperty(MAX_BATCH, "65536")),
+                p.getProperty(HOST_CACHE_MB) == null ? org.gphash.Coalescing.AUTO_HOST_CACHE
+                        : (1L << 20) * Long.parseLong(p.getProperty(HOST_CACHE_MB)),
+                Boolean.parseBoolean(p.getProperty(ADAPTIVE, "false")),
+                p.getProperty(SPIN_US) == null ? org.gphash.Coalescing.AUTO.spin()
+                        : Duration.ofNanos(1000L * Long.parseLong(p.getProperty(SPIN_US))),
+                p.getProperty(IN_FLIGHT) == null ? org.gphash.Coalescing.AUTO.batchesInFlight()
+                        : Integer.parseInt(p.getProperty(IN_FLIGHT)));
     }
 
     static synchronized void release() {

@@ -45,16 +45,16 @@ public final class YcsbPhases {
         }
         boolean keep = rest.remove("--keep");
         Path pool = null;
-        boolean cluster = rest.stream().anyMatch(a -> a.startsWith(GPHashDB.CLUSTER + "="));
-        if (!cluster && rest.stream().noneMatch(a -> a.startsWith(GPHashDB.PATH + "="))) {
+        boolean cluster = rest.stream().anyMatch(a -> a.startsWith(SharedIndex.CLUSTER + "="));
+        if (!cluster && rest.stream().noneMatch(a -> a.startsWith(SharedIndex.PATH + "="))) {
             if (!phase.equals("both")) {
-                System.err.println("gphash ycsb: a single phase needs -p " + GPHashDB.PATH + "=FILE (the pool to load or run on)");
+                System.err.println("gphash ycsb: a single phase needs -p " + SharedIndex.PATH + "=FILE (the pool to load or run on)");
                 System.exit(2);
             }
             Path dir = Files.isWritable(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
             pool = dir.resolve("gphash-ycsb-" + ProcessHandle.current().pid() + ".pool");
             rest.add("-p");
-            rest.add(GPHashDB.PATH + "=" + pool);
+            rest.add(SharedIndex.PATH + "=" + pool);
         }
         int status = 0;
         try {

@@ -15,7 +15,7 @@ import java.util.Set;
 import jcuda.CudaException;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUresult;
-import org.gphash.persistence.PoolFile;
+import org.gphash.persistence.MappingListener;
 
 /**
  * Keeps a pool's mapping registered with CUDA, so kernels address the file's pages directly (on
@@ -27,7 +27,7 @@ import org.gphash.persistence.PoolFile;
  * memory-backed hugetlbfs). ext4, xfs and fs-dax refuse long-term writable pins of file pages, so a
  * pool there is refused before anything is done to it.
  */
-public final class PoolRegistration implements PoolFile.MappingListener {
+public final class PoolRegistration implements MappingListener {
 
     public static final long MAX_CHUNK = 64L << 30;
     private static final long PAGE = 4096;

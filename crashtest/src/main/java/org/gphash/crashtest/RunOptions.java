@@ -1,0 +1,37 @@
+package org.gphash.crashtest;
+
+import java.nio.file.Path;
+
+import org.gphash.Backend;
+import org.gphash.Durability;
+
+/** A crash-test run's options, as {@link CrashTest} parsed them, for the {@link Driver}. */
+final class RunOptions {
+    Backend backend = Backend.CPU;
+    int rounds;
+    /** System.nanoTime() after which no round starts (--minutes); 0: none. */
+    long deadlineNanos;
+    long seed;
+    boolean powerFail;
+    /** The journal's directory (--journal), or null: the pool alone. */
+    Path journal;
+    long keys;
+    long initialCapacity;
+    int roundsPerPool;
+    int maxKillMillis;
+    int maxPersists;
+    int roundTimeoutSeconds;
+    boolean verbose;
+    boolean keepPool;
+    boolean dropMetaPersists;
+    boolean itemChecksums;
+    Durability durability = Durability.PER_BATCH;
+    int batch = 1;
+    /** ON_CLOSE_OR_SYNC: sync after every this many acknowledgements (1: before each one). */
+    int syncEvery = 1;
+    /** 0: one pool file; n: a sharded index of n shard pools in a directory (issue 30). */
+    int shards;
+    /** Worker threads, each with keys and an acknowledgement log of its own. */
+    int threads = 1;
+    String classPath;
+}
