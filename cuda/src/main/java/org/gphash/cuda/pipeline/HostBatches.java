@@ -49,6 +49,8 @@ final class HostBatches {
     }
 
     private final HostLane[] lanes;
+    /** The batch each lane's chunk in flight belongs to (null: the lane is free). */
+    private final BatchInFlight[] owners = new BatchInFlight[BatchPipeline.LANES];
 
     /** The GPU's side of host batches, chunk by chunk, when a benchmark turns it on ({@link #timeChunks}). */
     private final ChunkTimeline timeline = new ChunkTimeline();
@@ -188,7 +190,7 @@ final class HostBatches {
         l.ticket = runs.enqueue(m, l.kinds.deviceAddress(), l.keys.deviceAddress(), valueWrites > 0 ? l.values.deviceAddress() : 0,
                 l.codes.deviceAddress(), out, outAt, 0, reads, writes, grouping);
         l.valueWrites = valueWrites;
-        l.owner = owner;
+        owners[nextLane] = owner;
         l.queued = chunksQueued++;
         inFlightWrites += valueWrites;
         opsInFlight += m;
@@ -268,8 +270,9 @@ final class HostBatches {
      * goes to that batch (its owner throws it), not to the thread that happened to harvest it.
      */
     private void harvestOldest() {
-        HostLane l = lanes[Math.floorMod(nextLane - lanesInFlight, BatchPipeline.LANES)];
-        BatchInFlight owner = l.owner;
+        int oldest = Math.floorMod(nextLane - lanesInFlight, BatchPipeline.LANES);
+        HostLane l = lanes[oldest];
+        BatchInFlight owner = owners[oldest];
         try {
             owner.rerun = harvest(l, owner.result, owner.rerun);
         } catch (RuntimeException e) {
@@ -283,7 +286,7 @@ final class HostBatches {
             if (--owner.chunksInFlight == 0) {
                 batchesInFlight--;
             }
-            l.owner = null;
+            owners[oldest] = null;
             lanesInFlight--;
             chunksHarvested++;
         }

@@ -76,8 +76,7 @@ public final class HostLane implements AutoCloseable {
     boolean reads;
     public long valueWrites;
     public PipelineTicket ticket;
-    /** The batch the chunk in flight belongs to, and the chunk's place in the queue of all chunks. */
-    public BatchInFlight owner;
+    /** The chunk's place in the queue of all chunks (the batch it belongs to is the ring's to know). */
     public long queued;
     /** The result the chunk's results were copied into directly, or null when they come through the lane. */
     private BatchResult directResult;
