@@ -14,9 +14,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -66,15 +64,12 @@ final class Driver {
     private final Path synced;
     private final Path workerErr;
     private final Tally tally = new Tally();
-    /** model[key] = sequence number of its value, 0 = absent. */
-    private final long[] model;
+    /** What the acknowledged history says every key holds. */
+    private final AckedModel model;
     /** Each worker thread's next sequence number ({@link Workload#firstSeq}). */
     private final long[] nextSeq;
-    private long maxItems;
-    /** Per pool file (one, or one per shard): its committed length, resizes and value blocks after the last round. */
-    private final long[] lastFileBytes;
-    private final long[] lastResizes;
-    private final long[] lastValueBlocks;
+    /** Whether value space leaks across rounds, pool file by pool file. */
+    private final GrowthCheck growth;
 
     Driver(RunOptions o, Path pool, PrintStream log) throws IOException {
         this.o = o;
@@ -88,11 +83,8 @@ final class Driver {
         for (int t = 0; t < o.threads; t++) {
             nextSeq[t] = Workload.firstSeq(t);
         }
-        this.model = new long[(int) o.keys + 1];
         int pools = Math.max(1, o.shards);
-        this.lastFileBytes = new long[pools];
-        this.lastResizes = new long[pools];
-        this.lastValueBlocks = new long[pools];
+        this.growth = new GrowthCheck(pools);
         String base = pool.getFileName().toString();
         Path dir = pool.toAbsolutePath().getParent();
         this.ack = dir.resolve(base + ".ack");
@@ -101,6 +93,7 @@ final class Driver {
         this.synced = dir.resolve(base + ".synced");
         this.workerErr = dir.resolve(base + ".worker-err");
         this.flushed = dir.resolve(base + ".flushed");
+        this.model = new AckedModel(o, workload, tally, log, synced);
         if (o.journal != null) {
             // This driver's own opens force the journal too (the rebuild's cut of a torn tail, a close).
             Worker.recordFlushes(flushed);
@@ -157,14 +150,9 @@ final class Driver {
         }
         try (GPHashIndex index = b.create()) {
             List<org.gphash.IndexStats> shards = index.shardStats();
-            for (int s = 0; s < shards.size(); s++) {
-                lastFileBytes[s] = shards.get(s).fileBytes();
-                lastValueBlocks[s] = shards.get(s).valueBlocks();
-            }
+            growth.newPool(shards);
         }
-        Arrays.fill(model, 0);
-        Arrays.fill(lastResizes, 0);
-        maxItems = 0;
+        model.clear();
     }
 
     /** A builder for the pool at {@code at} with the run's backend and journal. */
@@ -517,9 +505,9 @@ final class Driver {
         // Each worker thread's acknowledgements, against the model of its own keys; then each
         // thread's first unacknowledged operation (and the rest of its batch) is in flight.
         Workload.Op[] inflight = new Workload.Op[o.threads];
-        durableModel = null;
+        model.startRound();
         for (int t = 0; t < o.threads; t++) {
-            inflight[t] = replayAcks(Worker.ackLogOf(ack, t), start[t], r);
+            inflight[t] = model.replayAcks(Worker.ackLogOf(ack, t), start[t], r);
             // Up to a batch of operations may be unacknowledged (the rest of a batch whose acks were
             // cut, or the next batch); the next round starts after all of them.
             nextSeq[t] = inflight[t].seq() + o.batch;
@@ -554,7 +542,7 @@ final class Driver {
                 log.printf("round %d: after recovery %d value blocks are in use for %d items%n", r + 1,
                         rec.valueBlocksInUse(), rec.items());
             }
-            compare(index, inflight, r);
+            model.compare(index, inflight, r);
         }
         List<Path> files = poolFiles(pool);
         for (int s = 0; s < files.size(); s++) {
@@ -564,7 +552,7 @@ final class Driver {
                 log.printf("round %d: check of %s failed after recovery: %s%n", r + 1, files.get(s).getFileName(),
                         check.findings().kinds());
             }
-            checkGrowth(check, s, r);
+            growth.check(check, s, model.maxItems(), 1024 + 2L * o.batch * o.threads, tally, log, r);
         }
         return true;
     }
@@ -601,225 +589,6 @@ final class Driver {
         for (int t = 0; t < o.threads; t++) {
             Files.deleteIfExists(Worker.ackLogOf(ack, t));
         }
-    }
-
-    /**
-     * Applies one worker thread's acknowledged operations (from {@code start}) to the model, counting
-     * each whose outcome the history denies as lost; returns the thread's first unacknowledged operation.
-     */
-    private Workload.Op replayAcks(Path ackLog, long start, int r) throws IOException {
-        List<AckLog.Ack> acks = AckLog.read(ackLog, start);
-        // ON_CLOSE_OR_SYNC syncing every few acknowledgements (one thread only): what the last sync
-        // covered must survive; the acknowledged operations after it are in doubt, like an
-        // unacknowledged batch.
-        long syncedThrough = o.syncEvery > 1 ? Math.max(start - 1, Worker.Syncs.read(synced)) : Long.MAX_VALUE;
-        for (AckLog.Ack a : acks) {
-            if (durableModel == null && a.seq() > syncedThrough) {
-                durableModel = model.clone();
-                firstInDoubt = a.seq();
-            }
-            Workload.Op op = workload.op(a.seq());
-            if (op.key() != a.key() || op.kind() != a.kind()) {
-                throw new IllegalStateException("ack log record " + a + " does not match the workload's " + op);
-            }
-            int expected = apply(op, true);
-            if (a.outcome() != expected) {
-                tally.lost++;
-                log.printf("round %d: acknowledged op %d %s key %d returned outcome %d but the acknowledged history says %d%n",
-                        r + 1, a.seq(), a.kind(), a.key(), a.outcome(), expected);
-            }
-        }
-        tally.opsVerified += acks.size();
-        tally.opsVerifiedByThread.merge(Workload.threadOf(start), (long) acks.size(), Long::sum);
-        return workload.op(start + acks.size());
-    }
-
-    /** The model as of the last sync, when acknowledged operations after it are in doubt; else null. */
-    private long[] durableModel;
-    /** The first acknowledged operation after the last sync (meaningful with {@link #durableModel}). */
-    private long firstInDoubt;
-
-    /**
-     * Every key against the model: the acknowledged value, or the whole result of an operation in
-     * flight in the thread whose key it is ({@code inflight}, by thread).
-     */
-    private void compare(GPHashIndex index, Workload.Op[] inflights, int r) {
-        windows.clear();
-        long items = 0;
-        for (long key = 1; key <= o.keys; key++) {
-            Workload.Op inflight = inflights[workload.ownerOf(key)];
-            byte[] v = index.get(key);
-            long expected = model[(int) key];
-            if (v != null) {
-                items++;
-            }
-            if (v == null ? expected == 0 : Workload.whole(key, v) && Workload.seqOf(v) == expected) {
-                continue;
-            }
-            if (durableModel != null) {
-                // Its value at the last sync, or what one operation since (acknowledged or not) left.
-                long durable = durableModel[(int) key];
-                boolean asSynced = v == null ? durable == 0 : Workload.whole(key, v) && Workload.seqOf(v) == durable;
-                if (asSynced || leftBy(firstInDoubt, inflight.seq() + o.batch, key, v)) {
-                    model[(int) key] = v == null ? 0 : Workload.seqOf(v);
-                    tally.inflightApplied++;
-                    continue;
-                }
-            }
-            if (o.batch == 1 && key == inflight.key() && matchesAfter(inflight, v)) {
-                apply(inflight, true);
-                tally.inflightApplied++;
-                continue;
-            }
-            if (o.batch > 1 && leftByUnacknowledged(inflight.seq(), key, v)) {
-                model[(int) key] = v == null ? 0 : Workload.seqOf(v);
-                tally.inflightApplied++;
-                continue;
-            }
-            if (v != null && !Workload.whole(key, v)) {
-                tally.torn++;
-                log.printf("round %d: key %d holds a torn value%n", r + 1, key);
-            } else {
-                tally.lost++;
-                log.printf("round %d: key %d holds %s, but the last acknowledged operation left %s (in flight: %s)%n",
-                        r + 1, key, v == null ? "nothing" : "the value of op " + Workload.seqOf(v),
-                        expected == 0 ? "nothing" : "the value of op " + expected, inflight);
-                model[(int) key] = v == null ? 0 : Workload.seqOf(v);
-            }
-        }
-        maxItems = Math.max(maxItems, items);
-    }
-
-    /**
-     * Batches: whether {@code v} is what one of the unacknowledged operations {@code [first, first +
-     * batch)} on {@code key} left, whole: its value, or nothing after a delete. Which of them were
-     * applied is not known (their meta words persist in any order), so any of them may be last.
-     */
-    private boolean leftByUnacknowledged(long first, long key, byte[] v) {
-        return leftBy(first, first + o.batch, key, v);
-    }
-
-    /** Whether {@code v} is what one of the operations {@code [first, end)} on {@code key} left, whole. */
-    private boolean leftBy(long first, long end, long key, byte[] v) {
-        for (long s : window(first, end).seqsOn(key)) {
-            Workload.Op op = workload.op(s);
-            if (v == null ? op.kind() == Workload.Kind.DELETE
-                    : op.kind() != Workload.Kind.DELETE && Workload.whole(key, v) && Workload.seqOf(v) == s) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The operations {@code [first, end)} by key, built once per window and round: each key not as
-     * acknowledged looks up its operations in the window instead of scanning it (several threads'
-     * batches of 100,000 left hundreds of thousands of keys in doubt, and a scan each took the
-     * driver minutes a round).
-     */
-    private Window window(long first, long end) {
-        for (Window w : windows) {
-            if (w.first == first && w.end == end) {
-                return w;
-            }
-        }
-        Window w = new Window(first, end, workload);
-        windows.add(w);
-        return w;
-    }
-
-    /** The windows of the round being verified ({@link #window}); cleared before each comparison. */
-    private final List<Window> windows = new ArrayList<>();
-
-    /** Which operations of a run of sequence numbers touched each key, in order. */
-    private static final class Window {
-        final long first;
-        final long end;
-        private final Map<Long, List<Long>> byKey = new HashMap<>();
-
-        Window(long first, long end, Workload workload) {
-            this.first = first;
-            this.end = end;
-            for (long s = first; s < end; s++) {
-                byKey.computeIfAbsent(workload.op(s).key(), k -> new ArrayList<>()).add(s);
-            }
-        }
-
-        List<Long> seqsOn(long key) {
-            return byKey.getOrDefault(key, List.of());
-        }
-    }
-
-    /** Whether {@code v} is what the in-flight operation would have left had it completed. */
-    private boolean matchesAfter(Workload.Op op, byte[] v) {
-        boolean present = model[(int) op.key()] != 0;
-        boolean writes = switch (op.kind()) {
-            case PUT -> true;
-            case INSERT -> !present;
-            case UPDATE -> present;
-            case DELETE -> false;
-        };
-        if (op.kind() == Workload.Kind.DELETE) {
-            return v == null && present;
-        }
-        return writes && v != null && Workload.whole(op.key(), v) && Workload.seqOf(v) == op.seq();
-    }
-
-    /** Applies {@code op} to the model (if {@code mutate}) and returns the outcome it must have had. */
-    private int apply(Workload.Op op, boolean mutate) {
-        int k = (int) op.key();
-        boolean present = model[k] != 0;
-        int outcome;
-        long next = model[k];
-        switch (op.kind()) {
-            case PUT -> {
-                outcome = present ? Worker.Outcomes.UPDATED : Worker.Outcomes.INSERTED;
-                next = op.seq();
-            }
-            case INSERT -> {
-                outcome = present ? Worker.Outcomes.EXISTS : Worker.Outcomes.INSERTED;
-                next = present ? model[k] : op.seq();
-            }
-            case UPDATE -> {
-                outcome = present ? Worker.Outcomes.UPDATED : Worker.Outcomes.NOT_FOUND;
-                next = present ? op.seq() : 0;
-            }
-            default -> {
-                outcome = present ? Worker.Outcomes.DELETED : Worker.Outcomes.NOT_FOUND;
-                next = 0;
-            }
-        }
-        if (mutate) {
-            model[k] = next;
-        }
-        return outcome;
-    }
-
-    /**
-     * Value space must not leak across rounds. Free space is rebuilt on every open, so a leak would
-     * show as a heap growth the item count cannot explain: with at most {@code maxItems} items ever
-     * live, a heap that already has far more blocks than that never needs to grow. "Far more" is 1024
-     * blocks plus two batches per worker thread: a batch's value writes need that many free blocks
-     * before it runs (the GPU engine grows the heap when fewer are free), and up to a batch's
-     * replaced blocks await reclamation. (With 1024 alone, a GPU run with batches of 2048 flagged a
-     * legitimate growth.) Such a growth is
-     * counted as leaked bytes.
-     */
-    private void checkGrowth(PoolReport check, int s, int r) {
-        long resizes = check.header().resizes();
-        // The committed length, not the file's: an interrupted growth (file extended, header not yet
-        // committed) leaves trailing bytes that the pool ignores and its next growth reuses. Per
-        // shard pool, against the items of the whole index (an upper bound of any shard's).
-        long file = check.header().fileLength();
-        if (file > lastFileBytes[s] && resizes == lastResizes[s] && maxItems + 1024 + 2L * o.batch * o.threads < lastValueBlocks[s]) {
-            tally.leakedBytes += file - lastFileBytes[s];
-            log.printf("round %d: pool %d's committed length grew from %d to %d bytes without a resize, with at most %d items in %d value blocks%n",
-                    r + 1, s, lastFileBytes[s], file, maxItems, lastValueBlocks[s]);
-        }
-        tally.resizes += resizes - lastResizes[s];
-        lastResizes[s] = resizes;
-        lastFileBytes[s] = file;
-        lastValueBlocks[s] = check.valueBlocks();
     }
 
     private static String javaBin() {
