@@ -86,7 +86,7 @@ public final class GpuDiagnostics {
             if (m != null) {
                 if (!engine.closed) {
                     engine.bindContext();
-                    m.drainBatches();  // the profile times batches awaited one at a time
+                    engine.queued.drainBatches();  // the profile times batches awaited one at a time
                 }
                 m.pipeline().profile(on);
             }

@@ -20,6 +20,8 @@ import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.path.BatchPath;
+import org.gphash.cuda.path.OneLaunchBatches;
+import org.gphash.cuda.path.QueuedBatches;
 import org.gphash.cuda.path.ReadSlot;
 import org.gphash.cuda.pipeline.MirrorPath;
 import org.gphash.cuda.pipeline.SmallReads;
@@ -69,7 +71,7 @@ import org.gphash.table.TableLayout;
  *
  * <p><b>Host batches in flight together.</b> A host batch on the pipeline is queued under the lock
  * behind other threads' batches (their kernels run in order on one stream) and waited for outside
- * it; every other entry point first drains them ({@link BatchPath#drainBatches}), so the host still
+ * it; every other entry point first drains them ({@link QueuedBatches#drainBatches}), so the host still
  * writes the pool only with nothing in flight (docs/DESIGN-GPU.md, "Host batches of several threads in
  * flight").
  *
@@ -88,6 +90,10 @@ public final class GpuEngine implements Engine {
     /** BktCache, replaced whole by {@link #configureBucketCache}; the paths read the current one. */
     final AtomicReference<BucketCache> cache;
     final BatchPath path;
+    /** The path's host batches queued under the lock and awaited outside it ({@link QueuedBatches#NONE} on the pool path). */
+    final QueuedBatches queued;
+    /** The path's one-launch batches ({@link OneLaunchBatches#NONE} on the pool path). */
+    final OneLaunchBatches oneLaunch;
     /** Chooses every call's route. */
     private final Router router;
     /** Runs a route for the router, taking the engine's lock for the routes under it. */
@@ -120,6 +126,8 @@ public final class GpuEngine implements Engine {
         this.geometry = pool.geometry();
         this.cache = cache;
         this.path = path;
+        this.queued = path.queued();
+        this.oneLaunch = path.oneLaunch();
         this.router = router;
         this.times = times;
         this.openTimes = openTimes;
@@ -232,7 +240,7 @@ public final class GpuEngine implements Engine {
         }
         long called = System.nanoTime();
         cuda.bind();
-        PreparedBatch prepared = path.pinPartOutsideLock(batch, result, positions, count);
+        PreparedBatch prepared = queued.pinPartOutsideLock(batch, result, positions, count);
         if (prepared == null) {
             return false;
         }
@@ -243,7 +251,7 @@ public final class GpuEngine implements Engine {
                 finishLocked(started);
             }
         } finally {
-            path.release(prepared);
+            queued.release(prepared);
         }
         times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
         partsInPlace.increment();
@@ -269,20 +277,20 @@ public final class GpuEngine implements Engine {
                     finishLocked(started);
                 }
                 if (prepared != null) {
-                    path.release(prepared);
+                    queued.release(prepared);
                 }
                 times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
                 return SubmittedBatch.DONE;
         }
     }
 
-    /** Registers the batch's and result's memory where the path wants it, before the lock ({@link BatchPath#pinOutsideLock}). */
+    /** Registers the batch's and result's memory where the path wants it, before the lock ({@link QueuedBatches#pinOutsideLock}). */
     private PreparedBatch pinOutsideLock(Batch batch, BatchResult result) {
         if (closed || batch.size() == 0) {
             return null;  // a closed engine fails in executeLocked, with its usual message
         }
         cuda.bind();
-        return path.pinOutsideLock(batch, result);
+        return queued.pinOutsideLock(batch, result);
     }
 
     /**
@@ -294,8 +302,8 @@ public final class GpuEngine implements Engine {
                                                      PreparedBatch prepared) {
         long locked = System.nanoTime();
         times.add(HostStageTimes.Stage.LOCK_WAIT, locked - called);
-        boolean queued = route == Router.Route.PIPELINE;
-        ensureOpen(!queued);
+        boolean pipelined = route == Router.Route.PIPELINE;
+        ensureOpen(!pipelined);
         cuda.bind();
         boolean part = prepared != null && prepared.positions != null;
         int n = part ? prepared.partSize : batch.size();
@@ -305,13 +313,13 @@ public final class GpuEngine implements Engine {
         if (n == 0) {
             return null;
         }
-        pool.admitOpsInFlight(path.opsInFlight() + n);
+        pool.admitOpsInFlight(queued.opsInFlight() + n);
         long started = System.nanoTime();
         times.add(HostStageTimes.Stage.ENTRY, started - locked);
         BatchInFlight inFlight = null;
         try {
-            if (queued) {
-                inFlight = path.start(batch, result, prepared);
+            if (pipelined) {
+                inFlight = queued.start(batch, result, prepared);
             } else {
                 runLocked(route, batch, result, prepared);
             }
@@ -327,7 +335,7 @@ public final class GpuEngine implements Engine {
     /** Waits for the GPU to be done with a batch in flight, outside the lock (other threads queue theirs meanwhile). */
     private void awaitOutsideLock(BatchInFlight inFlight) {
         try {
-            path.awaitOutsideLock(inFlight);
+            queued.awaitOutsideLock(inFlight);
         } catch (CudaException e) {
             if (closed) {
                 return;  // closed meanwhile: finishLocked says whether the close harvested the batch first
@@ -346,13 +354,13 @@ public final class GpuEngine implements Engine {
                 if (inFlight.failure != null) {
                     throw inFlight.failure;
                 }
-                if (!path.harvested(inFlight) || inFlight.rerun.length > 0) {  // abandoned, or a resize left to run
+                if (!queued.harvested(inFlight) || inFlight.rerun.length > 0) {  // abandoned, or a resize left to run
                     throw new org.gphash.IndexClosedException(pool.file().path());
                 }
                 return;
             }
             cuda.bind();
-            path.finish(inFlight);
+            queued.finish(inFlight);
         } catch (RuntimeException e) {
             throw BatchFailures.of(e, pool.file().path(), inFlight.size, inFlight.result, inFlight.positions);
         } finally {
@@ -363,7 +371,7 @@ public final class GpuEngine implements Engine {
 
     /** The batch has run (or failed) and nothing else is in flight: the pool is whole again. */
     private void openHostReadsIfIdle() {
-        if (!path.batchesInFlight()) {
+        if (!queued.batchesInFlight()) {
             hostReaders.open();
         }
     }
@@ -375,13 +383,13 @@ public final class GpuEngine implements Engine {
     private void runLocked(Router.Route route, Batch batch, BatchResult result, PreparedBatch prepared) {
         switch (route) {
             case SMALL_READS_LOCKED -> {
-                ReadSlot slot = path.claimRead(batch);  // the drain freed every slot
+                ReadSlot slot = oneLaunch.claimRead(batch);  // the drain freed every slot
                 if (slot == null) {
                     throw new IllegalStateException("no small-read slot was free under the engine's lock, after the drain");
                 }
-                path.issueRead(slot, batch, result).await();
+                oneLaunch.issueRead(slot, batch, result).await();
             }
-            case SMALL_WRITES -> path.executeSmallWrites(batch, result);
+            case SMALL_WRITES -> oneLaunch.executeSmallWrites(batch, result);
             case PIPELINE, POOL_PATH -> path.execute(batch, result, prepared);
             // Under this lock throughout: nothing writes between the compare and the write.
             case CONDITIONAL -> ConditionalBatches.execute(batch, result,
@@ -407,13 +415,13 @@ public final class GpuEngine implements Engine {
                     throw new org.gphash.IndexClosedException(pool.file().path());
                 }
                 pool.admitOpsInFlight(n);
-                slot = path.claimRead(batch);
+                slot = oneLaunch.claimRead(batch);
                 hostReaders.open();  // under the lock, between batches: the pool is whole
             }
             if (slot == null) {
                 return null;
             }
-            read = path.issueRead(slot, batch, result);
+            read = oneLaunch.issueRead(slot, batch, result);
         } catch (CudaException e) {
             throw GpuFailure.of(pool.file().path(), "a batch of " + n + " gets", e);
         }
@@ -527,9 +535,9 @@ public final class GpuEngine implements Engine {
         }
         hostReaders.close();
         cuda.bind();
-        path.drainReads();
+        oneLaunch.drainReads();
         if (drainBatches) {
-            path.drainBatches();
+            queued.drainBatches();
         }
     }
 
@@ -554,8 +562,8 @@ public final class GpuEngine implements Engine {
             GpuFailure.during(pool.file().path(), "close", () -> {
                 hostReaders.close();
                 cuda.bind();
-                path.drainReads();
-                path.drainBatches();  // their callers find their results in place
+                oneLaunch.drainReads();
+                queued.drainBatches();  // their callers find their results in place
                 cuda.synchronizeContext();
                 path.syncHost();
             });
@@ -580,7 +588,7 @@ public final class GpuEngine implements Engine {
         }
         closed = true;
         hostReaders.close();
-        path.abandonReads(new IllegalStateException("the GPU engine for " + pool.file().path()
+        oneLaunch.abandonReads(new IllegalStateException("the GPU engine for " + pool.file().path()
                 + " was abandoned with this batch of gets in flight"));
         try {
             releaseGpu();

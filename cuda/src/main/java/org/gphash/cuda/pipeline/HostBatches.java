@@ -12,6 +12,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.Geometry;
 import org.gphash.OpKind;
+import org.gphash.cuda.path.QueuedBatches;
 import org.gphash.cuda.routing.ChunkKinds;
 import org.gphash.cuda.routing.DistinctKeys;
 import org.gphash.cuda.routing.KindCounts;
@@ -33,7 +34,7 @@ import org.gphash.cuda.staging.PreparedBatch;
  * run in the order queued on the engine's stream. The GPU's timeline of the chunks, when a benchmark
  * turns it on, is kept here.
  */
-final class HostBatches {
+final class HostBatches implements QueuedBatches {
 
     private final MirrorRuns runs;
     private final Geometry geometry;
@@ -117,7 +118,8 @@ final class HostBatches {
      * {@link #finish}es under it. Operations that found every candidate bucket full run again after a
      * resize, in {@link #finish}.
      */
-    BatchInFlight start(Batch batch, BatchResult result, PreparedBatch prepared) {
+    @Override
+    public BatchInFlight start(Batch batch, BatchResult result, PreparedBatch prepared) {
         boolean part = prepared != null && prepared.positions != null;
         int n = part ? prepared.partSize : batch.size();
         int chunk = part ? partChunk(batch.size(), n) : hostChunk(n);
@@ -215,7 +217,8 @@ final class HostBatches {
      * Outside the engine's lock: waits until the GPU is done with {@code owner}'s last chunk (or
      * somebody harvested it), so that {@link #finish} under the lock finds its results ready.
      */
-    void awaitOutsideLock(BatchInFlight owner) {
+    @Override
+    public void awaitOutsideLock(BatchInFlight owner) {
         HostLane last = owner.lastLane;
         if (last != null && !harvested(owner)) {
             long w0 = System.nanoTime();
@@ -230,7 +233,8 @@ final class HostBatches {
      * other batches before them), runs its operations that need a resize, and throws what harvesting
      * any of its chunks threw.
      */
-    void finish(BatchInFlight owner) {
+    @Override
+    public void finish(BatchInFlight owner) {
         while (!harvested(owner)) {
             harvestOldest();
         }
@@ -247,21 +251,25 @@ final class HostBatches {
     }
 
     /** Harvests every chunk in flight, whoever's: before anything that needs the GPU idle and the pool still. */
-    void drainBatches() {
+    @Override
+    public void drainBatches() {
         while (lanesInFlight > 0) {
             harvestOldest();
         }
     }
 
-    boolean harvested(BatchInFlight owner) {
+    @Override
+    public boolean harvested(BatchInFlight owner) {
         return chunksHarvested > owner.lastChunk;
     }
 
-    boolean batchesInFlight() {
+    @Override
+    public boolean batchesInFlight() {
         return lanesInFlight > 0;
     }
 
-    long opsInFlight() {
+    @Override
+    public long opsInFlight() {
         return opsInFlight;
     }
 
@@ -372,7 +380,8 @@ final class HostBatches {
      * (docs/lab/2026-11-27-cpu-engine-and-the-load.md). What the batch does is judged by its first chunk's kinds ({@link ChunkKinds}); the
      * other chunks are counted under the lock, behind the GPU's work on the chunk before.
      */
-    PreparedBatch pinOutsideLock(Batch batch, BatchResult result) {
+    @Override
+    public PreparedBatch pinOutsideLock(Batch batch, BatchResult result) {
         int n = batch.size();
         long p0 = System.nanoTime();
         int chunk = hostChunk(n);
@@ -408,7 +417,8 @@ final class HostBatches {
      * caller then copies the part out). The part's positions are copied into the prepared batch's
      * pinned staging, from where its chunks copy them to the GPU.
      */
-    PreparedBatch pinPartOutsideLock(Batch batch, BatchResult result, MemorySegment positions, int count) {
+    @Override
+    public PreparedBatch pinPartOutsideLock(Batch batch, BatchResult result, MemorySegment positions, int count) {
         long p0 = System.nanoTime();
         PreparedBatch prepared = freePrepared.poll();
         if (prepared == null) {
@@ -474,7 +484,8 @@ final class HostBatches {
      * reused by the next batch of any thread: a thread of its own each would pin memory for every
      * thread that ever ran a batch, until close).
      */
-    void release(PreparedBatch prepared) {
+    @Override
+    public void release(PreparedBatch prepared) {
         prepared.positions = null;
         prepared.columns = null;
         freePrepared.add(prepared);

@@ -3,7 +3,6 @@ package org.gphash.cuda.pipeline;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,9 +12,9 @@ import org.gphash.BatchResult;
 import org.gphash.IndexStats;
 import org.gphash.cuda.path.BatchPath;
 import org.gphash.cuda.path.EngineParts;
-import org.gphash.cuda.path.ReadSlot;
+import org.gphash.cuda.path.OneLaunchBatches;
+import org.gphash.cuda.path.QueuedBatches;
 import org.gphash.cuda.routing.Router;
-import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.spi.SubmittedBatch;
@@ -65,27 +64,17 @@ public final class MirrorPath implements BatchPath {
                 + staging;
     }
 
+    @Override
+    public QueuedBatches queued() {
+        return hosts;
+    }
+
+    @Override
+    public OneLaunchBatches oneLaunch() {
+        return small;
+    }
+
     // ------------------------------------------------------------------ small batches
-
-    @Override
-    public ReadSlot claimRead(Batch batch) {
-        return small.claimRead(batch);
-    }
-
-    @Override
-    public SubmittedBatch issueRead(ReadSlot slot, Batch batch, BatchResult result) {
-        return small.issueRead(slot, batch, result);
-    }
-
-    @Override
-    public void drainReads() {
-        small.drainReads();
-    }
-
-    @Override
-    public void abandonReads(RuntimeException why) {
-        small.abandonReads(why);
-    }
 
     /**
      * Runs a batch of gets on another set of small-read slots than the engine's, outside the
@@ -101,66 +90,11 @@ public final class MirrorPath implements BatchPath {
         return small.newSmallReads();
     }
 
-    @Override
-    public void executeSmallWrites(Batch batch, BatchResult result) {
-        small.executeSmallWrites(batch, result);
-    }
-
     // ------------------------------------------------------------------ host batches
 
     @Override
     public void execute(Batch batch, BatchResult result, PreparedBatch prepared) {
         hosts.execute(batch, result, prepared);
-    }
-
-    @Override
-    public BatchInFlight start(Batch batch, BatchResult result, PreparedBatch prepared) {
-        return hosts.start(batch, result, prepared);
-    }
-
-    @Override
-    public void awaitOutsideLock(BatchInFlight owner) {
-        hosts.awaitOutsideLock(owner);
-    }
-
-    @Override
-    public void finish(BatchInFlight owner) {
-        hosts.finish(owner);
-    }
-
-    @Override
-    public void drainBatches() {
-        hosts.drainBatches();
-    }
-
-    @Override
-    public boolean harvested(BatchInFlight owner) {
-        return hosts.harvested(owner);
-    }
-
-    @Override
-    public boolean batchesInFlight() {
-        return hosts.batchesInFlight();
-    }
-
-    @Override
-    public long opsInFlight() {
-        return hosts.opsInFlight();
-    }
-
-    @Override
-    public PreparedBatch pinOutsideLock(Batch batch, BatchResult result) {
-        return hosts.pinOutsideLock(batch, result);
-    }
-
-    @Override
-    public PreparedBatch pinPartOutsideLock(Batch batch, BatchResult result, MemorySegment positions, int count) {
-        return hosts.pinPartOutsideLock(batch, result, positions, count);
-    }
-
-    @Override
-    public void release(PreparedBatch prepared) {
-        hosts.release(prepared);
     }
 
     // ------------------------------------------------------------------ device-resident batches

@@ -9,6 +9,7 @@ import org.gphash.BatchResult;
 import org.gphash.Geometry;
 import org.gphash.GpuTuning;
 import org.gphash.cuda.cache.BucketCache;
+import org.gphash.cuda.path.OneLaunchBatches;
 import org.gphash.cuda.path.ReadSlot;
 import org.gphash.cuda.routing.DistinctKeys;
 import org.gphash.cuda.routing.KindCounts;
@@ -20,7 +21,7 @@ import org.gphash.spi.SubmittedBatch;
  * under the engine's lock and run outside it ({@link SmallReads}), and writing batches in one copy in,
  * one launch and one copy out under it ({@link SmallWrites}).
  */
-final class SmallBatches {
+final class SmallBatches implements OneLaunchBatches {
 
     private final MirrorRuns runs;
     /** The host batches' lanes: a small writing batch's operations that need a resize run again on one. */
@@ -41,7 +42,8 @@ final class SmallBatches {
 
     private final SmallWrites smallWrites;
 
-    ReadSlot claimRead(Batch batch) {
+    @Override
+    public ReadSlot claimRead(Batch batch) {
         BucketCache cache = runs.parts.cache();
         byte[] table = runs.parts.tableParams();
         SmallReads.Slot slot = small.claim(table, runs.mirrorTableParams(), cache.params(), cache.lastClock());
@@ -56,15 +58,18 @@ final class SmallBatches {
         return slot;
     }
 
-    SubmittedBatch issueRead(ReadSlot slot, Batch batch, BatchResult result) {
+    @Override
+    public SubmittedBatch issueRead(ReadSlot slot, Batch batch, BatchResult result) {
         return small.issue((SmallReads.Slot) slot, runs.stream, batch, result);  // a slot this path's claimRead gave
     }
 
-    void drainReads() {
+    @Override
+    public void drainReads() {
         small.drain();
     }
 
-    void abandonReads(RuntimeException why) {
+    @Override
+    public void abandonReads(RuntimeException why) {
         small.abandon(why);
     }
 
@@ -91,7 +96,8 @@ final class SmallBatches {
      * A small batch that writes, in one copy in, one launch and one copy out ({@link SmallWrites});
      * grouped by key on the GPU unless the host finds its keys distinct.
      */
-    void executeSmallWrites(Batch batch, BatchResult result) {
+    @Override
+    public void executeSmallWrites(Batch batch, BatchResult result) {
         int n = batch.size();
         KindCounts.count(batch.kinds(), 0, n, kindCounts);
         long deletes = kindCounts[KindCounts.DELETES];

@@ -17,6 +17,8 @@ import org.gphash.Outcome;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.path.BatchPath;
 import org.gphash.cuda.path.EngineParts;
+import org.gphash.cuda.path.OneLaunchBatches;
+import org.gphash.cuda.path.QueuedBatches;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
@@ -194,6 +196,16 @@ public final class PoolPath implements BatchPath {
         parts.cache().operationsRan(n, parts.tableParams());
         device.run(n, new long[] {kinds, keys, values, codes, out});
         finishBatch();
+    }
+
+    @Override
+    public QueuedBatches queued() {
+        return QueuedBatches.NONE;  // every batch runs to the end under the engine's lock
+    }
+
+    @Override
+    public OneLaunchBatches oneLaunch() {
+        return OneLaunchBatches.NONE;
     }
 
     @Override

@@ -6,7 +6,7 @@ import java.util.Arrays;
 /**
  * The kind counts of a host batch's chunks ({@link KindCounts}), each chunk counted once, when first
  * asked for. The first chunk's counts decide, outside the engine's lock, what to pin
- * ({@link org.gphash.cuda.path.BatchPath#pinOutsideLock}); the others are counted under it by each chunk's plan, while
+ * ({@link org.gphash.cuda.path.QueuedBatches#pinOutsideLock}); the others are counted under it by each chunk's plan, while
  * the GPU runs the chunk before: counting the whole batch before the lock was a tenth of a batch of
  * gets from one thread, which nothing overlapped (docs/PERFORMANCE.md, "host batches of 2^20 from one
  * Java thread"). Not thread-safe: a thread

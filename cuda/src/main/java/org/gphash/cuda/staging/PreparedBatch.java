@@ -10,7 +10,7 @@ import org.gphash.cuda.routing.ChunkKinds;
  * can be copied to the GPU from directly ({@link HostColumns}; null: through the lanes' staging).
  * For a shard's part of a caller's batch ({@code Engine.executeInPlace}), also the part's positions.
  * Not thread-safe: one batch's at a time, taken from the path's free list before the lock and given
- * back when the batch is done ({@link org.gphash.cuda.path.BatchPath#release}).
+ * back when the batch is done ({@link org.gphash.cuda.path.QueuedBatches#release}).
  */
 public final class PreparedBatch {
 
