@@ -169,7 +169,11 @@ class ShardedGpuTest {
             }
             System.out.printf("sharded GPU test, several threads: parts run in place: shard 0 %d, shard 1 %d%n",
                     s0.diagnostics().partsInPlace(), s1.diagnostics().partsInPlace());
-            assertTrue(s0.diagnostics().partsInPlace() >= 30 && s1.diagnostics().partsInPlace() >= 30, "reused batches' parts ran where they lay");
+            // Of each shard's 48 parts, those over the one-launch sizes whose batch memory is pinned run in
+            // place. A block is pinned at its second use, by whichever shard comes second the first time,
+            // so how many of the first runs do varies with timing (28 to 37 a shard in eight runs on the
+            // H200): the bound says that reused batches run in place, not how soon.
+            assertTrue(s0.diagnostics().partsInPlace() >= 20 && s1.diagnostics().partsInPlace() >= 20, "reused batches' parts ran where they lay");
             long items = 0;
             for (GpuEngine g : new GpuEngine[] {s0, s1}) {
                 VerifyReport report = g.diagnostics().verify();
