@@ -22,6 +22,7 @@ import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.table.GpuTableKernels;
 import org.gphash.table.PoolTable;
+import org.gphash.table.TableKernels;
 
 /**
  * Opens and creates {@link GpuEngine}s: the CUDA runtime of the configured GPU, the pool and its
@@ -48,28 +49,29 @@ public final class GpuEngines {
             throw new IllegalArgumentException("item checksums are kept and checked by the CPU engine only; the GPU "
                     + "engine does not compute them yet (create the pool without itemChecksums, or use the CPU backend)");
         }
-        PoolRegistration.checkLocation(config.path());
-        return GpuFailure.during(config.path(), "create", () -> {
-            long started = System.nanoTime();
-            CudaRuntime cuda = CudaRuntime.get(config.placement().device());
-            cuda.bind();
-            GpuTableKernels kernels = new GpuTableKernels(cuda);
-            long t1 = System.nanoTime();
-            PoolTable pool = PoolTable.create(config, kernels);
-            return over(cuda, kernels, pool, config, started, t1 - started, System.nanoTime() - t1);
-        });
+        return over(config, "create", PoolTable::create);
     }
 
     /** Opens a pool (any engine may have written it), recovering it with kernels. */
     public static GpuEngine open(GPHashConfig config) {
+        return over(config, "open", PoolTable::open);
+    }
+
+    /** How the pool itself is made or opened, with the GPU's table kernels for its whole-table passes. */
+    private interface PoolStep {
+        PoolTable run(GPHashConfig config, TableKernels kernels);
+    }
+
+    /** The runtime of the configured GPU and its table kernels, then the pool ({@code step}), then the engine over it. */
+    private static GpuEngine over(GPHashConfig config, String what, PoolStep step) {
         PoolRegistration.checkLocation(config.path());
-        return GpuFailure.during(config.path(), "open", () -> {
+        return GpuFailure.during(config.path(), what, () -> {
             long started = System.nanoTime();
             CudaRuntime cuda = CudaRuntime.get(config.placement().device());
             cuda.bind();
             GpuTableKernels kernels = new GpuTableKernels(cuda);
             long t1 = System.nanoTime();
-            PoolTable pool = PoolTable.open(config, kernels);
+            PoolTable pool = step.run(config, kernels);
             return over(cuda, kernels, pool, config, started, t1 - started, System.nanoTime() - t1);
         });
     }
