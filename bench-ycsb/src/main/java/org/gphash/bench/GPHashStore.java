@@ -43,7 +43,7 @@ public class GPHashStore implements StoreUnderTest {
         this.backend = backend;
         this.durability = durability;
         // -Dgphash.bench.timeline=on adds the GPU's timeline of host batches' chunks to the host
-        // stages printed per workload (GpuEngine.timeChunks: twelve driver calls a chunk). Read
+        // stages printed per workload (GpuDiagnostics.timeChunks: twelve driver calls a chunk). Read
         // before the pool is created, so that a bad value refuses before anything is opened.
         boolean timeline = timeline(System.getProperty("gphash.bench.timeline", "off"));
         this.index = GPHashIndex.builder(config.directory().resolve("gphash-" + backend.name().toLowerCase() + "-"

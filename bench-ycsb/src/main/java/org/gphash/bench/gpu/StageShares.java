@@ -12,7 +12,7 @@ final class StageShares {
     }
 
     /**
-     * The GPU's timeline of the chunks ({@code GpuEngine.timeChunks}): its span, and the kernels,
+     * The GPU's timeline of the chunks ({@code GpuDiagnostics.timeChunks}): its span, and the kernels,
      * copies and the kernels' idle time as shares of it.
      */
     static String gpuShares(Map<String, Long> nanos) {
