@@ -3,15 +3,13 @@ package org.gphash.journal;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -298,21 +296,33 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
      * else writes these keys meanwhile. Returns the last record's sequence number, or -1.
      */
     private long journalRepeatedKeysAsNow(Batch batch) {
-        Map<ByteBuffer, Integer> seen = new HashMap<>();
-        List<Integer> repeated = new ArrayList<>();
+        // The writes' key hashes in an open-addressed table: a key seen a second time is journaled
+        // again. Two keys that share a hash only cost a record of what memory holds, which is true.
+        int n = batch.size();
+        long[] seen = new long[Integer.highestOneBit(Math.max(1, n) * 2 - 1) * 2];
+        boolean[] again = new boolean[seen.length];
+        int mask = seen.length - 1;
+        int[] repeated = new int[n];
+        int count = 0;
         MemorySegment keys = batch.keys();
         MemorySegment kinds = batch.kinds();
-        for (int i = 0; i < batch.size(); i++) {
+        for (int i = 0; i < n; i++) {
             if (kinds.get(ValueLayout.JAVA_BYTE, i) == (byte) OpKind.GET.ordinal()) {
                 continue;   // a get changes nothing
             }
-            byte[] key = keys.asSlice((long) i * keySize, keySize).toArray(ValueLayout.JAVA_BYTE);
-            Integer count = seen.merge(ByteBuffer.wrap(key), 1, Integer::sum);
-            if (count == 2) {
-                repeated.add(i);
+            long h = stripes.keyHash(keys, (long) i * keySize) | 1;   // 0 marks a free place
+            int at = (int) (h ^ (h >>> 32)) & mask;
+            while (seen[at] != 0 && seen[at] != h) {
+                at = (at + 1) & mask;
+            }
+            if (seen[at] == 0) {
+                seen[at] = h;
+            } else if (!again[at]) {
+                again[at] = true;
+                repeated[count++] = i;   // once a key: the record holds its state after the whole batch
             }
         }
-        return journalAsNow(batch, repeated.stream().mapToInt(Integer::intValue).toArray());
+        return journalAsNow(batch, Arrays.copyOf(repeated, count));
     }
 
     /** One record for the key of each of {@code positions} of {@code batch}, as the engine holds it now; the last's sequence number, or -1. */

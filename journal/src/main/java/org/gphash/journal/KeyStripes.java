@@ -30,6 +30,11 @@ final class KeyStripes {
 
     /** The stripe of the key at {@code at} in {@code keys}. */
     int stripeOf(MemorySegment keys, long at) {
+        return (int) (keyHash(keys, at) & (STRIPES - 1));
+    }
+
+    /** A 64-bit hash of the key at {@code at} in {@code keys}: equal keys always hash alike. */
+    long keyHash(MemorySegment keys, long at) {
         long h = 0x9E3779B97F4A7C15L;
         int i = 0;
         for (; i + 8 <= keySize; i += 8) {
@@ -38,8 +43,7 @@ final class KeyStripes {
         for (; i < keySize; i++) {
             h = (h ^ keys.get(ValueLayout.JAVA_BYTE, at + i)) * 0x94D049BB133111EBL;
         }
-        h ^= h >>> 31;
-        return (int) (h & (STRIPES - 1));
+        return h ^ (h >>> 31);
     }
 
     void lock(int stripe) {
