@@ -46,12 +46,14 @@ public final class PoolTable {
     private final PoolFile file;
     private final Table table;
     private final RecoveryReport recovery;
-    private volatile TableReader reader;
+    /** The table's read path, which the CPU engine and the GPU engine's host reads share. */
+    private final TableReader reader;
 
     private PoolTable(PoolFile file, Table table, RecoveryReport recovery) {
         this.file = file;
         this.table = table;
         this.recovery = recovery;
+        this.reader = new TableReader(table);
     }
 
     /** Creates a new pool sized for {@code config.initialCapacity()} items. */
@@ -236,22 +238,12 @@ public final class PoolTable {
      * @return whether the key was found
      */
     public boolean readOnHost(MemorySegment key, MemorySegment out) {
-        return reader().readBetweenWrites(key, out);
+        return reader.readBetweenWrites(key, out);
     }
 
-    /** The table's read path (made on first use). */
+    /** {@return the table's read path} */
     public TableReader reader() {
-        TableReader r = reader;
-        if (r == null) {
-            synchronized (this) {
-                r = reader;
-                if (r == null) {
-                    r = new TableReader(table);
-                    reader = r;
-                }
-            }
-        }
-        return r;
+        return reader;
     }
 
     public PoolFile file() {
