@@ -3,6 +3,7 @@
 #include "gphash/table/batch_kernel.cuh"
 #include "gphash/cache/cache_load.cuh"
 #include "gphash/pipeline/pipeline.cuh"
+#include "gphash/pipeline/refresh_buckets.cuh"
 #include "gphash/pool/recovery_kernel.cuh"
 #include "gphash/pool/rehash_kernel.cuh"
 
@@ -122,6 +123,14 @@ extern "C" __global__ void gphash_scan_inclusive_max_i32(ScanArgs a) {
 // The HBM mirror's tags, built once the mirror is loaded (org.gphash.cuda.pipeline.DeviceIndexMirror).
 extern "C" __global__ void gphash_mirror_build_tags(TableParams mt, unsigned long long buckets) {
     gphash::mirror_build_tags(mt, buckets);
+}
+
+// Pool buckets that host threads wrote between batches, copied again into the mirror and BktCache
+// (org.gphash.cuda.HostWrites); mirror: 0 on the pool path, which has none.
+extern "C" __global__ void gphash_refresh_buckets(TableParams t, TableParams mt, CacheParams c,
+                                                  const unsigned long long* buckets, unsigned long long n,
+                                                  unsigned long long mirror) {
+    gphash::refresh_buckets(t, mt, mirror != 0, c, reinterpret_cast<const uint64_t*>(buckets), n);
 }
 
 // The v2 batch pipeline (pipeline/), in the order the host queues it (org.gphash.cuda.pipeline.BatchPipeline).

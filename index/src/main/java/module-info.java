@@ -13,7 +13,7 @@ module org.gphash.index {
     requires static jdk.jfr;
 
     exports org.gphash.table to org.gphash.cuda, org.gphash.recovery;
-    exports org.gphash.index to org.gphash.bench, org.gphash.crashtest;
+    exports org.gphash.index to org.gphash.cuda, org.gphash.bench, org.gphash.crashtest;
     exports org.gphash.shard to org.gphash.cuda, org.gphash.recovery, org.gphash.bench, org.gphash.cluster;
 
     provides org.gphash.spi.EngineFactory with org.gphash.index.CpuEngineFactory;

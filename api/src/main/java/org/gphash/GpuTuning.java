@@ -37,9 +37,15 @@ import java.util.Locale;
  *                          replay: docs/PERFORMANCE.md)
  * @param logBatches        a diagnostic: every pipeline run's counters go to standard error, and its
  *                          bin lists are checked
+ * @param hostBatchesMax    batches of at most this many operations may run on the host, with the CPU
+ *                          engine's code on the mapped pool between the GPU's work, where the router's
+ *                          costs measured on this machine say the host is no slower (larger ones always
+ *                          run on the GPU); single writes run on the host unless this is 0, which keeps
+ *                          every write on the GPU (how the measurements compare the two); 0 to 2^20,
+ *                          default 65,536
  */
 public record GpuTuning(int smallReadsMax, int smallReadSlots, int smallWritesMax, int distinctWritesMax, int oneBinMax,
-                        boolean growHeapAhead, boolean logBatches) {
+                        boolean growHeapAhead, boolean logBatches, int hostBatchesMax) {
 
     /** The system property a builder's default tuning reads ({@link #fromSystemProperty()}). */
     public static final String PROPERTY = "gphash.gpuTuning";
@@ -51,7 +57,7 @@ public record GpuTuning(int smallReadsMax, int smallReadSlots, int smallWritesMa
     public static final int SMALL_WRITES_LIMIT = 4096;
 
     /** The defaults, as measured (see each component). */
-    public static final GpuTuning DEFAULTS = new GpuTuning(4096, 32, 4096, 32, 1024, true, false);
+    public static final GpuTuning DEFAULTS = new GpuTuning(4096, 32, 4096, 32, 1024, true, false, 1 << 16);
 
     /** Checks the fields: each names what is wrong in its exception. */
     public GpuTuning {
@@ -60,6 +66,7 @@ public record GpuTuning(int smallReadsMax, int smallReadSlots, int smallWritesMa
         check("smallWritesMax", smallWritesMax, 0, SMALL_WRITES_LIMIT);
         check("distinctWritesMax", distinctWritesMax, 0, 1 << 16);
         check("oneBinMax", oneBinMax, 0, 1 << 20);
+        check("hostBatchesMax", hostBatchesMax, 0, 1 << 20);
     }
 
     private static void check(String name, int value, int min, int max) {
@@ -102,6 +109,7 @@ public record GpuTuning(int smallReadsMax, int smallReadSlots, int smallWritesMa
         int oneBin = oneBinMax;
         boolean ahead = growHeapAhead;
         boolean log = logBatches;
+        int host = hostBatchesMax;
         for (String part : spec.split(",")) {
             String p = part.trim();
             int eq = p.indexOf('=');
@@ -118,11 +126,12 @@ public record GpuTuning(int smallReadsMax, int smallReadSlots, int smallWritesMa
                 case "oneBinMax" -> oneBin = integer(name, value);
                 case "growHeapAhead" -> ahead = bool(name, value);
                 case "logBatches" -> log = bool(name, value);
+                case "hostBatchesMax" -> host = integer(name, value);
                 default -> throw new IllegalArgumentException("no tuning named '" + name + "' (smallReadsMax, smallReadSlots, "
-                        + "smallWritesMax, distinctWritesMax, oneBinMax, growHeapAhead, logBatches)");
+                        + "smallWritesMax, distinctWritesMax, oneBinMax, growHeapAhead, logBatches, hostBatchesMax)");
             }
         }
-        return new GpuTuning(reads, slots, writes, distinct, oneBin, ahead, log);
+        return new GpuTuning(reads, slots, writes, distinct, oneBin, ahead, log, host);
     }
 
     private static int integer(String name, String value) {

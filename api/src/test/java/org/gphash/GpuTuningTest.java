@@ -30,7 +30,7 @@ class GpuTuningTest {
     @Test
     void aSpecChangesOnlyWhatItNames() {
         GpuTuning t = GpuTuning.DEFAULTS.with(" smallReadsMax = 0, growHeapAhead=false ,logBatches=TRUE");
-        assertEquals(new GpuTuning(0, 32, 4096, 32, 1024, false, true), t);
+        assertEquals(new GpuTuning(0, 32, 4096, 32, 1024, false, true, 1 << 16), t);
         assertSame(GpuTuning.DEFAULTS, GpuTuning.DEFAULTS.with(null));
         assertSame(GpuTuning.DEFAULTS, GpuTuning.DEFAULTS.with("  "));
     }
@@ -38,7 +38,7 @@ class GpuTuningTest {
     @Test
     void badSpecsAndValuesAreRefusedByName() {
         assertMessage("no tuning named 'smallReads' (smallReadsMax, smallReadSlots, smallWritesMax, distinctWritesMax, "
-                + "oneBinMax, growHeapAhead, logBatches)", () -> GpuTuning.DEFAULTS.with("smallReads=0"));
+                + "oneBinMax, growHeapAhead, logBatches, hostBatchesMax)", () -> GpuTuning.DEFAULTS.with("smallReads=0"));
         assertMessage("'oneBinMax' is not name=value", () -> GpuTuning.DEFAULTS.with("oneBinMax"));
         assertMessage("oneBinMax=lots is not a whole number", () -> GpuTuning.DEFAULTS.with("oneBinMax=lots"));
         assertMessage("growHeapAhead=yes is neither true nor false", () -> GpuTuning.DEFAULTS.with("growHeapAhead=yes"));

@@ -20,6 +20,7 @@ import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.path.BatchPath;
+import org.gphash.cuda.path.BucketRefresh;
 import org.gphash.cuda.path.OneLaunchBatches;
 import org.gphash.cuda.path.QueuedBatches;
 import org.gphash.cuda.path.ReadSlot;
@@ -114,6 +115,8 @@ public final class GpuEngine implements Engine {
     final LongAdder partsInPlace = new LongAdder();
     /** Single calls, as batches of one. */
     final SingleCalls singles;
+    /** Single calls and small batches run on the host, between the GPU's work. */
+    final HostOperations hostOps;
     private final GpuDiagnostics diagnostics = new GpuDiagnostics(this);
     private final GpuEngineFeatures features = new GpuEngineFeatures(this);
 
@@ -131,7 +134,8 @@ public final class GpuEngine implements Engine {
         this.router = router;
         this.times = times;
         this.openTimes = openTimes;
-        this.singles = new SingleCalls(this, geometry);
+        this.singles = new SingleCalls(this, geometry, router);
+        this.hostOps = new HostOperations(this, new BucketRefresh(cuda));
     }
 
     /** {@return what only the GPU engine offers: device-resident batches, BktCache's figures and control} */
@@ -266,6 +270,14 @@ public final class GpuEngine implements Engine {
         switch (route) {
             case HOST_READ:
                 return singles.readOnHost(batch, result);
+            case HOST: {
+                long t0 = System.nanoTime();
+                SubmittedBatch done = hostOps.run(batch, result);
+                if (done != null) {
+                    router.costs().hostRan(batch.size(), !batch.onlyGets(), System.nanoTime() - t0);
+                }
+                return done;
+            }
             case SMALL_READS:
                 return startRead(batch, result);
             default:
@@ -279,7 +291,9 @@ public final class GpuEngine implements Engine {
                 if (prepared != null) {
                     queued.release(prepared);
                 }
-                times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
+                long took = System.nanoTime() - called;
+                times.add(HostStageTimes.Stage.TOTAL, took);
+                router.costs().gpuRan(batch.size(), took);
                 return SubmittedBatch.DONE;
         }
     }
@@ -370,7 +384,7 @@ public final class GpuEngine implements Engine {
     }
 
     /** The batch has run (or failed) and nothing else is in flight: the pool is whole again. */
-    private void openHostReadsIfIdle() {
+    void openHostReadsIfIdle() {
         if (!queued.batchesInFlight()) {
             hostReaders.open();
         }
@@ -414,6 +428,10 @@ public final class GpuEngine implements Engine {
                 if (closed) {
                     throw new org.gphash.IndexClosedException(pool.file().path());
                 }
+                // Host writes stop while GPU reads run (the GPU reads blocks the host might reuse), and
+                // what they changed reaches the mirror and the cache first.
+                hostReaders.close();
+                hostOps.takeBack(false);
                 pool.admitOpsInFlight(n);
                 slot = oneLaunch.claimRead(batch);
                 hostReaders.open();  // under the lock, between batches: the pool is whole
@@ -491,7 +509,8 @@ public final class GpuEngine implements Engine {
 
     @Override
     public synchronized IndexStats stats() {
-        cuda.bind();  // BktCache's counters are read from the device, also from a thread new to the engine
+        ensureOpen();  // the heap's figures are the GPU's, and BktCache's counters are read from the device
+        openHostReadsIfIdle();
         return path.stats(pool.stats(Backend.GPU)).withBucketCache(cache.get().stats());
     }
 
@@ -530,6 +549,18 @@ public final class GpuEngine implements Engine {
      * false: only a host batch on the pipeline may queue behind them (its kernels run after theirs).
      */
     private void ensureOpen(boolean drainBatches) {
+        ensureOpen(drainBatches, true);
+    }
+
+    /**
+     * {@link #ensureOpen()} before the engine lends the pool to the host ({@link HostOperations}): the
+     * GPU's copies take what host writes changed, the heap's free space stays where it is.
+     */
+    void ensureOpenForHost() {
+        ensureOpen(true, false);
+    }
+
+    private void ensureOpen(boolean drainBatches, boolean heapToGpu) {
         if (closed) {
             throw new org.gphash.IndexClosedException(pool.file().path());
         }
@@ -539,10 +570,12 @@ public final class GpuEngine implements Engine {
         if (drainBatches) {
             queued.drainBatches();
         }
+        hostOps.takeBack(heapToGpu);
     }
 
     private void releaseGpu() {
         cuda.bind();
+        hostOps.close();
         cache.get().close();
         path.close();
         kernels.close();
@@ -565,7 +598,9 @@ public final class GpuEngine implements Engine {
                 oneLaunch.drainReads();
                 queued.drainBatches();  // their callers find their results in place
                 cuda.synchronizeContext();
-                path.syncHost();
+                if (!hostOps.heapOnHost()) {
+                    path.syncHost();  // else the host's heap is the current one
+                }
             });
             heapOnHost = true;
         } finally {

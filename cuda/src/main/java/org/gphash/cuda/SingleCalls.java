@@ -12,6 +12,7 @@ import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.cuda.pipeline.SmallReads;
 import org.gphash.cuda.routing.ConditionalBatches;
+import org.gphash.cuda.routing.RouteCosts;
 import org.gphash.cuda.routing.Router;
 import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
@@ -32,11 +33,17 @@ final class SingleCalls {
     /** Each thread's batch of one get, for gets run outside the lock ({@link #getAlongside}). */
     private final ThreadLocal<Batch> oneGet;
     private final ThreadLocal<BatchResult> oneGetResult;
+    /** Where host writes report their time. */
+    private final RouteCosts costs;
+    /** Whether writes run on the host ({@link Router#writesOnHost}). */
+    private final boolean writesOnHost;
     /** Gets read on the host since open. */
     final LongAdder hostReads = new LongAdder();
 
-    SingleCalls(GpuEngine engine, Geometry geometry) {
+    SingleCalls(GpuEngine engine, Geometry geometry, Router router) {
         this.engine = engine;
+        this.costs = router.costs();
+        this.writesOnHost = router.writesOnHost();
         this.geometry = geometry;
         this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
         this.singleResult = new BatchResult(geometry.valueSize(), 1);
@@ -57,7 +64,7 @@ final class SingleCalls {
 
     /**
      * A get run at once alongside other threads' calls, outside the engine's lock: the calling thread
-     * probes the mapped pool itself with the CPU engine's code ({@link PoolTable#readOnHost}) between
+     * probes the mapped pool itself with the CPU engine's code ({@link HostOperations#read}, inside the epoch host writes respect) between
      * the engine's batches ({@link HostReadGate}), since a host thread's single get would otherwise
      * cross PCIe twice to read host memory (docs/USAGE.md, "The GPU engine", has the two latencies). Null while a
      * batch runs under the lock: nothing was done, and the coalescer then queues the get for a batch
@@ -69,8 +76,15 @@ final class SingleCalls {
         return engine.route(Router.Call.GET_AT_ONCE, one, result) == null ? null : outcomeOfOneGet(result, valueOut);
     }
 
-    /** A put, insert, update or delete, as a batch of one under the engine's lock. */
+    /**
+     * A put, insert, update or delete: on the host ({@link HostOperations}), else (when it needs the
+     * table or the heap grown) as a batch of one under the engine's lock.
+     */
     Outcome write(OpKind kind, MemorySegment key, MemorySegment value) {
+        Outcome o = onHost(kind, key, value, null);
+        if (o != null) {
+            return o;
+        }
         synchronized (engine) {
             single.clear();
             single.add(kind, key, value);
@@ -79,8 +93,28 @@ final class SingleCalls {
         }
     }
 
-    /** A batch of one conditional operation, run as every such batch is ({@link ConditionalBatches}). */
+    /** A write on the host, timed for the router's costs; null when it needs the owner. */
+    private Outcome onHost(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected) {
+        if (!writesOnHost) {
+            return null;
+        }
+        long t0 = System.nanoTime();
+        Outcome o = engine.hostOps.write(kind, key, value, expected);
+        if (o != null) {
+            costs.hostRan(1, true, System.nanoTime() - t0);
+        }
+        return o;
+    }
+
+    /**
+     * A conditional write on the host, else as a batch of one conditional operation, run as every such
+     * batch is ({@link ConditionalBatches}).
+     */
     Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
+        Outcome o = onHost(OpKind.COMPARE_AND_SET, key, value, expected);
+        if (o != null) {
+            return o;
+        }
         synchronized (engine) {
             single.clear();
             single.compareAndSet(SegmentBytes.copyOf(key), SegmentBytes.copyOf(expected), SegmentBytes.copyOf(value));
@@ -90,6 +124,10 @@ final class SingleCalls {
     }
 
     Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
+        Outcome o = onHost(OpKind.COMPARE_AND_DELETE, key, null, expected);
+        if (o != null) {
+            return o;
+        }
         synchronized (engine) {
             single.clear();
             single.compareAndDelete(SegmentBytes.copyOf(key), SegmentBytes.copyOf(expected));
@@ -115,7 +153,7 @@ final class SingleCalls {
                 throw new IndexClosedException(engine.pool.file().path());
             }
             result.reset(1);
-            result.setOutcome(0, engine.pool.readOnHost(one.keys(), result.values()) ? Outcome.FOUND : Outcome.NOT_FOUND);
+            result.setOutcome(0, engine.hostOps.read(one.keys(), result.values()) ? Outcome.FOUND : Outcome.NOT_FOUND);
             hostReads.increment();
             return SubmittedBatch.DONE;
         } finally {

@@ -35,7 +35,7 @@ public final class CpuEngine implements Engine {
 
     private CpuEngine(PoolTable pool, org.gphash.Durability durability) {
         this.pool = pool;
-        this.table = new CpuTable(pool.reader());
+        this.table = new CpuTable(pool.reader(), true);
         this.durability = durability;
         this.phased = ThreadLocal.withInitial(() -> new PhasedBatch(table));
     }

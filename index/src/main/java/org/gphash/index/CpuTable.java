@@ -39,11 +39,18 @@ final class CpuTable {
     /** The table's read path, which a write's compare and a get share with the GPU engine's host reads. */
     final TableReader reader;
     final ThreadLocal<Probe> probes;
+    /**
+     * Whether a write that finds its candidate buckets full or the heap short resizes or grows the
+     * heap itself (the CPU engine), or returns {@link OpStatus#NEED_RESIZE} or {@link OpStatus#NEED_HEAP}
+     * having changed nothing (another engine's pool: its owner grows it, {@link CpuOperations}).
+     */
+    private final boolean grows;
 
-    CpuTable(TableReader reader) {
+    CpuTable(TableReader reader, boolean grows) {
         this.table = reader.table();
         this.reader = reader;
         this.probes = reader.probes();
+        this.grows = grows;
     }
 
     TableLayout layout() {
@@ -229,6 +236,9 @@ final class CpuTable {
                     };
                 } finally {
                     table.gate.exit(p);
+                }
+                if ((r == OpStatus.NEED_RESIZE || r == OpStatus.NEED_HEAP) && !grows) {
+                    return r;  // the finally below frees a block staged for it: nothing was changed
                 }
                 if (r == OpStatus.NEED_RESIZE) {
                     resize(observedLayout);

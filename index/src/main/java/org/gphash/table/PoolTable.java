@@ -228,19 +228,6 @@ public final class PoolTable {
         table.headers.admitOpsInFlight(ops);
     }
 
-    /**
-     * A get run on the host by the CPU engine's probe (the GPU engine's host reads, which it runs
-     * only between its batches, when the pool is complete): the value of {@code key} copied into
-     * {@code out}.
-     *
-     * @param key the key
-     * @param out where the value goes, {@code valueSize} bytes
-     * @return whether the key was found
-     */
-    public boolean readOnHost(MemorySegment key, MemorySegment out) {
-        return reader.readBetweenWrites(key, out);
-    }
-
     /** {@return the table's read path} */
     public TableReader reader() {
         return reader;
@@ -363,6 +350,15 @@ public final class PoolTable {
             table.heap.markUsedBits(usedBits);
             table.heap.finishRebuild();
         });
+    }
+
+    /**
+     * Frees every block that operations on the host retired and reclamation still holds (their
+     * readers are gone once operations are drained), so that the heap's bitmap is whole before it
+     * is handed to an engine that keeps it elsewhere. Operations must not run meanwhile.
+     */
+    public void reclaimRetired() {
+        table.exclusive(() -> { });
     }
 
     /**

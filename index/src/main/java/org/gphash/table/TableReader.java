@@ -11,7 +11,7 @@ import org.gphash.format.SlotMeta;
  * The table's read path, written once for every reader of the pool: a key's probe scanned to its
  * valid item, the item's value block checked (inside the heap, and against its checksum where the
  * pool keeps them), the value copied out. The CPU engine reads and compares through it; the GPU
- * engine's host reads use it between the engine's batches, with no CPU engine in between.
+ * engine's host operations run the CPU engine's code on it ({@code CpuOperations}).
  */
 public final class TableReader {
 
@@ -34,21 +34,8 @@ public final class TableReader {
     }
 
     /**
-     * Reads {@code key}'s value into {@code out} on the calling thread, with no epoch: for readers
-     * that run only while nothing writes the pool (the GPU engine's host reads, between its batches).
-     *
-     * @return whether the key was found
-     */
-    public boolean readBetweenWrites(MemorySegment key, MemorySegment out) {
-        Probe probe = probes.get();
-        probe.hash(key, 0);
-        return read(table.file.segment(), table.layout(), probe, key, 0, out, 0) == OpStatus.FOUND;
-    }
-
-    /**
      * Reads {@code key}'s value into {@code out}, with the key hashed into {@code probe}, while nothing
-     * frees the blocks it may read: inside an epoch the caller holds (the CPU engine), or between the
-     * GPU engine's batches (its host reads). Returns FOUND or NOT_FOUND ({@link OpStatus}).
+     * frees the blocks it may read: inside an epoch the caller holds. Returns FOUND or NOT_FOUND ({@link OpStatus}).
      */
     public int read(MemorySegment pool, TableLayout t, Probe probe, MemorySegment key, long keyOffset,
                     MemorySegment out, long outOffset) {

@@ -43,6 +43,16 @@ public interface BatchPath extends AutoCloseable {
     /** Brings the host's view of the pool up to date (heap bitmap) before the host reads or changes it. */
     void syncHost();
 
+    /**
+     * Gives the heap's free space back to where this path's batches take blocks from, after the host
+     * changed it ({@link #syncHost} lent it): the mirror path's bitmap in GPU memory; nothing on a
+     * path whose batches use the host's heap.
+     */
+    void heapToDevice();
+
+    /** The HBM mirror's TableParams as the kernels receive them, or null on a path without one. */
+    byte[] mirrorTableParams();
+
     /** The engine's figures, completed with what only this path knows. */
     IndexStats stats(IndexStats pool);
 

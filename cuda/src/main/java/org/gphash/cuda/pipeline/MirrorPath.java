@@ -106,8 +106,8 @@ public final class MirrorPath implements BatchPath {
 
     // ------------------------------------------------------------------ the mirror, figures and diagnostics
 
-    /** TableParams over the mirror as the kernels receive them. */
-    byte[] mirrorTableParams() {
+    @Override
+    public byte[] mirrorTableParams() {
         return runs.mirrorTableParams();
     }
 
@@ -119,6 +119,11 @@ public final class MirrorPath implements BatchPath {
     @Override
     public void syncHost() {
         runs.heap.pull(runs.parts.pool());
+    }
+
+    @Override
+    public void heapToDevice() {
+        runs.heap.push(runs.parts.pool());
     }
 
     @Override

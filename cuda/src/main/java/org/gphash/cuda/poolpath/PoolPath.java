@@ -214,6 +214,16 @@ public final class PoolPath implements BatchPath {
     }
 
     @Override
+    public void heapToDevice() {
+        // The host heap is authoritative on this path.
+    }
+
+    @Override
+    public byte[] mirrorTableParams() {
+        return null;
+    }
+
+    @Override
     public IndexStats stats(IndexStats pool) {
         return pool.withEngineState(pool.valueBlocks(), pool.valueBlocksFree(), "pool (" + reason + ")");
     }

@@ -8,7 +8,10 @@ import org.gphash.spi.SubmittedBatch;
 
 /**
  * The one place that chooses how the GPU engine runs a call: a route per call, from what the call is,
- * the batch's size and kinds, whether the engine runs on the index mirror, and {@link GpuTuning}.
+ * the batch's size and kinds, whether the engine runs on the index mirror, {@link GpuTuning}, and
+ * what batches cost on the host and on the GPU as measured on this machine ({@link RouteCosts}): a
+ * batch runs on the host, with the CPU engine's code on the mapped pool, where that is estimated no
+ * slower than the GPU route it would take.
  * The engine runs what it is given ({@link Routes}); the choice is pure and tested without a GPU
  * ({@code RouterTest}, with a fake engine behind {@link Routes}).
  *
@@ -27,6 +30,12 @@ public final class Router {
     public enum Route {
         /** The calling thread probes the mapped pool with the CPU engine's code, between batches: a single get. */
         HOST_READ(false),
+        /**
+         * The calling thread runs the batch on the mapped pool with the CPU engine's code, between the
+         * GPU's work (writes too, while the engine lends the pool to the host); declines, having done
+         * nothing, when its first write needs a resize or heap growth, which are the GPU routes' to do.
+         */
+        HOST(false),
         /** A small batch of gets in one launch on a slot of its own, outside the engine's lock. */
         SMALL_READS(false),
         /** The same, under the lock after the slots drained (so a slot is free). */
@@ -90,17 +99,41 @@ public final class Router {
     private static final Route[] GET_ON_MIRROR = {Route.HOST_READ, Route.SMALL_READS, Route.SMALL_READS_LOCKED};
     private static final Route[] GET_ON_PIPELINE = {Route.HOST_READ, Route.PIPELINE};
     private static final Route[] GET_ON_POOL = {Route.HOST_READ, Route.POOL_PATH};
+    private static final Route[] HOST_THEN_CONDITIONAL = {Route.HOST, Route.CONDITIONAL};
+    private static final Route[] HOST_THEN_POOL = {Route.HOST, Route.POOL_PATH};
+    private static final Route[] HOST_THEN_SMALL_READS = {Route.HOST, Route.SMALL_READS, Route.SMALL_READS_LOCKED};
+    private static final Route[] HOST_THEN_SMALL_WRITES = {Route.HOST, Route.SMALL_WRITES};
+    private static final Route[] HOST_THEN_PIPELINE = {Route.HOST, Route.PIPELINE};
 
     private final GpuTuning tuning;
     private final boolean mirror;
+    private final RouteCosts costs;
 
     /**
      * @param tuning the sizes that choose
      * @param mirror whether the engine runs on the index mirror (else every batch takes the pool path)
      */
     public Router(GpuTuning tuning, boolean mirror) {
+        this(tuning, mirror, new RouteCosts());
+    }
+
+    /**
+     * @param costs what batches cost on the host and on the GPU, as measured (tests pass figures of their own)
+     */
+    public Router(GpuTuning tuning, boolean mirror, RouteCosts costs) {
         this.tuning = tuning;
         this.mirror = mirror;
+        this.costs = costs;
+    }
+
+    /** Whether single writes run on the host ({@link GpuTuning#hostBatchesMax()} not 0). */
+    public boolean writesOnHost() {
+        return tuning.hostBatchesMax() > 0;
+    }
+
+    /** {@return the measured costs this router chooses between the host and the GPU by} */
+    public RouteCosts costs() {
+        return costs;
     }
 
     /** {@return whether batches run on the index mirror} */
@@ -145,8 +178,27 @@ public final class Router {
                 }
                 return plain(batch, false);
             default:
-                return batch.hasConditionalOperations() ? CONDITIONAL : plain(batch, true);
+                Route[] gpu = batch.hasConditionalOperations() ? CONDITIONAL : plain(batch, true);
+                int n = batch.size();
+                return n >= 1 && n <= tuning.hostBatchesMax() && costs.onHost(n, !batch.onlyGets()) ? hostFirst(gpu) : gpu;
         }
+    }
+
+    /** {@code gpu}'s routes after {@link Route#HOST}: where the host declines (a write needs the GPU to grow the table). */
+    private static Route[] hostFirst(Route[] gpu) {
+        if (gpu == CONDITIONAL) {
+            return HOST_THEN_CONDITIONAL;
+        }
+        if (gpu == POOL) {
+            return HOST_THEN_POOL;
+        }
+        if (gpu == SMALL_READS) {
+            return HOST_THEN_SMALL_READS;
+        }
+        if (gpu == SMALL_WRITES) {
+            return HOST_THEN_SMALL_WRITES;
+        }
+        return HOST_THEN_PIPELINE;
     }
 
     /** The routes of a batch of plain operations; {@code outsideLock}: the caller does not hold the lock. */

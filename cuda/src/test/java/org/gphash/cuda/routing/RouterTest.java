@@ -33,8 +33,10 @@ import org.junit.jupiter.api.Test;
 class RouterTest {
 
     private static final int VS = 16;
-    private static final Router MIRROR = new Router(GpuTuning.DEFAULTS, true);
-    private static final Router POOL = new Router(GpuTuning.DEFAULTS, false);
+    /** The GPU's routes: these routers never run a batch on the host. */
+    private static final GpuTuning GPU_ONLY = GpuTuning.DEFAULTS.with("hostBatchesMax=0");
+    private static final Router MIRROR = new Router(GPU_ONLY, true);
+    private static final Router POOL = new Router(GPU_ONLY, false);
 
     private static byte[] key(long k) {
         byte[] b = new byte[8];
@@ -133,7 +135,7 @@ class RouterTest {
         assertFalse(MIRROR.runsDeviceGetsInOneLaunch(8, false), "a batch that is not all gets takes the pipeline");
         assertFalse(MIRROR.runsDeviceGetsInOneLaunch(0, true));
         assertFalse(POOL.runsDeviceGetsInOneLaunch(8, true), "the pool path has no one-launch route");
-        Router none = new Router(GpuTuning.DEFAULTS.with("smallReadsMax=0"), true);
+        Router none = new Router(GPU_ONLY.with("smallReadsMax=0"), true);
         assertFalse(none.runsDeviceGetsInOneLaunch(1, true), "smallReadsMax=0 turns the one-launch reads off");
     }
 
@@ -155,16 +157,16 @@ class RouterTest {
         assertArrayEquals(new Route[] {Route.HOST_READ, Route.POOL_PATH}, routes(POOL, Call.SINGLE_GET, one));
         assertArrayEquals(new Route[] {Route.HOST_READ}, routes(MIRROR, Call.GET_AT_ONCE, one));
         assertArrayEquals(new Route[] {Route.HOST_READ}, routes(POOL, Call.GET_AT_ONCE, one));
-        Router noSlots = new Router(GpuTuning.DEFAULTS.with("smallReadsMax=0"), true);
+        Router noSlots = new Router(GPU_ONLY.with("smallReadsMax=0"), true);
         assertArrayEquals(new Route[] {Route.HOST_READ, Route.PIPELINE}, routes(noSlots, Call.SINGLE_GET, one));
     }
 
     @Test
     void theTuningTurnsShortcutsOff() {
-        Router none = new Router(GpuTuning.DEFAULTS.with("smallReadsMax=0,smallWritesMax=0"), true);
+        Router none = new Router(GPU_ONLY.with("smallReadsMax=0,smallWritesMax=0"), true);
         assertArrayEquals(new Route[] {Route.PIPELINE}, routes(none, Call.BATCH, batch(OpKind.GET, 4)));
         assertArrayEquals(new Route[] {Route.PIPELINE}, routes(none, Call.BATCH, batch(OpKind.PUT, 4)));
-        Router narrow = new Router(GpuTuning.DEFAULTS.with("smallReadsMax=8,smallWritesMax=4"), true);
+        Router narrow = new Router(GPU_ONLY.with("smallReadsMax=8,smallWritesMax=4"), true);
         assertEquals(Route.SMALL_READS, routes(narrow, Call.BATCH, batch(OpKind.GET, 8))[0]);
         assertEquals(Route.PIPELINE, routes(narrow, Call.BATCH, batch(OpKind.GET, 9))[0]);
         assertEquals(Route.SMALL_WRITES, routes(narrow, Call.BATCH, batch(OpKind.PUT, 4))[0]);
@@ -183,7 +185,7 @@ class RouterTest {
         Random random = new Random(25);
         Set<Route> seen = EnumSet.noneOf(Route.class);
         for (int round = 0; round < 3000; round++) {
-            GpuTuning tuning = new GpuTuning(random.nextInt(64), 1, random.nextInt(100), 32, 1024, true, false);
+            GpuTuning tuning = new GpuTuning(random.nextInt(64), 1, random.nextInt(100), 32, 1024, true, false, 0);
             Router router = new Router(tuning, round % 5 != 0);
             int n = random.nextInt(80);
             int space = 1 + random.nextInt(round % 2 == 0 ? 10 : 10_000);
@@ -269,7 +271,7 @@ class RouterTest {
         assertTrue(MIRROR.checksDistinct(32));
         assertFalse(MIRROR.checksDistinct(33));
         assertFalse(MIRROR.checksDistinct(0));
-        assertFalse(new Router(GpuTuning.DEFAULTS.with("distinctWritesMax=0"), true).checksDistinct(1));
+        assertFalse(new Router(GPU_ONLY.with("distinctWritesMax=0"), true).checksDistinct(1));
     }
 
     @Test
@@ -279,5 +281,92 @@ class RouterTest {
         assertFalse(Router.valuesInPlace(true, false, false, false), "nothing read");
         assertFalse(Router.valuesInPlace(true, true, true, false), "the chunk writes");
         assertFalse(Router.valuesInPlace(true, true, false, true), "the last reads repeated their keys");
+    }
+
+    // ------------------------------------------------------------------ host or GPU, by measured cost (fake figures)
+
+    /** A router over the defaults (the host allowed) whose costs are the figures given. */
+    private static Router measured(RouteCosts costs, boolean mirror) {
+        return new Router(GpuTuning.DEFAULTS, mirror, costs);
+    }
+
+    @Test
+    void aBatchRunsOnTheHostWhereItsMeasuredCostThereIsNoHigherThanOnTheGpu() {
+        RouteCosts costs = new RouteCosts();
+        costs.hostRan(100, true, 100 * 1_000L);  // 1 µs a write on the host
+        costs.hostRan(100, false, 100 * 200L);  // 200 ns a get
+        costs.gpuRan(64, 80_000);  // 80 µs a batch of 33..64
+        costs.gpuRan(1024, 300_000);  // 300 µs a batch of 513..1024
+        costs.gpuRan(16384, 2_000_000);  // 2 ms a batch of 8193..16384
+        Router r = measured(costs, true);
+        assertArrayEquals(new Route[] {Route.HOST, Route.SMALL_WRITES}, routes(r, Call.BATCH, batch(OpKind.PUT, 64)),
+                "64 µs on the host against 80 on the GPU");
+        assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(r, Call.BATCH, batch(OpKind.PUT, 1024)),
+                "1024 µs on the host against 300 on the GPU");
+        assertArrayEquals(new Route[] {Route.HOST, Route.SMALL_READS, Route.SMALL_READS_LOCKED},
+                routes(r, Call.BATCH, batch(OpKind.GET, 1024)), "205 µs of gets on the host against 300");
+        assertArrayEquals(new Route[] {Route.PIPELINE}, routes(r, Call.BATCH, batch(OpKind.GET, 16384)), "3.3 ms against 2");
+        assertArrayEquals(new Route[] {Route.HOST, Route.POOL_PATH}, routes(measured(costs, false), Call.BATCH, batch(OpKind.PUT, 64)));
+        // The GPU got slower (other threads' batches queue ahead): the same size moves to the host.
+        for (int i = 0; i < 200; i++) {
+            costs.gpuRan(1024, 3_000_000);
+        }
+        assertArrayEquals(new Route[] {Route.HOST, Route.SMALL_WRITES}, routes(r, Call.BATCH, batch(OpKind.PUT, 1024)));
+    }
+
+    @Test
+    void beforeAnyFigureSmallBatchesMeasureTheHostAndUnmeasuredSizesMeasureTheGpu() {
+        RouteCosts costs = new RouteCosts();
+        Router r = measured(costs, true);
+        int first = RouteCosts.FIRST_HOST_OPS;
+        assertEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, first))[0]);
+        assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(r, Call.BATCH, batch(OpKind.PUT, first + 1)));
+        costs.hostRan(10, true, 10 * 500L);  // 500 ns a write
+        // Below the fastest GPU batch's guess (20 µs): 40 writes; an unmeasured size above it goes to the GPU.
+        assertEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 40))[0]);
+        assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(r, Call.BATCH, batch(OpKind.PUT, 41)));
+        costs.gpuRan(2, 50_000);  // the fastest GPU batch seen: 50 µs
+        assertEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 100))[0], "50 µs on the host, no more than the GPU's fastest");
+        assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(r, Call.BATCH, batch(OpKind.PUT, 101)),
+                "its size class has no GPU figure: the GPU measures it");
+        assertTrue(costs.toString().contains("<=2:50000"), costs.toString());
+    }
+
+    @Test
+    void conditionalBatchesMayRunOnTheHostAndOtherCallsKeepTheirRoutes() {
+        RouteCosts costs = new RouteCosts();
+        costs.hostRan(1, true, 1_000);
+        Router r = measured(costs, true);
+        Batch c = batch(OpKind.GET, 3);
+        c.compareAndSet(key(9), new byte[VS], new byte[VS]);
+        assertArrayEquals(new Route[] {Route.HOST, Route.CONDITIONAL}, routes(r, Call.BATCH, c));
+        // Single gets read on the host already, a segment runs under the lock: neither moves.
+        assertArrayEquals(new Route[] {Route.HOST_READ, Route.SMALL_READS, Route.SMALL_READS_LOCKED},
+                routes(r, Call.SINGLE_GET, batch(OpKind.GET, 1)));
+        assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(r, Call.SEGMENT, batch(OpKind.PUT, 3)));
+        assertTrue(r.writesOnHost());
+    }
+
+    @Test
+    void hostBatchesMaxBoundsWhatTheHostMayRunAndZeroKeepsEveryWriteOnTheGpu() {
+        RouteCosts costs = new RouteCosts();
+        costs.hostRan(1, true, 1);  // a host that costs nothing
+        costs.hostRan(1, false, 1);
+        Router bounded = new Router(GpuTuning.DEFAULTS.with("hostBatchesMax=100"), true, costs);
+        assertEquals(Route.HOST, routes(bounded, Call.BATCH, batch(OpKind.PUT, 100))[0]);
+        assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(bounded, Call.BATCH, batch(OpKind.PUT, 101)));
+        Router none = new Router(GpuTuning.DEFAULTS.with("hostBatchesMax=0"), true, costs);
+        assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(none, Call.BATCH, batch(OpKind.PUT, 1)));
+        assertFalse(none.writesOnHost());
+    }
+
+    @Test
+    void aHostThatDeclinesHandsTheBatchToTheGpuRoute() {
+        RouteCosts costs = new RouteCosts();
+        costs.hostRan(1, true, 1_000);
+        FakeEngine engine = new FakeEngine();
+        engine.declining.add(Route.HOST);
+        measured(costs, true).run(Call.BATCH, batch(OpKind.PUT, 8), new BatchResult(VS, 8), engine);
+        assertEquals(List.of(Route.HOST, Route.SMALL_WRITES), engine.ran);
     }
 }

@@ -1,0 +1,287 @@
+package org.gphash.cuda;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.cuda.cache.BucketCache;
+import org.gphash.cuda.path.BucketRefresh;
+import org.gphash.index.CpuOperations;
+import org.gphash.spi.SegmentBytes;
+import org.gphash.spi.SubmittedBatch;
+
+/**
+ * The GPU engine's work run on the host: single calls and small batches run by the calling threads
+ * on the mapped pool with the CPU engine's code ({@link CpuOperations}), lock-free among themselves,
+ * between the engine's GPU work, where a write costs microseconds instead of a GPU round trip.
+ *
+ * <p><b>Taking turns with the GPU.</b> The host and the GPU never change the pool at once (CPU and GPU
+ * atomics on one mapped word are not atomic with each other). Host operations run inside the
+ * {@link HostReadGate}, which every lock holder closes before its GPU work; writes run only while the
+ * engine has <i>lent</i> the pool to the host ({@link #lend}, under the lock, with nothing in flight on
+ * the GPU): the value heap's free space is then the host's (the mirror path keeps it in GPU memory
+ * while batches run) and no BktCache load is reading the pool. The GPU takes it back ({@link
+ * #takeBack}) at the start of its next work under the lock.
+ *
+ * <p><b>Coherence.</b> What the GPU keeps of the pool is brought up to date before its next work,
+ * in order, without a full reload: each host write logs the buckets it may have changed (its key's
+ * candidate buckets), and taking back copies those buckets again from the pool into the HBM mirror
+ * (slots and tags) and into BktCache where it holds them ({@link BucketRefresh}, one launch), then gives
+ * the heap's free space back to the GPU (after the blocks host writes retired are reclaimed).
+ *
+ * <p>A write that needs a resize or heap growth is the owner's: it changes nothing on the host and is
+ * run by the GPU's routes.
+ */
+final class HostOperations {
+
+    /** Buckets the log holds; a write that finds it full has the GPU take the host's writes back first. */
+    static final int LOG_CAPACITY = 1 << 18;
+    /** A log entry reserved by a write that changed fewer buckets (the refresh skips it). */
+    private static final long SKIP = -1;
+
+    private final GpuEngine engine;
+    private final CpuOperations ops;
+    private final BucketRefresh refresh;
+    private final int perWrite;
+    private final int keySize;
+    private final int valueSize;
+    private final long[] log = new long[LOG_CAPACITY];
+    private final AtomicInteger logged = new AtomicInteger();
+    /** Whether host writes may run: set by {@link #lend}, cleared by {@link #takeBack}, both under the lock with the gate closed. */
+    private volatile boolean lent;
+    /** Whether the heap's free space is the host's now (lent and not yet given back); under the engine's lock. */
+    private boolean heapOnHost;
+
+    /** Writes run on the host since open. */
+    final LongAdder writes = new LongAdder();
+    /** Batches run on the host since open. */
+    final LongAdder batches = new LongAdder();
+    /** Times the pool was lent to the host, and buckets refreshed on the GPU when it was taken back. */
+    final LongAdder lends = new LongAdder();
+    final LongAdder refreshedBuckets = new LongAdder();
+
+    HostOperations(GpuEngine engine, BucketRefresh refresh) {
+        this.engine = engine;
+        this.ops = CpuOperations.on(engine.pool);
+        this.refresh = refresh;
+        this.perWrite = ops.maxTouchedBuckets();
+        this.keySize = engine.geometry.keySize();
+        this.valueSize = engine.geometry.valueSize();
+    }
+
+    /** A get on the host, inside the gate the caller entered (epoch-protected: host writes may run beside it). */
+    boolean read(MemorySegment key, MemorySegment out) {
+        return ops.get(key, 0, out, 0) == Outcome.FOUND.code();
+    }
+
+    /**
+     * One write on the host, waiting for the GPU's work in progress if there is any.
+     *
+     * @param expected the expected value of a conditional write, else null
+     * @return the outcome, or null when the write needs the owner (a resize or heap growth): nothing was done
+     */
+    Outcome write(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected) {
+        HostReadGate gate = engine.hostReaders;
+        for (;;) {
+            if (!lent || logged.get() > LOG_CAPACITY - perWrite) {
+                lend();
+            }
+            if (!gate.tryEnter()) {
+                continue;  // the GPU took it back meanwhile: lend waits for its work
+            }
+            try {
+                if (!lent) {
+                    continue;
+                }
+                int at = reserve();
+                if (at < 0) {
+                    continue;
+                }
+                int code = ops.write(kind, key, 0, value, 0, expected, 0);
+                record(at, code);
+                if (code == CpuOperations.NEEDS_OWNER) {
+                    return null;
+                }
+                writes.increment();
+                return Outcome.ofCode(code);
+            } finally {
+                gate.exit();
+            }
+        }
+    }
+
+    /**
+     * A batch on the host (the router's {@link org.gphash.cuda.routing.Router.Route#HOST}), operation by
+     * operation in batch order; null, having done nothing, when its first write needs the owner. When
+     * a later one does, the operations from it on run as a batch of their own on the GPU's routes.
+     */
+    SubmittedBatch run(Batch batch, BatchResult result) {
+        int n = batch.size();
+        result.reset(n);
+        HostReadGate gate = engine.hostReaders;
+        MemorySegment kinds = batch.kinds();
+        MemorySegment keys = batch.keys();
+        MemorySegment values = batch.values();
+        MemorySegment expected = batch.hasConditionalOperations() ? batch.expectedValues() : null;
+        MemorySegment codes = result.outcomeCodes();
+        MemorySegment out = result.values();
+        boolean reads = batch.onlyGets();
+        int i = 0;
+        boolean needsOwner = false;
+        while (i < n && !needsOwner) {
+            if (!reads && (!lent || logged.get() > LOG_CAPACITY - perWrite)) {
+                lend();
+            }
+            if (!gate.tryEnter()) {
+                if (reads) {
+                    lend();  // a batch of gets waits for the GPU's work as writes do
+                }
+                continue;
+            }
+            try {
+                for (; i < n; i++) {
+                    OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
+                    long ko = (long) i * keySize;
+                    long vo = (long) i * valueSize;
+                    int code;
+                    if (kind == OpKind.GET) {
+                        code = ops.get(keys, ko, out, vo);
+                    } else {
+                        if (!lent) {
+                            break;
+                        }
+                        int at = reserve();
+                        if (at < 0) {
+                            break;
+                        }
+                        // Read-modify-write returns the previous value where a get's goes; conditional writes compare with expected.
+                        MemorySegment third = kind == OpKind.READ_MODIFY_WRITE ? out : expected;
+                        code = ops.write(kind, keys, ko, values, vo, third, vo);
+                        record(at, code);
+                        if (code == CpuOperations.NEEDS_OWNER) {
+                            needsOwner = true;
+                            break;
+                        }
+                        writes.increment();
+                    }
+                    codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
+                }
+            } finally {
+                gate.exit();
+            }
+        }
+        if (needsOwner) {
+            if (i == 0) {
+                return null;
+            }
+            runRestOnGpu(batch, result, i);
+        }
+        batches.increment();
+        return SubmittedBatch.DONE;
+    }
+
+    /** Operations {@code from..} of {@code batch}, run as a batch of their own by the engine's routes, results put in place. */
+    private void runRestOnGpu(Batch batch, BatchResult result, int from) {
+        int n = batch.size();
+        Batch rest = Batch.create(keySize, valueSize, n - from);
+        for (int i = from; i < n; i++) {
+            OpKind kind = batch.kind(i);
+            byte[] key = batch.key(i);
+            byte[] value = SegmentBytes.copyOf(batch.values(), (long) i * valueSize, valueSize);
+            switch (kind) {
+                case COMPARE_AND_SET -> rest.compareAndSet(key, SegmentBytes.copyOf(batch.expectedValues(), (long) i * valueSize,
+                        valueSize), value);
+                case COMPARE_AND_DELETE -> rest.compareAndDelete(key, SegmentBytes.copyOf(batch.expectedValues(),
+                        (long) i * valueSize, valueSize));
+                default -> rest.add(kind, key, kind.hasValue() ? value : null);
+            }
+        }
+        BatchResult restResult = new BatchResult(valueSize, n - from);
+        engine.execute(rest, restResult);
+        MemorySegment.copy(restResult.outcomeCodes(), 0, result.outcomeCodes(), from, n - from);
+        MemorySegment.copy(restResult.values(), 0, result.values(), (long) from * valueSize, (long) (n - from) * valueSize);
+    }
+
+    /** Reserves log entries for one write's buckets; -1 when the log is full (the GPU must take it back first). */
+    private int reserve() {
+        for (;;) {
+            int at = logged.get();
+            if (at > LOG_CAPACITY - perWrite) {
+                return -1;
+            }
+            if (logged.compareAndSet(at, at + perWrite)) {
+                return at;
+            }
+        }
+    }
+
+    /** Logs the buckets the calling thread's write may have changed, in the entries it reserved. */
+    private void record(int at, int code) {
+        int n = code == CpuOperations.NEEDS_OWNER ? 0 : ops.touchedBuckets(log, at);
+        Arrays.fill(log, at + n, at + perWrite, SKIP);
+    }
+
+    /**
+     * Lends the pool to the host: under the lock, once the GPU's work in flight is done (the gate
+     * closed meanwhile), the heap's free space comes to the host and BktCache's load, if one runs,
+     * ends; a log that filled is handed to the GPU first.
+     */
+    private void lend() {
+        synchronized (engine) {
+            if (lent && logged.get() <= LOG_CAPACITY - perWrite) {
+                return;
+            }
+            engine.ensureOpenForHost();  // closes the gate, drains the GPU, refreshes its copies from a full log
+            try {
+                BucketCache cache = engine.cache.get();
+                cache.awaitLoad();
+                if (!heapOnHost) {
+                    engine.path.syncHost();
+                    heapOnHost = true;
+                }
+                lent = true;
+                lends.increment();
+            } finally {
+                engine.openHostReadsIfIdle();
+            }
+        }
+    }
+
+    /**
+     * Under the engine's lock with the gate closed and nothing in flight, before the GPU's next work:
+     * the buckets host writes changed are copied again into the GPU's copies, and, for work that may
+     * write ({@code heap}), the heap's free space goes back to the GPU. Reads on the GPU leave it with
+     * the host, so that writes after them need not fetch it again.
+     */
+    void takeBack(boolean heap) {
+        lent = false;
+        int n = logged.get();
+        if (n > 0) {
+            refresh.run(log, n, engine.kernels.tableParams(engine.pool.layout()), engine.path.mirrorTableParams(),
+                    engine.cache.get().params());
+            refreshedBuckets.add(n / perWrite);
+            logged.set(0);
+        }
+        if (heap && heapOnHost) {
+            engine.pool.reclaimRetired();
+            engine.path.heapToDevice();
+            heapOnHost = false;
+        }
+    }
+
+    /** Frees the GPU memory of the refresh. */
+    void close() {
+        refresh.close();
+    }
+
+    /** Whether the heap's free space is the host's (close then has nothing to fetch from the GPU). */
+    boolean heapOnHost() {
+        return heapOnHost;
+    }
+}

@@ -1,0 +1,98 @@
+package org.gphash.index;
+
+import java.lang.foreign.MemorySegment;
+
+import org.gphash.OpKind;
+import org.gphash.table.OpStatus;
+import org.gphash.table.PoolTable;
+import org.gphash.table.Probe;
+import org.gphash.table.TableLayout;
+
+/**
+ * The CPU engine's single-key operations, run by host threads on a pool another engine owns (the
+ * GPU engine, between its own batches): the same code, slot protocol and persists as the CPU
+ * engine's, lock-free among host threads. What only the owner may do, it leaves to the owner: an
+ * operation that would resize the table or grow the heap changes nothing and answers
+ * {@link #NEEDS_OWNER}. The owner keeps its copies of the table coherent by the buckets each write
+ * names ({@link #touchedBuckets}), and takes back the blocks retired meanwhile ({@link
+ * PoolTable#reclaimRetired}) before it keeps the heap's free space elsewhere again.
+ */
+public final class CpuOperations {
+
+    /** An operation's answer when it needs a resize or heap growth: it did nothing; run it on the owner. */
+    public static final int NEEDS_OWNER = -1;
+
+    private final CpuTable table;
+
+    private CpuOperations(PoolTable pool) {
+        this.table = new CpuTable(pool.reader(), false);
+    }
+
+    /** The CPU engine's operations on {@code pool}, which must already be open (by its owner). */
+    public static CpuOperations on(PoolTable pool) {
+        return new CpuOperations(pool);
+    }
+
+    /**
+     * Runs one write of {@code kind} (not a get).
+     *
+     * @param value    the new value, for the kinds that write one (else ignored)
+     * @param expected the value compared, for the conditional kinds (else ignored); for
+     *                 {@link OpKind#READ_MODIFY_WRITE}, where the previous value goes
+     * @return the outcome's code ({@link org.gphash.Outcome#ofCode}), or {@link #NEEDS_OWNER}, having changed nothing
+     */
+    public int write(OpKind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
+                     MemorySegment expected, long expectedOffset) {
+        int r = switch (kind) {
+            case PUT -> table.upsert(key, keyOffset, value, valueOffset);
+            case INSERT -> table.insert(key, keyOffset, value, valueOffset);
+            case UPDATE -> table.update(key, keyOffset, value, valueOffset);
+            case DELETE -> table.delete(key, keyOffset);
+            case READ_MODIFY_WRITE -> table.readModifyWrite(key, keyOffset, value, valueOffset, expected, expectedOffset);
+            case COMPARE_AND_SET -> table.compareAndSet(key, keyOffset, expected, expectedOffset, value, valueOffset);
+            case COMPARE_AND_DELETE -> table.compareAndDelete(key, keyOffset, expected, expectedOffset);
+            case GET -> throw new IllegalArgumentException("a get is a read: CpuOperations.get");
+        };
+        return r == OpStatus.NEED_RESIZE || r == OpStatus.NEED_HEAP ? NEEDS_OWNER : r;
+    }
+
+    /** A get, inside the epoch that keeps blocks from being reused under the copy: FOUND or NOT_FOUND's code. */
+    public int get(MemorySegment key, long keyOffset, MemorySegment out, long outOffset) {
+        return table.get(key, keyOffset, out, outOffset);
+    }
+
+    /**
+     * The buckets the calling thread's last write may have changed, numbered across levels as the
+     * GPU's copies number them (top level first: bucket b of level d follows every bucket of the
+     * levels above): every candidate bucket of its key, which holds every slot it claimed, swapped
+     * or cleared. Written into {@code out} from {@code at}; returns how many.
+     */
+    public int touchedBuckets(long[] out, int at) {
+        Probe probe = table.probes.get();
+        TableLayout layout = table.layout();
+        int n = 0;
+        for (int i = 0; i < probe.bucketCount; i++) {
+            out[at + n++] = globalBucket(layout, probe.bucketOffset[i]);
+        }
+        return n;
+    }
+
+    /** The most buckets {@link #touchedBuckets} names for one write. */
+    public int maxTouchedBuckets() {
+        return table.probes.get().bucketOffset.length;
+    }
+
+    /** Bucket number across levels of the bucket at pool offset {@code offset}. */
+    static long globalBucket(TableLayout layout, long offset) {
+        long base = 0;
+        for (int d = 0; d < layout.levelCount(); d++) {
+            long start = layout.levelOffset(d);
+            long buckets = layout.bucketsAtDepth(d);
+            if (offset >= start && offset < start + buckets * layout.bucketSize()) {
+                return base + (offset - start) / layout.bucketSize();
+            }
+            base += buckets;
+        }
+        throw new IllegalStateException("pool offset " + offset + " is in no level of " + layout);
+    }
+}
