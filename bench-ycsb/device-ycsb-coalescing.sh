@@ -60,6 +60,23 @@ if [[ "${PLAN:-full}" == targets ]]; then
     cat "$OUT/table.md"
     exit 0
 fi
+if [[ "${PLAN:-full}" == hostwrites ]]; then
+    # Issue 57: the GPU backend with single calls run on the host (direct: no coalescer), the same with
+    # the coalescer and host cache, every write on the GPU as before (hostBatchesMax=0, coalesced), and
+    # the CPU backend; workloads A, B, C and F at 16 and 256 client threads, one pool, one run.
+    GPUONLY=-Dgphash.gpuTuning=hostBatchesMax=0
+    for th in 16 256; do
+        for wl in a b c f; do
+            phase $wl-gpu-$th-direct run $wl $th 2000000 gpu off 0
+            phase $wl-gpu-$th-coalesced run $wl $th 2000000 gpu on "$HC"
+            phase $wl-gpu-$th-gpuwrites run $wl $th 1000000 gpu on "$HC" false $GPUONLY
+            phase $wl-cpu-$th run $wl $th 2000000 cpu off
+        done
+    done
+    rm -f "$POOL"
+    cat "$OUT/table.md"
+    exit 0
+fi
 if [[ "${PLAN:-full}" == small ]]; then
     # Small batches of gets in one launch (SmallReads) against the pipeline for every batch
     # (-Dgphash.gpuTuning=smallReadsMax=0), spinning waits (50 us, the default) against none, GPU engine

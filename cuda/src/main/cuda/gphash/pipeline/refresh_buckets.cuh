@@ -15,6 +15,9 @@
 
 namespace gphash {
 
+// A log entry naming no bucket (org.gphash.cuda.HostOperations' SKIP, -1).
+constexpr uint64_t kSkipBucket = ~0ull;
+
 // One warp per listed bucket. t: the pool's TableParams; mt: the mirror's (unused without a mirror).
 __device__ void refresh_buckets(const TableParams& t, const TableParams& mt, bool mirror, const CacheParams& c,
                                 const uint64_t* buckets, uint64_t n) {
@@ -22,6 +25,9 @@ __device__ void refresh_buckets(const TableParams& t, const TableParams& mt, boo
     const uint8_t* pool = reinterpret_cast<const uint8_t*>(t.pool);
     for (uint64_t i = (static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize; i < n; i += warps) {
         const uint64_t x = buckets[i];
+        if (x == kSkipBucket) {
+            continue;  // an entry a write reserved and did not need (the whole warp skips it)
+        }
         if (mirror) {
             for (int s = 0; s < t.slots; ++s) {
                 uint8_t* copy = mirror_slot_of(mt, x, s);

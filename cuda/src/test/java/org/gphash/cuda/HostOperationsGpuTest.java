@@ -1,0 +1,250 @@
+package org.gphash.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.gphash.Backend;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.GPHashConfig;
+import org.gphash.GPHashIndex;
+import org.gphash.GpuTuning;
+import org.gphash.IndexMirror;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.table.VerifyReport;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Issue 57: writes the host runs on the GPU engine's pool (single calls, between the GPU's work)
+ * seen by the GPU's next batch on every route: the index mirror on and off, BktCache holding the
+ * buckets written, every kind of write including the conditional ones and deletes, with resizes and
+ * heap growth in between; checked against a plain map, and the mirror against the pool slot by slot.
+ */
+class HostOperationsGpuTest {
+
+    private static final int VS = GpuTestSupport.VALUE_SIZE;
+    /** Single calls on the host; every batch of more than one operation on the GPU. */
+    private static final GpuTuning SINGLES_ON_HOST = GpuTuning.DEFAULTS.with("hostBatchesMax=1");
+
+    private static GPHashConfig config(Path pool, boolean mirror, boolean cache, long capacity) {
+        return GPHashIndex.builder(pool).backend(Backend.GPU).keySize(8).valueSize(VS).initialCapacity(capacity).seed(5)
+                .indexMirror(mirror ? IndexMirror.AUTO : IndexMirror.OFF).gpuTuning(SINGLES_ON_HOST)
+                .bucketCache(cache ? BktCacheConfig.builder().share(0.5).reloadEveryOperations(0).counterSampleShift(0).build()
+                        : BktCacheConfig.DISABLED)
+                .config();
+    }
+
+    private static MemorySegment key(long k) {
+        return MemorySegment.ofArray(GpuTestSupport.key(k, 8));
+    }
+
+    private static byte[] value(long k, long version) {
+        return GpuTestSupport.value(k, version);
+    }
+
+    @ParameterizedTest(name = "mirror {0}, BktCache {1}")
+    @CsvSource({"true, false", "true, true", "false, true"})
+    void hostWritesReachTheGpusNextBatch(boolean mirror, boolean cache) {
+        GpuTestSupport.assumeGpu();
+        try (GpuTestSupport t = GpuTestSupport.create();
+             GpuEngine engine = GpuEngines.create(config(t.pool("hw"), mirror, cache, 256))) {
+            assertEquals(mirror, engine.usesIndexMirror());
+            Map<Long, byte[]> model = new HashMap<>();
+            Random random = new Random(mirror ? 1 : 2);
+            int keys = 3000;  // a pool made for 256: the GPU's batches resize it and grow its heap between rounds
+            long version = 0;
+            OpKind[] singles = {OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE, OpKind.COMPARE_AND_SET,
+                    OpKind.COMPARE_AND_DELETE};
+            for (int round = 0; round < 12; round++) {
+                // 1. A writing batch on the GPU.
+                Batch writes = Batch.create(8, VS, 600);
+                for (int i = 0; i < 600; i++) {
+                    long k = random.nextInt(keys);
+                    writes.add(i % 5 == 4 ? OpKind.DELETE : OpKind.PUT, GpuTestSupport.key(k, 8), value(k, ++version));
+                }
+                BatchResult wr = new BatchResult(VS, 600);
+                engine.execute(writes, wr);
+                for (int i = 0; i < 600; i++) {
+                    long k = GpuTestSupport.keyOf(writes.key(i));
+                    if (writes.kind(i) == OpKind.DELETE) {
+                        model.remove(k);
+                    } else {
+                        model.put(k, writes.values().asSlice((long) i * VS, VS).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                    }
+                }
+                if (cache) {
+                    engine.reloadBucketCache(true);  // the buckets just written are hot: the cache holds them
+                }
+                // 2. Single writes on the host, of every kind, on keys the GPU just wrote and on new ones.
+                long hostWritesBefore = engine.hostOps.writes.sum();
+                for (int i = 0; i < 400; i++) {
+                    long k = i % 2 == 0 ? GpuTestSupport.keyOf(writes.key(random.nextInt(600))) : random.nextInt(keys);
+                    OpKind kind = singles[random.nextInt(singles.length)];
+                    byte[] v = value(k, ++version);
+                    byte[] current = model.get(k);
+                    byte[] expected = current != null && random.nextBoolean() ? current : value(k, -1);
+                    Outcome o = switch (kind) {
+                        case PUT -> engine.put(key(k), MemorySegment.ofArray(v));
+                        case INSERT -> engine.insert(key(k), MemorySegment.ofArray(v));
+                        case UPDATE -> engine.update(key(k), MemorySegment.ofArray(v));
+                        case DELETE -> engine.delete(key(k));
+                        case COMPARE_AND_SET -> engine.compareAndSet(key(k), MemorySegment.ofArray(expected), MemorySegment.ofArray(v));
+                        case COMPARE_AND_DELETE -> engine.compareAndDelete(key(k), MemorySegment.ofArray(expected));
+                        default -> throw new AssertionError(kind);
+                    };
+                    boolean matches = current != null && Arrays.equals(current, expected);
+                    Outcome want = switch (kind) {
+                        case PUT -> current == null ? Outcome.INSERTED : Outcome.UPDATED;
+                        case INSERT -> current == null ? Outcome.INSERTED : Outcome.EXISTS;
+                        case UPDATE, DELETE -> current == null ? Outcome.NOT_FOUND : kind == OpKind.UPDATE ? Outcome.UPDATED
+                                : Outcome.DELETED;
+                        case COMPARE_AND_SET -> current == null ? Outcome.NOT_FOUND : matches ? Outcome.UPDATED : Outcome.EXISTS;
+                        case COMPARE_AND_DELETE -> current == null ? Outcome.NOT_FOUND : matches ? Outcome.DELETED : Outcome.EXISTS;
+                        default -> throw new AssertionError(kind);
+                    };
+                    assertEquals(want, o, kind + " of key " + k + " in round " + round);
+                    if (want == Outcome.INSERTED || want == Outcome.UPDATED) {
+                        model.put(k, v);
+                    } else if (want == Outcome.DELETED) {
+                        model.remove(k);
+                    }
+                }
+                assertTrue(engine.hostOps.writes.sum() > hostWritesBefore, "single writes ran on the host");
+                // 3. Every key read back by a batch on the GPU (the mirror's probe, BktCache's values).
+                Batch gets = Batch.create(8, VS, keys);
+                for (long k = 0; k < keys; k++) {
+                    gets.get(GpuTestSupport.key(k, 8));
+                }
+                BatchResult gr = new BatchResult(VS, keys);
+                engine.execute(gets, gr);
+                for (int k = 0; k < keys; k++) {
+                    byte[] want = model.get((long) k);
+                    assertEquals(want == null ? Outcome.NOT_FOUND : Outcome.FOUND, gr.outcome(k), "key " + k + ", round " + round);
+                    if (want != null) {
+                        assertTrue(Arrays.equals(want, gr.value(k)), "key " + k + "'s value, round " + round);
+                    }
+                }
+                // 4. The mirror and the pool agree slot by slot, and the pool is whole.
+                VerifyReport report = engine.diagnostics().verify();
+                assertTrue(report.sound(), report.toString());
+                assertEquals(0, report.staleMirrorSlots(), report.toString());
+                assertEquals(model.size(), engine.stats().size(), "items, round " + round);
+            }
+            assertTrue(engine.stats().resizes() > 0, "the GPU's batches resized the table between host writes");
+        }
+    }
+
+    @ParameterizedTest(name = "mirror {0}")
+    @CsvSource({"true", "false"})
+    void singleCallsFromManyThreadsBesideLargeGpuBatchesLoseNothing(boolean mirror) throws Exception {
+        GpuTestSupport.assumeGpu();
+        try (GpuTestSupport t = GpuTestSupport.create();
+             GpuEngine engine = GpuEngines.create(config(t.pool("mt"), mirror, true, 4096))) {
+            int threads = 8;
+            int perThread = 3000;
+            long batchKeys = 1L << 40;  // the batches' keys, apart from the threads'
+            List<Map<Long, byte[]>> models = new ArrayList<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Thread> all = new ArrayList<>();
+            for (int id = 0; id < threads; id++) {
+                Map<Long, byte[]> model = new HashMap<>();
+                models.add(model);
+                long base = (long) id << 32;
+                int seed = id;
+                all.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                        Random random = new Random(seed);
+                        MemorySegment out = MemorySegment.ofArray(new byte[VS]);
+                        for (int n = 0; n < perThread; n++) {
+                            long k = base + random.nextInt(500);
+                            byte[] v = value(k, n);
+                            switch (random.nextInt(4)) {
+                                case 0, 1 -> {
+                                    engine.put(key(k), MemorySegment.ofArray(v));
+                                    model.put(k, v);
+                                }
+                                case 2 -> {
+                                    engine.delete(key(k));
+                                    model.remove(k);
+                                }
+                                default -> {
+                                    Outcome o = engine.get(key(k), out);
+                                    byte[] want = model.get(k);
+                                    assertEquals(want == null ? Outcome.NOT_FOUND : Outcome.FOUND, o, "key " + k);
+                                    if (want != null) {
+                                        assertTrue(Arrays.equals(want, out.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+                                    }
+                                }
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            Map<Long, byte[]> batchModel = new HashMap<>();
+            Thread batches = Thread.ofPlatform().start(() -> {
+                try {
+                    start.await();
+                    Random random = new Random(99);
+                    for (int round = 0; round < 20; round++) {
+                        Batch b = Batch.create(8, VS, 20_000);
+                        for (int i = 0; i < 20_000; i++) {
+                            long k = batchKeys + random.nextInt(40_000);
+                            byte[] v = value(k, round);
+                            b.put(GpuTestSupport.key(k, 8), v);
+                            batchModel.put(k, v);
+                        }
+                        engine.execute(b, new BatchResult(VS, 20_000));
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            start.countDown();
+            for (Thread th : all) {
+                th.join();
+            }
+            batches.join();
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            Map<Long, byte[]> everything = new HashMap<>(batchModel);
+            models.forEach(everything::putAll);
+            MemorySegment out = MemorySegment.ofArray(new byte[VS]);
+            Batch gets = Batch.create(8, VS, everything.size());
+            List<Long> order = new ArrayList<>(everything.keySet());
+            for (long k : order) {
+                gets.get(GpuTestSupport.key(k, 8));
+            }
+            BatchResult r = new BatchResult(VS, order.size());
+            engine.execute(gets, r);
+            for (int i = 0; i < order.size(); i++) {
+                assertEquals(Outcome.FOUND, r.outcome(i), "key " + order.get(i));
+                assertTrue(Arrays.equals(everything.get(order.get(i)), r.value(i)), "key " + order.get(i));
+            }
+            assertEquals(everything.size(), engine.stats().size());
+            VerifyReport report = engine.diagnostics().verify();
+            assertTrue(report.sound(), report.toString());
+            assertEquals(0, report.staleMirrorSlots(), report.toString());
+            assertTrue(engine.hostOps.writes.sum() > 0);
+            assertTrue(engine.get(key(batchKeys - 1), out) == Outcome.NOT_FOUND);
+        }
+    }
+}
