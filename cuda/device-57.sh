@@ -25,8 +25,8 @@ cat "$OUT/summary.txt"; head -80 "$OUT/failures.txt"; cat "$OUT/table.md" 2>/dev
 if [[ "${SMALL:-0}" == 1 ]]; then
     # One thread's small batches (1 to 4096 operations, all reads and half writes): host or GPU by
     # measured cost (this build), against every batch on the GPU (hostBatchesMax=0), same machine.
-    bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 500 > "$OUT/small-host.txt" 2>&1
+    bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 4000 > "$OUT/small-host.txt" 2>&1
     GPHASH_JAVA_EXTRA=-Dgphash.gpuTuning=hostBatchesMax=0 bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench \
-        --parts small --rounds 500 > "$OUT/small-gpu.txt" 2>&1
+        --parts small --rounds 4000 > "$OUT/small-gpu.txt" 2>&1
     echo "== host or GPU by cost"; grep '^|' "$OUT/small-host.txt"; echo "== GPU only"; grep '^|' "$OUT/small-gpu.txt"
 fi

@@ -278,8 +278,18 @@ public final class GpuEngine implements Engine {
                 }
                 return done;
             }
-            case SMALL_READS:
-                return startRead(batch, result);
+            case SMALL_READS: {
+                long t0 = System.nanoTime();
+                SubmittedBatch read = startRead(batch, result);
+                if (read == null) {
+                    return null;
+                }
+                int n = batch.size();
+                return () -> {
+                    read.await();
+                    router.costs().gpuRan(n, System.nanoTime() - t0);
+                };
+            }
             default:
                 long called = System.nanoTime();
                 PreparedBatch prepared = route == Router.Route.PIPELINE ? pinOutsideLock(batch, result) : null;
@@ -374,6 +384,12 @@ public final class GpuEngine implements Engine {
                 return;
             }
             cuda.bind();
+            if (queued.harvested(inFlight) && inFlight.rerun.length > 0) {
+                // The rest of the batch (a resize, then a rerun) is GPU work: if a host write had the
+                // pool lent after this batch was harvested, the GPU takes it back first.
+                hostReaders.close();
+                hostOps.takeBack(true);
+            }
             queued.finish(inFlight);
         } catch (RuntimeException e) {
             throw BatchFailures.of(e, pool.file().path(), inFlight.size, inFlight.result, inFlight.positions);

@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * size class (powers of two), each a moving average of what callers saw, queueing included. The
  * {@link Router} runs a batch on the host when its estimate there is no more than on the GPU.
  *
- * <p>Until a side has been measured: a batch runs on the host while the host's estimate is below
- * the fastest GPU batch seen so far (the GPU never beats its own fastest batch), and on the GPU
- * when the host has no figure yet and the batch is larger than {@link #FIRST_HOST_OPS}, or when its
- * size class has no GPU figure yet (which the batch then gives it). The first figures are
- * {@link #GPU_FLOOR_GUESS_NANOS} for the GPU's fastest batch (replaced by the first one measured).
+ * <p>Until a side has been measured: a batch runs on the host when the host has no figure yet and
+ * it holds at most {@link #FIRST_HOST_OPS} operations (which gives the host one); when its size
+ * class has no GPU figure, the nearest smaller class measured is a lower bound (a larger batch costs
+ * the GPU no less), {@link #GPU_FLOOR_GUESS_NANOS} where none is: the batch runs on the host when
+ * that bound is no less than the host's estimate, else on the GPU, which then measures the class.
  *
  * <p>Updated by every thread without a lock: a lost update only slows an average's convergence.
  */
@@ -31,7 +31,6 @@ public final class RouteCosts {
     private final AtomicLongArray hostPerOp = filled(2);
     /** GPU nanoseconds per batch, by size class (ceil(log2 n)). */
     private final AtomicLongArray gpuPerBatch = filled(CLASSES);
-    private volatile double gpuFloor = Double.NaN;
 
     private static AtomicLongArray filled(int n) {
         AtomicLongArray a = new AtomicLongArray(n);
@@ -63,13 +62,8 @@ public final class RouteCosts {
 
     /** A batch of {@code n} operations ran on the GPU in {@code nanos}, as its caller saw it. */
     public void gpuRan(int n, long nanos) {
-        if (n <= 0) {
-            return;
-        }
-        average(gpuPerBatch, sizeClass(n), nanos);
-        double floor = gpuFloor;
-        if (Double.isNaN(floor) || nanos < floor) {
-            gpuFloor = nanos;
+        if (n > 0) {
+            average(gpuPerBatch, sizeClass(n), nanos);
         }
     }
 
@@ -89,12 +83,20 @@ public final class RouteCosts {
         if (Double.isNaN(host)) {
             return n <= FIRST_HOST_OPS;
         }
-        double floor = Double.isNaN(gpuFloor) ? GPU_FLOOR_GUESS_NANOS : gpuFloor;
-        if (host <= floor) {
-            return true;
+        int c = sizeClass(n);
+        double gpu = at(gpuPerBatch, c);
+        if (!Double.isNaN(gpu)) {
+            return host <= gpu;
         }
-        double gpu = gpuEstimate(n);
-        return !Double.isNaN(gpu) && host <= gpu;
+        double below = GPU_FLOOR_GUESS_NANOS;
+        for (int k = c - 1; k >= 0; k--) {
+            double g = at(gpuPerBatch, k);
+            if (!Double.isNaN(g)) {
+                below = g;
+                break;
+            }
+        }
+        return host <= below;
     }
 
     @Override
