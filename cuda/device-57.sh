@@ -1,32 +1,42 @@
 #!/usr/bin/env bash
-# Issue 57 on the GPU machine: the new GPU test, every GPU test on the mirror path, the host-writes
-# tests on the pool path, then YCSB's client (PLAN=hostwrites). Logs under $OUT.
-#   TESTS=0 skips the tests, YCSB=0 the client; ALL=0 runs only the new test of the suite.
+# Issue 57 on the GPU machine: the new GPU test on both paths, every GPU test (a thread dump if the
+# suite outlives WATCH seconds), a small-batch comparison (SMALL=1), then YCSB's client
+# (PLAN=${PLAN:-hostwrites}). TESTS=0 skips the tests, ALL=0 the whole suite, YCSB=0 the client.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
-export GPHASH_TEST_TAIL=25
+LOGS=/tmp/d57; mkdir -p $LOGS
+export GPHASH_TEST_TAIL=25 GPHASH_JUNIT_DIR=$LOGS/junit
 t0=$(date +%s)
+[[ -x /tmp/bundle/bin/run ]] || tar xJf .device-bundle/bundle.tar.xz -C /tmp || exit 1
 if [[ "${TESTS:-1}" == 1 ]]; then
-    GPHASH_TEST_TAG=-host timeout 240 bash cuda/device-check.sh tests HostOperationsGpuTest > "$OUT/t-host.txt" 2>&1
+    OUT=$LOGS GPHASH_TEST_TAG=-host timeout 240 bash cuda/device-check.sh tests HostOperationsGpuTest > $LOGS/t-host.txt 2>&1
     echo "host test rc=$?" | tee -a "$OUT/summary.txt"
-    GPHASH_TEST_TAG=-hostpool GPHASH_TEST_OPTS=-Dgphash.indexMirror=OFF timeout 240 bash cuda/device-check.sh tests \
-        HostOperationsGpuTest ConditionalWritesGpuTest JournaledGpuTest > "$OUT/t-hostpool.txt" 2>&1
+    OUT=$LOGS GPHASH_TEST_TAG=-hostpool GPHASH_TEST_OPTS=-Dgphash.indexMirror=OFF timeout 240 bash cuda/device-check.sh tests \
+        HostOperationsGpuTest ConditionalWritesGpuTest JournaledGpuTest > $LOGS/t-hostpool.txt 2>&1
     echo "pool-path tests rc=$?" | tee -a "$OUT/summary.txt"
     if [[ "${ALL:-1}" == 1 ]]; then
-        GPHASH_TEST_TAG=-all timeout 330 bash cuda/device-check.sh tests > "$OUT/t-all.txt" 2>&1
-        echo "all GPU tests rc=$?" | tee -a "$OUT/summary.txt"
-        grep -E "tests (successful|failed|aborted|skipped)" "$OUT/tests-all.log" | tee -a "$OUT/summary.txt"
+        OUT=$LOGS GPHASH_TEST_TAG=-all bash cuda/device-check.sh tests > $LOGS/t-all.txt 2>&1 &
+        suite=$!
+        for ((s = 0; s < ${WATCH:-240}; s += 5)); do kill -0 $suite 2>/dev/null || break; sleep 5; done
+        if kill -0 $suite 2>/dev/null; then
+            echo "suite still running after ${WATCH:-240} s: thread dump" | tee -a "$OUT/summary.txt"
+            pkill -QUIT -f ConsoleLauncher; sleep 3; pkill -KILL -f ConsoleLauncher
+            grep -v "^\s*$" $LOGS/tests-all.log | grep -A25 -E '"(main|Thread-|ForkJoin|gphash)' | head -400 > "$OUT/dump.txt"
+        fi
+        wait $suite; echo "all GPU tests rc=$?" | tee -a "$OUT/summary.txt"
+        grep -E "tests (successful|failed|aborted|skipped)" $LOGS/tests-all.log | tee -a "$OUT/summary.txt"
+        grep -E "✘|✔" $LOGS/tests-all.log | tail -40 > "$OUT/last-tests.txt"
     fi
-    grep -h -B2 -A14 "✘" "$OUT"/tests-*.log | head -150 > "$OUT/failures.txt"
+    grep -h -B2 -A14 "✘" $LOGS/tests-*.log | head -200 > "$OUT/failures.txt"
     echo "tests took $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
 fi
-[[ "${YCSB:-1}" == 1 ]] && PLAN=hostwrites REC=${REC:-1000000} bash bench-ycsb/device-ycsb-coalescing.sh > "$OUT/ycsb.txt" 2>&1
-cat "$OUT/summary.txt"; head -80 "$OUT/failures.txt"; cat "$OUT/table.md" 2>/dev/null
 if [[ "${SMALL:-0}" == 1 ]]; then
     # One thread's small batches (1 to 4096 operations, all reads and half writes): host or GPU by
     # measured cost (this build), against every batch on the GPU (hostBatchesMax=0), same machine.
-    bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 4000 > "$OUT/small-host.txt" 2>&1
-    GPHASH_JAVA_EXTRA=-Dgphash.gpuTuning=hostBatchesMax=0 bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench \
+    OUT=$LOGS bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 4000 > "$OUT/small-host.txt" 2>&1
+    OUT=$LOGS GPHASH_JAVA_EXTRA=-Dgphash.gpuTuning=hostBatchesMax=0 bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench \
         --parts small --rounds 4000 > "$OUT/small-gpu.txt" 2>&1
-    echo "== host or GPU by cost"; grep '^|' "$OUT/small-host.txt"; echo "== GPU only"; grep '^|' "$OUT/small-gpu.txt"
 fi
+[[ "${YCSB:-1}" == 1 ]] && OUT=$LOGS/ycsb PLAN=${PLAN:-hostwrites} REC=${REC:-1000000} bash bench-ycsb/device-ycsb-coalescing.sh > /dev/null 2>&1
+[[ -f $LOGS/ycsb/table.md ]] && cp $LOGS/ycsb/table.md "$OUT/ycsb-table.md"
+cat "$OUT/summary.txt" 2>/dev/null; head -60 "$OUT/failures.txt" 2>/dev/null; cat "$OUT/ycsb-table.md" 2>/dev/null

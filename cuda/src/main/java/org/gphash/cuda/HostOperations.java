@@ -8,11 +8,13 @@ import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.IndexClosedException;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.path.BucketRefresh;
 import org.gphash.index.CpuOperations;
+import org.gphash.spi.IdleStrategy;
 import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
 
@@ -88,12 +90,13 @@ final class HostOperations {
      */
     Outcome write(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected) {
         HostReadGate gate = engine.hostReaders;
-        for (;;) {
+        for (int round = 0;; round++) {
             if (!lent || logged.get() > LOG_CAPACITY - perWrite) {
                 lend();
             }
             if (!gate.tryEnter()) {
-                continue;  // the GPU took it back meanwhile: lend waits for its work
+                awaitGate(round);  // the GPU took it back meanwhile
+                continue;
             }
             try {
                 if (!lent) {
@@ -134,14 +137,12 @@ final class HostOperations {
         boolean reads = batch.onlyGets();
         int i = 0;
         boolean needsOwner = false;
-        while (i < n && !needsOwner) {
+        for (int round = 0; i < n && !needsOwner; round++) {
             if (!reads && (!lent || logged.get() > LOG_CAPACITY - perWrite)) {
                 lend();
             }
             if (!gate.tryEnter()) {
-                if (reads) {
-                    lend();  // a batch of gets waits for the GPU's work as writes do
-                }
+                awaitGate(round);  // a batch of gets waits for the GPU's work as writes do
                 continue;
             }
             try {
@@ -206,6 +207,22 @@ final class HostOperations {
         engine.execute(rest, restResult);
         MemorySegment.copy(restResult.outcomeCodes(), 0, result.outcomeCodes(), from, n - from);
         MemorySegment.copy(restResult.values(), 0, result.values(), (long) from * valueSize, (long) (n - from) * valueSize);
+    }
+
+    /**
+     * The gate was closed: throws once the engine is closed (its gate stays shut); where the pool is
+     * not lent, waits for the GPU's work by lending it ({@link #lend} takes the lock and drains);
+     * else a lock holder is waiting for the threads inside, which takes microseconds.
+     */
+    private void awaitGate(int round) {
+        if (engine.closed) {
+            throw new IndexClosedException(engine.pool.file().path());
+        }
+        if (!lent) {
+            lend();
+        } else {
+            IdleStrategy.SPIN_THEN_YIELD.idle(round);
+        }
     }
 
     /** Reserves log entries for one write's buckets; -1 when the log is full (the GPU must take it back first). */
