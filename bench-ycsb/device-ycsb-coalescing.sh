@@ -69,7 +69,7 @@ if [[ "${PLAN:-full}" == hostwrites ]]; then
         for wl in a b c f; do
             phase $wl-gpu-$th-direct run $wl $th 2000000 gpu off 0
             phase $wl-gpu-$th-coalesced run $wl $th 2000000 gpu on "$HC"
-            phase $wl-gpu-$th-gpuwrites run $wl $th 1000000 gpu on "$HC" false $GPUONLY
+            phase $wl-gpu-$th-gpuwrites run $wl $th 300000 gpu on "$HC" false $GPUONLY
             phase $wl-cpu-$th run $wl $th 2000000 cpu off
         done
     done
