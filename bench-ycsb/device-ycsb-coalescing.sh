@@ -26,7 +26,7 @@ phase() {  # tag phase workload threads ops backend coalescing [host cache MiB] 
     hr=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed 's/.*hit rate \([0-9.]*\).*/\1/')
     ao=$(grep -m1 'gphash: coalescer' "$OUT/$tag.log" | sed -n 's/.*, \([0-9]*\) gets run at once.*/\1/p')
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$tag" "$wl" "$be" "$co" "$hc" "$ad" "$th" "${tput:-?}" \
-        "${rlat:-?}" "${r50:-?}" "${r99:-?}" "${mb:--}" "${hr:--}" "${ao:--}" >> "$OUT/table.md"
+        "${rlat:-?}" "${r50:-?}" "${r99:-?}" "${mb:--}" "${hr:--}" "${ao:--}" | tee -a "${TABLE:-$OUT/table.md}" >> "$OUT/table.md"
 }
 # For each workload in $1 and thread count in $2: the GPU engine coalesced with the host cache,
 # with JVM options $4 (tag $3) and $6 (tag $5), then the CPU engine; $7 true runs the first adaptive.
@@ -58,6 +58,18 @@ if [[ "${PLAN:-full}" == targets ]]; then
     done
     rm -f "$POOL"
     cat "$OUT/table.md"
+    exit 0
+fi
+if [[ "${PLAN:-full}" == hostwrites-short ]]; then
+    # Issue 57, short: direct and coalesced GPU backend against the CPU backend, A and C at 16 client
+    # threads, A and B at 256.
+    for run in "a 16" "c 16" "a 256" "b 256"; do
+        set -- $run
+        phase $1-gpu-$2-direct run $1 $2 1000000 gpu off 0
+        phase $1-gpu-$2-coalesced run $1 $2 1000000 gpu on "$HC"
+        phase $1-cpu-$2 run $1 $2 1000000 cpu off
+    done
+    rm -f "$POOL"
     exit 0
 fi
 if [[ "${PLAN:-full}" == hostwrites ]]; then

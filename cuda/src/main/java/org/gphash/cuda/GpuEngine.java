@@ -446,8 +446,10 @@ public final class GpuEngine implements Engine {
                 }
                 // Host writes stop while GPU reads run (the GPU reads blocks the host might reuse), and
                 // what they changed reaches the mirror and the cache first.
-                hostReaders.close();
-                hostOps.takeBack(false);
+                if (hostOps.needsTakeBack()) {
+                    hostReaders.close();
+                    hostOps.takeBack(false);
+                }
                 pool.admitOpsInFlight(n);
                 slot = oneLaunch.claimRead(batch);
                 hostReaders.open();  // under the lock, between batches: the pool is whole

@@ -43,7 +43,7 @@ import org.gphash.spi.SubmittedBatch;
 final class HostOperations {
 
     /** Buckets the log holds; a write that finds it full has the GPU take the host's writes back first. */
-    static final int LOG_CAPACITY = 1 << 18;
+    static final int LOG_CAPACITY = 1 << 20;
     /** A log entry reserved by a write that changed fewer buckets (the refresh skips it). */
     private static final long SKIP = -1;
 
@@ -280,9 +280,15 @@ final class HostOperations {
         lent = false;
         int n = logged.get();
         if (n > 0) {
-            refresh.run(log, n, engine.kernels.tableParams(engine.pool.layout()), engine.path.mirrorTableParams(),
+            int named = 0;
+            for (int i = 0; i < n; i++) {  // the entries writes reserved and did not need stay here
+                if (log[i] != SKIP) {
+                    log[named++] = log[i];
+                }
+            }
+            refresh.run(log, named, engine.kernels.tableParams(engine.pool.layout()), engine.path.mirrorTableParams(),
                     engine.cache.get().params());
-            refreshedBuckets.add(n / perWrite);
+            refreshedBuckets.add(named);
             logged.set(0);
         }
         if (heap && heapOnHost) {
@@ -295,6 +301,14 @@ final class HostOperations {
     /** Frees the GPU memory of the refresh. */
     void close() {
         refresh.close();
+    }
+
+    /**
+     * Whether the GPU must take the pool back before its next work: it is lent (host writes may run),
+     * or host writes changed buckets its copies have not taken yet.
+     */
+    boolean needsTakeBack() {
+        return lent || logged.get() > 0;
     }
 
     /** Whether the heap's free space is the host's (close then has nothing to fetch from the GPU). */

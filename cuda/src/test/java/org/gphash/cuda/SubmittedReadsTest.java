@@ -31,7 +31,9 @@ import org.junit.jupiter.api.Test;
 class SubmittedReadsTest {
 
     /** How the engine routes a batch on the index mirror, with the default tuning. */
-    private static final Router ROUTER = new Router(GpuTuning.DEFAULTS, true);
+    /** Every batch on the GPU: these tests are of GPU reads submitted and awaited later. */
+    private static final GpuTuning GPU_ROUTES = GpuTuning.DEFAULTS.with("hostBatchesMax=0");
+    private static final Router ROUTER = new Router(GPU_ROUTES, true);
 
 
     @BeforeEach
@@ -44,7 +46,7 @@ class SubmittedReadsTest {
         int vs = GpuTestSupport.VALUE_SIZE;
         try (GpuTestSupport t = GpuTestSupport.create();
              CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 20_000, 11));
-             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11))) {
+             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11).withGpuTuning(GPU_ROUTES))) {
             Random random = new Random(11);
             long version = 0;
             Batch load = Batch.create(8, vs, 10_000);
@@ -108,7 +110,7 @@ class SubmittedReadsTest {
     void closingRunsOutQueuedGets() {
         int vs = GpuTestSupport.VALUE_SIZE;
         try (GpuTestSupport t = GpuTestSupport.create()) {
-            GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11));
+            GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11).withGpuTuning(GPU_ROUTES));
             Batch put = Batch.create(8, vs, 1);
             put.add(OpKind.PUT, key(5, 8), value(5, 1));
             gpu.execute(put, new BatchResult(vs, 1));
@@ -128,7 +130,7 @@ class SubmittedReadsTest {
     void abandoningFailsTheQueuedGetsAndNoOthers() {
         int vs = GpuTestSupport.VALUE_SIZE;
         try (GpuTestSupport t = GpuTestSupport.create()) {
-            GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11));
+            GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 20_000, 11).withGpuTuning(GPU_ROUTES));
             org.junit.jupiter.api.Assumptions.assumeTrue(gpu.usesIndexMirror(), "the pool path runs every batch at once");
             Batch get = Batch.create(8, vs, 1);
             get.add(OpKind.GET, key(5, 8), null);

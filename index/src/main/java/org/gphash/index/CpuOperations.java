@@ -23,9 +23,12 @@ public final class CpuOperations {
     public static final int NEEDS_OWNER = -1;
 
     private final CpuTable table;
+    private final int maxTouched;
 
     private CpuOperations(PoolTable pool) {
         this.table = new CpuTable(pool.reader(), false);
+        this.maxTouched = Math.min((pool.geometry().levels() + 1) * pool.geometry().hashes(),
+                table.probes.get().bucketOffset.length);
     }
 
     /** The CPU engine's operations on {@code pool}, which must already be open (by its owner). */
@@ -65,21 +68,25 @@ public final class CpuOperations {
      * The buckets the calling thread's last write may have changed, numbered across levels as the
      * GPU's copies number them (top level first: bucket b of level d follows every bucket of the
      * levels above): every candidate bucket of its key, which holds every slot it claimed, swapped
-     * or cleared. Written into {@code out} from {@code at}; returns how many.
+     * or cleared. Written into {@code out} from {@code at}, at most {@link #maxTouchedBuckets()} of
+     * them; returns how many.
      */
     public int touchedBuckets(long[] out, int at) {
         Probe probe = table.probes.get();
         TableLayout layout = table.layout();
-        int n = 0;
-        for (int i = 0; i < probe.bucketCount; i++) {
-            out[at + n++] = globalBucket(layout, probe.bucketOffset[i]);
+        if (probe.bucketCount > maxTouched) {
+            throw new IllegalStateException("a write probed " + probe.bucketCount + " buckets, more than the "
+                    + maxTouched + " its geometry allows");
         }
-        return n;
+        for (int i = 0; i < probe.bucketCount; i++) {
+            out[at + i] = globalBucket(layout, probe.bucketOffset[i]);
+        }
+        return probe.bucketCount;
     }
 
-    /** The most buckets {@link #touchedBuckets} names for one write. */
+    /** The most buckets {@link #touchedBuckets} names for one write: one per hash on every level, and a level more. */
     public int maxTouchedBuckets() {
-        return table.probes.get().bucketOffset.length;
+        return maxTouched;
     }
 
     /** Bucket number across levels of the bucket at pool offset {@code offset}. */

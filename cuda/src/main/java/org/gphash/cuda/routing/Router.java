@@ -99,6 +99,7 @@ public final class Router {
     private static final Route[] GET_ON_MIRROR = {Route.HOST_READ, Route.SMALL_READS, Route.SMALL_READS_LOCKED};
     private static final Route[] GET_ON_PIPELINE = {Route.HOST_READ, Route.PIPELINE};
     private static final Route[] GET_ON_POOL = {Route.HOST_READ, Route.POOL_PATH};
+    private static final Route[] HOST_ONLY = {Route.HOST};
     private static final Route[] HOST_THEN_CONDITIONAL = {Route.HOST, Route.CONDITIONAL};
     private static final Route[] HOST_THEN_POOL = {Route.HOST, Route.POOL_PATH};
     private static final Route[] HOST_THEN_SMALL_READS = {Route.HOST, Route.SMALL_READS, Route.SMALL_READS_LOCKED};
@@ -171,6 +172,11 @@ public final class Router {
             case GET_AT_ONCE:
                 return AT_ONCE;
             case SINGLE_GET:
+                if (writesOnHost()) {
+                    // The host runs small work: a get waits for the GPU's work in progress rather than
+                    // taking the GPU from the host's writes (a GPU read stops them while it runs).
+                    return HOST_ONLY;
+                }
                 return !mirror ? GET_ON_POOL : tuning.smallReadsMax() >= 1 ? GET_ON_MIRROR : GET_ON_PIPELINE;
             case SEGMENT:
                 if (batch.hasConditionalOperations()) {

@@ -156,7 +156,9 @@ class MirrorPathTest {
     void smallBatchesOfGetsRunInOneLaunchAndMatchTheCpuEngine(int keySize, int slots, boolean cache) {
         try (GpuTestSupport t = GpuTestSupport.create();
              Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, slots, 256, 5));
-             GpuEngine gpu = mirrored(t, keySize, slots, 256, 5, cache)) {
+             // Every batch on the GPU: this test is of the one-launch route, which the host would take otherwise.
+             GpuEngine gpu = GpuEngines.create(mirroredConfig(t, keySize, slots, 256, 5, cache)
+                     .withGpuTuning(GpuTuning.fromSystemProperty().with("hostBatchesMax=0")))) {
             Random random = new Random(keySize * 31L + slots);
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
             BatchResult rg = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);
@@ -204,9 +206,9 @@ class MirrorPathTest {
         try (GpuTestSupport t = GpuTestSupport.create();
              Engine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, keySize, 2, 2, slots, 64, 9));
              // The default tuning whatever the suite's (-Dgphash.gpuTuning=smallWritesMax=0 runs the
-             // rest of it with small writes staged): this test is of the one-launch route.
+             // rest of it with small writes staged), every batch on the GPU: this test is of the one-launch route.
              GpuEngine gpu = GpuEngines.create(mirroredConfig(t, keySize, slots, 64, 9, cache)
-                     .withGpuTuning(GpuTuning.DEFAULTS))) {
+                     .withGpuTuning(GpuTuning.DEFAULTS.with("hostBatchesMax=0")))) {
             Random random = new Random(keySize * 7L + slots);
             OpKind[] kinds = GpuTestSupport.PLAIN_KINDS;
             BatchResult rc = new BatchResult(GpuTestSupport.VALUE_SIZE, 1);

@@ -343,9 +343,12 @@ class RouterTest {
         Batch c = batch(OpKind.GET, 3);
         c.compareAndSet(key(9), new byte[VS], new byte[VS]);
         assertArrayEquals(new Route[] {Route.HOST, Route.CONDITIONAL}, routes(r, Call.BATCH, c));
-        // Single gets read on the host already, a segment runs under the lock: neither moves.
+        // A single get runs on the host, waiting for the GPU's work rather than taking the GPU from the
+        // host's writes; a get at once still declines; a segment runs under the lock.
+        assertArrayEquals(new Route[] {Route.HOST}, routes(r, Call.SINGLE_GET, batch(OpKind.GET, 1)));
+        assertArrayEquals(new Route[] {Route.HOST_READ}, routes(r, Call.GET_AT_ONCE, batch(OpKind.GET, 1)));
         assertArrayEquals(new Route[] {Route.HOST_READ, Route.SMALL_READS, Route.SMALL_READS_LOCKED},
-                routes(r, Call.SINGLE_GET, batch(OpKind.GET, 1)));
+                routes(MIRROR, Call.SINGLE_GET, batch(OpKind.GET, 1)), "every write on the GPU: the routes of before");
         assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(r, Call.SEGMENT, batch(OpKind.PUT, 3)));
         assertTrue(r.writesOnHost());
     }
