@@ -474,7 +474,8 @@ class CoalescingTest {
     /** Issue 28: AUTO merges the CPU engine's calls only where a batch's flush would be shared (a disk). */
     @Test
     void autoIsGroupCommitForTheCpuEngineOnADisk() {
-        assertTrue(Coalescing.AUTO.appliesTo(Backend.GPU, false));
+        assertFalse(Coalescing.AUTO.appliesTo(Backend.GPU, false), "the GPU engine runs single calls on the host (issue 57)");
+        assertTrue(Coalescing.AUTO.appliesTo(Backend.GPU, true));
         assertTrue(Coalescing.AUTO.appliesTo(Backend.CPU, true));
         assertFalse(Coalescing.AUTO.appliesTo(Backend.CPU, false));
         assertFalse(Coalescing.OFF.appliesTo(Backend.CPU, true));

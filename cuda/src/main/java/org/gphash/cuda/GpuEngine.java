@@ -273,7 +273,9 @@ public final class GpuEngine implements Engine {
             case HOST: {
                 long t0 = System.nanoTime();
                 SubmittedBatch done = hostOps.run(batch, result);
-                if (done != null) {
+                // Batches of one (single gets) run on the host whatever the costs: they would only
+                // add every thread's writes to the costs' shared lines.
+                if (done != null && batch.size() > 1) {
                     router.costs().hostRan(batch.size(), !batch.onlyGets(), System.nanoTime() - t0);
                 }
                 return done;

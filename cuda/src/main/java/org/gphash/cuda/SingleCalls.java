@@ -12,7 +12,6 @@ import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.cuda.pipeline.SmallReads;
 import org.gphash.cuda.routing.ConditionalBatches;
-import org.gphash.cuda.routing.RouteCosts;
 import org.gphash.cuda.routing.Router;
 import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
@@ -33,8 +32,6 @@ final class SingleCalls {
     /** Each thread's batch of one get, for gets run outside the lock ({@link #getAlongside}). */
     private final ThreadLocal<Batch> oneGet;
     private final ThreadLocal<BatchResult> oneGetResult;
-    /** Where host writes report their time. */
-    private final RouteCosts costs;
     /** Whether writes run on the host ({@link Router#writesOnHost}). */
     private final boolean writesOnHost;
     /** Gets read on the host since open. */
@@ -42,7 +39,6 @@ final class SingleCalls {
 
     SingleCalls(GpuEngine engine, Geometry geometry, Router router) {
         this.engine = engine;
-        this.costs = router.costs();
         this.writesOnHost = router.writesOnHost();
         this.geometry = geometry;
         this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
@@ -93,17 +89,12 @@ final class SingleCalls {
         }
     }
 
-    /** A write on the host, timed for the router's costs; null when it needs the owner. */
+    /**
+     * A write on the host (single writes run there whatever the router's costs); null when it needs
+     * the owner, or when every write runs on the GPU ({@link Router#writesOnHost}).
+     */
     private Outcome onHost(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected) {
-        if (!writesOnHost) {
-            return null;
-        }
-        long t0 = System.nanoTime();
-        Outcome o = engine.hostOps.write(kind, key, value, expected);
-        if (o != null) {
-            costs.hostRan(1, true, System.nanoTime() - t0);
-        }
-        return o;
+        return writesOnHost ? engine.hostOps.write(kind, key, value, expected) : null;
     }
 
     /**
