@@ -66,9 +66,11 @@ import org.gphash.table.TableLayout;
  * heap growth) run only after the batch's streams have drained. The exception is small batches of
  * gets on the index mirror (single gets among them), which only read: they take the lock just to
  * claim one of {@link SmallReads}'s slots, then run and are waited for outside it, alongside each
- * other; and gets that host threads run on the mapped pool themselves ({@link #getAlongside},
- * {@link HostReadGate}). Every synchronized entry point that touches the pool or the GPU first
- * waits for those in flight ({@link #ensureOpen}).
+ * other; and the work host threads run on the mapped pool themselves with the CPU engine's code,
+ * single calls and small batches ({@link HostOperations}, inside the {@link HostReadGate}; writes
+ * only while the engine has lent the pool to the host). Every synchronized entry point that touches
+ * the pool or the GPU first waits for those in flight and takes the pool back, the GPU's copies
+ * refreshed from what host writes changed ({@link #ensureOpen}; docs/DESIGN-GPU.md, "Who runs what").
  *
  * <p><b>Host batches in flight together.</b> A host batch on the pipeline is queued under the lock
  * behind other threads' batches (their kernels run in order on one stream) and waited for outside

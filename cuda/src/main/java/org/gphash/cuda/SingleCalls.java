@@ -10,17 +10,17 @@ import org.gphash.Geometry;
 import org.gphash.IndexClosedException;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
-import org.gphash.cuda.pipeline.SmallReads;
 import org.gphash.cuda.routing.ConditionalBatches;
 import org.gphash.cuda.routing.Router;
 import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
-import org.gphash.table.PoolTable;
 
 /**
- * A {@link GpuEngine}'s single calls, each run as a batch of one: gets by the router's route for a
- * single get, writes under the engine's lock in one reused batch, and the host read, a get the
- * calling thread runs on the mapped pool itself between the engine's batches.
+ * A {@link GpuEngine}'s single calls, run by the calling thread on the mapped pool with the CPU
+ * engine's code between the GPU's work ({@link HostOperations}): gets by the router's route for a
+ * single get (the host, or with every write on the GPU the host read and then the GPU), writes on the
+ * host, and under the engine's lock as a batch of one only where a write needs the table or the heap
+ * grown (or every write runs on the GPU, {@code hostBatchesMax=0}).
  */
 final class SingleCalls {
 
@@ -47,10 +47,7 @@ final class SingleCalls {
         this.oneGetResult = ThreadLocal.withInitial(() -> new BatchResult(geometry.valueSize(), 1));
     }
 
-    /**
-     * A get: a host read when no batch holds the pool, else a batch of one on a {@link SmallReads}
-     * slot, else under the lock ({@link Router.Call#SINGLE_GET}).
-     */
+    /** A get, by the router's route for a single get ({@link Router.Call#SINGLE_GET}). */
     Outcome get(MemorySegment key, MemorySegment valueOut) {
         Batch one = oneGet(key);
         BatchResult result = oneGetResult.get();
