@@ -10,7 +10,7 @@ import java.util.Objects;
  * the CPU engine's default where each batch's persist is a flush to the medium), one GPU launch for
  * many gets where the GPU runs them. By default the GPU engine does not coalesce: it runs single calls
  * on the host, on the mapped pool, between its batches (a write in microseconds against a GPU round
- * trip of tens), which beat coalescing under YCSB's client on the H200 (issue 57: docs/PERFORMANCE.md,
+ * trip of tens), which beat coalescing under YCSB's client (issue 57: docs/PERFORMANCE.md,
  * "YCSB's own client"); {@link Mode#ON} still merges them for it.
  *
  * <p>A batch is launched as soon as the engine is free and something is waiting (so under light
