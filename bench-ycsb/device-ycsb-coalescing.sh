@@ -60,6 +60,21 @@ if [[ "${PLAN:-full}" == targets ]]; then
     cat "$OUT/table.md"
     exit 0
 fi
+if [[ "${PLAN:-full}" == profile57 ]]; then
+    # Issue 57's open question: where a single write on the GPU backend (host route) spends the time the
+    # CPU backend does not. A flight recording of A from 16 threads, direct, then the CPU backend's; the
+    # hottest top frames of each (the bundle's jfr tool), to $OUT/profile-*.txt.
+    for be in gpu cpu; do
+        phase a-$be-16-jfr run a 16 2000000 $be off 0 false "-XX:StartFlightRecording=filename=$OUT/a-$be.jfr,settings=profile"
+        /tmp/bundle/jre/bin/jfr print --events jdk.ExecutionSample "$OUT/a-$be.jfr" \
+            | awk '/stackTrace = \[/ {getline; sub(/^[ \t]+/, ""); sub(/line:.*/, ""); top[$0]++; n++}
+                   END {for (f in top) printf "%6.2f%% %s\n", 100 * top[f] / n, f}' | sort -rn | head -40 > "$OUT/profile-$be.txt"
+        rm -f "$OUT/a-$be.jfr"
+    done
+    rm -f "$POOL"
+    cat "$OUT/table.md" "$OUT"/profile-*.txt
+    exit 0
+fi
 if [[ "${PLAN:-full}" == hostwrites-short ]]; then
     # Issue 57, short: direct and coalesced GPU backend against the CPU backend, A and C at 16 client
     # threads, A and B at 256.
