@@ -6,12 +6,13 @@ import org.gphash.spi.IdleStrategy;
 
 
 /**
- * Keeps the GPU engine's host reads (gets run by the calling thread on the mapped pool, with the
- * CPU engine's probe) apart from everything the engine does under its lock: a thread about to run
- * a batch, resize, grow the heap or close first {@link #close}s the gate, which keeps new readers
- * out and waits for those inside; the pool is complete between batches (the mirror and the cache
- * are copies), so a read inside the gate sees a whole table. The lock holder {@link #open}s it
- * again once its batch is done (a batch's end, or a batch of gets started under the lock).
+ * Keeps the GPU engine's host operations (gets, and writes while the pool is lent to the host, run
+ * by the calling threads on the mapped pool with the CPU engine's code: {@link HostOperations}) apart
+ * from everything the engine does under its lock: a thread about to run a batch, resize, grow the heap
+ * or close first {@link #close}s the gate, which keeps new host operations out and waits for those
+ * inside; the GPU's copies (the mirror, the cache) are then refreshed from what host writes changed,
+ * so the pool is whole between batches. The lock holder {@link #open}s it again once its batch is done
+ * (a batch's end, or a batch of gets started under the lock).
  *
  * <p>Readers never wait for the lock: a reader counts itself in, then looks at the flag; a closer
  * sets the flag, then looks at the counts (all volatile, so one of the two sees the other). A
