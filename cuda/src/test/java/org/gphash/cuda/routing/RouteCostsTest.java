@@ -1,0 +1,69 @@
+package org.gphash.cuda.routing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+
+/**
+ * The host-or-GPU choice by measured costs, as properties over fake figures: the host is chosen
+ * exactly when its estimate is no more than the GPU's figure for the batch's size class; a dearer host
+ * or a cheaper GPU never moves a batch to the host; an unmeasured class is bounded by the nearest
+ * smaller one measured.
+ */
+class RouteCostsTest {
+
+    private static RouteCosts measured(long hostNanosPerOp, int gpuBatch, long gpuNanos) {
+        RouteCosts c = new RouteCosts();
+        c.hostRan(1000, true, 1000 * hostNanosPerOp);
+        c.gpuRan(gpuBatch, gpuNanos);
+        return c;
+    }
+
+    @Property(tries = 500)
+    void theHostIsChosenExactlyWhenItsEstimateIsNoMoreThanTheGpusFigure(@ForAll @IntRange(min = 1, max = 1 << 18) int n,
+                                                                          @ForAll @LongRange(min = 1, max = 20_000) long hostPerOp,
+                                                                          @ForAll @LongRange(min = 1_000, max = 50_000_000) long gpu) {
+        RouteCosts c = measured(hostPerOp, n, gpu);
+        assertEquals((double) hostPerOp * n <= gpu, c.onHost(n, true), "n " + n + ", host " + hostPerOp + " ns/op, GPU " + gpu);
+    }
+
+    @Property(tries = 500)
+    void aDearerHostOrACheaperGpuNeverMovesABatchToTheHost(@ForAll @IntRange(min = 1, max = 1 << 18) int n,
+                                                          @ForAll @LongRange(min = 1, max = 20_000) long hostPerOp,
+                                                          @ForAll @LongRange(min = 1_000, max = 50_000_000) long gpu,
+                                                          @ForAll @IntRange(min = 2, max = 10) int factor) {
+        boolean before = measured(hostPerOp, n, gpu).onHost(n, true);
+        if (!before) {
+            assertFalse(measured(hostPerOp * factor, n, gpu).onHost(n, true), "a dearer host");
+            assertFalse(measured(hostPerOp, n, gpu / factor).onHost(n, true), "a cheaper GPU");
+        }
+    }
+
+    @Property(tries = 300)
+    void anUnmeasuredSizeIsBoundedByTheNearestSmallerOneMeasured(@ForAll @IntRange(min = 2, max = 12) int smallLog2,
+                                                                 @ForAll @IntRange(min = 1, max = 6) int gap,
+                                                                 @ForAll @LongRange(min = 10_000, max = 1_000_000) long smallNanos) {
+        RouteCosts c = new RouteCosts();
+        int small = 1 << smallLog2;
+        int large = small << gap;
+        c.gpuRan(small, smallNanos);
+        // A host that takes exactly the small batches' GPU time for the large batch: bounded by them, it runs on the host.
+        c.hostRan(large, true, smallNanos);
+        assertTrue(c.onHost(large, true));
+        // A host twice as dear: above the bound, and the class has no figure: the GPU measures it.
+        RouteCosts dear = new RouteCosts();
+        dear.gpuRan(small, smallNanos);
+        dear.hostRan(large, true, 2 * smallNanos + large);
+        assertFalse(dear.onHost(large, true));
+        // A larger class measured does not bound a smaller one.
+        RouteCosts above = new RouteCosts();
+        above.gpuRan(large, 1_000_000_000L);
+        above.hostRan(small, true, 2L * (long) RouteCosts.GPU_FLOOR_GUESS_NANOS);
+        assertFalse(above.onHost(small, true));
+    }
+}
