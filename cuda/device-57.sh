@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 57 on the GPU machine: the new GPU test on both paths, every GPU test (a thread dump if the
 # suite outlives WATCH seconds), a small-batch comparison (SMALL=1), then YCSB's client
-# (PLAN=${PLAN:-hostwrites}). TESTS=0 skips the tests, ALL=0 the whole suite, YCSB=0 the client.
+# (PLAN=${PLAN:-hostwrites}). TESTS=0 skips the tests, ALL=0 the whole suite, YCSB=0 the client;
+# REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
 LOGS=/tmp/d57; mkdir -p $LOGS
@@ -36,6 +37,30 @@ if [[ "${SMALL:-0}" == 1 ]]; then
     OUT=$LOGS bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 4000 > "$OUT/small-host.txt" 2>&1
     OUT=$LOGS GPHASH_JAVA_EXTRA=-Dgphash.gpuTuning=hostBatchesMax=0 bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench \
         --parts small --rounds 4000 > "$OUT/small-gpu.txt" 2>&1
+fi
+if [[ "${REPLAY:-0}" == 1 ]]; then
+    # The issue's trace replays, one thread, batches in file order: this build (host or GPU by cost)
+    # and every batch on the GPU (hostBatchesMax=0), against ConcurrentHashMap and the CPU-assisted path.
+    T=/dev/shm/replay57; mkdir -p $T
+    /tmp/bundle/bin/run org.gphash.bench.TraceMain dlrm --updates --out $T/dlrm.trace > $LOGS/trace-dlrm.log 2>&1
+    /tmp/bundle/bin/run org.gphash.bench.TraceMain pagerank --scale 20 --block 65536 --out $T/pr.trace > $LOGS/trace-pr.log 2>&1
+    for t in dlrm pr; do
+        for opts in "" -Dgphash.gpuTuning=hostBatchesMax=0; do
+            JAVA_OPTS="-Xmx48g $opts" /tmp/bundle/bin/run org.gphash.bench.Replay $T/$t.trace --backend gpu \
+                --baselines cpu-assisted,chm --no-progress > $LOGS/replay-$t.log 2>&1
+            { echo "== $t ${opts:-(router)}"; grep -E '^(gphash|cpu-assisted|chm|  [a-z]+ +gphash)' $LOGS/replay-$t.log; } \
+                | tee -a "$OUT/replay.txt"
+        done
+    done
+    rm -rf $T
+fi
+if [[ "${BENCH:-0}" == 1 ]]; then
+    # bench ycsb from 16 threads at the issue's batch sizes, GPU backend and CPU backend, same call.
+    for be in gpu cpu; do
+        JAVA_OPTS="-Xmx48g" /tmp/bundle/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none --threads 16 \
+            --keys 4m --ops 4m --workloads a,c --batch-sweep 64,1024,16384,262144 --no-progress > $LOGS/bench-$be.log 2>&1
+        { echo "== bench ycsb --backend $be"; grep -v '^\s*$' $LOGS/bench-$be.log | tail -45; } | tee -a "$OUT/bench.txt"
+    done
 fi
 [[ "${YCSB:-1}" == 1 ]] && TABLE="$OUT/ycsb-rows.md" OUT=$LOGS/ycsb PLAN=${PLAN:-hostwrites} REC=${REC:-1000000} \
     bash bench-ycsb/device-ycsb-coalescing.sh > /dev/null 2>&1
