@@ -19,9 +19,11 @@ import site.ycsb.Status;
  * supported (a hash index has no order: NOT_IMPLEMENTED, as the paper leaves out workload E).
  *
  * <p>Properties: {@code gphash.path} (default /dev/shm/gphash-ycsb.pool; created if missing),
- * {@code gphash.keysize} (8), {@code gphash.valuesize} (128), {@code gphash.backend} (cpu|gpu),
+ * {@code gphash.keysize} (8), {@code gphash.valuesize} (default: the workload's largest record, at least
+ * 128: {@link RecordCodec#valueSizeFor}; 1,104 for YCSB's standard ten fields of 100 bytes),
+ * {@code gphash.backend} (cpu|gpu),
  * {@code gphash.initialcapacity} (default: recordcount), {@code gphash.coalescing} (auto|on|off: whether
- * the client threads' single calls are merged into batches; auto = for the GPU backend),
+ * the client threads' single calls are merged into batches; auto = the builder's default),
  * {@code gphash.linger.us} (0), {@code gphash.maxbatch} (65536) and {@code gphash.hostcache.mb} (the
  * host read cache's size; default an eighth of the heap, at most 256; 0: none), {@code gphash.adaptive}
  * (false; true: the coalescer's adaptive wait), {@code gphash.spin.us} (50: how long callers and the
@@ -78,9 +80,11 @@ public final class GPHashDB extends DB {
     }
 
     /**
-     * Replaces the given fields, keeping the others (YCSB's update semantics). Read, merge and
-     * write are separate engine calls: two clients updating different fields of one record at
-     * once may lose one update, which YCSB's core workloads (one field per record here) never do.
+     * Replaces the given fields, keeping the others (YCSB's update semantics). Where the record keeps
+     * fields the update does not name, the merged record is written by compare-and-set on the record
+     * read, again until no other client changed it meanwhile, so that two clients updating different
+     * fields of one record lose neither update (YCSB's standard records have ten fields, and an
+     * update names one). An update that names every field the record has is a plain update.
      */
     @Override
     public Status update(String table, String key, Map<String, ByteIterator> values) {
@@ -88,17 +92,27 @@ public final class GPHashDB extends DB {
         if (k == null) {
             return Status.BAD_REQUEST;
         }
-        byte[] current = index.get(k);
-        if (current == null) {
-            return Status.NOT_FOUND;
+        Map<String, byte[]> fields = new HashMap<>();
+        values.forEach((name, it) -> fields.put(name, it.toArray()));
+        for (;;) {
+            byte[] current = index.get(k);
+            if (current == null) {
+                return Status.NOT_FOUND;
+            }
+            Map<String, byte[]> record = codec.decode(current);
+            boolean replacesAll = fields.keySet().containsAll(record.keySet());
+            record.putAll(fields);
+            byte[] v = codec.encode(record);
+            if (v == null) {
+                return Status.BAD_REQUEST;
+            }
+            if (replacesAll) {
+                return index.update(k, v) ? Status.OK : Status.NOT_FOUND;
+            }
+            if (index.compareAndSet(k, current, v)) {
+                return Status.OK;
+            }
         }
-        Map<String, byte[]> record = codec.decode(current);
-        values.forEach((name, it) -> record.put(name, it.toArray()));
-        byte[] v = codec.encode(record);
-        if (v == null) {
-            return Status.BAD_REQUEST;
-        }
-        return index.update(k, v) ? Status.OK : Status.NOT_FOUND;
     }
 
     @Override

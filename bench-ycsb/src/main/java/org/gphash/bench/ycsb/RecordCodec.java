@@ -3,6 +3,7 @@ package org.gphash.bench.ycsb;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeMap;
 
 import org.gphash.bench.KeyCodec;
@@ -20,8 +21,9 @@ import org.gphash.bench.KeyCodec;
  * <p><b>Values.</b> A record (field name to bytes) is serialised in field-name order as
  * {@code u16 field count, then per field: u8 name length, name, u16 value length, value bytes},
  * zero-padded to the value size. A record that does not fit is refused (BAD_REQUEST), never
- * truncated: use a workload with {@code fieldcount=1} and {@code fieldlength=100}, which takes
- * 2 + 1 + 6 + 2 + 100 = 111 of 128 bytes (our workload files do).
+ * truncated. The binding sizes a new pool's values for the workload's largest record
+ * ({@link #valueSizeFor}): YCSB's standard records (10 fields of 100 bytes) take 2 + 10 * 109 = 1,092
+ * bytes, a value of 1,104; our workload files' one field of 100 bytes takes 111, a value of 128.
  */
 public final class RecordCodec {
 
@@ -32,6 +34,36 @@ public final class RecordCodec {
     public RecordCodec(int keySize, int valueSize) {
         this.keySize = keySize;
         this.valueSize = valueSize;
+    }
+
+    /** The smallest value size the binding gives a pool: what the project's benchmarks measure with. */
+    static final int MIN_VALUE_SIZE = 128;
+
+    /**
+     * Bytes of the largest record a workload writes: {@code fieldCount} fields named
+     * {@code namePrefix + i}, each of at most {@code fieldLength} bytes, as {@link #encode} lays them out.
+     */
+    static int recordBytes(int fieldCount, int fieldLength, String namePrefix) {
+        long n = 2;
+        for (int i = 0; i < fieldCount; i++) {
+            n += 1 + (namePrefix + i).getBytes(StandardCharsets.UTF_8).length + 2 + fieldLength;
+        }
+        if (n > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(fieldCount + " fields of " + fieldLength + " bytes make a record of " + n
+                    + " bytes, more than a value can hold");
+        }
+        return (int) n;
+    }
+
+    /**
+     * The value size for a workload's records, from YCSB's own properties and defaults
+     * ({@code fieldcount} 10, {@code fieldlength} 100, {@code fieldnameprefix} "field"): the largest
+     * record rounded up to 16 bytes, and at least {@link #MIN_VALUE_SIZE}.
+     */
+    static int valueSizeFor(Properties p) {
+        int bytes = recordBytes(Integer.parseInt(p.getProperty("fieldcount", "10")),
+                Integer.parseInt(p.getProperty("fieldlength", "100")), p.getProperty("fieldnameprefix", "field"));
+        return Math.max(MIN_VALUE_SIZE, (bytes + 15) & ~15);
     }
 
     /** The engine key of a YCSB key; null if it does not fit. */

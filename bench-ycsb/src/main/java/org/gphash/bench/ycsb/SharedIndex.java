@@ -54,7 +54,8 @@ final class SharedIndex {
             Backend backend = Backend.valueOf(p.getProperty(BACKEND, "cpu").toUpperCase(Locale.ROOT));
             GPHashIndex.Builder b = GPHashIndex.builder(path)
                     .keySize(Integer.parseInt(p.getProperty(KEY_SIZE, "8")))
-                    .valueSize(Integer.parseInt(p.getProperty(VALUE_SIZE, "128")))
+                    .valueSize(p.getProperty(VALUE_SIZE) != null ? Integer.parseInt(p.getProperty(VALUE_SIZE))
+                            : RecordCodec.valueSizeFor(p))
                     .initialCapacity(Long.parseLong(p.getProperty(INITIAL_CAPACITY,
                             p.getProperty("recordcount", "1000"))))
                     .backend(backend)

@@ -39,6 +39,7 @@ class GPHashDBTest {
         p.setProperty("gphash.path", dir.resolve("y.pool").toString());
         p.setProperty("gphash.keysize", Integer.toString(keySize));
         p.setProperty("recordcount", "100");
+        p.setProperty("fieldcount", "1");  // our workload files' records: a value of 128 bytes
         DB db = new GPHashDB();
         db.setProperties(p);
         db.init();
@@ -102,5 +103,87 @@ class GPHashDBTest {
         RecordCodec eight = new RecordCodec(8, 128);
         assertEquals(8, eight.key("user1").length);
         org.junit.jupiter.api.Assertions.assertFalse(java.util.Arrays.equals(eight.key("user1"), eight.key("user2")));
+    }
+
+    @Test
+    void valuesAreSizedForTheWorkloadsRecordsAndYcsbsStandardRecordsFit() {
+        Properties standard = new Properties();  // YCSB's defaults: ten fields of 100 bytes
+        assertEquals(2 + 10 * (1 + 6 + 2 + 100), RecordCodec.recordBytes(10, 100, "field"));
+        assertEquals(1104, RecordCodec.valueSizeFor(standard));
+        Properties ours = new Properties();
+        ours.setProperty("fieldcount", "1");
+        assertEquals(128, RecordCodec.valueSizeFor(ours), "one field of 100 bytes keeps the benchmarks' 128");
+        ours.setProperty("fieldlength", "1000");
+        ours.setProperty("fieldnameprefix", "f");
+        assertEquals(1008, RecordCodec.valueSizeFor(ours), "2 + 1 + 2 + 2 + 1000 = 1007, rounded up to 16");
+        RecordCodec c = new RecordCodec(8, 1104);
+        Map<String, byte[]> record = new HashMap<>();
+        for (int f = 0; f < 10; f++) {
+            record.put("field" + f, ("" + f).repeat(100).getBytes(StandardCharsets.UTF_8));
+        }
+        Map<String, byte[]> back = c.decode(c.encode(record));
+        assertEquals(10, back.size());
+        for (int f = 0; f < 10; f++) {
+            assertEquals(("" + f).repeat(100), new String(back.get("field" + f), StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Clients updating different fields of one record at once lose none of the updates (compare-and-set). */
+    @Test
+    void concurrentUpdatesOfDifferentFieldsAreAllKept() throws Exception {
+        pools = TestPools.create();
+        Properties p = new Properties();
+        p.setProperty("gphash.path", pools.dir().resolve("fields.pool").toString());
+        p.setProperty("recordcount", "10");
+        int threads = 8;
+        int rounds = 300;
+        DB[] dbs = new DB[threads];
+        for (int t = 0; t < threads; t++) {
+            dbs[t] = new GPHashDB();
+            dbs[t].setProperties(p);
+            dbs[t].init();
+        }
+        try {
+            Map<String, String> initial = new HashMap<>();
+            for (int f = 0; f < threads; f++) {
+                initial.put("field" + f, "0");
+            }
+            assertEquals(Status.OK, dbs[0].insert("usertable", "hot", StringByteIterator.getByteIteratorMap(initial)));
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread[] all = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                all[t] = Thread.ofPlatform().start(() -> {
+                    try {
+                        start.await();
+                        for (int r = 1; r <= rounds; r++) {
+                            Status s = dbs[id].update("usertable", "hot",
+                                    StringByteIterator.getByteIteratorMap(Map.of("field" + id, Integer.toString(r))));
+                            assertEquals(Status.OK, s);
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+            }
+            start.countDown();
+            for (Thread th : all) {
+                th.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            Map<String, ByteIterator> read = new HashMap<>();
+            assertEquals(Status.OK, dbs[0].read("usertable", "hot", null, read));
+            Map<String, String> fields = StringByteIterator.getStringMap(read);
+            for (int t = 0; t < threads; t++) {
+                assertEquals(Integer.toString(rounds), fields.get("field" + t), "field" + t + "'s last update is there");
+            }
+        } finally {
+            for (DB db : dbs) {
+                db.cleanup();
+            }
+        }
     }
 }
