@@ -102,6 +102,29 @@ public interface Codec<T> {
     }
 
     /**
+     * Strings of at most {@code maxBytes} bytes of UTF-8: a 2-byte little-endian length, the bytes,
+     * zeros to the end, so {@link #size()} is {@code maxBytes + 2} (a pool's key size for string keys:
+     * equal strings encode to equal bytes). A longer string is refused, never cut.
+     *
+     * @param maxBytes the longest string, in UTF-8 bytes (1 to 65,535)
+     * @return the codec
+     */
+    static Codec<String> strings(int maxBytes) {
+        return new Codecs.BoundedStrings(maxBytes);
+    }
+
+    /**
+     * Byte arrays of any length up to {@code maxLength}: a 4-byte little-endian length, the bytes,
+     * zeros to the end, so {@link #size()} is {@code maxLength + 4}. A longer array is refused.
+     *
+     * @param maxLength the longest array (0 to {@code Integer.MAX_VALUE - 4})
+     * @return the codec
+     */
+    static Codec<byte[]> bytesUpTo(int maxLength) {
+        return new Codecs.BoundedBytes(maxLength);
+    }
+
+    /**
      * Records whose components are all primitives, encoded in declaration order, little-endian
      * (a {@code boolean} as one byte), through the canonical constructor.
      *

@@ -7,6 +7,8 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -68,6 +70,95 @@ final class Codecs {
      *
      * @param <R> the record type
      */
+    /** {@link Codec#strings}: a u16 length, the UTF-8 bytes, zeros. */
+    static final class BoundedStrings implements Codec<String> {
+        private final int maxBytes;
+
+        BoundedStrings(int maxBytes) {
+            if (maxBytes < 1 || maxBytes > 0xFFFF) {
+                throw new IllegalArgumentException("strings of at most 1 to 65,535 UTF-8 bytes, got " + maxBytes);
+            }
+            this.maxBytes = maxBytes;
+        }
+
+        @Override
+        public Class<String> type() {
+            return String.class;
+        }
+
+        @Override
+        public int size() {
+            return maxBytes + 2;
+        }
+
+        @Override
+        public void encode(String value, byte[] out, int offset) {
+            byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+            if (utf8.length > maxBytes) {
+                throw new IllegalArgumentException("a string of " + utf8.length + " UTF-8 bytes does not fit a codec of at most "
+                        + maxBytes + " (Codec.strings(" + maxBytes + ")): it is refused, not cut");
+            }
+            out[offset] = (byte) utf8.length;
+            out[offset + 1] = (byte) (utf8.length >>> 8);
+            System.arraycopy(utf8, 0, out, offset + 2, utf8.length);
+            Arrays.fill(out, offset + 2 + utf8.length, offset + size(), (byte) 0);
+        }
+
+        @Override
+        public String decode(byte[] in, int offset) {
+            int length = (in[offset] & 0xFF) | (in[offset + 1] & 0xFF) << 8;
+            if (length > maxBytes) {
+                throw new IllegalArgumentException("the bytes hold a string of " + length + " bytes, more than this codec's "
+                        + maxBytes + ": they were not written by Codec.strings(" + maxBytes + ")");
+            }
+            return new String(in, offset + 2, length, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** {@link Codec#bytesUpTo}: a u32 length, the bytes, zeros. */
+    static final class BoundedBytes implements Codec<byte[]> {
+        private final int maxLength;
+
+        BoundedBytes(int maxLength) {
+            if (maxLength < 0 || maxLength > Integer.MAX_VALUE - 4) {
+                throw new IllegalArgumentException("byte arrays of at most 0 to " + (Integer.MAX_VALUE - 4) + " bytes, got "
+                        + maxLength);
+            }
+            this.maxLength = maxLength;
+        }
+
+        @Override
+        public Class<byte[]> type() {
+            return byte[].class;
+        }
+
+        @Override
+        public int size() {
+            return maxLength + 4;
+        }
+
+        @Override
+        public void encode(byte[] value, byte[] out, int offset) {
+            if (value.length > maxLength) {
+                throw new IllegalArgumentException("a byte array of " + value.length + " bytes does not fit a codec of at most "
+                        + maxLength + " (Codec.bytesUpTo(" + maxLength + ")): it is refused, not cut");
+            }
+            le(out, offset, 4).putInt(offset, value.length);
+            System.arraycopy(value, 0, out, offset + 4, value.length);
+            Arrays.fill(out, offset + 4 + value.length, offset + size(), (byte) 0);
+        }
+
+        @Override
+        public byte[] decode(byte[] in, int offset) {
+            int length = le(in, offset, 4).getInt(offset);
+            if (length < 0 || length > maxLength) {
+                throw new IllegalArgumentException("the bytes hold an array of " + length + " bytes, not 0 to this codec's "
+                        + maxLength + ": they were not written by Codec.bytesUpTo(" + maxLength + ")");
+            }
+            return Arrays.copyOfRange(in, offset + 4, offset + 4 + length);
+        }
+    }
+
     static final class RecordCodec<R extends Record> implements Codec<R> {
         private final Class<R> type;
         private final RecordComponent[] components;
