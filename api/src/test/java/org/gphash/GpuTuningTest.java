@@ -45,6 +45,8 @@ class GpuTuningTest {
         assertMessage("GpuTuning.smallWritesMax must be 0 to 4096, got 4097", () -> GpuTuning.DEFAULTS.with("smallWritesMax=4097"));
         assertMessage("GpuTuning.smallReadSlots must be 1 to 1024, got 0", () -> GpuTuning.DEFAULTS.with("smallReadSlots=0"));
         assertMessage("GpuTuning.smallReadsMax must be 0 to 65536, got -1", () -> GpuTuning.DEFAULTS.with("smallReadsMax=-1"));
+        assertMessage("GpuTuning.hostBatchesMax must be 0 to 1048576, got -1", () -> GpuTuning.DEFAULTS.with("hostBatchesMax=-1"));
+        assertEquals(0, GpuTuning.DEFAULTS.with("hostBatchesMax=0").hostBatchesMax());
     }
 
     @Test

@@ -151,9 +151,29 @@ public final class GpuDiagnostics {
         return engine.partsInPlace.sum();
     }
 
-    /** Gets read on the host since open ({@link GpuEngine#getAlongside}). */
+    /** Gets run on the host since open (single gets, gets at once, and those of batches run there: {@link HostOperations}). */
     public long hostReads() {
-        return engine.singles.hostReads.sum();
+        return engine.hostOps.reads.sum();
+    }
+
+    /** Writes run on the host since open. */
+    public long hostWrites() {
+        return engine.hostOps.writes.sum();
+    }
+
+    /** Batches run on the host since open (the router's {@code HOST} route, single gets among them). */
+    public long hostBatches() {
+        return engine.hostOps.batches.sum();
+    }
+
+    /** Times the engine lent the pool to the host (each after GPU work, the heap's bitmap fetched where the GPU had it). */
+    public long hostLends() {
+        return engine.hostOps.lends.sum();
+    }
+
+    /** Buckets copied again into the GPU's copies (mirror, BktCache) after host writes changed them. */
+    public long refreshedBuckets() {
+        return engine.hostOps.refreshedBuckets.sum();
     }
 
     /** {@return where this engine's open (or create) went, stage by stage} */

@@ -272,28 +272,10 @@ public final class GpuEngine implements Engine {
         switch (route) {
             case HOST_READ:
                 return singles.readOnHost(batch, result);
-            case HOST: {
-                long t0 = System.nanoTime();
-                SubmittedBatch done = hostOps.run(batch, result);
-                // Batches of one (single gets) run on the host whatever the costs: they would only
-                // add every thread's writes to the costs' shared lines.
-                if (done != null && batch.size() > 1) {
-                    router.costs().hostRan(batch.size(), !batch.onlyGets(), System.nanoTime() - t0);
-                }
-                return done;
-            }
-            case SMALL_READS: {
-                long t0 = System.nanoTime();
-                SubmittedBatch read = startRead(batch, result);
-                if (read == null) {
-                    return null;
-                }
-                int n = batch.size();
-                return () -> {
-                    read.await();
-                    router.costs().gpuRan(n, System.nanoTime() - t0);
-                };
-            }
+            case HOST:
+                return hostOps.run(batch, result);
+            case SMALL_READS:
+                return startRead(batch, result);
             default:
                 long called = System.nanoTime();
                 PreparedBatch prepared = route == Router.Route.PIPELINE ? pinOutsideLock(batch, result) : null;
@@ -305,9 +287,7 @@ public final class GpuEngine implements Engine {
                 if (prepared != null) {
                     queued.release(prepared);
                 }
-                long took = System.nanoTime() - called;
-                times.add(HostStageTimes.Stage.TOTAL, took);
-                router.costs().gpuRan(batch.size(), took);
+                times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
                 return SubmittedBatch.DONE;
         }
     }
@@ -331,7 +311,7 @@ public final class GpuEngine implements Engine {
         long locked = System.nanoTime();
         times.add(HostStageTimes.Stage.LOCK_WAIT, locked - called);
         boolean pipelined = route == Router.Route.PIPELINE;
-        ensureOpen(!pipelined);
+        ensureOpen(!pipelined, true);
         cuda.bind();
         boolean part = prepared != null && prepared.positions != null;
         int n = part ? prepared.partSize : batch.size();
@@ -563,26 +543,17 @@ public final class GpuEngine implements Engine {
      * entry point that touches the GPU calls it; while the lock is held no other such batch starts).
      */
     void ensureOpen() {
-        ensureOpen(true);
+        ensureOpen(true, true);
     }
 
     /**
      * {@link #ensureOpen()}, leaving other threads' host batches in flight when {@code drainBatches} is
-     * false: only a host batch on the pipeline may queue behind them (its kernels run after theirs).
+     * false (only a host batch on the pipeline may queue behind them: its kernels run after theirs),
+     * and the heap's free space with the host when {@code heapToGpu} is false (before the engine lends
+     * the pool to the host again, {@link HostOperations}); the GPU's copies take what host writes
+     * changed either way.
      */
-    private void ensureOpen(boolean drainBatches) {
-        ensureOpen(drainBatches, true);
-    }
-
-    /**
-     * {@link #ensureOpen()} before the engine lends the pool to the host ({@link HostOperations}): the
-     * GPU's copies take what host writes changed, the heap's free space stays where it is.
-     */
-    void ensureOpenForHost() {
-        ensureOpen(true, false);
-    }
-
-    private void ensureOpen(boolean drainBatches, boolean heapToGpu) {
+    void ensureOpen(boolean drainBatches, boolean heapToGpu) {
         if (closed) {
             throw new org.gphash.IndexClosedException(pool.file().path());
         }

@@ -60,11 +60,10 @@ final class HostOperations {
     /** Whether the heap's free space is the host's now (lent and not yet given back); under the engine's lock. */
     private boolean heapOnHost;
 
-    /** Writes run on the host since open. */
+    /** Gets and writes run on the host since open, batches of them, lends of the pool, and buckets refreshed on the GPU after them (for {@link GpuDiagnostics}). */
+    final LongAdder reads = new LongAdder();
     final LongAdder writes = new LongAdder();
-    /** Batches run on the host since open. */
     final LongAdder batches = new LongAdder();
-    /** Times the pool was lent to the host, and buckets refreshed on the GPU when it was taken back. */
     final LongAdder lends = new LongAdder();
     final LongAdder refreshedBuckets = new LongAdder();
 
@@ -79,6 +78,7 @@ final class HostOperations {
 
     /** A get on the host, inside the gate the caller entered (epoch-protected: host writes may run beside it). */
     boolean read(MemorySegment key, MemorySegment out) {
+        reads.increment();
         return ops.get(key, 0, out, 0) == Outcome.FOUND.code();
     }
 
@@ -91,32 +91,55 @@ final class HostOperations {
     Outcome write(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected) {
         HostReadGate gate = engine.hostReaders;
         for (int round = 0;; round++) {
-            if (!lent || logged.get() > LOG_CAPACITY - perWrite) {
+            if (needsLend()) {
                 lend();
             }
             if (!gate.tryEnter()) {
                 awaitGate(round);  // the GPU took it back meanwhile
                 continue;
             }
+            int code;
             try {
-                if (!lent) {
-                    continue;
-                }
-                int at = reserve();
-                if (at < 0) {
-                    continue;
-                }
-                int code = ops.write(kind, key, 0, value, 0, expected, 0);
-                record(at, code);
-                if (code == CpuOperations.NEEDS_OWNER) {
-                    return null;
-                }
-                writes.increment();
-                return Outcome.ofCode(code);
+                code = writeInGate(kind, key, 0, value, 0, expected, 0);
             } finally {
                 gate.exit();
             }
+            if (code == CpuOperations.NEEDS_OWNER) {
+                return null;
+            }
+            if (code != NOT_LENT) {
+                writes.increment();
+                return Outcome.ofCode(code);
+            }
         }
+    }
+
+    /** {@link #writeInGate}'s answer when the pool is not lent now, or the log is full: nothing was done. */
+    private static final int NOT_LENT = Integer.MIN_VALUE;
+
+    /**
+     * One write, inside the gate: its buckets logged, the outcome's code returned;
+     * {@link CpuOperations#NEEDS_OWNER} or {@link #NOT_LENT} having changed nothing.
+     *
+     * @param third the expected value of a conditional write, where a read-modify-write's previous value goes, else unused
+     */
+    private int writeInGate(OpKind kind, MemorySegment keys, long ko, MemorySegment values, long vo, MemorySegment third,
+                            long to) {
+        if (!lent) {
+            return NOT_LENT;
+        }
+        int at = reserve();
+        if (at < 0) {
+            return NOT_LENT;
+        }
+        int code = ops.write(kind, keys, ko, values, vo, third, to);
+        record(at, code);
+        return code;
+    }
+
+    /** Whether a write must first have the pool lent: it is not, or the log has no room for a write's buckets. */
+    private boolean needsLend() {
+        return !lent || logged.get() > LOG_CAPACITY - perWrite;
     }
 
     /**
@@ -134,11 +157,12 @@ final class HostOperations {
         MemorySegment expected = batch.hasConditionalOperations() ? batch.expectedValues() : null;
         MemorySegment codes = result.outcomeCodes();
         MemorySegment out = result.values();
-        boolean reads = batch.onlyGets();
+        boolean onlyGets = batch.onlyGets();
         int i = 0;
+        int gets = 0;
         boolean needsOwner = false;
         for (int round = 0; i < n && !needsOwner; round++) {
-            if (!reads && (!lent || logged.get() > LOG_CAPACITY - perWrite)) {
+            if (!onlyGets && needsLend()) {
                 lend();
             }
             if (!gate.tryEnter()) {
@@ -153,23 +177,17 @@ final class HostOperations {
                     int code;
                     if (kind == OpKind.GET) {
                         code = ops.get(keys, ko, out, vo);
+                        gets++;
                     } else {
-                        if (!lent) {
-                            break;
-                        }
-                        int at = reserve();
-                        if (at < 0) {
-                            break;
-                        }
                         // Read-modify-write returns the previous value where a get's goes; conditional writes compare with expected.
-                        MemorySegment third = kind == OpKind.READ_MODIFY_WRITE ? out : expected;
-                        code = ops.write(kind, keys, ko, values, vo, third, vo);
-                        record(at, code);
+                        code = writeInGate(kind, keys, ko, values, vo, kind == OpKind.READ_MODIFY_WRITE ? out : expected, vo);
+                        if (code == NOT_LENT) {
+                            break;
+                        }
                         if (code == CpuOperations.NEEDS_OWNER) {
                             needsOwner = true;
                             break;
                         }
-                        writes.increment();
                     }
                     codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
                 }
@@ -177,6 +195,8 @@ final class HostOperations {
                 gate.exit();
             }
         }
+        reads.add(gets);
+        writes.add(i - gets);
         if (needsOwner) {
             if (i == 0) {
                 return null;
@@ -254,7 +274,7 @@ final class HostOperations {
             if (lent && logged.get() <= LOG_CAPACITY - perWrite) {
                 return;
             }
-            engine.ensureOpenForHost();  // closes the gate, drains the GPU, refreshes its copies from a full log
+            engine.ensureOpen(true, false);  // closes the gate, drains the GPU, refreshes its copies from a full log
             try {
                 BucketCache cache = engine.cache.get();
                 cache.awaitLoad();

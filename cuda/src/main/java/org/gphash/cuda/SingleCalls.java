@@ -2,7 +2,6 @@ package org.gphash.cuda;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -34,8 +33,6 @@ final class SingleCalls {
     private final ThreadLocal<BatchResult> oneGetResult;
     /** Whether writes run on the host ({@link Router#writesOnHost}). */
     private final boolean writesOnHost;
-    /** Gets read on the host since open. */
-    final LongAdder hostReads = new LongAdder();
 
     SingleCalls(GpuEngine engine, Geometry geometry, Router router) {
         this.engine = engine;
@@ -142,7 +139,6 @@ final class SingleCalls {
             }
             result.reset(1);
             result.setOutcome(0, engine.hostOps.read(one.keys(), result.values()) ? Outcome.FOUND : Outcome.NOT_FOUND);
-            hostReads.increment();
             return SubmittedBatch.DONE;
         } finally {
             gate.exit();

@@ -148,15 +148,17 @@ public final class Router {
     }
 
     /**
-     * Runs {@code batch} by the first of its routes that does not decline.
+     * Runs {@code batch} by the first of its routes that does not decline, and records what it cost
+     * ({@link #measured}): the router both chooses by the costs and measures them, in one place.
      *
      * @return the batch, run or started; null only for {@link Call#GET_AT_ONCE} when the host read declined
      */
     public SubmittedBatch run(Call call, Batch batch, BatchResult result, Routes routes) {
         for (Route r : routes(call, batch)) {
+            long t0 = System.nanoTime();
             SubmittedBatch s = routes.run(r, batch, result);
             if (s != null) {
-                return s;
+                return call == Call.SEGMENT ? s : measured(r, batch, s, t0);
             }
             if (r.locked) {
                 throw new IllegalStateException("route " + r + " declined a batch of " + batch.size()
@@ -164,6 +166,37 @@ public final class Router {
             }
         }
         return null;
+    }
+
+    /**
+     * What a route cost, into {@link #costs}, as its caller saw it from {@code t0}: the host's routes per
+     * operation (batches of one, single gets, excepted: they run on the host whatever the costs, and
+     * would only add every thread's writes to the costs' shared lines), the GPU's per batch, a small
+     * batch of gets when it is awaited. A segment of a conditional batch is not measured apart from it.
+     */
+    private SubmittedBatch measured(Route r, Batch batch, SubmittedBatch s, long t0) {
+        int n = batch.size();
+        switch (r) {
+            case HOST_READ:
+                return s;
+            case HOST:
+                if (n > 1) {
+                    costs.hostRan(n, !batch.onlyGets(), System.nanoTime() - t0);
+                }
+                return s;
+            case SMALL_READS:
+                if (s != SubmittedBatch.DONE) {  // still running: measured when it is awaited
+                    return () -> {
+                        s.await();
+                        costs.gpuRan(n, System.nanoTime() - t0);
+                    };
+                }
+                costs.gpuRan(n, System.nanoTime() - t0);
+                return s;
+            default:
+                costs.gpuRan(n, System.nanoTime() - t0);
+                return s;
+        }
     }
 
     /** The routes for {@code call} on {@code batch}, in the order to try them (shared arrays: do not change). */

@@ -375,4 +375,23 @@ class RouterTest {
         measured(costs, true).run(Call.BATCH, batch(OpKind.PUT, 8), new BatchResult(VS, 8), engine);
         assertEquals(List.of(Route.HOST, Route.SMALL_WRITES), engine.ran);
     }
+
+    @Test
+    void theRouterMeasuresWhatEachRouteItRanCost() {
+        RouteCosts costs = new RouteCosts();
+        Router r = measured(costs, true);
+        FakeEngine engine = new FakeEngine();
+        r.run(Call.BATCH, batch(OpKind.PUT, 8), new BatchResult(VS, 8), engine);  // no figure yet: the host
+        assertEquals(List.of(Route.HOST), engine.ran);
+        assertFalse(Double.isNaN(costs.hostEstimate(8, true)), "the host's time per write was recorded");
+        assertTrue(Double.isNaN(costs.hostEstimate(8, false)), "no batch of gets ran on the host");
+        r.run(Call.BATCH, batch(OpKind.PUT, 5000), new BatchResult(VS, 5000), engine);
+        assertFalse(Double.isNaN(costs.gpuEstimate(5000)), "the GPU's time for its size class was recorded");
+        // A batch of one (a single get) and a segment of a conditional batch are not measured.
+        RouteCosts none = new RouteCosts();
+        Router quiet = measured(none, true);
+        quiet.run(Call.SINGLE_GET, batch(OpKind.GET, 1), new BatchResult(VS, 1), engine);
+        quiet.run(Call.SEGMENT, batch(OpKind.PUT, 5000), new BatchResult(VS, 5000), engine);
+        assertTrue(Double.isNaN(none.hostEstimate(1, false)) && Double.isNaN(none.gpuEstimate(5000)), none.toString());
+    }
 }
