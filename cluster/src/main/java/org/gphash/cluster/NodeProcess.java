@@ -78,12 +78,25 @@ public final class NodeProcess implements AutoCloseable {
      * @return the nodes, in shard order
      */
     public static List<ClusterManifest.Node> onThisHost(int n) {
+        // Every socket stays open until all ports are taken: a port closed at once may be handed out
+        // again to the next one, and two nodes would then share it (ClusterNodeTest saw it).
         List<ClusterManifest.Node> nodes = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            try (ServerSocket s = new ServerSocket(0)) {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0);
+                held.add(s);
                 nodes.add(new ClusterManifest.Node("n" + i, "127.0.0.1", s.getLocalPort()));
-            } catch (IOException e) {
-                throw new UncheckedIOException("no free port on this host: " + e.getMessage(), e);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on this host: " + e.getMessage(), e);
+        } finally {
+            for (ServerSocket s : held) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // the port was only reserved for the count; closing it cannot lose anything
+                }
             }
         }
         return nodes;
