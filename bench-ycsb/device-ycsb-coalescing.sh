@@ -62,17 +62,31 @@ if [[ "${PLAN:-full}" == targets ]]; then
 fi
 if [[ "${PLAN:-full}" == profile57 ]]; then
     # Issue 57's open question: where a single write on the GPU backend (host route) spends the time the
-    # CPU backend does not. A flight recording of A from 16 threads, direct, then the CPU backend's; the
-    # hottest top frames of each (the bundle's jfr tool), to $OUT/profile-*.txt.
+    # CPU backend does not. A flight recording of A from 16 threads, direct, then the CPU backend's, each
+    # summarised (bench-ycsb/jfr-summary.sh) with the GPU backend's host counters, to $OUT/profile-*.txt.
     for be in gpu cpu; do
         phase a-$be-16-jfr run a 16 2000000 $be off 0 false "-XX:StartFlightRecording=filename=$OUT/a-$be.jfr,settings=profile"
-        /tmp/bundle/jre/bin/jfr print --events jdk.ExecutionSample "$OUT/a-$be.jfr" \
-            | awk '/stackTrace = \[/ {getline; sub(/^[ \t]+/, ""); sub(/line:.*/, ""); top[$0]++; n++}
-                   END {for (f in top) printf "%6.2f%% %s\n", 100 * top[f] / n, f}' | sort -rn | head -40 > "$OUT/profile-$be.txt"
+        { grep -E 'gphash: |RunTime' "$OUT/a-$be-16-jfr.log"; bash bench-ycsb/jfr-summary.sh "$OUT/a-$be.jfr"; } > "$OUT/profile-$be.txt" 2>&1
         rm -f "$OUT/a-$be.jfr"
     done
     rm -f "$POOL"
     cat "$OUT/table.md" "$OUT"/profile-*.txt
+    exit 0
+fi
+if [[ "${PLAN:-full}" == targets57 ]]; then
+    # Issue 57's targets: the GPU backend (direct single calls, the default) against the CPU backend,
+    # A, B, C and F at 16 and 256 client threads, OPS operations a phase; each phase's open and run
+    # time and the GPU backend's host counters to $OUT/opens.txt (YCSB counts the open in the run).
+    for th in 16 256; do
+        for wl in a b c f; do
+            for be in gpu cpu; do
+                phase $wl-$be-$th run $wl $th "${OPS:-2000000}" $be off 0
+                { echo "== $wl-$be-$th"; grep -E 'gphash: |RunTime' "$OUT/$wl-$be-$th.log"; } >> "$OUT/opens.txt"
+            done
+        done
+    done
+    rm -f "$POOL"
+    cat "$OUT/table.md"
     exit 0
 fi
 if [[ "${PLAN:-full}" == hostwrites-short ]]; then

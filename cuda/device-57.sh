@@ -2,7 +2,7 @@
 # Issue 57 on the GPU machine: the new GPU test on both paths, every GPU test (a thread dump if the
 # suite outlives WATCH seconds), a small-batch comparison (SMALL=1), then YCSB's client
 # (PLAN=${PLAN:-hostwrites}). TESTS=0 skips the tests, ALL=0 the whole suite, YCSB=0 the client;
-# REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
+# SINGLES=1 adds single calls without YCSB's client (SingleCallsBench) and their profile; REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
 LOGS=/tmp/d57; mkdir -p $LOGS
@@ -38,15 +38,27 @@ if [[ "${SMALL:-0}" == 1 ]]; then
     OUT=$LOGS GPHASH_JAVA_EXTRA=-Dgphash.gpuTuning=hostBatchesMax=0 bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench \
         --parts small --rounds 4000 > "$OUT/small-gpu.txt" 2>&1
 fi
+if [[ "${SINGLES:-0}" == 1 ]]; then
+    # Single calls from 16 threads without YCSB's client, GPU backend against CPU backend on one pool
+    # (SingleCallsBench), half gets and all gets; then a flight recording of the GPU backend's half.
+    for r in 0.5 1.0; do
+        JAVA_OPTS="-Xmx16g" /tmp/bundle/bin/run org.gphash.bench.gpu.SingleCallsBench --threads 16 --seconds 4 --reads $r \
+            --keys 1048576 > $LOGS/singles-$r.log 2>&1
+        grep -E '^\||gpu backend' $LOGS/singles-$r.log | tee -a "$OUT/singles.txt"
+    done
+    JAVA_OPTS="-Xmx16g -XX:StartFlightRecording=filename=$LOGS/singles.jfr,settings=profile" /tmp/bundle/bin/run \
+        org.gphash.bench.gpu.SingleCallsBench --threads 16 --seconds 8 --reads 0.5 --backends gpu > $LOGS/singles-jfr.log 2>&1
+    bash bench-ycsb/jfr-summary.sh $LOGS/singles.jfr > "$OUT/singles-profile.txt" 2>&1
+fi
 if [[ "${REPLAY:-0}" == 1 ]]; then
     # The issue's trace replays, one thread, batches in file order: this build (host or GPU by cost)
     # and every batch on the GPU (hostBatchesMax=0), against ConcurrentHashMap and the CPU-assisted path.
     T=/dev/shm/replay57; mkdir -p $T
-    /tmp/bundle/bin/run org.gphash.bench.TraceMain dlrm --updates --out $T/dlrm.trace > $LOGS/trace-dlrm.log 2>&1
-    /tmp/bundle/bin/run org.gphash.bench.TraceMain pagerank --scale 20 --block 65536 --out $T/pr.trace > $LOGS/trace-pr.log 2>&1
+    timeout 120 /tmp/bundle/bin/run org.gphash.bench.TraceMain dlrm --updates --out $T/dlrm.trace > $LOGS/trace-dlrm.log 2>&1
+    timeout 120 /tmp/bundle/bin/run org.gphash.bench.TraceMain pagerank --scale 20 --block 65536 --out $T/pr.trace > $LOGS/trace-pr.log 2>&1
     for t in dlrm pr; do
         for opts in "" -Dgphash.gpuTuning=hostBatchesMax=0; do
-            JAVA_OPTS="-Xmx48g $opts" /tmp/bundle/bin/run org.gphash.bench.Replay $T/$t.trace --backend gpu \
+            JAVA_OPTS="-Xmx48g $opts" timeout 150 /tmp/bundle/bin/run org.gphash.bench.Replay $T/$t.trace --backend gpu \
                 --baselines cpu-assisted,chm --no-progress > $LOGS/replay-$t.log 2>&1
             { echo "== $t ${opts:-(router)}"; grep -E '^(gphash|cpu-assisted|chm|  [a-z]+ +gphash)' $LOGS/replay-$t.log; } \
                 | tee -a "$OUT/replay.txt"
@@ -57,7 +69,7 @@ fi
 if [[ "${BENCH:-0}" == 1 ]]; then
     # bench ycsb from 16 threads at the issue's batch sizes, GPU backend and CPU backend, same call.
     for be in gpu cpu; do
-        JAVA_OPTS="-Xmx48g" /tmp/bundle/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none --threads 16 \
+        JAVA_OPTS="-Xmx48g" timeout 200 /tmp/bundle/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none --threads 16 \
             --keys 4m --ops 4m --workloads a,c --batch-sweep 64,1024,16384,262144 --no-progress > $LOGS/bench-$be.log 2>&1
         { echo "== bench ycsb --backend $be"; grep -v '^\s*$' $LOGS/bench-$be.log | tail -45; } | tee -a "$OUT/bench.txt"
     done

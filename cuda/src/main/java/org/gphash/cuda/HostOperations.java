@@ -2,8 +2,6 @@ package org.gphash.cuda;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.Batch;
@@ -14,6 +12,7 @@ import org.gphash.Outcome;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.path.BucketRefresh;
 import org.gphash.index.CpuOperations;
+import org.gphash.index.DirtyBuckets;
 import org.gphash.spi.IdleStrategy;
 import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
@@ -31,30 +30,32 @@ import org.gphash.spi.SubmittedBatch;
  * while batches run) and no BktCache load is reading the pool. The GPU takes it back ({@link
  * #takeBack}) at the start of its next work under the lock.
  *
- * <p><b>Coherence.</b> What the GPU keeps of the pool is brought up to date before its next work,
- * in order, without a full reload: each host write logs the buckets it may have changed (its key's
- * candidate buckets), and taking back copies those buckets again from the pool into the HBM mirror
- * (slots and tags) and into BktCache where it holds them ({@link BucketRefresh}, one launch), then gives
- * the heap's free space back to the GPU (after the blocks host writes retired are reclaimed).
+ * <p><b>Coherence.</b> What the GPU keeps of the pool is brought up to date before its next work
+ * without a full reload: each host write marks the buckets it may have changed (its key's candidate
+ * buckets) in a {@link DirtyBuckets} set, and taking back copies each marked bucket's current state
+ * again from the pool into the HBM mirror (slots and tags) and into BktCache where it holds it
+ * ({@link BucketRefresh}, a launch per {@link #REFRESH_CHUNK} buckets), then gives the heap's free
+ * space back to the GPU (after the blocks host writes retired are reclaimed). A set rather than a log
+ * of writes: it never fills, so host writes never stop for a refresh while the GPU is idle, and a hot
+ * bucket is copied once however often it was written.
  *
  * <p>A write that needs a resize or heap growth is the owner's: it changes nothing on the host and is
  * run by the GPU's routes.
  */
 final class HostOperations {
 
-    /** Buckets the log holds; a write that finds it full has the GPU take the host's writes back first. */
-    static final int LOG_CAPACITY = 1 << 20;
-    /** A log entry reserved by a write that changed fewer buckets (the refresh skips it). */
-    private static final long SKIP = -1;
+    /** Buckets refreshed per launch when the GPU takes the pool back. */
+    static final int REFRESH_CHUNK = 1 << 18;
 
     private final GpuEngine engine;
     private final CpuOperations ops;
     private final BucketRefresh refresh;
-    private final int perWrite;
     private final int keySize;
     private final int valueSize;
-    private final long[] log = new long[LOG_CAPACITY];
-    private final AtomicInteger logged = new AtomicInteger();
+    /** Buckets host writes changed since the GPU last took the pool back; sized for the table at each lend. */
+    private final DirtyBuckets dirty;
+    /** Where a take-back collects marked buckets for one launch; under the lock. */
+    private final long[] refreshList = new long[REFRESH_CHUNK];
     /** Whether host writes may run: set by {@link #lend}, cleared by {@link #takeBack}, both under the lock with the gate closed. */
     private volatile boolean lent;
     /** Whether the heap's free space is the host's now (lent and not yet given back); under the engine's lock. */
@@ -71,7 +72,7 @@ final class HostOperations {
         this.engine = engine;
         this.ops = CpuOperations.on(engine.pool);
         this.refresh = refresh;
-        this.perWrite = ops.maxTouchedBuckets();
+        this.dirty = new DirtyBuckets(ops.bucketCount());
         this.keySize = engine.geometry.keySize();
         this.valueSize = engine.geometry.valueSize();
     }
@@ -83,6 +84,25 @@ final class HostOperations {
     }
 
     /**
+     * A single get on the host, waiting for the GPU's work in progress if there is any (the router's
+     * route for a single get while writes run on the host): the key and the value go straight between
+     * the caller's segments and the pool, as in the CPU engine, with no batch of one between.
+     */
+    Outcome get(MemorySegment key, MemorySegment out) {
+        HostReadGate gate = engine.hostReaders;
+        for (int round = 0;; round++) {
+            if (gate.tryEnter()) {
+                try {
+                    return read(key, out) ? Outcome.FOUND : Outcome.NOT_FOUND;
+                } finally {
+                    gate.exit();
+                }
+            }
+            awaitGate(round);
+        }
+    }
+
+    /**
      * One write on the host, waiting for the GPU's work in progress if there is any.
      *
      * @param expected the expected value of a conditional write, else null
@@ -91,7 +111,7 @@ final class HostOperations {
     Outcome write(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected) {
         HostReadGate gate = engine.hostReaders;
         for (int round = 0;; round++) {
-            if (needsLend()) {
+            if (!lent) {
                 lend();
             }
             if (!gate.tryEnter()) {
@@ -114,11 +134,11 @@ final class HostOperations {
         }
     }
 
-    /** {@link #writeInGate}'s answer when the pool is not lent now, or the log is full: nothing was done. */
+    /** {@link #writeInGate}'s answer when the pool is not lent now: nothing was done. */
     private static final int NOT_LENT = Integer.MIN_VALUE;
 
     /**
-     * One write, inside the gate: its buckets logged, the outcome's code returned;
+     * One write, inside the gate: its buckets marked, the outcome's code returned;
      * {@link CpuOperations#NEEDS_OWNER} or {@link #NOT_LENT} having changed nothing.
      *
      * @param third the expected value of a conditional write, where a read-modify-write's previous value goes, else unused
@@ -128,18 +148,11 @@ final class HostOperations {
         if (!lent) {
             return NOT_LENT;
         }
-        int at = reserve();
-        if (at < 0) {
-            return NOT_LENT;
-        }
         int code = ops.write(kind, keys, ko, values, vo, third, to);
-        record(at, code);
+        if (code != CpuOperations.NEEDS_OWNER) {
+            ops.markTouched(dirty);
+        }
         return code;
-    }
-
-    /** Whether a write must first have the pool lent: it is not, or the log has no room for a write's buckets. */
-    private boolean needsLend() {
-        return !lent || logged.get() > LOG_CAPACITY - perWrite;
     }
 
     /**
@@ -162,7 +175,7 @@ final class HostOperations {
         int gets = 0;
         boolean needsOwner = false;
         for (int round = 0; i < n && !needsOwner; round++) {
-            if (!onlyGets && needsLend()) {
+            if (!onlyGets && !lent) {
                 lend();
             }
             if (!gate.tryEnter()) {
@@ -245,37 +258,19 @@ final class HostOperations {
         }
     }
 
-    /** Reserves log entries for one write's buckets; -1 when the log is full (the GPU must take it back first). */
-    private int reserve() {
-        for (;;) {
-            int at = logged.get();
-            if (at > LOG_CAPACITY - perWrite) {
-                return -1;
-            }
-            if (logged.compareAndSet(at, at + perWrite)) {
-                return at;
-            }
-        }
-    }
-
-    /** Logs the buckets the calling thread's write may have changed, in the entries it reserved. */
-    private void record(int at, int code) {
-        int n = code == CpuOperations.NEEDS_OWNER ? 0 : ops.touchedBuckets(log, at);
-        Arrays.fill(log, at + n, at + perWrite, SKIP);
-    }
-
     /**
      * Lends the pool to the host: under the lock, once the GPU's work in flight is done (the gate
      * closed meanwhile), the heap's free space comes to the host and BktCache's load, if one runs,
-     * ends; a log that filled is handed to the GPU first.
+     * ends; the set of changed buckets is sized for the table as it is now (a resize may have grown it).
      */
     private void lend() {
         synchronized (engine) {
-            if (lent && logged.get() <= LOG_CAPACITY - perWrite) {
+            if (lent) {
                 return;
             }
-            engine.ensureOpen(true, false);  // closes the gate, drains the GPU, refreshes its copies from a full log
+            engine.ensureOpen(true, false);  // closes the gate, drains the GPU
             try {
+                dirty.ensureBuckets(ops.bucketCount());  // empty: the last take-back drained it
                 BucketCache cache = engine.cache.get();
                 cache.awaitLoad();
                 if (!heapOnHost) {
@@ -298,18 +293,10 @@ final class HostOperations {
      */
     void takeBack(boolean heap) {
         lent = false;
-        int n = logged.get();
-        if (n > 0) {
-            int named = 0;
-            for (int i = 0; i < n; i++) {  // the entries writes reserved and did not need stay here
-                if (log[i] != SKIP) {
-                    log[named++] = log[i];
-                }
-            }
-            refresh.run(log, named, engine.kernels.tableParams(engine.pool.layout()), engine.path.mirrorTableParams(),
+        for (int n; (n = dirty.drainTo(refreshList)) > 0; ) {
+            refresh.run(refreshList, n, engine.kernels.tableParams(engine.pool.layout()), engine.path.mirrorTableParams(),
                     engine.cache.get().params());
-            refreshedBuckets.add(named);
-            logged.set(0);
+            refreshedBuckets.add(n);
         }
         if (heap && heapOnHost) {
             engine.pool.reclaimRetired();
@@ -324,11 +311,11 @@ final class HostOperations {
     }
 
     /**
-     * Whether the GPU must take the pool back before its next work: it is lent (host writes may run),
-     * or host writes changed buckets its copies have not taken yet.
+     * Whether the GPU must take the pool back before its next work: it is lent (host writes may run,
+     * and buckets they changed wait to be copied: only a take-back ends a lend, and it copies them all).
      */
     boolean needsTakeBack() {
-        return lent || logged.get() > 0;
+        return lent;
     }
 
     /** Whether the heap's free space is the host's (close then has nothing to fetch from the GPU). */

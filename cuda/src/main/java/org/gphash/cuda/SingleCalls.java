@@ -44,8 +44,15 @@ final class SingleCalls {
         this.oneGetResult = ThreadLocal.withInitial(() -> new BatchResult(geometry.valueSize(), 1));
     }
 
-    /** A get, by the router's route for a single get ({@link Router.Call#SINGLE_GET}). */
+    /**
+     * A get, by the router's route for a single get ({@link Router.Call#SINGLE_GET}): where that is the
+     * host alone, straight on the pool ({@link HostOperations#get}); a batch of one is built only for
+     * the GPU's routes.
+     */
     Outcome get(MemorySegment key, MemorySegment valueOut) {
+        if (writesOnHost && valueOut != null) {
+            return engine.hostOps.get(key, valueOut);
+        }
         Batch one = oneGet(key);
         BatchResult result = oneGetResult.get();
         engine.route(Router.Call.SINGLE_GET, one, result).await();

@@ -14,7 +14,7 @@ import org.gphash.table.TableLayout;
  * engine's, lock-free among host threads. What only the owner may do, it leaves to the owner: an
  * operation that would resize the table or grow the heap changes nothing and answers
  * {@link #NEEDS_OWNER}. The owner keeps its copies of the table coherent by the buckets each write
- * names ({@link #touchedBuckets}), and takes back the blocks retired meanwhile ({@link
+ * names ({@link #markTouched}), and takes back the blocks retired meanwhile ({@link
  * PoolTable#reclaimRetired}) before it keeps the heap's free space elsewhere again.
  */
 public final class CpuOperations {
@@ -23,12 +23,9 @@ public final class CpuOperations {
     public static final int NEEDS_OWNER = -1;
 
     private final CpuTable table;
-    private final int maxTouched;
 
     private CpuOperations(PoolTable pool) {
         this.table = new CpuTable(pool.reader(), false);
-        this.maxTouched = Math.min((pool.geometry().levels() + 1) * pool.geometry().hashes(),
-                table.probes.get().bucketOffset.length);
     }
 
     /** The CPU engine's operations on {@code pool}, which must already be open (by its owner). */
@@ -65,28 +62,22 @@ public final class CpuOperations {
     }
 
     /**
-     * The buckets the calling thread's last write may have changed, numbered across levels as the
-     * GPU's copies number them (top level first: bucket b of level d follows every bucket of the
-     * levels above): every candidate bucket of its key, which holds every slot it claimed, swapped
-     * or cleared. Written into {@code out} from {@code at}, at most {@link #maxTouchedBuckets()} of
-     * them; returns how many.
+     * Marks in {@code dirty} the buckets the calling thread's last write may have changed, numbered
+     * across levels as the GPU's copies number them (top level first: bucket b of level d follows every
+     * bucket of the levels above): every candidate bucket of its key, which holds every slot it
+     * claimed, swapped or cleared.
      */
-    public int touchedBuckets(long[] out, int at) {
+    public void markTouched(DirtyBuckets dirty) {
         Probe probe = table.probes.get();
         TableLayout layout = table.layout();
-        if (probe.bucketCount > maxTouched) {
-            throw new IllegalStateException("a write probed " + probe.bucketCount + " buckets, more than the "
-                    + maxTouched + " its geometry allows");
-        }
         for (int i = 0; i < probe.bucketCount; i++) {
-            out[at + i] = globalBucket(layout, probe.bucketOffset[i]);
+            dirty.mark(globalBucket(layout, probe.bucketOffset[i]));
         }
-        return probe.bucketCount;
     }
 
-    /** The most buckets {@link #touchedBuckets} names for one write: one per hash on every level, and a level more. */
-    public int maxTouchedBuckets() {
-        return maxTouched;
+    /** The table's buckets across levels now: what a {@link DirtyBuckets} for it must hold. */
+    public long bucketCount() {
+        return table.layout().totalBuckets();
     }
 
     /** Bucket number across levels of the bucket at pool offset {@code offset}. */

@@ -73,7 +73,8 @@ class CpuOperationsTest {
         PoolTable pool = PoolTable.create(config("ops.pool", 4096), null);
         try {
             CpuOperations ops = CpuOperations.on(pool);
-            long[] touched = new long[ops.maxTouchedBuckets()];
+            DirtyBuckets dirty = new DirtyBuckets(ops.bucketCount());
+            long[] touched = new long[64];
             Map<Long, MemorySegment> model = new HashMap<>();
             Random random = new Random(11);
             MemorySegment out = MemorySegment.ofArray(new byte[VS]);
@@ -103,8 +104,10 @@ class CpuOperationsTest {
                 } else if (want == Outcome.DELETED) {
                     model.remove(k);
                 }
-                int n = ops.touchedBuckets(touched, 0);
-                assertTrue(n >= 1 && n <= touched.length, n + " buckets");
+                ops.markTouched(dirty);
+                int n = dirty.drainTo(touched);
+                assertTrue(n >= 1 && n <= (pool.geometry().levels() + 1) * pool.geometry().hashes(), n + " buckets");
+                assertEquals(0, dirty.drainTo(touched), "a drain empties the set");
                 Probe probe = pool.reader().probes().get();
                 TableLayout layout = pool.layout();
                 for (int m = 0; m < probe.matchCount; m++) {

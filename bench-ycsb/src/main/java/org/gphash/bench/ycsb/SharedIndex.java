@@ -9,6 +9,8 @@ import org.gphash.Backend;
 import org.gphash.Coalescing;
 import org.gphash.GPHashIndex;
 import org.gphash.cluster.GPHashCluster;
+import org.gphash.cuda.GpuDiagnostics;
+import org.gphash.cuda.GpuEngineFeatures;
 
 /**
  * The one engine all of YCSB's client threads share. YCSB creates a {@code DB} per thread and
@@ -60,8 +62,12 @@ final class SharedIndex {
                             p.getProperty("recordcount", "1000"))))
                     .backend(backend)
                     .coalescing(coalescing(p));
+            long t0 = System.nanoTime();
             index = b.openOrCreate();
             openPath = path;
+            // YCSB counts each client thread's init in the run's time: the open is part of every figure.
+            System.err.printf(Locale.ROOT, "gphash: %s backend opened %s in %.0f ms%n", backend, path,
+                    (System.nanoTime() - t0) / 1e6);
         } else if (!openPath.equals(path)) {
             throw new IllegalStateException("this JVM already serves " + openPath + "; asked for " + path);
         }
@@ -95,6 +101,14 @@ final class SharedIndex {
             index.coalescerStats().ifPresent(s -> System.err.printf(Locale.ROOT,
                     "gphash: coalescer ran %d batches of %d operations (mean %.1f), host cache hit rate %.3f, %d gets run at once%n",
                     s.batches(), s.operations(), s.meanBatchSize(), s.hostCacheHitRate(), s.getsRunAtOnce()));
+            index.gpu().ifPresent(g -> {
+                if (g instanceof GpuEngineFeatures engine) {
+                    GpuDiagnostics d = engine.diagnostics();
+                    System.err.printf(Locale.ROOT, "gphash: host reads %d, host writes %d, host batches %d, lends %d, buckets refreshed %d%n",
+                            d.hostReads(), d.hostWrites(), d.hostBatches(), d.hostLends(), d.refreshedBuckets());
+                    System.err.println("gphash: " + d.openTimes());
+                }
+            });
             index.close();
             index = null;
             openPath = null;
