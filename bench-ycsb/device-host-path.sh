@@ -15,7 +15,7 @@
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
-[[ -x /tmp/bundle/bin/run ]] || tar xJf .device-bundle/bundle.tar.xz -C /tmp || exit 1
+bash cuda/device-unpack.sh || exit 1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 java=(/tmp/bundle/jre/bin/java --enable-native-access=ALL-UNNAMED -Xmx48g
       --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED)

@@ -8,7 +8,7 @@
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
-[[ -x /tmp/bundle/bin/run ]] || tar xJf .device-bundle/bundle.tar.xz -C /tmp || exit 1
+bash cuda/device-unpack.sh || exit 1
 ITEMS="${ITEMS:-16777216}"
 REPEATS="${REPEATS:-5}"
 java=(/tmp/bundle/jre/bin/java --enable-native-access=ALL-UNNAMED -Xmx48g)

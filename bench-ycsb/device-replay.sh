@@ -12,7 +12,7 @@
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
-[[ -x /tmp/bundle/bin/run ]] || tar xJf .device-bundle/bundle.tar.xz -C /tmp || exit 1
+bash cuda/device-unpack.sh || exit 1
 SAMPLES="${SAMPLES:-500k}"
 SCALE="${SCALE:-18}"
 run() { JAVA_OPTS="-Xmx48g ${GPHASH_JAVA_EXTRA:-} --add-opens java.base/java.nio=ALL-UNNAMED" /tmp/bundle/bin/run "$@"; }

@@ -6,7 +6,7 @@
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
-[[ -x /tmp/bundle/bin/run ]] || tar xJf .device-bundle/bundle.tar.xz -C /tmp || exit 1
+bash cuda/device-unpack.sh || exit 1
 REC="${REC:-1000000}"
 POOL=/dev/shm/ycsb-coalescing.pool
 rm -f "$POOL"
@@ -71,6 +71,13 @@ if [[ "${PLAN:-full}" == profile57 ]]; then
     done
     rm -f "$POOL"
     cat "$OUT/table.md" "$OUT"/profile-*.txt
+    exit 0
+fi
+if [[ "${PLAN:-full}" == final57 ]]; then
+    # A from 16 threads, 1M operations, the GPU backend with the index's defaults, then the CPU backend's.
+    phase a-gpu-16 run a 16 1000000 gpu auto 0
+    phase a-cpu-16 run a 16 1000000 cpu auto 0
+    rm -f "$POOL"
     exit 0
 fi
 if [[ "${PLAN:-full}" == targets57 ]]; then

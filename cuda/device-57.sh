@@ -8,7 +8,7 @@ OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
 LOGS=/tmp/d57; mkdir -p $LOGS
 export GPHASH_TEST_TAIL=25 GPHASH_JUNIT_DIR=$LOGS/junit
 t0=$(date +%s)
-[[ -x /tmp/bundle/bin/run ]] || tar xJf .device-bundle/bundle.tar.xz -C /tmp || exit 1
+bash cuda/device-unpack.sh || exit 1
 if [[ "${TESTS:-1}" == 1 ]]; then
     [[ "${HOSTTEST:-1}" == 1 ]] && OUT=$LOGS GPHASH_TEST_TAG=-host timeout 240 bash cuda/device-check.sh tests HostOperationsGpuTest > $LOGS/t-host.txt 2>&1
     echo "host test rc=$?" | tee -a "$OUT/summary.txt"

@@ -9,7 +9,7 @@ OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
 keys="${1:-16777216}"
 rounds="${2:-50}"
-[[ -x /tmp/bundle/bin/run ]] || tar xJf .device-bundle/bundle.tar.xz -C /tmp || exit 1
+bash cuda/device-unpack.sh || exit 1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
 disk=/var/tmp/gphash-journal
 rm -rf "$disk"; mkdir -p "$disk"; chmod 700 "$disk"

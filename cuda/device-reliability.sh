@@ -8,7 +8,7 @@ set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
 runs="${1:-8}"; minutes="${2:-8}"; durability="${3:-PER_OPERATION}"; seed0="${4:-70}"
-[[ -x /tmp/bundle/bin/run ]] || tar xJf .device-bundle/bundle.tar.xz -C /tmp || exit 1
+bash cuda/device-unpack.sh || exit 1
 nproc > "$OUT/cores.txt"
 if [[ -n "${GPU_TESTS:-}" ]]; then
     [[ "$GPU_TESTS" == all ]] && GPU_TESTS=""   # every GPU test class

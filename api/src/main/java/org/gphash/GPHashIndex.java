@@ -1097,8 +1097,9 @@ public final class GPHashIndex implements AutoCloseable {
 
         /**
          * Whether single-key calls and their asynchronous forms are merged into batches (default
-         * {@link Coalescing#AUTO}: where merged writes share a flush to a disk, the CPU engine's group
-         * commit; the GPU engine runs single calls on the host instead). See {@link Coalescing}.
+         * {@link Coalescing#AUTO}: for the GPU backend, whose callers' batches it merges while single
+         * calls run on the host, and where merged writes share a flush to a disk, the CPU engine's group
+         * commit). See {@link Coalescing}.
          *
          * @param coalescing the coalescer's settings
          * @return this builder

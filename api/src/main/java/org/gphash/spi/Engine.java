@@ -252,6 +252,17 @@ public interface Engine extends AutoCloseable {
         return true;
     }
 
+    /**
+     * Whether the engine runs single calls on the calling thread at about a host operation's cost
+     * (the GPU engine, which runs them on the mapped pool between its batches): a coalescer in front
+     * then passes single calls straight through and merges only callers' batches.
+     *
+     * @return false unless single calls cost no more run alone than merged
+     */
+    default boolean runsSingleCallsInPlace() {
+        return false;
+    }
+
     /** Drains operations, marks a clean shutdown, syncs and releases the pool. */
     @Override
     void close();

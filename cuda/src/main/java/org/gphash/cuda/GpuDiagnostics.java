@@ -7,6 +7,7 @@ import java.util.Map;
 import org.gphash.GpuTuning;
 import org.gphash.cuda.pipeline.MirrorPath;
 import org.gphash.cuda.pipeline.SmallReads;
+import org.gphash.cuda.routing.RouteCosts;
 import org.gphash.cuda.runtime.GpuFailure;
 import org.gphash.table.VerifyReport;
 
@@ -169,6 +170,11 @@ public final class GpuDiagnostics {
     /** Times the engine lent the pool to the host (each after GPU work, the heap's bitmap fetched where the GPU had it). */
     public long hostLends() {
         return engine.hostOps.lends.sum();
+    }
+
+    /** {@return what batches cost on the host and on the GPU as measured so far: what the router chooses by} */
+    public RouteCosts routeCosts() {
+        return engine.router.costs();
     }
 
     /** Buckets copied again into the GPU's copies (mirror, BktCache) after host writes changed them. */

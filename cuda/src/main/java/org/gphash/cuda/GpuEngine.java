@@ -98,7 +98,7 @@ public final class GpuEngine implements Engine {
     /** The path's one-launch batches ({@link OneLaunchBatches#NONE} on the pool path). */
     final OneLaunchBatches oneLaunch;
     /** Chooses every call's route. */
-    private final Router router;
+    final Router router;
     /** Runs a route for the router, taking the engine's lock for the routes under it. */
     private final Router.Routes routes = this::runRoute;
     /** Runs a route for the router with the lock already held (the segments of a conditional batch). */
@@ -137,7 +137,7 @@ public final class GpuEngine implements Engine {
         this.times = times;
         this.openTimes = openTimes;
         this.singles = new SingleCalls(this, geometry, router);
-        this.hostOps = new HostOperations(this, new BucketRefresh(cuda));
+        this.hostOps = new HostOperations(this, new BucketRefresh(cuda), router.costs());
     }
 
     /** {@return what only the GPU engine offers: device-resident batches, BktCache's figures and control} */
@@ -213,6 +213,12 @@ public final class GpuEngine implements Engine {
     /** Runs {@code call} by the route the router gives it (for {@link SingleCalls}). */
     SubmittedBatch route(Router.Call call, Batch batch, BatchResult result) {
         return router.run(call, batch, result, routes);
+    }
+
+    /** Single calls run on the host, between the GPU's work, unless every write runs on the GPU ({@code hostBatchesMax=0}). */
+    @Override
+    public boolean runsSingleCallsInPlace() {
+        return router.writesOnHost();
     }
 
     /** Runs a batch, by the route the router gives it ({@link Router.Call#BATCH}). */

@@ -11,6 +11,7 @@ import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.path.BucketRefresh;
+import org.gphash.cuda.routing.RouteCosts;
 import org.gphash.index.CpuOperations;
 import org.gphash.index.DirtyBuckets;
 import org.gphash.spi.IdleStrategy;
@@ -50,6 +51,8 @@ final class HostOperations {
     private final GpuEngine engine;
     private final CpuOperations ops;
     private final BucketRefresh refresh;
+    /** Where a batch's time on the host goes, for the router's choice ({@link #run}). */
+    private final RouteCosts costs;
     private final int keySize;
     private final int valueSize;
     /** Buckets host writes changed since the GPU last took the pool back; sized for the table at each lend. */
@@ -68,8 +71,9 @@ final class HostOperations {
     final LongAdder lends = new LongAdder();
     final LongAdder refreshedBuckets = new LongAdder();
 
-    HostOperations(GpuEngine engine, BucketRefresh refresh) {
+    HostOperations(GpuEngine engine, BucketRefresh refresh, RouteCosts costs) {
         this.engine = engine;
+        this.costs = costs;
         this.ops = CpuOperations.on(engine.pool);
         this.refresh = refresh;
         this.dirty = new DirtyBuckets(ops.bucketCount());
@@ -174,6 +178,7 @@ final class HostOperations {
         int i = 0;
         int gets = 0;
         boolean needsOwner = false;
+        long inGate = 0;
         for (int round = 0; i < n && !needsOwner; round++) {
             if (!onlyGets && !lent) {
                 lend();
@@ -182,6 +187,7 @@ final class HostOperations {
                 awaitGate(round);  // a batch of gets waits for the GPU's work as writes do
                 continue;
             }
+            long entered = System.nanoTime();
             try {
                 for (; i < n; i++) {
                     OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
@@ -206,7 +212,14 @@ final class HostOperations {
                 }
             } finally {
                 gate.exit();
+                inGate += System.nanoTime() - entered;
             }
+        }
+        if (i > 1) {
+            // The time inside the gate only: waiting for the GPU to hand the pool over depends on the GPU's
+            // work, not on this batch, and counted here it drove batches to the GPU, which took the pool
+            // back from every host writer and made the next host batch wait longer still.
+            costs.hostRan(i, !onlyGets, inGate);
         }
         reads.add(gets);
         writes.add(i - gets);

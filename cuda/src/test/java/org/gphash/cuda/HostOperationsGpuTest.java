@@ -1,6 +1,7 @@
 package org.gphash.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -150,6 +151,39 @@ class HostOperationsGpuTest {
                 assertEquals(model.size(), engine.stats().size(), "items, round " + round);
             }
             assertTrue(engine.stats().resizes() > 0, "the GPU's batches resized the table between host writes");
+        }
+    }
+
+    /**
+     * With the default tuning, a small writing batch runs on the host before any figure exists, and the
+     * host records its own time per write for the router (only its time inside the gate).
+     */
+    @ParameterizedTest(name = "mirror {0}")
+    @CsvSource({"true", "false"})
+    void aSmallWritingBatchRunsOnTheHostWhichMeasuresItsTime(boolean mirror) {
+        GpuTestSupport.assumeGpu();
+        try (GpuTestSupport t = GpuTestSupport.create();
+             GpuEngine engine = GpuEngines.create(GPHashIndex.builder(t.pool("sb")).backend(Backend.GPU).keySize(8).valueSize(VS)
+                     .initialCapacity(4096).indexMirror(mirror ? IndexMirror.AUTO : IndexMirror.OFF).config())) {
+            assumeTrue(mirror == engine.usesIndexMirror(), "the index mirror forced off (-Dgphash.indexMirror=OFF)");
+            assertTrue(GpuTuning.DEFAULTS.hostBatchesMax() >= 16, "the default tuning runs small batches on the host");
+            Batch few = Batch.create(8, VS, 16);
+            for (int i = 0; i < 16; i++) {
+                few.put(GpuTestSupport.key(i, 8), value(i, 1));
+            }
+            BatchResult r = new BatchResult(VS, 16);
+            engine.execute(few, r);
+            assertEquals(16, r.count(Outcome.INSERTED));
+            assertEquals(1, engine.hostOps.batches.sum(), "the batch ran on the host");
+            assertFalse(Double.isNaN(engine.diagnostics().routeCosts().hostEstimate(16, true)),
+                    "the host recorded its time per write: " + engine.diagnostics().routeCosts());
+            Batch gets = Batch.create(8, VS, 16);
+            for (int i = 0; i < 16; i++) {
+                gets.get(GpuTestSupport.key(i, 8));
+            }
+            BatchResult g = new BatchResult(VS, 16);
+            engine.execute(gets, g);
+            assertEquals(16, g.count(Outcome.FOUND));
         }
     }
 

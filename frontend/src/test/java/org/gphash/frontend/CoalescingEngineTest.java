@@ -163,4 +163,74 @@ class CoalescingEngineTest {
             c.close();
         }
     }
+
+    /**
+     * Issue 57: over an engine that runs single calls in place (the GPU engine), AUTO passes single
+     * calls straight through and still merges a caller's writing batch; ON merges single calls too.
+     */
+    @Test
+    void autoPassesSingleCallsThroughWhereTheEngineRunsThemInPlace() {
+        try (TestPools p = TestPools.create();
+             Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("s.pool")).keySize(8).valueSize(VALUE)
+                     .config())) {
+            java.util.concurrent.atomic.AtomicInteger batches = new java.util.concurrent.atomic.AtomicInteger();
+            Engine inPlace = new ForwardingEngine(cpu) {
+                @Override
+                public boolean runsSingleCallsInPlace() {
+                    return true;
+                }
+
+                @Override
+                public void execute(Batch batch, BatchResult result) {
+                    batches.incrementAndGet();
+                    super.execute(batch, result);
+                }
+
+                @Override
+                public org.gphash.spi.SubmittedBatch submit(Batch batch, BatchResult result) {
+                    batches.incrementAndGet();
+                    return super.submit(batch, result);
+                }
+            };
+            CoalescingEngine auto = new CoalescingEngine(inPlace, Coalescing.AUTO);
+            java.lang.foreign.MemorySegment out = java.lang.foreign.MemorySegment.ofArray(new byte[VALUE]);
+            for (long k = 0; k < 100; k++) {
+                assertEquals(Outcome.INSERTED, auto.put(key(k), java.lang.foreign.MemorySegment.ofArray(value(k, 1))));
+                assertEquals(Outcome.UPDATED, auto.update(key(k), java.lang.foreign.MemorySegment.ofArray(value(k, 2))));
+                assertEquals(Outcome.FOUND, auto.get(key(k), out));
+                assertArrayEquals(value(k, 2), out.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            }
+            assertEquals(Outcome.DELETED, auto.delete(key(0)));
+            assertEquals(Outcome.INSERTED, auto.insert(key(0), java.lang.foreign.MemorySegment.ofArray(value(0, 3))));
+            assertEquals(0, batches.get(), "single calls ran in place, never in a batch");
+            assertEquals(0, auto.coalescerStats().batches());
+            Batch writes = Batch.create(8, VALUE, 10);
+            for (long k = 100; k < 110; k++) {
+                writes.put(key(k).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), value(k, 1));
+            }
+            auto.execute(writes, new BatchResult(VALUE, 10));
+            assertEquals(1, auto.coalescerStats().batches(), "a caller's writing batch went through the dispatcher");
+            auto.close();
+        }
+    }
+
+    @Test
+    void onMergesSingleCallsEvenWhereTheEngineRunsThemInPlace() {
+        try (TestPools p = TestPools.create();
+             Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("o.pool")).keySize(8).valueSize(VALUE)
+                     .config())) {
+            Engine inPlace = new ForwardingEngine(cpu) {
+                @Override
+                public boolean runsSingleCallsInPlace() {
+                    return true;
+                }
+            };
+            CoalescingEngine on = new CoalescingEngine(inPlace, Coalescing.on(Duration.ZERO, 4096));
+            for (long k = 0; k < 20; k++) {
+                assertEquals(Outcome.INSERTED, on.put(key(k), java.lang.foreign.MemorySegment.ofArray(value(k, 1))));
+            }
+            assertTrue(on.coalescerStats().operations() >= 20, "single puts were merged: " + on.coalescerStats());
+            on.close();
+        }
+    }
 }

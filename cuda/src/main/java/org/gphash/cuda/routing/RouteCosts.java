@@ -1,18 +1,29 @@
 package org.gphash.cuda.routing;
 
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
 
 /**
- * What a batch costs on each side, as measured on this machine while the engine runs: the host's time
- * per operation (for batches of gets, and for batches that write), and the GPU's time per batch by
- * size class (powers of two), each a moving average of what callers saw, queueing included. The
- * {@link Router} runs a batch on the host when its estimate there is no more than on the GPU.
+ * What a batch costs on each side, as measured on this machine while the engine runs, for batches of
+ * gets and for batches that write apart: the host's time per operation (only while it runs the batch:
+ * host threads run side by side), and the GPU's time per batch by size class (powers of two), as
+ * callers saw it, queueing behind other threads' batches and taking the pool back from the host
+ * included; each a moving average. The {@link Router} runs a batch on the host when its estimate there
+ * is no more than on the GPU ({@link #choose}).
+ *
+ * <p>Why gets and writes apart on the GPU too: small batches of gets run side by side without the
+ * engine's lock, small writing batches one at a time under it; one figure for both, set by a workload's
+ * gets, sent its writing batches of 64 to the GPU at a twentieth of the cost they then had there (bench
+ * ycsb, workload A after C from 16 threads, H200, 2026-11-29).
  *
  * <p>Until a side has been measured: a batch runs on the host when the host has no figure yet and
  * it holds at most {@link #FIRST_HOST_OPS} operations (which gives the host one); when its size
  * class has no GPU figure, the nearest smaller class measured is a lower bound (a larger batch costs
  * the GPU no less), {@link #GPU_FLOOR_GUESS_NANOS} where none is: the batch runs on the host when
  * that bound is no less than the host's estimate, else on the GPU, which then measures the class.
+ * A figure of the side not chosen would never change again: every {@link #REMEASURE_NANOS} a batch
+ * runs on that side once, to measure it afresh (on the host only where it has a figure to refresh, and
+ * only a batch of at most {@link #REMEASURE_HOST_OPS}).
  *
  * <p>Updated by every thread without a lock: a lost update only slows an average's convergence.
  */
@@ -20,6 +31,10 @@ public final class RouteCosts {
 
     /** Batches up to this size run on the host before the host has a figure, to get one. */
     static final int FIRST_HOST_OPS = 64;
+    /** The largest batch run on the host to measure it again (a few milliseconds at most). */
+    static final int REMEASURE_HOST_OPS = 4096;
+    /** How often a batch runs on the side not chosen, to measure it again (per kind: gets, writes). */
+    static final long REMEASURE_NANOS = 100_000_000L;
     /** The fastest GPU batch, before one is measured: about one launch and a copy each way. */
     static final double GPU_FLOOR_GUESS_NANOS = 20_000;
     /** Weight of a new figure in an average. */
@@ -29,8 +44,24 @@ public final class RouteCosts {
 
     /** Host nanoseconds per operation: [0] batches of gets, [1] batches that write. */
     private final AtomicLongArray hostPerOp = filled(2);
-    /** GPU nanoseconds per batch, by size class (ceil(log2 n)). */
-    private final AtomicLongArray gpuPerBatch = filled(CLASSES);
+    /** GPU nanoseconds per batch, by size class (ceil(log2 n)): [0, CLASSES) batches of gets, then batches that write. */
+    private final AtomicLongArray gpuPerBatch = filled(2 * CLASSES);
+    /** When each kind (gets, writes) last ran a batch on the side not chosen, to measure it again. */
+    private final AtomicLongArray remeasured = new AtomicLongArray(2);
+    private final LongSupplier clock;
+
+    /** Costs timed by {@link System#nanoTime}. */
+    public RouteCosts() {
+        this(System::nanoTime);
+    }
+
+    /** Costs whose re-measuring is timed by {@code clock} (tests). */
+    RouteCosts(LongSupplier clock) {
+        this.clock = clock;
+        long now = clock.getAsLong();
+        remeasured.set(0, now);
+        remeasured.set(1, now);
+    }
 
     private static AtomicLongArray filled(int n) {
         AtomicLongArray a = new AtomicLongArray(n);
@@ -60,11 +91,15 @@ public final class RouteCosts {
         }
     }
 
-    /** A batch of {@code n} operations ran on the GPU in {@code nanos}, as its caller saw it. */
-    public void gpuRan(int n, long nanos) {
+    /** A batch of {@code n} operations ({@code writes}: some of them write) ran on the GPU in {@code nanos}, as its caller saw it. */
+    public void gpuRan(int n, boolean writes, long nanos) {
         if (n > 0) {
-            average(gpuPerBatch, sizeClass(n), nanos);
+            average(gpuPerBatch, gpuIndex(sizeClass(n), writes), nanos);
         }
+    }
+
+    private static int gpuIndex(int sizeClass, boolean writes) {
+        return (writes ? CLASSES : 0) + sizeClass;
     }
 
     /** {@return the host's estimate for a batch of {@code n} operations, NaN before it has a figure} */
@@ -72,9 +107,29 @@ public final class RouteCosts {
         return at(hostPerOp, writes ? 1 : 0) * n;
     }
 
-    /** {@return the GPU's figure for batches of {@code n}'s size class, NaN before it has one} */
-    public double gpuEstimate(int n) {
-        return at(gpuPerBatch, sizeClass(n));
+    /** {@return the GPU's figure for batches of {@code n}'s size class and kind, NaN before it has one} */
+    public double gpuEstimate(int n, boolean writes) {
+        return at(gpuPerBatch, gpuIndex(sizeClass(n), writes));
+    }
+
+    /**
+     * The router's choice for a batch of {@code n} operations ({@code writes}: some of them write):
+     * {@link #onHost}, except that once every {@link #REMEASURE_NANOS} per kind the other side runs it,
+     * to measure that side again (the host only where it has a figure and for a batch of at most
+     * {@link #REMEASURE_HOST_OPS}).
+     */
+    public boolean choose(int n, boolean writes) {
+        boolean host = onHost(n, writes);
+        if (!host && (n > REMEASURE_HOST_OPS || Double.isNaN(hostEstimate(n, writes)))) {
+            return false;
+        }
+        int k = writes ? 1 : 0;
+        long last = remeasured.get(k);
+        long now = clock.getAsLong();
+        if (now - last >= REMEASURE_NANOS && remeasured.compareAndSet(k, last, now)) {
+            return !host;
+        }
+        return host;
     }
 
     /** Whether a batch of {@code n} operations ({@code writes}: some of them write) is cheaper on the host. */
@@ -84,13 +139,13 @@ public final class RouteCosts {
             return n <= FIRST_HOST_OPS;
         }
         int c = sizeClass(n);
-        double gpu = at(gpuPerBatch, c);
+        double gpu = at(gpuPerBatch, gpuIndex(c, writes));
         if (!Double.isNaN(gpu)) {
             return host <= gpu;
         }
         double below = GPU_FLOOR_GUESS_NANOS;
         for (int k = c - 1; k >= 0; k--) {
-            double g = at(gpuPerBatch, k);
+            double g = at(gpuPerBatch, gpuIndex(k, writes));
             if (!Double.isNaN(g)) {
                 below = g;
                 break;
@@ -103,10 +158,13 @@ public final class RouteCosts {
     public String toString() {
         StringBuilder s = new StringBuilder("host ns/op: gets ").append(Math.round(at(hostPerOp, 0))).append(", writing ")
                 .append(Math.round(at(hostPerOp, 1))).append("; GPU ns/batch by size:");
-        for (int c = 0; c < CLASSES; c++) {
-            double g = at(gpuPerBatch, c);
-            if (!Double.isNaN(g)) {
-                s.append(" <=").append(1L << c).append(':').append(Math.round(g));
+        for (int w = 0; w < 2; w++) {
+            s.append(w == 0 ? " gets" : "; writing");
+            for (int c = 0; c < CLASSES; c++) {
+                double g = at(gpuPerBatch, gpuIndex(c, w == 1));
+                if (!Double.isNaN(g)) {
+                    s.append(" <=").append(1L << c).append(':').append(Math.round(g));
+                }
             }
         }
         return s.toString();

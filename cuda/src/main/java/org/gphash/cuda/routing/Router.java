@@ -169,32 +169,29 @@ public final class Router {
     }
 
     /**
-     * What a route cost, into {@link #costs}, as its caller saw it from {@code t0}: the host's routes per
-     * operation (batches of one, single gets, excepted: they run on the host whatever the costs, and
-     * would only add every thread's writes to the costs' shared lines), the GPU's per batch, a small
-     * batch of gets when it is awaited. A segment of a conditional batch is not measured apart from it.
+     * What a GPU route cost, into {@link #costs}, as its caller saw it from {@code t0} (queueing for the
+     * GPU and taking the pool back from the host included): per batch, a small batch of gets when it is
+     * awaited. The host's routes are measured by the host itself, per operation and only while it runs
+     * the batch ({@link RouteCosts#hostRan}); single gets not at all (they run on the host whatever the
+     * costs). A segment of a conditional batch is not measured apart from it.
      */
     private SubmittedBatch measured(Route r, Batch batch, SubmittedBatch s, long t0) {
         int n = batch.size();
+        boolean writes = !batch.onlyGets();
         switch (r) {
-            case HOST_READ:
-                return s;
-            case HOST:
-                if (n > 1) {
-                    costs.hostRan(n, !batch.onlyGets(), System.nanoTime() - t0);
-                }
-                return s;
+            case HOST_READ, HOST:
+                return s;  // the host measures its own time, inside the gate (HostOperations)
             case SMALL_READS:
                 if (s != SubmittedBatch.DONE) {  // still running: measured when it is awaited
                     return () -> {
                         s.await();
-                        costs.gpuRan(n, System.nanoTime() - t0);
+                        costs.gpuRan(n, writes, System.nanoTime() - t0);
                     };
                 }
-                costs.gpuRan(n, System.nanoTime() - t0);
+                costs.gpuRan(n, writes, System.nanoTime() - t0);
                 return s;
             default:
-                costs.gpuRan(n, System.nanoTime() - t0);
+                costs.gpuRan(n, writes, System.nanoTime() - t0);
                 return s;
         }
     }
@@ -219,7 +216,7 @@ public final class Router {
             default:
                 Route[] gpu = batch.hasConditionalOperations() ? CONDITIONAL : plain(batch, true);
                 int n = batch.size();
-                return n >= 1 && n <= tuning.hostBatchesMax() && costs.onHost(n, !batch.onlyGets()) ? hostFirst(gpu) : gpu;
+                return n >= 1 && n <= tuning.hostBatchesMax() && costs.choose(n, !batch.onlyGets()) ? hostFirst(gpu) : gpu;
         }
     }
 

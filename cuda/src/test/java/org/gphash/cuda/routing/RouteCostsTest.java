@@ -18,9 +18,9 @@ import net.jqwik.api.constraints.LongRange;
 class RouteCostsTest {
 
     private static RouteCosts measured(long hostNanosPerOp, int gpuBatch, long gpuNanos) {
-        RouteCosts c = new RouteCosts();
+        RouteCosts c = new RouteCosts(() -> 0);
         c.hostRan(1000, true, 1000 * hostNanosPerOp);
-        c.gpuRan(gpuBatch, gpuNanos);
+        c.gpuRan(gpuBatch, true, gpuNanos);
         return c;
     }
 
@@ -48,21 +48,21 @@ class RouteCostsTest {
     void anUnmeasuredSizeIsBoundedByTheNearestSmallerOneMeasured(@ForAll @IntRange(min = 2, max = 12) int smallLog2,
                                                                  @ForAll @IntRange(min = 1, max = 6) int gap,
                                                                  @ForAll @LongRange(min = 10_000, max = 1_000_000) long smallNanos) {
-        RouteCosts c = new RouteCosts();
+        RouteCosts c = new RouteCosts(() -> 0);
         int small = 1 << smallLog2;
         int large = small << gap;
-        c.gpuRan(small, smallNanos);
+        c.gpuRan(small, true, smallNanos);
         // A host that takes exactly the small batches' GPU time for the large batch: bounded by them, it runs on the host.
         c.hostRan(large, true, smallNanos);
         assertTrue(c.onHost(large, true));
         // A host twice as dear: above the bound, and the class has no figure: the GPU measures it.
-        RouteCosts dear = new RouteCosts();
-        dear.gpuRan(small, smallNanos);
+        RouteCosts dear = new RouteCosts(() -> 0);
+        dear.gpuRan(small, true, smallNanos);
         dear.hostRan(large, true, 2 * smallNanos + large);
         assertFalse(dear.onHost(large, true));
         // A larger class measured does not bound a smaller one.
-        RouteCosts above = new RouteCosts();
-        above.gpuRan(large, 1_000_000_000L);
+        RouteCosts above = new RouteCosts(() -> 0);
+        above.gpuRan(large, true, 1_000_000_000L);
         above.hostRan(small, true, 2L * (long) RouteCosts.GPU_FLOOR_GUESS_NANOS);
         assertFalse(above.onHost(small, true));
     }
