@@ -25,6 +25,8 @@ import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
+import org.gphash.format.SlotMetaV3;
+import org.gphash.format.ValueClasses;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -250,6 +252,17 @@ class SharedConstantsTest {
         assertEquals(SlotMeta.FIRST_VALID_FINGERPRINT, c("kFirstValidFingerprint"));
         assertEquals(SlotMeta.fingerprint(SlotMeta.EMPTY), c("kTagEmpty"), "a tag is its meta word's fingerprint field");
         assertEquals(SlotMeta.fingerprint(SlotMeta.INSERT), c("kTagInsert"));
+    }
+
+    /** Format 3's layout (issue 53): the size classes and the meta word with a class field. */
+    @Test
+    void formatThreeWordsAgree() {
+        assertEquals(ValueClasses.HEADER_BYTES, c("kValueHeaderBytes"));
+        assertEquals(ValueClasses.COUNT, c("kValueClassCount"));
+        assertEquals(ValueClasses.MAX_BLOCK_BYTES, c("kMaxBlockBytes"));
+        assertEquals(SlotMetaV3.OFFSET_BITS, c("kMetaV3OffsetBits"));
+        assertEquals(SlotMetaV3.OFFSET_UNIT, c("kMetaV3OffsetUnit"));
+        assertEquals((1L << SlotMetaV3.OFFSET_BITS) - 1, c("kMetaV3UnitsMask"));
     }
 
     @Test

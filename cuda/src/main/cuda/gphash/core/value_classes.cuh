@@ -1,0 +1,63 @@
+// Format 3's value size classes, exactly as org.gphash.format.ValueClasses computes them (issue 53):
+// classes 2^(1/4) apart from 32 bytes, each rounded up to 16 bytes, equal neighbours merged, up to the
+// class that holds 1 MiB and the 8-byte block header. Integer arithmetic only (2^(r/4) as 16.16 fixed
+// point, rounded up), so host and device, Java and CUDA, agree bit for bit; a host program built by
+// nvcc (cuda/src/test/cuda/format3_check.cu) checks it against the Java side (Format3AgreementTest).
+// Not used by the kernels yet: format 2 pools hold values of one size.
+#pragma once
+#include <cstdint>
+
+namespace gphash {
+
+constexpr uint32_t kValueHeaderBytes = 8;
+constexpr int kValueClassCount = 60;
+constexpr uint32_t kMaxBlockBytes = 1246976;
+
+// 2^(r/4) for r = 0..3 in 16.16 fixed point, rounded up.
+__host__ __device__ __forceinline__ uint64_t quarter_step(int r) {
+    return r == 0 ? 65536ull : r == 1 ? 77936ull : r == 2 ? 92682ull : 110218ull;
+}
+
+// The block size of class step s before equal neighbours are merged.
+__host__ __device__ __forceinline__ uint32_t class_step_bytes(int s) {
+    const uint64_t raw = ((32ull << (s >> 2)) * quarter_step(s & 3) + 65535ull) / 65536ull;
+    return static_cast<uint32_t>((raw + 15ull) & ~15ull);
+}
+
+// The bytes of a block of class c (0 <= c < kValueClassCount), header included: the c-th distinct step.
+__host__ __device__ inline uint32_t value_block_bytes(int c) {
+    int seen = -1;
+    uint32_t last = 0;
+    for (int s = 0;; ++s) {
+        const uint32_t b = class_step_bytes(s);
+        if (b != last) {
+            ++seen;
+            last = b;
+            if (seen == c) {
+                return b;
+            }
+        }
+    }
+}
+
+// The least class whose block holds a value of `length` bytes and its header; -1 past the largest.
+__host__ __device__ inline int value_class_of(uint64_t length) {
+    const uint64_t need = length + kValueHeaderBytes;
+    if (need > kMaxBlockBytes) {
+        return -1;
+    }
+    int c = -1;
+    uint32_t last = 0;
+    for (int s = 0;; ++s) {
+        const uint32_t b = class_step_bytes(s);
+        if (b != last) {
+            ++c;
+            last = b;
+            if (b >= need) {
+                return c;
+            }
+        }
+    }
+}
+
+}  // namespace gphash

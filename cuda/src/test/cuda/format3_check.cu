@@ -1,0 +1,54 @@
+// Host-side check of format 3's layout constants (value_classes.cuh, slot_meta_v3.cuh), built by nvcc
+// and run by Format3AgreementTest, which compares what it prints with the Java side
+// (org.gphash.format.ValueClasses, SlotMetaV3) on a committed known-answer file and random inputs.
+//
+// Reads lines, one question each, from standard input:
+//   "B CLASS"               prints the class's block bytes
+//   "L LENGTH"              prints the least class holding a value of LENGTH bytes (-1 past the largest)
+//   "M FP CLASS OFFSET"     prints the meta word (16 hex digits), then the fingerprint, class and offset
+//                           decoded from it (offset in decimal)
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "gphash/core/slot_meta_v3.cuh"
+#include "gphash/core/value_classes.cuh"
+
+int main() {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.empty()) {
+            continue;
+        }
+        std::istringstream in(line);
+        std::string what;
+        in >> what;
+        if (what == "B") {
+            int c = -1;
+            in >> c;
+            if (c < 0 || c >= gphash::kValueClassCount) {
+                std::fprintf(stderr, "bad class: %s\n", line.c_str());
+                return 2;
+            }
+            std::printf("%u\n", gphash::value_block_bytes(c));
+        } else if (what == "L") {
+            unsigned long long length = 0;
+            in >> length;
+            std::printf("%d\n", gphash::value_class_of(length));
+        } else if (what == "M") {
+            unsigned long fp = 0;
+            unsigned long cls = 0;
+            unsigned long long offset = 0;
+            in >> fp >> cls >> offset;
+            const uint64_t m = gphash::meta_v3_make(static_cast<uint32_t>(fp), static_cast<uint32_t>(cls), offset);
+            std::printf("%016llx %u %u %llu\n", static_cast<unsigned long long>(m), gphash::meta_v3_fingerprint(m),
+                        gphash::meta_v3_class(m), static_cast<unsigned long long>(gphash::meta_v3_value_offset(m)));
+        } else {
+            std::fprintf(stderr, "bad line: %s\n", line.c_str());
+            return 2;
+        }
+    }
+    return 0;
+}

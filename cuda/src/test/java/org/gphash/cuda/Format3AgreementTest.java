@@ -1,0 +1,85 @@
+package org.gphash.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+import org.gphash.format.SlotMetaV3;
+import org.gphash.format.ValueClasses;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Format 3's layout constants (issue 53: the value size classes, the meta word with a class field) on
+ * the CUDA side (core/value_classes.cuh, core/slot_meta_v3.cuh, built for the host by nvcc:
+ * cuda/src/test/cuda/format3_check.cu) against the Java side ({@link ValueClasses},
+ * {@link SlotMetaV3}), without a GPU, as {@link CudaAlgorithmAgreementTest} does for the key hash: both
+ * reproduce a committed file of known answers and agree on random inputs. The CUDA half needs nvcc and
+ * skips, saying so, without it.
+ */
+class Format3AgreementTest {
+
+    private static final String VECTORS = "/format3-vectors.txt";
+    private static final HostCheckProgram CHECKER = new HostCheckProgram("format3_check");
+
+    @Test
+    void theJavaSideGivesTheKnownAnswers() throws IOException {
+        List<String[]> vectors = HostCheckProgram.knownAnswers(VECTORS);
+        assertTrue(vectors.size() >= ValueClasses.COUNT + 40, "the known-answer file has its vectors");
+        for (String[] v : vectors) {
+            assertEquals(v[1], javaLine(v[0]), "Java, input " + v[0]);
+        }
+    }
+
+    @Test
+    void theCudaSideGivesTheKnownAnswers() throws Exception {
+        List<String[]> vectors = HostCheckProgram.knownAnswers(VECTORS);
+        List<String> out = CHECKER.run(vectors.stream().map(v -> v[0]).toList());
+        for (int i = 0; i < vectors.size(); i++) {
+            assertEquals(vectors.get(i)[1], out.get(i), "CUDA (built for the host), input " + vectors.get(i)[0]);
+        }
+    }
+
+    @Test
+    void theCudaSideAgreesWithJavaOnRandomInputs() throws Exception {
+        SplittableRandom random = new SplittableRandom(20261129L);
+        List<String> inputs = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            switch (i % 3) {
+                case 0 -> inputs.add("L " + random.nextLong(ValueClasses.MAX_VALUE_BYTES + 100L));
+                case 1 -> inputs.add("L " + random.nextLong(5000));
+                default -> inputs.add(String.format(Locale.ROOT, "M %d %d %d", 2 + random.nextInt(0xFFFE),
+                        random.nextInt(ValueClasses.COUNT), SlotMetaV3.OFFSET_UNIT * (1 + random.nextLong(
+                                SlotMetaV3.MAX_OFFSET / SlotMetaV3.OFFSET_UNIT))));
+            }
+        }
+        List<String> out = CHECKER.run(inputs);
+        for (int i = 0; i < inputs.size(); i++) {
+            assertEquals(javaLine(inputs.get(i)), out.get(i), "input " + inputs.get(i));
+        }
+    }
+
+    /** What the Java side answers to one question, in the checker's format. */
+    static String javaLine(String input) {
+        String[] f = input.split(" ");
+        switch (f[0]) {
+            case "B":
+                return Integer.toString(ValueClasses.blockBytes(Integer.parseInt(f[1])));
+            case "L": {
+                long length = Long.parseLong(f[1]);
+                return Integer.toString(length > ValueClasses.MAX_VALUE_BYTES ? -1 : ValueClasses.classOf(length));
+            }
+            case "M": {
+                long m = SlotMetaV3.make(Integer.parseInt(f[1]), Integer.parseInt(f[2]), Long.parseLong(f[3]));
+                return String.format(Locale.ROOT, "%016x %d %d %d", m, SlotMetaV3.fingerprint(m), SlotMetaV3.valueClass(m),
+                        SlotMetaV3.valueOffset(m));
+            }
+            default:
+                throw new IllegalArgumentException(input);
+        }
+    }
+}

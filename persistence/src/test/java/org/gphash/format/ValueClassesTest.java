@@ -1,0 +1,63 @@
+package org.gphash.format;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
+
+/** Format 3's size classes and meta word (issue 53), against their definitions. */
+class ValueClassesTest {
+
+    @Test
+    void classesRiseByAtMostAQuarterOctaveFrom32BytesToOverAMebibyte() {
+        assertEquals(32, ValueClasses.blockBytes(0));
+        assertEquals(48, ValueClasses.blockBytes(1));
+        assertEquals(128, ValueClasses.blockBytes(6));
+        assertEquals(60, ValueClasses.COUNT, "6 bits of class in the meta word, 4 to spare");
+        assertTrue(ValueClasses.MAX_VALUE_BYTES >= 1 << 20, "a value of 1 MiB fits");
+        for (int c = 1; c < ValueClasses.COUNT; c++) {
+            int a = ValueClasses.blockBytes(c - 1);
+            int b = ValueClasses.blockBytes(c);
+            assertTrue(b > a && b % 16 == 0, "class " + c + ": " + a + " then " + b);
+            // 2^(1/4) = 1.1892, and a rounding to 16 bytes, at most, between neighbours.
+            assertTrue(b <= Math.ceil(a * 1.18921) + 16 || c < 8, "class " + c + ": " + a + " then " + b);
+        }
+        assertThrows(IllegalArgumentException.class, () -> ValueClasses.blockBytes(ValueClasses.COUNT));
+        assertThrows(IllegalArgumentException.class, () -> ValueClasses.classOf(ValueClasses.MAX_VALUE_BYTES + 1L));
+        assertThrows(IllegalArgumentException.class, () -> ValueClasses.classOf(-1));
+    }
+
+    @Property(tries = 2000)
+    void aValueGoesToTheLeastClassThatHoldsItAndItsHeader(@ForAll @LongRange(min = 0, max = 1_246_968) long length) {
+        int c = ValueClasses.classOf(length);
+        assertTrue(ValueClasses.blockBytes(c) >= length + ValueClasses.HEADER_BYTES, "it fits");
+        assertTrue(c == 0 || ValueClasses.blockBytes(c - 1) < length + ValueClasses.HEADER_BYTES, "the least that fits");
+    }
+
+    @Property(tries = 2000)
+    void theMetaWordGivesBackWhatMadeIt(@ForAll @IntRange(min = 2, max = 0xFFFF) int fingerprint,
+                                        @ForAll @IntRange(min = 0, max = 59) int valueClass,
+                                        @ForAll @LongRange(min = 1, max = (1L << 42) - 1) long units) {
+        long offset = units * SlotMetaV3.OFFSET_UNIT;
+        long m = SlotMetaV3.make(fingerprint, valueClass, offset);
+        assertEquals(fingerprint, SlotMetaV3.fingerprint(m));
+        assertEquals(valueClass, SlotMetaV3.valueClass(m));
+        assertEquals(offset, SlotMetaV3.valueOffset(m));
+        assertTrue(SlotMetaV3.isItem(m));
+    }
+
+    @Test
+    void aWordThatCannotHoldItsPartsIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> SlotMetaV3.make(1, 0, 16), "fingerprint 1 is INSERT");
+        assertThrows(IllegalArgumentException.class, () -> SlotMetaV3.make(2, ValueClasses.COUNT, 16));
+        assertThrows(IllegalArgumentException.class, () -> SlotMetaV3.make(2, 0, 24), "not on 16 bytes");
+        assertThrows(IllegalArgumentException.class, () -> SlotMetaV3.make(2, 0, 0), "offset 0 is the header");
+        assertThrows(IllegalArgumentException.class, () -> SlotMetaV3.make(2, 0, SlotMetaV3.MAX_OFFSET + 16));
+        assertTrue(!SlotMetaV3.isItem(SlotMetaV3.EMPTY) && !SlotMetaV3.isItem(SlotMetaV3.INSERT));
+    }
+}
