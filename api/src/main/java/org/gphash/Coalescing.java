@@ -9,7 +9,7 @@ import java.util.Objects;
  * (issue 15, after Mega-KV and KVCG): one persist of a pool on a disk for many writes (group commit,
  * the CPU engine's default where each batch's persist is a flush to the medium), one GPU launch for
  * many gets where the GPU runs them. For the GPU engine the coalescer merges callers' batches (their
- * writes share the dispatcher's batch: the DLRM replay ran 1.55x faster so on the H200) and passes
+ * writes share the dispatcher's batch, which ran the DLRM replay faster: docs/PERFORMANCE.md) and passes
  * single calls straight through, since the engine runs them on the host, on the mapped pool, between
  * its batches (a write in microseconds against a GPU round trip of tens), which beat merging them
  * under YCSB's client (issue 57: docs/PERFORMANCE.md, "YCSB's own client").

@@ -68,7 +68,7 @@ final class CoalescingEngine extends ForwardingEngine {
      * Whether single calls go straight to the engine ({@link Engine#runsSingleCallsInPlace}: the GPU
      * engine runs them on the host in microseconds, where merged they wait for a dispatcher and a
      * batch); callers' batches are merged all the same (issue 57: merged, the DLRM replay's batches of
-     * writes ran at 14.3 M operations a second on the H200, direct at 9.2).
+     * writes took a third less time than direct: docs/PERFORMANCE.md, the trace replays of issue 57).
      */
     private final boolean singlesInPlace;
     /** When a write last came through ({@link #wrote}, {@link #writesLately}). */

@@ -14,7 +14,7 @@ import java.util.function.LongSupplier;
  * <p>Why gets and writes apart on the GPU too: small batches of gets run side by side without the
  * engine's lock, small writing batches one at a time under it; one figure for both, set by a workload's
  * gets, sent its writing batches of 64 to the GPU at a twentieth of the cost they then had there (bench
- * ycsb, workload A after C from 16 threads, H200, 2026-11-29).
+ * ycsb, workload A after C from 16 threads: docs/PERFORMANCE.md).
  *
  * <p>Until a side has been measured: a batch runs on the host when the host has no figure yet and
  * it holds at most {@link #FIRST_HOST_OPS} operations (which gives the host one); when its size
