@@ -24,20 +24,29 @@ __host__ __device__ __forceinline__ uint32_t class_step_bytes(int s) {
     return static_cast<uint32_t>((raw + 15ull) & ~15ull);
 }
 
-// The bytes of a block of class c (0 <= c < kValueClassCount), header included: the c-th distinct step.
-__host__ __device__ inline uint32_t value_block_bytes(int c) {
-    int seen = -1;
+// The distinct block sizes in order, one per call: class 0's, class 1's, ...
+struct ValueClassWalk {
+    int step = 0;
     uint32_t last = 0;
-    for (int s = 0;; ++s) {
-        const uint32_t b = class_step_bytes(s);
-        if (b != last) {
-            ++seen;
-            last = b;
-            if (seen == c) {
+    __host__ __device__ uint32_t next() {
+        for (;;) {
+            const uint32_t b = class_step_bytes(step++);
+            if (b != last) {
+                last = b;
                 return b;
             }
         }
     }
+};
+
+// The bytes of a block of class c (0 <= c < kValueClassCount), header included.
+__host__ __device__ inline uint32_t value_block_bytes(int c) {
+    ValueClassWalk walk;
+    uint32_t b = walk.next();
+    for (int i = 0; i < c; ++i) {
+        b = walk.next();
+    }
+    return b;
 }
 
 // The least class whose block holds a value of `length` bytes and its header; -1 past the largest.
@@ -46,16 +55,10 @@ __host__ __device__ inline int value_class_of(uint64_t length) {
     if (need > kMaxBlockBytes) {
         return -1;
     }
-    int c = -1;
-    uint32_t last = 0;
-    for (int s = 0;; ++s) {
-        const uint32_t b = class_step_bytes(s);
-        if (b != last) {
-            ++c;
-            last = b;
-            if (b >= need) {
-                return c;
-            }
+    ValueClassWalk walk;
+    for (int c = 0;; ++c) {
+        if (walk.next() >= need) {
+            return c;
         }
     }
 }

@@ -121,12 +121,7 @@ public final class SizeClassHeap {
         if (s < 0) {
             return -1;
         }
-        freeSegments.clear(s);
-        owner[s] = valueClass;
-        used[s] = 0;
-        bits[s] = new long[(SEGMENT_BYTES / block + 63) >>> 6];
-        heldSegments++;
-        partial[valueClass].set(s);
+        assignSegment(s, valueClass, block);
         return s;
     }
 
@@ -142,20 +137,35 @@ public final class SizeClassHeap {
         throw new IllegalStateException("a segment in a class's partial set has no free block");
     }
 
+    /** Gives free segment {@code s} to {@code valueClass}, all its blocks free, in the class's partial set. */
+    private void assignSegment(int s, int valueClass, int block) {
+        freeSegments.clear(s);
+        owner[s] = valueClass;
+        used[s] = 0;
+        bits[s] = new long[(SEGMENT_BYTES / block + 63) >>> 6];
+        heldSegments++;
+        partial[valueClass].set(s);
+    }
+
+    /** Gives the free segments {@code s..s+k} to one large block of {@code valueClass}, in use. */
+    private void claimRun(int s, int k, int valueClass, int block) {
+        freeSegments.clear(s, s + k);
+        owner[s] = valueClass;
+        used[s] = 1;
+        for (int t = s + 1; t < s + k; t++) {
+            owner[t] = RUN_TAIL;
+        }
+        heldSegments += k;
+        usedBlockBytes += block;
+    }
+
     /** A large block: the lowest run of free segments, in one region, that holds it. */
     private long allocateRun(int valueClass, int block) {
         int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
         for (int s = freeSegments.nextSetBit(0); s >= 0 && s + k <= segments; s = freeSegments.nextSetBit(s + 1)) {
             int end = freeSegments.nextClearBit(s);
             if (end - s >= k && segmentRegion[s + k - 1] == segmentRegion[s]) {
-                freeSegments.clear(s, s + k);
-                owner[s] = valueClass;
-                used[s] = 1;
-                for (int t = s + 1; t < s + k; t++) {
-                    owner[t] = RUN_TAIL;
-                }
-                heldSegments += k;
-                usedBlockBytes += block;
+                claimRun(s, k, valueClass, block);
                 return segmentOffset[s];
             }
         }
@@ -227,23 +237,11 @@ public final class SizeClassHeap {
                     || freeSegments.nextClearBit(s) < s + k) {
                 throw notABlock(offset, valueClass);
             }
-            freeSegments.clear(s, s + k);
-            owner[s] = valueClass;
-            used[s] = 1;
-            for (int t = s + 1; t < s + k; t++) {
-                owner[t] = RUN_TAIL;
-            }
-            heldSegments += k;
-            usedBlockBytes += block;
+            claimRun(s, k, valueClass, block);
             return;
         }
         if (owner[s] == FREE) {
-            freeSegments.clear(s);
-            owner[s] = valueClass;
-            used[s] = 0;
-            bits[s] = new long[(SEGMENT_BYTES / block + 63) >>> 6];
-            heldSegments++;
-            partial[valueClass].set(s);
+            assignSegment(s, valueClass, block);
         }
         long within = offset - segmentOffset[s];
         if (owner[s] != valueClass || within % block != 0 || within / block >= SEGMENT_BYTES / block) {
