@@ -109,6 +109,11 @@ public final class CrashTest implements Callable<Integer> {
             + "operations may be applied, each whole", defaultValue = "1")
     int batch;
 
+    @Option(names = "--mixed", description = "with --threads of 2 or more and --batch: even-numbered threads make "
+            + "single calls while the others run batches (issue 57: the GPU backend runs single calls on the host, "
+            + "between its batches)")
+    boolean mixed;
+
     @Option(names = "--sync-every", description = "with ON_CLOSE_OR_SYNC: the worker acknowledges each operation (or "
             + "batch) when it returns and syncs after every N of them (default ${DEFAULT-VALUE}: a sync before each "
             + "acknowledgement); after a crash each key holds its value at the last sync or the whole value of one "
@@ -184,11 +189,16 @@ public final class CrashTest implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "--sync-every works with one worker thread: drop --threads or --sync-every");
         }
+        if (mixed && (threads < 2 || batch < 2)) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--mixed needs --threads of 2 or more and a --batch of 2 or more (single calls beside batches)");
+        }
         o.threads = threads;
         o.shards = shards;
         o.itemChecksums = itemChecksums;
         o.durability = durability;
         o.batch = batch;
+        o.mixed = mixed;
         o.syncEvery = durability == org.gphash.Durability.ON_CLOSE_OR_SYNC ? syncEvery : 1;
         o.rounds = rounds;
         o.deadlineNanos = minutes == null ? 0 : System.nanoTime() + minutes * 60_000_000_000L;
@@ -207,7 +217,7 @@ public final class CrashTest implements Callable<Integer> {
         o.classPath = System.getProperty("gphash.crashtest.classpath", System.getProperty("java.class.path"));
         Path p = pool != null ? pool : defaultPool();
         out.println("crashtest: backend=" + o.backend.name().toLowerCase(Locale.ROOT) + " rounds=" + rounds + " seed="
-                + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + (journal != null ? " journal=" + o.journal : "") + " durability=" + durability + " batch=" + batch
+                + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + (journal != null ? " journal=" + o.journal : "") + " durability=" + durability + " batch=" + batch + (mixed ? " mixed" : "")
                 + (o.syncEvery > 1 ? " sync_every=" + o.syncEvery : "") + (threads > 1 ? " threads=" + threads : "") + (o.shards > 0 ? " shards=" + o.shards : "")
                 + " pool=" + p.toAbsolutePath());
         Tally t = new Driver(o, p, out).run();

@@ -200,7 +200,7 @@ final class Driver {
                 "seed=" + o.seed, "keys=" + o.keys, "threads=" + o.threads,
                 "start=" + Arrays.stream(start).mapToObj(Long::toString).collect(Collectors.joining(",")),
                 "durability=" + o.durability,
-                "batch=" + o.batch, "syncEvery=" + o.syncEvery, "synced=" + synced));
+                "batch=" + o.batch, "mixed=" + o.mixed, "syncEvery=" + o.syncEvery, "synced=" + synced));
         if (o.journal != null) {
             // The flush marks stay from round to round: what an earlier worker (or this driver's
             // verifying open) forced is still on the disk when this worker dies before its first force.
@@ -229,7 +229,8 @@ final class Driver {
             target = null;
             site = null;
             tally.closeRounds++;
-            cmd.add("closeAfter=" + (o.batch * (1 + random.nextInt(o.batch > 1 ? 8 : 200))));
+            int first = o.batchOf(0);  // thread 0 closes
+            cmd.add("closeAfter=" + (first * (1 + random.nextInt(first > 1 ? 8 : 200))));
             if (shadow) {
                 cmd.add("closeFailAt=" + (1 + random.nextInt(6)));  // close persists 3 to 5 times: some rounds close cleanly
             }
@@ -510,7 +511,7 @@ final class Driver {
             inflight[t] = model.replayAcks(Worker.ackLogOf(ack, t), start[t], r);
             // Up to a batch of operations may be unacknowledged (the rest of a batch whose acks were
             // cut, or the next batch); the next round starts after all of them.
-            nextSeq[t] = inflight[t].seq() + o.batch;
+            nextSeq[t] = inflight[t].seq() + o.batchOf(t);
         }
 
         RecoveryReport rec;

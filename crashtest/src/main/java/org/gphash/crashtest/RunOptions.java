@@ -27,6 +27,13 @@ final class RunOptions {
     boolean itemChecksums;
     Durability durability = Durability.PER_BATCH;
     int batch = 1;
+    /** With several threads: even-numbered threads make single calls, the others batches of {@link #batch}. */
+    boolean mixed;
+
+    /** Operations thread {@code t} runs at a time: its batch, or one where it makes single calls. */
+    int batchOf(int t) {
+        return mixed && t % 2 == 0 ? 1 : batch;
+    }
     /** ON_CLOSE_OR_SYNC: sync after every this many acknowledgements (1: before each one). */
     int syncEvery = 1;
     /** 0: one pool file; n: a sharded index of n shard pools in a directory (issue 30). */

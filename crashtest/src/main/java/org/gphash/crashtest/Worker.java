@@ -84,6 +84,7 @@ public final class Worker {
         Runnable onTarget = atTarget;
         org.gphash.Durability durability = org.gphash.Durability.valueOf(a.getOrDefault("durability", "PER_BATCH"));
         int batchSize = Integer.parseInt(a.getOrDefault("batch", "1"));
+        boolean mixed = Boolean.parseBoolean(a.getOrDefault("mixed", "false"));
         GPHashIndex.Builder journaled = GPHashIndex.builder(pool);
         if (a.containsKey("journal")) {
             recordFlushes(Path.of(a.get("flushed")));
@@ -129,18 +130,19 @@ public final class Worker {
         long closeAt = closeAfter > 0 ? starts[0] + closeAfter : Long.MAX_VALUE;
         Path ack = Path.of(a.get("ack"));
         if (threads == 1) {
-            runThread(index, workload, starts[0], batchSize, syncs, board, ack, closeAt, close);
+            runThread(index, workload, starts[0], mixed ? 1 : batchSize, syncs, board, ack, closeAt, close);
             return;
         }
         AtomicReference<Throwable> failed = new AtomicReference<>();
         List<Thread> running = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             long start = starts[t];
+            int size = mixed && t % 2 == 0 ? 1 : batchSize;  // --mixed: even-numbered threads make single calls
             long closeOwn = t == 0 ? closeAt : Long.MAX_VALUE;
             Path own = ackLogOf(ack, t);
             running.add(Thread.ofPlatform().name("crashtest-worker-" + t).start(() -> {
                 try {
-                    runThread(index, workload, start, batchSize, syncs, board, own, closeOwn, close);
+                    runThread(index, workload, start, size, syncs, board, own, closeOwn, close);
                 } catch (org.gphash.IndexClosedException closing) {
                     parkUntilKilled();  // thread 0 is closing the pool and will halt the worker
                 } catch (Throwable e) {

@@ -116,6 +116,27 @@ class CrashTestRunTest {
      * Issue 25: several worker threads' batches run at once on one index (each thread with keys of
      * its own), killed at random and at crash points: every thread's acknowledged operations survive.
      */
+    /**
+     * Issue 57: single calls beside batches (the GPU backend runs the first on the host between the
+     * second on the GPU; here the CPU backend, which CI has), killed at random and at crash points:
+     * every thread's acknowledged operations survive, the single calls' and the batches'.
+     */
+    @Test
+    void singleCallsBesideBatchesLoseNothing() {
+        Result r = run("--threads", "4", "--batch", "64", "--mixed", "--keys", "4000", "--rounds", "10", "--seed", "57",
+                "--rounds-per-pool", "5", "--max-kill-ms", "200", pool().toString());
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.out().contains("batch=64 mixed"), r.out());
+        Matcher byThread = Pattern.compile("operations verified by worker thread: \\{0=(\\d+), 1=(\\d+), 2=(\\d+), 3=(\\d+)\\}")
+                .matcher(r.out());
+        assertTrue(byThread.find(), r.out());
+        for (int t = 1; t <= 4; t++) {
+            assertTrue(Long.parseLong(byThread.group(t)) > 0, "thread " + (t - 1) + " verified nothing\n" + r.out());
+        }
+        assertTrue(r.out().contains("check failures=0"), r.out());
+        assertEquals(2, run("--threads", "1", "--batch", "64", "--mixed").code(), "--mixed needs threads");
+    }
+
     @Test
     void sigkillRoundsOfSeveralThreadsBatchesLoseNothing() {
         Result r = run("--threads", "4", "--batch", "64", "--keys", "4000", "--rounds", "10", "--seed", "47",
