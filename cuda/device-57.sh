@@ -2,7 +2,7 @@
 # Issue 57 on the GPU machine: the new GPU test on both paths, every GPU test (a thread dump if the
 # suite outlives WATCH seconds), a small-batch comparison (SMALL=1), then YCSB's client
 # (PLAN=${PLAN:-hostwrites}). TESTS=0 skips the tests, ALL=0 the whole suite, YCSB=0 the client;
-# SINGLES=1 adds single calls without YCSB's client (SingleCallsBench) and their profile; REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
+# CRASH=1 runs crashtest --mixed on the GPU backend; SINGLES=1 adds single calls without YCSB's client (SingleCallsBench) and their profile; REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
 LOGS=/tmp/d57; mkdir -p $LOGS
@@ -49,6 +49,14 @@ if [[ "${SINGLES:-0}" == 1 ]]; then
     JAVA_OPTS="-Xmx16g -XX:StartFlightRecording=filename=$LOGS/singles.jfr,settings=profile" /tmp/bundle/bin/run \
         org.gphash.bench.gpu.SingleCallsBench --threads 16 --seconds 8 --reads 0.5 --backends gpu > $LOGS/singles-jfr.log 2>&1
     bash bench-ycsb/jfr-summary.sh $LOGS/singles.jfr > "$OUT/singles-profile.txt" 2>&1
+fi
+if [[ "${CRASH:-0}" == 1 ]]; then
+    # A kill in the middle of mixed host and GPU writing loses nothing acknowledged: the GPU backend,
+    # four threads, the even ones single calls (on the host), the odd ones batches of 4096 (on the GPU).
+    JAVA_OPTS="-Xmx4g" timeout 300 /tmp/bundle/bin/run org.gphash.crashtest.CrashTest --backend gpu --threads 4 --batch 4096 \
+        --mixed --keys 100000 --rounds ${CRASH_ROUNDS:-40} --seed 5757 --max-kill-ms 2000 /dev/shm/crash57.pool > $LOGS/crash.log 2>&1
+    echo "crashtest --mixed rc=$?" | tee -a "$OUT/summary.txt"
+    grep -E "kills landed|^crashtest: backend=|check failures" $LOGS/crash.log | tail -3 | tee -a "$OUT/summary.txt"
 fi
 if [[ "${REPLAY:-0}" == 1 ]]; then
     # The issue's trace replays, one thread, batches in file order: this build (host or GPU by cost)
