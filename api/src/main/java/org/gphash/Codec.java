@@ -2,6 +2,8 @@ package org.gphash;
 
 import java.lang.invoke.MethodHandles;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -125,6 +127,21 @@ public interface Codec<T> {
     }
 
     /**
+     * Lists of at most {@code maxElements} elements, each of {@code element}'s fixed size: a 2-byte
+     * little-endian count, the elements, zeros to the end, so {@link #size()} is
+     * {@code 2 + maxElements * element.size()}. A longer list, or a null element, is refused; a decoded
+     * list is unmodifiable.
+     *
+     * @param element     the elements' codec
+     * @param maxElements the most elements (0 to 65,535)
+     * @param <E>         the element type
+     * @return the codec
+     */
+    static <E> Codec<List<E>> listOf(Codec<E> element, int maxElements) {
+        return new Codecs.BoundedLists<>(element, maxElements);
+    }
+
+    /**
      * Records whose components are all primitives, encoded in declaration order, little-endian
      * (a {@code boolean} as one byte), through the canonical constructor.
      *
@@ -151,5 +168,23 @@ public interface Codec<T> {
      */
     static <R extends Record> Codec<R> record(MethodHandles.Lookup lookup, Class<R> type) {
         return Codecs.RecordCodec.of(Objects.requireNonNull(lookup, "lookup"), type);
+    }
+
+    /**
+     * Records of any components: each in declaration order, a primitive little-endian, any other
+     * component (or a primitive to encode otherwise) by the codec given for it by name, e.g.
+     * {@code Codec.record(MethodHandles.lookup(), User.class, Map.of("name", Codec.strings(40), "tags",
+     * Codec.listOf(Codec.strings(16), 8)))}. {@link #size()} is the sum of the parts'.
+     *
+     * @param lookup a lookup with access to the record's accessors and canonical constructor
+     * @param type   the record class
+     * @param parts  codecs by component name, for every component that is not a primitive
+     * @param <R>    the record type
+     * @return the codec
+     * @throws IllegalArgumentException if a non-primitive component has no codec, a codec names no component
+     *                                  or encodes another type, or {@code lookup} cannot reach the record
+     */
+    static <R extends Record> Codec<R> record(MethodHandles.Lookup lookup, Class<R> type, Map<String, Codec<?>> parts) {
+        return Codecs.RecordCodec.of(Objects.requireNonNull(lookup, "lookup"), type, Objects.requireNonNull(parts, "parts"));
     }
 }

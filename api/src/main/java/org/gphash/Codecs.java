@@ -8,8 +8,14 @@ import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 
 /** The built-in {@link Codec}s. */
@@ -159,28 +165,159 @@ final class Codecs {
         }
     }
 
+    /**
+     * One primitive type's fixed-width little-endian codec, for a record's primitive components (a
+     * {@code boolean} as one byte).
+     */
+    record Primitive(Class<?> kind, int size) implements Codec<Object> {
+
+        static Primitive of(Class<?> c) {
+            int width = c == boolean.class || c == byte.class ? 1 : c == short.class || c == char.class ? 2
+                    : c == int.class || c == float.class ? 4 : 8;  // long, double
+            return new Primitive(c, width);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public Class<Object> type() {
+            return (Class<Object>) kind;
+        }
+
+        @Override
+        public void encode(Object v, byte[] out, int offset) {
+            ByteBuffer b = le(out, offset, size);
+            if (kind == boolean.class) {
+                b.put(offset, (byte) ((Boolean) v ? 1 : 0));
+            } else if (kind == byte.class) {
+                b.put(offset, (Byte) v);
+            } else if (kind == short.class) {
+                b.putShort(offset, (Short) v);
+            } else if (kind == char.class) {
+                b.putChar(offset, (Character) v);
+            } else if (kind == int.class) {
+                b.putInt(offset, (Integer) v);
+            } else if (kind == float.class) {
+                b.putFloat(offset, (Float) v);
+            } else if (kind == long.class) {
+                b.putLong(offset, (Long) v);
+            } else {
+                b.putDouble(offset, (Double) v);
+            }
+        }
+
+        @Override
+        public Object decode(byte[] in, int offset) {
+            ByteBuffer b = le(in, offset, size);
+            return kind == boolean.class ? (Object) (b.get(offset) != 0) : kind == byte.class ? (Object) b.get(offset)
+                    : kind == short.class ? (Object) b.getShort(offset) : kind == char.class ? (Object) b.getChar(offset)
+                    : kind == int.class ? (Object) b.getInt(offset) : kind == float.class ? (Object) b.getFloat(offset)
+                    : kind == long.class ? (Object) b.getLong(offset) : (Object) b.getDouble(offset);
+        }
+    }
+
+    /**
+     * Lists of at most {@code maxElements} elements of one codec: a 2-byte little-endian count, the
+     * elements, zeros to the end.
+     */
+    static final class BoundedLists<E> implements Codec<List<E>> {
+        private final Codec<E> element;
+        private final int maxElements;
+        private final int size;
+
+        BoundedLists(Codec<E> element, int maxElements) {
+            this.element = Objects.requireNonNull(element, "element codec");
+            if (maxElements < 0 || maxElements > 65_535) {
+                throw new IllegalArgumentException("a list of at most " + maxElements + " elements: 0 to 65,535");
+            }
+            long bytes = 2L + (long) maxElements * element.size();
+            if (bytes > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("lists of " + maxElements + " elements of " + element.size()
+                        + " bytes do not fit a value");
+            }
+            this.maxElements = maxElements;
+            this.size = (int) bytes;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public Class<List<E>> type() {
+            return (Class<List<E>>) (Class<?>) List.class;
+        }
+
+        @Override
+        public int size() {
+            return size;
+        }
+
+        @Override
+        public void encode(List<E> value, byte[] out, int offset) {
+            if (value.size() > maxElements) {
+                throw new IllegalArgumentException("a list of " + value.size() + " elements; this codec holds at most "
+                        + maxElements);
+            }
+            Arrays.fill(out, offset, offset + size, (byte) 0);
+            le(out, offset, 2).putShort(offset, (short) value.size());
+            int at = offset + 2;
+            for (E e : value) {
+                element.encode(Objects.requireNonNull(e, "a list's null element is not stored"), out, at);
+                at += element.size();
+            }
+        }
+
+        @Override
+        public List<E> decode(byte[] in, int offset) {
+            int n = Short.toUnsignedInt(le(in, offset, 2).getShort(offset));
+            if (n > maxElements) {
+                throw new IllegalArgumentException("a stored list of " + n + " elements, more than this codec's "
+                        + maxElements + ": the value was not written by it");
+            }
+            List<E> out = new ArrayList<>(n);
+            for (int i = 0, at = offset + 2; i < n; i++, at += element.size()) {
+                out.add(element.decode(in, at));
+            }
+            return Collections.unmodifiableList(out);
+        }
+    }
+
     static final class RecordCodec<R extends Record> implements Codec<R> {
         private final Class<R> type;
         private final RecordComponent[] components;
         private final MethodHandle[] accessors;
         private final MethodHandle constructor;
+        /** Each component's codec (a primitive's own, or the one given for it by name), and where its bytes start. */
+        private final Codec<Object>[] parts;
+        private final int[] partOffsets;
         private final int size;
 
-        private RecordCodec(MethodHandles.Lookup lookup, Class<R> type) {
+        @SuppressWarnings("unchecked")
+        private RecordCodec(MethodHandles.Lookup lookup, Class<R> type, Map<String, Codec<?>> given) {
             this.type = type;
             this.components = type.getRecordComponents();
             this.accessors = new MethodHandle[components.length];
+            this.parts = new Codec[components.length];
+            this.partOffsets = new int[components.length];
             Class<?>[] types = new Class<?>[components.length];
-            int bytes = 0;
+            long bytes = 0;
+            Set<String> unused = new TreeSet<>(given.keySet());
             try {
                 for (int i = 0; i < components.length; i++) {
                     Class<?> c = components[i].getType();
-                    if (!c.isPrimitive()) {
-                        throw new IllegalArgumentException("record " + type.getName() + ": component "
-                                + components[i].getName() + " is a " + c.getName() + "; only primitives have a fixed size");
+                    String name = components[i].getName();
+                    Codec<?> part = given.get(name);
+                    unused.remove(name);
+                    if (part == null && !c.isPrimitive()) {
+                        throw new IllegalArgumentException("record " + type.getName() + ": component " + name + " is a "
+                                + c.getName() + "; give it a codec of fixed size by name (Codec.record(lookup, type, "
+                                + "Map.of(\"" + name + "\", Codec.strings(64))), for example)");
                     }
+                    if (part != null && !c.isAssignableFrom(boxed(part.type())) && !(c.isPrimitive() && boxed(c) == boxed(part.type()))) {
+                        throw new IllegalArgumentException("record " + type.getName() + ": component " + name + " is a "
+                                + c.getName() + ", and the codec given for it encodes " + part.type().getName());
+                    }
+                    parts[i] = (Codec<Object>) (part != null ? part : Primitive.of(c));
+                    partOffsets[i] = (int) bytes;
+                    bytes += parts[i].size();
                     types[i] = c;
-                    bytes += c == boolean.class ? 1 : widthOf(c);
                     accessors[i] = lookup.unreflect(components[i].getAccessor());
                 }
                 this.constructor = lookup.findConstructor(type, MethodType.methodType(void.class, types));
@@ -195,27 +332,29 @@ final class Codecs {
                         + ": " + (isPublic ? "" : "make it public, or ") + "pass a lookup that can reach it: "
                         + "Codec.record(MethodHandles.lookup(), " + type.getSimpleName() + ".class)", e);
             }
+            if (!unused.isEmpty()) {
+                throw new IllegalArgumentException("record " + type.getName() + " has no component named " + unused
+                        + "; its components: " + Arrays.stream(components).map(RecordComponent::getName).toList());
+            }
             if (bytes == 0) {
                 throw new IllegalArgumentException("record " + type.getName() + " has no components");
             }
-            this.size = bytes;
+            if (bytes > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("record " + type.getName() + " encodes to " + bytes + " bytes: too large a value");
+            }
+            this.size = (int) bytes;
         }
 
         static <R extends Record> RecordCodec<R> of(MethodHandles.Lookup lookup, Class<R> type) {
-            return new RecordCodec<>(lookup, Objects.requireNonNull(type, "type"));
+            return new RecordCodec<>(lookup, Objects.requireNonNull(type, "type"), Map.of());
         }
 
-        private static int widthOf(Class<?> c) {
-            if (c == byte.class) {
-                return 1;
-            }
-            if (c == short.class || c == char.class) {
-                return 2;
-            }
-            if (c == int.class || c == float.class) {
-                return 4;
-            }
-            return 8;  // long, double
+        static <R extends Record> RecordCodec<R> of(MethodHandles.Lookup lookup, Class<R> type, Map<String, Codec<?>> parts) {
+            return new RecordCodec<>(lookup, Objects.requireNonNull(type, "type"), Map.copyOf(parts));
+        }
+
+        private static Class<?> boxed(Class<?> c) {
+            return !c.isPrimitive() ? c : MethodType.methodType(c).wrap().returnType();
         }
 
         @Override
@@ -230,50 +369,30 @@ final class Codecs {
 
         @Override
         public void encode(R value, byte[] out, int offset) {
-            ByteBuffer b = le(out, offset, size);
-            int at = offset;
+            Object[] values = new Object[components.length];
             try {
                 for (int i = 0; i < components.length; i++) {
-                    Object v = accessors[i].invoke(value);
-                    Class<?> c = components[i].getType();
-                    if (c == boolean.class) {
-                        b.put(at, (byte) ((Boolean) v ? 1 : 0));
-                    } else if (c == byte.class) {
-                        b.put(at, (Byte) v);
-                    } else if (c == short.class) {
-                        b.putShort(at, (Short) v);
-                    } else if (c == char.class) {
-                        b.putChar(at, (Character) v);
-                    } else if (c == int.class) {
-                        b.putInt(at, (Integer) v);
-                    } else if (c == float.class) {
-                        b.putFloat(at, (Float) v);
-                    } else if (c == long.class) {
-                        b.putLong(at, (Long) v);
-                    } else {
-                        b.putDouble(at, (Double) v);
-                    }
-                    at += c == boolean.class ? 1 : widthOf(c);
+                    values[i] = accessors[i].invoke(value);
                 }
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Throwable e) {
                 throw new IllegalStateException("reading record " + type.getName() + ": " + e, e);
             }
+            for (int i = 0; i < components.length; i++) {
+                if (values[i] == null) {
+                    throw new NullPointerException("record " + type.getName() + ": component " + components[i].getName()
+                            + " is null, and null is not stored");
+                }
+                parts[i].encode(values[i], out, offset + partOffsets[i]);
+            }
         }
 
         @Override
         public R decode(byte[] in, int offset) {
-            ByteBuffer b = le(in, offset, size);
             Object[] args = new Object[components.length];
-            int at = offset;
             for (int i = 0; i < components.length; i++) {
-                Class<?> c = components[i].getType();
-                args[i] = c == boolean.class ? (Object) (b.get(at) != 0) : c == byte.class ? (Object) b.get(at)
-                        : c == short.class ? (Object) b.getShort(at) : c == char.class ? (Object) b.getChar(at)
-                        : c == int.class ? (Object) b.getInt(at) : c == float.class ? (Object) b.getFloat(at)
-                        : c == long.class ? (Object) b.getLong(at) : (Object) b.getDouble(at);
-                at += c == boolean.class ? 1 : widthOf(c);
+                args[i] = parts[i].decode(in, offset + partOffsets[i]);
             }
             try {
                 return type.cast(constructor.invokeWithArguments(args));
