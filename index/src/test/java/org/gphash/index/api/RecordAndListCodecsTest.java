@@ -96,6 +96,13 @@ class RecordAndListCodecsTest {
         NullPointerException nulls = assertThrows(NullPointerException.class, () -> c.encode(new Named(null, 1)));
         assertTrue(nulls.getMessage().contains("component name is null"), nulls.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Codec.listOf(Codec.longs(), 65_536));
+        // A record inside a record, by its own codec.
+        Codec<Pair> pairs = Codec.record(lookup, Pair.class, Map.of("first", c));
+        assertEquals(c.size() + 8, pairs.size());
+        assertEquals(new Pair(new Named("ab", 3), -9), pairs.decode(pairs.encode(new Pair(new Named("ab", 3), -9)), 0));
+    }
+
+    record Pair(Named first, long second) {
     }
 
     /** A map of long keys to users on a pool, against a plain map. */
