@@ -73,13 +73,6 @@ if [[ "${PLAN:-full}" == profile57 ]]; then
     cat "$OUT/table.md" "$OUT"/profile-*.txt
     exit 0
 fi
-if [[ "${PLAN:-full}" == final57 ]]; then
-    # A from 16 threads, 1M operations, the GPU backend with the index's defaults, then the CPU backend's.
-    phase a-gpu-16 run a 16 1000000 gpu auto 0
-    phase a-cpu-16 run a 16 1000000 cpu auto 0
-    rm -f "$POOL"
-    exit 0
-fi
 if [[ "${PLAN:-full}" == targets57 ]]; then
     # Issue 57's targets: the GPU backend (direct single calls, the default) against the CPU backend,
     # A, B, C and F at 16 and 256 client threads, OPS operations a phase; each phase's open and run

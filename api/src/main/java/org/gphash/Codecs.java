@@ -165,54 +165,24 @@ final class Codecs {
         }
     }
 
-    /**
-     * One primitive type's fixed-width little-endian codec, for a record's primitive components (a
-     * {@code boolean} as one byte).
-     */
-    record Primitive(Class<?> kind, int size) implements Codec<Object> {
-
-        static Primitive of(Class<?> c) {
-            int width = c == boolean.class || c == byte.class ? 1 : c == short.class || c == char.class ? 2
-                    : c == int.class || c == float.class ? 4 : 8;  // long, double
-            return new Primitive(c, width);
+    /** A primitive type's little-endian codec, for a record's primitive components (a {@code boolean} as one byte). */
+    static Codec<?> primitive(Class<?> c) {
+        if (c == boolean.class) {
+            return fixed(Boolean.class, 1, (b, at, v) -> b.put(at, (byte) (v ? 1 : 0)), (b, at) -> b.get(at) != 0);
+        } else if (c == byte.class) {
+            return fixed(Byte.class, 1, (b, at, v) -> b.put(at, v), (b, at) -> b.get(at));
+        } else if (c == short.class) {
+            return fixed(Short.class, 2, (b, at, v) -> b.putShort(at, v), (b, at) -> b.getShort(at));
+        } else if (c == char.class) {
+            return fixed(Character.class, 2, (b, at, v) -> b.putChar(at, v), (b, at) -> b.getChar(at));
+        } else if (c == int.class) {
+            return INT;
+        } else if (c == float.class) {
+            return fixed(Float.class, 4, (b, at, v) -> b.putFloat(at, v), (b, at) -> b.getFloat(at));
+        } else if (c == long.class) {
+            return LONG;
         }
-
-        @Override
-        @SuppressWarnings("unchecked")
-        public Class<Object> type() {
-            return (Class<Object>) kind;
-        }
-
-        @Override
-        public void encode(Object v, byte[] out, int offset) {
-            ByteBuffer b = le(out, offset, size);
-            if (kind == boolean.class) {
-                b.put(offset, (byte) ((Boolean) v ? 1 : 0));
-            } else if (kind == byte.class) {
-                b.put(offset, (Byte) v);
-            } else if (kind == short.class) {
-                b.putShort(offset, (Short) v);
-            } else if (kind == char.class) {
-                b.putChar(offset, (Character) v);
-            } else if (kind == int.class) {
-                b.putInt(offset, (Integer) v);
-            } else if (kind == float.class) {
-                b.putFloat(offset, (Float) v);
-            } else if (kind == long.class) {
-                b.putLong(offset, (Long) v);
-            } else {
-                b.putDouble(offset, (Double) v);
-            }
-        }
-
-        @Override
-        public Object decode(byte[] in, int offset) {
-            ByteBuffer b = le(in, offset, size);
-            return kind == boolean.class ? (Object) (b.get(offset) != 0) : kind == byte.class ? (Object) b.get(offset)
-                    : kind == short.class ? (Object) b.getShort(offset) : kind == char.class ? (Object) b.getChar(offset)
-                    : kind == int.class ? (Object) b.getInt(offset) : kind == float.class ? (Object) b.getFloat(offset)
-                    : kind == long.class ? (Object) b.getLong(offset) : (Object) b.getDouble(offset);
-        }
+        return fixed(Double.class, 8, (b, at, v) -> b.putDouble(at, v), (b, at) -> b.getDouble(at));
     }
 
     /**
@@ -314,7 +284,7 @@ final class Codecs {
                         throw new IllegalArgumentException("record " + type.getName() + ": component " + name + " is a "
                                 + c.getName() + ", and the codec given for it encodes " + part.type().getName());
                     }
-                    parts[i] = (Codec<Object>) (part != null ? part : Primitive.of(c));
+                    parts[i] = (Codec<Object>) (part != null ? part : primitive(c));
                     partOffsets[i] = (int) bytes;
                     bytes += parts[i].size();
                     types[i] = c;
@@ -369,22 +339,23 @@ final class Codecs {
 
         @Override
         public void encode(R value, byte[] out, int offset) {
-            Object[] values = new Object[components.length];
-            try {
-                for (int i = 0; i < components.length; i++) {
-                    values[i] = accessors[i].invoke(value);
+            for (int i = 0; i < components.length; i++) {
+                Object v = component(value, i);
+                if (v == null) {
+                    throw new NullPointerException("record " + type.getName() + ": component " + components[i].getName()
+                            + " is null, and null is not stored");
                 }
+                parts[i].encode(v, out, offset + partOffsets[i]);
+            }
+        }
+
+        private Object component(R value, int i) {
+            try {
+                return accessors[i].invoke(value);
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Throwable e) {
                 throw new IllegalStateException("reading record " + type.getName() + ": " + e, e);
-            }
-            for (int i = 0; i < components.length; i++) {
-                if (values[i] == null) {
-                    throw new NullPointerException("record " + type.getName() + ": component " + components[i].getName()
-                            + " is null, and null is not stored");
-                }
-                parts[i].encode(values[i], out, offset + partOffsets[i]);
             }
         }
 

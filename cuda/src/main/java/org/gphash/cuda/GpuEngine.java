@@ -115,7 +115,7 @@ public final class GpuEngine implements Engine {
     final HostReadGate hostReaders = new HostReadGate();
     /** Shards' parts of batches run where they lay since open ({@link #executeInPlace}). */
     final LongAdder partsInPlace = new LongAdder();
-    /** Single calls, as batches of one. */
+    /** Single calls: on the host, else as batches of one by the GPU routes. */
     final SingleCalls singles;
     /** Single calls and small batches run on the host, between the GPU's work. */
     final HostOperations hostOps;
@@ -166,7 +166,13 @@ public final class GpuEngine implements Engine {
         return geometry;
     }
 
-    // ------------------------------------------------------------------ single operations: batches of one ({@link SingleCalls})
+    // ------------------------------------------------------------------ single operations: on the host ({@link SingleCalls})
+
+    /** Single calls run on the host, between the GPU's work, unless every write runs on the GPU ({@code hostBatchesMax=0}). */
+    @Override
+    public boolean runsSingleCallsInPlace() {
+        return router.writesOnHost();
+    }
 
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
@@ -213,12 +219,6 @@ public final class GpuEngine implements Engine {
     /** Runs {@code call} by the route the router gives it (for {@link SingleCalls}). */
     SubmittedBatch route(Router.Call call, Batch batch, BatchResult result) {
         return router.run(call, batch, result, routes);
-    }
-
-    /** Single calls run on the host, between the GPU's work, unless every write runs on the GPU ({@code hostBatchesMax=0}). */
-    @Override
-    public boolean runsSingleCallsInPlace() {
-        return router.writesOnHost();
     }
 
     /** Runs a batch, by the route the router gives it ({@link Router.Call#BATCH}). */

@@ -57,8 +57,8 @@ final class HostOperations {
     private final int valueSize;
     /** Buckets host writes changed since the GPU last took the pool back; sized for the table at each lend. */
     private final DirtyBuckets dirty;
-    /** Where a take-back collects marked buckets for one launch; under the lock. */
-    private final long[] refreshList = new long[REFRESH_CHUNK];
+    /** Where a take-back collects marked buckets for one launch (made at the first); under the lock. */
+    private long[] refreshList;
     /** Whether host writes may run: set by {@link #lend}, cleared by {@link #takeBack}, both under the lock with the gate closed. */
     private volatile boolean lent;
     /** Whether the heap's free space is the host's now (lent and not yet given back); under the engine's lock. */
@@ -305,11 +305,19 @@ final class HostOperations {
      * the host, so that writes after them need not fetch it again.
      */
     void takeBack(boolean heap) {
-        lent = false;
-        for (int n; (n = dirty.drainTo(refreshList)) > 0; ) {
-            refresh.run(refreshList, n, engine.kernels.tableParams(engine.pool.layout()), engine.path.mirrorTableParams(),
-                    engine.cache.get().params());
-            refreshedBuckets.add(n);
+        // Writes mark buckets only while lent (inside the gate, which is closed now): a pool not lent
+        // since the last take-back has nothing to refresh, and every GPU batch comes here, so the set,
+        // whose drain scans a word per 4096 buckets, is not looked at then.
+        if (lent) {
+            lent = false;
+            if (refreshList == null) {
+                refreshList = new long[REFRESH_CHUNK];
+            }
+            for (int n; (n = dirty.drainTo(refreshList)) > 0; ) {
+                refresh.run(refreshList, n, engine.kernels.tableParams(engine.pool.layout()), engine.path.mirrorTableParams(),
+                        engine.cache.get().params());
+                refreshedBuckets.add(n);
+            }
         }
         if (heap && heapOnHost) {
             engine.pool.reclaimRetired();

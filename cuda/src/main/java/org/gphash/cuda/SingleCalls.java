@@ -33,10 +33,13 @@ final class SingleCalls {
     private final ThreadLocal<BatchResult> oneGetResult;
     /** Whether writes run on the host ({@link Router#writesOnHost}). */
     private final boolean writesOnHost;
+    /** Whether gets do ({@link Router#singleGetsOnHost}). */
+    private final boolean getsOnHost;
 
     SingleCalls(GpuEngine engine, Geometry geometry, Router router) {
         this.engine = engine;
         this.writesOnHost = router.writesOnHost();
+        this.getsOnHost = router.singleGetsOnHost();
         this.geometry = geometry;
         this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
         this.singleResult = new BatchResult(geometry.valueSize(), 1);
@@ -45,12 +48,12 @@ final class SingleCalls {
     }
 
     /**
-     * A get, by the router's route for a single get ({@link Router.Call#SINGLE_GET}): where that is the
-     * host alone, straight on the pool ({@link HostOperations#get}); a batch of one is built only for
-     * the GPU's routes.
+     * A get, by the router's choice for a single get: on the host, straight on the pool
+     * ({@link Router#singleGetsOnHost}, {@link HostOperations#get}); else by the GPU's routes for
+     * {@link Router.Call#SINGLE_GET}, the only ones that need a batch of one.
      */
     Outcome get(MemorySegment key, MemorySegment valueOut) {
-        if (writesOnHost && valueOut != null) {
+        if (getsOnHost) {
             return engine.hostOps.get(key, valueOut);
         }
         Batch one = oneGet(key);

@@ -8,7 +8,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Supplier;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -326,57 +325,40 @@ final class CoalescingEngine extends ForwardingEngine {
 
     @Override
     public Outcome put(MemorySegment key, MemorySegment value) {
-        return singlesInPlace ? inPlace(OpKind.PUT, key, value) : await(submit(OpKind.PUT, key, value, null));
+        return singlesInPlace ? direct(OpKind.PUT, key, value, null) : await(submit(OpKind.PUT, key, value, null));
     }
 
     @Override
     public Outcome insert(MemorySegment key, MemorySegment value) {
-        return singlesInPlace ? inPlace(OpKind.INSERT, key, value) : await(submit(OpKind.INSERT, key, value, null));
+        return singlesInPlace ? direct(OpKind.INSERT, key, value, null) : await(submit(OpKind.INSERT, key, value, null));
     }
 
     @Override
     public Outcome update(MemorySegment key, MemorySegment value) {
-        return singlesInPlace ? inPlace(OpKind.UPDATE, key, value) : await(submit(OpKind.UPDATE, key, value, null));
+        return singlesInPlace ? direct(OpKind.UPDATE, key, value, null) : await(submit(OpKind.UPDATE, key, value, null));
     }
 
     @Override
     public Outcome delete(MemorySegment key) {
-        return singlesInPlace ? inPlace(OpKind.DELETE, key, null) : await(submit(OpKind.DELETE, key, null, null));
-    }
-
-    /**
-     * A single write on an engine that runs single calls in place: at once on the calling thread,
-     * after its queued operations (no host cache to keep: there is none).
-     */
-    private Outcome inPlace(OpKind kind, MemorySegment key, MemorySegment value) {
-        if (closed) {
-            throw new IndexClosedException(pool);
-        }
-        afterOwnQueued();
-        return switch (kind) {
-            case PUT -> engine.put(key, value);
-            case INSERT -> engine.insert(key, value);
-            case UPDATE -> engine.update(key, value);
-            case DELETE -> engine.delete(key);
-            default -> throw new IllegalArgumentException(kind + " is not a single write");
-        };
+        return singlesInPlace ? direct(OpKind.DELETE, key, null, null) : await(submit(OpKind.DELETE, key, null, null));
     }
 
     @Override
     public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
-        return direct(key, () -> engine.compareAndSet(key, expected, value));
+        return direct(OpKind.COMPARE_AND_SET, key, value, expected);
     }
 
     @Override
     public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
-        return direct(key, () -> engine.compareAndDelete(key, expected));
+        return direct(OpKind.COMPARE_AND_DELETE, key, null, expected);
     }
 
     /**
-     * A conditional write, run on the engine at once (its compare and its write are one step there):
-     * after this thread's queued operations, and with the key's cached value dropped before and after.
+     * A write run on the engine at once, after this thread's queued operations and with the key's
+     * cached value dropped before and after: a conditional write (its compare and its write are one
+     * step there), and every single write where the engine runs single calls in place.
      */
-    private Outcome direct(MemorySegment key, Supplier<Outcome> write) {
+    private Outcome direct(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected) {
         if (closed) {
             throw new IndexClosedException(pool);
         }
@@ -388,7 +370,15 @@ final class CoalescingEngine extends ForwardingEngine {
             hostCache.written(k);
         }
         try {
-            return write.get();
+            return switch (kind) {
+                case PUT -> engine.put(key, value);
+                case INSERT -> engine.insert(key, value);
+                case UPDATE -> engine.update(key, value);
+                case DELETE -> engine.delete(key);
+                case COMPARE_AND_SET -> engine.compareAndSet(key, expected, value);
+                case COMPARE_AND_DELETE -> engine.compareAndDelete(key, expected);
+                default -> throw new IllegalArgumentException(kind + " is not a single write");
+            };
         } finally {
             if (k != null) {
                 hostCache.written(k);

@@ -175,16 +175,8 @@ public final class CpuEngine implements Engine {
         OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
         long ko = i * k;
         long vo = i * v;
-        int code = switch (kind) {
-            case GET -> table.get(keys, ko, out, vo);
-            case PUT -> table.upsert(keys, ko, values, vo);
-            case INSERT -> table.insert(keys, ko, values, vo);
-            case UPDATE -> table.update(keys, ko, values, vo);
-            case DELETE -> table.delete(keys, ko);
-            case READ_MODIFY_WRITE -> table.readModifyWrite(keys, ko, values, vo, out, vo);
-            case COMPARE_AND_SET -> table.compareAndSet(keys, ko, expected, vo, values, vo);
-            case COMPARE_AND_DELETE -> table.compareAndDelete(keys, ko, expected, vo);
-        };
+        boolean readsOut = kind == OpKind.GET || kind == OpKind.READ_MODIFY_WRITE;
+        int code = table.run(kind, keys, ko, values, vo, readsOut ? out : expected, vo);
         codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
     }
 

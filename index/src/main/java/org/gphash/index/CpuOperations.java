@@ -43,16 +43,10 @@ public final class CpuOperations {
      */
     public int write(OpKind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
                      MemorySegment expected, long expectedOffset) {
-        int r = switch (kind) {
-            case PUT -> table.upsert(key, keyOffset, value, valueOffset);
-            case INSERT -> table.insert(key, keyOffset, value, valueOffset);
-            case UPDATE -> table.update(key, keyOffset, value, valueOffset);
-            case DELETE -> table.delete(key, keyOffset);
-            case READ_MODIFY_WRITE -> table.readModifyWrite(key, keyOffset, value, valueOffset, expected, expectedOffset);
-            case COMPARE_AND_SET -> table.compareAndSet(key, keyOffset, expected, expectedOffset, value, valueOffset);
-            case COMPARE_AND_DELETE -> table.compareAndDelete(key, keyOffset, expected, expectedOffset);
-            case GET -> throw new IllegalArgumentException("a get is a read: CpuOperations.get");
-        };
+        if (kind == OpKind.GET) {
+            throw new IllegalArgumentException("a get is a read: CpuOperations.get");
+        }
+        int r = table.run(kind, key, keyOffset, value, valueOffset, expected, expectedOffset);
         return r == OpStatus.NEED_RESIZE || r == OpStatus.NEED_HEAP ? NEEDS_OWNER : r;
     }
 

@@ -3,6 +3,7 @@ package org.gphash.index;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.gphash.OpKind;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
 import org.gphash.spi.CrashPoint;
@@ -200,6 +201,25 @@ final class CpuTable {
     int readModifyWrite(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
                         MemorySegment out, long outOffset) {
         return write(Kind.READ_MODIFY_WRITE, key, keyOffset, value, valueOffset, out, outOffset);
+    }
+
+    /**
+     * One operation of a batch's {@code kind}, the one dispatch of the CPU engine's batches and of
+     * {@link CpuOperations}: {@code third} is the expected value of a conditional write, or where a
+     * read-modify-write puts the value it replaced (a get's value goes there too), else unused.
+     */
+    int run(OpKind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, MemorySegment third,
+            long thirdOffset) {
+        return switch (kind) {
+            case GET -> get(key, keyOffset, third, thirdOffset);
+            case PUT -> upsert(key, keyOffset, value, valueOffset);
+            case INSERT -> insert(key, keyOffset, value, valueOffset);
+            case UPDATE -> update(key, keyOffset, value, valueOffset);
+            case DELETE -> delete(key, keyOffset);
+            case READ_MODIFY_WRITE -> readModifyWrite(key, keyOffset, value, valueOffset, third, thirdOffset);
+            case COMPARE_AND_SET -> compareAndSet(key, keyOffset, third, thirdOffset, value, valueOffset);
+            case COMPARE_AND_DELETE -> compareAndDelete(key, keyOffset, third, thirdOffset);
+        };
     }
 
     enum Kind { INSERT, UPSERT, UPDATE, DELETE, READ_MODIFY_WRITE, COMPARE_AND_SET, COMPARE_AND_DELETE }

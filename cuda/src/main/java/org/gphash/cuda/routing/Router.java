@@ -132,6 +132,16 @@ public final class Router {
         return tuning.hostBatchesMax() > 0;
     }
 
+    /**
+     * Whether a single get runs on the host: whenever writes do (a get waits for the GPU's work in
+     * progress rather than taking the GPU from the host's writes: a GPU read stops them while it runs).
+     * The caller runs it straight on the pool, with no batch of one ({@link #routes}'s {@code HOST}
+     * for {@link Call#SINGLE_GET}).
+     */
+    public boolean singleGetsOnHost() {
+        return writesOnHost();
+    }
+
     /** {@return the measured costs this router chooses between the host and the GPU by} */
     public RouteCosts costs() {
         return costs;
@@ -202,9 +212,7 @@ public final class Router {
             case GET_AT_ONCE:
                 return AT_ONCE;
             case SINGLE_GET:
-                if (writesOnHost()) {
-                    // The host runs small work: a get waits for the GPU's work in progress rather than
-                    // taking the GPU from the host's writes (a GPU read stops them while it runs).
+                if (singleGetsOnHost()) {
                     return HOST_ONLY;
                 }
                 return !mirror ? GET_ON_POOL : tuning.smallReadsMax() >= 1 ? GET_ON_MIRROR : GET_ON_PIPELINE;

@@ -417,6 +417,8 @@ class RouterTest {
                 routes(MIRROR, Call.SINGLE_GET, batch(OpKind.GET, 1)), "every write on the GPU: the routes of before");
         assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(r, Call.SEGMENT, batch(OpKind.PUT, 3)));
         assertTrue(r.writesOnHost());
+        assertTrue(r.singleGetsOnHost(), "SingleCalls runs them straight on the pool");
+        assertFalse(MIRROR.singleGetsOnHost());
     }
 
     @Test
