@@ -130,6 +130,11 @@ class CrashTestRunTest {
         assertEveryOfFourThreadsVerifiedSome(r);
         assertTrue(r.out().contains("check failures=0"), r.out());
         assertEquals(2, run("--threads", "1", "--batch", "64", "--mixed").code(), "--mixed needs threads");
+        // Power cuts too: everything not flushed is thrown away, then every acknowledged write is checked.
+        Result cut = run("--threads", "4", "--batch", "64", "--mixed", "--power-fail", "--keys", "4000", "--rounds", "6",
+                "--seed", "58", "--rounds-per-pool", "3", "--max-kill-ms", "200", pool().toString());
+        assertEquals(0, cut.code(), cut.out());
+        assertTrue(cut.out().contains("mode=power-fail") && cut.out().contains("check failures=0"), cut.out());
     }
 
     /** The summary's operations verified per worker thread: each of four verified some. */
