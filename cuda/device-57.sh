@@ -74,14 +74,22 @@ if [[ "${REPLAY:-0}" == 1 ]]; then
     done
     rm -rf $T
 fi
+if [[ "${BENCH_JFR:-0}" == 1 ]]; then
+    # Where bench ycsb's A at batches of 64 from 16 threads spends the GPU backend's time: a flight recording.
+    JAVA_OPTS="-Xmx48g -XX:StartFlightRecording=filename=$LOGS/bench.jfr,settings=profile" timeout 200 /tmp/bundle/bin/run \
+        org.gphash.bench.YcsbBench --backend gpu --baselines none --threads 16 --keys 4m --ops 4m --workloads ${BENCH_JFR_WL:-c,a} \
+        --batch-sweep 64 --no-progress > $LOGS/bench-jfr.log 2>&1
+    { grep -v '^\s*$' $LOGS/bench-jfr.log | tail -12; bash bench-ycsb/jfr-summary.sh $LOGS/bench.jfr; } > "$OUT/bench-profile.txt" 2>&1
+fi
 if [[ "${BENCH:-0}" == 1 ]]; then
     # bench ycsb from 16 threads at the batch sizes, GPU backend and CPU backend, same call.
     for be in gpu cpu; do
         JAVA_OPTS="-Xmx48g" timeout 200 /tmp/bundle/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none --threads 16 \
-            --keys 4m --ops 4m --workloads a,c --batch-sweep 64,1024,16384,262144 --no-progress > $LOGS/bench-$be.log 2>&1
+            --keys 4m --ops 4m --workloads ${BENCH_WL:-a,c} --batch-sweep ${SWEEP:-64,1024,16384,262144} --no-progress > $LOGS/bench-$be.log 2>&1
         { echo "== bench ycsb --backend $be"; grep -v '^\s*$' $LOGS/bench-$be.log | tail -45; } | tee -a "$OUT/bench.txt"
     done
 fi
 [[ "${YCSB:-1}" == 1 ]] && TABLE="$OUT/ycsb-rows.md" OUT=$LOGS/ycsb PLAN=${PLAN:-hostwrites} REC=${REC:-1000000} \
     bash bench-ycsb/device-ycsb-coalescing.sh > /dev/null 2>&1
+[[ -f $LOGS/ycsb/opens.txt ]] && cp $LOGS/ycsb/opens.txt "$OUT/"
 cat "$OUT/summary.txt" 2>/dev/null; head -60 "$OUT/failures.txt" 2>/dev/null; cat "$OUT/ycsb-rows.md" 2>/dev/null

@@ -263,6 +263,19 @@ public interface Engine extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether the engine would now run {@code batch} on the calling thread at about a host operation's
+     * cost per operation (the GPU engine's host route, chosen by measured cost): a coalescer in front
+     * then lets the caller run it, beside other threads' such batches, where merged with them it would
+     * run on the one dispatcher thread, one batch after another. Asked only where
+     * {@link #runsSingleCallsInPlace} is true.
+     *
+     * @return false unless merging {@code batch} with other callers' work would buy nothing now
+     */
+    default boolean runsBatchInPlace(Batch batch) {
+        return false;
+    }
+
     /** Drains operations, marks a clean shutdown, syncs and releases the pool. */
     @Override
     void close();

@@ -8,6 +8,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.IndexStats;
+import org.gphash.cuda.GpuDiagnostics;
 import org.gphash.cuda.GpuEngineFeatures;
 
 /**
@@ -126,8 +127,15 @@ public class GPHashStore implements StoreUnderTest {
                 nanos.forEach((stage, n) -> sb.append(stage.equals("gpu_chunks") ? " gpu_chunks " + n
                         : String.format(Locale.ROOT, " %s %.1f", stage, n / 1e6)));
                 System.err.println(sb);
+                // Where its batches ran (counters since open) and what the router chose by.
+                GpuDiagnostics d = engine.diagnostics();
+                System.err.printf(Locale.ROOT, "  %s since open: host reads %d, host writes %d, host batches %d, lends %d, "
+                        + "buckets refreshed %d; route costs: %s%n", name(), d.hostReads(), d.hostWrites(), d.hostBatches(),
+                        d.hostLends(), d.refreshedBuckets(), d.routeCosts());
             }
         });
+        index.coalescerStats().ifPresent(c -> System.err.printf(Locale.ROOT, "  %s since open: coalescer ran %d batches of %d "
+                + "operations%n", name(), c.batches(), c.operations()));
         IndexStats s = index.stats();
         // The cache hit rate comes with BktCache (GPU engine); IndexStats has no such figure yet.
         return new Figures(s.loadFactor(), Double.NaN);

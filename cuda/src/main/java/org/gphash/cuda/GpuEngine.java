@@ -174,6 +174,12 @@ public final class GpuEngine implements Engine {
         return router.writesOnHost();
     }
 
+    /** A batch the router's measured costs now send to the host ({@link Router#prefersHost}). */
+    @Override
+    public boolean runsBatchInPlace(Batch batch) {
+        return router.prefersHost(batch);
+    }
+
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
         return singles.get(key, valueOut);

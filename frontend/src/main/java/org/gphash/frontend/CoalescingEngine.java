@@ -66,8 +66,9 @@ final class CoalescingEngine extends ForwardingEngine {
     /**
      * Whether single calls go straight to the engine ({@link Engine#runsSingleCallsInPlace}: the GPU
      * engine runs them on the host in microseconds, where merged they wait for a dispatcher and a
-     * batch); callers' batches are merged all the same (issue 57: merged, the DLRM replay's batches of
-     * writes took a third less time than direct: docs/PERFORMANCE.md, the trace replays of issue 57).
+     * batch); callers' batches bound for the GPU are merged all the same (issue 57: merged, the DLRM
+     * replay's batches of writes took a third less time than direct: docs/PERFORMANCE.md, the trace
+     * replays of issue 57), those it would run on the host are not ({@link #execute}).
      */
     private final boolean singlesInPlace;
     /** When a write last came through ({@link #wrote}, {@link #writesLately}). */
@@ -407,7 +408,10 @@ final class CoalescingEngine extends ForwardingEngine {
      * had), else run directly, after this thread's queued operations ({@link #mergesUpTo}). A batch of
      * gets always runs directly: the GPU engine runs such batches of several threads side by side, up
      * to 4096 in one launch each, where merged they queue behind one dispatcher for the pipeline
-     * (several times faster direct, from 16 threads under bench ycsb).
+     * (several times faster direct, from 16 threads under bench ycsb). So does a batch the engine
+     * would run on the host now ({@link Engine#runsBatchInPlace}): merged, the host's batches of 16
+     * threads ran one after another on the dispatcher's thread (bench ycsb's A at batches of 64 from 16
+     * threads: 2.8 M ops/s against the CPU backend's 11.0, issue 57).
      */
     @Override
     public void execute(Batch batch, BatchResult result) {
@@ -436,7 +440,7 @@ final class CoalescingEngine extends ForwardingEngine {
         try {
             if (batch.size() == 0 || closed) {
                 engine.execute(batch, result);
-            } else if (gets || batch.size() > mergesUpTo()) {
+            } else if (gets || batch.size() > mergesUpTo() || singlesInPlace && engine.runsBatchInPlace(batch)) {
                 afterOwnQueued();
                 engine.execute(batch, result);
             } else {

@@ -214,6 +214,56 @@ class CoalescingEngineTest {
         }
     }
 
+    /**
+     * AUTO runs a caller's writing batch on the caller's thread where the engine would run it on the
+     * host now ({@code Engine.runsBatchInPlace}), and merges it through the dispatcher where not.
+     */
+    @Test
+    void autoRunsABatchTheEngineRunsInPlaceOnTheCallersThread() {
+        try (TestPools p = TestPools.create();
+             Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("b.pool")).keySize(8).valueSize(VALUE)
+                     .config())) {
+            boolean[] inPlace = {true};
+            List<Thread> ranOn = new ArrayList<>();
+            Engine engine = new ForwardingEngine(cpu) {
+                @Override
+                public boolean runsSingleCallsInPlace() {
+                    return true;
+                }
+
+                @Override
+                public boolean runsBatchInPlace(Batch batch) {
+                    return inPlace[0];
+                }
+
+                @Override
+                public void execute(Batch batch, BatchResult result) {
+                    synchronized (ranOn) {
+                        ranOn.add(Thread.currentThread());
+                    }
+                    super.execute(batch, result);
+                }
+            };
+            CoalescingEngine auto = new CoalescingEngine(engine, Coalescing.AUTO);
+            for (int round = 0; round < 2; round++) {
+                Batch writes = Batch.create(8, VALUE, 10);
+                for (long k = 0; k < 10; k++) {
+                    writes.put(key(k).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), value(k, round));
+                }
+                BatchResult result = new BatchResult(VALUE, 10);
+                auto.execute(writes, result);
+                for (int i = 0; i < 10; i++) {
+                    assertEquals(round == 0 ? Outcome.INSERTED : Outcome.UPDATED, result.outcome(i));
+                }
+                inPlace[0] = false;
+            }
+            assertEquals(List.of(Thread.currentThread()), ranOn.subList(0, 1), "the first batch ran on the caller's thread");
+            assertTrue(ranOn.size() == 2 && ranOn.get(1) != Thread.currentThread(), "the second went through the dispatcher: " + ranOn);
+            assertEquals(1, auto.coalescerStats().batches());
+            auto.close();
+        }
+    }
+
     @Test
     void onMergesSingleCallsEvenWhereTheEngineRunsThemInPlace() {
         try (TestPools p = TestPools.create();

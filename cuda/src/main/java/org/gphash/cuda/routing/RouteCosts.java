@@ -21,9 +21,10 @@ import java.util.function.LongSupplier;
  * class has no GPU figure, the nearest smaller class measured is a lower bound (a larger batch costs
  * the GPU no less), {@link #GPU_FLOOR_GUESS_NANOS} where none is: the batch runs on the host when
  * that bound is no less than the host's estimate, else on the GPU, which then measures the class.
- * A figure of the side not chosen would never change again: every {@link #REMEASURE_NANOS} a batch
- * runs on that side once, to measure it afresh (on the host only where it has a figure to refresh, and
- * only a batch of at most {@link #REMEASURE_HOST_OPS}).
+ * A figure of the side not chosen would never change again: every {@link #REMEASURE_NANOS} (longer
+ * where that side is dear: {@link #remeasureInterval}) a batch runs on that side once, to measure it
+ * afresh (on the host only where it has a figure to refresh, and only a batch of at most
+ * {@link #REMEASURE_HOST_OPS}).
  *
  * <p>Updated by every thread without a lock: a lost update only slows an average's convergence.
  */
@@ -35,6 +36,8 @@ public final class RouteCosts {
     static final int REMEASURE_HOST_OPS = 4096;
     /** How often a batch runs on the side not chosen, to measure it again (per kind: gets, writes). */
     static final long REMEASURE_NANOS = 100_000_000L;
+    /** At most this share's inverse of the time goes to batches run on the side not chosen ({@link #remeasureInterval}). */
+    static final int REMEASURE_COST_RATIO = 100;
     /** The fastest GPU batch, before one is measured: about one launch and a copy each way. */
     static final double GPU_FLOOR_GUESS_NANOS = 20_000;
     /** Weight of a new figure in an average. */
@@ -126,10 +129,23 @@ public final class RouteCosts {
         int k = writes ? 1 : 0;
         long last = remeasured.get(k);
         long now = clock.getAsLong();
-        if (now - last >= REMEASURE_NANOS && remeasured.compareAndSet(k, last, now)) {
+        if (now - last >= remeasureInterval(host ? gpuEstimate(n, writes) : hostEstimate(n, writes))
+                && remeasured.compareAndSet(k, last, now)) {
             return !host;
         }
         return host;
+    }
+
+    /**
+     * How long between two batches run on the side not chosen, whose figure for the batch is
+     * {@code otherNanos}: {@link #REMEASURE_NANOS}, or {@link #REMEASURE_COST_RATIO} times that figure
+     * if longer. A GPU batch among host writes takes the pool back from every host thread, and they
+     * wait about as long as it takes (the take-back's refresh included): at 6-7 ms a batch of 64 every
+     * 100 ms, the re-measuring stopped 16 threads for a tenth of bench ycsb's A at batches of 64 (issue
+     * 57), where this bounds it to about 1%.
+     */
+    static long remeasureInterval(double otherNanos) {
+        return Double.isNaN(otherNanos) ? REMEASURE_NANOS : Math.max(REMEASURE_NANOS, (long) (otherNanos * REMEASURE_COST_RATIO));
     }
 
     /** Whether a batch of {@code n} operations ({@code writes}: some of them write) is cheaper on the host. */

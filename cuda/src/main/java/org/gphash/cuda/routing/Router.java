@@ -224,8 +224,24 @@ public final class Router {
             default:
                 Route[] gpu = batch.hasConditionalOperations() ? CONDITIONAL : plain(batch, true);
                 int n = batch.size();
-                return n >= 1 && n <= tuning.hostBatchesMax() && costs.choose(n, !batch.onlyGets()) ? hostFirst(gpu) : gpu;
+                return hostMayRun(n) && costs.choose(n, !batch.onlyGets()) ? hostFirst(gpu) : gpu;
         }
+    }
+
+    /** Whether the host route may take a caller's batch of {@code n} operations at all ({@link GpuTuning#hostBatchesMax()}). */
+    private boolean hostMayRun(int n) {
+        return n >= 1 && n <= tuning.hostBatchesMax();
+    }
+
+    /**
+     * Whether {@code batch}, a caller's, is cheaper on the host by the measured costs now
+     * ({@link RouteCosts#onHost}): {@link #routes} then runs it there, save a batch now and then that
+     * measures the GPU again. A coalescer in front asks this to run such a batch on its caller's thread
+     * rather than merge it ({@code Engine.runsBatchInPlace}).
+     */
+    public boolean prefersHost(Batch batch) {
+        int n = batch.size();
+        return hostMayRun(n) && costs.onHost(n, !batch.onlyGets());
     }
 
     /** {@code gpu}'s routes after {@link Route#HOST}: where the host declines (a write needs the GPU to grow the table). */

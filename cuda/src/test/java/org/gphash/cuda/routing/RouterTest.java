@@ -305,6 +305,9 @@ class RouterTest {
                 "64 µs on the host against 80 on the GPU");
         assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(r, Call.BATCH, batch(OpKind.PUT, 1024)),
                 "1024 µs on the host against 300 on the GPU");
+        assertTrue(r.prefersHost(batch(OpKind.PUT, 64)));
+        assertFalse(r.prefersHost(batch(OpKind.PUT, 1024)));
+        assertTrue(r.prefersHost(batch(OpKind.GET, 1024)));
         assertArrayEquals(new Route[] {Route.HOST, Route.SMALL_READS, Route.SMALL_READS_LOCKED},
                 routes(r, Call.BATCH, batch(OpKind.GET, 1024)), "205 µs of gets on the host against 300");
         assertArrayEquals(new Route[] {Route.PIPELINE}, routes(r, Call.BATCH, batch(OpKind.GET, 16384)), "3.3 ms against 2");
@@ -383,15 +386,30 @@ class RouterTest {
         now[0] = RouteCosts.REMEASURE_NANOS;
         assertFalse(costs.choose(64, true), "the GPU measured again");
         assertTrue(costs.choose(64, true), "once");
+        now[0] = 3 * RouteCosts.REMEASURE_NANOS;
+        Router r = measured(costs, true);
+        assertTrue(r.prefersHost(batch(OpKind.PUT, 64)), "what a coalescer asks never re-measures");
+        assertNotEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 64))[0], "so the router's next batch still does");
+        assertEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 64))[0]);
         boolean getsOnHost = costs.onHost(64, false);
         assertNotEquals(getsOnHost, costs.choose(64, false), "gets keep a time of their own, due as well");
         assertEquals(getsOnHost, costs.choose(64, false));
+        // A GPU batch that costs 6 ms is tried again after 600 ms, not 100: the host threads wait for it.
+        RouteCosts slowGpu = new RouteCosts(() -> now[0]);
+        slowGpu.hostRan(64, true, 64 * 1_000L);
+        slowGpu.gpuRan(64, true, 6_000_000);
+        now[0] += 5 * RouteCosts.REMEASURE_NANOS;
+        assertTrue(slowGpu.choose(64, true), "500 ms: not yet");
+        now[0] += RouteCosts.REMEASURE_NANOS;
+        assertFalse(slowGpu.choose(64, true), "600 ms: the GPU measured again");
         // A dear host: the GPU's large batches are never tried on the host.
         RouteCosts dear = new RouteCosts(() -> now[0]);
         dear.hostRan(64, true, 64 * 1_000_000L);
         dear.gpuRan(1 << 16, true, 1_000_000);
         now[0] += 10 * RouteCosts.REMEASURE_NANOS;
         assertFalse(dear.choose(1 << 16, true));
+        assertFalse(dear.choose(RouteCosts.REMEASURE_HOST_OPS, true), "4 s on the host: tried after 100 times that, not before");
+        now[0] += 100 * RouteCosts.REMEASURE_HOST_OPS * 1_000_000L;
         assertTrue(dear.choose(RouteCosts.REMEASURE_HOST_OPS, true) != dear.onHost(RouteCosts.REMEASURE_HOST_OPS, true),
                 "a batch the host may try");
         // A host never measured is not tried by re-measuring (its first figure comes from small batches).
@@ -429,6 +447,8 @@ class RouterTest {
         Router bounded = new Router(GpuTuning.DEFAULTS.with("hostBatchesMax=100"), true, costs);
         assertEquals(Route.HOST, routes(bounded, Call.BATCH, batch(OpKind.PUT, 100))[0]);
         assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(bounded, Call.BATCH, batch(OpKind.PUT, 101)));
+        assertTrue(bounded.prefersHost(batch(OpKind.PUT, 100)));
+        assertFalse(bounded.prefersHost(batch(OpKind.PUT, 101)), "beyond hostBatchesMax: a coalescer may merge it");
         Router none = new Router(GpuTuning.DEFAULTS.with("hostBatchesMax=0"), true, costs);
         assertArrayEquals(new Route[] {Route.SMALL_WRITES}, routes(none, Call.BATCH, batch(OpKind.PUT, 1)));
         assertFalse(none.writesOnHost());
