@@ -64,8 +64,10 @@ if [[ "${REPLAY:-0}" == 1 ]]; then
     T=/dev/shm/replay57; mkdir -p $T
     timeout 120 /tmp/bundle/bin/run org.gphash.bench.TraceMain dlrm --updates --out $T/dlrm.trace > $LOGS/trace-dlrm.log 2>&1
     timeout 120 /tmp/bundle/bin/run org.gphash.bench.TraceMain pagerank --scale 20 --block 65536 --out $T/pr.trace > $LOGS/trace-pr.log 2>&1
+    variants=("")
+    [[ "${REPLAY_GPUONLY:-1}" == 1 ]] && variants+=(-Dgphash.gpuTuning=hostBatchesMax=0)
     for t in dlrm pr; do
-        for opts in "" -Dgphash.gpuTuning=hostBatchesMax=0; do
+        for opts in "${variants[@]}"; do
             JAVA_OPTS="-Xmx48g $opts" timeout 150 /tmp/bundle/bin/run org.gphash.bench.Replay $T/$t.trace --backend gpu \
                 --baselines cpu-assisted,chm --no-progress > $LOGS/replay-$t.log 2>&1
             { echo "== $t ${opts:-(router)}"; grep -E '^(gphash|cpu-assisted|chm|  [a-z]+ +gphash)' $LOGS/replay-$t.log; } \

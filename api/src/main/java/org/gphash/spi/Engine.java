@@ -276,6 +276,18 @@ public interface Engine extends AutoCloseable {
         return false;
     }
 
+    /**
+     * A front that merged a caller's batch of {@code operations} with other callers' work (a
+     * coalescer) says how long the caller waited for it, merging, copies and queueing included: an
+     * engine that chooses where batches run by measured cost (the GPU engine, between the host and the
+     * GPU) counts it as what such a batch cost on the way it went, which the engine alone sees only
+     * as part of a larger batch.
+     *
+     * @param writes whether the batch writes
+     */
+    default void callerWaited(int operations, boolean writes, long nanos) {
+    }
+
     /** Drains operations, marks a clean shutdown, syncs and releases the pool. */
     @Override
     void close();

@@ -443,6 +443,12 @@ final class CoalescingEngine extends ForwardingEngine {
             } else if (gets || batch.size() > mergesUpTo() || singlesInPlace && engine.runsBatchInPlace(batch)) {
                 afterOwnQueued();
                 engine.execute(batch, result);
+            } else if (singlesInPlace) {
+                // The engine chooses between its host and the GPU by measured cost: what merging cost
+                // this caller is the GPU's cost for its batch.
+                long t0 = System.nanoTime();
+                await(enqueue(new CoalescedRequest(batch, result)));
+                engine.callerWaited(batch.size(), !gets, System.nanoTime() - t0);
             } else {
                 await(enqueue(new CoalescedRequest(batch, result)));
             }

@@ -216,7 +216,8 @@ class CoalescingEngineTest {
 
     /**
      * AUTO runs a caller's writing batch on the caller's thread where the engine would run it on the
-     * host now ({@code Engine.runsBatchInPlace}), and merges it through the dispatcher where not.
+     * host now ({@code Engine.runsBatchInPlace}), and merges it through the dispatcher where not,
+     * telling the engine how long its caller waited ({@code Engine.callerWaited}).
      */
     @Test
     void autoRunsABatchTheEngineRunsInPlaceOnTheCallersThread() {
@@ -225,6 +226,7 @@ class CoalescingEngineTest {
                      .config())) {
             boolean[] inPlace = {true};
             List<Thread> ranOn = new ArrayList<>();
+            List<String> waited = new ArrayList<>();
             Engine engine = new ForwardingEngine(cpu) {
                 @Override
                 public boolean runsSingleCallsInPlace() {
@@ -234,6 +236,11 @@ class CoalescingEngineTest {
                 @Override
                 public boolean runsBatchInPlace(Batch batch) {
                     return inPlace[0];
+                }
+
+                @Override
+                public void callerWaited(int operations, boolean writes, long nanos) {
+                    waited.add(operations + (writes ? " writing" : " gets") + (nanos > 0 ? "" : " no time"));
                 }
 
                 @Override
@@ -260,6 +267,7 @@ class CoalescingEngineTest {
             assertEquals(List.of(Thread.currentThread()), ranOn.subList(0, 1), "the first batch ran on the caller's thread");
             assertTrue(ranOn.size() == 2 && ranOn.get(1) != Thread.currentThread(), "the second went through the dispatcher: " + ranOn);
             assertEquals(1, auto.coalescerStats().batches());
+            assertEquals(List.of("10 writing"), waited, "the merged batch's wait told to the engine, the one in place's not");
             auto.close();
         }
     }

@@ -17,7 +17,8 @@ import java.util.function.LongSupplier;
  * ycsb, workload A after C from 16 threads: docs/PERFORMANCE.md).
  *
  * <p>Until a side has been measured: a batch runs on the host when the host has no figure yet and
- * it holds at most {@link #FIRST_HOST_OPS} operations (which gives the host one); when its size
+ * it holds at most {@link #FIRST_HOST_OPS} operations (which gives the host one, once it has run
+ * {@link #HOST_WARMUP_OPS} operations of the kind, whose times are not kept); when its size
  * class has no GPU figure, the nearest smaller class measured is a lower bound (a larger batch costs
  * the GPU no less), {@link #GPU_FLOOR_GUESS_NANOS} where none is: the batch runs on the host when
  * that bound is no less than the host's estimate, else on the GPU, which then measures the class.
@@ -31,7 +32,14 @@ import java.util.function.LongSupplier;
 public final class RouteCosts {
 
     /** Batches up to this size run on the host before the host has a figure, to get one. */
-    static final int FIRST_HOST_OPS = 64;
+    static final int FIRST_HOST_OPS = 4096;
+    /**
+     * Operations of a kind the host runs before its times count: the first batches of 16 threads,
+     * loading and compiling the host's code at once, took 800 µs an operation where warm ones take 1-2
+     * (bench ycsb, issue 57); kept, that first figure sent every later batch to the GPU, and one batch
+     * in a while to measure the host again moved the average by a sixteenth.
+     */
+    static final long HOST_WARMUP_OPS = 1 << 14;
     /** The largest batch run on the host to measure it again (a few milliseconds at most). */
     static final int REMEASURE_HOST_OPS = 4096;
     /** How often a batch runs on the side not chosen, to measure it again (per kind: gets, writes). */
@@ -51,16 +59,25 @@ public final class RouteCosts {
     private final AtomicLongArray gpuPerBatch = filled(2 * CLASSES);
     /** When each kind (gets, writes) last ran a batch on the side not chosen, to measure it again. */
     private final AtomicLongArray remeasured = new AtomicLongArray(2);
+    /** Operations of each kind the host ran whose times were not kept ({@link #HOST_WARMUP_OPS}). */
+    private final AtomicLongArray hostWarmup = new AtomicLongArray(2);
+    private final long hostWarmupOps;
     private final LongSupplier clock;
 
-    /** Costs timed by {@link System#nanoTime}. */
+    /** Costs timed by {@link System#nanoTime}, the host's first {@link #HOST_WARMUP_OPS} operations of a kind not counted. */
     public RouteCosts() {
-        this(System::nanoTime);
+        this(System::nanoTime, HOST_WARMUP_OPS);
     }
 
-    /** Costs whose re-measuring is timed by {@code clock} (tests). */
+    /** Costs whose re-measuring is timed by {@code clock}, every host time counted (tests). */
     RouteCosts(LongSupplier clock) {
+        this(clock, 0);
+    }
+
+    /** Costs whose re-measuring is timed by {@code clock}; the host's first {@code hostWarmupOps} operations of a kind not counted. */
+    RouteCosts(LongSupplier clock, long hostWarmupOps) {
         this.clock = clock;
+        this.hostWarmupOps = hostWarmupOps;
         long now = clock.getAsLong();
         remeasured.set(0, now);
         remeasured.set(1, now);
@@ -89,9 +106,15 @@ public final class RouteCosts {
 
     /** A batch of {@code n} operations ran on the host in {@code nanos}. */
     public void hostRan(int n, boolean writes, long nanos) {
-        if (n > 0) {
-            average(hostPerOp, writes ? 1 : 0, (double) nanos / n);
+        int k = writes ? 1 : 0;
+        if (n <= 0) {
+            return;
         }
+        if (hostWarmup.get(k) < hostWarmupOps) {
+            hostWarmup.addAndGet(k, n);  // warming up: a batch begun before the mark is not timed
+            return;
+        }
+        average(hostPerOp, k, (double) nanos / n);
     }
 
     /** A batch of {@code n} operations ({@code writes}: some of them write) ran on the GPU in {@code nanos}, as its caller saw it. */

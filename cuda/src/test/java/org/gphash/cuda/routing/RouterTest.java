@@ -341,6 +341,27 @@ class RouterTest {
     }
 
     /**
+     * The host's first operations of a kind (its code loaded and compiled meanwhile) are not timed:
+     * batches up to FIRST_HOST_OPS run on the host until it has a figure from warm operations.
+     */
+    @Test
+    void theHostsFirstOperationsWarmItUpUntimed() {
+        RouteCosts costs = new RouteCosts(() -> 0, 1000);
+        costs.gpuRan(64, true, 100_000);  // 100 µs a writing batch of 64
+        Router r = measured(costs, true);
+        costs.hostRan(600, true, 600 * 800_000L);  // cold: 800 µs a write
+        costs.hostRan(400, true, 400 * 800_000L);
+        assertTrue(Double.isNaN(costs.hostEstimate(64, true)), "1000 operations warmed the host, untimed");
+        assertEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 64))[0], "still no figure: the host runs it");
+        costs.hostRan(64, true, 64 * 1_000L);  // warm: 1 µs a write
+        assertEquals(1_000 * 64, costs.hostEstimate(64, true), 1e-9);
+        assertEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 64))[0], "64 µs against 100");
+        assertTrue(Double.isNaN(costs.hostEstimate(64, false)), "gets warm up on their own");
+        costs.hostRan(2000, false, 2000 * 100L);
+        assertTrue(Double.isNaN(costs.hostEstimate(64, false)), "a batch begun before the mark is not timed");
+    }
+
+    /**
      * The GPU's figures for batches of gets and for writing batches are apart: gets of 64 run side by
      * side without the lock in tens of microseconds, writing batches one at a time under it; a figure
      * set by gets sent writing batches to the GPU at many times their cost on the host (bench ycsb, A
