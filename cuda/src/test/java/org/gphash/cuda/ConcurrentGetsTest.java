@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.GPHashIndex;
+import org.gphash.GpuTuning;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.spi.SubmittedBatch;
@@ -47,7 +49,10 @@ class ConcurrentGetsTest {
     void getsAlongsideWritersSeeWholeValuesInOrder() throws Exception {
         int vs = GpuTestSupport.VALUE_SIZE;
         try (GpuTestSupport t = GpuTestSupport.create();
-             GpuEngine gpu = GpuEngines.create(GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 2 * KEYS, 3))) {
+             // Every batch on the GPU (hostBatchesMax=0): these gets are the GPU's, side by side without the lock.
+             GpuEngine gpu = GpuEngines.create(GPHashIndex.builder(t.pool("gpu")).backend(Backend.GPU).keySize(8)
+                     .valueSize(GpuTestSupport.VALUE_SIZE).levels(2).hashes(2).slotsPerBucket(8).initialCapacity(2 * KEYS)
+                     .seed(3).gpuTuning(GpuTuning.DEFAULTS.with("hostBatchesMax=0")).config())) {
             org.junit.jupiter.api.Assumptions.assumeTrue(gpu.usesIndexMirror(), "gets run outside the lock on the index mirror only");
             // Versions written so far per key (the writer of a key is the only one: key % 2 picks it).
             AtomicLongArray written = new AtomicLongArray(KEYS);

@@ -48,6 +48,8 @@ public final class RouteCosts {
     static final int REMEASURE_COST_RATIO = 100;
     /** The fastest GPU batch, before one is measured: about one launch and a copy each way. */
     static final double GPU_FLOOR_GUESS_NANOS = 20_000;
+    /** A new figure counts as at most this many times the average, or as little as its inverse ({@link #average}). */
+    static final double OUTLIER_FACTOR = 4;
     /** Weight of a new figure in an average. */
     private static final double WEIGHT = 1.0 / 16;
     private static final int CLASSES = 32;
@@ -95,9 +97,21 @@ public final class RouteCosts {
         return n <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(n - 1);
     }
 
+    /**
+     * Moves an average towards {@code x}, a figure first clamped to within {@link #OUTLIER_FACTOR} of
+     * the average: one host batch of 64 writes that stalled for over 100 ms in the gate (its thread
+     * paused or descheduled) moved the host's figure from 1.9 to 135 µs an operation, and every later
+     * batch of the run went to the GPU at half the host's rate (bench ycsb A, issue 57). A lasting
+     * change still moves it by up to a fifth a figure.
+     */
     private static void average(AtomicLongArray a, int i, double x) {
         double old = Double.longBitsToDouble(a.get(i));
-        a.set(i, Double.doubleToRawLongBits(Double.isNaN(old) ? x : old + (x - old) * WEIGHT));
+        if (Double.isNaN(old)) {
+            a.set(i, Double.doubleToRawLongBits(x));
+            return;
+        }
+        double y = Math.min(Math.max(x, old / OUTLIER_FACTOR), old * OUTLIER_FACTOR);
+        a.set(i, Double.doubleToRawLongBits(old + (y - old) * WEIGHT));
     }
 
     private static double at(AtomicLongArray a, int i) {

@@ -56,13 +56,13 @@ class BucketCacheTest {
     /** GETs of keys 0..HOT, many times: those buckets become the hottest. */
     /**
      * A GPU engine with manually loaded BktCache whose batches of gets all run through the pipeline,
-     * which reads cached buckets (smallReadsMax 0): a batch of gets small enough for one launch reads
+     * which reads cached buckets (smallReadsMax 0; hostBatchesMax 0: none on the host): a batch of gets small enough for one launch reads
      * the pool, cache or not (docs/DESIGN-GPU.md, "Routes"), and these tests are about what the cache serves.
      */
     private static org.gphash.GPHashConfig throughThePipeline(java.nio.file.Path pool, long seed) {
         return org.gphash.GPHashIndex.builder(pool).backend(org.gphash.Backend.GPU).keySize(8)
                 .valueSize(GpuTestSupport.VALUE_SIZE).levels(2).hashes(2).slotsPerBucket(8).initialCapacity(2 * KEYS)
-                .seed(seed).bucketCache(manualLoads().build()).gpuTuning(org.gphash.GpuTuning.DEFAULTS.with("smallReadsMax=0"))
+                .seed(seed).bucketCache(manualLoads().build()).gpuTuning(org.gphash.GpuTuning.DEFAULTS.with("smallReadsMax=0,hostBatchesMax=0"))
                 .config();
     }
 

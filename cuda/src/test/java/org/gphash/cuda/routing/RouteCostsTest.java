@@ -44,6 +44,23 @@ class RouteCostsTest {
         }
     }
 
+    /** One figure, however far off (a stalled thread), moves an average by at most 3/16 of it; a lasting change is followed. */
+    @Property(tries = 300)
+    void oneOutlyingFigureMovesAnAverageLittleALastingChangeIsFollowed(@ForAll @LongRange(min = 100, max = 100_000) long perOp,
+                                                                    @ForAll @LongRange(min = 1, max = 1_000_000) long factor,
+                                                                    @ForAll boolean up) {
+        RouteCosts c = new RouteCosts(() -> 0);
+        c.hostRan(64, true, 64 * perOp);
+        long outlier = up ? perOp * factor : Math.max(1, perOp / factor);
+        c.hostRan(64, true, 64 * outlier);
+        double ratio = c.hostEstimate(64, true) / (64.0 * perOp);
+        assertTrue(ratio <= 1 + 3.0 / 16 + 1e-9 && ratio >= 1 - 3.0 / 64 - 1e-9, "moved by " + ratio);
+        for (int i = 0; i < 1000; i++) {
+            c.hostRan(64, true, 64 * outlier);
+        }
+        assertEquals(64.0 * outlier, c.hostEstimate(64, true), 64.0 * outlier * 0.01, "a lasting change, followed");
+    }
+
     @Property(tries = 300)
     void anUnmeasuredSizeIsBoundedByTheNearestSmallerOneMeasured(@ForAll @IntRange(min = 2, max = 12) int smallLog2,
                                                                  @ForAll @IntRange(min = 1, max = 6) int gap,
