@@ -18,7 +18,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Until a side has been measured: a batch runs on the host when the host has no figure yet and
  * it holds at most {@link #FIRST_HOST_OPS} operations (which gives the host one, once it has run
- * {@link #HOST_WARMUP_OPS} operations of the kind, whose times are not kept); when its size
+ * {@link #HOST_WARMUP_OPS} operations of the kind for {@link #HOST_WARMUP_NANOS}, whose times are not
+ * kept); when its size
  * class has no GPU figure, the nearest smaller class measured is a lower bound (a larger batch costs
  * the GPU no less), {@link #GPU_FLOOR_GUESS_NANOS} where none is: the batch runs on the host when
  * that bound is no less than the host's estimate, else on the GPU, which then measures the class.
@@ -37,9 +38,16 @@ public final class RouteCosts {
      * Operations of a kind the host runs before its times count: the first batches of 16 threads,
      * loading and compiling the host's code at once, took 800 µs an operation where warm ones take 1-2
      * (bench ycsb, issue 57); kept, that first figure sent every later batch to the GPU, and one batch
-     * in a while to measure the host again moved the average by a sixteenth.
+     * in a while to measure the host again moved the average by a sixteenth. With {@link
+     * #HOST_WARMUP_NANOS}: 16 threads' batches of 1024 ran the first 16384 operations at once, and the
+     * next ones, still cold, set the figure at 15.5 µs a write.
      */
     static final long HOST_WARMUP_OPS = 1 << 14;
+    /** How long after its first batch of a kind the host's times start to count, at the least ({@link #HOST_WARMUP_OPS}). */
+    static final long HOST_WARMUP_NANOS = 100_000_000L;
+    /** {@link #hostWarmup}'s mark for a kind whose host times count. */
+    private static final long WARM = Long.MAX_VALUE / 2;
+    private static final long UNSET = Long.MIN_VALUE;
     /** The largest batch run on the host to measure it again (a few milliseconds at most). */
     static final int REMEASURE_HOST_OPS = 4096;
     /** How often a batch runs on the side not chosen, to measure it again (per kind: gets, writes). */
@@ -61,25 +69,32 @@ public final class RouteCosts {
     private final AtomicLongArray gpuPerBatch = filled(2 * CLASSES);
     /** When each kind (gets, writes) last ran a batch on the side not chosen, to measure it again. */
     private final AtomicLongArray remeasured = new AtomicLongArray(2);
-    /** Operations of each kind the host ran whose times were not kept ({@link #HOST_WARMUP_OPS}). */
+    /** Operations of each kind the host ran whose times were not kept, {@link #WARM} once they count. */
     private final AtomicLongArray hostWarmup = new AtomicLongArray(2);
+    /** When the host ran its first batch of each kind ({@link #UNSET} before). */
+    private final AtomicLongArray hostWarmupFrom = new AtomicLongArray(new long[] {UNSET, UNSET});
     private final long hostWarmupOps;
+    private final long hostWarmupNanos;
     private final LongSupplier clock;
 
-    /** Costs timed by {@link System#nanoTime}, the host's first {@link #HOST_WARMUP_OPS} operations of a kind not counted. */
+    /** Costs timed by {@link System#nanoTime}, the host's warm-up ({@link #HOST_WARMUP_OPS}, {@link #HOST_WARMUP_NANOS}) not counted. */
     public RouteCosts() {
-        this(System::nanoTime, HOST_WARMUP_OPS);
+        this(System::nanoTime, HOST_WARMUP_OPS, HOST_WARMUP_NANOS);
     }
 
-    /** Costs whose re-measuring is timed by {@code clock}, every host time counted (tests). */
+    /** Costs timed by {@code clock}, every host time counted (tests). */
     RouteCosts(LongSupplier clock) {
-        this(clock, 0);
+        this(clock, 0, 0);
     }
 
-    /** Costs whose re-measuring is timed by {@code clock}; the host's first {@code hostWarmupOps} operations of a kind not counted. */
-    RouteCosts(LongSupplier clock, long hostWarmupOps) {
+    /**
+     * Costs timed by {@code clock}; the host's times of a kind count once it has run
+     * {@code hostWarmupOps} operations of it and {@code hostWarmupNanos} have passed since the first.
+     */
+    RouteCosts(LongSupplier clock, long hostWarmupOps, long hostWarmupNanos) {
         this.clock = clock;
         this.hostWarmupOps = hostWarmupOps;
+        this.hostWarmupNanos = hostWarmupNanos;
         long now = clock.getAsLong();
         remeasured.set(0, now);
         remeasured.set(1, now);
@@ -124,11 +139,22 @@ public final class RouteCosts {
         if (n <= 0) {
             return;
         }
-        if (hostWarmup.get(k) < hostWarmupOps) {
-            hostWarmup.addAndGet(k, n);  // warming up: a batch begun before the mark is not timed
+        if (hostWarmup.get(k) < WARM && !warmedUp(k, n)) {
             return;
         }
         average(hostPerOp, k, (double) nanos / n);
+    }
+
+    /** Whether the host's batch of {@code n} operations of kind {@code k} ends its warm-up (a batch begun before its end is not timed). */
+    private boolean warmedUp(int k, int n) {
+        long now = clock.getAsLong();
+        hostWarmupFrom.compareAndSet(k, UNSET, now);
+        long before = hostWarmup.getAndAdd(k, n);
+        if (before >= hostWarmupOps && now - hostWarmupFrom.get(k) >= hostWarmupNanos) {
+            hostWarmup.set(k, WARM);
+            return true;
+        }
+        return false;
     }
 
     /** A batch of {@code n} operations ({@code writes}: some of them write) ran on the GPU in {@code nanos}, as its caller saw it. */

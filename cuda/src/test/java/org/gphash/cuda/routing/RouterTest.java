@@ -346,13 +346,18 @@ class RouterTest {
      */
     @Test
     void theHostsFirstOperationsWarmItUpUntimed() {
-        RouteCosts costs = new RouteCosts(() -> 0, 1000);
+        long[] now = {0};
+        RouteCosts costs = new RouteCosts(() -> now[0], 1000, 50);
         costs.gpuRan(64, true, 100_000);  // 100 µs a writing batch of 64
         Router r = measured(costs, true);
         costs.hostRan(600, true, 600 * 800_000L);  // cold: 800 µs a write
         costs.hostRan(400, true, 400 * 800_000L);
         assertTrue(Double.isNaN(costs.hostEstimate(64, true)), "1000 operations warmed the host, untimed");
         assertEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 64))[0], "still no figure: the host runs it");
+        now[0] = 49;
+        costs.hostRan(64, true, 64 * 800_000L);
+        assertTrue(Double.isNaN(costs.hostEstimate(64, true)), "and for 50 ns (here) since its first batch, untimed");
+        now[0] = 50;
         costs.hostRan(64, true, 64 * 1_000L);  // warm: 1 µs a write
         assertEquals(1_000 * 64, costs.hostEstimate(64, true), 1e-9);
         assertEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 64))[0], "64 µs against 100");
