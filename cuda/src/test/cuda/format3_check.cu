@@ -7,6 +7,8 @@
 //   "L LENGTH"              prints the least class holding a value of LENGTH bytes (-1 past the largest)
 //   "M FP CLASS OFFSET"     prints the meta word (16 hex digits), then the fingerprint, class and offset
 //                           decoded from it (offset in decimal)
+//   "H LENGTH CHECKSUM"     prints the block header (16 hex digits), then its length and checksum decoded
+//   "W HEADER CLASS"        prints 1 if the header (hex) is whole in a block of CLASS, else 0
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -14,6 +16,7 @@
 #include <string>
 
 #include "gphash/core/slot_meta_v3.cuh"
+#include "gphash/core/value_block_header.cuh"
 #include "gphash/core/value_classes.cuh"
 
 int main() {
@@ -45,6 +48,18 @@ int main() {
             const uint64_t m = gphash::meta_v3_make(static_cast<uint32_t>(fp), static_cast<uint32_t>(cls), offset);
             std::printf("%016llx %u %u %llu\n", static_cast<unsigned long long>(m), gphash::meta_v3_fingerprint(m),
                         gphash::meta_v3_class(m), static_cast<unsigned long long>(gphash::meta_v3_value_offset(m)));
+        } else if (what == "H") {
+            unsigned long length = 0;
+            unsigned long checksum = 0;
+            in >> length >> checksum;
+            const uint64_t h = gphash::value_header_make(static_cast<uint32_t>(length), static_cast<uint32_t>(checksum));
+            std::printf("%016llx %u %u\n", static_cast<unsigned long long>(h), gphash::value_header_length(h),
+                        gphash::value_header_checksum(h));
+        } else if (what == "W") {
+            unsigned long long header = 0;
+            int cls = -1;
+            in >> std::hex >> header >> std::dec >> cls;
+            std::printf("%d\n", gphash::value_header_whole_in(header, cls) ? 1 : 0);
         } else {
             std::fprintf(stderr, "bad line: %s\n", line.c_str());
             return 2;

@@ -10,16 +10,18 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 import org.gphash.format.SlotMetaV3;
+import org.gphash.format.ValueBlockHeader;
 import org.gphash.format.ValueClasses;
 import org.junit.jupiter.api.Test;
 
 /**
- * Format 3's layout constants (issue 53: the value size classes, the meta word with a class field) on
- * the CUDA side (core/value_classes.cuh, core/slot_meta_v3.cuh, built for the host by nvcc:
- * cuda/src/test/cuda/format3_check.cu) against the Java side ({@link ValueClasses},
- * {@link SlotMetaV3}), without a GPU, as {@link CudaAlgorithmAgreementTest} does for the key hash: both
- * reproduce a committed file of known answers and agree on random inputs. The CUDA half needs nvcc and
- * skips, saying so, without it.
+ * Format 3's layout constants (issue 53: the value size classes, the meta word with a class field, the
+ * value block header) on the CUDA side (core/value_classes.cuh, core/slot_meta_v3.cuh,
+ * core/value_block_header.cuh, built for the host by nvcc: cuda/src/test/cuda/format3_check.cu)
+ * against the Java side ({@link ValueClasses}, {@link SlotMetaV3}, {@link ValueBlockHeader}), without
+ * a GPU, as {@link CudaAlgorithmAgreementTest} does for the key hash: both reproduce a committed file
+ * of known answers and agree on random inputs. The CUDA half needs nvcc and skips, saying so, without
+ * it.
  */
 class Format3AgreementTest {
 
@@ -48,10 +50,14 @@ class Format3AgreementTest {
     void theCudaSideAgreesWithJavaOnRandomInputs() throws Exception {
         SplittableRandom random = new SplittableRandom(20261129L);
         List<String> inputs = new ArrayList<>();
-        for (int i = 0; i < 3000; i++) {
-            switch (i % 3) {
+        for (int i = 0; i < 5000; i++) {
+            switch (i % 5) {
                 case 0 -> inputs.add("L " + random.nextLong(ValueClasses.MAX_VALUE_BYTES + 100L));
                 case 1 -> inputs.add("L " + random.nextLong(5000));
+                case 2 -> inputs.add("H " + random.nextInt(ValueClasses.MAX_VALUE_BYTES + 1) + " " + random.nextLong(1L << 32));
+                case 3 -> inputs.add(String.format(Locale.ROOT, "W %016x %d", random.nextBoolean() ? random.nextLong()
+                                : ValueBlockHeader.make(random.nextInt(5000), random.nextInt()),
+                        random.nextInt(ValueClasses.COUNT)));
                 default -> inputs.add(String.format(Locale.ROOT, "M %d %d %d", 2 + random.nextInt(0xFFFE),
                         random.nextInt(ValueClasses.COUNT), SlotMetaV3.OFFSET_UNIT * (1 + random.nextLong(
                                 SlotMetaV3.MAX_OFFSET / SlotMetaV3.OFFSET_UNIT))));
@@ -78,6 +84,13 @@ class Format3AgreementTest {
                 return String.format(Locale.ROOT, "%016x %d %d %d", m, SlotMetaV3.fingerprint(m), SlotMetaV3.valueClass(m),
                         SlotMetaV3.valueOffset(m));
             }
+            case "H": {
+                long h = ValueBlockHeader.make(Integer.parseInt(f[1]), (int) Long.parseLong(f[2]));
+                return String.format(Locale.ROOT, "%016x %d %s", h, ValueBlockHeader.length(h),
+                        Integer.toUnsignedString(ValueBlockHeader.checksum(h)));
+            }
+            case "W":
+                return ValueBlockHeader.wholeIn(Long.parseUnsignedLong(f[1], 16), Integer.parseInt(f[2])) ? "1" : "0";
             default:
                 throw new IllegalArgumentException(input);
         }
