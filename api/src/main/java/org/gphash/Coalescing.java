@@ -8,11 +8,12 @@ import java.util.Objects;
  * the engine, chosen with {@link GPHashIndex.Builder#coalescing}. Merged calls share one batch
  * (issue 15, after Mega-KV and KVCG): one persist of a pool on a disk for many writes (group commit,
  * the CPU engine's default where each batch's persist is a flush to the medium), one GPU launch for
- * many gets where the GPU runs them. For the GPU engine the coalescer merges callers' batches (their
- * writes share the dispatcher's batch, which ran the DLRM replay faster: docs/PERFORMANCE.md) and passes
- * single calls straight through, since the engine runs them on the host, on the mapped pool, between
- * its batches (a write in microseconds against a GPU round trip of tens), which beat merging them
- * under YCSB's client (issue 57: docs/PERFORMANCE.md, "YCSB's own client").
+ * many gets where the GPU runs them. For the GPU engine the coalescer merges callers' batches bound
+ * for the GPU (their writes share the dispatcher's batch, which ran the DLRM replay faster:
+ * docs/PERFORMANCE.md) and passes single calls, and batches the engine would run on the host, straight
+ * through, since the engine runs them on the host, on the mapped pool, between its batches (a write in
+ * microseconds against a GPU round trip of tens), which beat merging them under YCSB's client and bench
+ * ycsb (issue 57: docs/PERFORMANCE.md).
  *
  * <p>A batch is launched as soon as the engine is free and something is waiting (so under light
  * load a call waits for nothing but the batch in flight), after {@code linger} if that is set, or
@@ -186,8 +187,9 @@ public record Coalescing(Mode mode, Duration linger, int maxBatch, long hostCach
      * with PER_BATCH durability, the CPU engine): {@link Mode#AUTO} merges the CPU engine's calls only
      * then, so that concurrent single writes share their flushes (issue 28: each single put on ext4 was
      * its own msync, about 245 a second) and each is still durable when it returns; and always the GPU
-     * engine's, where the coalescer merges callers' batches and passes single calls straight through
-     * ({@code Engine.runsSingleCallsInPlace}).
+     * engine's, where the coalescer merges callers' batches bound for the GPU and passes single calls
+     * and host-bound batches straight through ({@code Engine.runsSingleCallsInPlace},
+     * {@code Engine.runsBatchInPlace}).
      *
      * @param backend     the index's backend
      * @param groupCommit whether merged calls would share a flush
