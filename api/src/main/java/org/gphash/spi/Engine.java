@@ -270,6 +270,7 @@ public interface Engine extends AutoCloseable {
      * run on the one dispatcher thread, one batch after another. Asked only where
      * {@link #runsSingleCallsInPlace} is true.
      *
+     * @param batch a caller's batch, about to be merged or run
      * @return false unless merging {@code batch} with other callers' work would buy nothing now
      */
     default boolean runsBatchInPlace(Batch batch) {
@@ -283,7 +284,9 @@ public interface Engine extends AutoCloseable {
      * GPU) counts it as what such a batch cost on the way it went, which the engine alone sees only
      * as part of a larger batch.
      *
-     * @param writes whether the batch writes
+     * @param operations the caller's batch's operations
+     * @param writes     whether the batch writes
+     * @param nanos      how long its caller waited
      */
     default void callerWaited(int operations, boolean writes, long nanos) {
     }
