@@ -1,6 +1,6 @@
 // Format 3's value size classes, exactly as org.gphash.format.ValueClasses computes them (issue 53):
-// classes 2^(1/4) apart from 32 bytes, each rounded up to 16 bytes, equal neighbours merged, up to the
-// class that holds 1 MiB and the 8-byte block header. Integer arithmetic only (2^(r/4) as 16.16 fixed
+// 32 to 256 bytes by 16, then classes 2^(1/4) apart, each rounded up to 16 bytes, equal neighbours
+// merged, up to the class that holds 1 MiB and the 8-byte block header. Integer arithmetic only (2^(r/4) as 16.16 fixed
 // point, rounded up), so host and device, Java and CUDA, agree bit for bit; a host program built by
 // nvcc (cuda/src/test/cuda/format3_check.cu) checks it against the Java side (Format3AgreementTest).
 // Not used by the kernels yet: format 2 pools hold values of one size.
@@ -10,7 +10,9 @@
 namespace gphash {
 
 constexpr uint32_t kValueHeaderBytes = 8;
-constexpr int kValueClassCount = 60;
+constexpr int kValueClassCount = 64;
+// Blocks up to this size step by 16 bytes, above it by 2^(1/4) (a 128-byte value and its header: 144).
+constexpr uint32_t kValueLinearMaxBytes = 256;
 constexpr uint32_t kMaxBlockBytes = 1246976;
 
 // 2^(r/4) for r = 0..3 in 16.16 fixed point, rounded up.
@@ -24,14 +26,19 @@ __host__ __device__ __forceinline__ uint32_t class_step_bytes(int s) {
     return static_cast<uint32_t>((raw + 15ull) & ~15ull);
 }
 
-// The distinct block sizes in order, one per call: class 0's, class 1's, ...
+// The distinct block sizes in order, one per call: class 0's, class 1's, ... (32 to 256 by 16 bytes,
+// then the quarter-octave steps above 256).
 struct ValueClassWalk {
     int step = 0;
     uint32_t last = 0;
     __host__ __device__ uint32_t next() {
+        if (last < kValueLinearMaxBytes) {
+            last = last == 0 ? 32u : last + 16u;
+            return last;
+        }
         for (;;) {
             const uint32_t b = class_step_bytes(step++);
-            if (b != last) {
+            if (b > last) {
                 last = b;
                 return b;
             }

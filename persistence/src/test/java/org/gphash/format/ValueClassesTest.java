@@ -14,18 +14,23 @@ import org.junit.jupiter.api.Test;
 class ValueClassesTest {
 
     @Test
-    void classesRiseByAtMostAQuarterOctaveFrom32BytesToOverAMebibyte() {
+    void classesRiseBy16BytesTo256ThenByAtMostAQuarterOctaveToOverAMebibyte() {
         assertEquals(32, ValueClasses.blockBytes(0));
         assertEquals(48, ValueClasses.blockBytes(1));
         assertEquals(128, ValueClasses.blockBytes(6));
-        assertEquals(60, ValueClasses.COUNT, "6 bits of class in the meta word, 4 to spare");
+        assertEquals(144, ValueClasses.blockBytes(7), "a 128-byte value and its header: 12.5% over 128, not 25%");
+        assertEquals(256, ValueClasses.blockBytes(14));
+        assertEquals(320, ValueClasses.blockBytes(15), "then quarter octaves");
+        assertEquals(7, ValueClasses.classOf(128));
+        assertEquals(64, ValueClasses.COUNT, "6 bits of class in the meta word, all used");
         assertTrue(ValueClasses.MAX_VALUE_BYTES >= 1 << 20, "a value of 1 MiB fits");
         for (int c = 1; c < ValueClasses.COUNT; c++) {
             int a = ValueClasses.blockBytes(c - 1);
             int b = ValueClasses.blockBytes(c);
             assertTrue(b > a && b % 16 == 0, "class " + c + ": " + a + " then " + b);
             // 2^(1/4) = 1.1892, and a rounding to 16 bytes, at most, between neighbours.
-            assertTrue(b <= Math.ceil(a * 1.18921) + 16 || c < 8, "class " + c + ": " + a + " then " + b);
+            assertTrue(b <= Math.ceil(a * 1.18921) + 16 || c < 16, "class " + c + ": " + a + " then " + b);
+            assertTrue(b - a == 16 || a >= ValueClasses.LINEAR_MAX_BYTES, "16 bytes apart up to 256: " + a + " then " + b);
         }
         assertThrows(IllegalArgumentException.class, () -> ValueClasses.blockBytes(ValueClasses.COUNT));
         assertThrows(IllegalArgumentException.class, () -> ValueClasses.classOf(ValueClasses.MAX_VALUE_BYTES + 1L));
@@ -41,7 +46,7 @@ class ValueClassesTest {
 
     @Property(tries = 2000)
     void theMetaWordGivesBackWhatMadeIt(@ForAll @IntRange(min = 2, max = 0xFFFF) int fingerprint,
-                                        @ForAll @IntRange(min = 0, max = 59) int valueClass,
+                                        @ForAll @IntRange(min = 0, max = 63) int valueClass,
                                         @ForAll @LongRange(min = 1, max = (1L << 42) - 1) long units) {
         long offset = units * SlotMetaV3.OFFSET_UNIT;
         long m = SlotMetaV3.make(fingerprint, valueClass, offset);
