@@ -53,6 +53,17 @@ public final class ValueHeap {
         this(stride, chunks, null);
     }
 
+    /**
+     * A heap of blocks of {@code stride} bytes over {@code chunks}, all free, apart from any pool
+     * (benchmarks of the allocator: {@code org.gphash.bench.HeapBench}); the engines' heaps come with
+     * their pools.
+     */
+    public static ValueHeap detached(int stride, List<HeapChunk> chunks) {
+        ValueHeap heap = new ValueHeap(stride, chunks);
+        heap.finishRebuild();  // every block free, counted
+        return heap;
+    }
+
     ValueHeap(int stride, List<HeapChunk> chunks, Path path) {
         this.stride = stride;
         this.path = path;
@@ -285,7 +296,6 @@ public final class ValueHeap {
         freeBlocks.set(0);
     }
 
-    /** Recovery: derives the free count from the marks. */
     /** The block numbering of the current layout, for a rebuild that marks blocks elsewhere (a GPU). */
     TableKernels.HeapLayout exportLayout() {
         Layout l = layout;
@@ -360,6 +370,7 @@ public final class ValueHeap {
         return got;
     }
 
+    /** Recovery: derives the free count from the marks. */
     public void finishRebuild() {
         Layout l = layout;
         long used = 0;
