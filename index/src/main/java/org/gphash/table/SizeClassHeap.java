@@ -2,6 +2,11 @@ package org.gphash.table;
 
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.gphash.format.ValueClasses;
 
@@ -10,17 +15,26 @@ import org.gphash.format.ValueClasses;
  * docs/lab/2026-11-29-format-3-plan.md): the heap's regions are cut into segments of
  * {@link #SEGMENT_BYTES}; a segment holds blocks of one class ({@link ValueClasses}) while any of them
  * is in use and goes back to the pool of free segments when its last block is freed, so that a class
- * that shrank gives its space to one that grew. Within a class, the lowest free block of the lowest
- * segment with room is taken first, which keeps segments full. A block larger than
- * {@link #SMALL_BLOCK_MAX} takes a run of whole segments of its own.
+ * that shrank gives its space to one that grew. A block larger than {@link #SMALL_BLOCK_MAX} takes a
+ * run of whole segments of its own.
  *
  * <p>As with {@link ValueHeap}, nothing here is persisted: a block is in use exactly when a published
  * slot's meta word names it (format 3's word names its class too), and recovery rebuilds this state
  * from the slots ({@link #markUsed}).
  *
- * <p>Threads: one lock for the whole heap, for now. The engines do not use this heap yet; when one
- * does, its contention under many writers is to be measured before it is split (a lock per class, the
- * pool of free segments apart), as {@link ValueHeap}'s lock-free claims were for format 2.
+ * <p><b>Threads.</b> A thread takes blocks of a class from a segment it keeps for that class, lock-free:
+ * it reserves one of the segment's blocks on the segment's count of blocks in use, then claims the
+ * lowest free bit of the segment's bitmap with a CAS, as format 2's heap claims its blocks; a free clears
+ * the bit and gives the reservation back. The lock guards only what moves segments: giving one to a class
+ * (the lowest with room, else a free one), and taking back one whose last block was freed, which happens
+ * only if no reservation is in it (the count goes from 0 to {@link #RETIRED} in one CAS; a reservation
+ * that finds it retired, full or of another class gives itself back, and takes the segment back if it
+ * was the last). A thread that needs a segment takes the lowest with room that no other thread takes
+ * from, else a free one, else the lowest with room: two threads in one segment contended on its count
+ * and bitmap words. With one lock for everything, the heap's pairs of a block taken and one freed fell
+ * 4-6x at the second thread, where format 2's lost a seventh (`HeapBench`,
+ * docs/lab/2026-11-29-format-3-plan.md); a lock per class would not have helped a fixed-size pool, whose
+ * blocks are all of one class. Regions are added ({@link #addRegion}) only while no other method runs.
  */
 public final class SizeClassHeap {
 
@@ -31,60 +45,88 @@ public final class SizeClassHeap {
     private static final int FREE = -1;
     /** A segment inside a large block's run, after its first. */
     private static final int RUN_TAIL = -2;
+    /** The count of a segment no class holds: a reservation that adds one to it stays negative. */
+    private static final int RETIRED = Integer.MIN_VALUE / 2;
 
-    /** Per class: its segments that have a free block. */
-    private final BitSet[] partial = new BitSet[ValueClasses.COUNT];
+    /**
+     * The segments, numbered in the order regions were added (regions in increasing pool offsets);
+     * replaced whole by {@link #addRegion}.
+     */
+    private record Segments(long[] offset, int[] region, AtomicIntegerArray owner, AtomicIntegerArray used,
+                            AtomicReferenceArray<AtomicLongArray> bits, AtomicLongArray[] room, AtomicIntegerArray holders,
+                            int count, int regions) {
+    }
 
-    // Segments, numbered in the order regions were added (regions in increasing pool offsets).
-    private long[] segmentOffset = new long[0];
-    /** Per segment: the region it belongs to (runs of large blocks stay inside one region). */
-    private int[] segmentRegion = new int[0];
-    private int[] owner = new int[0];
-    private int[] used = new int[0];
-    private long[][] bits = new long[0][];
-    private int segments;
-    private int regions;
+    private volatile Segments seg = new Segments(new long[0], new int[0], new AtomicIntegerArray(0), new AtomicIntegerArray(0),
+            new AtomicReferenceArray<>(0), rooms(0), new AtomicIntegerArray(0), 0, 0);
+    /** Guards the segments' moves: {@link #freeSegments}, owners, runs, and the search of the room hints. */
+    private final Object lock = new Object();
+    /** Free segments (under {@link #lock}). */
     private final BitSet freeSegments = new BitSet();
+    /** Per thread, per class: the segment it takes that class's blocks from (-1: none yet); counted in {@code holders}. */
+    private final ThreadLocal<int[]> current = ThreadLocal.withInitial(() -> {
+        int[] c = new int[ValueClasses.COUNT];
+        Arrays.fill(c, -1);
+        return c;
+    });
     /** Segments held by classes (not free): what the heap takes of the pool. */
-    private long heldSegments;
-    /** Bytes of the blocks in use, headers included. */
-    private long usedBlockBytes;
+    private final AtomicLong heldSegments = new AtomicLong();
+    /** Bytes of the blocks in use, headers included (an adder: every take and free changes it). */
+    private final LongAdder usedBlockBytes = new LongAdder();
 
-    public SizeClassHeap() {
-        for (int c = 0; c < ValueClasses.COUNT; c++) {
-            partial[c] = new BitSet();
+    private static AtomicLongArray[] rooms(int segments) {
+        AtomicLongArray[] r = new AtomicLongArray[ValueClasses.COUNT];
+        for (int c = 0; c < r.length; c++) {
+            r[c] = new AtomicLongArray((segments + 63) >>> 6);
         }
+        return r;
     }
 
     /**
      * Adds a region of the pool to the heap: {@code bytes} (a multiple of {@link #SEGMENT_BYTES}) from
-     * pool offset {@code offset} (a multiple of 16), all free.
+     * pool offset {@code offset} (a multiple of 16), all free. Only while no other method runs.
      */
-    public synchronized void addRegion(long offset, long bytes) {
-        if (offset <= 0 || offset % 16 != 0 || bytes <= 0 || bytes % SEGMENT_BYTES != 0) {
-            throw new IllegalArgumentException("a heap region of " + bytes + " bytes at " + offset
-                    + ": it must start on 16 bytes after the header and hold whole segments of " + SEGMENT_BYTES);
+    public void addRegion(long offset, long bytes) {
+        synchronized (lock) {
+            Segments g = seg;
+            if (offset <= 0 || offset % 16 != 0 || bytes <= 0 || bytes % SEGMENT_BYTES != 0) {
+                throw new IllegalArgumentException("a heap region of " + bytes + " bytes at " + offset
+                        + ": it must start on 16 bytes after the header and hold whole segments of " + SEGMENT_BYTES);
+            }
+            if (g.count > 0 && offset < g.offset[g.count - 1] + SEGMENT_BYTES) {
+                throw new IllegalArgumentException("a heap region at " + offset + " overlaps or precedes the last one, "
+                        + "which ends at " + (g.offset[g.count - 1] + SEGMENT_BYTES));
+            }
+            int n = (int) (bytes / SEGMENT_BYTES);
+            int total = g.count + n;
+            long[] offsets = Arrays.copyOf(g.offset, total);
+            int[] region = Arrays.copyOf(g.region, total);
+            AtomicIntegerArray owner = new AtomicIntegerArray(total);
+            AtomicIntegerArray used = new AtomicIntegerArray(total);
+            AtomicReferenceArray<AtomicLongArray> bits = new AtomicReferenceArray<>(total);
+            AtomicLongArray[] room = rooms(total);
+            AtomicIntegerArray holders = new AtomicIntegerArray(total);
+            for (int s = 0; s < total; s++) {
+                if (s < g.count) {
+                    holders.set(s, g.holders.get(s));
+                    owner.set(s, g.owner.get(s));
+                    used.set(s, g.used.get(s));
+                    bits.set(s, g.bits.get(s));
+                } else {
+                    offsets[s] = offset + (long) (s - g.count) * SEGMENT_BYTES;
+                    region[s] = g.regions;
+                    owner.set(s, FREE);
+                    used.set(s, RETIRED);
+                }
+            }
+            for (int c = 0; c < ValueClasses.COUNT; c++) {
+                for (int w = 0; w < g.room[c].length(); w++) {
+                    room[c].set(w, g.room[c].get(w));
+                }
+            }
+            freeSegments.set(g.count, total);
+            seg = new Segments(offsets, region, owner, used, bits, room, holders, total, g.regions + 1);
         }
-        if (segments > 0 && offset < segmentOffset[segments - 1] + SEGMENT_BYTES) {
-            throw new IllegalArgumentException("a heap region at " + offset + " overlaps or precedes the last one, "
-                    + "which ends at " + (segmentOffset[segments - 1] + SEGMENT_BYTES));
-        }
-        int n = (int) (bytes / SEGMENT_BYTES);
-        int total = segments + n;
-        segmentOffset = Arrays.copyOf(segmentOffset, total);
-        segmentRegion = Arrays.copyOf(segmentRegion, total);
-        owner = Arrays.copyOf(owner, total);
-        used = Arrays.copyOf(used, total);
-        bits = Arrays.copyOf(bits, total);
-        for (int i = 0; i < n; i++) {
-            int s = segments + i;
-            segmentOffset[s] = offset + (long) i * SEGMENT_BYTES;
-            segmentRegion[s] = regions;
-            owner[s] = FREE;
-        }
-        freeSegments.set(segments, total);
-        segments = total;
-        regions++;
     }
 
     /**
@@ -92,81 +134,166 @@ public final class SizeClassHeap {
      *
      * @return its pool offset, or -1 when the heap has no room for it (the caller adds a region and tries again)
      */
-    public synchronized long allocate(int valueClass) {
+    public long allocate(int valueClass) {
         int block = ValueClasses.blockBytes(valueClass);
         if (block > SMALL_BLOCK_MAX) {
-            return allocateRun(valueClass, block);
-        }
-        int s = partial[valueClass].nextSetBit(0);
-        if (s < 0) {
-            s = takeSegment(valueClass, block);
-            if (s < 0) {
-                return -1;
+            synchronized (lock) {
+                return allocateRun(seg, valueClass, block);
             }
         }
-        long[] b = bits[s];
+        Segments g = seg;
         int perSegment = SEGMENT_BYTES / block;
-        int i = firstClear(b, perSegment);
-        b[i >>> 6] |= 1L << i;
-        if (++used[s] == perSegment) {
-            partial[valueClass].clear(s);
+        int[] mine = current.get();
+        int s = mine[valueClass];
+        if (s >= 0 && s < g.count) {
+            long offset = claimIn(g, s, valueClass, block, perSegment);
+            if (offset >= 0) {
+                return offset;
+            }
         }
-        usedBlockBytes += block;
-        return segmentOffset[s] + (long) i * block;
-    }
-
-    /** A free segment given to {@code valueClass}, now in its partial set; -1 when none is free. */
-    private int takeSegment(int valueClass, int block) {
-        int s = freeSegments.nextSetBit(0);
-        if (s < 0) {
-            return -1;
-        }
-        assignSegment(s, valueClass, block);
-        return s;
-    }
-
-    private static int firstClear(long[] b, int limit) {
-        for (int w = 0; w < b.length; w++) {
-            if (b[w] != -1L) {
-                int i = (w << 6) + Long.numberOfTrailingZeros(~b[w]);
-                if (i < limit) {
-                    return i;
+        synchronized (lock) {
+            for (;;) {
+                // A segment no other thread takes from first: threads that shared one contended on its
+                // count and bitmap words (HeapBench, two threads at one size).
+                s = segmentWithRoom(g, valueClass, perSegment, true);
+                if (s < 0) {
+                    s = freeSegments.nextSetBit(0);
+                    if (s >= 0) {
+                        assignSegment(g, s, valueClass, block);
+                    } else if ((s = segmentWithRoom(g, valueClass, perSegment, false)) < 0) {
+                        return -1;
+                    }
+                }
+                int was = mine[valueClass];
+                if (was != s) {
+                    if (was >= 0 && was < g.count) {
+                        g.holders.decrementAndGet(was);
+                    }
+                    g.holders.incrementAndGet(s);
+                    mine[valueClass] = s;
+                }
+                long offset = claimIn(g, s, valueClass, block, perSegment);
+                if (offset >= 0) {
+                    return offset;
                 }
             }
         }
-        throw new IllegalStateException("a segment in a class's partial set has no free block");
     }
 
-    /** Gives free segment {@code s} to {@code valueClass}, all its blocks free, in the class's partial set. */
-    private void assignSegment(int s, int valueClass, int block) {
-        freeSegments.clear(s);
-        owner[s] = valueClass;
-        used[s] = 0;
-        bits[s] = new long[(SEGMENT_BYTES / block + 63) >>> 6];
-        heldSegments++;
-        partial[valueClass].set(s);
-    }
-
-    /** Gives the free segments {@code s..s+k} to one large block of {@code valueClass}, in use. */
-    private void claimRun(int s, int k, int valueClass, int block) {
-        freeSegments.clear(s, s + k);
-        owner[s] = valueClass;
-        used[s] = 1;
-        for (int t = s + 1; t < s + k; t++) {
-            owner[t] = RUN_TAIL;
+    /**
+     * A block of segment {@code s} for {@code valueClass}: one reserved on the segment's count, then the
+     * lowest free bit claimed; -1, nothing taken, when the segment is full, free or another class's.
+     */
+    private long claimIn(Segments g, int s, int valueClass, int block, int perSegment) {
+        int u = g.used.incrementAndGet(s);
+        int owner = g.owner.get(s);
+        if (u <= 0 || u > perSegment || owner != valueClass) {
+            // Given back; if it was the last in a segment whose last block was freed meanwhile (whose
+            // take-back this reservation defeated), the segment goes back now.
+            if (g.used.decrementAndGet(s) == 0 && owner >= 0) {
+                takeBackIfEmpty(g, s, owner);
+            }
+            return -1;
         }
-        heldSegments += k;
-        usedBlockBytes += block;
+        // The reservation holds a free bit for this thread, and the segment cannot be taken back meanwhile.
+        AtomicLongArray b = g.bits.get(s);
+        for (int w = 0; ; w = w + 1 == b.length() ? 0 : w + 1) {
+            long x = b.get(w);
+            while (x != -1L) {
+                long bit = Long.lowestOneBit(~x);
+                if (b.compareAndSet(w, x, x | bit)) {
+                    usedBlockBytes.add(block);
+                    return g.offset[s] + (long) ((w << 6) + Long.numberOfTrailingZeros(bit)) * block;
+                }
+                x = b.get(w);
+            }
+        }
     }
 
-    /** A large block: the lowest run of free segments, in one region, that holds it. */
-    private long allocateRun(int valueClass, int block) {
+    /**
+     * Under the lock: the lowest segment of {@code valueClass} with a free block by its room hint (with
+     * {@code unheldOnly}, of those no thread takes from now), the hints of full ones cleared (cleared
+     * first, then the count read, so that a free in between sets it again or is seen); -1 when none.
+     */
+    private static int segmentWithRoom(Segments g, int valueClass, int perSegment, boolean unheldOnly) {
+        AtomicLongArray room = g.room[valueClass];
+        for (int w = 0; w < room.length(); w++) {
+            for (long x = room.get(w); x != 0; x &= x - 1) {
+                int s = (w << 6) + Long.numberOfTrailingZeros(x);
+                clearHint(room, s);
+                int u = g.used.get(s);
+                if (g.owner.get(s) == valueClass && u >= 0 && u < perSegment) {
+                    setHint(room, s);
+                    if (!unheldOnly || g.holders.get(s) == 0) {
+                        return s;
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
+    private static void setHint(AtomicLongArray room, int s) {
+        long bit = 1L << s;
+        if ((room.get(s >>> 6) & bit) == 0) {  // read first: a hot segment's word is not written at every free
+            room.getAndUpdate(s >>> 6, x -> x | bit);
+        }
+    }
+
+    private static void clearHint(AtomicLongArray room, int s) {
+        long bit = 1L << s;
+        room.getAndUpdate(s >>> 6, x -> x & ~bit);
+    }
+
+    /** Under the lock: gives free segment {@code s} to {@code valueClass}, all its blocks free. */
+    private void assignSegment(Segments g, int s, int valueClass, int block) {
+        int perSegment = SEGMENT_BYTES / block;
+        AtomicLongArray b = new AtomicLongArray((perSegment + 63) >>> 6);
+        for (int i = perSegment; i < b.length() * 64; i++) {
+            b.set(i >>> 6, b.get(i >>> 6) | (1L << i));  // past the last block: never free
+        }
+        freeSegments.clear(s);
+        g.bits.set(s, b);
+        g.owner.set(s, valueClass);
+        reopen(g, s, 0);
+        heldSegments.incrementAndGet();
+        setHint(g.room[valueClass], s);
+    }
+
+    /** Under the lock: the count of a retired segment set to {@code count}, once stray reservations in it are given back. */
+    private static void reopen(Segments g, int s, int count) {
+        while (!g.used.compareAndSet(s, RETIRED, count)) {
+            Thread.onSpinWait();  // a reservation that found it retired is giving itself back
+        }
+    }
+
+    /** Under the lock: takes the count of segment {@code s} from {@code count} to retired, waiting out stray reservations. */
+    private static void retire(Segments g, int s, int count) {
+        while (!g.used.compareAndSet(s, count, RETIRED)) {
+            Thread.onSpinWait();  // a stray reservation is giving itself back
+        }
+    }
+
+    /** Under the lock: gives the free segments {@code s..s+k} to one large block of {@code valueClass}, in use. */
+    private void claimRun(Segments g, int s, int k, int valueClass, int block) {
+        freeSegments.clear(s, s + k);
+        g.owner.set(s, valueClass);
+        reopen(g, s, 1);
+        for (int t = s + 1; t < s + k; t++) {
+            g.owner.set(t, RUN_TAIL);
+        }
+        heldSegments.addAndGet(k);
+        usedBlockBytes.add(block);
+    }
+
+    /** Under the lock: a large block, the lowest run of free segments, in one region, that holds it. */
+    private long allocateRun(Segments g, int valueClass, int block) {
         int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
-        for (int s = freeSegments.nextSetBit(0); s >= 0 && s + k <= segments; s = freeSegments.nextSetBit(s + 1)) {
+        for (int s = freeSegments.nextSetBit(0); s >= 0 && s + k <= g.count; s = freeSegments.nextSetBit(s + 1)) {
             int end = freeSegments.nextClearBit(s);
-            if (end - s >= k && segmentRegion[s + k - 1] == segmentRegion[s]) {
-                claimRun(s, k, valueClass, block);
-                return segmentOffset[s];
+            if (end - s >= k && g.region[s + k - 1] == g.region[s]) {
+                claimRun(g, s, k, valueClass, block);
+                return g.offset[s];
             }
         }
         return -1;
@@ -178,47 +305,71 @@ public final class SizeClassHeap {
      *
      * @throws IllegalArgumentException if no block of that class starts there, or it is free already
      */
-    public synchronized void free(long offset, int valueClass) {
+    public void free(long offset, int valueClass) {
         int block = ValueClasses.blockBytes(valueClass);
-        int s = segmentOf(offset);
+        Segments g = seg;
+        int s = segmentOf(g, offset);
         if (block > SMALL_BLOCK_MAX) {
-            if (owner[s] != valueClass || used[s] != 1 || segmentOffset[s] != offset) {
-                throw notABlock(offset, valueClass);
+            synchronized (lock) {
+                freeRun(g, s, offset, valueClass, block);
             }
-            int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
-            for (int t = s; t < s + k; t++) {
-                owner[t] = FREE;
-                used[t] = 0;
-            }
-            freeSegments.set(s, s + k);
-            heldSegments -= k;
-            usedBlockBytes -= block;
             return;
         }
-        long within = offset - segmentOffset[s];
-        if (owner[s] != valueClass || within % block != 0 || within / block >= SEGMENT_BYTES / block) {
+        long within = offset - g.offset[s];
+        int perSegment = SEGMENT_BYTES / block;
+        // The block is in use, so its segment is held by its class and stays so until the free below.
+        if (g.owner.get(s) != valueClass || within % block != 0 || within / block >= perSegment) {
             throw notABlock(offset, valueClass);
         }
         int i = (int) (within / block);
-        long[] b = bits[s];
-        if ((b[i >>> 6] & (1L << i)) == 0) {
+        AtomicLongArray b = g.bits.get(s);
+        long bit = 1L << i;
+        long x;
+        do {
+            x = b.get(i >>> 6);
+            if ((x & bit) == 0) {
+                throw notABlock(offset, valueClass);
+            }
+        } while (!b.compareAndSet(i >>> 6, x, x & ~bit));
+        usedBlockBytes.add(-block);
+        if (g.used.decrementAndGet(s) == 0) {
+            takeBackIfEmpty(g, s, valueClass);
+        } else {
+            setHint(g.room[valueClass], s);
+        }
+    }
+
+    /**
+     * Segment {@code s} had its last block freed: back to the pool, unless a reservation came in
+     * first (then it stays its class's, with room).
+     */
+    private void takeBackIfEmpty(Segments g, int s, int valueClass) {
+        synchronized (lock) {
+            if (g.owner.get(s) == valueClass && g.used.compareAndSet(s, 0, RETIRED)) {
+                g.owner.set(s, FREE);
+                g.bits.set(s, null);
+                clearHint(g.room[valueClass], s);
+                freeSegments.set(s);
+                heldSegments.decrementAndGet();
+            } else {
+                setHint(g.room[valueClass], s);
+            }
+        }
+    }
+
+    /** Under the lock: frees a large block's run. */
+    private void freeRun(Segments g, int s, long offset, int valueClass, int block) {
+        if (g.owner.get(s) != valueClass || g.used.get(s) <= 0 || g.offset[s] != offset) {
             throw notABlock(offset, valueClass);
         }
-        b[i >>> 6] &= ~(1L << i);
-        int perSegment = SEGMENT_BYTES / block;
-        if (--used[s] == 0) {
-            partial[valueClass].clear(s);
-            owner[s] = FREE;
-            bits[s] = null;
-            freeSegments.set(s);
-            heldSegments--;
-            usedBlockBytes -= block;
-            return;
+        int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
+        retire(g, s, 1);
+        for (int t = s; t < s + k; t++) {
+            g.owner.set(t, FREE);
         }
-        if (used[s] == perSegment - 1) {
-            partial[valueClass].set(s);
-        }
-        usedBlockBytes -= block;
+        freeSegments.set(s, s + k);
+        heldSegments.addAndGet(-k);
+        usedBlockBytes.add(-block);
     }
 
     /**
@@ -228,42 +379,48 @@ public final class SizeClassHeap {
      *
      * @throws IllegalArgumentException if the offset is no block of that class, or two slots name it
      */
-    public synchronized void markUsed(long offset, int valueClass) {
+    public void markUsed(long offset, int valueClass) {
         int block = ValueClasses.blockBytes(valueClass);
-        int s = segmentOf(offset);
-        if (block > SMALL_BLOCK_MAX) {
-            int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
-            if (segmentOffset[s] != offset || s + k > segments || segmentRegion[s + k - 1] != segmentRegion[s]
-                    || freeSegments.nextClearBit(s) < s + k) {
+        synchronized (lock) {
+            Segments g = seg;
+            int s = segmentOf(g, offset);
+            if (block > SMALL_BLOCK_MAX) {
+                int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
+                if (g.offset[s] != offset || s + k > g.count || g.region[s + k - 1] != g.region[s]
+                        || freeSegments.nextClearBit(s) < s + k) {
+                    throw notABlock(offset, valueClass);
+                }
+                claimRun(g, s, k, valueClass, block);
+                return;
+            }
+            if (g.owner.get(s) == FREE) {
+                assignSegment(g, s, valueClass, block);
+            }
+            long within = offset - g.offset[s];
+            int perSegment = SEGMENT_BYTES / block;
+            if (g.owner.get(s) != valueClass || within % block != 0 || within / block >= perSegment) {
                 throw notABlock(offset, valueClass);
             }
-            claimRun(s, k, valueClass, block);
-            return;
+            int i = (int) (within / block);
+            AtomicLongArray b = g.bits.get(s);
+            long x = b.get(i >>> 6);
+            if ((x & (1L << i)) != 0) {
+                throw notABlock(offset, valueClass);
+            }
+            b.set(i >>> 6, x | (1L << i));
+            if (g.used.incrementAndGet(s) == perSegment) {
+                clearHint(g.room[valueClass], s);
+            }
+            usedBlockBytes.add(block);
         }
-        if (owner[s] == FREE) {
-            assignSegment(s, valueClass, block);
-        }
-        long within = offset - segmentOffset[s];
-        if (owner[s] != valueClass || within % block != 0 || within / block >= SEGMENT_BYTES / block) {
-            throw notABlock(offset, valueClass);
-        }
-        int i = (int) (within / block);
-        if ((bits[s][i >>> 6] & (1L << i)) != 0) {
-            throw notABlock(offset, valueClass);
-        }
-        bits[s][i >>> 6] |= 1L << i;
-        if (++used[s] == SEGMENT_BYTES / block) {
-            partial[valueClass].clear(s);
-        }
-        usedBlockBytes += block;
     }
 
-    private int segmentOf(long offset) {
+    private static int segmentOf(Segments g, long offset) {
         int lo = 0;
-        int hi = segments - 1;
+        int hi = g.count - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            long start = segmentOffset[mid];
+            long start = g.offset[mid];
             if (offset < start) {
                 hi = mid - 1;
             } else if (offset >= start + SEGMENT_BYTES) {
@@ -281,17 +438,17 @@ public final class SizeClassHeap {
     }
 
     /** {@return the bytes of the segments classes hold: what the heap takes of the pool now} */
-    public synchronized long heldBytes() {
-        return heldSegments * SEGMENT_BYTES;
+    public long heldBytes() {
+        return heldSegments.get() * SEGMENT_BYTES;
     }
 
     /** {@return the bytes of the blocks in use, headers included} */
-    public synchronized long usedBlockBytes() {
-        return usedBlockBytes;
+    public long usedBlockBytes() {
+        return usedBlockBytes.sum();
     }
 
     /** {@return the bytes of all regions} */
-    public synchronized long totalBytes() {
-        return (long) segments * SEGMENT_BYTES;
+    public long totalBytes() {
+        return (long) seg.count * SEGMENT_BYTES;
     }
 }

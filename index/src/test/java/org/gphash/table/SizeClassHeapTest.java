@@ -10,6 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -124,6 +129,87 @@ class SizeClassHeapTest {
         }
         long any = live.firstKey();
         assertThrows(IllegalArgumentException.class, () -> rebuilt.markUsed(any, live.get(any)), "two slots name one block");
+    }
+
+    /**
+     * Threads taking and freeing blocks of many classes at once, each freeing its own blocks and, a
+     * fifth of the time, blocks another thread took (as retired blocks are freed by whoever reclaims
+     * them): no two blocks in use ever share a byte (each block marks its 16-byte units with a CAS,
+     * which fails on an overlap), the figures add up, and once everything is freed every segment is
+     * back in the pool.
+     */
+    @Test
+    void threadsTakingAndFreeingAtOnceNeverShareABlockAndGiveEverySegmentBack() throws Exception {
+        SizeClassHeap heap = new SizeClassHeap();
+        int segments = 256;
+        heap.addRegion(SEG, (long) segments * SEG);
+        AtomicIntegerArray units = new AtomicIntegerArray(segments * SEG / 16);
+        ConcurrentLinkedQueue<long[]> handedOver = new ConcurrentLinkedQueue<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicLong inUse = new AtomicLong();
+        int threads = 4;
+        CyclicBarrier start = new CyclicBarrier(threads);
+        List<Thread> all = new ArrayList<>();
+        List<List<long[]>> kept = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            List<long[]> mine = new ArrayList<>();
+            kept.add(mine);
+            long seed = 1000 + t;
+            all.add(Thread.ofPlatform().start(() -> {
+                try {
+                    Random random = new Random(seed);
+                    start.await();
+                    for (int step = 0; step < 40_000 && failure.get() == null; step++) {
+                        if (mine.isEmpty() || random.nextInt(10) < 6) {
+                            // Mostly small classes, now and then one that takes a run of segments.
+                            int c = random.nextInt(200) == 0 ? 56 + random.nextInt(4) : random.nextInt(30);
+                            long off = heap.allocate(c);
+                            if (off > 0) {
+                                mark(units, off, c, SEG, true);
+                                inUse.addAndGet(ValueClasses.blockBytes(c));
+                                (random.nextInt(5) == 0 ? handedOver : mine).add(new long[] {off, c});
+                            }
+                        } else {
+                            long[] b = random.nextInt(5) == 0 && !handedOver.isEmpty() ? handedOver.poll()
+                                    : mine.remove(random.nextInt(mine.size()));
+                            if (b != null) {
+                                mark(units, b[0], (int) b[1], SEG, false);  // before the free: the heap may hand it out at once
+                                inUse.addAndGet(-ValueClasses.blockBytes((int) b[1]));
+                                heap.free(b[0], (int) b[1]);
+                            }
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        for (Thread t : all) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a thread failed", failure.get());
+        }
+        assertEquals(inUse.get(), heap.usedBlockBytes());
+        kept.add(new ArrayList<>(handedOver));
+        for (List<long[]> blocks : kept) {
+            for (long[] b : blocks) {
+                heap.free(b[0], (int) b[1]);
+            }
+        }
+        assertEquals(0, heap.usedBlockBytes());
+        assertEquals(0, heap.heldBytes(), "every segment back in the pool");
+    }
+
+    /** Marks (or unmarks) the 16-byte units of the block of class {@code c} at {@code off}; an overlap fails. */
+    private static void mark(AtomicIntegerArray units, long off, int c, int base, boolean taken) {
+        int first = (int) ((off - base) / 16);
+        int n = ValueClasses.blockBytes(c) / 16;
+        for (int u = first; u < first + n; u++) {
+            if (!units.compareAndSet(u, taken ? 0 : 1, taken ? 1 : 0)) {
+                throw new AssertionError("block of class " + c + " at " + off + (taken ? " overlaps a block in use" : " was not marked"));
+            }
+        }
     }
 
     @Test
