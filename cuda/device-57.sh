@@ -2,7 +2,7 @@
 # Issue 57 on the GPU machine: the new GPU test on both paths, every GPU test (a thread dump if the
 # suite outlives WATCH seconds), a small-batch comparison (SMALL=1), then YCSB's client
 # (PLAN=${PLAN:-hostwrites}). TESTS=0 skips the tests, ALL=0 the whole suite, YCSB=0 the client;
-# CRASH=1 runs crashtest --mixed on the GPU backend; SINGLES=1 adds single calls without YCSB's client (SingleCallsBench) and their profile; REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
+# CRASH=1 runs crashtest --mixed on the GPU backend; HEAPBENCH=1 the heaps' allocators alone (issue 53); SINGLES=1 adds single calls without YCSB's client (SingleCallsBench) and their profile; REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
 LOGS=/tmp/d57; mkdir -p $LOGS
@@ -75,6 +75,10 @@ if [[ "${REPLAY:-0}" == 1 ]]; then
         done
     done
     rm -rf $T
+fi
+if [[ "${HEAPBENCH:-0}" == 1 ]]; then
+    # Issue 53: format 3's heap of size classes against format 2's bitmap, allocators alone, 1 to 16 threads.
+    JAVA_OPTS="-Xmx8g" timeout 120 /tmp/bundle/bin/run org.gphash.bench.HeapBench --threads 16 --seconds 2 > "$OUT/heapbench.txt" 2>&1
 fi
 if [[ "${BENCH_JFR:-0}" == 1 ]]; then
     # Where bench ycsb's A at batches of 64 from 16 threads spends the GPU backend's time: a flight recording.
