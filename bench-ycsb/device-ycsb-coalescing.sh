@@ -61,13 +61,16 @@ if [[ "${PLAN:-full}" == targets ]]; then
     exit 0
 fi
 if [[ "${PLAN:-full}" == profile57 ]]; then
-    # Issue 57's open question: where a single write on the GPU backend (host route) spends the time the
-    # CPU backend does not. A flight recording of A from 16 threads, direct, then the CPU backend's, each
-    # summarised (bench-ycsb/jfr-summary.sh) with the GPU backend's host counters, to $OUT/profile-*.txt.
+    # Issue 57's open question: where a single call on the GPU backend (host route) spends the time the
+    # CPU backend does not. A flight recording of workload PWL (default a) from PTH client threads
+    # (default 16; 256 for the share the GPU backend loses there without its open), direct, then the CPU
+    # backend's, each summarised (bench-ycsb/jfr-summary.sh) with the GPU backend's host counters, to
+    # $OUT/profile-*.txt.
+    wl=${PWL:-a}; th=${PTH:-16}
     for be in gpu cpu; do
-        phase a-$be-16-jfr run a 16 2000000 $be off 0 false "-XX:StartFlightRecording=filename=$OUT/a-$be.jfr,settings=profile"
-        { grep -E 'gphash: |RunTime' "$OUT/a-$be-16-jfr.log"; bash bench-ycsb/jfr-summary.sh "$OUT/a-$be.jfr"; } > "$OUT/profile-$be.txt" 2>&1
-        rm -f "$OUT/a-$be.jfr"
+        phase $wl-$be-$th-jfr run $wl $th 2000000 $be off 0 false "-XX:StartFlightRecording=filename=$OUT/$wl-$be.jfr,settings=profile"
+        { grep -E 'gphash: |RunTime' "$OUT/$wl-$be-$th-jfr.log"; bash bench-ycsb/jfr-summary.sh "$OUT/$wl-$be.jfr"; } > "$OUT/profile-$be.txt" 2>&1
+        rm -f "$OUT/$wl-$be.jfr"
     done
     rm -f "$POOL"
     cat "$OUT/table.md" "$OUT"/profile-*.txt
