@@ -62,7 +62,11 @@ public final class SizeClassHeap {
     private final Object lock = new Object();
     /** Free segments (under {@link #lock}). */
     private final BitSet freeSegments = new BitSet();
-    /** Per thread, per class: the segment it takes that class's blocks from (-1: none yet); counted in {@code holders}. */
+    /**
+     * Per thread, per class: the segment it takes that class's blocks from (-1: none yet), counted in
+     * the segment's {@code holders} (a thread that ends keeps its count there: the segment is then only
+     * passed over first, never refused). Each thread may so keep a segment per class with room in it.
+     */
     private final ThreadLocal<int[]> current = ThreadLocal.withInitial(() -> {
         int[] c = new int[ValueClasses.COUNT];
         Arrays.fill(c, -1);
