@@ -11,6 +11,7 @@ import org.gphash.Durability;
 import org.gphash.EntryChunk;
 import org.gphash.Geometry;
 import org.gphash.IndexStats;
+import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 
@@ -86,6 +87,26 @@ public interface Engine extends AutoCloseable {
      * @return DELETED if removed; EXISTS if present with another value; NOT_FOUND if absent
      */
     Outcome compareAndDelete(MemorySegment key, MemorySegment expected);
+
+    /**
+     * One single write of {@code kind} by the method above that runs it: for a wrapper that handles
+     * every kind of single write alike (a switch, not a lambda: a call allocates nothing).
+     *
+     * @param value    the new value, for the kinds that write one (else ignored)
+     * @param expected the value compared, for the conditional kinds (else ignored)
+     * @throws IllegalArgumentException if {@code kind} is not a single write
+     */
+    default Outcome write(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected) {
+        return switch (kind) {
+            case PUT -> put(key, value);
+            case INSERT -> insert(key, value);
+            case UPDATE -> update(key, value);
+            case DELETE -> delete(key);
+            case COMPARE_AND_SET -> compareAndSet(key, expected, value);
+            case COMPARE_AND_DELETE -> compareAndDelete(key, expected);
+            default -> throw new IllegalArgumentException(kind + " is not a single write");
+        };
+    }
 
     /**
      * Runs every operation of {@code batch} in order, writing one result each into {@code result}.

@@ -371,15 +371,7 @@ final class CoalescingEngine extends ForwardingEngine {
             hostCache.written(k);
         }
         try {
-            return switch (kind) {
-                case PUT -> engine.put(key, value);
-                case INSERT -> engine.insert(key, value);
-                case UPDATE -> engine.update(key, value);
-                case DELETE -> engine.delete(key);
-                case COMPARE_AND_SET -> engine.compareAndSet(key, expected, value);
-                case COMPARE_AND_DELETE -> engine.compareAndDelete(key, expected);
-                default -> throw new IllegalArgumentException(kind + " is not a single write");
-            };
+            return engine.write(kind, key, value, expected);
         } finally {
             if (k != null) {
                 hostCache.written(k);

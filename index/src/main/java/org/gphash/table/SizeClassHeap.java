@@ -314,13 +314,8 @@ public final class SizeClassHeap {
             }
             return;
         }
-        long within = offset - g.offset[s];
-        int perSegment = SEGMENT_BYTES / block;
         // The block is in use, so its segment is held by its class and stays so until the free below.
-        if (g.owner.get(s) != valueClass || within % block != 0 || within / block >= perSegment) {
-            throw notABlock(offset, valueClass);
-        }
-        int i = (int) (within / block);
+        int i = blockIndex(g, s, offset, valueClass, block);
         AtomicLongArray b = g.bits.get(s);
         long bit = 1L << i;
         long x;
@@ -393,22 +388,26 @@ public final class SizeClassHeap {
             if (g.owner.get(s) == FREE) {
                 assignSegment(g, s, valueClass, block);
             }
-            long within = offset - g.offset[s];
-            int perSegment = SEGMENT_BYTES / block;
-            if (g.owner.get(s) != valueClass || within % block != 0 || within / block >= perSegment) {
-                throw notABlock(offset, valueClass);
-            }
-            int i = (int) (within / block);
+            int i = blockIndex(g, s, offset, valueClass, block);
             AtomicLongArray b = g.bits.get(s);
             long x = b.get(i >>> 6);
             if ((x & (1L << i)) != 0) {
                 throw notABlock(offset, valueClass);
             }
             b.set(i >>> 6, x | (1L << i));
-            if (g.used.incrementAndGet(s) == perSegment) {
+            if (g.used.incrementAndGet(s) == SEGMENT_BYTES / block) {
                 clearHint(g.room[valueClass], s);
             }
             }
+    }
+
+    /** The index in segment {@code s} of the block of {@code valueClass} at {@code offset}; throws where there is none. */
+    private static int blockIndex(Segments g, int s, long offset, int valueClass, int block) {
+        long within = offset - g.offset[s];
+        if (g.owner.get(s) != valueClass || within % block != 0 || within / block >= SEGMENT_BYTES / block) {
+            throw notABlock(offset, valueClass);
+        }
+        return (int) (within / block);
     }
 
     private static int segmentOf(Segments g, long offset) {

@@ -85,52 +85,42 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
 
     @Override
     public Outcome put(MemorySegment key, MemorySegment value) {
-        return single(Call.PUT, key, null, value);
+        return single(OpKind.PUT, key, null, value);
     }
 
     @Override
     public Outcome insert(MemorySegment key, MemorySegment value) {
-        return single(Call.INSERT, key, null, value);
+        return single(OpKind.INSERT, key, null, value);
     }
 
     @Override
     public Outcome update(MemorySegment key, MemorySegment value) {
-        return single(Call.UPDATE, key, null, value);
+        return single(OpKind.UPDATE, key, null, value);
     }
 
     @Override
     public Outcome delete(MemorySegment key) {
-        return single(Call.DELETE, key, null, null);
+        return single(OpKind.DELETE, key, null, null);
     }
 
     @Override
     public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
-        return single(Call.COMPARE_AND_SET, key, expected, value);
+        return single(OpKind.COMPARE_AND_SET, key, expected, value);
     }
 
     @Override
     public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
-        return single(Call.COMPARE_AND_DELETE, key, expected, null);
+        return single(OpKind.COMPARE_AND_DELETE, key, expected, null);
     }
 
-    /** The single calls that write (a switch, not a lambda: a call allocates nothing). */
-    private enum Call { PUT, INSERT, UPDATE, DELETE, COMPARE_AND_SET, COMPARE_AND_DELETE }
-
-    /** Runs one call under its key's stripe, appends its effect, and waits as the flush policy says. */
-    private Outcome single(Call call, MemorySegment key, MemorySegment expected, MemorySegment value) {
+    /** Runs one single write under its key's stripe, appends its effect, and waits as the flush policy says. */
+    private Outcome single(OpKind kind, MemorySegment key, MemorySegment expected, MemorySegment value) {
         int s = stripes.stripeOf(key, 0);
         stripes.lock(s);
         long seq;
         Outcome o;
         try {
-            o = switch (call) {
-                case PUT -> engine.put(key, value);
-                case INSERT -> engine.insert(key, value);
-                case UPDATE -> engine.update(key, value);
-                case DELETE -> engine.delete(key);
-                case COMPARE_AND_SET -> engine.compareAndSet(key, expected, value);
-                case COMPARE_AND_DELETE -> engine.compareAndDelete(key, expected);
-            };
+            o = engine.write(kind, key, value, expected);
             seq = journalOne(o, key, value);
         } finally {
             stripes.unlock(s);
