@@ -92,8 +92,11 @@ public interface Engine extends AutoCloseable {
      * One single write of {@code kind} by the method above that runs it: for a wrapper that handles
      * every kind of single write alike (a switch, not a lambda: a call allocates nothing).
      *
+     * @param kind     the write: put, insert, update, delete, compare-and-set or compare-and-delete
+     * @param key      the key
      * @param value    the new value, for the kinds that write one (else ignored)
      * @param expected the value compared, for the conditional kinds (else ignored)
+     * @return what the write's own method returns
      * @throws IllegalArgumentException if {@code kind} is not a single write
      */
     default Outcome write(OpKind kind, MemorySegment key, MemorySegment value, MemorySegment expected) {
