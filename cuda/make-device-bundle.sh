@@ -30,6 +30,9 @@ for m in native persistence bktcache api index journal frontend cluster recovery
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 tar xJf .device-bundle/bundle.tar.xz -C "$tmp"
 rm -rf "$tmp/bundle/jre"
+# LEAN=1: without the cluster's Hazelcast and YCSB's PDF libraries (24 MB), which a device call's
+# working tree and carry must fit under 64 MiB beside; the cluster's tests then cannot run there.
+[[ "${LEAN:-0}" == 1 ]] && rm -f "$tmp"/bundle/lib/{hazelcast,pdfbox,fontbox}-*.jar
 # java.sql, java.naming, jdk.management: what Hazelcast (the cluster's nodes and clients) uses beyond the rest.
 "$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,jdk.unsupported,java.xml,jdk.jfr,java.sql,java.naming,jdk.management \
     --compress=zip-6 --strip-debug --no-header-files --no-man-pages --output "$tmp/bundle/jre"

@@ -160,26 +160,19 @@ final class HostOperations {
     }
 
     /**
-     * A batch on the host (the router's {@link org.gphash.cuda.routing.Router.Route#HOST}), operation by
-     * operation in batch order; null, having done nothing, when its first write needs the owner. When
-     * a later one does, the operations from it on run as a batch of their own on the GPU's routes.
+     * A batch on the host (the router's {@link org.gphash.cuda.routing.Router.Route#HOST}): gets one by
+     * one, a batch that writes as the CPU engine runs its batches ({@link CpuOperations#run}); null,
+     * having done nothing, when its first write needs the owner. When a later one does, the operations
+     * from it on run as a batch of their own on the GPU's routes.
      */
     SubmittedBatch run(Batch batch, BatchResult result) {
         int n = batch.size();
         result.reset(n);
-        HostReadGate gate = engine.hostReaders;
-        MemorySegment kinds = batch.kinds();
-        MemorySegment keys = batch.keys();
-        MemorySegment values = batch.values();
-        MemorySegment expected = batch.hasConditionalOperations() ? batch.expectedValues() : null;
-        MemorySegment codes = result.outcomeCodes();
-        MemorySegment out = result.values();
         boolean onlyGets = batch.onlyGets();
-        int i = 0;
-        int gets = 0;
-        boolean needsOwner = false;
+        HostReadGate gate = engine.hostReaders;
         long inGate = 0;
-        for (int round = 0; i < n && !needsOwner; round++) {
+        int done = -1;
+        for (int round = 0; done < 0; round++) {
             if (!onlyGets && !lent) {
                 lend();
             }
@@ -189,48 +182,61 @@ final class HostOperations {
             }
             long entered = System.nanoTime();
             try {
-                for (; i < n; i++) {
-                    OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
-                    long ko = (long) i * keySize;
-                    long vo = (long) i * valueSize;
-                    int code;
-                    if (kind == OpKind.GET) {
-                        code = ops.get(keys, ko, out, vo);
-                        gets++;
-                    } else {
-                        // Read-modify-write returns the previous value where a get's goes; conditional writes compare with expected.
-                        code = writeInGate(kind, keys, ko, values, vo, kind == OpKind.READ_MODIFY_WRITE ? out : expected, vo);
-                        if (code == NOT_LENT) {
-                            break;
-                        }
-                        if (code == CpuOperations.NEEDS_OWNER) {
-                            needsOwner = true;
-                            break;
-                        }
-                    }
-                    codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
+                // Taken back between the lend and the gate: lend again. Inside the gate it stays lent
+                // (a take-back closes the gate and waits for everyone inside first).
+                if (onlyGets) {
+                    done = runGets(batch, result);
+                } else if (lent) {
+                    done = ops.run(batch, result, dirty);
                 }
             } finally {
                 gate.exit();
                 inGate += System.nanoTime() - entered;
             }
         }
-        if (i > 1) {
+        if (done > 1) {
             // The time inside the gate only: waiting for the GPU to hand the pool over depends on the GPU's
             // work, not on this batch, and counted here it drove batches to the GPU, which took the pool
             // back from every host writer and made the next host batch wait longer still.
-            costs.hostRan(i, !onlyGets, inGate);
+            costs.hostRan(done, !onlyGets, inGate);
         }
+        int gets = onlyGets ? done : getsAmong(batch, done);
         reads.add(gets);
-        writes.add(i - gets);
-        if (needsOwner) {
-            if (i == 0) {
+        writes.add(done - gets);
+        if (done < n) {
+            if (done == 0) {
                 return null;
             }
-            runRestOnGpu(batch, result, i);
+            runRestOnGpu(batch, result, done);
         }
         batches.increment();
         return SubmittedBatch.DONE;
+    }
+
+    /** {@return how many of the first {@code n} operations of {@code batch} are gets} */
+    private static int getsAmong(Batch batch, int n) {
+        MemorySegment kinds = batch.kinds();
+        int gets = 0;
+        for (int i = 0; i < n; i++) {
+            if (kinds.get(ValueLayout.JAVA_BYTE, i) == GET) {
+                gets++;
+            }
+        }
+        return gets;
+    }
+
+    private static final byte GET = (byte) OpKind.GET.ordinal();
+
+    /** Every operation of a batch of gets, inside the gate; {@return the batch's size} */
+    private int runGets(Batch batch, BatchResult result) {
+        MemorySegment keys = batch.keys();
+        MemorySegment out = result.values();
+        MemorySegment codes = result.outcomeCodes();
+        int n = batch.size();
+        for (int i = 0; i < n; i++) {
+            codes.set(ValueLayout.JAVA_BYTE, i, (byte) ops.get(keys, (long) i * keySize, out, (long) i * valueSize));
+        }
+        return n;
     }
 
     /** Operations {@code from..} of {@code batch}, run as a batch of their own by the engine's routes, results put in place. */

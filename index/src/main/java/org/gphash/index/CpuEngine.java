@@ -148,7 +148,7 @@ public final class CpuEngine implements Engine {
         PhasedBatch phases = durability == org.gphash.Durability.PER_BATCH ? phased.get() : null;
         try {
             if (phases != null) {
-                phases.run(kinds, keys, values, expected, out, codes, batch.size(), k, v);
+                phases.run(kinds, keys, values, expected, out, codes, batch.size(), k, v, null);
             } else {
                 for (; i < batch.size(); i++) {
                     if ((i & (PhasedBatch.TOUCH_AHEAD - 1)) == 0) {

@@ -2,6 +2,8 @@ package org.gphash.index;
 
 import java.lang.foreign.MemorySegment;
 
+import org.gphash.Batch;
+import org.gphash.BatchResult;
 import org.gphash.OpKind;
 import org.gphash.table.OpStatus;
 import org.gphash.table.PoolTable;
@@ -23,9 +25,11 @@ public final class CpuOperations {
     public static final int NEEDS_OWNER = -1;
 
     private final CpuTable table;
+    private final ThreadLocal<PhasedBatch> phased;
 
     private CpuOperations(PoolTable pool) {
         this.table = new CpuTable(pool.reader(), false);
+        this.phased = ThreadLocal.withInitial(() -> new PhasedBatch(table));
     }
 
     /** The CPU engine's operations on {@code pool}, which must already be open (by its owner). */
@@ -50,6 +54,21 @@ public final class CpuOperations {
         return r == OpStatus.NEED_RESIZE || r == OpStatus.NEED_HEAP ? NEEDS_OWNER : r;
     }
 
+    /**
+     * Runs a batch as the CPU engine runs one ({@link PhasedBatch}: its values persisted together, then
+     * its meta words, its cache misses overlapped), marking in {@code dirty} the buckets each write may
+     * have changed ({@link #markTouched}). Operation by operation, a batch of 64 writes from 16 threads
+     * ran at about half the CPU engine's rate on the same machine (bench ycsb, issue 57).
+     *
+     * @return {@code batch.size()}, or the first operation that needs the owner (a resize or heap
+     *         growth): it and those after it were not run, and changed nothing
+     */
+    public int run(Batch batch, BatchResult result, DirtyBuckets dirty) {
+        MemorySegment expected = batch.hasConditionalOperations() ? batch.expectedValues() : null;
+        return phased.get().run(batch.kinds(), batch.keys(), batch.values(), expected, result.values(), result.outcomeCodes(),
+                batch.size(), batch.keySize(), batch.valueSize(), dirty);
+    }
+
     /** A get, inside the epoch that keeps blocks from being reused under the copy: FOUND or NOT_FOUND's code. */
     public int get(MemorySegment key, long keyOffset, MemorySegment out, long outOffset) {
         return table.get(key, keyOffset, out, outOffset);
@@ -62,8 +81,11 @@ public final class CpuOperations {
      * claimed, swapped or cleared.
      */
     public void markTouched(DirtyBuckets dirty) {
-        Probe probe = table.probes.get();
-        TableLayout layout = table.layout();
+        markTouched(table.probes.get(), table.layout(), dirty);
+    }
+
+    /** Marks in {@code dirty} the candidate buckets of {@code probe}'s last key ({@link #markTouched(DirtyBuckets)}). */
+    static void markTouched(Probe probe, TableLayout layout, DirtyBuckets dirty) {
         for (int i = 0; i < probe.bucketCount; i++) {
             dirty.mark(globalBucket(layout, probe.bucketOffset[i]));
         }

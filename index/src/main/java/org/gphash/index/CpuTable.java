@@ -58,6 +58,11 @@ final class CpuTable {
         return table.layout();
     }
 
+    /** {@return whether this table resizes and grows its heap itself ({@link #grows})} */
+    boolean grows() {
+        return grows;
+    }
+
     private void persist(MemorySegment pool, long offset, long length) {
         table.persist(pool, offset, length);
     }

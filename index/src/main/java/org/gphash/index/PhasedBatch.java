@@ -43,6 +43,11 @@ import org.gphash.table.ValueHeap;
  * <p>An operation that finds in its apply step that it needs a slot it did not claim (an update that
  * became an insert because an earlier operation deleted the key) claims one and persists its key on
  * the spot, as a single operation does. Not thread-safe: one per thread.
+ *
+ * <p>On another engine's pool ({@link CpuOperations}: its table does not grow itself) a round that
+ * needs a resize or more heap ends there as well, and so does the batch: {@link #run} returns the
+ * operation that needs the owner, which changed nothing, as none after it did. Each write applied
+ * there marks the buckets it may have changed in the owner's {@link DirtyBuckets}.
  */
 final class PhasedBatch {
 
@@ -56,19 +61,32 @@ final class PhasedBatch {
     /**
      * Runs operations {@code [0, n)}; their outcome codes go to {@code codes}. {@link #next()} says
      * how far it got when an exception escapes (the operations before it were applied and are durable).
+     *
+     * @param dirty where each write marks the buckets it may have changed (another engine's pool), else null
+     * @return {@code n}, or, on a table that does not grow itself, the first operation that needs a
+     *         resize or more heap: it and those after it were not run
      */
-    void run(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected, MemorySegment out,
-             MemorySegment codes, int n, long keySize, long valueSize) {
+    int run(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected, MemorySegment out,
+            MemorySegment codes, int n, long keySize, long valueSize, DirtyBuckets dirty) {
         next = 0;
+        needsOwner = false;
         this.expected = expected;
+        this.dirty = dirty;
         try {
-            while (next < n) {
+            while (next < n && !needsOwner) {
                 next = round(kinds, keys, values, out, codes, next, Math.min(n, next + MAX_ROUND_OPS), keySize, valueSize);
             }
         } finally {
             this.expected = null;
+            this.dirty = null;
         }
+        return next;
     }
+
+    /** Where {@link #run}'s writes mark the buckets they change, while it runs (null on the engine's own pool). */
+    private DirtyBuckets dirty;
+    /** Whether the last round stopped at an operation that needs a resize or more heap from the pool's owner. */
+    private boolean needsOwner;
 
     /** The batch's expected values (read by its conditional operations) while {@link #run} runs. */
     private MemorySegment expected;
@@ -93,6 +111,7 @@ final class PhasedBatch {
 
     private int next;
     private boolean claimAhead;
+    private static final byte GET_ORDINAL = (byte) OpKind.GET.ordinal();
 
     /** The first operation not applied, after {@link #run} (also when it threw). */
     int next() {
@@ -158,6 +177,9 @@ final class PhasedBatch {
                         break;
                     }
                     codes.set(ValueLayout.JAVA_BYTE, applied, (byte) r);
+                    if (dirty != null && kinds.get(ValueLayout.JAVA_BYTE, applied) != GET_ORDINAL) {
+                        CpuOperations.markTouched(probe, layout, dirty);
+                    }
                 }
             } finally {
                 probe.phases = null;
@@ -175,7 +197,9 @@ final class PhasedBatch {
             t.table.gate.exit(p);
             t.table.phasedOpsInFlight.addAndGet(-ops);
         }
-        if (stop == OpStatus.NEED_RESIZE) {
+        if ((stop == OpStatus.NEED_RESIZE || stop == OpStatus.NEED_HEAP) && !t.grows()) {
+            needsOwner = true;
+        } else if (stop == OpStatus.NEED_RESIZE) {
             t.resize(layout);
         } else if (stop == OpStatus.NEED_HEAP) {
             t.growHeap(observedBlocks, heapShortForNewItem ? ValueHeap.UPDATE_RESERVE : 0);

@@ -26,7 +26,11 @@ import java.util.function.LongSupplier;
  * A figure of the side not chosen would never change again: every {@link #REMEASURE_NANOS} (longer
  * where that side is dear: {@link #remeasureInterval}) a batch runs on that side once, to measure it
  * afresh (on the host only where it has a figure to refresh, and only a batch of at most
- * {@link #REMEASURE_HOST_OPS}).
+ * {@link #REMEASURE_HOST_OPS}), and that batch's time replaces the side's figure: the figures of the
+ * side chosen are averaged, one outlier clamped ({@link #average}), those of the side not chosen are
+ * rare and each is newer than the average it replaces. Either way a wrong figure is put right: a low
+ * one brings batches to its side, whose figures then follow the truth batch by batch; a high one lasts
+ * until the next re-measure.
  *
  * <p>Updated by every thread without a lock: a lost update only slows an average's convergence.
  */
@@ -142,7 +146,12 @@ public final class RouteCosts {
         if (hostWarmup.get(k) < WARM && !warmedUp(k, n)) {
             return;
         }
-        average(hostPerOp, k, (double) nanos / n);
+        double perOp = (double) nanos / n;
+        if (onHost(n, writes)) {
+            average(hostPerOp, k, perOp);
+        } else {
+            hostPerOp.set(k, Double.doubleToRawLongBits(perOp));  // a re-measure: see gpuRan
+        }
     }
 
     /** Whether the host's batch of {@code n} operations of kind {@code k} ends its warm-up (a batch begun before its end is not timed). */
@@ -159,8 +168,18 @@ public final class RouteCosts {
 
     /** A batch of {@code n} operations ({@code writes}: some of them write) ran on the GPU in {@code nanos}, as its caller saw it. */
     public void gpuRan(int n, boolean writes, long nanos) {
-        if (n > 0) {
-            average(gpuPerBatch, gpuIndex(sizeClass(n), writes), nanos);
+        if (n <= 0) {
+            return;
+        }
+        int i = gpuIndex(sizeClass(n), writes);
+        if (onHost(n, writes)) {
+            // A batch on the side not chosen (a re-measure, or one chosen before the choice turned) is the
+            // freshest figure that side has: it replaces the average. Averaged in, one re-measure a second
+            // moved a figure by a sixteenth at most, and a host figure raised for a while by slow batches
+            // kept bench ycsb's A on the GPU at a third of the host's rate long after they ended (issue 57).
+            gpuPerBatch.set(i, Double.doubleToRawLongBits(nanos));
+        } else {
+            average(gpuPerBatch, i, nanos);
         }
     }
 

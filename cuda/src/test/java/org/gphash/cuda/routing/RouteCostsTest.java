@@ -50,6 +50,7 @@ class RouteCostsTest {
                                                                     @ForAll @LongRange(min = 1, max = 1_000_000) long factor,
                                                                     @ForAll boolean up) {
         RouteCosts c = new RouteCosts(() -> 0);
+        c.gpuRan(64, true, 1_000_000_000_000L);  // a GPU so dear that the host stays the side chosen: its figures averaged
         c.hostRan(64, true, 64 * perOp);
         long outlier = up ? perOp * factor : Math.max(1, perOp / factor);
         c.hostRan(64, true, 64 * outlier);
@@ -59,6 +60,41 @@ class RouteCostsTest {
             c.hostRan(64, true, 64 * outlier);
         }
         assertEquals(64.0 * outlier, c.hostEstimate(64, true), 64.0 * outlier * 0.01, "a lasting change, followed");
+    }
+
+    /**
+     * A batch on the side not chosen replaces that side's figure, however far off the average was: a
+     * host figure raised by a slow while comes back with the first re-measure, and a GPU figure too; the
+     * side chosen keeps averaging.
+     */
+    @Property(tries = 300)
+    void aFigureOfTheSideNotChosenReplacesItsAverage(@ForAll @LongRange(min = 100, max = 10_000) long hostPerOp,
+                                                    @ForAll @IntRange(min = 2, max = 1000) int slowFactor,
+                                                    @ForAll @LongRange(min = 50_000, max = 5_000_000) long gpu) {
+        int n = 64;
+        RouteCosts c = new RouteCosts(() -> 0);
+        c.gpuRan(n, true, gpu);
+        c.hostRan(n, true, n * hostPerOp * slowFactor);
+        for (int i = 0; i < 200; i++) {
+            c.hostRan(n, true, n * hostPerOp * slowFactor);
+        }
+        boolean hostChosen = c.onHost(n, true);
+        c.hostRan(n, true, n * hostPerOp);
+        if (!hostChosen) {
+            assertEquals((double) n * hostPerOp, c.hostEstimate(n, true), 1e-6, "the re-measure's figure, not an average");
+        } else {
+            assertTrue(c.hostEstimate(n, true) > n * hostPerOp, "the side chosen averages");
+        }
+        // The same for the GPU: a dear figure averaged while the GPU was chosen, replaced once the host is.
+        RouteCosts g = new RouteCosts(() -> 0);
+        g.hostRan(n, true, n * hostPerOp);
+        g.gpuRan(n, true, 2L * n * hostPerOp);
+        assertTrue(g.onHost(n, true));
+        g.gpuRan(n, true, 1);
+        assertEquals(1.0, g.gpuEstimate(n, true), 1e-9, "replaced: the host was the side chosen");
+        assertFalse(g.onHost(n, true));
+        g.gpuRan(n, true, 1_000_000_000L);
+        assertTrue(g.gpuEstimate(n, true) <= 4.0, "averaged, clamped: the GPU is the side chosen now");
     }
 
     @Property(tries = 300)
