@@ -80,12 +80,16 @@ if [[ "${HEAPBENCH:-0}" == 1 ]]; then
     # Issue 53: format 3's heap of size classes against format 2's bitmap, allocators alone, 1 to 16 threads.
     JAVA_OPTS="-Xmx8g" timeout 120 /tmp/bundle/bin/run org.gphash.bench.HeapBench --threads 16 --seconds 2 > "$OUT/heapbench.txt" 2>&1
 fi
+BENCH_JFR_BE=${BENCH_JFR_BE:-gpu}
 if [[ "${BENCH_JFR:-0}" == 1 ]]; then
-    # Where bench ycsb's A at batches of 64 from 16 threads spends the GPU backend's time: a flight recording.
-    JAVA_OPTS="-Xmx48g -XX:StartFlightRecording=filename=$LOGS/bench.jfr,settings=profile" timeout 200 /tmp/bundle/bin/run \
-        org.gphash.bench.YcsbBench --backend gpu --baselines none --threads 16 --keys 4m --ops 4m --workloads ${BENCH_JFR_WL:-c,a} \
-        --batch-sweep 64 --no-progress > $LOGS/bench-jfr.log 2>&1
-    { grep -v '^\s*$' $LOGS/bench-jfr.log | tail -12; bash bench-ycsb/jfr-summary.sh $LOGS/bench.jfr; } > "$OUT/bench-profile.txt" 2>&1
+    # Where bench ycsb's A at batches of 64 from 16 threads spends the GPU backend's time (and, with
+    # BENCH_JFR_BE=gpu,cpu, the CPU backend's beside it): a flight recording each.
+    for be in ${BENCH_JFR_BE//,/ }; do
+        JAVA_OPTS="-Xmx48g -XX:StartFlightRecording=filename=$LOGS/bench-$be.jfr,settings=profile" timeout 200 /tmp/bundle/bin/run \
+            org.gphash.bench.YcsbBench --backend $be --baselines none --threads 16 --keys 4m --ops 4m --workloads ${BENCH_JFR_WL:-c,a} \
+            --batch-sweep ${BENCH_JFR_BATCH:-64} --no-progress > $LOGS/bench-jfr-$be.log 2>&1
+        { grep -v '^\s*$' $LOGS/bench-jfr-$be.log | tail -12; bash bench-ycsb/jfr-summary.sh $LOGS/bench-$be.jfr; } > "$OUT/bench-profile-$be.txt" 2>&1
+    done
 fi
 if [[ "${BENCH:-0}" == 1 ]]; then
     # bench ycsb from 16 threads at the issue's batch sizes, GPU backend and CPU backend, same call.
