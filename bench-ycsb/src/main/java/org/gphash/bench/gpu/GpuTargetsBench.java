@@ -44,7 +44,8 @@ import org.gphash.index.CpuEngine;
  *   <li>{@code theta}: YCSB-C against the skew, zipf 0.5 to 1.2;</li>
  *   <li>{@code small}: host batches of 1 to 4096 operations (gets only, and half updates), one at a
  *       time: wall time per batch (mean, p50, p99), GPU time, and GPU time per pipeline stage: where a
- *       coalesced batch of a few callers' operations spends its time (issue 15);</li>
+ *       coalesced batch of a few callers' operations spends its time (issue 15); and the CPU engine's
+ *       p50 and p99 for the same batches on a pool loaded alike (the same run's baseline, issue 57);</li>
  *   <li>{@code paper}: the GPHash artifact's own workload (16M keys, 8-byte keys, 32-byte values,
  *       YCSB-C zipf 0.99 and uniform, YCSB-A zipf 0.99, batches of 2^20 and 2^12, GPU time only, as
  *       the artifact reports it).</li>
@@ -143,10 +144,16 @@ public final class GpuTargetsBench {
         int vs = 128;
         int rounds = (int) num(o.rounds, 2000);
         Path p = o.dir.resolve("gphash-small.pool");
-        try (GpuEngine gpu = loaded(p, keys, vs)) {
+        Path cp = o.dir.resolve("gphash-small-cpu.pool");
+        Files.deleteIfExists(cp);
+        // The CPU engine on a pool loaded alike, the same batches after each row: the baseline of the same run.
+        try (GpuEngine gpu = loaded(p, keys, vs);
+             CpuEngine cpu = CpuEngine.create(config(cp, Backend.CPU, vs, keys, IndexMirror.AUTO, BktCacheConfig.DISABLED))) {
+            load(cpu, keys, vs, null);
             BatchResult r = new BatchResult(vs, 4096);
-            System.out.println("| batch | reads | wall us/batch mean | p50 | p99 | GPU us/batch | GPU us per stage (profiled pass) |");
-            System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | --- |");
+            System.out.println("| batch | reads | wall us/batch mean | p50 | p99 | GPU us/batch | GPU us per stage (profiled pass) "
+                    + "| CPU engine p50 / p99 |");
+            System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |");
             for (int n : new int[] {1, 8, 64, 512, 4096}) {
                 for (double reads : new double[] {1.0, 0.5}) {
                     List<Batch> w = workload((long) n * rounds, n, vs, reads, OpKind.UPDATE, x -> x.nextLong(keys), n);
@@ -173,17 +180,29 @@ public final class GpuTargetsBench {
                         }
                     }
                     gpu.diagnostics().profileStages(false);
+                    long[] cpuWall = new long[w.size()];
+                    for (Batch b : w.subList(0, Math.min(200, w.size()))) {
+                        cpu.execute(b, r);  // warm-up
+                    }
+                    for (int i = 0; i < w.size(); i++) {
+                        long t0 = System.nanoTime();
+                        cpu.execute(w.get(i), r);
+                        cpuWall[i] = System.nanoTime() - t0;
+                    }
+                    Arrays.sort(cpuWall);
                     Arrays.sort(wall);
                     double mean = Arrays.stream(wall).average().orElse(0) / 1e3;
                     boolean small = reads >= 1 && n <= org.gphash.GpuTuning.fromSystemProperty().smallReadsMax();
-                    System.out.printf(Locale.ROOT, "| %d | %.0f%% | %.1f | %.1f | %.1f | %s | %s |%n", n, reads * 100, mean,
-                            wall[wall.length / 2] / 1e3, wall[(int) (wall.length * 0.99)] / 1e3,
+                    System.out.printf(Locale.ROOT, "| %d | %.0f%% | %.1f | %.1f | %.1f | %s | %s | %.1f / %.1f |%n", n, reads * 100,
+                            mean, wall[wall.length / 2] / 1e3, wall[(int) (wall.length * 0.99)] / 1e3,
                             small ? "- (one launch)" : String.format(Locale.ROOT, "%.1f", gpuNanos / 1e3 / wall.length),
-                            st.isEmpty() ? "-" : st.substring(0, st.length() - 2));
+                            st.isEmpty() ? "-" : st.substring(0, st.length() - 2),
+                            cpuWall[cpuWall.length / 2] / 1e3, cpuWall[(int) (cpuWall.length * 0.99)] / 1e3);
                 }
             }
         } finally {
             Files.deleteIfExists(p);
+            Files.deleteIfExists(cp);
         }
     }
 
@@ -211,7 +230,7 @@ public final class GpuTargetsBench {
      * Inserts keys 0..keys-1 in batches of 2^20: {@code reused}, cleared and filled for each, or a
      * fresh batch each time when it is null; returns Mops/s (the time in {@code execute}).
      */
-    private static double load(GpuEngine gpu, long keys, int vs, Batch reused) {
+    private static double load(org.gphash.spi.Engine gpu, long keys, int vs, Batch reused) {
         BatchResult r = new BatchResult(vs, BATCH);
         long nanos = 0;
         for (long first = 0; first < keys; first += BATCH) {
