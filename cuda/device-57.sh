@@ -35,8 +35,8 @@ if [[ "${SMALL:-0}" == 1 ]]; then
     # One thread's small batches (1 to 4096 operations, all reads and half writes): host or GPU by
     # measured cost (this build), against every batch on the GPU (hostBatchesMax=0), same machine.
     OUT=$LOGS bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 4000 > "$OUT/small-host.txt" 2>&1
-    OUT=$LOGS GPHASH_JAVA_EXTRA=-Dgphash.gpuTuning=hostBatchesMax=0 bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench \
-        --parts small --rounds 4000 > "$OUT/small-gpu.txt" 2>&1
+    [[ "${SMALL_GPUONLY:-1}" == 1 ]] && OUT=$LOGS GPHASH_JAVA_EXTRA=-Dgphash.gpuTuning=hostBatchesMax=0 bash cuda/device-check.sh main \
+        org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 4000 > "$OUT/small-gpu.txt" 2>&1
 fi
 if [[ "${SINGLES:-0}" == 1 ]]; then
     # Single calls from 16 threads without YCSB's client, GPU backend against CPU backend on one pool
