@@ -198,6 +198,11 @@ public final class GpuTargetsBench {
                             small ? "- (one launch)" : String.format(Locale.ROOT, "%.1f", gpuNanos / 1e3 / wall.length),
                             st.isEmpty() ? "-" : st.substring(0, st.length() - 2),
                             cpuWall[cpuWall.length / 2] / 1e3, cpuWall[(int) (cpuWall.length * 0.99)] / 1e3);
+                    // What the router chose by after the row (stderr, beside the table): where a row ran on
+                    // the host at many times the GPU's time, these say which figure was wrong.
+                    System.err.printf(Locale.ROOT, "after batch %d, %.0f%% reads: host batches %d, lends %d; route costs: %s%n", n,
+                            reads * 100, gpu.diagnostics().hostBatches(), gpu.diagnostics().hostLends(),
+                            gpu.diagnostics().routeCosts());
                 }
             }
         } finally {
