@@ -386,7 +386,7 @@ final class CpuTable {
             table.hook.reached(CrashPoint.INSERT_ITEM_PERSISTED);
         }
         probe.claimedSlot = -1;
-        SlotProtocol.publish(pool, slot, probe.fingerprint, probe.pendingBlock);
+        SlotProtocol.publish(pool, slot, table.meta.make(probe.fingerprint, probe.pendingBlock));
         probe.pendingBlock = -1;
         table.hook.reached(CrashPoint.INSERT_PUBLISHED);
         persistMeta(probe, pool, slot);
@@ -413,7 +413,7 @@ final class CpuTable {
         if (previousOut == null) {
             return swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         }
-        long previous = SlotMeta.valueOffset(probe.matchMeta[0]);
+        long previous = table.meta.valueOffset(probe.matchMeta[0]);
         reader.checkBlock(probe.matchSlot[0], previous);
         reader.checkItem(pool, probe, probe.matchSlot[0], previous, key, keyOffset);
         MemorySegment.copy(pool, previous, previousOut, previousOutOffset, table.geometry.valueSize());
@@ -429,8 +429,8 @@ final class CpuTable {
         }
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
-        reader.checkBlock(slot, SlotMeta.valueOffset(old));  // it is retired below: never free what is no block
-        if (!SlotProtocol.swapValue(pool, slot, old, probe.pendingBlock)) {
+        reader.checkBlock(slot, table.meta.valueOffset(old));  // it is retired below: never free what is no block
+        if (!SlotProtocol.swapValue(pool, slot, old, table.meta.make(SlotMeta.fingerprint(old), probe.pendingBlock))) {
             return OpStatus.RETRY;
         }
         probe.pendingBlock = -1;
@@ -438,7 +438,7 @@ final class CpuTable {
         persistMeta(probe, pool, slot);
         table.hook.reached(CrashPoint.UPDATE_PERSISTED);
         if (!probe.valueSharedWithOtherMatch(0)) {
-            retire(p, probe, SlotMeta.valueOffset(old));
+            retire(p, probe, table.meta.valueOffset(old));
         }
         removeDuplicates(pool, p, probe, 1);
         return OpStatus.UPDATED;
@@ -479,7 +479,7 @@ final class CpuTable {
     private int unlinkValidItem(MemorySegment pool, EpochGate.Participant p, Probe probe) {
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
-        reader.checkBlock(slot, SlotMeta.valueOffset(old));
+        reader.checkBlock(slot, table.meta.valueOffset(old));
         if (!SlotProtocol.unlink(pool, slot, old)) {
             return OpStatus.RETRY;
         }
@@ -488,7 +488,7 @@ final class CpuTable {
         table.hook.reached(CrashPoint.DELETE_PERSISTED);
         table.size.decrement();
         if (!probe.valueSharedWithOtherMatch(0)) {
-            retire(p, probe, SlotMeta.valueOffset(old));
+            retire(p, probe, table.meta.valueOffset(old));
         }
         removeDuplicates(pool, p, probe, 1);
         return OpStatus.DELETED;
@@ -499,13 +499,13 @@ final class CpuTable {
         for (int i = from; i < probe.matchCount; i++) {
             long slot = probe.matchSlot[i];
             long meta = probe.matchMeta[i];
-            reader.checkBlock(slot, SlotMeta.valueOffset(meta));
+            reader.checkBlock(slot, table.meta.valueOffset(meta));
             if (SlotProtocol.unlink(pool, slot, meta)) {
                 persistMeta(probe, pool, slot);
                 table.hook.reached(CrashPoint.DUPLICATE_REMOVED);
                 table.size.decrement();
                 if (!probe.valueSharedWithOtherMatch(i)) {
-                    retire(p, probe, SlotMeta.valueOffset(meta));
+                    retire(p, probe, table.meta.valueOffset(meta));
                 }
             }
         }

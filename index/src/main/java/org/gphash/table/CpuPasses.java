@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.LongStream;
 
+import org.gphash.format.MetaFormat;
 import org.gphash.Durability;
 import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException.Reason;
@@ -96,8 +97,8 @@ final class CpuPasses implements TablePasses {
                     probe.scan(pool, upper, pool, keyAt);
                     if (probe.matchCount > 0) {
                         // Already above (copied before a crash, or an older duplicate): the upper item is valid.
-                        if (SlotMeta.valueOffset(probe.matchMeta[0]) != SlotMeta.valueOffset(meta)) {
-                            table.heap.free(SlotMeta.valueOffset(meta));
+                        if (!MetaFormat.sameBlock(probe.matchMeta[0], meta)) {
+                            table.heap.free(table.meta.valueOffset(meta));
                         }
                         table.size.decrement();
                     } else {
@@ -213,7 +214,7 @@ final class CpuPasses implements TablePasses {
                     broken = true;
                 } else {
                     broken = false;
-                    markValue(table, slot, SlotMeta.valueOffset(meta), f);
+                    markValue(table, slot, table.meta.valueOffset(meta), f);
                     items++;
                 }
             }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.LongPredicate;
 
+import org.gphash.format.MetaFormat;
 import org.gphash.EntryChunk;
 import org.gphash.Geometry;
 import org.gphash.ItemChecksumException;
@@ -116,7 +117,7 @@ public final class EntryScan {
      * {@code isValueBlock} (null: trust the pool, as a live engine does) passes over items whose value
      * offset is no block of the heap (a damaged pool read offline).
      */
-    static void fill(MemorySegment pool, TableLayout t, Geometry g, Probe probe, State state, EntryChunk chunk,
+    static void fill(MemorySegment pool, TableLayout t, Geometry g, MetaFormat format, Probe probe, State state, EntryChunk chunk,
                      boolean skipChecksumFailures, LongPredicate isValueBlock, Path path) {
         state.sync(t);
         int slotSize = g.slotSize();
@@ -145,7 +146,7 @@ public final class EntryScan {
                     state.skipped++;
                     continue;
                 }
-                long valueAt = SlotMeta.valueOffset(probe.matchMeta[0]);
+                long valueAt = format.valueOffset(probe.matchMeta[0]);
                 if (isValueBlock != null && !isValueBlock.test(valueAt)) {
                     state.badValues++;
                     continue;

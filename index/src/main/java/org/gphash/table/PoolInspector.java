@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.LongPredicate;
 
+import org.gphash.format.MetaFormat;
 import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
@@ -243,7 +244,7 @@ public final class PoolInspector implements AutoCloseable {
      */
     public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk, LongPredicate isValueBlock) {
         chunk.clear();
-        EntryScan.fill(file.segment(), layout, header.geometry(), probe, state, chunk, true, isValueBlock, file.path());
+        EntryScan.fill(file.segment(), layout, header.geometry(), MetaFormat.of(PoolHeader.FORMAT_VERSION), probe, state, chunk, true, isValueBlock, file.path());
     }
 
     /** A copy of the pool's committed bytes at {@code target}, fsynced before it gets its name. */

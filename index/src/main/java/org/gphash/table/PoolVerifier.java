@@ -53,7 +53,7 @@ final class PoolVerifier {
                 if (probe.matchCount == 0 || probe.matchSlot[0] != slot) {
                     dups++;
                 }
-                long offset = SlotMeta.valueOffset(meta);
+                long offset = table.meta.valueOffset(meta);
                 if (!table.heap.isBlock(offset)) {
                     bad++;
                     continue;

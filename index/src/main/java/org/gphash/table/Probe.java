@@ -3,6 +3,7 @@ package org.gphash.table;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import org.gphash.format.MetaFormat;
 import org.gphash.Geometry;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
@@ -196,9 +197,8 @@ public final class Probe {
 
     /** Whether some match other than {@code index} refers to the same value block. */
     public boolean valueSharedWithOtherMatch(int index) {
-        long offset = SlotMeta.valueOffset(matchMeta[index]);
         for (int i = 0; i < matchCount; i++) {
-            if (i != index && SlotMeta.valueOffset(matchMeta[i]) == offset) {
+            if (i != index && MetaFormat.sameBlock(matchMeta[i], matchMeta[index])) {
                 return true;
             }
         }

@@ -45,14 +45,14 @@ public final class SlotProtocol {
         MemorySegment.copy(key, keyOffset, pool, keyAt(slot), keySize);
     }
 
-    /** Publishes a claimed slot whose key is durable: one store of its fingerprint and value offset. */
-    public static void publish(MemorySegment pool, long slot, int fingerprint, long valueOffset) {
-        Slots.setMeta(pool, slot, SlotMeta.make(fingerprint, valueOffset));
+    /** Publishes a claimed slot whose key is durable: one store of its item's word (the pool's {@code MetaFormat} made it). */
+    public static void publish(MemorySegment pool, long slot, long meta) {
+        Slots.setMeta(pool, slot, meta);
     }
 
-    /** Points a published item at a new, durable value (same fingerprint); false if the item changed first. */
-    public static boolean swapValue(MemorySegment pool, long slot, long oldMeta, long valueOffset) {
-        return Slots.casMeta(pool, slot, oldMeta, SlotMeta.make(SlotMeta.fingerprint(oldMeta), valueOffset));
+    /** Points a published item at a new, durable value ({@code newMeta}: same fingerprint); false if the item changed first. */
+    public static boolean swapValue(MemorySegment pool, long slot, long oldMeta, long newMeta) {
+        return Slots.casMeta(pool, slot, oldMeta, newMeta);
     }
 
     /** Removes the item {@code oldMeta} names (to EMPTY): a delete, or a duplicate; false if it changed first. */

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
+import org.gphash.format.MetaFormat;
 import org.gphash.Durability;
 import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
@@ -27,6 +28,8 @@ public final class Table {
     public final Geometry geometry;
     public final HeaderStore headers;
     public final ValueHeap heap;
+    /** How this pool's slot meta words name value blocks: format 2's, the only format pools have yet. */
+    public final MetaFormat meta = MetaFormat.V2;
     public final EpochGate gate;
     public final CrashHook hook;
     final long maxPoolBytes;

@@ -5,7 +5,6 @@ import java.lang.foreign.MemorySegment;
 import org.gphash.ItemChecksumException;
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.ItemChecksum;
-import org.gphash.format.SlotMeta;
 
 /**
  * The table's read path, written once for every reader of the pool: a key's probe scanned to its
@@ -56,7 +55,7 @@ public final class TableReader {
         if (probe.matchCount == 0) {
             return -1;
         }
-        long block = SlotMeta.valueOffset(probe.matchMeta[0]);
+        long block = table.meta.valueOffset(probe.matchMeta[0]);
         checkBlock(probe.matchSlot[0], block);
         checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
         return block;

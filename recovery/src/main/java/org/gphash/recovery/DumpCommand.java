@@ -19,6 +19,8 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.LongPredicate;
 
+import org.gphash.format.PoolHeader;
+import org.gphash.format.MetaFormat;
 import org.gphash.EntryChunk;
 import org.gphash.Geometry;
 import org.gphash.cli.Cli;
@@ -53,6 +55,9 @@ import picocli.CommandLine.Spec;
         description = "Streams every key and value of a pool into FILE (which must not exist), without changing "
                 + "the pool; fsyncs FILE. 'gphash import' reads it back. A sharded index's shards go into one FILE.")
 final class DumpCommand implements Callable<Integer> {
+
+    /** How the pool's meta words name value blocks: its header was read as this build's format. */
+    private static final MetaFormat FORMAT = MetaFormat.of(PoolHeader.FORMAT_VERSION);
 
     @Mixin
     Cli.Help help = new Cli.Help();
@@ -209,7 +214,7 @@ final class DumpCommand implements Callable<Integer> {
                 if (!SlotMeta.isItem(meta)) {
                     continue;
                 }
-                long block = heap.blockOf(SlotMeta.valueOffset(meta));
+                long block = heap.blockOf(FORMAT.valueOffset(meta));
                 if (block >= 0 && !heap.claim(block)) {
                     shared[(int) (block >>> 6)] |= 1L << block;
                 }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
+import org.gphash.format.MetaFormat;
 import org.gphash.Geometry;
 import org.gphash.cli.Progress;
 import org.gphash.error.PoolFormatException;
@@ -26,6 +27,9 @@ import org.gphash.table.TableLayout;
  * {@link PoolInspector}, so it is mapped read-only and locked against writers while this runs.
  */
 public final class PoolScanner {
+
+    /** How the pool's meta words name value blocks: its header was read as this build's format. */
+    private static final MetaFormat FORMAT = MetaFormat.of(PoolHeader.FORMAT_VERSION);
 
     /** Meta words are read with the engine's access width and byte order (native, 8-aligned). */
     private static final ValueLayout.OfLong META = ValueLayout.JAVA_LONG;
@@ -207,7 +211,7 @@ public final class PoolScanner {
             f.add(Problem.DUPLICATE_KEY, "slot at offset " + slot + " (depth " + depth
                     + ") holds a key whose valid item is at offset " + valid);
         }
-        long offset = SlotMeta.valueOffset(meta);
+        long offset = FORMAT.valueOffset(meta);
         long block = heap.blockOf(offset);
         if (block < 0) {
             f.add(Problem.BAD_VALUE_OFFSET, "slot at offset " + slot + " refers to value offset " + offset

@@ -1,0 +1,70 @@
+package org.gphash.format;
+
+/**
+ * How a pool's format lays out the value field of a slot's meta word, chosen once per pool by its
+ * header's format version: format 2's byte offset ({@link SlotMeta}), or format 3's size class and
+ * offset in 16-byte units ({@link SlotMetaV3}, issue 53). The fingerprint and the slot states (EMPTY,
+ * INSERT) are the same bits in both ({@link SlotMeta#fingerprint}), and so is what names a block: the
+ * word's low 48 bits ({@link #sameBlock}).
+ *
+ * <p>The engines decode and encode the words they read and publish through the pool's format, so that
+ * format 3 can join without a second copy of the table's code (docs/lab/2026-11-29-format-3-plan.md,
+ * "The CPU engine's port"). Every pool is format 2 today ({@link PoolHeader#FORMAT_VERSION}).
+ */
+public final class MetaFormat {
+
+    /** Format 2: the value's byte offset in the word's low 48 bits; one block size per pool. */
+    public static final MetaFormat V2 = new MetaFormat(2, -1);
+
+    private final int version;
+    /** Format 3's class of every value of a fixed-size pool (-1 for format 2). */
+    private final int valueClass;
+
+    private MetaFormat(int version, int valueClass) {
+        this.version = version;
+        this.valueClass = valueClass;
+    }
+
+    /** Format 3 for a pool whose values are all {@code valueSize} bytes: each word names a block of their one class. */
+    public static MetaFormat v3(int valueSize) {
+        return new MetaFormat(3, ValueClasses.classOf(valueSize));
+    }
+
+    /**
+     * {@return the format of pools of format version {@code version}}
+     *
+     * @throws IllegalArgumentException for a version this build cannot read
+     */
+    public static MetaFormat of(int version) {
+        if (version != PoolHeader.FORMAT_VERSION) {
+            throw new IllegalArgumentException("pool format " + version + " is not one this build reads (it reads "
+                    + PoolHeader.FORMAT_VERSION + ")");
+        }
+        return V2;
+    }
+
+    /** {@return the pool format version whose words these are} */
+    public int version() {
+        return version;
+    }
+
+    /** {@return the pool offset of the value block the item's word {@code meta} names} */
+    public long valueOffset(long meta) {
+        return version == 3 ? SlotMetaV3.valueOffset(meta) : SlotMeta.valueOffset(meta);
+    }
+
+    /** {@return the word of an item with {@code fingerprint} whose value is in the block at {@code valueOffset}} */
+    public long make(int fingerprint, long valueOffset) {
+        return version == 3 ? SlotMetaV3.make(fingerprint, valueClass, valueOffset) : SlotMeta.make(fingerprint, valueOffset);
+    }
+
+    /** {@return whether two items' words name the same value block} (the same in every format: the low 48 bits) */
+    public static boolean sameBlock(long a, long b) {
+        return ((a ^ b) & SlotMeta.OFFSET_MASK) == 0;
+    }
+
+    @Override
+    public String toString() {
+        return "format " + version + " meta words";
+    }
+}
