@@ -7,11 +7,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.LongStream;
 
-import org.gphash.format.MetaFormat;
 import org.gphash.Durability;
 import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException.Reason;
 import org.gphash.error.PoolFormatException;
+import org.gphash.format.MetaFormat;
 import org.gphash.format.SlotMeta;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashPoint;

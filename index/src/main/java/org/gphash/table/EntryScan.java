@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.LongPredicate;
 
-import org.gphash.format.MetaFormat;
 import org.gphash.EntryChunk;
 import org.gphash.Geometry;
 import org.gphash.ItemChecksumException;
 import org.gphash.format.ItemChecksum;
+import org.gphash.format.MetaFormat;
 import org.gphash.format.SlotMeta;
 import org.gphash.spi.ScanState;
 

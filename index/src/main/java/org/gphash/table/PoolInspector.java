@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.LongPredicate;
 
-import org.gphash.format.MetaFormat;
 import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
 import org.gphash.error.PoolIoException;
@@ -16,6 +15,7 @@ import org.gphash.error.PoolLockedException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.ItemChecksum;
+import org.gphash.format.MetaFormat;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.gphash.format.TableDigest;

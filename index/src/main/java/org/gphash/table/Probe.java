@@ -3,9 +3,9 @@ package org.gphash.table;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-import org.gphash.format.MetaFormat;
 import org.gphash.Geometry;
 import org.gphash.format.ItemChecksum;
+import org.gphash.format.MetaFormat;
 import org.gphash.format.SlotMeta;
 
 /**

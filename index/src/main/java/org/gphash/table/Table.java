@@ -4,11 +4,11 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.gphash.format.MetaFormat;
 import org.gphash.Durability;
 import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.ItemChecksum;
+import org.gphash.format.MetaFormat;
 import org.gphash.format.PoolHeader;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashHook;

@@ -19,13 +19,13 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.LongPredicate;
 
-import org.gphash.format.PoolHeader;
-import org.gphash.format.MetaFormat;
 import org.gphash.EntryChunk;
 import org.gphash.Geometry;
 import org.gphash.cli.Cli;
 import org.gphash.cli.ToolVersion;
 import org.gphash.format.CloseRecord;
+import org.gphash.format.MetaFormat;
+import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.gphash.shard.ShardManifest;
 import org.gphash.table.EntryScan;

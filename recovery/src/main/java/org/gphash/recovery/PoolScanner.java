@@ -9,12 +9,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-import org.gphash.format.MetaFormat;
 import org.gphash.Geometry;
 import org.gphash.cli.Progress;
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.HeapChunk;
+import org.gphash.format.MetaFormat;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.gphash.table.PoolInspector;

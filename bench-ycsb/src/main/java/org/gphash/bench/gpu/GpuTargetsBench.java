@@ -29,6 +29,7 @@ import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.GpuEngines;
 import org.gphash.index.CpuEngine;
+import org.gphash.spi.Engine;
 
 /**
  * The GPU engine v2's measurements against its targets (issue "GPU engine v2"), each point with the
@@ -235,7 +236,7 @@ public final class GpuTargetsBench {
      * Inserts keys 0..keys-1 in batches of 2^20: {@code reused}, cleared and filled for each, or a
      * fresh batch each time when it is null; returns Mops/s (the time in {@code execute}).
      */
-    private static double load(org.gphash.spi.Engine gpu, long keys, int vs, Batch reused) {
+    private static double load(Engine gpu, long keys, int vs, Batch reused) {
         BatchResult r = new BatchResult(vs, BATCH);
         long nanos = 0;
         for (long first = 0; first < keys; first += BATCH) {
