@@ -68,6 +68,22 @@ class CpuOperationsTest {
         return false;
     }
 
+    /** What a plain map answers to {@code kind} on a key whose value is {@code current} (null: absent). */
+    private static Outcome outcome(OpKind kind, MemorySegment current, MemorySegment expected) {
+        return switch (kind) {
+            case GET -> current == null ? Outcome.NOT_FOUND : Outcome.FOUND;
+            case PUT -> current == null ? Outcome.INSERTED : Outcome.UPDATED;
+            case INSERT -> current == null ? Outcome.INSERTED : Outcome.EXISTS;
+            case UPDATE -> current == null ? Outcome.NOT_FOUND : Outcome.UPDATED;
+            case READ_MODIFY_WRITE -> current == null ? Outcome.NOT_FOUND : Outcome.REPLACED;
+            case DELETE -> current == null ? Outcome.NOT_FOUND : Outcome.DELETED;
+            case COMPARE_AND_SET -> current == null ? Outcome.NOT_FOUND
+                    : current.mismatch(expected) == -1 ? Outcome.UPDATED : Outcome.EXISTS;
+            case COMPARE_AND_DELETE -> current == null ? Outcome.NOT_FOUND
+                    : current.mismatch(expected) == -1 ? Outcome.DELETED : Outcome.EXISTS;
+        };
+    }
+
     @Test
     void writesMatchAPlainMapAndNameTheBucketsTheyChanged() {
         PoolTable pool = PoolTable.create(config("ops.pool", 4096), null);
@@ -87,17 +103,7 @@ class CpuOperationsTest {
                 MemorySegment current = model.get(k);
                 MemorySegment expected = current != null && random.nextBoolean() ? current : value(k, -1);
                 int code = ops.write(kind, key(k), 0, v, 0, expected, 0);
-                Outcome want = switch (kind) {
-                    case PUT -> current == null ? Outcome.INSERTED : Outcome.UPDATED;
-                    case INSERT -> current == null ? Outcome.INSERTED : Outcome.EXISTS;
-                    case UPDATE -> current == null ? Outcome.NOT_FOUND : Outcome.UPDATED;
-                    case DELETE -> current == null ? Outcome.NOT_FOUND : Outcome.DELETED;
-                    case COMPARE_AND_SET -> current == null ? Outcome.NOT_FOUND
-                            : current.mismatch(expected) == -1 ? Outcome.UPDATED : Outcome.EXISTS;
-                    case COMPARE_AND_DELETE -> current == null ? Outcome.NOT_FOUND
-                            : current.mismatch(expected) == -1 ? Outcome.DELETED : Outcome.EXISTS;
-                    default -> throw new AssertionError(kind);
-                };
+                Outcome want = outcome(kind, current, expected);
                 assertEquals(want, Outcome.ofCode(code), kind + " of key " + k + " at step " + step);
                 if (want == Outcome.INSERTED || want == Outcome.UPDATED) {
                     model.put(k, v);
@@ -196,18 +202,7 @@ class CpuOperationsTest {
                         case COMPARE_AND_DELETE -> batch.compareAndDelete(kb, eb);
                         default -> batch.add(kind, kb, kind.hasValue() ? vb : null);
                     }
-                    want[i] = switch (kind) {
-                        case GET -> current == null ? Outcome.NOT_FOUND : Outcome.FOUND;
-                        case PUT -> current == null ? Outcome.INSERTED : Outcome.UPDATED;
-                        case INSERT -> current == null ? Outcome.INSERTED : Outcome.EXISTS;
-                        case UPDATE -> current == null ? Outcome.NOT_FOUND : Outcome.UPDATED;
-                        case READ_MODIFY_WRITE -> current == null ? Outcome.NOT_FOUND : Outcome.REPLACED;
-                        case DELETE -> current == null ? Outcome.NOT_FOUND : Outcome.DELETED;
-                        case COMPARE_AND_SET -> current == null ? Outcome.NOT_FOUND
-                                : current.mismatch(expected) == -1 ? Outcome.UPDATED : Outcome.EXISTS;
-                        case COMPARE_AND_DELETE -> current == null ? Outcome.NOT_FOUND
-                                : current.mismatch(expected) == -1 ? Outcome.DELETED : Outcome.EXISTS;
-                    };
+                    want[i] = outcome(kind, current, expected);
                     wantValue[i] = kind == OpKind.GET || kind == OpKind.READ_MODIFY_WRITE ? current : null;
                     if (want[i] == Outcome.INSERTED || want[i] == Outcome.UPDATED || want[i] == Outcome.REPLACED) {
                         model.put(k, v);
