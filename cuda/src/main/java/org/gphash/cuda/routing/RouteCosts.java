@@ -146,11 +146,22 @@ public final class RouteCosts {
         if (hostWarmup.get(k) < WARM && !warmedUp(k, n)) {
             return;
         }
-        double perOp = (double) nanos / n;
-        if (onHost(n, writes)) {
-            average(hostPerOp, k, perOp);
+        record(hostPerOp, k, (double) nanos / n, onHost(n, writes));
+    }
+
+    /**
+     * A new figure for entry {@code i} of {@code a}: averaged in where its side is the one chosen now
+     * ({@link #average}), else it replaces the average. A batch on the side not chosen (a re-measure, or
+     * one chosen before the choice turned) is the freshest figure that side has: averaged in, one
+     * re-measure a second moved a figure by a sixteenth at most, and a host figure raised for a while by
+     * slow batches kept bench ycsb's A on the GPU at a third of the host's rate long after they ended
+     * (issue 57).
+     */
+    private static void record(AtomicLongArray a, int i, double x, boolean sideChosen) {
+        if (sideChosen) {
+            average(a, i, x);
         } else {
-            hostPerOp.set(k, Double.doubleToRawLongBits(perOp));  // a re-measure: see gpuRan
+            a.set(i, Double.doubleToRawLongBits(x));
         }
     }
 
@@ -171,16 +182,7 @@ public final class RouteCosts {
         if (n <= 0) {
             return;
         }
-        int i = gpuIndex(sizeClass(n), writes);
-        if (onHost(n, writes)) {
-            // A batch on the side not chosen (a re-measure, or one chosen before the choice turned) is the
-            // freshest figure that side has: it replaces the average. Averaged in, one re-measure a second
-            // moved a figure by a sixteenth at most, and a host figure raised for a while by slow batches
-            // kept bench ycsb's A on the GPU at a third of the host's rate long after they ended (issue 57).
-            gpuPerBatch.set(i, Double.doubleToRawLongBits(nanos));
-        } else {
-            average(gpuPerBatch, i, nanos);
-        }
+        record(gpuPerBatch, gpuIndex(sizeClass(n), writes), nanos, !onHost(n, writes));
     }
 
     private static int gpuIndex(int sizeClass, boolean writes) {
