@@ -2,7 +2,7 @@
 # Issue 57 on the GPU machine: the new GPU test on both paths, every GPU test (a thread dump if the
 # suite outlives WATCH seconds), a small-batch comparison (SMALL=1), then YCSB's client
 # (PLAN=${PLAN:-hostwrites}). TESTS=0 skips the tests, ALL=0 the whole suite, YCSB=0 the client;
-# CRASH=1 runs crashtest --mixed on the GPU backend; HEAPBENCH=1 the heaps' allocators alone (issue 53); SINGLES=1 adds single calls without YCSB's client (SingleCallsBench) and their profile; REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
+# CRASH=1 runs crashtest --mixed on the GPU backend; HEAPBENCH=1 the heaps' allocators alone (issue 53); GAPS=1 one GPU batch after idle gaps; SINGLES=1 adds single calls without YCSB's client (SingleCallsBench) and their profile; REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
 LOGS=/tmp/d57; mkdir -p $LOGS
@@ -37,6 +37,10 @@ if [[ "${SMALL:-0}" == 1 ]]; then
     OUT=$LOGS bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 4000 > "$OUT/small-host.txt" 2>&1
     [[ "${SMALL_GPUONLY:-1}" == 1 ]] && OUT=$LOGS GPHASH_JAVA_EXTRA=-Dgphash.gpuTuning=hostBatchesMax=0 bash cuda/device-check.sh main \
         org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 4000 > "$OUT/small-gpu.txt" 2>&1
+fi
+if [[ "${GAPS:-0}" == 1 ]]; then
+    # One GPU batch's time after the GPU idled 0 to 100 ms (spun or slept): what a re-measure among host batches pays.
+    OUT=$LOGS bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts gaps > "$OUT/gaps.txt" 2>&1
 fi
 if [[ "${SINGLES:-0}" == 1 ]]; then
     # Single calls from 16 threads without YCSB's client, GPU backend against CPU backend on one pool

@@ -1,5 +1,6 @@
 package org.gphash.cuda.routing;
 
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 
@@ -24,9 +25,9 @@ import java.util.function.LongSupplier;
  * the GPU no less), {@link #GPU_FLOOR_GUESS_NANOS} where none is: the batch runs on the host when
  * that bound is no less than the host's estimate, else on the GPU, which then measures the class.
  * A figure of the side not chosen would never change again: every {@link #REMEASURE_NANOS} (longer
- * where that side is dear: {@link #remeasureInterval}) a batch runs on that side once, to measure it
- * afresh (on the host only where it has a figure to refresh, and only a batch of at most
- * {@link #REMEASURE_HOST_OPS}), and that batch's time replaces the side's figure: the figures of the
+ * where that side is dear: {@link #remeasureInterval}) {@link #REMEASURE_BATCHES} batches run on that
+ * side, to measure it afresh awake (on the host only where it has a figure to refresh, and only
+ * batches of at most {@link #REMEASURE_HOST_OPS}), and each one's time replaces the side's figure: the figures of the
  * side chosen are averaged, one outlier clamped ({@link #average}), those of the side not chosen are
  * rare and each is newer than the average it replaces. Either way a wrong figure is put right: a low
  * one brings batches to its side, whose figures then follow the truth batch by batch; a high one lasts
@@ -54,8 +55,10 @@ public final class RouteCosts {
     private static final long UNSET = Long.MIN_VALUE;
     /** The largest batch run on the host to measure it again (a few milliseconds at most). */
     static final int REMEASURE_HOST_OPS = 4096;
-    /** How often a batch runs on the side not chosen, to measure it again (per kind: gets, writes). */
+    /** How often the side not chosen runs batches, to measure it again (per kind: gets, writes). */
     static final long REMEASURE_NANOS = 100_000_000L;
+    /** Batches of a re-measure: the first wakes the side up, the last one's figure is kept ({@link #choose}). */
+    static final int REMEASURE_BATCHES = 3;
     /** At most this share's inverse of the time goes to batches run on the side not chosen ({@link #remeasureInterval}). */
     static final int REMEASURE_COST_RATIO = 100;
     /** The fastest GPU batch, before one is measured: about one launch and a copy each way. */
@@ -73,6 +76,12 @@ public final class RouteCosts {
     private final AtomicLongArray gpuPerBatch = filled(2 * CLASSES);
     /** When each kind (gets, writes) last ran a batch on the side not chosen, to measure it again. */
     private final AtomicLongArray remeasured = new AtomicLongArray(2);
+    /** A re-measure in progress, per kind: batches still to finish, on which side (1: the host), until when at the latest. */
+    private final AtomicIntegerArray remeasureLeft = new AtomicIntegerArray(2);
+    private final AtomicIntegerArray remeasureOnHost = new AtomicIntegerArray(2);
+    private final AtomicLongArray remeasureEnds = new AtomicLongArray(2);
+    /** Re-measures begun on the side not chosen: [0, 1] on the GPU (gets, writes), [2, 3] on the host. */
+    private final AtomicLongArray remeasures = new AtomicLongArray(4);
     /** Operations of each kind the host ran whose times were not kept, {@link #WARM} once they count. */
     private final AtomicLongArray hostWarmup = new AtomicLongArray(2);
     /** When the host ran its first batch of each kind ({@link #UNSET} before). */
@@ -146,7 +155,11 @@ public final class RouteCosts {
         if (hostWarmup.get(k) < WARM && !warmedUp(k, n)) {
             return;
         }
-        record(hostPerOp, k, (double) nanos / n, onHost(n, writes));
+        boolean chosen = onHost(n, writes);
+        if (!chosen) {
+            remeasureFinished(k, true);
+        }
+        record(hostPerOp, k, (double) nanos / n, chosen);
     }
 
     /**
@@ -182,7 +195,11 @@ public final class RouteCosts {
         if (n <= 0) {
             return;
         }
-        record(gpuPerBatch, gpuIndex(sizeClass(n), writes), nanos, !onHost(n, writes));
+        boolean chosen = !onHost(n, writes);
+        if (!chosen) {
+            remeasureFinished(writes ? 1 : 0, false);
+        }
+        record(gpuPerBatch, gpuIndex(sizeClass(n), writes), nanos, chosen);
     }
 
     private static int gpuIndex(int sizeClass, boolean writes) {
@@ -201,23 +218,55 @@ public final class RouteCosts {
 
     /**
      * The router's choice for a batch of {@code n} operations ({@code writes}: some of them write):
-     * {@link #onHost}, except that once every {@link #REMEASURE_NANOS} per kind the other side runs it,
-     * to measure that side again (the host only where it has a figure and for a batch of at most
-     * {@link #REMEASURE_HOST_OPS}).
+     * {@link #onHost}, except that once every {@link #remeasureInterval} per kind the other side runs
+     * batches of that kind until {@link #REMEASURE_BATCHES} of them have finished, to measure that side
+     * again (the host only where it has a figure and for a batch of at most {@link #REMEASURE_HOST_OPS}).
+     *
+     * <p>Why several and not one: a batch on a side that was idle pays for waking it, and the last
+     * figure, which replaces the average ({@link #record}), is of a side already awake. One GPU batch
+     * after 10 ms or more of host work cost five to seven times the same batch among GPU batches (512
+     * gets: 209-259 µs against 37; GpuTargetsBench --parts gaps, issue 57): measured alone, every
+     * re-measure found the GPU dear, and batches of 512 gets stayed on the host at 300 µs each.
      */
     public boolean choose(int n, boolean writes) {
         boolean host = onHost(n, writes);
-        if (!host && (n > REMEASURE_HOST_OPS || Double.isNaN(hostEstimate(n, writes)))) {
+        boolean hostMayRemeasure = n <= REMEASURE_HOST_OPS && !Double.isNaN(hostEstimate(n, writes));
+        int k = writes ? 1 : 0;
+        long now = clock.getAsLong();
+        if (remeasureLeft.get(k) > 0 && now < remeasureEnds.get(k)) {
+            boolean side = remeasureOnHost.get(k) == 1;
+            return side != host && (!side || hostMayRemeasure) ? side : host;
+        }
+        if (!host && !hostMayRemeasure) {
             return false;
         }
-        int k = writes ? 1 : 0;
         long last = remeasured.get(k);
-        long now = clock.getAsLong();
-        if (now - last >= remeasureInterval(host ? gpuEstimate(n, writes) : hostEstimate(n, writes))
-                && remeasured.compareAndSet(k, last, now)) {
+        double other = host ? gpuEstimate(n, writes) : hostEstimate(n, writes);
+        if (now - last >= remeasureInterval(other) && remeasured.compareAndSet(k, last, now)) {
+            remeasureOnHost.set(k, host ? 0 : 1);
+            remeasureEnds.set(k, now + remeasureSpan(other));
+            remeasureLeft.set(k, REMEASURE_BATCHES);
+            remeasures.incrementAndGet((host ? 0 : 2) + k);
             return !host;
         }
         return host;
+    }
+
+    /**
+     * How long a re-measure may last whose side's figure is {@code otherNanos} a batch: long enough for
+     * {@link #REMEASURE_BATCHES} of them one after another, at most half of {@link #REMEASURE_NANOS}
+     * (where that side's batches stop coming, or finish on the side chosen, the re-measure ends by time).
+     */
+    static long remeasureSpan(double otherNanos) {
+        long most = REMEASURE_NANOS / 2;
+        return Double.isNaN(otherNanos) ? most : Math.min(most, Math.max(1_000_000L, (long) (otherNanos * 2 * REMEASURE_BATCHES)));
+    }
+
+    /** A batch of kind {@code k} finished on the side not chosen ({@code onHost}): one fewer for a re-measure of that side. */
+    private void remeasureFinished(int k, boolean onHost) {
+        if (remeasureOnHost.get(k) == (onHost ? 1 : 0)) {
+            remeasureLeft.getAndUpdate(k, v -> v > 0 ? v - 1 : 0);
+        }
     }
 
     /**
@@ -267,6 +316,8 @@ public final class RouteCosts {
                 }
             }
         }
+        s.append("; re-measured on the GPU: gets ").append(remeasures.get(0)).append(", writing ").append(remeasures.get(1))
+                .append(", on the host: gets ").append(remeasures.get(2)).append(", writing ").append(remeasures.get(3));
         return s.toString();
     }
 }

@@ -119,4 +119,42 @@ class RouteCostsTest {
         above.hostRan(small, true, 2L * (long) RouteCosts.GPU_FLOOR_GUESS_NANOS);
         assertFalse(above.onHost(small, true));
     }
+
+    /**
+     * A re-measure runs batches on the side not chosen until {@link RouteCosts#REMEASURE_BATCHES} of
+     * them finish, and the last one's figure is the side's: the first, which woke an idle GPU, is not
+     * what decides. Batches too large to try on the host stay on the GPU meanwhile; a re-measure whose
+     * batches stop finishing ends by time.
+     */
+    @Property(tries = 300)
+    void aReMeasureRunsSeveralBatchesAndKeepsTheLastFigure(@ForAll @LongRange(min = 100, max = 2_000) long hostPerOp,
+                                                          @ForAll @IntRange(min = 2, max = 20) int coldFactor,
+                                                          @ForAll @IntRange(min = 1, max = 4096) int n) {
+        long[] now = {0};
+        RouteCosts c = new RouteCosts(() -> now[0]);
+        long host = n * hostPerOp;
+        c.hostRan(n, false, host);
+        long warm = host / 2;  // awake, the GPU is the cheaper side
+        c.gpuRan(n, false, warm * 100);  // a first figure far off
+        assertTrue(c.onHost(n, false));
+        now[0] = RouteCosts.remeasureInterval(c.gpuEstimate(n, false));
+        for (int i = 0; i < RouteCosts.REMEASURE_BATCHES; i++) {
+            assertFalse(c.choose(n, false), "batch " + i + " of the re-measure runs on the GPU");
+            // the first batch after a while pays for waking the GPU, the rest do not
+            c.gpuRan(n, false, i == 0 ? Math.max(host + 1, warm * coldFactor) : warm);
+        }
+        assertEquals((double) warm, c.gpuEstimate(n, false), warm / 4.0, "the figure of the GPU awake");
+        assertFalse(c.onHost(n, false), "which is cheaper than the host");
+        // The other way: a host re-measure whose batches never finish ends by time; large batches never go there.
+        RouteCosts d = new RouteCosts(() -> now[0]);
+        d.hostRan(64, true, 64 * hostPerOp);
+        d.gpuRan(64, true, 1);
+        assertFalse(d.onHost(64, true));
+        now[0] += RouteCosts.REMEASURE_NANOS;
+        assertTrue(d.choose(64, true), "the host measured again");
+        assertFalse(d.choose(RouteCosts.REMEASURE_HOST_OPS + 1, true), "never a large batch");
+        assertTrue(d.choose(64, true), "still measuring");
+        now[0] += RouteCosts.remeasureSpan(d.hostEstimate(64, true));
+        assertFalse(d.choose(64, true), "ended by time");
+    }
 }

@@ -399,7 +399,14 @@ class RouterTest {
         return b;
     }
 
-    /** The side not chosen runs one batch every REMEASURE_NANOS per kind, to measure it again; never a large batch on the host. */
+    /** A re-measure's batches finish on the GPU, each {@code nanos}. */
+    private static void finishOnGpu(RouteCosts costs, int n, boolean writes, long nanos) {
+        for (int i = 0; i < RouteCosts.REMEASURE_BATCHES; i++) {
+            costs.gpuRan(n, writes, nanos);
+        }
+    }
+
+    /** The side not chosen runs a few batches every REMEASURE_NANOS per kind, to measure it again; never a large batch on the host. */
     @Test
     void theSideNotChosenIsMeasuredAgainOnceInAWhile() {
         long[] now = {0};
@@ -411,14 +418,18 @@ class RouterTest {
         assertTrue(costs.choose(64, true), "not yet");
         now[0] = RouteCosts.REMEASURE_NANOS;
         assertFalse(costs.choose(64, true), "the GPU measured again");
-        assertTrue(costs.choose(64, true), "once");
+        assertFalse(costs.choose(64, true), "by several batches");
+        finishOnGpu(costs, 64, true, 1_000_000);
+        assertTrue(costs.choose(64, true), "until they finished");
         now[0] = 3 * RouteCosts.REMEASURE_NANOS;
         Router r = measured(costs, true);
         assertTrue(r.prefersHost(batch(OpKind.PUT, 64)), "what a coalescer asks never re-measures");
         assertNotEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 64))[0], "so the router's next batch still does");
+        finishOnGpu(costs, 64, true, 1_000_000);
         assertEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 64))[0]);
         boolean getsOnHost = costs.onHost(64, false);
         assertNotEquals(getsOnHost, costs.choose(64, false), "gets keep a time of their own, due as well");
+        finishOnGpu(costs, 64, false, 1_000_000);
         assertEquals(getsOnHost, costs.choose(64, false));
         // A GPU batch that costs 6 ms is tried again after 600 ms, not 100: the host threads wait for it.
         RouteCosts slowGpu = new RouteCosts(() -> now[0]);
