@@ -130,8 +130,8 @@ public class GPHashStore implements StoreUnderTest {
                 // Where its batches ran (counters since open) and what the router chose by.
                 GpuDiagnostics d = engine.diagnostics();
                 System.err.printf(Locale.ROOT, "  %s since open: host reads %d, host writes %d, host batches %d, lends %d, "
-                        + "buckets refreshed %d; route costs: %s%n", name(), d.hostReads(), d.hostWrites(), d.hostBatches(),
-                        d.hostLends(), d.refreshedBuckets(), d.routeCosts());
+                        + "heap growths on the host %d, buckets refreshed %d; route costs: %s%n", name(), d.hostReads(), d.hostWrites(),
+                        d.hostBatches(), d.hostLends(), d.hostHeapGrowths(), d.refreshedBuckets(), d.routeCosts());
             }
         });
         index.coalescerStats().ifPresent(c -> System.err.printf(Locale.ROOT, "  %s since open: coalescer ran %d batches of %d "

@@ -177,6 +177,11 @@ public final class GpuDiagnostics {
         return engine.router.costs();
     }
 
+    /** Heap growths run on the host for host writes that found the heap short. */
+    public long hostHeapGrowths() {
+        return engine.hostOps.heapGrowths.sum();
+    }
+
     /** Buckets copied again into the GPU's copies (mirror, BktCache) after host writes changed them. */
     public long refreshedBuckets() {
         return engine.hostOps.refreshedBuckets.sum();

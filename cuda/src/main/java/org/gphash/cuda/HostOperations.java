@@ -12,6 +12,7 @@ import org.gphash.Outcome;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.path.BucketRefresh;
 import org.gphash.cuda.routing.RouteCosts;
+import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.index.CpuOperations;
 import org.gphash.index.DirtyBuckets;
 import org.gphash.spi.IdleStrategy;
@@ -40,8 +41,8 @@ import org.gphash.spi.SubmittedBatch;
  * of writes: it never fills, so host writes never stop for a refresh while the GPU is idle, and a hot
  * bucket is copied once however often it was written.
  *
- * <p>A write that needs a resize or heap growth is the owner's: it changes nothing on the host and is
- * run by the GPU's routes.
+ * <p>A write that needs a resize is the owner's: it changes nothing on the host and is run by the
+ * GPU's routes. One that finds the heap short grows it on the host first ({@link #growHeapForHostWrites}).
  */
 final class HostOperations {
 
@@ -70,6 +71,8 @@ final class HostOperations {
     final LongAdder batches = new LongAdder();
     final LongAdder lends = new LongAdder();
     final LongAdder refreshedBuckets = new LongAdder();
+    /** Heap growths host writes asked for ({@link #growHeapForHostWrites}). */
+    final LongAdder heapGrowths = new LongAdder();
 
     HostOperations(GpuEngine engine, BucketRefresh refresh, RouteCosts costs) {
         this.engine = engine;
@@ -129,6 +132,9 @@ final class HostOperations {
                 gate.exit();
             }
             if (code == CpuOperations.NEEDS_OWNER) {
+                if (growHeapForHostWrites()) {
+                    continue;
+                }
                 return null;
             }
             if (code != NOT_LENT) {
@@ -204,10 +210,11 @@ final class HostOperations {
         reads.add(gets);
         writes.add(done - gets);
         if (done < n) {
-            if (done == 0) {
+            boolean grown = growHeapForHostWrites();
+            if (done == 0 && !grown) {
                 return null;
             }
-            runRestOnGpu(batch, result, done);
+            runRest(batch, result, done);
         }
         batches.increment();
         return SubmittedBatch.DONE;
@@ -240,7 +247,7 @@ final class HostOperations {
     }
 
     /** Operations {@code from..} of {@code batch}, run as a batch of their own by the engine's routes, results put in place. */
-    private void runRestOnGpu(Batch batch, BatchResult result, int from) {
+    private void runRest(Batch batch, BatchResult result, int from) {
         int n = batch.size();
         Batch rest = Batch.create(keySize, valueSize, n - from);
         for (int i = from; i < n; i++) {
@@ -260,6 +267,50 @@ final class HostOperations {
         MemorySegment.copy(restResult.outcomeCodes(), 0, result.outcomeCodes(), from, n - from);
         MemorySegment.copy(restResult.values(), 0, result.values(), (long) from * valueSize, (long) (n - from) * valueSize);
     }
+
+    /**
+     * A host write found the heap short: grows it here, on the host's bitmap (the heap's free space is
+     * the host's while lent; the GPU takes the grown heap back with the pool), by
+     * {@link #hostHeadroom} at once, and returns true; false, having done nothing, where the heap has
+     * that much free (the write needs a resize, which the GPU's routes run) or the pool is not lent.
+     *
+     * <p>Why here and by that much: handed to the GPU's routes, the write took the pool back from every
+     * host thread, the GPU grew the heap by what that one batch needed, and the host ran short again a
+     * while later: bench ycsb's A at batches of 64 from 16 threads took the pool back 16 times, its
+     * threads waiting 324 ms in all for it to be lent again, and ran at a quarter of the CPU backend's
+     * rate (issue 57).
+     */
+    private boolean growHeapForHostWrites() {
+        synchronized (engine) {
+            if (!lent || !heapOnHost || engine.closed) {
+                return false;
+            }
+            long want = hostHeadroom(engine.pool.totalBlocks());
+            if (engine.pool.freeBlocks() >= want) {
+                return false;
+            }
+            long t0 = System.nanoTime();
+            engine.hostReaders.close();  // no host operation runs while the heap grows
+            try {
+                engine.cuda.bind();  // the growth maps the pool anew, and the GPU registers the new pages
+                engine.cache.get().awaitLoad();
+                engine.pool.ensureFreeBlocks(want);
+                heapGrowths.increment();
+            } finally {
+                engine.openHostReadsIfIdle();
+                engine.times.add(HostStageTimes.Stage.HEAP_GROWTH, System.nanoTime() - t0);
+            }
+            return true;
+        }
+    }
+
+    /** The fewest free blocks a growth for host writes leaves: a sixteenth of the heap, at least {@link #HOST_HEADROOM_BLOCKS}. */
+    static long hostHeadroom(long totalBlocks) {
+        return Math.max(HOST_HEADROOM_BLOCKS, totalBlocks >>> 4);
+    }
+
+    /** The least a growth for host writes leaves free: 16 threads' batches of 1024 writes, a few times over. */
+    static final long HOST_HEADROOM_BLOCKS = 1 << 16;
 
     /**
      * The gate was closed: throws once the engine is closed (its gate stays shut); where the pool is
@@ -283,7 +334,10 @@ final class HostOperations {
      * ends; the set of changed buckets is sized for the table as it is now (a resize may have grown it).
      */
     private void lend() {
+        long called = System.nanoTime();
         synchronized (engine) {
+            long locked = System.nanoTime();
+            engine.times.add(HostStageTimes.Stage.LEND_WAIT, locked - called);
             if (lent) {
                 return;
             }
@@ -300,6 +354,7 @@ final class HostOperations {
                 lends.increment();
             } finally {
                 engine.openHostReadsIfIdle();
+                engine.times.add(HostStageTimes.Stage.LEND, System.nanoTime() - locked);
             }
         }
     }
@@ -315,6 +370,7 @@ final class HostOperations {
         // since the last take-back has nothing to refresh, and every GPU batch comes here, so the set,
         // whose drain scans a word per 4096 buckets, is not looked at then.
         if (lent) {
+            long t0 = System.nanoTime();
             lent = false;
             if (refreshList == null) {
                 refreshList = new long[REFRESH_CHUNK];
@@ -324,11 +380,14 @@ final class HostOperations {
                         engine.cache.get().params());
                 refreshedBuckets.add(n);
             }
+            engine.times.add(HostStageTimes.Stage.TAKE_BACK_REFRESH, System.nanoTime() - t0);
         }
         if (heap && heapOnHost) {
+            long t0 = System.nanoTime();
             engine.pool.reclaimRetired();
             engine.path.heapToDevice();
             heapOnHost = false;
+            engine.times.add(HostStageTimes.Stage.TAKE_BACK_HEAP, System.nanoTime() - t0);
         }
     }
 

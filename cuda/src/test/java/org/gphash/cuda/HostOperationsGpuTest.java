@@ -155,6 +155,46 @@ class HostOperationsGpuTest {
     }
 
     /**
+     * Host writes that find the heap short grow it on the host, by a sixteenth of the heap at least,
+     * rather than hand each such write to the GPU (which took the pool back from every host thread each
+     * time); the GPU's next batch reads every value, from the grown heap, and the pool is whole.
+     */
+    @ParameterizedTest(name = "mirror {0}")
+    @CsvSource({"true", "false"})
+    void hostWritesGrowTheHeapOnTheHost(boolean mirror) {
+        GpuTestSupport.assumeGpu();
+        try (GpuTestSupport t = GpuTestSupport.create();
+             GpuEngine engine = GpuEngines.create(config(t.pool("hg"), mirror, false, 256))) {
+            assumeTrue(mirror == engine.usesIndexMirror(), "the index mirror forced off (-Dgphash.indexMirror=OFF)");
+            int keys = 12_000;
+            for (long k = 0; k < keys; k++) {  // new keys, then each updated twice: inserts and updates short of blocks
+                assertEquals(Outcome.INSERTED, engine.put(key(k), MemorySegment.ofArray(value(k, 1))), "key " + k);
+            }
+            for (long v = 2; v <= 3; v++) {
+                for (long k = 0; k < keys; k++) {
+                    assertEquals(Outcome.UPDATED, engine.update(key(k), MemorySegment.ofArray(value(k, v))), "key " + k);
+                }
+            }
+            assertTrue(engine.diagnostics().hostHeapGrowths() > 0, "the host grew the heap");
+            assertTrue(engine.hostOps.writes.sum() >= 3L * keys - 100, "the writes ran on the host: " + engine.hostOps.writes.sum());
+            Batch gets = Batch.create(8, VS, keys);
+            for (long k = 0; k < keys; k++) {
+                gets.get(GpuTestSupport.key(k, 8));
+            }
+            BatchResult r = new BatchResult(VS, keys);
+            engine.execute(gets, r);
+            for (int k = 0; k < keys; k++) {
+                assertEquals(Outcome.FOUND, r.outcome(k), "key " + k);
+                assertTrue(Arrays.equals(value(k, 3), r.value(k)), "key " + k + "'s value");
+            }
+            VerifyReport report = engine.diagnostics().verify();
+            assertTrue(report.sound(), report.toString());
+            assertEquals(0, report.staleMirrorSlots(), report.toString());
+            assertEquals(keys, engine.stats().size());
+        }
+    }
+
+    /**
      * With the default tuning, a small writing batch runs on the host before any figure exists, and the
      * host records its own time per write for the router (only its time inside the gate).
      */

@@ -34,6 +34,14 @@ public final class HostStageTimes {
         PLAN,
         /** After the batch: operations rerun after a resize, and the heap grown ahead of the next batch. */
         AFTER,
+        /** Waiting for the engine's lock to lend the pool to host writes (every host thread that found it not lent). */
+        LEND_WAIT,
+        /** Lending the pool to host writes, under the lock: the GPU drained, BktCache's load ended, the heap's free space to the host. */
+        LEND,
+        /** Taking the pool back from host writes: the buckets they changed copied into the GPU's copies. */
+        TAKE_BACK_REFRESH,
+        /** Taking the pool back from host writes: the blocks they retired reclaimed, the heap's free space to the GPU. */
+        TAKE_BACK_HEAP,
         /** Under the lock before the batch's path starts: the context, the in-flight bound, the result's reset. */
         ENTRY,
         /** All of the path's execute, of which the stages above are parts. */

@@ -30,13 +30,16 @@ class HeapGrowthAheadTest {
         GpuTestSupport.assumeGpu();
     }
 
-    /** On by default; the test turns it on for the engine it opens whatever the JVM was told. */
+    /**
+     * On by default; the test turns it on for the engine it opens whatever the JVM was told, and runs
+     * every batch on the GPU (host writes grow the heap on the host, HostOperations).
+     */
     @Test
     void growthsPreparedAheadLoseNothing() {
         int keys = 300_000;
         try (GpuTestSupport t = GpuTestSupport.create()) {
             var gpuConfig = GpuTestSupport.config(t.pool("gpu"), Backend.GPU, 8, 2, 2, 8, 1_000, 11)
-                    .withGpuTuning(GpuTuning.fromSystemProperty().with("growHeapAhead=true"));
+                    .withGpuTuning(GpuTuning.fromSystemProperty().with("growHeapAhead=true,hostBatchesMax=0"));
             try (CpuEngine cpu = CpuEngine.create(GpuTestSupport.config(t.pool("cpu"), Backend.CPU, 8, 2, 2, 8, 1_000, 11))) {
                 try (GpuEngine gpu = GpuEngines.create(gpuConfig)) {
                     runBoth(cpu, gpu, OpKind.INSERT, keys);
