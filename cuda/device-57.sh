@@ -100,7 +100,7 @@ if [[ "${BENCH:-0}" == 1 ]]; then
     for be in gpu cpu; do
         JAVA_OPTS="-Xmx48g" timeout 200 /tmp/bundle/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none --threads 16 \
             --keys 4m --ops 4m --workloads ${BENCH_WL:-a,c} --batch-sweep ${SWEEP:-64,1024,16384,262144} --no-progress > $LOGS/bench-$be.log 2>&1
-        { echo "== bench ycsb --backend $be"; grep -v '^\s*$' $LOGS/bench-$be.log | tail -45; } | tee -a "$OUT/bench.txt"
+        { echo "== bench ycsb --backend $be"; grep -v '^\s*$' $LOGS/bench-$be.log | tail -120; } | tee -a "$OUT/bench.txt"
     done
 fi
 [[ "${YCSB:-1}" == 1 ]] && TABLE="$OUT/ycsb-rows.md" OUT=$LOGS/ycsb PLAN=${PLAN:-hostwrites} REC=${REC:-1000000} \

@@ -21,6 +21,7 @@ import org.gphash.cuda.runtime.GpuFailure;
 import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.table.GpuTableKernels;
+import org.gphash.cuda.table.StartingTableKernels;
 import org.gphash.table.PoolTable;
 import org.gphash.table.TableKernels;
 
@@ -66,13 +67,22 @@ public final class GpuEngines {
     private static GpuEngine over(GPHashConfig config, String what, PoolStep step) {
         PoolRegistration.checkLocation(config.path());
         return GpuFailure.during(config.path(), what, () -> {
+            // The runtime starts on a thread of its own while the pool opens on the host; the open
+            // waits for it before its first write (StartingTableKernels).
             long started = System.nanoTime();
-            CudaRuntime cuda = CudaRuntime.get(config.placement().device());
+            StartingTableKernels starting = StartingTableKernels.start(config.placement().device());
+            PoolTable pool = step.run(config, starting);
+            GpuTableKernels kernels;
+            try {
+                kernels = starting.started();
+            } catch (RuntimeException | Error e) {
+                pool.close();
+                throw e;
+            }
+            CudaRuntime cuda = kernels.runtime();
             cuda.bind();
-            GpuTableKernels kernels = new GpuTableKernels(cuda);
-            long t1 = System.nanoTime();
-            PoolTable pool = step.run(config, kernels);
-            return over(cuda, kernels, pool, config, started, t1 - started, System.nanoTime() - t1);
+            long waited = starting.waitedNanos();
+            return over(cuda, kernels, pool, config, started, waited, System.nanoTime() - started - waited);
         });
     }
 

@@ -8,8 +8,10 @@ import java.util.Locale;
  * {@code recovery} (the recovery pass, kernels included); {@code other} is what the stages leave of
  * {@code total}. Issue 30 asked where a shard's open goes (docs/PERFORMANCE.md, "Open time").
  *
- * @param runtime   the GPU's CUDA context and kernels (the first engine on a GPU loads them; later ones find them)
- * @param pool      opening the pool: the file, its lock, the mapping, registration and recovery
+ * @param runtime   waiting for the GPU's CUDA context and kernels, which start on a thread of their own while
+ *                  the pool opens (the first engine on a GPU loads them; later ones find them)
+ * @param pool      opening the pool, the wait for the runtime left out: the file, its lock, the mapping,
+ *                  the regions' checks, registration and recovery
  * @param register  of {@code pool}: registering the mapping with CUDA
  * @param recovery  of {@code pool}: the recovery pass
  * @param cache     BktCache's GPU buffers
@@ -28,7 +30,7 @@ public record OpenTimes(long runtime, long pool, long register, long recovery, l
     /** One line, in milliseconds. */
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "open %.0f ms: CUDA runtime %.0f, pool %.0f (registration %.0f, recovery %.0f, "
+        return String.format(Locale.ROOT, "open %.0f ms: CUDA runtime (waited for) %.0f, pool %.0f (registration %.0f, recovery %.0f, "
                         + "mapping and the rest %.0f), cache %.0f, batch path %.0f (mirror load %.0f), other %.0f",
                 ms(total), ms(runtime), ms(pool), ms(register), ms(recovery), ms(pool - register - recovery), ms(cache), ms(path),
                 ms(mirror), ms(other()));

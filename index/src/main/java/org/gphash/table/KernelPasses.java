@@ -20,6 +20,11 @@ final class KernelPasses implements TablePasses {
     }
 
     @Override
+    public void beforeWrites() {
+        kernels.beforeWrites();
+    }
+
+    @Override
     public boolean checksRegionsOnTouch() {
         return false;
     }

@@ -206,6 +206,7 @@ public final class PoolTable {
             if (report != null && !passes.checksRegionsOnTouch()) {
                 table.checkAllRegions();  // the engine's kernels read the table without the CPU's probe
             }
+            passes.beforeWrites();
             if (report == null) {
                 report = Recovery.run(table, header.cleanShutdown(), read.copyRepairNeeded(), config.repairBeyondCrash());
             }

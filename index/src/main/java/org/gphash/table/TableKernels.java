@@ -13,9 +13,18 @@ public interface TableKernels {
 
     /**
      * The pool file is open and mapped, with this geometry and these hash seeds; called before
-     * anything reads or writes the table.
+     * anything reads or writes the table. Kernels still starting may keep these until their first pass
+     * or {@link #beforeWrites}.
      */
     void attach(PoolFile file, Geometry geometry, long[] seeds);
+
+    /**
+     * An open has read and checked the pool and is about to write it (recovery's repairs, the mark
+     * that the pool is in use): kernels still starting finish here, so that an open they refuse has
+     * written nothing.
+     */
+    default void beforeWrites() {
+    }
 
     /** Whether the engine these kernels belong to writes and checks item checksums (open refuses such pools otherwise). */
     default boolean supportsItemChecksums() {

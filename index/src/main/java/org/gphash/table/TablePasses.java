@@ -20,6 +20,10 @@ interface TablePasses {
     /** The pool file is open and mapped; called before anything reads or writes the table. */
     void attach(PoolFile file, Geometry geometry, long[] seeds);
 
+    /** An open is about to write the pool, having read and checked it ({@link TableKernels#beforeWrites}). */
+    default void beforeWrites() {
+    }
+
     /**
      * Whether every read of the table goes through the CPU's probe, which checks a region on first
      * touch ({@link RegionCheck}); false for an engine whose kernels read it directly, for which open

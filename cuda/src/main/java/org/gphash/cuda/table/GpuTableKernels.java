@@ -49,6 +49,11 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
         file.setMappingListener(registration);
     }
 
+    /** {@return the runtime these kernels run on} */
+    public CudaRuntime runtime() {
+        return cuda;
+    }
+
     /** The pool's registration with CUDA (copies of pool ranges go through it). */
     public PoolRegistration registration() {
         return registration;
