@@ -126,6 +126,8 @@ public final class PoolTable {
             file.syncAll();
             TablePasses passes = TablePasses.of(kernels);
             passes.attach(file, g, seeds);
+            // Kernels still starting finish here; a refusal discards the file made so far (below).
+            passes.beforeWrites();
             HeaderStore headers = HeaderStore.initialize(file, header, firstCopyWritten(config));
             Table table = new Table(file, headers, config.crashHook(), config.maxPoolBytes(), passes,
                     passes.durability(config.durability()));

@@ -20,8 +20,9 @@ public interface TableKernels {
 
     /**
      * An open has read and checked the pool and is about to write it (recovery's repairs, the mark
-     * that the pool is in use): kernels still starting finish here, so that an open they refuse has
-     * written nothing.
+     * that the pool is in use), or a create has made its file and is about to write the header:
+     * kernels still starting finish here, so that an open they refuse has written nothing and a
+     * create they refuse leaves no file (it discards what it made).
      */
     default void beforeWrites() {
     }
