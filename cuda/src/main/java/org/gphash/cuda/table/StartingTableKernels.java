@@ -3,8 +3,8 @@ package org.gphash.cuda.table;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
-import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.Geometry;
+import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.persistence.PoolFile;
 import org.gphash.table.TableKernels;
 import org.gphash.table.TableLayout;
@@ -16,9 +16,9 @@ import org.gphash.table.TableLayout;
  * so that an open the GPU refuses has still written nothing. Then {@link #started} gives the kernels
  * to the engine.
  *
- * <p>Why: the runtime's start (the context and the kernels' module, 290-380 ms on the H200) and the
- * pool's open on the host (110-160 ms) ran one after the other, and YCSB's client counts the open in
- * every run: the GPU backend opened in 630-850 ms against the CPU backend's 235-345 (issue 57).
+ * <p>Why: the runtime's start (the context and the kernels' module) and the pool's open on the host
+ * ran one after the other, and YCSB's client counts the open in every run, where the GPU backend's
+ * open was two to three times the CPU backend's (docs/PERFORMANCE.md, "YCSB's own client"; issue 57).
  */
 public final class StartingTableKernels implements TableKernels {
 
