@@ -7,6 +7,7 @@ import org.gphash.OpKind;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
 import org.gphash.spi.CrashPoint;
+import org.gphash.table.BlockHeap;
 import org.gphash.table.EpochGate;
 import org.gphash.table.HeapGrower;
 import org.gphash.table.OpStatus;
@@ -247,7 +248,7 @@ final class CpuTable {
                 try {
                     MemorySegment pool = table.file.segment();
                     observedLayout = table.layout();
-                    observedBlocks = table.heap.totalBlocks();
+                    observedBlocks = table.blocks.totalBlocks();
                     r = switch (kind) {
                         case INSERT -> attemptInsert(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset, false);
                         case UPSERT -> attemptInsert(pool, observedLayout, p, probe, key, keyOffset, value, valueOffset, true);
@@ -268,7 +269,7 @@ final class CpuTable {
                 if (r == OpStatus.NEED_RESIZE) {
                     resize(observedLayout);
                 } else if (r == OpStatus.NEED_HEAP) {
-                    growHeap(observedBlocks, probe.heapShortForNewItem ? ValueHeap.UPDATE_RESERVE : 0);
+                    growHeap(observedBlocks, probe.heapShortForNewItem ? BlockHeap.UPDATE_RESERVE : 0);
                 } else if (r != OpStatus.RETRY) {
                     return r;
                 }
@@ -285,7 +286,7 @@ final class CpuTable {
         EpochGate.Participant p = table.gate.enter();
         try {
             table.revokeChecksum(probe.pendingBlock);
-            table.heap.free(probe.pendingBlock);
+            table.blocks.free(probe.pendingBlock);
             probe.pendingBlock = -1;
         } finally {
             table.gate.exit(p);
@@ -294,7 +295,7 @@ final class CpuTable {
 
     /**
      * Writes the caller's value into a block of its own (once per operation) and persists it. A new
-     * item leaves {@link ValueHeap#UPDATE_RESERVE} blocks for updates.
+     * item leaves {@link BlockHeap#UPDATE_RESERVE} blocks for updates.
      */
     boolean stageValue(MemorySegment pool, Probe probe, MemorySegment key, long keyOffset, MemorySegment value,
                                long valueOffset, CrashPoint point) {
@@ -302,7 +303,7 @@ final class CpuTable {
             return true;
         }
         boolean newItem = point == CrashPoint.INSERT_VALUE_PERSISTED;
-        long block = table.heap.allocate(newItem ? ValueHeap.UPDATE_RESERVE : 0);
+        long block = table.blocks.allocate(newItem ? BlockHeap.UPDATE_RESERVE : 0);
         probe.heapShortForNewItem = newItem;
         if (block < 0) {
             return false;

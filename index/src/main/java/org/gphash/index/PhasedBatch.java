@@ -6,12 +6,12 @@ import java.lang.foreign.ValueLayout;
 import org.gphash.OpKind;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
+import org.gphash.table.BlockHeap;
 import org.gphash.table.EpochGate;
 import org.gphash.table.OpStatus;
 import org.gphash.table.Probe;
 import org.gphash.table.SlotProtocol;
 import org.gphash.table.TableLayout;
-import org.gphash.table.ValueHeap;
 
 /**
  * Runs a batch with {@link org.gphash.Durability#PER_BATCH}: its writes are persisted together, in
@@ -137,7 +137,7 @@ final class PhasedBatch {
             t.table.headers.admitOpsInFlight(t.table.phasedOpsInFlight.get() + t.table.gate.admittedWriters());
             MemorySegment pool = t.table.file.segment();
             layout = t.layout();
-            observedBlocks = t.table.heap.totalBlocks();
+            observedBlocks = t.table.blocks.totalBlocks();
 
             // ---- prepare
             for (end = from; end < n; end++) {
@@ -202,7 +202,7 @@ final class PhasedBatch {
         } else if (stop == OpStatus.NEED_RESIZE) {
             t.resize(layout);
         } else if (stop == OpStatus.NEED_HEAP) {
-            t.growHeap(observedBlocks, heapShortForNewItem ? ValueHeap.UPDATE_RESERVE : 0);
+            t.growHeap(observedBlocks, heapShortForNewItem ? BlockHeap.UPDATE_RESERVE : 0);
         }
         return end;
     }
@@ -259,15 +259,15 @@ final class PhasedBatch {
     /**
      * A free block for operation {@code i}'s value (an operation of a round that ends before {@code n}),
      * or -1 when the heap must grow. Blocks come from a grant claimed up to {@link #GRANT} at a time
-     * and always leaving {@link ValueHeap#UPDATE_RESERVE} free, so a new item may take any of them; an
+     * and always leaving {@link BlockHeap#UPDATE_RESERVE} free, so a new item may take any of them; an
      * update that finds the grant empty and the heap down to the reserve takes a reserve block alone.
      */
     private long takeBlock(boolean newItem, int i, int n) {
         if (grantNext == grantSize) {
             grantNext = 0;
-            grantSize = table.table.heap.allocateNear(grant, Math.min(GRANT, n - i), ValueHeap.UPDATE_RESERVE);
+            grantSize = table.table.blocks.allocateNear(grant, Math.min(GRANT, n - i), BlockHeap.UPDATE_RESERVE);
             if (grantSize == 0) {
-                return newItem ? -1 : table.table.heap.allocate(0);
+                return newItem ? -1 : table.table.blocks.allocate(0);
             }
         }
         return grant[grantNext++];
@@ -283,7 +283,7 @@ final class PhasedBatch {
     /** Frees the blocks of the grant the round did not use (never published: nothing refers to them). */
     private void returnGrant() {
         if (grantNext < grantSize) {
-            table.table.heap.freeAll(grant, grantNext, grantSize);
+            table.table.blocks.freeAll(grant, grantNext, grantSize);
         }
         grantNext = 0;
         grantSize = 0;
@@ -364,7 +364,7 @@ final class PhasedBatch {
     private void release(MemorySegment pool, Probe probe, long block, long slot) {
         if (block >= 0) {
             table.table.revokeChecksum(block);
-            table.table.heap.free(block);
+            table.table.blocks.free(block);
         }
         if (slot >= 0 && SlotProtocol.unclaim(pool, slot)) {
             phases.metas.add(slot, SlotMeta.BYTES);

@@ -27,7 +27,10 @@ public final class Table {
     public final PoolFile file;
     public final Geometry geometry;
     public final HeaderStore headers;
+    /** Format 2's heap: the blocks, and what only it knows (recovery's rebuild, the close record's copy, growth by chunks). */
     public final ValueHeap heap;
+    /** The heap as operations take and give back blocks (format 2: {@link #heap} itself; issue 53's format 3 its own). */
+    public final BlockHeap blocks;
     /** How this pool's slot meta words name value blocks: format 2's, the only format pools have yet. */
     public final MetaFormat meta = MetaFormat.V2;
     public final EpochGate gate;
@@ -57,6 +60,7 @@ public final class Table {
         this.geometry = h.geometry();
         this.seeds = h.seeds();
         this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks(), file.path());
+        this.blocks = heap;
         this.gate = new EpochGate(this::reclaim, headers::admitOpsInFlight);
         this.layout = TableLayout.of(h);
         this.revocations = geometry.itemChecksums() && !persistOnSyncOnly ? new ItemChecksum(geometry) : null;
@@ -101,7 +105,7 @@ public final class Table {
             hook.reached(CrashPoint.VALUE_RECLAIMED);
             revokeChecksum(valueOffsets[i]);
         }
-        heap.freeAll(valueOffsets, from, to);
+        blocks.freeAll(valueOffsets, from, to);
     }
 
     /**
@@ -111,7 +115,7 @@ public final class Table {
      * the old item back must find its checksum intact.
      */
     public void revokeChecksum(long valueOffset) {
-        if (revocations != null && heap.isBlock(valueOffset)) {
+        if (revocations != null && blocks.isBlock(valueOffset)) {
             revocations.revoke(file.segment(), valueOffset);
         }
     }

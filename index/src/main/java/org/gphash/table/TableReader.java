@@ -69,7 +69,7 @@ public final class TableReader {
     public void checkBlock(long slot, long block) {
         // Two compares on the hot path (an exact block check cost reads a third of their speed); free()
         // checks the exact block before it gives one back.
-        if (!table.heap.spans(block, table.geometry.valueSize())) {
+        if (!table.blocks.spans(block, table.geometry.valueSize())) {
             throw outsideHeap(slot, block);
         }
     }

@@ -26,7 +26,7 @@ import org.gphash.format.HeapChunk;
  * claims a zero bit with CAS, starting from a per-thread cursor so threads do not fight over one
  * word. Lock-free.
  */
-public final class ValueHeap {
+public final class ValueHeap implements BlockHeap {
 
     /** The chunks and bitmap in force; replaced (only while operations are drained) on growth. */
     /** {@code low} and {@code high}: the first byte of the lowest block and the last byte of the highest. */
@@ -129,13 +129,6 @@ public final class ValueHeap {
     }
 
     /**
-     * Blocks only an update may take: an update writes its new value before it frees the old one,
-     * so a heap that new items had filled to the last block could no longer update anything (issue
-     * 14). The reserve refills as updates' old blocks are reclaimed.
-     */
-    public static final long UPDATE_RESERVE = 64;
-
-    /**
      * Claims a free block and returns its pool offset, or -1 when none is free (the caller grows
      * the heap and tries again).
      */
@@ -144,6 +137,7 @@ public final class ValueHeap {
     }
 
     /** As {@link #allocate()}, leaving {@code keep} blocks free ({@link #UPDATE_RESERVE} for a new item). */
+    @Override
     public long allocate(long keep) {
         long[] one = ONE.get();
         return allocateNear(one, 1, keep) == 1 ? one[0] : -1;
@@ -159,6 +153,7 @@ public final class ValueHeap {
      * shared count for each, which 16 threads' writes contended on (an eighth of the CPU engine's
      * samples in a 16-thread load). The caller gives back what it does not use ({@link #freeAll}).
      */
+    @Override
     public int allocateNear(long[] out, int n, long keep) {
         long f;
         int want;
@@ -209,6 +204,7 @@ public final class ValueHeap {
     }
 
     /** Returns a block to the free space. Freeing a block that is not in use is a bug and throws. */
+    @Override
     public void free(long offset) {
         clearBit(layout, offset);
         freeBlocks.incrementAndGet();
@@ -219,6 +215,7 @@ public final class ValueHeap {
      * threads that free one block at a time contend on the count. Freeing a block that is not in use
      * is a bug and throws; the blocks before it are free by then.
      */
+    @Override
     public void freeAll(long[] offsets, int from, int to) {
         Layout l = layout;
         int i = from;
@@ -259,12 +256,14 @@ public final class ValueHeap {
      * Whether a value read at {@code offset} lies inside the heap's extent (the cheap bound check
      * operations make before they read a value; {@link #free} checks the exact block).
      */
-    boolean spans(long offset, int valueBytes) {
+    @Override
+    public boolean spans(long offset, int valueBytes) {
         Layout l = layout;
         return offset >= l.low && offset + valueBytes - 1 <= l.high;
     }
 
     /** Whether {@code offset} is the start of a block of this heap. */
+    @Override
     public boolean isBlock(long offset) {
         return blockOf(layout, offset) >= 0;
     }
@@ -391,10 +390,12 @@ public final class ValueHeap {
         freeBlocks.addAndGet(chunk.length() / stride);
     }
 
+    @Override
     public long totalBlocks() {
         return layout.totalBlocks;
     }
 
+    @Override
     public long freeBlocks() {
         return Math.max(0, freeBlocks.get());
     }
