@@ -1,0 +1,177 @@
+package org.gphash.table;
+
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.gphash.format.ValueClasses;
+
+/**
+ * Format 3's heap of size classes ({@link SizeClassHeap}) for a pool whose values all take one class:
+ * the calls operations make ({@link BlockHeap}), so that a format 3 pool of one value size runs the
+ * operations format 2's runs, on the same code (issue 53; docs/lab/2026-11-29-format-3-plan.md, step
+ * 3). A count of free blocks is reserved before each take, as {@link ValueHeap} reserves its own, so
+ * that a new item leaves {@link #UPDATE_RESERVE} blocks for updates here too and a take that reserved
+ * a block always finds one. Not behind an engine yet.
+ *
+ * <p>With one class, every segment is free or that class's, so the free count is exact: the blocks the
+ * regions hold (whole segments of blocks, or, for a block larger than {@link SizeClassHeap#SMALL_BLOCK_MAX},
+ * runs of segments inside one region) less those in use.
+ */
+public final class OneClassHeap implements BlockHeap {
+
+    private static final int SEGMENT = SizeClassHeap.SEGMENT_BYTES;
+
+    /** The regions added, in increasing offsets, and the heap's extent; replaced whole by {@link #addRegion}. */
+    private record Regions(long[] offset, long[] bytes, long low, long high) {
+    }
+
+    private final SizeClassHeap heap = new SizeClassHeap();
+    private final int valueClass;
+    private final int block;
+    /** Segments a large block takes (1 for blocks that share segments). */
+    private final int segmentsPerBlock;
+    /** Blocks a segment holds (0 for a large block). */
+    private final int blocksPerSegment;
+    private final AtomicLong free = new AtomicLong();
+    private volatile Regions regions = new Regions(new long[0], new long[0], 1, 0);
+    private volatile long total;
+
+    /** A heap of blocks of class {@code valueClass} ({@link ValueClasses}), with no region yet. */
+    public OneClassHeap(int valueClass) {
+        this.valueClass = valueClass;
+        this.block = ValueClasses.blockBytes(valueClass);
+        this.segmentsPerBlock = block > SizeClassHeap.SMALL_BLOCK_MAX ? (block + SEGMENT - 1) / SEGMENT : 1;
+        this.blocksPerSegment = block > SizeClassHeap.SMALL_BLOCK_MAX ? 0 : SEGMENT / block;
+    }
+
+    /** {@return the class of every block} */
+    public int valueClass() {
+        return valueClass;
+    }
+
+    /**
+     * Adds a region of the pool, all free ({@link SizeClassHeap#addRegion}: whole segments, after the
+     * last region). Only while no other method runs.
+     */
+    public void addRegion(long offset, long bytes) {
+        heap.addRegion(offset, bytes);
+        Regions r = regions;
+        int n = r.offset.length;
+        long blocks = blocksIn(bytes);
+        long[] o = Arrays.copyOf(r.offset, n + 1);
+        long[] b = Arrays.copyOf(r.bytes, n + 1);
+        o[n] = offset;
+        b[n] = bytes;
+        regions = new Regions(o, b, n == 0 ? offset : r.low, offset + bytes - 1);
+        total += blocks;
+        free.addAndGet(blocks);
+    }
+
+    /** The blocks a region of {@code bytes} holds: runs of a large block never cross a region. */
+    private long blocksIn(long bytes) {
+        long segments = bytes / SEGMENT;
+        return blocksPerSegment > 0 ? segments * blocksPerSegment : segments / segmentsPerBlock;
+    }
+
+    /** Reserves up to {@code n} of the free count, leaving {@code keep}; {@return how many} */
+    private long reserve(long n, long keep) {
+        for (;;) {
+            long f = free.get();
+            long take = Math.min(n, f - keep);
+            if (take <= 0) {
+                return 0;
+            }
+            if (free.compareAndSet(f, f - take)) {
+                return take;
+            }
+        }
+    }
+
+    /** A block for a reservation already made: one exists; a take may miss it while other threads' takes are under way. */
+    private long takeReserved() {
+        for (int round = 0;; round++) {
+            long b = heap.allocate(valueClass);
+            if (b >= 0) {
+                return b;
+            }
+            if (round == 1_000_000) {
+                throw new IllegalStateException("value heap of class " + valueClass + ": " + free.get() + " blocks counted "
+                        + "free, but none could be taken");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public long allocate(long keep) {
+        return reserve(1, keep) == 1 ? takeReserved() : -1;
+    }
+
+    @Override
+    public int allocateNear(long[] out, int n, long keep) {
+        int got = (int) reserve(n, keep);
+        for (int i = 0; i < got; i++) {
+            out[i] = takeReserved();
+        }
+        return got;
+    }
+
+    @Override
+    public void free(long offset) {
+        heap.free(offset, valueClass);
+        free.incrementAndGet();
+    }
+
+    @Override
+    public void freeAll(long[] offsets, int from, int to) {
+        int i = from;
+        try {
+            for (; i < to; i++) {
+                heap.free(offsets[i], valueClass);
+            }
+        } finally {
+            free.addAndGet(i - from);
+        }
+    }
+
+    /**
+     * Whether {@code offset} starts a block of this heap, free or not: inside a region, on a block's
+     * boundary in its segment (blocks share segments) or on a run's first segment (runs are taken
+     * lowest first from a region's start, a whole number of segments each, so they start there).
+     */
+    @Override
+    public boolean isBlock(long offset) {
+        Regions r = regions;
+        int i = Arrays.binarySearch(r.offset, offset);
+        if (i < 0) {
+            i = -i - 2;
+        }
+        if (i < 0 || offset >= r.offset[i] + r.bytes[i]) {
+            return false;
+        }
+        long within = offset - r.offset[i];
+        if (blocksPerSegment > 0) {
+            long inSegment = within % SEGMENT;
+            return inSegment % block == 0 && inSegment / block < blocksPerSegment;
+        }
+        long segment = within / SEGMENT;
+        return within % SEGMENT == 0 && segment % segmentsPerBlock == 0
+                && segment / segmentsPerBlock < blocksIn(r.bytes[i]);
+    }
+
+    @Override
+    public boolean spans(long offset, int valueBytes) {
+        Regions r = regions;
+        return offset >= r.low && offset + valueBytes - 1 <= r.high;
+    }
+
+    @Override
+    public long totalBlocks() {
+        return total;
+    }
+
+    @Override
+    public long freeBlocks() {
+        return free.get();
+    }
+}

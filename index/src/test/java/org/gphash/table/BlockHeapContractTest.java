@@ -1,0 +1,235 @@
+package org.gphash.table;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicReference;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+import org.gphash.format.HeapChunk;
+import org.gphash.format.ValueClasses;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The calls operations make on a value heap ({@link BlockHeap}), held to one plain model of the blocks
+ * in use on both heaps behind it: format 2's {@link ValueHeap} and format 3's heap of one class
+ * ({@link OneClassHeap}, issue 53). No block is handed out twice, every block handed out is a block
+ * inside the heap's extent, the free count is the total less the blocks in use after every call, a
+ * take that would dip into the kept blocks is refused, a block given back twice throws (the ones
+ * before it counted free), and the heap grows by whole regions.
+ */
+class BlockHeapContractTest {
+
+    /** Regions (format 3) and chunks (format 2) start here and follow each other. */
+    private static final long FIRST = 1 << 16;
+
+    /** A heap of one side, made with {@code segments} segments' worth of blocks of class {@code c}, and how to grow it alike. */
+    private interface Side {
+        BlockHeap heap();
+
+        void grow(int segments);
+    }
+
+    private static Side side(boolean format3, int c, int segments) {
+        int block = ValueClasses.blockBytes(c);
+        if (format3) {
+            OneClassHeap h = new OneClassHeap(c);
+            long[] end = {FIRST};
+            Side s = new Side() {
+                @Override
+                public BlockHeap heap() {
+                    return h;
+                }
+
+                @Override
+                public void grow(int n) {
+                    h.addRegion(end[0], (long) n * SizeClassHeap.SEGMENT_BYTES);
+                    end[0] += (long) n * SizeClassHeap.SEGMENT_BYTES;
+                }
+            };
+            s.grow(segments);
+            return s;
+        }
+        // Format 2 with the same number of blocks as format 3's regions hold.
+        OneClassHeap twin = new OneClassHeap(c);
+        long[] end = {FIRST};
+        ValueHeap h = new ValueHeap(block, List.of());
+        h.startRebuild();
+        h.finishRebuild();
+        Side s = new Side() {
+            @Override
+            public BlockHeap heap() {
+                return h;
+            }
+
+            @Override
+            public void grow(int n) {
+                long before = twin.totalBlocks();
+                twin.addRegion(end[0], (long) n * SizeClassHeap.SEGMENT_BYTES);
+                long bytes = (twin.totalBlocks() - before) * block;
+                h.addChunk(new HeapChunk(end[0], bytes));
+                end[0] += (long) n * SizeClassHeap.SEGMENT_BYTES;
+            }
+        };
+        s.grow(segments);
+        return s;
+    }
+
+    @Property(tries = 200)
+    void bothHeapsKeepTheContractAgainstAModel(@ForAll boolean format3,
+                                               @ForAll @IntRange(min = 0, max = 40) int valueClass,
+                                               @ForAll @IntRange(min = 1, max = 3) int segments,
+                                               @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
+        Side side = side(format3, valueClass, segments);
+        BlockHeap heap = side.heap();
+        int valueBytes = ValueClasses.blockBytes(valueClass) - ValueClasses.HEADER_BYTES;
+        Random r = new Random(seed);
+        List<Long> live = new ArrayList<>();
+        Set<Long> inUse = new HashSet<>();
+        long total = heap.totalBlocks();
+        assertTrue(total > 0, "blocks in " + segments + " segments of class " + valueClass);
+        assertEquals(total, heap.freeBlocks());
+        long[] out = new long[256];
+        for (int step = 0; step < 400; step++) {
+            long freeBefore = heap.freeBlocks();
+            switch (r.nextInt(7)) {
+                case 0, 1 -> {
+                    long keep = r.nextBoolean() ? 0 : BlockHeap.UPDATE_RESERVE;
+                    long b = heap.allocate(keep);
+                    if (freeBefore <= keep) {
+                        assertEquals(-1, b, "a take into the kept blocks");
+                    } else {
+                        taken(heap, b, valueBytes, inUse, live);
+                    }
+                }
+                case 2 -> {
+                    int n = 1 + r.nextInt(out.length);
+                    long keep = r.nextBoolean() ? 0 : BlockHeap.UPDATE_RESERVE;
+                    int got = heap.allocateNear(out, n, keep);
+                    assertEquals(Math.max(0, Math.min(n, freeBefore - keep)), got, "blocks of a grant");
+                    for (int i = 0; i < got; i++) {
+                        taken(heap, out[i], valueBytes, inUse, live);
+                    }
+                }
+                case 3, 4 -> {
+                    if (!live.isEmpty()) {
+                        long b = live.remove(r.nextInt(live.size()));
+                        inUse.remove(b);
+                        heap.free(b);
+                    }
+                }
+                case 5 -> {
+                    int n = Math.min(live.size(), r.nextInt(out.length));
+                    for (int i = 0; i < n; i++) {
+                        out[i] = live.remove(live.size() - 1);
+                        inUse.remove(out[i]);
+                    }
+                    if (n > 1 && r.nextInt(4) == 0) {
+                        // One of them given back first: the batch's free throws there, those before it counted free.
+                        int twice = 1 + r.nextInt(n - 1);
+                        heap.free(out[twice]);
+                        assertThrows(RuntimeException.class, () -> heap.freeAll(out, 0, n));
+                        assertEquals(total - inUse.size() - (n - 1 - twice), heap.freeBlocks(),
+                                "the blocks before the one freed twice are free, those after it still in use");
+                        heap.freeAll(out, twice + 1, n);
+                    } else {
+                        heap.freeAll(out, 0, n);
+                    }
+                }
+                default -> {
+                    if (r.nextInt(8) == 0) {
+                        side.grow(1);
+                        assertTrue(heap.totalBlocks() > total, "the heap grew");
+                        total = heap.totalBlocks();
+                    }
+                }
+            }
+            assertEquals(total - inUse.size(), heap.freeBlocks(), "free blocks after step " + step);
+        }
+        while (heap.freeBlocks() > 0) {  // every block can be taken, and none twice
+            taken(heap, heap.allocate(0), valueBytes, inUse, live);
+        }
+        assertEquals(total, inUse.size());
+        assertEquals(-1, heap.allocate(0));
+        for (long b : live) {
+            heap.free(b);
+        }
+        assertEquals(total, heap.freeBlocks());
+    }
+
+    private static void taken(BlockHeap heap, long b, int valueBytes, Set<Long> inUse, List<Long> live) {
+        assertTrue(b >= 0, "no block where the free count had one");
+        assertTrue(heap.isBlock(b), b + " is no block");
+        assertTrue(heap.spans(b, valueBytes), b + " lies outside the heap's extent");
+        assertFalse(heap.isBlock(b + 8), b + 8 + " inside a block is taken for one");
+        assertTrue(inUse.add(b), b + " handed out twice");
+        live.add(b);
+    }
+
+    /** Threads taking and giving back blocks at once, one at a time and in grants: none handed out twice, every one back at the end. */
+    @ParameterizedTest(name = "format 3: {0}")
+    @ValueSource(booleans = {false, true})
+    void threadsTakingAndGivingBackAtOnceShareNoBlock(boolean format3) throws Exception {
+        int c = ValueClasses.classOf(128);
+        Side side = side(format3, c, 4);
+        BlockHeap heap = side.heap();
+        long total = heap.totalBlocks();
+        int threads = 4;
+        Set<Long> held = ConcurrentHashMap.newKeySet();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CyclicBarrier start = new CyclicBarrier(threads);
+        List<Thread> all = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            all.add(Thread.ofPlatform().start(() -> {
+                try {
+                    start.await();
+                    Random r = new Random(id);
+                    List<Long> mine = new ArrayList<>();
+                    long[] grant = new long[32];
+                    for (int i = 0; i < 20_000; i++) {
+                        if (r.nextBoolean() && mine.size() < 400) {
+                            int got = heap.allocateNear(grant, 1 + r.nextInt(grant.length), BlockHeap.UPDATE_RESERVE);
+                            for (int k = 0; k < got; k++) {
+                                if (!held.add(grant[k])) {
+                                    throw new AssertionError(grant[k] + " handed out twice");
+                                }
+                                mine.add(grant[k]);
+                            }
+                        } else if (!mine.isEmpty()) {
+                            long b = mine.remove(mine.size() - 1);
+                            held.remove(b);
+                            heap.free(b);
+                        }
+                    }
+                    for (long b : mine) {
+                        held.remove(b);
+                        heap.free(b);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        for (Thread t : all) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertEquals(total, heap.freeBlocks(), "every block back");
+    }
+}
