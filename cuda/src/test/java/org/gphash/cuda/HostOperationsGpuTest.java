@@ -58,6 +58,17 @@ class HostOperationsGpuTest {
         return GpuTestSupport.value(k, version);
     }
 
+    /** Keys 0..keys-1 read by one batch of gets, on the GPU (this class runs only single calls on the host). */
+    private static BatchResult getAllOnGpu(GpuEngine engine, int keys) {
+        Batch gets = Batch.create(8, VS, keys);
+        for (long k = 0; k < keys; k++) {
+            gets.get(GpuTestSupport.key(k, 8));
+        }
+        BatchResult r = new BatchResult(VS, keys);
+        engine.execute(gets, r);
+        return r;
+    }
+
     @ParameterizedTest(name = "mirror {0}, BktCache {1}")
     @CsvSource({"true, false", "true, true", "false, true"})
     void hostWritesReachTheGpusNextBatch(boolean mirror, boolean cache) {
@@ -131,12 +142,7 @@ class HostOperationsGpuTest {
                 }
                 assertTrue(engine.hostOps.writes.sum() > hostWritesBefore, "single writes ran on the host");
                 // 3. Every key read back by a batch on the GPU (the mirror's probe, BktCache's values).
-                Batch gets = Batch.create(8, VS, keys);
-                for (long k = 0; k < keys; k++) {
-                    gets.get(GpuTestSupport.key(k, 8));
-                }
-                BatchResult gr = new BatchResult(VS, keys);
-                engine.execute(gets, gr);
+                BatchResult gr = getAllOnGpu(engine, keys);
                 for (int k = 0; k < keys; k++) {
                     byte[] want = model.get((long) k);
                     assertEquals(want == null ? Outcome.NOT_FOUND : Outcome.FOUND, gr.outcome(k), "key " + k + ", round " + round);
@@ -177,12 +183,7 @@ class HostOperationsGpuTest {
             }
             assertTrue(engine.diagnostics().hostHeapGrowths() > 0, "the host grew the heap");
             assertTrue(engine.hostOps.writes.sum() >= 3L * keys - 100, "the writes ran on the host: " + engine.hostOps.writes.sum());
-            Batch gets = Batch.create(8, VS, keys);
-            for (long k = 0; k < keys; k++) {
-                gets.get(GpuTestSupport.key(k, 8));
-            }
-            BatchResult r = new BatchResult(VS, keys);
-            engine.execute(gets, r);
+            BatchResult r = getAllOnGpu(engine, keys);
             for (int k = 0; k < keys; k++) {
                 assertEquals(Outcome.FOUND, r.outcome(k), "key " + k);
                 assertTrue(Arrays.equals(value(k, 3), r.value(k)), "key " + k + "'s value");

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntConsumer;
 
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -36,56 +37,33 @@ class BlockHeapContractTest {
     /** Regions (format 3) and chunks (format 2) start here and follow each other. */
     private static final long FIRST = 1 << 16;
 
-    /** A heap of one side, made with {@code segments} segments' worth of blocks of class {@code c}, and how to grow it alike. */
-    private interface Side {
-        BlockHeap heap();
-
-        void grow(int segments);
+    /** A heap of one side, and how to grow it by a number of segments' worth of blocks. */
+    private record Side(BlockHeap heap, IntConsumer grow) {
     }
 
+    /**
+     * A heap of class {@code c} with {@code segments} segments' worth of blocks: format 3's, or format
+     * 2's with as many blocks as format 3's regions hold (chunks of that many blocks).
+     */
     private static Side side(boolean format3, int c, int segments) {
         int block = ValueClasses.blockBytes(c);
-        if (format3) {
-            OneClassHeap h = new OneClassHeap(c);
-            long[] end = {FIRST};
-            Side s = new Side() {
-                @Override
-                public BlockHeap heap() {
-                    return h;
-                }
-
-                @Override
-                public void grow(int n) {
-                    h.addRegion(end[0], (long) n * SizeClassHeap.SEGMENT_BYTES);
-                    end[0] += (long) n * SizeClassHeap.SEGMENT_BYTES;
-                }
-            };
-            s.grow(segments);
-            return s;
+        OneClassHeap regions = new OneClassHeap(c);
+        ValueHeap chunks = format3 ? null : new ValueHeap(block, List.of());
+        if (chunks != null) {
+            chunks.startRebuild();
+            chunks.finishRebuild();
         }
-        // Format 2 with the same number of blocks as format 3's regions hold.
-        OneClassHeap twin = new OneClassHeap(c);
         long[] end = {FIRST};
-        ValueHeap h = new ValueHeap(block, List.of());
-        h.startRebuild();
-        h.finishRebuild();
-        Side s = new Side() {
-            @Override
-            public BlockHeap heap() {
-                return h;
+        IntConsumer grow = n -> {
+            long before = regions.totalBlocks();
+            regions.addRegion(end[0], (long) n * SizeClassHeap.SEGMENT_BYTES);
+            if (chunks != null) {
+                chunks.addChunk(new HeapChunk(end[0], (regions.totalBlocks() - before) * block));
             }
-
-            @Override
-            public void grow(int n) {
-                long before = twin.totalBlocks();
-                twin.addRegion(end[0], (long) n * SizeClassHeap.SEGMENT_BYTES);
-                long bytes = (twin.totalBlocks() - before) * block;
-                h.addChunk(new HeapChunk(end[0], bytes));
-                end[0] += (long) n * SizeClassHeap.SEGMENT_BYTES;
-            }
+            end[0] += (long) n * SizeClassHeap.SEGMENT_BYTES;
         };
-        s.grow(segments);
-        return s;
+        grow.accept(segments);
+        return new Side(format3 ? regions : chunks, grow);
     }
 
     @Property(tries = 200)
@@ -151,7 +129,7 @@ class BlockHeapContractTest {
                 }
                 default -> {
                     if (r.nextInt(8) == 0) {
-                        side.grow(1);
+                        side.grow().accept(1);
                         assertTrue(heap.totalBlocks() > total, "the heap grew");
                         total = heap.totalBlocks();
                     }
