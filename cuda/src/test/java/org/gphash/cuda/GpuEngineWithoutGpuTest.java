@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,6 +41,33 @@ class GpuEngineWithoutGpuTest {
             assertTrue(e.getMessage().contains("GPU backend cannot run here"), e.getMessage());
             assertFalse(e.getMessage().contains("\n"), "one line, the driver's details in the cause: " + e.getMessage());
             assertFalse(Files.exists(p), "nothing was created");
+        }
+    }
+
+    /**
+     * A pool the CPU backend wrote, opened with the GPU backend where there is no driver: refused with
+     * the same clear error, the pool byte for byte as it was. The pool's open runs on the host while the
+     * CUDA runtime starts beside it, and waits for it before its first write (StartingTableKernels).
+     */
+    @Test
+    void noDriverRefusesAnOpenAndWritesNothing() throws IOException {
+        assumeFalse(CudaRuntime.available(), "a GPU is present: this test is for machines without one");
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path p = t.pool("cpu-written");
+            try (GPHashIndex ix = GPHashIndex.builder(p).backend(Backend.CPU).keySize(8).valueSize(16).initialCapacity(1000)
+                    .create()) {
+                for (long k = 0; k < 100; k++) {
+                    ix.put(k, new byte[16]);
+                }
+            }
+            byte[] before = Files.readAllBytes(p);
+            BackendUnavailableException e = assertThrows(BackendUnavailableException.class,
+                    () -> GPHashIndex.builder(p).backend(Backend.GPU).keySize(8).valueSize(16).open());
+            assertTrue(e.getMessage().contains("GPU backend cannot run here"), e.getMessage());
+            assertTrue(Arrays.equals(before, Files.readAllBytes(p)), "a refused open wrote to the pool");
+            try (GPHashIndex ix = GPHashIndex.builder(p).backend(Backend.CPU).keySize(8).valueSize(16).open()) {
+                assertEquals(100, ix.size(), "the pool opens on the CPU backend as it was");
+            }
         }
     }
 
