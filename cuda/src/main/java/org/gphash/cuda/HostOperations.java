@@ -9,6 +9,7 @@ import org.gphash.BatchResult;
 import org.gphash.IndexClosedException;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
+import org.gphash.PoolFullException;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.path.BucketRefresh;
 import org.gphash.cuda.routing.RouteCosts;
@@ -271,8 +272,9 @@ final class HostOperations {
     /**
      * A host write found the heap short: grows it here, on the host's bitmap (the heap's free space is
      * the host's while lent; the GPU takes the grown heap back with the pool), by
-     * {@link #hostHeadroom} at once, and returns true; false, having done nothing, where the heap has
-     * that much free (the write needs a resize, which the GPU's routes run) or the pool is not lent.
+     * {@link #hostHeadroom} at once, and returns true; false where the heap has that much free (the
+     * write needs a resize, which the GPU's routes run), the pool is not lent, or the pool's size limit
+     * stops the growth short (the GPU's routes then grow it by the write's need alone, or say it is full).
      *
      * <p>Why here and by that much: handed to the GPU's routes, the write took the pool back from every
      * host thread, the GPU grew the heap by what that one batch needed, and the host ran short again a
@@ -296,6 +298,10 @@ final class HostOperations {
                 engine.cache.get().awaitLoad();
                 engine.pool.ensureFreeBlocks(want);
                 heapGrowths.increment();
+            } catch (PoolFullException e) {
+                // The pool's size limit leaves less than the headroom: the GPU's routes grow it by what
+                // the write needs alone, or say the pool is full.
+                return false;
             } finally {
                 engine.openHostReadsIfIdle();
                 engine.times.add(HostStageTimes.Stage.HEAP_GROWTH, System.nanoTime() - t0);
