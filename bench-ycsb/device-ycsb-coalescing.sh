@@ -66,9 +66,12 @@ if [[ "${PLAN:-full}" == profile57 ]]; then
     # (default 16; 256 for the share the GPU backend loses there without its open), direct, then the CPU
     # backend's, each summarised (bench-ycsb/jfr-summary.sh) with the GPU backend's host counters, to
     # $OUT/profile-*.txt.
+    # Samples every millisecond (the profile's 10-20 ms gave under 200 samples a run at 256 threads),
+    # and every monitor wait and park from 1 ms.
     wl=${PWL:-a}; th=${PTH:-16}
+    jfr="settings=profile,jdk.ExecutionSample#period=1ms,jdk.JavaMonitorEnter#threshold=1ms,jdk.ThreadPark#threshold=1ms"
     for be in gpu cpu; do
-        phase $wl-$be-$th-jfr run $wl $th 2000000 $be off 0 false "-XX:StartFlightRecording=filename=$OUT/$wl-$be.jfr,settings=profile"
+        phase $wl-$be-$th-jfr run $wl $th 2000000 $be off 0 false "-XX:StartFlightRecording=filename=$OUT/$wl-$be.jfr,$jfr"
         { grep -E 'gphash: |RunTime' "$OUT/$wl-$be-$th-jfr.log"; bash bench-ycsb/jfr-summary.sh "$OUT/$wl-$be.jfr"; } > "$OUT/profile-$be.txt" 2>&1
         rm -f "$OUT/$wl-$be.jfr"
     done
