@@ -308,8 +308,9 @@ final class CpuTable {
         if (block < 0) {
             return false;
         }
-        MemorySegment.copy(value, valueOffset, pool, block, table.geometry.valueSize());
-        int written = table.geometry.valueSize();
+        MemorySegment.copy(value, valueOffset, pool, table.values.valueAt(block), table.geometry.valueSize());
+        table.values.writeFrame(pool, block);
+        int written = table.values.framedBytes();
         if (probe.checksum != null) {
             // With the value, before anything publishes it: a published item's checksum always matches.
             probe.checksum.store(pool, block, probe.checksum.of(key, keyOffset, value, valueOffset));
@@ -417,7 +418,7 @@ final class CpuTable {
         long previous = table.meta.valueOffset(probe.matchMeta[0]);
         reader.checkBlock(probe.matchSlot[0], previous);
         reader.checkItem(pool, probe, probe.matchSlot[0], previous, key, keyOffset);
-        MemorySegment.copy(pool, previous, previousOut, previousOutOffset, table.geometry.valueSize());
+        MemorySegment.copy(pool, table.values.valueAt(previous), previousOut, previousOutOffset, table.geometry.valueSize());
         int r = swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         return r == OpStatus.UPDATED ? OpStatus.REPLACED : r;
     }
@@ -458,7 +459,8 @@ final class CpuTable {
             return OpStatus.NOT_FOUND;
         }
         int size = table.geometry.valueSize();
-        if (MemorySegment.mismatch(pool, block, block + size, expected, expectedOffset, expectedOffset + size) != -1) {
+        long at = table.values.valueAt(block);
+        if (MemorySegment.mismatch(pool, at, at + size, expected, expectedOffset, expectedOffset + size) != -1) {
             return OpStatus.EXISTS;
         }
         if (value != null) {

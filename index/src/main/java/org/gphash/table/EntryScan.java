@@ -14,6 +14,7 @@ import org.gphash.ItemChecksumException;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.MetaFormat;
 import org.gphash.format.SlotMeta;
+import org.gphash.format.ValueFormat;
 import org.gphash.spi.ScanState;
 
 /**
@@ -115,10 +116,11 @@ public final class EntryScan {
      * GPU engine's lock). With item checksums, an item that fails its checksum throws
      * {@link ItemChecksumException}, or with {@code skipChecksumFailures} is counted and passed over.
      * {@code isValueBlock} (null: trust the pool, as a live engine does) passes over items whose value
-     * offset is no block of the heap (a damaged pool read offline).
+     * offset is no block of the heap (a damaged pool read offline), and every scan those whose value's
+     * frame is not whole ({@code values}: format 3's header; format 2 has none).
      */
-    static void fill(MemorySegment pool, TableLayout t, Geometry g, MetaFormat format, Probe probe, State state, EntryChunk chunk,
-                     boolean skipChecksumFailures, LongPredicate isValueBlock, Path path) {
+    static void fill(MemorySegment pool, TableLayout t, Geometry g, MetaFormat format, ValueFormat values, Probe probe,
+                     State state, EntryChunk chunk, boolean skipChecksumFailures, LongPredicate isValueBlock, Path path) {
         state.sync(t);
         int slotSize = g.slotSize();
         while (!chunk.full() && !state.levels.isEmpty()) {
@@ -146,11 +148,12 @@ public final class EntryScan {
                     state.skipped++;
                     continue;
                 }
-                long valueAt = format.valueOffset(probe.matchMeta[0]);
-                if (isValueBlock != null && !isValueBlock.test(valueAt)) {
+                long block = format.valueOffset(probe.matchMeta[0]);
+                if (isValueBlock != null && !isValueBlock.test(block) || !values.frameWhole(pool, block)) {
                     state.badValues++;
                     continue;
                 }
+                long valueAt = values.valueAt(block);
                 ItemChecksum c = probe.checksum;
                 if (c != null && c.stored(pool, valueAt) != c.of(pool, keyAt, pool, valueAt)) {
                     if (!skipChecksumFailures) {

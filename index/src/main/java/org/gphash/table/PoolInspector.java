@@ -19,6 +19,7 @@ import org.gphash.format.MetaFormat;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.gphash.format.TableDigest;
+import org.gphash.format.ValueFormat;
 import org.gphash.persistence.PoolFile;
 
 /**
@@ -244,7 +245,9 @@ public final class PoolInspector implements AutoCloseable {
      */
     public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk, LongPredicate isValueBlock) {
         chunk.clear();
-        EntryScan.fill(file.segment(), layout, header.geometry(), MetaFormat.of(PoolHeader.FORMAT_VERSION), probe, state, chunk, true, isValueBlock, file.path());
+        EntryScan.fill(file.segment(), layout, header.geometry(), MetaFormat.of(PoolHeader.FORMAT_VERSION),
+                ValueFormat.of(PoolHeader.FORMAT_VERSION, header.geometry().valueSize()), probe, state, chunk, true, isValueBlock,
+                file.path());
     }
 
     /** A copy of the pool's committed bytes at {@code target}, fsynced before it gets its name. */

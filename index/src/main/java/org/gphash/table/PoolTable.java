@@ -462,7 +462,8 @@ public final class PoolTable {
         Probe probe = table.newProbe();
         EpochGate.Participant p = table.gate.enter();
         try {
-            EntryScan.fill(file.segment(), table.layout(), table.geometry, table.meta, probe, state, chunk, false, null, file.path());
+            EntryScan.fill(file.segment(), table.layout(), table.geometry, table.meta, table.values, probe, state, chunk, false, null,
+                    file.path());
         } catch (InternalError e) {
             throw mappingFault(e);
         } finally {

@@ -10,6 +10,7 @@ import org.gphash.format.HeaderStore;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.MetaFormat;
 import org.gphash.format.PoolHeader;
+import org.gphash.format.ValueFormat;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashHook;
 import org.gphash.spi.CrashPoint;
@@ -33,6 +34,8 @@ public final class Table {
     public final BlockHeap blocks;
     /** How this pool's slot meta words name value blocks: format 2's, the only format pools have yet. */
     public final MetaFormat meta = MetaFormat.V2;
+    /** How this pool's values lie in their blocks: format 2's bare values, the only format pools have yet. */
+    public final ValueFormat values;
     public final EpochGate gate;
     public final CrashHook hook;
     final long maxPoolBytes;
@@ -58,6 +61,7 @@ public final class Table {
         this.persistOnSyncOnly = durability == Durability.ON_CLOSE_OR_SYNC;
         PoolHeader h = headers.current();
         this.geometry = h.geometry();
+        this.values = ValueFormat.of(PoolHeader.FORMAT_VERSION, geometry.valueSize());
         this.seeds = h.seeds();
         this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks(), file.path());
         this.blocks = heap;

@@ -43,7 +43,7 @@ public final class TableReader {
         if (block < 0) {
             return OpStatus.NOT_FOUND;
         }
-        MemorySegment.copy(pool, block, out, outOffset, table.geometry.valueSize());
+        MemorySegment.copy(pool, table.values.valueAt(block), out, outOffset, table.geometry.valueSize());
         return OpStatus.FOUND;
     }
 
@@ -57,6 +57,7 @@ public final class TableReader {
         }
         long block = table.meta.valueOffset(probe.matchMeta[0]);
         checkBlock(probe.matchSlot[0], block);
+        checkFrame(pool, probe.matchSlot[0], block);
         checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
         return block;
     }
@@ -69,8 +70,22 @@ public final class TableReader {
     public void checkBlock(long slot, long block) {
         // Two compares on the hot path (an exact block check cost reads a third of their speed); free()
         // checks the exact block before it gives one back.
-        if (!table.blocks.spans(block, table.geometry.valueSize())) {
+        if (!table.blocks.spans(block, table.values.framedBytes())) {
             throw outsideHeap(slot, block);
+        }
+    }
+
+    /**
+     * Refuses a value whose frame is not whole (format 3: its header torn, or of another class or
+     * length than the pool's; format 2 has no frame), naming the slot, instead of returning bytes
+     * that are not the item's value. Recovery clears such items; one found after it was damaged since.
+     */
+    public void checkFrame(MemorySegment pool, long slot, long block) {
+        if (!table.values.frameWhole(pool, block)) {
+            throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, table.file.path(), "the value of the item "
+                    + "in slot " + slot + " (block at " + block + ") has no whole header for the pool's values: something other "
+                    + "than the engine changed the pool while it was open; the value is not returned. Close the pool and run "
+                    + "`gphash check`");
         }
     }
 

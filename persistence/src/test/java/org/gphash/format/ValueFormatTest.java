@@ -1,0 +1,93 @@
+package org.gphash.format;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Random;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+
+/**
+ * Values in their blocks, per pool format ({@link ValueFormat}): format 2 is the bare value at the
+ * block's start, nothing written around it, every block whole (today's layout, byte for byte); format
+ * 3 is the header ({@link ValueBlockHeader}: the pool's value size, no checksum, little-endian) and then
+ * the value, whole only where the header is whole for the pool's one class and gives its size.
+ */
+class ValueFormatTest {
+
+    private static final ValueLayout.OfLong HEADER = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /** A block's bytes after the value is copied in and the frame written, as the engines write them. */
+    private static MemorySegment written(ValueFormat f, long block, byte[] value, long poolBytes) {
+        MemorySegment pool = Arena.ofAuto().allocate(poolBytes, 16);  // a pool's mapping: native, aligned
+        pool.fill((byte) 0x5A);
+        MemorySegment.copy(MemorySegment.ofArray(value), 0, pool, f.valueAt(block), value.length);
+        f.writeFrame(pool, block);
+        return pool;
+    }
+
+    @Property(tries = 300)
+    void formatTwoIsTheBareValueAtItsBlock(@ForAll @IntRange(min = 0, max = 4096) int valueSize,
+                                          @ForAll @IntRange(min = 0, max = 64) int blockUnits,
+                                          @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
+        ValueFormat f = ValueFormat.v2(valueSize);
+        long block = 16L * blockUnits;
+        byte[] value = new byte[valueSize];
+        new Random(seed).nextBytes(value);
+        MemorySegment pool = written(f, block, value, block + valueSize + 64);
+        assertEquals(2, f.version());
+        assertEquals(block, f.valueAt(block));
+        assertEquals(valueSize, f.framedBytes());
+        MemorySegment expected = MemorySegment.ofArray(new byte[(int) pool.byteSize()]);
+        expected.fill((byte) 0x5A);
+        MemorySegment.copy(MemorySegment.ofArray(value), 0, expected, block, valueSize);
+        assertArrayEquals(expected.toArray(ValueLayout.JAVA_BYTE), pool.toArray(ValueLayout.JAVA_BYTE),
+                "format 2 writes the value and nothing else");
+        assertTrue(f.frameWhole(pool, block));
+    }
+
+    @Property(tries = 300)
+    void formatThreeFramesTheValueBehindItsHeader(@ForAll @IntRange(min = 0, max = 1 << 16) int valueSize,
+                                                 @ForAll @IntRange(min = 0, max = 64) int blockUnits,
+                                                 @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
+        ValueFormat f = ValueFormat.v3(valueSize);
+        long block = 16L * blockUnits;
+        byte[] value = new byte[valueSize];
+        Random r = new Random(seed);
+        r.nextBytes(value);
+        MemorySegment pool = written(f, block, value, block + ValueClasses.blockBytes(ValueClasses.classOf(valueSize)));
+        assertEquals(3, f.version());
+        assertEquals(block + ValueClasses.HEADER_BYTES, f.valueAt(block));
+        assertEquals(ValueClasses.HEADER_BYTES + valueSize, f.framedBytes());
+        assertTrue(f.framedBytes() <= ValueClasses.blockBytes(ValueClasses.classOf(valueSize)), "the frame fits the class's block");
+        assertEquals(ValueBlockHeader.make(valueSize, 0), pool.get(HEADER, block), "the header's known answer");
+        assertArrayEquals(value, pool.asSlice(f.valueAt(block), valueSize).toArray(ValueLayout.JAVA_BYTE));
+        assertTrue(f.frameWhole(pool, block));
+        // A header that is not this pool's value: torn (any bit of its length flipped), or another size.
+        long header = pool.get(HEADER, block);
+        int bit = r.nextInt(32);
+        pool.set(HEADER, block, header ^ (1L << bit));
+        assertFalse(f.frameWhole(pool, block), "a header with length bit " + bit + " flipped reads as whole");
+        pool.set(HEADER, block, header);
+        assertTrue(f.frameWhole(pool, block));
+    }
+
+    @Property(tries = 200)
+    void aBlockWrittenForOneSizeIsNotWholeForAnother(@ForAll @IntRange(min = 0, max = 4096) int size,
+                                                    @ForAll @IntRange(min = 0, max = 4096) int other) {
+        if (size == other) {
+            return;
+        }
+        MemorySegment pool = written(ValueFormat.v3(size), 0, new byte[size], ValueClasses.blockBytes(ValueClasses.classOf(size)) + 8192);
+        assertFalse(ValueFormat.v3(other).frameWhole(pool, 0), "a value of " + size + " bytes read as one of " + other);
+    }
+}
