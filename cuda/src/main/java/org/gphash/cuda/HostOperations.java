@@ -169,8 +169,9 @@ final class HostOperations {
     /**
      * A batch on the host (the router's {@link org.gphash.cuda.routing.Router.Route#HOST}): gets one by
      * one, a batch that writes as the CPU engine runs its batches ({@link CpuOperations#run}); null,
-     * having done nothing, when its first write needs the owner. When a later one does, the operations
-     * from it on run as a batch of their own on the GPU's routes.
+     * having done nothing, when its first write needs a resize. A write that found the heap short grows
+     * it here first ({@link #growHeapForHostWrites}); when a later write needs the owner, the operations
+     * from it on run as a batch of their own by the engine's routes.
      */
     SubmittedBatch run(Batch batch, BatchResult result) {
         int n = batch.size();
@@ -212,8 +213,8 @@ final class HostOperations {
         writes.add(done - gets);
         if (done < n) {
             boolean grown = growHeapForHostWrites();
-            if (done == 0 && !grown) {
-                return null;
+            if (done == 0) {
+                return grown ? run(batch, result) : null;  // once grown, the heap is not short again at once
             }
             runRest(batch, result, done);
         }

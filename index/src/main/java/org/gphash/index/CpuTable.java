@@ -308,9 +308,7 @@ final class CpuTable {
         if (block < 0) {
             return false;
         }
-        MemorySegment.copy(value, valueOffset, pool, table.values.valueAt(block), table.geometry.valueSize());
-        table.values.writeFrame(pool, block);
-        int written = table.values.framedBytes();
+        int written = table.values.write(pool, block, value, valueOffset);
         if (probe.checksum != null) {
             // With the value, before anything publishes it: a published item's checksum always matches.
             probe.checksum.store(pool, block, probe.checksum.of(key, keyOffset, value, valueOffset));
@@ -418,7 +416,7 @@ final class CpuTable {
         long previous = table.meta.valueOffset(probe.matchMeta[0]);
         reader.checkBlock(probe.matchSlot[0], previous);
         reader.checkItem(pool, probe, probe.matchSlot[0], previous, key, keyOffset);
-        MemorySegment.copy(pool, table.values.valueAt(previous), previousOut, previousOutOffset, table.geometry.valueSize());
+        table.values.read(pool, previous, previousOut, previousOutOffset);
         int r = swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         return r == OpStatus.UPDATED ? OpStatus.REPLACED : r;
     }

@@ -244,9 +244,7 @@ final class PhasedBatch {
             }
             return OpStatus.NEED_HEAP;
         }
-        MemorySegment.copy(values, i * v, pool, t.table.values.valueAt(block), t.table.geometry.valueSize());
-        t.table.values.writeFrame(pool, block);
-        int written = t.table.values.framedBytes();
+        int written = t.table.values.write(pool, block, values, i * v);
         if (probe.checksum != null) {
             probe.checksum.store(pool, block, probe.checksum.of(keys, ko, values, i * v));
             written += ItemChecksum.BYTES;

@@ -43,7 +43,7 @@ public final class TableReader {
         if (block < 0) {
             return OpStatus.NOT_FOUND;
         }
-        MemorySegment.copy(pool, table.values.valueAt(block), out, outOffset, table.geometry.valueSize());
+        table.values.read(pool, block, out, outOffset);
         return OpStatus.FOUND;
     }
 

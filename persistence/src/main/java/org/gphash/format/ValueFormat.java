@@ -79,14 +79,22 @@ public final class ValueFormat {
     }
 
     /**
-     * Writes the frame of the block at {@code block}, whose value was just copied to {@link #valueAt}:
-     * format 3's header (the pool's value size, no checksum); nothing in format 2. Persisted with the
-     * value ({@link #framedBytes}), before any word names the block.
+     * Writes the value at {@code src}/{@code srcOffset} into the block at {@code block}, with its frame
+     * (format 3's header: the pool's value size, no checksum; nothing in format 2).
+     *
+     * @return the bytes from the block's start to persist, before any word names the block ({@link #framedBytes})
      */
-    public void writeFrame(MemorySegment pool, long block) {
+    public int write(MemorySegment pool, long block, MemorySegment src, long srcOffset) {
+        MemorySegment.copy(src, srcOffset, pool, valueAt(block), valueSize);
         if (version == 3) {
             pool.set(HEADER, block, ValueBlockHeader.make(valueSize, 0));
         }
+        return framedBytes();
+    }
+
+    /** Copies the value in the block at {@code block} to {@code out} at {@code outOffset} (check it with {@link #frameWhole} first). */
+    public void read(MemorySegment pool, long block, MemorySegment out, long outOffset) {
+        MemorySegment.copy(pool, valueAt(block), out, outOffset, valueSize);
     }
 
     /**

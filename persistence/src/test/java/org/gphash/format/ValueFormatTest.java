@@ -30,8 +30,10 @@ class ValueFormatTest {
     private static MemorySegment written(ValueFormat f, long block, byte[] value, long poolBytes) {
         MemorySegment pool = Arena.ofAuto().allocate(poolBytes, 16);  // a pool's mapping: native, aligned
         pool.fill((byte) 0x5A);
-        MemorySegment.copy(MemorySegment.ofArray(value), 0, pool, f.valueAt(block), value.length);
-        f.writeFrame(pool, block);
+        assertEquals(f.framedBytes(), f.write(pool, block, MemorySegment.ofArray(value), 0), "the bytes to persist");
+        byte[] back = new byte[value.length];
+        f.read(pool, block, MemorySegment.ofArray(back), 0);
+        assertArrayEquals(value, back, "the value read back");
         return pool;
     }
 

@@ -27,8 +27,8 @@ import java.util.function.LongSupplier;
  * A figure of the side not chosen would never change again: every {@link #REMEASURE_NANOS} (longer
  * where that side is dear: {@link #remeasureInterval}) {@link #REMEASURE_BATCHES} batches run on that
  * side, to measure it afresh awake (on the host only where it has a figure to refresh, and only
- * batches of at most {@link #REMEASURE_HOST_OPS}), and each one's time replaces the side's figure: the figures of the
- * side chosen are averaged, one outlier clamped ({@link #average}), those of the side not chosen are
+ * batches of at most {@link #REMEASURE_HOST_OPS}), and each one's time replaces the side's figure:
+ * the figures of the side chosen are averaged, one outlier clamped ({@link #average}), those of the side not chosen are
  * rare and each is newer than the average it replaces. Either way a wrong figure is put right: a low
  * one brings batches to its side, whose figures then follow the truth batch by batch; a high one lasts
  * until the next re-measure.
@@ -225,7 +225,7 @@ public final class RouteCosts {
      * <p>Why several and not one: a batch on a side that was idle pays for waking it, and the last
      * figure, which replaces the average ({@link #record}), is of a side already awake. One GPU batch
      * after 10 ms or more of host work cost five to seven times the same batch among GPU batches (512
-     * gets: 209-259 µs against 37; GpuTargetsBench --parts gaps, issue 57): measured alone, every
+     * gets: 209-259 µs against 37; IdleGapsBench, issue 57): measured alone, every
      * re-measure found the GPU dear, and batches of 512 gets stayed on the host at 300 µs each.
      */
     public boolean choose(int n, boolean writes) {
