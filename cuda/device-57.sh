@@ -34,13 +34,13 @@ fi
 if [[ "${SMALL:-0}" == 1 ]]; then
     # One thread's small batches (1 to 4096 operations, all reads and half writes): host or GPU by
     # measured cost (this build), against every batch on the GPU (hostBatchesMax=0), same machine.
-    OUT=$LOGS bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 4000 > "$OUT/small-host.txt" 2>&1
+    OUT=$LOGS bash cuda/device-check.sh main org.gphash.bench.gpu.SmallBatchesBench --rounds 4000 > "$OUT/small-host.txt" 2>&1
     [[ "${SMALL_GPUONLY:-1}" == 1 ]] && OUT=$LOGS GPHASH_JAVA_EXTRA=-Dgphash.gpuTuning=hostBatchesMax=0 bash cuda/device-check.sh main \
-        org.gphash.bench.gpu.GpuTargetsBench --parts small --rounds 4000 > "$OUT/small-gpu.txt" 2>&1
+        org.gphash.bench.gpu.SmallBatchesBench --rounds 4000 > "$OUT/small-gpu.txt" 2>&1
 fi
 if [[ "${GAPS:-0}" == 1 ]]; then
     # One GPU batch's time after the GPU idled 0 to 100 ms (spun or slept): what a re-measure among host batches pays.
-    OUT=$LOGS bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts gaps > "$OUT/gaps.txt" 2>&1
+    OUT=$LOGS bash cuda/device-check.sh main org.gphash.bench.gpu.IdleGapsBench > "$OUT/gaps.txt" 2>&1
 fi
 if [[ "${SINGLES:-0}" == 1 ]]; then
     # Single calls from 16 threads without YCSB's client, GPU backend against CPU backend on one pool

@@ -7,10 +7,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,7 +18,6 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashConfig;
 import org.gphash.GPHashIndex;
-import org.gphash.GpuTuning;
 import org.gphash.IndexMirror;
 import org.gphash.IndexStats;
 import org.gphash.OpKind;
@@ -44,20 +41,15 @@ import org.gphash.spi.Engine;
  *       path (mirror off, the same pool reopened) and the CPU-assisted path (CPU engine, 16 threads,
  *       plus the copies a GPU application pays) on the same operations;</li>
  *   <li>{@code theta}: YCSB-C against the skew, zipf 0.5 to 1.2;</li>
- *   <li>{@code small}: host batches of 1 to 4096 operations (gets only, and half updates), one at a
- *       time: wall time per batch (mean, p50, p99), GPU time, and GPU time per pipeline stage: where a
- *       coalesced batch of a few callers' operations spends its time (issue 15); and the CPU engine's
- *       p50 and p99 for the same batches on a pool loaded alike (the same run's baseline, issue 57);</li>
  *   <li>{@code paper}: the GPHash artifact's own workload (16M keys, 8-byte keys, 32-byte values,
  *       YCSB-C zipf 0.99 and uniform, YCSB-A zipf 0.99, batches of 2^20 and 2^12, GPU time only, as
  *       the artifact reports it).</li>
- *   <li>{@code gaps} (not run by default): one GPU batch's time after the GPU was idle for 0 to 100 ms.</li>
  *   <li>{@code load} (not run by default): the load of {@code --keys} keys from fresh host batches of
  *       2^20, with its host time by stage, beside the device-resident insert into the same pool.</li>
  * </ul>
  *
  * <pre>
- * ./gphash run org.gphash.bench.gpu.GpuTargetsBench [--parts targets,theta,paper,small,load] [--keys 16777216]
+ * ./gphash run org.gphash.bench.gpu.GpuTargetsBench [--parts targets,theta,paper,load] [--keys 16777216]
  *     [--ops 4194304] [--thetas 0.5,0.7,0.9,0.99,1.1,1.2] [--threads 16] [--dir /dev/shm]
  * </pre>
  *
@@ -90,74 +82,9 @@ public final class GpuTargetsBench {
         if (parts.contains("paper")) {
             paper(o);
         }
-        if (parts.contains("small")) {
-            small(o);
-        }
         if (parts.contains("load")) {
             loadBesideInsert(o);
         }
-        if (parts.contains("gaps")) {
-            gaps(o);
-        }
-    }
-
-    /**
-     * What one GPU batch costs after the GPU has had nothing to do for a while (issue 57): the router
-     * measures the GPU again with one batch among host batches, and those batches cost many times what
-     * the same batch costs among GPU batches. Every batch on the GPU here (hostBatchesMax=0), one thread,
-     * a gap before each: spun (the thread busy, as host batches keep it) or slept, from none to 100 ms.
-     */
-    private static void gaps(GpuBenchArgs o) throws Exception {
-        long keys = num(o.keys, 1L << 20);
-        int vs = 128;
-        Path p = o.dir.resolve("gphash-gaps.pool");
-        Files.deleteIfExists(p);
-        GPHashConfig c = GPHashIndex.builder(p).backend(Backend.GPU).keySize(8).valueSize(vs).initialCapacity(keys)
-                .seed(20261122L).bucketCache(BktCacheConfig.DISABLED).indexMirror(IndexMirror.REQUIRED)
-                .gpuTuning(GpuTuning.fromSystemProperty().with("hostBatchesMax=0")).config();
-        try (GpuEngine gpu = GpuEngines.create(c)) {
-            load(gpu, keys, vs);
-            BatchResult r = new BatchResult(vs, 4096);
-            System.out.println("| batch | reads | gap | spun p50 / p90 us | slept p50 / p90 us |");
-            System.out.println("| ---: | ---: | ---: | ---: | ---: |");
-            for (int n : new int[] {64, 512}) {
-                for (double reads : new double[] {1.0, 0.5}) {
-                    List<Batch> w = workload(200L * n, n, vs, reads, OpKind.UPDATE, x -> x.nextLong(keys), n);
-                    for (Batch b : w) {
-                        gpu.execute(b, r);  // warm-up
-                    }
-                    for (long gapMicros : new long[] {0, 100, 1_000, 10_000, 100_000}) {
-                        int samples = gapMicros >= 100_000 ? 12 : gapMicros >= 10_000 ? 50 : 200;
-                        String spun = afterGaps(gpu, w, r, samples, gapMicros, false);
-                        String slept = afterGaps(gpu, w, r, samples, gapMicros, true);
-                        System.out.printf(Locale.ROOT, "| %d | %.0f%% | %.1f ms | %s | %s |%n", n, reads * 100, gapMicros / 1e3,
-                                spun, slept);
-                    }
-                }
-            }
-        } finally {
-            Files.deleteIfExists(p);
-        }
-    }
-
-    /** p50 / p90 of {@code samples} batches of {@code w}, each after a gap of {@code gapMicros}, spun or slept. */
-    private static String afterGaps(GpuEngine gpu, List<Batch> w, BatchResult r, int samples, long gapMicros, boolean sleep)
-            throws InterruptedException {
-        long[] t = new long[samples];
-        for (int i = 0; i < samples; i++) {
-            if (sleep) {
-                Thread.sleep(gapMicros / 1000, (int) (gapMicros % 1000) * 1000);
-            } else {
-                for (long end = System.nanoTime() + gapMicros * 1000; System.nanoTime() < end; ) {
-                    Thread.onSpinWait();
-                }
-            }
-            long t0 = System.nanoTime();
-            gpu.execute(w.get(i % w.size()), r);
-            t[i] = System.nanoTime() - t0;
-        }
-        Arrays.sort(t);
-        return String.format(Locale.ROOT, "%.1f / %.1f", t[samples / 2] / 1e3, t[samples * 9 / 10] / 1e3);
     }
 
     /**
@@ -202,81 +129,7 @@ public final class GpuTargetsBench {
         }
     }
 
-    // ------------------------------------------------------------------ small batches
-
-    private static void small(GpuBenchArgs o) throws Exception {
-        long keys = num(o.keys, 1L << 20);
-        int vs = 128;
-        int rounds = (int) num(o.rounds, 2000);
-        Path p = o.dir.resolve("gphash-small.pool");
-        Path cp = o.dir.resolve("gphash-small-cpu.pool");
-        Files.deleteIfExists(cp);
-        // The CPU engine on a pool loaded alike, the same batches after each row: the baseline of the same run.
-        try (GpuEngine gpu = loaded(p, keys, vs);
-             CpuEngine cpu = CpuEngine.create(config(cp, Backend.CPU, vs, keys, IndexMirror.AUTO, BktCacheConfig.DISABLED))) {
-            load(cpu, keys, vs, null);
-            BatchResult r = new BatchResult(vs, 4096);
-            System.out.println("| batch | reads | wall us/batch mean | p50 | p99 | GPU us/batch | GPU us per stage (profiled pass) "
-                    + "| CPU engine p50 / p99 |");
-            System.out.println("| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |");
-            for (int n : new int[] {1, 8, 64, 512, 4096}) {
-                for (double reads : new double[] {1.0, 0.5}) {
-                    List<Batch> w = workload((long) n * rounds, n, vs, reads, OpKind.UPDATE, x -> x.nextLong(keys), n);
-                    for (Batch b : w.subList(0, Math.min(200, w.size()))) {
-                        gpu.execute(b, r);  // warm-up
-                    }
-                    long[] wall = new long[w.size()];
-                    long gpuNanos = 0;
-                    for (int i = 0; i < w.size(); i++) {
-                        long t0 = System.nanoTime();
-                        gpu.execute(w.get(i), r);
-                        wall[i] = System.nanoTime() - t0;
-                        gpuNanos += gpu.features().lastBatchGpuNanos();
-                    }
-                    gpu.diagnostics().profileStages(true);
-                    int profiled = Math.min(300, w.size());
-                    for (Batch b : w.subList(0, profiled)) {
-                        gpu.execute(b, r);
-                    }
-                    StringBuilder st = new StringBuilder();
-                    for (Map.Entry<String, Long> e : gpu.diagnostics().stageNanos().entrySet()) {
-                        if (e.getValue() > 0) {
-                            st.append(String.format(Locale.ROOT, "%s %.1f, ", e.getKey(), e.getValue() / 1e3 / profiled));
-                        }
-                    }
-                    gpu.diagnostics().profileStages(false);
-                    long[] cpuWall = new long[w.size()];
-                    for (Batch b : w.subList(0, Math.min(200, w.size()))) {
-                        cpu.execute(b, r);  // warm-up
-                    }
-                    for (int i = 0; i < w.size(); i++) {
-                        long t0 = System.nanoTime();
-                        cpu.execute(w.get(i), r);
-                        cpuWall[i] = System.nanoTime() - t0;
-                    }
-                    Arrays.sort(cpuWall);
-                    Arrays.sort(wall);
-                    double mean = Arrays.stream(wall).average().orElse(0) / 1e3;
-                    boolean small = reads >= 1 && n <= GpuTuning.fromSystemProperty().smallReadsMax();
-                    System.out.printf(Locale.ROOT, "| %d | %.0f%% | %.1f | %.1f | %.1f | %s | %s | %.1f / %.1f |%n", n, reads * 100,
-                            mean, wall[wall.length / 2] / 1e3, wall[(int) (wall.length * 0.99)] / 1e3,
-                            small ? "- (one launch)" : String.format(Locale.ROOT, "%.1f", gpuNanos / 1e3 / wall.length),
-                            st.isEmpty() ? "-" : st.substring(0, st.length() - 2),
-                            cpuWall[cpuWall.length / 2] / 1e3, cpuWall[(int) (cpuWall.length * 0.99)] / 1e3);
-                    // What the router chose by after the row (stderr, beside the table): where a row ran on
-                    // the host at many times the GPU's time, these say which figure was wrong.
-                    System.err.printf(Locale.ROOT, "after batch %d, %.0f%% reads: host batches %d, lends %d; route costs: %s%n", n,
-                            reads * 100, gpu.diagnostics().hostBatches(), gpu.diagnostics().hostLends(),
-                            gpu.diagnostics().routeCosts());
-                }
-            }
-        } finally {
-            Files.deleteIfExists(p);
-            Files.deleteIfExists(cp);
-        }
-    }
-
-    private static GPHashConfig config(Path p, Backend backend, int valueSize, long keys, IndexMirror mirror,
+    static GPHashConfig config(Path p, Backend backend, int valueSize, long keys, IndexMirror mirror,
                                        BktCacheConfig cache) {
         return GPHashIndex.builder(p).backend(backend).keySize(8).valueSize(valueSize).initialCapacity(keys)
                 .seed(20261122L).bucketCache(backend == Backend.GPU ? cache : BktCacheConfig.DISABLED).indexMirror(mirror)
@@ -284,7 +137,7 @@ public final class GpuTargetsBench {
     }
 
     /** A new pool at {@code p} (the mirror required, the cache off) with keys 0..keys-1 loaded. */
-    private static GpuEngine loaded(Path p, long keys, int vs) throws IOException {
+    static GpuEngine loaded(Path p, long keys, int vs) throws IOException {
         Files.deleteIfExists(p);
         GpuEngine gpu = GpuEngines.create(config(p, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED));
         load(gpu, keys, vs);
@@ -292,7 +145,7 @@ public final class GpuTargetsBench {
     }
 
     /** Inserts keys 0..keys-1 in fresh batches of 2^20; returns Mops/s (host batches, wall time). */
-    private static double load(GpuEngine gpu, long keys, int vs) {
+    static double load(GpuEngine gpu, long keys, int vs) {
         return load(gpu, keys, vs, null);
     }
 
@@ -300,7 +153,7 @@ public final class GpuTargetsBench {
      * Inserts keys 0..keys-1 in batches of 2^20: {@code reused}, cleared and filled for each, or a
      * fresh batch each time when it is null; returns Mops/s (the time in {@code execute}).
      */
-    private static double load(Engine gpu, long keys, int vs, Batch reused) {
+    static double load(Engine gpu, long keys, int vs, Batch reused) {
         BatchResult r = new BatchResult(vs, BATCH);
         long nanos = 0;
         for (long first = 0; first < keys; first += BATCH) {
@@ -339,11 +192,11 @@ public final class GpuTargetsBench {
         }
     }
 
-    private interface KeySource {
+    interface KeySource {
         long next(SplittableRandom r);
     }
 
-    private static List<Batch> workload(long ops, int batch, int vs, double reads, OpKind write, KeySource keys, long seed) {
+    static List<Batch> workload(long ops, int batch, int vs, double reads, OpKind write, KeySource keys, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         List<Batch> out = new ArrayList<>();
         long version = 1;
