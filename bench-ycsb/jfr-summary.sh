@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Summarises a flight recording for a device call's output (the bundle's jfr tool): the hottest top
 # frames, the project's methods by inclusive share of samples (each method counted once per sample),
-# and where threads parked or waited on a monitor (top frames, by count).
+# and where threads ran native code (samples), parked or waited on a monitor (first project frame, by count).
 #   bench-ycsb/jfr-summary.sh recording.jfr [jfr tool]
 set -uo pipefail
 rec=$1
@@ -22,7 +22,7 @@ jfr=${2:-/tmp/bundle/jre/bin/jfr}
         for (f in incl) printf "%6.2f%% %s\n", 100 * incl[f] / n, f | "sort -rn | head -40"
         close("sort -rn | head -40")
     }'
-for ev in jdk.ThreadPark jdk.JavaMonitorEnter jdk.ThreadSleep; do
+for ev in jdk.NativeMethodSample jdk.ThreadPark jdk.JavaMonitorEnter jdk.ThreadSleep; do
     echo "== $ev: frames of the waits (first gphash frame), by count"
     "$jfr" print --events $ev "$rec" | awk '
         /stackTrace = \[/ {inside = 1; found = 0; n++; next}

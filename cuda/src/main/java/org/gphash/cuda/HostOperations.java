@@ -3,6 +3,7 @@ package org.gphash.cuda;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -63,6 +64,11 @@ final class HostOperations {
     private long[] refreshList;
     /** Whether host writes may run: set by {@link #lend}, cleared by {@link #takeBack}, both under the lock with the gate closed. */
     private volatile boolean lent;
+    /** One thread lends at a time; the others wait for it outside the engine's lock. */
+    private final SingleFlight lending = new SingleFlight();
+    private final Runnable lendStep = this::lendUnderLock;
+    private final BooleanSupplier lentOrClosed = this::lentOrClosed;
+
     /** Whether the heap's free space is the host's now (lent and not yet given back); under the engine's lock. */
     private boolean heapOnHost;
 
@@ -336,11 +342,28 @@ final class HostOperations {
     }
 
     /**
+     * Lends the pool to the host, or waits for the thread lending it now ({@link SingleFlight}: outside
+     * the engine's lock, until the pool is lent or the engine closed); the caller then looks at
+     * {@link #lent} again.
+     */
+    private void lend() {
+        long called = System.nanoTime();
+        if (!lending.runOrAwait(lendStep, lentOrClosed)) {
+            engine.times.add(HostStageTimes.Stage.LEND_WAIT, System.nanoTime() - called);
+        }
+    }
+
+    /** Whether a thread waiting for another's lend may stop: the pool is lent, or the engine closed. */
+    private boolean lentOrClosed() {
+        return lent || engine.closed;
+    }
+
+    /**
      * Lends the pool to the host: under the lock, once the GPU's work in flight is done (the gate
      * closed meanwhile), the heap's free space comes to the host and BktCache's load, if one runs,
      * ends; the set of changed buckets is sized for the table as it is now (a resize may have grown it).
      */
-    private void lend() {
+    private void lendUnderLock() {
         long called = System.nanoTime();
         synchronized (engine) {
             long locked = System.nanoTime();

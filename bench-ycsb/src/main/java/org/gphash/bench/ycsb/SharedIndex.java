@@ -106,6 +106,9 @@ final class SharedIndex {
                     GpuDiagnostics d = engine.diagnostics();
                     System.err.printf(Locale.ROOT, "gphash: host reads %d, host writes %d, host batches %d, lends %d, buckets refreshed %d%n",
                             d.hostReads(), d.hostWrites(), d.hostBatches(), d.hostLends(), d.refreshedBuckets());
+                    System.err.printf(Locale.ROOT, "gphash: host heap growths %d, host stages %s%n", d.hostHeapGrowths(),
+                            d.hostStageNanos(false));
+                    System.err.println("gphash: " + d.routeCosts());
                     System.err.println("gphash: " + d.openTimes());
                 }
             });
