@@ -65,7 +65,7 @@ final class HostOperations {
     /** Whether host writes may run: set by {@link #lend}, cleared by {@link #takeBack}, both under the lock with the gate closed. */
     private volatile boolean lent;
     /** One thread lends at a time; the others wait for it outside the engine's lock. */
-    private final SingleFlight lending = new SingleFlight();
+    private final SingleFlight lending;
     private final Runnable lendStep = this::lendUnderLock;
     private final BooleanSupplier lentOrClosed = this::lentOrClosed;
 
@@ -84,6 +84,7 @@ final class HostOperations {
     HostOperations(GpuEngine engine, BucketRefresh refresh, RouteCosts costs) {
         this.engine = engine;
         this.costs = costs;
+        this.lending = new SingleFlight(engine);
         this.ops = CpuOperations.on(engine.pool);
         this.refresh = refresh;
         this.dirty = new DirtyBuckets(ops.bucketCount());

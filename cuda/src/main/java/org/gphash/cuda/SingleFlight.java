@@ -22,6 +22,13 @@ final class SingleFlight {
     private static final IdleStrategy WAIT = IdleStrategy.SPIN_THEN_PARK;
 
     private final AtomicBoolean running = new AtomicBoolean();
+    /** The monitor the step takes: a thread that holds it already runs the step itself. */
+    private final Object lock;
+
+    /** A single flight of a step that takes {@code lock}'s monitor. */
+    SingleFlight(Object lock) {
+        this.lock = lock;
+    }
 
     /**
      * Runs {@code step} on this thread if no other thread is running it now; else waits until that
@@ -29,9 +36,18 @@ final class SingleFlight {
      * again at what it needed (the run it waited for may have ended without giving it, or given it
      * and lost it since).
      *
+     * <p>A caller that holds the step's lock runs the step at once, beside the flag: the runner may
+     * be blocked on that lock, and waiting for it would never end (a write the GPU's routes run under
+     * the engine's lock that the router sends to the host, which lends the pool: YCSB's A at 256 threads
+     * hung so).
+     *
      * @return whether this thread ran {@code step}
      */
     boolean runOrAwait(Runnable step, BooleanSupplier stopWaiting) {
+        if (Thread.holdsLock(lock)) {
+            step.run();
+            return true;
+        }
         if (running.compareAndSet(false, true)) {
             try {
                 step.run();

@@ -19,18 +19,18 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The one-runner step the GPU engine's host writers share for a lend of the pool, without a GPU (CI):
  * many threads asking at once run it once, the others leave as soon as what they wait for holds even
- * while the runner is still inside (a queue on the runner's lock would hold them to its end), and a
- * step that throws lets the next caller run it again.
+ * while the runner is still inside (a queue on the runner's lock would hold them to its end), a caller
+ * holding the step's lock runs it itself, and a step that throws lets the next caller run it again.
  */
 class SingleFlightTest {
 
     @Test
     @Timeout(60)
     void threadsAskingAtOnceRunTheStepOnceAndLeaveWhenItHasWhatTheyNeed() throws Exception {
-        SingleFlight flight = new SingleFlight();
+        Object lock = new Object();
+        SingleFlight flight = new SingleFlight(lock);
         AtomicBoolean lent = new AtomicBoolean();
         AtomicInteger runs = new AtomicInteger();
-        Object lock = new Object();
         long holdAfter = TimeUnit.SECONDS.toNanos(3);
         AtomicLong lentAt = new AtomicLong();
         Runnable lend = () -> {
@@ -73,7 +73,7 @@ class SingleFlightTest {
     @Test
     @Timeout(30)
     void aStepThatThrowsLetsTheNextCallerRunIt() {
-        SingleFlight flight = new SingleFlight();
+        SingleFlight flight = new SingleFlight(new Object());
         AtomicInteger runs = new AtomicInteger();
         assertThrows(IllegalStateException.class, () -> flight.runOrAwait(() -> {
             runs.incrementAndGet();
@@ -86,7 +86,7 @@ class SingleFlightTest {
     @Test
     @Timeout(30)
     void aWaiterLeavesWhenToldToStop() throws Exception {
-        SingleFlight flight = new SingleFlight();
+        SingleFlight flight = new SingleFlight(new Object());
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Thread runner = Thread.ofPlatform().start(() -> flight.runOrAwait(() -> {
@@ -105,6 +105,46 @@ class SingleFlightTest {
         assertFalse(waiter.isAlive(), "the waiter left once told to stop, the step still running");
         release.countDown();
         runner.join();
+    }
+
+    /**
+     * A caller already inside the step's lock (a write the GPU's routes run under the engine's lock,
+     * sent by the router to the host, which lends the pool) runs the step itself: the runner is
+     * blocked on that very lock, and waiting for it would never end.
+     */
+    @Test
+    @Timeout(30)
+    void aCallerHoldingTheStepsLockRunsItWhileTheRunnerIsBlockedOnThatLock() throws Exception {
+        Object lock = new Object();
+        SingleFlight flight = new SingleFlight(lock);
+        AtomicInteger runs = new AtomicInteger();
+        Runnable step = () -> {
+            synchronized (lock) {
+                runs.incrementAndGet();
+            }
+        };
+        CountDownLatch runnerStarted = new CountDownLatch(1);
+        AtomicBoolean ranInside = new AtomicBoolean();
+        Thread holder = Thread.ofPlatform().start(() -> {
+            synchronized (lock) {
+                Thread runner = Thread.ofPlatform().start(() -> {
+                    runnerStarted.countDown();
+                    flight.runOrAwait(step, () -> false);  // takes the flag, then blocks on the lock
+                });
+                awaitQuietly(runnerStarted);
+                while (runner.getState() != Thread.State.BLOCKED) {
+                    Thread.onSpinWait();
+                }
+                ranInside.set(flight.runOrAwait(step, () -> false));
+            }
+        });
+        holder.join(10_000);
+        assertFalse(holder.isAlive(), "the lock holder waited for a runner blocked on its own lock");
+        assertTrue(ranInside.get());
+        for (int round = 0; runs.get() < 2 && round < 10_000; round++) {
+            Thread.sleep(1);
+        }
+        assertEquals(2, runs.get(), "the runner ran too, once the holder let the lock go");
     }
 
     private static void sleepNanos(long nanos) {
