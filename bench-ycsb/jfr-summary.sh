@@ -6,6 +6,12 @@
 set -uo pipefail
 rec=$1
 jfr=${2:-/tmp/bundle/jre/bin/jfr}
+# The tool's own views first: its print of stacks fails on some frames (JDK 25: "Range [1, -1) out of
+# bounds" in PrettyWriter.formatMethod), which empties the stack summaries below.
+for view in hot-methods native-methods contention-by-site latencies-by-type gc-pauses; do
+    echo "== jfr view $view"
+    "$jfr" view --width 200 "$view" "$rec" 2>&1 | head -30
+done
 "$jfr" print --events jdk.ExecutionSample "$rec" | awk '
     /stackTrace = \[/ {inside = 1; depth = 0; delete seen; n++; next}
     inside && /^[ \t]*\]/ {inside = 0; next}

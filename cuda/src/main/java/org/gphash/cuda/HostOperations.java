@@ -78,6 +78,11 @@ final class HostOperations {
     final LongAdder batches = new LongAdder();
     final LongAdder lends = new LongAdder();
     final LongAdder refreshedBuckets = new LongAdder();
+    /**
+     * Heap growths on the host so far, read by a write before it runs: one that then finds the heap
+     * short after another thread grew it runs again on the host rather than going to the GPU.
+     */
+    private volatile long heapGrowthsSeen;
     /** Heap growths host writes asked for ({@link #growHeapForHostWrites}). */
     final LongAdder heapGrowths = new LongAdder();
 
@@ -129,6 +134,7 @@ final class HostOperations {
             if (!lent) {
                 lend();
             }
+            long growths = heapGrowthsSeen;
             if (!gate.tryEnter()) {
                 awaitGate(round);  // the GPU took it back meanwhile
                 continue;
@@ -140,7 +146,7 @@ final class HostOperations {
                 gate.exit();
             }
             if (code == CpuOperations.NEEDS_OWNER) {
-                if (growHeapForHostWrites()) {
+                if (growHeapForHostWrites(growths)) {
                     continue;
                 }
                 return null;
@@ -187,10 +193,12 @@ final class HostOperations {
         HostReadGate gate = engine.hostReaders;
         long inGate = 0;
         int done = -1;
+        long growths = 0;
         for (int round = 0; done < 0; round++) {
             if (!onlyGets && !lent) {
                 lend();
             }
+            growths = heapGrowthsSeen;
             if (!gate.tryEnter()) {
                 awaitGate(round);  // a batch of gets waits for the GPU's work as writes do
                 continue;
@@ -219,7 +227,7 @@ final class HostOperations {
         reads.add(gets);
         writes.add(done - gets);
         if (done < n) {
-            boolean grown = growHeapForHostWrites();
+            boolean grown = growHeapForHostWrites(growths);
             if (done == 0) {
                 return grown ? run(batch, result) : null;  // once grown, the heap is not short again at once
             }
@@ -280,9 +288,14 @@ final class HostOperations {
     /**
      * A host write found the heap short: grows it here, on the host's bitmap (the heap's free space is
      * the host's while lent; the GPU takes the grown heap back with the pool), by
-     * {@link #hostHeadroom} at once, and returns true; false where the heap has that much free (the
-     * write needs a resize, which the GPU's routes run), the pool is not lent, or the pool's size limit
-     * stops the growth short (the GPU's routes then grow it by the write's need alone, or say it is full).
+     * {@link #hostHeadroom} at once, and returns true; true too where another write grew it since this
+     * one looked ({@code growthsSeen}: 256 threads' writes found it short at once, and all but the one
+     * that grew it went to the GPU, whose first batch, 68 ms, held every host writer: YCSB's F, H200);
+     * false where the heap has that much free (the write needs a resize, which the GPU's routes run),
+     * the pool is not lent, or the pool's size limit stops the growth short (the GPU's routes then grow
+     * it by the write's need alone, or say it is full).
+     *
+     * @param growthsSeen {@link #heapGrowthsSeen} as the write read it before it ran
      *
      * <p>Why here and by that much: handed to the GPU's routes, the write took the pool back from every
      * host thread, the GPU grew the heap by what that one batch needed, and the host ran short again a
@@ -290,10 +303,13 @@ final class HostOperations {
      * threads waiting 324 ms in all for it to be lent again, and ran at a quarter of the CPU backend's
      * rate (issue 57).
      */
-    private boolean growHeapForHostWrites() {
+    private boolean growHeapForHostWrites(long growthsSeen) {
         synchronized (engine) {
             if (!lent || !heapOnHost || engine.closed) {
                 return false;
+            }
+            if (heapGrowthsSeen != growthsSeen) {
+                return true;  // another write grew it since this one looked: run again on the host
             }
             long want = hostHeadroom(engine.pool.totalBlocks());
             if (engine.pool.freeBlocks() >= want) {
@@ -306,6 +322,7 @@ final class HostOperations {
                 engine.cache.get().awaitLoad();
                 engine.pool.ensureFreeBlocks(want);
                 heapGrowths.increment();
+                heapGrowthsSeen++;  // under the lock
             } catch (PoolFullException e) {
                 // The pool's size limit leaves less than the headroom: the GPU's routes grow it by what
                 // the write needs alone, or say the pool is full.
