@@ -28,13 +28,21 @@ public final class HostStageTimes {
         COPY_OUT,
         /** Growing the value heap before a chunk that needs blocks. */
         HEAP_GROWTH,
+        /**
+         * A heap growth for host writes made ready with host operations still running: the file
+         * extended in place and its new pages registered with CUDA ({@code PoolTable.prepareHeapGrowth}).
+         */
+        HEAP_PREPARE,
         /** Registering a batch's or result's memory with CUDA ({@link BatchPinning}). */
         PIN,
         /** Reading a chunk's kinds (value writes, deletes, reads) and testing its keys for repeats ({@link org.gphash.cuda.routing.DistinctKeys}). */
         PLAN,
         /** After the batch: operations rerun after a resize, and the heap grown ahead of the next batch. */
         AFTER,
-        /** Waiting for the engine's lock to lend the pool to host writes (every host thread that found it not lent). */
+        /**
+         * Waiting for the pool to be lent to host writes (every host thread that found it not lent: the
+         * lender for the engine's lock, the others for the lender).
+         */
         LEND_WAIT,
         /** Lending the pool to host writes, under the lock: the GPU drained, BktCache's load ended, the heap's free space to the host. */
         LEND,
