@@ -294,7 +294,8 @@ final class HostOperations {
      * the host's while lent; the GPU takes the grown heap back with the pool), by
      * {@link #hostHeadroom} at once, and returns true; true too where another write grew it since this
      * one looked ({@code growthsSeen}: 256 threads' writes found it short at once, and all but the one
-     * that grew it went to the GPU, whose first batch, 68 ms, held every host writer: YCSB's F, H200);
+     * that grew it went to the GPU, whose first batch, 68 ms, held every host writer: YCSB's F, the
+     * lab log of issue 57);
      * false where the heap has that much free (the write needs a resize, which the GPU's routes run),
      * the pool is not lent, or the pool's size limit stops the growth short (the GPU's routes then grow
      * it by the write's need alone, or say it is full).
@@ -317,7 +318,7 @@ final class HostOperations {
             }
             // One thread grows; the others that found the heap short wait for it outside the engine's
             // lock. Queued on the lock, 256 threads' writes waited 622 ms on average (1.37 s at most)
-            // for their turn to find the heap grown already (YCSB's A at 256 threads, H200).
+            // for their turn to find the heap grown already (YCSB's A at 256 threads: the lab log of issue 57).
             if (growing.runOrAwait(growStep, () -> heapGrowthsSeen != growthsSeen || engine.closed)) {
                 return heapGrowthsSeen != growthsSeen;
             }

@@ -14,7 +14,8 @@ import org.gphash.spi.IdleStrategy;
  * lend at once and queued on the engine's monitor, which then let them in one by one, each finding
  * the pool lent already. With 256 client threads on 16 cores each hand-over of the monitor waited for
  * a time slice: YCSB's workload B waited 14 to 69 s in all (55 to 270 ms a thread) for one lend of 10
- * ms, and ran at 0.54-0.77x of the CPU backend without the open (H200, 2026-11-30, issue 57).
+ * ms, and ran at 0.54-0.77x of the CPU backend without the open
+ * (docs/lab/2026-11-29-issue-57-host-writes.md, call 40).
  */
 final class SingleFlight {
 
