@@ -73,7 +73,7 @@ final class CpuTable {
         table.resizer.resize(observed);
     }
 
-    /** Adds a table.heap chunk, unless another thread already did or retired blocks freed more than {@code keep}. */
+    /** Adds a heap region, unless another thread already did or retired blocks freed more than {@code keep}. */
     void growHeap(long observedTotalBlocks, long keep) {
         table.grower.growHeap(observedTotalBlocks, keep);
     }

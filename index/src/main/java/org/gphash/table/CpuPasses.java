@@ -98,7 +98,7 @@ final class CpuPasses implements TablePasses {
                     if (probe.matchCount > 0) {
                         // Already above (copied before a crash, or an older duplicate): the upper item is valid.
                         if (!MetaFormat.sameBlock(probe.matchMeta[0], meta)) {
-                            table.heap.free(table.meta.valueOffset(meta));
+                            table.blocks.free(table.meta.valueOffset(meta));
                         }
                         table.size.decrement();
                     } else {
@@ -232,10 +232,10 @@ final class CpuPasses implements TablePasses {
     }
 
     private static void markValue(Table table, long slot, long valueOffset, Findings f) {
-        if (!table.heap.isBlock(valueOffset)) {
+        if (!table.blocks.isBlock(valueOffset)) {
             f.corrupt.add("the item in slot " + slot + " refers to value offset " + valueOffset
                     + ", which is not a block of the value heap");
-        } else if (!table.heap.markUsed(valueOffset)) {
+        } else if (!table.blocks.markUsed(valueOffset)) {
             f.corrupt.add("two items refer to the value block at offset " + valueOffset);
         }
     }

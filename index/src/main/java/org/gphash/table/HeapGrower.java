@@ -32,7 +32,7 @@ public final class HeapGrower {
     public void growHeap(long observedTotalBlocks, long keep) {
         Table t = table;
         t.gate.runExclusive(() -> {
-            if (t.heap.totalBlocks() != observedTotalBlocks || t.heap.freeBlocks() > keep) {
+            if (t.blocks.totalBlocks() != observedTotalBlocks || t.blocks.freeBlocks() > keep) {
                 return;
             }
             addHeapChunk(0);
@@ -45,8 +45,8 @@ public final class HeapGrower {
      */
     void ensureFreeBlocks(long blocks) {
         table.gate.runExclusive(() -> {
-            while (table.heap.freeBlocks() < blocks) {
-                addHeapChunk(blocks - table.heap.freeBlocks());
+            while (table.blocks.freeBlocks() < blocks) {
+                addHeapChunk(blocks - table.blocks.freeBlocks());
             }
         });
     }
@@ -72,7 +72,7 @@ public final class HeapGrower {
 
     private long chunkBytes(long minBlocks) {
         long stride = table.geometry.valueStride();
-        return Geometry.alignUp(Math.max(Math.max(table.heap.totalBytes() / 4, 1L << 20), minBlocks * stride), stride);
+        return Geometry.alignUp(Math.max(Math.max(table.blocks.totalBytes() / 4, 1L << 20), minBlocks * stride), stride);
     }
 
     /**
@@ -82,7 +82,7 @@ public final class HeapGrower {
      */
     private void addHeapChunk(long minBlocks) {
         Table t = table;
-        ValueHeap heap = t.heap;
+        PoolHeap heap = t.blocks;
         PoolHeader h = t.headers.current();
         if (h.heapChunks().size() >= h.maxHeapChunks()) {
             throw new PoolFullException("pool " + t.file.path() + ": the value heap has " + h.maxHeapChunks()
@@ -99,7 +99,7 @@ public final class HeapGrower {
         t.hook.reached(CrashPoint.HEAP_GROWN);
         HeapChunk chunk = new HeapChunk(offset, bytes);
         t.headers.commit(h.withHeapChunk(chunk, end));
-        heap.addChunk(chunk);
+        heap.addRegion(offset, bytes);
         growths.increment();
         PoolEvents.heapGrown(t.file.path(), bytes, heap.totalBlocks());
         if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {

@@ -11,13 +11,14 @@ import org.gphash.format.ValueClasses;
  * operations format 2's runs, on the same code (issue 53; docs/lab/2026-11-29-format-3-plan.md, step
  * 3). A count of free blocks is reserved before each take, as {@link ValueHeap} reserves its own, so
  * that a new item leaves {@link #UPDATE_RESERVE} blocks for updates here too and a take that reserved
- * a block always finds one. Not behind an engine yet.
+ * a block always finds one. Recovery rebuilds it from the slots ({@link PoolHeap}). Not behind an
+ * engine yet.
  *
  * <p>With one class, every segment is free or that class's, so the free count is exact: the blocks the
  * regions hold (whole segments of blocks, or, for a block larger than {@link SizeClassHeap#SMALL_BLOCK_MAX},
  * runs of segments inside one region) less those in use.
  */
-public final class OneClassHeap implements BlockHeap {
+public final class OneClassHeap implements PoolHeap {
 
     private static final int SEGMENT = SizeClassHeap.SEGMENT_BYTES;
 
@@ -25,7 +26,8 @@ public final class OneClassHeap implements BlockHeap {
     private record Regions(long[] offset, long[] bytes, long low, long high) {
     }
 
-    private final SizeClassHeap heap = new SizeClassHeap();
+    /** Replaced whole by a rebuild ({@link #startRebuild}), only while no operation runs. */
+    private volatile SizeClassHeap heap = new SizeClassHeap();
     private final int valueClass;
     private final int block;
     /** Segments a large block takes (1 for blocks that share segments). */
@@ -33,6 +35,8 @@ public final class OneClassHeap implements BlockHeap {
     /** Blocks a segment holds (0 for a large block). */
     private final int blocksPerSegment;
     private final AtomicLong free = new AtomicLong();
+    /** Blocks a rebuild marked in use so far. */
+    private final AtomicLong marked = new AtomicLong();
     private volatile Regions regions = new Regions(new long[0], new long[0], 1, 0);
     private volatile long total;
 
@@ -50,10 +54,21 @@ public final class OneClassHeap implements BlockHeap {
     }
 
     /**
-     * Adds a region of the pool, all free ({@link SizeClassHeap#addRegion}: whole segments, after the
-     * last region). Only while no other method runs.
+     * Adds the whole segments of a region of the pool from its first 16-byte boundary, all free
+     * ({@link SizeClassHeap#addRegion}: after the last region); a region too small for one adds
+     * nothing. Only while no other method runs.
      */
+    @Override
     public void addRegion(long offset, long bytes) {
+        long start = (offset + 15) & ~15L;
+        long whole = (offset + bytes - start) / SEGMENT * SEGMENT;
+        if (whole <= 0) {
+            return;
+        }
+        addWholeRegion(start, whole);
+    }
+
+    private void addWholeRegion(long offset, long bytes) {
         heap.addRegion(offset, bytes);
         Regions r = regions;
         int n = r.offset.length;
@@ -163,6 +178,43 @@ public final class OneClassHeap implements BlockHeap {
     public boolean spans(long offset, int valueBytes) {
         Regions r = regions;
         return offset >= r.low && offset + valueBytes - 1 <= r.high;
+    }
+
+    /** Recovery: a heap of the same regions, every block free. */
+    @Override
+    public void startRebuild() {
+        Regions r = regions;
+        SizeClassHeap fresh = new SizeClassHeap();
+        for (int i = 0; i < r.offset.length; i++) {
+            fresh.addRegion(r.offset[i], r.bytes[i]);
+        }
+        heap = fresh;
+        free.set(0);
+        marked.set(0);
+    }
+
+    @Override
+    public boolean markUsed(long offset) {
+        if (!heap.markUsedIfFree(offset, valueClass)) {
+            return false;
+        }
+        marked.incrementAndGet();
+        return true;
+    }
+
+    @Override
+    public void finishRebuild() {
+        free.set(total - marked.get());
+    }
+
+    @Override
+    public long totalBytes() {
+        Regions r = regions;
+        long bytes = 0;
+        for (long b : r.bytes) {
+            bytes += b;
+        }
+        return bytes;
     }
 
     @Override

@@ -300,17 +300,17 @@ public final class PoolTable {
             }
             got += k;
             if (got < n) {
-                table.grower.growHeap(table.heap.totalBlocks(), 0);
+                table.grower.growHeap(table.blocks.totalBlocks(), 0);
             }
         }
     }
 
     public long freeBlocks() {
-        return table.heap.freeBlocks();
+        return table.blocks.freeBlocks();
     }
 
     public long totalBlocks() {
-        return table.heap.totalBlocks();
+        return table.blocks.totalBlocks();
     }
 
     /**
@@ -385,12 +385,12 @@ public final class PoolTable {
     public void reclaimBlock(long valueOffset) {
         table.hook.reached(CrashPoint.VALUE_RECLAIMED);
         table.revokeChecksum(valueOffset);
-        table.heap.free(valueOffset);
+        table.blocks.free(valueOffset);
     }
 
     /** Frees a block nothing refers to and nothing can still read. */
     public void freeBlock(long valueOffset) {
-        table.heap.free(valueOffset);
+        table.blocks.free(valueOffset);
     }
 
     /** Adds {@code delta} to the item count (operations run elsewhere report what they changed). */
@@ -421,7 +421,7 @@ public final class PoolTable {
         long capacity = t.totalBuckets() * table.geometry.slotsPerBucket();
         long size = table.size.sum();
         return new IndexStats(size, capacity, capacity == 0 ? 0 : (double) size / capacity, t.levelCount(), t.topLog2(),
-                h.resizes(), table.grower.growths(), table.heap.totalBlocks(), table.heap.freeBlocks(),
+                h.resizes(), table.grower.growths(), table.blocks.totalBlocks(), table.blocks.freeBlocks(),
                 table.gate.pendingReclamation(), file.fileSize(), file.persister().mode(), backend, recovery,
                 BktCacheStats.disabled(), "pool");
     }

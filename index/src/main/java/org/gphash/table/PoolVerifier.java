@@ -54,7 +54,7 @@ final class PoolVerifier {
                     dups++;
                 }
                 long offset = table.meta.valueOffset(meta);
-                if (!table.heap.isBlock(offset)) {
+                if (!table.blocks.isBlock(offset)) {
                     bad++;
                     continue;
                 }
@@ -68,7 +68,7 @@ final class PoolVerifier {
                 }
             }
         }
-        long used = table.heap.totalBlocks() - table.heap.freeBlocks() - table.gate.pendingReclamation();
+        long used = table.blocks.totalBlocks() - table.blocks.freeBlocks() - table.gate.pendingReclamation();
         return new VerifyReport(items, insert, torn, dups, bad, shared, used - items, 0);  // the pool alone: no mirror
     }
 }

@@ -67,7 +67,7 @@ final class Recovery {
      */
     static RecoveryReport fresh(Table table) {
         long start = System.nanoTime();
-        ValueHeap heap = table.heap;
+        PoolHeap heap = table.blocks;
         heap.startRebuild();
         heap.finishRebuild();
         table.size.reset();
@@ -93,9 +93,9 @@ final class Recovery {
                 judgeUntouchedRegions(table, header, opened);
             }
         }
-        table.heap.startRebuild();
+        table.blocks.startRebuild();
         TablePasses.Recovered found = table.passes.recover(table, t, allowance, repairBeyondCrash);
-        table.heap.finishRebuild();
+        table.blocks.finishRebuild();
         if (closed != null) {
             judgeAgainstCloseRecord(table, closed, found.items());
         }
@@ -104,7 +104,7 @@ final class Recovery {
         boolean resumed = table.headers.current().resizing();
         long rehashed = resumed ? table.resizer.finishResize() : 0;
         long trailing = Math.max(0, table.file.fileSize() - table.headers.current().fileLength());
-        ValueHeap heap = table.heap;
+        PoolHeap heap = table.blocks;
         long used = heap.totalBlocks() - heap.freeBlocks();
         return new RecoveryReport(previousShutdownClean, headerRepairNeeded, found.insertSlots(), found.tornSlots(),
                 found.duplicates(), resumed, rehashed,

@@ -124,7 +124,7 @@ public final class Resizer {
         ExtentTag.stampLevel(pool, bottom, was == null ? 0 : was.serial(), h.resizes() + 1);
         t.file.persister().persist(pool, ExtentTag.tagOffset(bottom), ExtentTag.BYTES);
         t.refreshLayout();
-        t.heap.addChunk(reclaimed);
+        t.blocks.addRegion(reclaimed.offset(), reclaimed.length());
         t.hook.reached(CrashPoint.RESIZE_COMMITTED);
         return moved;
     }

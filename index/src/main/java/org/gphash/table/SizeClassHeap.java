@@ -372,18 +372,32 @@ public final class SizeClassHeap {
      * @throws IllegalArgumentException if the offset is no block of that class, or two slots name it
      */
     public void markUsed(long offset, int valueClass) {
+        if (!markUsedIfFree(offset, valueClass)) {
+            throw notABlock(offset, valueClass);
+        }
+    }
+
+    /**
+     * {@link #markUsed}, answering false where the block is in use already (a second slot names it:
+     * recovery clears that slot) rather than throwing.
+     *
+     * @throws IllegalArgumentException if the offset is no block of that class
+     */
+    public boolean markUsedIfFree(long offset, int valueClass) {
         int block = ValueClasses.blockBytes(valueClass);
         synchronized (lock) {
             Segments g = seg;
             int s = segmentOf(g, offset);
             if (block > SMALL_BLOCK_MAX) {
                 int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
-                if (g.offset[s] != offset || s + k > g.count || g.region[s + k - 1] != g.region[s]
-                        || freeSegments.nextClearBit(s) < s + k) {
+                if (g.offset[s] != offset || s + k > g.count || g.region[s + k - 1] != g.region[s]) {
                     throw notABlock(offset, valueClass);
                 }
+                if (freeSegments.nextClearBit(s) < s + k) {
+                    return false;
+                }
                 claimRun(g, s, k, valueClass, block);
-                return;
+                return true;
             }
             if (g.owner.get(s) == FREE) {
                 assignSegment(g, s, valueClass, block);
@@ -392,13 +406,14 @@ public final class SizeClassHeap {
             AtomicLongArray b = g.bits.get(s);
             long x = b.get(i >>> 6);
             if ((x & (1L << i)) != 0) {
-                throw notABlock(offset, valueClass);
+                return false;
             }
             b.set(i >>> 6, x | (1L << i));
             if (g.used.incrementAndGet(s) == SEGMENT_BYTES / block) {
                 clearHint(g.room[valueClass], s);
             }
-            }
+            return true;
+        }
     }
 
     /** The index in segment {@code s} of the block of {@code valueClass} at {@code offset}; throws where there is none. */

@@ -28,10 +28,13 @@ public final class Table {
     public final PoolFile file;
     public final Geometry geometry;
     public final HeaderStore headers;
-    /** Format 2's heap: the blocks, and what only it knows (recovery's rebuild, the close record's copy, growth by chunks). */
+    /** Format 2's heap, for what only its bitmap offers: the close record's copy, the GPU's copy, imports' takes by whole words. */
     public final ValueHeap heap;
-    /** The heap as operations take and give back blocks (format 2: {@link #heap} itself; issue 53's format 3 its own). */
-    public final BlockHeap blocks;
+    /**
+     * The heap as operations, recovery's rebuild, growth and resizing use it (format 2: {@link #heap}
+     * itself; issue 53's format 3 its own, {@link OneClassHeap}).
+     */
+    public final PoolHeap blocks;
     /** How this pool's slot meta words name value blocks: format 2's, the only format pools have yet. */
     public final MetaFormat meta = MetaFormat.V2;
     /** How this pool's values lie in their blocks: format 2's bare values, the only format pools have yet. */

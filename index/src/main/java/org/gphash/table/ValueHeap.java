@@ -26,7 +26,7 @@ import org.gphash.format.HeapChunk;
  * claims a zero bit with CAS, starting from a per-thread cursor so threads do not fight over one
  * word. Lock-free.
  */
-public final class ValueHeap implements BlockHeap {
+public final class ValueHeap implements PoolHeap {
 
     /** The chunks and bitmap in force; replaced (only while operations are drained) on growth. */
     /** {@code low} and {@code high}: the first byte of the lowest block and the last byte of the highest. */
@@ -273,7 +273,8 @@ public final class ValueHeap implements BlockHeap {
      * refer to it). Thread-safe, so recovery can scan in parallel; call {@link #finishRebuild()}
      * once every mark is made.
      */
-    boolean markUsed(long offset) {
+    @Override
+    public boolean markUsed(long offset) {
         Layout l = layout;
         long block = blockOf(l, offset);
         int w = (int) (block >>> 6);
@@ -289,6 +290,7 @@ public final class ValueHeap implements BlockHeap {
     }
 
     /** Recovery: clears all marks before a rebuild. */
+    @Override
     public void startRebuild() {
         layout = buildLayout(List.of(layout.chunks), null);
         lowestFreeWord.set(0);
@@ -370,6 +372,7 @@ public final class ValueHeap implements BlockHeap {
     }
 
     /** Recovery: derives the free count from the marks. */
+    @Override
     public void finishRebuild() {
         Layout l = layout;
         long used = 0;
@@ -378,6 +381,12 @@ public final class ValueHeap implements BlockHeap {
         }
         long padding = (long) l.bitmap.length() * 64 - l.totalBlocks;
         freeBlocks.set(l.totalBlocks - (used - padding));
+    }
+
+    /** A heap chunk of the pool's header, all free ({@link #addChunk}). */
+    @Override
+    public void addRegion(long offset, long bytes) {
+        addChunk(new HeapChunk(offset, bytes));
     }
 
     /** Adds a chunk; only while no operation runs. Its blocks start free. */
@@ -400,7 +409,8 @@ public final class ValueHeap implements BlockHeap {
         return Math.max(0, freeBlocks.get());
     }
 
-    long totalBytes() {
+    @Override
+    public long totalBytes() {
         return layout.totalBlocks * stride;
     }
 

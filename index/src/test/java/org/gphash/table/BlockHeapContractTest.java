@@ -30,7 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ({@link OneClassHeap}, issue 53). No block is handed out twice, every block handed out is a block
  * inside the heap's extent, the free count is the total less the blocks in use after every call, a
  * take that would dip into the kept blocks is refused, a block given back twice throws (the ones
- * before it counted free), and the heap grows by whole regions.
+ * before it counted free), and the heap grows by whole regions; and what the pool does with a heap
+ * beyond that ({@link PoolHeap}): recovery's rebuild from the blocks in use, regions of any size.
  */
 class BlockHeapContractTest {
 
@@ -209,5 +210,72 @@ class BlockHeapContractTest {
             throw new AssertionError(failure.get());
         }
         assertEquals(total, heap.freeBlocks(), "every block back");
+    }
+
+    /**
+     * Recovery's rebuild ({@link PoolHeap}) on both heaps: from the blocks in use after random takes
+     * and gives, every one marks once (a second mark answers false: two slots naming one block), the
+     * free count is the total less them, and every block taken after it is one not in use.
+     */
+    @Property(tries = 100)
+    void bothHeapsRebuildFromTheBlocksInUse(@ForAll boolean format3,
+                                            @ForAll @IntRange(min = 0, max = 40) int valueClass,
+                                            @ForAll @IntRange(min = 1, max = 3) int segments,
+                                            @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
+        PoolHeap heap = (PoolHeap) side(format3, valueClass, segments).heap();
+        Random r = new Random(seed);
+        List<Long> live = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            if (!live.isEmpty() && r.nextInt(3) == 0) {
+                heap.free(live.remove(r.nextInt(live.size())));
+            } else {
+                long b = heap.allocate(0);
+                if (b >= 0) {
+                    live.add(b);
+                }
+            }
+        }
+        long total = heap.totalBlocks();
+        heap.startRebuild();
+        for (long b : live) {
+            assertTrue(heap.isBlock(b));
+            assertTrue(heap.markUsed(b), "block " + b + " marked once");
+        }
+        if (!live.isEmpty()) {
+            assertFalse(heap.markUsed(live.get(0)), "a second slot naming a block is told apart");
+        }
+        heap.finishRebuild();
+        assertEquals(total, heap.totalBlocks());
+        assertEquals(total - live.size(), heap.freeBlocks());
+        Set<Long> inUse = new HashSet<>(live);
+        for (long b; (b = heap.allocate(0)) >= 0; ) {
+            assertTrue(inUse.add(b), "block " + b + " handed out while in use");
+        }
+        assertEquals(total, inUse.size(), "every block is in use or was free");
+        assertEquals(0, heap.freeBlocks());
+    }
+
+    /**
+     * Regions a resize hands to format 3's heap (the emptied bottom level) need not hold whole
+     * segments: the heap takes the whole segments from the region's first 16-byte boundary and leaves
+     * the rest, and a region smaller than a segment adds nothing.
+     */
+    @ParameterizedTest(name = "value class {0}")
+    @ValueSource(ints = {0, 7, 20, 40})
+    void formatThreesHeapTakesTheWholeSegmentsOfARegion(int valueClass) {
+        int seg = SizeClassHeap.SEGMENT_BYTES;
+        OneClassHeap heap = new OneClassHeap(valueClass);
+        heap.addRegion(FIRST + 8, seg - 8);
+        assertEquals(0, heap.totalBlocks(), "less than a segment from the boundary: nothing");
+        assertEquals(0, heap.totalBytes());
+        heap.addRegion(2L * FIRST + 4, 2L * seg + seg / 2);
+        assertEquals(2L * seg, heap.totalBytes());
+        assertTrue(heap.totalBlocks() > 0 || ValueClasses.blockBytes(valueClass) > 2 * seg);
+        assertFalse(heap.isBlock(2L * FIRST + 4), "the region's unaligned start is no block");
+        if (heap.totalBlocks() > 0) {
+            assertTrue(heap.isBlock(2L * FIRST + 16), "the first block starts on the boundary");
+            long b = heap.allocate(0);
+            assertTrue(b >= 2L * FIRST + 16 && b + ValueClasses.blockBytes(valueClass) <= 2L * FIRST + 16 + 2L * seg);
+        }
     }
 }

@@ -1,0 +1,38 @@
+package org.gphash.table;
+
+/**
+ * The value heap as the pool itself uses it, beyond the blocks operations take and give back
+ * ({@link BlockHeap}): recovery's rebuild of the free space from the slots, growth by regions of the
+ * pool, and its size in bytes. Both formats' heaps have these parts (format 2's {@link ValueHeap}, format
+ * 3's {@link OneClassHeap}), so that recovery, growth and resizing run on either without a second
+ * route (issue 53, docs/lab/2026-11-29-format-3-plan.md, step 3). What only format 2's bitmap offers
+ * (the close record's copy, the GPU's copy, imports' takes by whole words) stays {@link ValueHeap}'s.
+ *
+ * <p>The rebuild: {@link #startRebuild}, then {@link #markUsed} for every block a published slot
+ * names (from many threads at once), then {@link #finishRebuild}; no operation runs meanwhile.
+ */
+public interface PoolHeap extends BlockHeap {
+
+    /** Recovery: every block free, before the blocks the slots name are marked. */
+    void startRebuild();
+
+    /**
+     * Recovery: marks the block at {@code offset} in use; false where it already was (two slots name
+     * it). {@code offset} must be a block ({@link #isBlock}): the caller checks, and clears a slot
+     * that names no block.
+     */
+    boolean markUsed(long offset);
+
+    /** Recovery: the free count from the marks, once every mark is made. */
+    void finishRebuild();
+
+    /**
+     * Adds {@code bytes} of the pool from {@code offset}, all free: a heap chunk a growth made, or the
+     * bottom level a resize emptied. A heap may use less than the whole region (format 3: the whole
+     * segments from its start). Only while no operation runs.
+     */
+    void addRegion(long offset, long bytes);
+
+    /** {@return the bytes of the pool the heap's regions hold} */
+    long totalBytes();
+}
