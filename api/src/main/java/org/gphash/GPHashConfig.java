@@ -41,6 +41,8 @@ import org.gphash.spi.CrashHook;
  * @param repairBeyondCrash clear damage no crash can explain instead of refusing the pool
  * @param followSymlinks    follow a symbolic link at the path
  * @param itemChecksums     keep a CRC32C of every item (new pools)
+ * @param poolFormat        the pool format a new pool takes (0: the default, 2); open takes the pool's
+ *                          own and refuses a pool of another when one is asked for
  * @param verifyOnOpen      scan and judge the table on every open
  * @param durability        when writes become durable
  * @param coalescing        whether single-key calls are merged into batches
@@ -53,7 +55,7 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache,
                            IndexMirror indexMirror, boolean repairBeyondCrash, boolean followSymlinks,
-                           boolean itemChecksums, boolean verifyOnOpen, Durability durability,
+                           boolean itemChecksums, int poolFormat, boolean verifyOnOpen, Durability durability,
                            Coalescing coalescing, GpuTuning gpuTuning, Placement placement, Journaling journaling) {
 
     /** Items a new pool is sized for when {@code initialCapacity} is 0. */
@@ -76,6 +78,14 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         }
         if (maxPoolBytes < 1) {
             throw new IllegalArgumentException("maxPoolBytes must be positive, got " + maxPoolBytes);
+        }
+        if (poolFormat != 0 && poolFormat != 2 && poolFormat != 3) {
+            throw new IllegalArgumentException("poolFormat must be 2 or 3 (0: the default), got " + poolFormat);
+        }
+        if (poolFormat == 3 && itemChecksums) {
+            throw new IllegalArgumentException("item checksums are kept in format 2 pools only until format 3's value "
+                    + "headers carry them (issue 53): create the pool in format 2, or without itemChecksums; nothing "
+                    + "was created");
         }
     }
 
@@ -183,7 +193,22 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
      * @return one line per field that differs
      */
     public List<String> mismatches(Geometry pool) {
+        return mismatches(pool, 0);
+    }
+
+    /**
+     * What a pool of geometry {@code pool} and format {@code poolFormat} does not match of what this
+     * configuration asks for (a field left 0 matches anything); empty when it matches.
+     *
+     * @param pool       the pool's geometry
+     * @param poolFormat the pool's format version (0: not compared)
+     * @return one line per mismatch
+     */
+    public List<String> mismatches(Geometry pool, int poolFormat) {
         List<String> out = new ArrayList<>();
+        if (poolFormat != 0) {
+            compare(out, "poolFormat", this.poolFormat, poolFormat);
+        }
         compare(out, "keySize", keySize, pool.keySize());
         compare(out, "valueSize", valueSize, pool.valueSize());
         compare(out, "levels", levels, pool.levels());

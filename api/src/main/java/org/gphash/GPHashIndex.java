@@ -770,6 +770,8 @@ public final class GPHashIndex implements AutoCloseable {
         private boolean repairBeyondCrash;
         private boolean followSymlinks;
         private boolean itemChecksums;
+        /** The format a new pool takes; 0: the default. */
+        private int poolFormat;
         private boolean verifyOnOpen;
         private Durability durability = Durability.PER_BATCH;
         private Coalescing coalescing = Coalescing.AUTO;
@@ -808,6 +810,7 @@ public final class GPHashIndex implements AutoCloseable {
             repairBeyondCrash = c.repairBeyondCrash();
             followSymlinks = c.followSymlinks();
             itemChecksums = c.itemChecksums();
+            poolFormat = c.poolFormat();
             verifyOnOpen = c.verifyOnOpen();
             durability = c.durability();
             coalescing = c.coalescing();
@@ -1042,6 +1045,25 @@ public final class GPHashIndex implements AutoCloseable {
         }
 
         /**
+         * The format a new pool takes (default: 2). Format 3 (issue 53) frames each value with its
+         * length in a heap of size classes and keeps the value's class in the slot's meta word: the
+         * ground for values of any size in one pool. Only the CPU engine runs it yet, for values of the
+         * pool's one size and without item checksums; the GPU engine and the tools refuse a format 3
+         * pool, naming the CPU backend. Fixed at create: open uses the pool's format, and refuses a
+         * pool of another one when this is set.
+         *
+         * @param version 2 or 3
+         * @return this builder
+         */
+        public Builder poolFormat(int version) {
+            if (version != 2 && version != 3) {
+                throw new IllegalArgumentException("poolFormat must be 2 or 3, got " + version);
+            }
+            this.poolFormat = version;
+            return this;
+        }
+
+        /**
          * Whether open scans and judges the whole table even after a clean close (default: no). After
          * a clean close, open trusts the close record (free space and item count) and reads no slot,
          * so it takes milliseconds whatever the pool's size; damage the closed file took since (a
@@ -1156,7 +1178,7 @@ public final class GPHashIndex implements AutoCloseable {
             }
             return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity,
                     maxPoolBytes, backend, jdkPersistence, seed, crashHook, bucketCache, indexMirror, repairBeyondCrash,
-                    followSymlinks, itemChecksums, verifyOnOpen, durability, coalescing,
+                    followSymlinks, itemChecksums, poolFormat, verifyOnOpen, durability, coalescing,
                     gpuTuning != null ? gpuTuning : GpuTuning.fromSystemProperty(), placement, journaling);
         }
 

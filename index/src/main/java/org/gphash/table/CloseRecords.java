@@ -80,6 +80,10 @@ final class CloseRecords {
      */
     static PoolHeader write(Table table, PoolHeader h) {
         PoolFile file = table.file;
+        if (table.heap == null) {
+            // Format 3 writes no record yet (its heap has no bitmap to copy): the next open scans.
+            return h.withCloseRecord(PoolHeader.NO_CLOSE_RECORD, h.fileLength());
+        }
         try {
             long[] bits = table.heap.usedBits();
             int[] regionCrcs = regionCrcs(table, h);

@@ -12,6 +12,7 @@ import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException.Reason;
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.MetaFormat;
+import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashPoint;
@@ -35,6 +36,12 @@ final class CpuPasses implements TablePasses {
     @Override
     public boolean supportsItemChecksums() {
         return true;
+    }
+
+    /** Formats 2 and 3 (format 3 for pools of one value size: issue 53, step 3). */
+    @Override
+    public boolean supportsFormat(int version) {
+        return PoolHeader.readable(version);
     }
 
     @Override

@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.gphash.Geometry;
 import org.gphash.PoolFullException;
 import org.gphash.format.ExtentTag;
 import org.gphash.format.HeapChunk;
@@ -71,8 +70,7 @@ public final class HeapGrower {
     }
 
     private long chunkBytes(long minBlocks) {
-        long stride = table.geometry.valueStride();
-        return Geometry.alignUp(Math.max(Math.max(table.blocks.totalBytes() / 4, 1L << 20), minBlocks * stride), stride);
+        return table.blocks.regionBytes(Math.max(table.blocks.totalBytes() / 4, 1L << 20), minBlocks);
     }
 
     /**

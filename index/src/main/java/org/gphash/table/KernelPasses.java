@@ -34,6 +34,11 @@ final class KernelPasses implements TablePasses {
         return kernels.supportsItemChecksums();
     }
 
+    @Override
+    public boolean supportsFormat(int version) {
+        return kernels.supportsFormat(version);
+    }
+
     /**
      * PER_OPERATION: an engine with kernels persists through the CPU paths it uses (resize, heap
      * growth, recovery) at once, and runs its own operations' persistence whatever the mode.

@@ -22,7 +22,7 @@ public final class OneClassHeap implements PoolHeap {
 
     private static final int SEGMENT = SizeClassHeap.SEGMENT_BYTES;
 
-    /** The regions added, in increasing offsets, and the heap's extent; replaced whole by {@link #addRegion}. */
+    /** The regions added, in order of offsets, and the heap's extent; replaced whole by {@link #addRegion}. */
     private record Regions(long[] offset, long[] bytes, long low, long high) {
     }
 
@@ -55,7 +55,7 @@ public final class OneClassHeap implements PoolHeap {
 
     /**
      * Adds the whole segments of a region of the pool from its first 16-byte boundary, all free
-     * ({@link SizeClassHeap#addRegion}: after the last region); a region too small for one adds
+     * ({@link SizeClassHeap#addRegion}: anywhere no region is); a region too small for one adds
      * nothing. Only while no other method runs.
      */
     @Override
@@ -73,11 +73,16 @@ public final class OneClassHeap implements PoolHeap {
         Regions r = regions;
         int n = r.offset.length;
         long blocks = blocksIn(bytes);
-        long[] o = Arrays.copyOf(r.offset, n + 1);
-        long[] b = Arrays.copyOf(r.bytes, n + 1);
-        o[n] = offset;
-        b[n] = bytes;
-        regions = new Regions(o, b, n == 0 ? offset : r.low, offset + bytes - 1);
+        int at = -Arrays.binarySearch(r.offset, offset) - 1;  // regions in order of offsets (a resize adds one below)
+        long[] o = new long[n + 1];
+        long[] b = new long[n + 1];
+        System.arraycopy(r.offset, 0, o, 0, at);
+        System.arraycopy(r.bytes, 0, b, 0, at);
+        o[at] = offset;
+        b[at] = bytes;
+        System.arraycopy(r.offset, at, o, at + 1, n - at);
+        System.arraycopy(r.bytes, at, b, at + 1, n - at);
+        regions = new Regions(o, b, n == 0 ? offset : Math.min(r.low, offset), Math.max(r.high, offset + bytes - 1));
         total += blocks;
         free.addAndGet(blocks);
     }
@@ -205,6 +210,14 @@ public final class OneClassHeap implements PoolHeap {
     @Override
     public void finishRebuild() {
         free.set(total - marked.get());
+    }
+
+    @Override
+    public long regionBytes(long bytes, long blocks) {
+        long segments = blocksPerSegment > 0 ? (blocks + blocksPerSegment - 1) / blocksPerSegment
+                : Math.multiplyExact(blocks, (long) segmentsPerBlock);
+        long atLeast = Math.max(bytes, Math.multiplyExact(segments, (long) SEGMENT));
+        return (atLeast + SEGMENT - 1) / SEGMENT * SEGMENT;
     }
 
     @Override

@@ -35,4 +35,10 @@ public interface PoolHeap extends BlockHeap {
 
     /** {@return the bytes of the pool the heap's regions hold} */
     long totalBytes();
+
+    /**
+     * {@return the bytes of a region to add that hold at least {@code bytes} bytes and {@code blocks}
+     * blocks, as this heap uses regions} (format 2: whole blocks; format 3: whole segments)
+     */
+    long regionBytes(long bytes, long blocks);
 }

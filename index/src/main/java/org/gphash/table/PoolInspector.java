@@ -150,6 +150,14 @@ public final class PoolInspector implements AutoCloseable {
         PoolFile file = PoolFile.openReadOnly(path);
         try {
             HeaderStore.ReadResult read = HeaderStore.read(file);
+            int format = read.header().formatVersion();
+            if (format != PoolHeader.FORMAT_VERSION) {
+                // The tools read format 2 only until taught format 3 (issue 53, item 4): read as format 2,
+                // a format 3 pool's meta words and values would be misread.
+                throw new PoolFormatException(PoolFormatException.Reason.WRONG_VERSION, path, "format version " + format
+                        + ": the tools (dump, check, recover, snapshot, stats) read format " + PoolHeader.FORMAT_VERSION
+                        + " pools only yet; open this one with the CPU backend (nothing was changed)");
+            }
             return new PoolInspector(file, HeaderChoice.confirm(file, read), read.rival() != null);
         } catch (RuntimeException | Error e) {
             file.close();
@@ -245,8 +253,8 @@ public final class PoolInspector implements AutoCloseable {
      */
     public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk, LongPredicate isValueBlock) {
         chunk.clear();
-        EntryScan.fill(file.segment(), layout, header.geometry(), MetaFormat.of(PoolHeader.FORMAT_VERSION),
-                ValueFormat.of(PoolHeader.FORMAT_VERSION, header.geometry().valueSize()), probe, state, chunk, true, isValueBlock,
+        EntryScan.fill(file.segment(), layout, header.geometry(), MetaFormat.of(header.formatVersion(), header.geometry().valueSize()),
+                ValueFormat.of(header.formatVersion(), header.geometry().valueSize()), probe, state, chunk, true, isValueBlock,
                 file.path());
     }
 

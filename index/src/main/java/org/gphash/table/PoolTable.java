@@ -6,6 +6,7 @@ import java.security.SecureRandom;
 import java.util.List;
 
 import org.gphash.Backend;
+import org.gphash.BackendUnavailableException;
 import org.gphash.GPHashConfig;
 import org.gphash.Geometry;
 import org.gphash.IndexStats;
@@ -19,6 +20,7 @@ import org.gphash.format.HeaderStore;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
+import org.gphash.format.ValueClasses;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashHook;
 import org.gphash.spi.CrashPoint;
@@ -59,6 +61,12 @@ public final class PoolTable {
     /** Creates a new pool sized for {@code config.initialCapacity()} items. */
     public static PoolTable create(GPHashConfig config, TableKernels kernels) {
         Geometry g = config.geometryForCreate();
+        int format = config.poolFormat() == 0 ? PoolHeader.FORMAT_VERSION : config.poolFormat();
+        if (kernels != null && !kernels.supportsFormat(format)) {
+            throw new BackendUnavailableException("pool format " + format + " runs on the CPU backend only "
+                    + "for now (issue 53): create " + config.path() + " with backend(Backend.CPU), or in format "
+                    + PoolHeader.FORMAT_VERSION + "; nothing was created");
+        }
         if (g.hashes() * g.slotsPerBucket() < GPHashConfig.FEW_CANDIDATES) {
             PoolLog.LOG.log(System.Logger.Level.WARNING, "gphash: pool " + config.path() + " gives each key only "
                     + g.hashes() * g.slotsPerBucket() + " candidate slots per level (hashes " + g.hashes() + " x slotsPerBucket "
@@ -94,8 +102,10 @@ public final class PoolTable {
             // tmpfs and ext4, so blocks not yet written take no memory or disk. Sizing it smaller (an
             // eighth of the capacity, before) made a load of initialCapacity items grow it ten times,
             // each growth an exclusive phase that waits for every thread's batch in flight (issue 25).
-            heapBytes = Math.max(1L << 16, Math.multiplyExact(capacity + capacity / 8 + ValueHeap.UPDATE_RESERVE + 1,
-                    g.valueStride()));
+            long blocks = capacity + capacity / 8 + ValueHeap.UPDATE_RESERVE + 1;
+            heapBytes = format == PoolHeader.FORMAT_3
+                    ? new OneClassHeap(ValueClasses.classOf(g.valueSize())).regionBytes(1L << 16, blocks)
+                    : Math.max(1L << 16, Math.multiplyExact(blocks, g.valueStride()));
             fileLength = Math.addExact(heapOffset, heapBytes);
         } catch (ArithmeticException e) {
             fileLength = Long.MAX_VALUE;
@@ -114,7 +124,7 @@ public final class PoolTable {
         long[] seeds = seeds(config);
         PoolHeader header = new PoolHeader(0, g, false, seeds, topLog2, levelOffsets, false,
                 List.of(new HeapChunk(heapOffset, heapBytes)), 0, fileLength, System.currentTimeMillis(), newPoolId(), 0,
-                PoolHeader.NO_CLOSE_RECORD);
+                PoolHeader.NO_CLOSE_RECORD, null, format);
         PoolFile file = PoolFile.create(config.path(), fileLength, config.jdkPersistence());
         try {
             MemorySegment pool = file.segment();
@@ -189,14 +199,19 @@ public final class PoolTable {
         try {
             HeaderStore.ReadResult read = HeaderChoice.confirm(file, HeaderStore.read(file));
             PoolHeader header = read.header();
-            List<String> mismatches = config.mismatches(header.geometry());
+            List<String> mismatches = config.mismatches(header.geometry(), header.formatVersion());
             if (!mismatches.isEmpty()) {
                 throw new PoolConfigMismatchException("pool " + file.path() + " does not match the configuration: "
                         + String.join("; ", mismatches));
             }
             TablePasses passes = TablePasses.of(kernels);
+            if (!passes.supportsFormat(header.formatVersion())) {
+                throw new BackendUnavailableException("pool " + file.path() + " is in format "
+                        + header.formatVersion() + ", which this engine does not run yet (issue 53); open it with the "
+                        + "CPU backend (nothing was changed)");
+            }
             if (header.geometry().itemChecksums() && !passes.supportsItemChecksums()) {
-                throw new org.gphash.BackendUnavailableException("pool " + file.path() + " keeps item checksums, which "
+                throw new BackendUnavailableException("pool " + file.path() + " keeps item checksums, which "
                         + "this engine does not check; open it with the CPU backend (nothing was changed)");
             }
             passes.attach(file, header.geometry(), header.seeds());
@@ -294,7 +309,7 @@ public final class PoolTable {
         int got = 0;
         while (got < n) {
             long[] part = got == 0 ? out : new long[n - got];
-            int k = table.heap.allocateMany(part, n - got);
+            int k = table.blocks.allocateNear(part, n - got, 0);
             if (part != out) {
                 System.arraycopy(part, 0, out, got, k);
             }

@@ -45,6 +45,9 @@ final class Recovery {
     static RecoveryReport fromCloseRecord(Table table, boolean headerRepairNeeded) {
         long start = System.nanoTime();
         ValueHeap heap = table.heap;
+        if (heap == null) {
+            return null;  // format 3 keeps no close record yet
+        }
         TableKernels.HeapLayout layout = heap.exportLayout();
         CloseRecord.Loaded r = CloseRecord.read(table.file.segment(), table.headers.current(), heap.totalBlocks(),
                 layout.words());
@@ -83,9 +86,9 @@ final class Recovery {
         // A pool closed cleanly, whose close record is intact, had no operation in flight: the scan
         // must find exactly the state the record describes, and anything else is damage (issue 27:
         // a value offset flipped onto a free block passed the scan, and the block was handed out again).
-        TableKernels.HeapLayout heapLayout = table.heap.exportLayout();
-        CloseRecord.Loaded closed = repairBeyondCrash ? null
-                : CloseRecord.read(table.file.segment(), header, table.heap.totalBlocks(), heapLayout.words());
+        CloseRecord.Loaded closed = repairBeyondCrash || table.heap == null ? null
+                : CloseRecord.read(table.file.segment(), header, table.heap.totalBlocks(),
+                        table.heap.exportLayout().words());
         long allowance = closed != null ? 0 : header.crashAllowance();
         if (!previousShutdownClean && !repairBeyondCrash) {
             CloseRecord.Opened opened = CloseRecord.readOpened(table.file.segment(), header);

@@ -51,13 +51,19 @@ public final class SizeClassHeap {
      * The segments, numbered in the order regions were added (regions in increasing pool offsets);
      * replaced whole by {@link #addRegion}.
      */
+    /**
+     * The segments in the order their regions were added (a thread keeps a segment's index, so a new
+     * region's segments go after the others), and their offsets sorted with each one's index
+     * ({@code byOffset}, {@code segmentAt}): regions may come in any order of offsets (a resize gives
+     * the heap a table level below the first heap chunk).
+     */
     private record Segments(long[] offset, int[] region, AtomicIntegerArray owner, AtomicIntegerArray used,
                             AtomicReferenceArray<AtomicLongArray> bits, AtomicLongArray[] room, AtomicIntegerArray holders,
-                            int count, int regions) {
+                            int count, int regions, long[] byOffset, int[] segmentAt) {
     }
 
     private volatile Segments seg = new Segments(new long[0], new int[0], new AtomicIntegerArray(0), new AtomicIntegerArray(0),
-            new AtomicReferenceArray<>(0), rooms(0), new AtomicIntegerArray(0), 0, 0);
+            new AtomicReferenceArray<>(0), rooms(0), new AtomicIntegerArray(0), 0, 0, new long[0], new int[0]);
     /** Guards the segments' moves: {@link #freeSegments}, owners, runs, and the search of the room hints. */
     private final Object lock = new Object();
     /** Free segments (under {@link #lock}). */
@@ -94,9 +100,11 @@ public final class SizeClassHeap {
                 throw new IllegalArgumentException("a heap region of " + bytes + " bytes at " + offset
                         + ": it must start on 16 bytes after the header and hold whole segments of " + SEGMENT_BYTES);
             }
-            if (g.count > 0 && offset < g.offset[g.count - 1] + SEGMENT_BYTES) {
-                throw new IllegalArgumentException("a heap region at " + offset + " overlaps or precedes the last one, "
-                        + "which ends at " + (g.offset[g.count - 1] + SEGMENT_BYTES));
+            int at = Arrays.binarySearch(g.byOffset, offset);
+            at = at >= 0 ? at : -at - 1;  // the first segment at or after the region's start
+            if (at > 0 && g.byOffset[at - 1] + SEGMENT_BYTES > offset || at < g.count && g.byOffset[at] < offset + bytes) {
+                throw new IllegalArgumentException("a heap region of " + bytes + " bytes at " + offset
+                        + " overlaps one the heap has");
             }
             int n = (int) (bytes / SEGMENT_BYTES);
             int total = g.count + n;
@@ -125,8 +133,18 @@ public final class SizeClassHeap {
                     room[c].set(w, g.room[c].get(w));
                 }
             }
+            long[] byOffset = new long[total];
+            int[] segmentAt = new int[total];
+            System.arraycopy(g.byOffset, 0, byOffset, 0, at);
+            System.arraycopy(g.segmentAt, 0, segmentAt, 0, at);
+            for (int i = 0; i < n; i++) {
+                byOffset[at + i] = offset + (long) i * SEGMENT_BYTES;
+                segmentAt[at + i] = g.count + i;
+            }
+            System.arraycopy(g.byOffset, at, byOffset, at + n, g.count - at);
+            System.arraycopy(g.segmentAt, at, segmentAt, at + n, g.count - at);
             freeSegments.set(g.count, total);
-            seg = new Segments(offsets, region, owner, used, bits, room, holders, total, g.regions + 1);
+            seg = new Segments(offsets, region, owner, used, bits, room, holders, total, g.regions + 1, byOffset, segmentAt);
         }
     }
 
@@ -430,13 +448,13 @@ public final class SizeClassHeap {
         int hi = g.count - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            long start = g.offset[mid];
+            long start = g.byOffset[mid];
             if (offset < start) {
                 hi = mid - 1;
             } else if (offset >= start + SEGMENT_BYTES) {
                 lo = mid + 1;
             } else {
-                return mid;
+                return g.segmentAt[mid];
             }
         }
         throw new IllegalArgumentException("pool offset " + offset + " is in no region of the value heap");

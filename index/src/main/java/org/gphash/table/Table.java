@@ -7,9 +7,11 @@ import java.util.concurrent.atomic.LongAdder;
 import org.gphash.Durability;
 import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
+import org.gphash.format.HeapChunk;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.MetaFormat;
 import org.gphash.format.PoolHeader;
+import org.gphash.format.ValueClasses;
 import org.gphash.format.ValueFormat;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashHook;
@@ -28,16 +30,22 @@ public final class Table {
     public final PoolFile file;
     public final Geometry geometry;
     public final HeaderStore headers;
-    /** Format 2's heap, for what only its bitmap offers: the close record's copy, the GPU's copy, imports' takes by whole words. */
+    /**
+     * Format 2's heap, for what only its bitmap offers: the close record's copy and the GPU's copy;
+     * null in a format 3 pool, which has neither (no fast open yet: every open rebuilds its heap from
+     * the slots; the GPU engine refuses it).
+     */
     public final ValueHeap heap;
     /**
      * The heap as operations, recovery's rebuild, growth and resizing use it (format 2: {@link #heap}
      * itself; issue 53's format 3 its own, {@link OneClassHeap}).
      */
     public final PoolHeap blocks;
-    /** How this pool's slot meta words name value blocks: format 2's, the only format pools have yet. */
-    public final MetaFormat meta = MetaFormat.V2;
-    /** How this pool's values lie in their blocks: format 2's bare values, the only format pools have yet. */
+    /** The pool's format version ({@link PoolHeader#FORMAT_VERSION} or {@link PoolHeader#FORMAT_3}). */
+    public final int format;
+    /** How this pool's slot meta words name value blocks, by its format. */
+    public final MetaFormat meta;
+    /** How this pool's values lie in their blocks, by its format. */
     public final ValueFormat values;
     public final EpochGate gate;
     public final CrashHook hook;
@@ -64,10 +72,21 @@ public final class Table {
         this.persistOnSyncOnly = durability == Durability.ON_CLOSE_OR_SYNC;
         PoolHeader h = headers.current();
         this.geometry = h.geometry();
-        this.values = ValueFormat.of(PoolHeader.FORMAT_VERSION, geometry.valueSize());
+        this.format = h.formatVersion();
+        this.meta = MetaFormat.of(format, geometry.valueSize());
+        this.values = ValueFormat.of(format, geometry.valueSize());
         this.seeds = h.seeds();
-        this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks(), file.path());
-        this.blocks = heap;
+        if (format == PoolHeader.FORMAT_3) {
+            OneClassHeap one = new OneClassHeap(ValueClasses.classOf(geometry.valueSize()));
+            for (HeapChunk c : h.heapChunks()) {
+                one.addRegion(c.offset(), c.length());
+            }
+            this.heap = null;
+            this.blocks = one;
+        } else {
+            this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks(), file.path());
+            this.blocks = heap;
+        }
         this.gate = new EpochGate(this::reclaim, headers::admitOpsInFlight);
         this.layout = TableLayout.of(h);
         this.revocations = geometry.itemChecksums() && !persistOnSyncOnly ? new ItemChecksum(geometry) : null;

@@ -1,6 +1,7 @@
 package org.gphash.table;
 
 import org.gphash.Geometry;
+import org.gphash.format.PoolHeader;
 import org.gphash.persistence.PoolFile;
 
 /**
@@ -30,6 +31,15 @@ public interface TableKernels {
     /** Whether the engine these kernels belong to writes and checks item checksums (open refuses such pools otherwise). */
     default boolean supportsItemChecksums() {
         return false;
+    }
+
+    /**
+     * Whether the engine these kernels belong to runs pools of format {@code version}: format 2 only
+     * until the kernels learn format 3 (issue 53, step 3 of docs/lab/2026-11-29-format-3-plan.md);
+     * create and open refuse another before they write.
+     */
+    default boolean supportsFormat(int version) {
+        return version == PoolHeader.FORMAT_VERSION;
     }
 
     /**

@@ -36,6 +36,9 @@ interface TablePasses {
     /** Whether the engine that runs these passes writes and checks item checksums. */
     boolean supportsItemChecksums();
 
+    /** Whether the engine that runs these passes reads and writes pools of format {@code version}. */
+    boolean supportsFormat(int version);
+
     /** The durability mode the engine runs, given the one asked for. */
     Durability durability(Durability asked);
 

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
+import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.HeapChunk;
@@ -407,6 +408,11 @@ public final class ValueHeap implements PoolHeap {
     @Override
     public long freeBlocks() {
         return Math.max(0, freeBlocks.get());
+    }
+
+    @Override
+    public long regionBytes(long bytes, long blocks) {
+        return Geometry.alignUp(Math.max(bytes, Math.multiplyExact(blocks, (long) stride)), stride);
     }
 
     @Override

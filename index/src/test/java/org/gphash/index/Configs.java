@@ -22,7 +22,7 @@ final class Configs {
                            long initialCapacity, long maxPoolBytes, Backend backend, boolean jdkPersistence,
                            OptionalLong seed, CrashHook crashHook, BktCacheConfig bucketCache) {
         return new GPHashConfig(path, keySize, valueSize, levels, hashes, slotsPerBucket, initialCapacity, maxPoolBytes,
-                backend, jdkPersistence, seed, crashHook, bucketCache, IndexMirror.AUTO, false, false, false, false,
+                backend, jdkPersistence, seed, crashHook, bucketCache, IndexMirror.AUTO, false, false, false, 0, false,
                 Durability.PER_BATCH, Coalescing.AUTO, org.gphash.GpuTuning.fromSystemProperty(), org.gphash.Placement.SINGLE_POOL, null);
     }
 }

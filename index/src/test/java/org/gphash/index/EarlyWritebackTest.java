@@ -180,7 +180,7 @@ class EarlyWritebackTest {
         Watch w = new Watch(path, unit);
         watch = w;
         GPHashConfig config = new GPHashConfig(path, 8, VALUE, 0, 0, 0, capacity, Long.MAX_VALUE, Backend.CPU, false,
-                OptionalLong.of(5), CrashHook.NONE, BktCacheConfig.DISABLED, IndexMirror.AUTO, false, false, false,
+                OptionalLong.of(5), CrashHook.NONE, BktCacheConfig.DISABLED, IndexMirror.AUTO, false, false, false, 0,
                 false, durability, org.gphash.Coalescing.AUTO, org.gphash.GpuTuning.DEFAULTS, org.gphash.Placement.SINGLE_POOL, null);
         SplittableRandom r = new SplittableRandom(42);
         try (CpuEngine engine = CpuEngine.create(config)) {

@@ -217,7 +217,7 @@ public final class HeaderStore {
                 ? "; export it with `gphash dump` of the build that wrote it, then `gphash import` into a new pool"
                 : "; open it with a newer build";
         return new PoolFormatException(Reason.WRONG_VERSION, path, "format version " + version
-                + ", this build reads version " + PoolHeader.FORMAT_VERSION + hint);
+                + ", this build reads versions " + PoolHeader.FORMAT_VERSION + " and " + PoolHeader.FORMAT_3 + hint);
     }
 
     /** Why {@code h} cannot describe this file's body, or null when its extents check out. */

@@ -9,7 +9,8 @@ package org.gphash.format;
  *
  * <p>The engines decode and encode the words they read and publish through the pool's format, so that
  * format 3 can join without a second copy of the table's code (docs/lab/2026-11-29-format-3-plan.md,
- * "The CPU engine's port"). Every pool is format 2 today ({@link PoolHeader#FORMAT_VERSION}).
+ * "The CPU engine's port"). Pools are format 2 unless made in format 3 ({@link PoolHeader#FORMAT_3}), which
+ * only the CPU engine runs yet.
  */
 public final class MetaFormat {
 
@@ -31,16 +32,16 @@ public final class MetaFormat {
     }
 
     /**
-     * {@return the format of pools of format version {@code version}}
+     * {@return the words of pools of format version {@code version} whose values are {@code valueSize} bytes}
      *
      * @throws IllegalArgumentException for a version this build cannot read
      */
-    public static MetaFormat of(int version) {
-        if (version != PoolHeader.FORMAT_VERSION) {
+    public static MetaFormat of(int version, int valueSize) {
+        if (!PoolHeader.readable(version)) {
             throw new IllegalArgumentException("pool format " + version + " is not one this build reads (it reads "
-                    + PoolHeader.FORMAT_VERSION + ")");
+                    + PoolHeader.FORMAT_VERSION + " and " + PoolHeader.FORMAT_3 + ")");
         }
-        return V2;
+        return version == PoolHeader.FORMAT_3 ? v3(valueSize) : V2;
     }
 
     /** {@return the pool format version whose words these are} */

@@ -51,7 +51,7 @@ import org.gphash.error.PoolFormatException;
 public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown, long[] seeds, int topLog2,
                          long[] levelOffsets, boolean resizing, List<HeapChunk> heapChunks, long resizes,
                          long fileLength, long createdMillis, long poolId, long opsInFlightLimit,
-                         CloseRecordRef closeRecord, ShardMembership membership) {
+                         CloseRecordRef closeRecord, ShardMembership membership, int formatVersion) {
 
     /**
      * What ties a shard's pool to its sharded index (issue 52: a crafted manifest, shards swapped or a
@@ -81,7 +81,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
                       long[] levelOffsets, boolean resizing, List<HeapChunk> heapChunks, long resizes,
                       long fileLength, long createdMillis, long poolId, long opsInFlightLimit, CloseRecordRef closeRecord) {
         this(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks, resizes, fileLength,
-                createdMillis, poolId, opsInFlightLimit, closeRecord, null);
+                createdMillis, poolId, opsInFlightLimit, closeRecord, null, FORMAT_VERSION);
     }
 
     /**
@@ -98,8 +98,22 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     public static final CloseRecordRef NO_CLOSE_RECORD = new CloseRecordRef(0, 0, 0);
 
     public static final long MAGIC = 0x0050485341485047L; // "GPHASHP\0" little-endian
-    /** 2: pool identity, extent tags and the in-flight bound (version 1 pools predate 2026-11-23). */
+    /**
+     * The format new pools take unless asked for another: 2, with pool identity, extent tags and the
+     * in-flight bound (version 1 pools predate 2026-11-23).
+     */
     public static final int FORMAT_VERSION = 2;
+    /**
+     * Format 3 (issue 53): the same header, slots whose meta word names a value's size class, values
+     * framed by a length and checksum in a heap of size classes; only the CPU engine runs it yet, for
+     * pools of one value size (docs/lab/2026-11-29-format-3-plan.md, step 3).
+     */
+    public static final int FORMAT_3 = 3;
+
+    /** {@return whether this build reads pools of format version {@code version}} */
+    public static boolean readable(int version) {
+        return version == FORMAT_VERSION || version == FORMAT_3;
+    }
     public static final int COPY_BYTES = 2048;
     public static final int REGION_BYTES = 2 * COPY_BYTES;
     public static final int MAX_HEAP_CHUNKS = 96;
@@ -163,6 +177,10 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         if (opsInFlightLimit < 0) {
             throw new IllegalArgumentException("negative in-flight bound " + opsInFlightLimit);
         }
+        if (!readable(formatVersion)) {
+            throw new IllegalArgumentException("pool format " + formatVersion + " (this build writes " + FORMAT_VERSION
+                    + " and " + FORMAT_3 + ")");
+        }
     }
 
     @Override
@@ -183,7 +201,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
     /** {@return the same header with {@code m} as its shard membership} */
     public PoolHeader withMembership(ShardMembership m) {
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
-                resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, m);
+                resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, m, formatVersion);
     }
 
     /** Buckets in the level at {@code index} of {@link #levelOffsets()} (0 = bottom). */
@@ -206,24 +224,24 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
 
     public PoolHeader withSequence(long newSequence) {
         return new PoolHeader(newSequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
-                resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership);
+                resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership, formatVersion);
     }
 
     public PoolHeader withCleanShutdown(boolean clean) {
         return new PoolHeader(sequence, geometry, clean, seeds, topLog2, levelOffsets, resizing, heapChunks, resizes,
-                fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership);
+                fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership, formatVersion);
     }
 
     /** The same header with the record of a clean close at {@code ref}, in a pool now {@code newFileLength} long. */
     public PoolHeader withCloseRecord(CloseRecordRef ref, long newFileLength) {
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
-                resizes, newFileLength, createdMillis, poolId, opsInFlightLimit, ref, membership);
+                resizes, newFileLength, createdMillis, poolId, opsInFlightLimit, ref, membership, formatVersion);
     }
 
     /** The same header admitting up to {@code limit} operations in flight. */
     public PoolHeader withOpsInFlightLimit(long limit) {
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, heapChunks,
-                resizes, fileLength, createdMillis, poolId, limit, closeRecord, membership);
+                resizes, fileLength, createdMillis, poolId, limit, closeRecord, membership, formatVersion);
     }
 
     /**
@@ -234,7 +252,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         long[] levels = Arrays.copyOf(levelOffsets, levelOffsets.length + 1);
         levels[levels.length - 1] = newLevelOffset;
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2 + 1, levels, true, heapChunks, resizes,
-                newFileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership);
+                newFileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership, formatVersion);
     }
 
     /**
@@ -247,14 +265,14 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         chunks.add(reclaimedBottom);
         boolean done = levels.length == geometry.levels();
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levels, !done, chunks,
-                done ? resizes + 1 : resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership);
+                done ? resizes + 1 : resizes, fileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership, formatVersion);
     }
 
     public PoolHeader withHeapChunk(HeapChunk chunk, long newFileLength) {
         List<HeapChunk> chunks = new ArrayList<>(heapChunks);
         chunks.add(chunk);
         return new PoolHeader(sequence, geometry, cleanShutdown, seeds, topLog2, levelOffsets, resizing, chunks, resizes,
-                newFileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership);
+                newFileLength, createdMillis, poolId, opsInFlightLimit, closeRecord, membership, formatVersion);
     }
 
     /** Writes this header as one copy at {@code base} of {@code segment}, checksum last. */
@@ -262,7 +280,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         MemorySegment c = segment.asSlice(base, COPY_BYTES);
         c.fill((byte) 0);
         c.set(LONG, OFF_MAGIC, MAGIC);
-        c.set(INT, OFF_VERSION, FORMAT_VERSION);
+        c.set(INT, OFF_VERSION, formatVersion);
         c.set(INT, OFF_COPY_SIZE, COPY_BYTES);
         c.set(LONG, OFF_SEQUENCE, sequence);
         c.set(INT, OFF_KEY_SIZE, geometry.keySize());
@@ -323,7 +341,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
         if (c.get(LONG, OFF_MAGIC) != MAGIC) {
             return CopyState.NO_MAGIC;
         }
-        boolean ours = c.get(INT, OFF_VERSION) == FORMAT_VERSION;
+        boolean ours = readable(c.get(INT, OFF_VERSION));
         if (c.get(INT, OFF_CHECKSUM) != checksum(c)) {
             return ours ? CopyState.BAD_CHECKSUM : CopyState.OTHER_VERSION_UNVERIFIED;
         }
@@ -373,7 +391,8 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
                     levels, c.get(INT, OFF_RESIZE_STATE) == 1, heap, c.get(LONG, OFF_RESIZES),
                     c.get(LONG, OFF_FILE_LENGTH), c.get(LONG, OFF_CREATED), c.get(LONG, OFF_POOL_ID),
                     c.get(LONG, OFF_OPS_IN_FLIGHT), new CloseRecordRef(c.get(LONG, OFF_CLOSE_RECORD),
-                            c.get(INT, OFF_CLOSE_RECORD + 8), c.get(INT, OFF_CLOSE_RECORD + 12)), membership);
+                            c.get(INT, OFF_CLOSE_RECORD + 8), c.get(INT, OFF_CLOSE_RECORD + 12)), membership,
+                    c.get(INT, OFF_VERSION));
         } catch (IllegalArgumentException e) {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path,
                     "header has a valid checksum but impossible contents: " + e.getMessage());
@@ -387,7 +406,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
                 && Arrays.equals(levelOffsets, h.levelOffsets) && resizing == h.resizing && heapChunks.equals(h.heapChunks)
                 && resizes == h.resizes && fileLength == h.fileLength && createdMillis == h.createdMillis
                 && poolId == h.poolId && opsInFlightLimit == h.opsInFlightLimit && closeRecord.equals(h.closeRecord)
-                && Objects.equals(membership, h.membership);
+                && Objects.equals(membership, h.membership) && formatVersion == h.formatVersion;
     }
 
     @Override
@@ -397,7 +416,7 @@ public record PoolHeader(long sequence, Geometry geometry, boolean cleanShutdown
 
     @Override
     public String toString() {
-        return "PoolHeader[seq=" + sequence + ", " + geometry + ", clean=" + cleanShutdown + ", topLog2=" + topLog2
+        return "PoolHeader[format=" + formatVersion + ", seq=" + sequence + ", " + geometry + ", clean=" + cleanShutdown + ", topLog2=" + topLog2
                 + ", levels=" + Arrays.toString(levelOffsets) + ", resizing=" + resizing + ", chunks=" + heapChunks
                 + ", resizes=" + resizes + ", fileLength=" + fileLength + ", poolId=" + Long.toHexString(poolId)
                 + ", opsInFlightLimit=" + opsInFlightLimit + (membership == null ? "" : ", " + membership) + "]";

@@ -10,8 +10,8 @@ import java.nio.ByteOrder;
  * value at the block's start), or format 3's frame, the 8-byte {@link ValueBlockHeader} (length and
  * item checksum) and then the value (issue 53). The engines copy values in and out through the pool's
  * format, so that format 3 joins the same code rather than a copy of it
- * (docs/lab/2026-11-29-format-3-plan.md, "Step 3, decided before its code"). Every pool is format 2
- * today; format 3 is held by {@code ValueFormatTest} until a pool can be made in it.
+ * (docs/lab/2026-11-29-format-3-plan.md, "Step 3, decided before its code"). Pools are format 2 unless
+ * made in format 3, which only the CPU engine runs yet.
  *
  * <p>This class frames values of the pool's one size; values of many sizes come with step 4.
  */
@@ -49,11 +49,11 @@ public final class ValueFormat {
      * @throws IllegalArgumentException for a version this build cannot read
      */
     public static ValueFormat of(int version, int valueSize) {
-        if (version != PoolHeader.FORMAT_VERSION) {
+        if (!PoolHeader.readable(version)) {
             throw new IllegalArgumentException("pool format " + version + " is not one this build reads (it reads "
-                    + PoolHeader.FORMAT_VERSION + ")");
+                    + PoolHeader.FORMAT_VERSION + " and " + PoolHeader.FORMAT_3 + ")");
         }
-        return v2(valueSize);
+        return version == PoolHeader.FORMAT_3 ? v3(valueSize) : v2(valueSize);
     }
 
     private static int checkedSize(int valueSize) {

@@ -25,7 +25,8 @@ class MetaFormatTest {
         assertEquals(offset, MetaFormat.V2.valueOffset(word));
         assertEquals(fingerprint, SlotMeta.fingerprint(word));
         assertEquals(2, MetaFormat.V2.version());
-        assertEquals(MetaFormat.V2, MetaFormat.of(PoolHeader.FORMAT_VERSION));
+        assertEquals(MetaFormat.V2, MetaFormat.of(PoolHeader.FORMAT_VERSION, 128));
+        assertEquals(3, MetaFormat.of(PoolHeader.FORMAT_3, 128).version());
     }
 
     @Property(tries = 500)
@@ -56,10 +57,10 @@ class MetaFormatTest {
 
     @Property(tries = 50)
     void aVersionThisBuildCannotReadIsRefusedByName(@ForAll @IntRange(min = -5, max = 100) int version) {
-        if (version == PoolHeader.FORMAT_VERSION) {
+        if (PoolHeader.readable(version)) {
             return;
         }
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MetaFormat.of(version));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MetaFormat.of(version, 128));
         assertTrue(e.getMessage().contains("pool format " + version), e.getMessage());
         assertFalse(e.getMessage().isEmpty());
     }

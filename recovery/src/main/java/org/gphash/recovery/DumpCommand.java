@@ -25,7 +25,6 @@ import org.gphash.cli.Cli;
 import org.gphash.cli.ToolVersion;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.MetaFormat;
-import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.gphash.shard.ShardManifest;
 import org.gphash.table.EntryScan;
@@ -57,7 +56,8 @@ import picocli.CommandLine.Spec;
 final class DumpCommand implements Callable<Integer> {
 
     /** How the pool's meta words name value blocks: its header was read as this build's format. */
-    private static final MetaFormat FORMAT = MetaFormat.of(PoolHeader.FORMAT_VERSION);
+    /** Format 2's words: the tools read format 2 pools only ({@code PoolInspector.open} refuses others). */
+    private static final MetaFormat FORMAT = MetaFormat.V2;
 
     @Mixin
     Cli.Help help = new Cli.Help();

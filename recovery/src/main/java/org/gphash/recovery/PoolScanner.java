@@ -29,7 +29,8 @@ import org.gphash.table.TableLayout;
 public final class PoolScanner {
 
     /** How the pool's meta words name value blocks: its header was read as this build's format. */
-    private static final MetaFormat FORMAT = MetaFormat.of(PoolHeader.FORMAT_VERSION);
+    /** Format 2's words: the tools read format 2 pools only ({@code PoolInspector.open} refuses others). */
+    private static final MetaFormat FORMAT = MetaFormat.V2;
 
     /** Meta words are read with the engine's access width and byte order (native, 8-aligned). */
     private static final ValueLayout.OfLong META = ValueLayout.JAVA_LONG;

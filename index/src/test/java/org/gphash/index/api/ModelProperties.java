@@ -170,10 +170,31 @@ public class ModelProperties {
         }
     }
 
+    /**
+     * Format 3 (issue 53, step 3: values framed in a heap of size classes, the class in the meta word;
+     * one value size per pool) is the same map: every call, batch, reopen, crash and resize.
+     */
+    @Property(tries = 60, edgeCases = EdgeCasesMode.NONE)
+    void formatThreeBehavesLikeAHashMap(@ForAll("actions") List<Action> actions, @ForAll Durability durability) {
+        Shape shape = new Shape(8, 128, 0, 0, 0, durability).inFormat(3);
+        try (Run run = new Run(shape)) {
+            run.execute(actions);
+        }
+    }
+
+    @Property(tries = 30, edgeCases = EdgeCasesMode.NONE)
+    void formatThreeWithFourLevelsAnd16ByteKeys(@ForAll("actions") List<Action> actions) {
+        Shape shape = new Shape(16, 24, 4, 2, 4).inFormat(3);
+        try (Run run = new Run(shape)) {
+            run.execute(actions);
+        }
+    }
+
     // ------------------------------------------------------------------ the model run
 
     /** Pool geometry; 0 for levels/hashes/slots means the builder's default. */
-    record Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability, int shards) {
+    record Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability, int shards,
+                 int poolFormat) {
 
         Shape(int keySize, int valueSize, int levels, int hashes, int slots) {
             this(keySize, valueSize, levels, hashes, slots, Durability.PER_BATCH);
@@ -183,8 +204,20 @@ public class ModelProperties {
             this(keySize, valueSize, levels, hashes, slots, durability, 0);
         }
 
+        Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability, int shards) {
+            this(keySize, valueSize, levels, hashes, slots, durability, shards, 0);
+        }
+
+        /** The same shape in pool format {@code version}. */
+        Shape inFormat(int version) {
+            return new Shape(keySize, valueSize, levels, hashes, slots, durability, shards, version);
+        }
+
         GPHashIndex.Builder configure(GPHashIndex.Builder b, boolean geometry) {
             b.durability(durability);
+            if (poolFormat > 0 && geometry) {
+                b.poolFormat(poolFormat);  // on reopen too: open then checks the pool's format
+            }
             if (shards > 0) {
                 b.shards(shards);  // on reopen: must match the manifest's count
             }

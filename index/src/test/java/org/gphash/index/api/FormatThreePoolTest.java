@@ -1,0 +1,143 @@
+package org.gphash.index.api;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.gphash.Backend;
+import org.gphash.GPHashIndex;
+import org.gphash.PoolConfigMismatchException;
+import org.gphash.error.PoolFormatException;
+import org.gphash.format.MetaFormat;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.SlotMeta;
+import org.gphash.format.ValueBlockHeader;
+import org.gphash.format.ValueClasses;
+import org.gphash.table.PoolInspector;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A format 3 pool made on request by the CPU engine (issue 53, step 3: one value size, values framed
+ * in a heap of size classes): its header says format 3 and every value lies behind its block header;
+ * it survives growth, resizes and reopens; open refuses a pool of another format than the one asked
+ * for; the tools refuse it whole (they read format 2 only yet); and item checksums are refused with it.
+ * The map's behaviour on format 3 is {@link ModelProperties}'s (every call, batch, reopen and crash).
+ */
+class FormatThreePoolTest {
+
+    private static final int VALUE = 128;
+
+    @Test
+    void aFormatThreePoolHoldsFramedValuesThroughGrowthResizesAndReopens() throws IOException {
+        try (TestPools pools = TestPools.create()) {
+            Path path = pools.pool("f3");
+            int n = 20_000;  // from a capacity of 64: heap growths and table resizes on the way
+            try (GPHashIndex index = GPHashIndex.builder(path).backend(Backend.CPU).keySize(8).valueSize(VALUE)
+                    .initialCapacity(64).poolFormat(3).create()) {
+                for (long k = 0; k < n; k++) {
+                    index.put(k, ModelProperties.value(k, 1, VALUE));
+                }
+                for (long k = 0; k < n; k += 3) {
+                    index.put(k, ModelProperties.value(k, 2, VALUE));  // updates: new blocks, old ones reclaimed
+                }
+                assertTrue(index.stats().resizes() > 0, "the table resized: " + index.stats());
+            }
+            assertEquals(PoolHeader.FORMAT_3, headerVersion(path));
+            try (GPHashIndex index = GPHashIndex.builder(path).open()) {
+                assertEquals(n, index.size());
+                for (long k = 0; k < n; k++) {
+                    assertArrayEquals(ModelProperties.value(k, k % 3 == 0 ? 2 : 1, VALUE), index.get(k), "key " + k);
+                }
+            }
+            assertEquals(n, framedValuesIn(path), "every value behind a whole header of the pool's size");
+        }
+    }
+
+    @Test
+    void openRefusesAPoolOfAnotherFormatThanAskedFor() throws IOException {
+        try (TestPools pools = TestPools.create()) {
+            Path two = pools.pool("two");
+            Path three = pools.pool("three");
+            GPHashIndex.builder(two).backend(Backend.CPU).valueSize(VALUE).create().close();
+            GPHashIndex.builder(three).backend(Backend.CPU).valueSize(VALUE).poolFormat(3).create().close();
+            byte[] before = Files.readAllBytes(three);
+            PoolConfigMismatchException e = assertThrows(PoolConfigMismatchException.class,
+                    () -> GPHashIndex.builder(three).poolFormat(2).open());
+            assertTrue(e.getMessage().contains("poolFormat 2 was asked for but the pool has 3"), e.getMessage());
+            assertArrayEquals(before, Files.readAllBytes(three), "a refused open writes nothing");
+            assertThrows(PoolConfigMismatchException.class, () -> GPHashIndex.builder(two).poolFormat(3).open());
+            GPHashIndex.builder(three).poolFormat(3).open().close();
+        }
+    }
+
+    @Test
+    void theToolsRefuseAFormatThreePoolWhole() throws IOException {
+        try (TestPools pools = TestPools.create()) {
+            Path path = pools.pool("tools");
+            try (GPHashIndex index = GPHashIndex.builder(path).backend(Backend.CPU).valueSize(VALUE).poolFormat(3).create()) {
+                index.put(1L, ModelProperties.value(1, 1, VALUE));
+            }
+            byte[] before = Files.readAllBytes(path);
+            PoolFormatException e = assertThrows(PoolFormatException.class, () -> PoolInspector.open(path));
+            assertEquals(PoolFormatException.Reason.WRONG_VERSION, e.reason());
+            assertTrue(e.getMessage().contains("CPU backend"), e.getMessage());
+            assertArrayEquals(before, Files.readAllBytes(path));
+        }
+    }
+
+    @Test
+    void itemChecksumsAndFormatThreeAreRefusedTogetherAndOnlyTwoAndThreeAreFormats() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> GPHashIndex.builder(Path.of("unused")).itemChecksums(true).poolFormat(3).config());
+        assertTrue(e.getMessage().contains("item checksums"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> GPHashIndex.builder(Path.of("unused")).poolFormat(4));
+        assertThrows(IllegalArgumentException.class, () -> GPHashIndex.builder(Path.of("unused")).poolFormat(1));
+    }
+
+    /** The format version of the header copy at the file's start. */
+    private static int headerVersion(Path path) throws IOException {
+        byte[] b = Files.readAllBytes(path);
+        return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getInt(PoolHeader.OFF_VERSION);
+    }
+
+    /**
+     * Counts the items whose value block, as their meta word names it in format 3, holds a header
+     * that is whole for the pool's class and gives its value size: what a format 2 pool never holds.
+     */
+    private static long framedValuesIn(Path path) throws IOException {
+        MemorySegment pool = MemorySegment.ofArray(Files.readAllBytes(path));
+        PoolHeader h = PoolHeader.readFrom(pool, 0, path);
+        MetaFormat meta = MetaFormat.of(PoolHeader.FORMAT_3, VALUE);
+        int slots = h.geometry().slotsPerBucket();
+        int slotSize = h.geometry().slotSize();
+        long[] levels = h.levelOffsets();
+        long framed = 0;
+        for (int d = 0; d < levels.length; d++) {
+            for (long b = 0; b < h.bucketsInLevel(d); b++) {
+                for (int i = 0; i < slots; i++) {
+                    long word = pool.get(WORD, levels[d] + b * h.geometry().bucketSize() + (long) i * slotSize);
+                    if (!SlotMeta.isItem(word)) {
+                        continue;
+                    }
+                    long header = pool.get(WORD, meta.valueOffset(word));
+                    if (ValueBlockHeader.wholeIn(header, ValueClasses.classOf(VALUE))
+                            && ValueBlockHeader.length(header) == VALUE) {
+                        framed++;
+                    }
+                }
+            }
+        }
+        return framed;
+    }
+
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+}
