@@ -309,7 +309,8 @@ public final class PoolTable {
         int got = 0;
         while (got < n) {
             long[] part = got == 0 ? out : new long[n - got];
-            int k = table.blocks.allocateNear(part, n - got, 0);
+            // Format 2 takes whole bitmap words, lowest first (the GPU's pool path asks for thousands).
+            int k = table.heap != null ? table.heap.allocateMany(part, n - got) : table.blocks.allocateNear(part, n - got, 0);
             if (part != out) {
                 System.arraycopy(part, 0, out, got, k);
             }
