@@ -93,6 +93,11 @@ public final class CrashTest implements Callable<Integer> {
             + "crash also checks them")
     boolean itemChecksums;
 
+    @Option(names = "--pool-format", description = "format of new pools: 2 (default) or 3 (issue 53; CPU backend, no "
+            + "item checksums; the tools read format 2 only, so each round is checked against the acknowledged model "
+            + "alone, without `gphash check`)", defaultValue = "2")
+    int poolFormat;
+
     @Option(names = "--durability", description = "PER_OPERATION, PER_BATCH or ON_CLOSE_OR_SYNC (default "
             + "${DEFAULT-VALUE}); with ON_CLOSE_OR_SYNC the worker syncs before it acknowledges",
             defaultValue = "PER_BATCH")
@@ -196,6 +201,11 @@ public final class CrashTest implements Callable<Integer> {
         o.threads = threads;
         o.shards = shards;
         o.itemChecksums = itemChecksums;
+        if (poolFormat != 2 && poolFormat != 3 || poolFormat == 3 && (o.backend == Backend.GPU || itemChecksums)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--pool-format must be 2 or 3, and 3 runs on "
+                    + "the CPU backend without --item-checksums, got " + poolFormat);
+        }
+        o.poolFormat = poolFormat;
         o.durability = durability;
         o.batch = batch;
         o.mixed = mixed;
@@ -219,6 +229,7 @@ public final class CrashTest implements Callable<Integer> {
         out.println("crashtest: backend=" + o.backend.name().toLowerCase(Locale.ROOT) + " rounds=" + rounds + " seed="
                 + o.seed + " mode=" + (powerFail ? "power-fail" : "sigkill") + (journal != null ? " journal=" + o.journal : "") + " durability=" + durability + " batch=" + batch + (mixed ? " mixed" : "")
                 + (o.syncEvery > 1 ? " sync_every=" + o.syncEvery : "") + (threads > 1 ? " threads=" + threads : "") + (o.shards > 0 ? " shards=" + o.shards : "")
+                + (o.poolFormat != 2 ? " format=" + o.poolFormat : "")
                 + " pool=" + p.toAbsolutePath());
         Tally t = new Driver(o, p, out).run();
         report(o, t);

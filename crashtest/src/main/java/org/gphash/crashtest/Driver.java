@@ -145,6 +145,9 @@ final class Driver {
         GPHashIndex.Builder b = builder(pool).keySize(8)
                 .valueSize(Workload.VALUE_SIZE).initialCapacity(o.initialCapacity).seed(random.nextLong())
                 .itemChecksums(o.itemChecksums);
+        if (o.poolFormat != 2) {
+            b.poolFormat(o.poolFormat);
+        }
         if (o.shards > 0) {
             b.shards(o.shards);
         }
@@ -545,7 +548,7 @@ final class Driver {
             }
             model.compare(index, inflight, r);
         }
-        List<Path> files = poolFiles(pool);
+        List<Path> files = o.poolFormat == 2 ? poolFiles(pool) : List.of();  // the tools read format 2 only yet
         for (int s = 0; s < files.size(); s++) {
             PoolReport check = PoolScanner.scan(files.get(s), Progress.NONE, o.itemChecksums);
             if (!check.sound() || check.findings().count(Problem.INSERT_SLOT) > 0) {

@@ -25,6 +25,8 @@ final class RunOptions {
     boolean keepPool;
     boolean dropMetaPersists;
     boolean itemChecksums;
+    /** The format new pools take (issue 53); with 3 the check after a round is the model's alone (the tools read format 2). */
+    int poolFormat = 2;
     Durability durability = Durability.PER_BATCH;
     int batch = 1;
     /** With several threads: even-numbered threads make single calls, the others batches of {@link #batch}. */
