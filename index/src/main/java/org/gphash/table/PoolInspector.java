@@ -83,6 +83,9 @@ public final class PoolInspector implements AutoCloseable {
      * offset order, the table's region CRCs), or null when open would scan.
      */
     public CloseRecord.Loaded trustedCloseRecord() {
+        if (header.formatVersion() != PoolHeader.FORMAT_VERSION) {
+            return null;  // format 3 keeps no close record yet
+        }
         ValueHeap heap = new ValueHeap(header.geometry().valueStride(), header.heapChunks());
         return CloseRecord.read(file.segment(), header, heap.totalBlocks(), heap.exportLayout().words());
     }
@@ -122,6 +125,20 @@ public final class PoolInspector implements AutoCloseable {
         return changed;
     }
 
+    /**
+     * Refuses a pool of a format {@code tool} cannot read yet (format 3, issue 53: dump and import
+     * move format 2 items), naming the tool; nothing was read beyond the header.
+     *
+     * @throws PoolFormatException with reason {@code WRONG_VERSION}
+     */
+    public void requireFormat2(String tool) {
+        if (header.formatVersion() != PoolHeader.FORMAT_VERSION) {
+            throw new PoolFormatException(PoolFormatException.Reason.WRONG_VERSION, file.path(), "format version "
+                    + header.formatVersion() + ": " + tool + " reads format " + PoolHeader.FORMAT_VERSION + " pools only "
+                    + "yet (issue 53); open this one with the CPU backend (nothing was changed)");
+        }
+    }
+
     /** Whether the pool keeps a checksum of every item (see {@code GPHashIndex.Builder#itemChecksums}). */
     public boolean itemChecksums() {
         return checksum != null;
@@ -150,14 +167,6 @@ public final class PoolInspector implements AutoCloseable {
         PoolFile file = PoolFile.openReadOnly(path);
         try {
             HeaderStore.ReadResult read = HeaderStore.read(file);
-            int format = read.header().formatVersion();
-            if (format != PoolHeader.FORMAT_VERSION) {
-                // The tools read format 2 only until taught format 3 (issue 53, item 4): read as format 2,
-                // a format 3 pool's meta words and values would be misread.
-                throw new PoolFormatException(PoolFormatException.Reason.WRONG_VERSION, path, "format version " + format
-                        + ": the tools (dump, check, recover, snapshot, stats) read format " + PoolHeader.FORMAT_VERSION
-                        + " pools only yet; open this one with the CPU backend (nothing was changed)");
-            }
             return new PoolInspector(file, HeaderChoice.confirm(file, read), read.rival() != null);
         } catch (RuntimeException | Error e) {
             file.close();

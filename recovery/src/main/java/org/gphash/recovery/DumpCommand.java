@@ -111,6 +111,7 @@ final class DumpCommand implements Callable<Integer> {
         try {
             for (Path p : pools) {   // every shard held read-only at once: one consistent dump
                 held.add(PoolInspector.open(p));
+                held.get(held.size() - 1).requireFormat2("dump");
             }
             try (FileChannel ch = createOwnerOnly(file)) {
                 created = true;

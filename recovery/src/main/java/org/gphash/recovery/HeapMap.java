@@ -1,10 +1,16 @@
 package org.gphash.recovery;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 
+import org.gphash.Geometry;
 import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.ValueClasses;
+import org.gphash.table.OneClassHeap;
+import org.gphash.table.SizeClassHeap;
 
 /**
  * The value heap as the header describes it: which pool offsets are block starts, and which blocks
@@ -19,8 +25,40 @@ final class HeapMap {
     private final long[] used;
     private final long totalBlocks;
     private long usedBlocks;
+    /**
+     * Format 3's heap of one class, where blocks lie in the whole segments of each chunk ({@link
+     * OneClassHeap}); a block is numbered by its offset over the block size (unique: blocks do not
+     * overlap), those claimed kept in {@link #claimed}. Null in format 2.
+     */
+    private final OneClassHeap classes;
+    private final BitSet claimed;
+
+    /** The heap the header {@code h} describes, as its format lays blocks out. */
+    static HeapMap of(PoolHeader h) {
+        Geometry g = h.geometry();
+        if (h.formatVersion() == PoolHeader.FORMAT_3) {
+            OneClassHeap heap = new OneClassHeap(ValueClasses.classOf(g.valueSize()));
+            for (HeapChunk c : h.heapChunks()) {
+                heap.addRegion(c.offset(), c.length());
+            }
+            return new HeapMap(heap);
+        }
+        return new HeapMap(h.heapChunks(), g.valueStride());
+    }
+
+    private HeapMap(OneClassHeap classes) {
+        this.classes = classes;
+        this.claimed = new BitSet();
+        this.chunks = new HeapChunk[0];
+        this.firstBlock = new long[1];
+        this.stride = ValueClasses.blockBytes(classes.valueClass());
+        this.used = new long[0];
+        this.totalBlocks = classes.totalBlocks();
+    }
 
     HeapMap(List<HeapChunk> heapChunks, int stride) {
+        this.classes = null;
+        this.claimed = null;
         List<HeapChunk> sorted = new ArrayList<>(heapChunks);
         sorted.sort(Comparator.comparingLong(HeapChunk::offset));
         this.chunks = sorted.toArray(HeapChunk[]::new);
@@ -35,6 +73,9 @@ final class HeapMap {
 
     /** The block number of {@code offset}, or -1 if it is not the start of a block of the heap. */
     long blockOf(long offset) {
+        if (classes != null) {
+            return classes.isBlock(offset) ? offset / stride : -1;
+        }
         int lo = 0;
         int hi = chunks.length - 1;
         if (hi < 0) {
@@ -57,6 +98,14 @@ final class HeapMap {
 
     /** Marks a block used; false if an item already claimed it. */
     boolean claim(long block) {
+        if (classes != null) {
+            if (claimed.get(Math.toIntExact(block))) {
+                return false;
+            }
+            claimed.set(Math.toIntExact(block));
+            usedBlocks++;
+            return true;
+        }
         int w = (int) (block >>> 6);
         long bit = 1L << (block & 63);
         if ((used[w] & bit) != 0) {
@@ -69,6 +118,9 @@ final class HeapMap {
 
     /** Whether an item claimed {@code block}. */
     boolean used(long block) {
+        if (classes != null) {
+            return claimed.get(Math.toIntExact(block));
+        }
         return (used[(int) (block >>> 6)] & (1L << (block & 63))) != 0;
     }
 
@@ -77,6 +129,9 @@ final class HeapMap {
      * same way, blocks past the last marked used), or -1.
      */
     long firstDifference(long[] recorded) {
+        if (classes != null) {
+            throw new IllegalStateException("format 3 pools keep no close record yet");
+        }
         for (int w = 0; w < used.length && w < recorded.length; w++) {
             long differ = used[w] ^ recorded[w];
             if (w == used.length - 1 && (totalBlocks & 63) != 0) {
@@ -98,11 +153,20 @@ final class HeapMap {
     }
 
     long bytes() {
-        return totalBlocks * stride;
+        return classes != null ? classes.totalBytes() : totalBlocks * stride;
+    }
+
+    /** {@return the bytes a block takes: format 2's stride, or format 3's class with its header} */
+    int blockBytes() {
+        return stride;
     }
 
     /** A readable description of the heap's extent, for messages. */
     String describe() {
+        if (classes != null) {
+            return totalBlocks + " blocks of " + stride + " bytes in whole segments of " + SizeClassHeap.SEGMENT_BYTES
+                    + " bytes (format 3)";
+        }
         return chunks.length + " chunk(s), " + totalBlocks + " blocks of " + stride + " bytes";
     }
 }

@@ -17,6 +17,7 @@ import org.gphash.format.HeapChunk;
 import org.gphash.format.MetaFormat;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
+import org.gphash.format.ValueFormat;
 import org.gphash.table.PoolInspector;
 import org.gphash.table.TableLayout;
 
@@ -29,8 +30,6 @@ import org.gphash.table.TableLayout;
 public final class PoolScanner {
 
     /** How the pool's meta words name value blocks: its header was read as this build's format. */
-    /** Format 2's words: the tools read format 2 pools only ({@code PoolInspector.open} refuses others). */
-    private static final MetaFormat FORMAT = MetaFormat.V2;
 
     /** Meta words are read with the engine's access width and byte order (native, 8-aligned). */
     private static final ValueLayout.OfLong META = ValueLayout.JAVA_LONG;
@@ -82,7 +81,9 @@ public final class PoolScanner {
         checkHeader(pool, f);
         TableLayout t = pool.layout();
         checkExtents(h, t, g, f);
-        HeapMap heap = new HeapMap(h.heapChunks(), g.valueStride());
+        HeapMap heap = HeapMap.of(h);
+        MetaFormat meta = MetaFormat.of(h.formatVersion(), g.valueSize());
+        ValueFormat values = ValueFormat.of(h.formatVersion(), g.valueSize());
         MemorySegment seg = pool.segment();
         long totalSlots = t.totalBuckets() * g.slotsPerBucket();
         progress.start("scanning " + totalSlots + " slots", totalSlots);
@@ -97,7 +98,7 @@ public final class PoolScanner {
                 int load = 0;
                 for (int s = 0; s < g.slotsPerBucket(); s++) {
                     long slot = base + b * g.bucketSize() + (long) s * g.slotSize();
-                    if (checkSlot(pool, seg, heap, slot, d, f, deep)) {
+                    if (checkSlot(pool, seg, heap, meta, values, slot, d, f, deep)) {
                         load++;
                     }
                 }
@@ -126,7 +127,7 @@ public final class PoolScanner {
             f.add(Problem.TABLE_CHANGED_AFTER_CLOSE, region);
         }
         return new PoolReport(pool.path(), pool.fileSize(), h, new PoolInspector.HeaderCopy[] {pool.headerCopy(0),
-                pool.headerCopy(1)}, f, levels, items, heap.totalBlocks(), heap.usedBlocks(), g.valueStride());
+                pool.headerCopy(1)}, f, levels, items, heap.totalBlocks(), heap.usedBlocks(), heap.blockBytes());
     }
 
     private static void checkHeader(PoolInspector pool, Findings f) {
@@ -185,8 +186,8 @@ public final class PoolScanner {
     }
 
     /** Judges one slot; returns whether it holds a published item (for occupancy). */
-    private static boolean checkSlot(PoolInspector pool, MemorySegment seg, HeapMap heap, long slot, int depth,
-                                     Findings f, boolean deep) {
+    private static boolean checkSlot(PoolInspector pool, MemorySegment seg, HeapMap heap, MetaFormat format,
+                                     ValueFormat values, long slot, int depth, Findings f, boolean deep) {
         long meta = seg.get(META, slot);
         if (meta == SlotMeta.EMPTY) {
             return false;
@@ -212,7 +213,7 @@ public final class PoolScanner {
             f.add(Problem.DUPLICATE_KEY, "slot at offset " + slot + " (depth " + depth
                     + ") holds a key whose valid item is at offset " + valid);
         }
-        long offset = FORMAT.valueOffset(meta);
+        long offset = format.valueOffset(meta);
         long block = heap.blockOf(offset);
         if (block < 0) {
             f.add(Problem.BAD_VALUE_OFFSET, "slot at offset " + slot + " refers to value offset " + offset
@@ -220,6 +221,9 @@ public final class PoolScanner {
         } else if (!heap.claim(block)) {
             f.add(Problem.SHARED_VALUE_BLOCK, "slot at offset " + slot + " refers to the value block at " + offset
                     + ", which an earlier slot also refers to");
+        } else if (!values.frameWhole(seg, offset)) {
+            f.add(Problem.TORN_VALUE_FRAME, "the item in slot at offset " + slot + " has no whole value header in its "
+                    + "block at " + offset + " for the pool's values");
         } else if (deep && valid == slot && !pool.itemChecksumMatches(slot, offset)) {
             f.add(Problem.ITEM_CHECKSUM, "the item in slot at offset " + slot + " (value block at " + offset
                     + ") does not match its checksum");

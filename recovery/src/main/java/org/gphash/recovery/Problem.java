@@ -19,6 +19,8 @@ public enum Problem {
     DUPLICATE_KEY(true, "item that is not the valid item of its key: another copy comes first in candidate order (recover removes it)"),
     BAD_VALUE_OFFSET(true, "item whose value offset is not a block of the value heap (open refuses the pool)"),
     SHARED_VALUE_BLOCK(true, "value block referred to by more than one item (open refuses the pool)"),
+    TORN_VALUE_FRAME(true, "item whose value block has no whole header for the pool's values (format 3): a value is "
+            + "framed and persisted before any item names it, so no crash leaves one; reads of the key fail"),
     ITEM_CHECKSUM(true, "item whose key and value do not match its checksum: the media changed it; reads of the key "
             + "fail until it is rewritten or deleted"),
     NO_ITEM_CHECKSUMS(false, "the pool keeps no item checksums, so values cannot be verified (create pools with "

@@ -23,7 +23,7 @@ final class ReportWriter {
         if (r.header() != null) {
             PoolHeader h = r.header();
             sb.append(String.format(Locale.ROOT, "  header: sequence %d, copies A=%s B=%s, format %d, %s%n", h.sequence(),
-                    copy(r, 0), copy(r, 1), PoolHeader.FORMAT_VERSION, h.geometry()));
+                    copy(r, 0), copy(r, 1), h.formatVersion(), h.geometry()));
             sb.append(String.format(Locale.ROOT, "  slots: %d in %d levels, items %d; value blocks %d, used %d, free %d%n",
                     r.slots(), r.levels().size(), r.items(), r.valueBlocks(), r.valueBlocksUsed(),
                     r.valueBlocks() - r.valueBlocksUsed()));

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * A format 3 pool made on request by the CPU engine (issue 53, step 3: one value size, values framed
  * in a heap of size classes): its header says format 3 and every value lies behind its block header;
  * it survives growth, resizes and reopens; open refuses a pool of another format than the one asked
- * for; the tools refuse it whole (they read format 2 only yet); and item checksums are refused with it.
+ * for; the tools' reader opens it and dump refuses it (recovery's FormatThreeToolsTest has check and
+ * the others); and item checksums are refused with it.
  * The map's behaviour on format 3 is {@link ModelProperties}'s (every call, batch, reopen and crash).
  */
 class FormatThreePoolTest {
@@ -79,17 +80,22 @@ class FormatThreePoolTest {
         }
     }
 
+    /** The tools' reader opens a format 3 pool; one not taught it yet (dump) refuses it by name. */
     @Test
-    void theToolsRefuseAFormatThreePoolWhole() throws IOException {
+    void theToolsReaderOpensAFormatThreePoolAndDumpRefusesIt() throws IOException {
         try (TestPools pools = TestPools.create()) {
             Path path = pools.pool("tools");
             try (GPHashIndex index = GPHashIndex.builder(path).backend(Backend.CPU).valueSize(VALUE).poolFormat(3).create()) {
                 index.put(1L, ModelProperties.value(1, 1, VALUE));
             }
             byte[] before = Files.readAllBytes(path);
-            PoolFormatException e = assertThrows(PoolFormatException.class, () -> PoolInspector.open(path));
-            assertEquals(PoolFormatException.Reason.WRONG_VERSION, e.reason());
-            assertTrue(e.getMessage().contains("CPU backend"), e.getMessage());
+            try (PoolInspector in = PoolInspector.open(path)) {
+                assertEquals(PoolHeader.FORMAT_3, in.header().formatVersion());
+                assertEquals(null, in.trustedCloseRecord(), "format 3 keeps no close record yet");
+                PoolFormatException e = assertThrows(PoolFormatException.class, () -> in.requireFormat2("dump"));
+                assertEquals(PoolFormatException.Reason.WRONG_VERSION, e.reason());
+                assertTrue(e.getMessage().contains("dump") && e.getMessage().contains("CPU backend"), e.getMessage());
+            }
             assertArrayEquals(before, Files.readAllBytes(path));
         }
     }
