@@ -10,10 +10,12 @@ import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 
 /**
- * What item checksums cost the CPU engine: the same pool built twice, with and without them, then
- * the same uniform GETs and updates on each, alternating so both see the same machine.
+ * What a pool variant costs the CPU engine against a plain format 2 pool: item checksums, or pool
+ * format 3 (issue 53: values framed in a heap of size classes). The same pool built twice, with and
+ * without the variant, then the same uniform GETs and updates on each, alternating so both see the
+ * same machine.
  *
- * <pre>./gphash run org.gphash.bench.ItemChecksumCost [items=1000000] [ops=2000000] [threads=2] [rounds=2]</pre>
+ * <pre>./gphash run org.gphash.bench.ItemChecksumCost [items=1000000] [ops=2000000] [threads=2] [rounds=2] [checksums|format3]</pre>
  *
  * Prints Mops/s per phase and the ratio with/without (values of 128 bytes, 8-byte keys, batches of
  * 4096, the pool on /dev/shm where there is one).
@@ -31,13 +33,17 @@ public final class ItemChecksumCost {
         long ops = args.length > 1 ? Long.parseLong(args[1]) : 2_000_000;
         int threads = args.length > 2 ? Integer.parseInt(args[2]) : 2;
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+        String variant = args.length > 4 ? args[4] : "checksums";
+        if (!variant.equals("checksums") && !variant.equals("format3")) {
+            throw new IllegalArgumentException("the variant is checksums or format3, got " + variant);
+        }
         Path dir = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
         Path plain = dir.resolve("checksum-cost-plain-" + ProcessHandle.current().pid() + ".pool");
         Path summed = dir.resolve("checksum-cost-summed-" + ProcessHandle.current().pid() + ".pool");
         // Warm-up: the same code paths on throwaway pools, so that neither measured pool gets a cold JIT.
         for (boolean sums : new boolean[] {false, true}) {
             Path w = dir.resolve("checksum-cost-warmup-" + ProcessHandle.current().pid() + ".pool");
-            try (GPHashIndex warm = GPHashIndex.builder(w).initialCapacity(200_000).itemChecksums(sums).create()) {
+            try (GPHashIndex warm = variant(GPHashIndex.builder(w).initialCapacity(200_000), sums ? variant : "").create()) {
                 run(warm, 200_000, 200_000, threads, Op.LOAD);
                 run(warm, 200_000, 400_000, threads, Op.GET);
                 run(warm, 200_000, 400_000, threads, Op.UPDATE);
@@ -46,7 +52,7 @@ public final class ItemChecksumCost {
             }
         }
         try (GPHashIndex a = GPHashIndex.builder(plain).initialCapacity(items).create();
-             GPHashIndex b = GPHashIndex.builder(summed).initialCapacity(items).itemChecksums(true).create()) {
+             GPHashIndex b = variant(GPHashIndex.builder(summed).initialCapacity(items), variant).create()) {
             double[][] mops = new double[2][3];
             for (int i = 0; i < 2; i++) {
                 GPHashIndex index = i == 0 ? a : b;
@@ -59,8 +65,8 @@ public final class ItemChecksumCost {
                     mops[i][2] += run(index, items, ops, threads, Op.UPDATE) / rounds;
                 }
             }
-            System.out.printf(Locale.ROOT, "item checksums: %d items, %d ops per phase, %d threads, %d rounds%n", items,
-                    ops, threads, rounds);
+            System.out.printf(Locale.ROOT, "%s: %d items, %d ops per phase, %d threads, %d rounds%n",
+                    variant.equals("format3") ? "pool format 3" : "item checksums", items, ops, threads, rounds);
             String[] names = {"load (inserts)", "GET uniform", "update uniform"};
             System.out.println("| phase | without (Mops/s) | with (Mops/s) | with / without |");
             System.out.println("| --- | ---: | ---: | ---: |");
@@ -77,6 +83,15 @@ public final class ItemChecksumCost {
     }
 
     enum Op { LOAD, GET, UPDATE }
+
+    /** {@code b} with the variant measured ({@code ""}: none). */
+    private static GPHashIndex.Builder variant(GPHashIndex.Builder b, String variant) {
+        return switch (variant) {
+            case "checksums" -> b.itemChecksums(true);
+            case "format3" -> b.poolFormat(3);
+            default -> b;
+        };
+    }
 
     /** Runs {@code ops} operations in batches over {@code threads} threads; returns Mops/s. */
     private static double run(GPHashIndex index, long items, long ops, int threads, Op op) throws InterruptedException {
