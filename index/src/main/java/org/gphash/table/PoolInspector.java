@@ -125,20 +125,6 @@ public final class PoolInspector implements AutoCloseable {
         return changed;
     }
 
-    /**
-     * Refuses a pool of a format {@code tool} cannot read yet (format 3, issue 53: dump and import
-     * move format 2 items), naming the tool; nothing was read beyond the header.
-     *
-     * @throws PoolFormatException with reason {@code WRONG_VERSION}
-     */
-    public void requireFormat2(String tool) {
-        if (header.formatVersion() != PoolHeader.FORMAT_VERSION) {
-            throw new PoolFormatException(PoolFormatException.Reason.WRONG_VERSION, file.path(), "format version "
-                    + header.formatVersion() + ": " + tool + " reads format " + PoolHeader.FORMAT_VERSION + " pools only "
-                    + "yet (issue 53); open this one with the CPU backend (nothing was changed)");
-        }
-    }
-
     /** Whether the pool keeps a checksum of every item (see {@code GPHashIndex.Builder#itemChecksums}). */
     public boolean itemChecksums() {
         return checksum != null;

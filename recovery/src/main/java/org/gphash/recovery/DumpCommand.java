@@ -56,8 +56,6 @@ import picocli.CommandLine.Spec;
 final class DumpCommand implements Callable<Integer> {
 
     /** How the pool's meta words name value blocks: its header was read as this build's format. */
-    /** Format 2's words: the tools read format 2 pools only ({@code PoolInspector.open} refuses others). */
-    private static final MetaFormat FORMAT = MetaFormat.V2;
 
     @Mixin
     Cli.Help help = new Cli.Help();
@@ -111,7 +109,6 @@ final class DumpCommand implements Callable<Integer> {
         try {
             for (Path p : pools) {   // every shard held read-only at once: one consistent dump
                 held.add(PoolInspector.open(p));
-                held.get(held.size() - 1).requireFormat2("dump");
             }
             try (FileChannel ch = createOwnerOnly(file)) {
                 created = true;
@@ -123,7 +120,7 @@ final class DumpCommand implements Callable<Integer> {
                                 + ", not " + held.get(0).geometry() + " as the first shard has");
                     }
                     Geometry g = in.geometry();
-                    HeapMap heap = new HeapMap(in.header().heapChunks(), g.valueStride());
+                    HeapMap heap = HeapMap.of(in.header());
                     long[] sharedBlocks = sharedBlocks(in, heap);
                     changedRegions += in.changedRegionSet().cardinality();
                     long[] suspectBlocks = freeAtClose(in, heap);
@@ -191,7 +188,7 @@ final class DumpCommand implements Callable<Integer> {
      * free (none without one): no item can have been given one since the close.
      */
     private static long[] freeAtClose(PoolInspector in, HeapMap heap) {
-        long[] free = new long[(int) ((heap.totalBlocks() + 63) >>> 6)];
+        long[] free = new long[(int) ((heap.blockNumbers() + 63) >>> 6)];
         CloseRecord.Loaded record = in.trustedCloseRecord();
         if (record != null) {
             long[] used = record.usedBits();
@@ -204,7 +201,8 @@ final class DumpCommand implements Callable<Integer> {
 
     /** A bitmap (numbered as {@code heap} numbers blocks) of the blocks that more than one item refers to. */
     private static long[] sharedBlocks(PoolInspector in, HeapMap heap) {
-        long[] shared = new long[(int) ((heap.totalBlocks() + 63) >>> 6)];
+        long[] shared = new long[(int) ((heap.blockNumbers() + 63) >>> 6)];
+        MetaFormat format = MetaFormat.of(in.header().formatVersion(), in.geometry().valueSize());
         TableLayout t = in.layout();
         Geometry g = in.geometry();
         MemorySegment s = in.segment();
@@ -215,7 +213,7 @@ final class DumpCommand implements Callable<Integer> {
                 if (!SlotMeta.isItem(meta)) {
                     continue;
                 }
-                long block = heap.blockOf(FORMAT.valueOffset(meta));
+                long block = heap.blockOf(format.valueOffset(meta));
                 if (block >= 0 && !heap.claim(block)) {
                     shared[(int) (block >>> 6)] |= 1L << block;
                 }

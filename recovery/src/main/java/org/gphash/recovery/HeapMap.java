@@ -32,22 +32,27 @@ final class HeapMap {
      */
     private final OneClassHeap classes;
     private final BitSet claimed;
+    /** Format 3: the last byte of the highest chunk, which bounds the block numbers. */
+    private final long highestByte;
 
     /** The heap the header {@code h} describes, as its format lays blocks out. */
     static HeapMap of(PoolHeader h) {
         Geometry g = h.geometry();
         if (h.formatVersion() == PoolHeader.FORMAT_3) {
             OneClassHeap heap = new OneClassHeap(ValueClasses.classOf(g.valueSize()));
+            long highest = 0;
             for (HeapChunk c : h.heapChunks()) {
                 heap.addRegion(c.offset(), c.length());
+                highest = Math.max(highest, c.offset() + c.length() - 1);
             }
-            return new HeapMap(heap);
+            return new HeapMap(heap, highest);
         }
         return new HeapMap(h.heapChunks(), g.valueStride());
     }
 
-    private HeapMap(OneClassHeap classes) {
+    private HeapMap(OneClassHeap classes, long highestByte) {
         this.classes = classes;
+        this.highestByte = highestByte;
         this.claimed = new BitSet();
         this.chunks = new HeapChunk[0];
         this.firstBlock = new long[1];
@@ -58,6 +63,7 @@ final class HeapMap {
 
     HeapMap(List<HeapChunk> heapChunks, int stride) {
         this.classes = null;
+        this.highestByte = 0;
         this.claimed = null;
         List<HeapChunk> sorted = new ArrayList<>(heapChunks);
         sorted.sort(Comparator.comparingLong(HeapChunk::offset));
@@ -146,6 +152,11 @@ final class HeapMap {
 
     long totalBlocks() {
         return totalBlocks;
+    }
+
+    /** {@return one past the highest number {@link #blockOf} gives: what a bitmap over block numbers holds} */
+    long blockNumbers() {
+        return classes != null ? classes.totalBytes() == 0 ? 0 : (highestByte + 1) / stride + 1 : totalBlocks;
     }
 
     long usedBlocks() {

@@ -54,6 +54,11 @@ final class ImportCommand implements Callable<Integer> {
     @Option(names = "--item-checksums", description = "the new pool keeps a checksum of every item (see check --deep)")
     boolean itemChecksums;
 
+    @Option(names = "--pool-format", description = "format of the new pool: 2 (default) or 3 (values framed in a heap "
+            + "of size classes; the CPU backend runs it, without item checksums): a dump of a format 2 pool imported "
+            + "with 3 moves it to format 3", defaultValue = "2")
+    int poolFormat;
+
     @Override
     public Integer call() throws IOException {
         if (Files.exists(pool, LinkOption.NOFOLLOW_LINKS)) {
@@ -69,7 +74,7 @@ final class ImportCommand implements Callable<Integer> {
             long expected = Math.max(1, (Files.size(file) - DumpFormat.HEADER_BYTES - DumpFormat.TRAILER_BYTES) / record);
             GPHashIndex.Builder b = GPHashIndex.builder(pool).keySize(g.keySize()).valueSize(g.valueSize())
                     .levels(g.levels()).hashes(g.hashes()).slotsPerBucket(g.slotsPerBucket()).initialCapacity(expected)
-                    .itemChecksums(itemChecksums)
+                    .itemChecksums(itemChecksums).poolFormat(poolFormat)
                     // A new pool that a failed import deletes: nothing needs to be durable before the
                     // close, which syncs everything (200k items into ext4 took 15 min flushing per operation).
                     .durability(org.gphash.Durability.ON_CLOSE_OR_SYNC);

@@ -14,11 +14,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The tools on a format 3 pool (issue 53, item 4, first part): {@code check}, {@code stats} and
+ * The tools on a format 3 pool (issue 53, item 4): {@code check}, {@code stats} and
  * {@code snapshot} read it (format 3's meta words, its heap of whole segments, each value's header),
  * find a value header changed behind the engine's back ({@code TORN_VALUE_FRAME}) and a value offset
- * moved off a block, and change no byte; {@code dump} refuses it, naming the format, until dump and
- * import move format 3's items.
+ * moved off a block, and change no byte; {@code dump} and {@code import --pool-format} move items
+ * between the formats.
  */
 class FormatThreeToolsTest {
 
@@ -77,13 +77,36 @@ class FormatThreeToolsTest {
         assertTrue(m.out().contains("BAD_VALUE_OFFSET"), m.out());
     }
 
+    /**
+     * Dump and import move items between formats: a format 3 pool's items into format 2 and back, and a
+     * format 2 pool's into format 3 (the way to move a pool to format 3), every value the same.
+     */
     @Test
-    void dumpRefusesAFormatThreePoolNamingTheFormat() {
-        Path p = pool("dump.pool", 100);
-        byte[] before = ToolFixture.bytes(p);
-        ToolFixture.Run r = ToolFixture.tool("dump", p.toString(), f.dir.resolve("d").toString());
-        assertTrue(r.code() != 0, r.all());
-        assertTrue(r.all().contains("format version 3") && r.all().contains("dump"), r.all());
-        assertArrayEquals(before, ToolFixture.bytes(p));
+    void dumpAndImportMoveItemsBetweenFormats() {
+        Path three = pool("three.pool", 1500);
+        byte[] before = ToolFixture.bytes(three);
+        Path d3 = f.dir.resolve("three.dump");
+        ToolFixture.Run dump = ToolFixture.tool("dump", three.toString(), d3.toString());
+        assertEquals(0, dump.code(), dump.all());
+        assertTrue(dump.out().contains("dump: 1500 items"), dump.out());
+        assertArrayEquals(before, ToolFixture.bytes(three), "dump changed the pool");
+        Path two = f.dir.resolve("two.pool");
+        assertEquals(0, ToolFixture.tool("import", d3.toString(), two.toString()).code());
+        Path d2 = f.dir.resolve("two.dump");
+        assertEquals(0, ToolFixture.tool("dump", two.toString(), d2.toString()).code());
+        Path again = f.dir.resolve("again.pool");
+        ToolFixture.Run up = ToolFixture.tool("import", "--pool-format", "3", d2.toString(), again.toString());
+        assertEquals(0, up.code(), up.all());
+        for (Path p : new Path[] {two, again}) {
+            assertEquals(0, ToolFixture.tool("check", p.toString()).code());
+            try (GPHashIndex index = GPHashIndex.builder(p).open()) {
+                assertEquals(1500, index.size());
+                for (long k = 1; k <= 1500; k++) {
+                    assertArrayEquals(ToolFixture.value(k), index.get(k), p + " key " + k);
+                }
+            }
+        }
+        assertTrue(ToolFixture.tool("check", again.toString()).out().contains("format 3"));
+        assertTrue(ToolFixture.tool("check", two.toString()).out().contains("format 2"));
     }
 }
