@@ -39,6 +39,8 @@ public final class SizeClassHeap {
 
     /** Bytes of a segment. */
     public static final int SEGMENT_BYTES = 1 << 16;
+    /** log2 of {@link #SEGMENT_BYTES}. */
+    private static final int SEGMENT_SHIFT = 16;
     /** The largest block kept in shared segments (at least eight to a segment); larger ones take whole segments. */
     public static final int SMALL_BLOCK_MAX = SEGMENT_BYTES / 8;
     private static final int FREE = -1;
@@ -53,17 +55,19 @@ public final class SizeClassHeap {
      */
     /**
      * The segments in the order their regions were added (a thread keeps a segment's index, so a new
-     * region's segments go after the others), and their offsets sorted with each one's index
-     * ({@code byOffset}, {@code segmentAt}): regions may come in any order of offsets (a resize gives
-     * the heap a table level below the first heap chunk).
+     * region's segments go after the others), and the regions sorted by offset with the index of each
+     * one's first segment and its count ({@code regionStart}, {@code regionFirst}, {@code regionSegments}):
+     * regions may come in any order of offsets (a resize gives the heap a table level below the first
+     * heap chunk), and a free finds its segment by a search over the few regions and a shift, where a
+     * search over every segment's offset missed the cache at each step.
      */
     private record Segments(long[] offset, int[] region, AtomicIntegerArray owner, AtomicIntegerArray used,
                             AtomicReferenceArray<AtomicLongArray> bits, AtomicLongArray[] room, AtomicIntegerArray holders,
-                            int count, int regions, long[] byOffset, int[] segmentAt) {
+                            int count, int regions, long[] regionStart, int[] regionFirst, int[] regionSegments) {
     }
 
     private volatile Segments seg = new Segments(new long[0], new int[0], new AtomicIntegerArray(0), new AtomicIntegerArray(0),
-            new AtomicReferenceArray<>(0), rooms(0), new AtomicIntegerArray(0), 0, 0, new long[0], new int[0]);
+            new AtomicReferenceArray<>(0), rooms(0), new AtomicIntegerArray(0), 0, 0, new long[0], new int[0], new int[0]);
     /** Guards the segments' moves: {@link #freeSegments}, owners, runs, and the search of the room hints. */
     private final Object lock = new Object();
     /** Free segments (under {@link #lock}). */
@@ -100,9 +104,10 @@ public final class SizeClassHeap {
                 throw new IllegalArgumentException("a heap region of " + bytes + " bytes at " + offset
                         + ": it must start on 16 bytes after the header and hold whole segments of " + SEGMENT_BYTES);
             }
-            int at = Arrays.binarySearch(g.byOffset, offset);
-            at = at >= 0 ? at : -at - 1;  // the first segment at or after the region's start
-            if (at > 0 && g.byOffset[at - 1] + SEGMENT_BYTES > offset || at < g.count && g.byOffset[at] < offset + bytes) {
+            int at = Arrays.binarySearch(g.regionStart, offset);
+            at = at >= 0 ? at : -at - 1;  // the first region at or after the new one's start
+            if (at > 0 && g.regionStart[at - 1] + (long) g.regionSegments[at - 1] * SEGMENT_BYTES > offset
+                    || at < g.regions && g.regionStart[at] < offset + bytes) {
                 throw new IllegalArgumentException("a heap region of " + bytes + " bytes at " + offset
                         + " overlaps one the heap has");
             }
@@ -133,18 +138,22 @@ public final class SizeClassHeap {
                     room[c].set(w, g.room[c].get(w));
                 }
             }
-            long[] byOffset = new long[total];
-            int[] segmentAt = new int[total];
-            System.arraycopy(g.byOffset, 0, byOffset, 0, at);
-            System.arraycopy(g.segmentAt, 0, segmentAt, 0, at);
-            for (int i = 0; i < n; i++) {
-                byOffset[at + i] = offset + (long) i * SEGMENT_BYTES;
-                segmentAt[at + i] = g.count + i;
-            }
-            System.arraycopy(g.byOffset, at, byOffset, at + n, g.count - at);
-            System.arraycopy(g.segmentAt, at, segmentAt, at + n, g.count - at);
+            int r = g.regions;
+            long[] regionStart = new long[r + 1];
+            int[] regionFirst = new int[r + 1];
+            int[] regionSegments = new int[r + 1];
+            System.arraycopy(g.regionStart, 0, regionStart, 0, at);
+            System.arraycopy(g.regionFirst, 0, regionFirst, 0, at);
+            System.arraycopy(g.regionSegments, 0, regionSegments, 0, at);
+            regionStart[at] = offset;
+            regionFirst[at] = g.count;
+            regionSegments[at] = n;
+            System.arraycopy(g.regionStart, at, regionStart, at + 1, r - at);
+            System.arraycopy(g.regionFirst, at, regionFirst, at + 1, r - at);
+            System.arraycopy(g.regionSegments, at, regionSegments, at + 1, r - at);
             freeSegments.set(g.count, total);
-            seg = new Segments(offsets, region, owner, used, bits, room, holders, total, g.regions + 1, byOffset, segmentAt);
+            seg = new Segments(offsets, region, owner, used, bits, room, holders, total, r + 1, regionStart, regionFirst,
+                    regionSegments);
         }
     }
 
@@ -445,16 +454,16 @@ public final class SizeClassHeap {
 
     private static int segmentOf(Segments g, long offset) {
         int lo = 0;
-        int hi = g.count - 1;
+        int hi = g.regions - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            long start = g.byOffset[mid];
+            long start = g.regionStart[mid];
             if (offset < start) {
                 hi = mid - 1;
-            } else if (offset >= start + SEGMENT_BYTES) {
+            } else if (offset >= start + (long) g.regionSegments[mid] * SEGMENT_BYTES) {
                 lo = mid + 1;
             } else {
-                return g.segmentAt[mid];
+                return g.regionFirst[mid] + (int) ((offset - start) >>> SEGMENT_SHIFT);
             }
         }
         throw new IllegalArgumentException("pool offset " + offset + " is in no region of the value heap");
