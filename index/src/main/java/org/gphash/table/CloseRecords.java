@@ -80,12 +80,8 @@ final class CloseRecords {
      */
     static PoolHeader write(Table table, PoolHeader h) {
         PoolFile file = table.file;
-        if (table.heap == null) {
-            // Format 3 writes no record yet (its heap has no bitmap to copy): the next open scans.
-            return h.withCloseRecord(PoolHeader.NO_CLOSE_RECORD, h.fileLength());
-        }
         try {
-            long[] bits = table.heap.usedBits();
+            long[] bits = table.blocks.usedBits();
             int[] regionCrcs = regionCrcs(table, h);
             long bytes = CloseRecord.bytesFor(bits.length, regionCrcs.length);
             PoolHeader.CloseRecordRef old = h.closeRecord();
@@ -102,7 +98,7 @@ final class CloseRecords {
                 file.persister().persist(file.segment(), ExtentTag.tagOffset(offset), ExtentTag.BYTES);
             }
             MemorySegment pool = file.segment();
-            int crc = CloseRecord.write(pool, offset, h, table.size.sum(), table.heap.totalBlocks(), bits,
+            int crc = CloseRecord.write(pool, offset, h, table.size.sum(), table.blocks.totalBlocks(), bits,
                     regionCrcs);
             file.persister().persist(pool, offset, bytes);
             return h.withCloseRecord(new PoolHeader.CloseRecordRef(offset, (int) bytes, crc), end);

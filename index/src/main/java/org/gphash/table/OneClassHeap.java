@@ -23,7 +23,7 @@ public final class OneClassHeap implements PoolHeap {
     private static final int SEGMENT = SizeClassHeap.SEGMENT_BYTES;
 
     /** The regions added, in order of offsets, and the heap's extent; replaced whole by {@link #addRegion}. */
-    private record Regions(long[] offset, long[] bytes, long low, long high) {
+    private record Regions(long[] offset, long[] bytes, long[] first, long low, long high) {
     }
 
     /** Replaced whole by a rebuild ({@link #startRebuild}), only while no operation runs. */
@@ -37,7 +37,7 @@ public final class OneClassHeap implements PoolHeap {
     private final AtomicLong free = new AtomicLong();
     /** Blocks a rebuild marked in use so far. */
     private final AtomicLong marked = new AtomicLong();
-    private volatile Regions regions = new Regions(new long[0], new long[0], 1, 0);
+    private volatile Regions regions = new Regions(new long[0], new long[0], new long[1], 1, 0);
     private volatile long total;
 
     /** A heap of blocks of class {@code valueClass} ({@link ValueClasses}), with no region yet. */
@@ -82,7 +82,11 @@ public final class OneClassHeap implements PoolHeap {
         b[at] = bytes;
         System.arraycopy(r.offset, at, o, at + 1, n - at);
         System.arraycopy(r.bytes, at, b, at + 1, n - at);
-        regions = new Regions(o, b, n == 0 ? offset : Math.min(r.low, offset), Math.max(r.high, offset + bytes - 1));
+        long[] first = new long[n + 2];  // each region's first block number, and the total last
+        for (int i = 0; i <= n; i++) {
+            first[i + 1] = first[i] + blocksIn(b[i]);
+        }
+        regions = new Regions(o, b, first, n == 0 ? offset : Math.min(r.low, offset), Math.max(r.high, offset + bytes - 1));
         total += blocks;
         free.addAndGet(blocks);
     }
@@ -183,6 +187,76 @@ public final class OneClassHeap implements PoolHeap {
     public boolean spans(long offset, int valueBytes) {
         Regions r = regions;
         return offset >= r.low && offset + valueBytes - 1 <= r.high;
+    }
+
+    // ------------------------------------------------------------------ the close record's copy
+
+    /**
+     * {@return the number of the block at {@code offset}} (a block: {@link #isBlock}): the blocks of
+     * the regions in order of offsets, each region's from its start; what the close record's bitmap
+     * is numbered by.
+     */
+    public long blockNumber(long offset) {
+        Regions r = regions;
+        int i = Arrays.binarySearch(r.offset, offset);
+        i = i >= 0 ? i : -i - 2;
+        long within = offset - r.offset[i];
+        long inRegion = blocksPerSegment > 0 ? within / SEGMENT * blocksPerSegment + within % SEGMENT / block
+                : within / SEGMENT / segmentsPerBlock;
+        return r.first[i] + inRegion;
+    }
+
+    /** {@return the offset of block number {@code n}} ({@link #blockNumber}'s inverse) */
+    public long offsetOf(long n) {
+        Regions r = regions;
+        int i = Arrays.binarySearch(r.first, 0, r.offset.length, n);
+        if (i < 0) {
+            i = -i - 2;
+        } else {
+            while (i + 1 < r.offset.length && r.first[i + 1] == n) {
+                i++;  // a region of no blocks starts where the next does
+            }
+        }
+        long k = n - r.first[i];
+        return r.offset[i] + (blocksPerSegment > 0 ? k / blocksPerSegment * SEGMENT + k % blocksPerSegment * block
+                : k * segmentsPerBlock * SEGMENT);
+    }
+
+    /** {@return words of a bitmap over the blocks ({@link #blockNumber})} */
+    @Override
+    public int bitmapWords() {
+        return (int) ((total + 63) >>> 6);
+    }
+
+    /** A bitmap of the blocks in use, numbered by {@link #blockNumber}, bits past the last block set. Operations drained. */
+    @Override
+    public long[] usedBits() {
+        long[] bits = new long[bitmapWords()];
+        SizeClassHeap h = heap;
+        for (long n = 0; n < total; n++) {
+            if (h.inUse(offsetOf(n), valueClass)) {
+                bits[(int) (n >>> 6)] |= 1L << n;
+            }
+        }
+        if ((total & 63) != 0) {
+            bits[bits.length - 1] |= -1L << (total & 63);
+        }
+        return bits;
+    }
+
+    /** Open after a clean close: the blocks the close record's bitmap marks, in use ({@link #usedBits}'s inverse). */
+    @Override
+    public void restore(long[] usedBits, long usedBlocks) {
+        startRebuild();
+        for (long n = 0; n < total; n++) {
+            if ((usedBits[(int) (n >>> 6)] & (1L << n)) != 0 && !markUsed(offsetOf(n))) {
+                throw new IllegalStateException("block " + n + " marked twice in a restore");
+            }
+        }
+        finishRebuild();
+        if (marked.get() != usedBlocks) {
+            throw new IllegalStateException("a close record of " + usedBlocks + " blocks in use marked " + marked.get());
+        }
     }
 
     /** Recovery: a heap of the same regions, every block free. */

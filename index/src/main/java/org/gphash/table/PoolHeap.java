@@ -41,4 +41,19 @@ public interface PoolHeap extends BlockHeap {
      * blocks, as this heap uses regions} (format 2: whole blocks; format 3: whole segments)
      */
     long regionBytes(long bytes, long blocks);
+
+    /** {@return the words of the close record's bitmap over this heap's blocks} */
+    int bitmapWords();
+
+    /**
+     * {@return a bitmap of the blocks in use (1 = in use), bits past the last block set}: what a clean
+     * close records, numbered as this heap's format numbers its blocks. Operations drained.
+     */
+    long[] usedBits();
+
+    /**
+     * Open after a clean close: the blocks {@code usedBits} marks (as {@link #usedBits} numbers them)
+     * are in use, {@code usedBlocks} of them, the rest free; no scan.
+     */
+    void restore(long[] usedBits, long usedBlocks);
 }

@@ -44,13 +44,9 @@ final class Recovery {
      */
     static RecoveryReport fromCloseRecord(Table table, boolean headerRepairNeeded) {
         long start = System.nanoTime();
-        ValueHeap heap = table.heap;
-        if (heap == null) {
-            return null;  // format 3 keeps no close record yet
-        }
-        TableKernels.HeapLayout layout = heap.exportLayout();
+        PoolHeap heap = table.blocks;
         CloseRecord.Loaded r = CloseRecord.read(table.file.segment(), table.headers.current(), heap.totalBlocks(),
-                layout.words());
+                heap.bitmapWords());
         if (r == null) {
             return null;
         }
@@ -86,9 +82,8 @@ final class Recovery {
         // A pool closed cleanly, whose close record is intact, had no operation in flight: the scan
         // must find exactly the state the record describes, and anything else is damage (issue 27:
         // a value offset flipped onto a free block passed the scan, and the block was handed out again).
-        CloseRecord.Loaded closed = repairBeyondCrash || table.heap == null ? null
-                : CloseRecord.read(table.file.segment(), header, table.heap.totalBlocks(),
-                        table.heap.exportLayout().words());
+        CloseRecord.Loaded closed = repairBeyondCrash ? null
+                : CloseRecord.read(table.file.segment(), header, table.blocks.totalBlocks(), table.blocks.bitmapWords());
         long allowance = closed != null ? 0 : header.crashAllowance();
         if (!previousShutdownClean && !repairBeyondCrash) {
             CloseRecord.Opened opened = CloseRecord.readOpened(table.file.segment(), header);
@@ -144,7 +139,7 @@ final class Recovery {
 
     /** Refuses a scan of a cleanly closed pool that does not find the state its close record describes. */
     private static void judgeAgainstCloseRecord(Table table, CloseRecord.Loaded closed, long items) {
-        long[] scanned = table.heap.usedBits();
+        long[] scanned = table.blocks.usedBits();
         long[] recorded = closed.usedBits();
         for (int w = 0; w < scanned.length; w++) {
             long differ = scanned[w] ^ recorded[w];

@@ -443,6 +443,29 @@ public final class SizeClassHeap {
         }
     }
 
+    /**
+     * Whether the block of {@code valueClass} at {@code offset} is in use (the close record's copy of
+     * the heap: operations drained). False for an offset that is no block of that class in use.
+     */
+    public boolean inUse(long offset, int valueClass) {
+        int block = ValueClasses.blockBytes(valueClass);
+        Segments g = seg;
+        int s = segmentOf(g, offset);
+        if (g.owner.get(s) != valueClass) {
+            return false;
+        }
+        if (block > SMALL_BLOCK_MAX) {
+            return g.offset[s] == offset && g.used.get(s) > 0;
+        }
+        long within = offset - g.offset[s];
+        if (within % block != 0 || within / block >= SEGMENT_BYTES / block) {
+            return false;
+        }
+        int i = (int) (within / block);
+        AtomicLongArray b = g.bits.get(s);
+        return b != null && (b.get(i >>> 6) & (1L << i)) != 0;
+    }
+
     /** The index in segment {@code s} of the block of {@code valueClass} at {@code offset}; throws where there is none. */
     private static int blockIndex(Segments g, int s, long offset, int valueClass, int block) {
         long within = offset - g.offset[s];

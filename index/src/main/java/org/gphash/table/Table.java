@@ -31,9 +31,8 @@ public final class Table {
     public final Geometry geometry;
     public final HeaderStore headers;
     /**
-     * Format 2's heap, for what only its bitmap offers: the close record's copy and the GPU's copy;
-     * null in a format 3 pool, which has neither (no fast open yet: every open rebuilds its heap from
-     * the slots; the GPU engine refuses it).
+     * Format 2's heap, for what only its bitmap offers: the GPU's copy and imports' takes by whole
+     * words; null in a format 3 pool (the GPU engine refuses it).
      */
     public final ValueHeap heap;
     /**

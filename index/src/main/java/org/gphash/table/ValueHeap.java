@@ -330,7 +330,8 @@ public final class ValueHeap implements PoolHeap {
      * {@link #exportLayout()} says, bits past the last block set) with {@code usedBlocks} blocks in
      * use. No loop of its own: open of a large pool is one pass over the record, in its CRC and count.
      */
-    void restore(long[] usedBits, long usedBlocks) {
+    @Override
+    public void restore(long[] usedBits, long usedBlocks) {
         Layout l = layout;
         if (usedBits.length != l.bitmap.length()) {
             throw new IllegalArgumentException("bitmap of " + usedBits.length + " words for a heap of " + l.bitmap.length());
@@ -340,7 +341,13 @@ public final class ValueHeap implements PoolHeap {
         freeBlocks.set(l.totalBlocks - usedBlocks);
     }
 
+    @Override
+    public int bitmapWords() {
+        return layout.bitmap.length();
+    }
+
     /** A copy of the bitmap (1 = in use; bits past the last block set), numbered as {@link #exportLayout()} says. */
+    @Override
     public long[] usedBits() {
         AtomicLongArray bitmap = layout.bitmap;
         long[] out = new long[bitmap.length()];

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -277,5 +279,54 @@ class BlockHeapContractTest {
             long b = heap.allocate(0);
             assertTrue(b >= 2L * FIRST + 16 && b + ValueClasses.blockBytes(valueClass) <= 2L * FIRST + 16 + 2L * seg);
         }
+    }
+
+    /**
+     * The close record's copy of format 3's heap: block numbers and offsets are each other's inverse
+     * over regions added in any order (some too small for a block of a large class), and a bitmap of
+     * the blocks in use restores a heap of the same regions to the same blocks in use, no scan.
+     */
+    @Property(tries = 100)
+    void formatThreesBitmapRestoresTheBlocksInUse(@ForAll @IntRange(min = 0, max = 63) int valueClass,
+                                                  @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
+        Random r = new Random(seed);
+        int seg = SizeClassHeap.SEGMENT_BYTES;
+        long[][] regions = new long[2 + r.nextInt(4)][];
+        for (int i = 0; i < regions.length; i++) {  // gaps between regions, added in a shuffled order
+            regions[i] = new long[] {FIRST + (long) i * 64 * seg, (1 + r.nextInt(40)) * (long) seg + r.nextInt(seg)};
+        }
+        Collections.shuffle(Arrays.asList(regions), r);
+        OneClassHeap heap = new OneClassHeap(valueClass);
+        OneClassHeap again = new OneClassHeap(valueClass);
+        for (long[] g : regions) {
+            heap.addRegion(g[0], g[1]);
+            again.addRegion(g[0], g[1]);
+        }
+        for (long n = 0; n < heap.totalBlocks(); n++) {
+            long offset = heap.offsetOf(n);
+            assertTrue(heap.isBlock(offset), "block " + n + " at " + offset);
+            assertEquals(n, heap.blockNumber(offset));
+        }
+        List<Long> live = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            if (!live.isEmpty() && r.nextInt(3) == 0) {
+                heap.free(live.remove(r.nextInt(live.size())));
+            } else {
+                long b = heap.allocate(0);
+                if (b >= 0) {
+                    live.add(b);
+                }
+            }
+        }
+        long[] bits = heap.usedBits();
+        assertEquals(heap.bitmapWords(), bits.length);
+        again.restore(bits, live.size());
+        assertEquals(heap.freeBlocks(), again.freeBlocks());
+        assertEquals(heap.totalBlocks(), again.totalBlocks());
+        Set<Long> inUse = new HashSet<>(live);
+        for (long b; (b = again.allocate(0)) >= 0; ) {
+            assertTrue(inUse.add(b), "block " + b + " handed out while in use");
+        }
+        assertEquals(heap.totalBlocks(), inUse.size());
     }
 }

@@ -1,15 +1,14 @@
 package org.gphash.recovery;
 
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 
-import org.gphash.Geometry;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.ValueClasses;
 import org.gphash.table.OneClassHeap;
+import org.gphash.table.PoolInspector;
 import org.gphash.table.SizeClassHeap;
 
 /**
@@ -26,45 +25,30 @@ final class HeapMap {
     private final long totalBlocks;
     private long usedBlocks;
     /**
-     * Format 3's heap of one class, where blocks lie in the whole segments of each chunk ({@link
-     * OneClassHeap}); a block is numbered by its offset over the block size (unique: blocks do not
-     * overlap), those claimed kept in {@link #claimed}. Null in format 2.
+     * Format 3's heap of one class, whose blocks lie in the whole segments of each chunk and are
+     * numbered as its close record numbers them ({@link OneClassHeap#blockNumber}); null in format 2.
      */
     private final OneClassHeap classes;
-    private final BitSet claimed;
-    /** Format 3: the last byte of the highest chunk, which bounds the block numbers. */
-    private final long highestByte;
 
-    /** The heap the header {@code h} describes, as its format lays blocks out. */
+    /** The heap the header {@code h} describes, blocks numbered as its format's close record numbers them. */
     static HeapMap of(PoolHeader h) {
-        Geometry g = h.geometry();
         if (h.formatVersion() == PoolHeader.FORMAT_3) {
-            OneClassHeap heap = new OneClassHeap(ValueClasses.classOf(g.valueSize()));
-            long highest = 0;
-            for (HeapChunk c : h.heapChunks()) {
-                heap.addRegion(c.offset(), c.length());
-                highest = Math.max(highest, c.offset() + c.length() - 1);
-            }
-            return new HeapMap(heap, highest);
+            return new HeapMap((OneClassHeap) PoolInspector.emptyHeap(h));
         }
-        return new HeapMap(h.heapChunks(), g.valueStride());
+        return new HeapMap(h.heapChunks(), h.geometry().valueStride());
     }
 
-    private HeapMap(OneClassHeap classes, long highestByte) {
+    private HeapMap(OneClassHeap classes) {
         this.classes = classes;
-        this.highestByte = highestByte;
-        this.claimed = new BitSet();
         this.chunks = new HeapChunk[0];
         this.firstBlock = new long[1];
         this.stride = ValueClasses.blockBytes(classes.valueClass());
-        this.used = new long[0];
         this.totalBlocks = classes.totalBlocks();
+        this.used = new long[(int) ((totalBlocks + 63) >>> 6)];
     }
 
     HeapMap(List<HeapChunk> heapChunks, int stride) {
         this.classes = null;
-        this.highestByte = 0;
-        this.claimed = null;
         List<HeapChunk> sorted = new ArrayList<>(heapChunks);
         sorted.sort(Comparator.comparingLong(HeapChunk::offset));
         this.chunks = sorted.toArray(HeapChunk[]::new);
@@ -80,7 +64,7 @@ final class HeapMap {
     /** The block number of {@code offset}, or -1 if it is not the start of a block of the heap. */
     long blockOf(long offset) {
         if (classes != null) {
-            return classes.isBlock(offset) ? offset / stride : -1;
+            return classes.isBlock(offset) ? classes.blockNumber(offset) : -1;
         }
         int lo = 0;
         int hi = chunks.length - 1;
@@ -104,14 +88,6 @@ final class HeapMap {
 
     /** Marks a block used; false if an item already claimed it. */
     boolean claim(long block) {
-        if (classes != null) {
-            if (claimed.get(Math.toIntExact(block))) {
-                return false;
-            }
-            claimed.set(Math.toIntExact(block));
-            usedBlocks++;
-            return true;
-        }
         int w = (int) (block >>> 6);
         long bit = 1L << (block & 63);
         if ((used[w] & bit) != 0) {
@@ -124,9 +100,6 @@ final class HeapMap {
 
     /** Whether an item claimed {@code block}. */
     boolean used(long block) {
-        if (classes != null) {
-            return claimed.get(Math.toIntExact(block));
-        }
         return (used[(int) (block >>> 6)] & (1L << (block & 63))) != 0;
     }
 
@@ -135,9 +108,6 @@ final class HeapMap {
      * same way, blocks past the last marked used), or -1.
      */
     long firstDifference(long[] recorded) {
-        if (classes != null) {
-            throw new IllegalStateException("format 3 pools keep no close record yet");
-        }
         for (int w = 0; w < used.length && w < recorded.length; w++) {
             long differ = used[w] ^ recorded[w];
             if (w == used.length - 1 && (totalBlocks & 63) != 0) {
@@ -156,7 +126,7 @@ final class HeapMap {
 
     /** {@return one past the highest number {@link #blockOf} gives: what a bitmap over block numbers holds} */
     long blockNumbers() {
-        return classes != null ? classes.totalBytes() == 0 ? 0 : (highestByte + 1) / stride + 1 : totalBlocks;
+        return totalBlocks;
     }
 
     long usedBlocks() {

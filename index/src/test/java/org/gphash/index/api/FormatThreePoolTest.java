@@ -53,6 +53,7 @@ class FormatThreePoolTest {
             }
             assertEquals(PoolHeader.FORMAT_3, headerVersion(path));
             try (GPHashIndex index = GPHashIndex.builder(path).open()) {
+                assertTrue(index.lastRecovery().fromCloseRecord(), "a clean close's record, no scan: " + index.lastRecovery());
                 assertEquals(n, index.size());
                 for (long k = 0; k < n; k++) {
                     assertArrayEquals(ModelProperties.value(k, k % 3 == 0 ? 2 : 1, VALUE), index.get(k), "key " + k);
@@ -90,7 +91,7 @@ class FormatThreePoolTest {
             byte[] before = Files.readAllBytes(path);
             try (PoolInspector in = PoolInspector.open(path)) {
                 assertEquals(PoolHeader.FORMAT_3, in.header().formatVersion());
-                assertEquals(null, in.trustedCloseRecord(), "format 3 keeps no close record yet");
+                assertEquals(1, in.trustedCloseRecord().items(), "the close record, numbered as format 3 numbers blocks");
             }
             assertArrayEquals(before, Files.readAllBytes(path));
         }
