@@ -225,18 +225,7 @@ class BlockHeapContractTest {
                                             @ForAll @IntRange(min = 1, max = 3) int segments,
                                             @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
         PoolHeap heap = (PoolHeap) side(format3, valueClass, segments).heap();
-        Random r = new Random(seed);
-        List<Long> live = new ArrayList<>();
-        for (int i = 0; i < 300; i++) {
-            if (!live.isEmpty() && r.nextInt(3) == 0) {
-                heap.free(live.remove(r.nextInt(live.size())));
-            } else {
-                long b = heap.allocate(0);
-                if (b >= 0) {
-                    live.add(b);
-                }
-            }
-        }
+        List<Long> live = takeAndGive(heap, new Random(seed), 300);
         long total = heap.totalBlocks();
         heap.startRebuild();
         for (long b : live) {
@@ -307,17 +296,7 @@ class BlockHeapContractTest {
             assertTrue(heap.isBlock(offset), "block " + n + " at " + offset);
             assertEquals(n, heap.blockNumber(offset));
         }
-        List<Long> live = new ArrayList<>();
-        for (int i = 0; i < 400; i++) {
-            if (!live.isEmpty() && r.nextInt(3) == 0) {
-                heap.free(live.remove(r.nextInt(live.size())));
-            } else {
-                long b = heap.allocate(0);
-                if (b >= 0) {
-                    live.add(b);
-                }
-            }
-        }
+        List<Long> live = takeAndGive(heap, r, 400);
         long[] bits = heap.usedBits();
         assertEquals(heap.bitmapWords(), bits.length);
         again.restore(bits, live.size());
@@ -328,5 +307,21 @@ class BlockHeapContractTest {
             assertTrue(inUse.add(b), "block " + b + " handed out while in use");
         }
         assertEquals(heap.totalBlocks(), inUse.size());
+    }
+
+    /** {@code steps} random takes and gives on {@code heap} (a third gives while any block is taken); {@return the blocks taken} */
+    private static List<Long> takeAndGive(BlockHeap heap, Random r, int steps) {
+        List<Long> live = new ArrayList<>();
+        for (int i = 0; i < steps; i++) {
+            if (!live.isEmpty() && r.nextInt(3) == 0) {
+                heap.free(live.remove(r.nextInt(live.size())));
+            } else {
+                long b = heap.allocate(0);
+                if (b >= 0) {
+                    live.add(b);
+                }
+            }
+        }
+        return live;
     }
 }
