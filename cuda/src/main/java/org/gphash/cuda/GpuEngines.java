@@ -5,7 +5,6 @@ import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 import java.util.concurrent.atomic.AtomicReference;
 
 import jcuda.CudaException;
-import org.gphash.BackendUnavailableException;
 import org.gphash.GPHashConfig;
 import org.gphash.GpuTuning;
 import org.gphash.IndexMirror;
@@ -23,7 +22,6 @@ import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.table.GpuTableKernels;
 import org.gphash.cuda.table.StartingTableKernels;
-import org.gphash.format.PoolHeader;
 import org.gphash.table.PoolTable;
 import org.gphash.table.TableKernels;
 
@@ -51,12 +49,6 @@ public final class GpuEngines {
         if (config.itemChecksums()) {
             throw new IllegalArgumentException("item checksums are kept and checked by the CPU engine only; the GPU "
                     + "engine does not compute them yet (create the pool without itemChecksums, or use the CPU backend)");
-        }
-        if (config.poolFormat() > PoolHeader.FORMAT_VERSION) {
-            throw new BackendUnavailableException("pool format " + config.poolFormat() + " runs on the CPU backend only "
-                    + "for now: the kernels read format " + PoolHeader.FORMAT_VERSION + " pools (issue 53; create "
-                    + config.path() + " with backend(Backend.CPU), or in format " + PoolHeader.FORMAT_VERSION
-                    + "); nothing was created");
         }
         return over(config, "create", PoolTable::create);
     }

@@ -1,5 +1,11 @@
 package org.gphash.table;
 
+import java.nio.file.Path;
+
+import org.gphash.format.HeapChunk;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.ValueClasses;
+
 /**
  * The value heap as the pool itself uses it, beyond the blocks operations take and give back
  * ({@link BlockHeap}): recovery's rebuild of the free space from the slots, growth by regions of the
@@ -12,6 +18,22 @@ package org.gphash.table;
  * names (from many threads at once), then {@link #finishRebuild}; no operation runs meanwhile.
  */
 public interface PoolHeap extends BlockHeap {
+
+    /**
+     * {@return the heap header {@code h} describes, every block free until recovery or the close
+     * record marks them}: format 3's of the pool's one class over the chunks' whole segments, else
+     * format 2's bitmap over the chunks; {@code path} names the pool in errors (may be null)
+     */
+    static PoolHeap of(PoolHeader h, Path path) {
+        if (h.formatVersion() == PoolHeader.FORMAT_3) {
+            OneClassHeap heap = new OneClassHeap(ValueClasses.classOf(h.geometry().valueSize()));
+            for (HeapChunk c : h.heapChunks()) {
+                heap.addRegion(c.offset(), c.length());
+            }
+            return heap;
+        }
+        return new ValueHeap(h.geometry().valueStride(), h.heapChunks(), path);
+    }
 
     /** Recovery: every block free, before the blocks the slots name are marked. */
     void startRebuild();

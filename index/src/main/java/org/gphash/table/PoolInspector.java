@@ -14,13 +14,11 @@ import org.gphash.error.PoolIoException;
 import org.gphash.error.PoolLockedException;
 import org.gphash.format.CloseRecord;
 import org.gphash.format.HeaderStore;
-import org.gphash.format.HeapChunk;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.MetaFormat;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.gphash.format.TableDigest;
-import org.gphash.format.ValueClasses;
 import org.gphash.format.ValueFormat;
 import org.gphash.persistence.PoolFile;
 
@@ -85,24 +83,8 @@ public final class PoolInspector implements AutoCloseable {
      * offset order, the table's region CRCs), or null when open would scan.
      */
     public CloseRecord.Loaded trustedCloseRecord() {
-        PoolHeap heap = emptyHeap(header);
+        PoolHeap heap = PoolHeap.of(header, file.path());
         return CloseRecord.read(file.segment(), header, heap.totalBlocks(), heap.bitmapWords());
-    }
-
-    /**
-     * {@return the heap header {@code h} describes, every block free}: its block count and numbering
-     * are the close record's (format 2: one bitmap over the chunks; format 3: the blocks of whole
-     * segments, regions in order of offsets).
-     */
-    public static PoolHeap emptyHeap(PoolHeader h) {
-        if (h.formatVersion() == PoolHeader.FORMAT_3) {
-            OneClassHeap heap = new OneClassHeap(ValueClasses.classOf(h.geometry().valueSize()));
-            for (HeapChunk c : h.heapChunks()) {
-                heap.addRegion(c.offset(), c.length());
-            }
-            return heap;
-        }
-        return new ValueHeap(h.geometry().valueStride(), h.heapChunks());
     }
 
     /**

@@ -7,11 +7,9 @@ import java.util.concurrent.atomic.LongAdder;
 import org.gphash.Durability;
 import org.gphash.Geometry;
 import org.gphash.format.HeaderStore;
-import org.gphash.format.HeapChunk;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.MetaFormat;
 import org.gphash.format.PoolHeader;
-import org.gphash.format.ValueClasses;
 import org.gphash.format.ValueFormat;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashHook;
@@ -40,8 +38,6 @@ public final class Table {
      * itself; issue 53's format 3 its own, {@link OneClassHeap}).
      */
     public final PoolHeap blocks;
-    /** The pool's format version ({@link PoolHeader#FORMAT_VERSION} or {@link PoolHeader#FORMAT_3}). */
-    public final int format;
     /** How this pool's slot meta words name value blocks, by its format. */
     public final MetaFormat meta;
     /** How this pool's values lie in their blocks, by its format. */
@@ -71,21 +67,11 @@ public final class Table {
         this.persistOnSyncOnly = durability == Durability.ON_CLOSE_OR_SYNC;
         PoolHeader h = headers.current();
         this.geometry = h.geometry();
-        this.format = h.formatVersion();
-        this.meta = MetaFormat.of(format, geometry.valueSize());
-        this.values = ValueFormat.of(format, geometry.valueSize());
+        this.meta = MetaFormat.of(h.formatVersion(), geometry.valueSize());
+        this.values = ValueFormat.of(h.formatVersion(), geometry.valueSize());
         this.seeds = h.seeds();
-        if (format == PoolHeader.FORMAT_3) {
-            OneClassHeap one = new OneClassHeap(ValueClasses.classOf(geometry.valueSize()));
-            for (HeapChunk c : h.heapChunks()) {
-                one.addRegion(c.offset(), c.length());
-            }
-            this.heap = null;
-            this.blocks = one;
-        } else {
-            this.heap = new ValueHeap(geometry.valueStride(), h.heapChunks(), file.path());
-            this.blocks = heap;
-        }
+        this.blocks = PoolHeap.of(h, file.path());
+        this.heap = blocks instanceof ValueHeap v ? v : null;
         this.gate = new EpochGate(this::reclaim, headers::admitOpsInFlight);
         this.layout = TableLayout.of(h);
         this.revocations = geometry.itemChecksums() && !persistOnSyncOnly ? new ItemChecksum(geometry) : null;

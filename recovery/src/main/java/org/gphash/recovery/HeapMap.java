@@ -8,7 +8,7 @@ import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.ValueClasses;
 import org.gphash.table.OneClassHeap;
-import org.gphash.table.PoolInspector;
+import org.gphash.table.PoolHeap;
 import org.gphash.table.SizeClassHeap;
 
 /**
@@ -33,7 +33,7 @@ final class HeapMap {
     /** The heap the header {@code h} describes, blocks numbered as its format's close record numbers them. */
     static HeapMap of(PoolHeader h) {
         if (h.formatVersion() == PoolHeader.FORMAT_3) {
-            return new HeapMap((OneClassHeap) PoolInspector.emptyHeap(h));
+            return new HeapMap((OneClassHeap) PoolHeap.of(h, null));
         }
         return new HeapMap(h.heapChunks(), h.geometry().valueStride());
     }
