@@ -300,13 +300,13 @@ final class HostOperations {
      * the pool is not lent, or the pool's size limit stops the growth short (the GPU's routes then grow
      * it by the write's need alone, or say it is full).
      *
-     * @param growthsSeen {@link #heapGrowthsSeen} as the write read it before it ran
-     *
      * <p>Why here and by that much: handed to the GPU's routes, the write took the pool back from every
      * host thread, the GPU grew the heap by what that one batch needed, and the host ran short again a
      * while later: bench ycsb's A at batches of 64 from 16 threads took the pool back 16 times, its
      * threads waiting 324 ms in all for it to be lent again, and ran at a quarter of the CPU backend's
      * rate (issue 57).
+     *
+     * @param growthsSeen {@link #heapGrowthsSeen} as the write read it before it ran
      */
     private boolean growHeapForHostWrites(long growthsSeen) {
         while (true) {
