@@ -83,11 +83,12 @@ if [[ "${PLAN:-full}" == targets57 ]]; then
     # Issue 57's targets: the GPU backend (direct single calls, the default) against the CPU backend,
     # A, B, C and F at 16 and 256 client threads, OPS operations a phase; each phase's open and run
     # time and the GPU backend's host counters to $OUT/opens.txt (YCSB counts the open in the run).
-    # THREADS and WLS pick fewer rows.
+    # THREADS and WLS pick fewer rows; JO adds JVM options to every phase (a logging configuration
+    # that shows the engine's DEBUG lines prints each heap growth's time to opens.txt).
     for th in ${THREADS:-16 256}; do
         for wl in ${WLS:-a b c f}; do
             for be in gpu cpu; do
-                phase $wl-$be-$th run $wl $th "${OPS:-2000000}" $be off 0
+                phase $wl-$be-$th run $wl $th "${OPS:-2000000}" $be off 0 false "${JO:-}"
                 { echo "== $wl-$be-$th"; grep -E 'gphash: |RunTime' "$OUT/$wl-$be-$th.log"; } >> "$OUT/opens.txt"
             done
         done

@@ -344,8 +344,11 @@ final class HostOperations {
             long t1 = System.nanoTime();
             engine.times.add(HostStageTimes.Stage.HEAP_PREPARE, t1 - t0);
             engine.hostReaders.close();  // no host operation runs while the heap grows
+            long t2 = t1;
             try {
                 engine.cache.get().awaitLoad();
+                t2 = System.nanoTime();
+                engine.times.add(HostStageTimes.Stage.HEAP_DRAIN, t2 - t1);
                 engine.pool.ensureFreeBlocks(want);
                 heapGrowths.increment();
                 heapGrowthsSeen++;  // under the lock, by the one grower
@@ -354,7 +357,7 @@ final class HostOperations {
                 // the write needs alone, or say the pool is full.
             } finally {
                 engine.openHostReadsIfIdle();
-                engine.times.add(HostStageTimes.Stage.HEAP_GROWTH, System.nanoTime() - t1);
+                engine.times.add(HostStageTimes.Stage.HEAP_GROWTH, System.nanoTime() - t2);
             }
         }
     }

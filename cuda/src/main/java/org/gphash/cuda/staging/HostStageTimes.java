@@ -26,8 +26,13 @@ public final class HostStageTimes {
         AWAIT_UNLOCKED,
         /** Moving a chunk's results from staging memory into the caller's result (unpinned results only). */
         COPY_OUT,
-        /** Growing the value heap before a chunk that needs blocks. */
+        /** Growing the value heap before a chunk that needs blocks (for host writes: the chunks added, host operations kept out). */
         HEAP_GROWTH,
+        /**
+         * A heap growth for host writes: keeping host operations out until those inside have left, and
+         * BktCache's load ended, before the chunks are added ({@link #HEAP_GROWTH}).
+         */
+        HEAP_DRAIN,
         /**
          * A heap growth for host writes made ready with host operations still running: the file
          * extended in place and its new pages registered with CUDA ({@code PoolTable.prepareHeapGrowth}).
