@@ -17,11 +17,16 @@ final class Arguments {
         }
     }
 
-    static void checkValue(byte[] value, int valueSize) {
+    /** A value of exactly {@code valueSize} bytes, or, with {@code upTo}, of 0 to {@code valueSize}. */
+    static void checkValue(byte[] value, int valueSize, boolean upTo) {
         if (value == null) {
             throw new NullPointerException("value is null");
         }
-        if (value.length != valueSize) {
+        if (upTo && value.length > valueSize) {
+            throw new IllegalArgumentException(
+                    "value must be at most " + valueSize + " bytes (the pool's value size), got " + value.length);
+        }
+        if (!upTo && value.length != valueSize) {
             throw new IllegalArgumentException(
                     "value must be " + valueSize + " bytes (the pool's value size), got " + value.length);
         }
@@ -36,11 +41,15 @@ final class Arguments {
         }
     }
 
-    static void checkValue(MemorySegment value, int valueSize, String what) {
+    static void checkValue(MemorySegment value, int valueSize, boolean upTo, String what) {
         if (value == null) {
             throw new NullPointerException(what + " is null");
         }
-        if (value.byteSize() != valueSize) {
+        if (upTo && value.byteSize() > valueSize) {
+            throw new IllegalArgumentException(
+                    what + " must be at most " + valueSize + " bytes (the pool's value size), got " + value.byteSize());
+        }
+        if (!upTo && value.byteSize() != valueSize) {
             throw new IllegalArgumentException(
                     what + " must be " + valueSize + " bytes (the pool's value size), got " + value.byteSize());
         }

@@ -225,8 +225,8 @@ public final class Batch {
      */
     public Batch compareAndSet(byte[] key, byte[] expected, byte[] value) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(expected, valueSize);
-        Arguments.checkValue(value, valueSize);
+        Arguments.checkValue(expected, valueSize, false);
+        Arguments.checkValue(value, valueSize, false);
         return addConditional(OpKind.COMPARE_AND_SET, MemorySegment.ofArray(key), MemorySegment.ofArray(expected),
                 MemorySegment.ofArray(value));
     }
@@ -254,7 +254,7 @@ public final class Batch {
      */
     public Batch compareAndDelete(byte[] key, byte[] expected) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(expected, valueSize);
+        Arguments.checkValue(expected, valueSize, false);
         return addConditional(OpKind.COMPARE_AND_DELETE, MemorySegment.ofArray(key), MemorySegment.ofArray(expected),
                 null);
     }
@@ -355,7 +355,7 @@ public final class Batch {
         }
         Arguments.checkKey(key, keySize);
         if (kind.hasValue()) {
-            Arguments.checkValue(value, valueSize);
+            Arguments.checkValue(value, valueSize, false);
         }
         ensureCapacity(size + 1);
         kinds.set(ValueLayout.JAVA_BYTE, size, (byte) kind.ordinal());
@@ -383,7 +383,7 @@ public final class Batch {
         }
         Arguments.checkKey(key, keySize);
         if (kind.hasValue()) {
-            Arguments.checkValue(value, valueSize, "value");
+            Arguments.checkValue(value, valueSize, false, "value");
         }
         return append(kind, key, value);
     }

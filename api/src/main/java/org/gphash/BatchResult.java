@@ -2,6 +2,7 @@ package org.gphash;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 import org.gphash.spi.HostMemory;
 import org.gphash.spi.SegmentBytes;
@@ -20,6 +21,12 @@ public final class BatchResult {
     private MemorySegment values;
     private int capacity;
     private int size;
+    /**
+     * By how many bytes each value found is shorter than the value size (a format 3 pool's values have
+     * any length up to it): made at the first such value, zero for every other, so that engines whose
+     * values all have the value size write nothing here.
+     */
+    private int[] shortBy;
 
     /**
      * Results for batches of an index with values of {@code valueSize} bytes.
@@ -59,6 +66,9 @@ public final class BatchResult {
         } else {
             codes.asSlice(0, n).fill(Outcome.NOT_APPLIED.code());
         }
+        if (shortBy != null) {
+            Arrays.fill(shortBy, 0);
+        }
         size = n;
     }
 
@@ -91,7 +101,40 @@ public final class BatchResult {
         if (code != Outcome.FOUND.code() && code != Outcome.REPLACED.code()) {
             return null;
         }
-        return SegmentBytes.copyOf(values, (long) i * valueSize, valueSize);
+        return SegmentBytes.copyOf(values, (long) i * valueSize, valueLength(i));
+    }
+
+    /**
+     * The length of the value result {@code i} holds ({@link #value}): the value size, or less where
+     * the pool's values have any length up to it (format 3; the rest of its place in {@link #values()}
+     * is zeroed).
+     *
+     * @param i the operation's position in its batch
+     * @return the value's length in bytes
+     */
+    public int valueLength(int i) {
+        checkIndex(i);
+        return valueSize - (shortBy == null || i >= shortBy.length ? 0 : shortBy[i]);
+    }
+
+    /**
+     * Records that the value of result {@code i} has {@code length} bytes, fewer than the value size
+     * (for engines of pools whose values have any length).
+     *
+     * @param i      the operation's position in its batch
+     * @param length the value's length
+     */
+    public void setValueLength(int i, int length) {
+        if (length < 0 || length > valueSize) {
+            throw new IllegalArgumentException("a value of " + length + " bytes in results of " + valueSize + "-byte values");
+        }
+        if (length == valueSize && shortBy == null) {
+            return;
+        }
+        if (shortBy == null || shortBy.length < size) {
+            shortBy = shortBy == null ? new int[capacity] : Arrays.copyOf(shortBy, capacity);
+        }
+        shortBy[i] = valueSize - length;
     }
 
     /** {@return where engines write outcome codes ({@link Outcome#code()}), one byte per operation} */

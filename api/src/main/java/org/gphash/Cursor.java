@@ -95,14 +95,15 @@ public final class Cursor implements AutoCloseable {
     }
 
     /**
-     * {@return the current value without copying ({@code valueSize} bytes, valid until {@link #next()})}
+     * {@return the current value without copying (its length: {@code valueSize} bytes, or fewer in an
+     * index of values of any length; valid until {@link #next()})}
      *
      * @throws IllegalStateException before the first {@link #next()} or after it returned false
      */
     public MemorySegment valueSegment() {
         int i = current();
         long n = chunk.values().byteSize() / chunk.size();
-        return chunk.values().asSlice(i * n, n);
+        return chunk.values().asSlice(i * n, chunk.valueLength(i));
     }
 
     /** The current entry's place in the chunk; refused (issue 55: was IndexOutOfBoundsException) where there is none. */

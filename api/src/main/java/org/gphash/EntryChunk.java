@@ -15,6 +15,8 @@ public final class EntryChunk {
     private final int valueSize;
     private final byte[] keys;
     private final byte[] values;
+    /** Each entry's value length: the value size, or less in a pool of values of any length (format 3). */
+    private final int[] lengths;
     private int size;
 
     /**
@@ -33,6 +35,7 @@ public final class EntryChunk {
         this.valueSize = valueSize;
         this.keys = new byte[capacity * keySize];
         this.values = new byte[capacity * valueSize];
+        this.lengths = new int[capacity];
     }
 
     /** {@return the entries it holds at most} */
@@ -63,9 +66,39 @@ public final class EntryChunk {
      * @param valueAt the value's offset in it
      */
     public void add(MemorySegment pool, long keyAt, long valueAt) {
+        add(pool, keyAt, valueAt, valueSize);
+    }
+
+    /**
+     * Appends an entry whose value has {@code valueLength} bytes (at most the value size; the rest of
+     * its place in {@link #values()} is zeroed).
+     *
+     * @param pool        the mapped pool
+     * @param keyAt       the key's offset in it
+     * @param valueAt     the value's offset in it
+     * @param valueLength the value's length
+     */
+    public void add(MemorySegment pool, long keyAt, long valueAt, int valueLength) {
+        if (valueLength < 0 || valueLength > valueSize) {
+            throw new IllegalArgumentException("a value of " + valueLength + " bytes in a chunk of values up to " + valueSize);
+        }
         MemorySegment.copy(pool, ValueLayout.JAVA_BYTE, keyAt, keys, size * keySize, keySize);
-        MemorySegment.copy(pool, ValueLayout.JAVA_BYTE, valueAt, values, size * valueSize, valueSize);
+        int at = size * valueSize;
+        MemorySegment.copy(pool, ValueLayout.JAVA_BYTE, valueAt, values, at, valueLength);
+        Arrays.fill(values, at + valueLength, at + valueSize, (byte) 0);
+        lengths[size] = valueLength;
         size++;
+    }
+
+    /**
+     * The length of entry {@code i}'s value: the value size, or less in a pool of values of any length.
+     *
+     * @param i the entry's position
+     * @return its value's length in bytes
+     */
+    public int valueLength(int i) {
+        check(i);
+        return lengths[i];
     }
 
     /**
@@ -98,7 +131,7 @@ public final class EntryChunk {
      */
     public byte[] value(int i) {
         check(i);
-        return Arrays.copyOfRange(values, i * valueSize, (i + 1) * valueSize);
+        return Arrays.copyOfRange(values, i * valueSize, i * valueSize + lengths[i]);
     }
 
     /** {@return the keys, {@code keySize} bytes each, without copying} */
@@ -106,7 +139,7 @@ public final class EntryChunk {
         return MemorySegment.ofArray(keys).asSlice(0, (long) size * keySize);
     }
 
-    /** {@return the values, {@code valueSize} bytes each, without copying} */
+    /** {@return the values, {@code valueSize} bytes each (a shorter value's first {@link #valueLength} bytes, then zeros), without copying} */
     public MemorySegment values() {
         return MemorySegment.ofArray(values).asSlice(0, (long) size * valueSize);
     }

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -55,6 +56,8 @@ public final class GPHashIndex implements AutoCloseable {
     private final GPHashConfig config;
     private final int keySize;
     private final int valueSize;
+    /** Whether values have any length up to {@link #valueSize} (a format 3 pool on the CPU engine: {@link Engine#valueLengths}). */
+    private final boolean valueLengths;
     private volatile boolean closed;
 
     private GPHashIndex(IndexAssembly.Parts parts, GPHashConfig config) {
@@ -64,6 +67,7 @@ public final class GPHashIndex implements AutoCloseable {
         this.config = config;
         this.keySize = backend.geometry().keySize();
         this.valueSize = backend.geometry().valueSize();
+        this.valueLengths = engine.valueLengths();
     }
 
     /**
@@ -144,7 +148,8 @@ public final class GPHashIndex implements AutoCloseable {
     public byte[] get(byte[] key) {
         Arguments.checkKey(key, keySize);
         byte[] out = new byte[valueSize];
-        return live().get(MemorySegment.ofArray(key), MemorySegment.ofArray(out)) == Outcome.FOUND ? out : null;
+        int length = live().read(MemorySegment.ofArray(key), MemorySegment.ofArray(out));
+        return length < 0 ? null : length == valueSize ? out : Arrays.copyOf(out, length);
     }
 
     /**
@@ -156,7 +161,7 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public boolean put(byte[] key, byte[] value) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(value, valueSize);
+        Arguments.checkValue(value, valueSize, valueLengths);
         return live().put(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
     }
 
@@ -169,7 +174,7 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public boolean insert(byte[] key, byte[] value) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(value, valueSize);
+        Arguments.checkValue(value, valueSize, valueLengths);
         return live().insert(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.INSERTED;
     }
 
@@ -182,7 +187,7 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public boolean update(byte[] key, byte[] value) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(value, valueSize);
+        Arguments.checkValue(value, valueSize, valueLengths);
         return live().update(MemorySegment.ofArray(key), MemorySegment.ofArray(value)) == Outcome.UPDATED;
     }
 
@@ -209,8 +214,8 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public boolean compareAndSet(byte[] key, byte[] expected, byte[] value) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(expected, valueSize);
-        Arguments.checkValue(value, valueSize);
+        Arguments.checkValue(expected, valueSize, valueLengths);
+        Arguments.checkValue(value, valueSize, valueLengths);
         return live().compareAndSet(MemorySegment.ofArray(key), MemorySegment.ofArray(expected), MemorySegment.ofArray(value))
                 == Outcome.UPDATED;
     }
@@ -225,7 +230,7 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public boolean compareAndDelete(byte[] key, byte[] expected) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(expected, valueSize);
+        Arguments.checkValue(expected, valueSize, valueLengths);
         return live().compareAndDelete(MemorySegment.ofArray(key), MemorySegment.ofArray(expected)) == Outcome.DELETED;
     }
 
@@ -280,7 +285,7 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public boolean containsKey(MemorySegment key) {
         Arguments.checkKey(key, keySize);
-        return live().get(key, MemorySegment.ofArray(new byte[valueSize])) == Outcome.FOUND;
+        return live().read(key, MemorySegment.ofArray(new byte[valueSize])) >= 0;
     }
 
     // ------------------------------------------------------------------ long keys (keySize 8)
@@ -344,13 +349,41 @@ public final class GPHashIndex implements AutoCloseable {
      * Copies the value of {@code key} into {@code valueOut}.
      *
      * @param key      the key: a segment of the index's key size
-     * @param valueOut where the value goes: a segment of at least the index's value size
+     * @param valueOut where the value goes: a segment of the index's value size (a shorter value, in
+     *                 an index of values of any length, is followed by zeros: {@link #read} says its length)
      * @return true if found; false if absent ({@code valueOut} untouched)
      */
     public boolean get(MemorySegment key, MemorySegment valueOut) {
+        return read(key, valueOut) >= 0;
+    }
+
+    /**
+     * Copies the value of {@code key} into the first bytes of {@code valueOut} and says how long it is:
+     * the index's value size, or, in an index of values of any length ({@link #valueLengths()}), 0
+     * to the value size (the rest of {@code valueOut} zeroed).
+     *
+     * @param key      the key: a segment of the index's key size
+     * @param valueOut where the value goes: a segment of the index's value size
+     * @return the value's length in bytes; -1 if absent ({@code valueOut} untouched)
+     */
+    public int read(MemorySegment key, MemorySegment valueOut) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(valueOut, valueSize, "output value segment");
-        return live().get(key, valueOut) == Outcome.FOUND;
+        Arguments.checkValue(valueOut, valueSize, false, "output value segment");
+        int length = live().read(key, valueOut);
+        if (length >= 0 && length < valueSize) {
+            valueOut.asSlice(length).fill((byte) 0);
+        }
+        return length;
+    }
+
+    /**
+     * {@return whether values have any length from 0 to {@link #valueSize()} bytes} (a pool of format 3
+     * on the CPU backend, single calls and the typed map); false: every value has the value size.
+     * Batches and cursors carry values of the value size, a shorter one's length beside it
+     * ({@link BatchResult#valueLength}, {@link EntryChunk#valueLength}).
+     */
+    public boolean valueLengths() {
+        return valueLengths;
     }
 
     /**
@@ -362,7 +395,7 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public boolean put(MemorySegment key, MemorySegment value) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(value, valueSize, "value");
+        Arguments.checkValue(value, valueSize, valueLengths, "value");
         return live().put(key, value) == Outcome.INSERTED;
     }
 
@@ -375,7 +408,7 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public boolean insert(MemorySegment key, MemorySegment value) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(value, valueSize, "value");
+        Arguments.checkValue(value, valueSize, valueLengths, "value");
         return live().insert(key, value) == Outcome.INSERTED;
     }
 
@@ -388,7 +421,7 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public boolean update(MemorySegment key, MemorySegment value) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(value, valueSize, "value");
+        Arguments.checkValue(value, valueSize, valueLengths, "value");
         return live().update(key, value) == Outcome.UPDATED;
     }
 
@@ -669,7 +702,7 @@ public final class GPHashIndex implements AutoCloseable {
                                                                        Outcome success) {
         Arguments.checkKey(key, keySize);
         if (kind.hasValue()) {
-            Arguments.checkValue(value, valueSize);
+            Arguments.checkValue(value, valueSize, valueLengths);
         }
         live();
         if (front != null && front.coalesces()) {

@@ -17,7 +17,11 @@ import org.gphash.RecoveryReport;
 
 /**
  * What a backend implements. The API's {@code GPHashIndex} checks arguments and converts types, then calls
- * one of these. Keys and values are segments of exactly the pool's key and value size.
+ * one of these. Keys are segments of exactly the pool's key size; values too have the pool's value
+ * size, except on an engine whose {@link #valueLengths} holds (a format 3 pool on the CPU engine),
+ * whose single calls take values of 0 to the value size bytes, each segment's size its length, and
+ * whose reads say each value's length ({@link #read}). Batches and entry scans carry values of the
+ * value size.
  */
 public interface Engine extends AutoCloseable {
 
@@ -32,6 +36,29 @@ public interface Engine extends AutoCloseable {
      * @return FOUND or NOT_FOUND
      */
     Outcome get(MemorySegment key, MemorySegment valueOut);
+
+    /**
+     * Whether this engine's single calls take and return values of any length up to the pool's value
+     * size (a format 3 pool on the CPU engine); false: every value has the value size. A wrapper
+     * that does not pass lengths through (a journal, a coalescer) leaves it false.
+     *
+     * @return whether values have their own lengths
+     */
+    default boolean valueLengths() {
+        return false;
+    }
+
+    /**
+     * Looks {@code key} up, copying its value into the first bytes of {@code valueOut} (at least the
+     * pool's value size) when found, and says how long the value is.
+     *
+     * @param key      the key
+     * @param valueOut where the value goes
+     * @return the value's length in bytes, or -1 when the key is absent
+     */
+    default int read(MemorySegment key, MemorySegment valueOut) {
+        return get(key, valueOut) == Outcome.FOUND ? geometry().valueSize() : -1;
+    }
 
     /**
      * Inserts or replaces.

@@ -143,7 +143,7 @@ final class Driver {
             }
         }
         GPHashIndex.Builder b = builder(pool).keySize(8)
-                .valueSize(Workload.VALUE_SIZE).initialCapacity(o.initialCapacity).seed(random.nextLong())
+                .valueSize(Workload.valueSize(o.poolFormat)).initialCapacity(o.initialCapacity).seed(random.nextLong())
                 .itemChecksums(o.itemChecksums);
         if (o.poolFormat != 2) {
             b.poolFormat(o.poolFormat);
@@ -542,13 +542,13 @@ final class Driver {
                 tally.resizesResumed++;
             }
             if (rec.valueBlocksInUse() != rec.items()) {
-                tally.leakedBytes += (rec.valueBlocksInUse() - rec.items()) * (long) Workload.VALUE_SIZE;
+                tally.leakedBytes += (rec.valueBlocksInUse() - rec.items()) * (long) Workload.valueSize(o.poolFormat);
                 log.printf("round %d: after recovery %d value blocks are in use for %d items%n", r + 1,
                         rec.valueBlocksInUse(), rec.items());
             }
             model.compare(index, inflight, r);
         }
-        List<Path> files = o.poolFormat == 2 ? poolFiles(pool) : List.of();  // the tools read format 2 only yet
+        List<Path> files = poolFiles(pool);
         for (int s = 0; s < files.size(); s++) {
             PoolReport check = PoolScanner.scan(files.get(s), Progress.NONE, o.itemChecksums);
             if (!check.sound() || check.findings().count(Problem.INSERT_SLOT) > 0) {

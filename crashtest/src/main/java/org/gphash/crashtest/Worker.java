@@ -199,7 +199,8 @@ public final class Worker {
                     close.run();
                 }
                 Workload.Op op = workload.op(seq);
-                byte[] value = Workload.value(op.key(), seq);
+                byte[] value = Workload.value(op.key(), seq,
+                        index.valueLengths() ? Workload.lengthOf(op.key(), seq, index.valueSize()) : index.valueSize());
                 int outcome = switch (op.kind()) {
                     case PUT -> index.put(op.key(), value) ? Outcomes.INSERTED : Outcomes.UPDATED;
                     case INSERT -> index.insert(op.key(), value) ? Outcomes.INSERTED : Outcomes.EXISTS;
@@ -280,7 +281,7 @@ public final class Worker {
                 Workload.Op op = workload.op(seq + i);
                 ops[i] = op;
                 seqs[i] = seq + i;
-                byte[] value = Workload.value(op.key(), seq + i);
+                byte[] value = Workload.value(op.key(), seq + i, index.valueSize());  // batches: values of the value size
                 switch (op.kind()) {
                     case PUT -> batch.put(op.key(), value);
                     case INSERT -> batch.insert(op.key(), value);

@@ -9,7 +9,10 @@ import java.util.zip.CRC32C;
  * The worker's operations as a pure function of (seed, sequence number): the driver regenerates the
  * one operation that may have been in flight at a kill without the worker having to log intents.
  * Values carry their key, their sequence number and a CRC32C, so a value read back after a crash is
- * either provably whole (and then names exactly which write produced it) or torn.
+ * either provably whole (and then names exactly which write produced it) or torn. In a format 3 pool,
+ * whose values have any length, single calls write values of lengths from {@link #MIN_LENGTH} to the
+ * value size ({@link #lengthOf}), so that updates move values between size classes; batches write
+ * values of the value size.
  */
 final class Workload {
 
@@ -26,8 +29,17 @@ final class Workload {
      */
     static final int THREAD_SHIFT = 40;
 
+    /** The value size of a format 2 pool. */
     static final int VALUE_SIZE = 64;
-    private static final int CRC_AT = VALUE_SIZE - 4;
+    /** The value size of a format 3 pool: values of {@link #MIN_LENGTH} to this many bytes, 17 size classes. */
+    static final int VALUE_SIZE_FORMAT_3 = 256;
+    /** The shortest value: its key, its sequence number and its checksum. */
+    static final int MIN_LENGTH = 20;
+
+    /** {@return the value size of a pool of format {@code poolFormat}} */
+    static int valueSize(int poolFormat) {
+        return poolFormat == 3 ? VALUE_SIZE_FORMAT_3 : VALUE_SIZE;
+    }
 
     private final long seed;
     private final long keys;
@@ -84,28 +96,48 @@ final class Workload {
         return new Op(seq, kind, key);
     }
 
-    /** The value written by operation {@code seq} on {@code key}. */
+    /** The value written by operation {@code seq} on {@code key} in a pool of {@link #VALUE_SIZE}-byte values. */
     static byte[] value(long key, long seq) {
-        ByteBuffer b = ByteBuffer.allocate(VALUE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        return value(key, seq, VALUE_SIZE);
+    }
+
+    /** The value of {@code length} bytes (at least {@link #MIN_LENGTH}) written by operation {@code seq} on {@code key}. */
+    static byte[] value(long key, long seq, int length) {
+        ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
         b.putLong(key).putLong(seq);
         long x = mix(key * 31 + seq);
-        while (b.position() < CRC_AT) {
+        int crcAt = length - 4;
+        while (b.position() < crcAt) {
             x = mix(x);
             b.put((byte) x);
         }
         CRC32C crc = new CRC32C();
-        crc.update(b.array(), 0, CRC_AT);
+        crc.update(b.array(), 0, crcAt);
         b.putInt((int) crc.getValue());
         return b.array();
     }
 
+    /**
+     * The length of the value a single call of operation {@code seq} on {@code key} writes in a pool
+     * of values of any length up to {@code valueSize}: a quarter the whole size, the rest spread from
+     * {@link #MIN_LENGTH} up.
+     */
+    static int lengthOf(long key, long seq, int valueSize) {
+        long h = mix(key * 0x9E3779B97F4A7C15L + seq);
+        return (h & 3) == 0 ? valueSize : MIN_LENGTH + (int) Long.remainderUnsigned(h >>> 2, valueSize - MIN_LENGTH + 1);
+    }
+
     /** Whether {@code v} is a whole value of {@code key}: checksum right, key right, content as generated. */
     static boolean whole(long key, byte[] v) {
+        if (v.length < MIN_LENGTH) {
+            return false;
+        }
         ByteBuffer b = ByteBuffer.wrap(v).order(ByteOrder.LITTLE_ENDIAN);
         CRC32C crc = new CRC32C();
-        crc.update(v, 0, CRC_AT);
-        return b.getInt(CRC_AT) == (int) crc.getValue() && b.getLong(0) == key
-                && Arrays.equals(v, value(key, b.getLong(8)));
+        int crcAt = v.length - 4;
+        crc.update(v, 0, crcAt);
+        return b.getInt(crcAt) == (int) crc.getValue() && b.getLong(0) == key
+                && Arrays.equals(v, value(key, b.getLong(8), v.length));
     }
 
     /** The sequence number a whole value carries. */

@@ -35,6 +35,26 @@ class PiecesTest {
         assertFalse(Workload.whole(42, new byte[Workload.VALUE_SIZE]));
     }
 
+    /** Format 3's values of many lengths: whole at their own length only, cut or grown they are not. */
+    @Test
+    void valuesOfEveryLengthAreWholeOnlyAsWritten() {
+        int max = Workload.VALUE_SIZE_FORMAT_3;
+        java.util.Set<Integer> lengths = new java.util.HashSet<>();
+        for (long seq = 1; seq <= 2000; seq++) {
+            int length = Workload.lengthOf(42, seq, max);
+            assertTrue(length >= Workload.MIN_LENGTH && length <= max, "length " + length);
+            lengths.add(length);
+            byte[] v = Workload.value(42, seq, length);
+            assertEquals(length, v.length);
+            assertTrue(Workload.whole(42, v));
+            assertEquals(seq, Workload.seqOf(v));
+            assertFalse(Workload.whole(42, java.util.Arrays.copyOf(v, length - 1)), "cut by a byte");
+            assertFalse(Workload.whole(42, java.util.Arrays.copyOf(v, length + 8)), "grown by zeros");
+        }
+        assertTrue(lengths.contains(max) && lengths.size() > 100, "lengths spread over the range: " + lengths.size());
+        assertFalse(Workload.whole(42, new byte[Workload.MIN_LENGTH - 1]));
+    }
+
     @Test
     void workloadIsAFunctionOfSeedAndSequence() {
         Workload a = new Workload(7, 100);

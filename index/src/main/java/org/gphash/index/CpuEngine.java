@@ -18,6 +18,7 @@ import org.gphash.format.PoolHeader;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
 import org.gphash.table.EntryScan;
+import org.gphash.table.OpStatus;
 import org.gphash.table.PoolTable;
 import org.gphash.table.VerifyReport;
 
@@ -72,10 +73,25 @@ public final class CpuEngine implements Engine {
         }
     }
 
+    /** Format 3's values have their own lengths: {@link #read} gives each one's. */
+    @Override
+    public boolean valueLengths() {
+        return table.table.values.variableLengths();
+    }
+
+    @Override
+    public int read(MemorySegment key, MemorySegment valueOut) {
+        try {
+            return table.get(key, 0, valueOut, 0) == OpStatus.FOUND ? table.lastReadLength() : -1;
+        } catch (InternalError e) {
+            throw pool.mappingFault(e);
+        }
+    }
+
     @Override
     public Outcome put(MemorySegment key, MemorySegment value) {
         try {
-            return Outcome.ofCode(table.upsert(key, 0, value, 0));
+            return Outcome.ofCode(table.upsert(key, 0, value, 0, (int) value.byteSize()));
         } catch (InternalError e) {
             throw pool.mappingFault(e);
         }
@@ -84,7 +100,7 @@ public final class CpuEngine implements Engine {
     @Override
     public Outcome insert(MemorySegment key, MemorySegment value) {
         try {
-            return Outcome.ofCode(table.insert(key, 0, value, 0));
+            return Outcome.ofCode(table.insert(key, 0, value, 0, (int) value.byteSize()));
         } catch (InternalError e) {
             throw pool.mappingFault(e);
         }
@@ -93,7 +109,7 @@ public final class CpuEngine implements Engine {
     @Override
     public Outcome update(MemorySegment key, MemorySegment value) {
         try {
-            return Outcome.ofCode(table.update(key, 0, value, 0));
+            return Outcome.ofCode(table.update(key, 0, value, 0, (int) value.byteSize()));
         } catch (InternalError e) {
             throw pool.mappingFault(e);
         }
@@ -117,7 +133,8 @@ public final class CpuEngine implements Engine {
     @Override
     public Outcome compareAndSet(MemorySegment key, MemorySegment expected, MemorySegment value) {
         try {
-            return Outcome.ofCode(table.compareAndSet(key, 0, expected, 0, value, 0));
+            return Outcome.ofCode(table.compareAndSet(key, 0, expected, 0, (int) expected.byteSize(), value, 0,
+                    (int) value.byteSize()));
         } catch (InternalError e) {
             throw pool.mappingFault(e);
         }
@@ -126,7 +143,7 @@ public final class CpuEngine implements Engine {
     @Override
     public Outcome compareAndDelete(MemorySegment key, MemorySegment expected) {
         try {
-            return Outcome.ofCode(table.compareAndDelete(key, 0, expected, 0));
+            return Outcome.ofCode(table.compareAndDelete(key, 0, expected, 0, (int) expected.byteSize()));
         } catch (InternalError e) {
             throw pool.mappingFault(e);
         }
@@ -148,13 +165,13 @@ public final class CpuEngine implements Engine {
         PhasedBatch phases = durability == org.gphash.Durability.PER_BATCH ? phased.get() : null;
         try {
             if (phases != null) {
-                phases.run(kinds, keys, values, expected, out, codes, batch.size(), k, v, null);
+                phases.run(kinds, keys, values, expected, out, codes, batch.size(), k, v, null, result);
             } else {
                 for (; i < batch.size(); i++) {
                     if ((i & (PhasedBatch.TOUCH_AHEAD - 1)) == 0) {
                         table.touch(keys, i, Math.min(batch.size(), i + PhasedBatch.TOUCH_AHEAD), k);
                     }
-                    runOne(kinds, keys, values, expected, out, codes, i, k, v);
+                    runOne(kinds, keys, values, expected, out, codes, i, k, v, result);
                 }
             }
         } catch (InternalError e) {
@@ -171,12 +188,15 @@ public final class CpuEngine implements Engine {
     }
 
     private void runOne(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected,
-                        MemorySegment out, MemorySegment codes, int i, long k, long v) {
+                        MemorySegment out, MemorySegment codes, int i, long k, long v, BatchResult result) {
         OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
         long ko = i * k;
         long vo = i * v;
         boolean readsOut = kind == OpKind.GET || kind == OpKind.READ_MODIFY_WRITE;
         int code = table.run(kind, keys, ko, values, vo, readsOut ? out : expected, vo);
+        if ((code == OpStatus.FOUND || code == OpStatus.REPLACED) && table.lastReadLength() < v) {
+            PhasedBatch.recordLength(result, out, i, v, table.lastReadLength());
+        }
         codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
     }
 

@@ -73,9 +73,9 @@ final class CpuTable {
         table.resizer.resize(observed);
     }
 
-    /** Adds a heap region, unless another thread already did or retired blocks freed more than {@code keep}. */
-    void growHeap(long observedTotalBlocks, long keep) {
-        table.grower.growHeap(observedTotalBlocks, keep);
+    /** Adds a heap region, unless another thread already did or a block of {@code valueClass} can be taken leaving {@code keep}. */
+    void growHeap(long observedTotalBlocks, int valueClass, long keep) {
+        table.grower.growHeap(observedTotalBlocks, valueClass, keep);
     }
 
     // Where an operation's persists go: now (PER_OPERATION, and single operations), into the phases
@@ -132,7 +132,7 @@ final class CpuTable {
 
     // ------------------------------------------------------------------ single-key operations
 
-    /** Copies the value of {@code key} into {@code out}; returns FOUND or NOT_FOUND. */
+    /** Copies the value of {@code key} into {@code out}; returns FOUND or NOT_FOUND ({@link #lastReadLength} its length). */
     int get(MemorySegment key, long keyOffset, MemorySegment out, long outOffset) {
         Probe probe = probes.get();
         probe.hash(key, keyOffset);
@@ -144,24 +144,29 @@ final class CpuTable {
         }
     }
 
-    /** Inserts if absent: INSERTED or EXISTS. */
-    int insert(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
-        return write(Kind.INSERT, key, keyOffset, value, valueOffset);
+    /** {@return the length of the value this thread's last get or read-modify-write copied out} */
+    int lastReadLength() {
+        return probes.get().readLength;
     }
 
-    /** Inserts or replaces: INSERTED or UPDATED. */
-    int upsert(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
-        return write(Kind.UPSERT, key, keyOffset, value, valueOffset);
+    /** Inserts if absent the value of {@code valueLength} bytes: INSERTED or EXISTS. */
+    int insert(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, int valueLength) {
+        return write(Kind.INSERT, key, keyOffset, value, valueOffset, valueLength, null, 0, 0);
     }
 
-    /** Replaces if present: UPDATED or NOT_FOUND. */
-    int update(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
-        return write(Kind.UPDATE, key, keyOffset, value, valueOffset);
+    /** Inserts or replaces with the value of {@code valueLength} bytes: INSERTED or UPDATED. */
+    int upsert(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, int valueLength) {
+        return write(Kind.UPSERT, key, keyOffset, value, valueOffset, valueLength, null, 0, 0);
+    }
+
+    /** Replaces if present with the value of {@code valueLength} bytes: UPDATED or NOT_FOUND. */
+    int update(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, int valueLength) {
+        return write(Kind.UPDATE, key, keyOffset, value, valueOffset, valueLength, null, 0, 0);
     }
 
     /** Removes: DELETED or NOT_FOUND. */
     int delete(MemorySegment key, long keyOffset) {
-        return write(Kind.DELETE, key, keyOffset, null, 0);
+        return write(Kind.DELETE, key, keyOffset, null, 0, 0, null, 0, 0);
     }
 
     /**
@@ -189,14 +194,15 @@ final class CpuTable {
      * the meta word from that very block: a block is never rewritten while an item points at it, so
      * the swap succeeds exactly when the value compared is still the current one (else it retries).
      */
-    int compareAndSet(MemorySegment key, long keyOffset, MemorySegment expected, long expectedOffset,
-                      MemorySegment value, long valueOffset) {
-        return write(Kind.COMPARE_AND_SET, key, keyOffset, value, valueOffset, expected, expectedOffset);
+    int compareAndSet(MemorySegment key, long keyOffset, MemorySegment expected, long expectedOffset, int expectedLength,
+                      MemorySegment value, long valueOffset, int valueLength) {
+        return write(Kind.COMPARE_AND_SET, key, keyOffset, value, valueOffset, valueLength, expected, expectedOffset,
+                expectedLength);
     }
 
-    /** Removes only if the value is {@code expected}: DELETED, EXISTS (another value) or NOT_FOUND. */
-    int compareAndDelete(MemorySegment key, long keyOffset, MemorySegment expected, long expectedOffset) {
-        return write(Kind.COMPARE_AND_DELETE, key, keyOffset, null, 0, expected, expectedOffset);
+    /** Removes only if the value is the {@code expectedLength} bytes {@code expected}: DELETED, EXISTS (another value) or NOT_FOUND. */
+    int compareAndDelete(MemorySegment key, long keyOffset, MemorySegment expected, long expectedOffset, int expectedLength) {
+        return write(Kind.COMPARE_AND_DELETE, key, keyOffset, null, 0, 0, expected, expectedOffset, expectedLength);
     }
 
     /**
@@ -204,41 +210,42 @@ final class CpuTable {
      * or NOT_FOUND. The copy is taken from the block the CAS swaps out, so it is exactly the value
      * replaced (the block cannot be reused before this operation leaves its epoch).
      */
-    int readModifyWrite(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
+    int readModifyWrite(MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, int valueLength,
                         MemorySegment out, long outOffset) {
-        return write(Kind.READ_MODIFY_WRITE, key, keyOffset, value, valueOffset, out, outOffset);
+        return write(Kind.READ_MODIFY_WRITE, key, keyOffset, value, valueOffset, valueLength, out, outOffset, 0);
     }
 
     /**
      * One operation of a batch's {@code kind}, the one dispatch of the CPU engine's batches and of
      * {@link CpuOperations}: {@code third} is the expected value of a conditional write, or where a
-     * read-modify-write puts the value it replaced (a get's value goes there too), else unused.
+     * read-modify-write puts the value it replaced (a get's value goes there too), else unused. Values
+     * written and compared have the pool's value size (a batch's columns); one read has
+     * {@link #lastReadLength}.
      */
     int run(OpKind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, MemorySegment third,
             long thirdOffset) {
+        int v = table.geometry.valueSize();
         return switch (kind) {
             case GET -> get(key, keyOffset, third, thirdOffset);
-            case PUT -> upsert(key, keyOffset, value, valueOffset);
-            case INSERT -> insert(key, keyOffset, value, valueOffset);
-            case UPDATE -> update(key, keyOffset, value, valueOffset);
+            case PUT -> upsert(key, keyOffset, value, valueOffset, v);
+            case INSERT -> insert(key, keyOffset, value, valueOffset, v);
+            case UPDATE -> update(key, keyOffset, value, valueOffset, v);
             case DELETE -> delete(key, keyOffset);
-            case READ_MODIFY_WRITE -> readModifyWrite(key, keyOffset, value, valueOffset, third, thirdOffset);
-            case COMPARE_AND_SET -> compareAndSet(key, keyOffset, third, thirdOffset, value, valueOffset);
-            case COMPARE_AND_DELETE -> compareAndDelete(key, keyOffset, third, thirdOffset);
+            case READ_MODIFY_WRITE -> readModifyWrite(key, keyOffset, value, valueOffset, v, third, thirdOffset);
+            case COMPARE_AND_SET -> compareAndSet(key, keyOffset, third, thirdOffset, v, value, valueOffset, v);
+            case COMPARE_AND_DELETE -> compareAndDelete(key, keyOffset, third, thirdOffset, v);
         };
     }
 
     enum Kind { INSERT, UPSERT, UPDATE, DELETE, READ_MODIFY_WRITE, COMPARE_AND_SET, COMPARE_AND_DELETE }
 
-    private int write(Kind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset) {
-        return write(kind, key, keyOffset, value, valueOffset, null, 0);
-    }
-
-    private int write(Kind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset,
-                      MemorySegment out, long outOffset) {
+    private int write(Kind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, int valueLength,
+                      MemorySegment out, long outOffset, int expectedLength) {
         Probe probe = probes.get();
         probe.hash(key, keyOffset);
         probe.pendingBlock = -1;
+        probe.valueLength = valueLength;
+        probe.expectedLength = expectedLength;
         try {
             for (;;) {
                 TableLayout observedLayout;
@@ -269,7 +276,7 @@ final class CpuTable {
                 if (r == OpStatus.NEED_RESIZE) {
                     resize(observedLayout);
                 } else if (r == OpStatus.NEED_HEAP) {
-                    growHeap(observedBlocks, probe.heapShortForNewItem ? BlockHeap.UPDATE_RESERVE : 0);
+                    growHeap(observedBlocks, probe.heapShortClass, probe.heapShortForNewItem ? BlockHeap.UPDATE_RESERVE : 0);
                 } else if (r != OpStatus.RETRY) {
                     return r;
                 }
@@ -303,12 +310,15 @@ final class CpuTable {
             return true;
         }
         boolean newItem = point == CrashPoint.INSERT_VALUE_PERSISTED;
-        long block = table.blocks.allocate(newItem ? BlockHeap.UPDATE_RESERVE : 0);
+        int valueClass = table.values.classOf(probe.valueLength);
+        long block = table.blocks.allocate(valueClass, newItem ? BlockHeap.UPDATE_RESERVE : 0);
         probe.heapShortForNewItem = newItem;
+        probe.heapShortClass = valueClass;
         if (block < 0) {
             return false;
         }
-        int written = table.values.write(pool, block, value, valueOffset);
+        probe.pendingClass = valueClass;
+        int written = table.values.write(pool, block, value, valueOffset, probe.valueLength);
         if (probe.checksum != null) {
             // With the value, before anything publishes it: a published item's checksum always matches.
             probe.checksum.store(pool, block, probe.checksum.of(key, keyOffset, value, valueOffset));
@@ -386,7 +396,7 @@ final class CpuTable {
             table.hook.reached(CrashPoint.INSERT_ITEM_PERSISTED);
         }
         probe.claimedSlot = -1;
-        SlotProtocol.publish(pool, slot, table.meta.make(probe.fingerprint, probe.pendingBlock));
+        SlotProtocol.publish(pool, slot, table.meta.make(probe.fingerprint, probe.pendingClass, probe.pendingBlock));
         probe.pendingBlock = -1;
         table.hook.reached(CrashPoint.INSERT_PUBLISHED);
         persistMeta(probe, pool, slot);
@@ -413,10 +423,8 @@ final class CpuTable {
         if (previousOut == null) {
             return swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         }
-        long previous = table.meta.valueOffset(probe.matchMeta[0]);
-        reader.checkBlock(probe.matchSlot[0], previous);
-        reader.checkItem(pool, probe, probe.matchSlot[0], previous, key, keyOffset);
-        table.values.read(pool, previous, previousOut, previousOutOffset);
+        long previous = reader.validItemBlock(pool, probe, key, keyOffset);
+        probe.readLength = table.values.read(pool, previous, previousOut, previousOutOffset);
         int r = swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         return r == OpStatus.UPDATED ? OpStatus.REPLACED : r;
     }
@@ -429,8 +437,9 @@ final class CpuTable {
         }
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
-        reader.checkBlock(slot, table.meta.valueOffset(old));  // it is retired below: never free what is no block
-        if (!SlotProtocol.swapValue(pool, slot, old, table.meta.make(SlotMeta.fingerprint(old), probe.pendingBlock))) {
+        reader.checkBlock(slot, table.meta.valueOffset(old), table.meta.valueClass(old));  // retired below: never free what is no block
+        long word = table.meta.make(SlotMeta.fingerprint(old), probe.pendingClass, probe.pendingBlock);
+        if (!SlotProtocol.swapValue(pool, slot, old, word)) {
             return OpStatus.RETRY;
         }
         probe.pendingBlock = -1;
@@ -456,9 +465,10 @@ final class CpuTable {
         if (block < 0) {
             return OpStatus.NOT_FOUND;
         }
-        int size = table.geometry.valueSize();
+        int size = table.values.length(pool, block);
         long at = table.values.valueAt(block);
-        if (MemorySegment.mismatch(pool, at, at + size, expected, expectedOffset, expectedOffset + size) != -1) {
+        if (size != probe.expectedLength
+                || MemorySegment.mismatch(pool, at, at + size, expected, expectedOffset, expectedOffset + size) != -1) {
             return OpStatus.EXISTS;
         }
         if (value != null) {
@@ -480,7 +490,7 @@ final class CpuTable {
     private int unlinkValidItem(MemorySegment pool, EpochGate.Participant p, Probe probe) {
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
-        reader.checkBlock(slot, table.meta.valueOffset(old));
+        reader.checkBlock(slot, table.meta.valueOffset(old), table.meta.valueClass(old));
         if (!SlotProtocol.unlink(pool, slot, old)) {
             return OpStatus.RETRY;
         }
@@ -500,7 +510,7 @@ final class CpuTable {
         for (int i = from; i < probe.matchCount; i++) {
             long slot = probe.matchSlot[i];
             long meta = probe.matchMeta[i];
-            reader.checkBlock(slot, table.meta.valueOffset(meta));
+            reader.checkBlock(slot, table.meta.valueOffset(meta), table.meta.valueClass(meta));
             if (SlotProtocol.unlink(pool, slot, meta)) {
                 persistMeta(probe, pool, slot);
                 table.hook.reached(CrashPoint.DUPLICATE_REMOVED);

@@ -3,6 +3,7 @@ package org.gphash.index;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import org.gphash.BatchResult;
 import org.gphash.OpKind;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
@@ -67,11 +68,12 @@ final class PhasedBatch {
      *         resize or more heap: it and those after it were not run
      */
     int run(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected, MemorySegment out,
-            MemorySegment codes, int n, long keySize, long valueSize, DirtyBuckets dirty) {
+            MemorySegment codes, int n, long keySize, long valueSize, DirtyBuckets dirty, BatchResult lengths) {
         next = 0;
         needsOwner = false;
         this.expected = expected;
         this.dirty = dirty;
+        this.lengths = lengths;
         try {
             while (next < n && !needsOwner) {
                 next = round(kinds, keys, values, out, codes, next, Math.min(n, next + MAX_ROUND_OPS), keySize, valueSize);
@@ -79,6 +81,7 @@ final class PhasedBatch {
         } finally {
             this.expected = null;
             this.dirty = null;
+            this.lengths = null;
         }
         return next;
     }
@@ -90,6 +93,9 @@ final class PhasedBatch {
 
     /** The batch's expected values (read by its conditional operations) while {@link #run} runs. */
     private MemorySegment expected;
+
+    /** Where a value read shorter than the value size records its length (a format 3 pool's), else null. */
+    private BatchResult lengths;
 
     /**
      * The most operations one round runs. An exclusive phase (a resize, a heap growth, a snapshot)
@@ -202,7 +208,7 @@ final class PhasedBatch {
         } else if (stop == OpStatus.NEED_RESIZE) {
             t.resize(layout);
         } else if (stop == OpStatus.NEED_HEAP) {
-            t.growHeap(observedBlocks, heapShortForNewItem ? BlockHeap.UPDATE_RESERVE : 0);
+            t.growHeap(observedBlocks, t.table.fullClass, heapShortForNewItem ? BlockHeap.UPDATE_RESERVE : 0);
         }
         return end;
     }
@@ -244,7 +250,7 @@ final class PhasedBatch {
             }
             return OpStatus.NEED_HEAP;
         }
-        int written = t.table.values.write(pool, block, values, i * v);
+        int written = t.table.values.write(pool, block, values, i * v, (int) v);
         if (probe.checksum != null) {
             probe.checksum.store(pool, block, probe.checksum.of(keys, ko, values, i * v));
             written += ItemChecksum.BYTES;
@@ -264,9 +270,10 @@ final class PhasedBatch {
     private long takeBlock(boolean newItem, int i, int n) {
         if (grantNext == grantSize) {
             grantNext = 0;
-            grantSize = table.table.blocks.allocateNear(grant, Math.min(GRANT, n - i), BlockHeap.UPDATE_RESERVE);
+            int full = table.table.fullClass;  // a batch's values have the pool's value size
+            grantSize = table.table.blocks.allocateNear(grant, Math.min(GRANT, n - i), full, BlockHeap.UPDATE_RESERVE);
             if (grantSize == 0) {
-                return newItem ? -1 : table.table.blocks.allocate(0);
+                return newItem ? -1 : table.table.blocks.allocate(full, 0);
             }
         }
         return grant[grantNext++];
@@ -321,6 +328,9 @@ final class PhasedBatch {
         long ko = i * k;
         long vo = i * v;
         probe.hash(keys, ko);
+        probe.valueLength = (int) v;
+        probe.expectedLength = (int) v;
+        probe.pendingClass = t.table.fullClass;
         probe.pendingBlock = phases.staged[slotIndex];
         probe.claimedSlot = phases.claimed[slotIndex];
         phases.staged[slotIndex] = -1;
@@ -339,6 +349,9 @@ final class PhasedBatch {
                     case COMPARE_AND_DELETE -> t.attemptConditional(pool, layout, p, probe, keys, ko, null, 0, expected, vo);
                 };
             } while (r == OpStatus.RETRY);
+            if ((r == OpStatus.FOUND || r == OpStatus.REPLACED) && probe.readLength < v) {
+                recordLength(lengths, out, i, v, probe.readLength);
+            }
         } finally {
             // A block or slot the operation did not use (the key existed, or was absent) was never published.
             release(pool, probe, probe.pendingBlock, probe.claimedSlot);
@@ -346,6 +359,19 @@ final class PhasedBatch {
             probe.claimedSlot = -1;
         }
         return r;
+    }
+
+    /**
+     * Records that the value read for operation {@code i} has {@code length} bytes, fewer than the
+     * value size {@code v}, and zeroes the rest of its place in {@code out}.
+     */
+    static void recordLength(BatchResult lengths, MemorySegment out, int i, long v, int length) {
+        out.asSlice(i * v + length, v - length).fill((byte) 0);
+        if (lengths == null) {
+            throw new IllegalStateException("a value of " + length + " bytes read by a batch of " + v + "-byte values "
+                    + "with no place for its length");
+        }
+        lengths.setValueLength(i, length);
     }
 
     /**

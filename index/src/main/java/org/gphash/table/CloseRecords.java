@@ -98,7 +98,7 @@ final class CloseRecords {
                 file.persister().persist(file.segment(), ExtentTag.tagOffset(offset), ExtentTag.BYTES);
             }
             MemorySegment pool = file.segment();
-            int crc = CloseRecord.write(pool, offset, h, table.size.sum(), table.blocks.totalBlocks(), bits,
+            int crc = CloseRecord.write(pool, offset, h, table.size.sum(), table.blocks.bitmapBlocks(), bits,
                     regionCrcs);
             file.persister().persist(pool, offset, bytes);
             return h.withCloseRecord(new PoolHeader.CloseRecordRef(offset, (int) bytes, crc), end);

@@ -221,7 +221,7 @@ final class CpuPasses implements TablePasses {
                     broken = true;
                 } else {
                     broken = false;
-                    markValue(table, slot, table.meta.valueOffset(meta), f);
+                    markValue(table, slot, table.meta.valueOffset(meta), table.meta.valueClass(meta), f);
                     items++;
                 }
             }
@@ -238,11 +238,11 @@ final class CpuPasses implements TablePasses {
         }
     }
 
-    private static void markValue(Table table, long slot, long valueOffset, Findings f) {
-        if (!table.blocks.isBlock(valueOffset)) {
+    private static void markValue(Table table, long slot, long valueOffset, int valueClass, Findings f) {
+        if (!table.blocks.isBlock(valueOffset, valueClass)) {
             f.corrupt.add("the item in slot " + slot + " refers to value offset " + valueOffset
                     + ", which is not a block of the value heap");
-        } else if (!table.blocks.markUsed(valueOffset)) {
+        } else if (!table.blocks.markUsed(valueOffset, valueClass)) {
             f.corrupt.add("two items refer to the value block at offset " + valueOffset);
         }
     }

@@ -149,7 +149,8 @@ public final class EntryScan {
                     continue;
                 }
                 long block = format.valueOffset(probe.matchMeta[0]);
-                if (isValueBlock != null && !isValueBlock.test(block) || !values.frameWhole(pool, block)) {
+                if (isValueBlock != null && !isValueBlock.test(block)
+                        || !values.frameWhole(pool, block, format.valueClass(probe.matchMeta[0]))) {
                     state.badValues++;
                     continue;
                 }
@@ -163,7 +164,7 @@ public final class EntryScan {
                     state.checksumFailures++;
                     continue;
                 }
-                chunk.add(pool, keyAt, valueAt);
+                chunk.add(pool, keyAt, valueAt, values.length(pool, block));
             }
             if (state.nextSlot >= slots) {
                 state.levels.remove(0);

@@ -28,10 +28,10 @@ public final class HeapGrower {
      * Adds a heap chunk, unless another thread already did or reclaiming retired blocks (which
      * draining operations allows) freed more than {@code keep} blocks.
      */
-    public void growHeap(long observedTotalBlocks, long keep) {
+    public void growHeap(long observedTotalBlocks, int valueClass, long keep) {
         Table t = table;
         t.gate.runExclusive(() -> {
-            if (t.blocks.totalBlocks() != observedTotalBlocks || t.blocks.freeBlocks() > keep) {
+            if (t.blocks.totalBlocks() != observedTotalBlocks || t.blocks.canTake(valueClass, keep)) {
                 return;
             }
             addHeapChunk(0);

@@ -1,16 +1,16 @@
 package org.gphash.table;
 
 import java.nio.file.Path;
+import java.util.function.LongToIntFunction;
 
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
-import org.gphash.format.ValueClasses;
 
 /**
  * The value heap as the pool itself uses it, beyond the blocks operations take and give back
  * ({@link BlockHeap}): recovery's rebuild of the free space from the slots, growth by regions of the
  * pool, and its size in bytes. Both formats' heaps have these parts (format 2's {@link ValueHeap}, format
- * 3's {@link OneClassHeap}), so that recovery, growth and resizing run on either without a second
+ * 3's {@link SegmentHeap}), so that recovery, growth and resizing run on either without a second
  * route (issue 53, docs/lab/2026-11-29-format-3-plan.md, step 3). What only format 2's bitmap offers
  * (the close record's copy, the GPU's copy, imports' takes by whole words) stays {@link ValueHeap}'s.
  *
@@ -26,7 +26,7 @@ public interface PoolHeap extends BlockHeap {
      */
     static PoolHeap of(PoolHeader h, Path path) {
         if (h.formatVersion() == PoolHeader.FORMAT_3) {
-            OneClassHeap heap = new OneClassHeap(ValueClasses.classOf(h.geometry().valueSize()));
+            SegmentHeap heap = new SegmentHeap(h.geometry().valueSize());
             for (HeapChunk c : h.heapChunks()) {
                 heap.addRegion(c.offset(), c.length());
             }
@@ -39,11 +39,11 @@ public interface PoolHeap extends BlockHeap {
     void startRebuild();
 
     /**
-     * Recovery: marks the block at {@code offset} in use; false where it already was (two slots name
-     * it). {@code offset} must be a block ({@link #isBlock}): the caller checks, and clears a slot
-     * that names no block.
+     * Recovery: marks the block of {@code valueClass} at {@code offset} in use; false where it already
+     * was (two slots name it). {@code offset} must be a block of that class ({@link #isBlock}): the
+     * caller checks, and clears a slot that names no block.
      */
-    boolean markUsed(long offset);
+    boolean markUsed(long offset, int valueClass);
 
     /** Recovery: the free count from the marks, once every mark is made. */
     void finishRebuild();
@@ -68,6 +68,14 @@ public interface PoolHeap extends BlockHeap {
     int bitmapWords();
 
     /**
+     * {@return the bits of the close record's bitmap that number blocks} (format 2: its blocks; format 3:
+     * its 16-byte units, a block in use marked at the unit it starts at)
+     */
+    default long bitmapBlocks() {
+        return totalBlocks();
+    }
+
+    /**
      * {@return a bitmap of the blocks in use (1 = in use), bits past the last block set}: what a clean
      * close records, numbered as this heap's format numbers its blocks. Operations drained.
      */
@@ -75,7 +83,9 @@ public interface PoolHeap extends BlockHeap {
 
     /**
      * Open after a clean close: the blocks {@code usedBits} marks (as {@link #usedBits} numbers them)
-     * are in use, {@code usedBlocks} of them, the rest free; no scan.
+     * are in use, {@code usedBlocks} of them, the rest free; no scan. {@code classOf} gives the class
+     * of the block at an offset as its value header says (format 3, whose record marks where blocks
+     * start; -1 where the header is not whole); format 2 does not ask.
      */
-    void restore(long[] usedBits, long usedBlocks);
+    void restore(long[] usedBits, long usedBlocks, LongToIntFunction classOf);
 }

@@ -84,7 +84,7 @@ public final class PoolInspector implements AutoCloseable {
      */
     public CloseRecord.Loaded trustedCloseRecord() {
         PoolHeap heap = PoolHeap.of(header, file.path());
-        return CloseRecord.read(file.segment(), header, heap.totalBlocks(), heap.bitmapWords());
+        return CloseRecord.read(file.segment(), header, heap.bitmapBlocks(), heap.bitmapWords());
     }
 
     /**
@@ -245,7 +245,7 @@ public final class PoolInspector implements AutoCloseable {
      */
     public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk, LongPredicate isValueBlock) {
         chunk.clear();
-        EntryScan.fill(file.segment(), layout, header.geometry(), MetaFormat.of(header.formatVersion(), header.geometry().valueSize()),
+        EntryScan.fill(file.segment(), layout, header.geometry(), MetaFormat.of(header.formatVersion()),
                 ValueFormat.of(header.formatVersion(), header.geometry().valueSize()), probe, state, chunk, true, isValueBlock,
                 file.path());
     }

@@ -104,7 +104,7 @@ public final class PoolTable {
             // each growth an exclusive phase that waits for every thread's batch in flight (issue 25).
             long blocks = capacity + capacity / 8 + ValueHeap.UPDATE_RESERVE + 1;
             heapBytes = format == PoolHeader.FORMAT_3
-                    ? new OneClassHeap(ValueClasses.classOf(g.valueSize())).regionBytes(1L << 16, blocks)
+                    ? new SegmentHeap(g.valueSize()).regionBytes(1L << 16, blocks)
                     : Math.max(1L << 16, Math.multiplyExact(blocks, g.valueStride()));
             fileLength = Math.addExact(heapOffset, heapBytes);
         } catch (ArithmeticException e) {
@@ -310,13 +310,13 @@ public final class PoolTable {
         while (got < n) {
             long[] part = got == 0 ? out : new long[n - got];
             // Format 2 takes whole bitmap words, lowest first (the GPU's pool path asks for thousands).
-            int k = table.heap != null ? table.heap.allocateMany(part, n - got) : table.blocks.allocateNear(part, n - got, 0);
+            int k = table.heap != null ? table.heap.allocateMany(part, n - got) : table.blocks.allocateNear(part, n - got, table.fullClass, 0);
             if (part != out) {
                 System.arraycopy(part, 0, out, got, k);
             }
             got += k;
             if (got < n) {
-                table.grower.growHeap(table.blocks.totalBlocks(), 0);
+                table.grower.growHeap(table.blocks.totalBlocks(), table.fullClass, 0);
             }
         }
     }

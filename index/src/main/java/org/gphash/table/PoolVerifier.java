@@ -7,6 +7,7 @@ import java.util.Map;
 
 import org.gphash.Geometry;
 import org.gphash.format.SlotMeta;
+import org.gphash.format.SlotMetaV3;
 
 /**
  * Read-only consistency check of a live table, run with operations drained: every slot state, the
@@ -54,11 +55,11 @@ final class PoolVerifier {
                     dups++;
                 }
                 long offset = table.meta.valueOffset(meta);
-                if (!table.blocks.isBlock(offset)) {
+                if (!table.blocks.isBlock(offset, table.meta.valueClass(meta))) {
                     bad++;
                     continue;
                 }
-                long key = offset / g.valueStride();
+                long key = offset / (table.heap != null ? g.valueStride() : SlotMetaV3.OFFSET_UNIT);
                 boolean fresh = key < Integer.MAX_VALUE ? !seen.get((int) key) : seenSparse.putIfAbsent(key, true) == null;
                 if (key < Integer.MAX_VALUE) {
                     seen.set((int) key);
@@ -68,7 +69,7 @@ final class PoolVerifier {
                 }
             }
         }
-        long used = table.blocks.totalBlocks() - table.blocks.freeBlocks() - table.gate.pendingReclamation();
+        long used = table.blocks.usedBlocks() - table.gate.pendingReclamation();
         return new VerifyReport(items, insert, torn, dups, bad, shared, used - items, 0);  // the pool alone: no mirror
     }
 }

@@ -35,12 +35,23 @@ public final class Probe {
     public int matchCount;
     /** Whether the last value this probe could not stage was a new item's (which leaves the update reserve). */
     public boolean heapShortForNewItem;
+    /** The class of the value the last value this probe could not stage needed (the growth asks the heap for it). */
+    public int heapShortClass;
+
+    /** The length of the value the current write stages (format 3's values have any length up to the pool's value size). */
+    public int valueLength;
+    /** The length of the value a conditional write compares with. */
+    public int expectedLength;
+    /** The length of the value the last read copied out. */
+    public int readLength;
 
     /** This thread's item checksum, or null when the pool keeps none. */
     public final ItemChecksum checksum;
 
     /** A value block this thread wrote for the current operation and has not published (-1: none). */
     public long pendingBlock = -1;
+    /** The class of {@link #pendingBlock} (format 3's words name it; format 2: -1). */
+    public int pendingClass = -1;
 
     /**
      * A slot this thread claimed (INSERT) and wrote the current operation's key into, in the first

@@ -1,5 +1,6 @@
 package org.gphash.table;
 
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
 import org.gphash.RecoveryReport;
@@ -45,17 +46,18 @@ final class Recovery {
     static RecoveryReport fromCloseRecord(Table table, boolean headerRepairNeeded) {
         long start = System.nanoTime();
         PoolHeap heap = table.blocks;
-        CloseRecord.Loaded r = CloseRecord.read(table.file.segment(), table.headers.current(), heap.totalBlocks(),
+        CloseRecord.Loaded r = CloseRecord.read(table.file.segment(), table.headers.current(), heap.bitmapBlocks(),
                 heap.bitmapWords());
         if (r == null) {
             return null;
         }
-        heap.restore(r.usedBits(), r.usedBlocks());
+        MemorySegment pool = table.file.segment();
+        heap.restore(r.usedBits(), r.usedBlocks(), offset -> table.values.classInHeader(pool, offset));
         table.regions = new RegionCheck(table.file, table.headers.current(), r.regionCrcs(), () -> table.regions = null);
         table.size.reset();
         table.size.add(r.items());
         long trailing = Math.max(0, table.file.fileSize() - table.headers.current().fileLength());
-        long used = heap.totalBlocks() - heap.freeBlocks();
+        long used = heap.usedBlocks();
         return new RecoveryReport(true, headerRepairNeeded, 0, 0, 0, false, 0, r.items(), used, heap.freeBlocks(),
                 trailing, Duration.ofNanos(System.nanoTime() - start), true);
     }
@@ -83,7 +85,7 @@ final class Recovery {
         // must find exactly the state the record describes, and anything else is damage (issue 27:
         // a value offset flipped onto a free block passed the scan, and the block was handed out again).
         CloseRecord.Loaded closed = repairBeyondCrash ? null
-                : CloseRecord.read(table.file.segment(), header, table.blocks.totalBlocks(), table.blocks.bitmapWords());
+                : CloseRecord.read(table.file.segment(), header, table.blocks.bitmapBlocks(), table.blocks.bitmapWords());
         long allowance = closed != null ? 0 : header.crashAllowance();
         if (!previousShutdownClean && !repairBeyondCrash) {
             CloseRecord.Opened opened = CloseRecord.readOpened(table.file.segment(), header);
@@ -103,7 +105,7 @@ final class Recovery {
         long rehashed = resumed ? table.resizer.finishResize() : 0;
         long trailing = Math.max(0, table.file.fileSize() - table.headers.current().fileLength());
         PoolHeap heap = table.blocks;
-        long used = heap.totalBlocks() - heap.freeBlocks();
+        long used = heap.usedBlocks();
         return new RecoveryReport(previousShutdownClean, headerRepairNeeded, found.insertSlots(), found.tornSlots(),
                 found.duplicates(), resumed, rehashed,
                 table.size.sum(), used, heap.freeBlocks(), trailing, Duration.ofNanos(System.nanoTime() - start));

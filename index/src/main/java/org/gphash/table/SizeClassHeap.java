@@ -163,10 +163,21 @@ public final class SizeClassHeap {
      * @return its pool offset, or -1 when the heap has no room for it (the caller adds a region and tries again)
      */
     public long allocate(int valueClass) {
+        return allocate(valueClass, 0);
+    }
+
+    /**
+     * Takes a free block of class {@code valueClass}, giving the class a free segment only where more
+     * than {@code keepSegments} are free (blocks in segments the class holds already are taken
+     * regardless): a new item leaves room for updates, as format 2's heap keeps blocks for them.
+     *
+     * @return its pool offset, or -1 when the heap has no room for it (the caller adds a region and tries again)
+     */
+    public long allocate(int valueClass, int keepSegments) {
         int block = ValueClasses.blockBytes(valueClass);
         if (block > SMALL_BLOCK_MAX) {
             synchronized (lock) {
-                return allocateRun(seg, valueClass, block);
+                return allocateRun(seg, valueClass, block, keepSegments);
             }
         }
         Segments g = seg;
@@ -185,7 +196,7 @@ public final class SizeClassHeap {
                 // count and bitmap words (HeapBench, two threads at one size).
                 s = segmentWithRoom(g, valueClass, perSegment, true);
                 if (s < 0) {
-                    s = freeSegments.nextSetBit(0);
+                    s = freeSegmentCount(g) > keepSegments ? freeSegments.nextSetBit(0) : -1;
                     if (s >= 0) {
                         assignSegment(g, s, valueClass, block);
                     } else if ((s = segmentWithRoom(g, valueClass, perSegment, false)) < 0) {
@@ -313,8 +324,11 @@ public final class SizeClassHeap {
     }
 
     /** Under the lock: a large block, the lowest run of free segments, in one region, that holds it. */
-    private long allocateRun(Segments g, int valueClass, int block) {
+    private long allocateRun(Segments g, int valueClass, int block, int keepSegments) {
         int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
+        if (freeSegmentCount(g) - k < keepSegments) {
+            return -1;
+        }
         for (int s = freeSegments.nextSetBit(0); s >= 0 && s + k <= g.count; s = freeSegments.nextSetBit(s + 1)) {
             int end = freeSegments.nextClearBit(s);
             if (end - s >= k && g.region[s + k - 1] == g.region[s]) {
@@ -357,6 +371,145 @@ public final class SizeClassHeap {
         } else {
             setHint(g.room[valueClass], s);
         }
+    }
+
+    /**
+     * Frees the block at {@code offset}, of the class its segment holds now (a block in use keeps its
+     * segment its class's): for callers that kept the offset alone, as the table's reclamation does.
+     *
+     * @throws IllegalArgumentException if no block in use starts there
+     */
+    public void free(long offset) {
+        Segments g = seg;
+        int owner = g.owner.get(segmentOf(g, offset));
+        if (owner < 0) {
+            throw new IllegalArgumentException("pool offset " + offset + " is no block in use: its segment holds no class");
+        }
+        free(offset, owner);
+    }
+
+    /**
+     * Whether a block of class {@code valueClass} could start at {@code offset}, in use or not: inside a
+     * region, on a block's boundary in its segment (blocks that share segments), or on a segment whose
+     * run of the class's length stays in its region (larger blocks).
+     */
+    public boolean isBlock(long offset, int valueClass) {
+        if (valueClass < 0 || valueClass >= ValueClasses.COUNT) {
+            return false;
+        }
+        Segments g = seg;
+        int s = segmentAt(g, offset);
+        if (s < 0) {
+            return false;
+        }
+        int block = ValueClasses.blockBytes(valueClass);
+        long within = offset - g.offset[s];
+        if (block <= SMALL_BLOCK_MAX) {
+            return within % block == 0 && within / block < SEGMENT_BYTES / block;
+        }
+        int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
+        return within == 0 && s + k <= g.count && g.region[s + k - 1] == g.region[s];
+    }
+
+    /**
+     * Whether {@link #allocate(int, int)} of {@code valueClass} with {@code keepSegments} would find a
+     * block now: a segment of the class with room, or free segments enough (a run, for a large block).
+     * A growth asks it first, so that it adds a region only where the take that sent it still fails.
+     */
+    public boolean canTake(int valueClass, int keepSegments) {
+        int block = ValueClasses.blockBytes(valueClass);
+        synchronized (lock) {
+            Segments g = seg;
+            if (block > SMALL_BLOCK_MAX) {
+                int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
+                if (freeSegmentCount(g) - k < keepSegments) {
+                    return false;
+                }
+                for (int s = freeSegments.nextSetBit(0); s >= 0 && s + k <= g.count; s = freeSegments.nextSetBit(s + 1)) {
+                    if (freeSegments.nextClearBit(s) - s >= k && g.region[s + k - 1] == g.region[s]) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+            return segmentWithRoom(g, valueClass, SEGMENT_BYTES / block, false) >= 0 || freeSegmentCount(g) > keepSegments;
+        }
+    }
+
+    /** {@return how many runs of {@code k} free segments, each inside one region, the free segments hold apart} */
+    public long freeRuns(int k) {
+        synchronized (lock) {
+            Segments g = seg;
+            long runs = 0;
+            for (int s = freeSegments.nextSetBit(0); s >= 0 && s < g.count; ) {
+                int end = freeSegments.nextClearBit(s);
+                int from = s;
+                for (int t = s + 1; t <= end; t++) {  // a run of free segments, cut where a region ends
+                    if (t == end || g.region[t] != g.region[from]) {
+                        runs += (t - from) / k;
+                        from = t;
+                    }
+                }
+                s = end >= g.count ? -1 : freeSegments.nextSetBit(end);
+            }
+            return runs;
+        }
+    }
+
+    /** {@return the segments no class holds} */
+    public long freeSegmentCount() {
+        return freeSegmentCount(seg);
+    }
+
+    private long freeSegmentCount(Segments g) {
+        return g.count - heldSegments.get();
+    }
+
+    /** {@return the segments of all regions} */
+    public int segmentCount() {
+        return seg.count;
+    }
+
+    /** Receives a block in use: its pool offset and class. */
+    @FunctionalInterface
+    public interface UsedBlockSink {
+        /** One block in use. */
+        void accept(long offset, int valueClass);
+    }
+
+    /** Gives {@code sink} every block in use, segment by segment. Operations drained (the close record's copy, a count). */
+    public void forEachUsed(UsedBlockSink sink) {
+        Segments g = seg;
+        for (int s = 0; s < g.count; s++) {
+            int owner = g.owner.get(s);
+            if (owner < 0 || g.used.get(s) <= 0) {
+                continue;
+            }
+            int block = ValueClasses.blockBytes(owner);
+            if (block > SMALL_BLOCK_MAX) {
+                sink.accept(g.offset[s], owner);
+                continue;
+            }
+            AtomicLongArray b = g.bits.get(s);
+            int perSegment = SEGMENT_BYTES / block;
+            for (int i = 0; i < perSegment; i++) {
+                if ((b.get(i >>> 6) & (1L << i)) != 0) {
+                    sink.accept(g.offset[s] + (long) i * block, owner);
+                }
+            }
+        }
+    }
+
+    /** {@return the blocks in use, every class} Exact while no take or free runs. */
+    public long usedBlocks() {
+        Segments g = seg;
+        long n = 0;
+        for (int s = 0; s < g.count; s++) {
+            if (g.owner.get(s) >= 0 && g.used.get(s) > 0) {
+                n += g.used.get(s);
+            }
+        }
+        return n;
     }
 
     /**
@@ -476,6 +629,15 @@ public final class SizeClassHeap {
     }
 
     private static int segmentOf(Segments g, long offset) {
+        int s = segmentAt(g, offset);
+        if (s < 0) {
+            throw new IllegalArgumentException("pool offset " + offset + " is in no region of the value heap");
+        }
+        return s;
+    }
+
+    /** The segment that holds {@code offset}, or -1 where no region does. */
+    private static int segmentAt(Segments g, long offset) {
         int lo = 0;
         int hi = g.regions - 1;
         while (lo <= hi) {
@@ -489,7 +651,7 @@ public final class SizeClassHeap {
                 return g.regionFirst[mid] + (int) ((offset - start) >>> SEGMENT_SHIFT);
             }
         }
-        throw new IllegalArgumentException("pool offset " + offset + " is in no region of the value heap");
+        return -1;
     }
 
     private static IllegalArgumentException notABlock(long offset, int valueClass) {

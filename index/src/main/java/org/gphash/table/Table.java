@@ -42,6 +42,8 @@ public final class Table {
     public final MetaFormat meta;
     /** How this pool's values lie in their blocks, by its format. */
     public final ValueFormat values;
+    /** The class of a value of the pool's value size: what batches, imports and format 2 take (format 2: -1, one block size). */
+    public final int fullClass;
     public final EpochGate gate;
     public final CrashHook hook;
     final long maxPoolBytes;
@@ -67,8 +69,9 @@ public final class Table {
         this.persistOnSyncOnly = durability == Durability.ON_CLOSE_OR_SYNC;
         PoolHeader h = headers.current();
         this.geometry = h.geometry();
-        this.meta = MetaFormat.of(h.formatVersion(), geometry.valueSize());
+        this.meta = MetaFormat.of(h.formatVersion());
         this.values = ValueFormat.of(h.formatVersion(), geometry.valueSize());
+        this.fullClass = values.classOf(geometry.valueSize());
         this.seeds = h.seeds();
         this.blocks = PoolHeap.of(h, file.path());
         this.heap = blocks instanceof ValueHeap v ? v : null;
@@ -126,7 +129,7 @@ public final class Table {
      * the old item back must find its checksum intact.
      */
     public void revokeChecksum(long valueOffset) {
-        if (revocations != null && blocks.isBlock(valueOffset)) {
+        if (revocations != null && blocks.isBlock(valueOffset, fullClass)) {
             revocations.revoke(file.segment(), valueOffset);
         }
     }

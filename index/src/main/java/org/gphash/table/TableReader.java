@@ -43,7 +43,7 @@ public final class TableReader {
         if (block < 0) {
             return OpStatus.NOT_FOUND;
         }
-        table.values.read(pool, block, out, outOffset);
+        probe.readLength = table.values.read(pool, block, out, outOffset);
         return OpStatus.FOUND;
     }
 
@@ -55,34 +55,36 @@ public final class TableReader {
         if (probe.matchCount == 0) {
             return -1;
         }
-        long block = table.meta.valueOffset(probe.matchMeta[0]);
-        checkBlock(probe.matchSlot[0], block);
-        checkFrame(pool, probe.matchSlot[0], block);
+        long meta = probe.matchMeta[0];
+        long block = table.meta.valueOffset(meta);
+        int valueClass = table.meta.valueClass(meta);
+        checkBlock(probe.matchSlot[0], block, valueClass);
+        checkFrame(pool, probe.matchSlot[0], block, valueClass);
         checkItem(pool, probe, probe.matchSlot[0], block, key, keyOffset);
         return block;
     }
 
     /**
-     * Refuses an item whose value offset is no block of the heap (its meta word was changed behind
+     * Refuses an item whose value offset (a block of class {@code valueClass}) is no block of the heap (its meta word was changed behind
      * the engine's back after open: a region checked at open is not checked again), naming the slot,
      * instead of reading outside the heap.
      */
-    public void checkBlock(long slot, long block) {
+    public void checkBlock(long slot, long block, int valueClass) {
         // Two compares on the hot path (an exact block check cost reads a third of their speed); free()
         // checks the exact block before it gives one back.
-        if (!table.blocks.spans(block, table.values.framedBytes())) {
+        if (!table.blocks.spans(block, table.values.spanOf(valueClass))) {
             throw outsideHeap(slot, block);
         }
     }
 
     /**
-     * Refuses a value whose frame is not whole (format 3: its header torn, or of another class or
-     * length than the pool's; format 2 has no frame), naming the slot, instead of returning bytes
+     * Refuses a value whose frame is not whole (format 3: its header torn, or of another class than
+     * the word's, or longer than the pool's values; format 2 has no frame), naming the slot, instead of returning bytes
      * that are not the item's value. A value is framed and persisted before any word names it, so a
      * crash leaves none such; recovery does not look at frames yet (issue 53).
      */
-    public void checkFrame(MemorySegment pool, long slot, long block) {
-        if (!table.values.frameWhole(pool, block)) {
+    public void checkFrame(MemorySegment pool, long slot, long block, int valueClass) {
+        if (!table.values.frameWhole(pool, block, valueClass)) {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, table.file.path(), "the value of the item "
                     + "in slot " + slot + " (block at " + block + ") has no whole header for the pool's values: something other "
                     + "than the engine changed the pool; the value is not returned");

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongToIntFunction;
 
 import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
@@ -139,6 +140,11 @@ public final class ValueHeap implements PoolHeap {
 
     /** As {@link #allocate()}, leaving {@code keep} blocks free ({@link #UPDATE_RESERVE} for a new item). */
     @Override
+    public long allocate(int valueClass, long keep) {
+        return allocate(keep);
+    }
+
+    /** {@link #allocate(int, long)} of the one block size. */
     public long allocate(long keep) {
         long[] one = ONE.get();
         return allocateNear(one, 1, keep) == 1 ? one[0] : -1;
@@ -155,6 +161,11 @@ public final class ValueHeap implements PoolHeap {
      * samples in a 16-thread load). The caller gives back what it does not use ({@link #freeAll}).
      */
     @Override
+    public int allocateNear(long[] out, int n, int valueClass, long keep) {
+        return allocateNear(out, n, keep);
+    }
+
+    /** {@link #allocateNear(long[], int, int, long)} of the one block size. */
     public int allocateNear(long[] out, int n, long keep) {
         long f;
         int want;
@@ -265,6 +276,11 @@ public final class ValueHeap implements PoolHeap {
 
     /** Whether {@code offset} is the start of a block of this heap. */
     @Override
+    public boolean isBlock(long offset, int valueClass) {
+        return isBlock(offset);
+    }
+
+    /** Whether {@code offset} is the start of a block of this heap. */
     public boolean isBlock(long offset) {
         return blockOf(layout, offset) >= 0;
     }
@@ -275,6 +291,11 @@ public final class ValueHeap implements PoolHeap {
      * once every mark is made.
      */
     @Override
+    public boolean markUsed(long offset, int valueClass) {
+        return markUsed(offset);
+    }
+
+    /** {@link #markUsed(long, int)} of the one block size. */
     public boolean markUsed(long offset) {
         Layout l = layout;
         long block = blockOf(l, offset);
@@ -331,6 +352,11 @@ public final class ValueHeap implements PoolHeap {
      * use. No loop of its own: open of a large pool is one pass over the record, in its CRC and count.
      */
     @Override
+    public void restore(long[] usedBits, long usedBlocks, LongToIntFunction classOf) {
+        restore(usedBits, usedBlocks);
+    }
+
+    /** {@link #restore(long[], long, LongToIntFunction)}: format 2's bitmap numbers blocks of one size. */
     public void restore(long[] usedBits, long usedBlocks) {
         Layout l = layout;
         if (usedBits.length != l.bitmap.length()) {

@@ -95,7 +95,9 @@ class CrashPointTest {
             }
         }
 
+        /** Crashes at the {@code k}-th {@code point} from now; the counts start again (what the preparation reached is not the workload's). */
         void arm(CrashPoint point, int k) {
+            counts.clear();
             target = point;
             countdown = k;
         }
@@ -211,10 +213,11 @@ class CrashPointTest {
         if (target < 0) {
             return false;
         }
-        long block = table.table.blocks.allocate(0);
-        table.table.values.write(pool, block, MemorySegment.ofArray(value), 0);
+        int c = table.table.fullClass;
+        long block = table.table.blocks.allocate(c, 0);
+        table.table.values.write(pool, block, MemorySegment.ofArray(value), 0, value.length);
         MemorySegment.copy(key, 0, pool, target + SlotMeta.BYTES, 8);
-        Slots.setMeta(pool, target, table.table.meta.make(probe.fingerprint, block));
+        Slots.setMeta(pool, target, table.table.meta.make(probe.fingerprint, c, block));
         table.table.size.increment();
         return true;
     }

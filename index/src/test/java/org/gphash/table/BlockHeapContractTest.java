@@ -1,5 +1,6 @@
 package org.gphash.table;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,10 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicReference;
@@ -28,12 +32,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The calls operations make on a value heap ({@link BlockHeap}), held to one plain model of the blocks
- * in use on both heaps behind it: format 2's {@link ValueHeap} and format 3's heap of one class
- * ({@link OneClassHeap}, issue 53). No block is handed out twice, every block handed out is a block
- * inside the heap's extent, the free count is the total less the blocks in use after every call, a
- * take that would dip into the kept blocks is refused, a block given back twice throws (the ones
- * before it counted free), and the heap grows by whole regions; and what the pool does with a heap
- * beyond that ({@link PoolHeap}): recovery's rebuild from the blocks in use, regions of any size.
+ * in use on both heaps behind it: format 2's {@link ValueHeap} and format 3's heap of every size
+ * class ({@link SegmentHeap}, issue 53), here with values of one class as a fixed-size pool has them.
+ * No block is handed out twice, every block handed out is a block inside the heap's extent, the
+ * blocks in use are counted exactly, a take is refused only where the heap says it has no room
+ * ({@link BlockHeap#canTake}) and, without a reserve, only when every block is in use; format 2's free
+ * count is the total less the blocks in use after every call and a take that would dip into the kept
+ * blocks is refused; a block given back twice throws (the ones before it free), and the heap grows by
+ * whole regions; and what the pool does with a heap beyond that ({@link PoolHeap}): recovery's rebuild
+ * from the blocks in use, regions of any size, the close record's copy. Values of many classes in one
+ * format 3 heap: {@link #formatThreesHeapHoldsBlocksOfEveryClassApart}.
  */
 class BlockHeapContractTest {
 
@@ -50,7 +58,7 @@ class BlockHeapContractTest {
      */
     private static Side side(boolean format3, int c, int segments) {
         int block = ValueClasses.blockBytes(c);
-        OneClassHeap regions = new OneClassHeap(c);
+        SegmentHeap regions = new SegmentHeap(ValueClasses.blockBytes(c) - ValueClasses.HEADER_BYTES);
         ValueHeap chunks = format3 ? null : new ValueHeap(block, List.of());
         if (chunks != null) {
             chunks.startRebuild();
@@ -76,6 +84,7 @@ class BlockHeapContractTest {
                                                @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
         Side side = side(format3, valueClass, segments);
         BlockHeap heap = side.heap();
+        int c = format3 ? valueClass : -1;
         int valueBytes = ValueClasses.blockBytes(valueClass) - ValueClasses.HEADER_BYTES;
         Random r = new Random(seed);
         List<Long> live = new ArrayList<>();
@@ -89,20 +98,29 @@ class BlockHeapContractTest {
             switch (r.nextInt(7)) {
                 case 0, 1 -> {
                     long keep = r.nextBoolean() ? 0 : BlockHeap.UPDATE_RESERVE;
-                    long b = heap.allocate(keep);
-                    if (freeBefore <= keep) {
+                    boolean room = heap.canTake(c, keep);
+                    long b = heap.allocate(c, keep);
+                    assertEquals(room, b >= 0, "a take where the heap said it had room: " + room);
+                    if (!format3 && freeBefore <= keep) {
                         assertEquals(-1, b, "a take into the kept blocks");
-                    } else {
-                        taken(heap, b, valueBytes, inUse, live);
+                    }
+                    if (b >= 0) {
+                        taken(heap, b, c, valueBytes, inUse, live);
+                    } else if (keep == 0) {
+                        assertEquals(total, inUse.size(), "a take refused with a block free");
                     }
                 }
                 case 2 -> {
                     int n = 1 + r.nextInt(out.length);
                     long keep = r.nextBoolean() ? 0 : BlockHeap.UPDATE_RESERVE;
-                    int got = heap.allocateNear(out, n, keep);
-                    assertEquals(Math.max(0, Math.min(n, freeBefore - keep)), got, "blocks of a grant");
+                    int got = heap.allocateNear(out, n, c, keep);
+                    if (!format3) {
+                        assertEquals(Math.max(0, Math.min(n, freeBefore - keep)), got, "blocks of a grant");
+                    } else if (keep == 0) {
+                        assertEquals(Math.min(n, total - inUse.size()), got, "blocks of a grant");
+                    }
                     for (int i = 0; i < got; i++) {
-                        taken(heap, out[i], valueBytes, inUse, live);
+                        taken(heap, out[i], c, valueBytes, inUse, live);
                     }
                 }
                 case 3, 4 -> {
@@ -123,7 +141,7 @@ class BlockHeapContractTest {
                         int twice = 1 + r.nextInt(n - 1);
                         heap.free(out[twice]);
                         assertThrows(RuntimeException.class, () -> heap.freeAll(out, 0, n));
-                        assertEquals(total - inUse.size() - (n - 1 - twice), heap.freeBlocks(),
+                        assertEquals(inUse.size() + (n - 1 - twice), heap.usedBlocks(),
                                 "the blocks before the one freed twice are free, those after it still in use");
                         heap.freeAll(out, twice + 1, n);
                     } else {
@@ -138,24 +156,30 @@ class BlockHeapContractTest {
                     }
                 }
             }
-            assertEquals(total - inUse.size(), heap.freeBlocks(), "free blocks after step " + step);
+            assertEquals(inUse.size(), heap.usedBlocks(), "blocks in use after step " + step);
+            if (format3) {
+                assertTrue(heap.freeBlocks() <= total - inUse.size(), "free segments' blocks after step " + step);
+            } else {
+                assertEquals(total - inUse.size(), heap.freeBlocks(), "free blocks after step " + step);
+            }
         }
-        while (heap.freeBlocks() > 0) {  // every block can be taken, and none twice
-            taken(heap, heap.allocate(0), valueBytes, inUse, live);
+        for (long b; (b = heap.allocate(c, 0)) >= 0; ) {  // every block can be taken, and none twice
+            taken(heap, b, c, valueBytes, inUse, live);
         }
         assertEquals(total, inUse.size());
-        assertEquals(-1, heap.allocate(0));
+        assertFalse(heap.canTake(c, 0));
         for (long b : live) {
             heap.free(b);
         }
         assertEquals(total, heap.freeBlocks());
+        assertEquals(0, heap.usedBlocks());
     }
 
-    private static void taken(BlockHeap heap, long b, int valueBytes, Set<Long> inUse, List<Long> live) {
+    private static void taken(BlockHeap heap, long b, int c, int valueBytes, Set<Long> inUse, List<Long> live) {
         assertTrue(b >= 0, "no block where the free count had one");
-        assertTrue(heap.isBlock(b), b + " is no block");
+        assertTrue(heap.isBlock(b, c), b + " is no block");
         assertTrue(heap.spans(b, valueBytes), b + " lies outside the heap's extent");
-        assertFalse(heap.isBlock(b + 8), b + 8 + " inside a block is taken for one");
+        assertFalse(heap.isBlock(b + 8, c), b + 8 + " inside a block is taken for one");
         assertTrue(inUse.add(b), b + " handed out twice");
         live.add(b);
     }
@@ -167,6 +191,7 @@ class BlockHeapContractTest {
         int c = ValueClasses.classOf(128);
         Side side = side(format3, c, 4);
         BlockHeap heap = side.heap();
+        int cls = format3 ? c : -1;
         long total = heap.totalBlocks();
         int threads = 4;
         Set<Long> held = ConcurrentHashMap.newKeySet();
@@ -183,7 +208,7 @@ class BlockHeapContractTest {
                     long[] grant = new long[32];
                     for (int i = 0; i < 20_000; i++) {
                         if (r.nextBoolean() && mine.size() < 400) {
-                            int got = heap.allocateNear(grant, 1 + r.nextInt(grant.length), BlockHeap.UPDATE_RESERVE);
+                            int got = heap.allocateNear(grant, 1 + r.nextInt(grant.length), cls, BlockHeap.UPDATE_RESERVE);
                             for (int k = 0; k < got; k++) {
                                 if (!held.add(grant[k])) {
                                     throw new AssertionError(grant[k] + " handed out twice");
@@ -225,21 +250,25 @@ class BlockHeapContractTest {
                                             @ForAll @IntRange(min = 1, max = 3) int segments,
                                             @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
         PoolHeap heap = (PoolHeap) side(format3, valueClass, segments).heap();
-        List<Long> live = takeAndGive(heap, new Random(seed), 300);
+        int c = format3 ? valueClass : -1;
+        List<Long> live = takeAndGive(heap, c, new Random(seed), 300);
         long total = heap.totalBlocks();
         heap.startRebuild();
         for (long b : live) {
-            assertTrue(heap.isBlock(b));
-            assertTrue(heap.markUsed(b), "block " + b + " marked once");
+            assertTrue(heap.isBlock(b, c));
+            assertTrue(heap.markUsed(b, c), "block " + b + " marked once");
         }
         if (!live.isEmpty()) {
-            assertFalse(heap.markUsed(live.get(0)), "a second slot naming a block is told apart");
+            assertFalse(heap.markUsed(live.get(0), c), "a second slot naming a block is told apart");
         }
         heap.finishRebuild();
         assertEquals(total, heap.totalBlocks());
-        assertEquals(total - live.size(), heap.freeBlocks());
+        assertEquals(live.size(), heap.usedBlocks());
+        if (!format3) {
+            assertEquals(total - live.size(), heap.freeBlocks());
+        }
         Set<Long> inUse = new HashSet<>(live);
-        for (long b; (b = heap.allocate(0)) >= 0; ) {
+        for (long b; (b = heap.allocate(c, 0)) >= 0; ) {
             assertTrue(inUse.add(b), "block " + b + " handed out while in use");
         }
         assertEquals(total, inUse.size(), "every block is in use or was free");
@@ -255,25 +284,26 @@ class BlockHeapContractTest {
     @ValueSource(ints = {0, 7, 20, 40})
     void formatThreesHeapTakesTheWholeSegmentsOfARegion(int valueClass) {
         int seg = SizeClassHeap.SEGMENT_BYTES;
-        OneClassHeap heap = new OneClassHeap(valueClass);
+        SegmentHeap heap = new SegmentHeap(ValueClasses.blockBytes(valueClass) - ValueClasses.HEADER_BYTES);
         heap.addRegion(FIRST + 8, seg - 8);
         assertEquals(0, heap.totalBlocks(), "less than a segment from the boundary: nothing");
         assertEquals(0, heap.totalBytes());
         heap.addRegion(2L * FIRST + 4, 2L * seg + seg / 2);
         assertEquals(2L * seg, heap.totalBytes());
         assertTrue(heap.totalBlocks() > 0 || ValueClasses.blockBytes(valueClass) > 2 * seg);
-        assertFalse(heap.isBlock(2L * FIRST + 4), "the region's unaligned start is no block");
+        assertFalse(heap.isBlock(2L * FIRST + 4, valueClass), "the region's unaligned start is no block");
         if (heap.totalBlocks() > 0) {
-            assertTrue(heap.isBlock(2L * FIRST + 16), "the first block starts on the boundary");
-            long b = heap.allocate(0);
+            assertTrue(heap.isBlock(2L * FIRST + 16, valueClass), "the first block starts on the boundary");
+            long b = heap.allocate(valueClass, 0);
             assertTrue(b >= 2L * FIRST + 16 && b + ValueClasses.blockBytes(valueClass) <= 2L * FIRST + 16 + 2L * seg);
         }
     }
 
     /**
-     * The close record's copy of format 3's heap: block numbers and offsets are each other's inverse
+     * The close record's copy of format 3's heap: unit numbers and offsets are each other's inverse
      * over regions added in any order (some too small for a block of a large class), and a bitmap of
-     * the blocks in use restores a heap of the same regions to the same blocks in use, no scan.
+     * the units where blocks in use start, with each block's class read back as its value header
+     * would give it, restores a heap of the same regions to the same blocks in use, no scan.
      */
     @Property(tries = 100)
     void formatThreesBitmapRestoresTheBlocksInUse(@ForAll @IntRange(min = 0, max = 63) int valueClass,
@@ -285,38 +315,105 @@ class BlockHeapContractTest {
             regions[i] = new long[] {FIRST + (long) i * 64 * seg, (1 + r.nextInt(40)) * (long) seg + r.nextInt(seg)};
         }
         Collections.shuffle(Arrays.asList(regions), r);
-        OneClassHeap heap = new OneClassHeap(valueClass);
-        OneClassHeap again = new OneClassHeap(valueClass);
+        int maxValue = ValueClasses.blockBytes(valueClass) - ValueClasses.HEADER_BYTES;
+        SegmentHeap heap = new SegmentHeap(maxValue);
+        SegmentHeap again = new SegmentHeap(maxValue);
         for (long[] g : regions) {
             heap.addRegion(g[0], g[1]);
             again.addRegion(g[0], g[1]);
         }
-        for (long n = 0; n < heap.totalBlocks(); n++) {
-            long offset = heap.offsetOf(n);
-            assertTrue(heap.isBlock(offset), "block " + n + " at " + offset);
-            assertEquals(n, heap.blockNumber(offset));
+        for (long n = 0; n < heap.units(); n += 1 + r.nextInt(64)) {
+            assertEquals(n, heap.unitNumber(heap.offsetOfUnit(n)), "unit " + n);
         }
-        List<Long> live = takeAndGive(heap, r, 400);
+        Map<Long, Integer> classOf = new HashMap<>();
+        for (int i = 0; i < 400; i++) {  // blocks of the pool's classes up to its own, some given back
+            if (!classOf.isEmpty() && r.nextInt(3) == 0) {
+                long b = new ArrayList<>(classOf.keySet()).get(r.nextInt(classOf.size()));
+                classOf.remove(b);
+                heap.free(b);
+            } else {
+                int c = r.nextInt(valueClass + 1);
+                long b = heap.allocate(c, 0);
+                if (b >= 0) {
+                    classOf.put(b, c);
+                }
+            }
+        }
         long[] bits = heap.usedBits();
         assertEquals(heap.bitmapWords(), bits.length);
-        again.restore(bits, live.size());
+        again.restore(bits, classOf.size(), offset -> classOf.getOrDefault(offset, -1));
         assertEquals(heap.freeBlocks(), again.freeBlocks());
         assertEquals(heap.totalBlocks(), again.totalBlocks());
-        Set<Long> inUse = new HashSet<>(live);
-        for (long b; (b = again.allocate(0)) >= 0; ) {
-            assertTrue(inUse.add(b), "block " + b + " handed out while in use");
+        assertEquals(classOf.size(), again.usedBlocks());
+        assertArrayEquals(bits, again.usedBits(), "the restored heap records the same blocks");
+        for (long b : classOf.keySet()) {
+            again.free(b);  // each block restored in use, of its class
         }
-        assertEquals(heap.totalBlocks(), inUse.size());
+        assertEquals(0, again.usedBlocks());
+        assertEquals(again.totalBlocks(), again.freeBlocks(), "every segment back");
+    }
+
+    /**
+     * Format 3's heap with blocks of many classes at once, as a pool of values of any length holds
+     * them: against a model of byte ranges, no two blocks in use overlap, each lies in a region and is a
+     * block of its class, the count of blocks in use is exact, a take fails only where
+     * {@link SegmentHeap#canTake} says so, every class's block can be taken after a growth, and once
+     * every block is given back every segment is free again.
+     */
+    @Property(tries = 100)
+    void formatThreesHeapHoldsBlocksOfEveryClassApart(@ForAll @IntRange(min = 1, max = 8) int segments,
+                                                      @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
+        Random r = new Random(seed);
+        int seg = SizeClassHeap.SEGMENT_BYTES;
+        SegmentHeap heap = new SegmentHeap(200_000);  // classes up to runs of several segments
+        long[] end = {FIRST};
+        heap.addRegion(end[0], (long) segments * seg);
+        end[0] += (long) segments * seg + seg;  // a gap before the next region
+        TreeMap<Long, Integer> live = new TreeMap<>();
+        int maxClass = ValueClasses.classOf(200_000);
+        for (int step = 0; step < 600; step++) {
+            if (!live.isEmpty() && r.nextInt(3) == 0) {
+                long b = new ArrayList<>(live.keySet()).get(r.nextInt(live.size()));
+                live.remove(b);
+                heap.free(b);
+            } else {
+                // Mostly small values, a few large ones (runs of segments).
+                int c = r.nextInt(10) == 0 ? r.nextInt(maxClass + 1) : r.nextInt(Math.min(maxClass, 30) + 1);
+                boolean room = heap.canTake(c, 0);
+                long b = heap.allocate(c, 0);
+                assertEquals(room, b >= 0, "class " + c + ": a take where the heap said it had room: " + room);
+                if (b < 0) {
+                    heap.addRegion(end[0], (long) (1 + r.nextInt(4)) * seg + ValueClasses.blockBytes(c));
+                    end[0] += 64L * seg;
+                    b = heap.allocate(c, 0);
+                    assertTrue(b >= 0, "class " + c + " after a growth");
+                }
+                assertTrue(heap.isBlock(b, c), b + " is no block of class " + c);
+                Map.Entry<Long, Integer> below = live.floorEntry(b);
+                assertTrue(below == null || below.getKey() + ValueClasses.blockBytes(below.getValue()) <= b,
+                        "block " + b + " of class " + c + " overlaps " + below);
+                Map.Entry<Long, Integer> above = live.ceilingEntry(b);
+                assertTrue(above == null || b + ValueClasses.blockBytes(c) <= above.getKey(),
+                        "block " + b + " of class " + c + " overlaps " + above);
+                live.put(b, c);
+            }
+            assertEquals(live.size(), heap.usedBlocks(), "blocks in use after step " + step);
+        }
+        for (long b : live.keySet()) {
+            heap.free(b);
+        }
+        assertEquals(0, heap.usedBlocks());
+        assertEquals(heap.totalBlocks(), heap.freeBlocks(), "every segment back");
     }
 
     /** {@code steps} random takes and gives on {@code heap} (a third gives while any block is taken); {@return the blocks taken} */
-    private static List<Long> takeAndGive(BlockHeap heap, Random r, int steps) {
+    private static List<Long> takeAndGive(BlockHeap heap, int c, Random r, int steps) {
         List<Long> live = new ArrayList<>();
         for (int i = 0; i < steps; i++) {
             if (!live.isEmpty() && r.nextInt(3) == 0) {
                 heap.free(live.remove(r.nextInt(live.size())));
             } else {
-                long b = heap.allocate(0);
+                long b = heap.allocate(c, 0);
                 if (b >= 0) {
                     live.add(b);
                 }

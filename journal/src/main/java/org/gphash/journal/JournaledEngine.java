@@ -232,6 +232,15 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         return engine.getAlongside(key, valueOut);
     }
 
+    /**
+     * Reads go to the pool, as gets do, with each value's length (a format 3 pool's values written
+     * before the journal have their own; the journal's writes have the value size).
+     */
+    @Override
+    public int read(MemorySegment key, MemorySegment valueOut) {
+        return engine.read(key, valueOut);
+    }
+
     /** Batches of puts and deletes at least this large are journaled while the engine runs them. */
     private static final int ALONGSIDE_MIN = 1 << 12;
 

@@ -15,33 +15,27 @@ package org.gphash.format;
 public final class MetaFormat {
 
     /** Format 2: the value's byte offset in the word's low 48 bits; one block size per pool. */
-    public static final MetaFormat V2 = new MetaFormat(2, -1);
+    public static final MetaFormat V2 = new MetaFormat(2);
+    /** Format 3: the value block's size class and its offset in 16-byte units ({@link SlotMetaV3}). */
+    public static final MetaFormat V3 = new MetaFormat(3);
 
     private final int version;
-    /** Format 3's class of every value of a fixed-size pool (-1 for format 2). */
-    private final int valueClass;
 
-    private MetaFormat(int version, int valueClass) {
+    private MetaFormat(int version) {
         this.version = version;
-        this.valueClass = valueClass;
-    }
-
-    /** Format 3 for a pool whose values are all {@code valueSize} bytes: each word names a block of their one class. */
-    public static MetaFormat v3(int valueSize) {
-        return new MetaFormat(3, ValueClasses.classOf(valueSize));
     }
 
     /**
-     * {@return the words of pools of format version {@code version} whose values are {@code valueSize} bytes}
+     * {@return the words of pools of format version {@code version}}
      *
      * @throws IllegalArgumentException for a version this build cannot read
      */
-    public static MetaFormat of(int version, int valueSize) {
+    public static MetaFormat of(int version) {
         if (!PoolHeader.readable(version)) {
             throw new IllegalArgumentException("pool format " + version + " is not one this build reads (it reads "
                     + PoolHeader.FORMAT_VERSION + " and " + PoolHeader.FORMAT_3 + ")");
         }
-        return version == PoolHeader.FORMAT_3 ? v3(valueSize) : V2;
+        return version == PoolHeader.FORMAT_3 ? V3 : V2;
     }
 
     /** {@return the pool format version whose words these are} */
@@ -54,8 +48,16 @@ public final class MetaFormat {
         return version == 3 ? SlotMetaV3.valueOffset(meta) : SlotMeta.valueOffset(meta);
     }
 
-    /** {@return the word of an item with {@code fingerprint} whose value is in the block at {@code valueOffset}} */
-    public long make(int fingerprint, long valueOffset) {
+    /** {@return the size class of the value block the item's word {@code meta} names} (format 2: -1, one block size) */
+    public int valueClass(long meta) {
+        return version == 3 ? SlotMetaV3.valueClass(meta) : -1;
+    }
+
+    /**
+     * {@return the word of an item with {@code fingerprint} whose value is in the block of class
+     * {@code valueClass} at {@code valueOffset}} (format 2 has no class: it is ignored)
+     */
+    public long make(int fingerprint, int valueClass, long valueOffset) {
         return version == 3 ? SlotMetaV3.make(fingerprint, valueClass, valueOffset) : SlotMeta.make(fingerprint, valueOffset);
     }
 

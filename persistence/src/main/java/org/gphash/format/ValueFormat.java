@@ -13,38 +13,42 @@ import java.nio.ByteOrder;
  * (docs/lab/2026-11-29-format-3-plan.md, "Step 3, decided before its code"). Pools are format 2 unless
  * made in format 3, which only the CPU engine runs yet.
  *
- * <p>This class frames values of the pool's one size; values of many sizes come with step 4.
+ * <p>Format 3's values have any length up to the pool's value size, each block of the class its
+ * length takes; format 2's all have the value size.
  */
 public final class ValueFormat {
 
     private static final ValueLayout.OfLong HEADER = ValueLayout.JAVA_LONG.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final int version;
+    /** Format 2: every value's length; format 3: the longest a value may be. */
     private final int valueSize;
-    /** Format 3's class of every value (-1 for format 2). */
-    private final int valueClass;
     /** Bytes from a block's start to its value's first byte. */
     private final int valueStart;
 
-    private ValueFormat(int version, int valueSize, int valueClass, int valueStart) {
+    private ValueFormat(int version, int valueSize, int valueStart) {
         this.version = version;
         this.valueSize = valueSize;
-        this.valueClass = valueClass;
         this.valueStart = valueStart;
     }
 
     /** Format 2: values of {@code valueSize} bytes, each at its block's start, nothing around it. */
     public static ValueFormat v2(int valueSize) {
-        return new ValueFormat(2, checkedSize(valueSize), -1, 0);
-    }
-
-    /** Format 3: values of {@code valueSize} bytes, each behind its header in a block of their one class. */
-    public static ValueFormat v3(int valueSize) {
-        return new ValueFormat(3, checkedSize(valueSize), ValueClasses.classOf(valueSize), ValueClasses.HEADER_BYTES);
+        return new ValueFormat(2, checkedSize(valueSize), 0);
     }
 
     /**
-     * {@return the format of values of {@code valueSize} bytes in pools of format version {@code version}}
+     * Format 3: values of 0 to {@code valueSize} bytes, each behind its header in a block of the class
+     * its length takes (a pool whose values are all {@code valueSize} long uses one class).
+     */
+    public static ValueFormat v3(int valueSize) {
+        ValueClasses.classOf(checkedSize(valueSize));  // refuses a size no class holds
+        return new ValueFormat(3, valueSize, ValueClasses.HEADER_BYTES);
+    }
+
+    /**
+     * {@return the format of values of (at most, in format 3) {@code valueSize} bytes in pools of
+     * format version {@code version}}
      *
      * @throws IllegalArgumentException for a version this build cannot read
      */
@@ -68,51 +72,117 @@ public final class ValueFormat {
         return version;
     }
 
+    /** {@return whether values may be shorter than the pool's value size (format 3)} */
+    public boolean variableLengths() {
+        return version == 3;
+    }
+
+    /** {@return the longest value: format 2's every value, format 3's most} */
+    public int maxLength() {
+        return valueSize;
+    }
+
+    /**
+     * {@return the class of the block a value of {@code length} bytes takes} (format 2: -1, one block size)
+     *
+     * @throws IllegalArgumentException for a length this pool's values cannot have
+     */
+    public int classOf(int length) {
+        if (version != 3) {
+            if (length != valueSize) {
+                throw new IllegalArgumentException("a value of " + length + " bytes in a pool of " + valueSize + "-byte values");
+            }
+            return -1;
+        }
+        if (length < 0 || length > valueSize) {
+            throw new IllegalArgumentException("a value of " + length + " bytes in a pool of values up to " + valueSize + " bytes");
+        }
+        return ValueClasses.classOf(length);
+    }
+
     /** {@return the pool offset of the first byte of the value in the block at {@code block}} */
     public long valueAt(long block) {
         return block + valueStart;
     }
 
-    /** {@return the bytes from a block's start that its value and frame take: what a write persists and a read may touch} */
-    public int framedBytes() {
-        return valueStart + valueSize;
+    /** {@return the bytes from a block's start that a value of {@code length} bytes and its frame take: what a write persists} */
+    public int framedBytes(int length) {
+        return valueStart + length;
     }
 
     /**
-     * Writes the value at {@code src}/{@code srcOffset} into the block at {@code block}, with its frame
-     * (format 3's header: the pool's value size, no checksum; nothing in format 2).
+     * {@return the bytes from a block's start that a read of a block of class {@code valueClass} may
+     * touch}: format 2's value; format 3's frame of the class's longest value
+     */
+    public int spanOf(int valueClass) {
+        return version == 3 ? ValueClasses.blockBytes(valueClass) : valueSize;
+    }
+
+    /**
+     * Writes the {@code length} bytes of the value at {@code src}/{@code srcOffset} into the block at
+     * {@code block}, with its frame (format 3's header: the length, no checksum; nothing in format 2).
      *
      * @return the bytes from the block's start to persist, before any word names the block ({@link #framedBytes})
      */
-    public int write(MemorySegment pool, long block, MemorySegment src, long srcOffset) {
-        MemorySegment.copy(src, srcOffset, pool, valueAt(block), valueSize);
+    public int write(MemorySegment pool, long block, MemorySegment src, long srcOffset, int length) {
+        MemorySegment.copy(src, srcOffset, pool, valueAt(block), length);
         if (version == 3) {
-            pool.set(HEADER, block, ValueBlockHeader.make(valueSize, 0));
+            pool.set(HEADER, block, ValueBlockHeader.make(length, 0));
         }
-        return framedBytes();
+        return framedBytes(length);
     }
 
-    /** Copies the value in the block at {@code block} to {@code out} at {@code outOffset} (check it with {@link #frameWhole} first). */
-    public void read(MemorySegment pool, long block, MemorySegment out, long outOffset) {
-        MemorySegment.copy(pool, valueAt(block), out, outOffset, valueSize);
+    /** {@return the length of the value in the block at {@code block}} (check it with {@link #frameWhole} first) */
+    public int length(MemorySegment pool, long block) {
+        return version == 3 ? (int) ValueBlockHeader.length(pool.get(HEADER, block)) : valueSize;
     }
 
     /**
-     * {@return whether the block at {@code block} holds a whole value of this pool}: in format 3, its
-     * header is whole for the class the pool's words name and gives the pool's value size (a torn
-     * value of one class is never read as another's, nor as a value of another length); in format 2,
-     * always (a bare value has nothing to check).
+     * Copies the value in the block at {@code block} to {@code out} at {@code outOffset} (check it
+     * with {@link #frameWhole} first).
+     *
+     * @return its length
      */
-    public boolean frameWhole(MemorySegment pool, long block) {
+    public int read(MemorySegment pool, long block, MemorySegment out, long outOffset) {
+        int length = length(pool, block);
+        MemorySegment.copy(pool, valueAt(block), out, outOffset, length);
+        return length;
+    }
+
+    /**
+     * {@return the class of the value in the block at {@code block} by its header} (format 3: -1 where
+     * the header is not whole for the class its length takes, or its length is over the pool's;
+     * format 2: -1, one block size). The close record's restore reads it.
+     */
+    public int classInHeader(MemorySegment pool, long block) {
+        if (version != 3) {
+            return -1;
+        }
+        long header = pool.get(HEADER, block);
+        long length = ValueBlockHeader.length(header);
+        if (length > valueSize) {
+            return -1;
+        }
+        int c = ValueClasses.classOf(length);
+        return ValueBlockHeader.wholeIn(header, c) ? c : -1;
+    }
+
+    /**
+     * {@return whether the block at {@code block}, of class {@code valueClass} by the word that names
+     * it, holds a whole value of this pool}: in format 3, its header is whole for that class (a torn
+     * value of one class is never read as another's) and its length at most the pool's value size; in
+     * format 2, always (a bare value has nothing to check).
+     */
+    public boolean frameWhole(MemorySegment pool, long block, int valueClass) {
         if (version != 3) {
             return true;
         }
         long header = pool.get(HEADER, block);
-        return ValueBlockHeader.wholeIn(header, valueClass) && ValueBlockHeader.length(header) == valueSize;
+        return ValueBlockHeader.wholeIn(header, valueClass) && ValueBlockHeader.length(header) <= valueSize;
     }
 
     @Override
     public String toString() {
-        return "format " + version + " values of " + valueSize + " bytes";
+        return "format " + version + (version == 3 ? " values of up to " : " values of ") + valueSize + " bytes";
     }
 }

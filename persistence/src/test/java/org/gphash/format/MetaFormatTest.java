@@ -12,7 +12,7 @@ import net.jqwik.api.constraints.LongRange;
 
 /**
  * The pool's meta-word format as the engines decode through it: format 2's words are {@link SlotMeta}'s
- * bit for bit (every pool today), format 3's {@link SlotMetaV3}'s with the fixed-size pool's one class;
+ * bit for bit (every pool today), format 3's {@link SlotMetaV3}'s with the class of each value's block;
  * the fingerprint and what names a block are the same bits in both.
  */
 class MetaFormatTest {
@@ -20,22 +20,23 @@ class MetaFormatTest {
     @Property(tries = 500)
     void formatTwoIsSlotMetaBitForBit(@ForAll @IntRange(min = 2, max = 0xFFFF) int fingerprint,
                                       @ForAll @LongRange(min = 1, max = (1L << 48) - 1) long offset) {
-        long word = MetaFormat.V2.make(fingerprint, offset);
+        long word = MetaFormat.V2.make(fingerprint, -1, offset);
         assertEquals(SlotMeta.make(fingerprint, offset), word);
         assertEquals(offset, MetaFormat.V2.valueOffset(word));
         assertEquals(fingerprint, SlotMeta.fingerprint(word));
         assertEquals(2, MetaFormat.V2.version());
-        assertEquals(MetaFormat.V2, MetaFormat.of(PoolHeader.FORMAT_VERSION, 128));
-        assertEquals(3, MetaFormat.of(PoolHeader.FORMAT_3, 128).version());
+        assertEquals(MetaFormat.V2, MetaFormat.of(PoolHeader.FORMAT_VERSION));
+        assertEquals(3, MetaFormat.of(PoolHeader.FORMAT_3).version());
     }
 
     @Property(tries = 500)
-    void formatThreeIsSlotMetaV3WithThePoolsOneClass(@ForAll @IntRange(min = 2, max = 0xFFFF) int fingerprint,
+    void formatThreeIsSlotMetaV3WithTheValuesClass(@ForAll @IntRange(min = 2, max = 0xFFFF) int fingerprint,
                                                     @ForAll @LongRange(min = 1, max = (1L << 30)) long units,
                                                     @ForAll @IntRange(min = 0, max = 1 << 16) int valueSize) {
-        MetaFormat f = MetaFormat.v3(valueSize);
+        MetaFormat f = MetaFormat.V3;
         long offset = units * SlotMetaV3.OFFSET_UNIT;
-        long word = f.make(fingerprint, offset);
+        long word = f.make(fingerprint, ValueClasses.classOf(valueSize), offset);
+        assertEquals(ValueClasses.classOf(valueSize), f.valueClass(word));
         assertEquals(SlotMetaV3.make(fingerprint, ValueClasses.classOf(valueSize), offset), word);
         assertEquals(offset, f.valueOffset(word));
         assertEquals(ValueClasses.classOf(valueSize), SlotMetaV3.valueClass(word));
@@ -48,10 +49,11 @@ class MetaFormatTest {
                                                             @ForAll @IntRange(min = 2, max = 0xFFFF) int b,
                                                             @ForAll @LongRange(min = 1, max = 1L << 40) long units,
                                                             @ForAll @LongRange(min = 1, max = 1L << 40) long other) {
-        for (MetaFormat f : new MetaFormat[] {MetaFormat.V2, MetaFormat.v3(128)}) {
+        int c = ValueClasses.classOf(128);
+        for (MetaFormat f : new MetaFormat[] {MetaFormat.V2, MetaFormat.V3}) {
             long offset = units * 16;
-            assertTrue(MetaFormat.sameBlock(f.make(a, offset), f.make(b, offset)), f + ": one block, two fingerprints");
-            assertEquals(units == other, MetaFormat.sameBlock(f.make(a, offset), f.make(a, other * 16)), f.toString());
+            assertTrue(MetaFormat.sameBlock(f.make(a, c, offset), f.make(b, c, offset)), f + ": one block, two fingerprints");
+            assertEquals(units == other, MetaFormat.sameBlock(f.make(a, c, offset), f.make(a, c, other * 16)), f.toString());
         }
     }
 
@@ -60,7 +62,7 @@ class MetaFormatTest {
         if (PoolHeader.readable(version)) {
             return;
         }
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MetaFormat.of(version, 128));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MetaFormat.of(version));
         assertTrue(e.getMessage().contains("pool format " + version), e.getMessage());
         assertFalse(e.getMessage().isEmpty());
     }

@@ -130,7 +130,7 @@ final class DumpCommand implements Callable<Integer> {
                     EntryScan.State state = new EntryScan.State();
                     EntryChunk chunk = new EntryChunk(g.keySize(), g.valueSize(), 4096);
                     LongPredicate vouched = offset -> {
-                        long block = heap.blockOf(offset);
+                        long block = heap.blockAt(offset);
                         if (block >= 0 && (sharedBlocks[(int) (block >>> 6)] & (1L << block)) != 0) {
                             shared[0]++;
                             return false;
@@ -202,7 +202,7 @@ final class DumpCommand implements Callable<Integer> {
     /** A bitmap (numbered as {@code heap} numbers blocks) of the blocks that more than one item refers to. */
     private static long[] sharedBlocks(PoolInspector in, HeapMap heap) {
         long[] shared = new long[(int) ((heap.blockNumbers() + 63) >>> 6)];
-        MetaFormat format = MetaFormat.of(in.header().formatVersion(), in.geometry().valueSize());
+        MetaFormat format = MetaFormat.of(in.header().formatVersion());
         TableLayout t = in.layout();
         Geometry g = in.geometry();
         MemorySegment s = in.segment();
@@ -213,7 +213,7 @@ final class DumpCommand implements Callable<Integer> {
                 if (!SlotMeta.isItem(meta)) {
                     continue;
                 }
-                long block = heap.blockOf(format.valueOffset(meta));
+                long block = heap.blockOf(format.valueOffset(meta), format.valueClass(meta));
                 if (block >= 0 && !heap.claim(block)) {
                     shared[(int) (block >>> 6)] |= 1L << block;
                 }

@@ -17,6 +17,8 @@ import org.gphash.Geometry;
  * <pre>
  *   magic "GPHDUMP1" (8), version (4), key size, value size, levels, hashes, slots per bucket (4 each)
  *   per item: tag 1 (1), key (key size), value (value size)
+ *         or: tag 2 (1), key (key size), value length n (4), value (n bytes): a value shorter than the
+ *             value size, which format 3 pools hold
  *   end:      tag 0 (1), item count (8), CRC32C of every byte before the CRC (4)
  * </pre>
  * The trailer makes a truncated or damaged dump detectable: import refuses it rather than build a
@@ -38,7 +40,10 @@ final class DumpFormat {
         private final DataOutputStream out;
         private long count;
 
+        private final int valueSize;
+
         Writer(OutputStream sink, Geometry g) throws IOException {
+            this.valueSize = g.valueSize();
             this.checked = new CheckedOutputStream(sink, new CRC32C());
             this.out = new DataOutputStream(checked);
             out.writeLong(MAGIC);
@@ -51,8 +56,12 @@ final class DumpFormat {
         }
 
         void item(byte[] key, byte[] value) throws IOException {
-            out.writeByte(1);
+            boolean whole = value.length == valueSize;
+            out.writeByte(whole ? 1 : 2);
             out.write(key);
+            if (!whole) {
+                out.writeInt(value.length);
+            }
             out.write(value);
             count++;
         }
@@ -100,15 +109,22 @@ final class DumpFormat {
             return geometry;
         }
 
-        /** Reads the next item into the arrays; false at the (verified) end. */
-        boolean next(byte[] key, byte[] value) throws IOException {
+        /**
+         * Reads the next item into the arrays (a shorter value into the first bytes of {@code value});
+         * {@return its value's length, or -1 at the (verified) end}
+         */
+        int next(byte[] key, byte[] value) throws IOException {
             try {
                 int tag = in.readUnsignedByte();
-                if (tag == 1) {
+                if (tag == 1 || tag == 2) {
                     in.readFully(key);
-                    in.readFully(value);
+                    int length = tag == 1 ? value.length : in.readInt();
+                    if (length < 0 || length > value.length) {
+                        throw new IOException("dump is damaged: a value of " + length + " bytes after " + count + " items");
+                    }
+                    in.readFully(value, 0, length);
                     count++;
-                    return true;
+                    return length;
                 }
                 if (tag != 0) {
                     throw new IOException("dump is damaged: record tag " + tag + " after " + count + " items");
@@ -122,7 +138,7 @@ final class DumpFormat {
                 if (stored != computed) {
                     throw new IOException("dump checksum mismatch: the file is damaged");
                 }
-                return false;
+                return -1;
             } catch (EOFException e) {
                 throw new IOException("dump is truncated after " + count + " items (no end marker)", e);
             }

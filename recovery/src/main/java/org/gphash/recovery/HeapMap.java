@@ -7,8 +7,8 @@ import java.util.List;
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.ValueClasses;
-import org.gphash.table.OneClassHeap;
 import org.gphash.table.PoolHeap;
+import org.gphash.table.SegmentHeap;
 import org.gphash.table.SizeClassHeap;
 
 /**
@@ -25,25 +25,26 @@ final class HeapMap {
     private final long totalBlocks;
     private long usedBlocks;
     /**
-     * Format 3's heap of one class, whose blocks lie in the whole segments of each chunk and are
-     * numbered as its close record numbers them ({@link OneClassHeap#blockNumber}); null in format 2.
+     * Format 3's heap, whose blocks of every class lie in the whole segments of each chunk and are
+     * numbered by the 16-byte unit they start at, as its close record numbers them
+     * ({@link SegmentHeap#unitNumber}); null in format 2.
      */
-    private final OneClassHeap classes;
+    private final SegmentHeap classes;
 
     /** The heap the header {@code h} describes, blocks numbered as its format's close record numbers them. */
     static HeapMap of(PoolHeader h) {
         if (h.formatVersion() == PoolHeader.FORMAT_3) {
-            return new HeapMap((OneClassHeap) PoolHeap.of(h, null));
+            return new HeapMap((SegmentHeap) PoolHeap.of(h, null));
         }
         return new HeapMap(h.heapChunks(), h.geometry().valueStride());
     }
 
-    private HeapMap(OneClassHeap classes) {
+    private HeapMap(SegmentHeap classes) {
         this.classes = classes;
         this.chunks = new HeapChunk[0];
         this.firstBlock = new long[1];
-        this.stride = ValueClasses.blockBytes(classes.valueClass());
-        this.totalBlocks = classes.totalBlocks();
+        this.stride = ValueClasses.blockBytes(classes.fullClass());
+        this.totalBlocks = classes.units();
         this.used = new long[(int) ((totalBlocks + 63) >>> 6)];
     }
 
@@ -61,10 +62,25 @@ final class HeapMap {
         this.used = new long[(int) ((totalBlocks + 63) >>> 6)];
     }
 
-    /** The block number of {@code offset}, or -1 if it is not the start of a block of the heap. */
-    long blockOf(long offset) {
+    /**
+     * The number of the block a word names at {@code offset} whatever its class, or -1 where no
+     * block of the heap can start there (format 3: checked no further: a reader checks the value's
+     * frame against the word's class).
+     */
+    long blockAt(long offset) {
         if (classes != null) {
-            return classes.isBlock(offset) ? classes.blockNumber(offset) : -1;
+            return offset % 16 == 0 && classes.spans(offset, 16) ? classes.unitNumber(offset) : -1;
+        }
+        return blockOf(offset, -1);
+    }
+
+    /**
+     * The block number of {@code offset}, or -1 if it is not the start of a block of the heap (of
+     * class {@code valueClass}, the word's, in format 3; format 2 has one block size).
+     */
+    long blockOf(long offset, int valueClass) {
+        if (classes != null) {
+            return classes.isBlock(offset, valueClass) ? classes.unitNumber(offset) : -1;
         }
         int lo = 0;
         int hi = chunks.length - 1;
@@ -137,7 +153,7 @@ final class HeapMap {
         return classes != null ? classes.totalBytes() : totalBlocks * stride;
     }
 
-    /** {@return the bytes a block takes: format 2's stride, or format 3's class with its header} */
+    /** {@return the bytes a block takes: format 2's stride, or format 3's class of a value of the pool's value size} */
     int blockBytes() {
         return stride;
     }
@@ -145,8 +161,8 @@ final class HeapMap {
     /** A readable description of the heap's extent, for messages. */
     String describe() {
         if (classes != null) {
-            return totalBlocks + " blocks of " + stride + " bytes in whole segments of " + SizeClassHeap.SEGMENT_BYTES
-                    + " bytes (format 3)";
+            return classes.totalBytes() + " bytes in whole segments of " + SizeClassHeap.SEGMENT_BYTES
+                    + " bytes, blocks of every class (format 3)";
         }
         return chunks.length + " chunk(s), " + totalBlocks + " blocks of " + stride + " bytes";
     }

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 
 import org.gphash.Batch;
@@ -88,7 +89,20 @@ final class ImportCommand implements Callable<Integer> {
                 Batch batch = index.newBatch(BATCH);
                 Progress progress = Progress.forTerminal();
                 progress.start("importing", expected);
-                while (r.next(key, value)) {
+                for (int length; (length = r.next(key, value)) >= 0;) {
+                    if (length < value.length) {
+                        // A value shorter than the value size (a format 3 pool's): one by one, as batches
+                        // carry values of the value size. A dump holds each key once: no order to keep.
+                        if (!index.valueLengths()) {
+                            throw new ToolExit.Failure("the dump holds a value of " + length + " bytes, shorter than its "
+                                    + value.length + "-byte value size: only a format 3 pool holds such values "
+                                    + "(--pool-format 3)");
+                        }
+                        if (index.insert(key, Arrays.copyOf(value, length))) {
+                            count++;
+                        }
+                        continue;
+                    }
                     batch.insert(key, value);
                     if (batch.size() == BATCH) {
                         count += run(index, batch);

@@ -82,7 +82,7 @@ public final class PoolScanner {
         TableLayout t = pool.layout();
         checkExtents(h, t, g, f);
         HeapMap heap = HeapMap.of(h);
-        MetaFormat meta = MetaFormat.of(h.formatVersion(), g.valueSize());
+        MetaFormat meta = MetaFormat.of(h.formatVersion());
         ValueFormat values = ValueFormat.of(h.formatVersion(), g.valueSize());
         MemorySegment seg = pool.segment();
         long totalSlots = t.totalBuckets() * g.slotsPerBucket();
@@ -214,14 +214,15 @@ public final class PoolScanner {
                     + ") holds a key whose valid item is at offset " + valid);
         }
         long offset = format.valueOffset(meta);
-        long block = heap.blockOf(offset);
+        int valueClass = format.valueClass(meta);
+        long block = heap.blockOf(offset, valueClass);
         if (block < 0) {
             f.add(Problem.BAD_VALUE_OFFSET, "slot at offset " + slot + " refers to value offset " + offset
                     + ", which is not a block of the value heap (" + heap.describe() + ")");
         } else if (!heap.claim(block)) {
             f.add(Problem.SHARED_VALUE_BLOCK, "slot at offset " + slot + " refers to the value block at " + offset
                     + ", which an earlier slot also refers to");
-        } else if (!values.frameWhole(seg, offset)) {
+        } else if (!values.frameWhole(seg, offset, valueClass)) {
             f.add(Problem.TORN_VALUE_FRAME, "the item in slot at offset " + slot + " has no whole value header in its "
                     + "block at " + offset + " for the pool's values");
         } else if (deep && valid == slot && !pool.itemChecksumMatches(slot, offset)) {

@@ -61,7 +61,7 @@ class FormatThreeToolsTest {
     @Test
     void checkFindsATornValueHeaderAndAMovedValueOffset() {
         Path p = pool("torn.pool", 500);
-        MetaFormat meta = MetaFormat.of(PoolHeader.FORMAT_3, ToolFixture.VALUE_SIZE);
+        MetaFormat meta = MetaFormat.of(PoolHeader.FORMAT_3);
         ToolFixture.Slot torn = ToolFixture.items(p).get(5);
         ToolFixture.writeLong(p, meta.valueOffset(torn.meta()), 0L);  // the value's header zeroed
         ToolFixture.Run r = ToolFixture.tool("check", p.toString());
@@ -71,7 +71,7 @@ class FormatThreeToolsTest {
         Path q = pool("moved.pool", 500);
         ToolFixture.Slot moved = ToolFixture.items(q).get(7);
         long off = meta.valueOffset(moved.meta());
-        ToolFixture.writeLong(q, moved.offset(), meta.make(SlotMeta.fingerprint(moved.meta()), off + 16));
+        ToolFixture.writeLong(q, moved.offset(), meta.make(SlotMeta.fingerprint(moved.meta()), meta.valueClass(moved.meta()), off + 16));
         ToolFixture.Run m = ToolFixture.tool("check", q.toString());
         assertEquals(1, m.code(), m.all());
         assertTrue(m.out().contains("BAD_VALUE_OFFSET"), m.out());
@@ -108,5 +108,51 @@ class FormatThreeToolsTest {
         }
         assertTrue(ToolFixture.tool("check", again.toString()).out().contains("format 3"));
         assertTrue(ToolFixture.tool("check", two.toString()).out().contains("format 2"));
+    }
+
+    /**
+     * Values of many lengths (format 3, step 4): {@code check} finds the pool sound, a dump carries each
+     * value at its own length, an import into a format 3 pool gives every value back at its length, and
+     * an import into format 2, which holds values of the value size only, is refused with the reason.
+     */
+    @Test
+    void valuesOfManyLengthsSurviveCheckDumpAndImport() {
+        Path p = f.dir.resolve("lengths.pool");
+        int max = 3000;
+        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(max).initialCapacity(32).seed(7)
+                .poolFormat(3).create()) {
+            for (long k = 1; k <= 800; k++) {
+                index.put(k, varied(k, max));
+            }
+            for (long k = 1; k <= 800; k += 3) {
+                index.put(k, varied(k + 7, max));  // rewritten at another length (another class, mostly)
+            }
+        }
+        ToolFixture.Run check = ToolFixture.tool("check", p.toString());
+        assertEquals(0, check.code(), check.all());
+        Path dump = f.dir.resolve("lengths.dump");
+        assertEquals(0, ToolFixture.tool("dump", p.toString(), dump.toString()).code());
+        Path again = f.dir.resolve("lengths-again.pool");
+        ToolFixture.Run up = ToolFixture.tool("import", "--pool-format", "3", dump.toString(), again.toString());
+        assertEquals(0, up.code(), up.all());
+        assertEquals(0, ToolFixture.tool("check", again.toString()).code());
+        try (GPHashIndex index = GPHashIndex.builder(again).open()) {
+            assertEquals(800, index.size());
+            for (long k = 1; k <= 800; k++) {
+                byte[] expected = k % 3 == 1 ? varied(k + 7, max) : varied(k, max);
+                assertArrayEquals(expected, index.get(k), "key " + k);
+            }
+        }
+        ToolFixture.Run down = ToolFixture.tool("import", dump.toString(), f.dir.resolve("two.pool").toString());
+        assertTrue(down.code() != 0, down.all());
+        assertTrue(down.all().contains("only a format 3 pool holds such values"), down.all());
+    }
+
+    /** A value of a length from 0 to {@code max} that {@code seed} picks, its bytes from the seed. */
+    private static byte[] varied(long seed, int max) {
+        java.util.Random r = new java.util.Random(seed);
+        byte[] v = new byte[r.nextInt(4) == 0 ? max : r.nextInt(max + 1)];
+        r.nextBytes(v);
+        return v;
     }
 }

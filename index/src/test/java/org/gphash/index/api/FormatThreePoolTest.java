@@ -63,6 +63,80 @@ class FormatThreePoolTest {
         }
     }
 
+    /**
+     * Values of any length (step 4) through every way out of the pool: single calls, a batch's gets
+     * (each value at its length beside the fixed-width column, the rest of its place zeroed), a
+     * read-modify-write's previous value, a cursor, and all of them again after a reopen from the close
+     * record; a value over the value size is refused, a batch's values have the value size.
+     */
+    @Test
+    void valuesOfAnyLengthComeBackAtTheirLengthFromCallsBatchesAndCursors() throws IOException {
+        try (TestPools pools = TestPools.create()) {
+            Path path = pools.pool("lengths");
+            int max = 5000;
+            int n = 3000;
+            java.util.Map<Long, byte[]> model = new java.util.HashMap<>();
+            try (GPHashIndex index = GPHashIndex.builder(path).backend(Backend.CPU).keySize(8).valueSize(max)
+                    .initialCapacity(64).poolFormat(3).create()) {
+                assertTrue(index.valueLengths());
+                for (long k = 0; k < n; k++) {
+                    byte[] v = ModelProperties.value(k, 1, (int) (k * 7919 % (max + 1)));
+                    index.put(k, v);
+                    model.put(k, v);
+                }
+                assertThrows(IllegalArgumentException.class, () -> index.put(1L, new byte[max + 1]));
+                assertThrows(IllegalArgumentException.class, () -> index.newBatch(1).put(new byte[8], new byte[10]),
+                        "a batch's values have the value size");
+                everyWayOut(index, model, "before the close");
+                org.gphash.Batch rmw = index.newBatch(1).readModifyWrite(5L, new byte[max]);
+                org.gphash.BatchResult r = index.execute(rmw);
+                assertArrayEquals(model.get(5L), r.value(0), "the value a read-modify-write replaced, at its length");
+                model.put(5L, new byte[max]);
+            }
+            try (GPHashIndex index = GPHashIndex.builder(path).open()) {
+                assertTrue(index.lastRecovery().previousShutdownClean());
+                assertEquals(n, index.lastRecovery().valueBlocksInUse());
+                everyWayOut(index, model, "after the reopen");
+            }
+        }
+    }
+
+    private static void everyWayOut(GPHashIndex index, java.util.Map<Long, byte[]> model, String when) {
+        int max = index.valueSize();
+        org.gphash.Batch gets = index.newBatch(model.size());
+        for (long k = 0; k < model.size(); k++) {
+            gets.get(k);
+        }
+        org.gphash.BatchResult r = index.execute(gets);
+        byte[] out = new byte[max];
+        for (long k = 0; k < model.size(); k++) {
+            byte[] v = model.get(k);
+            assertArrayEquals(v, index.get(k), when + ": get of key " + k);
+            assertEquals(v.length, index.read(longKey(k), MemorySegment.ofArray(out)), when + ": read's length, key " + k);
+            assertArrayEquals(v, java.util.Arrays.copyOf(out, v.length));
+            int i = (int) k;
+            assertEquals(v.length, r.valueLength(i), when + ": the batch's length, key " + k);
+            assertArrayEquals(v, r.value(i), when + ": the batch's value, key " + k);
+            long zeros = r.values().asSlice((long) i * max + v.length, max - v.length).elements(ValueLayout.JAVA_BYTE)
+                    .filter(b -> b.get(ValueLayout.JAVA_BYTE, 0) != 0).count();
+            assertEquals(0, zeros, when + ": the rest of the batch's place zeroed, key " + k);
+        }
+        int seen = 0;
+        try (org.gphash.Cursor c = index.cursor()) {
+            while (c.next()) {
+                byte[] v = model.get(c.longKey());
+                assertArrayEquals(v, c.value(), when + ": the cursor's value of key " + c.longKey());
+                assertEquals(v.length, c.valueSegment().byteSize());
+                seen++;
+            }
+        }
+        assertEquals(model.size(), seen, when + ": the cursor's entries");
+    }
+
+    private static MemorySegment longKey(long k) {
+        return MemorySegment.ofArray(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(k).array());
+    }
+
     @Test
     void openRefusesAPoolOfAnotherFormatThanAskedFor() throws IOException {
         try (TestPools pools = TestPools.create()) {
@@ -119,7 +193,7 @@ class FormatThreePoolTest {
     private static long framedValuesIn(Path path) throws IOException {
         MemorySegment pool = MemorySegment.ofArray(Files.readAllBytes(path));
         PoolHeader h = PoolHeader.readFrom(pool, 0, path);
-        MetaFormat meta = MetaFormat.of(PoolHeader.FORMAT_3, VALUE);
+        MetaFormat meta = MetaFormat.of(PoolHeader.FORMAT_3);
         int slots = h.geometry().slotsPerBucket();
         int slotSize = h.geometry().slotSize();
         long[] levels = h.levelOffsets();

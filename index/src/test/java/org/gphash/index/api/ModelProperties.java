@@ -190,11 +190,46 @@ public class ModelProperties {
         }
     }
 
+    /**
+     * Format 3's values of any length (issue 53, step 4): single calls write values of 0 to the value
+     * size bytes (each write's length its own, a quarter of them the whole size), batches values of the
+     * value size, and every read, batch result, conditional compare, reopen, crash and resize gives back
+     * each value at its own length.
+     */
+    @Property(tries = 60, edgeCases = EdgeCasesMode.NONE)
+    void formatThreeValuesOfAnyLengthBehaveLikeAHashMap(@ForAll("actions") List<Action> actions,
+                                                        @ForAll Durability durability) {
+        Shape shape = new Shape(8, 700, 0, 0, 0, durability).inFormat(3).withValueLengths();
+        try (Run run = new Run(shape)) {
+            assertTrue(run.index.valueLengths(), "a format 3 pool on the CPU backend takes values of any length");
+            run.execute(actions);
+        }
+    }
+
+    /** The same with values up to 200,000 bytes: the largest take runs of segments of their own. */
+    @Property(tries = 12, edgeCases = EdgeCasesMode.NONE)
+    void formatThreeValuesUpTo200KBehaveLikeAHashMap(@ForAll("actions") List<Action> actions) {
+        Shape shape = new Shape(8, 200_000, 0, 0, 0, Durability.ON_CLOSE_OR_SYNC).inFormat(3).withValueLengths();
+        try (Run run = new Run(shape)) {
+            run.execute(actions);
+        }
+    }
+
     // ------------------------------------------------------------------ the model run
 
     /** Pool geometry; 0 for levels/hashes/slots means the builder's default. */
     record Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability, int shards,
-                 int poolFormat) {
+                 int poolFormat, boolean valueLengths) {
+
+        Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability, int shards,
+              int poolFormat) {
+            this(keySize, valueSize, levels, hashes, slots, durability, shards, poolFormat, false);
+        }
+
+        /** The same shape with single calls writing values of any length up to the value size (format 3). */
+        Shape withValueLengths() {
+            return new Shape(keySize, valueSize, levels, hashes, slots, durability, shards, poolFormat, true);
+        }
 
         Shape(int keySize, int valueSize, int levels, int hashes, int slots) {
             this(keySize, valueSize, levels, hashes, slots, Durability.PER_BATCH);
@@ -313,7 +348,19 @@ public class ModelProperties {
             return "step " + step + " (" + a + ")";
         }
 
+        /** A single call's value: of the value size, or, with {@link Shape#valueLengths}, mostly of another length. */
         byte[] nextValue(long key) {
+            long n = ++writes;
+            if (!shape.valueLengths()) {
+                return value(key, n, shape.valueSize());
+            }
+            long r = mix(n * 31 + key);
+            int length = (r & 3) == 0 ? shape.valueSize() : (int) Long.remainderUnsigned(r >>> 2, shape.valueSize() + 1);
+            return value(key, n, length);
+        }
+
+        /** A batch's value: batches carry values of the value size. */
+        byte[] nextBatchValue(long key) {
             return value(key, ++writes, shape.valueSize());
         }
 
@@ -350,7 +397,8 @@ public class ModelProperties {
                         case BYTES -> index.get(k);
                         case SEGMENT -> {
                             byte[] out = new byte[shape.valueSize()];
-                            yield index.get(MemorySegment.ofArray(k), MemorySegment.ofArray(out)) ? out : null;
+                            int length = index.read(MemorySegment.ofArray(k), MemorySegment.ofArray(out));
+                            yield length < 0 ? null : java.util.Arrays.copyOf(out, length);
                         }
                     };
                     assertValue(expectedOld, got, what);
@@ -409,11 +457,13 @@ public class ModelProperties {
             List<byte[]> expectedValues = new ArrayList<>();
             Map<Long, byte[]> lastWritten = new HashMap<>(model);
             for (BatchOp op : b.ops()) {
-                byte[] v = op.kind().hasValue() ? nextValue(op.key()) : null;
+                byte[] v = op.kind().hasValue() ? nextBatchValue(op.key()) : null;
                 written.add(v);
                 byte[] k = shape.key(op.key());
                 if (op.kind().isConditional()) {
-                    byte[] e = op.matches() && lastWritten.get(op.key()) != null ? lastWritten.get(op.key()) : nextValue(op.key());
+                    byte[] last = lastWritten.get(op.key());
+                    // A batch's expected value has the value size: a shorter value is expected by another one.
+                    byte[] e = op.matches() && last != null && last.length == shape.valueSize() ? last : nextBatchValue(op.key());
                     expectedValues.add(e);
                     if (op.kind() == OpKind.COMPARE_AND_SET) {
                         batch.compareAndSet(k, e, v);
