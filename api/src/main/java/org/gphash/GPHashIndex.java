@@ -147,10 +147,19 @@ public final class GPHashIndex implements AutoCloseable {
      */
     public byte[] get(byte[] key) {
         Arguments.checkKey(key, keySize);
-        byte[] out = new byte[valueSize];
+        if (!valueLengths) {
+            byte[] out = new byte[valueSize];
+            return live().read(MemorySegment.ofArray(key), MemorySegment.ofArray(out)) < 0 ? null : out;
+        }
+        // Values of any length: read into this thread's buffer of the value size, return a copy of the
+        // value's length (a buffer of the value size each call cost a 4 KiB pool's gets an allocation of 4 KiB).
+        byte[] out = readBuffer.get();
         int length = live().read(MemorySegment.ofArray(key), MemorySegment.ofArray(out));
-        return length < 0 ? null : length == valueSize ? out : Arrays.copyOf(out, length);
+        return length < 0 ? null : Arrays.copyOf(out, length);
     }
+
+    /** Each thread's buffer of the value size for {@link #get(byte[])} of values of any length. */
+    private final ThreadLocal<byte[]> readBuffer = ThreadLocal.withInitial(() -> new byte[valueSize()]);
 
     /**
      * Inserts or replaces.

@@ -235,6 +235,11 @@ public final class CpuEngine implements Engine {
         pool.sync();
     }
 
+    /** {@return the heap bytes the values in use take now} ({@link PoolTable#valueBytesHeld}) */
+    public long valueBytesHeld() {
+        return pool.valueBytesHeld();
+    }
+
     /** Scans the whole pool with operations drained and reports what is inconsistent; writes nothing. */
     public VerifyReport verify() {
         return pool.verify();

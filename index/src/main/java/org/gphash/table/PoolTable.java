@@ -102,9 +102,12 @@ public final class PoolTable {
             // tmpfs and ext4, so blocks not yet written take no memory or disk. Sizing it smaller (an
             // eighth of the capacity, before) made a load of initialCapacity items grow it ten times,
             // each growth an exclusive phase that waits for every thread's batch in flight (issue 25).
+            // Format 3's values have any length up to the value size: the heap starts as if each took at
+            // most FORMAT_3_INITIAL_VALUE_BYTES (a pool of 4 KiB values of 130 bytes on average began at
+            // 2.3 GB for 53 MB of values), and grows by a quarter where they are longer.
             long blocks = capacity + capacity / 8 + ValueHeap.UPDATE_RESERVE + 1;
             heapBytes = format == PoolHeader.FORMAT_3
-                    ? new SegmentHeap(g.valueSize()).regionBytes(1L << 16, blocks)
+                    ? new SegmentHeap(Math.min(g.valueSize(), FORMAT_3_INITIAL_VALUE_BYTES)).regionBytes(1L << 16, blocks)
                     : Math.max(1L << 16, Math.multiplyExact(blocks, g.valueStride()));
             fileLength = Math.addExact(heapOffset, heapBytes);
         } catch (ArithmeticException e) {
@@ -321,12 +324,29 @@ public final class PoolTable {
         }
     }
 
+    /**
+     * The value length a new format 3 pool's first heap region is sized for, per item of its initial
+     * capacity, where the value size is longer: values of any length up to the value size are mostly
+     * shorter, and the heap grows where they are not.
+     */
+    static final int FORMAT_3_INITIAL_VALUE_BYTES = 248;
+
     public long freeBlocks() {
         return table.blocks.freeBlocks();
     }
 
     public long totalBlocks() {
         return table.blocks.totalBlocks();
+    }
+
+    /**
+     * {@return the heap bytes the values in use take now}: format 3's segments that classes hold (blocks
+     * in use and the room beside them in their segments), format 2's blocks in use. For issue 53's space
+     * figure (bench {@code ValueLengthsBench}), not a hot path.
+     */
+    public long valueBytesHeld() {
+        return table.blocks instanceof SegmentHeap s ? s.heldBytes()
+                : table.blocks.usedBlocks() * table.geometry.valueStride();
     }
 
     /**

@@ -301,6 +301,11 @@ public final class SegmentHeap implements PoolHeap {
         return heap.usedBlocks();
     }
 
+    /** {@return the bytes of the segments classes hold now: what the heap takes of the pool for its blocks in use} */
+    public long heldBytes() {
+        return heap.heldBytes();
+    }
+
     /** {@return the bytes of the blocks in use, headers included} (diagnostics: a sum over the segments) */
     public long usedBlockBytes() {
         return heap.usedBlockBytes();

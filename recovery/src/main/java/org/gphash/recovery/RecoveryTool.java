@@ -17,14 +17,14 @@ import picocli.CommandLine;
 
 /**
  * The offline recovery tool: {@code check}, {@code recover}, {@code stats}, {@code dump},
- * {@code import}, {@code snapshot}. Exit codes: 0 success (a sound pool for check), 1 the pool is
+ * {@code import}, {@code snapshot}, {@code upgrade}. Exit codes: 0 success (a sound pool for check), 1 the pool is
  * not sound or the operation failed on the pool's contents, 2 bad usage or a pool that cannot be
  * opened (no such file, locked by another process).
  */
 @Command(name = "gphash", versionProvider = ToolVersion.class, 
         description = "Offline tools for gphash pool files.",
         subcommands = {CheckCommand.class, RecoverCommand.class, StatsCommand.class, DumpCommand.class,
-                ImportCommand.class, SnapshotCommand.class})
+                ImportCommand.class, SnapshotCommand.class, UpgradeCommand.class})
 public final class RecoveryTool implements Runnable {
 
     @Mixin

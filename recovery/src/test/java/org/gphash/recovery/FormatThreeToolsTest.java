@@ -155,4 +155,67 @@ class FormatThreeToolsTest {
         r.nextBytes(v);
         return v;
     }
+
+    /**
+     * {@code upgrade} moves a format 2 pool to format 3 in one command: every item the same, the new pool
+     * sound and of format 3 under the old name, the old one kept as {@code POOL.format2} byte for byte,
+     * no file of the command's left; a second upgrade does nothing; a pool that keeps item checksums, or
+     * that another process holds, is left as it was.
+     */
+    @Test
+    void upgradeMovesAFormatTwoPoolToFormatThreeInOneCommand() {
+        Path p = f.dir.resolve("old.pool");
+        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(ToolFixture.VALUE_SIZE).initialCapacity(32)
+                .seed(7).create()) {
+            for (long k = 1; k <= 1200; k++) {
+                index.put(k, ToolFixture.value(k));
+            }
+        }
+        byte[] before = ToolFixture.bytes(p);
+        ToolFixture.Run up = ToolFixture.tool("upgrade", p.toString());
+        assertEquals(0, up.code(), up.all());
+        assertTrue(up.out().contains("is format 3 now"), up.out());
+        Path old = f.dir.resolve("old.pool.format2");
+        assertArrayEquals(before, ToolFixture.bytes(old), "the format 2 pool kept as it was");
+        assertTrue(ToolFixture.tool("check", p.toString()).out().contains("format 3"));
+        try (GPHashIndex index = GPHashIndex.builder(p).open()) {
+            assertEquals(1200, index.size());
+            assertTrue(index.valueLengths(), "the upgraded pool takes values of any length");
+            for (long k = 1; k <= 1200; k++) {
+                assertArrayEquals(ToolFixture.value(k), index.get(k), "key " + k);
+            }
+            index.put(5000L, new byte[3]);  // a value shorter than the value size: format 3's
+        }
+        assertEquals(java.util.List.of("old.pool", "old.pool.format2"), files(), "no file of the upgrade's left");
+        ToolFixture.Run again = ToolFixture.tool("upgrade", p.toString());
+        assertEquals(0, again.code(), again.all());
+        assertTrue(again.out().contains("format 3 already"), again.out());
+
+        Path sums = f.dir.resolve("sums.pool");
+        try (GPHashIndex index = GPHashIndex.builder(sums).keySize(8).valueSize(ToolFixture.VALUE_SIZE).itemChecksums(true)
+                .create()) {
+            index.put(1L, ToolFixture.value(1));
+        }
+        byte[] sumsBefore = ToolFixture.bytes(sums);
+        ToolFixture.Run refused = ToolFixture.tool("upgrade", sums.toString());
+        assertTrue(refused.code() != 0 && refused.all().contains("item checksums"), refused.all());
+        assertArrayEquals(sumsBefore, ToolFixture.bytes(sums));
+
+        Path held = f.dir.resolve("held.pool");
+        try (GPHashIndex index = GPHashIndex.builder(held).keySize(8).valueSize(ToolFixture.VALUE_SIZE).create()) {
+            index.put(1L, ToolFixture.value(1));
+            ToolFixture.Run locked = ToolFixture.tool("upgrade", held.toString());
+            assertTrue(locked.code() != 0, locked.all());
+        }
+        assertTrue(files().contains("held.pool") && !files().contains("held.pool.format2"), files().toString());
+    }
+
+    private java.util.List<String> files() {
+        try (java.util.stream.Stream<Path> all = java.nio.file.Files.list(f.dir)) {
+            return all.map(q -> q.getFileName().toString()).filter(n -> n.startsWith("old.pool") || n.startsWith("held.pool"))
+                    .sorted().toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 }
