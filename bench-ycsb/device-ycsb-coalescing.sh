@@ -79,6 +79,31 @@ if [[ "${PLAN:-full}" == profile57 ]]; then
     cat "$OUT/table.md" "$OUT"/profile-*.txt
     exit 0
 fi
+if [[ "${PLAN:-full}" == standard53 ]]; then
+    # Issue 53: YCSB's standard workloads A and C, unmodified (ten fields of 100 bytes, about 1 KB a
+    # record), through YCSB's client with every read checked (dataintegrity=true): the GPU backend and
+    # the CPU backend on format 2 pools (1,104-byte values, records padded), the CPU backend on a format
+    # 3 pool (records at their own length). SREC records, SOPS operations a phase, STH client threads.
+    for run in "gpu 2" "cpu 2" "cpu 3"; do
+        set -- $run
+        P=/dev/shm/ycsb-standard-$1-$2.pool; rm -f "$P"
+        for ph in "load a" "run a" "run c"; do
+            set -- $run $ph
+            tag=standard-$1-f$2-$3-$4
+            JAVA_OPTS="-Xmx32g" timeout 200 /tmp/bundle/bin/run org.gphash.bench.ycsb.YcsbPhases $3 \
+                -P bench-ycsb/workloads/standard/workload$4 -threads "${STH:-16}" -p recordcount="${SREC:-1000000}" \
+                -p operationcount="${SOPS:-2000000}" -p dataintegrity=true -p gphash.backend=$1 -p gphash.poolformat=$2 \
+                -p gphash.path="$P" > "$OUT/$tag.log" 2>&1
+            printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3 $4" \
+                "$(grep -m1 '^\[OVERALL\], Throughput' "$OUT/$tag.log" | awk -F', ' '{printf "%.0f", $3}')" \
+                "$(grep -m1 '^\[VERIFY\], Return=OK' "$OUT/$tag.log" | awk -F', ' '{print $3}')" \
+                "$(grep -cE 'Return=(ERROR|UNEXPECTED_STATE|BAD_REQUEST|NOT_FOUND)' "$OUT/$tag.log")" >> "$OUT/standard.md"
+        done
+        ls -l "$P" >> "$OUT/standard.md"; rm -f "$P"
+    done
+    cat "$OUT/standard.md"
+    exit 0
+fi
 if [[ "${PLAN:-full}" == targets57 ]]; then
     # Issue 57's targets: the GPU backend (direct single calls, the default) against the CPU backend,
     # A, B, C and F at 16 and 256 client threads, OPS operations a phase; each phase's open and run

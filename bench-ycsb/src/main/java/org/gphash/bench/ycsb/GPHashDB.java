@@ -19,7 +19,8 @@ import site.ycsb.Status;
  * supported (a hash index has no order: NOT_IMPLEMENTED, as the paper leaves out workload E).
  *
  * <p>Properties: {@code gphash.path} (default /dev/shm/gphash-ycsb.pool; created if missing),
- * {@code gphash.keysize} (8), {@code gphash.valuesize} (default: the workload's largest record, at least
+ * {@code gphash.keysize} (8), {@code gphash.poolformat} (a new pool's format: 2, or 3 for values of any
+ * length, records then stored at their own length on the CPU backend), {@code gphash.valuesize} (default: the workload's largest record, at least
  * 128: {@link RecordCodec#valueSizeFor}; 1,104 for YCSB's standard ten fields of 100 bytes),
  * {@code gphash.backend} (cpu|gpu),
  * {@code gphash.initialcapacity} (default: recordcount), {@code gphash.coalescing} (auto|on|off: whether
@@ -44,7 +45,7 @@ public final class GPHashDB extends DB {
         } catch (RuntimeException e) {
             throw new DBException("gphash: cannot open the pool: " + e.getMessage(), e);
         }
-        codec = new RecordCodec(index.keySize(), index.valueSize());
+        codec = new RecordCodec(index.keySize(), index.valueSize(), index.valueLengths());
     }
 
     @Override

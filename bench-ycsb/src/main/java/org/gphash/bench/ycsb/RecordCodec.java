@@ -20,7 +20,8 @@ import org.gphash.bench.KeyCodec;
  *
  * <p><b>Values.</b> A record (field name to bytes) is serialised in field-name order as
  * {@code u16 field count, then per field: u8 name length, name, u16 value length, value bytes},
- * zero-padded to the value size. A record that does not fit is refused (BAD_REQUEST), never
+ * zero-padded to the value size, or at its own length where the pool's values have any length (a
+ * format 3 pool on the CPU backend: {@code gphash.poolformat=3}). A record that does not fit is refused (BAD_REQUEST), never
  * truncated. The binding sizes a new pool's values for the workload's largest record
  * ({@link #valueSizeFor}): YCSB's standard records (10 fields of 100 bytes) take 2 + 10 * 109 = 1,092
  * bytes, a value of 1,104; our workload files' one field of 100 bytes takes 111, a value of 128.
@@ -29,11 +30,19 @@ public final class RecordCodec {
 
     private final int keySize;
     private final int valueSize;
+    /** Whether values are written at the record's length (the pool takes values of any length). */
+    private final boolean ownLength;
     private final KeyCodec ids = new KeyCodec(8);
 
     public RecordCodec(int keySize, int valueSize) {
+        this(keySize, valueSize, false);
+    }
+
+    /** With {@code ownLength}, records are encoded at their own length rather than padded to the value size. */
+    public RecordCodec(int keySize, int valueSize, boolean ownLength) {
         this.keySize = keySize;
         this.valueSize = valueSize;
+        this.ownLength = ownLength;
     }
 
     /** The smallest value size the binding gives a pool: what the project's benchmarks measure with. */
@@ -86,7 +95,7 @@ public final class RecordCodec {
         return key;
     }
 
-    /** The record as a value of {@code valueSize} bytes; null if it does not fit. */
+    /** The record as a value of {@code valueSize} bytes (or of its own length); null if it does not fit. */
     public byte[] encode(Map<String, byte[]> record) {
         byte[] out = new byte[valueSize];
         if (valueSize < 2) {
@@ -113,7 +122,7 @@ public final class RecordCodec {
             System.arraycopy(v, 0, out, p, v.length);
             p += v.length;
         }
-        return out;
+        return ownLength ? Arrays.copyOf(out, p) : out;
     }
 
     /** The record a value holds (fields in name order). */

@@ -24,6 +24,7 @@ final class SharedIndex {
     static final String CLUSTER = "gphash.cluster";
     static final String KEY_SIZE = "gphash.keysize";
     static final String VALUE_SIZE = "gphash.valuesize";
+    static final String POOL_FORMAT = "gphash.poolformat";
     static final String BACKEND = "gphash.backend";
     static final String INITIAL_CAPACITY = "gphash.initialcapacity";
     static final String COALESCING = "gphash.coalescing";
@@ -62,6 +63,9 @@ final class SharedIndex {
                             p.getProperty("recordcount", "1000"))))
                     .backend(backend)
                     .coalescing(coalescing(p));
+            if (p.getProperty(POOL_FORMAT) != null) {
+                b.poolFormat(Integer.parseInt(p.getProperty(POOL_FORMAT)));
+            }
             long t0 = System.nanoTime();
             index = b.openOrCreate();
             openPath = path;

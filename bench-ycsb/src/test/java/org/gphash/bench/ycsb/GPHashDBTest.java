@@ -128,6 +128,19 @@ class GPHashDBTest {
         }
     }
 
+    /** Where the pool takes values of any length (format 3), a record is stored at its own length, not padded. */
+    @Test
+    void recordsKeepTheirOwnLengthWhereThePoolTakesAnyLength() {
+        RecordCodec own = new RecordCodec(8, 1104, true);
+        Map<String, byte[]> record = Map.of("field0", new byte[100], "f", "ab".getBytes(StandardCharsets.UTF_8));
+        byte[] v = own.encode(record);
+        assertEquals(2 + (1 + 6 + 2 + 100) + (1 + 1 + 2 + 2), v.length, "the record's bytes, no padding");
+        assertEquals(2, own.decode(v).size());
+        assertEquals("ab", new String(own.decode(v).get("f"), StandardCharsets.UTF_8));
+        assertEquals(1104, new RecordCodec(8, 1104).encode(record).length, "padded to the value size otherwise");
+        assertNull(own.encode(Map.of("field0", new byte[1200])), "a record over the value size is refused either way");
+    }
+
     /** Clients updating different fields of one record at once lose none of the updates (compare-and-set). */
     @Test
     void concurrentUpdatesOfDifferentFieldsAreAllKept() throws Exception {
