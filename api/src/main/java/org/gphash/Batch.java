@@ -2,6 +2,7 @@ package org.gphash;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 import org.gphash.spi.HostMemory;
 import org.gphash.spi.SegmentBytes;
@@ -55,6 +56,19 @@ public final class Batch {
     private MemorySegment expected;
     /** Conditional operations among the first {@code size} (counted by add, or by checkKinds). */
     private int conditionals;
+    /**
+     * Whether values and expected values may be shorter than the value size (a batch of an index whose
+     * values have any length, {@link GPHashIndex#valueLengths()}); each keeps its place of the value size
+     * in the columns, its length beside it.
+     */
+    private final boolean valueLengths;
+    /**
+     * By how many bytes each operation's value, and its expected value, is shorter than the value size:
+     * made at the first shorter one (zero for the rest), so that batches of values of the value size
+     * carry nothing more.
+     */
+    private int[] valueShortBy;
+    private int[] expectedShortBy;
 
     /**
      * A batch for an index of these key and value sizes; {@link GPHashIndex#newBatch(int)} is the
@@ -95,8 +109,14 @@ public final class Batch {
     }
 
     Batch(int keySize, int valueSize, int expectedOperations) {
+        this(keySize, valueSize, expectedOperations, false);
+    }
+
+    /** A batch whose values may have any length up to {@code valueSize} where {@code valueLengths}. */
+    Batch(int keySize, int valueSize, int expectedOperations, boolean valueLengths) {
         this.keySize = keySize;
         this.valueSize = valueSize;
+        this.valueLengths = valueLengths;
         allocate(Math.max(1, checkSize(expectedOperations, keySize, valueSize)));
     }
 
@@ -119,6 +139,12 @@ public final class Batch {
         values = vs;
         if (expected != null) {
             allocateExpected(n);
+        }
+        if (valueShortBy != null) {
+            valueShortBy = Arrays.copyOf(valueShortBy, n);
+        }
+        if (expectedShortBy != null) {
+            expectedShortBy = Arrays.copyOf(expectedShortBy, n);
         }
         capacity = n;
     }
@@ -225,8 +251,8 @@ public final class Batch {
      */
     public Batch compareAndSet(byte[] key, byte[] expected, byte[] value) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(expected, valueSize, false);
-        Arguments.checkValue(value, valueSize, false);
+        Arguments.checkValue(expected, valueSize, valueLengths);
+        Arguments.checkValue(value, valueSize, valueLengths);
         return addConditional(OpKind.COMPARE_AND_SET, MemorySegment.ofArray(key), MemorySegment.ofArray(expected),
                 MemorySegment.ofArray(value));
     }
@@ -254,7 +280,7 @@ public final class Batch {
      */
     public Batch compareAndDelete(byte[] key, byte[] expected) {
         Arguments.checkKey(key, keySize);
-        Arguments.checkValue(expected, valueSize, false);
+        Arguments.checkValue(expected, valueSize, valueLengths);
         return addConditional(OpKind.COMPARE_AND_DELETE, MemorySegment.ofArray(key), MemorySegment.ofArray(expected),
                 null);
     }
@@ -279,7 +305,12 @@ public final class Batch {
         if (expected == null) {
             allocateExpected(capacity);
         }
-        MemorySegment.copy(expectedValue, 0, expected, (long) size * valueSize, valueSize);
+        int length = (int) expectedValue.byteSize();
+        MemorySegment.copy(expectedValue, 0, expected, (long) size * valueSize, length);
+        if (length < valueSize) {
+            expected.asSlice((long) size * valueSize + length, valueSize - length).fill((byte) 0);
+        }
+        expectedShortBy = recordLength(expectedShortBy, size, length);
         append(kind, key, value);
         conditionals++;
         return this;
@@ -355,16 +386,9 @@ public final class Batch {
         }
         Arguments.checkKey(key, keySize);
         if (kind.hasValue()) {
-            Arguments.checkValue(value, valueSize, false);
+            Arguments.checkValue(value, valueSize, valueLengths);
         }
-        ensureCapacity(size + 1);
-        kinds.set(ValueLayout.JAVA_BYTE, size, (byte) kind.ordinal());
-        MemorySegment.copy(MemorySegment.ofArray(key), 0, keys, (long) size * keySize, keySize);
-        if (kind.hasValue()) {
-            MemorySegment.copy(MemorySegment.ofArray(value), 0, values, (long) size * valueSize, valueSize);
-        }
-        size++;
-        return this;
+        return append(kind, MemorySegment.ofArray(key), kind.hasValue() ? MemorySegment.ofArray(value) : null);
     }
 
     /**
@@ -383,21 +407,69 @@ public final class Batch {
         }
         Arguments.checkKey(key, keySize);
         if (kind.hasValue()) {
-            Arguments.checkValue(value, valueSize, false, "value");
+            Arguments.checkValue(value, valueSize, valueLengths, "value");
         }
         return append(kind, key, value);
     }
 
-    /** Appends an operation from segments of exactly the key and value size, unchecked ({@code value} unused for GET and DELETE). */
+    /**
+     * Appends an operation from segments of the key size and of at most the value size (checked by
+     * the caller; {@code value} unused for GET and DELETE): a shorter value's length is kept beside it.
+     */
     private Batch append(OpKind kind, MemorySegment key, MemorySegment value) {
         ensureCapacity(size + 1);
         kinds.set(ValueLayout.JAVA_BYTE, size, (byte) kind.ordinal());
         MemorySegment.copy(key, 0, keys, (long) size * keySize, keySize);
+        int length = valueSize;
         if (kind.hasValue()) {
-            MemorySegment.copy(value, 0, values, (long) size * valueSize, valueSize);
+            length = (int) value.byteSize();
+            MemorySegment.copy(value, 0, values, (long) size * valueSize, length);
+            if (length < valueSize) {
+                values.asSlice((long) size * valueSize + length, valueSize - length).fill((byte) 0);
+            }
         }
+        valueShortBy = recordLength(valueShortBy, size, length);
         size++;
         return this;
+    }
+
+    /** Records that operation {@code i}'s value (or expected value) has {@code length} bytes in {@code shortBy}; {@return the column} */
+    private int[] recordLength(int[] shortBy, int i, int length) {
+        if (length == valueSize && shortBy == null) {
+            return null;  // no shorter value yet: no column
+        }
+        int[] column = shortBy != null ? shortBy : new int[capacity];
+        column[i] = valueSize - length;
+        return column;
+    }
+
+    /**
+     * The length of operation {@code i}'s value: the value size, or less in a batch of an index whose
+     * values have any length ({@link GPHashIndex#valueLengths()}; its place in {@link #values()} has the
+     * value size, the rest zeroed).
+     *
+     * @param i the operation's position
+     * @return the value's length in bytes
+     */
+    public int valueLength(int i) {
+        checkIndex(i);
+        return valueSize - (valueShortBy == null ? 0 : valueShortBy[i]);
+    }
+
+    /**
+     * The length of conditional operation {@code i}'s expected value ({@link #valueLength}'s twin).
+     *
+     * @param i the operation's position
+     * @return the expected value's length in bytes
+     */
+    public int expectedLength(int i) {
+        checkIndex(i);
+        return valueSize - (expectedShortBy == null ? 0 : expectedShortBy[i]);
+    }
+
+    /** {@return whether any value or expected value of the batch is shorter than the value size} */
+    public boolean hasShorterValues() {
+        return valueShortBy != null || expectedShortBy != null;
     }
 
     /**
@@ -408,6 +480,10 @@ public final class Batch {
      * @return this batch
      */
     public Batch addAll(Batch other) {
+        if (other.hasShorterValues() && !valueLengths) {
+            throw new IllegalArgumentException("a batch with values shorter than the value size cannot join one whose "
+                    + "values have the value size");
+        }
         if (other.keySize != keySize || other.valueSize != valueSize) {
             throw new IllegalArgumentException("a batch of " + other.keySize + "-byte keys and " + other.valueSize
                     + "-byte values cannot join one of " + keySize + "-byte keys and " + valueSize + "-byte values");
@@ -422,6 +498,14 @@ public final class Batch {
                 allocateExpected(capacity);
             }
             MemorySegment.copy(other.expected, 0, expected, (long) size * valueSize, (long) n * valueSize);
+        }
+        for (int i = 0; i < n; i++) {
+            if (other.valueShortBy != null) {
+                valueShortBy = recordLength(valueShortBy, size + i, valueSize - other.valueShortBy[i]);
+            }
+            if (other.expectedShortBy != null) {
+                expectedShortBy = recordLength(expectedShortBy, size + i, valueSize - other.expectedShortBy[i]);
+            }
         }
         size += n;
         conditionals += other.conditionals;
@@ -534,6 +618,8 @@ public final class Batch {
         values.asSlice(0, (long) size * valueSize).fill((byte) 0);
         size = 0;
         conditionals = 0;
+        valueShortBy = null;
+        expectedShortBy = null;
     }
 
     /**
@@ -555,6 +641,8 @@ public final class Batch {
         ensureCapacity(n);
         size = n;
         filledInPlace = true;
+        valueShortBy = null;  // values written in place have the value size
+        expectedShortBy = null;
         return this;
     }
 

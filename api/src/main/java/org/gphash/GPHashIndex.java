@@ -451,10 +451,11 @@ public final class GPHashIndex implements AutoCloseable {
      * An empty batch sized for this index.
      *
      * @param expectedOperations operations to make room for at first (the batch grows beyond)
-     * @return an empty batch of this index's key and value sizes
+     * @return an empty batch of this index's key and value sizes (values of any length up to the value
+     *         size where the index's values have any length: {@link #valueLengths()})
      */
     public Batch newBatch(int expectedOperations) {
-        return new Batch(keySize, valueSize, expectedOperations);
+        return new Batch(keySize, valueSize, expectedOperations, valueLengths);
     }
 
     /**
@@ -480,6 +481,10 @@ public final class GPHashIndex implements AutoCloseable {
         if (batch.keySize() != keySize || batch.valueSize() != valueSize) {
             throw new IllegalArgumentException("batch was made for keys of " + batch.keySize() + " and values of "
                     + batch.valueSize() + " bytes; this pool has " + keySize + " and " + valueSize);
+        }
+        if (batch.hasShorterValues() && !valueLengths) {
+            throw new IllegalArgumentException("batch holds values shorter than the value size, which this index does not "
+                    + "take (its values have the value size; values of any length are a format 3 pool's on the CPU backend)");
         }
         batch.checkKinds();
         result.reset(batch.size());

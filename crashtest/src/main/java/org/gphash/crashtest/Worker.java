@@ -281,7 +281,8 @@ public final class Worker {
                 Workload.Op op = workload.op(seq + i);
                 ops[i] = op;
                 seqs[i] = seq + i;
-                byte[] value = Workload.value(op.key(), seq + i, index.valueSize());  // batches: values of the value size
+                byte[] value = Workload.value(op.key(), seq + i,
+                        index.valueLengths() ? Workload.lengthOf(op.key(), seq + i, index.valueSize()) : index.valueSize());
                 switch (op.kind()) {
                     case PUT -> batch.put(op.key(), value);
                     case INSERT -> batch.insert(op.key(), value);

@@ -10,9 +10,9 @@ import java.util.zip.CRC32C;
  * one operation that may have been in flight at a kill without the worker having to log intents.
  * Values carry their key, their sequence number and a CRC32C, so a value read back after a crash is
  * either provably whole (and then names exactly which write produced it) or torn. In a format 3 pool,
- * whose values have any length, single calls write values of lengths from {@link #MIN_LENGTH} to the
- * value size ({@link #lengthOf}), so that updates move values between size classes; batches write
- * values of the value size.
+ * whose values have any length, single calls and batches write values of lengths from
+ * {@link #MIN_LENGTH} to the value size ({@link #lengthOf}), so that updates move values between size
+ * classes.
  */
 final class Workload {
 

@@ -165,13 +165,14 @@ public final class CpuEngine implements Engine {
         PhasedBatch phases = durability == org.gphash.Durability.PER_BATCH ? phased.get() : null;
         try {
             if (phases != null) {
-                phases.run(kinds, keys, values, expected, out, codes, batch.size(), k, v, null, result);
+                phases.run(kinds, keys, values, expected, out, codes, batch.size(), k, v, null, result,
+                        batch.hasShorterValues() ? batch : null);
             } else {
                 for (; i < batch.size(); i++) {
                     if ((i & (PhasedBatch.TOUCH_AHEAD - 1)) == 0) {
                         table.touch(keys, i, Math.min(batch.size(), i + PhasedBatch.TOUCH_AHEAD), k);
                     }
-                    runOne(kinds, keys, values, expected, out, codes, i, k, v, result);
+                    runOne(batch, kinds, keys, values, expected, out, codes, i, k, v, result);
                 }
             }
         } catch (InternalError e) {
@@ -187,13 +188,15 @@ public final class CpuEngine implements Engine {
         }
     }
 
-    private void runOne(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected,
+    private void runOne(Batch batch, MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected,
                         MemorySegment out, MemorySegment codes, int i, long k, long v, BatchResult result) {
         OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
         long ko = i * k;
         long vo = i * v;
         boolean readsOut = kind == OpKind.GET || kind == OpKind.READ_MODIFY_WRITE;
-        int code = table.run(kind, keys, ko, values, vo, readsOut ? out : expected, vo);
+        boolean lengths = batch.hasShorterValues();
+        int code = table.run(kind, keys, ko, values, vo, lengths ? batch.valueLength(i) : (int) v, readsOut ? out : expected,
+                vo, lengths && kind.isConditional() ? batch.expectedLength(i) : (int) v);
         if ((code == OpStatus.FOUND || code == OpStatus.REPLACED) && table.lastReadLength() < v) {
             PhasedBatch.recordLength(result, out, i, v, table.lastReadLength());
         }

@@ -66,7 +66,7 @@ public final class CpuOperations {
     public int run(Batch batch, BatchResult result, DirtyBuckets dirty) {
         MemorySegment expected = batch.hasConditionalOperations() ? batch.expectedValues() : null;
         return phased.get().run(batch.kinds(), batch.keys(), batch.values(), expected, result.values(), result.outcomeCodes(),
-                batch.size(), batch.keySize(), batch.valueSize(), dirty, result);
+                batch.size(), batch.keySize(), batch.valueSize(), dirty, result, null);
     }
 
     /** A get, inside the epoch that keeps blocks from being reused under the copy: FOUND or NOT_FOUND's code. */

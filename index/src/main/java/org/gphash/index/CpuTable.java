@@ -225,6 +225,12 @@ final class CpuTable {
     int run(OpKind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, MemorySegment third,
             long thirdOffset) {
         int v = table.geometry.valueSize();
+        return run(kind, key, keyOffset, value, valueOffset, v, third, thirdOffset, v);
+    }
+
+    /** {@link #run}, the value of {@code valueLength} bytes and the expected one of {@code expectedLength}. */
+    int run(OpKind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, int v, MemorySegment third,
+            long thirdOffset, int expectedLength) {
         return switch (kind) {
             case GET -> get(key, keyOffset, third, thirdOffset);
             case PUT -> upsert(key, keyOffset, value, valueOffset, v);
@@ -232,8 +238,8 @@ final class CpuTable {
             case UPDATE -> update(key, keyOffset, value, valueOffset, v);
             case DELETE -> delete(key, keyOffset);
             case READ_MODIFY_WRITE -> readModifyWrite(key, keyOffset, value, valueOffset, v, third, thirdOffset);
-            case COMPARE_AND_SET -> compareAndSet(key, keyOffset, third, thirdOffset, v, value, valueOffset, v);
-            case COMPARE_AND_DELETE -> compareAndDelete(key, keyOffset, third, thirdOffset, v);
+            case COMPARE_AND_SET -> compareAndSet(key, keyOffset, third, thirdOffset, expectedLength, value, valueOffset, v);
+            case COMPARE_AND_DELETE -> compareAndDelete(key, keyOffset, third, thirdOffset, expectedLength);
         };
     }
 

@@ -3,6 +3,7 @@ package org.gphash.index;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
 import org.gphash.format.ItemChecksum;
@@ -68,12 +69,14 @@ final class PhasedBatch {
      *         resize or more heap: it and those after it were not run
      */
     int run(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected, MemorySegment out,
-            MemorySegment codes, int n, long keySize, long valueSize, DirtyBuckets dirty, BatchResult lengths) {
+            MemorySegment codes, int n, long keySize, long valueSize, DirtyBuckets dirty, BatchResult lengths,
+            Batch lengthsIn) {
         next = 0;
         needsOwner = false;
         this.expected = expected;
         this.dirty = dirty;
         this.lengths = lengths;
+        this.lengthsIn = lengthsIn;
         try {
             while (next < n && !needsOwner) {
                 next = round(kinds, keys, values, out, codes, next, Math.min(n, next + MAX_ROUND_OPS), keySize, valueSize);
@@ -82,6 +85,7 @@ final class PhasedBatch {
             this.expected = null;
             this.dirty = null;
             this.lengths = null;
+            this.lengthsIn = null;
         }
         return next;
     }
@@ -96,6 +100,14 @@ final class PhasedBatch {
 
     /** Where a value read shorter than the value size records its length (a format 3 pool's), else null. */
     private BatchResult lengths;
+
+    /** The batch whose values (and expected values) have lengths of their own, else null: all of the value size. */
+    private Batch lengthsIn;
+
+    /** The length of operation {@code i}'s value. */
+    private int valueLength(int i, long v) {
+        return lengthsIn == null ? (int) v : lengthsIn.valueLength(i);
+    }
 
     /**
      * The most operations one round runs. An exclusive phase (a resize, a heap growth, a snapshot)
@@ -135,6 +147,7 @@ final class PhasedBatch {
         TableLayout layout;
         long observedBlocks;
         boolean heapShortForNewItem = false;
+        int heapShortClass = t.table.fullClass;
         int end;
         t.table.phasedOpsInFlight.addAndGet(ops);
         EpochGate.Participant p = t.table.gate.enter();
@@ -161,6 +174,7 @@ final class PhasedBatch {
                 if (r != OpStatus.RETRY) {
                     stop = r;
                     heapShortForNewItem = probe.heapShortForNewItem;
+                    heapShortClass = probe.heapShortClass;
                     break;
                 }
             }
@@ -180,6 +194,7 @@ final class PhasedBatch {
                     if (r == OpStatus.NEED_RESIZE || r == OpStatus.NEED_HEAP) {
                         stop = r;
                         heapShortForNewItem = probe.heapShortForNewItem;
+                        heapShortClass = probe.heapShortClass;
                         break;
                     }
                     codes.set(ValueLayout.JAVA_BYTE, applied, (byte) r);
@@ -208,7 +223,7 @@ final class PhasedBatch {
         } else if (stop == OpStatus.NEED_RESIZE) {
             t.resize(layout);
         } else if (stop == OpStatus.NEED_HEAP) {
-            t.growHeap(observedBlocks, t.table.fullClass, heapShortForNewItem ? BlockHeap.UPDATE_RESERVE : 0);
+            t.growHeap(observedBlocks, heapShortClass, heapShortForNewItem ? BlockHeap.UPDATE_RESERVE : 0);
         }
         return end;
     }
@@ -242,15 +257,21 @@ final class PhasedBatch {
             }
         }
         boolean newItem = kind == OpKind.INSERT || kind == OpKind.PUT;  // may be: leave the update reserve
-        long block = takeBlock(newItem, i, n);
+        int length = valueLength(i, v);
+        int valueClass = t.table.values.classOf(length);
+        // Values of the value size come from the round's grant; a shorter one (a format 3 pool's) takes a
+        // block of its own class.
+        long block = valueClass == t.table.fullClass ? takeBlock(newItem, i, n)
+                : t.table.blocks.allocate(valueClass, newItem ? BlockHeap.UPDATE_RESERVE : 0);
         if (block < 0) {
             probe.heapShortForNewItem = newItem;
+            probe.heapShortClass = valueClass;
             if (slot >= 0) {
                 SlotProtocol.unclaim(pool, slot);
             }
             return OpStatus.NEED_HEAP;
         }
-        int written = t.table.values.write(pool, block, values, i * v, (int) v);
+        int written = t.table.values.write(pool, block, values, i * v, length);
         if (probe.checksum != null) {
             probe.checksum.store(pool, block, probe.checksum.of(keys, ko, values, i * v));
             written += ItemChecksum.BYTES;
@@ -328,9 +349,9 @@ final class PhasedBatch {
         long ko = i * k;
         long vo = i * v;
         probe.hash(keys, ko);
-        probe.valueLength = (int) v;
-        probe.expectedLength = (int) v;
-        probe.pendingClass = t.table.fullClass;
+        probe.valueLength = valueLength(i, v);
+        probe.expectedLength = lengthsIn == null ? (int) v : lengthsIn.expectedLength(i);
+        probe.pendingClass = t.table.values.classOf(probe.valueLength);
         probe.pendingBlock = phases.staged[slotIndex];
         probe.claimedSlot = phases.claimed[slotIndex];
         phases.staged[slotIndex] = -1;

@@ -90,20 +90,12 @@ final class ImportCommand implements Callable<Integer> {
                 Progress progress = Progress.forTerminal();
                 progress.start("importing", expected);
                 for (int length; (length = r.next(key, value)) >= 0;) {
-                    if (length < value.length) {
-                        // A value shorter than the value size (a format 3 pool's): one by one, as batches
-                        // carry values of the value size. A dump holds each key once: no order to keep.
-                        if (!index.valueLengths()) {
-                            throw new ToolExit.Failure("the dump holds a value of " + length + " bytes, shorter than its "
-                                    + value.length + "-byte value size: only a format 3 pool holds such values "
-                                    + "(--pool-format 3)");
-                        }
-                        if (index.insert(key, Arrays.copyOf(value, length))) {
-                            count++;
-                        }
-                        continue;
+                    if (length < value.length && !index.valueLengths()) {
+                        throw new ToolExit.Failure("the dump holds a value of " + length + " bytes, shorter than its "
+                                + value.length + "-byte value size: only a format 3 pool holds such values "
+                                + "(--pool-format 3)");
                     }
-                    batch.insert(key, value);
+                    batch.insert(key, length == value.length ? value : Arrays.copyOf(value, length));
                     if (batch.size() == BATCH) {
                         count += run(index, batch);
                         progress.advance(BATCH);

@@ -85,8 +85,19 @@ class FormatThreePoolTest {
                     model.put(k, v);
                 }
                 assertThrows(IllegalArgumentException.class, () -> index.put(1L, new byte[max + 1]));
-                assertThrows(IllegalArgumentException.class, () -> index.newBatch(1).put(new byte[8], new byte[10]),
-                        "a batch's values have the value size");
+                assertThrows(IllegalArgumentException.class, () -> index.newBatch(1).put(new byte[8], new byte[max + 1]),
+                        "a batch's values have at most the value size");
+                org.gphash.Batch fixed = org.gphash.Batch.create(8, max, 1);
+                assertThrows(IllegalArgumentException.class, () -> fixed.put(new byte[8], new byte[10]),
+                        "a batch made below the index takes values of the value size");
+                org.gphash.Batch puts = index.newBatch(300);
+                for (long k = n; k < n + 300; k++) {  // a batch of values of many lengths
+                    byte[] v = ModelProperties.value(k, 1, (int) (k * 104729 % (max + 1)));
+                    puts.put(k, v);
+                    model.put(k, v);
+                    assertEquals(v.length, puts.valueLength((int) (k - n)));
+                }
+                assertEquals(300, index.execute(puts).count(org.gphash.Outcome.INSERTED));
                 everyWayOut(index, model, "before the close");
                 org.gphash.Batch rmw = index.newBatch(1).readModifyWrite(5L, new byte[max]);
                 org.gphash.BatchResult r = index.execute(rmw);
@@ -95,7 +106,7 @@ class FormatThreePoolTest {
             }
             try (GPHashIndex index = GPHashIndex.builder(path).open()) {
                 assertTrue(index.lastRecovery().previousShutdownClean());
-                assertEquals(n, index.lastRecovery().valueBlocksInUse());
+                assertEquals(model.size(), index.lastRecovery().valueBlocksInUse());
                 everyWayOut(index, model, "after the reopen");
             }
         }
@@ -105,7 +116,7 @@ class FormatThreePoolTest {
         int max = index.valueSize();
         org.gphash.Batch gets = index.newBatch(model.size());
         for (long k = 0; k < model.size(); k++) {
-            gets.get(k);
+            gets.get(k);  // the keys are 0 .. size - 1
         }
         org.gphash.BatchResult r = index.execute(gets);
         byte[] out = new byte[max];
