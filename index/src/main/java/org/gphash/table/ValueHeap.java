@@ -138,19 +138,25 @@ public final class ValueHeap implements PoolHeap {
         return allocate(0);
     }
 
-    /** As {@link #allocate()}, leaving {@code keep} blocks free ({@link #UPDATE_RESERVE} for a new item). */
+    /** Format 2 has one block size: the class is ignored ({@link #allocate(long)}). */
     @Override
     public long allocate(int valueClass, long keep) {
         return allocate(keep);
     }
 
-    /** {@link #allocate(int, long)} of the one block size. */
+    /** As {@link #allocate()}, leaving {@code keep} blocks free ({@link #UPDATE_RESERVE} for a new item). */
     public long allocate(long keep) {
         long[] one = ONE.get();
         return allocateNear(one, 1, keep) == 1 ? one[0] : -1;
     }
 
     private static final ThreadLocal<long[]> ONE = ThreadLocal.withInitial(() -> new long[1]);
+
+    /** Format 2 has one block size: the class is ignored ({@link #allocateNear(long[], int, long)}). */
+    @Override
+    public int allocateNear(long[] out, int n, int valueClass, long keep) {
+        return allocateNear(out, n, keep);
+    }
 
     /**
      * Claims up to {@code n} free blocks, leaving {@code keep} free, and writes their offsets to
@@ -160,12 +166,6 @@ public final class ValueHeap implements PoolHeap {
      * shared count for each, which 16 threads' writes contended on (an eighth of the CPU engine's
      * samples in a 16-thread load). The caller gives back what it does not use ({@link #freeAll}).
      */
-    @Override
-    public int allocateNear(long[] out, int n, int valueClass, long keep) {
-        return allocateNear(out, n, keep);
-    }
-
-    /** {@link #allocateNear(long[], int, int, long)} of the one block size. */
     public int allocateNear(long[] out, int n, long keep) {
         long f;
         int want;
