@@ -10,7 +10,9 @@ import java.util.UUID;
 /**
  * Turns values of one Java type into a fixed number of bytes and back, for {@link GPHashMap}: a
  * pool's keys and values have fixed sizes. Numbers are little-endian, so {@link #longs()} keys are
- * the keys {@link GPHashIndex#put(long, byte[])} writes.
+ * the keys {@link GPHashIndex#put(long, byte[])} writes. The values of a pool whose values have any
+ * length ({@link GPHashIndex#valueLengths()}: format 3) may also take a codec of {@link #VARIABLE}
+ * size, whose encoding is exactly as long as the value needs ({@link #utf8()}, {@link #byteArrays()}).
  *
  * @param <T> the type
  */
@@ -19,7 +21,10 @@ public interface Codec<T> {
     /** {@return the type encoded (a map's {@code get(Object)} of anything else finds nothing)} */
     Class<T> type();
 
-    /** {@return bytes per encoded value: the pool's key or value size} */
+    /** {@link #size()} of a codec whose values encode to as many bytes as each needs. */
+    int VARIABLE = -1;
+
+    /** {@return bytes per encoded value: the pool's key or value size; or {@link #VARIABLE}} */
     int size();
 
     /**
@@ -42,7 +47,8 @@ public interface Codec<T> {
     T decode(byte[] in, int offset);
 
     /**
-     * {@return {@code value} encoded into a new array}
+     * {@return {@code value} encoded into a new array} (a {@link #VARIABLE} codec overrides it: its
+     * array is as long as the value needs, and {@link #decode} reads from {@code offset} to its end)
      *
      * @param value the value, not null
      */
@@ -101,6 +107,26 @@ public interface Codec<T> {
                 return Arrays.copyOfRange(in, offset, offset + length);
             }
         };
+    }
+
+    /**
+     * Strings of any length as their UTF-8 bytes, nothing around them: a codec of {@link #VARIABLE}
+     * size, for the values of a pool whose values have any length (format 3); a string longer than the
+     * pool's value size is refused by the pool.
+     *
+     * @return the codec
+     */
+    static Codec<String> utf8() {
+        return Codecs.UTF8;
+    }
+
+    /**
+     * Byte arrays of any length, as they are: a codec of {@link #VARIABLE} size (see {@link #utf8()}).
+     *
+     * @return the codec
+     */
+    static Codec<byte[]> byteArrays() {
+        return Codecs.BYTE_ARRAYS;
     }
 
     /**

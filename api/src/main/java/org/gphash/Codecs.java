@@ -21,6 +21,72 @@ import java.util.UUID;
 /** The built-in {@link Codec}s. */
 final class Codecs {
 
+    /** UTF-8 strings of any length, nothing around them ({@link Codec#utf8()}). */
+    static final Codec<String> UTF8 = new Variable<>(String.class) {
+        @Override
+        public byte[] encode(String value) {
+            return Objects.requireNonNull(value, "null is not stored").getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String decode(byte[] in, int offset) {
+            return new String(in, offset, in.length - offset, StandardCharsets.UTF_8);
+        }
+    };
+
+    /** Byte arrays of any length, as they are ({@link Codec#byteArrays()}). */
+    static final Codec<byte[]> BYTE_ARRAYS = new Variable<>(byte[].class) {
+        @Override
+        public byte[] encode(byte[] value) {
+            return Objects.requireNonNull(value, "null is not stored").clone();
+        }
+
+        @Override
+        public byte[] decode(byte[] in, int offset) {
+            return Arrays.copyOfRange(in, offset, in.length);
+        }
+    };
+
+    /**
+     * A codec of {@link Codec#VARIABLE} size: each value's array is its own ({@link #encode(Object)});
+     * it has no fixed place in another codec's bytes, so it encodes nothing into one.
+     */
+    private abstract static class Variable<T> implements Codec<T> {
+        private final Class<T> type;
+
+        Variable(Class<T> type) {
+            this.type = type;
+        }
+
+        @Override
+        public Class<T> type() {
+            return type;
+        }
+
+        @Override
+        public int size() {
+            return VARIABLE;
+        }
+
+        @Override
+        public abstract byte[] encode(T value);
+
+        @Override
+        public void encode(T value, byte[] out, int offset) {
+            throw new UnsupportedOperationException("a codec of values of any length encodes each into an array of "
+                    + "its own (encode(value)); it cannot be a part of a codec of fixed size");
+        }
+    }
+
+    /** Refuses a codec of {@link Codec#VARIABLE} size as a part of one of fixed size ({@code what} names the part). */
+    static void requireFixed(Codec<?> part, String what) {
+        if (part.size() == Codec.VARIABLE) {
+            throw new IllegalArgumentException(what + ": a codec of values of any length (Codec.utf8(), "
+                    + "Codec.byteArrays()) cannot be a part of a codec of fixed size; use Codec.strings(max) or "
+                    + "Codec.bytesUpTo(max)");
+        }
+    }
+
     private Codecs() {
     }
 
@@ -196,6 +262,7 @@ final class Codecs {
 
         BoundedLists(Codec<E> element, int maxElements) {
             this.element = Objects.requireNonNull(element, "element codec");
+            requireFixed(element, "the elements of a list");
             if (maxElements < 0 || maxElements > 65_535) {
                 throw new IllegalArgumentException("a list of at most " + maxElements + " elements: 0 to 65,535");
             }
@@ -285,6 +352,7 @@ final class Codecs {
                                 + c.getName() + ", and the codec given for it encodes " + part.type().getName());
                     }
                     parts[i] = (Codec<Object>) (part != null ? part : primitive(c));
+                    requireFixed(parts[i], "record " + type.getName() + ", component " + name);
                     partOffsets[i] = (int) bytes;
                     bytes += parts[i].size();
                     types[i] = c;

@@ -58,13 +58,23 @@ public final class GPHashMap<K, V> extends AbstractMap<K, V> implements Concurre
      * @param <K>    the key type
      * @param <V>    the value type
      * @return the map
-     * @throws IllegalArgumentException if a codec's size is not the pool's
+     * @throws IllegalArgumentException if a codec's size is not the pool's (a value codec of
+     *                                  {@link Codec#VARIABLE} size needs a pool of values of any length)
      */
     public static <K, V> GPHashMap<K, V> of(GPHashIndex index, Codec<K> keys, Codec<V> values) {
         Objects.requireNonNull(index, "index");
         Objects.requireNonNull(keys, "keys");
         Objects.requireNonNull(values, "values");
-        if (keys.size() != index.keySize() || values.size() != index.valueSize()) {
+        if (keys.size() == Codec.VARIABLE) {
+            throw new IllegalArgumentException("keys have the pool's key size (" + index.keySize() + " bytes): a codec of "
+                    + "keys of any length cannot encode them; use Codec.strings(max) or Codec.bytesUpTo(max)");
+        }
+        if (values.size() == Codec.VARIABLE && !index.valueLengths()) {
+            throw new IllegalArgumentException("the value codec encodes values of any length; pool " + index.path()
+                    + " holds values of " + index.valueSize() + " bytes each (values of any length are a format 3 "
+                    + "pool's on the CPU backend: poolFormat(3))");
+        }
+        if (keys.size() != index.keySize() || values.size() != index.valueSize() && values.size() != Codec.VARIABLE) {
             throw new IllegalArgumentException("the codecs encode keys of " + keys.size() + " and values of " + values.size()
                     + " bytes; pool " + index.path() + " has keys of " + index.keySize() + " and values of "
                     + index.valueSize() + " bytes");

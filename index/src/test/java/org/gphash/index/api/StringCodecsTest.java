@@ -91,4 +91,61 @@ class StringCodecsTest {
             assertThrows(IllegalArgumentException.class, () -> map.put("k".repeat(33), "v"));
         }
     }
+
+    /**
+     * Codecs of values of any length ({@link Codec#utf8()}, {@link Codec#byteArrays()}) on a format 3
+     * pool: a map of strings of many lengths is a plain map, each value stored at its UTF-8 length and
+     * read back whole after a reopen; a string longer than the value size is refused by the pool; such a
+     * codec is refused for keys, on a pool of fixed values, and inside a codec of fixed size.
+     */
+    @Test
+    void valuesOfAnyLengthMakeAMapOfStringsOnAFormatThreePool() {
+        try (TestPools pools = TestPools.create()) {
+            java.nio.file.Path path = pools.pool("any-length-strings.pool");
+            Map<Long, String> model = new HashMap<>();
+            try (GPHashIndex index = GPHashIndex.builder(path).keySize(8).valueSize(4000).poolFormat(3).create()) {
+                ConcurrentMap<Long, String> map = GPHashMap.of(index, Codec.longs(), Codec.utf8());
+                Random random = new Random(11);
+                for (int i = 0; i < 3000; i++) {
+                    long k = random.nextInt(500);
+                    String v = "é".repeat(random.nextInt(1000)) + i;  // 2 UTF-8 bytes a letter
+                    assertEquals(model.put(k, v), map.put(k, v));
+                }
+                assertEquals(model.size(), map.size());
+                String longest = model.values().stream().max(java.util.Comparator.comparingInt(String::length)).orElseThrow();
+                long key = model.entrySet().stream().filter(e -> e.getValue().equals(longest)).findFirst().orElseThrow().getKey();
+                assertEquals(longest.getBytes(StandardCharsets.UTF_8).length, index.get(key).length,
+                        "stored at its UTF-8 length, not padded");
+                assertThrows(IllegalArgumentException.class, () -> map.put(1L, "x".repeat(4001)), "over the value size");
+                ConcurrentMap<Long, byte[]> bytes = GPHashMap.of(index, Codec.longs(), Codec.byteArrays());
+                assertArrayEquals(new byte[0], bytes.computeIfAbsent(100_000L, k -> new byte[0]), "an empty value");
+                assertEquals(0, index.get(100_000L).length);
+                bytes.remove(100_000L);
+            }
+            try (GPHashIndex index = GPHashIndex.builder(path).open()) {
+                ConcurrentMap<Long, String> map = GPHashMap.of(index, Codec.longs(), Codec.utf8());
+                assertEquals(model, new HashMap<>(map), "every string after a reopen");
+            }
+        }
+        try (TestPools pools = TestPools.create();
+             GPHashIndex fixed = GPHashIndex.builder(pools.pool("fixed.pool")).keySize(8).valueSize(64).create()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> GPHashMap.of(fixed, Codec.longs(), Codec.utf8()));
+            assertTrue(e.getMessage().contains("any length"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> GPHashMap.of(fixed, Codec.utf8(), Codec.bytesUpTo(60)));
+        }
+        assertThrows(IllegalArgumentException.class, () -> Codec.listOf(Codec.utf8(), 4));
+        assertThrows(UnsupportedOperationException.class, () -> Codec.utf8().encode("a", new byte[8], 0));
+    }
+
+    /** A record with a component of any length is refused: its codec has a fixed size. */
+    public record Named(String name) {
+    }
+
+    @Test
+    void aCodecOfAnyLengthIsRefusedInsideARecord() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Codec.record(
+                java.lang.invoke.MethodHandles.lookup(), Named.class, Map.of("name", Codec.utf8())));
+        assertTrue(e.getMessage().contains("fixed size"), e.getMessage());
+    }
 }
