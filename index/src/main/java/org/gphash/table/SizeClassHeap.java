@@ -597,6 +597,38 @@ public final class SizeClassHeap {
     }
 
     /**
+     * The open after a clean close ({@link SegmentHeap#restore}): the free segment at {@code offset}
+     * given to {@code valueClass} (blocks of at most {@link #SMALL_BLOCK_MAX}) with the blocks
+     * {@code blockBits} marks in use, {@code used} of them, under one take of the lock rather than one a
+     * block. Operations must not run meanwhile.
+     *
+     * @throws IllegalArgumentException if no free segment starts there, or the class's blocks take runs
+     */
+    public void restoreSegment(long offset, int valueClass, long[] blockBits, int used) {
+        int block = ValueClasses.blockBytes(valueClass);
+        int perSegment = SEGMENT_BYTES / block;
+        if (block > SMALL_BLOCK_MAX || used < 1 || used > perSegment) {
+            throw new IllegalArgumentException(used + " blocks of class " + valueClass + " restored in one segment");
+        }
+        synchronized (lock) {
+            Segments g = seg;
+            int s = segmentOf(g, offset);
+            if (g.offset[s] != offset || g.owner.get(s) != FREE) {
+                throw new IllegalArgumentException("pool offset " + offset + " starts no free segment of the value heap");
+            }
+            assignSegment(g, s, valueClass, block);
+            AtomicLongArray b = g.bits.get(s);
+            for (int w = 0; w < b.length() && w < blockBits.length; w++) {
+                b.set(w, b.get(w) | blockBits[w]);
+            }
+            g.used.set(s, used);
+            if (used == perSegment) {
+                clearHint(g.room[valueClass], s);
+            }
+        }
+    }
+
+    /**
      * Whether the block of {@code valueClass} at {@code offset} is in use (the close record's copy of
      * the heap: operations drained). False for an offset that is no block of that class in use.
      */
