@@ -82,11 +82,6 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         if (poolFormat != 0 && poolFormat != 2 && poolFormat != 3) {
             throw new IllegalArgumentException("poolFormat must be 2 or 3 (0: the default), got " + poolFormat);
         }
-        if (poolFormat == 3 && itemChecksums) {
-            throw new IllegalArgumentException("item checksums are kept in format 2 pools only until format 3's value "
-                    + "headers carry them (issue 53): create the pool in format 2, or without itemChecksums; nothing "
-                    + "was created");
-        }
     }
 
     /**

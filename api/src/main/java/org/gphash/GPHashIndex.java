@@ -1093,11 +1093,11 @@ public final class GPHashIndex implements AutoCloseable {
 
         /**
          * The format a new pool takes (default: 2). Format 3 (issue 53) frames each value with its
-         * length in a heap of size classes and keeps the value's class in the slot's meta word: the
-         * ground for values of any size in one pool. Only the CPU engine runs it yet, for values of the
-         * pool's one size and without item checksums; the GPU engine and the tools refuse a format 3
-         * pool, naming the CPU backend. Fixed at create: open uses the pool's format, and refuses a
-         * pool of another one when this is set.
+         * length (and, with item checksums, its checksum) in a heap of size classes and keeps the
+         * value's class in the slot's meta word: its values have any length from 0 to the value size
+         * ({@link GPHashIndex#valueLengths()}). Only the CPU engine runs it yet; the GPU engine refuses a
+         * format 3 pool, naming the CPU backend. Fixed at create: open uses the pool's format, and
+         * refuses a pool of another one when this is set.
          *
          * @param version 2 or 3
          * @return this builder

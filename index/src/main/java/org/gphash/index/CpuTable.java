@@ -4,7 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.gphash.OpKind;
-import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
 import org.gphash.spi.CrashPoint;
 import org.gphash.table.BlockHeap;
@@ -327,8 +326,8 @@ final class CpuTable {
         int written = table.values.write(pool, block, value, valueOffset, probe.valueLength);
         if (probe.checksum != null) {
             // With the value, before anything publishes it: a published item's checksum always matches.
-            probe.checksum.store(pool, block, probe.checksum.of(key, keyOffset, value, valueOffset));
-            written += ItemChecksum.BYTES;
+            probe.checksum.store(pool, block, probe.checksum.of(key, keyOffset, value, valueOffset, probe.valueLength));
+            written += probe.checksum.extraBytes();
         }
         persistValue(pool, block, written);
         probe.pendingBlock = block;

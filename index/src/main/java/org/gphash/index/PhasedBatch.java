@@ -6,7 +6,6 @@ import java.lang.foreign.ValueLayout;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
-import org.gphash.format.ItemChecksum;
 import org.gphash.format.SlotMeta;
 import org.gphash.table.BlockHeap;
 import org.gphash.table.EpochGate;
@@ -273,8 +272,8 @@ final class PhasedBatch {
         }
         int written = t.table.values.write(pool, block, values, i * v, length);
         if (probe.checksum != null) {
-            probe.checksum.store(pool, block, probe.checksum.of(keys, ko, values, i * v));
-            written += ItemChecksum.BYTES;
+            probe.checksum.store(pool, block, probe.checksum.of(keys, ko, values, i * v, length));
+            written += probe.checksum.extraBytes();
         }
         phases.valuesAndKeys.add(block, written);
         phases.staged[slotIndex] = block;

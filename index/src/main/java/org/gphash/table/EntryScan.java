@@ -156,7 +156,7 @@ public final class EntryScan {
                 }
                 long valueAt = values.valueAt(block);
                 ItemChecksum c = probe.checksum;
-                if (c != null && c.stored(pool, valueAt) != c.of(pool, keyAt, pool, valueAt)) {
+                if (c != null && c.stored(pool, block) != c.ofStored(pool, keyAt, pool, block)) {
                     if (!skipChecksumFailures) {
                         throw new ItemChecksumException("pool " + path + ": the item in slot " + slot + " (value block at "
                                 + valueAt + ") fails its checksum; `gphash check --deep` lists every such item");

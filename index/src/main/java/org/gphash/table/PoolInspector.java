@@ -64,8 +64,8 @@ public final class PoolInspector implements AutoCloseable {
             copies[i] = new HeaderCopy(state.name(), seq);
         }
         this.layout = TableLayout.of(header);
-        this.probe = new Probe(header.geometry(), header.seeds());
-        this.checksum = header.geometry().itemChecksums() ? new ItemChecksum(header.geometry()) : null;
+        this.probe = new Probe(header.geometry(), header.seeds(), header.formatVersion());
+        this.checksum = header.geometry().itemChecksums() ? new ItemChecksum(header.geometry(), header.formatVersion()) : null;
     }
 
     /**
@@ -136,7 +136,7 @@ public final class PoolInspector implements AutoCloseable {
             return true;
         }
         MemorySegment s = file.segment();
-        return checksum.stored(s, valueOffset) == checksum.of(s, slot + SlotMeta.BYTES, s, valueOffset);
+        return checksum.stored(s, valueOffset) == checksum.ofStored(s, slot + SlotMeta.BYTES, s, valueOffset);
     }
 
     /**

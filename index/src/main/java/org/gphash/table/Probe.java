@@ -6,6 +6,7 @@ import java.lang.foreign.ValueLayout;
 import org.gphash.Geometry;
 import org.gphash.format.ItemChecksum;
 import org.gphash.format.MetaFormat;
+import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 
 /**
@@ -68,13 +69,22 @@ public final class Probe {
     private final Table table;
 
     Probe(Geometry geometry, long[] seeds) {
-        this(geometry, seeds, null);
+        this(geometry, seeds, null, PoolHeader.FORMAT_VERSION);
+    }
+
+    /** A tool's read-only probe of a pool of format {@code formatVersion} (whose item checksums it computes). */
+    Probe(Geometry geometry, long[] seeds, int formatVersion) {
+        this(geometry, seeds, null, formatVersion);
     }
 
     Probe(Geometry geometry, long[] seeds, Table table) {
+        this(geometry, seeds, table, table.values.version());
+    }
+
+    private Probe(Geometry geometry, long[] seeds, Table table, int formatVersion) {
         this.table = table;
         this.geometry = geometry;
-        this.checksum = geometry.itemChecksums() ? new ItemChecksum(geometry) : null;
+        this.checksum = geometry.itemChecksums() ? new ItemChecksum(geometry, formatVersion) : null;
         this.seeds = seeds.clone();
     }
 

@@ -77,7 +77,7 @@ public final class Table {
         this.heap = blocks instanceof ValueHeap v ? v : null;
         this.gate = new EpochGate(this::reclaim, headers::admitOpsInFlight);
         this.layout = TableLayout.of(h);
-        this.revocations = geometry.itemChecksums() && !persistOnSyncOnly ? new ItemChecksum(geometry) : null;
+        this.revocations = geometry.itemChecksums() && !persistOnSyncOnly ? new ItemChecksum(geometry, h.formatVersion()) : null;
         this.resizer = new Resizer(this);
         this.grower = new HeapGrower(this);
     }

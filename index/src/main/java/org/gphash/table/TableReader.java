@@ -108,7 +108,7 @@ public final class TableReader {
             return;
         }
         int stored = c.stored(pool, block);
-        int computed = c.of(key, keyOffset, pool, block);
+        int computed = c.ofStored(key, keyOffset, pool, block);
         if (stored != computed) {
             throw new ItemChecksumException("pool " + table.file.path() + ": the item in slot " + slot + " (value block at "
                     + block + ") fails its checksum (stored " + Integer.toHexString(stored) + ", computed "

@@ -56,7 +56,7 @@ final class ImportCommand implements Callable<Integer> {
     boolean itemChecksums;
 
     @Option(names = "--pool-format", description = "format of the new pool: 2 (default) or 3 (values framed in a heap "
-            + "of size classes; the CPU backend runs it, without item checksums): a dump of a format 2 pool imported "
+            + "of size classes, of any length up to the value size; the CPU backend runs it): a dump of a format 2 pool imported "
             + "with 3 moves it to format 3", defaultValue = "2")
     int poolFormat;
 

@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
  * {@code upgrade POOL}: moves a format 2 pool to format 3 (issue 53, item 4) in one command, never
  * silently and never in place: the pool is dumped ({@code dump}, which refuses a pool another process
  * holds and items it cannot vouch for), the dump imported into a new format 3 pool beside it
- * ({@code import --pool-format 3}), the new pool checked ({@code check}) and synced, and only then
+ * ({@code import --pool-format 3}, with item checksums where the old pool kept them), the new pool
+ * checked ({@code check}) and synced, and only then
  * renamed over the old name, the old pool kept beside it as {@code POOL.format2} (or deleted with
  * {@code --delete-old}). Any failure before the rename leaves the old pool where it was and removes what
  * the command made.
@@ -63,10 +64,6 @@ final class UpgradeCommand implements Callable<Integer> {
             spec.commandLine().getOut().println("upgrade: " + path.toAbsolutePath() + " is format 3 already; nothing done");
             return ToolExit.SOUND;
         }
-        if (header.geometry().itemChecksums()) {
-            throw new ToolExit.Failure(path.toAbsolutePath() + " keeps item checksums, which format 3 does not keep yet; "
-                    + "it stays format 2");
-        }
         Path dir = path.toAbsolutePath().getParent();
         String name = path.getFileName().toString();
         Path dump = dir.resolve(name + ".upgrade-dump");
@@ -81,7 +78,11 @@ final class UpgradeCommand implements Callable<Integer> {
         boolean moved = false;
         try {
             step("dump", path.toString(), dump.toString());
-            step("import", "--pool-format", "3", dump.toString(), fresh.toString());
+            if (header.geometry().itemChecksums()) {  // the new pool keeps them too, in its value headers
+                step("import", "--pool-format", "3", "--item-checksums", dump.toString(), fresh.toString());
+            } else {
+                step("import", "--pool-format", "3", dump.toString(), fresh.toString());
+            }
             step("check", fresh.toString());
             sync(fresh);
             // The old pool keeps its name's file until the new one is ready; both renames stay in one

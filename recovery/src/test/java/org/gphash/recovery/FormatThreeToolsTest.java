@@ -2,6 +2,7 @@ package org.gphash.recovery;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -159,8 +160,9 @@ class FormatThreeToolsTest {
     /**
      * {@code upgrade} moves a format 2 pool to format 3 in one command: every item the same, the new pool
      * sound and of format 3 under the old name, the old one kept as {@code POOL.format2} byte for byte,
-     * no file of the command's left; a second upgrade does nothing; a pool that keeps item checksums, or
-     * that another process holds, is left as it was.
+     * no file of the command's left; a second upgrade does nothing; a pool that keeps item checksums
+     * keeps them in format 3 (and {@code --delete-old} leaves no format 2 pool); a pool another process
+     * holds is left as it was.
      */
     @Test
     void upgradeMovesAFormatTwoPoolToFormatThreeInOneCommand() {
@@ -196,10 +198,15 @@ class FormatThreeToolsTest {
                 .create()) {
             index.put(1L, ToolFixture.value(1));
         }
-        byte[] sumsBefore = ToolFixture.bytes(sums);
-        ToolFixture.Run refused = ToolFixture.tool("upgrade", sums.toString());
-        assertTrue(refused.code() != 0 && refused.all().contains("item checksums"), refused.all());
-        assertArrayEquals(sumsBefore, ToolFixture.bytes(sums));
+        ToolFixture.Run kept = ToolFixture.tool("upgrade", "--delete-old", sums.toString());
+        assertEquals(0, kept.code(), kept.all());
+        ToolFixture.Run deep = ToolFixture.tool("check", "--deep", sums.toString());
+        assertEquals(0, deep.code(), deep.all());
+        assertTrue(deep.out().contains("format 3"), deep.out());
+        try (GPHashIndex index = GPHashIndex.builder(sums).open()) {
+            assertTrue(index.stats().toString() != null && index.valueLengths());
+            assertArrayEquals(ToolFixture.value(1), index.get(1L), "the item, its checksum kept in its header");
+        }
 
         Path held = f.dir.resolve("held.pool");
         try (GPHashIndex index = GPHashIndex.builder(held).keySize(8).valueSize(ToolFixture.VALUE_SIZE).create()) {
@@ -217,5 +224,56 @@ class FormatThreeToolsTest {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Item checksums in format 3 (in each value's header, over its key, length and bytes): a pool of
+     * values of many lengths passes {@code check --deep}; a value byte changed behind the engine's back,
+     * or a length changed to another of the same size class (which the frame alone cannot tell), is
+     * never returned (the read fails), {@code check --deep} lists both, and {@code dump} leaves them out.
+     */
+    @Test
+    void itemChecksumsInFormatThreeCatchAChangedValueAndALengthTornWithinItsClass() {
+        Path p = f.dir.resolve("sums3.pool");
+        int max = 600;
+        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(max).initialCapacity(32).seed(7)
+                .poolFormat(3).itemChecksums(true).create()) {
+            for (long k = 1; k <= 700; k++) {
+                index.put(k, varied(k, max));
+            }
+        }
+        assertEquals(0, ToolFixture.tool("check", "--deep", p.toString()).code());
+        MetaFormat meta = MetaFormat.of(PoolHeader.FORMAT_3);
+        ToolFixture.Slot changed = null;
+        ToolFixture.Slot torn = null;
+        for (ToolFixture.Slot s : ToolFixture.items(p)) {
+            int length = varied(s.key(), max).length;
+            int c = org.gphash.format.ValueClasses.classOf(length);
+            if (changed == null && length > 4) {
+                changed = s;
+            } else if (torn == null && length > 0 && org.gphash.format.ValueClasses.classOf(length - 1) == c) {
+                torn = s;
+            }
+        }
+        long changedBlock = meta.valueOffset(changed.meta());
+        ToolFixture.writeByte(p, changedBlock + 8 + 2, (byte) (varied(changed.key(), max)[2] ^ 0x10));
+        long tornBlock = meta.valueOffset(torn.meta());
+        ToolFixture.writeByte(p, tornBlock, (byte) (varied(torn.key(), max).length - 1));  // the length's low byte, one less
+        if (varied(torn.key(), max).length > 255) {
+            ToolFixture.writeByte(p, tornBlock + 1, (byte) ((varied(torn.key(), max).length - 1) >>> 8));
+        }
+        ToolFixture.Run deep = ToolFixture.tool("check", "--deep", p.toString());
+        assertEquals(1, deep.code(), deep.all());
+        assertTrue(deep.out().contains("ITEM_CHECKSUM"), deep.out());
+        try (GPHashIndex index = GPHashIndex.builder(p).open()) {
+            long a = changed.key();
+            long b = torn.key();
+            assertThrows(org.gphash.ItemChecksumException.class, () -> index.get(a), "a changed value byte");
+            assertThrows(org.gphash.ItemChecksumException.class, () -> index.get(b), "a length torn within its class");
+        }
+        Path dump = f.dir.resolve("sums3.dump");
+        ToolFixture.Run d = ToolFixture.tool("dump", p.toString(), dump.toString());
+        assertEquals(1, d.code(), d.all());
+        assertTrue(d.out().contains("698 items") || d.all().contains("698"), d.all());
     }
 }

@@ -183,10 +183,7 @@ class FormatThreePoolTest {
     }
 
     @Test
-    void itemChecksumsAndFormatThreeAreRefusedTogetherAndOnlyTwoAndThreeAreFormats() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> GPHashIndex.builder(Path.of("unused")).itemChecksums(true).poolFormat(3).config());
-        assertTrue(e.getMessage().contains("item checksums"), e.getMessage());
+    void onlyTwoAndThreeAreFormats() {
         assertThrows(IllegalArgumentException.class, () -> GPHashIndex.builder(Path.of("unused")).poolFormat(4));
         assertThrows(IllegalArgumentException.class, () -> GPHashIndex.builder(Path.of("unused")).poolFormat(1));
     }

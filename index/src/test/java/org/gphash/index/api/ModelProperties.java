@@ -206,6 +206,19 @@ public class ModelProperties {
         }
     }
 
+    /**
+     * The same with item checksums, which format 3 keeps in each value's header over its key, length and
+     * bytes: every write computes and stores one, every read checks it.
+     */
+    @Property(tries = 30, edgeCases = EdgeCasesMode.NONE)
+    void formatThreeValuesOfAnyLengthWithItemChecksums(@ForAll("actions") List<Action> actions,
+                                                      @ForAll Durability durability) {
+        Shape shape = new Shape(8, 700, 0, 0, 0, durability).inFormat(3).withValueLengths().withItemChecksums();
+        try (Run run = new Run(shape)) {
+            run.execute(actions);
+        }
+    }
+
     /** The same with values up to 200,000 bytes: the largest take runs of segments of their own. */
     @Property(tries = 12, edgeCases = EdgeCasesMode.NONE)
     void formatThreeValuesUpTo200KBehaveLikeAHashMap(@ForAll("actions") List<Action> actions) {
@@ -219,16 +232,21 @@ public class ModelProperties {
 
     /** Pool geometry; 0 for levels/hashes/slots means the builder's default. */
     record Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability, int shards,
-                 int poolFormat, boolean valueLengths) {
+                 int poolFormat, boolean valueLengths, boolean itemChecksums) {
 
         Shape(int keySize, int valueSize, int levels, int hashes, int slots, Durability durability, int shards,
               int poolFormat) {
-            this(keySize, valueSize, levels, hashes, slots, durability, shards, poolFormat, false);
+            this(keySize, valueSize, levels, hashes, slots, durability, shards, poolFormat, false, false);
         }
 
         /** The same shape with single calls writing values of any length up to the value size (format 3). */
         Shape withValueLengths() {
-            return new Shape(keySize, valueSize, levels, hashes, slots, durability, shards, poolFormat, true);
+            return new Shape(keySize, valueSize, levels, hashes, slots, durability, shards, poolFormat, true, itemChecksums);
+        }
+
+        /** The same shape, its pool keeping item checksums. */
+        Shape withItemChecksums() {
+            return new Shape(keySize, valueSize, levels, hashes, slots, durability, shards, poolFormat, valueLengths, true);
         }
 
         Shape(int keySize, int valueSize, int levels, int hashes, int slots) {
@@ -257,7 +275,7 @@ public class ModelProperties {
                 b.shards(shards);  // on reopen: must match the manifest's count
             }
             if (geometry) {
-                b.keySize(keySize).valueSize(valueSize);
+                b.keySize(keySize).valueSize(valueSize).itemChecksums(itemChecksums);
                 if (levels > 0) {
                     b.levels(levels).hashes(hashes).slotsPerBucket(slots);
                 }
