@@ -67,7 +67,7 @@ public final class BatchResult {
             codes.asSlice(0, n).fill(Outcome.NOT_APPLIED.code());
         }
         if (shortBy != null) {
-            Arrays.fill(shortBy, 0);
+            Arrays.fill(shortBy, 0, Math.min(n, shortBy.length), 0);  // the results read are those below n
         }
         size = n;
     }

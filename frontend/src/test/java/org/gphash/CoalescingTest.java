@@ -66,6 +66,37 @@ class CoalescingTest {
     }
 
     /**
+     * A format 3 pool's values have any length, and coalesced calls run as batches of values of the
+     * value size: coalescing ON with poolFormat(3) is refused before any file is made; an open of a
+     * format 3 pool that asks for it is refused and leaves the pool as it was; AUTO runs its calls one
+     * by one, each value at its length; a batch with shorter values is refused by an index of fixed ones.
+     */
+    @Test
+    void coalescingIsRefusedForValuesOfAnyLengthAndTheirPoolKeptAsItWas() throws Exception {
+        java.nio.file.Path path = pools.pool("any-length.pool");
+        Coalescing on = Coalescing.on(Duration.ZERO, 4096);
+        IllegalArgumentException made = assertThrows(IllegalArgumentException.class,
+                () -> GPHashIndex.builder(path).valueSize(VALUE).poolFormat(3).coalescing(on).create());
+        assertTrue(made.getMessage().contains("poolFormat 3"), made.getMessage());
+        assertFalse(java.nio.file.Files.exists(path), "a refused create made the pool file");
+        try (GPHashIndex index = GPHashIndex.builder(path).valueSize(VALUE).poolFormat(3).create()) {
+            assertFalse(index.coalescerStats().isPresent(), "AUTO does not coalesce a format 3 pool's calls");
+            index.put(1L, new byte[] {1, 2, 3});
+        }
+        IllegalArgumentException opened = assertThrows(IllegalArgumentException.class,
+                () -> GPHashIndex.builder(path).coalescing(on).open());
+        assertTrue(opened.getMessage().contains("any length"), opened.getMessage());
+        try (GPHashIndex index = GPHashIndex.builder(path).open();
+             GPHashIndex fixed = GPHashIndex.builder(pools.pool("fixed.pool")).valueSize(VALUE).create()) {
+            assertArrayEquals(new byte[] {1, 2, 3}, index.get(1L), "the refused open kept the pool");
+            Batch shorter = index.newBatch(1).put(2L, new byte[5]);
+            IllegalArgumentException batch = assertThrows(IllegalArgumentException.class, () -> fixed.execute(shorter));
+            assertTrue(batch.getMessage().contains("shorter than the value size"), batch.getMessage());
+            assertEquals(0, fixed.size());
+        }
+    }
+
+    /**
      * Over a sharded index (issue 30) the coalescer's merged batches are split across the shards and
      * merged back: every caller's operations keep their order and nothing is lost, host cache on.
      */

@@ -442,7 +442,7 @@ final class CpuTable {
         }
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
-        reader.checkBlock(slot, table.meta.valueOffset(old), table.meta.valueClass(old));  // retired below: never free what is no block
+        reader.checkBlockOf(slot, old);  // it is retired below: never free what is no block
         long word = table.meta.make(SlotMeta.fingerprint(old), probe.pendingClass, probe.pendingBlock);
         if (!SlotProtocol.swapValue(pool, slot, old, word)) {
             return OpStatus.RETRY;
@@ -495,7 +495,7 @@ final class CpuTable {
     private int unlinkValidItem(MemorySegment pool, EpochGate.Participant p, Probe probe) {
         long slot = probe.matchSlot[0];
         long old = probe.matchMeta[0];
-        reader.checkBlock(slot, table.meta.valueOffset(old), table.meta.valueClass(old));
+        reader.checkBlockOf(slot, old);
         if (!SlotProtocol.unlink(pool, slot, old)) {
             return OpStatus.RETRY;
         }
@@ -515,7 +515,7 @@ final class CpuTable {
         for (int i = from; i < probe.matchCount; i++) {
             long slot = probe.matchSlot[i];
             long meta = probe.matchMeta[i];
-            reader.checkBlock(slot, table.meta.valueOffset(meta), table.meta.valueClass(meta));
+            reader.checkBlockOf(slot, meta);
             if (SlotProtocol.unlink(pool, slot, meta)) {
                 persistMeta(probe, pool, slot);
                 table.hook.reached(CrashPoint.DUPLICATE_REMOVED);

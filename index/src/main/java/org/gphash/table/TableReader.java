@@ -65,9 +65,9 @@ public final class TableReader {
     }
 
     /**
-     * Refuses an item whose value offset (a block of class {@code valueClass}) is no block of the heap (its meta word was changed behind
-     * the engine's back after open: a region checked at open is not checked again), naming the slot,
-     * instead of reading outside the heap.
+     * Refuses an item whose value offset (a block of class {@code valueClass}) is no block of the heap
+     * (its meta word was changed behind the engine's back after open: a region checked at open is not
+     * checked again), naming the slot, instead of reading outside the heap.
      */
     public void checkBlock(long slot, long block, int valueClass) {
         // Two compares on the hot path (an exact block check cost reads a third of their speed); free()
@@ -75,6 +75,11 @@ public final class TableReader {
         if (!table.blocks.spans(block, table.values.spanOf(valueClass))) {
             throw outsideHeap(slot, block);
         }
+    }
+
+    /** {@link #checkBlock(long, long, int)} of the block the item's word {@code meta} names. */
+    public void checkBlockOf(long slot, long meta) {
+        checkBlock(slot, table.meta.valueOffset(meta), table.meta.valueClass(meta));
     }
 
     /**

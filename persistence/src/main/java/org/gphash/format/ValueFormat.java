@@ -77,11 +77,6 @@ public final class ValueFormat {
         return version == 3;
     }
 
-    /** {@return the longest value: format 2's every value, format 3's most} */
-    public int maxLength() {
-        return valueSize;
-    }
-
     /**
      * {@return the class of the block a value of {@code length} bytes takes} (format 2: -1, one block size)
      *
