@@ -69,11 +69,12 @@ if [[ "${PLAN:-full}" == profile57 ]]; then
     # Samples every millisecond (the profile's 10-20 ms gave under 200 samples a run at 256 threads),
     # native code's samples as often, and every monitor wait and park from PWAIT (default 1 ms).
     wl=${PWL:-a}; th=${PTH:-16}
-    jfr="settings=profile,jdk.ExecutionSample#period=1ms,jdk.NativeMethodSample#period=1ms,jdk.JavaMonitorEnter#threshold=${PWAIT:-1ms},jdk.ThreadPark#threshold=${PWAIT:-1ms}"
-    for be in gpu cpu; do
+    jfr=${PJFR:-"settings=profile,jdk.ExecutionSample#period=1ms,jdk.NativeMethodSample#period=1ms,jdk.JavaMonitorEnter#threshold=${PWAIT:-1ms},jdk.ThreadPark#threshold=${PWAIT:-1ms}"}
+    # PBE picks the backends (default both); PKEEP=1 keeps each recording as $OUT/$wl-$be.jfr.
+    for be in ${PBE:-gpu cpu}; do
         phase $wl-$be-$th-jfr run $wl $th 2000000 $be off 0 false "-XX:StartFlightRecording=filename=$OUT/$wl-$be.jfr,$jfr"
         { grep -E 'gphash: |RunTime' "$OUT/$wl-$be-$th-jfr.log"; bash bench-ycsb/jfr-summary.sh "$OUT/$wl-$be.jfr"; } > "$OUT/profile-$be.txt" 2>&1
-        rm -f "$OUT/$wl-$be.jfr"
+        [[ "${PKEEP:-0}" == 1 ]] || rm -f "$OUT/$wl-$be.jfr"
     done
     rm -f "$POOL"
     cat "$OUT/table.md" "$OUT"/profile-*.txt

@@ -2,7 +2,7 @@
 # Issue 57 on the GPU machine: the new GPU test on both paths, every GPU test (a thread dump if the
 # suite outlives WATCH seconds), a small-batch comparison (SMALL=1), then YCSB's client
 # (PLAN=${PLAN:-hostwrites}). TESTS=0 skips the tests, ALL=0 the whole suite, YCSB=0 the client;
-# CRASH=1 runs crashtest --mixed on the GPU backend; HEAPBENCH=1 the heaps' allocators alone (issue 53); GAPS=1 one GPU batch after idle gaps; SINGLES=1 adds single calls without YCSB's client (SingleCallsBench) and their profile; REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
+# OPENPROBE=1 times a fresh JVM's open on both backends (OpenStagesProbe); CRASH=1 runs crashtest --mixed on the GPU backend; HEAPBENCH=1 the heaps' allocators alone (issue 53); GAPS=1 one GPU batch after idle gaps; SINGLES=1 adds single calls without YCSB's client (SingleCallsBench) and their profile; REPLAY=1 adds the DLRM and PageRank replays, BENCH=1 bench ycsb at batch sizes 64 to 2^18.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
 LOGS=/tmp/d57; mkdir -p $LOGS
@@ -30,6 +30,22 @@ if [[ "${TESTS:-1}" == 1 ]]; then
     fi
     grep -h -B2 -A14 "✘" $LOGS/tests-*.log | head -200 > "$OUT/failures.txt"
     echo "tests took $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
+fi
+if [[ "${OPENPROBE:-0}" == 1 ]]; then
+    # Where a fresh JVM's open of a 1M-item pool goes (OpenStagesProbe): GPU backend and CPU backend,
+    # two JVMs each, with the classes the first open loaded, by package.
+    P=/dev/shm/openprobe.pool; rm -f $P
+    JAVA_OPTS="-Xmx8g" /tmp/bundle/bin/run org.gphash.bench.gpu.OpenStagesProbe create $P 1000000 > $LOGS/probe-create.log 2>&1
+    for m in check pool check pool; do
+        JAVA_OPTS="-Xmx8g" /tmp/bundle/bin/run org.gphash.bench.gpu.OpenStagesProbe $m $P 2>&1 | grep "^PROBE" | tee -a "$OUT/openprobe.txt"
+    done
+    for be in gpu cpu gpu cpu; do
+        JAVA_OPTS="-Xmx8g -verbose:class" /tmp/bundle/bin/run org.gphash.bench.gpu.OpenStagesProbe open $P $be > $LOGS/probe-$be.log 2>&1
+        { grep "^PROBE " $LOGS/probe-$be.log
+          awk '/PROBE-MARK before open 1/{c=1;next} /PROBE-MARK after open 1/{c=0} c && /class,load/{for(i=1;i<=NF;i++) if($i ~ /class,load/){split($(i+1),a,".");k=a[1]"."a[2];n[k]++;t++}} END{printf "classes loaded by open 1: %d;", t; for(k in n) if(n[k]>=10) printf " %s %d", k, n[k]; print ""}' $LOGS/probe-$be.log
+        } | tee -a "$OUT/openprobe.txt"
+    done
+    rm -f $P
 fi
 if [[ "${SMALL:-0}" == 1 ]]; then
     # One thread's small batches (1 to 4096 operations, all reads and half writes): host or GPU by

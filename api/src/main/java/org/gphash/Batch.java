@@ -3,6 +3,7 @@ package org.gphash;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.Objects;
 
 import org.gphash.spi.HostMemory;
 import org.gphash.spi.SegmentBytes;
@@ -480,6 +481,20 @@ public final class Batch {
      * @return this batch
      */
     public Batch addAll(Batch other) {
+        return addRange(other, 0, other.size);
+    }
+
+    /**
+     * Appends operations {@code from} (inclusive) to {@code to} (exclusive) of {@code other}, in its
+     * order (conditional ones with their expected values): how an engine runs part of a caller's
+     * batch as a batch of its own.
+     *
+     * @param other a batch of the same key and value sizes
+     * @param from  the first operation appended
+     * @param to    one past the last
+     * @return this batch
+     */
+    public Batch addRange(Batch other, int from, int to) {
         if (other.hasShorterValues() && !valueLengths) {
             throw new IllegalArgumentException("a batch with values shorter than the value size cannot join one whose "
                     + "values have the value size");
@@ -488,27 +503,33 @@ public final class Batch {
             throw new IllegalArgumentException("a batch of " + other.keySize + "-byte keys and " + other.valueSize
                     + "-byte values cannot join one of " + keySize + "-byte keys and " + valueSize + "-byte values");
         }
-        int n = other.size;
+        Objects.checkFromToIndex(from, to, other.size);
+        int n = to - from;
         ensureCapacity(size + n);
-        MemorySegment.copy(other.kinds, 0, kinds, size, n);
-        MemorySegment.copy(other.keys, 0, keys, (long) size * keySize, (long) n * keySize);
-        MemorySegment.copy(other.values, 0, values, (long) size * valueSize, (long) n * valueSize);
+        MemorySegment.copy(other.kinds, from, kinds, size, n);
+        MemorySegment.copy(other.keys, (long) from * keySize, keys, (long) size * keySize, (long) n * keySize);
+        MemorySegment.copy(other.values, (long) from * valueSize, values, (long) size * valueSize, (long) n * valueSize);
         if (other.expected != null) {
             if (expected == null) {
                 allocateExpected(capacity);
             }
-            MemorySegment.copy(other.expected, 0, expected, (long) size * valueSize, (long) n * valueSize);
+            MemorySegment.copy(other.expected, (long) from * valueSize, expected, (long) size * valueSize,
+                    (long) n * valueSize);
         }
+        int added = 0;
         for (int i = 0; i < n; i++) {
             if (other.valueShortBy != null) {
-                valueShortBy = recordLength(valueShortBy, size + i, valueSize - other.valueShortBy[i]);
+                valueShortBy = recordLength(valueShortBy, size + i, valueSize - other.valueShortBy[from + i]);
             }
             if (other.expectedShortBy != null) {
-                expectedShortBy = recordLength(expectedShortBy, size + i, valueSize - other.expectedShortBy[i]);
+                expectedShortBy = recordLength(expectedShortBy, size + i, valueSize - other.expectedShortBy[from + i]);
+            }
+            if (n < other.size && OpKind.ofOrdinal(other.kinds.get(ValueLayout.JAVA_BYTE, from + i)).isConditional()) {
+                added++;
             }
         }
         size += n;
-        conditionals += other.conditionals;
+        conditionals += n == other.size ? other.conditionals : added;
         return this;
     }
 

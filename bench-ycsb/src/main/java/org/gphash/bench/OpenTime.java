@@ -9,7 +9,7 @@ import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.GPHashIndex;
 import org.gphash.RecoveryReport;
-import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 
 /**
  * How long the CPU engine takes to open a pool (issue 13): after a clean close (the close record is
@@ -145,7 +145,7 @@ public final class OpenTime {
             try (GPHashIndex a = GPHashIndex.builder(pool).backend(org.gphash.Backend.GPU)
                     .coalescing(org.gphash.Coalescing.OFF).open()) {
                 System.out.printf(Locale.ROOT, "gpu open stages, %d items: %s%n", items,
-                        ((GpuEngine) a.engine()).diagnostics().openTimes());
+                        GpuEngines.gpuEngine(a.engine()).diagnostics().openTimes());
             }
         }
     }

@@ -22,6 +22,8 @@ import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.table.GpuTableKernels;
 import org.gphash.cuda.table.StartingTableKernels;
+import org.gphash.index.CpuEngine;
+import org.gphash.spi.Engine;
 import org.gphash.table.PoolTable;
 import org.gphash.table.TableKernels;
 
@@ -46,16 +48,60 @@ public final class GpuEngines {
 
     /** Creates a pool on a registrable file system (tmpfs, hugetlbfs) and runs it on the GPU. */
     public static GpuEngine create(GPHashConfig config) {
-        if (config.itemChecksums()) {
-            throw new IllegalArgumentException("item checksums are kept and checked by the CPU engine only; the GPU "
-                    + "engine does not compute them yet (create the pool without itemChecksums, or use the CPU backend)");
-        }
+        refuseItemChecksums(config);
         return over(config, "create", PoolTable::create);
     }
 
     /** Opens a pool (any engine may have written it), recovering it with kernels. */
     public static GpuEngine open(GPHashConfig config) {
         return over(config, "open", PoolTable::open);
+    }
+
+    /**
+     * Creates a pool for an index ({@code GpuEngineFactory}): the engine serves calls on the host while
+     * the GPU starts ({@link HostFirstEngine}), as {@link #openServing} does.
+     */
+    public static Engine createServing(GPHashConfig config) {
+        return createServing(config, () -> { });
+    }
+
+    /** {@link #createServing}, the hand-over running {@code beforeHandOver} first (tests hold it back with it). */
+    static Engine createServing(GPHashConfig config, Runnable beforeHandOver) {
+        refuseItemChecksums(config);
+        return serving(config, "create", PoolTable::create, beforeHandOver);
+    }
+
+    /**
+     * Opens a pool for an index ({@code GpuEngineFactory}): where the open needs no kernels (the pool's
+     * close record read, no recovery pass), the engine returned serves calls on the host with the CPU
+     * engine's code while the GPU starts, and hands the pool to the {@link GpuEngine} once it is built
+     * ({@link HostFirstEngine}); a pool that needs recovery waits for the GPU, whose kernels run it, and
+     * gets the GPU engine at once, as {@link #open} does. Every reason to refuse the GPU that can be known
+     * without its context is checked before the pool's first write ({@link CudaRuntime#checkUsable}).
+     */
+    public static Engine openServing(GPHashConfig config) {
+        return serving(config, "open", PoolTable::open, () -> { });
+    }
+
+    /**
+     * The GPU engine under {@code engine}, waiting for a {@link HostFirstEngine}'s hand-over: for what
+     * only the GPU engine answers (its diagnostics, its device-resident batches).
+     *
+     * @throws IllegalArgumentException where {@code engine} is no GPU engine
+     */
+    public static GpuEngine gpuEngine(Engine engine) {
+        Engine e = engine instanceof HostFirstEngine h ? h.awaitGpu() : engine;
+        if (e instanceof GpuEngine g) {
+            return g;
+        }
+        throw new IllegalArgumentException(engine + " is not a GPU engine");
+    }
+
+    private static void refuseItemChecksums(GPHashConfig config) {
+        if (config.itemChecksums()) {
+            throw new IllegalArgumentException("item checksums are kept and checked by the CPU engine only; the GPU "
+                    + "engine does not compute them yet (create the pool without itemChecksums, or use the CPU backend)");
+        }
     }
 
     /** How the pool itself is made or opened, with the GPU's table kernels for its whole-table passes. */
@@ -71,24 +117,124 @@ public final class GpuEngines {
             // waits for it before its first write (StartingTableKernels).
             long started = System.nanoTime();
             StartingTableKernels starting = StartingTableKernels.start(config.placement().device());
+            return finish(starting, step.run(config, starting), config, started, 0);
+        });
+    }
+
+    /** The engine over a pool opened with {@code starting}'s kernels, once the runtime is up; on failure the pool is closed. */
+    private static GpuEngine finish(StartingTableKernels starting, PoolTable pool, GPHashConfig config, long started,
+                                    long driverNanos) {
+        GpuTableKernels kernels;
+        try {
+            kernels = starting.started();
+        } catch (RuntimeException | Error e) {
+            pool.close();
+            throw e;
+        }
+        CudaRuntime cuda = kernels.runtime();
+        cuda.bind();
+        long waited = starting.waitedNanos();
+        try {
+            long[] driver = CudaRuntime.driverStartNanos();
+            return engineOver(cuda, kernels, pool, config, started, new OpenTimes.Stages(driverNanos, waited,
+                    System.nanoTime() - started - waited - driverNanos, 0, starting.checkNanos(), driver[0], driver[1]));
+        } catch (RuntimeException e) {
+            kernels.close();
+            pool.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The open of {@link #openServing}: the GPU checked, the pool opened with kernels that start beside
+     * it and that its writes do not wait for, then the engine that serves calls on the host meanwhile.
+     */
+    private static Engine serving(GPHashConfig config, String what, PoolStep step, Runnable beforeHandOver) {
+        PoolRegistration.checkLocation(config.path());
+        return GpuFailure.during(config.path(), what, () -> {
+            long started = System.nanoTime();
+            // The GPU is checked (the driver started) on a thread of its own while the pool opens on the
+            // host; the pool's first write waits for the check, so a GPU the engine cannot use is refused
+            // before anything is written (StartingTableKernels).
+            StartingTableKernels starting = StartingTableKernels.start(config.placement().device(), false);
             PoolTable pool = step.run(config, starting);
-            GpuTableKernels kernels;
+            if (starting.isStarted()) {
+                return finish(starting, pool, config, started, starting.checkWaitedNanos());  // recovery ran kernels
+            }
             try {
-                kernels = starting.started();
+                boolean mirror = expectsMirror(config.indexMirror(), pool, starting.checkedGpuBytes());
+                boolean singlesOnHost = new Router(config.gpuTuning(), mirror).writesOnHost();
+                long checkWait = starting.checkWaitedNanos();
+                HandOver handOver = new HandOver(starting, pool, config, started, checkWait,
+                        System.nanoTime() - started - checkWait, beforeHandOver);
+                return HostFirstEngine.start(pool, CpuEngine.over(pool, config.durability()), handOver, mirror, singlesOnHost);
             } catch (RuntimeException | Error e) {
                 pool.close();
                 throw e;
             }
-            CudaRuntime cuda = kernels.runtime();
-            cuda.bind();
-            long waited = starting.waitedNanos();
-            return over(cuda, kernels, pool, config, started, waited, System.nanoTime() - started - waited);
         });
     }
 
-    /** BktCache and the batch path over an open pool, then the engine; on failure all of it is released. */
-    private static GpuEngine over(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, GPHashConfig config,
-                                  long started, long runtimeNanos, long poolNanos) {
+    /**
+     * Whether the engine will run on the index mirror, judged before the GPU's context exists by the
+     * GPU's whole memory: what a front end is told at open ({@link HostFirstEngine} keeps the promise
+     * if the mirror does not fit what is free then). REQUIRED that cannot fit is refused here.
+     */
+    private static boolean expectsMirror(IndexMirror configured, PoolTable pool, long gpuBytes) {
+        return MirrorChoice.decide(MirrorChoice.effective(configured), MirrorPath.bytesNeeded(pool), gpuBytes,
+                MIRROR_MARGIN).mirror();
+    }
+
+    /** The GPU's side of a {@link HostFirstEngine}'s hand-over: the kernels, then the engine over the pool. */
+    private static final class HandOver implements HostFirstEngine.GpuStart {
+        private final StartingTableKernels starting;
+        private final PoolTable pool;
+        private final GPHashConfig config;
+        private final long started;
+        private final long driverNanos;
+        private final long poolNanos;
+        private final long returnedAt = System.nanoTime();
+        private final Runnable first;
+        private GpuTableKernels kernels;
+
+        HandOver(StartingTableKernels starting, PoolTable pool, GPHashConfig config, long started, long driverNanos,
+                 long poolNanos, Runnable first) {
+            this.first = first;
+            this.starting = starting;
+            this.pool = pool;
+            this.config = config;
+            this.started = started;
+            this.driverNanos = driverNanos;
+            this.poolNanos = poolNanos;
+        }
+
+        @Override
+        public void prepare() {
+            first.run();
+            kernels = starting.started();  // the runtime, then the pool's pages registered: nothing read that writes change
+        }
+
+        @Override
+        public Engine build() {
+            CudaRuntime cuda = kernels.runtime();
+            cuda.bind();
+            long building = System.nanoTime();
+            long[] driver = CudaRuntime.driverStartNanos();
+            return engineOver(cuda, kernels, pool, config, started, new OpenTimes.Stages(driverNanos,
+                    starting.waitedNanos(), poolNanos, building - returnedAt, starting.checkNanos(), driver[0], driver[1]));
+        }
+
+        @Override
+        public void release() {
+            if (kernels != null) {
+                kernels.close();
+            }
+        }
+    }
+
+    /** BktCache and the batch path over an open pool, then the engine; on failure what this built is released (not the kernels, not the pool). */
+    private static GpuEngine engineOver(CudaRuntime cuda, GpuTableKernels kernels, PoolTable pool, GPHashConfig config,
+                                        long started, OpenTimes.Stages stages) {
         AtomicReference<BucketCache> cache = new AtomicReference<>();
         HostStageTimes times = new HostStageTimes();
         try {
@@ -100,17 +246,16 @@ public final class GpuEngines {
             EngineParts parts = new EngineParts(cuda, kernels, pool, pool.geometry(), cache::get);
             BatchPath path = choosePath(parts, config.indexMirror(), config.gpuTuning(), times);
             long t2 = System.nanoTime();
-            OpenTimes openTimes = new OpenTimes(runtimeNanos, poolNanos, kernels.registration().registerNanos(),
+            long total = stages.servedOnHost() > 0 ? stages.driver() + stages.pool() : t2 - started;
+            OpenTimes openTimes = new OpenTimes(stages, kernels.registration().registerNanos(),
                     pool.recovery().duration().toNanos(), t1 - t0, t2 - t1,
-                    path instanceof MirrorPath m ? m.mirrorLoadNanos() : 0, t2 - started);
+                    path instanceof MirrorPath m ? m.mirrorLoadNanos() : 0, total);
             Router router = path instanceof MirrorPath m ? m.router() : new Router(config.gpuTuning(), false);
             return new GpuEngine(cuda, kernels, pool, cache, path, router, times, openTimes);
         } catch (RuntimeException e) {
             if (cache.get() != null) {
                 cache.get().close();
             }
-            kernels.close();
-            pool.close();
             throw e;
         }
     }

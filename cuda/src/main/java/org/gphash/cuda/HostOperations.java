@@ -18,7 +18,6 @@ import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.index.CpuOperations;
 import org.gphash.index.DirtyBuckets;
 import org.gphash.spi.IdleStrategy;
-import org.gphash.spi.SegmentBytes;
 import org.gphash.spi.SubmittedBatch;
 
 /**
@@ -270,19 +269,7 @@ final class HostOperations {
     /** Operations {@code from..} of {@code batch}, run as a batch of their own by the engine's routes, results put in place. */
     private void runRest(Batch batch, BatchResult result, int from) {
         int n = batch.size();
-        Batch rest = Batch.create(keySize, valueSize, n - from);
-        for (int i = from; i < n; i++) {
-            OpKind kind = batch.kind(i);
-            byte[] key = batch.key(i);
-            byte[] value = SegmentBytes.copyOf(batch.values(), (long) i * valueSize, valueSize);
-            switch (kind) {
-                case COMPARE_AND_SET -> rest.compareAndSet(key, SegmentBytes.copyOf(batch.expectedValues(), (long) i * valueSize,
-                        valueSize), value);
-                case COMPARE_AND_DELETE -> rest.compareAndDelete(key, SegmentBytes.copyOf(batch.expectedValues(),
-                        (long) i * valueSize, valueSize));
-                default -> rest.add(kind, key, kind.hasValue() ? value : null);
-            }
-        }
+        Batch rest = Batch.create(keySize, valueSize, n - from).addRange(batch, from, n);
         BatchResult restResult = new BatchResult(valueSize, n - from);
         engine.execute(rest, restResult);
         MemorySegment.copy(restResult.outcomeCodes(), 0, result.outcomeCodes(), from, n - from);

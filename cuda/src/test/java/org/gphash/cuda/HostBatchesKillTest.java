@@ -77,7 +77,7 @@ class HostBatchesKillTest {
                     int n = engine instanceof ShardedEngine se ? se.shardCount() : 1;
                     assertEquals(Math.max(1, shards), n);
                     for (int s = 0; s < n; s++) {
-                        GpuEngine gpu = (GpuEngine) (engine instanceof ShardedEngine se ? se.shard(s) : engine);
+                        GpuEngine gpu = GpuEngines.gpuEngine(engine instanceof ShardedEngine se ? se.shard(s) : engine);
                         assertTrue(gpu.diagnostics().verify().sound(), "round " + round + ", shard " + s + ": " + gpu.diagnostics().verify());
                     }
                 }

@@ -2,6 +2,7 @@ package org.gphash.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntToLongFunction;
 
 import org.gphash.Backend;
 import org.gphash.Batch;
@@ -26,6 +28,7 @@ import org.gphash.IndexMirror;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.spi.Engine;
 import org.gphash.table.VerifyReport;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -69,6 +72,128 @@ class HostOperationsGpuTest {
         return r;
     }
 
+    /**
+     * {@code count} single writes of every kind on {@code engine}, each checked against {@code model}
+     * and applied to it; keys from {@code keyOf} (given the write's number); {@return the last version written}
+     */
+    static long singleWrites(Engine engine, Map<Long, byte[]> model, Random random, int count, long version,
+                             IntToLongFunction keyOf, String where) {
+        OpKind[] singles = {OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE, OpKind.COMPARE_AND_SET,
+                OpKind.COMPARE_AND_DELETE};
+        for (int i = 0; i < count; i++) {
+            long k = keyOf.applyAsLong(i);
+            OpKind kind = singles[random.nextInt(singles.length)];
+            byte[] v = value(k, ++version);
+            byte[] current = model.get(k);
+            byte[] expected = current != null && random.nextBoolean() ? current : value(k, -1);
+            Outcome o = switch (kind) {
+                case PUT -> engine.put(key(k), MemorySegment.ofArray(v));
+                case INSERT -> engine.insert(key(k), MemorySegment.ofArray(v));
+                case UPDATE -> engine.update(key(k), MemorySegment.ofArray(v));
+                case DELETE -> engine.delete(key(k));
+                case COMPARE_AND_SET -> engine.compareAndSet(key(k), MemorySegment.ofArray(expected), MemorySegment.ofArray(v));
+                case COMPARE_AND_DELETE -> engine.compareAndDelete(key(k), MemorySegment.ofArray(expected));
+                default -> throw new AssertionError(kind);
+            };
+            boolean matches = current != null && Arrays.equals(current, expected);
+            Outcome want = switch (kind) {
+                case PUT -> current == null ? Outcome.INSERTED : Outcome.UPDATED;
+                case INSERT -> current == null ? Outcome.INSERTED : Outcome.EXISTS;
+                case UPDATE, DELETE -> current == null ? Outcome.NOT_FOUND : kind == OpKind.UPDATE ? Outcome.UPDATED
+                        : Outcome.DELETED;
+                case COMPARE_AND_SET -> current == null ? Outcome.NOT_FOUND : matches ? Outcome.UPDATED : Outcome.EXISTS;
+                case COMPARE_AND_DELETE -> current == null ? Outcome.NOT_FOUND : matches ? Outcome.DELETED : Outcome.EXISTS;
+                default -> throw new AssertionError(kind);
+            };
+            assertEquals(want, o, kind + " of key " + k + ", " + where);
+            if (want == Outcome.INSERTED || want == Outcome.UPDATED) {
+                model.put(k, v);
+            } else if (want == Outcome.DELETED) {
+                model.remove(k);
+            }
+        }
+        return version;
+    }
+
+    /** Every key of {@code model}'s range read by one GPU batch and checked. */
+    private static void checkAllOnGpu(GpuEngine engine, Map<Long, byte[]> model, int keys, String where) {
+        BatchResult gr = getAllOnGpu(engine, keys);
+        for (int k = 0; k < keys; k++) {
+            byte[] want = model.get((long) k);
+            assertEquals(want == null ? Outcome.NOT_FOUND : Outcome.FOUND, gr.outcome(k), "key " + k + ", " + where);
+            if (want != null) {
+                assertTrue(Arrays.equals(want, gr.value(k)), "key " + k + "'s value, " + where);
+            }
+        }
+        VerifyReport report = engine.diagnostics().verify();
+        assertTrue(report.sound(), report.toString());
+        assertEquals(0, report.staleMirrorSlots(), report.toString());
+        assertEquals(model.size(), engine.stats().size(), "items, " + where);
+    }
+
+    /**
+     * The open that serves calls on the host while the GPU starts ({@link HostFirstEngine}): writes of
+     * every kind before the hand-over, on a pool made for 256 items (the host resizes it, with the
+     * GPU's kernels, and grows its heap), then the GPU engine's first batch reads every one of them on
+     * each route; writes after the hand-over reach the next GPU batch too; the pool closes cleanly and
+     * opens again the same way.
+     */
+    @ParameterizedTest(name = "mirror {0}, BktCache {1}")
+    @CsvSource({"true, false", "true, true", "false, true"})
+    void writesServedBeforeTheGpuIsUpReachItsFirstBatch(boolean mirror, boolean cache) throws Exception {
+        GpuTestSupport.assumeGpu();
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            GPHashConfig config = config(t.pool("hf"), mirror, cache, 256);
+            CountDownLatch go = new CountDownLatch(1);
+            Map<Long, byte[]> model = new HashMap<>();
+            Random random = new Random(mirror ? 3 : 4);
+            int keys = 3000;
+            Engine served = GpuEngines.createServing(config, () -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            try {
+                HostFirstEngine first = assertInstanceOf(HostFirstEngine.class, served);
+                long version = singleWrites(served, model, random, 6000, 0, i -> random.nextInt(keys), "before the hand-over");
+                assertFalse(first.handedOver(), "the writes ran before the hand-over");
+                go.countDown();
+                GpuEngine gpu = GpuEngines.gpuEngine(served);
+                assumeTrue(mirror == gpu.usesIndexMirror(), "the index mirror forced off (-Dgphash.indexMirror=OFF)");
+                assertTrue(gpu.stats().resizes() > 0, "the host resized the table before the hand-over");
+                if (cache) {
+                    gpu.reloadBucketCache(true);
+                }
+                checkAllOnGpu(gpu, model, keys, "after the hand-over");
+                singleWrites(served, model, random, 2000, version, i -> random.nextInt(keys), "after the hand-over");
+                if (cache) {
+                    gpu.reloadBucketCache(true);
+                }
+                checkAllOnGpu(gpu, model, keys, "after writes past the hand-over");
+                assertTrue(gpu.diagnostics().openTimes().servedOnHost() > 0, gpu.diagnostics().openTimes().toString());
+            } finally {
+                served.close();
+            }
+            Engine again = GpuEngines.openServing(config);
+            try {
+                assertInstanceOf(HostFirstEngine.class, again, "a pool closed cleanly opens on the host first");
+                MemorySegment out = MemorySegment.ofArray(new byte[VS]);
+                for (long k = 0; k < keys; k++) {
+                    byte[] want = model.get(k);
+                    assertEquals(want == null ? Outcome.NOT_FOUND : Outcome.FOUND, again.get(key(k), out), "key " + k);
+                    if (want != null) {
+                        assertTrue(Arrays.equals(want, out.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)), "key " + k);
+                    }
+                }
+                checkAllOnGpu(GpuEngines.gpuEngine(again), model, keys, "opened again");
+            } finally {
+                again.close();
+            }
+        }
+    }
+
     @ParameterizedTest(name = "mirror {0}, BktCache {1}")
     @CsvSource({"true, false", "true, true", "false, true"})
     void hostWritesReachTheGpusNextBatch(boolean mirror, boolean cache) {
@@ -80,8 +205,6 @@ class HostOperationsGpuTest {
             Random random = new Random(mirror ? 1 : 2);
             int keys = 3000;  // a pool made for 256: the GPU's batches resize it and grow its heap between rounds
             long version = 0;
-            OpKind[] singles = {OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE, OpKind.COMPARE_AND_SET,
-                    OpKind.COMPARE_AND_DELETE};
             for (int round = 0; round < 12; round++) {
                 // 1. A writing batch on the GPU, of distinct keys (the pool path does not keep batch order on a key).
                 Batch writes = Batch.create(8, VS, 600);
@@ -108,38 +231,9 @@ class HostOperationsGpuTest {
                 }
                 // 2. Single writes on the host, of every kind, on keys the GPU just wrote and on new ones.
                 long hostWritesBefore = engine.hostOps.writes.sum();
-                for (int i = 0; i < 400; i++) {
-                    long k = i % 2 == 0 ? GpuTestSupport.keyOf(writes.key(random.nextInt(600))) : random.nextInt(keys);
-                    OpKind kind = singles[random.nextInt(singles.length)];
-                    byte[] v = value(k, ++version);
-                    byte[] current = model.get(k);
-                    byte[] expected = current != null && random.nextBoolean() ? current : value(k, -1);
-                    Outcome o = switch (kind) {
-                        case PUT -> engine.put(key(k), MemorySegment.ofArray(v));
-                        case INSERT -> engine.insert(key(k), MemorySegment.ofArray(v));
-                        case UPDATE -> engine.update(key(k), MemorySegment.ofArray(v));
-                        case DELETE -> engine.delete(key(k));
-                        case COMPARE_AND_SET -> engine.compareAndSet(key(k), MemorySegment.ofArray(expected), MemorySegment.ofArray(v));
-                        case COMPARE_AND_DELETE -> engine.compareAndDelete(key(k), MemorySegment.ofArray(expected));
-                        default -> throw new AssertionError(kind);
-                    };
-                    boolean matches = current != null && Arrays.equals(current, expected);
-                    Outcome want = switch (kind) {
-                        case PUT -> current == null ? Outcome.INSERTED : Outcome.UPDATED;
-                        case INSERT -> current == null ? Outcome.INSERTED : Outcome.EXISTS;
-                        case UPDATE, DELETE -> current == null ? Outcome.NOT_FOUND : kind == OpKind.UPDATE ? Outcome.UPDATED
-                                : Outcome.DELETED;
-                        case COMPARE_AND_SET -> current == null ? Outcome.NOT_FOUND : matches ? Outcome.UPDATED : Outcome.EXISTS;
-                        case COMPARE_AND_DELETE -> current == null ? Outcome.NOT_FOUND : matches ? Outcome.DELETED : Outcome.EXISTS;
-                        default -> throw new AssertionError(kind);
-                    };
-                    assertEquals(want, o, kind + " of key " + k + " in round " + round);
-                    if (want == Outcome.INSERTED || want == Outcome.UPDATED) {
-                        model.put(k, v);
-                    } else if (want == Outcome.DELETED) {
-                        model.remove(k);
-                    }
-                }
+                version = singleWrites(engine, model, random, 400, version,
+                        i -> i % 2 == 0 ? GpuTestSupport.keyOf(writes.key(random.nextInt(600))) : random.nextInt(keys),
+                        "round " + round);
                 assertTrue(engine.hostOps.writes.sum() > hostWritesBefore, "single writes ran on the host");
                 // 3. Every key read back by a batch on the GPU (the mirror's probe, BktCache's values).
                 BatchResult gr = getAllOnGpu(engine, keys);

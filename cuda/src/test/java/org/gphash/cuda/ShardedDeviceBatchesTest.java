@@ -75,7 +75,7 @@ public class ShardedDeviceBatchesTest {
             long items = 0;
             ShardedEngine shards = (ShardedEngine) sharded.engine();
             for (int s = 0; s < shards.shardCount(); s++) {
-                GpuEngine g = (GpuEngine) shards.shard(s);
+                GpuEngine g = GpuEngines.gpuEngine(shards.shard(s));
                 VerifyReport report = g.diagnostics().verify();
                 assertTrue(report.sound(), "shard " + s + " written through device batches: " + report);
                 assertTrue(g.stats().resizes() > 0, "shard " + s + " resized: " + g.stats());

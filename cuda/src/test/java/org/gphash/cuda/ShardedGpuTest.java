@@ -48,8 +48,8 @@ class ShardedGpuTest {
                      .keySize(keySize).valueSize(GpuTestSupport.VALUE_SIZE).initialCapacity(1024).seed(11).create()) {
             ShardedEngine shards = (ShardedEngine) sharded.engine();
             int visible = CudaRuntime.deviceCount();
-            GpuEngine s0 = (GpuEngine) shards.shard(0);
-            GpuEngine s1 = (GpuEngine) shards.shard(1);
+            GpuEngine s0 = GpuEngines.gpuEngine(shards.shard(0));
+            GpuEngine s1 = GpuEngines.gpuEngine(shards.shard(1));
             assertEquals(0, s0.cuda().ordinal);
             if (visible >= 2) {
                 assertNotEquals(s0.cuda().ordinal, s1.cuda().ordinal, "each shard on its own GPU");
@@ -130,8 +130,8 @@ class ShardedGpuTest {
              GPHashIndex sharded = GPHashIndex.builder(t.pool("sharded")).backend(Backend.GPU).devices().shards(2)
                      .keySize(keySize).valueSize(vs).initialCapacity(1024).seed(12).create()) {
             ShardedEngine shards = (ShardedEngine) sharded.engine();
-            GpuEngine s0 = (GpuEngine) shards.shard(0);
-            GpuEngine s1 = (GpuEngine) shards.shard(1);
+            GpuEngine s0 = GpuEngines.gpuEngine(shards.shard(0));
+            GpuEngine s1 = GpuEngines.gpuEngine(shards.shard(1));
             org.junit.jupiter.api.Assumptions.assumeTrue(s0.usesIndexMirror(), "parts run where they lie on the index mirror only");
             OpKind[] kinds = {OpKind.GET, OpKind.PUT, OpKind.INSERT, OpKind.UPDATE, OpKind.DELETE, OpKind.READ_MODIFY_WRITE};
             int threads = 4;

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import org.gphash.Backend;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.Durability;
 import org.gphash.GPHashConfig;
 import org.gphash.Geometry;
 import org.gphash.IndexStats;
@@ -30,11 +31,11 @@ public final class CpuEngine implements Engine {
 
     private final PoolTable pool;
     private final CpuTable table;
-    private final org.gphash.Durability durability;
+    private final Durability durability;
     private final ThreadLocal<PhasedBatch> phased;
     private volatile boolean closed;
 
-    private CpuEngine(PoolTable pool, org.gphash.Durability durability) {
+    private CpuEngine(PoolTable pool, Durability durability) {
         this.pool = pool;
         this.table = new CpuTable(pool.reader(), true);
         this.durability = durability;
@@ -52,6 +53,15 @@ public final class CpuEngine implements Engine {
      */
     public static CpuEngine open(GPHashConfig config) {
         return new CpuEngine(PoolTable.open(config, null), config.durability());
+    }
+
+    /**
+     * An engine over a pool another engine's open made ready, running on it as over a pool of its own
+     * (the GPU backend serves calls with it while its GPU starts); closing it closes the pool. Its
+     * resizes run the pool's table passes, the opener's kernels where it gave some.
+     */
+    public static CpuEngine over(PoolTable pool, Durability durability) {
+        return new CpuEngine(pool, durability);
     }
 
     /** The table, for tests in this package that need to reach below the API. */
@@ -162,7 +172,7 @@ public final class CpuEngine implements Engine {
         long k = batch.keySize();
         long v = batch.valueSize();
         int i = 0;
-        PhasedBatch phases = durability == org.gphash.Durability.PER_BATCH ? phased.get() : null;
+        PhasedBatch phases = durability == Durability.PER_BATCH ? phased.get() : null;
         try {
             if (phases != null) {
                 phases.run(kinds, keys, values, expected, out, codes, batch.size(), k, v, null, result,

@@ -57,8 +57,13 @@ public final class PoolFile implements AutoCloseable {
     /** The file's mapping and its persister. */
     private final PoolMapping mapping;
 
-    /** Sets the one listener of this file's mapping changes (null: none). */
-    public void setMappingListener(MappingListener listener) {
+    /**
+     * Sets the one listener of this file's mapping changes, first telling it of the current mapping
+     * ({@link MappingListener#afterMap}), with no growth between the two: a growth on another thread
+     * (an engine serving calls while the GPU's side attaches) is then seen whole, once.
+     */
+    public synchronized void setMappingListener(MappingListener listener) {
+        listener.afterMap(segment());
         mapping.setListener(listener);
     }
     private boolean closed;

@@ -77,6 +77,8 @@ class GrowInPlaceTest {
             f.publish();
             Recorder r = new Recorder();
             f.setMappingListener(r);
+            assertEquals(List.of("map " + f.segment().byteSize()), r.events, "told of the mapping as it is now");
+            r.events.clear();
             MemorySegment before = f.segment();
             before.set(ValueLayout.JAVA_LONG, 8, 0x1111L);
             before.set(ValueLayout.JAVA_LONG, first - 8, 0x2222L);
@@ -120,6 +122,8 @@ class GrowInPlaceTest {
             f.publish();
             Recorder r = new Recorder();
             f.setMappingListener(r);
+            assertEquals(List.of("map " + f.segment().byteSize()), r.events, "told of the mapping as it is now");
+            r.events.clear();
             MemorySegment before = f.segment();
             before.set(ValueLayout.JAVA_LONG, 0, 7L);
             f.grow(512 << 10);  // within the reservation of 1 MiB
@@ -145,6 +149,8 @@ class GrowInPlaceTest {
             f.publish();
             Recorder r = new Recorder();
             f.setMappingListener(r);
+            assertEquals(List.of("map " + f.segment().byteSize()), r.events, "told of the mapping as it is now");
+            r.events.clear();
             long address = f.segment().address();
             assertTrue(f.growAhead(256 << 10));
             assertEquals(256 << 10, f.fileSize());
@@ -170,6 +176,8 @@ class GrowInPlaceTest {
             f.publish();
             Recorder r = new Recorder();
             f.setMappingListener(r);
+            assertEquals(List.of("map " + f.segment().byteSize()), r.events, "told of the mapping as it is now");
+            r.events.clear();
             f.segment().set(ValueLayout.JAVA_LONG, 0, 5L);
             ReservedMapping.minReserve = 1L << 62;  // more than any address space: the reservation fails
             f.grow(2 << 20);  // past the first reservation (1 MiB): no new one, so a JDK mapping
@@ -194,6 +202,8 @@ class GrowInPlaceTest {
             f.publish();
             Recorder r = new Recorder();
             f.setMappingListener(r);
+            assertEquals(List.of("map " + f.segment().byteSize()), r.events, "told of the mapping as it is now");
+            r.events.clear();
             f.segment().set(ValueLayout.JAVA_LONG, 0, 9L);
             f.grow(1 << 20);
             assertEquals(9L, f.segment().get(ValueLayout.JAVA_LONG, 0));

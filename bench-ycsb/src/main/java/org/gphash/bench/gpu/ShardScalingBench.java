@@ -30,6 +30,7 @@ import org.gphash.OpKind;
 import org.gphash.bktcache.BktCacheConfig;
 import org.gphash.cuda.DeviceBatch;
 import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.shard.DeviceBatchesAcrossShards;
 import org.gphash.shard.ShardFunction;
@@ -165,7 +166,7 @@ public final class ShardScalingBench {
         }
         if (index.engine() instanceof ShardedEngine se) {
             for (int s = 0; s < se.shardCount(); s++) {
-                sb.append(" | shard ").append(s).append(' ').append(((GpuEngine) se.shard(s)).diagnostics().openTimes());
+                sb.append(" | shard ").append(s).append(' ').append(GpuEngines.gpuEngine(se.shard(s)).diagnostics().openTimes());
             }
         }
         return sb.toString();
@@ -242,7 +243,7 @@ public final class ShardScalingBench {
             filled[s]++;
             placed++;
             if (b.size() == BATCH || filled[s] == opsPerGpu) {
-                GpuEngine g = (GpuEngine) se.shard(s);
+                GpuEngine g = GpuEngines.gpuEngine(se.shard(s));
                 DeviceBatch db = new DeviceBatch(g.cuda(), 8, VS, b.size());
                 db.upload(b);
                 work.get(s).add(db);
@@ -277,7 +278,7 @@ public final class ShardScalingBench {
     private static String stagesOf(ShardedEngine se, int gpus, long opsPerGpu) {
         StringBuilder sb = new StringBuilder();
         for (int s = 0; s < gpus; s++) {
-            GpuEngine g = (GpuEngine) se.shard(s);
+            GpuEngine g = GpuEngines.gpuEngine(se.shard(s));
             sb.append(s == 0 ? "" : " | ").append("GPU ").append(s).append(": ").append(StageShares.stages(g, opsPerGpu));
         }
         return sb.toString();
@@ -285,14 +286,14 @@ public final class ShardScalingBench {
 
     private static void profile(ShardedEngine se, int gpus, boolean on) {
         for (int s = 0; s < gpus; s++) {
-            ((GpuEngine) se.shard(s)).diagnostics().profileStages(on);
+            GpuEngines.gpuEngine(se.shard(s)).diagnostics().profileStages(on);
         }
     }
 
     /** Runs every GPU's batches at once, one thread each, started together; returns the wall time to the last GPU's end. */
     private static long runAll(ShardedEngine se, int gpus, List<List<DeviceBatch>> work, long[] gpuNanos) throws Exception {
         return together(gpus, shard -> {
-            GpuEngine g = (GpuEngine) se.shard(shard);
+            GpuEngine g = GpuEngines.gpuEngine(se.shard(shard));
             for (DeviceBatch db : work.get(shard)) {
                 g.features().executeOnDevice(db);
                 gpuNanos[shard] += g.features().lastBatchGpuNanos();
@@ -388,7 +389,7 @@ public final class ShardScalingBench {
      * pinned, wall time per part after two untimed runs. Where the host batches' time goes.
      */
     private static Row onePart(GPHashIndex index, ShardedEngine se, int gpus, long keys) {
-        GpuEngine shard = (GpuEngine) se.shard(0);
+        GpuEngine shard = GpuEngines.gpuEngine(se.shard(0));
         ShardFunction f = se.function();
         SplittableRandom r = new SplittableRandom(7);
         Batch whole = index.newBatch(BATCH);
@@ -456,7 +457,7 @@ public final class ShardScalingBench {
         CyclicBarrier start = new CyclicBarrier(threads + 1, () -> {
             se.stageNanos(true);
             for (int s = 0; s < se.shardCount(); s++) {
-                ((GpuEngine) se.shard(s)).diagnostics().hostStageNanos(true);
+                GpuEngines.gpuEngine(se.shard(s)).diagnostics().hostStageNanos(true);
             }
         });
         long[] ends = new long[threads];
@@ -490,7 +491,7 @@ public final class ShardScalingBench {
         StringBuilder note = new StringBuilder(stages(se));
         for (int s = 0; s < se.shardCount(); s++) {
             note.append("; shard ").append(s).append(' ')
-                    .append(StageShares.hostShares(((GpuEngine) se.shard(s)).diagnostics().hostStageNanos(false)));
+                    .append(StageShares.hostShares(GpuEngines.gpuEngine(se.shard(s)).diagnostics().hostStageNanos(false)));
         }
         return row(gpus, "positive search, host batches of 2^20 from " + threads + " threads", ops / (wall / 1e3),
                 note.toString());

@@ -54,15 +54,15 @@ public final class ConditionalBatches {
         // Each operation's key hashed once, and whether it is conditional, for every segment to read.
         long[] hash = new long[n];
         boolean[] conditional = new boolean[n];
-        LongSet conditionalKeys = new LongSet(n);
+        BatchKeys.LongSet conditionalKeys = new BatchKeys.LongSet(n);
         for (int i = 0; i < n; i++) {
-            hash[i] = keyHash(keys, batch.keySize(), i);
+            hash[i] = BatchKeys.hash(keys, batch.keySize(), i);
             conditional[i] = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i)).isConditional();
             if (conditional[i]) {
                 conditionalKeys.add(hash[i]);
             }
         }
-        LongSet touched = new LongSet(n);
+        BatchKeys.LongSet touched = new BatchKeys.LongSet(n);
         int start = 0;
         while (start < n) {
             int end = segmentEnd(hash, conditional, start, conditionalKeys, touched);
@@ -75,7 +75,8 @@ public final class ConditionalBatches {
      * The end of the segment that starts at {@code start}: the first conditional operation after it
      * whose key an earlier operation of the segment touched, or the batch's end.
      */
-    private static int segmentEnd(long[] hash, boolean[] conditional, int start, LongSet conditionalKeys, LongSet touched) {
+    private static int segmentEnd(long[] hash, boolean[] conditional, int start, BatchKeys.LongSet conditionalKeys,
+                                  BatchKeys.LongSet touched) {
         touched.clear();
         for (int i = start; i < hash.length; i++) {
             long h = hash[i];
@@ -154,76 +155,6 @@ public final class ConditionalBatches {
                     codes.set(ValueLayout.JAVA_BYTE, i, refused[c].code());
                 }
             }
-        }
-    }
-
-    /** A 64-bit hash of key {@code i} of a key column (equal keys, equal hashes; distinct keys rarely collide). */
-    static long keyHash(MemorySegment keys, int size, int i) {
-        long at = (long) i * size;
-        long h = 0x9E3779B97F4A7C15L * (size + 1);
-        int b = 0;
-        for (; b + 8 <= size; b += 8) {
-            h = mix(h ^ keys.get(ValueLayout.JAVA_LONG_UNALIGNED, at + b));
-        }
-        for (; b < size; b++) {
-            h = mix(h ^ (keys.get(ValueLayout.JAVA_BYTE, at + b) & 0xFFL) ^ ((long) b << 56));
-        }
-        return h;
-    }
-
-    /** The finaliser of SplitMix64: every bit of the result depends on every bit of {@code z}. */
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
-
-    /** An open-addressed set of longs, sized for at most {@code n} of them (no boxing per operation). */
-    static final class LongSet {
-        private final long[] slots;
-        private final boolean[] used;
-        private final int mask;
-        private final int[] filled;
-        private int count;
-
-        LongSet(int n) {
-            int capacity = Integer.highestOneBit(Math.max(2, n) * 2 - 1) << 1;
-            slots = new long[capacity];
-            used = new boolean[capacity];
-            filled = new int[Math.max(1, n)];
-            mask = capacity - 1;
-        }
-
-        void add(long h) {
-            int i = (int) mix(h) & mask;
-            while (used[i]) {
-                if (slots[i] == h) {
-                    return;
-                }
-                i = (i + 1) & mask;
-            }
-            used[i] = true;
-            slots[i] = h;
-            filled[count++] = i;
-        }
-
-        boolean contains(long h) {
-            int i = (int) mix(h) & mask;
-            while (used[i]) {
-                if (slots[i] == h) {
-                    return true;
-                }
-                i = (i + 1) & mask;
-            }
-            return false;
-        }
-
-        /** Empties the set in time proportional to what it holds. */
-        void clear() {
-            for (int k = 0; k < count; k++) {
-                used[filled[k]] = false;
-            }
-            count = 0;
         }
     }
 }

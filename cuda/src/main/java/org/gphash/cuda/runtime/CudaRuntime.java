@@ -7,6 +7,7 @@ import static jcuda.driver.JCudaDriver.cuDeviceGetAttribute;
 import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
 import static jcuda.driver.JCudaDriver.cuDeviceGetName;
 import static jcuda.driver.JCudaDriver.cuDevicePrimaryCtxRetain;
+import static jcuda.driver.JCudaDriver.cuDeviceTotalMem;
 import static jcuda.driver.JCudaDriver.cuGraphDestroy;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
@@ -31,6 +32,7 @@ import jcuda.driver.CUpointer_attribute;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCaptureMode;
 import jcuda.driver.JCudaDriver;
+import org.gphash.BackendUnavailableException;
 
 /**
  * The process's CUDA driver state for one GPU: its primary context and the kernels loaded from the
@@ -38,7 +40,7 @@ import jcuda.driver.JCudaDriver;
  * holds its device's and binds it on every thread that enters it, so engines on several GPUs share a
  * process, issue 30). Every failure (no driver, no GPU, no such ordinal, a GPU that cannot address
  * registered host memory directly, a build without kernels) becomes one
- * {@link org.gphash.BackendUnavailableException} saying which.
+ * {@link BackendUnavailableException} saying which.
  */
 public final class CudaRuntime {
 
@@ -52,6 +54,8 @@ public final class CudaRuntime {
     /** The driver's failure to start, or the device count once it started (guarded by the class). */
     private static RuntimeException driverFailure;
     private static int deviceCount = -1;
+    /** How long the driver's start took: loading JCuda's native library, then cuInit (nanoseconds). */
+    private static long[] driverStart = {0, 0};
 
     /** The GPU's ordinal as the driver numbers them (after CUDA_VISIBLE_DEVICES). */
     public final int ordinal;
@@ -128,7 +132,7 @@ public final class CudaRuntime {
      *
      * @param ordinal the GPU, 0 to {@link #deviceCount()} - 1
      * @return its runtime
-     * @throws org.gphash.BackendUnavailableException where there is no driver, no such GPU, or it cannot run the engine
+     * @throws BackendUnavailableException where there is no driver, no such GPU, or it cannot run the engine
      */
     public static CudaRuntime get(int ordinal) {
         if (ordinal >= 0 && ordinal < MAX_DEVICES) {
@@ -138,11 +142,7 @@ public final class CudaRuntime {
             }
         }
         synchronized (CudaRuntime.class) {
-            int count = startDriver();
-            if (ordinal < 0 || ordinal >= count) {
-                throw GpuUnavailable.because("GPU " + ordinal + " was asked for, but the CUDA driver sees " + count
-                        + (count == 1 ? " GPU (ordinal 0)" : " GPUs (ordinals 0 to " + (count - 1) + ")"), null);
-            }
+            checkOrdinal(ordinal, startDriver());
             if (instances[ordinal] == null && failures[ordinal] == null) {
                 try {
                     instances[ordinal] = initialise(ordinal);
@@ -155,6 +155,52 @@ public final class CudaRuntime {
             }
             return instances[ordinal];
         }
+    }
+
+    /**
+     * Checks, without making a context or loading the kernels, that GPU {@code ordinal} can run the
+     * engine: the driver starts, the GPU is there, addresses registered host memory, is a Hopper or
+     * newer, and this jar holds the kernels. What {@link #get(int)} then adds (the context, the module)
+     * is the slow part of a GPU's start, which an open may let run while it serves calls on the host;
+     * every reason to refuse the GPU that can be known earlier is known here, before a pool is touched.
+     *
+     * @return the GPU's memory in bytes
+     * @throws BackendUnavailableException as {@link #get(int)} would, for the same reasons
+     */
+    public static long checkUsable(int ordinal) {
+        synchronized (CudaRuntime.class) {
+            checkOrdinal(ordinal, startDriver());
+            if (failures[ordinal] != null) {
+                throw failures[ordinal];
+            }
+            try {
+                CUdevice device = new CUdevice();
+                cuDeviceGet(device, ordinal);
+                checkDevice(device);
+                if (CudaRuntime.class.getResource("/org/gphash/cuda/" + FATBIN_RESOURCE) == null) {
+                    throw noKernels();
+                }
+                long[] bytes = new long[1];
+                cuDeviceTotalMem(bytes, device);
+                return bytes[0];
+            } catch (BackendUnavailableException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw GpuUnavailable.because("GPU " + ordinal + " could not be queried: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private static void checkOrdinal(int ordinal, int count) {
+        if (ordinal < 0 || ordinal >= count) {
+            throw GpuUnavailable.because("GPU " + ordinal + " was asked for, but the CUDA driver sees " + count
+                    + (count == 1 ? " GPU (ordinal 0)" : " GPUs (ordinals 0 to " + (count - 1) + ")"), null);
+        }
+    }
+
+    /** {@return how long the driver's start took, in nanoseconds: loading JCuda's native library, then cuInit (0s before)} */
+    public static synchronized long[] driverStartNanos() {
+        return driverStart.clone();
     }
 
     /** {@return the GPUs the driver sees (0 where there is no driver)} */
@@ -235,8 +281,11 @@ public final class CudaRuntime {
             return deviceCount;
         }
         try {
-            JCudaDriver.setExceptionsEnabled(true);
+            long t0 = System.nanoTime();
+            JCudaDriver.setExceptionsEnabled(true);  // loads JCuda's native library
+            long t1 = System.nanoTime();
             cuInit(0);
+            driverStart = new long[] {t1 - t0, System.nanoTime() - t1};
             int[] count = new int[1];
             cuDeviceGetCount(count);
             if (count[0] == 0) {
@@ -246,7 +295,7 @@ public final class CudaRuntime {
             return deviceCount;
         } catch (LinkageError e) {
             driverFailure = GpuUnavailable.because("no CUDA driver could be loaded (libcuda.so.1 and JCuda's natives): " + e, e);
-        } catch (org.gphash.BackendUnavailableException e) {
+        } catch (BackendUnavailableException e) {
             driverFailure = e;
         } catch (RuntimeException e) {
             driverFailure = GpuUnavailable.because("the CUDA driver did not initialise: " + e.getMessage(), e);
@@ -258,6 +307,20 @@ public final class CudaRuntime {
         byte[] fatbin = loadFatbin();
         CUdevice device = new CUdevice();
         cuDeviceGet(device, ordinal);
+        String deviceName = checkDevice(device);
+        int[] v = new int[1];
+        cuDeviceGetAttribute(v, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+        int multiprocessors = v[0];
+        CUcontext context = new CUcontext();
+        cuDevicePrimaryCtxRetain(context, device);
+        cuCtxSetCurrent(context);
+        CUmodule module = new CUmodule();
+        cuModuleLoadData(module, fatbin);
+        return new CudaRuntime(ordinal, context, deviceName, multiprocessors, module);
+    }
+
+    /** {@return the GPU's name}, once it is known to address registered host memory and to be a Hopper or newer */
+    private static String checkDevice(CUdevice device) {
         byte[] name = new byte[256];
         cuDeviceGetName(name, name.length, device);
         String deviceName = new String(name).trim().replace("\0", "");
@@ -272,23 +335,20 @@ public final class CudaRuntime {
             throw GpuUnavailable.because(deviceName + " has compute capability " + v[0] + ".x; the kernels are built for 9.0 "
                     + "(Hopper) and newer", null);
         }
-        cuDeviceGetAttribute(v, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-        int multiprocessors = v[0];
-        CUcontext context = new CUcontext();
-        cuDevicePrimaryCtxRetain(context, device);
-        cuCtxSetCurrent(context);
-        CUmodule module = new CUmodule();
-        cuModuleLoadData(module, fatbin);
-        return new CudaRuntime(ordinal, context, deviceName, multiprocessors, module);
+        return deviceName;
+    }
+
+    private static BackendUnavailableException noKernels() {
+        return GpuUnavailable.because("built without GPU kernels (" + FATBIN_RESOURCE + " is missing from the "
+                + "gphash-cuda jar: the build found no nvcc, or had -Dgphash.skipKernels=true); rebuild on a "
+                + "machine with the CUDA toolkit", null);
     }
 
     private static byte[] loadFatbin() {
         // The kernels sit beside the engine in the jar (org/gphash/cuda/), where build-kernels.sh puts them.
         try (InputStream in = CudaRuntime.class.getResourceAsStream("/org/gphash/cuda/" + FATBIN_RESOURCE)) {
             if (in == null) {
-                throw GpuUnavailable.because("built without GPU kernels (" + FATBIN_RESOURCE + " is missing from the "
-                        + "gphash-cuda jar: the build found no nvcc, or had -Dgphash.skipKernels=true); rebuild on a "
-                        + "machine with the CUDA toolkit", null);
+                throw noKernels();
             }
             return in.readAllBytes();
         } catch (IOException e) {

@@ -39,6 +39,12 @@ public final class PoolRegistration implements MappingListener {
             + "and registrable, but pools on it are not supported yet. For durability, copy a tmpfs pool to disk with "
             + "'gphash snapshot'";
 
+    /**
+     * Makes the GPU's context current on the calling thread: the mapping changes on whichever thread
+     * grows the pool, which need not be one that entered the engine (the CPU engine's code serving calls
+     * while the GPU starts grows the heap on a caller's thread).
+     */
+    private final Runnable bindContext;
     private long registerNanos;
     private final List<HostPointer> chunks = new ArrayList<>();
     /** Where each registration in {@link #chunks} starts and ends (addresses): a copy must not span two. */
@@ -62,15 +68,22 @@ public final class PoolRegistration implements MappingListener {
         }
     }
 
+    /** @param bindContext makes the GPU's context current on the calling thread */
+    public PoolRegistration(Runnable bindContext) {
+        this.bindContext = bindContext;
+    }
+
     @Override
     public synchronized void beforeUnmap(MemorySegment old) {
         if (registered != null && registered.address() == old.address()) {
+            bindContext.run();
             release();
         }
     }
 
     @Override
     public synchronized void afterMap(MemorySegment current) {
+        bindContext.run();
         register(current);
     }
 
@@ -81,6 +94,7 @@ public final class PoolRegistration implements MappingListener {
      */
     @Override
     public synchronized void afterGrowInPlace(MemorySegment current, long previousSize) {
+        bindContext.run();
         if (registered == null || registered.address() != current.address()) {
             register(current);
             return;

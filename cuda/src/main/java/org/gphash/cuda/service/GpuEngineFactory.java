@@ -10,6 +10,7 @@ import org.gphash.Backend;
 import org.gphash.GPHashConfig;
 import org.gphash.cuda.GpuEngine;
 import org.gphash.cuda.GpuEngines;
+import org.gphash.cuda.HostFirstEngine;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.shard.DeviceBatchesAcrossShards;
 import org.gphash.spi.Engine;
@@ -34,21 +35,23 @@ public final class GpuEngineFactory implements EngineFactory {
                                                                          long shardSeed, Executor workers) {
         List<GpuEngine> gpus = new ArrayList<>(shards.size());
         for (Engine e : shards) {
-            if (!(e instanceof GpuEngine g)) {
+            if (!(e instanceof GpuEngine) && !(e instanceof HostFirstEngine)) {
                 return Optional.empty();
             }
-            gpus.add(g);
+            gpus.add(GpuEngines.gpuEngine(e));  // a shard still served on the host is waited for
         }
         return Optional.of(new DeviceBatchesAcrossShards(dir, gpus, shardSeed, workers));
     }
 
+    /** The engine serves calls on the host while the GPU starts ({@link HostFirstEngine}). */
     @Override
     public Engine create(GPHashConfig config) {
-        return GpuEngines.create(config);
+        return GpuEngines.createServing(config);
     }
 
+    /** The engine serves calls on the host while the GPU starts, where the open needs no recovery pass ({@link HostFirstEngine}). */
     @Override
     public Engine open(GPHashConfig config) {
-        return GpuEngines.open(config);
+        return GpuEngines.openServing(config);
     }
 }

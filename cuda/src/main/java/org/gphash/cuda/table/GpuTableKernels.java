@@ -26,7 +26,7 @@ import org.gphash.table.TableLayout;
 public final class GpuTableKernels implements TableKernels, AutoCloseable {
 
     private final CudaRuntime cuda;
-    private final PoolRegistration registration = new PoolRegistration();
+    private final PoolRegistration registration;
     private final DeviceBuffer counters = new DeviceBuffer();
     private final DeviceBuffer retired = new DeviceBuffer();
     private final DeviceBuffer bitmap = new DeviceBuffer();
@@ -37,6 +37,7 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
 
     public GpuTableKernels(CudaRuntime cuda) {
         this.cuda = cuda;
+        this.registration = new PoolRegistration(cuda::bind);
     }
 
     @Override
@@ -45,8 +46,7 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
         this.path = file.path();
         this.geometry = geometry;
         this.seeds = seeds.clone();
-        registration.register(file.segment());
-        file.setMappingListener(registration);
+        file.setMappingListener(registration);  // registers the mapping as it is now, then every change
     }
 
     /** {@return the runtime these kernels run on} */

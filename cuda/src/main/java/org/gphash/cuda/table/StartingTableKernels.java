@@ -19,10 +19,20 @@ import org.gphash.table.TableLayout;
  * <p>Why: the runtime's start (the context and the kernels' module) and the pool's open on the host
  * ran one after the other, and YCSB's client counts the open in every run, where the GPU backend's
  * open was two to three times the CPU backend's (docs/PERFORMANCE.md, "YCSB's own client"; issue 57).
+ *
+ * <p>An open that serves calls on the host while the GPU starts ({@code HostFirstEngine}) waits before
+ * its writes only for the checks that need no context ({@link #start(int, boolean)}: the driver's
+ * start, which took 130-210 ms of a 340-410 ms open on the GPU machine when it ran before the pool's
+ * open), so an open of a GPU the engine cannot use still writes nothing; a pool the host writes
+ * meanwhile is a CPU engine's pool. Only a recovery pass, which runs as kernels, waits for the runtime.
  */
 public final class StartingTableKernels implements TableKernels {
 
+    /** The GPU checked without its context ({@link CudaRuntime#checkUsable}): its memory in bytes. */
+    private final CompletableFuture<Long> checked;
     private final CompletableFuture<CudaRuntime> runtime;
+    /** Whether the pool's first write waits for the runtime ({@link #beforeWrites}), or only for the check. */
+    private final boolean waitBeforeWrites;
     private PoolFile file;
     private Geometry geometry;
     private long[] seeds;
@@ -30,37 +40,77 @@ public final class StartingTableKernels implements TableKernels {
     private volatile GpuTableKernels kernels;
     /** How long the open waited for the runtime, past its own work on the host. */
     private long waitedNanos;
+    /** How long the open waited for the check, past its own work on the host. */
+    private long checkWaitedNanos;
+    /** How long the check took on its own thread. */
+    private volatile long checkNanos;
 
-    private StartingTableKernels(CompletableFuture<CudaRuntime> runtime) {
+    private StartingTableKernels(CompletableFuture<Long> checked, CompletableFuture<CudaRuntime> runtime,
+                                 boolean waitBeforeWrites) {
+        this.checked = checked;
         this.runtime = runtime;
+        this.waitBeforeWrites = waitBeforeWrites;
     }
 
-    /** Starts the runtime of GPU {@code device} on a new daemon thread. */
+    /** Starts the runtime of GPU {@code device} on a new daemon thread; the pool's first write waits for it. */
     public static StartingTableKernels start(int device) {
-        CompletableFuture<CudaRuntime> f = new CompletableFuture<>();
-        Thread.ofPlatform().daemon().name("gphash-cuda-start").start(() -> {
-            try {
-                f.complete(CudaRuntime.get(device));
-            } catch (Throwable t) {
-                f.completeExceptionally(t);
-            }
-        });
-        return new StartingTableKernels(f);
+        return start(device, true);
     }
 
     /**
-     * The kernels, attached to the pool if it was attached: waits for the runtime to start, and throws
-     * what stopped it (a {@link org.gphash.BackendUnavailableException} where the GPU cannot run the engine).
+     * Starts the runtime of GPU {@code device} on a new daemon thread: first the checks that need no
+     * context ({@link CudaRuntime#checkUsable}: the driver's start, most of the time before a context
+     * exists), then the context and the kernels.
+     *
+     * @param waitBeforeWrites whether the pool's first write waits for the runtime; false: only for the
+     *                         checks, which refuse a GPU the engine cannot use before anything is written
      */
-    public GpuTableKernels started() {
-        GpuTableKernels k = kernels;
-        if (k != null) {
-            return k;
-        }
-        CudaRuntime cuda;
+    public static StartingTableKernels start(int device, boolean waitBeforeWrites) {
+        CompletableFuture<Long> c = new CompletableFuture<>();
+        CompletableFuture<CudaRuntime> f = new CompletableFuture<>();
+        StartingTableKernels k = new StartingTableKernels(c, f, waitBeforeWrites);
+        Thread.ofPlatform().daemon().name("gphash-cuda-start").start(() -> {
+            try {
+                long t0 = System.nanoTime();
+                long bytes = CudaRuntime.checkUsable(device);
+                k.checkNanos = System.nanoTime() - t0;
+                c.complete(bytes);
+                f.complete(CudaRuntime.get(device));
+            } catch (Throwable t) {
+                c.completeExceptionally(t);  // no-op once the check completed
+                f.completeExceptionally(t);
+            }
+        });
+        return k;
+    }
+
+    /**
+     * The GPU's memory in bytes, once the checks that need no context passed: waits for them, and
+     * throws what refused the GPU (a {@link org.gphash.BackendUnavailableException}).
+     */
+    public long checkedGpuBytes() {
         long t0 = System.nanoTime();
         try {
-            cuda = runtime.join();
+            return join(checked);
+        } finally {
+            checkWaitedNanos += System.nanoTime() - t0;
+        }
+    }
+
+    /** {@return how long the checks took on their own thread, once done} */
+    public long checkNanos() {
+        return checkNanos;
+    }
+
+    /** {@return how long the open waited for the checks, past its own work on the host} */
+    public long checkWaitedNanos() {
+        return checkWaitedNanos;
+    }
+
+    /** The future's value, or what failed it as thrown (a runtime exception or an error as itself). */
+    private static <T> T join(CompletableFuture<T> f) {
+        try {
+            return f.join();
         } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
@@ -69,6 +119,22 @@ public final class StartingTableKernels implements TableKernels {
                 throw err;
             }
             throw e;
+        }
+    }
+
+    /**
+     * The kernels, attached to the pool if it was attached: waits for the runtime to start, and throws
+     * what stopped it (a {@link org.gphash.BackendUnavailableException} where the GPU cannot run the engine).
+     */
+    public synchronized GpuTableKernels started() {
+        GpuTableKernels k = kernels;
+        if (k != null) {
+            return k;
+        }
+        CudaRuntime cuda;
+        long t0 = System.nanoTime();
+        try {
+            cuda = join(runtime);
         } finally {
             waitedNanos += System.nanoTime() - t0;
         }
@@ -86,13 +152,18 @@ public final class StartingTableKernels implements TableKernels {
         return k;
     }
 
+    /** {@return whether the kernels are there already (a recovery pass or a write waited for them)} */
+    public boolean isStarted() {
+        return kernels != null;
+    }
+
     /** {@return how long the open waited for the runtime to start, past its own work on the host} */
     public long waitedNanos() {
         return waitedNanos;
     }
 
     @Override
-    public void attach(PoolFile file, Geometry geometry, long[] seeds) {
+    public synchronized void attach(PoolFile file, Geometry geometry, long[] seeds) {
         GpuTableKernels k = kernels;
         if (k != null) {
             k.attach(file, geometry, seeds);
@@ -105,7 +176,11 @@ public final class StartingTableKernels implements TableKernels {
 
     @Override
     public void beforeWrites() {
-        started();
+        if (waitBeforeWrites) {
+            started();
+        } else {
+            checkedGpuBytes();
+        }
     }
 
     @Override

@@ -133,9 +133,9 @@ class ConditionalBatchesTest {
         byte[] b = new byte[24];
         b[23] = 1;
         batch.get(a).get(b).get(a.clone());
-        assertEquals(ConditionalBatches.keyHash(batch.keys(), 24, 0), ConditionalBatches.keyHash(batch.keys(), 24, 2));
-        assertFalse(ConditionalBatches.keyHash(batch.keys(), 24, 0) == ConditionalBatches.keyHash(batch.keys(), 24, 1));
-        ConditionalBatches.LongSet set = new ConditionalBatches.LongSet(3);
+        assertEquals(BatchKeys.hash(batch.keys(), 24, 0), BatchKeys.hash(batch.keys(), 24, 2));
+        assertFalse(BatchKeys.hash(batch.keys(), 24, 0) == BatchKeys.hash(batch.keys(), 24, 1));
+        BatchKeys.LongSet set = new BatchKeys.LongSet(3);
         set.add(7);
         set.add(7);
         set.add(-7);

@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import org.gphash.Backend;
 import org.gphash.GPHashIndex;
 import org.gphash.cuda.GpuEngine;
+import org.gphash.cuda.GpuEngines;
 import org.gphash.cuda.GpuTestSupport;
 import org.gphash.cuda.ShardedDeviceBatchesTest;
 import org.gphash.cuda.runtime.CudaRuntime;
@@ -47,7 +48,7 @@ class CopiedPartsTest {
             ShardedEngine se = (ShardedEngine) sharded.engine();
             List<GpuEngine> shards = new ArrayList<>();
             for (int s = 0; s < se.shardCount(); s++) {
-                shards.add((GpuEngine) se.shard(s));
+                shards.add(GpuEngines.gpuEngine(se.shard(s)));
             }
             try (DeviceBatchesAcrossShards copying = new DeviceBatchesAcrossShards(t.pool("sharded"), shards, se.manifest().seed(),
                     workers, false)) {
