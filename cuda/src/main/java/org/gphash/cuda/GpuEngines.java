@@ -117,8 +117,22 @@ public final class GpuEngines {
             // waits for it before its first write (StartingTableKernels).
             long started = System.nanoTime();
             StartingTableKernels starting = StartingTableKernels.start(config.placement().device());
-            return finish(starting, step.run(config, starting), config, started, 0);
+            return finish(starting, openPool(config, step, starting), config, started, 0);
         });
+    }
+
+    /** The pool made or opened by {@code step}; where that fails, the kernels a recovery pass made are released too. */
+    private static PoolTable openPool(GPHashConfig config, PoolStep step, StartingTableKernels starting) {
+        try {
+            return step.run(config, starting);
+        } catch (RuntimeException | Error e) {
+            try {
+                starting.releaseIfStarted();
+            } catch (RuntimeException released) {
+                e.addSuppressed(released);
+            }
+            throw e;
+        }
     }
 
     /** The engine over a pool opened with {@code starting}'s kernels, once the runtime is up; on failure the pool is closed. */
@@ -157,7 +171,7 @@ public final class GpuEngines {
             // host; the pool's first write waits for the check, so a GPU the engine cannot use is refused
             // before anything is written (StartingTableKernels).
             StartingTableKernels starting = StartingTableKernels.start(config.placement().device(), false);
-            PoolTable pool = step.run(config, starting);
+            PoolTable pool = openPool(config, step, starting);
             if (starting.isStarted()) {
                 return finish(starting, pool, config, started, starting.checkWaitedNanos());  // recovery ran kernels
             }

@@ -152,6 +152,17 @@ public final class StartingTableKernels implements TableKernels {
         return k;
     }
 
+    /**
+     * Releases the kernels' GPU memory where they were made (an open that ran a recovery pass, then
+     * failed): the pool's open closes its file, which undoes the registration, but not these.
+     */
+    public void releaseIfStarted() {
+        GpuTableKernels k = kernels;
+        if (k != null) {
+            k.close();
+        }
+    }
+
     /** {@return whether the kernels are there already (a recovery pass or a write waited for them)} */
     public boolean isStarted() {
         return kernels != null;
