@@ -157,7 +157,22 @@ class HostOperationsGpuTest {
             });
             try {
                 HostFirstEngine first = assertInstanceOf(HostFirstEngine.class, served);
-                long version = singleWrites(served, model, random, 6000, 0, i -> random.nextInt(keys), "before the hand-over");
+                // On a thread of its own, with no CUDA context current: the host's resizes run the GPU's
+                // kernels on whatever thread writes (a crash test's workers found them without one).
+                long[] version = new long[1];
+                AtomicReference<Throwable> failed = new AtomicReference<>();
+                Thread writer = Thread.ofPlatform().start(() -> {
+                    try {
+                        version[0] = singleWrites(served, model, random, 6000, 0, i -> random.nextInt(keys),
+                                "before the hand-over");
+                    } catch (Throwable e) {
+                        failed.set(e);
+                    }
+                });
+                writer.join();
+                if (failed.get() != null) {
+                    throw new AssertionError("a write before the hand-over failed", failed.get());
+                }
                 assertFalse(first.handedOver(), "the writes ran before the hand-over");
                 go.countDown();
                 GpuEngine gpu = GpuEngines.gpuEngine(served);
@@ -167,7 +182,7 @@ class HostOperationsGpuTest {
                     gpu.reloadBucketCache(true);
                 }
                 checkAllOnGpu(gpu, model, keys, "after the hand-over");
-                singleWrites(served, model, random, 2000, version, i -> random.nextInt(keys), "after the hand-over");
+                singleWrites(served, model, random, 2000, version[0], i -> random.nextInt(keys), "after the hand-over");
                 if (cache) {
                     gpu.reloadBucketCache(true);
                 }

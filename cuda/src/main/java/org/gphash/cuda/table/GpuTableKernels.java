@@ -143,6 +143,7 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
 
     @Override
     public RehashResult rehashBottom(TableLayout layout) {
+        cuda.bind();  // a resize may run on any thread (the CPU engine's code serving calls before the GPU engine)
         int bottom = layout.levelCount() - 1;
         long slots = layout.bucketsAtDepth(bottom) * geometry.slotsPerBucket();
         retired.ensure(slots * 8);  // each bottom slot unlinks at most one block

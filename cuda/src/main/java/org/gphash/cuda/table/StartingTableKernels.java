@@ -185,6 +185,16 @@ public final class StartingTableKernels implements TableKernels {
         this.seeds = seeds.clone();
     }
 
+    /**
+     * The kernels with their GPU's context current on the calling thread: a pass may run on any thread
+     * (a resize of the CPU engine's code serving calls before the GPU engine, on a caller's thread).
+     */
+    private GpuTableKernels bound() {
+        GpuTableKernels k = started();
+        k.runtime().bind();
+        return k;
+    }
+
     @Override
     public void beforeWrites() {
         if (waitBeforeWrites) {
@@ -196,21 +206,21 @@ public final class StartingTableKernels implements TableKernels {
 
     @Override
     public RecoveryCounts countBrokenAndDuplicates(TableLayout layout) {
-        return started().countBrokenAndDuplicates(layout);
+        return bound().countBrokenAndDuplicates(layout);
     }
 
     @Override
     public RecoveryCounts clearBrokenAndDuplicates(TableLayout layout) {
-        return started().clearBrokenAndDuplicates(layout);
+        return bound().clearBrokenAndDuplicates(layout);
     }
 
     @Override
     public MarkedBlocks markValueBlocks(TableLayout layout, HeapLayout heap, boolean validItemsOnly) {
-        return started().markValueBlocks(layout, heap, validItemsOnly);
+        return bound().markValueBlocks(layout, heap, validItemsOnly);
     }
 
     @Override
     public RehashResult rehashBottom(TableLayout layout) {
-        return started().rehashBottom(layout);
+        return bound().rehashBottom(layout);
     }
 }
