@@ -6,12 +6,18 @@ import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.Timespan;
 
 
-/** The JFR event types of {@link PoolEvents}; loaded only where the runtime has {@code jdk.jfr}. */
+/**
+ * The JFR event types of {@link PoolEvents}; loaded only where the runtime has {@code jdk.jfr}, and an
+ * event made only once JFR is initialized (a recording started): the first event class loaded pulls in
+ * about 114 of JFR's own classes, which every pool open paid in a JVM that records nothing (a fresh
+ * JVM's first open loaded 1,111 classes on the CPU backend: docs/lab/2026-11-30-host-first-open.md).
+ */
 final class JfrEvents {
 
     private JfrEvents() {
@@ -68,6 +74,9 @@ final class JfrEvents {
     }
 
     static void opened(Path path, boolean created, org.gphash.RecoveryReport report) {
+        if (!FlightRecorder.isInitialized()) {
+            return;  // no recording has ever started: loading the event class would load JFR itself
+        }
         Open e = new Open();
         if (e.shouldCommit()) {
             e.path = path.toString();
@@ -81,6 +90,9 @@ final class JfrEvents {
     }
 
     static void resized(Path path, int topLevelLog2, long items, long nanos) {
+        if (!FlightRecorder.isInitialized()) {
+            return;  // no recording has ever started: loading the event class would load JFR itself
+        }
         Resize e = new Resize();
         if (e.shouldCommit()) {
             e.path = path.toString();
@@ -92,6 +104,9 @@ final class JfrEvents {
     }
 
     static void heapGrown(Path path, long bytes, long totalBlocks) {
+        if (!FlightRecorder.isInitialized()) {
+            return;  // no recording has ever started: loading the event class would load JFR itself
+        }
         HeapGrowth e = new HeapGrowth();
         if (e.shouldCommit()) {
             e.path = path.toString();
