@@ -89,9 +89,8 @@ public final class HostFirstEngine implements Engine {
     private volatile boolean closed;
     /** Whether {@link GpuStart#release} is owed (the GPU's side never became an engine). */
     private boolean releaseOwed;
-    /** From the open's return to the hand-over's end, and how long calls were kept out for it. */
+    /** From the open's return to the hand-over's end. */
     private volatile long handOverNanos;
-    private volatile long pausedNanos;
 
     private HostFirstEngine(PoolTable pool, Engine host, GpuStart start, boolean ordersOnAKey, boolean singlesInPlace) {
         this.pool = pool;
@@ -128,7 +127,6 @@ public final class HostFirstEngine implements Engine {
                 ended.countDown();  // the closer releases, on its own thread, before the pool closes
                 return;
             }
-            long paused = System.nanoTime();
             gate.close();  // new calls wait; those inside finish first
             try {
                 if (failed == null) {
@@ -145,9 +143,7 @@ public final class HostFirstEngine implements Engine {
                 if (failed != null) {
                     failure = failed;  // the gate stays closed: every later call throws it
                 }
-                long now = System.nanoTime();
-                pausedNanos = now - paused;
-                handOverNanos = now - openedAt;
+                handOverNanos = System.nanoTime() - openedAt;
                 ended.countDown();
             }
         }
@@ -158,7 +154,9 @@ public final class HostFirstEngine implements Engine {
      * run of a path resolves the classes it names, and 256 client threads arriving at once each took the
      * class loader's lock for the same name in turn, 100-190 ms apiece (a flight recording of YCSB's C at
      * 256 threads, docs/lab/2026-11-30-host-first-open.md). Gets change nothing; writes are not warmed,
-     * since none is sure to change nothing.
+     * since none is sure to change nothing. Only a speed-up: where these gets fail, the engine is handed
+     * over all the same (failing the hand-over here would leave the engine just built unowned), and
+     * callers meet the fault on their own calls.
      */
     private void warm(Engine g) {
         Geometry geometry = g.geometry();
@@ -167,6 +165,8 @@ public final class HostFirstEngine implements Engine {
             MemorySegment out = arena.allocate(geometry.valueSize());
             g.get(key, out);
             g.read(key, out);  // the index's get comes this way
+        } catch (RuntimeException e) {
+            // callers' calls take the same path and report it
         }
     }
 
@@ -211,24 +211,19 @@ public final class HostFirstEngine implements Engine {
         }
     }
 
-    /** The GPU engine, waiting for the hand-over if it is still to come. */
+    /** The GPU engine, waiting for the hand-over if it is still to come (it ends handed over, failed or closed). */
     Engine awaitGpu() {
-        while (true) {
-            Engine g = gpu;
-            if (g != null) {
-                return g;
-            }
+        Engine g = gpu;
+        if (g == null) {
             failIfStopped();
-            try {
-                ended.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the GPU engine of " + pool.file().path(), e);
-            }
-            if (gpu == null) {
+            awaitEndUninterruptibly();
+            g = gpu;
+            if (g == null) {
                 failIfStopped();
+                throw new IllegalStateException("the hand-over of " + pool.file().path() + " ended without an engine");
             }
         }
+        return g;
     }
 
     /** {@return whether the GPU engine has taken the pool over} */
@@ -239,11 +234,6 @@ public final class HostFirstEngine implements Engine {
     /** {@return from the open's return to the GPU engine's taking over, in nanoseconds (0 before)} */
     public long handOverNanos() {
         return handOverNanos;
-    }
-
-    /** {@return how long the hand-over kept calls out, in nanoseconds (0 before)} */
-    public long pausedNanos() {
-        return pausedNanos;
     }
 
     // ------------------------------------------------------------------ single calls

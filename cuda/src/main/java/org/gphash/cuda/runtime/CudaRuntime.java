@@ -162,7 +162,7 @@ public final class CudaRuntime {
      * engine: the driver starts, the GPU is there, addresses registered host memory, is a Hopper or
      * newer, and this jar holds the kernels. What {@link #get(int)} then adds (the context, the module)
      * is the slow part of a GPU's start, which an open may let run while it serves calls on the host;
-     * every reason to refuse the GPU that can be known earlier is known here, before a pool is touched.
+     * every reason to refuse the GPU that can be known earlier is known here, before a pool is written.
      *
      * @return the GPU's memory in bytes
      * @throws BackendUnavailableException as {@link #get(int)} would, for the same reasons

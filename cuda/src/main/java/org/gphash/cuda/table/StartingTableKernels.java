@@ -21,9 +21,9 @@ import org.gphash.table.TableLayout;
  * open was two to three times the CPU backend's (docs/PERFORMANCE.md, "YCSB's own client"; issue 57).
  *
  * <p>An open that serves calls on the host while the GPU starts ({@code HostFirstEngine}) waits before
- * its writes only for the checks that need no context ({@link #start(int, boolean)}: the driver's
- * start, which took 130-210 ms of a 340-410 ms open on the GPU machine when it ran before the pool's
- * open), so an open of a GPU the engine cannot use still writes nothing; a pool the host writes
+ * its writes only for the checks that need no context ({@link #start(int, boolean)}: mostly the
+ * driver's start, which took longer than the pool's open beside it: docs/lab/2026-11-30-host-first-open.md),
+ * so an open of a GPU the engine cannot use still writes nothing; a pool the host writes
  * meanwhile is a CPU engine's pool. Only a recovery pass, which runs as kernels, waits for the runtime.
  */
 public final class StartingTableKernels implements TableKernels {
