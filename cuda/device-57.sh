@@ -79,20 +79,36 @@ if [[ "${CRASH:-0}" == 1 ]]; then
     grep -E "kills landed|^crashtest: backend=|check failures" $LOGS/crash.log | tail -3 | tee -a "$OUT/summary.txt"
 fi
 if [[ "${REPLAY:-0}" == 1 ]]; then
-    # The trace replays, one thread, batches in file order: this build (host or GPU by cost)
-    # and every batch on the GPU (hostBatchesMax=0), against ConcurrentHashMap and the CPU-assisted path.
+    # The trace replays, batches in file order: this build (host or GPU by cost) and, with
+    # REPLAY_GPUONLY=1, every batch on the GPU (hostBatchesMax=0), against ConcurrentHashMap and the
+    # CPU-assisted path. REPLAY_TRACES picks traces (dlrm pr), REPLAY_THREADS the replay's threads per
+    # batch (default: the CPU count, the command's default), REPLAY_JFR=1 a flight recording of the GPU
+    # backend's replay alone. Each replay's whole log (its batch kinds, the host's stage times) to $OUT.
     T=/dev/shm/replay57; mkdir -p $T
     timeout 120 /tmp/bundle/bin/run org.gphash.bench.TraceMain dlrm --updates --out $T/dlrm.trace > $LOGS/trace-dlrm.log 2>&1
-    timeout 120 /tmp/bundle/bin/run org.gphash.bench.TraceMain pagerank --scale 20 --block 65536 --out $T/pr.trace > $LOGS/trace-pr.log 2>&1
+    [[ " ${REPLAY_TRACES:-dlrm pr} " == *" pr "* ]] && timeout 120 /tmp/bundle/bin/run org.gphash.bench.TraceMain pagerank \
+        --scale 20 --block 65536 --out $T/pr.trace > $LOGS/trace-pr.log 2>&1
     variants=("")
     [[ "${REPLAY_GPUONLY:-1}" == 1 ]] && variants+=(-Dgphash.gpuTuning=hostBatchesMax=0)
-    for t in dlrm pr; do
-        for opts in "${variants[@]}"; do
-            JAVA_OPTS="-Xmx48g $opts" timeout 150 /tmp/bundle/bin/run org.gphash.bench.Replay $T/$t.trace --backend gpu \
-                --baselines cpu-assisted,chm --no-progress > $LOGS/replay-$t.log 2>&1
-            { echo "== $t ${opts:-(router)}"; grep -E '^(gphash|cpu-assisted|chm|  [a-z]+ +gphash)' $LOGS/replay-$t.log; } \
-                | tee -a "$OUT/replay.txt"
+    # REPLAY_VARIANTS: JVM options of each GPU-backend replay instead, space-separated ('_' for none).
+    [[ -n "${REPLAY_VARIANTS:-}" ]] && { variants=(); for v in $REPLAY_VARIANTS; do variants+=("${v#_}"); done; }
+    for t in ${REPLAY_TRACES:-dlrm pr}; do
+        for th in ${REPLAY_THREADS:-0}; do
+            for opts in "${variants[@]}"; do
+                name=$t-t$th${opts:+-${opts##*[.=]}}
+                JAVA_OPTS="-Xmx48g $opts" timeout 150 /tmp/bundle/bin/run org.gphash.bench.Replay $T/$t.trace --backend gpu \
+                    --baselines ${REPLAY_BASELINES:-cpu-assisted,chm} $([[ $th != 0 ]] && echo --threads $th) --no-progress \
+                    > $OUT/replay-$name.log 2>&1
+                { echo "== $name"; grep -E '^(gphash|cpu-assisted|chm|  [a-z]+ +gphash)' $OUT/replay-$name.log; } | tee -a "$OUT/replay.txt"
+            done
         done
+        if [[ "${REPLAY_JFR:-0}" == 1 ]]; then
+            JAVA_OPTS="-Xmx48g ${REPLAY_JFR_OPTS:-} -XX:StartFlightRecording=filename=$LOGS/replay-$t.jfr,settings=profile,jdk.ExecutionSample#period=1ms,jdk.JavaMonitorEnter#threshold=1ms,jdk.ThreadPark#threshold=1ms" \
+                timeout 150 /tmp/bundle/bin/run org.gphash.bench.Replay $T/$t.trace --backend gpu --baselines none \
+                $([[ ${REPLAY_JFR_THREADS:-0} != 0 ]] && echo --threads $REPLAY_JFR_THREADS) --no-progress > $LOGS/replay-jfr-$t.log 2>&1
+            bash bench-ycsb/jfr-summary.sh $LOGS/replay-$t.jfr > "$OUT/replay-profile-$t.txt" 2>&1
+            cp $LOGS/replay-$t.jfr "$OUT/" 2>/dev/null
+        fi
     done
     rm -rf $T
 fi

@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 
 import org.gphash.Backend;
 import org.gphash.BackendUnavailableException;
+import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.cli.Cli;
 import org.gphash.cli.PhaseTally;
@@ -143,7 +144,7 @@ public final class Replay {
                 operations += batch.size();
                 maxBatch = Math.max(maxBatch, batch.size());
                 for (int i = 0; i < batch.size(); i++) {
-                    writes += batch.kind(i) == org.gphash.OpKind.INSERT || batch.kind(i) == org.gphash.OpKind.PUT ? 1 : 0;
+                    writes += batch.kind(i) == OpKind.INSERT || batch.kind(i) == OpKind.PUT ? 1 : 0;
                 }
             }
         }
@@ -178,6 +179,7 @@ public final class Replay {
                     rows.add(r.measurement(system, header.label(), store.figures()));
                     digests.add(String.format(Locale.ROOT, "%-13s outcomes digest %016x  (%s)", system, r.digest,
                             r.outcomeCounts()));
+                    digests.add(String.format(Locale.ROOT, "%-13s batches by kind: %s", system, r.batchKinds()));
                 } catch (BackendUnavailableException e) {
                     progress.clearLine();
                     err.println("gphash replay: " + system + " cannot run on this machine: " + e.getMessage());
@@ -214,6 +216,33 @@ public final class Replay {
         long nanos;
         long digest = 0xcbf29ce484222325L;
         int threads;
+        /** Batches and their time by the kind of their first operation (a trace's batches are of one kind each). */
+        final long[] kindBatches = new long[OpKind.values().length];
+        final long[] kindOps = new long[kindBatches.length];
+        final long[] kindNanos = new long[kindBatches.length];
+
+        void recordBatch(OpBatch whole, long nanos) {
+            tally.recordBatch(nanos);
+            int k = whole.size() == 0 ? 0 : whole.kind(0).ordinal();
+            kindBatches[k]++;
+            kindOps[k] += whole.size();
+            kindNanos[k] += nanos;
+        }
+
+        /** Where the time went, by the kind of batch: count, mean size, mean time, share. */
+        String batchKinds() {
+            StringBuilder sb = new StringBuilder();
+            for (OpKind k : OpKind.values()) {
+                int i = k.ordinal();
+                if (kindBatches[i] > 0) {
+                    sb.append(sb.isEmpty() ? "" : "; ").append(String.format(Locale.ROOT,
+                            "%s %d batches of %.0f ops, %.1f us each, %.0f%% of the time", k.name().toLowerCase(Locale.ROOT),
+                            kindBatches[i], (double) kindOps[i] / kindBatches[i], kindNanos[i] / 1e3 / kindBatches[i],
+                            100.0 * kindNanos[i] / Math.max(1, nanos)));
+                }
+            }
+            return sb.toString();
+        }
 
         Measurement measurement(String system, String label, StoreUnderTest.Figures f) {
             return new Measurement(system, label, -1, threads, tally.operations(), nanos, tally.meanBatchNanos(),
@@ -265,7 +294,7 @@ public final class Replay {
                     resident.get().run();
                     long dt = System.nanoTime() - t0;
                     r.nanos += dt;
-                    r.tally.recordBatch(dt);
+                    r.recordBatch(whole, dt);
                     resident.get().fetch(whole, wholeResults);
                     tally(whole, wholeResults, r);
                     progress.advance(n);
@@ -299,7 +328,7 @@ public final class Replay {
                 }
                 long dt = System.nanoTime() - t0;
                 r.nanos += dt;
-                r.tally.recordBatch(dt);
+                r.recordBatch(whole, dt);
                 for (int t = 0; t < used; t++) {
                     tally(parts[t], results[t], r);
                 }

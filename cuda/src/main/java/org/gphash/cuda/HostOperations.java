@@ -2,6 +2,7 @@ package org.gphash.cuda;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
@@ -19,6 +20,7 @@ import org.gphash.index.CpuOperations;
 import org.gphash.index.DirtyBuckets;
 import org.gphash.spi.IdleStrategy;
 import org.gphash.spi.SubmittedBatch;
+import org.gphash.table.PoolLog;
 
 /**
  * The GPU engine's work run on the host: single calls and small batches run by the calling threads
@@ -336,7 +338,15 @@ final class HostOperations {
                 engine.cache.get().awaitLoad();
                 t2 = System.nanoTime();
                 engine.times.add(HostStageTimes.Stage.HEAP_DRAIN, t2 - t1);
+                long before = engine.pool.freeBlocks();
                 engine.pool.ensureFreeBlocks(want);
+                if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                    // Every growth for host writes, with or without a chunk: each keeps host operations out.
+                    PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: heap growth for host writes: {0} blocks free before "
+                            + "the drain, {1} after it and the growth (asked for {2}); prepare {3} ms, drain {4} ms",
+                            before, engine.pool.freeBlocks(), want, String.format(Locale.ROOT, "%.2f", (t1 - t0) / 1e6),
+                            String.format(Locale.ROOT, "%.2f", (t2 - t1) / 1e6));
+                }
                 heapGrowths.increment();
                 heapGrowthsSeen++;  // under the lock, by the one grower
             } catch (PoolFullException e) {

@@ -30,11 +30,20 @@ public final class HeapGrower {
      */
     public void growHeap(long observedTotalBlocks, int valueClass, long keep) {
         Table t = table;
+        long asked = System.nanoTime();
+        long pending = t.gate.pendingReclamation();
         t.gate.runExclusive(() -> {
-            if (t.blocks.totalBlocks() != observedTotalBlocks || t.blocks.canTake(valueClass, keep)) {
-                return;
+            boolean grown = t.blocks.totalBlocks() == observedTotalBlocks && !t.blocks.canTake(valueClass, keep);
+            if (grown) {
+                addHeapChunk(0);
             }
-            addHeapChunk(0);
+            if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                // Every growth asked for, with or without a chunk: each drains every operation first.
+                PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: value heap growth asked for (class {0}): {1}; about {2} "
+                        + "retired blocks were pending, {3} free now; drained and done in {4} ms", valueClass,
+                        grown ? "a chunk added" : "none needed", pending, t.blocks.freeBlocks(),
+                        String.format(Locale.ROOT, "%.2f", (System.nanoTime() - asked) / 1e6));
+            }
         });
     }
 

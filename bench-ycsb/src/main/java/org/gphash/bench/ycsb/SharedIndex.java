@@ -116,6 +116,8 @@ final class SharedIndex {
                     System.err.println("gphash: " + d.openTimes());
                 }
             });
+            // Both backends: the heap's chunks added since open and the blocks free and pending reclamation.
+            System.err.println("gphash: " + index.stats());
             index.close();
             index = null;
             openPath = null;
