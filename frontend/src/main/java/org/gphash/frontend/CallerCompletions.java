@@ -48,7 +48,9 @@ final class CallerCompletions {
                 int n = r.batch.size();
                 r.batchResult.reset(n);
                 MemorySegment.copy(codes, i, r.batchResult.outcomeCodes(), 0, n);
-                MemorySegment.copy(values, (long) i * valueSize, r.batchResult.values(), 0, (long) n * valueSize);
+                if (r.returnsValues) {
+                    MemorySegment.copy(values, (long) i * valueSize, r.batchResult.values(), 0, (long) n * valueSize);
+                }
                 outcomes[j] = Outcome.FOUND;  // unused: the caller reads its BatchResult
                 continue;
             }

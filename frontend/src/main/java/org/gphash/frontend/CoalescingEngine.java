@@ -61,14 +61,17 @@ final class CoalescingEngine extends ForwardingEngine {
     private volatile boolean closed;
     private final long spinNanos;
     private final AtomicInteger spinners = new AtomicInteger();
+    /** Callers' batches that may be merged, in {@link #mergeOrRunAlone} now. */
+    private final AtomicInteger batchCallers = new AtomicInteger();
     /** Hot keys' values on the host, or null. */
     private final HostReadCache hostCache;
     /**
      * Whether single calls go straight to the engine ({@link Engine#runsSingleCallsInPlace}: the GPU
      * engine runs them on the host in microseconds, where merged they wait for a dispatcher and a
-     * batch); callers' batches bound for the GPU are merged all the same (issue 57: merged, the DLRM
-     * replay's batches of writes took a third less time than direct: docs/PERFORMANCE.md, the trace
-     * replays of issue 57), those it would run on the host are not ({@link #execute}).
+     * batch); callers' batches bound for the GPU are merged with each other all the same (issue 57:
+     * merged, the DLRM replay's batches of writes from 16 threads took a third less time than direct:
+     * docs/PERFORMANCE.md, the trace replays of issue 57), those it would run on the host are not, nor
+     * is one that comes alone ({@link #execute}, {@link #mergeOrRunAlone}).
      */
     private final boolean singlesInPlace;
     /** When a write last came through ({@link #wrote}, {@link #writesLately}). */
@@ -403,7 +406,8 @@ final class CoalescingEngine extends ForwardingEngine {
      * (several times faster direct, from 16 threads under bench ycsb). So does a batch the engine
      * would run on the host now ({@link Engine#runsBatchInPlace}): merged, the host's batches of 16
      * threads ran one after another on the dispatcher's thread (bench ycsb's A at batches of 64 from 16
-     * threads: 2.8 M ops/s against the CPU backend's 11.0, issue 57).
+     * threads: 2.8 M ops/s against the CPU backend's 11.0, issue 57). Over such an engine a writing
+     * batch is merged only with other callers' batches, never alone ({@link #mergeOrRunAlone}).
      */
     @Override
     public void execute(Batch batch, BatchResult result) {
@@ -436,11 +440,7 @@ final class CoalescingEngine extends ForwardingEngine {
                 afterOwnQueued();
                 engine.execute(batch, result);
             } else if (singlesInPlace) {
-                // The engine chooses between its host and the GPU by measured cost: what merging cost
-                // this caller is the GPU's cost for its batch.
-                long t0 = System.nanoTime();
-                await(enqueue(new CoalescedRequest(batch, result)));
-                engine.callerWaited(batch.size(), !gets, System.nanoTime() - t0);
+                mergeOrRunAlone(batch, result);
             } else {
                 await(enqueue(new CoalescedRequest(batch, result)));
             }
@@ -455,6 +455,32 @@ final class CoalescingEngine extends ForwardingEngine {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * A caller's writing batch that may be merged, where the engine runs single calls in place (AUTO
+     * over the GPU engine; ON merges every such batch): merged with the other callers' batches that
+     * are in here now, or run directly on the caller's thread when it is the only one (nothing to share an
+     * engine batch with; through the dispatcher it is only copied in and out: the DLRM replay from one
+     * thread ran at 17.9 M ops/s merged and 27.1 direct, H200, issue 57). Callers that come while one
+     * runs alone merge with each other.
+     */
+    private void mergeOrRunAlone(Batch batch, BatchResult result) {
+        boolean alone = batchCallers.getAndIncrement() == 0;
+        try {
+            if (alone) {
+                afterOwnQueued();
+                engine.execute(batch, result);
+            } else {
+                // The engine chooses between its host and the GPU by measured cost: what merging cost
+                // this caller is the GPU's cost for its batch.
+                long t0 = System.nanoTime();
+                await(enqueue(new CoalescedRequest(batch, result)));
+                engine.callerWaited(batch.size(), true, System.nanoTime() - t0);
+            }
+        } finally {
+            batchCallers.decrementAndGet();
         }
     }
 

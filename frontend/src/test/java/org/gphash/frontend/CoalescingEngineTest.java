@@ -209,24 +209,28 @@ class CoalescingEngineTest {
                 writes.put(key(k).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), value(k, 1));
             }
             auto.execute(writes, new BatchResult(VALUE, 10));
-            assertEquals(1, auto.coalescerStats().batches(), "a caller's writing batch went through the dispatcher");
+            assertEquals(0, auto.coalescerStats().batches(), "a lone caller's writing batch did not go through the dispatcher");
+            assertEquals(1, batches.get(), "it ran as it came");
             auto.close();
         }
     }
 
     /**
      * AUTO runs a caller's writing batch on the caller's thread where the engine would run it on the
-     * host now ({@code Engine.runsBatchInPlace}), and merges it through the dispatcher where not,
-     * telling the engine how long its caller waited ({@code Engine.callerWaited}).
+     * host now ({@code Engine.runsBatchInPlace}) or where no other caller's batch is there to merge it
+     * with, and merges it through the dispatcher where another caller's is, telling the engine how
+     * long its caller waited ({@code Engine.callerWaited}).
      */
     @Test
-    void autoRunsABatchTheEngineRunsInPlaceOnTheCallersThread() {
+    void autoMergesACallersBatchOnlyWithAnotherCallersBatch() throws Exception {
         try (TestPools p = TestPools.create();
              Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("b.pool")).keySize(8).valueSize(VALUE)
                      .config())) {
             boolean[] inPlace = {true};
             List<Thread> ranOn = new ArrayList<>();
             List<String> waited = new ArrayList<>();
+            java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
             Engine engine = new ForwardingEngine(cpu) {
                 @Override
                 public boolean runsSingleCallsInPlace() {
@@ -248,28 +252,60 @@ class CoalescingEngineTest {
                     synchronized (ranOn) {
                         ranOn.add(Thread.currentThread());
                     }
+                    if (Thread.currentThread().getName().equals("first caller")) {
+                        inside.countDown();
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
                     super.execute(batch, result);
                 }
             };
             CoalescingEngine auto = new CoalescingEngine(engine, Coalescing.AUTO);
             for (int round = 0; round < 2; round++) {
-                Batch writes = Batch.create(8, VALUE, 10);
-                for (long k = 0; k < 10; k++) {
-                    writes.put(key(k).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), value(k, round));
-                }
                 BatchResult result = new BatchResult(VALUE, 10);
-                auto.execute(writes, result);
+                auto.execute(puts(0, round), result);
                 for (int i = 0; i < 10; i++) {
                     assertEquals(round == 0 ? Outcome.INSERTED : Outcome.UPDATED, result.outcome(i));
                 }
                 inPlace[0] = false;
             }
-            assertEquals(List.of(Thread.currentThread()), ranOn.subList(0, 1), "the first batch ran on the caller's thread");
-            assertTrue(ranOn.size() == 2 && ranOn.get(1) != Thread.currentThread(), "the second went through the dispatcher: " + ranOn);
+            assertEquals(List.of(Thread.currentThread(), Thread.currentThread()), ranOn,
+                    "the batch the engine runs in place, then a lone caller's, ran on the caller's thread");
+            assertEquals(0, auto.coalescerStats().batches());
+            // A caller's batch while another's is inside: merged through the dispatcher.
+            BatchResult firstResult = new BatchResult(VALUE, 10);
+            Thread first = new Thread(() -> auto.execute(puts(0, 2), firstResult), "first caller");
+            first.start();
+            inside.await();
+            BatchResult result = new BatchResult(VALUE, 10);
+            auto.execute(puts(100, 2), result);
+            for (int i = 0; i < 10; i++) {
+                assertEquals(Outcome.INSERTED, result.outcome(i));
+            }
+            release.countDown();
+            first.join();
+            for (int i = 0; i < 10; i++) {
+                assertEquals(Outcome.UPDATED, firstResult.outcome(i));
+            }
+            assertEquals(first, ranOn.get(2), "the first caller's batch ran on its thread");
+            assertTrue(ranOn.get(3) != Thread.currentThread() && ranOn.get(3) != first,
+                    "the second went through the dispatcher: " + ranOn);
             assertEquals(1, auto.coalescerStats().batches());
-            assertEquals(List.of("10 writing"), waited, "the merged batch's wait told to the engine, the one in place's not");
+            assertEquals(List.of("10 writing"), waited, "the merged batch's wait told to the engine, the others' not");
             auto.close();
         }
+    }
+
+    /** Ten puts of keys {@code from..from+9}, values of {@code round}. */
+    private static Batch puts(long from, int round) {
+        Batch writes = Batch.create(8, VALUE, 10);
+        for (long k = from; k < from + 10; k++) {
+            writes.put(key(k).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), value(k, round));
+        }
+        return writes;
     }
 
     @Test
