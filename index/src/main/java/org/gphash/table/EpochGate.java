@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 
 import org.gphash.spi.IdleStrategy;
@@ -259,6 +260,19 @@ public final class EpochGate {
      * reclaimed first (no reader is left). The calling thread must not be inside an operation.
      */
     void runExclusive(Runnable action) {
+        runExclusiveIf(ALWAYS, action);
+    }
+
+    private static final BooleanSupplier ALWAYS = () -> true;
+
+    /**
+     * As {@link #runExclusive}, where {@code needed} still holds once this thread's turn to run
+     * exclusively has come, asked before anything is drained; {@return whether it ran}. Threads that
+     * found the heap short at once each drained every operation in turn, one after another, where the
+     * first drain had freed what all of them needed (YCSB's A from 256 threads: 213 drains in one phase,
+     * docs/lab/2026-11-30-replays-by-batch-kind.md).
+     */
+    boolean runExclusiveIf(BooleanSupplier needed, Runnable action) {
         if (local.get().epoch != IDLE) {
             throw new IllegalStateException("an exclusive phase cannot start inside an operation");
         }
@@ -267,12 +281,16 @@ public final class EpochGate {
             if (shutPool != null) {
                 throw new org.gphash.IndexClosedException(shutPool);
             }
+            if (!needed.getAsBoolean()) {
+                return false;
+            }
             exclusiveRequested = true;
             awaitDrained();
             // No reader is left, so every retired block is free to reuse (a heap growth may then
             // find it need not grow after all).
             reclaimAll();
             action.run();
+            return true;
         } finally {
             exclusiveRequested = false;
             exclusive.unlock();

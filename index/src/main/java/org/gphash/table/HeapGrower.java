@@ -32,19 +32,26 @@ public final class HeapGrower {
         Table t = table;
         long asked = System.nanoTime();
         long pending = t.gate.pendingReclamation();
-        t.gate.runExclusive(() -> {
-            boolean grown = t.blocks.totalBlocks() == observedTotalBlocks && !t.blocks.canTake(valueClass, keep);
+        // Another thread's drain or growth since this one found the heap short may have made the room:
+        // asked again when its turn comes, before it drains anything.
+        t.gate.runExclusiveIf(() -> stillShort(observedTotalBlocks, valueClass, keep), () -> {
+            boolean grown = stillShort(observedTotalBlocks, valueClass, keep);
             if (grown) {
                 addHeapChunk(0);
             }
             if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
-                // Every growth asked for, with or without a chunk: each drains every operation first.
+                // Every drain for a growth, with or without a chunk: each keeps every operation out.
                 PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: value heap growth asked for (class {0}): {1}; about {2} "
                         + "retired blocks were pending, {3} free now; drained and done in {4} ms", valueClass,
                         grown ? "a chunk added" : "none needed", pending, t.blocks.freeBlocks(),
                         String.format(Locale.ROOT, "%.2f", (System.nanoTime() - asked) / 1e6));
             }
         });
+    }
+
+    /** Whether a take of {@code valueClass} leaving {@code keep} still fails and no chunk came since {@code observedTotalBlocks}. */
+    private boolean stillShort(long observedTotalBlocks, int valueClass, long keep) {
+        return table.blocks.totalBlocks() == observedTotalBlocks && !table.blocks.canTake(valueClass, keep);
     }
 
     /**

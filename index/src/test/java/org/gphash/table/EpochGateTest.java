@@ -1,11 +1,14 @@
 package org.gphash.table;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 
@@ -63,5 +66,42 @@ class EpochGateTest {
             }
             assertEquals(10_640 - freed.size(), gate.pendingReclamation());
         }
+    }
+
+    /**
+     * An exclusive phase asked for only where still needed when its turn comes: one no longer needed
+     * returns at once, without waiting for the operations in progress (a growth whose room another
+     * thread's drain made); one still needed waits for them and runs.
+     */
+    @Test
+    void anExclusivePhaseNoLongerNeededDrainsNothing() throws Exception {
+        EpochGate gate = new EpochGate(o -> { });
+        CountDownLatch readerIn = new CountDownLatch(1);
+        CountDownLatch readerMayLeave = new CountDownLatch(1);
+        Thread reader = Thread.ofPlatform().start(() -> {
+            EpochGate.Participant r = gate.enter();
+            readerIn.countDown();
+            try {
+                readerMayLeave.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            gate.exit(r);
+        });
+        readerIn.await();
+        AtomicBoolean ran = new AtomicBoolean();
+        assertFalse(gate.runExclusiveIf(() -> false, () -> ran.set(true)), "not needed: not run");
+        assertFalse(ran.get());
+        CountDownLatch done = new CountDownLatch(1);
+        Thread exclusive = Thread.ofPlatform().start(() -> {
+            gate.runExclusiveIf(() -> true, () -> ran.set(true));
+            done.countDown();
+        });
+        assertFalse(done.await(200, TimeUnit.MILLISECONDS), "needed: it waits for the operation in progress");
+        readerMayLeave.countDown();
+        assertTrue(done.await(10, TimeUnit.SECONDS));
+        assertTrue(ran.get());
+        reader.join();
+        exclusive.join();
     }
 }
