@@ -463,7 +463,7 @@ final class CoalescingEngine extends ForwardingEngine {
      * over the GPU engine; ON merges every such batch): merged with the other callers' batches that
      * are in here now, or run directly on the caller's thread when it is the only one (nothing to share an
      * engine batch with; through the dispatcher it is only copied in and out: the DLRM replay from one
-     * thread ran at 17.9 M ops/s merged and 27.1 direct, H200, issue 57). Callers that come while one
+     * thread ran half as fast again direct, docs/lab/2026-11-30-replays-by-batch-kind.md). Callers that come while one
      * runs alone merge with each other.
      */
     private void mergeOrRunAlone(Batch batch, BatchResult result) {
