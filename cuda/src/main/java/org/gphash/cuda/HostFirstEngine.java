@@ -4,7 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
@@ -78,7 +78,14 @@ public final class HostFirstEngine implements Engine {
     private final boolean ordersOnAKey;
     private final boolean singlesInPlace;
     private final HostReadGate gate = new HostReadGate();
-    private final CountDownLatch ended = new CountDownLatch(1);
+    /**
+     * Completed when the hand-over ends. Not a latch: a latch's release wakes its waiters one by one,
+     * each woken thread waking the next once it runs, and 256 client threads on 16 cores took 1.9 s
+     * to all wake that way (the last woke 1.9 s after the first, YCSB's A at 256 threads,
+     * docs/lab/2026-11-30-replays-by-batch-kind.md); completing a future unparks every waiter from the
+     * completing thread.
+     */
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
     private final long openedAt = System.nanoTime();
     /** The GPU engine once handed over; null before. */
     private volatile Engine gpu;
@@ -124,7 +131,7 @@ public final class HostFirstEngine implements Engine {
         synchronized (this) {
             releaseOwed = true;
             if (closed) {
-                ended.countDown();  // the closer releases, on its own thread, before the pool closes
+                ended.complete(null);  // the closer releases, on its own thread, before the pool closes
                 return;
             }
             gate.close();  // new calls wait; those inside finish first
@@ -144,7 +151,7 @@ public final class HostFirstEngine implements Engine {
                     failure = failed;  // the gate stays closed: every later call throws it
                 }
                 handOverNanos = System.nanoTime() - openedAt;
-                ended.countDown();
+                ended.complete(null);
             }
         }
     }
@@ -406,20 +413,9 @@ public final class HostFirstEngine implements Engine {
 
     // ------------------------------------------------------------------ the rest
 
-    /** Waits for the hand-over's thread to end, keeping an interrupt for the caller. */
+    /** Waits for the hand-over's thread to end, keeping an interrupt for the caller (join keeps it). */
     private void awaitEndUninterruptibly() {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                ended.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        ended.join();
     }
 
     @Override
