@@ -204,14 +204,21 @@ public final class EpochGate {
         return admitted;
     }
 
-    /** Slow path of {@link #enter}: record the larger number of threads before this one writes. */
+    /**
+     * Slow path of {@link #enter}: record the larger number of threads before this one writes,
+     * rounded up to a power of two (as the header rounds its bound), so that the threads after it up
+     * to that number pass by. Recorded exactly, each of 256 client threads let in at once took this
+     * monitor in turn, waiting 560 ms on average (YCSB's A at 256 threads on the GPU backend,
+     * docs/lab/2026-11-30-replays-by-batch-kind.md).
+     */
     private void admit(Participant p) {
         try {
             synchronized (admitWriters) {
                 int n = participants.length;
                 if (n > admitted) {
-                    admitWriters.accept(n);
-                    admitted = n;
+                    int bound = Integer.highestOneBit(n) == n ? n : Integer.highestOneBit(n) << 1;
+                    admitWriters.accept(bound);
+                    admitted = bound;
                 }
             }
         } catch (RuntimeException | Error e) {
