@@ -28,19 +28,8 @@ class EpochGateTest {
                 freed.add(o);
             }
         });
-        CountDownLatch readerIn = new CountDownLatch(1);
         CountDownLatch readerMayLeave = new CountDownLatch(1);
-        Thread reader = Thread.ofPlatform().start(() -> {
-            EpochGate.Participant r = gate.enter();
-            readerIn.countDown();
-            try {
-                readerMayLeave.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            gate.exit(r);
-        });
-        readerIn.await();
+        Thread reader = readerInside(gate, readerMayLeave);
         // One long operation (as a batch is) retires 10,000 blocks while another thread reads.
         EpochGate.Participant w = gate.enter();
         for (long b = 1; b <= 10_000; b++) {
@@ -76,19 +65,8 @@ class EpochGateTest {
     @Test
     void anExclusivePhaseNoLongerNeededDrainsNothing() throws Exception {
         EpochGate gate = new EpochGate(o -> { });
-        CountDownLatch readerIn = new CountDownLatch(1);
         CountDownLatch readerMayLeave = new CountDownLatch(1);
-        Thread reader = Thread.ofPlatform().start(() -> {
-            EpochGate.Participant r = gate.enter();
-            readerIn.countDown();
-            try {
-                readerMayLeave.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            gate.exit(r);
-        });
-        readerIn.await();
+        Thread reader = readerInside(gate, readerMayLeave);
         AtomicBoolean ran = new AtomicBoolean();
         assertFalse(gate.runExclusiveIf(() -> false, () -> ran.set(true)), "not needed: not run");
         assertFalse(ran.get());
@@ -103,5 +81,22 @@ class EpochGateTest {
         assertTrue(ran.get());
         reader.join();
         exclusive.join();
+    }
+
+    /** A thread inside an operation on {@code gate} (once this returns) until {@code mayLeave} opens. */
+    private static Thread readerInside(EpochGate gate, CountDownLatch mayLeave) throws InterruptedException {
+        CountDownLatch in = new CountDownLatch(1);
+        Thread reader = Thread.ofPlatform().start(() -> {
+            EpochGate.Participant r = gate.enter();
+            in.countDown();
+            try {
+                mayLeave.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            gate.exit(r);
+        });
+        in.await();
+        return reader;
     }
 }
