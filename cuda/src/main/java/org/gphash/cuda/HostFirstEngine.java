@@ -17,6 +17,7 @@ import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.cuda.routing.BatchKeys;
+import org.gphash.cuda.routing.BatchRanges;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
 import org.gphash.spi.SubmittedBatch;
@@ -398,14 +399,8 @@ public final class HostFirstEngine implements Engine {
             engine.execute(batch, result);
             return;
         }
-        long v = batch.valueSize();
         while (from < n) {
-            int m = end - from;
-            Batch run = Batch.create(batch.keySize(), batch.valueSize(), m).addRange(batch, from, end);
-            BatchResult r = new BatchResult(batch.valueSize(), m);
-            engine.execute(run, r);
-            MemorySegment.copy(r.outcomeCodes(), 0, result.outcomeCodes(), from, m);
-            MemorySegment.copy(r.values(), 0, result.values(), from * v, m * v);
+            BatchRanges.run(engine, batch, from, end, result);
             from = end;
             end = from < n ? BatchKeys.distinctRunEnd(batch, from, seen) : n;
         }

@@ -14,6 +14,7 @@ import org.gphash.Outcome;
 import org.gphash.PoolFullException;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.path.BucketRefresh;
+import org.gphash.cuda.routing.BatchRanges;
 import org.gphash.cuda.routing.RouteCosts;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.index.CpuOperations;
@@ -236,7 +237,7 @@ final class HostOperations {
             if (done == 0) {
                 return grown ? run(batch, result) : null;  // once grown, the heap is not short again at once
             }
-            runRest(batch, result, done);
+            BatchRanges.run(engine, batch, done, batch.size(), result);  // by the engine's routes
         }
         batches.increment();
         return SubmittedBatch.DONE;
@@ -266,16 +267,6 @@ final class HostOperations {
             codes.set(ValueLayout.JAVA_BYTE, i, (byte) ops.get(keys, (long) i * keySize, out, (long) i * valueSize));
         }
         return n;
-    }
-
-    /** Operations {@code from..} of {@code batch}, run as a batch of their own by the engine's routes, results put in place. */
-    private void runRest(Batch batch, BatchResult result, int from) {
-        int n = batch.size();
-        Batch rest = Batch.create(keySize, valueSize, n - from).addRange(batch, from, n);
-        BatchResult restResult = new BatchResult(valueSize, n - from);
-        engine.execute(rest, restResult);
-        MemorySegment.copy(restResult.outcomeCodes(), 0, result.outcomeCodes(), from, n - from);
-        MemorySegment.copy(restResult.values(), 0, result.values(), (long) from * valueSize, (long) (n - from) * valueSize);
     }
 
     /**
@@ -338,9 +329,10 @@ final class HostOperations {
                 engine.cache.get().awaitLoad();
                 t2 = System.nanoTime();
                 engine.times.add(HostStageTimes.Stage.HEAP_DRAIN, t2 - t1);
-                long before = engine.pool.freeBlocks();
+                boolean debug = PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG);
+                long before = debug ? engine.pool.freeBlocks() : 0;
                 engine.pool.ensureFreeBlocks(want);
-                if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                if (debug) {
                     // Every growth for host writes, with or without a chunk: each keeps host operations out.
                     PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: heap growth for host writes: {0} blocks free before "
                             + "the drain, {1} after it and the growth (asked for {2}); prepare {3} ms, drain {4} ms",

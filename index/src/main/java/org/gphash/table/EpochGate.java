@@ -12,6 +12,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 
+import org.gphash.format.HeaderStore;
 import org.gphash.spi.IdleStrategy;
 
 /**
@@ -136,23 +137,20 @@ public final class EpochGate {
         for (;;) {
             Participant[] current = participants;
             List<Participant> alive = new ArrayList<>(current.length);
+            List<Participant> ended = new ArrayList<>();
             for (Participant q : current) {
-                if (!(q.ownerGone() && q.epoch == IDLE)) {
-                    alive.add(q);
-                }
+                (q.ownerGone() && q.epoch == IDLE ? ended : alive).add(q);
             }
-            if (alive.size() == current.length) {
+            if (ended.isEmpty()) {
                 return;
             }
             if (PARTICIPANTS.compareAndSet(this, current, alive.toArray(Participant[]::new))) {
                 // Only now the dropped ones' limbo moves: a failed exchange left them in place. Their
                 // owners are gone, so nothing else changes their limbo; reclaimAll, which would, holds
                 // the registry too.
-                for (Participant q : current) {
-                    if (q.ownerGone() && q.epoch == IDLE && !alive.contains(q)) {
-                        for (int i = q.limboHead; i < q.limboSize; i++) {
-                            orphans.add(new long[] {q.limboOffset[i], q.limboEpoch[i]});
-                        }
+                for (Participant q : ended) {
+                    for (int i = q.limboHead; i < q.limboSize; i++) {
+                        orphans.add(new long[] {q.limboOffset[i], q.limboEpoch[i]});
                     }
                 }
                 return;
@@ -206,8 +204,8 @@ public final class EpochGate {
 
     /**
      * Slow path of {@link #enter}: record the larger number of threads before this one writes,
-     * rounded up to a power of two (as the header rounds its bound), so that the threads after it up
-     * to that number pass by. Recorded exactly, each of 256 client threads let in at once took this
+     * rounded up as the header rounds its bound ({@link HeaderStore#roundedLimit}), so that the threads
+     * after it up to that number pass by. Recorded exactly, each of 256 client threads let in at once took this
      * monitor in turn, waiting 560 ms on average (YCSB's A at 256 threads on the GPU backend,
      * docs/lab/2026-11-30-replays-by-batch-kind.md).
      */
@@ -216,7 +214,7 @@ public final class EpochGate {
             synchronized (admitWriters) {
                 int n = participants.length;
                 if (n > admitted) {
-                    int bound = Integer.highestOneBit(n) == n ? n : Integer.highestOneBit(n) << 1;
+                    int bound = (int) Math.min(Integer.MAX_VALUE, HeaderStore.roundedLimit(n));
                     admitWriters.accept(bound);
                     admitted = bound;
                 }

@@ -30,8 +30,9 @@ public final class HeapGrower {
      */
     public void growHeap(long observedTotalBlocks, int valueClass, long keep) {
         Table t = table;
-        long asked = System.nanoTime();
-        long pending = t.gate.pendingReclamation();
+        boolean debug = PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG);
+        long asked = debug ? System.nanoTime() : 0;
+        long pending = debug ? t.gate.pendingReclamation() : 0;  // a pass over every thread's limbo: for the log only
         // Another thread's drain or growth since this one found the heap short may have made the room:
         // asked again when its turn comes, before it drains anything.
         t.gate.runExclusiveIf(() -> stillShort(observedTotalBlocks, valueClass, keep), () -> {
@@ -39,7 +40,7 @@ public final class HeapGrower {
             if (grown) {
                 addHeapChunk(0);
             }
-            if (PoolLog.LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            if (debug) {
                 // Every drain for a growth, with or without a chunk: each keeps every operation out.
                 PoolLog.LOG.log(System.Logger.Level.DEBUG, "gphash: value heap growth asked for (class {0}): {1}; about {2} "
                         + "retired blocks were pending, {3} free now; drained and done in {4} ms", valueClass,

@@ -120,10 +120,14 @@ public final class HeaderStore {
         }
         synchronized (this) {
             if (current.opsInFlightLimit() < ops) {
-                long limit = Long.highestOneBit(Math.max(1, ops - 1)) << 1;
-                commit(current.withOpsInFlightLimit(Math.max(limit, ops)));
+                commit(current.withOpsInFlightLimit(roundedLimit(ops)));
             }
         }
+    }
+
+    /** {@return the in-flight bound a header records to admit {@code ops}: the next power of two above it, so that it rises rarely} */
+    public static long roundedLimit(long ops) {
+        return Math.max(Long.highestOneBit(Math.max(1, ops - 1)) << 1, ops);
     }
 
     private static long copyBase(long sequence) {
