@@ -159,7 +159,7 @@ extern "C" __global__ void gphash_pipe_place(TableParams t, TableParams mt, Pipe
 
 extern "C" __global__ void gphash_pipe_outcome(PipeParams p) { gphash::pipe_outcome(p); }
 
-extern "C" __global__ void gphash_pipe_read_list(PipeParams p) { gphash::pipe_read_list(p); }
+extern "C" __global__ void gphash_pipe_read_list(TableParams t, PipeParams p) { gphash::pipe_read_list(t, p); }
 
 extern "C" __global__ void gphash_pipe_bin_reads(PipeParams p) {
     gphash::bin_scatter(p, gphash::kPipeReads, reinterpret_cast<uint32_t*>(p.reads), reinterpret_cast<uint32_t*>(p.g_read));
@@ -207,7 +207,7 @@ extern "C" __global__ void gphash_pipe_cache_mirror(TableParams t, TableParams m
     gphash::pipe_cache_mirror(t, mt, p, c);
 }
 
-extern "C" __global__ void gphash_pipe_retire(PipeParams p, HeapParams h) { gphash::pipe_retire(p, h); }
+extern "C" __global__ void gphash_pipe_retire(TableParams t, PipeParams p, HeapParams h) { gphash::pipe_retire(t, p, h); }
 
 // A shard's part of a caller's batch, gathered before the pipeline and scattered after it (pipeline/part_columns.cuh).
 extern "C" __global__ void gphash_part_gather(PartGather a) { gphash::part_gather(a); }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include "cache_params.cuh"
 #include "../core/slot_meta.cuh"
+#include "../core/slot_meta_format.cuh"
 #include "../core/table_params.cuh"
 #include "../core/warp_copy.cuh"
 
@@ -99,7 +100,7 @@ __device__ void mirror_slot(const TableParams& t, const CacheParams* cache, uint
     for (;;) {
         warp_copy(copy + 8, pool + pool_slot + 8, static_cast<uint64_t>(t.key_stride));
         if (meta_is_item(meta)) {
-            warp_copy(copy + cached_value_offset(t), pool + meta_value_offset(meta),
+            warp_copy(copy + cached_value_offset(t), pool + meta_value_at(t, meta),
                       static_cast<uint64_t>(t.value_size));
         }
         __threadfence();

@@ -1,8 +1,8 @@
 // Format 3's slot meta word, exactly as org.gphash.format.SlotMetaV3 encodes it (issue 53):
 // fingerprint in bits 63..48, the value's size class in 47..42, its offset in 16-byte units in 41..0.
 // The slot states are format 2's (slot_meta.cuh): EMPTY is the word 0, INSERT fingerprint 1.
-// Checked against the Java side on the host (format3_check.cu, Format3AgreementTest). Not used by the
-// kernels yet.
+// Checked against the Java side on the host (format3_check.cu, Format3AgreementTest). The
+// kernels take it through slot_meta_format.cuh.
 #pragma once
 #include <cstdint>
 

@@ -23,6 +23,8 @@ struct TableParams {
     int64_t value_size;
     uint64_t seed[kMaxHashes];
     uint64_t tags;                         // the HBM mirror's tag array (pipeline/mirror_tags.cuh); 0 for the pool
+    int64_t format;                        // the pool's format: 2 or 3 (core/slot_meta_format.cuh)
+    int64_t value_class;                   // format 3: the class of a value of value_size bytes; -1 in format 2
 };
 
 // One batch of operations in device memory (column-wise, as org.gphash.Batch holds them).

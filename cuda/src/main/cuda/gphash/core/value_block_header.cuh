@@ -2,7 +2,7 @@
 // (issue 53): one little-endian 64-bit word before the value, its length in bits 31..0 and its item
 // checksum in 63..32. A header read from a block of class c is whole only where its length's class is
 // c: a torn value of one class is never read as another. Checked against the Java side on the host
-// (format3_check.cu, Format3AgreementTest). Not used by the kernels yet.
+// (format3_check.cu, Format3AgreementTest). The kernels take it through slot_meta_format.cuh.
 #pragma once
 #include <cstdint>
 

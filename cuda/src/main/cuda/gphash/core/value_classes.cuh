@@ -3,7 +3,7 @@
 // merged, up to the class that holds 1 MiB and the 8-byte block header. Integer arithmetic only (2^(r/4) as 16.16 fixed
 // point, rounded up), so host and device, Java and CUDA, agree bit for bit; a host program built by
 // nvcc (cuda/src/test/cuda/format3_check.cu) checks it against the Java side (Format3AgreementTest).
-// Not used by the kernels yet: format 2 pools hold values of one size.
+// The kernels write one class per pool yet (TableParams::value_class, issue 53 step 3a).
 #pragma once
 #include <cstdint>
 

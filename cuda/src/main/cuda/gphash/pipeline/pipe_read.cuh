@@ -7,6 +7,7 @@
 #include <cstdint>
 #include "../cache/cache_params.cuh"
 #include "../core/slot_meta.cuh"
+#include "../core/slot_meta_format.cuh"
 #include "address_bins.cuh"
 #include "index_mirror.cuh"
 #include "pipe_params.cuh"
@@ -15,14 +16,14 @@
 namespace gphash {
 
 // One thread per group: lists the groups whose pool value some member outputs.
-__device__ void pipe_read_list(const PipeParams& p) {
+__device__ void pipe_read_list(const TableParams& t, const PipeParams& p) {
     const uint64_t groups = pipe_count(p, kPipeGroups);
     const int lane = lane_id();
     for (uint64_t i0 = global_thread() - lane; i0 < groups; i0 += global_threads()) {
         const uint64_t i = i0 + lane;
         const uint32_t e = i < groups ? arr<const uint32_t>(p.groups)[i] : 0;
         const bool need = i < groups && arr<const uint32_t>(p.g_need)[e] != 0;
-        const uint64_t off = need ? meta_value_offset(arr<const uint64_t>(p.g_meta)[e]) : 0;
+        const uint64_t off = need ? meta_block(t, arr<const uint64_t>(p.g_meta)[e]) : 0;
         bin_append(p, kPipeReads, need, off, e);
     }
 }
@@ -49,7 +50,7 @@ __device__ void pipe_gather(const TableParams& t, const PipeParams& p, const Cac
         if (live && v.index == 0) {
             const uint32_t e = arr<const uint32_t>(p.reads)[r];
             meta = arr<const uint64_t>(p.g_meta)[e];
-            from_pool = pool + meta_value_offset(meta);
+            from_pool = pool + meta_value_at(t, meta);
             from = from_pool;
             const uint32_t start = arr<const uint32_t>(p.g_start)[e];
             if (arr<const uint32_t>(p.g_end)[e] - start == 1) {

@@ -245,7 +245,7 @@ __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, c
     small_writes_stamp(stamps, 5);
     // READ
     if (reads) {
-        pipe_read_list(p);
+        pipe_read_list(t, p);
         stage_barrier();
         bin_scatter(p, kPipeReads, arr<uint32_t>(p.reads), arr<uint32_t>(p.g_read));
         stage_barrier();
@@ -288,7 +288,7 @@ __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, c
         stage_barrier();
     }
     small_writes_stamp(stamps, 11);
-    pipe_retire(p, h);
+    pipe_retire(t, p, h);
     small_writes_stamp(stamps, 12);
 }
 

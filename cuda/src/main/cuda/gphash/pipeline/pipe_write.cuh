@@ -3,7 +3,8 @@
 // begins) and each issuing its stores in address order:
 //   V  every new value into a block taken from the heap, lowest addresses first (ascending);
 //   K  every inserted key into its claimed slot, with the INSERT state (slots in address order), by
-//      whole 64-byte lines from the mirror where slots are 16 bytes (pipe_write_keys);
+//      whole 64-byte lines from the mirror where slots are 16 bytes (pipe_write_keys); format 3 skips
+//      it where M writes whole lines, whose slots carry the key beside the word (one write, not two);
 //   M  every slot's new meta word: published item, new value offset, or EMPTY (address order), by whole
 //      64-byte lines where slots are 16 bytes, each line once (pipe_line_table, pipe_publish_pool);
 // then the mirror, BktCache and the heap follow (GPU memory only). A crash leaves each slot EMPTY,
@@ -55,7 +56,11 @@ __device__ void pipe_write_values(const TableParams& t, const PipeParams& p) {
         from = shfl_pointer(from, v.leader);
         to = shfl_pointer(to, v.leader);
         if (from != nullptr) {
-            sub_copy(v, to, from, vs);
+            if (values_framed(t)) {
+                sub_copy_after_word(v, to, pool_value_header(t), from, vs);
+            } else {
+                sub_copy(v, to, from, vs);
+            }
             persist_fence();
         }
     }
@@ -114,6 +119,13 @@ __device__ void pipe_write_keys(const TableParams& t, const TableParams& mt, con
         const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
         const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
         if (keys_by_line(t, mt, x)) {
+            if (values_framed(t)) {
+                // Format 3 publishes key and meta word together: phase M's line carries the mirror's key
+                // beside the new word (one 16-byte store per slot), so the pool's slot goes EMPTY ->
+                // item without an INSERT state, and a crash between leaves it EMPTY; a word published
+                // over a key not yet whole fails its fingerprint and recovery clears it (issue 53).
+                continue;
+            }
             copy_line_to_pool(t, mt, pool, x, slot, quarter);
         } else if (quarter == 0) {
             const uint32_t op = arr<const uint32_t>(p.owner)[e];  // the operation whose key names the group
@@ -123,11 +135,11 @@ __device__ void pipe_write_keys(const TableParams& t, const TableParams& mt, con
 }
 
 // The meta word a writing group leaves in its slot.
-__device__ __forceinline__ uint64_t net_meta(const PipeParams& p, uint32_t e, uint32_t action) {
+__device__ __forceinline__ uint64_t net_meta(const TableParams& t, const PipeParams& p, uint32_t e, uint32_t action) {
     switch (action) {
         case kActUpdate:
-            return meta_make(meta_fingerprint(arr<const uint64_t>(p.g_meta)[e]), arr<const uint64_t>(p.g_block)[e]);
-        case kActInsert: return meta_make(arr<const uint32_t>(p.g_fp)[e], arr<const uint64_t>(p.g_block)[e]);
+            return meta_publish(t, meta_fingerprint(arr<const uint64_t>(p.g_meta)[e]), arr<const uint64_t>(p.g_block)[e]);
+        case kActInsert: return meta_publish(t, arr<const uint32_t>(p.g_fp)[e], arr<const uint64_t>(p.g_block)[e]);
         default: return kEmpty;
     }
 }
@@ -203,7 +215,7 @@ __device__ void pipe_publish_pool(const TableParams& t, const TableParams& mt, c
         const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
         if (!keys_by_line(t, mt, x)) {
             if (quarter == 0) {
-                publish_slot(pool, slot, net_meta(p, e, arr<const uint32_t>(p.g_action)[e]));
+                publish_slot(pool, slot, net_meta(t, p, e, arr<const uint32_t>(p.g_action)[e]));
             }
             continue;
         }
@@ -219,7 +231,7 @@ __device__ void pipe_publish_pool(const TableParams& t, const TableParams& mt, c
         const unsigned long long key = __ldcg(from + 1);
         if ((mask >> quarter) & 1u) {
             const uint32_t g = arr<const uint32_t>(p.line_groups)[4 * h + quarter];
-            meta = net_meta(p, g, arr<const uint32_t>(p.g_action)[g]);
+            meta = net_meta(t, p, g, arr<const uint32_t>(p.g_action)[g]);
         }
         asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(pool + line + 16 * quarter), "l"(meta), "l"(key)
                      : "memory");
@@ -241,7 +253,7 @@ __device__ void pipe_publish_mirror(const TableParams& t, const TableParams& mt,
             const uint32_t action = arr<const uint32_t>(p.g_action)[e];
             const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
             const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
-            mirror_store_meta(mt, x, slot_index_of(t, x, slot), net_meta(p, e, action));
+            mirror_store_meta(mt, x, slot_index_of(t, x, slot), net_meta(t, p, e, action));
             added = action == kActInsert;
             removed = action == kActDelete;
         }
@@ -269,13 +281,13 @@ __device__ void pipe_cache_mirror(const TableParams& t, const TableParams& mt, c
         const uint8_t* value = action == kActDelete
                 ? nullptr
                 : arr<const uint8_t>(b.values) + static_cast<uint64_t>(arr<const uint32_t>(p.g_src)[e]) * t.value_size;
-        mirror_slot_known(t, &c, x, s, net_meta(p, e, action), mirror_slot_of(mt, x, s) + 8, value);
+        mirror_slot_known(t, &c, x, s, net_meta(t, p, e, action), mirror_slot_of(mt, x, s) + 8, value);
     }
 }
 
 // One thread per slot write: the block an update or delete unlinked goes back to the heap. Every
 // read of it in this batch is done; a later batch may take it.
-__device__ void pipe_retire(const PipeParams& p, const HeapParams& h) {
+__device__ void pipe_retire(const TableParams& t, const PipeParams& p, const HeapParams& h) {
     const uint64_t n = pipe_count(p, kPipeSlotWrites);
     const int lane = lane_id();
     for (uint64_t i0 = global_thread() - lane; i0 < n; i0 += global_threads()) {
@@ -286,7 +298,7 @@ __device__ void pipe_retire(const PipeParams& p, const HeapParams& h) {
             const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
             const uint32_t action = arr<const uint32_t>(p.g_action)[e];
             if (action == kActUpdate || action == kActDelete) {
-                freed = heap_free(h, meta_value_offset(arr<const uint64_t>(p.g_meta)[e]));
+                freed = heap_free(h, meta_block(t, arr<const uint64_t>(p.g_meta)[e]));
                 bad = !freed;
             }
         }

@@ -44,6 +44,26 @@ __device__ __forceinline__ void sub_copy(const ValueLanes& v, uint8_t* to, const
     }
 }
 
+// sub_copy of `word`, then `bytes` from `src`, into `to` (8-byte aligned): format 3's header and value
+// as one run of words (warp_copy_after_word says why).
+__device__ __forceinline__ void sub_copy_after_word(const ValueLanes& v, uint8_t* to, uint64_t word, const uint8_t* from,
+                                                    uint64_t bytes) {
+    auto* d = reinterpret_cast<unsigned long long*>(to);
+    if (((reinterpret_cast<uintptr_t>(from) | bytes) & 7) == 0) {
+        const auto* s = reinterpret_cast<const unsigned long long*>(from);
+        for (uint64_t w = v.index; w <= bytes / 8; w += v.width) {
+            __stcg(d + w, w == 0 ? static_cast<unsigned long long>(word) : __ldcg(s + w - 1));
+        }
+    } else {
+        if (v.index == 0) {
+            __stcg(d, static_cast<unsigned long long>(word));
+        }
+        for (uint64_t i = v.index; i < bytes; i += v.width) {
+            to[8 + i] = __ldcg(from + i);
+        }
+    }
+}
+
 // A pointer broadcast from lane `src` (all lanes call).
 template <typename T>
 __device__ __forceinline__ T* shfl_pointer(T* p, int src) {

@@ -120,8 +120,11 @@ __device__ void mark_level(const TableParams& t, const ScanParams& s) {
     }
     bool bad = false;
     bool shared = false;
-    if (item) {
-        const uint64_t off = meta_value_offset(meta);
+    // Format 3: a word of another class names a value shorter than the value size, which the kernels do
+    // not run yet (issue 53, step 3b): counted, and the host refuses the pool before it writes.
+    const bool other_class = item && !meta_in_pool_class(t, meta);
+    if (item && !other_class) {
+        const uint64_t off = meta_block(t, meta);
         const auto* co = reinterpret_cast<const uint64_t*>(s.chunk_offset);
         const auto* cl = reinterpret_cast<const uint64_t*>(s.chunk_length);
         const auto* cf = reinterpret_cast<const uint64_t*>(s.chunk_first);
@@ -144,6 +147,7 @@ __device__ void mark_level(const TableParams& t, const ScanParams& s) {
     scan_count(s, kItems, __ballot_sync(kFullMask, item));
     scan_count(s, kBadOffsets, __ballot_sync(kFullMask, bad));
     scan_count(s, kSharedBlocks, __ballot_sync(kFullMask, shared));
+    scan_count(s, kOtherClasses, __ballot_sync(kFullMask, other_class));
 }
 
 }  // namespace gphash

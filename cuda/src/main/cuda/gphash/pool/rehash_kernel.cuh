@@ -68,7 +68,7 @@ __device__ void rehash_bottom(const TableParams& t, const ScanParams& s) {
             if (lane_id() == leader) {
                 publish_slot(pool, lslot, kEmpty);
                 if (!shared) {
-                    scan_retire(s, meta_value_offset(lmeta));
+                    scan_retire(s, meta_block(t, lmeta));
                 }
             }
             dropped |= 1u << leader;

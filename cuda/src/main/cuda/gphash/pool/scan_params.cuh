@@ -36,6 +36,7 @@ enum ScanCounter : int {
     kMoved = 6,
     kUnplaced = 7,
     kScanRetired = 8,
+    kOtherClasses = 9,    // format 3: items of a class other than TableParams::value_class
     kScanCounterCount = 16
 };
 

@@ -157,7 +157,8 @@ __device__ __forceinline__ int least_loaded_empty_lane(const WindowProbe& p) {
 // Lanes among `candidates` (a subset of match) whose value offset another match shares.
 __device__ __forceinline__ uint32_t lanes_sharing_value(const WindowProbe& p, uint32_t candidates) {
     const bool m = (p.match >> lane_id()) & 1;
-    // Offsets are below 2^48, so a non-matching lane's marker never equals one.
+    // The word's low 48 bits name the block in both formats (format 3: class and offset), so equal bits
+    // are a shared block; they are below 2^48, so a non-matching lane's marker never equals them.
     const uint64_t v = m ? meta_value_offset(p.meta) : (0xFFFF000000000000ull | static_cast<uint64_t>(lane_id()));
     const uint32_t peers = __match_any_sync(kFullMask, v);
     return __ballot_sync(kFullMask, m && __popc(peers) > 1) & candidates;

@@ -98,7 +98,7 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
             const int kind = kinds[j];
             const uint8_t code = outcome_of(kind, present);
             if (returns_value(kind, present)) {
-                group_copy_out(c, j, src, meta_value_offset(meta0), pool_copy);
+                group_copy_out(c, j, src, meta_value_at(c.t, meta0), pool_copy);
             }
             if (sets_source(kind, present)) {
                 src = kind == kDelete ? kNoOp : j;
@@ -126,9 +126,9 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
         }
         // The final value is operation src's: write it to src's block.
         c.block = blocks[src];
-        write_value_block(c.pool, c.block, reinterpret_cast<const uint8_t*>(c.b.values) + src * vs, vs);
+        write_value_block(c.t, c.pool, c.block, reinterpret_cast<const uint8_t*>(c.b.values) + src * vs, vs);
         if (present0) {  // net effect: update
-            if (!replace_valid_item(c, p, valid, meta0, meta_make(meta_fingerprint(meta0), c.block))) {
+            if (!replace_valid_item(c, p, valid, meta0, meta_publish(c.t, meta_fingerprint(meta0), c.block))) {
                 continue;
             }
             if (lane_id() == valid) {
@@ -154,7 +154,7 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
         }
         write_slot_key<false>(c.t, c.pool, slot, c.key);
         if (lane_id() == 0) {
-            publish_slot(c.pool, slot, meta_make(c.k.fp, c.block));
+            publish_slot(c.pool, slot, meta_publish(c.t, c.k.fp, c.block));
             count(c.b, kItemsAdded, 1);
             codes[src] |= kConsumedFlag;
         }

@@ -50,7 +50,7 @@ __device__ __forceinline__ void count(const BatchParams& b, Counter c, uint64_t 
 // Writes the operation's value into its reserved block once, and fences it before any slot refers to it.
 __device__ __forceinline__ void stage_value(OpContext& c) {
     if (!c.staged) {
-        write_value_block(c.pool, c.block, reinterpret_cast<const uint8_t*>(c.b.values) + c.op * c.t.value_size,
+        write_value_block(c.t, c.pool, c.block, reinterpret_cast<const uint8_t*>(c.b.values) + c.op * c.t.value_size,
                           static_cast<uint64_t>(c.t.value_size));
         c.staged = true;
     }
@@ -81,7 +81,7 @@ __device__ __forceinline__ bool replace_valid_item(OpContext& c, const WindowPro
     mirror_lane(c, p, valid);
     const uint32_t shared = lanes_sharing_value(p, 1u << valid);
     if (lane_id() == valid && shared == 0) {
-        retire_block(c.b, meta_value_offset(expected));
+        retire_block(c.b, meta_block(c.t, expected));
     }
     return true;
 }
@@ -100,7 +100,7 @@ __device__ __forceinline__ void remove_duplicates(OpContext& c, const WindowProb
         removed = swap_slot(c.pool, p.slot, p.meta, kEmpty);
         if (removed) {
             if (!((shared >> lane) & 1)) {
-                retire_block(c.b, meta_value_offset(p.meta));
+                retire_block(c.b, meta_block(c.t, p.meta));
             }
         }
     }

@@ -40,7 +40,7 @@ __device__ __forceinline__ uint8_t op_insert(OpContext& c, bool upsert) {
         }
         write_slot_key<false>(c.t, c.pool, slot, c.key);
         if (lane_id() == 0) {
-            publish_slot(c.pool, slot, meta_make(c.k.fp, c.block));
+            publish_slot(c.pool, slot, meta_publish(c.t, c.k.fp, c.block));
             count(c.b, kItemsAdded, 1);
         }
         __syncwarp();

@@ -9,7 +9,7 @@ namespace gphash {
 __device__ __forceinline__ uint8_t swap_value(OpContext& c, const WindowProbe& p, int valid, uint8_t done) {
     stage_value(c);
     const uint64_t old = __shfl_sync(kFullMask, p.meta, valid);
-    if (!replace_valid_item(c, p, valid, old, meta_make(meta_fingerprint(old), c.block))) {
+    if (!replace_valid_item(c, p, valid, old, meta_publish(c.t, meta_fingerprint(old), c.block))) {
         return kRetry;
     }
     c.consumed = true;
@@ -27,7 +27,7 @@ __device__ __forceinline__ uint8_t op_update(OpContext& c, bool copy_previous) {
         const int valid = __ffs(p.match) - 1;
         if (copy_previous) {
             // Exactly the value replaced: the CAS below fails if the slot moved on since this read.
-            const uint64_t value = meta_value_offset(__shfl_sync(kFullMask, p.meta, valid));
+            const uint64_t value = meta_value_at(c.t, __shfl_sync(kFullMask, p.meta, valid));
             warp_copy(reinterpret_cast<uint8_t*>(c.b.out) + c.op * c.t.value_size, c.pool + value,
                       static_cast<uint64_t>(c.t.value_size));
         }

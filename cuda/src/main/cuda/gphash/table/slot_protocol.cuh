@@ -11,14 +11,21 @@
 #include <cstdint>
 #include "../core/key_hash.cuh"
 #include "../core/slot_meta.cuh"
+#include "../core/slot_meta_format.cuh"
 #include "../core/table_params.cuh"
 #include "../core/warp_copy.cuh"
 
 namespace gphash {
 
-// Value: the whole warp writes `bytes` at block `block`, then fences, before any slot refers to it.
-__device__ __forceinline__ void write_value_block(uint8_t* pool, uint64_t block, const uint8_t* src, uint64_t bytes) {
-    warp_copy(pool + block, src, bytes);
+// Value: the whole warp writes `bytes` into block `block` (format 3: its header, then the value), then
+// fences, before any slot refers to it.
+__device__ __forceinline__ void write_value_block(const TableParams& t, uint8_t* pool, uint64_t block, const uint8_t* src,
+                                                  uint64_t bytes) {
+    if (values_framed(t)) {
+        warp_copy_after_word(pool + block, pool_value_header(t), src, bytes);
+    } else {
+        warp_copy(pool + block, src, bytes);
+    }
     persist_fence();
 }
 

@@ -94,7 +94,7 @@ public final class CrashTest implements Callable<Integer> {
     boolean itemChecksums;
 
     @Option(names = "--pool-format", description = "format of new pools: 2 (default) or 3 (issue 53: values of any "
-            + "length, written by the workers at lengths of their own; CPU backend)", defaultValue = "2")
+            + "length, written by the workers at lengths of their own on the CPU backend, of the value size on the GPU's)", defaultValue = "2")
     int poolFormat;
 
     @Option(names = "--durability", description = "PER_OPERATION, PER_BATCH or ON_CLOSE_OR_SYNC (default "
@@ -200,9 +200,8 @@ public final class CrashTest implements Callable<Integer> {
         o.threads = threads;
         o.shards = shards;
         o.itemChecksums = itemChecksums;
-        if (poolFormat != 2 && poolFormat != 3 || poolFormat == 3 && o.backend == Backend.GPU) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--pool-format must be 2 or 3, and 3 runs on "
-                    + "the CPU backend, got " + poolFormat);
+        if (poolFormat != 2 && poolFormat != 3) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--pool-format must be 2 or 3, got " + poolFormat);
         }
         o.poolFormat = poolFormat;
         o.durability = durability;

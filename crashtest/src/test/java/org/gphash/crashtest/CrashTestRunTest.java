@@ -124,7 +124,8 @@ class CrashTestRunTest {
     /**
      * Issue 53: format 3 pools (values framed in a heap of size classes) through kills and power cuts,
      * single calls beside batches, values of many lengths, with and without item checksums: every
-     * acknowledged write survives, and the tools check each round's pool. The GPU backend is refused with it.
+     * acknowledged write survives, and the tools check each round's pool (the GPU backend's rounds run on the GPU
+     * machine: cuda/device-53.sh CRASH=3).
      */
     @Test
     void formatThreePoolsLoseNothingToKillsAndPowerCuts() {
@@ -140,7 +141,6 @@ class CrashTestRunTest {
         Result sums = run("--pool-format", "3", "--item-checksums", "--rounds", "4", "--seed", "55", "--rounds-per-pool", "2",
                 "--max-kill-ms", "150", pool().toString());
         assertEquals(0, sums.code(), sums.out());  // format 3's checksums, in the value headers, through kills
-        assertEquals(2, run("--pool-format", "3", "--backend", "gpu", pool().toString()).code());
         assertEquals(2, run("--pool-format", "4", pool().toString()).code());
     }
 

@@ -78,7 +78,7 @@ class CrossEngineTest {
             Path path = t.pool("p");
             Map<Long, byte[]> model = new HashMap<>();
             int[] countdown = {-1};
-            GPHashConfig cpuConfig = GPHashIndex.builder(path).keySize(8).valueSize(GpuTestSupport.VALUE_SIZE)
+            GPHashConfig cpuConfig = GpuTestSupport.inTestFormat(GPHashIndex.builder(path)).keySize(8).valueSize(GpuTestSupport.VALUE_SIZE)
                     .initialCapacity(256).seed(41).config().withCrashHook(point -> {
                         if (point == CrashPoint.RESIZE_ITEM_MOVED && countdown[0] >= 0 && countdown[0]-- == 0) {
                             throw new Crash();
@@ -125,7 +125,7 @@ class CrossEngineTest {
         try (GpuTestSupport t = GpuTestSupport.create()) {
             Path path = t.pool("p");
             boolean[] armed = {false};
-            GPHashConfig cpuConfig = GPHashIndex.builder(path).keySize(8).valueSize(GpuTestSupport.VALUE_SIZE)
+            GPHashConfig cpuConfig = GpuTestSupport.inTestFormat(GPHashIndex.builder(path)).keySize(8).valueSize(GpuTestSupport.VALUE_SIZE)
                     .initialCapacity(1024).seed(51).config().withCrashHook(point -> {
                         if (armed[0] && point == CrashPoint.INSERT_ITEM_PERSISTED) {
                             throw new Crash();
@@ -231,7 +231,7 @@ class CrossEngineTest {
             Path path = t.pool("p");
             Path copy = t.pool("copy");
             Map<Long, byte[]> model = new HashMap<>();
-            try (GPHashIndex gpu = GPHashIndex.builder(path).backend(Backend.GPU).keySize(8)
+            try (GPHashIndex gpu = GpuTestSupport.inTestFormat(GPHashIndex.builder(path)).backend(Backend.GPU).keySize(8)
                     .valueSize(GpuTestSupport.VALUE_SIZE).initialCapacity(256).seed(71).create()) {
                 apply(gpu.engine(), model, new Random(71), 30_000, 1);
                 Map<Long, byte[]> seen = new HashMap<>();
@@ -261,7 +261,7 @@ class CrossEngineTest {
         try (GpuTestSupport t = GpuTestSupport.create()) {
             Path path = t.pool("p");
             Map<Long, byte[]> model = new HashMap<>();
-            try (GPHashIndex gpu = GPHashIndex.builder(path).backend(Backend.GPU).keySize(8)
+            try (GPHashIndex gpu = GpuTestSupport.inTestFormat(GPHashIndex.builder(path)).backend(Backend.GPU).keySize(8)
                     .valueSize(GpuTestSupport.VALUE_SIZE).initialCapacity(256).seed(73).create()) {
                 apply(gpu.engine(), model, new Random(73), 20_000, 1);
                 apply(gpu.engine(), model, new Random(74), 20_000, 2);

@@ -48,20 +48,43 @@ public final class GpuTestSupport implements AutoCloseable {
         return dir.resolve(name);
     }
 
+    /**
+     * The pool format the configs below make pools in: {@code -Dgphash.test.poolFormat=3} runs every test
+     * built on them in format 3 (issue 53: `GPHASH_TEST_OPTS=-Dgphash.test.poolFormat=3 bash
+     * cuda/device-check.sh tests` on the GPU machine); 0, the default, is the builder's (format 2).
+     */
+    public static final String POOL_FORMAT_PROPERTY = "gphash.test.poolFormat";
+    /** The format under test: {@link #POOL_FORMAT_PROPERTY}, or 0 for the builder's. */
+    public static final int POOL_FORMAT = Integer.getInteger(POOL_FORMAT_PROPERTY, 0);
+
     public static GPHashConfig config(Path path, Backend backend, int keySize, int levels, int hashes, int slots,
                                long capacity, long seed) {
-        return GPHashIndex.builder(path).backend(backend).keySize(keySize).valueSize(VALUE_SIZE).levels(levels)
-                .hashes(hashes).slotsPerBucket(slots).initialCapacity(capacity).seed(seed).config();
+        return inFormat(GPHashIndex.builder(path).backend(backend).keySize(keySize).valueSize(VALUE_SIZE).levels(levels)
+                .hashes(hashes).slotsPerBucket(slots).initialCapacity(capacity).seed(seed), POOL_FORMAT);
     }
 
     /** A GPU engine's config with the given BktCache. */
     public static GPHashConfig config(Path path, int keySize, int levels, int hashes, int slots, long capacity, long seed,
                                BktCacheConfig cache) {
-        return GPHashIndex.builder(path).backend(Backend.GPU).keySize(keySize).valueSize(VALUE_SIZE).levels(levels)
-                .hashes(hashes).slotsPerBucket(slots).initialCapacity(capacity).seed(seed).bucketCache(cache).config();
+        return inFormat(GPHashIndex.builder(path).backend(Backend.GPU).keySize(keySize).valueSize(VALUE_SIZE).levels(levels)
+                .hashes(hashes).slotsPerBucket(slots).initialCapacity(capacity).seed(seed).bucketCache(cache), POOL_FORMAT);
     }
 
     public static final int VALUE_SIZE = 128;
+
+    /** {@code builder}'s config in pool format {@code format} where it is not 0. */
+    private static GPHashConfig inFormat(GPHashIndex.Builder builder, int format) {
+        return inTestFormat(builder, format).config();
+    }
+
+    /** {@code builder} making pools in the format under test ({@link #POOL_FORMAT}), for tests that build their own. */
+    public static GPHashIndex.Builder inTestFormat(GPHashIndex.Builder builder) {
+        return inTestFormat(builder, POOL_FORMAT);
+    }
+
+    private static GPHashIndex.Builder inTestFormat(GPHashIndex.Builder builder, int format) {
+        return format == 0 ? builder : builder.poolFormat(format);
+    }
 
     /**
      * Random mixed batches of distinct keys, every kind (the conditional ones expecting the last value

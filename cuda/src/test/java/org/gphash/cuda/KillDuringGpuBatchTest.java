@@ -49,6 +49,7 @@ class KillDuringGpuBatchTest {
                     // the suite's run with the mirror forced off kills a worker on the pool path too
                     command.add("-D" + MirrorChoice.PROPERTY + "=" + System.getProperty(MirrorChoice.PROPERTY));
                 }
+                command.add("-D" + GpuTestSupport.POOL_FORMAT_PROPERTY + "=" + GpuTestSupport.POOL_FORMAT);  // the suite's run in format 3 too
                 command.addAll(List.of("-cp", System.getProperty("java.class.path"), GpuBatchWorker.class.getName(),
                         pool.toString(), ack.toString(), Integer.toString(keys)));
                 Process worker = new ProcessBuilder(command).redirectErrorStream(true).start();

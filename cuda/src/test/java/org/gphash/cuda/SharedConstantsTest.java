@@ -306,6 +306,7 @@ class SharedConstantsTest {
         assertEquals(KernelParams.SCAN_JUDGE_ONLY, e("ScanMode", "kScanJudgeOnly"));
         assertEquals(KernelParams.SCAN_VALID_ONLY, e("ScanMode", "kScanValidOnly"));
         assertEquals(KernelParams.SCAN_RETIRED, e("ScanCounter", "kScanRetired"));
+        assertEquals(KernelParams.OTHER_CLASSES, e("ScanCounter", "kOtherClasses"));
         assertEquals(KernelParams.SCAN_COUNTERS, e("ScanCounter", "kScanCounterCount"));
         assertEquals(KernelParams.CACHE_HITS, e("CacheStat", "kCacheHits"));
         assertEquals(KernelParams.CACHE_MISSES, e("CacheStat", "kCacheMisses"));

@@ -29,7 +29,7 @@ final class CpuPasses implements TablePasses {
     private static final int NAMED = 5;
 
     @Override
-    public void attach(PoolFile file, Geometry geometry, long[] seeds) {
+    public void attach(PoolFile file, Geometry geometry, long[] seeds, int formatVersion) {
         // Java threads read the mapping directly: nothing to set up.
     }
 

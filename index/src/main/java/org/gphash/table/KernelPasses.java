@@ -15,8 +15,8 @@ final class KernelPasses implements TablePasses {
     }
 
     @Override
-    public void attach(PoolFile file, Geometry geometry, long[] seeds) {
-        kernels.attach(file, geometry, seeds);
+    public void attach(PoolFile file, Geometry geometry, long[] seeds, int formatVersion) {
+        kernels.attach(file, geometry, seeds, formatVersion);
     }
 
     @Override
@@ -32,6 +32,11 @@ final class KernelPasses implements TablePasses {
     @Override
     public boolean supportsItemChecksums() {
         return kernels.supportsItemChecksums();
+    }
+
+    @Override
+    public boolean supportsValuesOfAnyLength() {
+        return kernels.supportsValuesOfAnyLength();
     }
 
     @Override
@@ -54,10 +59,10 @@ final class KernelPasses implements TablePasses {
         Recovery.judge(table, judged.insertSlots(), judged.tornSlots(), judged.duplicates(), allowance, repairBeyondCrash,
                 "");
         // Marks only valid items when some items are to go (a resize's copy shares its block).
-        TableKernels.MarkedBlocks marked = kernels.markValueBlocks(t, table.heap.exportLayout(),
+        TableKernels.MarkedBlocks marked = kernels.markValueBlocks(t, table.blocks.oneSizeLayout(),
                 judged.tornSlots() + judged.duplicates() > 0);
         TableKernels.RecoveryCounts done = judged.total() == 0 ? judged : kernels.clearBrokenAndDuplicates(t);
-        table.heap.markUsedBits(marked.usedBits());
+        table.blocks.restoreOneSize(marked.usedBits());
         return new Recovered(done.insertSlots(), done.tornSlots(), done.duplicates(), marked.items());
     }
 
@@ -70,7 +75,7 @@ final class KernelPasses implements TablePasses {
             moved += r.moved();
             table.size.add(-r.dropped());
             for (long block : r.retiredBlocks()) {
-                table.heap.free(block);
+                table.blocks.free(block);
             }
             if (r.moved() + r.dropped() > 0) {
                 table.hook.reached(CrashPoint.RESIZE_ITEM_MOVED);
@@ -84,6 +89,6 @@ final class KernelPasses implements TablePasses {
 
     @Override
     public long[] markValueBlocks(Table table) {
-        return kernels.markValueBlocks(table.layout(), table.heap.exportLayout(), false).usedBits();
+        return kernels.markValueBlocks(table.layout(), table.blocks.oneSizeLayout(), false).usedBits();
     }
 }

@@ -88,4 +88,32 @@ public interface PoolHeap extends BlockHeap {
      * start; -1 where the header is not whole); format 2 does not ask.
      */
     void restore(long[] usedBits, long usedBlocks, LongToIntFunction classOf);
+
+    // ------------------------------------------------------------------ one bitmap, for the GPU
+
+    /**
+     * {@return the heap as one bitmap of blocks of the pool's value size numbers it}: chunks in order
+     * of offsets, each chunk's first block number, for an engine that keeps that bitmap itself while it
+     * runs (the GPU's, pipeline/heap_bitmap.cuh) or marks it in a pass (recovery's kernels). Format 2:
+     * its chunks. Format 3: its segments, each a chunk, every free one given to the pool's full class
+     * first (docs/lab/2026-11-29-format-3-plan.md, "Step 3's GPU half"). Operations drained.
+     *
+     * @throws IllegalStateException where format 3's segments hold another class (values shorter than the
+     *                               value size), or its values take runs of segments
+     */
+    TableKernels.HeapLayout oneSizeLayout();
+
+    /** {@return the blocks in use as {@link #oneSizeLayout} numbers them (1 = in use, bits past the last block set)} */
+    long[] oneSizeUsedBits();
+
+    /**
+     * The blocks {@code usedBits} marks (numbered as {@link #oneSizeLayout} numbers them) are in use,
+     * every other block free: the bitmap an engine kept comes back. Operations drained.
+     */
+    void restoreOneSize(long[] usedBits);
+
+    /** {@return whether every value in use has the pool's value size} (format 2's always do) */
+    default boolean holdsOnlyFullLengthValues() {
+        return true;
+    }
 }

@@ -138,7 +138,7 @@ public final class PoolTable {
             ExtentTag.write(pool, heapOffset, heapBytes, header.poolId());
             file.syncAll();
             TablePasses passes = TablePasses.of(kernels);
-            passes.attach(file, g, seeds);
+            passes.attach(file, g, seeds, format);
             // Kernels still starting finish here; a refusal discards the file made so far (below).
             passes.beforeWrites();
             HeaderStore headers = HeaderStore.initialize(file, header, firstCopyWritten(config));
@@ -217,12 +217,15 @@ public final class PoolTable {
                 throw new BackendUnavailableException("pool " + file.path() + " keeps item checksums, which "
                         + "this engine does not check; open it with the CPU backend (nothing was changed)");
             }
-            passes.attach(file, header.geometry(), header.seeds());
+            passes.attach(file, header.geometry(), header.seeds(), header.formatVersion());
             HeaderStore headers = new HeaderStore(file, header, firstCopyWritten(config));
             Table table = new Table(file, headers, config.crashHook(), config.maxPoolBytes(), passes,
                     passes.durability(config.durability()));
             RecoveryReport report = config.verifyOnOpen() || config.repairBeyondCrash() ? null
                     : Recovery.fromCloseRecord(table, read.copyRepairNeeded());
+            if (report != null && !passes.supportsValuesOfAnyLength() && !table.blocks.holdsOnlyFullLengthValues()) {
+                throw TableKernels.shorterValuesRefused(file.path());  // a scan's kernels count them instead
+            }
             if (report != null && !passes.checksRegionsOnTouch()) {
                 table.checkAllRegions();  // the engine's kernels read the table without the CPU's probe
             }
@@ -296,6 +299,11 @@ public final class PoolTable {
     }
 
     /** The hash seeds (four; hash j uses seed j). */
+    /** {@return the pool's format version (2 or 3)} */
+    public int formatVersion() {
+        return table.headers.current().formatVersion();
+    }
+
     public long[] seeds() {
         return table.headers.current().seeds();
     }
@@ -369,14 +377,17 @@ public final class PoolTable {
         return table.grower.prepareAhead();
     }
 
-    /** The heap's block numbering (chunks sorted by offset), for an engine that keeps the bitmap elsewhere. */
+    /**
+     * The heap's block numbering (chunks sorted by offset), for an engine that keeps the bitmap
+     * elsewhere ({@link PoolHeap#oneSizeLayout}: format 3's free segments go to the pool's full class).
+     */
     public TableKernels.HeapLayout heapLayout() {
-        return table.heap.exportLayout();
+        return table.blocks.oneSizeLayout();
     }
 
     /** A copy of the heap's bitmap (1 = in use), numbered as {@link #heapLayout()} says. */
     public long[] heapUsedBits() {
-        return table.heap.usedBits();
+        return table.blocks.oneSizeUsedBits();
     }
 
     /**
@@ -384,11 +395,7 @@ public final class PoolTable {
      * numbered as {@link #heapLayout()} says; the free count follows. Operations must be drained.
      */
     public void replaceHeapUsedBits(long[] usedBits) {
-        table.exclusive(() -> {
-            table.heap.startRebuild();
-            table.heap.markUsedBits(usedBits);
-            table.heap.finishRebuild();
-        });
+        table.exclusive(() -> table.blocks.restoreOneSize(usedBits));
     }
 
     /**
@@ -408,9 +415,7 @@ public final class PoolTable {
         table.checkAllRegions();
         table.exclusive(() -> {
             long[] used = table.passes.markValueBlocks(table);
-            table.heap.startRebuild();
-            table.heap.markUsedBits(used);
-            table.heap.finishRebuild();
+            table.blocks.restoreOneSize(used);
         });
     }
 

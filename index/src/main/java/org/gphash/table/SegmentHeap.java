@@ -278,6 +278,98 @@ public final class SegmentHeap implements PoolHeap {
                 + " whose value header is not whole, or no block of its segment's class, or marked twice");
     }
 
+    // ------------------------------------------------------------------ one bitmap of the full class
+
+    /**
+     * Every segment, in order of offsets, as one chunk of {@link #fullClass}'s blocks (the free ones
+     * given to it first): the GPU's bitmap over them numbers segment i's blocks from i times the blocks
+     * a segment holds (docs/lab/2026-11-29-format-3-plan.md, "Step 3's GPU half").
+     *
+     * @throws IllegalStateException where a segment holds another class (a shorter value), or the
+     *                               pool's values take runs of segments
+     */
+    @Override
+    public TableKernels.HeapLayout oneSizeLayout() {
+        if (fullPerSegment == 0) {
+            throw new IllegalStateException("values of class " + fullClass + " take runs of segments");
+        }
+        heap.giveFreeSegmentsTo(fullClass);
+        long[] offsets = segmentOffsets();
+        long[] lengths = new long[offsets.length];
+        long[] first = new long[offsets.length];
+        int block = ValueClasses.blockBytes(fullClass);
+        for (int i = 0; i < offsets.length; i++) {
+            lengths[i] = (long) fullPerSegment * block;
+            first[i] = (long) i * fullPerSegment;
+        }
+        long blocks = (long) offsets.length * fullPerSegment;
+        return new TableKernels.HeapLayout(offsets, lengths, first, block, (int) ((blocks + 63) >>> 6));
+    }
+
+    @Override
+    public long[] oneSizeUsedBits() {
+        long[] offsets = segmentOffsets();
+        long blocks = (long) offsets.length * fullPerSegment;
+        long[] bits = new long[(int) ((blocks + 63) >>> 6)];
+        for (int i = 0; i < offsets.length; i++) {
+            heap.copyUsedBits(offsets[i], fullClass, bits, (long) i * fullPerSegment);
+        }
+        if ((blocks & 63) != 0) {
+            bits[bits.length - 1] |= -1L << (blocks & 63);
+        }
+        return bits;
+    }
+
+    /** A segment with no block marked goes back to the free segments; bits past the last block are ignored. */
+    @Override
+    public void restoreOneSize(long[] usedBits) {
+        if (fullPerSegment == 0) {
+            throw new IllegalStateException("values of class " + fullClass + " take runs of segments");
+        }
+        startRebuild();
+        long[] offsets = segmentOffsets();
+        long[] blockBits = new long[(fullPerSegment + 63) >>> 6];
+        SizeClassHeap h = heap;
+        for (int i = 0; i < offsets.length; i++) {
+            Arrays.fill(blockBits, 0);
+            int used = 0;
+            long at = (long) i * fullPerSegment;
+            for (int j = 0; j < fullPerSegment; j++) {
+                long n = at + j;
+                if ((usedBits[(int) (n >>> 6)] & (1L << n)) != 0) {
+                    blockBits[j >>> 6] |= 1L << j;
+                    used++;
+                }
+            }
+            if (used > 0) {
+                h.restoreSegment(offsets[i], fullClass, blockBits, used);
+                marked.addAndGet(used);
+            }
+        }
+    }
+
+    @Override
+    public boolean holdsOnlyFullLengthValues() {
+        return heap.holdsOnly(fullClass);
+    }
+
+    /** Every segment's offset, in order of offsets. */
+    private long[] segmentOffsets() {
+        Regions r = regions;
+        long n = 0;
+        for (long b : r.bytes) {
+            n += b / SEGMENT;
+        }
+        long[] out = new long[(int) n];
+        int k = 0;
+        for (int i = 0; i < r.offset.length; i++) {
+            for (long s = 0; s < r.bytes[i] / SEGMENT; s++) {
+                out[k++] = r.offset[i] + s * SEGMENT;
+            }
+        }
+        return out;
+    }
+
     /** Recovery: a heap of the same regions, every block free. */
     @Override
     public void startRebuild() {

@@ -629,6 +629,70 @@ public final class SizeClassHeap {
     }
 
     /**
+     * Gives every free segment to {@code valueClass} (blocks of at most {@link #SMALL_BLOCK_MAX}), so
+     * that every segment holds that class: for an engine that keeps one bitmap of that class's blocks
+     * over all segments while it runs ({@link SegmentHeap#oneSizeLayout}). Operations drained.
+     *
+     * @throws IllegalStateException naming a segment another class holds
+     */
+    public void giveFreeSegmentsTo(int valueClass) {
+        int block = ValueClasses.blockBytes(valueClass);
+        if (block > SMALL_BLOCK_MAX) {
+            throw new IllegalArgumentException("value class " + valueClass + " takes runs of segments");
+        }
+        synchronized (lock) {
+            Segments g = seg;
+            int other = otherClassSegment(g, valueClass);
+            if (other >= 0) {
+                throw new IllegalStateException("the value heap's segment at pool offset " + g.offset[other]
+                        + " holds blocks of value class " + g.owner.get(other) + ", not only " + valueClass);
+            }
+            for (int s = freeSegments.nextSetBit(0); s >= 0 && s < g.count; s = freeSegments.nextSetBit(s + 1)) {
+                assignSegment(g, s, valueClass, block);
+            }
+        }
+    }
+
+    /** {@return whether every segment is free or holds blocks of {@code valueClass}} Operations drained. */
+    public boolean holdsOnly(int valueClass) {
+        return otherClassSegment(seg, valueClass) < 0;
+    }
+
+    /** The first segment that is neither free nor {@code valueClass}'s (a run of a larger class included), or -1. */
+    private static int otherClassSegment(Segments g, int valueClass) {
+        for (int s = 0; s < g.count; s++) {
+            int owner = g.owner.get(s);
+            if (owner != FREE && owner != valueClass) {
+                return s;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Sets bits {@code at .. at + perSegment - 1} of {@code out} where the segment at {@code offset}
+     * has its blocks of {@code valueClass} in use (none for a free segment). Operations drained.
+     */
+    public void copyUsedBits(long offset, int valueClass, long[] out, long at) {
+        Segments g = seg;
+        int s = segmentOf(g, offset);
+        AtomicLongArray b = g.bits.get(s);
+        if (g.owner.get(s) != valueClass || b == null) {
+            return;
+        }
+        int perSegment = SEGMENT_BYTES / ValueClasses.blockBytes(valueClass);
+        for (int w = 0; w < b.length(); w++) {
+            for (long x = b.get(w); x != 0; x &= x - 1) {
+                int i = (w << 6) + Long.numberOfTrailingZeros(x);
+                if (i < perSegment) {
+                    long n = at + i;
+                    out[(int) (n >>> 6)] |= 1L << n;
+                }
+            }
+        }
+    }
+
+    /**
      * Whether the block of {@code valueClass} at {@code offset} is in use (the close record's copy of
      * the heap: operations drained). False for an offset that is no block of that class in use.
      */

@@ -1,5 +1,8 @@
 package org.gphash.table;
 
+import java.nio.file.Path;
+
+import org.gphash.BackendUnavailableException;
 import org.gphash.Geometry;
 import org.gphash.format.PoolHeader;
 import org.gphash.persistence.PoolFile;
@@ -13,11 +16,12 @@ import org.gphash.persistence.PoolFile;
 public interface TableKernels {
 
     /**
-     * The pool file is open and mapped, with this geometry and these hash seeds; called before
-     * anything reads or writes the table. Kernels still starting may keep these until their first pass
+     * The pool file is open and mapped, with this geometry, these hash seeds and this format (its
+     * meta words and value blocks: 2 or 3); called before anything reads or writes the table; may
+     * refuse a pool its engine cannot run (a {@link org.gphash.BackendUnavailableException}). Kernels still starting may keep these until their first pass
      * or {@link #beforeWrites}.
      */
-    void attach(PoolFile file, Geometry geometry, long[] seeds);
+    void attach(PoolFile file, Geometry geometry, long[] seeds, int formatVersion);
 
     /**
      * An open has read and checked the pool and is about to write it (recovery's repairs, the mark
@@ -40,6 +44,22 @@ public interface TableKernels {
      */
     default boolean supportsFormat(int version) {
         return version == PoolHeader.FORMAT_VERSION;
+    }
+
+    /**
+     * Whether the engine these kernels belong to runs format 3 pools whose values have lengths below
+     * the value size; false until the kernels take a block of each value's class (issue 53, step 3b),
+     * and open then refuses such a pool before it writes ({@link #shorterValuesRefused}).
+     */
+    default boolean supportsValuesOfAnyLength() {
+        return false;
+    }
+
+    /** The refusal of a format 3 pool holding values shorter than its value size, by an engine that does not run them. */
+    static BackendUnavailableException shorterValuesRefused(Path pool) {
+        return new BackendUnavailableException("pool " + pool + " holds values shorter than its value size (format 3), "
+                + "which the GPU engine does not run yet (issue 53, step 3b); open it with the CPU backend (nothing "
+                + "was changed)");
     }
 
     /**

@@ -319,6 +319,23 @@ public final class ValueHeap implements PoolHeap {
         freeBlocks.set(0);
     }
 
+    @Override
+    public TableKernels.HeapLayout oneSizeLayout() {
+        return exportLayout();
+    }
+
+    @Override
+    public long[] oneSizeUsedBits() {
+        return usedBits();
+    }
+
+    @Override
+    public void restoreOneSize(long[] usedBits) {
+        startRebuild();
+        markUsedBits(usedBits);
+        finishRebuild();
+    }
+
     /** The block numbering of the current layout, for a rebuild that marks blocks elsewhere (a GPU). */
     TableKernels.HeapLayout exportLayout() {
         Layout l = layout;

@@ -54,7 +54,7 @@ class KernelsBeforeWritesTest {
         }
 
         @Override
-        public void attach(PoolFile file, Geometry geometry, long[] seeds) {
+        public void attach(PoolFile file, Geometry geometry, long[] seeds, int formatVersion) {
             calls.add("attach");
         }
 

@@ -21,6 +21,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
 
+import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -351,6 +352,86 @@ class BlockHeapContractTest {
         }
         assertEquals(0, again.usedBlocks());
         assertEquals(again.totalBlocks(), again.freeBlocks(), "every segment back");
+    }
+
+    /**
+     * The heap as the GPU's one bitmap numbers it ({@link PoolHeap#oneSizeLayout}), on both heaps: each
+     * block in use is the block its layout numbers it (chunk by offset, stride the block), the bitmap
+     * marks exactly those, bits past the last block are set, and a bitmap given back
+     * ({@link PoolHeap#restoreOneSize}: blocks freed and taken meanwhile, as a batch on the GPU would)
+     * leaves the heap with exactly its blocks in use, every other block free; format 3's segments left
+     * with none go back to the free segments. Format 3 refuses the view while a segment holds another
+     * class (a value shorter than the value size).
+     */
+    @Property(tries = 100)
+    void bothHeapsGoToOneBitmapAndBack(@ForAll boolean format3,
+                                       @ForAll @IntRange(min = 0, max = 40) int valueClass,
+                                       @ForAll @IntRange(min = 1, max = 4) int segments,
+                                       @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
+        Assume.that(!format3 || ValueClasses.blockBytes(valueClass) <= SizeClassHeap.SMALL_BLOCK_MAX);
+        Random r = new Random(seed);
+        Side side = side(format3, valueClass, segments);
+        side.grow().accept(1 + r.nextInt(3));  // a second region
+        PoolHeap heap = (PoolHeap) side.heap();
+        int c = format3 ? valueClass : -1;
+        List<Long> live = takeAndGive(heap, c, r, 200);
+        long total = heap.totalBlocks();
+        TableKernels.HeapLayout l = heap.oneSizeLayout();
+        long[] bits = heap.oneSizeUsedBits();
+        assertEquals(l.words(), bits.length);
+        long blocks = 0;
+        Map<Long, Long> numberOf = new TreeMap<>();
+        for (int i = 0; i < l.chunkOffsets().length; i++) {
+            assertTrue(i == 0 || l.chunkOffsets()[i - 1] < l.chunkOffsets()[i], "chunks in order of offsets");
+            assertEquals(blocks, l.firstBlocks()[i]);
+            for (long j = 0; j < l.chunkLengths()[i] / l.stride(); j++) {
+                numberOf.put(l.chunkOffsets()[i] + j * l.stride(), blocks + j);
+            }
+            blocks += l.chunkLengths()[i] / l.stride();
+        }
+        assertEquals(total, blocks, "the bitmap numbers every block of the pool's size");
+        Set<Long> inUse = new HashSet<>(live);
+        for (Map.Entry<Long, Long> e : numberOf.entrySet()) {
+            long n = e.getValue();
+            assertEquals(inUse.contains(e.getKey()), (bits[(int) (n >>> 6)] & (1L << n)) != 0, "block " + e.getKey());
+        }
+        for (long n = blocks; n < 64L * bits.length; n++) {
+            assertTrue((bits[(int) (n >>> 6)] & (1L << n)) != 0, "padding bit " + n);
+        }
+        // The GPU's batches free some blocks and take others, then the bitmap comes back.
+        List<Long> offsets = new ArrayList<>(numberOf.keySet());
+        for (int k = 0; k < 50; k++) {
+            long o = offsets.get(r.nextInt(offsets.size()));
+            long n = numberOf.get(o);
+            bits[(int) (n >>> 6)] ^= 1L << n;
+            if (!inUse.remove(o)) {
+                inUse.add(o);
+            }
+        }
+        heap.restoreOneSize(bits);
+        assertEquals(inUse.size(), heap.usedBlocks());
+        assertEquals(total, heap.totalBlocks());
+        if (format3) {
+            long heldSegments = inUse.stream().map(o -> o / SizeClassHeap.SEGMENT_BYTES).distinct().count();
+            assertEquals(total - heldSegments * (total / numberOfSegments(l)), heap.freeBlocks(),
+                    "segments with no block in use are free again");
+        } else {
+            assertEquals(total - inUse.size(), heap.freeBlocks());
+        }
+        for (long o : inUse) {
+            heap.free(o);  // each in use, of its class
+        }
+        assertEquals(0, heap.usedBlocks());
+        if (format3 && valueClass > 0) {
+            long shorter = heap.allocate(valueClass - 1, 0);
+            assertTrue(shorter >= 0);
+            assertFalse(heap.holdsOnlyFullLengthValues());
+            assertThrows(IllegalStateException.class, heap::oneSizeLayout, "a segment of another class");
+        }
+    }
+
+    private static long numberOfSegments(TableKernels.HeapLayout l) {
+        return l.chunkOffsets().length;
     }
 
     /**

@@ -61,6 +61,10 @@ final class GpuBenchArgs {
     Long bin;
     @Option(names = "--gpus", split = ",", paramLabel = "LIST", description = "ShardScalingBench: GPU counts, one run each")
     List<String> gpus;
+    @Option(names = "--value-size", paramLabel = "B", description = "targets: bytes per value (default 128)")
+    Long valueSize;
+    @Option(names = "--pool-format", paramLabel = "N", description = "targets: the pools' format, 2 or 3 (default: the builder's, 2)")
+    Integer poolFormat;
     @Option(names = "--dir", paramLabel = "DIR", description = "where the pools go; default /dev/shm")
     Path dir = Path.of("/dev/shm");
     @Mixin

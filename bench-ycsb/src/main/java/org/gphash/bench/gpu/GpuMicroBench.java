@@ -268,11 +268,12 @@ public final class GpuMicroBench {
         int per = (n + parts - 1) / parts;
         for (int first = 0; first < n; first += per) {
             int m = Math.min(per, n - first);
-            Batch p = Batch.create(ks, VALUE_SIZE, m);
+            int vs = batch.valueSize();
+            Batch p = Batch.create(ks, vs, m);
             for (int i = first; i < first + m; i++) {
                 OpKind kind = batch.kind(i);
                 byte[] v = kind.hasValue()
-                        ? batch.values().asSlice((long) i * VALUE_SIZE, VALUE_SIZE).toArray(ValueLayout.JAVA_BYTE)
+                        ? batch.values().asSlice((long) i * vs, vs).toArray(ValueLayout.JAVA_BYTE)
                         : null;
                 p.add(kind, batch.key(i), v);
             }

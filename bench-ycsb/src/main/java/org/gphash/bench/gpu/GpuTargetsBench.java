@@ -131,9 +131,15 @@ public final class GpuTargetsBench {
 
     static GPHashConfig config(Path p, Backend backend, int valueSize, long keys, IndexMirror mirror,
                                        BktCacheConfig cache) {
-        return GPHashIndex.builder(p).backend(backend).keySize(8).valueSize(valueSize).initialCapacity(keys)
-                .seed(20261122L).bucketCache(backend == Backend.GPU ? cache : BktCacheConfig.DISABLED).indexMirror(mirror)
-                .config();
+        return config(p, backend, valueSize, keys, mirror, cache, null);
+    }
+
+    /** {@link #config}, the pool in {@code poolFormat} where it is not null (issue 53's rows in format 3). */
+    static GPHashConfig config(Path p, Backend backend, int valueSize, long keys, IndexMirror mirror,
+                               BktCacheConfig cache, Integer poolFormat) {
+        GPHashIndex.Builder b = GPHashIndex.builder(p).backend(backend).keySize(8).valueSize(valueSize).initialCapacity(keys)
+                .seed(20261122L).bucketCache(backend == Backend.GPU ? cache : BktCacheConfig.DISABLED).indexMirror(mirror);
+        return (poolFormat == null ? b : b.poolFormat(poolFormat)).config();
     }
 
     /** A new pool at {@code p} (the mirror required, the cache off) with keys 0..keys-1 loaded. */
@@ -292,7 +298,7 @@ public final class GpuTargetsBench {
     private static void targets(GpuBenchArgs o) throws Exception {
         long keys = num(o.keys, 1L << 24);
         long ops = num(o.ops, 1L << 22);
-        int vs = 128;
+        int vs = (int) num(o.valueSize, 128);
         int threads = (int) num(o.threads, 16);
         Path dir = o.dir;
         Path gp = dir.resolve("gphash-targets-gpu.pool");
@@ -312,7 +318,7 @@ public final class GpuTargetsBench {
         List<Batch> a = workload(ops, BATCH, vs, 0.5, OpKind.UPDATE, zipf::next, 5);
         IndexStats loaded;
         try (GpuEngine gpu = GpuEngines.create(config(gp, Backend.GPU, vs, keys + ops, IndexMirror.REQUIRED,
-                BktCacheConfig.DISABLED))) {
+                BktCacheConfig.DISABLED, o.poolFormat))) {
             gpu.diagnostics().hostStageNanos(true);
             double lm = load(gpu, keys, vs);
             String ls = StageShares.hostShares(gpu.diagnostics().hostStageNanos(false));
@@ -325,7 +331,7 @@ public final class GpuTargetsBench {
                     (double) loaded.fileBytes() / live, live));
         }
         long t0 = System.nanoTime();
-        GpuEngine gpu = GpuEngines.open(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED));
+        GpuEngine gpu = GpuEngines.open(config(gp, Backend.GPU, vs, keys, IndexMirror.REQUIRED, BktCacheConfig.DISABLED, o.poolFormat));
         long openNanos = System.nanoTime() - t0;
         notes.add(String.format(Locale.ROOT, "open of the %,d-key pool, recovery and mirror load included: %.0f ms; "
                 + "recovery: %s; index: %s", keys, openNanos / 1e6, gpu.lastRecovery(), gpu.stats().indexPlacement()));
@@ -382,7 +388,7 @@ public final class GpuTargetsBench {
             notes.add("after the points: " + gpu.stats());
         }
         // The pool path: the same pool, reopened with the mirror off.
-        try (GpuEngine off = GpuEngines.open(config(gp, Backend.GPU, vs, keys, IndexMirror.OFF, BktCacheConfig.DISABLED));
+        try (GpuEngine off = GpuEngines.open(config(gp, Backend.GPU, vs, keys, IndexMirror.OFF, BktCacheConfig.DISABLED, o.poolFormat));
              Work wPos = Work.of(pos, vs); Work wC = Work.of(c, vs)) {
             double[] p = device(off, wPos);
             double[] z = device(off, wC);
@@ -393,7 +399,7 @@ public final class GpuTargetsBench {
         Files.deleteIfExists(gp);
         // The CPU-assisted path: the CPU engine with `threads` threads plus the copies a GPU application pays.
         ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try (CpuEngine cpu = CpuEngine.create(config(cp, Backend.CPU, vs, keys, IndexMirror.AUTO, BktCacheConfig.DISABLED));
+        try (CpuEngine cpu = CpuEngine.create(config(cp, Backend.CPU, vs, keys, IndexMirror.AUTO, BktCacheConfig.DISABLED, o.poolFormat));
              HostRoundTrip copies = new HostRoundTrip()) {
             List<BatchResult> results = new ArrayList<>();
             for (long first = 0; first < keys; first += BATCH) {
@@ -439,7 +445,8 @@ public final class GpuTargetsBench {
         System.out.println();
         notes.forEach(n -> System.out.println("# " + n));
         System.out.println();
-        System.out.println("| operation (8-byte keys, 128-byte values, 16M keys, batches of 2^20) | Mops/s (wall) "
+        System.out.println("| operation (8-byte keys, " + vs + "-byte values, " + keys + " keys, pool format "
+                + (o.poolFormat == null ? "2" : o.poolFormat) + ", batches of 2^20) | Mops/s (wall) "
                 + "| Mops/s (GPU time) | GPU time per stage (profiled pass) |");
         System.out.println("| --- | --- | --- | --- |");
         rows.forEach(r -> System.out.println(r.format()));

@@ -544,7 +544,7 @@ public final class BatchPipeline implements AutoCloseable {
         // READ
         if (reads) {
             zeroBins(stream, bins);
-            Launcher.launchBlocks(k.readList, grid(c), stream, p);
+            Launcher.launchBlocks(k.readList, grid(c), stream, table, p);
             binStarts(stream, bins);
             Launcher.launchBlocks(k.binReads, grid(c), stream, p);
             Launcher.launchBlocks(k.gather, warpGrid(c), stream, table, p, cache);
@@ -573,7 +573,7 @@ public final class BatchPipeline implements AutoCloseable {
                 Launcher.launchBlocks(k.cacheMirror, warpGrid(c), stream, table, mirrorTable, p, cache);
             }
             profile.mark(stream);
-            Launcher.launchBlocks(k.retire, grid(c), stream, p, h);
+            Launcher.launchBlocks(k.retire, grid(c), stream, table, p, h);
             profile.mark(stream);
         }
     }

@@ -37,8 +37,11 @@ final class DeviceHeap implements AutoCloseable {
         words = l.words();
         chunks = l.chunkOffsets().length;
         stride = l.stride();
-        totalBlocks = pool.totalBlocks();
-        freeBlocks = pool.freeBlocks();
+        totalBlocks = l.firstBlocks().length == 0 ? 0
+                : l.firstBlocks()[chunks - 1] + l.chunkLengths()[chunks - 1] / stride;
+        // Counted from the bitmap, not asked of the pool: format 3's counts free segments alone, where
+        // this bitmap holds every segment's blocks (PoolHeap.oneSizeLayout).
+        freeBlocks = freeIn(bits);
         if (totalBlocks >= 1L << 32) {
             throw new IllegalStateException("a value heap of " + totalBlocks + " blocks; the GPU heap counts them in 32 bits");
         }
@@ -64,7 +67,16 @@ final class DeviceHeap implements AutoCloseable {
             cuMemcpyDtoH(Pointer.to(bits), bitmap.pointer(), words * 8L);
         }
         pool.replaceHeapUsedBits(bits);
-        freeBlocks = pool.freeBlocks();
+        freeBlocks = freeIn(bits);
+    }
+
+    /** Blocks free in {@code bits} (the bits past the last block are set, in use). */
+    private static long freeIn(long[] bits) {
+        long free = 0;
+        for (long w : bits) {
+            free += Long.bitCount(~w);
+        }
+        return free;
     }
 
     byte[] params() {

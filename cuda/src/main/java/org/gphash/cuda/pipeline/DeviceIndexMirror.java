@@ -65,7 +65,7 @@ final class DeviceIndexMirror implements AutoCloseable {
      * Copies the levels of {@code layout} from the pool, as registered with CUDA, and builds their
      * tags; returns with both in GPU memory, before any stream of the engine reads them.
      */
-    void load(TableLayout layout, Geometry geometry, long[] seeds, PoolRegistration pool) {
+    void load(TableLayout layout, Geometry geometry, long[] seeds, int formatVersion, PoolRegistration pool) {
         long t0 = System.nanoTime();
         release();
         addresses = new long[layout.levelCount()];
@@ -81,18 +81,18 @@ final class DeviceIndexMirror implements AutoCloseable {
         tags.ensure(tagBytes);
         bytes += tagBytes;
         Launcher.launch(buildTags, layout.totalBuckets() * geometry.slotsPerBucket(), null,
-                tableParams(layout, geometry, seeds), KernelParams.longs(layout.totalBuckets()));
+                tableParams(layout, geometry, seeds, formatVersion), KernelParams.longs(layout.totalBuckets()));
         cuda.synchronizeContext();  // the engine's streams do not wait for the default one
         lastLoadNanos = System.nanoTime() - t0;
     }
 
     /** TableParams over the mirror: base 0, the device address of each level's copy and of the tags. */
-    byte[] tableParams(TableLayout layout, Geometry geometry, long[] seeds) {
+    byte[] tableParams(TableLayout layout, Geometry geometry, long[] seeds, int formatVersion) {
         if (addresses.length != layout.levelCount()) {
             throw new IllegalStateException("the index mirror holds " + addresses.length + " levels, the table has "
                     + layout.levelCount());
         }
-        return KernelParams.table(0, addresses, layout, geometry, seeds, tags.address());
+        return KernelParams.table(0, addresses, layout, geometry, seeds, formatVersion, tags.address());
     }
 
     long bytes() {

@@ -204,7 +204,7 @@ final class MirrorRuns {
     /** TableParams over the mirror as the kernels receive them. */
     byte[] mirrorTableParams() {
         PoolTable pool = parts.pool();
-        return mirror.tableParams(pool.layout(), geometry, pool.seeds());
+        return mirror.tableParams(pool.layout(), geometry, pool.seeds(), pool.formatVersion());
     }
 
     /** Slots whose HBM mirror copy or tag differs from the pool (DeviceIndexMirror.staleSlots); nothing in flight. */
@@ -215,6 +215,6 @@ final class MirrorRuns {
 
     void loadMirror() {
         PoolTable pool = parts.pool();
-        mirror.load(pool.layout(), geometry, pool.seeds(), parts.kernels().registration());
+        mirror.load(pool.layout(), geometry, pool.seeds(), pool.formatVersion(), parts.kernels().registration());
     }
 }

@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import org.gphash.Geometry;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.ValueClasses;
 import org.gphash.table.TableLayout;
 
 /**
@@ -20,7 +22,7 @@ public final class KernelParams {
     /** TableParams (core/table_params.cuh). */
     public static final ParamStruct TABLE = ParamStruct.of("TableParams", "pool", "level_offset[" + MAX_LEVELS + "]",
             "top_log2", "level_count", "hashes", "slots", "key_size", "key_stride", "slot_size", "bucket_size",
-            "value_size", "seed[" + MAX_HASHES + "]", "tags");
+            "value_size", "seed[" + MAX_HASHES + "]", "tags", "format", "value_class");
     /** BatchParams (core/table_params.cuh). */
     public static final ParamStruct BATCH = ParamStruct.of("BatchParams", "n", "kinds", "keys", "values", "blocks",
             "codes", "out", "retired", "retired_capacity", "counters", "retry_only", "group_owner", "group_top",
@@ -97,6 +99,8 @@ public final class KernelParams {
     public static final int MOVED = 6;
     public static final int UNPLACED = 7;
     public static final int SCAN_RETIRED = 8;
+    /** Items whose format 3 word names a class other than the pool's full one (a value shorter than the value size). */
+    public static final int OTHER_CLASSES = 9;
     public static final int SCAN_COUNTERS = 16;
 
     /** ScanMode bits (ScanParams.mode). */
@@ -161,12 +165,12 @@ public final class KernelParams {
         return 2 * n + 64;
     }
 
-    public static byte[] table(long poolAddress, TableLayout layout, Geometry g, long[] seeds) {
+    public static byte[] table(long poolAddress, TableLayout layout, Geometry g, long[] seeds, int formatVersion) {
         long[] offsets = new long[layout.levelCount()];
         for (int d = 0; d < offsets.length; d++) {
             offsets[d] = layout.levelOffset(d);
         }
-        return table(poolAddress, offsets, layout, g, seeds, 0);
+        return table(poolAddress, offsets, layout, g, seeds, formatVersion, 0);
     }
 
     /**
@@ -175,7 +179,7 @@ public final class KernelParams {
      * and its tag array's (pipeline/mirror_tags.cuh; 0 for the pool).
      */
     public static byte[] table(long base, long[] levelPositions, TableLayout layout, Geometry g, long[] seeds,
-                               long tags) {
+                               int formatVersion, long tags) {
         if (layout.levelCount() > MAX_LEVELS) {
             throw new IllegalStateException("a table of " + layout.levelCount() + " levels; kernels take " + MAX_LEVELS);
         }
@@ -189,7 +193,9 @@ public final class KernelParams {
         for (int j = 0; j < MAX_HASHES; j++) {
             w.put("seed", j, seeds[j]);
         }
-        return w.put("tags", tags).bytes();
+        // Format 3's words name the class of the pool's value size: every value the kernels write has it.
+        int valueClass = formatVersion == PoolHeader.FORMAT_3 ? ValueClasses.classOf(g.valueSize()) : -1;
+        return w.put("tags", tags).put("format", formatVersion).put("value_class", valueClass).bytes();
     }
 
     public static byte[] longs(long... fields) {

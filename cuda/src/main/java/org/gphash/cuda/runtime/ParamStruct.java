@@ -67,6 +67,15 @@ public final class ParamStruct {
         return words;
     }
 
+    /** {@return the byte offset of field {@code name} in the struct (its first element, for an array)} */
+    public int byteOffset(String name) {
+        int[] p = places.get(name);
+        if (p == null) {
+            throw new IllegalArgumentException(cudaName + " has no field " + name);
+        }
+        return p[0] * 8;
+    }
+
     /** {@return a writer of one struct's bytes} */
     public Writer writer() {
         return new Writer();

@@ -7,6 +7,7 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import java.nio.file.Path;
 
 import jcuda.Pointer;
+import org.gphash.BackendUnavailableException;
 import org.gphash.Geometry;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.DeviceBuffer;
@@ -14,7 +15,10 @@ import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.error.PoolFormatException;
+import org.gphash.format.PoolHeader;
+import org.gphash.format.ValueClasses;
 import org.gphash.persistence.PoolFile;
+import org.gphash.table.SizeClassHeap;
 import org.gphash.table.TableKernels;
 import org.gphash.table.TableLayout;
 
@@ -34,6 +38,7 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
     private Path path;
     private Geometry geometry;
     private long[] seeds;
+    private int formatVersion;
 
     public GpuTableKernels(CudaRuntime cuda) {
         this.cuda = cuda;
@@ -41,12 +46,39 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
     }
 
     @Override
-    public void attach(PoolFile file, Geometry geometry, long[] seeds) {
+    public void attach(PoolFile file, Geometry geometry, long[] seeds, int formatVersion) {
+        refuseUnsupported(file.path(), geometry, formatVersion);
         cuda.bind();
         this.path = file.path();
         this.geometry = geometry;
         this.seeds = seeds.clone();
+        this.formatVersion = formatVersion;
         file.setMappingListener(registration);  // registers the mapping as it is now, then every change
+    }
+
+    @Override
+    public boolean supportsFormat(int version) {
+        return runsFormat(version);
+    }
+
+    /** Formats 2 and 3; format 3 for values of the pool's value size only ({@link #refuseUnsupported}). */
+    static boolean runsFormat(int version) {
+        return version == PoolHeader.FORMAT_VERSION || version == PoolHeader.FORMAT_3;
+    }
+
+    /**
+     * Refuses, before anything is written, a format 3 pool whose values take runs of whole segments
+     * (above {@link SizeClassHeap#SMALL_BLOCK_MAX} bytes a block): the GPU's heap numbers blocks that
+     * share segments (issue 53, step 3b takes the rest).
+     */
+    static void refuseUnsupported(Path pool, Geometry geometry, int formatVersion) {
+        if (formatVersion == PoolHeader.FORMAT_3
+                && ValueClasses.blockBytes(ValueClasses.classOf(geometry.valueSize())) > SizeClassHeap.SMALL_BLOCK_MAX) {
+            throw new BackendUnavailableException("pool " + pool + " is in format 3 with values of up to "
+                    + geometry.valueSize() + " bytes; the GPU engine runs format 3 pools whose value blocks take at most "
+                    + SizeClassHeap.SMALL_BLOCK_MAX + " bytes for now (issue 53, step 3b): use the CPU backend, or "
+                    + "format 2 (nothing was changed)");
+        }
     }
 
     /** {@return the runtime these kernels run on} */
@@ -65,7 +97,7 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
 
     /** The kernels' view of the table as it is laid out now (the pool address changes when it grows). */
     public byte[] tableParams(TableLayout layout) {
-        return KernelParams.table(registration.deviceBase(), layout, geometry, seeds);
+        return KernelParams.table(registration.deviceBase(), layout, geometry, seeds, formatVersion);
     }
 
     private long[] runScan(jcuda.driver.CUfunction f, TableLayout layout, int[] depths, long retiredCapacity,
@@ -128,6 +160,9 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
         long[] chunkArgs = {base, base + chunks * 8L, base + chunks * 16L, chunks, heap.stride()};
         long[] c = runScan(cuda.markLevel, layout, allDepths(layout), 0, chunkArgs, bitmap.address(),
                 validItemsOnly ? KernelParams.SCAN_VALID_ONLY : 0);
+        if (c[KernelParams.OTHER_CLASSES] > 0) {
+            throw TableKernels.shorterValuesRefused(path);
+        }
         if (c[KernelParams.BAD_OFFSETS] > 0) {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path, c[KernelParams.BAD_OFFSETS]
                     + " items refer to value offsets that are not blocks of the value heap; nothing was changed");

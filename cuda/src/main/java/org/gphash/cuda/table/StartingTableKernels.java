@@ -36,6 +36,7 @@ public final class StartingTableKernels implements TableKernels {
     private PoolFile file;
     private Geometry geometry;
     private long[] seeds;
+    private int formatVersion;
     /** The kernels once the runtime has started; set by the opening thread before the engine exists. */
     private volatile GpuTableKernels kernels;
     /** How long the open waited for the runtime, past its own work on the host. */
@@ -142,7 +143,7 @@ public final class StartingTableKernels implements TableKernels {
         k = new GpuTableKernels(cuda);
         if (file != null) {
             try {
-                k.attach(file, geometry, seeds);
+                k.attach(file, geometry, seeds, formatVersion);
             } catch (RuntimeException | Error e) {
                 k.close();
                 throw e;
@@ -174,15 +175,22 @@ public final class StartingTableKernels implements TableKernels {
     }
 
     @Override
-    public synchronized void attach(PoolFile file, Geometry geometry, long[] seeds) {
+    public synchronized void attach(PoolFile file, Geometry geometry, long[] seeds, int formatVersion) {
+        GpuTableKernels.refuseUnsupported(file.path(), geometry, formatVersion);
         GpuTableKernels k = kernels;
         if (k != null) {
-            k.attach(file, geometry, seeds);
+            k.attach(file, geometry, seeds, formatVersion);
             return;
         }
         this.file = file;
         this.geometry = geometry;
         this.seeds = seeds.clone();
+        this.formatVersion = formatVersion;
+    }
+
+    @Override
+    public boolean supportsFormat(int version) {
+        return GpuTableKernels.runsFormat(version);
     }
 
     /**

@@ -344,7 +344,7 @@ class MirrorPathTest {
             java.nio.ByteBuffer params = java.nio.ByteBuffer.wrap(((MirrorPath) GpuTestSupport.pathOf(gpu)).mirrorTableParams())
                     .order(java.nio.ByteOrder.LITTLE_ENDIAN);
             long level0 = params.getLong(8);
-            long tags = params.getLong(KernelParams.TABLE_BYTES - 8);
+            long tags = params.getLong(KernelParams.TABLE.byteOffset("tags"));
             CudaRuntime.get().bind();
             short[] tag = new short[1];
             cuMemcpyDtoH(Pointer.to(tag), DevicePointer.at(tags), 2);

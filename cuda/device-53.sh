@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Issue 53 on the GPU machine (step 3a: format 3 pools of one value size on the kernels), one call:
+#   SUITE="2 3"     every GPU test with the test pools in each format (GpuTestSupport.POOL_FORMAT)
+#   CLASSES="A B"   only these test classes (simple names) in each format of SUITE
+#   TEST_OPTS       more JVM options for the tests, e.g. -Dgphash.indexMirror=OFF (the pool path)
+#   TARGETS="2 3"   GpuTargetsBench --parts targets with the pools in each format, in turn (ROUNDS rounds);
+#                   an entry F/B sets the values' bytes (default VS, else 128), e.g. "3/120 2/128"
+#   KEYS, OPS       the bench's keys loaded and operations per row (default 2^24, 2^22)
+#   CRASH=3         crashtest --backend gpu --mixed on a pool of that format (CRASH_ROUNDS rounds)
+# Logs under $OUT (summary.txt last lines: the table); from the bundle of cuda/make-device-bundle.sh.
+set -uo pipefail
+OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
+LOGS=/tmp/d53; mkdir -p $LOGS
+export GPHASH_TEST_TAIL=25 GPHASH_JUNIT_DIR=$LOGS/junit
+t0=$(date +%s)
+bash cuda/device-unpack.sh || exit 1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
+for f in ${SUITE:-}; do
+    read -ra classes <<< "${CLASSES:-}"
+    OUT=$LOGS GPHASH_TEST_TAG=-f$f GPHASH_TEST_OPTS="-Dgphash.test.poolFormat=$f ${TEST_OPTS:-}" timeout ${WATCH:-300} \
+        bash cuda/device-check.sh tests "${classes[@]}" > $LOGS/t-f$f.txt 2>&1
+    echo "GPU tests, pools in format $f ${TEST_OPTS:-}: rc=$? after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
+    grep -E "tests (successful|failed|aborted)" $LOGS/tests-f$f.log | tee -a "$OUT/summary.txt"
+    grep -h -B2 -A16 "✘" $LOGS/tests-f$f.log | head -150 > "$OUT/failures-f$f.txt"
+done
+if [[ -n "${CRASH:-}" ]]; then
+    # kills in the middle of mixed single calls (host) and batches (GPU), the pool in format $CRASH
+    JAVA_OPTS="-Xmx4g" timeout 240 /tmp/bundle/bin/run org.gphash.crashtest.CrashTest --backend gpu --threads 4 --batch 4096 \
+        --mixed --keys 100000 --rounds ${CRASH_ROUNDS:-20} --seed 5353 --max-kill-ms 2000 --pool-format $CRASH \
+        /dev/shm/crash53.pool > $LOGS/crash.log 2>&1
+    echo "crashtest --mixed --pool-format $CRASH rc=$? after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
+    grep -E "kills landed|^crashtest: backend=|check failures|lost|torn" $LOGS/crash.log | tail -4 | tee -a "$OUT/summary.txt"
+    cp $LOGS/crash.log "$OUT/"
+fi
+for ((r = 1; r <= ${ROUNDS:-1}; r++)); do
+    for t in ${TARGETS:-}; do
+        f=${t%/*}; vs=${VS:-128}; [[ "$t" == */* ]] && vs=${t#*/}; tag=f$f-v$vs
+        OUT=$LOGS timeout ${BENCHWATCH:-400} bash cuda/device-check.sh main org.gphash.bench.gpu.GpuTargetsBench --parts targets \
+            --pool-format $f --value-size $vs --keys ${KEYS:-16777216} --ops ${OPS:-4194304} > $LOGS/targets-$tag-r$r.txt 2>&1
+        echo "targets, format $f, values of $vs bytes, round $r: rc=$? after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
+        cp $LOGS/targets-$tag-r$r.txt "$OUT/"
+        grep -E "^\| (positive|negative|update|insert|delete|YCSB)" $LOGS/targets-$tag-r$r.txt | sort -u | cut -c1-150 | sed "s/^/$tag r$r /" >> $LOGS/table.txt
+    done
+done
+[[ -f $LOGS/table.txt ]] && cat $LOGS/table.txt | tee -a "$OUT/summary.txt"
+echo "took $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
