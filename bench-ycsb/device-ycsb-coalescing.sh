@@ -84,8 +84,10 @@ if [[ "${PLAN:-full}" == standard53 ]]; then
     # Issue 53: YCSB's standard workloads A and C, unmodified (ten fields of 100 bytes, about 1 KB a
     # record), through YCSB's client with every read checked (dataintegrity=true): the GPU backend and
     # the CPU backend on format 2 pools (1,104-byte values, records padded), the CPU backend on a format
-    # 3 pool (records at their own length). SREC records, SOPS operations a phase, STH client threads.
-    for run in "gpu 2" "cpu 2" "cpu 3"; do
+    # 3 pool (records at their own length). SREC records, SOPS operations a phase, STH client threads;
+    # SRUNS picks the runs ("backend format" pairs, comma-separated; "gpu 3": records padded, format 3).
+    IFS=',' read -ra runs <<< "${SRUNS:-gpu 2,cpu 2,cpu 3}"
+    for run in "${runs[@]}"; do
         set -- $run
         P=/dev/shm/ycsb-standard-$1-$2.pool; rm -f "$P"
         for ph in "load a" "run a" "run c"; do

@@ -9,12 +9,18 @@
 //                           decoded from it (offset in decimal)
 //   "H LENGTH CHECKSUM"     prints the block header (16 hex digits), then its length and checksum decoded
 //   "W HEADER CLASS"        prints 1 if the header (hex) is whole in a block of CLASS, else 0
+//   "F FORMAT VSIZE FP BLOCK" the kernels' view of a pool of FORMAT (2 or 3) and value size VSIZE
+//                           (slot_meta_format.cuh, TableParams filled as KernelParams fills it): prints
+//                           the word publishing BLOCK (hex), the block and the value's first byte decoded
+//                           from it, whether its class is the pool's, and the header the kernels write
+//                           (hex; 0 in format 2)
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <string>
 
+#include "gphash/core/slot_meta_format.cuh"
 #include "gphash/core/slot_meta_v3.cuh"
 #include "gphash/core/value_block_header.cuh"
 #include "gphash/core/value_classes.cuh"
@@ -60,6 +66,22 @@ int main() {
             int cls = -1;
             in >> std::hex >> header >> std::dec >> cls;
             std::printf("%d\n", gphash::value_header_whole_in(header, cls) ? 1 : 0);
+        } else if (what == "F") {
+            long long format = 0;
+            unsigned long long vs = 0;
+            unsigned long fp = 0;
+            unsigned long long block = 0;
+            in >> format >> vs >> fp >> block;
+            gphash::TableParams t{};
+            t.format = format;
+            t.value_size = static_cast<int64_t>(vs);
+            t.value_class = format == gphash::kFormat3 ? gphash::value_class_of(vs) : -1;
+            const uint64_t m = gphash::meta_publish(t, static_cast<uint32_t>(fp), block);
+            std::printf("%016llx %llu %llu %d %016llx\n", static_cast<unsigned long long>(m),
+                        static_cast<unsigned long long>(gphash::meta_block(t, m)),
+                        static_cast<unsigned long long>(gphash::meta_value_at(t, m)),
+                        gphash::meta_in_pool_class(t, m) ? 1 : 0,
+                        static_cast<unsigned long long>(gphash::values_framed(t) ? gphash::pool_value_header(t) : 0));
         } else {
             std::fprintf(stderr, "bad line: %s\n", line.c_str());
             return 2;

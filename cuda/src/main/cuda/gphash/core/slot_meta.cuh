@@ -10,10 +10,10 @@ constexpr uint64_t kInsertState = 1ull << 48;
 constexpr uint64_t kOffsetMask = (1ull << 48) - 1;
 constexpr uint32_t kFirstValidFingerprint = 2;
 
-__device__ __forceinline__ uint32_t meta_fingerprint(uint64_t meta) { return static_cast<uint32_t>(meta >> 48); }
-__device__ __forceinline__ uint64_t meta_value_offset(uint64_t meta) { return meta & kOffsetMask; }
-__device__ __forceinline__ bool meta_is_item(uint64_t meta) { return meta_fingerprint(meta) >= kFirstValidFingerprint; }
-__device__ __forceinline__ uint64_t meta_make(uint32_t fp, uint64_t value_offset) {
+__host__ __device__ __forceinline__ uint32_t meta_fingerprint(uint64_t meta) { return static_cast<uint32_t>(meta >> 48); }
+__host__ __device__ __forceinline__ uint64_t meta_value_offset(uint64_t meta) { return meta & kOffsetMask; }
+__host__ __device__ __forceinline__ bool meta_is_item(uint64_t meta) { return meta_fingerprint(meta) >= kFirstValidFingerprint; }
+__host__ __device__ __forceinline__ uint64_t meta_make(uint32_t fp, uint64_t value_offset) {
     return (static_cast<uint64_t>(fp) << 48) | (value_offset & kOffsetMask);
 }
 

@@ -3,7 +3,8 @@
 // bytes; format 3's (slot_meta_v3.cuh) names a block of a size class whose first 8 bytes are the value's
 // header (value_block_header.cuh), the value after it. The branch is on a field every thread of a launch
 // reads alike, so it never diverges. The kernels write values of the pool's value size only, of class
-// TableParams::value_class (issue 53, step 3a; docs/lab/2026-11-29-format-3-plan.md).
+// TableParams::value_class (issue 53, step 3a; docs/lab/2026-11-29-format-3-plan.md). Host and device
+// alike: format3_check.cu holds it to the Java side's MetaFormat and ValueFormat.
 #pragma once
 #include <cstdint>
 
@@ -17,36 +18,36 @@ namespace gphash {
 constexpr int64_t kFormat3 = 3;
 
 // The pool offset of the block the item's word names (what the heap takes and frees).
-__device__ __forceinline__ uint64_t meta_block(const TableParams& t, uint64_t meta) {
+__host__ __device__ __forceinline__ uint64_t meta_block(const TableParams& t, uint64_t meta) {
     return t.format == kFormat3 ? meta_v3_value_offset(meta) : meta_value_offset(meta);
 }
 
 // The pool offset of the value's first byte in a block.
-__device__ __forceinline__ uint64_t block_value_at(const TableParams& t, uint64_t block) {
+__host__ __device__ __forceinline__ uint64_t block_value_at(const TableParams& t, uint64_t block) {
     return t.format == kFormat3 ? block + kValueHeaderBytes : block;
 }
 
 // The pool offset of the value's first byte, from the item's word.
-__device__ __forceinline__ uint64_t meta_value_at(const TableParams& t, uint64_t meta) {
+__host__ __device__ __forceinline__ uint64_t meta_value_at(const TableParams& t, uint64_t meta) {
     return block_value_at(t, meta_block(t, meta));
 }
 
 // The word that publishes an item of fingerprint `fp` whose value is in `block`.
-__device__ __forceinline__ uint64_t meta_publish(const TableParams& t, uint32_t fp, uint64_t block) {
+__host__ __device__ __forceinline__ uint64_t meta_publish(const TableParams& t, uint32_t fp, uint64_t block) {
     return t.format == kFormat3 ? meta_v3_make(fp, static_cast<uint32_t>(t.value_class), block) : meta_make(fp, block);
 }
 
 // Whether an item's word names a block of the class the kernels write (always in format 2).
-__device__ __forceinline__ bool meta_in_pool_class(const TableParams& t, uint64_t meta) {
+__host__ __device__ __forceinline__ bool meta_in_pool_class(const TableParams& t, uint64_t meta) {
     return t.format != kFormat3 || meta_v3_class(meta) == static_cast<uint32_t>(t.value_class);
 }
 
 // Whether a block holds a header before its value (format 3).
-__device__ __forceinline__ bool values_framed(const TableParams& t) { return t.format == kFormat3; }
+__host__ __device__ __forceinline__ bool values_framed(const TableParams& t) { return t.format == kFormat3; }
 
 // Format 3: the header of a value of value_size bytes (no item checksum: the GPU engine refuses pools
 // that keep them), stored with the value's words in one run (warp_copy_after_word, sub_copy_after_word).
-__device__ __forceinline__ uint64_t pool_value_header(const TableParams& t) {
+__host__ __device__ __forceinline__ uint64_t pool_value_header(const TableParams& t) {
     return value_header_make(static_cast<uint32_t>(t.value_size), 0);
 }
 

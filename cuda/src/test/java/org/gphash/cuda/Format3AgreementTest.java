@@ -9,9 +9,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
+import org.gphash.format.MetaFormat;
 import org.gphash.format.SlotMetaV3;
 import org.gphash.format.ValueBlockHeader;
 import org.gphash.format.ValueClasses;
+import org.gphash.format.ValueFormat;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,13 +53,16 @@ class Format3AgreementTest {
         SplittableRandom random = new SplittableRandom(20261129L);
         List<String> inputs = new ArrayList<>();
         for (int i = 0; i < 5000; i++) {
-            switch (i % 5) {
+            switch (i % 6) {
                 case 0 -> inputs.add("L " + random.nextLong(ValueClasses.MAX_VALUE_BYTES + 100L));
                 case 1 -> inputs.add("L " + random.nextLong(5000));
                 case 2 -> inputs.add("H " + random.nextInt(ValueClasses.MAX_VALUE_BYTES + 1) + " " + random.nextLong(1L << 32));
                 case 3 -> inputs.add(String.format(Locale.ROOT, "W %016x %d", random.nextBoolean() ? random.nextLong()
                                 : ValueBlockHeader.make(random.nextInt(5000), random.nextInt()),
                         random.nextInt(ValueClasses.COUNT)));
+                case 4 -> inputs.add(String.format(Locale.ROOT, "F %d %d %d %d", random.nextBoolean() ? 2 : 3,
+                        1 + random.nextInt(8000), 2 + random.nextInt(0xFFFE),
+                        SlotMetaV3.OFFSET_UNIT * (1 + random.nextLong(SlotMetaV3.MAX_OFFSET / SlotMetaV3.OFFSET_UNIT))));
                 default -> inputs.add(String.format(Locale.ROOT, "M %d %d %d", 2 + random.nextInt(0xFFFE),
                         random.nextInt(ValueClasses.COUNT), SlotMetaV3.OFFSET_UNIT * (1 + random.nextLong(
                                 SlotMetaV3.MAX_OFFSET / SlotMetaV3.OFFSET_UNIT))));
@@ -91,6 +96,20 @@ class Format3AgreementTest {
             }
             case "W":
                 return ValueBlockHeader.wholeIn(Long.parseUnsignedLong(f[1], 16), Integer.parseInt(f[2])) ? "1" : "0";
+            case "F": {
+                // What the CPU engine makes and reads for the same pool: the kernels must agree.
+                int version = Integer.parseInt(f[1]);
+                int valueSize = Integer.parseInt(f[2]);
+                MetaFormat meta = MetaFormat.of(version);
+                ValueFormat values = ValueFormat.of(version, valueSize);
+                int fullClass = values.classOf(valueSize);
+                long m = meta.make(Integer.parseInt(f[3]), fullClass, Long.parseLong(f[4]));
+                long block = meta.valueOffset(m);
+                boolean poolClass = version != 3 || meta.valueClass(m) == fullClass;
+                long header = version == 3 ? ValueBlockHeader.make(valueSize, 0) : 0;
+                return String.format(Locale.ROOT, "%016x %d %d %d %016x", m, block, values.valueAt(block), poolClass ? 1 : 0,
+                        header);
+            }
             default:
                 throw new IllegalArgumentException(input);
         }
