@@ -1,14 +1,19 @@
 package org.gphash.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.stream.LongStream;
 
+import org.gphash.Geometry;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.ParamStruct;
+import org.gphash.format.ValueClasses;
+import org.gphash.format.ValueFormat;
+import org.gphash.table.TableLayout;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,6 +51,27 @@ class KernelParamsPackingTest {
         assertArrayEquals(upTo(9), KernelParams.pipeBatch(1, 2, 3, 4, 5, 6, 7, 8, 9).words());
         assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 12, 13, 14, 15, 16, 17},
                 words(KernelParams.batch(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, true, new long[] {12, 13, 14, 15, 16, 17})));
+    }
+
+    /**
+     * TableParams carries the pool's format and, in format 3, the class of a value of the value size,
+     * which every word the kernels publish names (issue 53): the CPU engine's full class
+     * ({@link ValueFormat#classOf}); -1 in format 2. Each field found by name ({@link ParamStruct#byteOffset}).
+     */
+    @Test
+    void tableParamsCarryThePoolsFormatAndItsValueClass() {
+        TableLayout layout = new TableLayout(10, new long[] {4096, 1 << 20}, 128);
+        Geometry g = new Geometry(2, 2, 8, 8, 128, false);
+        long[] seeds = {1, 2, 3, 4};
+        ByteBuffer v3 = ByteBuffer.wrap(KernelParams.table(77, layout, g, seeds, 3)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(3, v3.getLong(KernelParams.TABLE.byteOffset("format")));
+        assertEquals(ValueFormat.of(3, 128).classOf(128), v3.getLong(KernelParams.TABLE.byteOffset("value_class")));
+        assertEquals(ValueClasses.classOf(128), v3.getLong(KernelParams.TABLE.byteOffset("value_class")));
+        assertEquals(128, v3.getLong(KernelParams.TABLE.byteOffset("value_size")));
+        assertEquals(77, v3.getLong(KernelParams.TABLE.byteOffset("pool")));
+        ByteBuffer v2 = ByteBuffer.wrap(KernelParams.table(77, layout, g, seeds, 2)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(2, v2.getLong(KernelParams.TABLE.byteOffset("format")));
+        assertEquals(-1, v2.getLong(KernelParams.TABLE.byteOffset("value_class")));
     }
 
     @Test
