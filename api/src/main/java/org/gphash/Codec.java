@@ -168,6 +168,21 @@ public interface Codec<T> {
     }
 
     /**
+     * Lists of any number of elements, for the values of a pool whose values have any length (format
+     * 3): a codec of {@link #VARIABLE} size. A 4-byte little-endian count, then each element: its bytes
+     * where {@code element} has a fixed size, a 4-byte little-endian length and its bytes where it has
+     * any length ({@link #utf8()}, another list, a record with such a component); nothing after the
+     * last. A null element is refused; a decoded list is unmodifiable.
+     *
+     * @param element the elements' codec, of fixed size or of any length
+     * @param <E>     the element type
+     * @return the codec
+     */
+    static <E> Codec<List<E>> listOf(Codec<E> element) {
+        return new Codecs.VariableLists<>(element);
+    }
+
+    /**
      * Records whose components are all primitives, encoded in declaration order, little-endian
      * (a {@code boolean} as one byte), through the canonical constructor.
      *
@@ -200,7 +215,10 @@ public interface Codec<T> {
      * Records of any components: each in declaration order, a primitive little-endian, any other
      * component (or a primitive to encode otherwise) by the codec given for it by name, e.g.
      * {@code Codec.record(MethodHandles.lookup(), User.class, Map.of("name", Codec.strings(40), "tags",
-     * Codec.listOf(Codec.strings(16), 8)))}. {@link #size()} is the sum of the parts'.
+     * Codec.listOf(Codec.strings(16), 8)))}. {@link #size()} is the sum of the parts'. Where a part has
+     * any length ({@link #utf8()}, {@link #listOf(Codec)}: for a pool whose values have any length), the
+     * record's codec has {@link #VARIABLE} size: each part after the last, those of any length as a
+     * 4-byte little-endian length and their bytes, so a record takes what its values need.
      *
      * @param lookup a lookup with access to the record's accessors and canonical constructor
      * @param type   the record class

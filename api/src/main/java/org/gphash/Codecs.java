@@ -83,7 +83,7 @@ final class Codecs {
         if (part.size() == Codec.VARIABLE) {
             throw new IllegalArgumentException(what + ": a codec of values of any length (Codec.utf8(), "
                     + "Codec.byteArrays()) cannot be a part of a codec of fixed size; use Codec.strings(max) or "
-                    + "Codec.bytesUpTo(max)");
+                    + "Codec.bytesUpTo(max), or Codec.listOf(element) for a list of any length");
         }
     }
 
@@ -316,6 +316,118 @@ final class Codecs {
         }
     }
 
+    /** Bytes of the little-endian length before each part of any length inside a list or record of any length. */
+    private static final int PART_LENGTH = 4;
+
+    /**
+     * Writes a part of a codec of any length at {@code at} of {@code out}: a part of fixed size as its
+     * bytes, one of any length as a 4-byte little-endian length and its bytes ({@code encoded}, made by
+     * the first pass). Returns where the next part starts.
+     */
+    private static int putPart(Codec<Object> part, Object value, byte[] encoded, byte[] out, int at) {
+        if (encoded == null) {
+            part.encode(value, out, at);
+            return at + part.size();
+        }
+        le(out, at, PART_LENGTH).putInt(at, encoded.length);
+        System.arraycopy(encoded, 0, out, at + PART_LENGTH, encoded.length);
+        return at + PART_LENGTH + encoded.length;
+    }
+
+    /** The bytes a part takes inside a codec of any length ({@link #putPart}). */
+    private static int partBytes(Codec<?> part, byte[] encoded) {
+        return encoded == null ? part.size() : PART_LENGTH + encoded.length;
+    }
+
+    /**
+     * Reads the part at {@code at[0]} of {@code in} (which ends at {@code end}), moving {@code at[0]}
+     * past it; a part of any length is decoded from a copy of its own bytes (such a codec reads to the
+     * end of its array).
+     */
+    private static Object takePart(Codec<Object> part, byte[] in, int[] at, int end, String what) {
+        int from = at[0];
+        if (part.size() != Codec.VARIABLE) {
+            if (from + part.size() > end) {
+                throw notWrittenBy(what);
+            }
+            at[0] = from + part.size();
+            return part.decode(in, from);
+        }
+        if (from + PART_LENGTH > end) {
+            throw notWrittenBy(what);
+        }
+        int n = le(in, from, PART_LENGTH).getInt(from);
+        if (n < 0 || n > end - from - PART_LENGTH) {
+            throw notWrittenBy(what);
+        }
+        at[0] = from + PART_LENGTH + n;
+        return part.decode(Arrays.copyOfRange(in, from + PART_LENGTH, from + PART_LENGTH + n), 0);
+    }
+
+    private static IllegalArgumentException notWrittenBy(String what) {
+        return new IllegalArgumentException("a stored value shorter than its parts' lengths say: it was not written "
+                + "by this codec of " + what);
+    }
+
+    /**
+     * Lists of any number of elements for a pool whose values have any length ({@link Codec#listOf(Codec)}):
+     * a 4-byte little-endian count, then each element: its bytes for an element codec of fixed size, a
+     * 4-byte little-endian length and its bytes for one of any length. Nothing past the last element.
+     */
+    static final class VariableLists<E> extends Variable<List<E>> {
+        private final Codec<Object> element;
+
+        @SuppressWarnings("unchecked")
+        VariableLists(Codec<E> element) {
+            super((Class<List<E>>) (Class<?>) List.class);
+            this.element = (Codec<Object>) Objects.requireNonNull(element, "element codec");
+        }
+
+        @Override
+        public byte[] encode(List<E> value) {
+            int n = Objects.requireNonNull(value, "null is not stored").size();
+            byte[][] encoded = new byte[n][];
+            long bytes = PART_LENGTH;
+            int i = 0;
+            for (E e : value) {
+                Objects.requireNonNull(e, "a list's null element is not stored");
+                encoded[i] = element.size() == VARIABLE ? element.encode(e) : null;
+                bytes += partBytes(element, encoded[i]);
+                i++;
+            }
+            if (bytes > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("a list of " + bytes + " bytes: too large a value");
+            }
+            byte[] out = new byte[(int) bytes];
+            le(out, 0, PART_LENGTH).putInt(0, n);
+            int at = PART_LENGTH;
+            i = 0;
+            for (E e : value) {
+                at = putPart(element, e, encoded[i++], out, at);
+            }
+            return out;
+        }
+
+        @Override
+        public List<E> decode(byte[] in, int offset) {
+            if (in.length - offset < PART_LENGTH) {
+                throw notWrittenBy("lists");
+            }
+            int n = le(in, offset, PART_LENGTH).getInt(offset);
+            if (n < 0 || n > in.length - offset) {
+                throw notWrittenBy("lists");
+            }
+            List<Object> out = new ArrayList<>(n);
+            int[] at = {offset + PART_LENGTH};
+            for (int i = 0; i < n; i++) {
+                out.add(takePart(element, in, at, in.length, "lists"));
+            }
+            @SuppressWarnings("unchecked")
+            List<E> list = (List<E>) Collections.unmodifiableList(out);
+            return list;
+        }
+    }
+
     static final class RecordCodec<R extends Record> implements Codec<R> {
         private final Class<R> type;
         private final RecordComponent[] components;
@@ -324,6 +436,7 @@ final class Codecs {
         /** Each component's codec (a primitive's own, or the one given for it by name), and where its bytes start. */
         private final Codec<Object>[] parts;
         private final int[] partOffsets;
+        /** {@link Codec#VARIABLE} where a part is: the record then encodes each part after the last ({@link #putPart}). */
         private final int size;
 
         @SuppressWarnings("unchecked")
@@ -335,6 +448,7 @@ final class Codecs {
             this.partOffsets = new int[components.length];
             Class<?>[] types = new Class<?>[components.length];
             long bytes = 0;
+            boolean variable = false;
             Set<String> unused = new TreeSet<>(given.keySet());
             try {
                 for (int i = 0; i < components.length; i++) {
@@ -344,7 +458,7 @@ final class Codecs {
                     unused.remove(name);
                     if (part == null && !c.isPrimitive()) {
                         throw new IllegalArgumentException("record " + type.getName() + ": component " + name + " is a "
-                                + c.getName() + "; give it a codec of fixed size by name (Codec.record(lookup, type, "
+                                + c.getName() + "; give it a codec by name (Codec.record(lookup, type, "
                                 + "Map.of(\"" + name + "\", Codec.strings(64))), for example)");
                     }
                     if (part != null && !c.isAssignableFrom(boxed(part.type())) && !(c.isPrimitive() && boxed(c) == boxed(part.type()))) {
@@ -352,9 +466,12 @@ final class Codecs {
                                 + c.getName() + ", and the codec given for it encodes " + part.type().getName());
                     }
                     parts[i] = (Codec<Object>) (part != null ? part : primitive(c));
-                    requireFixed(parts[i], "record " + type.getName() + ", component " + name);
                     partOffsets[i] = (int) bytes;
-                    bytes += parts[i].size();
+                    if (parts[i].size() == VARIABLE) {
+                        variable = true;
+                    } else {
+                        bytes += parts[i].size();
+                    }
                     types[i] = c;
                     accessors[i] = lookup.unreflect(components[i].getAccessor());
                 }
@@ -374,13 +491,13 @@ final class Codecs {
                 throw new IllegalArgumentException("record " + type.getName() + " has no component named " + unused
                         + "; its components: " + Arrays.stream(components).map(RecordComponent::getName).toList());
             }
-            if (bytes == 0) {
+            if (bytes == 0 && !variable) {
                 throw new IllegalArgumentException("record " + type.getName() + " has no components");
             }
             if (bytes > Integer.MAX_VALUE - 8) {
                 throw new IllegalArgumentException("record " + type.getName() + " encodes to " + bytes + " bytes: too large a value");
             }
-            this.size = (int) bytes;
+            this.size = variable ? VARIABLE : (int) bytes;
         }
 
         static <R extends Record> RecordCodec<R> of(MethodHandles.Lookup lookup, Class<R> type) {
@@ -407,14 +524,52 @@ final class Codecs {
 
         @Override
         public void encode(R value, byte[] out, int offset) {
-            for (int i = 0; i < components.length; i++) {
-                Object v = component(value, i);
-                if (v == null) {
-                    throw new NullPointerException("record " + type.getName() + ": component " + components[i].getName()
-                            + " is null, and null is not stored");
-                }
-                parts[i].encode(v, out, offset + partOffsets[i]);
+            if (size == VARIABLE) {
+                throw new UnsupportedOperationException("record " + type.getName() + " has a component of any length, so "
+                        + "its codec encodes each record into an array of its own (encode(value)); it cannot be a part "
+                        + "of a codec of fixed size");
             }
+            for (int i = 0; i < components.length; i++) {
+                parts[i].encode(nonNull(value, i), out, offset + partOffsets[i]);
+            }
+        }
+
+        /**
+         * A record with a component of any length: its parts in declaration order, each of fixed size as
+         * its bytes, each of any length as a 4-byte little-endian length and its bytes.
+         */
+        @Override
+        public byte[] encode(R value) {
+            if (size != VARIABLE) {
+                byte[] out = new byte[size];
+                encode(Objects.requireNonNull(value, "null is not stored"), out, 0);
+                return out;
+            }
+            Object[] values = new Object[components.length];
+            byte[][] encoded = new byte[components.length][];
+            long bytes = 0;
+            for (int i = 0; i < components.length; i++) {
+                values[i] = nonNull(Objects.requireNonNull(value, "null is not stored"), i);
+                encoded[i] = parts[i].size() == VARIABLE ? parts[i].encode(values[i]) : null;
+                bytes += partBytes(parts[i], encoded[i]);
+            }
+            if (bytes > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("record " + type.getName() + " encodes to " + bytes + " bytes: too large a value");
+            }
+            byte[] out = new byte[(int) bytes];
+            for (int i = 0, at = 0; i < components.length; i++) {
+                at = putPart(parts[i], values[i], encoded[i], out, at);
+            }
+            return out;
+        }
+
+        private Object nonNull(R value, int i) {
+            Object v = component(value, i);
+            if (v == null) {
+                throw new NullPointerException("record " + type.getName() + ": component " + components[i].getName()
+                        + " is null, and null is not stored");
+            }
+            return v;
         }
 
         private Object component(R value, int i) {
@@ -430,8 +585,10 @@ final class Codecs {
         @Override
         public R decode(byte[] in, int offset) {
             Object[] args = new Object[components.length];
+            int[] at = {offset};
             for (int i = 0; i < components.length; i++) {
-                args[i] = parts[i].decode(in, offset + partOffsets[i]);
+                args[i] = size == VARIABLE ? takePart(parts[i], in, at, in.length, "record " + type.getName())
+                        : parts[i].decode(in, offset + partOffsets[i]);
             }
             try {
                 return type.cast(constructor.invokeWithArguments(args));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentMap;
@@ -21,7 +22,8 @@ import org.gphash.GPHashMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * Strings and byte arrays of bounded length ({@link Codec#strings}, {@link Codec#bytesUpTo}): every
+ * Strings and byte arrays of bounded length ({@link Codec#strings}, {@link Codec#bytesUpTo}), and
+ * strings, byte arrays, lists and records of any length for format 3 pools: every
  * one that fits comes back as it went, equal ones encode to equal bytes (so they work as keys), longer
  * ones are refused with the lengths named; and a map of string keys and values on a pool behaves as a
  * plain map.
@@ -138,14 +140,103 @@ class StringCodecsTest {
         assertThrows(UnsupportedOperationException.class, () -> Codec.utf8().encode("a", new byte[8], 0));
     }
 
-    /** A record with a component of any length is refused: its codec has a fixed size. */
-    public record Named(String name) {
+    /** A record with components of any length, and one of fixed size between them. */
+    public record User(String name, int age, List<String> tags, byte[] photo) {
     }
 
+    /**
+     * Records and lists of any length (issue 53): a record with a string, a list of strings and a byte
+     * array of any length comes back as it went, its encoding exactly as long as its parts (each part of
+     * any length behind its 4-byte length, the int in its 4 bytes); lists of fixed-size and of
+     * any-length elements likewise, nested lists too; a value cut short is refused by name, never read
+     * as another.
+     */
+    @Property(tries = 300)
+    void recordsAndListsOfAnyLengthComeBackAsTheyWent(@ForAll @StringLength(max = 60) String name,
+                                                       @ForAll int age,
+                                                       @ForAll("tags") List<String> tags,
+                                                       @ForAll @IntRange(min = 0, max = 300) int photoBytes) {
+        Codec<User> c = Codec.record(java.lang.invoke.MethodHandles.lookup(), User.class,
+                Map.of("name", Codec.utf8(), "tags", Codec.listOf(Codec.utf8()), "photo", Codec.byteArrays()));
+        assertEquals(Codec.VARIABLE, c.size());
+        byte[] photo = new byte[photoBytes];
+        new Random(photoBytes).nextBytes(photo);
+        User u = new User(name, age, tags, photo);
+        byte[] b = c.encode(u);
+        int tagBytes = 4 + tags.stream().mapToInt(t -> 4 + t.getBytes(StandardCharsets.UTF_8).length).sum();
+        assertEquals(4 + name.getBytes(StandardCharsets.UTF_8).length + 4 + 4 + tagBytes + 4 + photoBytes, b.length,
+                "exactly as long as its parts");
+        User back = c.decode(b, 0);
+        assertEquals(new String(name.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8), back.name());
+        assertEquals(age, back.age());
+        assertEquals(tags.stream().map(t -> new String(t.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8)).toList(),
+                back.tags());
+        assertArrayEquals(photo, back.photo());
+        assertThrows(IllegalArgumentException.class, () -> c.decode(java.util.Arrays.copyOf(b, b.length - 1 - photoBytes), 0),
+                "a value cut short");
+        Codec<List<Long>> longs = Codec.listOf(Codec.longs());
+        List<Long> ls = List.of((long) age, (long) photoBytes, -1L);
+        assertEquals(4 + 3 * 8, longs.encode(ls).length);
+        assertEquals(ls, longs.decode(longs.encode(ls), 0));
+        Codec<List<List<String>>> nested = Codec.listOf(Codec.listOf(Codec.utf8()));
+        List<List<String>> n = List.of(List.of(), List.of("a", ""), List.of(name.isEmpty() ? "x" : "y"));
+        assertEquals(n, nested.decode(nested.encode(n), 0));
+    }
+
+    @net.jqwik.api.Provide
+    net.jqwik.api.Arbitrary<List<String>> tags() {
+        return net.jqwik.api.Arbitraries.strings().ofMaxLength(20).list().ofMaxSize(6);
+    }
+
+    /**
+     * A map of such records on a format 3 pool is a plain map, each record stored at its own length and
+     * read back after a reopen; a record codec of any length is refused on a pool of fixed values and
+     * inside a codec of fixed size, and encodes into no fixed place.
+     */
     @Test
-    void aCodecOfAnyLengthIsRefusedInsideARecord() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Codec.record(
-                java.lang.invoke.MethodHandles.lookup(), Named.class, Map.of("name", Codec.utf8())));
-        assertTrue(e.getMessage().contains("fixed size"), e.getMessage());
+    void aMapOfRecordsOfAnyLengthOnAFormatThreePool() {
+        Codec<User> users = Codec.record(java.lang.invoke.MethodHandles.lookup(), User.class,
+                Map.of("name", Codec.utf8(), "tags", Codec.listOf(Codec.utf8()), "photo", Codec.byteArrays()));
+        try (TestPools pools = TestPools.create()) {
+            java.nio.file.Path path = pools.pool("records-any-length.pool");
+            Map<Long, User> model = new HashMap<>();
+            try (GPHashIndex index = GPHashIndex.builder(path).keySize(8).valueSize(2000).poolFormat(3).create()) {
+                ConcurrentMap<Long, User> map = GPHashMap.of(index, Codec.longs(), users);
+                Random random = new Random(12);
+                for (int i = 0; i < 2000; i++) {
+                    long k = random.nextInt(300);
+                    User u = new User("user " + i, i, List.of("t".repeat(random.nextInt(30)), "x" + k),
+                            new byte[random.nextInt(600)]);
+                    model.put(k, u);
+                    map.put(k, u);
+                    if (i == 1999) {
+                        assertEquals(users.encode(u).length, index.get(k).length, "stored at its own length");
+                    }
+                }
+                assertSameUsers(model, map);
+            }
+            try (GPHashIndex index = GPHashIndex.builder(path).open()) {
+                assertSameUsers(model, GPHashMap.of(index, Codec.longs(), users));
+            }
+        }
+        try (TestPools pools = TestPools.create();
+             GPHashIndex fixed = GPHashIndex.builder(pools.pool("fixed-records.pool")).keySize(8).valueSize(64).create()) {
+            assertThrows(IllegalArgumentException.class, () -> GPHashMap.of(fixed, Codec.longs(), users));
+        }
+        assertThrows(IllegalArgumentException.class, () -> Codec.listOf(users, 4));
+        assertThrows(UnsupportedOperationException.class, () -> users.encode(
+                new User("a", 1, List.of(), new byte[0]), new byte[64], 0));
+    }
+
+    private static void assertSameUsers(Map<Long, User> model, Map<Long, User> map) {
+        assertEquals(model.size(), map.size());
+        for (Map.Entry<Long, User> e : model.entrySet()) {
+            User got = map.get(e.getKey());
+            User want = e.getValue();
+            assertEquals(want.name(), got.name());
+            assertEquals(want.age(), got.age());
+            assertEquals(want.tags(), got.tags());
+            assertArrayEquals(want.photo(), got.photo(), "key " + e.getKey());
+        }
     }
 }
