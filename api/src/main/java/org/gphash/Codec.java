@@ -117,7 +117,7 @@ public interface Codec<T> {
      * @return the codec
      */
     static Codec<String> utf8() {
-        return Codecs.UTF8;
+        return VariableCodecs.UTF8;
     }
 
     /**
@@ -126,7 +126,7 @@ public interface Codec<T> {
      * @return the codec
      */
     static Codec<byte[]> byteArrays() {
-        return Codecs.BYTE_ARRAYS;
+        return VariableCodecs.BYTE_ARRAYS;
     }
 
     /**
@@ -179,7 +179,7 @@ public interface Codec<T> {
      * @return the codec
      */
     static <E> Codec<List<E>> listOf(Codec<E> element) {
-        return new Codecs.VariableLists<>(element);
+        return new VariableCodecs.VariableLists<>(element);
     }
 
     /**

@@ -21,63 +21,6 @@ import java.util.UUID;
 /** The built-in {@link Codec}s. */
 final class Codecs {
 
-    /** UTF-8 strings of any length, nothing around them ({@link Codec#utf8()}). */
-    static final Codec<String> UTF8 = new Variable<>(String.class) {
-        @Override
-        public byte[] encode(String value) {
-            return Objects.requireNonNull(value, "null is not stored").getBytes(StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public String decode(byte[] in, int offset) {
-            return new String(in, offset, in.length - offset, StandardCharsets.UTF_8);
-        }
-    };
-
-    /** Byte arrays of any length, as they are ({@link Codec#byteArrays()}). */
-    static final Codec<byte[]> BYTE_ARRAYS = new Variable<>(byte[].class) {
-        @Override
-        public byte[] encode(byte[] value) {
-            return Objects.requireNonNull(value, "null is not stored").clone();
-        }
-
-        @Override
-        public byte[] decode(byte[] in, int offset) {
-            return Arrays.copyOfRange(in, offset, in.length);
-        }
-    };
-
-    /**
-     * A codec of {@link Codec#VARIABLE} size: each value's array is its own ({@link #encode(Object)});
-     * it has no fixed place in another codec's bytes, so it encodes nothing into one.
-     */
-    private abstract static class Variable<T> implements Codec<T> {
-        private final Class<T> type;
-
-        Variable(Class<T> type) {
-            this.type = type;
-        }
-
-        @Override
-        public Class<T> type() {
-            return type;
-        }
-
-        @Override
-        public int size() {
-            return VARIABLE;
-        }
-
-        @Override
-        public abstract byte[] encode(T value);
-
-        @Override
-        public void encode(T value, byte[] out, int offset) {
-            throw new UnsupportedOperationException("a codec of values of any length encodes each into an array of "
-                    + "its own (encode(value)); it cannot be a part of a codec of fixed size");
-        }
-    }
-
     /** Refuses a codec of {@link Codec#VARIABLE} size as a part of one of fixed size ({@code what} names the part). */
     static void requireFixed(Codec<?> part, String what) {
         if (part.size() == Codec.VARIABLE) {
@@ -90,7 +33,7 @@ final class Codecs {
     private Codecs() {
     }
 
-    private static ByteBuffer le(byte[] b, int offset, int length) {
+    static ByteBuffer le(byte[] b, int offset, int length) {
         return ByteBuffer.wrap(b, offset, length).order(ByteOrder.LITTLE_ENDIAN);
     }
 
@@ -316,118 +259,6 @@ final class Codecs {
         }
     }
 
-    /** Bytes of the little-endian length before each part of any length inside a list or record of any length. */
-    private static final int PART_LENGTH = 4;
-
-    /**
-     * Writes a part of a codec of any length at {@code at} of {@code out}: a part of fixed size as its
-     * bytes, one of any length as a 4-byte little-endian length and its bytes ({@code encoded}, made by
-     * the first pass). Returns where the next part starts.
-     */
-    private static int putPart(Codec<Object> part, Object value, byte[] encoded, byte[] out, int at) {
-        if (encoded == null) {
-            part.encode(value, out, at);
-            return at + part.size();
-        }
-        le(out, at, PART_LENGTH).putInt(at, encoded.length);
-        System.arraycopy(encoded, 0, out, at + PART_LENGTH, encoded.length);
-        return at + PART_LENGTH + encoded.length;
-    }
-
-    /** The bytes a part takes inside a codec of any length ({@link #putPart}). */
-    private static int partBytes(Codec<?> part, byte[] encoded) {
-        return encoded == null ? part.size() : PART_LENGTH + encoded.length;
-    }
-
-    /**
-     * Reads the part at {@code at[0]} of {@code in} (which ends at {@code end}), moving {@code at[0]}
-     * past it; a part of any length is decoded from a copy of its own bytes (such a codec reads to the
-     * end of its array).
-     */
-    private static Object takePart(Codec<Object> part, byte[] in, int[] at, int end, String what) {
-        int from = at[0];
-        if (part.size() != Codec.VARIABLE) {
-            if (from + part.size() > end) {
-                throw notWrittenBy(what);
-            }
-            at[0] = from + part.size();
-            return part.decode(in, from);
-        }
-        if (from + PART_LENGTH > end) {
-            throw notWrittenBy(what);
-        }
-        int n = le(in, from, PART_LENGTH).getInt(from);
-        if (n < 0 || n > end - from - PART_LENGTH) {
-            throw notWrittenBy(what);
-        }
-        at[0] = from + PART_LENGTH + n;
-        return part.decode(Arrays.copyOfRange(in, from + PART_LENGTH, from + PART_LENGTH + n), 0);
-    }
-
-    private static IllegalArgumentException notWrittenBy(String what) {
-        return new IllegalArgumentException("a stored value shorter than its parts' lengths say: it was not written "
-                + "by this codec of " + what);
-    }
-
-    /**
-     * Lists of any number of elements for a pool whose values have any length ({@link Codec#listOf(Codec)}):
-     * a 4-byte little-endian count, then each element: its bytes for an element codec of fixed size, a
-     * 4-byte little-endian length and its bytes for one of any length. Nothing past the last element.
-     */
-    static final class VariableLists<E> extends Variable<List<E>> {
-        private final Codec<Object> element;
-
-        @SuppressWarnings("unchecked")
-        VariableLists(Codec<E> element) {
-            super((Class<List<E>>) (Class<?>) List.class);
-            this.element = (Codec<Object>) Objects.requireNonNull(element, "element codec");
-        }
-
-        @Override
-        public byte[] encode(List<E> value) {
-            int n = Objects.requireNonNull(value, "null is not stored").size();
-            byte[][] encoded = new byte[n][];
-            long bytes = PART_LENGTH;
-            int i = 0;
-            for (E e : value) {
-                Objects.requireNonNull(e, "a list's null element is not stored");
-                encoded[i] = element.size() == VARIABLE ? element.encode(e) : null;
-                bytes += partBytes(element, encoded[i]);
-                i++;
-            }
-            if (bytes > Integer.MAX_VALUE - 8) {
-                throw new IllegalArgumentException("a list of " + bytes + " bytes: too large a value");
-            }
-            byte[] out = new byte[(int) bytes];
-            le(out, 0, PART_LENGTH).putInt(0, n);
-            int at = PART_LENGTH;
-            i = 0;
-            for (E e : value) {
-                at = putPart(element, e, encoded[i++], out, at);
-            }
-            return out;
-        }
-
-        @Override
-        public List<E> decode(byte[] in, int offset) {
-            if (in.length - offset < PART_LENGTH) {
-                throw notWrittenBy("lists");
-            }
-            int n = le(in, offset, PART_LENGTH).getInt(offset);
-            if (n < 0 || n > in.length - offset) {
-                throw notWrittenBy("lists");
-            }
-            List<Object> out = new ArrayList<>(n);
-            int[] at = {offset + PART_LENGTH};
-            for (int i = 0; i < n; i++) {
-                out.add(takePart(element, in, at, in.length, "lists"));
-            }
-            @SuppressWarnings("unchecked")
-            List<E> list = (List<E>) Collections.unmodifiableList(out);
-            return list;
-        }
-    }
-
     static final class RecordCodec<R extends Record> implements Codec<R> {
         private final Class<R> type;
         private final RecordComponent[] components;
@@ -436,12 +267,15 @@ final class Codecs {
         /** Each component's codec (a primitive's own, or the one given for it by name), and where its bytes start. */
         private final Codec<Object>[] parts;
         private final int[] partOffsets;
-        /** {@link Codec#VARIABLE} where a part is: the record then encodes each part after the last ({@link #putPart}). */
+        /** {@link Codec#VARIABLE} where a part is: the record then encodes each part after the last ({@link VariableCodecs#putPart}). */
         private final int size;
+        /** "record" and the type's name, for a refusal (made once, not at every decode). */
+        private final String description;
 
         @SuppressWarnings("unchecked")
         private RecordCodec(MethodHandles.Lookup lookup, Class<R> type, Map<String, Codec<?>> given) {
             this.type = type;
+            this.description = "record " + type.getName();
             this.components = type.getRecordComponents();
             this.accessors = new MethodHandle[components.length];
             this.parts = new Codec[components.length];
@@ -551,14 +385,14 @@ final class Codecs {
             for (int i = 0; i < components.length; i++) {
                 values[i] = nonNull(Objects.requireNonNull(value, "null is not stored"), i);
                 encoded[i] = parts[i].size() == VARIABLE ? parts[i].encode(values[i]) : null;
-                bytes += partBytes(parts[i], encoded[i]);
+                bytes += VariableCodecs.partBytes(parts[i], encoded[i]);
             }
             if (bytes > Integer.MAX_VALUE - 8) {
                 throw new IllegalArgumentException("record " + type.getName() + " encodes to " + bytes + " bytes: too large a value");
             }
             byte[] out = new byte[(int) bytes];
             for (int i = 0, at = 0; i < components.length; i++) {
-                at = putPart(parts[i], values[i], encoded[i], out, at);
+                at = VariableCodecs.putPart(parts[i], values[i], encoded[i], out, at);
             }
             return out;
         }
@@ -587,7 +421,7 @@ final class Codecs {
             Object[] args = new Object[components.length];
             int[] at = {offset};
             for (int i = 0; i < components.length; i++) {
-                args[i] = size == VARIABLE ? takePart(parts[i], in, at, in.length, "record " + type.getName())
+                args[i] = size == VARIABLE ? VariableCodecs.takePart(parts[i], in, at, description)
                         : parts[i].decode(in, offset + partOffsets[i]);
             }
             try {

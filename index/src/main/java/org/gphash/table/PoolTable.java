@@ -298,12 +298,12 @@ public final class PoolTable {
         return table.headers.current().poolId();
     }
 
-    /** The hash seeds (four; hash j uses seed j). */
     /** {@return the pool's format version (2 or 3)} */
     public int formatVersion() {
         return table.headers.current().formatVersion();
     }
 
+    /** The hash seeds (four; hash j uses seed j). */
     public long[] seeds() {
         return table.headers.current().seeds();
     }

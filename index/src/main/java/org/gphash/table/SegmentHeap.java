@@ -290,9 +290,7 @@ public final class SegmentHeap implements PoolHeap {
      */
     @Override
     public TableKernels.HeapLayout oneSizeLayout() {
-        if (fullPerSegment == 0) {
-            throw new IllegalStateException("values of class " + fullClass + " take runs of segments");
-        }
+        requireSharedSegments();
         heap.giveFreeSegmentsTo(fullClass);
         long[] offsets = segmentOffsets();
         long[] lengths = new long[offsets.length];
@@ -323,9 +321,7 @@ public final class SegmentHeap implements PoolHeap {
     /** A segment with no block marked goes back to the free segments; bits past the last block are ignored. */
     @Override
     public void restoreOneSize(long[] usedBits) {
-        if (fullPerSegment == 0) {
-            throw new IllegalStateException("values of class " + fullClass + " take runs of segments");
-        }
+        requireSharedSegments();
         startRebuild();
         long[] offsets = segmentOffsets();
         long[] blockBits = new long[(fullPerSegment + 63) >>> 6];
@@ -345,6 +341,13 @@ public final class SegmentHeap implements PoolHeap {
                 h.restoreSegment(offsets[i], fullClass, blockBits, used);
                 marked.addAndGet(used);
             }
+        }
+    }
+
+    /** The one bitmap numbers blocks that share segments: refused where the pool's values take runs of them. */
+    private void requireSharedSegments() {
+        if (fullPerSegment == 0) {
+            throw new IllegalStateException("values of class " + fullClass + " take runs of segments");
         }
     }
 
