@@ -4,13 +4,16 @@
 //
 // Reads lines, one question each, from standard input:
 //   "B CLASS"               prints the class's block bytes
-//   "L LENGTH"              prints the least class holding a value of LENGTH bytes (-1 past the largest)
+//   "L LENGTH"              prints the least framed class holding a value of LENGTH bytes and its header
+//                           (-1 past the largest)
+//   "R LENGTH"              prints the bare class whose block has LENGTH bytes (-1 where none has)
 //   "M FP CLASS OFFSET"     prints the meta word (16 hex digits), then the fingerprint, class and offset
 //                           decoded from it (offset in decimal)
 //   "H LENGTH CHECKSUM"     prints the block header (16 hex digits), then its length and checksum decoded
 //   "W HEADER CLASS"        prints 1 if the header (hex) is whole in a block of CLASS, else 0
 //   "F FORMAT VSIZE FP BLOCK" the kernels' view of a pool of FORMAT (2 or 3) and value size VSIZE
-//                           (slot_meta_format.cuh, TableParams filled as KernelParams fills it): prints
+//                           (slot_meta_format.cuh, TableParams filled as KernelParams fills it: the
+//                           class of a value of VSIZE bytes, bare where VSIZE is a block size): prints
 //                           the word publishing BLOCK (hex), the block and the value's first byte decoded
 //                           from it, whether its class is the pool's, and the header the kernels write
 //                           (hex; 0 in format 2)
@@ -46,6 +49,10 @@ int main() {
             unsigned long long length = 0;
             in >> length;
             std::printf("%d\n", gphash::value_class_of(length));
+        } else if (what == "R") {
+            unsigned long long length = 0;
+            in >> length;
+            std::printf("%d\n", gphash::value_bare_class_of(length));
         } else if (what == "M") {
             unsigned long fp = 0;
             unsigned long cls = 0;
@@ -75,7 +82,8 @@ int main() {
             gphash::TableParams t{};
             t.format = format;
             t.value_size = static_cast<int64_t>(vs);
-            t.value_class = format == gphash::kFormat3 ? gphash::value_class_of(vs) : -1;
+            const int bare = gphash::value_bare_class_of(vs);
+            t.value_class = format != gphash::kFormat3 ? -1 : bare >= 0 ? bare : gphash::value_class_of(vs);
             const uint64_t m = gphash::meta_publish(t, static_cast<uint32_t>(fp), block);
             std::printf("%016llx %llu %llu %d %016llx\n", static_cast<unsigned long long>(m),
                         static_cast<unsigned long long>(gphash::meta_block(t, m)),

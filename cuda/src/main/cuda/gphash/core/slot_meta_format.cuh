@@ -1,7 +1,8 @@
 // A slot's meta word and its value block by the pool's format (TableParams::format), so that every
 // kernel takes both formats through one code path: format 2's word (slot_meta.cuh) names the value's
-// bytes; format 3's (slot_meta_v3.cuh) names a block of a size class whose first 8 bytes are the value's
-// header (value_block_header.cuh), the value after it. The branch is on a field every thread of a launch
+// bytes; format 3's (slot_meta_v3.cuh) names a block of a class: a framed class's first 8 bytes are the
+// value's header (value_block_header.cuh), the value after it; a bare class's block is the value alone
+// (a value size that is a block size, as 128 is). The branch is on a field every thread of a launch
 // reads alike, so it never diverges. The kernels write values of the pool's value size only, of class
 // TableParams::value_class (issue 53, step 3a; docs/lab/2026-11-29-format-3-plan.md). Host and device
 // alike: format3_check.cu holds it to the Java side's MetaFormat and ValueFormat.
@@ -22,9 +23,14 @@ __host__ __device__ __forceinline__ uint64_t meta_block(const TableParams& t, ui
     return t.format == kFormat3 ? meta_v3_value_offset(meta) : meta_value_offset(meta);
 }
 
-// The pool offset of the value's first byte in a block.
+// Whether a block holds a header before its value (format 3's pool class is framed).
+__host__ __device__ __forceinline__ bool values_framed(const TableParams& t) {
+    return t.format == kFormat3 && !value_class_is_bare(static_cast<int>(t.value_class));
+}
+
+// The pool offset of the value's first byte in a block of the pool's class.
 __host__ __device__ __forceinline__ uint64_t block_value_at(const TableParams& t, uint64_t block) {
-    return t.format == kFormat3 ? block + kValueHeaderBytes : block;
+    return values_framed(t) ? block + kValueHeaderBytes : block;
 }
 
 // The pool offset of the value's first byte, from the item's word.
@@ -42,8 +48,9 @@ __host__ __device__ __forceinline__ bool meta_in_pool_class(const TableParams& t
     return t.format != kFormat3 || meta_v3_class(meta) == static_cast<uint32_t>(t.value_class);
 }
 
-// Whether a block holds a header before its value (format 3).
-__host__ __device__ __forceinline__ bool values_framed(const TableParams& t) { return t.format == kFormat3; }
+// Whether an insert publishes key and word in one store (format 3: no INSERT state in the pool's slot,
+// a word over a key not yet whole is torn and recovery clears it; format 2 claims with INSERT first).
+__host__ __device__ __forceinline__ bool publishes_key_with_word(const TableParams& t) { return t.format == kFormat3; }
 
 // Format 3: the header of a value of value_size bytes (no item checksum: the GPU engine refuses pools
 // that keep them), stored with the value's words in one run (warp_copy_after_word, sub_copy_after_word).

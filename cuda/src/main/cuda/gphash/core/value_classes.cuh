@@ -3,14 +3,17 @@
 // merged, up to the class that holds 1 MiB and the 8-byte block header. Integer arithmetic only (2^(r/4) as 16.16 fixed
 // point, rounded up), so host and device, Java and CUDA, agree bit for bit; a host program built by
 // nvcc (cuda/src/test/cuda/format3_check.cu) checks it against the Java side (Format3AgreementTest).
-// The kernels write one class per pool yet (TableParams::value_class, issue 53 step 3a).
+// Each block size gives two classes: 2i framed (the value behind its 8-byte header) and 2i + 1 bare
+// (a value of exactly the block's size, nothing else). The kernels write one class per pool yet
+// (TableParams::value_class, issue 53 step 3a).
 #pragma once
 #include <cstdint>
 
 namespace gphash {
 
 constexpr uint32_t kValueHeaderBytes = 8;
-constexpr int kValueClassCount = 64;
+constexpr int kValueSizeCount = 64;
+constexpr int kValueClassCount = 2 * kValueSizeCount;
 // Blocks up to this size step by 16 bytes, above it by 2^(1/4) (a 128-byte value and its header: 144).
 constexpr uint32_t kValueLinearMaxBytes = 256;
 constexpr uint32_t kMaxBlockBytes = 1246976;
@@ -46,28 +49,47 @@ struct ValueClassWalk {
     }
 };
 
-// The bytes of a block of class c (0 <= c < kValueClassCount), header included.
+// The bytes of a block of class c (0 <= c < kValueClassCount), header included where it has one.
 __host__ __device__ inline uint32_t value_block_bytes(int c) {
     ValueClassWalk walk;
     uint32_t b = walk.next();
-    for (int i = 0; i < c; ++i) {
+    for (int i = 0; i < (c >> 1); ++i) {
         b = walk.next();
     }
     return b;
 }
 
-// The least class whose block holds a value of `length` bytes and its header; -1 past the largest.
+// Whether blocks of class c hold a value of their own size and no header.
+__host__ __device__ __forceinline__ bool value_class_is_bare(int c) { return (c & 1) != 0; }
+
+// The framed class of the least block that holds a value of `length` bytes and its header; -1 past
+// the largest.
 __host__ __device__ inline int value_class_of(uint64_t length) {
     const uint64_t need = length + kValueHeaderBytes;
     if (need > kMaxBlockBytes) {
         return -1;
     }
     ValueClassWalk walk;
-    for (int c = 0;; ++c) {
+    for (int i = 0;; ++i) {
         if (walk.next() >= need) {
-            return c;
+            return 2 * i;
         }
     }
+}
+
+// The bare class whose block has exactly `length` bytes; -1 where no block does.
+__host__ __device__ inline int value_bare_class_of(uint64_t length) {
+    ValueClassWalk walk;
+    for (int i = 0; i < kValueSizeCount; ++i) {
+        const uint32_t b = walk.next();
+        if (b == length) {
+            return 2 * i + 1;
+        }
+        if (b > length) {
+            return -1;
+        }
+    }
+    return -1;
 }
 
 }  // namespace gphash

@@ -119,7 +119,7 @@ __device__ void pipe_write_keys(const TableParams& t, const TableParams& mt, con
         const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
         const uint64_t slot = arr<const uint64_t>(p.g_slot)[e];
         if (keys_by_line(t, mt, x)) {
-            if (values_framed(t)) {
+            if (publishes_key_with_word(t)) {
                 // Format 3 publishes key and meta word together: phase M's line carries the mirror's key
                 // beside the new word (one 16-byte store per slot), so the pool's slot goes EMPTY ->
                 // item without an INSERT state, and a crash between leaves it EMPTY; a word published

@@ -53,7 +53,9 @@ class Format3AgreementTest {
         SplittableRandom random = new SplittableRandom(20261129L);
         List<String> inputs = new ArrayList<>();
         for (int i = 0; i < 5000; i++) {
-            switch (i % 6) {
+            switch (i % 7) {
+                case 6 -> inputs.add("R " + (random.nextBoolean() ? random.nextLong(5000)
+                        : ValueClasses.blockBytes(random.nextInt(ValueClasses.COUNT))));
                 case 0 -> inputs.add("L " + random.nextLong(ValueClasses.MAX_VALUE_BYTES + 100L));
                 case 1 -> inputs.add("L " + random.nextLong(5000));
                 case 2 -> inputs.add("H " + random.nextInt(ValueClasses.MAX_VALUE_BYTES + 1) + " " + random.nextLong(1L << 32));
@@ -61,7 +63,8 @@ class Format3AgreementTest {
                                 : ValueBlockHeader.make(random.nextInt(5000), random.nextInt()),
                         random.nextInt(ValueClasses.COUNT)));
                 case 4 -> inputs.add(String.format(Locale.ROOT, "F %d %d %d %d", random.nextBoolean() ? 2 : 3,
-                        1 + random.nextInt(8000), 2 + random.nextInt(0xFFFE),
+                        random.nextBoolean() ? 1 + random.nextInt(8000) : ValueClasses.blockBytes(random.nextInt(80)),
+                        2 + random.nextInt(0xFFFE),
                         SlotMetaV3.OFFSET_UNIT * (1 + random.nextLong(SlotMetaV3.MAX_OFFSET / SlotMetaV3.OFFSET_UNIT))));
                 default -> inputs.add(String.format(Locale.ROOT, "M %d %d %d", 2 + random.nextInt(0xFFFE),
                         random.nextInt(ValueClasses.COUNT), SlotMetaV3.OFFSET_UNIT * (1 + random.nextLong(
@@ -84,6 +87,8 @@ class Format3AgreementTest {
                 long length = Long.parseLong(f[1]);
                 return Integer.toString(length > ValueClasses.MAX_VALUE_BYTES ? -1 : ValueClasses.classOf(length));
             }
+            case "R":
+                return Integer.toString(ValueClasses.bareClassOf(Long.parseLong(f[1])));
             case "M": {
                 long m = SlotMetaV3.make(Integer.parseInt(f[1]), Integer.parseInt(f[2]), Long.parseLong(f[3]));
                 return String.format(Locale.ROOT, "%016x %d %d %d", m, SlotMetaV3.fingerprint(m), SlotMetaV3.valueClass(m),
@@ -101,14 +106,15 @@ class Format3AgreementTest {
                 int version = Integer.parseInt(f[1]);
                 int valueSize = Integer.parseInt(f[2]);
                 MetaFormat meta = MetaFormat.of(version);
-                ValueFormat values = ValueFormat.of(version, valueSize);
+                ValueFormat values = ValueFormat.of(version, valueSize, false);  // the GPU engine refuses item checksums
                 int fullClass = values.classOf(valueSize);
                 long m = meta.make(Integer.parseInt(f[3]), fullClass, Long.parseLong(f[4]));
                 long block = meta.valueOffset(m);
                 boolean poolClass = version != 3 || meta.valueClass(m) == fullClass;
-                long header = version == 3 ? ValueBlockHeader.make(valueSize, 0) : 0;
-                return String.format(Locale.ROOT, "%016x %d %d %d %016x", m, block, values.valueAt(block), poolClass ? 1 : 0,
-                        header);
+                boolean framed = version == 3 && !ValueClasses.isBare(fullClass);
+                long header = framed ? ValueBlockHeader.make(valueSize, 0) : 0;
+                return String.format(Locale.ROOT, "%016x %d %d %d %016x", m, block, values.valueAt(block, fullClass),
+                        poolClass ? 1 : 0, header);
             }
             default:
                 throw new IllegalArgumentException(input);

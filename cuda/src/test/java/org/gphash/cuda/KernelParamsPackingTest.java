@@ -65,8 +65,13 @@ class KernelParamsPackingTest {
         long[] seeds = {1, 2, 3, 4};
         ByteBuffer v3 = ByteBuffer.wrap(KernelParams.table(77, layout, g, seeds, 3)).order(ByteOrder.LITTLE_ENDIAN);
         assertEquals(3, v3.getLong(KernelParams.TABLE.byteOffset("format")));
-        assertEquals(ValueFormat.of(3, 128).classOf(128), v3.getLong(KernelParams.TABLE.byteOffset("value_class")));
-        assertEquals(ValueClasses.classOf(128), v3.getLong(KernelParams.TABLE.byteOffset("value_class")));
+        assertEquals(ValueFormat.of(3, 128, false).classOf(128), v3.getLong(KernelParams.TABLE.byteOffset("value_class")));
+        assertEquals(ValueClasses.bareClassOf(128), v3.getLong(KernelParams.TABLE.byteOffset("value_class")),
+                "a 128-byte value goes bare: a block of 128 bytes, whole lines");
+        ByteBuffer v3at120 = ByteBuffer.wrap(KernelParams.table(77, layout, new Geometry(2, 2, 8, 8, 120, false), seeds, 3))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(ValueClasses.classOf(120), v3at120.getLong(KernelParams.TABLE.byteOffset("value_class")),
+                "a 120-byte value behind its header: the framed class of 128-byte blocks");
         assertEquals(128, v3.getLong(KernelParams.TABLE.byteOffset("value_size")));
         assertEquals(77, v3.getLong(KernelParams.TABLE.byteOffset("pool")));
         ByteBuffer v2 = ByteBuffer.wrap(KernelParams.table(77, layout, g, seeds, 2)).order(ByteOrder.LITTLE_ENDIAN);

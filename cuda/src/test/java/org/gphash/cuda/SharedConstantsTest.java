@@ -259,6 +259,7 @@ class SharedConstantsTest {
     void formatThreeWordsAgree() {
         assertEquals(ValueClasses.HEADER_BYTES, c("kValueHeaderBytes"));
         assertEquals(ValueClasses.COUNT, c("kValueClassCount"));
+        assertEquals(ValueClasses.SIZES, c("kValueSizeCount"));
         assertEquals(ValueClasses.MAX_BLOCK_BYTES, c("kMaxBlockBytes"));
         assertEquals(SlotMetaV3.OFFSET_BITS, c("kMetaV3OffsetBits"));
         assertEquals(SlotMetaV3.OFFSET_UNIT, c("kMetaV3OffsetUnit"));

@@ -429,7 +429,8 @@ final class CpuTable {
             return swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         }
         long previous = reader.validItemBlock(pool, probe, key, keyOffset);
-        probe.readLength = table.values.read(pool, previous, previousOut, previousOutOffset);
+        probe.readLength = table.values.read(pool, previous, table.meta.valueClass(probe.matchMeta[0]), previousOut,
+                previousOutOffset);
         int r = swapValue(pool, p, probe, key, keyOffset, value, valueOffset);
         return r == OpStatus.UPDATED ? OpStatus.REPLACED : r;
     }
@@ -470,8 +471,9 @@ final class CpuTable {
         if (block < 0) {
             return OpStatus.NOT_FOUND;
         }
-        int size = table.values.length(pool, block);
-        long at = table.values.valueAt(block);
+        int valueClass = table.meta.valueClass(probe.matchMeta[0]);
+        int size = table.values.length(pool, block, valueClass);
+        long at = table.values.valueAt(block, valueClass);
         if (size != probe.expectedLength
                 || MemorySegment.mismatch(pool, at, at + size, expected, expectedOffset, expectedOffset + size) != -1) {
             return OpStatus.EXISTS;

@@ -82,8 +82,9 @@ final class CloseRecords {
         PoolFile file = table.file;
         try {
             long[] bits = table.blocks.usedBits();
+            byte[] classes = table.blocks.segmentClasses();
             int[] regionCrcs = regionCrcs(table, h);
-            long bytes = CloseRecord.bytesFor(bits.length, regionCrcs.length);
+            long bytes = CloseRecord.bytesFor(bits.length, regionCrcs.length, classes.length);
             PoolHeader.CloseRecordRef old = h.closeRecord();
             long offset;
             long end = h.fileLength();
@@ -99,7 +100,7 @@ final class CloseRecords {
             }
             MemorySegment pool = file.segment();
             int crc = CloseRecord.write(pool, offset, h, table.size.sum(), table.blocks.bitmapBlocks(), bits,
-                    regionCrcs);
+                    regionCrcs, classes);
             file.persister().persist(pool, offset, bytes);
             return h.withCloseRecord(new PoolHeader.CloseRecordRef(offset, (int) bytes, crc), end);
         } catch (PoolFullException | PoolIoException e) {

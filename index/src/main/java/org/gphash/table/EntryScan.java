@@ -149,12 +149,12 @@ public final class EntryScan {
                     continue;
                 }
                 long block = format.valueOffset(probe.matchMeta[0]);
-                if (isValueBlock != null && !isValueBlock.test(block)
-                        || !values.frameWhole(pool, block, format.valueClass(probe.matchMeta[0]))) {
+                int valueClass = format.valueClass(probe.matchMeta[0]);
+                if (isValueBlock != null && !isValueBlock.test(block) || !values.frameWhole(pool, block, valueClass)) {
                     state.badValues++;
                     continue;
                 }
-                long valueAt = values.valueAt(block);
+                long valueAt = values.valueAt(block, valueClass);
                 ItemChecksum c = probe.checksum;
                 if (c != null && c.stored(pool, block) != c.ofStored(pool, keyAt, pool, block)) {
                     if (!skipChecksumFailures) {
@@ -164,7 +164,7 @@ public final class EntryScan {
                     state.checksumFailures++;
                     continue;
                 }
-                chunk.add(pool, keyAt, valueAt, values.length(pool, block));
+                chunk.add(pool, keyAt, valueAt, values.length(pool, block, valueClass));
             }
             if (state.nextSlot >= slots) {
                 state.levels.remove(0);

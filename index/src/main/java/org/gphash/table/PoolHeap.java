@@ -1,7 +1,6 @@
 package org.gphash.table;
 
 import java.nio.file.Path;
-import java.util.function.LongToIntFunction;
 
 import org.gphash.format.HeapChunk;
 import org.gphash.format.PoolHeader;
@@ -26,7 +25,7 @@ public interface PoolHeap extends BlockHeap {
      */
     static PoolHeap of(PoolHeader h, Path path) {
         if (h.formatVersion() == PoolHeader.FORMAT_3) {
-            SegmentHeap heap = new SegmentHeap(h.geometry().valueSize());
+            SegmentHeap heap = new SegmentHeap(h.geometry().valueSize(), !h.geometry().itemChecksums());
             for (HeapChunk c : h.heapChunks()) {
                 heap.addRegion(c.offset(), c.length());
             }
@@ -82,12 +81,17 @@ public interface PoolHeap extends BlockHeap {
     long[] usedBits();
 
     /**
-     * Open after a clean close: the blocks {@code usedBits} marks (as {@link #usedBits} numbers them)
-     * are in use, {@code usedBlocks} of them, the rest free; no scan. {@code classOf} gives the class
-     * of the block at an offset as its value header says (format 3, whose record marks where blocks
-     * start; -1 where the header is not whole); format 2 does not ask.
+     * {@return the class each segment holds, -1 for none} (format 3, whose close record needs them
+     * beside {@link #usedBits}: a bare block names no class; format 2: none). Operations drained.
      */
-    void restore(long[] usedBits, long usedBlocks, LongToIntFunction classOf);
+    byte[] segmentClasses();
+
+    /**
+     * Open after a clean close: the blocks {@code usedBits} marks (as {@link #usedBits} numbers them)
+     * are in use, {@code usedBlocks} of them, the rest free; no scan. {@code segmentClasses} gives
+     * each segment's class (format 3, as {@link #segmentClasses} wrote them); format 2 does not ask.
+     */
+    void restore(long[] usedBits, long usedBlocks, byte[] segmentClasses);
 
     // ------------------------------------------------------------------ one bitmap, for the GPU
 

@@ -246,7 +246,8 @@ public final class PoolInspector implements AutoCloseable {
     public void readEntries(EntryScan.State state, org.gphash.EntryChunk chunk, LongPredicate isValueBlock) {
         chunk.clear();
         EntryScan.fill(file.segment(), layout, header.geometry(), MetaFormat.of(header.formatVersion()),
-                ValueFormat.of(header.formatVersion(), header.geometry().valueSize()), probe, state, chunk, true, isValueBlock,
+                ValueFormat.of(header.formatVersion(), header.geometry().valueSize(),
+                        header.geometry().itemChecksums()), probe, state, chunk, true, isValueBlock,
                 file.path());
     }
 

@@ -18,8 +18,8 @@ import org.gphash.error.PoolIoException;
 import org.gphash.format.ExtentTag;
 import org.gphash.format.HeaderStore;
 import org.gphash.format.HeapChunk;
+import org.gphash.format.MetaFormat;
 import org.gphash.format.PoolHeader;
-import org.gphash.format.SlotMeta;
 import org.gphash.format.ValueClasses;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashHook;
@@ -39,8 +39,6 @@ public final class PoolTable {
 
     /** The largest top level a header accepts. */
     static final int MAX_TOP_LOG2 = 40;
-    /** The largest pool a value offset (48 bits of the meta word) can address. */
-    static final long MAX_POOL_BYTES = SlotMeta.OFFSET_MASK;
 
     /** Items per slot a new pool is sized for before its first resize. */
     private static final double CREATE_FILL_TARGET = 0.85;
@@ -107,7 +105,7 @@ public final class PoolTable {
             // 2.3 GB for 53 MB of values), and grows by a quarter where they are longer.
             long blocks = capacity + capacity / 8 + ValueHeap.UPDATE_RESERVE + 1;
             heapBytes = format == PoolHeader.FORMAT_3
-                    ? new SegmentHeap(Math.min(g.valueSize(), FORMAT_3_INITIAL_VALUE_BYTES)).regionBytes(1L << 16, blocks)
+                    ? new SegmentHeap(Math.min(g.valueSize(), FORMAT_3_INITIAL_VALUE_BYTES), !g.itemChecksums()).regionBytes(1L << 16, blocks)
                     : Math.max(1L << 16, Math.multiplyExact(blocks, g.valueStride()));
             fileLength = Math.addExact(heapOffset, heapBytes);
         } catch (ArithmeticException e) {
@@ -115,10 +113,11 @@ public final class PoolTable {
             heapOffset = 0;
             heapBytes = 0;
         }
-        if (fileLength > MAX_POOL_BYTES) {
+        long maxPoolBytes = MetaFormat.of(format).maxOffset();
+        if (fileLength > maxPoolBytes) {
             throw new IllegalArgumentException("initialCapacity " + capacity + " needs a pool of "
                     + (fileLength == Long.MAX_VALUE ? "more than 2^63" : Long.toString(fileLength)) + " bytes, more than the "
-                    + MAX_POOL_BYTES + " a value offset can address; nothing was created");
+                    + maxPoolBytes + " a value offset can address; nothing was created");
         }
         if (fileLength > config.maxPoolBytes()) {
             throw new PoolFullException("a pool for " + capacity + " items needs " + fileLength

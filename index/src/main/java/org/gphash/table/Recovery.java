@@ -48,11 +48,10 @@ final class Recovery {
         PoolHeap heap = table.blocks;
         CloseRecord.Loaded r = CloseRecord.read(table.file.segment(), table.headers.current(), heap.bitmapBlocks(),
                 heap.bitmapWords());
-        if (r == null) {
-            return null;
+        if (r == null || table.values.variableLengths() && r.segmentClasses() == null) {
+            return null;  // format 3's record of the layout before segment classes: a bare block names no class
         }
-        MemorySegment pool = table.file.segment();
-        heap.restore(r.usedBits(), r.usedBlocks(), offset -> table.values.classInHeader(pool, offset));
+        heap.restore(r.usedBits(), r.usedBlocks(), r.segmentClasses());
         table.regions = new RegionCheck(table.file, table.headers.current(), r.regionCrcs(), () -> table.regions = null);
         table.size.reset();
         table.size.add(r.items());

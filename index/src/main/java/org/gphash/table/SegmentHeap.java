@@ -2,9 +2,9 @@ package org.gphash.table;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongToIntFunction;
 
 import org.gphash.format.ValueClasses;
+import org.gphash.format.ValueFormat;
 
 /**
  * Format 3's value heap as the pool uses it ({@link PoolHeap}): blocks of every size class
@@ -21,8 +21,10 @@ import org.gphash.format.ValueClasses;
  * room and no free segment may be given to it; the growth that follows asks {@link #canTake} first.
  *
  * <p><b>The close record</b> numbers the heap's 16-byte units, regions in order of offsets, and marks
- * the unit each block in use starts at ({@link #usedBits}); the next open reads each marked block's
- * class from its value header ({@link #restore}), which a block in use always has whole.
+ * the unit each block in use starts at ({@link #usedBits}), with the class each segment holds
+ * ({@link #segmentClasses}, segments in the same order); the next open restores every segment of the
+ * class the record gives it ({@link #restore}). A bare block has no header to name its class, so the
+ * record does.
  */
 public final class SegmentHeap implements PoolHeap {
 
@@ -47,9 +49,13 @@ public final class SegmentHeap implements PoolHeap {
     private final AtomicLong marked = new AtomicLong();
     private volatile Regions regions = new Regions(new long[0], new long[0], new long[1], 1, 0);
 
-    /** A heap for values of at most {@code valueSize} bytes, with no region yet. */
-    public SegmentHeap(int valueSize) {
-        this.fullClass = ValueClasses.classOf(valueSize);
+    /**
+     * A heap for values of at most {@code valueSize} bytes, with no region yet; {@code bareValues}: a
+     * value whose length is a block size takes a bare block ({@link ValueFormat#of}: where the pool
+     * keeps no item checksums), which decides the class of a value of the value size.
+     */
+    public SegmentHeap(int valueSize, boolean bareValues) {
+        this.fullClass = ValueFormat.v3(valueSize, bareValues).classOf(valueSize);
         int block = ValueClasses.blockBytes(fullClass);
         this.fullPerSegment = block > SizeClassHeap.SMALL_BLOCK_MAX ? 0 : SEGMENT / block;
         this.fullSegments = block > SizeClassHeap.SMALL_BLOCK_MAX ? (block + SEGMENT - 1) / SEGMENT : 1;
@@ -201,23 +207,41 @@ public final class SegmentHeap implements PoolHeap {
     }
 
     /**
-     * Open after a clean close: the blocks that start at the units {@code usedBits} marks are in use.
-     * A segment's blocks are all of one class, read from the value header of its first block in use
-     * ({@code classOf}: -1 where the header is not whole, which a cleanly closed pool never has:
-     * refused); each segment of small blocks is restored whole under one take of the heap's lock
-     * ({@link SizeClassHeap#restoreSegment}), runs of segments block by block. Reading every block's
-     * header and marking each under the lock took 55-110 ms for 1M blocks.
+     * The class each segment holds, segments in order of offsets (as {@link #unitNumber} numbers their
+     * units: segment {@code i} holds units {@code 4096 i} on), -1 for a free one or one inside a run
+     * of segments after its first. Operations drained.
      */
     @Override
-    public void restore(long[] usedBits, long usedBlocks, LongToIntFunction classOf) {
+    public byte[] segmentClasses() {
+        long[] offsets = segmentOffsets();
+        byte[] classes = new byte[offsets.length];
+        SizeClassHeap h = heap;
+        for (int i = 0; i < offsets.length; i++) {
+            classes[i] = (byte) h.classAt(offsets[i]);
+        }
+        return classes;
+    }
+
+    /**
+     * Open after a clean close: the blocks that start at the units {@code usedBits} marks are in use,
+     * each of the class {@code segmentClasses} gives its segment; each segment of small blocks is
+     * restored whole under one take of the heap's lock ({@link SizeClassHeap#restoreSegment}), runs of
+     * segments block by block. A mark that is no block of its segment's class, or a segment with marks
+     * and no class, is refused.
+     *
+     * @throws IllegalStateException naming the first block refused
+     */
+    @Override
+    public void restore(long[] usedBits, long usedBlocks, byte[] segmentClasses) {
         startRebuild();
         Regions r = regions;
         SizeClassHeap h = heap;
         int wordsPerSegment = UNITS_PER_SEGMENT / 64;
         long[] blockBits = new long[(SEGMENT / ValueClasses.blockBytes(0) + 63) / 64];
+        int k = 0;
         for (int i = 0; i < r.offset.length; i++) {
             long segments = r.bytes[i] / SEGMENT;
-            for (long sg = 0; sg < segments; sg++) {
+            for (long sg = 0; sg < segments; sg++, k++) {
                 int firstWord = (int) ((r.firstUnit[i] >>> 6) + sg * wordsPerSegment);
                 long segmentOffset = r.offset[i] + sg * SEGMENT;
                 int first = -1;
@@ -229,13 +253,13 @@ public final class SegmentHeap implements PoolHeap {
                 if (first < 0) {
                     continue;
                 }
-                int c = classOf.applyAsInt(segmentOffset + (long) first * UNIT);
-                if (c < 0) {
+                int c = k < segmentClasses.length ? segmentClasses[k] : -1;
+                if (c < 0 || c >= ValueClasses.COUNT) {
                     throw restoreRefused(segmentOffset + (long) first * UNIT);
                 }
                 int block = ValueClasses.blockBytes(c);
                 if (block > SizeClassHeap.SMALL_BLOCK_MAX) {
-                    restoreRun(usedBits, firstWord, wordsPerSegment, segmentOffset, classOf);
+                    restoreRun(usedBits, firstWord, wordsPerSegment, segmentOffset, c);
                     continue;
                 }
                 Arrays.fill(blockBits, 0);
@@ -260,13 +284,12 @@ public final class SegmentHeap implements PoolHeap {
         }
     }
 
-    /** The blocks of runs of segments that start in one segment, each of the class its header gives. */
-    private void restoreRun(long[] usedBits, int firstWord, int words, long segmentOffset, LongToIntFunction classOf) {
+    /** The blocks of runs of segments that start in one segment, of class {@code valueClass}. */
+    private void restoreRun(long[] usedBits, int firstWord, int words, long segmentOffset, int valueClass) {
         for (int w = 0; w < words; w++) {
             for (long x = usedBits[firstWord + w]; x != 0; x &= x - 1) {
                 long offset = segmentOffset + (long) ((w << 6) + Long.numberOfTrailingZeros(x)) * UNIT;
-                int c = classOf.applyAsInt(offset);
-                if (c < 0 || !isBlock(offset, c) || !markUsed(offset, c)) {
+                if (!isBlock(offset, valueClass) || !markUsed(offset, valueClass)) {
                     throw restoreRefused(offset);
                 }
             }
@@ -275,7 +298,7 @@ public final class SegmentHeap implements PoolHeap {
 
     private static IllegalStateException restoreRefused(long offset) {
         return new IllegalStateException("the close record marks a block at pool offset " + offset
-                + " whose value header is not whole, or no block of its segment's class, or marked twice");
+                + " in a segment it names no class for, or no block of its segment's class, or marked twice");
     }
 
     // ------------------------------------------------------------------ one bitmap of the full class

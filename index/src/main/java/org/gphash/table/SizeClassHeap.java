@@ -724,6 +724,16 @@ public final class SizeClassHeap {
         return (int) (within / block);
     }
 
+    /**
+     * {@return the class the segment at {@code offset} holds, -1 where it is free or inside a run of
+     * segments after its first} (the close record's copy: operations drained)
+     */
+    public int classAt(long offset) {
+        Segments g = seg;
+        int owner = g.owner.get(segmentOf(g, offset));
+        return owner >= 0 ? owner : -1;
+    }
+
     private static int segmentOf(Segments g, long offset) {
         int s = segmentAt(g, offset);
         if (s < 0) {

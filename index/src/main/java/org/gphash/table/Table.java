@@ -64,13 +64,13 @@ public final class Table {
         this.file = file;
         this.headers = headers;
         this.hook = hook;
-        this.maxPoolBytes = maxPoolBytes;
         this.passes = passes;
         this.persistOnSyncOnly = durability == Durability.ON_CLOSE_OR_SYNC;
         PoolHeader h = headers.current();
         this.geometry = h.geometry();
         this.meta = MetaFormat.of(h.formatVersion());
-        this.values = ValueFormat.of(h.formatVersion(), geometry.valueSize());
+        this.maxPoolBytes = Math.min(maxPoolBytes, meta.maxOffset());  // growth stops where a word can no longer name a block
+        this.values = ValueFormat.of(h.formatVersion(), geometry.valueSize(), geometry.itemChecksums());
         this.fullClass = values.classOf(geometry.valueSize());
         this.seeds = h.seeds();
         this.blocks = PoolHeap.of(h, file.path());

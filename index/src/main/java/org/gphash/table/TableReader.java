@@ -43,7 +43,7 @@ public final class TableReader {
         if (block < 0) {
             return OpStatus.NOT_FOUND;
         }
-        probe.readLength = table.values.read(pool, block, out, outOffset);
+        probe.readLength = table.values.read(pool, block, table.meta.valueClass(probe.matchMeta[0]), out, outOffset);
         return OpStatus.FOUND;
     }
 

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.LongToIntFunction;
 
 import org.gphash.Geometry;
 import org.gphash.error.PoolFormatException;
@@ -369,11 +368,17 @@ public final class ValueHeap implements PoolHeap {
      * use. No loop of its own: open of a large pool is one pass over the record, in its CRC and count.
      */
     @Override
-    public void restore(long[] usedBits, long usedBlocks, LongToIntFunction classOf) {
+    public void restore(long[] usedBits, long usedBlocks, byte[] segmentClasses) {
         restore(usedBits, usedBlocks);
     }
 
-    /** {@link #restore(long[], long, LongToIntFunction)}: format 2's bitmap numbers blocks of one size. */
+    /** Format 2 has no segments: no classes to record. */
+    @Override
+    public byte[] segmentClasses() {
+        return new byte[0];
+    }
+
+    /** {@link #restore(long[], long, byte[])}: format 2's bitmap numbers blocks of one size. */
     public void restore(long[] usedBits, long usedBlocks) {
         Layout l = layout;
         if (usedBits.length != l.bitmap.length()) {

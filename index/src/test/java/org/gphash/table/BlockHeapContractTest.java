@@ -53,13 +53,21 @@ class BlockHeapContractTest {
     private record Side(BlockHeap heap, IntConsumer grow) {
     }
 
+    /** Format 3's heap whose values of the value size take blocks of class {@code c}, framed or bare. */
+    private static SegmentHeap heapOfClass(int c) {
+        boolean bare = ValueClasses.isBare(c);
+        SegmentHeap heap = new SegmentHeap(ValueClasses.blockBytes(c) - ValueClasses.headerBytes(c), bare);
+        assertEquals(c, heap.fullClass());
+        return heap;
+    }
+
     /**
      * A heap of class {@code c} with {@code segments} segments' worth of blocks: format 3's, or format
      * 2's with as many blocks as format 3's regions hold (chunks of that many blocks).
      */
     private static Side side(boolean format3, int c, int segments) {
         int block = ValueClasses.blockBytes(c);
-        SegmentHeap regions = new SegmentHeap(ValueClasses.blockBytes(c) - ValueClasses.HEADER_BYTES);
+        SegmentHeap regions = heapOfClass(c);
         ValueHeap chunks = format3 ? null : new ValueHeap(block, List.of());
         if (chunks != null) {
             chunks.startRebuild();
@@ -285,7 +293,7 @@ class BlockHeapContractTest {
     @ValueSource(ints = {0, 7, 20, 40})
     void formatThreesHeapTakesTheWholeSegmentsOfARegion(int valueClass) {
         int seg = SizeClassHeap.SEGMENT_BYTES;
-        SegmentHeap heap = new SegmentHeap(ValueClasses.blockBytes(valueClass) - ValueClasses.HEADER_BYTES);
+        SegmentHeap heap = heapOfClass(valueClass);
         heap.addRegion(FIRST + 8, seg - 8);
         assertEquals(0, heap.totalBlocks(), "less than a segment from the boundary: nothing");
         assertEquals(0, heap.totalBytes());
@@ -303,11 +311,12 @@ class BlockHeapContractTest {
     /**
      * The close record's copy of format 3's heap: unit numbers and offsets are each other's inverse
      * over regions added in any order (some too small for a block of a large class), and a bitmap of
-     * the units where blocks in use start, with each block's class read back as its value header
-     * would give it, restores a heap of the same regions to the same blocks in use, no scan.
+     * the units where blocks in use start, with the class each segment holds (framed and bare: a bare
+     * block has no header to name it), restores a heap of the same regions to the same blocks in use,
+     * no scan.
      */
     @Property(tries = 100)
-    void formatThreesBitmapRestoresTheBlocksInUse(@ForAll @IntRange(min = 0, max = 63) int valueClass,
+    void formatThreesBitmapRestoresTheBlocksInUse(@ForAll @IntRange(min = 0, max = 127) int valueClass,
                                                   @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
         Random r = new Random(seed);
         int seg = SizeClassHeap.SEGMENT_BYTES;
@@ -317,8 +326,8 @@ class BlockHeapContractTest {
         }
         Collections.shuffle(Arrays.asList(regions), r);
         int maxValue = ValueClasses.blockBytes(valueClass) - ValueClasses.HEADER_BYTES;
-        SegmentHeap heap = new SegmentHeap(maxValue);
-        SegmentHeap again = new SegmentHeap(maxValue);
+        SegmentHeap heap = new SegmentHeap(maxValue, false);
+        SegmentHeap again = new SegmentHeap(maxValue, false);
         for (long[] g : regions) {
             heap.addRegion(g[0], g[1]);
             again.addRegion(g[0], g[1]);
@@ -342,7 +351,9 @@ class BlockHeapContractTest {
         }
         long[] bits = heap.usedBits();
         assertEquals(heap.bitmapWords(), bits.length);
-        again.restore(bits, classOf.size(), offset -> classOf.getOrDefault(offset, -1));
+        byte[] classes = heap.segmentClasses();
+        again.restore(bits, classOf.size(), classes);
+        assertArrayEquals(classes, again.segmentClasses(), "each segment holds the class it held");
         assertEquals(heap.freeBlocks(), again.freeBlocks());
         assertEquals(heap.totalBlocks(), again.totalBlocks());
         assertEquals(classOf.size(), again.usedBlocks());
@@ -446,7 +457,7 @@ class BlockHeapContractTest {
                                                       @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
         Random r = new Random(seed);
         int seg = SizeClassHeap.SEGMENT_BYTES;
-        SegmentHeap heap = new SegmentHeap(200_000);  // classes up to runs of several segments
+        SegmentHeap heap = new SegmentHeap(200_000, false);  // classes up to runs of several segments
         long[] end = {FIRST};
         heap.addRegion(end[0], (long) segments * seg);
         end[0] += (long) segments * seg + seg;  // a gap before the next region

@@ -216,16 +216,16 @@ class SizeClassHeapTest {
     void offsetsThatAreNoBlockAreRefused() {
         SizeClassHeap heap = new SizeClassHeap();
         heap.addRegion(SEG, 4L * SEG);
-        long a = heap.allocate(6);  // 128-byte blocks
+        long a = heap.allocate(12);  // 128-byte blocks, framed
         assertEquals(SEG, a, "the lowest block of the lowest segment");
-        assertEquals(SEG + 128, heap.allocate(6));
-        assertThrows(IllegalArgumentException.class, () -> heap.free(a + 16, 6), "inside a block");
-        assertThrows(IllegalArgumentException.class, () -> heap.free(a, 7), "another class");
-        assertThrows(IllegalArgumentException.class, () -> heap.free(10L * SEG, 6), "outside every region");
+        assertEquals(SEG + 128, heap.allocate(12));
+        assertThrows(IllegalArgumentException.class, () -> heap.free(a + 16, 12), "inside a block");
+        assertThrows(IllegalArgumentException.class, () -> heap.free(a, 13), "another class: bare blocks of the same size");
+        assertThrows(IllegalArgumentException.class, () -> heap.free(10L * SEG, 12), "outside every region");
         assertThrows(IllegalArgumentException.class, () -> heap.addRegion(2L * SEG, SEG), "overlapping the last region");
         assertThrows(IllegalArgumentException.class, () -> heap.addRegion(100L * SEG, 1000), "not whole segments");
-        heap.free(a, 6);
-        assertEquals(a, heap.allocate(6), "a freed block is taken again, lowest first");
+        heap.free(a, 12);
+        assertEquals(a, heap.allocate(12), "a freed block is taken again, lowest first");
         long large = heap.allocate(ValueClasses.COUNT - 1);  // 1.19 MiB: more than the four segments left
         assertEquals(-1, large);
         heap.addRegion(100L * SEG, 32L * SEG);

@@ -37,38 +37,55 @@ import org.gphash.Geometry;
  * can be written ({@link #markTouched}). The scan after a crash checks every region whose bit is clear
  * against the CRC the close recorded ({@link #readOpened}): no write of the crashed process touched it.
  *
- * <p>Layout (little-endian): magic "GPHCLOS2" or "GPHOPEN2" (8), pool identity (8), header digest or
+ * <p>Layout (little-endian): magic "GPHCLOS4" or "GPHOPEN4" (8), pool identity (8), header digest or
  * shape digest (8), items (8), heap blocks (8), bitmap words n (8), n words of the bitmap (1 = block
- * in use), regions m (8), m CRC32C values (4 each), zero padding to 8 bytes; the header's CRC and length
- * cover these bytes. Then, not covered by them, the touched bits ({@link #touchedBytes}), where the
- * extent has room. A record of the first layout (magic "GPHCLOSE", no region CRCs) is not trusted:
- * such a pool opens by the full scan once, and its next close writes this layout.
+ * in use), regions m (8), m CRC32C values (4 each), zero padding to 8 bytes, segment classes k (8), k
+ * bytes (the class each of format 3's heap segments holds, -1 for none: a bare block has no header
+ * to name its class; none in format 2), zero padding to 8 bytes; the header's CRC and length cover
+ * these bytes. Then, not covered by them, the touched bits ({@link #touchedBytes}), where the extent
+ * has room. A record of the layout before ("GPHCLOS3", "GPHOPEN3": no segment classes) is read as
+ * one with none ({@link Loaded#segmentClasses} null: a format 3 pool then opens by the scan once); one
+ * of the first layout (magic "GPHCLOSE", no region CRCs) is not trusted: such a pool opens by the full
+ * scan once, and its next close writes this layout.
  */
 public final class CloseRecord {
 
-    public static final long MAGIC = 0x33534F4C43485047L; // "GPHCLOS3" little-endian
+    public static final long MAGIC = 0x34534F4C43485047L; // "GPHCLOS4" little-endian
     /** The magic of a record whose pool was opened since (see the class comment). */
-    public static final long OPENED_MAGIC = 0x334E45504F485047L; // "GPHOPEN3" little-endian
+    public static final long OPENED_MAGIC = 0x344E45504F485047L; // "GPHOPEN4" little-endian
+    /** The magic of a record of the layout before segment classes. */
+    static final long MAGIC_3 = 0x33534F4C43485047L; // "GPHCLOS3" little-endian
+    /** The magic of an opened record of the layout before segment classes. */
+    static final long OPENED_MAGIC_3 = 0x334E45504F485047L; // "GPHOPEN3" little-endian
     public static final int FIXED_BYTES = 48;
+    /** {@link #checkedBytes}'s count of segment classes for a record of the layout before them. */
+    private static final int NO_CLASSES = -1;
 
     private CloseRecord() {
     }
 
     /**
-     * Bytes of the checksummed part of a record of a heap whose bitmap has {@code words} words, and
-     * of a table of {@code regions} regions.
+     * Bytes of the checksummed part of a record of a heap whose bitmap has {@code words} words and
+     * which has {@code classes} segment classes ({@link #NO_CLASSES}: the layout before them), and of a
+     * table of {@code regions} regions.
      */
-    private static long checkedBytes(int words, int regions) {
+    private static long checkedBytes(int words, int regions, int classes) {
+        long bytes = classesAt(words, regions);
+        return classes == NO_CLASSES ? bytes : bytes + 8 + Geometry.alignUp(classes, 8);
+    }
+
+    /** Where the count of segment classes lies in a record. */
+    private static long classesAt(int words, int regions) {
         return FIXED_BYTES + 8L * words + 8 + Geometry.alignUp(4L * regions, 8);
     }
 
     /**
-     * Bytes a record of a heap whose bitmap has {@code words} words, and of a table of
-     * {@code regions} regions, needs: the checksummed part and the touched bits after it (the length
-     * the header names).
+     * Bytes a record of a heap whose bitmap has {@code words} words and which has {@code classes}
+     * segment classes, and of a table of {@code regions} regions, needs: the checksummed part and the
+     * touched bits after it (the length the header names).
      */
-    public static long bytesFor(int words, int regions) {
-        return checkedBytes(words, regions) + touchedBytes(regions);
+    public static long bytesFor(int words, int regions, int classes) {
+        return checkedBytes(words, regions, classes) + touchedBytes(regions);
     }
 
     /** Bytes of the touched bits of a table of {@code regions} regions (one bit each, whole words). */
@@ -78,8 +95,8 @@ public final class CloseRecord {
 
     /** Writes the record at {@code offset}, its touched bits clear (not persisted), and returns its CRC32C. */
     public static int write(MemorySegment pool, long offset, PoolHeader header, long items, long heapBlocks,
-                            long[] usedBits, int[] regionCrcs) {
-        MemorySegment r = pool.asSlice(offset, checkedBytes(usedBits.length, regionCrcs.length));
+                            long[] usedBits, int[] regionCrcs, byte[] segmentClasses) {
+        MemorySegment r = pool.asSlice(offset, checkedBytes(usedBits.length, regionCrcs.length, segmentClasses.length));
         pool.asSlice(offset + r.byteSize(), touchedBytes(regionCrcs.length)).fill((byte) 0);
         r.set(PoolHeader.LONG, 0, MAGIC);
         r.set(PoolHeader.LONG, 8, header.poolId());
@@ -94,6 +111,10 @@ public final class CloseRecord {
         if (regionCrcs.length % 2 != 0) {
             r.set(ValueLayout.JAVA_INT_UNALIGNED, at + 8 + 4L * regionCrcs.length, 0);
         }
+        long classesAt = classesAt(usedBits.length, regionCrcs.length);
+        r.set(PoolHeader.LONG, classesAt, segmentClasses.length);
+        r.asSlice(classesAt + 8, Geometry.alignUp(segmentClasses.length, 8)).fill((byte) 0);
+        MemorySegment.copy(segmentClasses, 0, r, ValueLayout.JAVA_BYTE, classesAt + 8, segmentClasses.length);
         return crc(r);
     }
 
@@ -139,7 +160,7 @@ public final class CloseRecord {
     public static PoolHeader.CloseRecordRef reopen(MemorySegment pool, PoolHeader h, int regions) {
         PoolHeader.CloseRecordRef ref = h.closeRecord();
         MemorySegment r = pool.asSlice(ref.offset(), ref.length() - touchedBytes(regions));
-        r.set(PoolHeader.LONG, 0, OPENED_MAGIC);
+        r.set(PoolHeader.LONG, 0, r.get(PoolHeader.LONG, 0) == MAGIC_3 ? OPENED_MAGIC_3 : OPENED_MAGIC);
         r.set(PoolHeader.LONG, 16, shapeDigest(h));
         pool.asSlice(touchedOffset(ref, regions), touchedBytes(regions)).fill((byte) 0);
         return new PoolHeader.CloseRecordRef(ref.offset(), ref.length(), crc(r));
@@ -187,11 +208,17 @@ public final class CloseRecord {
             return null;
         }
         long words = pool.get(PoolHeader.LONG, ref.offset() + 40);
-        if (words < 0 || words > Integer.MAX_VALUE || ref.length() != bytesFor((int) words, regions)) {
+        if (words < 0 || words > Integer.MAX_VALUE) {
             return null;
         }
-        MemorySegment r = pool.asSlice(ref.offset(), checkedBytes((int) words, regions));
-        if (crc(r) != ref.crc() || r.get(PoolHeader.LONG, 0) != OPENED_MAGIC || r.get(PoolHeader.LONG, 8) != h.poolId()
+        long magic = pool.get(PoolHeader.LONG, ref.offset());
+        int classes = classCount(pool, ref, (int) words, regions, magic == OPENED_MAGIC);
+        if (magic != OPENED_MAGIC && magic != OPENED_MAGIC_3 || classes < NO_CLASSES
+                || ref.length() != bytesFor((int) words, regions, classes)) {
+            return null;
+        }
+        MemorySegment r = pool.asSlice(ref.offset(), checkedBytes((int) words, regions, classes));
+        if (crc(r) != ref.crc() || r.get(PoolHeader.LONG, 8) != h.poolId()
                 || r.get(PoolHeader.LONG, 16) != shapeDigest(h)
                 || r.get(PoolHeader.LONG, FIXED_BYTES + 8L * words) != regions) {
             return null;
@@ -204,6 +231,24 @@ public final class CloseRecord {
         return new Opened(regionCrcs, touched);
     }
 
+    /**
+     * The count of segment classes in the record {@code ref} names, of the layout with them
+     * ({@code withClasses}), read where it lies; {@link #NO_CLASSES} for the layout before them; -2
+     * where the count cannot be (past the record, negative, too large).
+     */
+    private static int classCount(MemorySegment pool, PoolHeader.CloseRecordRef ref, int words, int regions,
+                                  boolean withClasses) {
+        if (!withClasses) {
+            return NO_CLASSES;
+        }
+        long at = classesAt(words, regions);
+        if (at + 8 > ref.length()) {
+            return -2;
+        }
+        long n = pool.get(PoolHeader.LONG, ref.offset() + at);
+        return n < 0 || n > ref.length() ? -2 : (int) n;
+    }
+
     private static int crc(MemorySegment r) {
         CRC32C crc = new CRC32C();
         crc.update(r.asByteBuffer());
@@ -211,10 +256,11 @@ public final class CloseRecord {
     }
 
     /**
-     * What a record says, once it is trusted: items, the heap's bitmap, the blocks it marks used and
-     * the table's region CRCs ({@link TableDigest}).
+     * What a record says, once it is trusted: items, the heap's bitmap, the blocks it marks used, the
+     * table's region CRCs ({@link TableDigest}) and the heap's segment classes (null in a record of the
+     * layout before them).
      */
-    public record Loaded(long items, long[] usedBits, long usedBlocks, int[] regionCrcs) {
+    public record Loaded(long items, long[] usedBits, long usedBlocks, int[] regionCrcs, byte[] segmentClasses) {
     }
 
     /**
@@ -229,13 +275,17 @@ public final class CloseRecord {
         if (!h.cleanShutdown() || !ref.present() || h.resizing()) {
             return null;
         }
-        long expected = bytesFor(words, regions);
-        if (ref.length() != expected || ref.offset() < PoolHeader.REGION_BYTES || ref.offset() + expected > h.fileLength()
-                || ref.offset() + expected > pool.byteSize()) {
+        if (ref.offset() < PoolHeader.REGION_BYTES || ref.offset() + ref.length() > h.fileLength()
+                || ref.offset() + ref.length() > pool.byteSize() || ref.length() < FIXED_BYTES) {
             return null;
         }
-        MemorySegment r = pool.asSlice(ref.offset(), checkedBytes(words, regions));
-        if (crc(r) != ref.crc() || r.get(PoolHeader.LONG, 0) != MAGIC || r.get(PoolHeader.LONG, 8) != h.poolId()
+        long magic = pool.get(PoolHeader.LONG, ref.offset());
+        int classes = classCount(pool, ref, words, regions, magic == MAGIC);
+        if (magic != MAGIC && magic != MAGIC_3 || classes < NO_CLASSES || ref.length() != bytesFor(words, regions, classes)) {
+            return null;
+        }
+        MemorySegment r = pool.asSlice(ref.offset(), checkedBytes(words, regions, classes));
+        if (crc(r) != ref.crc() || r.get(PoolHeader.LONG, 8) != h.poolId()
                 || r.get(PoolHeader.LONG, 16) != headerDigest(h)
                 || r.get(PoolHeader.LONG, 32) != heapBlocks || r.get(PoolHeader.LONG, 40) != words
                 || r.get(PoolHeader.LONG, FIXED_BYTES + 8L * words) != regions) {
@@ -258,7 +308,12 @@ public final class CloseRecord {
         for (long w : bits) {
             used += Long.bitCount(w);
         }
+        byte[] segmentClasses = null;
+        if (classes != NO_CLASSES) {
+            segmentClasses = new byte[classes];
+            MemorySegment.copy(r, ValueLayout.JAVA_BYTE, classesAt(words, regions) + 8, segmentClasses, 0, classes);
+        }
         // Every item owns one block: a record whose counts disagree describes some other state.
-        return used == items ? new Loaded(items, bits, used, regionCrcs) : null;
+        return used == items ? new Loaded(items, bits, used, regionCrcs, segmentClasses) : null;
     }
 }

@@ -43,6 +43,11 @@ public final class MetaFormat {
         return version;
     }
 
+    /** {@return the largest pool offset a word can name: the pool's length at most (format 2: 256 TiB, format 3: 32 TiB)} */
+    public long maxOffset() {
+        return version == 3 ? SlotMetaV3.MAX_OFFSET : SlotMeta.OFFSET_MASK;
+    }
+
     /** {@return the pool offset of the value block the item's word {@code meta} names} */
     public long valueOffset(long meta) {
         return version == 3 ? SlotMetaV3.valueOffset(meta) : SlotMeta.valueOffset(meta);

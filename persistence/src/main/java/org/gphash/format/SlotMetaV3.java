@@ -7,16 +7,20 @@ package org.gphash.format;
  * one word (no ABA through a block of another size).
  *
  * <pre>
- *  63            48 47    42 41                                    0
- * +----------------+--------+---------------------------------------+
- * |  fingerprint   | class  |  value offset / 16 (42 bits: 64 TiB)  |
- * +----------------+--------+---------------------------------------+
+ *  63            48 47     41 40                                   0
+ * +----------------+---------+--------------------------------------+
+ * |  fingerprint   |  class  |  value offset / 16 (41 bits: 32 TiB) |
+ * +----------------+---------+--------------------------------------+
  * </pre>
+ *
+ * <p>The class's lowest bit (bit 41) says whether the block is bare ({@link ValueClasses#isBare}); words
+ * written before bare classes had six bits of class above a 42-bit offset whose top bit was 0 in any
+ * pool under 32 TiB, so they read as the same framed class and offset.
  *
  * <p>The slot states are format 2's ({@link SlotMeta}): the word 0 is EMPTY, fingerprint 1 is
  * INSERT, a published item has a fingerprint of at least 2. Blocks start on 16 bytes, so the offset
  * is kept in 16-byte units. The CUDA side (core/slot_meta_v3.cuh) encodes and decodes the same way;
- * {@code Format3AgreementTest} holds both to known answers. Not used by the engines yet.
+ * {@code Format3AgreementTest} holds both to known answers.
  */
 public final class SlotMetaV3 {
 
@@ -24,12 +28,12 @@ public final class SlotMetaV3 {
     public static final long INSERT = SlotMeta.INSERT;
     public static final int FIRST_VALID_FINGERPRINT = SlotMeta.FIRST_VALID_FINGERPRINT;
     /** Bits of the offset field; offsets are in units of {@link #OFFSET_UNIT} bytes. */
-    public static final int OFFSET_BITS = 42;
+    public static final int OFFSET_BITS = 41;
     public static final int OFFSET_UNIT = 16;
-    /** The largest pool offset a word can name (64 TiB less one unit). */
+    /** The largest pool offset a word can name (32 TiB less one unit). */
     public static final long MAX_OFFSET = ((1L << OFFSET_BITS) - 1) * OFFSET_UNIT;
     private static final int CLASS_SHIFT = OFFSET_BITS;
-    private static final long CLASS_MASK = 0x3F;
+    private static final long CLASS_MASK = 0x7F;
     private static final long UNITS_MASK = (1L << OFFSET_BITS) - 1;
 
     private SlotMetaV3() {

@@ -13,7 +13,8 @@ package org.gphash.format;
  * named class {@code c} and found a header of another class's length (a block freed and taken by a
  * value of another size, or bytes never written) refuses it rather than read past or short of the
  * value. The CUDA side (core/value_block_header.cuh) does the same; {@code Format3AgreementTest} holds
- * both to known answers. Not used by the engines yet.
+ * both to known answers. Bare blocks ({@link ValueClasses#isBare}) have no header: a length and a class
+ * never disagree there.
  */
 public final class ValueBlockHeader {
 
@@ -45,7 +46,7 @@ public final class ValueBlockHeader {
         return (int) (header >>> 32);
     }
 
-    /** Whether {@code header}, read from a block of {@code valueClass}, is one that block's value could have. */
+    /** Whether {@code header}, read from a block of framed class {@code valueClass}, is one that block's value could have. */
     public static boolean wholeIn(long header, int valueClass) {
         long length = length(header);
         return length <= ValueClasses.MAX_VALUE_BYTES && ValueClasses.classOf(length) == valueClass;

@@ -7,7 +7,7 @@ import java.util.Arrays;
  * gives each value a block of the least class that holds the value and its {@link #HEADER_BYTES}-byte
  * header. Class sizes step by 16 bytes from 32 to {@link #LINEAR_MAX_BYTES} (32, 48, 64, ..., 240,
  * 256), then 2^(1/4) apart, each rounded up to 16 bytes, equal neighbours merged (320, 368, 432, 512,
- * ...) up to {@link #MAX_BLOCK_BYTES}, in {@link #COUNT} classes. A simulation of the issue's workload (values of 8 B to 4 KiB, ten rounds of
+ * ...) up to {@link #MAX_BLOCK_BYTES}, in {@link #SIZES} sizes. A simulation of the issue's workload (values of 8 B to 4 KiB, ten rounds of
  * updates that change every value's size) kept the heap at 1.20x the live bytes with these classes,
  * against 1.29x for classes sqrt(2) apart and 1.54x for powers of two.
  *
@@ -16,8 +16,17 @@ import java.util.Arrays;
  * is {@code ceil16(ceil((32 << q) * m[r] / 65536))} for class step {@code 4q + r}.
  * {@code Format3AgreementTest} holds both sides to a committed file of known answers.
  *
- * <p>Not used by the engines yet: format 2 pools hold values of one size. This is the first step of
- * format 3, the constants both languages share.
+ * <p><b>Framed and bare.</b> Each block size gives two classes: an even class {@code 2i}, whose blocks
+ * hold a value behind its header ("framed"), and an odd class {@code 2i + 1}, whose blocks hold a value
+ * of exactly the block's size and nothing else ("bare": its length is the block's, known from the
+ * class the meta word names). A value whose length is a block size is stored bare where the pool keeps
+ * no item checksums (they live in the header): a 128-byte value then takes a block of 128 bytes, whole
+ * 64-byte lines, where framed it took 144 across three lines, and the GPU's link pays per line
+ * touched (issue 53: format 3 at 128-byte values ran at 0.70-0.91x format 2 on the H200, at 120 bytes,
+ * frames of whole lines, at format 2's figures). A segment of the heap holds blocks of one class, so
+ * bare and framed blocks of one size never share one, and the close record names each segment's
+ * class. Old pools' words, before bare classes, read as framed: their class field was the even
+ * number's upper six bits.
  */
 public final class ValueClasses {
 
@@ -33,10 +42,12 @@ public final class ValueClasses {
     /** 2^(r/4) for r = 0..3, in 16.16 fixed point, rounded up. */
     private static final long[] QUARTER_STEPS = {65_536, 77_936, 92_682, 110_218};
     private static final int[] BLOCK_BYTES = table();
-    /** Classes: enough that the largest holds a value of 1 MiB and its header. */
-    public static final int COUNT = BLOCK_BYTES.length;
+    /** Block sizes: enough that the largest holds a value of 1 MiB and its header. */
+    public static final int SIZES = BLOCK_BYTES.length;
+    /** Classes: a framed and a bare one per block size (the meta word's 7 bits). */
+    public static final int COUNT = 2 * SIZES;
     /** The largest block. */
-    public static final int MAX_BLOCK_BYTES = BLOCK_BYTES[COUNT - 1];
+    public static final int MAX_BLOCK_BYTES = BLOCK_BYTES[SIZES - 1];
     /** The longest value a block holds (a little over 1 MiB). */
     public static final int MAX_VALUE_BYTES = MAX_BLOCK_BYTES - HEADER_BYTES;
 
@@ -65,16 +76,35 @@ public final class ValueClasses {
         return (a + b - 1) / b;
     }
 
-    /** {@return the bytes of a block of class {@code c}, header included} */
+    /** {@return the bytes of a block of class {@code c}, header included where it has one} */
     public static int blockBytes(int c) {
         if (c < 0 || c >= COUNT) {
             throw new IllegalArgumentException("value class " + c + " is not one of the " + COUNT + " classes");
         }
-        return BLOCK_BYTES[c];
+        return BLOCK_BYTES[c >>> 1];
+    }
+
+    /** {@return whether blocks of class {@code c} hold a value of their own size and no header} */
+    public static boolean isBare(int c) {
+        return (c & 1) != 0;
+    }
+
+    /** {@return the bytes before the value in a block of class {@code c}: its header's, or none} */
+    public static int headerBytes(int c) {
+        return isBare(c) ? 0 : HEADER_BYTES;
     }
 
     /**
-     * {@return the least class whose block holds a value of {@code length} bytes and its header}
+     * {@return the bare class of a value of {@code length} bytes: the one whose block has exactly that
+     * size, or -1 where no block does}
+     */
+    public static int bareClassOf(long length) {
+        int i = Arrays.binarySearch(BLOCK_BYTES, (int) Math.min(length, Integer.MAX_VALUE));
+        return length >= 0 && i >= 0 ? 2 * i + 1 : -1;
+    }
+
+    /**
+     * {@return the framed class of the least block that holds a value of {@code length} bytes and its header}
      *
      * @throws IllegalArgumentException if the length is negative or over {@link #MAX_VALUE_BYTES}
      */
@@ -85,8 +115,8 @@ public final class ValueClasses {
         }
         long need = length + HEADER_BYTES;
         int lo = 0;
-        int hi = COUNT - 1;
-        while (lo < hi) {  // the least class with a block of at least need bytes
+        int hi = SIZES - 1;
+        while (lo < hi) {  // the least block size of at least need bytes
             int mid = (lo + hi) >>> 1;
             if (BLOCK_BYTES[mid] >= need) {
                 hi = mid;
@@ -94,6 +124,6 @@ public final class ValueClasses {
                 lo = mid + 1;
             }
         }
-        return lo;
+        return 2 * lo;
     }
 }

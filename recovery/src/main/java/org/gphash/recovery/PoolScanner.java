@@ -83,7 +83,7 @@ public final class PoolScanner {
         checkExtents(h, t, g, f);
         HeapMap heap = HeapMap.of(h);
         MetaFormat meta = MetaFormat.of(h.formatVersion());
-        ValueFormat values = ValueFormat.of(h.formatVersion(), g.valueSize());
+        ValueFormat values = ValueFormat.of(h.formatVersion(), g.valueSize(), g.itemChecksums());
         MemorySegment seg = pool.segment();
         long totalSlots = t.totalBuckets() * g.slotsPerBucket();
         progress.start("scanning " + totalSlots + " slots", totalSlots);

@@ -5,7 +5,7 @@ import java.nio.ByteOrder;
 
 import org.gphash.Geometry;
 import org.gphash.format.PoolHeader;
-import org.gphash.format.ValueClasses;
+import org.gphash.format.ValueFormat;
 import org.gphash.table.TableLayout;
 
 /**
@@ -194,7 +194,9 @@ public final class KernelParams {
             w.put("seed", j, seeds[j]);
         }
         // Format 3's words name the class of the pool's value size: every value the kernels write has it.
-        int valueClass = formatVersion == PoolHeader.FORMAT_3 ? ValueClasses.classOf(g.valueSize()) : -1;
+        // The class of a value of the value size, as the CPU engine chooses it (bare where it is a block size).
+        int valueClass = formatVersion == PoolHeader.FORMAT_3
+                ? ValueFormat.of(formatVersion, g.valueSize(), g.itemChecksums()).classOf(g.valueSize()) : -1;
         return w.put("tags", tags).put("format", formatVersion).put("value_class", valueClass).bytes();
     }
 

@@ -17,6 +17,7 @@ import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.error.PoolFormatException;
 import org.gphash.format.PoolHeader;
 import org.gphash.format.ValueClasses;
+import org.gphash.format.ValueFormat;
 import org.gphash.persistence.PoolFile;
 import org.gphash.table.SizeClassHeap;
 import org.gphash.table.TableKernels;
@@ -73,7 +74,8 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
      */
     static void refuseUnsupported(Path pool, Geometry geometry, int formatVersion) {
         if (formatVersion == PoolHeader.FORMAT_3
-                && ValueClasses.blockBytes(ValueClasses.classOf(geometry.valueSize())) > SizeClassHeap.SMALL_BLOCK_MAX) {
+                && ValueClasses.blockBytes(ValueFormat.of(formatVersion, geometry.valueSize(), geometry.itemChecksums())
+                        .classOf(geometry.valueSize())) > SizeClassHeap.SMALL_BLOCK_MAX) {
             throw new BackendUnavailableException("pool " + pool + " is in format 3 with values of up to "
                     + geometry.valueSize() + " bytes; the GPU engine runs format 3 pools whose value blocks take at most "
                     + SizeClassHeap.SMALL_BLOCK_MAX + " bytes for now (issue 53, step 3b): use the CPU backend, or "

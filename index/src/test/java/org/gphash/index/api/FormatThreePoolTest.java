@@ -23,31 +23,41 @@ import org.gphash.format.ValueBlockHeader;
 import org.gphash.format.ValueClasses;
 import org.gphash.table.PoolInspector;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A format 3 pool made on request by the CPU engine (issue 53, step 3: one value size, values framed
- * in a heap of size classes): its header says format 3 and every value lies behind its block header;
- * it survives growth, resizes and reopens; open refuses a pool of another format than the one asked
- * for; the tools' reader opens it (recovery's FormatThreeToolsTest runs the tools); and item
- * checksums are refused with it.
+ * A format 3 pool made on request by the CPU engine (issue 53, step 3: one value size, values in a
+ * heap of size classes): its header says format 3 and every value lies behind its block header, or
+ * alone in a bare block where the value size is a block size (framed where the pool keeps item
+ * checksums, which the header holds); it survives growth, resizes and reopens; open refuses a pool of
+ * another format than the one asked for; the tools' reader opens it (recovery's FormatThreeToolsTest
+ * runs the tools).
  * The map's behaviour on format 3 is {@link ModelProperties}'s (every call, batch, reopen and crash).
  */
 class FormatThreePoolTest {
 
     private static final int VALUE = 128;
 
-    @Test
-    void aFormatThreePoolHoldsFramedValuesThroughGrowthResizesAndReopens() throws IOException {
+    /**
+     * 128 bytes is a block size: the values go bare, in blocks of 128 (the close record names each
+     * segment's class: a bare block has no header to). 120 bytes is not: each value goes behind its
+     * header in a block of 128, of the framed class. With item checksums every value is framed (the
+     * checksum is in the header).
+     */
+    @ParameterizedTest(name = "values of {0} bytes, item checksums {1}")
+    @CsvSource({"128, false", "120, false", "128, true"})
+    void aFormatThreePoolHoldsItsValuesThroughGrowthResizesAndReopens(int valueSize, boolean checksums) throws IOException {
         try (TestPools pools = TestPools.create()) {
             Path path = pools.pool("f3");
             int n = 20_000;  // from a capacity of 64: heap growths and table resizes on the way
-            try (GPHashIndex index = GPHashIndex.builder(path).backend(Backend.CPU).keySize(8).valueSize(VALUE)
-                    .initialCapacity(64).poolFormat(3).create()) {
+            try (GPHashIndex index = GPHashIndex.builder(path).backend(Backend.CPU).keySize(8).valueSize(valueSize)
+                    .itemChecksums(checksums).initialCapacity(64).poolFormat(3).create()) {
                 for (long k = 0; k < n; k++) {
-                    index.put(k, ModelProperties.value(k, 1, VALUE));
+                    index.put(k, ModelProperties.value(k, 1, valueSize));
                 }
                 for (long k = 0; k < n; k += 3) {
-                    index.put(k, ModelProperties.value(k, 2, VALUE));  // updates: new blocks, old ones reclaimed
+                    index.put(k, ModelProperties.value(k, 2, valueSize));  // updates: new blocks, old ones reclaimed
                 }
                 assertTrue(index.stats().resizes() > 0, "the table resized: " + index.stats());
             }
@@ -56,10 +66,13 @@ class FormatThreePoolTest {
                 assertTrue(index.lastRecovery().fromCloseRecord(), "a clean close's record, no scan: " + index.lastRecovery());
                 assertEquals(n, index.size());
                 for (long k = 0; k < n; k++) {
-                    assertArrayEquals(ModelProperties.value(k, k % 3 == 0 ? 2 : 1, VALUE), index.get(k), "key " + k);
+                    assertArrayEquals(ModelProperties.value(k, k % 3 == 0 ? 2 : 1, valueSize), index.get(k), "key " + k);
                 }
             }
-            assertEquals(n, framedValuesIn(path), "every value behind a whole header of the pool's size");
+            int expectedClass = !checksums && ValueClasses.bareClassOf(valueSize) >= 0 ? ValueClasses.bareClassOf(valueSize)
+                    : ValueClasses.classOf(valueSize);
+            assertEquals(n, valuesLaidOutIn(path, valueSize, expectedClass),
+                    "every value in a block of class " + expectedClass + ", behind a whole header where it is framed");
         }
     }
 
@@ -195,10 +208,10 @@ class FormatThreePoolTest {
     }
 
     /**
-     * Counts the items whose value block, as their meta word names it in format 3, holds a header
-     * that is whole for the pool's class and gives its value size: what a format 2 pool never holds.
+     * Counts the items whose meta word names a block of {@code valueClass} that holds, where the class
+     * is framed, a header whole for it that gives the value size: what a format 2 pool never holds.
      */
-    private static long framedValuesIn(Path path) throws IOException {
+    private static long valuesLaidOutIn(Path path, int valueSize, int valueClass) throws IOException {
         MemorySegment pool = MemorySegment.ofArray(Files.readAllBytes(path));
         PoolHeader h = PoolHeader.readFrom(pool, 0, path);
         MetaFormat meta = MetaFormat.of(PoolHeader.FORMAT_3);
@@ -213,9 +226,12 @@ class FormatThreePoolTest {
                     if (!SlotMeta.isItem(word)) {
                         continue;
                     }
+                    if (meta.valueClass(word) != valueClass) {
+                        continue;
+                    }
                     long header = pool.get(WORD, meta.valueOffset(word));
-                    if (ValueBlockHeader.wholeIn(header, ValueClasses.classOf(VALUE))
-                            && ValueBlockHeader.length(header) == VALUE) {
+                    if (ValueClasses.isBare(valueClass)
+                            || ValueBlockHeader.wholeIn(header, valueClass) && ValueBlockHeader.length(header) == valueSize) {
                         framed++;
                     }
                 }
