@@ -19,8 +19,9 @@ import java.util.Arrays;
  * <p><b>Framed and bare.</b> Each block size gives two classes: an even class {@code 2i}, whose blocks
  * hold a value behind its header ("framed"), and an odd class {@code 2i + 1}, whose blocks hold a value
  * of exactly the block's size and nothing else ("bare": its length is the block's, known from the
- * class the meta word names). A value whose length is a block size is stored bare where the pool keeps
- * no item checksums (they live in the header): a 128-byte value then takes a block of 128 bytes, whole
+ * class the meta word names). A value of the pool's value size, where that size is a block size, is
+ * stored bare where the pool keeps no item checksums (they live in the header; {@code ValueFormat}
+ * chooses): a fixed 128-byte value then takes a block of 128 bytes, whole
  * 64-byte lines, where framed it took 144 across three lines, and the GPU's link pays per line
  * touched (issue 53: format 3 at 128-byte values ran at 0.70-0.91x format 2 on the H200, at 120 bytes,
  * frames of whole lines, at format 2's figures). A segment of the heap holds blocks of one class, so

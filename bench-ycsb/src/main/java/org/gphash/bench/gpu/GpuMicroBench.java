@@ -286,7 +286,7 @@ public final class GpuMicroBench {
     static void parallel(Engine e, ExecutorService pool, List<Batch> parts, List<BatchResult> results)
             throws Exception {
         while (results.size() < parts.size()) {
-            results.add(new BatchResult(VALUE_SIZE, 1));
+            results.add(new BatchResult(parts.get(results.size()).valueSize(), 1));  // the parts' values, not the default size
         }
         List<Callable<Void>> tasks = new ArrayList<>();
         for (int i = 0; i < parts.size(); i++) {
