@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The tools on a format 3 pool (issue 53, item 4): {@code check}, {@code stats} and
- * {@code snapshot} read it (format 3's meta words, its heap of whole segments, each value's header),
+ * {@code snapshot} read it (format 3's meta words, its heap of whole segments, each value's header, or
+ * none where the values of the value size, 32 bytes, are bare),
  * find a value header changed behind the engine's back ({@code TORN_VALUE_FRAME}) and a value offset
  * moved off a block, and change no byte; {@code dump} and {@code import --pool-format} move items
  * between the formats.
@@ -32,8 +33,13 @@ class FormatThreeToolsTest {
 
     /** A cleanly closed format 3 pool holding keys 1..items, small enough to have resized and grown. */
     private Path pool(String name, int items) {
+        return pool(name, items, ToolFixture.VALUE_SIZE);
+    }
+
+    /** The same with values of up to {@code valueSize} bytes (the items' values have 32: framed where that is less). */
+    private Path pool(String name, int items, int valueSize) {
         Path p = f.dir.resolve(name);
-        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(ToolFixture.VALUE_SIZE).initialCapacity(32)
+        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(valueSize).initialCapacity(32)
                 .seed(7).poolFormat(3).create()) {
             for (long k = 1; k <= items; k++) {
                 index.put(k, ToolFixture.value(k));
@@ -61,7 +67,7 @@ class FormatThreeToolsTest {
 
     @Test
     void checkFindsATornValueHeaderAndAMovedValueOffset() {
-        Path p = pool("torn.pool", 500);
+        Path p = pool("torn.pool", 500, ToolFixture.VALUE_SIZE + 8);  // 32-byte values in a pool of 40: framed
         MetaFormat meta = MetaFormat.of(PoolHeader.FORMAT_3);
         ToolFixture.Slot torn = ToolFixture.items(p).get(5);
         ToolFixture.writeLong(p, meta.valueOffset(torn.meta()), 0L);  // the value's header zeroed
