@@ -440,8 +440,6 @@ final class HostOperations {
         // Writes mark buckets only while lent (inside the gate, which is closed now): a pool not lent
         // since the last take-back has nothing to refresh, and every GPU batch comes here, so the set,
         // whose drain scans a word per 4096 buckets, is not looked at then.
-        long start = System.nanoTime();
-        boolean tookBack = lent || heap && heapOnHost;
         if (lent) {
             long t0 = System.nanoTime();
             lent = false;
@@ -461,9 +459,6 @@ final class HostOperations {
             engine.path.heapToDevice();
             heapOnHost = false;
             engine.times.add(HostStageTimes.Stage.TAKE_BACK_HEAP, System.nanoTime() - t0);
-        }
-        if (tookBack) {
-            costs.tookBack(System.nanoTime() - start);  // the host writes' cost, not the GPU batch's
         }
     }
 

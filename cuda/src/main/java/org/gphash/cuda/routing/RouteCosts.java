@@ -2,7 +2,6 @@ package org.gphash.cuda.routing;
 
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
@@ -33,15 +32,6 @@ import java.util.function.LongSupplier;
  * rare and each is newer than the average it replaces. Either way a wrong figure is put right: a low
  * one brings batches to its side, whose figures then follow the truth batch by batch; a high one lasts
  * until the next re-measure.
- *
- * <p><b>Taking the pool back is the host writes' cost.</b> After host writes the GPU's next batch first
- * takes the pool back ({@link #tookBack}: the buckets they changed copied into the GPU's copies, the
- * heap's free space fetched). That time is charged to the host writes of the lend it ended, per
- * operation ({@link #hostEstimate} of a writing batch), and left out of the figure of the GPU batch
- * that paid it ({@link #takeBackNanosOfThisThread}, subtracted by the {@link Router}): charged to the GPU
- * batch, it made the GPU dear for whatever came after host writes. The DLRM replay from 16 threads
- * (issue 57) then ran its batches of gets on the host at 2.0 ms a training step where the GPU takes
- * 0.9, because each followed host writes and the take-back was in the GPU's figure for them.
  *
  * <p>Updated by every thread without a lock: a lost update only slows an average's convergence.
  */
@@ -99,12 +89,6 @@ public final class RouteCosts {
     private final long hostWarmupOps;
     private final long hostWarmupNanos;
     private final LongSupplier clock;
-    /** Each thread's time spent taking the pool back so far ({@link #tookBack}). */
-    private final ThreadLocal<long[]> takeBackOfThread = ThreadLocal.withInitial(() -> new long[1]);
-    /** Host write operations since the last take-back: the lend the next one ends. */
-    private final LongAdder hostWritesSinceTakeBack = new LongAdder();
-    /** Take-back nanoseconds per host write operation of the lend it ended, a moving average. */
-    private final AtomicLongArray takeBackPerWrite = filled(1);
 
     /** Costs timed by {@link System#nanoTime}, the host's warm-up ({@link #HOST_WARMUP_OPS}, {@link #HOST_WARMUP_NANOS}) not counted. */
     public RouteCosts() {
@@ -168,9 +152,6 @@ public final class RouteCosts {
         if (n <= 0) {
             return;
         }
-        if (writes) {
-            hostWritesSinceTakeBack.add(n);
-        }
         if (hostWarmup.get(k) < WARM && !warmedUp(k, n)) {
             return;
         }
@@ -225,35 +206,9 @@ public final class RouteCosts {
         return (writes ? CLASSES : 0) + sizeClass;
     }
 
-    /**
-     * {@return the host's estimate for a batch of {@code n} operations, NaN before it has a figure}: for
-     * a writing batch, its share of the take-back that will follow it as well
-     */
+    /** {@return the host's estimate for a batch of {@code n} operations, NaN before it has a figure} */
     public double hostEstimate(int n, boolean writes) {
-        double perOp = at(hostPerOp, writes ? 1 : 0);
-        if (writes) {
-            double takeBack = at(takeBackPerWrite, 0);
-            perOp += Double.isNaN(takeBack) ? 0 : takeBack;
-        }
-        return perOp * n;
-    }
-
-    /**
-     * The calling thread took the pool back from the host in {@code nanos} before its GPU work: charged
-     * to the host writes of the lend it ended (none since the last take-back: nothing charged), and
-     * noted for this thread ({@link #takeBackNanosOfThisThread}).
-     */
-    public void tookBack(long nanos) {
-        takeBackOfThread.get()[0] += nanos;
-        long writes = hostWritesSinceTakeBack.sumThenReset();
-        if (writes > 0) {
-            average(takeBackPerWrite, 0, (double) nanos / writes);
-        }
-    }
-
-    /** {@return the time the calling thread has spent taking the pool back, in all} (the router leaves it out of a GPU figure) */
-    public long takeBackNanosOfThisThread() {
-        return takeBackOfThread.get()[0];
+        return at(hostPerOp, writes ? 1 : 0) * n;
     }
 
     /** {@return the GPU's figure for batches of {@code n}'s size class and kind, NaN before it has one} */
@@ -351,8 +306,7 @@ public final class RouteCosts {
     @Override
     public String toString() {
         StringBuilder s = new StringBuilder("host ns/op: gets ").append(Math.round(at(hostPerOp, 0))).append(", writing ")
-                .append(Math.round(at(hostPerOp, 1))).append(" and its take-back ").append(Math.round(at(takeBackPerWrite, 0)))
-                .append("; GPU ns/batch by size:");
+                .append(Math.round(at(hostPerOp, 1))).append("; GPU ns/batch by size:");
         for (int w = 0; w < 2; w++) {
             s.append(w == 0 ? " gets" : "; writing");
             for (int c = 0; c < CLASSES; c++) {

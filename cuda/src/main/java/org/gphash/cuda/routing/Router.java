@@ -166,11 +166,9 @@ public final class Router {
     public SubmittedBatch run(Call call, Batch batch, BatchResult result, Routes routes) {
         for (Route r : routes(call, batch)) {
             long t0 = System.nanoTime();
-            long takeBack = costs.takeBackNanosOfThisThread();
             SubmittedBatch s = routes.run(r, batch, result);
             if (s != null) {
-                // The pool taken back from the host on the way is the host writes' cost (RouteCosts.tookBack).
-                return call == Call.SEGMENT ? s : measured(r, batch, s, t0 + costs.takeBackNanosOfThisThread() - takeBack);
+                return call == Call.SEGMENT ? s : measured(r, batch, s, t0);
             }
             if (r.locked) {
                 throw new IllegalStateException("route " + r + " declined a batch of " + batch.size()
@@ -182,8 +180,7 @@ public final class Router {
 
     /**
      * What a GPU route cost, into {@link #costs}, as its caller saw it from {@code t0} (queueing for the
-     * GPU included; {@code t0} is moved past the time this thread spent taking the pool back from the
-     * host, which the host writes are charged: {@link RouteCosts#tookBack}): per batch, a small batch of gets when it is
+     * GPU and taking the pool back from the host included): per batch, a small batch of gets when it is
      * awaited. The host's routes are measured by the host itself, per operation and only while it runs
      * the batch ({@link RouteCosts#hostRan}); single gets not at all (they run on the host whatever the
      * costs). A segment of a conditional batch is not measured apart from it.

@@ -157,31 +157,4 @@ class RouteCostsTest {
         now[0] += RouteCosts.remeasureSpan(d.hostEstimate(64, true));
         assertFalse(d.choose(64, true), "ended by time");
     }
-
-    /**
-     * A take-back is the host writes' cost (issue 57): its time, spread over the host write operations
-     * of the lend it ended, joins the host's estimate of every writing batch, not of batches of gets;
-     * a take-back after no host write charges nothing; the calling thread's take-back time is kept for
-     * the router to leave out of the GPU batch that paid it.
-     */
-    @Property(tries = 300)
-    void aTakeBackIsChargedToTheHostWritesOfTheLendItEnded(@ForAll @LongRange(min = 100, max = 20_000) long hostPerOp,
-                                                           @ForAll @IntRange(min = 1, max = 100_000) int writes,
-                                                           @ForAll @LongRange(min = 1_000, max = 100_000_000) long takeBack) {
-        RouteCosts c = new RouteCosts(() -> 0);
-        c.hostRan(writes, true, writes * hostPerOp);
-        c.hostRan(1000, false, 1000 * hostPerOp);
-        long before = c.takeBackNanosOfThisThread();
-        c.tookBack(takeBack);
-        assertEquals(before + takeBack, c.takeBackNanosOfThisThread(), "this thread's take-back time");
-        double perWrite = (double) takeBack / writes;
-        assertEquals(64 * (hostPerOp + perWrite), c.hostEstimate(64, true), 1e-6 * 64 * (hostPerOp + perWrite),
-                "a writing batch's estimate carries its share of the take-back");
-        assertEquals(64.0 * hostPerOp, c.hostEstimate(64, false), 1e-9, "gets cause no take-back");
-        c.tookBack(takeBack * 1000);  // no host write since: nothing to charge
-        assertEquals(64 * (hostPerOp + perWrite), c.hostEstimate(64, true), 1e-6 * 64 * (hostPerOp + perWrite));
-        // A GPU dearer than the host's own work but cheaper than that work and its take-back: the GPU's.
-        c.gpuRan(64, true, (long) (64 * hostPerOp + 64 * perWrite / 2));
-        assertFalse(c.onHost(64, true), "the take-back tips it to the GPU");
-    }
 }

@@ -23,7 +23,6 @@ import org.gphash.OpKind;
 import org.gphash.cuda.routing.Router.Call;
 import org.gphash.cuda.routing.Router.Grouping;
 import org.gphash.cuda.routing.Router.Route;
-import org.gphash.cuda.routing.Router.Routes;
 import org.gphash.spi.SubmittedBatch;
 import org.junit.jupiter.api.Test;
 
@@ -250,30 +249,6 @@ class RouterTest {
         engine.ran.clear();
         assertNull(MIRROR.run(Call.GET_AT_ONCE, one, result, engine), "a get at once that cannot run now is not run");
         assertEquals(List.of(Route.HOST_READ), engine.ran);
-    }
-
-    /**
-     * The time a GPU route's caller spends taking the pool back from host writes is left out of the
-     * GPU's figure (the host writes are charged it, RouteCostsTest): a batch of gets after host writes
-     * is measured at what the GPU took for it.
-     */
-    @Test
-    void aGpuFigureLeavesOutTheTakeBackItsCallerPaid() {
-        long[] now = {0};
-        RouteCosts costs = new RouteCosts(() -> now[0]);
-        Router router = new Router(GPU_ONLY, true, costs);
-        Routes takesBackThenRuns = (route, b, r) -> {
-            long start = System.nanoTime();
-            while (System.nanoTime() - start < 3_000_000) {
-                Thread.onSpinWait();  // 3 ms "taking the pool back"
-            }
-            costs.tookBack(System.nanoTime() - start);
-            return SubmittedBatch.DONE;
-        };
-        Batch gets = batch(OpKind.GET, 5000);
-        router.run(Call.BATCH, gets, new BatchResult(VS, 5000), takesBackThenRuns);
-        assertTrue(costs.gpuEstimate(5000, false) < 1_000_000, "the GPU's figure without the 3 ms: "
-                + costs.gpuEstimate(5000, false));
     }
 
     @Test
