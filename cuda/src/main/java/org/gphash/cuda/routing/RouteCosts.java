@@ -281,14 +281,7 @@ public final class RouteCosts {
         return Double.isNaN(otherNanos) ? REMEASURE_NANOS : Math.max(REMEASURE_NANOS, (long) (otherNanos * REMEASURE_COST_RATIO));
     }
 
-    /**
-     * Whether a batch of {@code n} operations ({@code writes}: some of them write) is cheaper on the host.
-     * The GPU's figure for its size class is capped by the least figure of a larger class: a batch
-     * costs the GPU no more than a larger one of its kind, which it could run as. Figures of small
-     * classes are measured rarely and among host work (a re-measure waits for the host's writes to
-     * leave the pool), and one such kept the DLRM replay's parts of 1,093 updates from 16 threads on the
-     * host at 4.3 ms a GPU batch of 2048 where batches of 4096 measured 0.58 ms (issue 57).
-     */
+    /** Whether a batch of {@code n} operations ({@code writes}: some of them write) is cheaper on the host. */
     public boolean onHost(int n, boolean writes) {
         double host = hostEstimate(n, writes);
         if (Double.isNaN(host)) {
@@ -296,18 +289,8 @@ public final class RouteCosts {
         }
         int c = sizeClass(n);
         double gpu = at(gpuPerBatch, gpuIndex(c, writes));
-        double above = Double.NaN;
-        for (int k = c + 1; k < CLASSES; k++) {
-            double g = at(gpuPerBatch, gpuIndex(k, writes));
-            if (!Double.isNaN(g) && !(g >= above)) {
-                above = g;
-            }
-        }
         if (!Double.isNaN(gpu)) {
-            return host <= (Double.isNaN(above) || gpu <= above ? gpu : above);
-        }
-        if (host > above) {
-            return false;  // a larger batch is measured cheaper on the GPU than this one on the host
+            return host <= gpu;
         }
         double below = GPU_FLOOR_GUESS_NANOS;
         for (int k = c - 1; k >= 0; k--) {

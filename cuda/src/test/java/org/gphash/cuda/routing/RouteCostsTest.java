@@ -157,30 +157,4 @@ class RouteCostsTest {
         now[0] += RouteCosts.remeasureSpan(d.hostEstimate(64, true));
         assertFalse(d.choose(64, true), "ended by time");
     }
-
-    /**
-     * A batch costs the GPU no more than a larger one of its kind (it could run as one): a size class's
-     * figure is capped by the least figure of a larger class, measured or not (issue 57: a figure of
-     * 4.3 ms for batches of 2048 writes, measured among host work, beside 0.58 ms for batches of 4096).
-     */
-    @Property(tries = 500)
-    void aSmallerBatchCostsTheGpuNoMoreThanALargerOne(@ForAll @IntRange(min = 1, max = 1 << 16) int n,
-                                                     @ForAll @IntRange(min = 1, max = 8) int larger,
-                                                     @ForAll @LongRange(min = 1_000, max = 50_000_000) long small,
-                                                     @ForAll @LongRange(min = 1_000, max = 50_000_000) long big,
-                                                     @ForAll boolean smallMeasured,
-                                                     @ForAll @LongRange(min = 1, max = 20_000) long hostPerOp) {
-        RouteCosts c = new RouteCosts(() -> 0);
-        c.hostRan(1000, true, 1000 * hostPerOp);
-        if (smallMeasured) {
-            c.gpuRan(n, true, small);
-        }
-        c.gpuRan(n << larger, true, big);
-        double host = (double) hostPerOp * n;
-        if (host > big) {
-            assertFalse(c.onHost(n, true), "a larger batch is cheaper on the GPU than this one on the host");
-        } else if (smallMeasured) {
-            assertEquals(host <= small, c.onHost(n, true), "its own figure where the larger one does not cap it");
-        }
-    }
 }
