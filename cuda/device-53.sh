@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Issue 53 on the GPU machine (step 3a: format 3 pools of one value size on the kernels), one call:
-#   SUITE="2 3"     every GPU test with the test pools in each format (GpuTestSupport.POOL_FORMAT)
+#   SUITE="2 3"     every GPU test with the test pools in each format (GpuTestSupport.POOL_FORMAT); an
+#                   entry F/B sets their values' bytes too (GpuTestSupport.VALUE_SIZE, default 128: bare
+#                   in format 3; 3/120 runs format 3's framed values)
 #   CLASSES="A B"   only these test classes (simple names) in each format of SUITE
 #   TEST_OPTS       more JVM options for the tests, e.g. -Dgphash.indexMirror=OFF (the pool path)
 #   TARGETS="2 3"   GpuTargetsBench --parts targets with the pools in each format, in turn (ROUNDS rounds);
@@ -15,13 +17,14 @@ export GPHASH_TEST_TAIL=25 GPHASH_JUNIT_DIR=$LOGS/junit
 t0=$(date +%s)
 bash cuda/device-unpack.sh || exit 1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$OUT/gpu.txt"
-for f in ${SUITE:-}; do
+for e in ${SUITE:-}; do
     read -ra classes <<< "${CLASSES:-}"
-    OUT=$LOGS GPHASH_TEST_TAG=-f$f GPHASH_TEST_OPTS="-Dgphash.test.poolFormat=$f ${TEST_OPTS:-}" timeout ${WATCH:-300} \
-        bash cuda/device-check.sh tests "${classes[@]}" > $LOGS/t-f$f.txt 2>&1
-    echo "GPU tests, pools in format $f ${TEST_OPTS:-}: rc=$? after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
-    grep -E "tests (successful|failed|aborted)" $LOGS/tests-f$f.log | tee -a "$OUT/summary.txt"
-    grep -h -B2 -A16 "✘" $LOGS/tests-f$f.log | head -150 > "$OUT/failures-f$f.txt"
+    f=${e%/*}; vs=128; [[ "$e" == */* ]] && vs=${e#*/}; tag=f$f-v$vs
+    OUT=$LOGS GPHASH_TEST_TAG=-$tag GPHASH_TEST_OPTS="-Dgphash.test.poolFormat=$f -Dgphash.test.valueSize=$vs ${TEST_OPTS:-}" \
+        timeout ${WATCH:-300} bash cuda/device-check.sh tests "${classes[@]}" > $LOGS/t-$tag.txt 2>&1
+    echo "GPU tests, pools in format $f, values of $vs bytes ${TEST_OPTS:-}: rc=$? after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
+    grep -E "tests (successful|failed|aborted)" $LOGS/tests-$tag.log | tee -a "$OUT/summary.txt"
+    grep -h -B2 -A16 "✘" $LOGS/tests-$tag.log | head -150 > "$OUT/failures-$tag.txt"
 done
 if [[ -n "${CRASH:-}" ]]; then
     # kills in the middle of mixed single calls (host) and batches (GPU), the pool in format $CRASH

@@ -7,42 +7,55 @@
 
 namespace gphash {
 
-__device__ __forceinline__ void warp_copy(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
-    const int lane = lane_id();
-    const bool words = ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes) & 7) == 0;
-    if (words) {
+// Lanes `index`, `index + width`, ... of a group copy `bytes` from `src` to `dst`: 8-byte words where
+// both are aligned and the length a multiple of 8, else bytes. Reads go past L1 (a pool value or a
+// cache entry another SM may have written). No sync: a warp's callers sync, a sub-group's do not
+// (value_lanes.cuh).
+__device__ __forceinline__ void lanes_copy(uint8_t* dst, const uint8_t* src, uint64_t bytes, uint64_t index,
+                                           uint64_t width) {
+    if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes) & 7) == 0) {
         auto* d = reinterpret_cast<unsigned long long*>(dst);
-        auto* s = reinterpret_cast<const unsigned long long*>(src);
-        for (uint64_t w = lane; w < bytes / 8; w += kWarpSize) {
+        const auto* s = reinterpret_cast<const unsigned long long*>(src);
+        for (uint64_t w = index; w < bytes / 8; w += width) {
             __stcg(d + w, __ldcg(s + w));
         }
     } else {
-        for (uint64_t i = lane; i < bytes; i += kWarpSize) {
+        for (uint64_t i = index; i < bytes; i += width) {
             dst[i] = __ldcg(src + i);
         }
     }
-    __syncwarp();
 }
 
-// `word`, then `bytes` from `src`, into `dst` (8-byte aligned): format 3's value header and value, one
-// block, stored as one run of words, since the header stored on its own was one more write of the block's
-// first line on the link (docs/lab/2026-11-30-format-3-on-the-gpu.md).
-__device__ __forceinline__ void warp_copy_after_word(uint8_t* dst, uint64_t word, const uint8_t* src, uint64_t bytes) {
-    const int lane = lane_id();
+// lanes_copy of `word`, then `bytes` from `src`, into `dst` (8-byte aligned): a framed value's header
+// and value, one block, stored as one run of words, since the header stored on its own was one more
+// write of the block's first line on the link (docs/lab/2026-11-30-format-3-on-the-gpu.md).
+__device__ __forceinline__ void lanes_copy_after_word(uint8_t* dst, uint64_t word, const uint8_t* src, uint64_t bytes,
+                                                      uint64_t index, uint64_t width) {
     auto* d = reinterpret_cast<unsigned long long*>(dst);
     if (((reinterpret_cast<uintptr_t>(src) | bytes) & 7) == 0) {
         const auto* s = reinterpret_cast<const unsigned long long*>(src);
-        for (uint64_t w = lane; w <= bytes / 8; w += kWarpSize) {
+        for (uint64_t w = index; w <= bytes / 8; w += width) {
             __stcg(d + w, w == 0 ? static_cast<unsigned long long>(word) : __ldcg(s + w - 1));
         }
     } else {
-        if (lane == 0) {
+        if (index == 0) {
             __stcg(d, static_cast<unsigned long long>(word));
         }
-        for (uint64_t i = lane; i < bytes; i += kWarpSize) {
+        for (uint64_t i = index; i < bytes; i += width) {
             dst[8 + i] = __ldcg(src + i);
         }
     }
+}
+
+// The whole warp copies a value (32 lanes, consecutive words).
+__device__ __forceinline__ void warp_copy(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
+    lanes_copy(dst, src, bytes, lane_id(), kWarpSize);
+    __syncwarp();
+}
+
+// The whole warp stores `word` and then a value: a framed value's block.
+__device__ __forceinline__ void warp_copy_after_word(uint8_t* dst, uint64_t word, const uint8_t* src, uint64_t bytes) {
+    lanes_copy_after_word(dst, word, src, bytes, lane_id(), kWarpSize);
     __syncwarp();
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include "../core/table_params.cuh"
+#include "../core/warp_copy.cuh"
 
 namespace gphash {
 
@@ -28,40 +29,16 @@ __device__ __forceinline__ ValueLanes value_lanes(uint64_t value_size) {
     return ValueLanes{width, kWarpSize / width, lane / width, lane % width, (lane / width) * width};
 }
 
-// Copies one value with the lanes of a sub-group (each lane calls with the same pointers). Reads go
-// past L1 (a pool value or a cache entry another SM may have written).
+// Copies one value with the lanes of a sub-group (each lane calls with the same pointers).
 __device__ __forceinline__ void sub_copy(const ValueLanes& v, uint8_t* to, const uint8_t* from, uint64_t bytes) {
-    if (((reinterpret_cast<uintptr_t>(to) | reinterpret_cast<uintptr_t>(from) | bytes) & 7) == 0) {
-        auto* d = reinterpret_cast<unsigned long long*>(to);
-        const auto* s = reinterpret_cast<const unsigned long long*>(from);
-        for (uint64_t w = v.index; w < bytes / 8; w += v.width) {
-            __stcg(d + w, __ldcg(s + w));
-        }
-    } else {
-        for (uint64_t i = v.index; i < bytes; i += v.width) {
-            to[i] = __ldcg(from + i);
-        }
-    }
+    lanes_copy(to, from, bytes, v.index, v.width);
 }
 
-// sub_copy of `word`, then `bytes` from `src`, into `to` (8-byte aligned): format 3's header and value
-// as one run of words (warp_copy_after_word says why).
+// sub_copy of `word`, then `bytes` from `src`, into `to` (8-byte aligned): a framed value's header and
+// value as one run of words.
 __device__ __forceinline__ void sub_copy_after_word(const ValueLanes& v, uint8_t* to, uint64_t word, const uint8_t* from,
                                                     uint64_t bytes) {
-    auto* d = reinterpret_cast<unsigned long long*>(to);
-    if (((reinterpret_cast<uintptr_t>(from) | bytes) & 7) == 0) {
-        const auto* s = reinterpret_cast<const unsigned long long*>(from);
-        for (uint64_t w = v.index; w <= bytes / 8; w += v.width) {
-            __stcg(d + w, w == 0 ? static_cast<unsigned long long>(word) : __ldcg(s + w - 1));
-        }
-    } else {
-        if (v.index == 0) {
-            __stcg(d, static_cast<unsigned long long>(word));
-        }
-        for (uint64_t i = v.index; i < bytes; i += v.width) {
-            to[8 + i] = __ldcg(from + i);
-        }
-    }
+    lanes_copy_after_word(to, word, from, bytes, v.index, v.width);
 }
 
 // A pointer broadcast from lane `src` (all lanes call).

@@ -50,6 +50,7 @@ class KillDuringGpuBatchTest {
                     command.add("-D" + MirrorChoice.PROPERTY + "=" + System.getProperty(MirrorChoice.PROPERTY));
                 }
                 command.add("-D" + GpuTestSupport.POOL_FORMAT_PROPERTY + "=" + GpuTestSupport.POOL_FORMAT);  // the suite's run in format 3 too
+                command.add("-D" + GpuTestSupport.VALUE_SIZE_PROPERTY + "=" + GpuTestSupport.VALUE_SIZE);
                 command.addAll(List.of("-cp", System.getProperty("java.class.path"), GpuBatchWorker.class.getName(),
                         pool.toString(), ack.toString(), Integer.toString(keys)));
                 Process worker = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -21,10 +21,9 @@ import java.util.Arrays;
  * of exactly the block's size and nothing else ("bare": its length is the block's, known from the
  * class the meta word names). A value of the pool's value size, where that size is a block size, is
  * stored bare where the pool keeps no item checksums (they live in the header; {@code ValueFormat}
- * chooses): a fixed 128-byte value then takes a block of 128 bytes, whole
- * 64-byte lines, where framed it took 144 across three lines, and the GPU's link pays per line
- * touched (issue 53: format 3 at 128-byte values ran at 0.70-0.91x format 2 on the H200, at 120 bytes,
- * frames of whole lines, at format 2's figures). A segment of the heap holds blocks of one class, so
+ * chooses): a fixed 128-byte value then takes a block of 128 bytes, whole 64-byte lines, where framed
+ * it took 144 across three lines, and the GPU's link pays per line touched (issue 53; the figures are
+ * in docs/PERFORMANCE.md, "Pool format 3 on the GPU engine"). A segment of the heap holds blocks of one class, so
  * bare and framed blocks of one size never share one, and the close record names each segment's
  * class. Old pools' words, before bare classes, read as framed: their class field was the even
  * number's upper six bits.
