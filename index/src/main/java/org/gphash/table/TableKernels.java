@@ -55,11 +55,16 @@ public interface TableKernels {
         return false;
     }
 
-    /** The refusal of a format 3 pool holding values shorter than its value size, by an engine that does not run them. */
+    /**
+     * The refusal of a format 3 pool holding values in blocks of another class than the one its value
+     * size takes, by an engine that does not run them: values shorter than the value size, or values of
+     * a block's size framed by a build before bare classes.
+     */
     static BackendUnavailableException shorterValuesRefused(Path pool) {
         return new BackendUnavailableException("pool " + pool + " holds values shorter than its value size (format 3), "
-                + "which the GPU engine does not run yet (issue 53, step 3b); open it with the CPU backend (nothing "
-                + "was changed)");
+                + "or values of its size in blocks of another class (written before bare blocks, 2026-11-30), which "
+                + "the GPU engine does not run yet (issue 53, step 3b); open it with the CPU backend, or rewrite it "
+                + "with `gphash dump` and `gphash import --pool-format 3` (nothing was changed)");
     }
 
     /**
