@@ -211,10 +211,8 @@ public final class CloseRecord {
         if (words < 0 || words > Integer.MAX_VALUE) {
             return null;
         }
-        long magic = pool.get(PoolHeader.LONG, ref.offset());
-        int classes = classCount(pool, ref, (int) words, regions, magic == OPENED_MAGIC);
-        if (magic != OPENED_MAGIC && magic != OPENED_MAGIC_3 || classes < NO_CLASSES
-                || ref.length() != bytesFor((int) words, regions, classes)) {
+        int classes = classCount(pool, ref, (int) words, regions, OPENED_MAGIC, OPENED_MAGIC_3);
+        if (classes < NO_CLASSES) {
             return null;
         }
         MemorySegment r = pool.asSlice(ref.offset(), checkedBytes((int) words, regions, classes));
@@ -232,21 +230,28 @@ public final class CloseRecord {
     }
 
     /**
-     * The count of segment classes in the record {@code ref} names, of the layout with them
-     * ({@code withClasses}), read where it lies; {@link #NO_CLASSES} for the layout before them; -2
-     * where the count cannot be (past the record, negative, too large).
+     * The count of segment classes in the record {@code ref} names, by its magic: read where it lies
+     * in a record of {@code magic} (the layout with them), {@link #NO_CLASSES} in one of
+     * {@code magicBefore}; -2 where the magic is neither, or the count cannot be (past the record,
+     * negative, too large) or disagrees with the record's length.
      */
-    private static int classCount(MemorySegment pool, PoolHeader.CloseRecordRef ref, int words, int regions,
-                                  boolean withClasses) {
-        if (!withClasses) {
-            return NO_CLASSES;
-        }
-        long at = classesAt(words, regions);
-        if (at + 8 > ref.length()) {
+    private static int classCount(MemorySegment pool, PoolHeader.CloseRecordRef ref, int words, int regions, long magic,
+                                  long magicBefore) {
+        long m = pool.get(PoolHeader.LONG, ref.offset());
+        int classes;
+        if (m == magicBefore) {
+            classes = NO_CLASSES;
+        } else if (m == magic) {
+            long at = classesAt(words, regions);
+            long n = at + 8 > ref.length() ? -1 : pool.get(PoolHeader.LONG, ref.offset() + at);
+            if (n < 0 || n > ref.length()) {
+                return -2;
+            }
+            classes = (int) n;
+        } else {
             return -2;
         }
-        long n = pool.get(PoolHeader.LONG, ref.offset() + at);
-        return n < 0 || n > ref.length() ? -2 : (int) n;
+        return ref.length() == bytesFor(words, regions, classes) ? classes : -2;
     }
 
     private static int crc(MemorySegment r) {
@@ -279,9 +284,8 @@ public final class CloseRecord {
                 || ref.offset() + ref.length() > pool.byteSize() || ref.length() < FIXED_BYTES) {
             return null;
         }
-        long magic = pool.get(PoolHeader.LONG, ref.offset());
-        int classes = classCount(pool, ref, words, regions, magic == MAGIC);
-        if (magic != MAGIC && magic != MAGIC_3 || classes < NO_CLASSES || ref.length() != bytesFor(words, regions, classes)) {
+        int classes = classCount(pool, ref, words, regions, MAGIC, MAGIC_3);
+        if (classes < NO_CLASSES) {
             return null;
         }
         MemorySegment r = pool.asSlice(ref.offset(), checkedBytes(words, regions, classes));

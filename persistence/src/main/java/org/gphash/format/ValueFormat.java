@@ -23,13 +23,17 @@ public final class ValueFormat {
     private final int version;
     /** Format 2: every value's length; format 3: the longest a value may be. */
     private final int valueSize;
-    /** Format 3: whether a value of the value size goes bare where that size is a block size ({@link ValueClasses#isBare}). */
-    private final boolean bare;
+    /**
+     * Format 3: the bare class a value of the value size goes to ({@link ValueClasses#isBare}), -1 where
+     * values go framed (the size is no block size, or the pool keeps item checksums). Found once: every
+     * write of a full-length value asks.
+     */
+    private final int bareFullClass;
 
     private ValueFormat(int version, int valueSize, boolean bare) {
         this.version = version;
         this.valueSize = valueSize;
-        this.bare = bare;
+        this.bareFullClass = version == 3 && bare ? ValueClasses.bareClassOf(valueSize) : -1;
     }
 
     /** Format 2: values of {@code valueSize} bytes, each at its block's start, nothing around it. */
@@ -101,8 +105,7 @@ public final class ValueFormat {
         if (length < 0 || length > valueSize) {
             throw new IllegalArgumentException("a value of " + length + " bytes in a pool of values up to " + valueSize + " bytes");
         }
-        int b = bare && length == valueSize ? ValueClasses.bareClassOf(length) : -1;
-        return b >= 0 ? b : ValueClasses.classOf(length);
+        return length == valueSize && bareFullClass >= 0 ? bareFullClass : ValueClasses.classOf(length);
     }
 
     /** {@return the bytes from a block of class {@code valueClass}'s start to its value's first byte} */

@@ -195,6 +195,24 @@ class FormatThreePoolTest {
         }
     }
 
+    /**
+     * A format 3 word names offsets up to 32 TiB (its class field took a bit of the offset): a pool
+     * that would need more is refused before anything is made, naming the limit, where format 2 (256
+     * TiB) would pass this check.
+     */
+    @Test
+    void aFormatThreePoolPastWhatAWordCanAddressIsRefusedBeforeAnythingIsMade() throws IOException {
+        try (TestPools pools = TestPools.create()) {
+            Path path = pools.pool("huge");
+            long capacity = 1L << 38;  // about 44 TiB of table and heap
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GPHashIndex.builder(path)
+                    .backend(Backend.CPU).valueSize(VALUE).initialCapacity(capacity).poolFormat(3).create());
+            assertTrue(e.getMessage().contains("a value offset can address")
+                    && e.getMessage().contains(Long.toString(org.gphash.format.SlotMetaV3.MAX_OFFSET)), e.getMessage());
+            assertTrue(Files.notExists(path), "nothing was created");
+        }
+    }
+
     @Test
     void onlyTwoAndThreeAreFormats() {
         assertThrows(IllegalArgumentException.class, () -> GPHashIndex.builder(Path.of("unused")).poolFormat(4));
