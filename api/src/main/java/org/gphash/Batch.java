@@ -85,6 +85,21 @@ public final class Batch {
     }
 
     /**
+     * As {@link #create(int, int, int)}, for an engine whose values may have any length up to the value
+     * size where {@code valueLengths} ({@link org.gphash.spi.Engine#valueLengths()}): what a layer below
+     * the index that replays or forwards writes of such an engine builds ({@link #setValueLength}).
+     *
+     * @param keySize            bytes per key
+     * @param valueSize          bytes per value, the longest a value may be where {@code valueLengths}
+     * @param expectedOperations operations to make room for at first (the batch grows beyond)
+     * @param valueLengths       whether values may be shorter than the value size
+     * @return an empty batch
+     */
+    public static Batch create(int keySize, int valueSize, int expectedOperations, boolean valueLengths) {
+        return new Batch(keySize, valueSize, expectedOperations, valueLengths);
+    }
+
+    /**
      * The most operations a batch of these key and value sizes holds.
      *
      * @param keySize   bytes per key
@@ -660,10 +675,55 @@ public final class Batch {
     public Batch setSize(int n) {
         checkSize(n, keySize, valueSize);
         ensureCapacity(n);
+        // The operations kept keep their lengths; those written in place have the value size (a shorter
+        // one is said with setValueLength).
+        int kept = Math.min(size, n);
+        valueShortBy = keepLengths(valueShortBy, kept);
+        expectedShortBy = keepLengths(expectedShortBy, kept);
         size = n;
         filledInPlace = true;
-        valueShortBy = null;  // values written in place have the value size
-        expectedShortBy = null;
+        return this;
+    }
+
+    /** The column with the lengths of operations {@code 0..kept} and the value size past them; null where none is shorter. */
+    private static int[] keepLengths(int[] shortBy, int kept) {
+        if (shortBy == null) {
+            return null;
+        }
+        Arrays.fill(shortBy, kept, shortBy.length, 0);
+        for (int i = 0; i < kept; i++) {
+            if (shortBy[i] != 0) {
+                return shortBy;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Says that operation {@code i}'s value, written in place ({@link #setSize}, {@link #values()}), has
+     * {@code length} bytes, in a batch whose values may have any length ({@link GPHashIndex#newBatch} of
+     * an index whose values do, or {@link #create(int, int, int, boolean)}); the rest of its place of
+     * the value size is zeroed.
+     *
+     * @param i      the operation's position
+     * @param length its value's length, 0 to the value size
+     * @return this batch
+     * @throws IllegalStateException    in a batch whose values have the value size
+     * @throws IllegalArgumentException for a length below 0 or over the value size
+     */
+    public Batch setValueLength(int i, int length) {
+        checkIndex(i);
+        if (!valueLengths) {
+            throw new IllegalStateException("a batch of values of the value size (" + valueSize + " bytes) takes no "
+                    + "shorter value: make it with the index's newBatch, where the index's values have any length");
+        }
+        if (length < 0 || length > valueSize) {
+            throw new IllegalArgumentException("a value of " + length + " bytes in a batch of values up to " + valueSize);
+        }
+        values.asSlice((long) i * valueSize + length, valueSize - length).fill((byte) 0);
+        if (length < valueSize || valueShortBy != null) {
+            valueShortBy = recordLength(valueShortBy, i, length);
+        }
         return this;
     }
 

@@ -56,4 +56,28 @@ class BatchAppendTest {
         assertTrue(e.getMessage().contains("32-byte values"), e.getMessage());
         assertEquals(4, a.size(), "nothing was appended");
     }
+
+    @Test
+    void valuesWrittenInPlaceTakeTheirLengthsAndGrowingTheBatchKeepsThem() {
+        Batch b = Batch.create(8, 16, 2, true).put(1L, new byte[] {1, 2, 3});
+        b.setSize(3);   // two more written in place: the value size unless said otherwise
+        assertEquals(3, b.valueLength(0), "the appended operation keeps its length");
+        assertEquals(16, b.valueLength(1));
+        b.values().asSlice(2 * 16, 16).fill((byte) 7);
+        b.setValueLength(2, 5);
+        assertEquals(5, b.valueLength(2));
+        assertArrayEquals(new byte[11], b.values().asSlice(2 * 16 + 5, 11).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                "the rest of its place is zeroed");
+        b.setValueLength(2, 16);
+        b.setSize(1);
+        assertTrue(b.hasShorterValues(), "operation 0 is still shorter");
+        b.setValueLength(0, 16);
+        b.setSize(1);
+        assertFalse(b.hasShorterValues(), "no shorter value is left");
+        assertThrows(IllegalArgumentException.class, () -> b.setValueLength(0, 17));
+        assertThrows(IndexOutOfBoundsException.class, () -> b.setValueLength(1, 4));
+        IllegalStateException fixed = assertThrows(IllegalStateException.class,
+                () -> Batch.create(8, 16, 1).put(1L, new byte[16]).setValueLength(0, 4));
+        assertTrue(fixed.getMessage().contains("value size"), fixed.getMessage());
+    }
 }

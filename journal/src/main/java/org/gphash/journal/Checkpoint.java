@@ -2,6 +2,7 @@ package org.gphash.journal;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -10,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
+import org.gphash.EntryChunk;
 import org.gphash.error.JournalDamagedException;
 import org.gphash.error.PoolIoException;
 
@@ -22,12 +24,17 @@ import org.gphash.error.PoolIoException;
  * number replay starts at, the journal's identity, CRC-32C); chunks of a 24-byte header (magic,
  * count, index, CRC-32C over header and body) and a body of count keys then count values; a 48-byte
  * trailer (magic, entries, the sequence number the journal was flushed to before the checkpoint was
- * named, chunks, CRC-32C).
+ * named, chunks, CRC-32C). A checkpoint of {@link #VERSION_LENGTHS} (an engine whose values have any
+ * length) has each chunk's keys followed by each value's length (4 bytes) and the values packed at
+ * their lengths, the chunk header's last word holding the values' bytes (0 in version 1).
  */
 final class Checkpoint {
 
     static final long MAGIC = 0x3154504B43485047L;   // "GPHCKPT1"
+    /** Every value of the value size. */
     static final int VERSION = 1;
+    /** Each value's length kept, the values packed. */
+    static final int VERSION_LENGTHS = 2;
     static final int HEADER = 64;
     static final int CHUNK_MAGIC = 0x4B484343;         // "CCHK"
     static final int CHUNK_HEADER = 24;
@@ -43,20 +50,29 @@ final class Checkpoint {
         private final Path tmp;
         private final FileChannel ch;
         private final ByteBuffer chunkHeader = RecordFormat.little(CHUNK_HEADER);
+        private final boolean lengths;
+        private final int keySize;
+        private final int valueSize;
+        /** Lengths and packed values of a chunk, where lengths are kept. */
+        private ByteBuffer packedLengths;
+        private ByteBuffer packedValues;
         private long entries;
         private long chunks;
         private boolean done;
         private long unforced;
         private static final long FORCE_EVERY = 32L << 20;
 
-        Writer(Path dir, long startSeq, int keySize, int valueSize, long journalId) {
+        Writer(Path dir, long startSeq, int keySize, int valueSize, boolean lengths, long journalId) {
+            this.lengths = lengths;
+            this.keySize = keySize;
+            this.valueSize = valueSize;
             this.target = JournalFiles.checkpoint(dir, startSeq);
             this.tmp = target.resolveSibling(target.getFileName() + JournalFiles.TEMP_SUFFIX);
             try {
                 Files.deleteIfExists(tmp);
                 ch = JournalFiles.createNew(tmp);
                 ByteBuffer h = RecordFormat.little(HEADER);
-                h.putLong(0, MAGIC).putInt(8, VERSION).putInt(12, keySize).putInt(16, valueSize).putLong(24, startSeq)
+                h.putLong(0, MAGIC).putInt(8, lengths ? VERSION_LENGTHS : VERSION).putInt(12, keySize).putInt(16, valueSize).putLong(24, startSeq)
                         .putLong(32, journalId);
                 h.putInt(60, Crc.of(h, 0, 60));
                 write(h);
@@ -65,24 +81,41 @@ final class Checkpoint {
             }
         }
 
-        /** Appends {@code count} entries: their keys and values back to back in the two segments. */
-        void chunk(int count, MemorySegment keys, MemorySegment values) {
+        /** Appends the chunk's entries: their keys, (their lengths,) and their values. */
+        void chunk(EntryChunk chunk) {
+            int count = chunk.size();
             if (count == 0) {
                 return;
             }
-            ByteBuffer k = keys.asByteBuffer();
-            ByteBuffer v = values.asByteBuffer();
+            ByteBuffer k = chunk.keys().asByteBuffer();
+            ByteBuffer l = null;
+            ByteBuffer v;
+            int valueBytes = 0;
+            if (lengths) {
+                pack(chunk);
+                l = packedLengths.flip();
+                v = packedValues.flip();
+                valueBytes = v.remaining();
+            } else {
+                v = chunk.values().asByteBuffer();
+            }
             chunkHeader.putInt(0, CHUNK_MAGIC).putInt(4, count).putLong(8, chunks);
             CRC32C crc = new CRC32C();
             crc.update(chunkHeader.duplicate().clear().limit(16));
             crc.update(k.duplicate());
+            if (l != null) {
+                crc.update(l.duplicate());
+            }
             crc.update(v.duplicate());
-            chunkHeader.putInt(16, (int) crc.getValue()).putInt(20, 0);
+            chunkHeader.putInt(16, (int) crc.getValue()).putInt(20, valueBytes);
             try {
                 write(chunkHeader.clear());
                 write(k);
+                if (l != null) {
+                    write(l);
+                }
                 write(v);
-                unforced += CHUNK_HEADER + k.capacity() + v.capacity();
+                unforced += CHUNK_HEADER + k.capacity() + (l == null ? 0 : l.limit()) + v.limit();
                 if (unforced >= FORCE_EVERY) {
                     // Forced in pieces: gigabytes left dirty until the end would be written back all
                     // at once, and the journal's flushes would queue behind them (writers stall).
@@ -98,6 +131,27 @@ final class Checkpoint {
 
         long entries() {
             return entries;
+        }
+
+        /** Each entry's length, and its value's bytes back to back, into the packing buffers. */
+        private void pack(EntryChunk chunk) {
+            int count = chunk.size();
+            if (packedLengths == null || packedLengths.capacity() < 4 * count) {
+                packedLengths = RecordFormat.little(4 * chunk.capacity());
+                packedValues = RecordFormat.little(chunk.capacity() * valueSize);
+            }
+            packedLengths.clear();
+            packedValues.clear();
+            MemorySegment values = chunk.values();
+            MemorySegment out = MemorySegment.ofBuffer(packedValues);
+            int at = 0;
+            for (int i = 0; i < count; i++) {
+                int length = chunk.valueLength(i);
+                packedLengths.putInt(length);
+                MemorySegment.copy(values, (long) i * valueSize, out, at, length);
+                at += length;
+            }
+            packedValues.position(at);
         }
 
         /** Writes the trailer, forces the file and gives it its name; the directory is forced after. */
@@ -143,20 +197,38 @@ final class Checkpoint {
     record Summary(Path file, long startSeq, long endSeq, long entries) {
     }
 
-    /** Checks a checkpoint's header against this journal; returns the sequence number it is consistent as of. */
-    private static long checkHeader(FileChannel ch, Path file, int keySize, int valueSize, long journalId) throws IOException {
+    /** Checks a checkpoint's header against this journal; returns it (sequence number at 24, version at 8). */
+    private static ByteBuffer checkHeader(FileChannel ch, Path file, int keySize, int valueSize, long journalId) throws IOException {
         ByteBuffer h = RecordFormat.little(HEADER);
         JournalFiles.readFully(ch, h, 0);
         String bad = h.getLong(0) != MAGIC ? "not a gphash checkpoint"
                 : h.getInt(60) != Crc.of(h, 0, 60) ? "header checksum mismatch"
-                : h.getInt(8) != VERSION ? "unsupported checkpoint version " + h.getInt(8)
+                : h.getInt(8) != VERSION && h.getInt(8) != VERSION_LENGTHS ? "unsupported checkpoint version " + h.getInt(8)
                 : h.getInt(12) != keySize || h.getInt(16) != valueSize ? "key/value size " + h.getInt(12) + "/"
                         + h.getInt(16) + ", the index has " + keySize + "/" + valueSize
                 : h.getLong(32) != journalId ? "checkpoint belongs to another journal" : null;
         if (bad != null) {
             throw new JournalDamagedException(file, 0, bad);
         }
-        return h.getLong(24);
+        return h;
+    }
+
+    /** Refuses a chunk (its checksum whole) whose lengths are over the value size or do not add up to its values' bytes. */
+    private static void checkLengths(Path file, long at, long chunk, MemorySegment lengths, int count, int valueSize,
+                                     int valueBytes) {
+        long sum = 0;
+        for (int i = 0; i < count; i++) {
+            int length = lengths.get(ValueLayout.JAVA_INT_UNALIGNED, 4L * i);
+            if (length < 0 || length > valueSize) {
+                throw new JournalDamagedException(file, at, "chunk " + chunk + " holds a value of " + length
+                        + " bytes, over the value size " + valueSize);
+            }
+            sum += length;
+        }
+        if (sum != valueBytes) {
+            throw new JournalDamagedException(file, at, "chunk " + chunk + "'s lengths add up to " + sum
+                    + " bytes, its header says " + valueBytes);
+        }
     }
 
     /**
@@ -181,9 +253,10 @@ final class Checkpoint {
         }
     }
 
+    /** Takes a chunk: its keys, each value's length (null in a checkpoint whose values all have the value size), and its values back to back. */
     @FunctionalInterface
     interface ChunkConsumer {
-        void accept(int count, MemorySegment keys, MemorySegment values);
+        void accept(int count, MemorySegment keys, MemorySegment lengths, MemorySegment values);
     }
 
     /**
@@ -196,12 +269,14 @@ final class Checkpoint {
             if (size < HEADER + TRAILER) {
                 throw new JournalDamagedException(file, 0, "checkpoint is " + size + " bytes, too short to be whole");
             }
-            long startSeq = checkHeader(ch, file, keySize, valueSize, journalId);
+            ByteBuffer header = checkHeader(ch, file, keySize, valueSize, journalId);
+            long startSeq = header.getLong(24);
+            boolean lengths = header.getInt(8) == VERSION_LENGTHS;
             if (startSeq != JournalFiles.seqOf(file, true)) {
                 throw new JournalDamagedException(file, 24, "header says sequence number " + startSeq + ", its name "
                         + JournalFiles.seqOf(file, true));
             }
-            int entrySize = keySize + valueSize;
+            int entrySize = keySize + valueSize + (lengths ? 4 : 0);
             int maxChunk = Math.max(1, (16 << 20) / entrySize);
             ByteBuffer body = RecordFormat.little((int) Math.min(Integer.MAX_VALUE - 8, (long) maxChunk * entrySize));
             ByteBuffer ch24 = RecordFormat.little(CHUNK_HEADER);
@@ -231,10 +306,12 @@ final class Checkpoint {
                     return new Summary(file, startSeq, t.getLong(16), entries);
                 }
                 int count = ch24.getInt(4);
-                if (magic != CHUNK_MAGIC || count < 1 || count > maxChunk || ch24.getLong(8) != chunks || ch24.getInt(20) != 0) {
+                int valueBytes = ch24.getInt(20);
+                if (magic != CHUNK_MAGIC || count < 1 || count > maxChunk || ch24.getLong(8) != chunks
+                        || (lengths ? valueBytes < 0 || valueBytes > (long) count * valueSize : valueBytes != 0)) {
                     throw new JournalDamagedException(file, at, "chunk " + chunks + " has a damaged header");
                 }
-                int len = count * entrySize;
+                int len = lengths ? count * (keySize + 4) + valueBytes : count * entrySize;
                 if (size - at - CHUNK_HEADER < len) {
                     throw new JournalDamagedException(file, at, "chunk " + chunks + " is cut short");
                 }
@@ -247,10 +324,15 @@ final class Checkpoint {
                     throw new JournalDamagedException(file, at, "chunk " + chunks + " (entries " + entries + " to "
                             + (entries + count - 1) + ") fails its checksum");
                 }
+                MemorySegment all = MemorySegment.ofBuffer(body.duplicate().clear());
+                long keyBytes = (long) count * keySize;
+                MemorySegment lengthColumn = lengths ? all.asSlice(keyBytes, 4L * count) : null;
+                if (lengthColumn != null) {
+                    checkLengths(file, at, chunks, lengthColumn, count, valueSize, valueBytes);
+                }
                 if (consumer != null) {
-                    MemorySegment all = MemorySegment.ofBuffer(body.duplicate().clear());
-                    consumer.accept(count, all.asSlice(0, (long) count * keySize),
-                            all.asSlice((long) count * keySize, (long) count * valueSize));
+                    long valuesAt = keyBytes + (lengths ? 4L * count : 0);
+                    consumer.accept(count, all.asSlice(0, keyBytes), lengthColumn, all.asSlice(valuesAt, len - valuesAt));
                 }
                 entries += count;
                 chunks++;

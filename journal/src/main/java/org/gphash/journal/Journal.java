@@ -38,6 +38,8 @@ final class Journal implements AutoCloseable {
     private final Path dir;
     private final int keySize;
     private final int valueSize;
+    /** Whether records carry each value's length ({@link RecordFormat#VERSION_LENGTHS} segments). */
+    private final boolean lengths;
     private final long journalId;
     private final Journaling settings;
     private final ReentrantLock appendLock = new ReentrantLock();
@@ -76,10 +78,12 @@ final class Journal implements AutoCloseable {
     /**
      * Opens the journal for appending after its last valid record.
      *
-     * @param end where the journal's valid records end (from {@link JournalReader})
+     * @param lengths whether its records carry each value's length (its engine takes values of any
+     *                length up to the value size); a segment already begun keeps its own version
+     * @param end     where the journal's valid records end (from {@link JournalReader})
      */
-    Journal(Path dir, int keySize, int valueSize, long journalId, Journaling settings, JournalReader.End end,
-            FlushObserver observer) {
+    Journal(Path dir, int keySize, int valueSize, boolean lengths, long journalId, Journaling settings,
+            JournalReader.End end, FlushObserver observer) {
         this.dir = dir;
         this.keySize = keySize;
         this.valueSize = valueSize;
@@ -87,9 +91,15 @@ final class Journal implements AutoCloseable {
         this.settings = settings;
         this.observer = observer;
         this.nextSeq = end.nextSeq();
+        // Records go on in the last segment only where it is of this journal's version; else a new one starts.
+        boolean appendToLast = end.segment() != null && end.lengths() == lengths;
+        this.lengths = lengths;
         this.durableSeq = end.nextSeq() - 1;
         try {
-            if (end.segment() != null) {
+            if (end.segment() != null && !appendToLast) {
+                cutAndClose(end);
+                startSegment(nextSeq);
+            } else if (end.segment() != null) {
                 channel = FileChannel.open(end.segment(), StandardOpenOption.WRITE, StandardOpenOption.READ);
                 if (channel.size() > end.validBytes()) {
                     channel.truncate(end.validBytes());   // a torn last record: new records follow the valid ones
@@ -115,10 +125,27 @@ final class Journal implements AutoCloseable {
         }
     }
 
+    /**
+     * The last segment, of the other version, ends at its valid records (a torn tail cut off and the
+     * cut forced) before a segment of this journal's version starts after it.
+     */
+    private static void cutAndClose(JournalReader.End end) throws IOException {
+        if (end.validBytes() <= RecordFormat.SEGMENT_HEADER) {
+            Files.deleteIfExists(end.segment());   // no record in it: the new segment takes its name
+            return;
+        }
+        try (FileChannel ch = FileChannel.open(end.segment(), StandardOpenOption.WRITE)) {
+            if (ch.size() > end.validBytes()) {
+                ch.truncate(end.validBytes());
+            }
+            ch.force(true);
+        }
+    }
+
     private void startSegment(long firstSeq) throws IOException {
         Path file = JournalFiles.segment(dir, firstSeq);
         FileChannel ch = JournalFiles.createNew(file);
-        ByteBuffer h = RecordFormat.segmentHeader(keySize, valueSize, firstSeq, journalId);
+        ByteBuffer h = RecordFormat.segmentHeader(keySize, valueSize, lengths, firstSeq, journalId);
         while (h.hasRemaining()) {
             ch.write(h);
         }
@@ -133,7 +160,7 @@ final class Journal implements AutoCloseable {
     RecordBody body() {
         RecordBody b = bodies.poll();
         if (b == null) {
-            b = new RecordBody(keySize, valueSize);
+            b = new RecordBody(keySize, valueSize, lengths);
         }
         b.clear();
         return b;

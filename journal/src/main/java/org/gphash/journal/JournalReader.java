@@ -2,6 +2,7 @@ package org.gphash.journal;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -24,12 +25,25 @@ import org.gphash.error.PoolIoException;
  */
 final class JournalReader {
 
-    /** Where the valid records end: the segment to append to, its valid bytes, the next sequence number, and what was cut. */
-    record End(Path segment, long segmentFirstSeq, long validBytes, long nextSeq, String cut) {
+    /**
+     * Where the valid records end: the segment to append to, whether its records carry lengths, its valid
+     * bytes, the next sequence number, and what was cut.
+     */
+    record End(Path segment, boolean lengths, long segmentFirstSeq, long validBytes, long nextSeq, String cut) {
     }
 
-    /** One valid record, its columns as views of the reader's buffer (valid until the next record). */
-    record Record(long seq, int count, int puts, MemorySegment kinds, MemorySegment keys, MemorySegment values) {
+    /**
+     * One valid record, its columns as views of the reader's buffer (valid until the next record): the
+     * puts' values back to back, each of the value size, or, where {@code lengths} is not null (a
+     * segment of {@link RecordFormat#VERSION_LENGTHS}), each at its length there (4 bytes a put).
+     */
+    record Record(long seq, int count, int puts, MemorySegment kinds, MemorySegment keys, MemorySegment lengths,
+                  MemorySegment values) {
+
+        /** The length of put {@code put}'s value (puts counted from 0) in a record of values of {@code valueSize} at most. */
+        int length(int put, int valueSize) {
+            return lengths == null ? valueSize : lengths.get(ValueLayout.JAVA_INT_UNALIGNED, 4L * put);
+        }
     }
 
     @FunctionalInterface
@@ -60,7 +74,7 @@ final class JournalReader {
     End read(long fromSeq, long firstExpected, RecordConsumer consumer) {
         List<Path> segments = JournalFiles.list(dir, false);
         if (segments.isEmpty()) {
-            return new End(null, 0, 0, Math.max(1, fromSeq), "");
+            return new End(null, false, 0, 0, Math.max(1, fromSeq), "");
         }
         int start = 0;
         for (int i = 0; i < segments.size(); i++) {
@@ -92,21 +106,23 @@ final class JournalReader {
     private End readSegment(Path seg, long segFirst, boolean last, long fromSeq, RecordConsumer consumer) {
         try (FileChannel ch = FileChannel.open(seg, StandardOpenOption.READ)) {
             long size = ch.size();
-            if (!validHeader(ch, seg, segFirst, size, last)) {
+            int version = validHeader(ch, seg, segFirst, size, last);
+            if (version == 0) {
                 // A last segment whose header never reached the disk whole: an empty segment, started again.
-                return new End(null, segFirst, 0, segFirst, size == 0 ? "" : "segment " + seg.getFileName()
+                return new End(null, false, 0, 0, segFirst, size == 0 ? "" : "segment " + seg.getFileName()
                         + " has a torn header (" + size + " bytes): started again");
             }
+            boolean lengths = version == RecordFormat.VERSION_LENGTHS;
             long at = RecordFormat.SEGMENT_HEADER;
             long seq = segFirst;
             while (at < size) {
-                String bad = readRecord(ch, at, size, seq);
+                String bad = readRecord(ch, at, size, seq, lengths);
                 if (bad != null) {
                     if (!last || validRecordAfter(ch, at + 1, size)) {
                         throw new JournalDamagedException(seg, at, "record " + seq + " is damaged (" + bad + ")"
                                 + (last ? " and valid records follow it" : " in a segment that is not the last"));
                     }
-                    return new End(seg, segFirst, at, seq, "record " + seq + " at byte " + at + " of "
+                    return new End(seg, lengths, segFirst, at, seq, "record " + seq + " at byte " + at + " of "
                             + seg.getFileName() + " is torn (" + bad + "); " + (size - at) + " bytes after it dropped");
                 }
                 int count = buf.getInt(4);
@@ -116,23 +132,27 @@ final class JournalReader {
                     MemorySegment all = MemorySegment.ofBuffer(buf.duplicate().clear());
                     long kindsAt = RecordFormat.RECORD_HEADER;
                     long keysAt = kindsAt + RecordFormat.align8(count);
-                    long valuesAt = keysAt + (long) count * keySize;
+                    long lengthsAt = kindsAt + RecordFormat.lengthsAt(count, keySize);
+                    long valuesAt = lengths ? lengthsAt + RecordFormat.align8(4L * puts) : lengthsAt;
+                    long end = RecordFormat.RECORD_HEADER + (long) body;
                     consumer.accept(new Record(seq, count, puts, all.asSlice(kindsAt, count),
-                            all.asSlice(keysAt, (long) count * keySize), all.asSlice(valuesAt, (long) puts * valueSize)));
+                            all.asSlice(keysAt, (long) count * keySize), lengths ? all.asSlice(lengthsAt, 4L * puts) : null,
+                            all.asSlice(valuesAt, end - valuesAt)));
                 }
                 at += RecordFormat.RECORD_HEADER + body;
                 seq++;
             }
-            return new End(seg, segFirst, at, seq, "");
+            return new End(seg, lengths, segFirst, at, seq, "");
         } catch (IOException e) {
             throw new PoolIoException("cannot read journal segment " + seg + ": " + e.getMessage(), e);
         }
     }
 
-    private boolean validHeader(FileChannel ch, Path seg, long segFirst, long size, boolean last) throws IOException {
+    /** The segment's version where its header is valid; 0 for a last segment whose header is torn. */
+    private int validHeader(FileChannel ch, Path seg, long segFirst, long size, boolean last) throws IOException {
         if (size < RecordFormat.SEGMENT_HEADER) {
             if (last) {
-                return false;
+                return 0;
             }
             throw new JournalDamagedException(seg, 0, "segment is " + size + " bytes, shorter than its header");
         }
@@ -140,17 +160,18 @@ final class JournalReader {
         JournalFiles.readFully(ch, h, 0);
         String bad = h.getLong(0) != RecordFormat.SEGMENT_MAGIC ? "not a gphash journal segment"
                 : h.getInt(60) != Crc.of(h, 0, 60) ? "header checksum mismatch"
-                : h.getInt(8) != RecordFormat.VERSION ? "unsupported journal version " + h.getInt(8)
+                : h.getInt(8) != RecordFormat.VERSION && h.getInt(8) != RecordFormat.VERSION_LENGTHS
+                        ? "unsupported journal version " + h.getInt(8)
                 : h.getInt(12) != keySize || h.getInt(16) != valueSize ? "key/value size " + h.getInt(12) + "/"
                         + h.getInt(16) + ", the index has " + keySize + "/" + valueSize
                 : h.getLong(24) != segFirst ? "header says first sequence number " + h.getLong(24) + ", its name " + segFirst
                 : h.getLong(32) != journalId ? "segment belongs to another journal (identity " + Long.toHexString(h.getLong(32)) + ")"
                 : null;
         if (bad == null) {
-            return true;
+            return h.getInt(8);
         }
         if (last && size == RecordFormat.SEGMENT_HEADER && isZero(h)) {
-            return false;
+            return 0;
         }
         throw new JournalDamagedException(seg, 0, bad);
     }
@@ -165,7 +186,7 @@ final class JournalReader {
     }
 
     /** Reads the record at {@code at} into the buffer and checks it; null if valid, else what is wrong. */
-    private String readRecord(FileChannel ch, long at, long size, long seq) throws IOException {
+    private String readRecord(FileChannel ch, long at, long size, long seq, boolean lengths) throws IOException {
         if (size - at < RecordFormat.RECORD_HEADER) {
             return "only " + (size - at) + " bytes of its header";
         }
@@ -180,8 +201,10 @@ final class JournalReader {
         int count = buf.getInt(4);
         int puts = buf.getInt(20);
         int body = buf.getInt(16);
-        if (count < 1 || puts < 0 || puts > count
-                || body != RecordFormat.bodyLength(count, puts, keySize, valueSize) || body > RecordFormat.MAX_BODY) {
+        long fixed = lengths ? RecordFormat.bodyLengthWithLengths(count, puts, keySize, 0)
+                : RecordFormat.bodyLength(count, puts, keySize, valueSize);
+        if (count < 1 || puts < 0 || puts > count || body > RecordFormat.MAX_BODY
+                || (lengths ? body < fixed || body - fixed > (long) puts * valueSize : body != fixed)) {
             return "impossible lengths (writes " + count + ", puts " + puts + ", body " + body + ")";
         }
         if (buf.getLong(8) != seq) {
@@ -207,7 +230,24 @@ final class JournalReader {
                 return "write kind " + k;
             }
         }
-        return seenPuts == puts ? null : "puts counted " + seenPuts + ", header says " + puts;
+        if (seenPuts != puts) {
+            return "puts counted " + seenPuts + ", header says " + puts;
+        }
+        return lengths ? checkLengths(count, puts, body - fixed) : null;
+    }
+
+    /** Null where every put's length is at most the value size and they add up to the values' bytes; else what is wrong. */
+    private String checkLengths(int count, int puts, long valueBytes) {
+        int lengthsAt = RecordFormat.RECORD_HEADER + (int) RecordFormat.lengthsAt(count, keySize);
+        long sum = 0;
+        for (int p = 0; p < puts; p++) {
+            int length = buf.getInt(lengthsAt + 4 * p);
+            if (length < 0 || length > valueSize) {
+                return "put " + p + " has a value of " + length + " bytes, over the value size " + valueSize;
+            }
+            sum += length;
+        }
+        return sum == valueBytes ? null : "its values' lengths add up to " + sum + " bytes, its body holds " + valueBytes;
     }
 
     /** Whether a valid record header starts anywhere from {@code from} on (so a bad record is not the tail). */

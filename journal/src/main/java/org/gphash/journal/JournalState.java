@@ -22,10 +22,13 @@ import org.gphash.error.PoolIoException;
  * @param journalId    random, in every segment and checkpoint header: files of another journal are refused
  * @param keySize      the index's key size
  * @param valueSize    the index's value size
+ * @param valueLengths whether the pool's values have any length up to the value size (a format 3 pool
+ *                     on the CPU engine): a rebuild then makes a pool of format 3, whatever the builder
+ *                     that opens says (0 in the file, as before this field, reads false)
  * @param poolIdentity the pool's identity (its header's), 0 while none is trusted
  * @param bootId       the machine's boot when that pool was made or last opened whole
  */
-record JournalState(long journalId, int keySize, int valueSize, long poolIdentity, String bootId) {
+record JournalState(long journalId, int keySize, int valueSize, boolean valueLengths, long poolIdentity, String bootId) {
 
     private static final long MAGIC = 0x5441545348485047L;   // "GPHSTAT" + 'T'
     private static final int VERSION = 1;
@@ -62,14 +65,15 @@ record JournalState(long journalId, int keySize, int valueSize, long poolIdentit
         while (bootLen < BOOT_MAX - BOOT_AT && bytes[BOOT_AT + bootLen] != 0) {
             bootLen++;
         }
-        return new JournalState(b.getLong(24), b.getInt(12), b.getInt(16), b.getLong(32),
+        return new JournalState(b.getLong(24), b.getInt(12), b.getInt(16), b.getInt(20) == 1, b.getLong(32),
                 new String(bytes, BOOT_AT, bootLen, StandardCharsets.US_ASCII));
     }
 
     /** Writes this state whole or not at all. */
     void write(Path dir) {
         ByteBuffer b = ByteBuffer.allocate(SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(0, MAGIC).putInt(8, VERSION).putInt(12, keySize).putInt(16, valueSize).putLong(24, journalId)
+        b.putLong(0, MAGIC).putInt(8, VERSION).putInt(12, keySize).putInt(16, valueSize).putInt(20, valueLengths ? 1 : 0)
+                .putLong(24, journalId)
                 .putLong(32, poolIdentity);
         byte[] boot = bootId.getBytes(StandardCharsets.US_ASCII);
         b.put(BOOT_AT, boot, 0, Math.min(boot.length, BOOT_MAX - BOOT_AT));
@@ -78,7 +82,7 @@ record JournalState(long journalId, int keySize, int valueSize, long poolIdentit
     }
 
     JournalState withPool(long identity, String boot) {
-        return new JournalState(journalId, keySize, valueSize, identity, boot);
+        return new JournalState(journalId, keySize, valueSize, valueLengths, identity, boot);
     }
 
     /**

@@ -53,6 +53,8 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
     private final FileChannel lockFile;
     private final int keySize;
     private final int valueSize;
+    /** Whether the engine's values have any length: the journal's records and checkpoints then keep each one's. */
+    private final boolean valueLengths;
     private final boolean waitPerCall;
     private final Object checkpointMonitor = new Object();
     private final Thread checkpointer;
@@ -72,6 +74,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         this.lockFile = lockFile;
         this.keySize = engine.geometry().keySize();
         this.valueSize = engine.geometry().valueSize();
+        this.valueLengths = engine.valueLengths();
         this.stripes = new KeyStripes(keySize);
         this.waitPerCall = settings.flush() == Journaling.Flush.PER_CALL;
         List<Path> cps = JournalFiles.list(dir, true);
@@ -79,6 +82,12 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
             lastCheckpointSeq = JournalFiles.seqOf(cps.get(cps.size() - 1), true);
         }
         this.checkpointer = Thread.ofPlatform().daemon().name("gphash-checkpointer").start(() -> checkpointLoop(checkpointNow));
+    }
+
+    /** Passes the engine's lengths through: the journal's records and checkpoints keep each value's. */
+    @Override
+    public boolean valueLengths() {
+        return valueLengths;
     }
 
     // ------------------------------------------------------------------ single writes
@@ -138,7 +147,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         RecordBody body = journal.body();
         try {
             if (effect == RecordFormat.PUT) {
-                body.put(key, 0, value, 0);
+                body.put(key, 0, value, 0, (int) value.byteSize());
             } else {
                 body.delete(key, 0);
             }
@@ -232,10 +241,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         return engine.getAlongside(key, valueOut);
     }
 
-    /**
-     * Reads go to the pool, as gets do, with each value's length (a format 3 pool's values written
-     * before the journal have their own; the journal's writes have the value size).
-     */
+    /** Reads go to the pool, as gets do, with each value's length. */
     @Override
     public int read(MemorySegment key, MemorySegment valueOut) {
         return engine.read(key, valueOut);
@@ -331,11 +337,11 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
         long last = -1;
         for (int i : positions) {
             MemorySegment key = keys.asSlice((long) i * keySize, keySize);
-            Outcome now = engine.get(key, value);
+            int length = engine.read(key, value);
             RecordBody body = journal.body();
             try {
-                if (now == Outcome.FOUND) {
-                    body.put(key, 0, value, 0);
+                if (length >= 0) {
+                    body.put(key, 0, value, 0, length);
                 } else {
                     body.delete(key, 0);
                 }
@@ -424,7 +430,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
             }
             long bytesAtStart = journal.bytesWritten();
             Path written;
-            try (Checkpoint.Writer w = new Checkpoint.Writer(dir, s0, keySize, valueSize, journalId)) {
+            try (Checkpoint.Writer w = new Checkpoint.Writer(dir, s0, keySize, valueSize, valueLengths, journalId)) {
                 // Small chunks: an engine may hold off its batches while it reads one (the GPU engine reads the
                 // pool between batches), so a chunk of about 512 KiB bounds what a batch can wait.
                 int cap = Math.max(1, Math.min(1 << 12, (512 << 10) / (keySize + valueSize)));
@@ -433,7 +439,7 @@ final class JournaledEngine extends ForwardingEngine implements JournalFactory.C
                 while (!scan.done()) {
                     chunk.clear();
                     engine.readEntries(scan, chunk);
-                    w.chunk(chunk.size(), chunk.keys(), chunk.values());
+                    w.chunk(chunk);
                     if (closed) {
                         throw new org.gphash.IndexClosedException(dir);
                     }

@@ -76,10 +76,10 @@ public final class Journals implements JournalFactory {
             Engine engine = pools.create(poolConfig(config));
             try {
                 JournalState state = new JournalState(newJournalId(), engine.geometry().keySize(),
-                        engine.geometry().valueSize(), engine.poolIdentity(), JournalState.currentBoot());
+                        engine.geometry().valueSize(), engine.valueLengths(), engine.poolIdentity(), JournalState.currentBoot());
                 JournalFiles.removeTemporaries(dir);
-                Journal journal = new Journal(dir, state.keySize(), state.valueSize(), state.journalId(), j,
-                        new JournalReader.End(null, 0, 0, 1, ""), observer);
+                Journal journal = new Journal(dir, state.keySize(), state.valueSize(), engine.valueLengths(),
+                        state.journalId(), j, new JournalReader.End(null, false, 0, 0, 1, ""), observer);
                 state.write(dir);
                 return new JournaledEngine(engine, journal, dir, state.journalId(), j,
                         new JournalReplay(false, "created", "", 0, 0, 0, 0, -1, "", Duration.ZERO, Duration.ZERO), lock, false);
@@ -138,7 +138,8 @@ public final class Journals implements JournalFactory {
                 List<Path> segs = JournalFiles.list(dir, false);
                 long from = segs.isEmpty() ? 1 : JournalFiles.seqOf(segs.get(segs.size() - 1), false);
                 JournalReader.End end = reader.read(from, -1, r -> { });
-                Journal journal = new Journal(dir, state.keySize(), state.valueSize(), state.journalId(), j, end, observer);
+                Journal journal = new Journal(dir, state.keySize(), state.valueSize(), engine.valueLengths(),
+                        state.journalId(), j, end, observer);
                 boolean clean = engine.lastRecovery().previousShutdownClean();
                 JournalReplay replay = new JournalReplay(false, clean ? "closed cleanly" : "recovered after a process crash",
                         "", 0, 0, 0, 0, end.nextSeq() - 1, end.cut(), Duration.ZERO, Duration.ofNanos(System.nanoTime() - t0));
@@ -170,6 +171,9 @@ public final class Journals implements JournalFactory {
         // The key and value size are the journal's (a builder that opens names neither); the rest of
         // the layout is the builder's, as for a new pool.
         GPHashIndex.Builder nb = GPHashIndex.from(poolConfig(config)).keySize(state.keySize()).valueSize(state.valueSize());
+        if (state.valueLengths()) {
+            nb.poolFormat(3);   // values of any length: only a format 3 pool holds them
+        }
         if (entries > config.initialCapacity()) {
             nb.initialCapacity(entries + entries / 8);
         }
@@ -187,8 +191,8 @@ public final class Journals implements JournalFactory {
             Duration checkpointLoad = Duration.ofNanos(System.nanoTime() - c0);
             JournalReader.End end = reader.read(from, from, rebuild::replay);
             rebuild.flush();
-            Journal journal = new Journal(dir, state.keySize(), state.valueSize(), state.journalId(), config.journaling(),
-                    end, observer);
+            Journal journal = new Journal(dir, state.keySize(), state.valueSize(), engine.valueLengths(), state.journalId(),
+                    config.journaling(), end, observer);
             state.withPool(engine.poolIdentity(), boot).write(dir);
             JournalReplay replay = new JournalReplay(true, why, checkpoint == null ? "" : checkpoint.getFileName().toString(),
                     from, rebuild.entriesLoaded, rebuild.recordsReplayed, rebuild.operationsReplayed, end.nextSeq() - 1,
@@ -212,9 +216,9 @@ public final class Journals implements JournalFactory {
         Engine engine = pools.open(poolConfig(config));
         try {
             JournalState state = new JournalState(newJournalId(), engine.geometry().keySize(), engine.geometry().valueSize(),
-                    engine.poolIdentity(), JournalState.currentBoot());
-            Journal journal = new Journal(dir, state.keySize(), state.valueSize(), state.journalId(), config.journaling(),
-                    new JournalReader.End(null, 0, 0, 1, ""), observer);
+                    engine.valueLengths(), engine.poolIdentity(), JournalState.currentBoot());
+            Journal journal = new Journal(dir, state.keySize(), state.valueSize(), engine.valueLengths(), state.journalId(),
+                    config.journaling(), new JournalReader.End(null, false, 0, 0, 1, ""), observer);
             state.write(dir);
             JournaledEngine journaled = new JournaledEngine(engine, journal, dir, state.journalId(), config.journaling(),
                     new JournalReplay(false, "journal started for an existing pool", "", 0, 0, 0, 0, -1, "", Duration.ZERO, Duration.ZERO),

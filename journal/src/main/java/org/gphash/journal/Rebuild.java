@@ -26,6 +26,8 @@ final class Rebuild {
     private final Batch batch;
     private final BatchResult result;
     private final boolean ordered;
+    /** Whether the engine takes values shorter than the value size (a journal of such values replays only into one that does). */
+    private final boolean valueLengths;
     long entriesLoaded;
     long recordsReplayed;
     long operationsReplayed;
@@ -35,21 +37,48 @@ final class Rebuild {
         this.engine = engine;
         this.keySize = engine.geometry().keySize();
         this.valueSize = engine.geometry().valueSize();
-        this.batch = Batch.create(keySize, valueSize, BATCH);
+        this.valueLengths = engine.valueLengths();
+        this.batch = Batch.create(keySize, valueSize, BATCH, valueLengths);
         this.result = new BatchResult(valueSize, BATCH);
         this.ordered = engine.ordersOperationsOnAKey();
     }
 
+    /**
+     * Copies a value of {@code length} bytes from {@code from} at {@code at} to operation {@code op}'s
+     * place in the batch; a shorter one is refused by an engine whose values all have the value size.
+     */
+    private void copyValue(MemorySegment from, long at, int op, int length) {
+        MemorySegment.copy(from, at, batch.values(), (long) op * valueSize, length);
+        if (length < valueSize) {
+            if (!valueLengths) {
+                throw new IllegalStateException("the journal holds a value of " + length + " bytes, shorter than the "
+                        + "value size " + valueSize + ", and this engine takes values of the value size only: rebuild "
+                        + "the pool as it was made (pool format 3, the CPU backend); nothing was replayed past it");
+            }
+            batch.setValueLength(op, length);
+        }
+    }
+
     /** Loads a checkpoint whole (it is checked chunk by chunk as it is read); returns what it says. */
     Checkpoint.Summary loadCheckpoint(Path file, long journalId) {
-        return Checkpoint.read(file, keySize, valueSize, journalId, (count, keys, values) -> {
+        return Checkpoint.read(file, keySize, valueSize, journalId, (count, keys, lengths, values) -> {
+            long valueAt = 0;
             for (int at = 0; at < count; ) {
                 int n = Math.min(BATCH - batch.size(), count - at);
                 int base = batch.size();
                 batch.setSize(base + n);
                 batch.kinds().asSlice(base, n).fill((byte) OpKind.PUT.ordinal());
                 MemorySegment.copy(keys, (long) at * keySize, batch.keys(), (long) base * keySize, (long) n * keySize);
-                MemorySegment.copy(values, (long) at * valueSize, batch.values(), (long) base * valueSize, (long) n * valueSize);
+                if (lengths == null) {
+                    MemorySegment.copy(values, (long) at * valueSize, batch.values(), (long) base * valueSize,
+                            (long) n * valueSize);
+                } else {
+                    for (int i = 0; i < n; i++) {
+                        int length = lengths.get(ValueLayout.JAVA_INT_UNALIGNED, 4L * (at + i));
+                        copyValue(values, valueAt, base + i, length);
+                        valueAt += length;
+                    }
+                }
                 at += n;
                 entriesLoaded += n;
                 if (batch.size() == BATCH) {
@@ -68,12 +97,14 @@ final class Rebuild {
         batch.setSize(base + r.count());
         MemorySegment.copy(r.keys(), 0, batch.keys(), (long) base * keySize, (long) r.count() * keySize);
         MemorySegment kinds = batch.kinds();
-        MemorySegment values = batch.values();
-        long put = 0;
+        int put = 0;
+        long valueAt = 0;
         for (int i = 0; i < r.count(); i++) {
             if (r.kinds().get(ValueLayout.JAVA_BYTE, i) == RecordFormat.PUT) {
                 kinds.set(ValueLayout.JAVA_BYTE, base + i, (byte) OpKind.PUT.ordinal());
-                MemorySegment.copy(r.values(), put * valueSize, values, (long) (base + i) * valueSize, valueSize);
+                int length = r.length(put, valueSize);
+                copyValue(r.values(), valueAt, base + i, length);
+                valueAt += length;
                 put++;
             } else {
                 kinds.set(ValueLayout.JAVA_BYTE, base + i, (byte) OpKind.DELETE.ordinal());
@@ -103,7 +134,7 @@ final class Rebuild {
         for (int i = 0; i < batch.size(); i++) {
             MemorySegment k = keys.asSlice((long) i * keySize, keySize);
             if (batch.kind(i) == OpKind.PUT) {
-                engine.put(k, values.asSlice((long) i * valueSize, valueSize));
+                engine.put(k, values.asSlice((long) i * valueSize, batch.valueLength(i)));
             } else {
                 engine.delete(k);
             }

@@ -21,28 +21,40 @@ import org.gphash.Outcome;
  * stored the operation's value (a put, an insert or update that applied, a read-modify-write, a
  * compare-and-set that matched), DELETED removed the key; every other outcome changed nothing and is
  * not journaled.
+ *
+ * <p>A body of a journal whose records carry lengths ({@link RecordFormat#VERSION_LENGTHS}) keeps each
+ * put's value length in a fourth area and packs the values at their lengths.
  */
 final class RecordBody {
 
     private final int keySize;
     private final int valueSize;
+    /** Whether each put's length is journaled, its value packed at it (else every value has the value size). */
+    private final boolean lengths;
     private final int maxWrites;
     /** Automatic: a body dropped with its journal, and the areas a growing body leaves behind, are freed by the GC. */
     private final Arena arena = Arena.ofAuto();
     private MemorySegment kinds;
     private MemorySegment keys;
     private MemorySegment values;
+    /** Each put's value length, where {@link #lengths}. */
+    private MemorySegment lengthArea;
     private int capacity;
     private int count;
     private int puts;
+    /** The values' bytes: {@code puts * valueSize} without lengths. */
+    private long valueBytes;
     final ByteBuffer header = ByteBuffer.allocateDirect(RecordFormat.RECORD_HEADER).order(ByteOrder.LITTLE_ENDIAN);
-    private final ByteBuffer[] gather = new ByteBuffer[4];
+    /** Header, kinds, keys, (lengths,) values: the parts of one gathering write. */
+    private final ByteBuffer[] gather;
     private int bodyCrc;
 
-    RecordBody(int keySize, int valueSize) {
+    RecordBody(int keySize, int valueSize, boolean lengths) {
         this.keySize = keySize;
         this.valueSize = valueSize;
-        this.maxWrites = RecordFormat.maxWritesPerRecord(keySize, valueSize);
+        this.lengths = lengths;
+        this.maxWrites = RecordFormat.maxWritesPerRecord(keySize, valueSize, lengths);
+        this.gather = new ByteBuffer[lengths ? 5 : 4];
         grow(Math.min(64, maxWrites));
     }
 
@@ -50,20 +62,26 @@ final class RecordBody {
         MemorySegment k = arena.allocate(RecordFormat.align8(writes), 8);
         MemorySegment ks = arena.allocate((long) writes * keySize, 8);
         MemorySegment vs = arena.allocate((long) writes * valueSize, 8);
+        MemorySegment ls = lengths ? arena.allocate(RecordFormat.align8(4L * writes), 8) : null;
         if (count > 0) {
             MemorySegment.copy(kinds, 0, k, 0, count);
             MemorySegment.copy(keys, 0, ks, 0, (long) count * keySize);
-            MemorySegment.copy(values, 0, vs, 0, (long) puts * valueSize);
+            MemorySegment.copy(values, 0, vs, 0, valueBytes);
+            if (lengths) {
+                MemorySegment.copy(lengthArea, 0, ls, 0, 4L * puts);
+            }
         }
         kinds = k;
         keys = ks;
         values = vs;
+        lengthArea = ls;
         capacity = writes;
     }
 
     void clear() {
         count = 0;
         puts = 0;
+        valueBytes = 0;
         keyView = null;
         valueView = null;
     }
@@ -93,12 +111,23 @@ final class RecordBody {
         return outcome == Outcome.DELETED.code() ? RecordFormat.DELETE : 0;
     }
 
-    /** Adds a put of the key at {@code keyAt} in {@code keySrc} with the value at {@code valueAt} in {@code valueSrc}. */
-    void put(MemorySegment keySrc, long keyAt, MemorySegment valueSrc, long valueAt) {
+    /**
+     * Adds a put of the key at {@code keyAt} in {@code keySrc} with the value of {@code length} bytes at
+     * {@code valueAt} in {@code valueSrc} (the value size, or less where this body carries lengths).
+     */
+    void put(MemorySegment keySrc, long keyAt, MemorySegment valueSrc, long valueAt, int length) {
+        if (length != valueSize && !(lengths && length >= 0 && length < valueSize)) {
+            throw new IllegalArgumentException("a value of " + length + " bytes in a journal of " + valueSize + "-byte values"
+                    + (lengths ? "" : " (this journal's engine takes values of the value size only)"));
+        }
         ensureRoom();
         kinds.set(ValueLayout.JAVA_BYTE, count, RecordFormat.PUT);
         MemorySegment.copy(keySrc, keyAt, keys, (long) count * keySize, keySize);
-        MemorySegment.copy(valueSrc, valueAt, values, (long) puts * valueSize, valueSize);
+        MemorySegment.copy(valueSrc, valueAt, values, valueBytes, length);
+        if (lengths) {
+            lengthArea.set(ValueLayout.JAVA_INT_UNALIGNED, 4L * puts, length);
+        }
+        valueBytes += length;
         count++;
         puts++;
     }
@@ -144,6 +173,18 @@ final class RecordBody {
         MemorySegment bvalues = batch.values();
         int n = batch.size();
         int i = from;
+        if (batch.hasShorterValues()) {
+            // Values of their own lengths (a batch of an index whose values have any): one at a time.
+            for (; i < n && count < maxWrites; i++) {
+                byte e = effect(codes, byKind, i);
+                if (e == RecordFormat.PUT) {
+                    put(bkeys, (long) i * keySize, bvalues, (long) i * valueSize, batch.valueLength(i));
+                } else if (e == RecordFormat.DELETE) {
+                    delete(bkeys, (long) i * keySize);
+                }
+            }
+            return i;
+        }
         while (i < n && count < maxWrites) {
             byte e = effect(codes, byKind, i);
             if (e == RecordFormat.PUT) {
@@ -160,8 +201,10 @@ final class RecordBody {
                     kinds.asSlice(0, run).fill(RecordFormat.PUT);
                     keyView = bkeys.asSlice((long) i * keySize, (long) run * keySize);
                     valueView = bvalues.asSlice((long) i * valueSize, (long) run * valueSize);
+                    fullLengths(0, run);
                     count = run;
                     puts = run;
+                    valueBytes = (long) run * valueSize;
                     return i + run;   // the record is this run alone
                 }
                 if (count + run > capacity) {
@@ -169,9 +212,11 @@ final class RecordBody {
                 }
                 kinds.asSlice(count, run).fill(RecordFormat.PUT);
                 MemorySegment.copy(bkeys, (long) i * keySize, keys, (long) count * keySize, (long) run * keySize);
-                MemorySegment.copy(bvalues, (long) i * valueSize, values, (long) puts * valueSize, (long) run * valueSize);
+                MemorySegment.copy(bvalues, (long) i * valueSize, values, valueBytes, (long) run * valueSize);
+                fullLengths(puts, run);
                 count += run;
                 puts += run;
+                valueBytes += (long) run * valueSize;
                 i += run;
             } else {
                 if (e == RecordFormat.DELETE) {
@@ -183,6 +228,15 @@ final class RecordBody {
         return i;
     }
 
+    /** Puts {@code from} to {@code from + run} have values of the value size (where this body carries lengths). */
+    private void fullLengths(int from, int run) {
+        if (lengths) {
+            for (int p = from; p < from + run; p++) {
+                lengthArea.set(ValueLayout.JAVA_INT_UNALIGNED, 4L * p, valueSize);
+            }
+        }
+    }
+
     /** Reused for the body's and the header's checksums: a record allocates no checksum of its own. */
     private final CRC32C crc = new CRC32C();
 
@@ -192,9 +246,14 @@ final class RecordBody {
         kinds.asSlice(count, kindBytes - count).fill((byte) 0);
         gather[1] = kinds.asSlice(0, kindBytes).asByteBuffer();
         gather[2] = (keyView != null ? keyView : keys.asSlice(0, (long) count * keySize)).asByteBuffer();
-        gather[3] = (valueView != null ? valueView : values.asSlice(0, (long) puts * valueSize)).asByteBuffer();
+        if (lengths) {
+            int lengthBytes = (int) RecordFormat.align8(4L * puts);
+            lengthArea.asSlice(4L * puts, lengthBytes - 4L * puts).fill((byte) 0);
+            gather[3] = lengthArea.asSlice(0, lengthBytes).asByteBuffer();
+        }
+        gather[gather.length - 1] = (valueView != null ? valueView : values.asSlice(0, valueBytes)).asByteBuffer();
         crc.reset();
-        for (int b = 1; b < 4; b++) {
+        for (int b = 1; b < gather.length; b++) {
             crc.update(gather[b]);   // moves the buffer's position: stamp rewinds it
         }
         bodyCrc = (int) crc.getValue();
@@ -202,14 +261,15 @@ final class RecordBody {
     }
 
     int bodyLength() {
-        return (int) RecordFormat.bodyLength(count, puts, keySize, valueSize);
+        return (int) (lengths ? RecordFormat.bodyLengthWithLengths(count, puts, keySize, valueBytes)
+                : RecordFormat.bodyLength(count, puts, keySize, valueSize));
     }
 
     /** Stamps {@code seq} into the header; returns header and body as one gathering write. */
     ByteBuffer[] stamp(long seq) {
         RecordFormat.recordHeader(header, count, seq, bodyLength(), puts, bodyCrc, crc);
         gather[0] = header.clear();
-        for (int b = 1; b < 4; b++) {
+        for (int b = 1; b < gather.length; b++) {
             gather[b].rewind();
         }
         return gather;
