@@ -24,7 +24,9 @@ import java.util.Objects;
  * <p>{@code hostCacheBytes} above zero puts a cache of hot keys' values on the host in front of the
  * coalescer (KVCG): a get that hits returns at once, without a GPU batch. Every write through the
  * index keeps it exact; writes that bypass the index (the GPU engine's device-resident batches,
- * reached through {@link GPHashIndex#engine()}) would not, so asking for the engine turns it off.
+ * reached through {@link GPHashIndex#engine()}) would not, so asking for the engine turns it off. A
+ * pool whose values have any length ({@link GPHashIndex#valueLengths()}) is coalesced without it: its
+ * entries have the value size.
  *
  * <p>A synchronous get that misses that cache is not queued either when the engine can run it at
  * once ({@link org.gphash.spi.Engine#getAlongside}): the GPU engine then reads the mapped pool on the

@@ -82,13 +82,6 @@ public record GPHashConfig(Path path, int keySize, int valueSize, int levels, in
         if (poolFormat != 0 && poolFormat != 2 && poolFormat != 3) {
             throw new IllegalArgumentException("poolFormat must be 2 or 3 (0: the default), got " + poolFormat);
         }
-        if (poolFormat == 3 && coalescing.mode() == Coalescing.Mode.ON) {
-            // Before anything is made: an open of a format 3 pool that did not ask for it is refused at
-            // the front end (IndexAssembly), the pool closed as it was.
-            throw new IllegalArgumentException("coalescing " + coalescing + " with poolFormat 3: coalesced calls run as "
-                    + "batches of values of the value size, and a format 3 pool's values have any length; leave "
-                    + "coalescing AUTO or OFF");
-        }
     }
 
     /**

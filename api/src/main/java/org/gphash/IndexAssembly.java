@@ -95,17 +95,6 @@ final class IndexAssembly {
         Coalescing coalescing = groupCommit && config.coalescing().mode() == Coalescing.Mode.AUTO
                 ? config.coalescing().forGroupCommit() : config.coalescing();
         boolean coalesce = coalescing.appliesTo(config.backend(), groupCommit);
-        if (coalesce && backend.valueLengths()) {
-            // Coalesced calls run as batches, whose values have the pool's value size: values of their
-            // own lengths (a format 3 pool) run one by one.
-            if (coalescing.mode() == Coalescing.Mode.ON) {
-                backend.close();
-                throw new IllegalArgumentException("coalescing " + coalescing + " on " + config.path() + ": the pool "
-                        + "holds values of any length (format 3), and coalesced calls run as batches of values of the "
-                        + "pool's value size; leave coalescing AUTO or OFF for it");
-            }
-            coalesce = false;
-        }
         if (coalesce && fronts == null) {
             // Only AUTO gets here (frontEndsFor refused ON without the front end): run calls directly.
             LOG.log(System.Logger.Level.DEBUG, "single calls on " + config.path() + " run one by one: coalescing them "

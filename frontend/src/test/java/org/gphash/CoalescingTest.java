@@ -66,29 +66,29 @@ class CoalescingTest {
     }
 
     /**
-     * A format 3 pool's values have any length, and coalesced calls run as batches of values of the
-     * value size: coalescing ON with poolFormat(3) is refused before any file is made; an open of a
-     * format 3 pool that asks for it is refused and leaves the pool as it was; AUTO runs its calls one
-     * by one, each value at its length; a batch with shorter values is refused by an index of fixed ones.
+     * A format 3 pool's values have any length, and the coalescer passes each through: many callers'
+     * single calls, async calls and batches with values of 0 to the value size keep their order and
+     * their lengths (the host cache asked for is not kept: its entries have the value size); a reopen
+     * reads them back; a batch with shorter values is still refused by an index of fixed ones.
      */
     @Test
-    void coalescingIsRefusedForValuesOfAnyLengthAndTheirPoolKeptAsItWas() throws Exception {
+    void coalescedCallsKeepEachValuesLength() throws Exception {
         java.nio.file.Path path = pools.pool("any-length.pool");
-        Coalescing on = Coalescing.on(Duration.ZERO, 4096);
-        IllegalArgumentException made = assertThrows(IllegalArgumentException.class,
-                () -> GPHashIndex.builder(path).valueSize(VALUE).poolFormat(3).coalescing(on).create());
-        assertTrue(made.getMessage().contains("poolFormat 3"), made.getMessage());
-        assertFalse(java.nio.file.Files.exists(path), "a refused create made the pool file");
-        try (GPHashIndex index = GPHashIndex.builder(path).valueSize(VALUE).poolFormat(3).create()) {
-            assertFalse(index.coalescerStats().isPresent(), "AUTO does not coalesce a format 3 pool's calls");
+        Coalescing on = Coalescing.on(Duration.ZERO, 4096).withHostCache(1 << 20);
+        try (GPHashIndex index = GPHashIndex.builder(path).valueSize(VALUE).poolFormat(3).initialCapacity(1024)
+                .coalescing(on).create()) {
+            assertTrue(index.valueLengths(), "the coalescer passes the engine's lengths through");
+            callersHoldTheirModels(index, 8, 2_000);
+            CoalescerStats s = index.coalescerStats().orElseThrow();
+            assertTrue(s.operations() > 8_000, s.toString());
+            assertEquals(0, s.hostCacheHits() + s.hostCacheMisses(), "no host cache for values of any length: " + s);
             index.put(1L, new byte[] {1, 2, 3});
+            assertArrayEquals(new byte[] {1, 2, 3}, index.putAsync(2L, new byte[] {4}).thenApply(x -> index.get(1L)).join());
+            assertArrayEquals(new byte[] {4}, index.getAsync(2L).join());
         }
-        IllegalArgumentException opened = assertThrows(IllegalArgumentException.class,
-                () -> GPHashIndex.builder(path).coalescing(on).open());
-        assertTrue(opened.getMessage().contains("any length"), opened.getMessage());
-        try (GPHashIndex index = GPHashIndex.builder(path).open();
+        try (GPHashIndex index = GPHashIndex.builder(path).coalescing(on).open();
              GPHashIndex fixed = GPHashIndex.builder(pools.pool("fixed.pool")).valueSize(VALUE).create()) {
-            assertArrayEquals(new byte[] {1, 2, 3}, index.get(1L), "the refused open kept the pool");
+            assertArrayEquals(new byte[] {1, 2, 3}, index.get(1L));
             Batch shorter = index.newBatch(1).put(2L, new byte[5]);
             IllegalArgumentException batch = assertThrows(IllegalArgumentException.class, () -> fixed.execute(shorter));
             assertTrue(batch.getMessage().contains("shorter than the value size"), batch.getMessage());
@@ -178,6 +178,9 @@ class CoalescingTest {
         for (int i = 0; i < ops; i++) {
             long k = base + r.nextInt(200);
             byte[] v = value(k, i + 1);
+            if (index.valueLengths()) {
+                v = java.util.Arrays.copyOf(v, r.nextInt(VALUE + 1));   // any length, 0 to the value size
+            }
             byte[] before = model.get(k);
             switch (r.nextInt(7)) {
                 case 0 -> {

@@ -50,16 +50,24 @@ final class CallerCompletions {
                 MemorySegment.copy(codes, i, r.batchResult.outcomeCodes(), 0, n);
                 if (r.returnsValues) {
                     MemorySegment.copy(values, (long) i * valueSize, r.batchResult.values(), 0, (long) n * valueSize);
+                    for (int k = 0; k < n; k++) {
+                        int length = result.valueLength(i + k);
+                        if (length < valueSize) {
+                            r.batchResult.setValueLength(k, length);
+                        }
+                    }
                 }
                 outcomes[j] = Outcome.FOUND;  // unused: the caller reads its BatchResult
                 continue;
             }
             Outcome o = result.outcome(i);
             if (r.kind == OpKind.GET && o == Outcome.FOUND) {
+                // A shorter value's place is zeroed past it: the whole place is copied to an output segment.
+                r.length = result.valueLength(i);
                 if (r.out != null) {
                     MemorySegment.copy(values, (long) i * valueSize, r.out, 0, valueSize);
                 } else {
-                    r.valueOut = SegmentBytes.copyOf(values, (long) i * valueSize, valueSize);
+                    r.valueOut = SegmentBytes.copyOf(values, (long) i * valueSize, r.length);
                 }
             }
             if (r.cacheKey != null) {

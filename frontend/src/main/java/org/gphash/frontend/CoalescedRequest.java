@@ -30,6 +30,8 @@ final class CoalescedRequest extends CompletableFuture<Outcome> {
     /** Where a GET's value is copied (null: into {@link #valueOut}, a fresh array). */
     final MemorySegment out;
     byte[] valueOut;
+    /** A found GET's value length (the value size, or less where the engine's values have any length). */
+    int length;
 
     /** A caller's whole batch, merged with others into one engine batch (null: a single operation). */
     final Batch batch;

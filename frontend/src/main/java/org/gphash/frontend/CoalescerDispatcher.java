@@ -49,7 +49,8 @@ final class CoalescerDispatcher implements Runnable {
         this.completions = new CallerCompletions(valueSize, hostCache);
         this.slots = new InFlight[batchesInFlight];
         for (int i = 0; i < slots.length; i++) {
-            slots[i] = new InFlight(Batch.create(keySize, valueSize, 1024), new BatchResult(valueSize, 1024));
+            slots[i] = new InFlight(Batch.create(keySize, valueSize, 1024, engine.valueLengths()),
+                    new BatchResult(valueSize, 1024));
         }
     }
 

@@ -46,6 +46,10 @@ import org.gphash.spi.SegmentBytes;
  * A thread whose own asynchronous operations are still queued queues its gets behind them, so that
  * they see its writes.
  *
+ * <p>Over an engine whose values have any length ({@link Engine#valueLengths}: a format 3 pool on the
+ * CPU engine) the coalescer passes each value's length through: its batches carry them, a get's
+ * result keeps its own, and it keeps no host cache (whose entries have the value size).
+ *
  * <p>This class is the callers' side: requests, the host cache, waiting, conditional writes and
  * callers' batches. The queue and how a batch is gathered from it are {@link CoalescingQueue}'s, the
  * dispatcher thread {@link CoalescerDispatcher}'s, handing results back {@link CallerCompletions}'.
@@ -55,6 +59,8 @@ final class CoalescingEngine extends ForwardingEngine {
     /** Operations in one engine batch, at most: the configured limit, or what a batch of this pool can hold. */
     private final int maxBatch;
     private final int valueSize;
+    /** Whether the engine's values have any length: passed through, each value at its own. */
+    private final boolean valueLengths;
     private final CoalescingQueue queue;
     private final CoalescerDispatcher dispatcher;
     private final Thread dispatcherThread;
@@ -98,9 +104,11 @@ final class CoalescingEngine extends ForwardingEngine {
         this.pool = pool;
         // AUTO only: ON asks for single calls merged whatever the engine.
         this.singlesInPlace = config.mode() == Coalescing.Mode.AUTO && engine.runsSingleCallsInPlace();
+        this.valueLengths = engine.valueLengths();
         long cacheBytes = config.effectiveHostCacheBytes();
-        // Single gets that run in place never look in a cache: it would only cost memory.
-        this.hostCache = cacheBytes > 0 && !singlesInPlace ? new HostReadCache(cacheBytes) : null;
+        // Single gets that run in place never look in a cache: it would only cost memory. Nor do those
+        // of values of any length: the cache's entries have the value size.
+        this.hostCache = cacheBytes > 0 && !singlesInPlace && !valueLengths ? new HostReadCache(cacheBytes) : null;
         this.spinNanos = config.spin().toNanos();
         Geometry g = engine.geometry();
         this.valueSize = g.valueSize();
@@ -270,6 +278,34 @@ final class CoalescingEngine extends ForwardingEngine {
     private static final int SPINNERS_MAX = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
 
     // ------------------------------------------------------------------ Engine
+
+    @Override
+    public boolean valueLengths() {
+        return valueLengths;
+    }
+
+    /**
+     * A get that says the value's length: on the engine at once where this thread has nothing queued
+     * (its own writes are done; a read of the pool is as fresh as one through a batch), else behind its
+     * queued operations. Gets of values of one size go through {@link #get}, its host cache and its
+     * reads alongside; so does this where the engine's values all have the value size.
+     */
+    @Override
+    public int read(MemorySegment key, MemorySegment valueOut) {
+        if (!valueLengths) {
+            return get(key, valueOut) == Outcome.FOUND ? valueSize : -1;
+        }
+        if (closed) {
+            throw new IndexClosedException(pool);
+        }
+        CoalescedRequest last = lastQueued.get();
+        if (last == null || last.isDone()) {
+            return engine.read(key, valueOut);
+        }
+        CoalescedRequest r = new CoalescedRequest(OpKind.GET, MemorySegment.ofArray(key.toArray(ValueLayout.JAVA_BYTE)),
+                null, valueOut);
+        return await(enqueue(r)) == Outcome.FOUND ? r.length : -1;
+    }
 
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
