@@ -38,7 +38,7 @@ import picocli.CommandLine.Option;
  * @param progress      whether to show a progress bar
  */
 public record BenchOptions(long keys, long microOps, long macroOps, List<Workload> workloads, int keySize,
-                           int valueSize, List<Integer> batchSizes, int threads, String distribution, double theta,
+                           int valueSize, ValueLengths valueLengths, List<Integer> batchSizes, int threads, String distribution, double theta,
                            long seed, Backend backend, List<String> baselines, Path json, Path plotDir, Path dir,
                            long warmupKeys, boolean progress, boolean help) {
 
@@ -68,8 +68,13 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
         String workloads = "all";
         @Option(names = "--key-size", paramLabel = "B", description = "8, 32 or any size; default 8")
         int keySize = 8;
-        @Option(names = "--value-size", paramLabel = "B", description = "at least 16 (values embed their key); default 128")
-        int valueSize = 128;
+        @Option(names = "--value-size", paramLabel = "B", description = "at least 16 (values embed their key); default 128 "
+                + "(4096 with --value-lengths mixed: the longest value)")
+        Integer valueSize;
+        @Option(names = "--value-lengths", paramLabel = "fixed|mixed", description = {"fixed: every value of the value size "
+                + "(default); mixed: each write's value 16 B to the value size, lognormal around 80 B (mean about 130 B), "
+                + "on a format 3 pool (GPHash CPU backend, chm, lmdb)"})
+        String valueLengths = "fixed";
         @Option(names = "--batch", paramLabel = "N", description = "operations per batch; default 4096")
         int batch = DEFAULT_BATCH;
         @Option(names = "--batch-sweep", paramLabel = "LIST", split = ",", description = {"batch sizes, e.g. 256,1024,"
@@ -122,7 +127,15 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
         long macro = Cli.range(l.ops != null ? "--ops" : "--macro-ops", l.ops != null ? l.ops : l.macroOps, 1,
                 Integer.MAX_VALUE);
         Cli.range("--key-size", l.keySize, 1, 1024);
-        Cli.range("--value-size", l.valueSize, ValueCodec.MIN_VALUE_SIZE, 1 << 20);
+        ValueLengths lengths;
+        try {
+            lengths = ValueLengths.parse(l.valueLengths);
+        } catch (IllegalArgumentException e) {
+            throw new Cli.UsageException("--value-lengths: " + e.getMessage());
+        }
+        int valueSize = l.valueSize != null ? l.valueSize
+                : lengths == ValueLengths.FIXED ? 128 : ValueLengths.MIXED_DEFAULT_VALUE_SIZE;
+        Cli.range("--value-size", valueSize, ValueCodec.MIN_VALUE_SIZE, 1 << 20);
         List<Integer> batches = new ArrayList<>();
         if (l.batchSweep == null) {
             batches.add((int) Cli.range("--batch", l.batch, 1, Cli.MAX_BATCH));
@@ -152,9 +165,14 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
         if (l.cluster != null) {
             System.setProperty("gphash.bench.cluster", l.cluster.toString());  // read by ClusterStore
         }
-        return new BenchOptions(l.keys, micro, macro, workloads, l.keySize, l.valueSize, List.copyOf(batches), l.threads,
+        return new BenchOptions(l.keys, micro, macro, workloads, l.keySize, valueSize, lengths, List.copyOf(batches), l.threads,
                 distribution, l.theta, l.seed, l.backend, baselines, l.json, l.plot, l.dir, l.warmup, !l.noProgress,
                 l.help.requested());
+    }
+
+    /** Bytes a value takes on average, for sizing store files: the value size, or at most 256 where lengths are mixed. */
+    int expectedValueBytes() {
+        return valueLengths == ValueLengths.FIXED ? valueSize : Math.min(valueSize, 256);
     }
 
     /** Operations of one workload. */

@@ -17,9 +17,11 @@ final class ClientOnlyStore implements StoreUnderTest {
 
     private final ValueCodec codec;
     private final int valueSize;
+    private final ValueLengths lengths;
 
     ClientOnlyStore(StoreConfig config) {
         this.valueSize = config.valueSize();
+        this.lengths = config.lengths();
         this.codec = new ValueCodec(valueSize);
     }
 
@@ -50,7 +52,11 @@ final class ClientOnlyStore implements StoreUnderTest {
                 case READ_MODIFY_WRITE -> Outcome.REPLACED;
             };
             if (o == Outcome.FOUND || o == Outcome.REPLACED) {
-                codec.encode(id, 0, values, (long) i * valueSize);
+                int length = lengths.of(id, 0, valueSize);
+                codec.encode(id, 0, values, (long) i * valueSize, length);
+                if (length < valueSize) {
+                    results.engineResult().setValueLength(i, length);
+                }
             }
             codes.set(ValueLayout.JAVA_BYTE, i, o.code());
         }

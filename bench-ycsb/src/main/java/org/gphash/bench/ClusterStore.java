@@ -38,6 +38,7 @@ final class ClusterStore extends GPHashStore {
     }
 
     private static Connected connect(StoreConfig config) {
+        config.requireFixedLengths("a cluster");   // its nodes' requests carry values of the value size
         String file = System.getProperty(MANIFEST);
         if (file == null) {
             throw new IllegalStateException(NAME + " needs a cluster's manifest: bench ycsb --cluster MANIFEST");

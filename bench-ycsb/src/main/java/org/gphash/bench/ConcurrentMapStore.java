@@ -53,27 +53,28 @@ public final class ConcurrentMapStore implements StoreUnderTest {
                     if (v == null) {
                         results.set(i, Outcome.NOT_FOUND);
                     } else {
-                        results.setValue(i, Outcome.FOUND, v, 0);
+                        results.setValue(i, Outcome.FOUND, v, 0, v.length);
                     }
                 }
-                case PUT -> results.set(i, map.put(key, value(values, i)) == null ? Outcome.INSERTED : Outcome.UPDATED);
-                case INSERT -> results.set(i, map.putIfAbsent(key, value(values, i)) == null ? Outcome.INSERTED : Outcome.EXISTS);
-                case UPDATE -> results.set(i, map.replace(key, value(values, i)) == null ? Outcome.NOT_FOUND : Outcome.UPDATED);
+                case PUT -> results.set(i, map.put(key, value(batch, values, i)) == null ? Outcome.INSERTED : Outcome.UPDATED);
+                case INSERT -> results.set(i, map.putIfAbsent(key, value(batch, values, i)) == null ? Outcome.INSERTED : Outcome.EXISTS);
+                case UPDATE -> results.set(i, map.replace(key, value(batch, values, i)) == null ? Outcome.NOT_FOUND : Outcome.UPDATED);
                 case DELETE -> results.set(i, map.remove(key) == null ? Outcome.NOT_FOUND : Outcome.DELETED);
                 case READ_MODIFY_WRITE -> {
-                    byte[] previous = map.replace(key, value(values, i));
+                    byte[] previous = map.replace(key, value(batch, values, i));
                     if (previous == null) {
                         results.set(i, Outcome.NOT_FOUND);
                     } else {
-                        results.setValue(i, Outcome.REPLACED, previous, 0);
+                        results.setValue(i, Outcome.REPLACED, previous, 0, previous.length);
                     }
                 }
             }
         }
     }
 
-    private byte[] value(MemorySegment values, int i) {
-        return SegmentBytes.copyOf(values, (long) i * valueSize, valueSize);
+    /** Value {@code i} at its length (the value size, or its own where lengths vary). */
+    private byte[] value(OpBatch batch, MemorySegment values, int i) {
+        return SegmentBytes.copyOf(values, (long) i * valueSize, batch.valueLength(i));
     }
 
     @Override

@@ -26,6 +26,8 @@ public class GPHashStore implements StoreUnderTest {
     protected final GPHashIndex index;
     private final Backend backend;
     private final org.gphash.Durability durability;
+    /** The pool's format (0: an index opened elsewhere). */
+    private final int format;
 
     /** @throws org.gphash.BackendUnavailableException if the backend cannot run on this machine */
     public GPHashStore(StoreConfig config, Backend backend) {
@@ -37,6 +39,7 @@ public class GPHashStore implements StoreUnderTest {
         this.index = index;
         this.backend = backend;
         this.durability = org.gphash.Durability.PER_BATCH;
+        this.format = 0;
     }
 
     /** With a durability mode other than the default (the CPU engine; the GPU engine persists per batch). */
@@ -47,6 +50,11 @@ public class GPHashStore implements StoreUnderTest {
         // stages printed per workload (GpuDiagnostics.timeChunks: twelve driver calls a chunk). Read
         // before the pool is created, so that a bad value refuses before anything is opened.
         boolean timeline = timeline(System.getProperty("gphash.bench.timeline", "off"));
+        if (backend == Backend.GPU) {
+            config.requireFixedLengths("the GPU backend");   // its kernels write values of the value size
+        }
+        this.format = poolFormat(System.getProperty("gphash.bench.poolFormat",
+                config.lengths() == ValueLengths.FIXED ? "2" : "3"), config.lengths());
         this.index = GPHashIndex.builder(config.directory().resolve("gphash-" + backend.name().toLowerCase() + "-"
                         + durability.name().toLowerCase() + ".pool"))
                 .durability(durability)
@@ -59,6 +67,7 @@ public class GPHashStore implements StoreUnderTest {
                 // Sized for the load, as the paper's runs are: resizes are measured by the demo.
                 .initialCapacity(Math.max(1024, config.expectedItems()))
                 .seed(config.seed())
+                .poolFormat(format)
                 .backend(backend)
                 .create();
         if (timeline) {
@@ -68,6 +77,23 @@ public class GPHashStore implements StoreUnderTest {
                 }
             });
         }
+    }
+
+    /**
+     * The pool format {@code -Dgphash.bench.poolFormat} names (2 or 3; default 2, or 3 where values have
+     * lengths of their own, which only format 3 holds).
+     */
+    private static int poolFormat(String format, ValueLengths lengths) {
+        int f = switch (format.strip()) {
+            case "2" -> 2;
+            case "3" -> 3;
+            default -> throw new IllegalArgumentException("gphash.bench.poolFormat must be 2 or 3, got " + format);
+        };
+        if (f == 2 && lengths != ValueLengths.FIXED) {
+            throw new IllegalArgumentException("gphash.bench.poolFormat=2 holds values of the value size only: "
+                    + "--value-lengths " + lengths.name().toLowerCase(Locale.ROOT) + " needs format 3");
+        }
+        return f;
     }
 
     /** Whether {@code -Dgphash.bench.timeline} asks for the GPU's chunk timeline: on or off. */
@@ -101,7 +127,8 @@ public class GPHashStore implements StoreUnderTest {
 
     @Override
     public String description() {
-        return "GPHash, " + backend + " engine, " + durability + ", " + index.stats().persistenceMode().description();
+        return "GPHash, " + backend + " engine, " + durability + (format == 0 ? "" : ", pool format " + format
+                + (index.valueLengths() ? " (values of any length)" : "")) + ", " + index.stats().persistenceMode().description();
     }
 
     /** Runs the batch's own columns as the engine batch, into the results' own columns: no copy either way. */

@@ -28,6 +28,7 @@ final class JsonReport {
         options.put("macroOps", o.macroOps());
         options.put("keySize", o.keySize());
         options.put("valueSize", o.valueSize());
+        options.put("valueLengths", o.valueLengths().name().toLowerCase(Locale.ROOT));
         options.put("threads", o.threads());
         options.put("distribution", o.distribution());
         options.put("theta", o.theta());

@@ -81,7 +81,7 @@ public final class LmdbStore implements StoreUnderTest {
         OpKind kind = batch.kind(i);
         if (kind.hasValue()) {
             b.value.clear();
-            b.value.put(batch.values().asSlice((long) i * valueSize, valueSize).asByteBuffer()).flip();
+            b.value.put(batch.values().asSlice((long) i * valueSize, batch.valueLength(i)).asByteBuffer()).flip();
         }
         switch (kind) {
             case GET -> {
@@ -89,7 +89,7 @@ public final class LmdbStore implements StoreUnderTest {
                 if (v == null) {
                     results.set(i, Outcome.NOT_FOUND);
                 } else {
-                    results.setValue(i, Outcome.FOUND, MemorySegment.ofBuffer(v), 0);
+                    results.setValue(i, Outcome.FOUND, MemorySegment.ofBuffer(v), 0, v.remaining());
                 }
             }
             case PUT -> {
@@ -115,7 +115,7 @@ public final class LmdbStore implements StoreUnderTest {
                     results.set(i, Outcome.NOT_FOUND);
                 } else {
                     // The previous value is copied out before the put may reuse its page.
-                    results.setValue(i, Outcome.REPLACED, MemorySegment.ofBuffer(v), 0);
+                    results.setValue(i, Outcome.REPLACED, MemorySegment.ofBuffer(v), 0, v.remaining());
                     db.put(txn, b.key, b.value);
                 }
             }

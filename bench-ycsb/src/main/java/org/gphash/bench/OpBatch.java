@@ -24,16 +24,24 @@ public final class OpBatch {
     private final KeyCodec keyCodec;
     private final ValueCodec valueCodec;
     private final Batch columns;
+    /** How long the values {@link #fill} writes are. */
+    private final ValueLengths lengths;
     /** Key ids, for verifying reads (values embed their key id); -1 for raw keys. */
     private long[] ids;
     private int size;
 
     public OpBatch(int keySize, int valueSize, int capacity) {
+        this(keySize, valueSize, capacity, ValueLengths.FIXED);
+    }
+
+    /** A batch whose generated values have the lengths {@code lengths} gives (each beside its place of the value size). */
+    public OpBatch(int keySize, int valueSize, int capacity, ValueLengths lengths) {
         this.keySize = keySize;
         this.valueSize = valueSize;
+        this.lengths = lengths;
         this.keyCodec = new KeyCodec(keySize);
         this.valueCodec = valueSize >= ValueCodec.MIN_VALUE_SIZE ? new ValueCodec(valueSize) : null;
-        this.columns = Batch.create(keySize, valueSize, Math.max(1, capacity));
+        this.columns = Batch.create(keySize, valueSize, Math.max(1, capacity), lengths != ValueLengths.FIXED);
         this.ids = new long[Math.max(1, capacity)];
     }
 
@@ -62,7 +70,14 @@ public final class OpBatch {
                 keyCodec.encode(id, keys, (long) i * keySize);
             }
             if (OpKind.ofOrdinal(kind).hasValue()) {
-                valueCodec.encode(id, stream.version(op), values, (long) i * valueSize);
+                long version = stream.version(op);
+                if (lengths == ValueLengths.FIXED) {
+                    valueCodec.encode(id, version, values, (long) i * valueSize);
+                } else {
+                    int length = lengths.of(id, version, valueSize);
+                    valueCodec.encode(id, version, values, (long) i * valueSize, length);
+                    columns.setValueLength(i, length);
+                }
             }
         }
     }
@@ -147,6 +162,16 @@ public final class OpBatch {
     /** Copies key {@code i} into {@code out}. */
     public void key(int i, byte[] out) {
         MemorySegment.copy(columns.keys(), ValueLayout.JAVA_BYTE, (long) i * keySize, out, 0, keySize);
+    }
+
+    /** The length of value {@code i}: the value size, or its own where lengths are {@link ValueLengths#MIXED}. */
+    public int valueLength(int i) {
+        return columns.valueLength(i);
+    }
+
+    /** How long the values this batch generates are. */
+    public ValueLengths lengths() {
+        return lengths;
     }
 
     /** Copies value {@code i} into {@code out}. */

@@ -45,14 +45,41 @@ public final class OpResults {
 
     /** Records a found value ({@code valueSize} bytes of {@code src} from {@code offset}). */
     public void setValue(int i, Outcome outcome, byte[] src, int offset) {
+        setValue(i, outcome, src, offset, valueSize);
+    }
+
+    /** Records a found value of {@code length} bytes of {@code src} from {@code offset} (the rest of its place zeroed). */
+    public void setValue(int i, Outcome outcome, byte[] src, int offset, int length) {
         set(i, outcome);
-        MemorySegment.copy(src, offset, values, ValueLayout.JAVA_BYTE, (long) i * valueSize, valueSize);
+        MemorySegment.copy(src, offset, values, ValueLayout.JAVA_BYTE, (long) i * valueSize, length);
+        shorter(i, length);
     }
 
     /** Records a found value ({@code valueSize} bytes of {@code src} from {@code offset}). */
     public void setValue(int i, Outcome outcome, MemorySegment src, long offset) {
+        setValue(i, outcome, src, offset, valueSize);
+    }
+
+    /** Records a found value of {@code length} bytes of {@code src} from {@code offset} (the rest of its place zeroed). */
+    public void setValue(int i, Outcome outcome, MemorySegment src, long offset, int length) {
         set(i, outcome);
-        MemorySegment.copy(src, offset, values, (long) i * valueSize, valueSize);
+        MemorySegment.copy(src, offset, values, (long) i * valueSize, length);
+        shorter(i, length);
+    }
+
+    /** A value shorter than the value size: its length noted, the rest of its place zeroed. */
+    private void shorter(int i, int length) {
+        if (length < valueSize) {
+            values.asSlice((long) i * valueSize + length, valueSize - length).fill((byte) 0);
+            result.setValueLength(i, length);
+        } else if (length == valueSize) {
+            result.setValueLength(i, length);
+        }
+    }
+
+    /** The length of value {@code i}: the value size, or less where the store's values have lengths of their own. */
+    public int valueLength(int i) {
+        return result.valueLength(i);
     }
 
     public Outcome outcome(int i) {

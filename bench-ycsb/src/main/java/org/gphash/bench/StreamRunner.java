@@ -53,13 +53,16 @@ final class StreamRunner {
     private final int threads;
     private final int batchSize;
     private final Progress progress;
+    /** How long the generated values are. */
+    private final ValueLengths lengths;
     /** Whether the last run generated its batches ahead (false: filled inside the timed phase). */
     private boolean lastAhead;
 
-    StreamRunner(int threads, int batchSize, Progress progress) {
+    StreamRunner(int threads, int batchSize, Progress progress, ValueLengths lengths) {
         this.threads = threads;
         this.batchSize = batchSize;
         this.progress = progress;
+        this.lengths = lengths;
     }
 
     /** Whether the last {@link #run} generated every batch before its clock started. */
@@ -79,7 +82,7 @@ final class StreamRunner {
         Watermark done = new Watermark(batches);
         progress.start(store.name() + " " + stream.workload().label() + " (batch " + batchSize + ")", stream.size());
         Workers.Timed t = Workers.run("bench", threads, (worker, tally) -> {
-            OpBatch own = ahead == null ? new OpBatch(keySize, valueSize, batchSize) : null;
+            OpBatch own = ahead == null ? new OpBatch(keySize, valueSize, batchSize, lengths) : null;
             OpResults results = new OpResults(valueSize, batchSize);
             ValueCodec codec = valueSize >= ValueCodec.MIN_VALUE_SIZE ? new ValueCodec(valueSize) : null;
             for (int b; (b = next.getAndIncrement()) < batches; ) {
@@ -127,7 +130,7 @@ final class StreamRunner {
             for (int b; (b = next.getAndIncrement()) < batches; ) {
                 int from = b * batchSize;
                 int to = Math.min(stream.size(), from + batchSize);
-                OpBatch batch = new OpBatch(keySize, valueSize, to - from);
+                OpBatch batch = new OpBatch(keySize, valueSize, to - from, lengths);
                 batch.fill(stream, from, to);
                 ahead[b] = batch;
             }
@@ -169,6 +172,7 @@ final class StreamRunner {
         MemorySegment values = results.values();
         MemorySegment codes = results.codes();
         MemorySegment kinds = batch.kinds();
+        ValueLengths lengths = batch.lengths();
         long vs = results.valueSize();
         byte found = Outcome.FOUND.code();
         byte notFound = Outcome.NOT_FOUND.code();
@@ -192,7 +196,7 @@ final class StreamRunner {
                     boolean absent = id >= StreamGenerator.ABSENT_BASE;
                     if (absent ? o != notFound : o != found) {
                         tally.missing++;
-                    } else if (!absent && codec != null && sampled(i) && !valueOf(codec, values, i, vs, id)) {
+                    } else if (!absent && codec != null && sampled(i) && !valueOf(codec, values, i, vs, id, results, lengths)) {
                         tally.mismatches++;
                     }
                 }
@@ -206,7 +210,7 @@ final class StreamRunner {
                     rmws++;
                     if (o != replaced) {
                         tally.missing++;
-                    } else if (codec != null && sampled(i) && !valueOf(codec, values, i, vs, id)) {
+                    } else if (codec != null && sampled(i) && !valueOf(codec, values, i, vs, id, results, lengths)) {
                         tally.mismatches++;
                     }
                 }
@@ -237,13 +241,24 @@ final class StreamRunner {
         return (i & (VERIFY_KEY_EVERY - 1)) == 0;
     }
 
-    /** Whether value {@code i} is key {@code id}'s: its embedded key, and all bytes for one in {@link #VERIFY_ALL_BYTES_EVERY}. */
-    private static boolean valueOf(ValueCodec codec, MemorySegment values, int i, long vs, long id) {
+    /**
+     * Whether value {@code i} is key {@code id}'s: its embedded key, its length the one its version was
+     * written with (values of mixed length), and all bytes for one in {@link #VERIFY_ALL_BYTES_EVERY}.
+     */
+    private static boolean valueOf(ValueCodec codec, MemorySegment values, int i, long vs, long id, OpResults results,
+                                   ValueLengths lengths) {
         long at = i * vs;
         if (values.get(VALUE_KEY, at) != id) {
             return false;
         }
-        return (i & (VERIFY_ALL_BYTES_EVERY - 1)) != 0 || codec.matches(values, at, id);
+        if (lengths == ValueLengths.FIXED) {
+            return (i & (VERIFY_ALL_BYTES_EVERY - 1)) != 0 || codec.matches(values, at, id);
+        }
+        int length = results.valueLength(i);
+        if (length != lengths.of(id, values.get(VALUE_KEY, at + 8), (int) vs)) {
+            return false;
+        }
+        return (i & (VERIFY_ALL_BYTES_EVERY - 1)) != 0 || codec.matches(values, at, id, length);
     }
 
     private static final int GET_ORDINAL = 0;

@@ -114,7 +114,8 @@ public final class YcsbBench {
 
     private void printHeader(List<String> systems) {
         out.println("gphash bench ycsb: " + Report.count(options.keys(), "key") + " loaded, "
-                + options.keySize() + "-byte keys, " + options.valueSize() + "-byte values; "
+                + options.keySize() + "-byte keys, " + (options.valueLengths() == ValueLengths.FIXED
+                        ? options.valueSize() + "-byte values; " : "values of 16 to " + options.valueSize() + " bytes (mixed); ")
                 + Report.count(options.microOps()) + " ops per micro and " + Report.count(options.macroOps())
                 + " per macro workload; " + options.distribution()
                 + (options.distribution().equals("uniform") ? "" : " theta " + options.theta())
@@ -131,11 +132,11 @@ public final class YcsbBench {
 
     /** One system at one batch size: fresh store, LOAD, then the workloads. */
     private List<Measurement> runSystem(String system, int batchSize, Progress progress) throws Exception {
-        long estimate = PoolDirectory.estimatePoolBytes(options.maxItems(), options.keySize(), options.valueSize());
+        long estimate = PoolDirectory.estimatePoolBytes(options.maxItems(), options.keySize(), options.expectedValueBytes());
         List<Measurement> rows = new ArrayList<>();
         try (PoolDirectory dir = PoolDirectory.create(options.dir(), estimate, false)) {
             StoreConfig config = new StoreConfig(dir.path(), options.keySize(), options.valueSize(),
-                    options.maxItems(), options.seed());
+                    options.maxItems(), options.seed(), options.valueLengths());
             try (StoreUnderTest store = Systems.open(system, config)) {
                 progress.clearLine();
                 err.println("  " + system + ": " + store.description() + " [" + dir.fileSystem() + "]");
@@ -154,7 +155,7 @@ public final class YcsbBench {
         List<Measurement> rows = new ArrayList<>();
         StreamGenerator generator = new StreamGenerator(keys, options.distribution(), options.theta(),
                 options.seed(), 2L * options.threads() * batchSize);
-        StreamRunner runner = new StreamRunner(options.threads(), batchSize, progress);
+        StreamRunner runner = new StreamRunner(options.threads(), batchSize, progress, options.valueLengths());
         rows.add(runner.run(store, generator.next(Workload.LOAD, keys), options.keySize(), options.valueSize()));
         for (Workload w : options.workloads()) {
             if (w != Workload.LOAD) {
@@ -188,9 +189,10 @@ public final class YcsbBench {
             err.println("gphash bench ycsb: warming up each system on a copy of " + keys + " keys (not measured) ...");
         }
         for (String system : systems) {
-            try (PoolDirectory dir = PoolDirectory.create(options.dir(), PoolDirectory.estimatePoolBytes(keys * 4, options.keySize(), options.valueSize()), false);
+            try (PoolDirectory dir = PoolDirectory.create(options.dir(), PoolDirectory.estimatePoolBytes(keys * 4, options.keySize(),
+                    options.expectedValueBytes()), false);
                  StoreUnderTest store = Systems.open(system, new StoreConfig(dir.path(), options.keySize(),
-                         options.valueSize(), keys * 2, options.seed()))) {
+                         options.valueSize(), keys * 2, options.seed(), options.valueLengths()))) {
                 runWorkloads(store, batchSize, keys, divisor, Progress.NONE);
             } catch (BackendUnavailableException e) {
                 // Reported by the measured run.

@@ -25,12 +25,16 @@ class ResultCheckTest {
     }
 
     private static Run correct() {
+        return correct(ValueLengths.FIXED);
+    }
+
+    private static Run correct(ValueLengths lengths) {
         StreamGenerator g = new StreamGenerator(100_000, "uniform", 0.99, 7, 0);
         g.next(Workload.LOAD, 100_000);
-        OpBatch batch = new OpBatch(8, VS, N);
+        OpBatch batch = new OpBatch(8, VS, N, lengths);
         batch.fill(g.next(Workload.C, N), 0, N);
         OpResults results = new OpResults(VS, N);
-        new ClientOnlyStore(new StoreConfig(Path.of("."), 8, VS, N, 7)).execute(batch, results);
+        new ClientOnlyStore(new StoreConfig(Path.of("."), 8, VS, N, 7, lengths)).execute(batch, results);
         return new Run(batch, results);
     }
 
@@ -76,5 +80,30 @@ class ResultCheckTest {
         long other = 16L * VS + VS - 1;  // value 16: only its key is checked
         s.results().values().set(ValueLayout.JAVA_BYTE, other, (byte) ~s.results().values().get(ValueLayout.JAVA_BYTE, other));
         assertEquals(0, check(s).mismatches);
+    }
+
+    /** Values of mixed length: each read's length must be the one its version was written with. */
+    @Test
+    void aValueOfAnotherLengthIsCaughtWhereSampled() {
+        Run r = correct(ValueLengths.MIXED);
+        assertEquals(0, check(r).failures());
+        int length = r.results().valueLength(32);   // value 32: sampled
+        r.results().engineResult().setValueLength(32, length == VS ? VS - 1 : length + 1);
+        assertEquals(1, check(r).mismatches);
+    }
+
+    @Test
+    void mixedLengthsStayWithinTheirBoundsAndCentreOnTheDesignsSizes() {
+        long sum = 0;
+        int n = 200_000;
+        for (int i = 0; i < n; i++) {
+            int length = ValueLengths.MIXED.of(i, i % 7, 4096);
+            assertEquals(length, ValueLengths.MIXED.of(i, i % 7, 4096), "a function of key and version");
+            org.junit.jupiter.api.Assertions.assertTrue(length >= ValueCodec.MIN_VALUE_SIZE && length <= 4096, "length " + length);
+            sum += length;
+        }
+        double mean = (double) sum / n;
+        org.junit.jupiter.api.Assertions.assertTrue(mean > 115 && mean < 145, "mean " + mean);
+        assertEquals(4096, ValueLengths.FIXED.of(3, 4, 4096));
     }
 }

@@ -2,6 +2,7 @@ package org.gphash.bench;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,11 +15,11 @@ import org.gphash.index.api.TestPools;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every system of a run, given the same small operation stream (every workload, 8- and 32-byte
- * keys), returns the same outcomes and the same values as the GPHash CPU engine.
+ * keys, values of the value size and of mixed lengths), returns the same outcomes and the same values,
+ * of the same lengths, as the GPHash CPU engine.
  */
 class StoresAgreeTest {
 
@@ -33,17 +34,21 @@ class StoresAgreeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {8, 32})
-    void baselinesAgreeWithTheEngine(int keySize) throws Exception {
+    @org.junit.jupiter.params.provider.CsvSource({"8, FIXED", "32, FIXED", "8, MIXED"})
+    void baselinesAgreeWithTheEngine(int keySize, ValueLengths lengths) throws Exception {
         pools = TestPools.create();
         dir = pools.dir();
         List<String> systems = List.of("gphash-cpu", "cpu-assisted", "chm", "lmdb");
         List<List<String>> transcripts = new ArrayList<>();
         for (String system : systems) {
             Path d = java.nio.file.Files.createDirectory(dir.resolve(system));
-            try (StoreUnderTest store = Systems.open(system, new StoreConfig(d, keySize, 64, 4000, 1))) {
-                transcripts.add(transcript(store, keySize));
+            try (StoreUnderTest store = Systems.open(system, new StoreConfig(d, keySize, VALUE, 4000, 1, lengths))) {
+                transcripts.add(transcript(store, keySize, lengths));
             }
+        }
+        if (lengths == ValueLengths.MIXED) {
+            assertTrue(transcripts.get(0).stream().map(l -> l.split(" "))
+                    .filter(f -> f.length > 5).map(f -> f[5]).distinct().count() > 20, "values of many lengths were read");
         }
         for (int s = 1; s < systems.size(); s++) {
             assertEquals(transcripts.get(0).size(), transcripts.get(s).size());
@@ -54,27 +59,29 @@ class StoresAgreeTest {
         }
     }
 
+    private static final int VALUE = 64;
+
     /** Outcome and returned value of every operation of every workload, one batch of 100 at a time. */
-    private static List<String> transcript(StoreUnderTest store, int keySize) {
+    private static List<String> transcript(StoreUnderTest store, int keySize, ValueLengths lengths) {
         List<String> lines = new ArrayList<>();
         StreamGenerator g = new StreamGenerator(1000, "zipfian", 0.99, 3, 0);
         List<Workload> order = new ArrayList<>(List.of(Workload.LOAD));
         order.addAll(Workload.micro());
         order.addAll(Workload.macro().subList(1, Workload.macro().size()));
-        OpBatch batch = new OpBatch(keySize, 64, 100);
-        OpResults results = new OpResults(64, 100);
+        OpBatch batch = new OpBatch(keySize, VALUE, 100, lengths);
+        OpResults results = new OpResults(VALUE, 100);
         PhaseTally tally = new PhaseTally();
         for (Workload w : order) {
             OpStream s = g.next(w, 600);
             for (int from = 0; from < s.size(); from += 100) {
                 batch.fill(s, from, Math.min(s.size(), from + 100));
                 store.execute(batch, results);
-                StreamRunner.check(batch, results, new ValueCodec(64), tally);
+                StreamRunner.check(batch, results, new ValueCodec(VALUE), tally);
                 for (int i = 0; i < batch.size(); i++) {
                     Outcome o = results.outcome(i);
                     boolean hasValue = o == Outcome.FOUND || o == Outcome.REPLACED;
                     lines.add(w.label() + " " + batch.kind(i) + " " + batch.id(i) + " " + o
-                            + (hasValue ? " " + java.util.Arrays.hashCode(results.value(i)) : ""));
+                            + (hasValue ? " " + java.util.Arrays.hashCode(results.value(i)) + " " + results.valueLength(i) : ""));
                 }
             }
         }

@@ -36,14 +36,22 @@ public final class ValueCodec {
 
     /** Writes the value of {@code key} at {@code version} at {@code offset} of {@code out} (valueSize bytes). */
     public void encode(long key, long version, MemorySegment out, long offset) {
+        encode(key, version, out, offset, valueSize);
+    }
+
+    /**
+     * Writes the value of {@code key} at {@code version}, {@code length} bytes of it ({@link #MIN_VALUE_SIZE}
+     * to the value size: a value of any length), at {@code offset} of {@code out}.
+     */
+    public void encode(long key, long version, MemorySegment out, long offset, int length) {
         out.set(LONG, offset, key);
         out.set(LONG, offset + 8, version);
         long f = filler(key, version);
         int i = 16;
-        for (; i + 8 <= valueSize; i += 8) {
+        for (; i + 8 <= length; i += 8) {
             out.set(LONG, offset + i, f);
         }
-        for (; i < valueSize; i++) {
+        for (; i < length; i++) {
             out.set(ValueLayout.JAVA_BYTE, offset + i, (byte) (f >>> (8 * (i & 7))));
         }
     }
@@ -53,17 +61,22 @@ public final class ValueCodec {
      * value of {@code key} (any version).
      */
     public boolean matches(MemorySegment values, long offset, long key) {
-        if (values.get(LONG, offset) != key) {
+        return matches(values, offset, key, valueSize);
+    }
+
+    /** As {@link #matches(MemorySegment, long, long)}, for a value of {@code length} bytes. */
+    public boolean matches(MemorySegment values, long offset, long key, int length) {
+        if (length < MIN_VALUE_SIZE || values.get(LONG, offset) != key) {
             return false;
         }
         long f = filler(key, values.get(LONG, offset + 8));
         int i = 16;
-        for (; i + 8 <= valueSize; i += 8) {
+        for (; i + 8 <= length; i += 8) {
             if (values.get(LONG, offset + i) != f) {
                 return false;
             }
         }
-        for (; i < valueSize; i++) {
+        for (; i < length; i++) {
             if (values.get(ValueLayout.JAVA_BYTE, offset + i) != (byte) (f >>> (8 * (i & 7)))) {
                 return false;
             }
