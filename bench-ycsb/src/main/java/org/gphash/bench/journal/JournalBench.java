@@ -33,7 +33,7 @@ import org.gphash.journal.Journals;
  * journal written after it, with the time by part.
  *
  * <pre>
- * ./gphash run org.gphash.bench.journal.JournalBench [--backend gpu|cpu] [--keys 16777216] [--batch 1048576]
+ * ./gphash run org.gphash.bench.journal.JournalBench [--backend gpu|cpu] [--pool-format 2|3] [--keys 16777216] [--batch 1048576]
  *     [--replay-bytes 1073741824] [--threads 16] [--seconds 3] --pool-dir /dev/shm --disk-dir /var/tmp/gphash-bench
  * </pre>
  *
@@ -42,6 +42,8 @@ import org.gphash.journal.Journals;
 public final class JournalBench {
 
     private static final int VALUE = 128;
+    /** The pools' format ({@code --pool-format}, default 2): format 3 on the CPU backend journals each value's length. */
+    private static int poolFormat = 2;
 
     private JournalBench() {
     }
@@ -68,6 +70,7 @@ public final class JournalBench {
                 case "--pool-dir" -> poolDir = Path.of(v);
                 case "--disk-dir" -> diskDir = Path.of(v);
                 case "--parts" -> parts = v;
+                case "--pool-format" -> poolFormat = Integer.parseInt(v);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -127,7 +130,8 @@ public final class JournalBench {
             Path pool = poolDir.resolve("jbench-batches.pool");
             Path journal = diskDir.resolve("jbench-batches.journal");
             clean(pool, journal);
-            GPHashIndex.Builder b = GPHashIndex.builder(pool).backend(backend).keySize(8).valueSize(VALUE).initialCapacity(keys);
+            GPHashIndex.Builder b = GPHashIndex.builder(pool).backend(backend).keySize(8).valueSize(VALUE).initialCapacity(keys)
+                    .poolFormat(poolFormat);
             if (journaled) {
                 b.journal(Journaling.in(journal).checkpointEvery(Duration.ZERO).checkpointAfterBytes(Long.MAX_VALUE));
             }
@@ -198,7 +202,8 @@ public final class JournalBench {
             Path pool = (mode == 0 ? diskDir : poolDir).resolve("jbench-singles.pool");
             Path journal = diskDir.resolve("jbench-singles.journal");
             clean(pool, journal);
-            GPHashIndex.Builder b = GPHashIndex.builder(pool).keySize(8).valueSize(VALUE).initialCapacity(1 << 20);
+            GPHashIndex.Builder b = GPHashIndex.builder(pool).keySize(8).valueSize(VALUE).initialCapacity(1 << 20)
+                    .poolFormat(poolFormat);
             String tag = mode == 0 ? "CPU engine, pool on the disk, PER_BATCH (today's default)"
                     : "CPU engine, pool on tmpfs, journal on the disk (flush per call)";
             if (mode == 1) {
@@ -270,7 +275,8 @@ public final class JournalBench {
         Path journal = diskDir.resolve("jbench-rebuild.journal");
         clean(pool, journal);
         Journaling j = Journaling.in(journal).checkpointEvery(Duration.ZERO).checkpointAfterBytes(Long.MAX_VALUE);
-        GPHashIndex.Builder b = GPHashIndex.builder(pool).backend(backend).keySize(8).valueSize(VALUE).initialCapacity(keys).journal(j);
+        GPHashIndex.Builder b = GPHashIndex.builder(pool).backend(backend).keySize(8).valueSize(VALUE).initialCapacity(keys)
+                .poolFormat(poolFormat).journal(j);
         Batch batch = Batch.create(8, VALUE, batchSize);
         BatchResult result = new BatchResult(VALUE, batchSize);
         GPHashIndex index = b.create();

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Values of any length on the CPU side (issue 53, item 5), on the GPU machine's cores, one call, from
+# the bundle of cuda/make-device-bundle.sh:
+#   YCSB=1      bench ycsb, CPU backend, --value-lengths mixed (16 B-4 KiB) against values of 128 bytes
+#               on a format 3 pool and on a format 2 pool, chm and lmdb beside each (THREADS, KEYS, BATCH)
+#   JOURNAL=1   JournalBench --backend cpu --pool-format 2, then 3 (records with lengths), pool on
+#               /dev/shm, journal on the root disk (JKEYS keys; parts JPARTS)
+#   GCRASH=N    crash rounds of the GPU engine with a journal (power cuts), format 3 pool (N rounds)
+# Logs under $OUT; summary.txt's last lines are the tables.
+set -uo pipefail
+OUT="${OUT:-$PWD/device-out}"
+mkdir -p "$OUT"
+bash cuda/device-unpack.sh || exit 1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+THREADS="${THREADS:-16}"
+KEYS="${KEYS:-4194304}"
+BATCH="${BATCH:-4096}"
+ycsb() {  # tag, JVM options, bench options...
+    local tag=$1 jo=$2
+    shift 2
+    local t0=$(date +%s)
+    JAVA_OPTS="-Xmx48g $jo" timeout ${YCSBWATCH:-240} /tmp/bundle/bin/run org.gphash.bench.YcsbBench --threads "$THREADS" \
+        --keys "$KEYS" --ops "$KEYS" --batch "$BATCH" --workloads load,c,a --no-progress "$@" > "$OUT/ycsb-$tag.log" 2>&1
+    echo "== ycsb $tag rc=$? $(( $(date +%s) - t0 )) s: $*" >> "$OUT/summary.txt"
+    grep -E '^(gphash-cpu|chm|lmdb) ' "$OUT/ycsb-$tag.log" >> "$OUT/summary.txt"
+}
+if [[ -n "${YCSB:-}" ]]; then
+    ycsb mixed "" --value-lengths mixed --baselines chm,lmdb
+    ycsb fixed3 "-Dgphash.bench.poolFormat=3" --baselines chm,lmdb
+    ycsb fixed2 "" --baselines chm,lmdb
+fi
+if [[ -n "${JOURNAL:-}" ]]; then
+    disk=/var/tmp/gphash-lengths
+    for f in 2 3; do
+        rm -rf "$disk"; mkdir -p "$disk"; chmod 700 "$disk"
+        t0=$(date +%s)
+        JAVA_OPTS="-Xmx48g" timeout ${JWATCH:-200} /tmp/bundle/bin/run org.gphash.bench.journal.JournalBench --backend cpu \
+            --pool-format $f --keys "${JKEYS:-4194304}" --parts "${JPARTS:-batches,singles,rebuild}" --seconds 2 \
+            --replay-bytes 268435456 --pool-dir /dev/shm --disk-dir "$disk/bench" > "$OUT/journal-f$f.log" 2>&1
+        echo "== JournalBench cpu format $f rc=$? $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
+        grep '^|' "$OUT/journal-f$f.log" >> "$OUT/summary.txt"
+    done
+fi
+if [[ -n "${GCRASH:-}" ]]; then
+    disk=/var/tmp/gphash-gcrash
+    rm -rf "$disk"; mkdir -p "$disk"; chmod 700 "$disk"
+    JAVA_OPTS="-Xmx4g" timeout 240 /tmp/bundle/bin/run org.gphash.crashtest.CrashTest --backend gpu --journal "$disk/j" \
+        --power-fail --rounds "$GCRASH" --batch 64 --threads 2 --keys 6000 --seed 5357 --pool-format 3 \
+        /dev/shm/gcrash.pool > "$OUT/gcrash.log" 2>&1
+    echo "== crashtest gpu journal power-fail format 3 rc=$?" >> "$OUT/summary.txt"
+    tail -4 "$OUT/gcrash.log" >> "$OUT/summary.txt"
+fi
+cat "$OUT/summary.txt"
