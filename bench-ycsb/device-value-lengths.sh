@@ -5,6 +5,10 @@
 #               on a format 3 pool and on a format 2 pool, chm and lmdb beside each (THREADS, KEYS, BATCH)
 #   JOURNAL=1   JournalBench --backend cpu --pool-format 2, then 3 (records with lengths), pool on
 #               /dev/shm, journal on the root disk (JKEYS keys; parts JPARTS)
+#   AROUNDS=N   bench ycsb's load and A, values of 128 bytes, format 3 then format 2, N times (the heap's
+#               takes under updates from THREADS threads)
+#   PROFILE="3 2" a flight recording of bench ycsb's load and A, values of 128 bytes, on a pool of each format
+#               (bench-ycsb/jfr-summary.sh of each under $OUT)
 #   GCRASH=N    crash rounds of the GPU engine with a journal (power cuts), format 3 pool (N rounds)
 # Logs under $OUT; summary.txt's last lines are the tables.
 set -uo pipefail
@@ -19,8 +23,8 @@ ycsb() {  # tag, JVM options, bench options...
     local tag=$1 jo=$2
     shift 2
     local t0=$(date +%s)
-    JAVA_OPTS="-Xmx48g $jo" timeout ${YCSBWATCH:-240} /tmp/bundle/bin/run org.gphash.bench.YcsbBench --threads "$THREADS" \
-        --keys "$KEYS" --ops "$KEYS" --batch "$BATCH" --workloads load,c,a --no-progress "$@" > "$OUT/ycsb-$tag.log" 2>&1
+    JAVA_OPTS="-Xmx48g --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED $jo" timeout ${YCSBWATCH:-240} /tmp/bundle/bin/run org.gphash.bench.YcsbBench --threads "$THREADS" \
+        --keys "$KEYS" --ops "${OPS:-$KEYS}" --batch "$BATCH" --workloads "${WL:-load,c,a}" --no-progress "$@" > "$OUT/ycsb-$tag.log" 2>&1
     echo "== ycsb $tag rc=$? $(( $(date +%s) - t0 )) s: $*" >> "$OUT/summary.txt"
     grep -E '^(gphash-cpu|chm|lmdb) ' "$OUT/ycsb-$tag.log" >> "$OUT/summary.txt"
 }
@@ -29,12 +33,23 @@ if [[ -n "${YCSB:-}" ]]; then
     ycsb fixed3 "-Dgphash.bench.poolFormat=3" --baselines chm,lmdb
     ycsb fixed2 "" --baselines chm,lmdb
 fi
+for ((r = 1; r <= ${AROUNDS:-0}; r++)); do
+    for f in 3 2; do
+        WL=load,a ycsb a-f$f-r$r "-Dgphash.bench.poolFormat=$f" --baselines none
+    done
+done
+for f in ${PROFILE:-}; do
+    WL=load,a ycsb jfr-f$f "-Dgphash.bench.poolFormat=$f -XX:StartFlightRecording=delay=${PROFILE_DELAY:-0}s,filename=$OUT/a-f$f.jfr,settings=profile,jdk.ExecutionSample#period=2ms,jdk.JavaMonitorEnter#threshold=1ms,jdk.ThreadPark#threshold=1ms" \
+        --baselines none --warmup 0
+    bash bench-ycsb/jfr-summary.sh "$OUT/a-f$f.jfr" > "$OUT/a-f$f-profile.txt" 2>&1
+    rm -f "$OUT/a-f$f.jfr"
+done
 if [[ -n "${JOURNAL:-}" ]]; then
     disk=/var/tmp/gphash-lengths
     for f in 2 3; do
         rm -rf "$disk"; mkdir -p "$disk"; chmod 700 "$disk"
         t0=$(date +%s)
-        JAVA_OPTS="-Xmx48g" timeout ${JWATCH:-200} /tmp/bundle/bin/run org.gphash.bench.journal.JournalBench --backend cpu \
+        JAVA_OPTS="-Xmx48g --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED" timeout ${JWATCH:-200} /tmp/bundle/bin/run org.gphash.bench.journal.JournalBench --backend cpu \
             --pool-format $f --keys "${JKEYS:-4194304}" --parts "${JPARTS:-batches,singles,rebuild}" --seconds 2 \
             --replay-bytes 268435456 --pool-dir /dev/shm --disk-dir "$disk/bench" > "$OUT/journal-f$f.log" 2>&1
         echo "== JournalBench cpu format $f rc=$? $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
