@@ -45,6 +45,8 @@ final class BatchPartition {
     private final int shards;
     private final int keySize;
     private final int valueSize;
+    /** Whether the shards' values have any length: parts and results then keep each one's. */
+    private final boolean valueLengths;
     /** Per shard: the positions of its operations in the batch (4-byte ints), and its part when copied out. */
     private final MemorySegment[] positions;
     private final Batch[] parts;
@@ -57,11 +59,12 @@ final class BatchPartition {
     private int ranges;
     private int n;
 
-    BatchPartition(ShardFunction function, int keySize, int valueSize) {
+    BatchPartition(ShardFunction function, int keySize, int valueSize, boolean valueLengths) {
         this.function = function;
         this.shards = function.shards();
         this.keySize = keySize;
         this.valueSize = valueSize;
+        this.valueLengths = valueLengths;
         positions = new MemorySegment[shards];
         parts = new Batch[shards];
         results = new BatchResult[shards];
@@ -155,10 +158,14 @@ final class BatchPartition {
     Batch copyOut(Batch batch, int shard) {
         int m = counts[shard];
         if (parts[shard] == null) {
-            parts[shard] = Batch.create(keySize, valueSize, Math.max(1, m));
+            parts[shard] = Batch.create(keySize, valueSize, Math.max(1, m), valueLengths);
             results[shard] = new BatchResult(valueSize, Math.max(1, m));
         }
         Batch part = parts[shard];
+        results[shard].reset(m);
+        if (batch.hasShorterValues()) {
+            return copyOutWithLengths(batch, part, shard, m);
+        }
         // Both grow with room to spare (a batch by doubling, a result by an eighth), so a shard's
         // part of the next batch, a little larger half the time, stays in the block an engine pinned.
         part.setSize(m);
@@ -166,7 +173,6 @@ final class BatchPartition {
         if (withExpected) {
             part.expectedValues();
         }
-        results[shard].reset(m);
         MemorySegment kinds = batch.kinds();
         MemorySegment keys = batch.keys();
         MemorySegment values = batch.values();
@@ -195,6 +201,20 @@ final class BatchPartition {
         return part.validate();
     }
 
+    /**
+     * {@link #copyOut} for a batch with values (or expected values) shorter than the value size: each
+     * operation appended with its lengths, one at a time.
+     */
+    private Batch copyOutWithLengths(Batch batch, Batch part, int shard, int m) {
+        part.clear();
+        MemorySegment list = positions[shard];
+        for (int j = 0; j < m; j++) {
+            int i = list.getAtIndex(INT, j);
+            part.addRange(batch, i, i + 1);
+        }
+        return part;
+    }
+
     /** {@return the result a part copied out runs into} */
     BatchResult resultOf(int shard) {
         return results[shard];
@@ -218,6 +238,9 @@ final class BatchPartition {
             toCodes.set(ValueLayout.JAVA_BYTE, i, code);
             if (code == found || code == replaced) {
                 MemorySegment.copy(values, (long) j * valueSize, toValues, (long) i * valueSize, valueSize);
+                if (valueLengths) {
+                    result.setValueLength(i, results[shard].valueLength(j));
+                }
             }
         }
     }

@@ -129,6 +129,17 @@ public final class ShardedEngine implements Engine {
         return of(key).get(key, valueOut);
     }
 
+    /** The shards' own: every shard pool has the index's format, and their engines one backend. */
+    @Override
+    public boolean valueLengths() {
+        return shards[0].valueLengths();
+    }
+
+    @Override
+    public int read(MemorySegment key, MemorySegment valueOut) {
+        return of(key).read(key, valueOut);
+    }
+
     @Override
     public Outcome put(MemorySegment key, MemorySegment value) {
         return of(key).put(key, value);
@@ -177,7 +188,7 @@ public final class ShardedEngine implements Engine {
         }
         BatchPartition p = partitions.poll();
         if (p == null) {
-            p = new BatchPartition(function, keySize, valueSize);
+            p = new BatchPartition(function, keySize, valueSize, valueLengths());
         }
         try {
             long t0 = System.nanoTime();

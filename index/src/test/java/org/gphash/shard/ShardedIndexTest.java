@@ -105,13 +105,21 @@ class ShardedIndexTest {
         assertEquals(3000, seen.size());
     }
 
-    @Test
-    void largeBatchesSplitInParallelMatchAModelInTheCallersOrder() {
+    /**
+     * Large batches split across four shards, run in parallel, against a model; on format 3 pools
+     * (issue 53) with values of 0 to 32 bytes, which every shard keeps at its length, batches and
+     * single calls alike, through a reopen.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "format {0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {2, 3})
+    void largeBatchesSplitInParallelMatchAModelInTheCallersOrder(int format) {
         Path dir = pools.pool("idx");
         SplittableRandom r = new SplittableRandom(30);
         Map<Long, byte[]> model = new HashMap<>();
         long version = 0;
-        try (GPHashIndex index = create(dir, 4)) {
+        try (GPHashIndex index = GPHashIndex.builder(dir).keySize(8).valueSize(32).shards(4).initialCapacity(1024)
+                .poolFormat(format).create()) {
+            assertEquals(format == 3, index.valueLengths(), "a sharded index passes its shards' lengths through");
             for (int round = 0; round < 4; round++) {
                 int n = ShardedEngine.RANGE_MIN * 5 + r.nextInt(1000);  // five ranges split at once
                 Batch batch = index.newBatch(n);
@@ -128,6 +136,9 @@ class ShardedIndexTest {
                         default -> OpKind.DELETE;
                     };
                     byte[] v = value(k, ++version);
+                    if (format == 3) {
+                        v = java.util.Arrays.copyOf(v, r.nextInt(33));
+                    }
                     keys[i] = k;
                     kinds[i] = kind;
                     values[i] = v;
@@ -165,6 +176,14 @@ class ShardedIndexTest {
                 }
             }
             assertEquals(model.size(), index.size());
+            if (format == 3) {
+                // Single calls go to their key's shard, each value at its length.
+                index.put(7_000_001L, new byte[] {9, 8, 7});
+                model.put(7_000_001L, new byte[] {9, 8, 7});
+                assertTrue(index.compareAndSet(7_000_001L, new byte[] {9, 8, 7}, new byte[5]));
+                model.put(7_000_001L, new byte[5]);
+                assertArrayEquals(new byte[5], index.get(7_000_001L));
+            }
         }
         try (GPHashIndex index = GPHashIndex.builder(dir).open()) {
             for (Map.Entry<Long, byte[]> e : model.entrySet()) {
