@@ -91,11 +91,14 @@ if [[ "${REPLAY:-0}" == 1 ]]; then
     variants=("")
     [[ "${REPLAY_GPUONLY:-1}" == 1 ]] && variants+=(-Dgphash.gpuTuning=hostBatchesMax=0)
     # REPLAY_VARIANTS: JVM options of each GPU-backend replay instead, space-separated ('_' for none).
-    [[ -n "${REPLAY_VARIANTS:-}" ]] && { variants=(); for v in $REPLAY_VARIANTS; do variants+=("${v#_}"); done; }
+    # A "+" inside a variant separates its options.
+    [[ -n "${REPLAY_VARIANTS:-}" ]] && { variants=(); for v in $REPLAY_VARIANTS; do v="${v#_}"; variants+=("${v//+/ }"); done; }
     for t in ${REPLAY_TRACES:-dlrm pr}; do
         for th in ${REPLAY_THREADS:-0}; do
+            vi=0
             for opts in "${variants[@]}"; do
-                name=$t-t$th${opts:+-${opts##*[.=]}}
+                vi=$((vi + 1))
+                name=$t-t$th-v$vi${opts:+-${opts##*[.=]}}
                 JAVA_OPTS="-Xmx48g $opts" timeout 150 /tmp/bundle/bin/run org.gphash.bench.Replay $T/$t.trace --backend gpu \
                     --baselines ${REPLAY_BASELINES:-cpu-assisted,chm} $([[ $th != 0 ]] && echo --threads $th) --no-progress \
                     > $OUT/replay-$name.log 2>&1
