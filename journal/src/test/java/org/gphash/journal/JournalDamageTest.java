@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import org.gphash.GPHashIndex;
@@ -73,12 +72,7 @@ class JournalDamageTest {
 
     /** Reads a journal directory holding {@code seg} as its one segment; returns the sequence numbers replayed. */
     private static List<Long> read(Path dir, byte[] seg, JournalReader.End[] end) throws IOException {
-        Files.createDirectories(dir);
-        Path first = JournalFiles.list(journal, false).get(0);
-        Files.write(dir.resolve(first.getFileName()), seg);
-        List<Long> seqs = new ArrayList<>();
-        end[0] = new JournalReader(dir, 8, VALUE, journalId).read(0, -1, r -> seqs.add(r.seq()));
-        return seqs;
+        return JournalTestFiles.readSegment(dir, JournalFiles.list(journal, false).get(0), seg, VALUE, journalId, end);
     }
 
     private static long firstSeq() {
@@ -183,14 +177,6 @@ class JournalDamageTest {
     }
 
     private static void copyJournal(Path dir) throws IOException {
-        Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
-        try (var files = Files.list(journal)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
-                if (!f.getFileName().toString().equals(JournalFiles.LOCK)) {
-                    Files.copy(f, dir.resolve(f.getFileName()));
-                }
-            }
-        }
+        JournalTestFiles.copyJournal(journal, dir);
     }
 }

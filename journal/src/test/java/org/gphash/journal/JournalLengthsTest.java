@@ -86,11 +86,7 @@ class JournalLengthsTest {
     }
 
     private static List<Long> read(Path dir, byte[] seg, JournalReader.End[] end) throws IOException {
-        Files.createDirectories(dir);
-        Files.write(dir.resolve(JournalFiles.list(journal, false).get(0).getFileName()), seg);
-        List<Long> seqs = new ArrayList<>();
-        end[0] = new JournalReader(dir, 8, VALUE, journalId).read(0, -1, r -> seqs.add(r.seq()));
-        return seqs;
+        return JournalTestFiles.readSegment(dir, JournalFiles.list(journal, false).get(0), seg, VALUE, journalId, end);
     }
 
     @Test
@@ -230,14 +226,6 @@ class JournalLengthsTest {
     }
 
     private static void copyJournal(Path dir) throws IOException {
-        Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
-        try (var files = Files.list(journal)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
-                if (!f.getFileName().toString().equals(JournalFiles.LOCK)) {
-                    Files.copy(f, dir.resolve(f.getFileName()));
-                }
-            }
-        }
+        JournalTestFiles.copyJournal(journal, dir);
     }
 }
