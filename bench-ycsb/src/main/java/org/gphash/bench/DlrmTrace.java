@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
@@ -43,7 +44,7 @@ public final class DlrmTrace {
     private static final long MISSING_ID = 0x00FF_FFFF_FFFF_FFFFL;
 
     record Options(long samples, int batch, double scale, double theta, boolean updates, int keySize, long seed,
-                   Path criteo, Path out) {
+                   Path criteo, Path out, ValueLengths valueLengths) {
     }
 
     private final Options options;
@@ -53,8 +54,20 @@ public final class DlrmTrace {
     private final long[] cardinality;
     private long lookups;
 
+    /** Each table's row width in bytes (float32s): {@link CriteoKaggle#VALUE_SIZE}, or its own where lengths are mixed. */
+    private final int[] widths = new int[CriteoKaggle.SPARSE_FEATURES];
+    /** The widest row: the trace's value size. */
+    private final int valueSize;
+
     DlrmTrace(Options options) {
         this.options = options;
+        int widest = 0;
+        for (int f = 0; f < widths.length; f++) {
+            widths[f] = options.valueLengths() == ValueLengths.FIXED ? CriteoKaggle.VALUE_SIZE
+                    : Float.BYTES * ((ValueLengths.MIXED.of(f, options.seed(), ValueLengths.MIXED_DEFAULT_VALUE_SIZE) + 3) / Float.BYTES);
+            widest = Math.max(widest, widths[f]);
+        }
+        this.valueSize = widest;
         this.keys = new KeyCodec(options.keySize());
         this.cardinality = new long[CriteoKaggle.SPARSE_FEATURES];
         this.zipf = new ZipfianGenerator[CriteoKaggle.SPARSE_FEATURES];
@@ -87,6 +100,10 @@ public final class DlrmTrace {
         Path criteo;
         @Option(names = "--out", paramLabel = "FILE", description = "default dlrm.trace")
         Path out = Path.of("dlrm.trace");
+        @Option(names = "--value-lengths", paramLabel = "fixed|mixed", description = {"fixed: every table's rows 32 float32 "
+                + "(default); mixed: each table its own width, 16 B to 4 KiB in float32s, lognormal around 80 B "
+                + "(issue 53's sizes): a trace of version 2, replayed on a format 3 pool"})
+        String valueLengths = "fixed";
         @Mixin
         Cli.Help help = new Cli.Help();
     }
@@ -108,7 +125,13 @@ public final class DlrmTrace {
             throw new Cli.UsageException("--scale must be in (0, 1], got " + l.scale);
         }
         Cli.theta("--theta", l.theta);
-        return new Options(l.samples, l.batch, l.scale, l.theta, l.updates, l.keySize, l.seed, l.criteo, l.out);
+        ValueLengths lengths;
+        try {
+            lengths = ValueLengths.parse(l.valueLengths);
+        } catch (IllegalArgumentException e) {
+            throw new Cli.UsageException("--value-lengths: " + e.getMessage());
+        }
+        return new Options(l.samples, l.batch, l.scale, l.theta, l.updates, l.keySize, l.seed, l.criteo, l.out, lengths);
     }
 
     static void main(String[] args, PrintStream out) throws Exception {
@@ -131,9 +154,12 @@ public final class DlrmTrace {
                 ? String.format(Locale.ROOT, "synthetic Criteo-Kaggle-shaped, scale %s, zipfian theta %s, seed %d",
                 options.scale(), options.theta(), options.seed())
                 : "Criteo log " + options.criteo().getFileName();
-        TraceFormat.Header header = new TraceFormat.Header(options.keySize(), CriteoKaggle.VALUE_SIZE,
+        boolean mixed = options.valueLengths() != ValueLengths.FIXED;
+        TraceFormat.Header header = new TraceFormat.Header(options.keySize(), valueSize,
                 "dlrm embedding lookups: " + source + ", training batch " + options.batch() + " samples"
-                        + (options.updates() ? ", with updates" : ""));
+                        + (options.updates() ? ", with updates" : "")
+                        + (mixed ? ", rows of " + Arrays.stream(widths).min().orElse(0) + " to " + valueSize + " bytes by table" : ""),
+                mixed);
         try (TraceWriter writer = new TraceWriter(options.out(), header)) {
             int features = CriteoKaggle.SPARSE_FEATURES;
             long[] sample = new long[features];
@@ -202,23 +228,26 @@ public final class DlrmTrace {
 
     /** The trace batches of one training batch: inserts of new rows, the lookups, optional updates. */
     private void emit(TraceWriter writer, long[] batchKeys, int n) throws IOException {
-        OpBatch inserts = new OpBatch(options.keySize(), CriteoKaggle.VALUE_SIZE, 1024);
-        OpBatch gets = new OpBatch(options.keySize(), CriteoKaggle.VALUE_SIZE, n);
-        OpBatch updates = new OpBatch(options.keySize(), CriteoKaggle.VALUE_SIZE, 1024);
+        ValueLengths lengths = options.valueLengths();
+        OpBatch inserts = new OpBatch(options.keySize(), valueSize, 1024, lengths);
+        OpBatch gets = new OpBatch(options.keySize(), valueSize, n, lengths);
+        OpBatch updates = new OpBatch(options.keySize(), valueSize, 1024, lengths);
         LongHashSet inThisBatch = options.updates() ? new LongHashSet() : null;
-        byte[] value = new byte[CriteoKaggle.VALUE_SIZE];
+        byte[] value = new byte[valueSize];
         byte[] key = new byte[options.keySize()];
+        int features = CriteoKaggle.SPARSE_FEATURES;
         for (int i = 0; i < n; i++) {
             long k = batchKeys[i];
+            int width = widths[i % features];   // a sample's keys are its features in order
             keys.encode(k, key, 0);
             if (created.add(k)) {
-                embedding(k, 0, value);
-                inserts.addRaw(OpKind.INSERT, key, 0, value, 0);
+                embedding(k, 0, value, width);
+                inserts.addRaw(OpKind.INSERT, key, 0, value, 0, width);
             }
-            gets.addRaw(OpKind.GET, key, 0, value, 0);
+            gets.addRaw(OpKind.GET, key, 0, value, 0, width);
             if (inThisBatch != null && inThisBatch.add(k)) {
-                embedding(k, lookups + i + 1, value);
-                updates.addRaw(OpKind.UPDATE, key, 0, value, 0);
+                embedding(k, lookups + i + 1, value, width);
+                updates.addRaw(OpKind.UPDATE, key, 0, value, 0, width);
             }
         }
         lookups += n;
@@ -229,9 +258,14 @@ public final class DlrmTrace {
 
     /** A deterministic vector for (key, step): small floats, as a freshly initialised or trained row. */
     static void embedding(long key, long step, byte[] out) {
+        embedding(key, step, out, CriteoKaggle.VALUE_SIZE);
+    }
+
+    /** The same, {@code width} bytes of it (a whole number of float32s). */
+    static void embedding(long key, long step, byte[] out, int width) {
         ByteBuffer b = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
         SplittableRandom r = new SplittableRandom(key * 31 + step);
-        for (int d = 0; d < CriteoKaggle.EMBEDDING_DIM; d++) {
+        for (int d = 0; d < width / Float.BYTES; d++) {
             b.putFloat(d * Float.BYTES, (float) (r.nextDouble() * 0.1 - 0.05));
         }
     }

@@ -92,10 +92,18 @@ public final class OpBatch {
 
     /** Appends an operation whose key bytes are given (trace replay). */
     public void addRaw(OpKind kind, byte[] key, int keyOffset, byte[] value, int valueOffset) {
+        addRaw(kind, key, keyOffset, value, valueOffset, valueSize);
+    }
+
+    /**
+     * As {@link #addRaw(OpKind, byte[], int, byte[], int)}, with a value of {@code length} bytes (a batch
+     * whose values have lengths of their own, {@link ValueLengths#MIXED}, where it is shorter).
+     */
+    public void addRaw(OpKind kind, byte[] key, int keyOffset, byte[] value, int valueOffset, int length) {
         int i = grow();
         ids[i] = -1;
         MemorySegment.copy(key, keyOffset, columns.keys(), ValueLayout.JAVA_BYTE, (long) i * keySize, keySize);
-        put(i, kind, value, valueOffset);
+        put(i, kind, value, valueOffset, length);
     }
 
     /** Appends operation {@code i} of {@code other} (same key and value sizes). */
@@ -107,13 +115,24 @@ public final class OpBatch {
         columns.kinds().set(ValueLayout.JAVA_BYTE, j, (byte) kind.ordinal());
         if (kind.hasValue()) {
             MemorySegment.copy(other.columns.values(), (long) i * valueSize, columns.values(), (long) j * valueSize, valueSize);
+            int length = other.valueLength(i);
+            if (length < valueSize) {
+                columns.setValueLength(j, length);
+            }
         }
     }
 
     private void put(int i, OpKind kind, byte[] value, int valueOffset) {
+        put(i, kind, value, valueOffset, valueSize);
+    }
+
+    private void put(int i, OpKind kind, byte[] value, int valueOffset, int length) {
         columns.kinds().set(ValueLayout.JAVA_BYTE, i, (byte) kind.ordinal());
         if (kind.hasValue()) {
-            MemorySegment.copy(value, valueOffset, columns.values(), ValueLayout.JAVA_BYTE, (long) i * valueSize, valueSize);
+            MemorySegment.copy(value, valueOffset, columns.values(), ValueLayout.JAVA_BYTE, (long) i * valueSize, length);
+            if (length < valueSize) {
+                columns.setValueLength(i, length);
+            }
         }
     }
 

@@ -139,7 +139,7 @@ public final class Replay {
         // A first pass validates the whole file before any store is created, and sizes the stores.
         try (TraceReader reader = new TraceReader(o.file())) {
             header = reader.header();
-            OpBatch batch = new OpBatch(header.keySize(), header.valueSize(), 1024);
+            OpBatch batch = new OpBatch(header.keySize(), header.valueSize(), 1024, lengthsOf(header));
             while (reader.next(batch)) {
                 operations += batch.size();
                 maxBatch = Math.max(maxBatch, batch.size());
@@ -150,7 +150,8 @@ public final class Replay {
         }
         out.println("gphash replay: " + o.file() + ": " + header.description());
         out.println("  " + Report.count(operations, "operation") + ", " + header.keySize() + "-byte keys, "
-                + header.valueSize() + "-byte values, largest batch " + Report.count(maxBatch) + "; "
+                + (header.lengths() ? "values of up to " + header.valueSize() + " bytes" : header.valueSize() + "-byte values")
+                + ", largest batch " + Report.count(maxBatch) + "; "
                 + o.threads() + " thread" + (o.threads() == 1 ? "" : "s") + " per batch");
         List<String> systems = Systems.systems(o.backend(), o.baselines());
         List<Measurement> rows = new ArrayList<>();
@@ -165,7 +166,7 @@ public final class Replay {
                 // no system is timed while the JIT is still compiling its code.
                 try (PoolDirectory dir = PoolDirectory.create(o.dir(), estimate, false);
                      StoreUnderTest store = Systems.open(system, new StoreConfig(dir.path(), header.keySize(),
-                             header.valueSize(), items, 42))) {
+                             header.valueSize(), items, 42, lengthsOf(header)))) {
                     progress.start(system + " warm-up", Math.min(operations, WARMUP_OPS));
                     replay(o.file(), store, o.threads(), pool, progress, WARMUP_OPS);
                 } catch (BackendUnavailableException e) {
@@ -173,7 +174,7 @@ public final class Replay {
                 }
                 try (PoolDirectory dir = PoolDirectory.create(o.dir(), estimate, false);
                      StoreUnderTest store = Systems.open(system, new StoreConfig(dir.path(), header.keySize(),
-                             header.valueSize(), items, 42))) {
+                             header.valueSize(), items, 42, lengthsOf(header)))) {
                     progress.start(system + " " + header.label(), operations);
                     Result r = replay(o.file(), store, o.threads(), pool, progress, Long.MAX_VALUE);
                     rows.add(r.measurement(system, header.label(), store.figures()));
@@ -269,11 +270,12 @@ public final class Replay {
         try (TraceReader reader = new TraceReader(file)) {
             int ks = reader.header().keySize();
             int vs = reader.header().valueSize();
-            OpBatch whole = new OpBatch(ks, vs, 4096);
+            ValueLengths lengths = lengthsOf(reader.header());
+            OpBatch whole = new OpBatch(ks, vs, 4096, lengths);
             OpBatch[] parts = new OpBatch[threads];
             OpResults[] results = new OpResults[threads];
             for (int t = 0; t < threads; t++) {
-                parts[t] = new OpBatch(ks, vs, 1024);
+                parts[t] = new OpBatch(ks, vs, 1024, lengths);
                 results[t] = new OpResults(vs, 1024);
             }
             byte[] key = new byte[ks];
@@ -352,6 +354,14 @@ public final class Replay {
             Outcome o = results.outcome(i);
             r.outcomes[o.ordinal()]++;
             r.digest = (r.digest ^ o.ordinal()) * 0x100000001b3L;
+            if (part.lengths() != ValueLengths.FIXED && (o == Outcome.FOUND || o == Outcome.REPLACED)) {
+                r.digest = (r.digest ^ results.valueLength(i)) * 0x100000001b3L;   // values of any length: theirs too
+            }
         }
+    }
+
+    /** A trace of values of any length is replayed as such (a format 3 pool; stores that take only the value size refuse it). */
+    private static ValueLengths lengthsOf(TraceFormat.Header header) {
+        return header.lengths() ? ValueLengths.MIXED : ValueLengths.FIXED;
     }
 }

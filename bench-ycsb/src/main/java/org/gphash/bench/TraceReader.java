@@ -39,8 +39,9 @@ public final class TraceReader implements AutoCloseable {
             throw error(0, "not a gphash trace (the file does not start with \"GPHTRACE\")");
         }
         int version = readShort("the header");
-        if (version != TraceFormat.VERSION) {
-            throw error(8, "trace format version " + version + ", this build reads version " + TraceFormat.VERSION);
+        if (version != TraceFormat.VERSION && version != TraceFormat.VERSION_LENGTHS) {
+            throw error(8, "trace format version " + version + ", this build reads versions " + TraceFormat.VERSION
+                    + " and " + TraceFormat.VERSION_LENGTHS);
         }
         int keySize = readShort("the header");
         int valueSize = readInt("the header");
@@ -58,7 +59,8 @@ public final class TraceReader implements AutoCloseable {
         }
         byte[] description = new byte[length];
         readFully(description, "the description");
-        this.header = new TraceFormat.Header(keySize, valueSize, new String(description, StandardCharsets.UTF_8));
+        this.header = new TraceFormat.Header(keySize, valueSize, new String(description, StandardCharsets.UTF_8),
+                version == TraceFormat.VERSION_LENGTHS);
     }
 
     public TraceFormat.Header header() {
@@ -100,10 +102,18 @@ public final class TraceReader implements AutoCloseable {
             }
             OpKind kind = kinds[k];
             readFully(key, "a key");
+            int length = vs;
             if (kind.hasValue()) {
-                readFully(value, "a value");
+                if (header.lengths()) {
+                    long lengthAt = offset;
+                    length = readInt("a value's length");
+                    if (length < 0 || length > vs) {
+                        throw error(lengthAt, "a value of " + Integer.toUnsignedString(length) + " bytes, over the value size " + vs);
+                    }
+                }
+                readFully(value, 0, length, "a value");
             }
-            batch.addRaw(kind, key, 0, value, 0);
+            batch.addRaw(kind, key, 0, value, 0, length);
         }
         return true;
     }
@@ -114,12 +124,16 @@ public final class TraceReader implements AutoCloseable {
     }
 
     private void readFully(byte[] b, String what) throws IOException {
+        readFully(b, 0, b.length, what);
+    }
+
+    private void readFully(byte[] b, int from, int length, String what) throws IOException {
         try {
-            in.readFully(b);
+            in.readFully(b, from, length);
         } catch (EOFException e) {
             throw error(offset, "trace cut short in " + what);
         }
-        offset += b.length;
+        offset += length;
     }
 
     private int readShort(String what) throws IOException {

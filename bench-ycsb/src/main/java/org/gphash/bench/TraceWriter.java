@@ -34,7 +34,7 @@ public final class TraceWriter implements AutoCloseable {
             throw new IllegalArgumentException("description longer than " + TraceFormat.MAX_DESCRIPTION + " bytes");
         }
         out.write(TraceFormat.MAGIC);
-        writeShort(TraceFormat.VERSION);
+        writeShort(header.lengths() ? TraceFormat.VERSION_LENGTHS : TraceFormat.VERSION);
         writeShort(header.keySize());
         writeInt(header.valueSize());
         writeInt(description.length);
@@ -64,7 +64,13 @@ public final class TraceWriter implements AutoCloseable {
             out.write(key, 0, ks);
             if (batch.kind(i).hasValue()) {
                 batch.value(i, value);
-                out.write(value, 0, vs);
+                int length = batch.valueLength(i);
+                if (header.lengths()) {
+                    writeInt(length);
+                } else if (length != vs) {
+                    throw new IllegalArgumentException("a value of " + length + " bytes in a trace of " + vs + "-byte values");
+                }
+                out.write(value, 0, length);
             }
         }
         operations += n;

@@ -83,12 +83,61 @@ class TraceFormatTest {
     private static void assertMalformed(byte[] bytes, String expected) {
         TraceFormatException e = assertThrows(TraceFormatException.class, () -> {
             try (TraceReader r = new TraceReader("bad.trace", new ByteArrayInputStream(bytes))) {
-                OpBatch b = new OpBatch(r.header().keySize(), r.header().valueSize(), 1);
+                OpBatch b = new OpBatch(r.header().keySize(), r.header().valueSize(), 1,
+                        r.header().lengths() ? ValueLengths.MIXED : ValueLengths.FIXED);
                 while (r.next(b)) {
                     // read to the end
                 }
             }
         });
         assertTrue(e.getMessage().contains(expected) && e.getMessage().startsWith("bad.trace: byte "), e.getMessage());
+    }
+
+    /** Version 2: each value behind its length, read back at it; a length over the value size is refused by where it is. */
+    @Test
+    void valuesOfAnyLengthReadBackAtTheirLengths() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        TraceFormat.Header header = new TraceFormat.Header(8, 16, "lengths", true);
+        try (TraceWriter w = new TraceWriter(bytes, header)) {
+            OpBatch b = new OpBatch(8, 16, 4, ValueLengths.MIXED);
+            for (int length : new int[] {0, 5, 16}) {
+                byte[] v = new byte[16];
+                Arrays.fill(v, (byte) (length + 1));
+                b.addRaw(OpKind.PUT, new KeyCodec(8).encode(length), 0, v, 0, length);
+            }
+            b.addRaw(OpKind.GET, new KeyCodec(8).encode(99), 0, new byte[16], 0);
+            w.write(b);
+        }
+        byte[] trace = bytes.toByteArray();
+        assertEquals(2, trace[8], "version 2");
+        try (TraceReader r = new TraceReader("t", new ByteArrayInputStream(trace))) {
+            assertEquals(header, r.header());
+            OpBatch b = new OpBatch(8, 16, 1, ValueLengths.MIXED);
+            assertTrue(r.next(b));
+            assertEquals(4, b.size());
+            byte[] value = new byte[16];
+            int[] lengths = {0, 5, 16};
+            for (int i = 0; i < 3; i++) {
+                assertEquals(lengths[i], b.valueLength(i));
+                b.value(i, value);
+                byte[] expected = new byte[16];
+                Arrays.fill(expected, 0, lengths[i], (byte) (lengths[i] + 1));
+                assertArrayEquals(expected, value, "value " + i + ", the rest of its place zeroed");
+            }
+            assertFalse(r.next(b));
+        }
+        int firstValueLength = 20 + "lengths".length() + 4 + 1 + 8;   // header, the batch's count, a kind, a key
+        byte[] over = trace.clone();
+        over[firstValueLength] = 17;
+        assertMalformed(over, "over the value size 16");
+        TraceFormatException e = assertThrows(TraceFormatException.class, () -> {
+            try (TraceReader r = new TraceReader("t", new ByteArrayInputStream(over))) {
+                r.next(new OpBatch(8, 16, 1, ValueLengths.MIXED));
+            }
+        });
+        assertTrue(e.getMessage().contains("byte " + firstValueLength), e.getMessage());
+        OpBatch fixed = new OpBatch(8, 16, 1);
+        assertThrows(IllegalStateException.class, () -> fixed.addRaw(OpKind.PUT, new byte[8], 0, new byte[16], 0, 5),
+                "a batch of values of the value size takes no shorter one");
     }
 }

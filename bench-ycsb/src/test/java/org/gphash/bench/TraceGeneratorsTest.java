@@ -68,23 +68,38 @@ class TraceGeneratorsTest {
         assertTrue(e.getMessage().contains("line 2"), e.getMessage());
     }
 
-    @Test
-    void dlrmTraceInsertsEachRowOnceThenLooksUpEverySampleAndReplaysAlike() throws Exception {
+    /**
+     * The DLRM trace, its rows of one width or (issue 53) of a width per table: each row inserted once,
+     * every sample looked up, and two systems replaying it answer alike (with mixed widths, every
+     * found value's length in the digest too).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(ValueLengths.class)
+    void dlrmTraceInsertsEachRowOnceThenLooksUpEverySampleAndReplaysAlike(ValueLengths lengths) throws Exception {
         pools = TestPools.create();
         dir = pools.dir();
         Path trace = dir.resolve("dlrm.trace");
         PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
         DlrmTrace.main(new String[] {"--samples", "300", "--batch", "64", "--scale", "0.001", "--updates",
-                "--out", trace.toString()}, quiet);
+                "--value-lengths", lengths.name().toLowerCase(java.util.Locale.ROOT), "--out", trace.toString()}, quiet);
         long inserts = 0;
         long gets = 0;
         long updates = 0;
+        int valueSize;
+        java.util.Set<Integer> widths = new java.util.HashSet<>();
         try (TraceReader r = new TraceReader(trace)) {
-            assertEquals(CriteoKaggle.VALUE_SIZE, r.header().valueSize());
+            valueSize = r.header().valueSize();
+            assertEquals(lengths == ValueLengths.MIXED, r.header().lengths());
+            if (lengths == ValueLengths.FIXED) {
+                assertEquals(CriteoKaggle.VALUE_SIZE, valueSize);
+            }
             assertEquals("dlrm", r.header().label());
-            OpBatch b = new OpBatch(8, CriteoKaggle.VALUE_SIZE, 16);
+            OpBatch b = new OpBatch(8, valueSize, 16, lengths);
             while (r.next(b)) {
                 for (int i = 0; i < b.size(); i++) {
+                    if (b.kind(i).hasValue()) {
+                        widths.add(b.valueLength(i));
+                    }
                     inserts += b.kind(i) == OpKind.INSERT ? 1 : 0;
                     gets += b.kind(i) == OpKind.GET ? 1 : 0;
                     updates += b.kind(i) == OpKind.UPDATE ? 1 : 0;
@@ -94,6 +109,7 @@ class TraceGeneratorsTest {
         assertEquals(300L * CriteoKaggle.SPARSE_FEATURES, gets);
         assertTrue(inserts > 26 && inserts < gets, "rows created: " + inserts);
         assertTrue(updates >= inserts, "every batch writes back the rows it read");
+        assertEquals(lengths == ValueLengths.FIXED, widths.size() == 1, "row widths: " + widths);
         // Replayed on two systems, every operation answers alike.
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
@@ -101,8 +117,8 @@ class TraceGeneratorsTest {
             List<String> systems = List.of("gphash-cpu", "chm");
             for (int s = 0; s < 2; s++) {
                 Path d = Files.createDirectory(dir.resolve(systems.get(s)));
-                try (StoreUnderTest store = Systems.open(systems.get(s), new StoreConfig(d, 8, CriteoKaggle.VALUE_SIZE,
-                        inserts, 1))) {
+                try (StoreUnderTest store = Systems.open(systems.get(s), new StoreConfig(d, 8, valueSize,
+                        inserts, 1, lengths))) {
                     Replay.Result r = Replay.replay(trace, store, 2, pool, org.gphash.cli.Progress.NONE, Long.MAX_VALUE);
                     assertEquals(inserts + gets + updates, r.tally.operations());
                     assertEquals(gets, r.outcomes[org.gphash.Outcome.FOUND.ordinal()], "every lookup finds its row");
