@@ -9,6 +9,8 @@
 #               takes under updates from THREADS threads)
 #   PROFILE="3 2" a flight recording of bench ycsb's load and A, values of 128 bytes, on a pool of each format
 #               (bench-ycsb/jfr-summary.sh of each under $OUT)
+#   DLRM=1      the DLRM trace with a row width per table (--value-lengths mixed) and with 128-byte rows,
+#               each replayed on the CPU backend against DLRM_BASELINES (default chm: LMDB takes minutes)
 #   GCRASH=N    crash rounds of the GPU engine with a journal (power cuts), format 3 pool (N rounds)
 # Logs under $OUT; summary.txt's last lines are the tables.
 set -uo pipefail
@@ -54,6 +56,20 @@ if [[ -n "${JOURNAL:-}" ]]; then
             --replay-bytes 268435456 --pool-dir /dev/shm --disk-dir "$disk/bench" > "$OUT/journal-f$f.log" 2>&1
         echo "== JournalBench cpu format $f rc=$? $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
         grep '^|' "$OUT/journal-f$f.log" >> "$OUT/summary.txt"
+    done
+fi
+if [[ -n "${DLRM:-}" ]]; then
+    T=/dev/shm/dlrm-lengths; mkdir -p $T
+    for v in mixed fixed; do
+        t0=$(date +%s)
+        timeout 150 /tmp/bundle/bin/run org.gphash.bench.TraceMain dlrm --updates --value-lengths $v \
+            --samples "${DLRM_SAMPLES:-1000000}" --out $T/$v.trace > "$OUT/trace-$v.log" 2>&1
+        JAVA_OPTS="-Xmx48g --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED" \
+            timeout 200 /tmp/bundle/bin/run org.gphash.bench.Replay $T/$v.trace --backend cpu --baselines "${DLRM_BASELINES:-chm}" \
+            --no-progress > "$OUT/replay-$v.log" 2>&1
+        echo "== dlrm $v rc=$? $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
+        grep -E '^(gphash|chm|lmdb|  dlrm)|values of up to|-byte values' "$OUT/replay-$v.log" >> "$OUT/summary.txt"
+        rm -f $T/$v.trace
     done
 fi
 if [[ -n "${GCRASH:-}" ]]; then
