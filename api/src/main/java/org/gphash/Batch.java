@@ -663,9 +663,12 @@ public final class Batch {
      * {@link #kinds()}, {@link #keys()} and {@link #values()}, instead of one {@code add} call per
      * operation: the way an application that generates operations in bulk (or a GPU application
      * filling its buffers) avoids a call and a copy per operation. The memory grows as needed and
-     * keeps the operations already there (up to {@code n}); entries beyond them hold whatever the
-     * memory held, so write every kind and key, and the value of every operation that has one (the
-     * values of GET and DELETE entries are ignored). Kinds are {@link OpKind} ordinals; executing a
+     * keeps the operations already there (up to {@code n}), with their values' lengths; entries beyond
+     * them hold whatever the memory held, so write every kind and key, and the value of every operation
+     * that has one (the values of GET and DELETE entries are ignored), of the value size unless
+     * {@link #setValueLength} says otherwise. A batch refilled in place from its start is emptied first
+     * ({@link #clear}, or {@code setSize(0)}), so that no shorter length of the last fill stays with a
+     * value of the new one. Kinds are {@link OpKind} ordinals; executing a
      * batch filled this way first checks them (a few microseconds per million operations) and refuses
      * the batch with an {@link IllegalArgumentException} naming the first bad one.
      *

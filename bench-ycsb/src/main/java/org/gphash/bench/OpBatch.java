@@ -52,6 +52,7 @@ public final class OpBatch {
     public void fill(OpStream stream, int from, int to) {
         int n = to - from;
         reserve(n);
+        columns.setSize(0);   // no length of the last fill stays behind
         columns.setSize(n);
         size = n;
         MemorySegment kinds = columns.kinds();

@@ -168,6 +168,8 @@ final class BatchPartition {
         }
         // Both grow with room to spare (a batch by doubling, a result by an eighth), so a shard's
         // part of the next batch, a little larger half the time, stays in the block an engine pinned.
+        // Emptied first: a part reused keeps no length of a batch before.
+        part.setSize(0);
         part.setSize(m);
         boolean withExpected = batch.hasConditionalOperations();
         if (withExpected) {

@@ -81,5 +81,20 @@ class BatchPartitionLengthsTest {
             assertEquals(length, result.valueLength(i), "operation " + i);
             assertArrayEquals(bytes(length, i), result.value(i), "operation " + i);
         }
+        // The same parts reused for a batch whose values all have the value size keep no length of the last.
+        Batch full = Batch.create(8, VALUE, N, true);
+        for (int i = 0; i < N; i++) {
+            full.put(i, bytes(VALUE, i));
+        }
+        p.prepare(N, 1);
+        p.assign(full, 0);
+        p.place();
+        p.list(0);
+        for (int s = 0; s < function.shards(); s++) {
+            Batch part = p.copyOut(full, s);
+            for (int j = 0; j < p.size(s); j++) {
+                assertEquals(VALUE, part.valueLength(j), "shard " + s + ", operation " + j + " of its part");
+            }
+        }
     }
 }
