@@ -86,6 +86,17 @@ record JournalState(long journalId, int keySize, int valueSize, boolean valueLen
     }
 
     /**
+     * This state, saying the pool's values have any length where {@code engineLengths} (the engine that
+     * opened it takes them) or where it said so already: once a pool held values of any length, a
+     * rebuild makes one that can (an engine of one value size over the same format 3 pool, the GPU's,
+     * does not take it back).
+     */
+    JournalState withValueLengths(boolean engineLengths) {
+        return engineLengths && !valueLengths
+                ? new JournalState(journalId, keySize, valueSize, true, poolIdentity, bootId) : this;
+    }
+
+    /**
      * This boot of the machine: Linux's boot id, or {@code gphash.bootId} where set (tests simulate a
      * reboot with it), or "unknown" where neither is there (then only the pool's identity is checked).
      */

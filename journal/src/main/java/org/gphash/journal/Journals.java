@@ -140,6 +140,9 @@ public final class Journals implements JournalFactory {
                 JournalReader.End end = reader.read(from, -1, r -> { });
                 Journal journal = new Journal(dir, state.keySize(), state.valueSize(), engine.valueLengths(),
                         state.journalId(), j, end, observer);
+                if (state.withValueLengths(engine.valueLengths()) != state) {
+                    state.withValueLengths(true).write(dir);   // its records may now hold shorter values
+                }
                 boolean clean = engine.lastRecovery().previousShutdownClean();
                 JournalReplay replay = new JournalReplay(false, clean ? "closed cleanly" : "recovered after a process crash",
                         "", 0, 0, 0, 0, end.nextSeq() - 1, end.cut(), Duration.ZERO, Duration.ofNanos(System.nanoTime() - t0));
@@ -193,7 +196,7 @@ public final class Journals implements JournalFactory {
             rebuild.flush();
             Journal journal = new Journal(dir, state.keySize(), state.valueSize(), engine.valueLengths(), state.journalId(),
                     config.journaling(), end, observer);
-            state.withPool(engine.poolIdentity(), boot).write(dir);
+            state.withPool(engine.poolIdentity(), boot).withValueLengths(engine.valueLengths()).write(dir);
             JournalReplay replay = new JournalReplay(true, why, checkpoint == null ? "" : checkpoint.getFileName().toString(),
                     from, rebuild.entriesLoaded, rebuild.recordsReplayed, rebuild.operationsReplayed, end.nextSeq() - 1,
                     end.cut(), checkpointLoad, Duration.ofNanos(System.nanoTime() - t0));

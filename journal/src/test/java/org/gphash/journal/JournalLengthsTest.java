@@ -208,6 +208,37 @@ class JournalLengthsTest {
         assertTrue(last.lengths());
     }
 
+    /**
+     * A journal whose state says nothing of lengths (made over an engine of one value size, as the GPU's,
+     * or by a version before the field) learns it from the first engine with lengths that opens the pool,
+     * so that a rebuild after a power cut makes a format 3 pool for the shorter values journaled since.
+     */
+    @Test
+    void aStateThatSaidNothingOfLengthsLearnsItAtTheFirstOpenWithThem() throws IOException {
+        Path pool = tmp.resolve("learn.pool");
+        Path dir = tmp.resolve("learn");
+        Journaling settings = Journaling.in(dir).checkpointEvery(java.time.Duration.ZERO);
+        try (GPHashIndex index = GPHashIndex.builder(pool).keySize(8).valueSize(VALUE).poolFormat(3).initialCapacity(64)
+                .journal(settings).create()) {
+            index.put(1L, value(1));
+        }
+        JournalState s = JournalState.read(dir);
+        assertTrue(s.valueLengths());
+        new JournalState(s.journalId(), s.keySize(), s.valueSize(), false, s.poolIdentity(), s.bootId()).write(dir);
+        try (GPHashIndex index = GPHashIndex.builder(pool).journal(settings).open()) {
+            assertTrue(!index.lastRecovery().journal().rebuilt(), index.lastRecovery().toString());
+            index.put(2L, value(2));
+        }
+        assertTrue(JournalState.read(dir).valueLengths(), "the open with lengths said so");
+        Files.delete(pool);   // a power cut on tmpfs
+        try (GPHashIndex index = GPHashIndex.builder(pool).journal(settings).open()) {
+            assertTrue(index.lastRecovery().journal().rebuilt(), index.lastRecovery().toString());
+            assertTrue(index.valueLengths());
+            assertArrayEquals(value(1), index.get(1L));
+            assertArrayEquals(value(2), index.get(2L));
+        }
+    }
+
     private static MemorySegment key(long k) {
         return MemorySegment.ofArray(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(k).array());
     }
