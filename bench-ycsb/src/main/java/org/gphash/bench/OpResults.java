@@ -72,8 +72,6 @@ public final class OpResults {
         if (length < valueSize) {
             values.asSlice((long) i * valueSize + length, valueSize - length).fill((byte) 0);
             result.setValueLength(i, length);
-        } else if (length == valueSize) {
-            result.setValueLength(i, length);
         }
     }
 

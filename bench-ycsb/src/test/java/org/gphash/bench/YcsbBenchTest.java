@@ -64,6 +64,20 @@ class YcsbBenchTest {
                 && e.getMessage().contains("tpu"), e.getMessage());
         e = assertThrows(Cli.UsageException.class, () -> BenchOptions.parse(new String[] {"--distribution", "normal"}));
         assertTrue(e.getMessage().contains("zipfian, uniform or latest"), e.getMessage());
+        e = assertThrows(Cli.UsageException.class, () -> BenchOptions.parse(new String[] {"--value-lengths", "some"}));
+        assertTrue(e.getMessage().contains("--value-lengths") && e.getMessage().contains("fixed or mixed"), e.getMessage());
+        // A store of values of the value size only refuses mixed lengths by name, before it connects or opens.
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> new ClusterStore(
+                new StoreConfig(java.nio.file.Path.of("."), 8, 64, 10, 1, ValueLengths.MIXED)));
+        assertTrue(refused.getMessage().contains("a cluster takes values of the value size only"), refused.getMessage());
+    }
+
+    @Test
+    void mixedLengthsTakeTheLongestValueAsTheirSize() throws Exception {
+        BenchOptions o = BenchOptions.parse(new String[] {"--value-lengths", "mixed"});
+        assertEquals(ValueLengths.MIXED, o.valueLengths());
+        assertEquals(ValueLengths.MIXED_DEFAULT_VALUE_SIZE, o.valueSize());
+        assertEquals(128, BenchOptions.parse(new String[0]).valueSize());
     }
 
     @Test

@@ -293,7 +293,7 @@ final class CoalescingEngine extends ForwardingEngine {
     @Override
     public int read(MemorySegment key, MemorySegment valueOut) {
         if (!valueLengths) {
-            return get(key, valueOut) == Outcome.FOUND ? valueSize : -1;
+            return super.read(key, valueOut);   // the engine's default: through get
         }
         if (closed) {
             throw new IndexClosedException(pool);

@@ -195,7 +195,7 @@ public final class SizeClassHeap {
         // one after this thread's on, reading the hints only: under updates the holes are a block or
         // two in each of many segments, so a thread moves at almost every take, and under the lock,
         // with a search of the hints from the first segment that wrote them at every step, 16 threads
-        // queued for it (bench ycsb's A from 16 threads: the takes 28% of its samples, the lock's waits
+        // queued for it (bench ycsb's A from 16 threads: the takes 30% of its samples, the lock's waits
         // 1.7 s over 5 s; docs/lab/2026-11-30-values-of-any-length-around-the-engine.md).
         for (int tries = 0, from = s; tries < UNLOCKED_TRIES; tries++) {
             int t = nextWithRoom(g, valueClass, perSegment, from);

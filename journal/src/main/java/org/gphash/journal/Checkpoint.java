@@ -51,7 +51,6 @@ final class Checkpoint {
         private final FileChannel ch;
         private final ByteBuffer chunkHeader = RecordFormat.little(CHUNK_HEADER);
         private final boolean lengths;
-        private final int keySize;
         private final int valueSize;
         /** Lengths and packed values of a chunk, where lengths are kept. */
         private ByteBuffer packedLengths;
@@ -64,7 +63,6 @@ final class Checkpoint {
 
         Writer(Path dir, long startSeq, int keySize, int valueSize, boolean lengths, long journalId) {
             this.lengths = lengths;
-            this.keySize = keySize;
             this.valueSize = valueSize;
             this.target = JournalFiles.checkpoint(dir, startSeq);
             this.tmp = target.resolveSibling(target.getFileName() + JournalFiles.TEMP_SUFFIX);

@@ -138,11 +138,12 @@ public final class Journals implements JournalFactory {
                 List<Path> segs = JournalFiles.list(dir, false);
                 long from = segs.isEmpty() ? 1 : JournalFiles.seqOf(segs.get(segs.size() - 1), false);
                 JournalReader.End end = reader.read(from, -1, r -> { });
+                JournalState learned = state.withValueLengths(engine.valueLengths());
+                if (learned != state) {
+                    learned.write(dir);   // before any record that may hold a shorter value
+                }
                 Journal journal = new Journal(dir, state.keySize(), state.valueSize(), engine.valueLengths(),
                         state.journalId(), j, end, observer);
-                if (state.withValueLengths(engine.valueLengths()) != state) {
-                    state.withValueLengths(true).write(dir);   // its records may now hold shorter values
-                }
                 boolean clean = engine.lastRecovery().previousShutdownClean();
                 JournalReplay replay = new JournalReplay(false, clean ? "closed cleanly" : "recovered after a process crash",
                         "", 0, 0, 0, 0, end.nextSeq() - 1, end.cut(), Duration.ZERO, Duration.ofNanos(System.nanoTime() - t0));
