@@ -3,6 +3,8 @@
 # the bundle of cuda/make-device-bundle.sh:
 #   YCSB=1      bench ycsb, CPU backend, --value-lengths mixed (16 B-4 KiB) against values of 128 bytes
 #               on a format 3 pool and on a format 2 pool, chm and lmdb beside each (THREADS, KEYS, BATCH)
+#   OLD=DIR     with YCSB=1: the mixed run again (YROUNDS times, alternating) on the bundle with DIR's
+#               gphash jars in place of its own (an earlier build: a baseline from the same call)
 #   JOURNAL=1   JournalBench --backend cpu --pool-format 2, then 3 (records with lengths), pool on
 #               /dev/shm, journal on the root disk (JKEYS keys; parts JPARTS)
 #   AROUNDS=N   bench ycsb's load and A, values of 128 bytes, format 3 then format 2, N times (the heap's
@@ -21,11 +23,14 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu
 THREADS="${THREADS:-16}"
 KEYS="${KEYS:-4194304}"
 BATCH="${BATCH:-4096}"
-ycsb() {  # tag, JVM options, bench options...
+if [[ -n "${OLD:-}" ]]; then
+    rm -rf /tmp/bundle-old && cp -r /tmp/bundle /tmp/bundle-old && cp "$OLD"/gphash-*.jar /tmp/bundle-old/lib/
+fi
+ycsb() {  # tag, JVM options, bench options... (BUNDLE: the bundle to run, default /tmp/bundle)
     local tag=$1 jo=$2
     shift 2
     local t0=$(date +%s)
-    JAVA_OPTS="-Xmx48g --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED $jo" timeout ${YCSBWATCH:-240} /tmp/bundle/bin/run org.gphash.bench.YcsbBench --threads "$THREADS" \
+    JAVA_OPTS="-Xmx48g --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED $jo" timeout ${YCSBWATCH:-240} ${BUNDLE:-/tmp/bundle}/bin/run org.gphash.bench.YcsbBench --threads "$THREADS" \
         --keys "$KEYS" --ops "${OPS:-$KEYS}" --batch "$BATCH" --workloads "${WL:-load,c,a}" --no-progress "$@" > "$OUT/ycsb-$tag.log" 2>&1
     echo "== ycsb $tag rc=$? $(( $(date +%s) - t0 )) s: $*" >> "$OUT/summary.txt"
     grep -E '^(gphash-cpu|chm|lmdb) ' "$OUT/ycsb-$tag.log" >> "$OUT/summary.txt"
@@ -34,6 +39,12 @@ if [[ -n "${YCSB:-}" ]]; then
     ycsb mixed "" --value-lengths mixed --baselines chm,lmdb
     ycsb fixed3 "-Dgphash.bench.poolFormat=3" --baselines chm,lmdb
     ycsb fixed2 "" --baselines chm,lmdb
+    for ((r = 1; r <= ${YROUNDS:-1}; r++)); do
+        if [[ -n "${OLD:-}" ]]; then
+            BUNDLE=/tmp/bundle-old ycsb mixed-old-r$r "" --value-lengths mixed --baselines chm
+        fi
+        ycsb mixed-r$r "" --value-lengths mixed --baselines chm
+    done
 fi
 for ((r = 1; r <= ${AROUNDS:-0}; r++)); do
     for f in 3 2; do

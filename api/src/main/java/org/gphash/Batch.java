@@ -2,7 +2,6 @@ package org.gphash;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 import java.util.Objects;
 
 import org.gphash.spi.HostMemory;
@@ -58,18 +57,16 @@ public final class Batch {
     /** Conditional operations among the first {@code size} (counted by add, or by checkKinds). */
     private int conditionals;
     /**
-     * Whether values and expected values may be shorter than the value size (a batch of an index whose
-     * values have any length, {@link GPHashIndex#valueLengths()}); each keeps its place of the value size
-     * in the columns, its length beside it.
+     * Whether values and expected values may have any length up to the value size (a batch of an index
+     * whose values do, {@link GPHashIndex#valueLengths()}): then they lie packed, each at its own
+     * offset ({@link #valuesPacked()}), in {@code packed} and {@code packedExpected}; else each has a
+     * place of the value size in {@code values} and {@code expected}.
      */
     private final boolean valueLengths;
-    /**
-     * By how many bytes each operation's value, and its expected value, is shorter than the value size:
-     * made at the first shorter one (zero for the rest), so that batches of values of the value size
-     * carry nothing more.
-     */
-    private int[] valueShortBy;
-    private int[] expectedShortBy;
+    /** The values of a batch of values of any length, an entry per operation (empty for GET and DELETE); else null. */
+    private final PackedValues packed;
+    /** Its expected values, entries for the conditional operations only; made at the first. */
+    private PackedValues packedExpected;
 
     /**
      * A batch for an index of these key and value sizes; {@link GPHashIndex#newBatch(int)} is the
@@ -86,8 +83,9 @@ public final class Batch {
 
     /**
      * As {@link #create(int, int, int)}, for an engine whose values may have any length up to the value
-     * size where {@code valueLengths} ({@link org.gphash.spi.Engine#valueLengths()}): what a layer below
-     * the index that replays or forwards writes of such an engine builds ({@link #setValueLength}).
+     * size where {@code valueLengths} ({@link org.gphash.spi.Engine#valueLengths()}), its values then
+     * packed ({@link #valuesPacked()}): what a layer below the index that replays or forwards writes of
+     * such an engine builds.
      *
      * @param keySize            bytes per key
      * @param valueSize          bytes per value, the longest a value may be where {@code valueLengths}
@@ -133,39 +131,48 @@ public final class Batch {
         this.keySize = keySize;
         this.valueSize = valueSize;
         this.valueLengths = valueLengths;
-        allocate(Math.max(1, checkSize(expectedOperations, keySize, valueSize)));
+        int n = Math.max(1, checkSize(expectedOperations, keySize, valueSize));
+        // Room for values of a typical length at first: the column doubles as it fills.
+        this.packed = valueLengths ? new PackedValues(n, (long) n * Math.min(valueSize, TYPICAL_VALUE_BYTES)) : null;
+        allocate(n);
     }
 
-    /** Moves the columns into a new block for {@code n} operations, keeping the operations appended. */
+    /** Bytes a packed column makes room for per operation at first. */
+    private static final int TYPICAL_VALUE_BYTES = 256;
+
+    /**
+     * Moves the columns into a new block for {@code n} operations, keeping the operations appended
+     * (packed values keep their own block, which grows by itself).
+     */
     private void allocate(int n) {
         long keysAt = align(n);
         long valuesAt = keysAt + align((long) n * keySize);
-        HostMemory m = HostMemory.allocate(valuesAt + (long) n * valueSize);
+        long valueBytes = packed != null ? 0 : (long) n * valueSize;
+        HostMemory m = HostMemory.allocate(valuesAt + valueBytes);
         MemorySegment k = m.segment().asSlice(0, n);
         MemorySegment ks = m.segment().asSlice(keysAt, (long) n * keySize);
-        MemorySegment vs = m.segment().asSlice(valuesAt, (long) n * valueSize);
+        MemorySegment vs = m.segment().asSlice(valuesAt, valueBytes);
         if (size > 0) {
             MemorySegment.copy(kinds, 0, k, 0, size);
             MemorySegment.copy(keys, 0, ks, 0, (long) size * keySize);
-            MemorySegment.copy(values, 0, vs, 0, (long) size * valueSize);
+            MemorySegment.copy(values, 0, vs, 0, packed != null ? 0 : (long) size * valueSize);
         }
         memory = m;
         kinds = k;
         keys = ks;
         values = vs;
-        if (expected != null) {
+        if (packed != null) {
+            packed.ensureOperations(n);
+            if (packedExpected != null) {
+                packedExpected.ensureOperations(n);
+            }
+        } else if (expected != null) {
             allocateExpected(n);
-        }
-        if (valueShortBy != null) {
-            valueShortBy = Arrays.copyOf(valueShortBy, n);
-        }
-        if (expectedShortBy != null) {
-            expectedShortBy = Arrays.copyOf(expectedShortBy, n);
         }
         capacity = n;
     }
 
-    /** Moves the expected-value column into a block for {@code n} operations, keeping those appended. */
+    /** Moves the expected-value column of a batch of fixed-size values into a block for {@code n} operations, keeping those appended. */
     private void allocateExpected(int n) {
         HostMemory m = HostMemory.allocate(Math.max(1, (long) n * valueSize));
         MemorySegment es = m.segment().asSlice(0, (long) n * valueSize);
@@ -318,15 +325,15 @@ public final class Batch {
      */
     Batch addConditional(OpKind kind, MemorySegment key, MemorySegment expectedValue, MemorySegment value) {
         ensureCapacity(size + 1);
-        if (expected == null) {
-            allocateExpected(capacity);
-        }
         int length = (int) expectedValue.byteSize();
-        MemorySegment.copy(expectedValue, 0, expected, (long) size * valueSize, length);
-        if (length < valueSize) {
-            expected.asSlice((long) size * valueSize + length, valueSize - length).fill((byte) 0);
+        if (packed != null) {
+            packedExpected().put(size, expectedValue, 0, length);
+        } else {
+            if (expected == null) {
+                allocateExpected(capacity);
+            }
+            MemorySegment.copy(expectedValue, 0, expected, (long) size * valueSize, length);
         }
-        expectedShortBy = recordLength(expectedShortBy, size, length);
         append(kind, key, value);
         conditionals++;
         return this;
@@ -429,47 +436,80 @@ public final class Batch {
     }
 
     /**
-     * Appends an operation from segments of the key size and of at most the value size (checked by
-     * the caller; {@code value} unused for GET and DELETE): a shorter value's length is kept beside it.
+     * Appends an operation from segments of the key size and of the value size, or at most it in a
+     * batch of values of any length (checked by the caller; {@code value} unused for GET and DELETE).
      */
     private Batch append(OpKind kind, MemorySegment key, MemorySegment value) {
         ensureCapacity(size + 1);
         kinds.set(ValueLayout.JAVA_BYTE, size, (byte) kind.ordinal());
         MemorySegment.copy(key, 0, keys, (long) size * keySize, keySize);
-        int length = valueSize;
-        if (kind.hasValue()) {
-            length = (int) value.byteSize();
-            MemorySegment.copy(value, 0, values, (long) size * valueSize, length);
-            if (length < valueSize) {
-                values.asSlice((long) size * valueSize + length, valueSize - length).fill((byte) 0);
+        if (packed != null) {
+            if (kind.hasValue()) {
+                packed.put(size, value, 0, (int) value.byteSize());
+            } else {
+                packed.putEmpty(size);
             }
+        } else if (kind.hasValue()) {
+            MemorySegment.copy(value, 0, values, (long) size * valueSize, valueSize);
         }
-        valueShortBy = recordLength(valueShortBy, size, length);
         size++;
         return this;
     }
 
-    /** Records that operation {@code i}'s value (or expected value) has {@code length} bytes in {@code shortBy}; {@return the column} */
-    private int[] recordLength(int[] shortBy, int i, int length) {
-        if (length == valueSize && shortBy == null) {
-            return null;  // no shorter value yet: no column
+    /** The packed expected values, made at the first conditional operation. */
+    private PackedValues packedExpected() {
+        if (packedExpected == null) {
+            packedExpected = new PackedValues(capacity, (long) Math.min(valueSize, TYPICAL_VALUE_BYTES) * 16);
         }
-        int[] column = shortBy != null ? shortBy : new int[capacity];
-        column[i] = valueSize - length;
-        return column;
+        return packedExpected;
     }
 
     /**
-     * The length of operation {@code i}'s value: the value size, or less in a batch of an index whose
-     * values have any length ({@link GPHashIndex#valueLengths()}; its place in {@link #values()} has the
-     * value size, the rest zeroed).
+     * Whether the values lie packed, each at its own {@link #valueOffset} with its own
+     * {@link #valueLength} (a batch of an index whose values have any length, {@link
+     * GPHashIndex#valueLengths()}), rather than each in a place of the value size at {@code i *
+     * valueSize()}, every one of the value size (every other batch; what the GPU engine takes).
+     *
+     * @return whether the value columns are packed
+     */
+    public boolean valuesPacked() {
+        return packed != null;
+    }
+
+    /**
+     * Where operation {@code i}'s value starts in {@link #values()}: {@code i * valueSize()}, or its
+     * own offset where the values lie packed ({@link #valuesPacked()}).
+     *
+     * @param i the operation's position
+     * @return the value's offset in bytes
+     */
+    public long valueOffset(int i) {
+        checkIndex(i);
+        return packed != null ? packed.offset(i) : (long) i * valueSize;
+    }
+
+    /**
+     * The length of operation {@code i}'s value: the value size, or its own length where the values
+     * lie packed ({@link #valuesPacked()}; 0 for GET and DELETE there).
      *
      * @param i the operation's position
      * @return the value's length in bytes
      */
     public int valueLength(int i) {
         checkIndex(i);
-        return valueSize - (valueShortBy == null ? 0 : valueShortBy[i]);
+        return packed != null ? packed.length(i) : valueSize;
+    }
+
+    /**
+     * Where conditional operation {@code i}'s expected value starts in {@link #expectedValues()}
+     * ({@link #valueOffset}'s twin; meaningless for other operations).
+     *
+     * @param i the operation's position
+     * @return the expected value's offset in bytes
+     */
+    public long expectedOffset(int i) {
+        checkIndex(i);
+        return packed != null ? packedExpected().offset(i) : (long) i * valueSize;
     }
 
     /**
@@ -480,12 +520,7 @@ public final class Batch {
      */
     public int expectedLength(int i) {
         checkIndex(i);
-        return valueSize - (expectedShortBy == null ? 0 : expectedShortBy[i]);
-    }
-
-    /** {@return whether any value or expected value of the batch is shorter than the value size} */
-    public boolean hasShorterValues() {
-        return valueShortBy != null || expectedShortBy != null;
+        return packed != null ? packedExpected().length(i) : valueSize;
     }
 
     /**
@@ -510,9 +545,9 @@ public final class Batch {
      * @return this batch
      */
     public Batch addRange(Batch other, int from, int to) {
-        if (other.hasShorterValues() && !valueLengths) {
-            throw new IllegalArgumentException("a batch with values shorter than the value size cannot join one whose "
-                    + "values have the value size");
+        if (other.valuesPacked() && !valuesPacked()) {
+            throw new IllegalArgumentException("a batch of values of any length cannot join one whose values have the "
+                    + "value size");
         }
         if (other.keySize != keySize || other.valueSize != valueSize) {
             throw new IllegalArgumentException("a batch of " + other.keySize + "-byte keys and " + other.valueSize
@@ -523,29 +558,55 @@ public final class Batch {
         ensureCapacity(size + n);
         MemorySegment.copy(other.kinds, from, kinds, size, n);
         MemorySegment.copy(other.keys, (long) from * keySize, keys, (long) size * keySize, (long) n * keySize);
-        MemorySegment.copy(other.values, (long) from * valueSize, values, (long) size * valueSize, (long) n * valueSize);
-        if (other.expected != null) {
-            if (expected == null) {
-                allocateExpected(capacity);
-            }
-            MemorySegment.copy(other.expected, (long) from * valueSize, expected, (long) size * valueSize,
+        if (packed != null) {
+            copyPacked(other, from, n);
+        } else {
+            MemorySegment.copy(other.values, (long) from * valueSize, values, (long) size * valueSize,
                     (long) n * valueSize);
+            if (other.expected != null) {
+                if (expected == null) {
+                    allocateExpected(capacity);
+                }
+                MemorySegment.copy(other.expected, (long) from * valueSize, expected, (long) size * valueSize,
+                        (long) n * valueSize);
+            }
         }
         int added = 0;
-        for (int i = 0; i < n; i++) {
-            if (other.valueShortBy != null) {
-                valueShortBy = recordLength(valueShortBy, size + i, valueSize - other.valueShortBy[from + i]);
-            }
-            if (other.expectedShortBy != null) {
-                expectedShortBy = recordLength(expectedShortBy, size + i, valueSize - other.expectedShortBy[from + i]);
-            }
-            if (n < other.size && OpKind.ofOrdinal(other.kinds.get(ValueLayout.JAVA_BYTE, from + i)).isConditional()) {
-                added++;
+        if (n < other.size) {
+            for (int i = 0; i < n; i++) {
+                if (OpKind.ofOrdinal(other.kinds.get(ValueLayout.JAVA_BYTE, from + i)).isConditional()) {
+                    added++;
+                }
             }
         }
         size += n;
         conditionals += n == other.size ? other.conditionals : added;
         return this;
+    }
+
+    /**
+     * The values (and expected values) of {@code other}'s operations {@code from..from+n-1}, packed
+     * after this batch's: at their lengths, or, from a batch whose values have the value size, at it.
+     */
+    private void copyPacked(Batch other, int from, int n) {
+        for (int i = 0; i < n; i++) {
+            OpKind kind = OpKind.ofOrdinal(other.kinds.get(ValueLayout.JAVA_BYTE, from + i));
+            if (other.packed != null) {
+                packed.put(size + i, other.packed.block(), other.packed.offset(from + i), other.packed.length(from + i));
+            } else if (kind.hasValue()) {
+                packed.put(size + i, other.values, (long) (from + i) * valueSize, valueSize);
+            } else {
+                packed.putEmpty(size + i);
+            }
+            if (kind.isConditional()) {
+                if (other.packed != null) {
+                    packedExpected().put(size + i, other.packedExpected.block(), other.packedExpected.offset(from + i),
+                            other.packedExpected.length(from + i));
+                } else {
+                    packedExpected().put(size + i, other.expected, (long) (from + i) * valueSize, valueSize);
+                }
+            }
+        }
     }
 
     private void ensureCapacity(int n) {
@@ -596,13 +657,15 @@ public final class Batch {
     }
 
     /**
-     * All values, back to back; entries of GET and DELETE are zero (unless the batch was filled in
-     * place, see {@link #setSize}).
+     * All values, back to back: each in a place of the value size ({@code size() * valueSize} bytes;
+     * entries of GET and DELETE are zero unless the batch was filled in place, see {@link #setSize}),
+     * or, where the values lie packed ({@link #valuesPacked()}), each at its {@link #valueOffset} with
+     * its {@link #valueLength}.
      *
      * @return a view of the value column
      */
     public MemorySegment values() {
-        return values.asSlice(0, (long) size * valueSize);
+        return packed != null ? packed.used() : values.asSlice(0, (long) size * valueSize);
     }
 
     /**
@@ -616,13 +679,17 @@ public final class Batch {
 
     /**
      * The expected values of the conditional operations, back to back like {@link #values()}
-     * ({@code size() * valueSize} bytes; the entries of other operations are ignored). Made at the
+     * ({@code size() * valueSize} bytes, the entries of other operations ignored; where the values lie
+     * packed, each conditional operation's at its {@link #expectedOffset}). Made at the
      * first call or the first conditional operation appended: a batch filled in place
      * ({@link #setSize}) writes the expected value of each conditional operation here.
      *
      * @return a view of the expected-value column
      */
     public MemorySegment expectedValues() {
+        if (packed != null) {
+            return packedExpected().used();
+        }
         if (expected == null) {
             allocateExpected(capacity);
         }
@@ -651,11 +718,16 @@ public final class Batch {
 
     /** Forgets all operations, keeping the memory. */
     public void clear() {
-        values.asSlice(0, (long) size * valueSize).fill((byte) 0);
+        if (packed != null) {
+            packed.clear();
+            if (packedExpected != null) {
+                packedExpected.clear();
+            }
+        } else {
+            values.asSlice(0, (long) size * valueSize).fill((byte) 0);
+        }
         size = 0;
         conditionals = 0;
-        valueShortBy = null;
-        expectedShortBy = null;
     }
 
     /**
@@ -663,70 +735,39 @@ public final class Batch {
      * {@link #kinds()}, {@link #keys()} and {@link #values()}, instead of one {@code add} call per
      * operation: the way an application that generates operations in bulk (or a GPU application
      * filling its buffers) avoids a call and a copy per operation. The memory grows as needed and
-     * keeps the operations already there (up to {@code n}), with their values' lengths; entries beyond
-     * them hold whatever the memory held, so write every kind and key, and the value of every operation
-     * that has one (the values of GET and DELETE entries are ignored), of the value size unless
-     * {@link #setValueLength} says otherwise. A batch refilled in place from its start is emptied first
-     * ({@link #clear}, or {@code setSize(0)}), so that no shorter length of the last fill stays with a
-     * value of the new one. Kinds are {@link OpKind} ordinals; executing a
+     * keeps the operations already there (up to {@code n}); entries beyond them hold whatever the
+     * memory held, so write every kind and key, and the value of every operation that has one (the
+     * values of GET and DELETE entries are ignored). Kinds are {@link OpKind} ordinals; executing a
      * batch filled this way first checks them (a few microseconds per million operations) and refuses
      * the batch with an {@link IllegalArgumentException} naming the first bad one.
      *
+     * <p>A batch whose values lie packed ({@link #valuesPacked()}) is filled by {@code add}, each value
+     * at its length; here it only shrinks ({@code n} at most {@link #size()}), keeping its first
+     * {@code n} operations.
+     *
      * @param n the number of operations, at most {@link #maxOperations(int, int)}
      * @return this batch
+     * @throws IllegalStateException where the values lie packed and {@code n} is over {@link #size()}
      */
     public Batch setSize(int n) {
         checkSize(n, keySize, valueSize);
+        if (packed != null) {
+            if (n > size) {
+                throw new IllegalStateException("a batch of values of any length is filled by add, each value at its "
+                        + "length (its values lie packed): setSize(" + n + ") only shrinks it, now of " + size);
+            }
+            packed.truncate(n);
+            if (n == 0 && packedExpected != null) {
+                packedExpected.clear();
+            }
+            conditionals = 0;
+            size = n;
+            filledInPlace = true;  // counts the conditional operations kept again
+            return this;
+        }
         ensureCapacity(n);
-        // The operations kept keep their lengths; those written in place have the value size (a shorter
-        // one is said with setValueLength).
-        int kept = Math.min(size, n);
-        valueShortBy = keepLengths(valueShortBy, kept);
-        expectedShortBy = keepLengths(expectedShortBy, kept);
         size = n;
         filledInPlace = true;
-        return this;
-    }
-
-    /** The column with the lengths of operations {@code 0..kept} and the value size past them; null where none is shorter. */
-    private static int[] keepLengths(int[] shortBy, int kept) {
-        if (shortBy == null) {
-            return null;
-        }
-        Arrays.fill(shortBy, kept, shortBy.length, 0);
-        for (int i = 0; i < kept; i++) {
-            if (shortBy[i] != 0) {
-                return shortBy;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Says that operation {@code i}'s value, written in place ({@link #setSize}, {@link #values()}), has
-     * {@code length} bytes, in a batch whose values may have any length ({@link GPHashIndex#newBatch} of
-     * an index whose values do, or {@link #create(int, int, int, boolean)}); the rest of its place of
-     * the value size is zeroed.
-     *
-     * @param i      the operation's position
-     * @param length its value's length, 0 to the value size
-     * @return this batch
-     * @throws IllegalStateException    in a batch whose values have the value size
-     * @throws IllegalArgumentException for a length below 0 or over the value size
-     */
-    public Batch setValueLength(int i, int length) {
-        checkIndex(i);
-        if (!valueLengths) {
-            throw new IllegalStateException("a batch of values of the value size (" + valueSize + " bytes) takes no "
-                    + "shorter value: make it with the index's newBatch, where the index's values have any length");
-        }
-        if (length < 0 || length > valueSize) {
-            throw new IllegalArgumentException("a value of " + length + " bytes in a batch of values up to " + valueSize);
-        }
-        values.asSlice((long) i * valueSize + length, valueSize - length).fill((byte) 0);
-        if (length < valueSize || valueShortBy != null) {
-            valueShortBy = recordLength(valueShortBy, i, length);
-        }
         return this;
     }
 
@@ -764,7 +805,7 @@ public final class Batch {
             conditional += OpKind.ofOrdinal(k).isConditional() ? 1 : 0;
         }
         conditionals = conditional;
-        if (conditional > 0 && expected == null) {
+        if (conditional > 0 && expected == null && packedExpected == null) {
             throw new IllegalArgumentException(conditional + " operations of the batch are conditional ("
                     + OpKind.COMPARE_AND_SET + " or " + OpKind.COMPARE_AND_DELETE + ") but no expected value was written: "
                     + "write them through expectedValues()");
@@ -822,8 +863,8 @@ public final class Batch {
 
     /**
      * The off-heap block that holds the columns, for engines that move batches by DMA: the segments
-     * of {@link #kinds()}, {@link #keys()} and {@link #values()} lie inside it. A batch that grows
-     * moves to a new block.
+     * of {@link #kinds()}, {@link #keys()} and {@link #values()} lie inside it (packed values,
+     * {@link #valuesPacked()}, lie in a block of their own). A batch that grows moves to a new block.
      *
      * @return the block
      */

@@ -10,7 +10,10 @@ import org.gphash.spi.SegmentBytes;
 /**
  * One result per operation of a {@link Batch}: an {@link Outcome}, and for a GET that found its
  * key (FOUND) or a read-modify-write that replaced it (REPLACED), a value. Stored column-wise in
- * off-heap memory like the batch, so that an engine fills it with one copy.
+ * off-heap memory like the batch, so that an engine fills it with one copy. Its values lie as the
+ * batch's do: each in a place of the value size at {@code i * valueSize}, or, for a batch of values
+ * of any length ({@link Batch#valuesPacked()}), packed, each at its own {@link #valueOffset} with its
+ * {@link #valueLength}; a result takes the layout of the batch it is reset for ({@link #reset(Batch)}).
  */
 public final class BatchResult {
 
@@ -27,6 +30,8 @@ public final class BatchResult {
      * values all have the value size write nothing here.
      */
     private int[] shortBy;
+    /** The values found, packed, where the batch's values lie packed; else null (values in {@code values}). */
+    private PackedValues packed;
 
     /**
      * Results for batches of an index with values of {@code valueSize} bytes.
@@ -35,18 +40,62 @@ public final class BatchResult {
      * @param expectedOperations results to make room for at first
      */
     public BatchResult(int valueSize, int expectedOperations) {
+        this(valueSize, expectedOperations, false);
+    }
+
+    private BatchResult(int valueSize, int expectedOperations, boolean packedValues) {
         this.valueSize = valueSize;
-        allocate(Math.max(1, Batch.checkSize(expectedOperations, 1, valueSize)));
+        int n = Math.max(1, Batch.checkSize(expectedOperations, 1, valueSize));
+        if (packedValues) {
+            packed = newPacked(n);
+        }
+        allocate(n);
+    }
+
+    /**
+     * Results for batches of an index with values of up to {@code valueSize} bytes, laid out as
+     * batches whose values lie packed where {@code packedValues} ({@link Batch#valuesPacked()}).
+     *
+     * @param valueSize          bytes per value, the longest a value may be where {@code packedValues}
+     * @param expectedOperations results to make room for at first
+     * @param packedValues       whether the values found lie packed
+     * @return empty results
+     */
+    public static BatchResult create(int valueSize, int expectedOperations, boolean packedValues) {
+        return new BatchResult(valueSize, expectedOperations, packedValues);
+    }
+
+    private PackedValues newPacked(int n) {
+        return new PackedValues(n, (long) n * Math.min(valueSize, 256));
     }
 
     /** A new zeroed block for {@code n} results (zero is {@link Outcome#NOT_APPLIED}). */
     private void allocate(int n) {
         long valuesAt = Batch.align(n);
-        HostMemory m = HostMemory.allocate(valuesAt + (long) n * valueSize);
+        long valueBytes = packed != null ? 0 : (long) n * valueSize;
+        HostMemory m = HostMemory.allocate(valuesAt + valueBytes);
         memory = m;
         codes = m.segment().asSlice(0, n);
-        values = m.segment().asSlice(valuesAt, (long) n * valueSize);
+        values = m.segment().asSlice(valuesAt, valueBytes);
         capacity = n;
+        if (packed != null) {
+            packed.ensureOperations(n);
+        }
+    }
+
+    /**
+     * Prepares for the results of {@code batch}, in its layout ({@link Batch#valuesPacked()}), reusing
+     * memory where it suffices: {@link #reset(int)} for its size.
+     *
+     * @param batch the batch whose results come next
+     */
+    public void reset(Batch batch) {
+        boolean packedValues = batch.valuesPacked();
+        if (packedValues != (packed != null)) {
+            packed = packedValues ? newPacked(capacity) : null;
+            allocate(capacity);
+        }
+        reset(batch.size());
     }
 
     /**
@@ -68,6 +117,9 @@ public final class BatchResult {
         }
         if (shortBy != null) {
             Arrays.fill(shortBy, 0, Math.min(n, shortBy.length), 0);  // the results read are those below n
+        }
+        if (packed != null) {
+            packed.clear();
         }
         size = n;
     }
@@ -101,30 +153,125 @@ public final class BatchResult {
         if (code != Outcome.FOUND.code() && code != Outcome.REPLACED.code()) {
             return null;
         }
+        if (packed != null) {
+            return SegmentBytes.copyOf(packed.block(), packed.offset(i), packed.length(i));
+        }
         return SegmentBytes.copyOf(values, (long) i * valueSize, valueLength(i));
     }
 
     /**
+     * Whether the values found lie packed, each at its own {@link #valueOffset} (results of a batch
+     * whose values do, {@link Batch#valuesPacked()}).
+     *
+     * @return whether the value column is packed
+     */
+    public boolean valuesPacked() {
+        return packed != null;
+    }
+
+    /**
+     * Where the value of result {@code i} ({@link #value}) starts in {@link #values()}: {@code i *
+     * valueSize}, or its own offset where the values lie packed. Meaningful for FOUND and REPLACED only.
+     *
+     * @param i the operation's position in its batch
+     * @return the value's offset in bytes
+     */
+    public long valueOffset(int i) {
+        checkIndex(i);
+        return packed != null ? packed.offset(i) : (long) i * valueSize;
+    }
+
+    /**
      * The length of the value result {@code i} holds ({@link #value}): the value size, or less where
-     * the pool's values have any length up to it (format 3; the rest of its place in {@link #values()}
-     * is zeroed).
+     * the pool's values have any length up to it (format 3): its own where the values lie packed; else
+     * the rest of its place in {@link #values()} is zeroed. Meaningful for FOUND and REPLACED only.
      *
      * @param i the operation's position in its batch
      * @return the value's length in bytes
      */
     public int valueLength(int i) {
         checkIndex(i);
+        if (packed != null) {
+            return packed.length(i);
+        }
         return valueSize - (shortBy == null || i >= shortBy.length ? 0 : shortBy[i]);
     }
 
     /**
-     * Records that the value of result {@code i} has {@code length} bytes, fewer than the value size
-     * (for engines of pools whose values have any length).
+     * {@return whether a value found may be shorter than the value size in a result whose values
+     * each have a place of it (a length was recorded since the result was made); false for packed
+     * results, whose values each have their own length}
+     */
+    public boolean hasShorterValues() {
+        return shortBy != null;
+    }
+
+    /**
+     * For engines writing a value found into packed results ({@link #valuesPacked()}): makes room for
+     * a value of up to {@code maxLength} bytes after those written and {@return where it goes in
+     * {@link #valueBlock()}}; {@link #commitValue} then says whose it is and how long.
+     *
+     * @param maxLength the most bytes the value may have
+     */
+    public long reserveValue(int maxLength) {
+        return packed.reserve(maxLength);
+    }
+
+    /**
+     * {@return the block packed values are written into ({@link #reserveValue}), which moves only when
+     * a reserve makes room}
+     */
+    public MemorySegment valueBlock() {
+        return packed != null ? packed.block() : values;
+    }
+
+    /**
+     * For engines: result {@code i}'s value is the {@code length} bytes written at the offset
+     * {@link #reserveValue} returned last (packed results only).
+     *
+     * @param i      the operation's position in its batch
+     * @param length the value's length, at most the reserve's
+     */
+    public void commitValue(int i, int length) {
+        checkIndex(i);
+        packed.commit(i, length);
+    }
+
+    /**
+     * For layers that move results: result {@code i}'s value is a copy of {@code length} bytes of
+     * {@code from} at {@code at}, in either layout.
+     *
+     * @param i      the operation's position in its batch
+     * @param from   where the value is
+     * @param at     its offset there
+     * @param length its length, at most the value size
+     */
+    public void putValue(int i, MemorySegment from, long at, int length) {
+        checkIndex(i);
+        if (packed != null) {
+            packed.put(i, from, at, length);
+            return;
+        }
+        MemorySegment.copy(from, at, values, (long) i * valueSize, length);
+        if (length < valueSize) {
+            values.asSlice((long) i * valueSize + length, valueSize - length).fill((byte) 0);
+            setValueLength(i, length);
+        } else if (shortBy != null && i < shortBy.length) {
+            shortBy[i] = 0;
+        }
+    }
+
+    /**
+     * Records that the value of result {@code i}, in a place of the value size, has {@code length}
+     * bytes, fewer than the value size (for engines of pools whose values have any length).
      *
      * @param i      the operation's position in its batch
      * @param length the value's length
      */
     public void setValueLength(int i, int length) {
+        if (packed != null) {
+            throw new IllegalStateException("packed results take a value with its length (putValue, commitValue)");
+        }
         if (length < 0 || length > valueSize) {
             throw new IllegalArgumentException("a value of " + length + " bytes in results of " + valueSize + "-byte values");
         }
@@ -142,14 +289,18 @@ public final class BatchResult {
         return codes.asSlice(0, size);
     }
 
-    /** {@return where engines write GET and read-modify-write values, {@code valueSize} bytes per operation} */
+    /**
+     * {@return where engines write GET and read-modify-write values, {@code valueSize} bytes per
+     * operation; where they lie packed, the values found so far, back to back}
+     */
     public MemorySegment values() {
-        return values.asSlice(0, (long) size * valueSize);
+        return packed != null ? packed.used() : values.asSlice(0, (long) size * valueSize);
     }
 
     /**
      * The off-heap block that holds the codes and values, for engines that move results by DMA: the
-     * segments of {@link #outcomeCodes()} and {@link #values()} lie inside it. A result reset to more
+     * segments of {@link #outcomeCodes()} and {@link #values()} lie inside it (packed values in a
+     * block of their own). A result reset to more
      * operations than it held moves to a new block.
      *
      * @return the block

@@ -465,7 +465,7 @@ public final class GPHashIndex implements AutoCloseable {
      * @return their outcomes and the values read, in batch order
      */
     public BatchResult execute(Batch batch) {
-        BatchResult result = new BatchResult(valueSize, batch.size());
+        BatchResult result = BatchResult.create(valueSize, batch.size(), batch.valuesPacked());
         execute(batch, result);
         return result;
     }
@@ -482,12 +482,13 @@ public final class GPHashIndex implements AutoCloseable {
             throw new IllegalArgumentException("batch was made for keys of " + batch.keySize() + " and values of "
                     + batch.valueSize() + " bytes; this pool has " + keySize + " and " + valueSize);
         }
-        if (batch.hasShorterValues() && !valueLengths) {
-            throw new IllegalArgumentException("batch holds values shorter than the value size, which this index does not "
-                    + "take (its values have the value size; values of any length are a format 3 pool's on the CPU backend)");
+        if (batch.valuesPacked() && !valueLengths) {
+            throw new IllegalArgumentException("batch holds values of any length, which this index does not take (its "
+                    + "values have the value size; values of any length are a format 3 pool's on the CPU backend): make "
+                    + "batches with the index's newBatch");
         }
         batch.checkKinds();
-        result.reset(batch.size());
+        result.reset(batch);
         live().execute(batch, result);
     }
 

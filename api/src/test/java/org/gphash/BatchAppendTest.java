@@ -58,26 +58,90 @@ class BatchAppendTest {
     }
 
     @Test
-    void valuesWrittenInPlaceTakeTheirLengthsAndGrowingTheBatchKeepsThem() {
-        Batch b = Batch.create(8, 16, 2, true).put(1L, new byte[] {1, 2, 3});
-        b.setSize(3);   // two more written in place: the value size unless said otherwise
-        assertEquals(3, b.valueLength(0), "the appended operation keeps its length");
-        assertEquals(16, b.valueLength(1));
-        b.values().asSlice(2 * 16, 16).fill((byte) 7);
-        b.setValueLength(2, 5);
-        assertEquals(5, b.valueLength(2));
-        assertArrayEquals(new byte[11], b.values().asSlice(2 * 16 + 5, 11).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
-                "the rest of its place is zeroed");
-        b.setValueLength(2, 16);
-        b.setSize(1);
-        assertTrue(b.hasShorterValues(), "operation 0 is still shorter");
-        b.setValueLength(0, 16);
-        b.setSize(1);
-        assertFalse(b.hasShorterValues(), "no shorter value is left");
-        assertThrows(IllegalArgumentException.class, () -> b.setValueLength(0, 17));
-        assertThrows(IndexOutOfBoundsException.class, () -> b.setValueLength(1, 4));
-        IllegalStateException fixed = assertThrows(IllegalStateException.class,
-                () -> Batch.create(8, 16, 1).put(1L, new byte[16]).setValueLength(0, 4));
-        assertTrue(fixed.getMessage().contains("value size"), fixed.getMessage());
+    void valuesOfAnyLengthLiePackedEachAtItsOffset() {
+        Batch b = Batch.create(8, 4096, 2, true);
+        assertTrue(b.valuesPacked());
+        java.util.Random random = new java.util.Random(53);
+        byte[][] written = new byte[300][];
+        for (int i = 0; i < written.length; i++) {
+            if (i % 7 == 3) {
+                b.get(i);   // an empty entry
+                continue;
+            }
+            written[i] = new byte[random.nextInt(4097)];
+            random.nextBytes(written[i]);
+            b.put(i, written[i]);   // the column grows past its first room (2 x 256 bytes) many times
+        }
+        long packedBytes = 0;
+        long offset = 0;
+        for (int i = 0; i < written.length; i++) {
+            int length = written[i] == null ? 0 : written[i].length;
+            assertEquals(offset, b.valueOffset(i), "values lie back to back, in order");
+            assertEquals(length, b.valueLength(i));
+            if (written[i] != null) {
+                assertArrayEquals(written[i], b.values().asSlice(b.valueOffset(i), length)
+                        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            }
+            offset += length;
+            packedBytes += length;
+        }
+        assertEquals(packedBytes, b.values().byteSize(), "the column holds the values' bytes and no more");
+
+        IllegalStateException grow = assertThrows(IllegalStateException.class, () -> b.setSize(301));
+        assertTrue(grow.getMessage().contains("filled by add"), grow.getMessage());
+        b.setSize(10);
+        assertEquals(b.valueOffset(9) + b.valueLength(9), b.values().byteSize(), "shrunk to its first ten");
+        b.put(10L, new byte[] {9});
+        assertEquals(b.valueOffset(9) + b.valueLength(9), b.valueOffset(10));
+
+        Batch c = Batch.create(8, 4096, 1, true).compareAndSet(LongKeys.encode(7L, 8), new byte[] {1, 2}, new byte[] {3})
+                .get(8L).compareAndDelete(LongKeys.encode(9L, 8), new byte[] {4, 5, 6});
+        b.addRange(c, 0, 3);
+        assertEquals(14, b.size());
+        assertTrue(b.hasConditionalOperations());
+        assertEquals(1, b.valueLength(11));
+        assertEquals(2, b.expectedLength(11));
+        assertEquals(3, b.expectedLength(13));
+        assertArrayEquals(new byte[] {4, 5, 6}, b.expectedValues().asSlice(b.expectedOffset(13), 3)
+                .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        byte[] whole = new byte[4096];
+        whole[4095] = 42;
+        b.addAll(Batch.create(8, 4096, 1).get(1L).put(2L, whole));   // values of the value size join, packed
+        assertEquals(0, b.valueLength(14));
+        assertEquals(4096, b.valueLength(15));
+        assertEquals(42, b.values().get(java.lang.foreign.ValueLayout.JAVA_BYTE, b.valueOffset(15) + 4095));
+        IllegalArgumentException mixed = assertThrows(IllegalArgumentException.class,
+                () -> Batch.create(8, 4096, 1).addAll(b));
+        assertTrue(mixed.getMessage().contains("value size"), mixed.getMessage());
+        b.clear();
+        assertEquals(0, b.values().byteSize());
+        assertEquals(0, b.expectedValues().byteSize());
+    }
+
+    @Test
+    void resultsTakeTheLayoutOfTheirBatch() {
+        Batch packed = Batch.create(8, 4096, 4, true).get(1L).get(2L).get(3L);
+        BatchResult r = new BatchResult(4096, 1);
+        r.reset(packed);
+        assertTrue(r.valuesPacked());
+        assertEquals(0, r.values().byteSize(), "no place of 4 KiB per result");
+        long at = r.reserveValue(4096);
+        r.valueBlock().asSlice(at, 3).copyFrom(MemorySegment.ofArray(new byte[] {1, 2, 3}));
+        r.commitValue(2, 3);   // results finish in any order
+        r.setOutcome(2, Outcome.FOUND);
+        r.putValue(0, MemorySegment.ofArray(new byte[] {4, 5}), 0, 2);
+        r.setOutcome(0, Outcome.FOUND);
+        assertArrayEquals(new byte[] {1, 2, 3}, r.value(2));
+        assertArrayEquals(new byte[] {4, 5}, r.value(0));
+        assertEquals(3, r.valueOffset(0));
+        assertEquals(5, r.values().byteSize());
+        assertThrows(IllegalStateException.class, () -> r.setValueLength(1, 4));
+
+        r.reset(Batch.create(8, 4096, 1).get(1L));   // back to a place of the value size per result
+        assertFalse(r.valuesPacked());
+        r.putValue(0, MemorySegment.ofArray(new byte[] {6}), 0, 1);
+        r.setOutcome(0, Outcome.FOUND);
+        assertArrayEquals(new byte[] {6}, r.value(0));
+        assertEquals(4096, r.values().byteSize());
     }
 }

@@ -74,7 +74,7 @@ public final class ConcurrentMapStore implements StoreUnderTest {
 
     /** Value {@code i} at its length (the value size, or its own where lengths vary). */
     private byte[] value(OpBatch batch, MemorySegment values, int i) {
-        return SegmentBytes.copyOf(values, (long) i * valueSize, batch.valueLength(i));
+        return SegmentBytes.copyOf(values, batch.valueOffset(i), batch.valueLength(i));
     }
 
     @Override

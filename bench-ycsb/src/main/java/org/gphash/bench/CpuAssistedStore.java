@@ -32,8 +32,7 @@ public final class CpuAssistedStore extends GPHashStore {
     protected void runBatch(Batch batch, BatchResult result) {
         transfer.toHost(batch.kinds(), batch.keys(), batch.values());
         super.runBatch(batch, result);
-        transfer.toDevice(result.outcomeCodes().asSlice(0, batch.size()),
-                result.values().asSlice(0, (long) batch.size() * batch.valueSize()));
+        transfer.toDevice(result.outcomeCodes().asSlice(0, batch.size()), result.values());
     }
 
     @Override

@@ -81,7 +81,7 @@ public final class LmdbStore implements StoreUnderTest {
         OpKind kind = batch.kind(i);
         if (kind.hasValue()) {
             b.value.clear();
-            b.value.put(batch.values().asSlice((long) i * valueSize, batch.valueLength(i)).asByteBuffer()).flip();
+            b.value.put(batch.values().asSlice(batch.valueOffset(i), batch.valueLength(i)).asByteBuffer()).flip();
         }
         switch (kind) {
             case GET -> {

@@ -1,5 +1,6 @@
 package org.gphash.bench;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -13,7 +14,9 @@ import org.gphash.cli.ValueCodec;
  * held in the columns of an engine {@link Batch} (off-heap), so that the GPHash store runs it as it
  * is, with no copy, and the other systems read the same bytes. Filled column-wise by the shared
  * benchmark code ({@link #fill}: no call or copy per operation beyond writing the operation itself),
- * then handed to a {@link StoreUnderTest}. Reused from batch to batch by one thread.
+ * then handed to a {@link StoreUnderTest}. Reused from batch to batch by one thread. Values of
+ * {@link ValueLengths#MIXED} lengths lie packed, each at its {@link #valueOffset}
+ * ({@link Batch#valuesPacked()}), and are appended one by one.
  */
 public final class OpBatch {
 
@@ -29,6 +32,9 @@ public final class OpBatch {
     /** Key ids, for verifying reads (values embed their key id); -1 for raw keys. */
     private long[] ids;
     private int size;
+    /** Where a packed batch's key and value are made before they are appended. */
+    private final MemorySegment keyScratch;
+    private final MemorySegment valueScratch;
 
     public OpBatch(int keySize, int valueSize, int capacity) {
         this(keySize, valueSize, capacity, ValueLengths.FIXED);
@@ -43,6 +49,9 @@ public final class OpBatch {
         this.valueCodec = valueSize >= ValueCodec.MIN_VALUE_SIZE ? new ValueCodec(valueSize) : null;
         this.columns = Batch.create(keySize, valueSize, Math.max(1, capacity), lengths != ValueLengths.FIXED);
         this.ids = new long[Math.max(1, capacity)];
+        Arena arena = Arena.ofAuto();
+        this.keyScratch = arena.allocate(keySize, 8);
+        this.valueScratch = arena.allocate(valueSize, 8);
     }
 
     /**
@@ -52,7 +61,10 @@ public final class OpBatch {
     public void fill(OpStream stream, int from, int to) {
         int n = to - from;
         reserve(n);
-        columns.setSize(0);   // no length of the last fill stays behind
+        if (columns.valuesPacked()) {
+            fillPacked(stream, from, n);
+            return;
+        }
         columns.setSize(n);
         size = n;
         MemorySegment kinds = columns.kinds();
@@ -71,24 +83,39 @@ public final class OpBatch {
                 keyCodec.encode(id, keys, (long) i * keySize);
             }
             if (OpKind.ofOrdinal(kind).hasValue()) {
-                long version = stream.version(op);
-                if (lengths == ValueLengths.FIXED) {
-                    valueCodec.encode(id, version, values, (long) i * valueSize);
-                } else {
-                    int length = lengths.of(id, version, valueSize);
-                    valueCodec.encode(id, version, values, (long) i * valueSize, length);
-                    columns.setValueLength(i, length);
-                }
+                valueCodec.encode(id, stream.version(op), values, (long) i * valueSize);
             }
         }
+    }
+
+    /** {@link #fill} for packed values: each operation made in the scratch segments, then appended at its length. */
+    private void fillPacked(OpStream stream, int from, int n) {
+        columns.clear();
+        size = 0;
+        for (int i = 0; i < n; i++) {
+            int op = from + i;
+            OpKind kind = OpKind.ofOrdinal(stream.kindOrdinal(op));
+            long id = stream.id(op);
+            ids[i] = id;
+            keyCodec.encode(id, keyScratch, 0);
+            MemorySegment value = null;
+            if (kind.hasValue()) {
+                long version = stream.version(op);
+                int length = lengths.of(id, version, valueSize);
+                valueCodec.encode(id, version, valueScratch, 0, length);
+                value = valueScratch.asSlice(0, length);
+            }
+            columns.add(kind, keyScratch, value);
+        }
+        size = n;
     }
 
     /** Appends an operation with its key made from {@code id}; {@code value} is ignored unless the kind has one. */
     public void add(OpKind kind, long id, byte[] value) {
         int i = grow();
         ids[i] = id;
-        keyCodec.encode(id, columns.keys(), (long) i * keySize);
-        put(i, kind, value, 0);
+        keyCodec.encode(id, keyScratch, 0);
+        append(i, kind, keyScratch, kind.hasValue() ? MemorySegment.ofArray(value) : null);
     }
 
     /** Appends an operation whose key bytes are given (trace replay). */
@@ -103,47 +130,52 @@ public final class OpBatch {
     public void addRaw(OpKind kind, byte[] key, int keyOffset, byte[] value, int valueOffset, int length) {
         int i = grow();
         ids[i] = -1;
-        MemorySegment.copy(key, keyOffset, columns.keys(), ValueLayout.JAVA_BYTE, (long) i * keySize, keySize);
-        put(i, kind, value, valueOffset, length);
+        append(i, kind, MemorySegment.ofArray(key).asSlice(keyOffset, keySize),
+                kind.hasValue() ? MemorySegment.ofArray(value).asSlice(valueOffset, length) : null);
     }
+
+    /**
+     * Operation {@code i}, the one just made room for: in a batch of values of the value size written
+     * in place (any kind; a conditional one carries no expected value here, as a trace holds none); in a
+     * packed batch appended, a conditional kind with an empty expected value.
+     */
+    private void append(int i, OpKind kind, MemorySegment key, MemorySegment value) {
+        if (!columns.valuesPacked()) {
+            columns.setSize(i + 1);
+            columns.kinds().set(ValueLayout.JAVA_BYTE, i, (byte) kind.ordinal());
+            MemorySegment.copy(key, 0, columns.keys(), (long) i * keySize, keySize);
+            if (value != null) {
+                if (value.byteSize() != valueSize) {
+                    throw new IllegalArgumentException("a value of " + value.byteSize() + " bytes in a batch of "
+                            + valueSize + "-byte values");
+                }
+                MemorySegment.copy(value, 0, columns.values(), (long) i * valueSize, valueSize);
+            }
+            return;
+        }
+        switch (kind) {
+            case COMPARE_AND_SET -> columns.compareAndSet(key.toArray(ValueLayout.JAVA_BYTE), NO_BYTES,
+                    value.toArray(ValueLayout.JAVA_BYTE));
+            case COMPARE_AND_DELETE -> columns.compareAndDelete(key.toArray(ValueLayout.JAVA_BYTE), NO_BYTES);
+            default -> columns.add(kind, key, value);
+        }
+    }
+
+    private static final byte[] NO_BYTES = new byte[0];
 
     /** Appends operation {@code i} of {@code other} (same key and value sizes). */
     public void addFrom(OpBatch other, int i) {
         int j = grow();
         ids[j] = other.ids[i];
-        MemorySegment.copy(other.columns.keys(), (long) i * keySize, columns.keys(), (long) j * keySize, keySize);
-        OpKind kind = other.kind(i);
-        columns.kinds().set(ValueLayout.JAVA_BYTE, j, (byte) kind.ordinal());
-        if (kind.hasValue()) {
-            MemorySegment.copy(other.columns.values(), (long) i * valueSize, columns.values(), (long) j * valueSize, valueSize);
-            int length = other.valueLength(i);
-            if (length < valueSize) {
-                columns.setValueLength(j, length);
-            }
-        }
+        columns.addRange(other.columns, i, i + 1);
     }
 
-    private void put(int i, OpKind kind, byte[] value, int valueOffset) {
-        put(i, kind, value, valueOffset, valueSize);
-    }
-
-    private void put(int i, OpKind kind, byte[] value, int valueOffset, int length) {
-        columns.kinds().set(ValueLayout.JAVA_BYTE, i, (byte) kind.ordinal());
-        if (kind.hasValue()) {
-            MemorySegment.copy(value, valueOffset, columns.values(), ValueLayout.JAVA_BYTE, (long) i * valueSize, length);
-            if (length < valueSize) {
-                columns.setValueLength(i, length);
-            }
-        }
-    }
-
-    /** Room for one more operation (doubling); its position. */
+    /** Room for one more operation (doubling); its position, which the caller's append then fills. */
     private int grow() {
         int i = size;
         if (i == ids.length) {
             reserve(Math.max(16, 2 * i));
         }
-        columns.setSize(i + 1);
         size = i + 1;
         return i;
     }
@@ -156,7 +188,7 @@ public final class OpBatch {
 
     public void clear() {
         size = 0;
-        columns.setSize(0);
+        columns.clear();
     }
 
     public int size() {
@@ -194,9 +226,14 @@ public final class OpBatch {
         return lengths;
     }
 
-    /** Copies value {@code i} into {@code out}. */
+    /** Where value {@code i} starts in {@link #values()}. */
+    public long valueOffset(int i) {
+        return columns.valueOffset(i);
+    }
+
+    /** Copies value {@code i} into {@code out}, at its length. */
     public void value(int i, byte[] out) {
-        MemorySegment.copy(columns.values(), ValueLayout.JAVA_BYTE, (long) i * valueSize, out, 0, valueSize);
+        MemorySegment.copy(columns.values(), ValueLayout.JAVA_BYTE, columns.valueOffset(i), out, 0, columns.valueLength(i));
     }
 
     public long id(int i) {
@@ -213,7 +250,7 @@ public final class OpBatch {
         return columns.keys();
     }
 
-    /** The values, back to back; entries of operations without a value are unspecified. */
+    /** The values, back to back (each at its {@link #valueOffset}); entries of operations without a value are unspecified. */
     public MemorySegment values() {
         return columns.values();
     }

@@ -11,7 +11,8 @@ import org.gphash.spi.SegmentBytes;
  * What a store returned for one {@link OpBatch}: an {@link Outcome} per operation and, for reads
  * and read-modify-writes that found their key, the (previous) value. Held in an engine
  * {@link BatchResult} (off-heap), which the GPHash store fills in place; every other system writes
- * its results here too, so all of them pay for handing values back to the caller.
+ * its results here too, so all of them pay for handing values back to the caller. Values of
+ * {@link ValueLengths#MIXED} lengths lie packed, each at its {@link #valueOffset}, as their batch's do.
  */
 public final class OpResults {
 
@@ -22,16 +23,20 @@ public final class OpResults {
     private MemorySegment values;
 
     public OpResults(int valueSize, int capacity) {
+        this(valueSize, capacity, ValueLengths.FIXED);
+    }
+
+    /** Results for batches of values of {@code lengths}: packed, each at its own offset, unless {@link ValueLengths#FIXED}. */
+    public OpResults(int valueSize, int capacity, ValueLengths lengths) {
         this.valueSize = valueSize;
-        this.result = new BatchResult(valueSize, Math.max(1, capacity));
+        this.result = BatchResult.create(valueSize, Math.max(1, capacity), lengths != ValueLengths.FIXED);
         reset(Math.max(1, capacity));
     }
 
     /** Makes room for {@code n} results, every outcome NOT_APPLIED until set. */
     public void reset(int n) {
         result.reset(n);
-        codes = result.outcomeCodes();
-        values = result.values();
+        adopt();
     }
 
     /** As {@link #reset}: kept for the stores that size their results before filling them. */
@@ -48,11 +53,9 @@ public final class OpResults {
         setValue(i, outcome, src, offset, valueSize);
     }
 
-    /** Records a found value of {@code length} bytes of {@code src} from {@code offset} (the rest of its place zeroed). */
+    /** Records a found value of {@code length} bytes of {@code src} from {@code offset} (the rest of a place of the value size zeroed). */
     public void setValue(int i, Outcome outcome, byte[] src, int offset, int length) {
-        set(i, outcome);
-        MemorySegment.copy(src, offset, values, ValueLayout.JAVA_BYTE, (long) i * valueSize, length);
-        shorter(i, length);
+        setValue(i, outcome, MemorySegment.ofArray(src), offset, length);
     }
 
     /** Records a found value ({@code valueSize} bytes of {@code src} from {@code offset}). */
@@ -60,19 +63,20 @@ public final class OpResults {
         setValue(i, outcome, src, offset, valueSize);
     }
 
-    /** Records a found value of {@code length} bytes of {@code src} from {@code offset} (the rest of its place zeroed). */
+    /** Records a found value of {@code length} bytes of {@code src} from {@code offset} (the rest of a place of the value size zeroed). */
     public void setValue(int i, Outcome outcome, MemorySegment src, long offset, int length) {
         set(i, outcome);
-        MemorySegment.copy(src, offset, values, (long) i * valueSize, length);
-        shorter(i, length);
+        if (length == valueSize && !result.valuesPacked()) {
+            MemorySegment.copy(src, offset, values, (long) i * valueSize, length);
+        } else {
+            result.putValue(i, src, offset, length);
+            values = result.valueBlock();   // a packed column may have moved to make room
+        }
     }
 
-    /** A value shorter than the value size: its length noted, the rest of its place zeroed. */
-    private void shorter(int i, int length) {
-        if (length < valueSize) {
-            values.asSlice((long) i * valueSize + length, valueSize - length).fill((byte) 0);
-            result.setValueLength(i, length);
-        }
+    /** Where value {@code i} starts in {@link #values()}. */
+    public long valueOffset(int i) {
+        return result.valueOffset(i);
     }
 
     /** The length of value {@code i}: the value size, or less where the store's values have lengths of their own. */
@@ -84,12 +88,12 @@ public final class OpResults {
         return Outcome.ofCode(codes.get(ValueLayout.JAVA_BYTE, i));
     }
 
-    /** Value {@code i} as a new array. */
+    /** Value {@code i} as a new array, at its length. */
     public byte[] value(int i) {
-        return SegmentBytes.copyOf(values, (long) i * valueSize, valueSize);
+        return SegmentBytes.copyOf(values, result.valueOffset(i), result.valueLength(i));
     }
 
-    /** The value column: {@code valueSize} bytes per result. */
+    /** The value column: {@code valueSize} bytes per result, or the values packed, each at its {@link #valueOffset}. */
     public MemorySegment values() {
         return values;
     }
@@ -114,6 +118,6 @@ public final class OpResults {
     /** Takes fresh views of the engine result's columns after an engine ran into it. */
     public void adopt() {
         codes = result.outcomeCodes();
-        values = result.values();
+        values = result.valueBlock();
     }
 }

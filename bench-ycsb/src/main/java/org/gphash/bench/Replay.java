@@ -276,7 +276,7 @@ public final class Replay {
             OpResults[] results = new OpResults[threads];
             for (int t = 0; t < threads; t++) {
                 parts[t] = new OpBatch(ks, vs, 1024, lengths);
-                results[t] = new OpResults(vs, 1024);
+                results[t] = new OpResults(vs, 1024, lengths);
             }
             byte[] key = new byte[ks];
             List<Future<?>> running = new ArrayList<>();
@@ -285,7 +285,7 @@ public final class Replay {
             if (resident.isPresent()) {
                 r.threads = 1;
             }
-            OpResults wholeResults = new OpResults(vs, 1024);
+            OpResults wholeResults = new OpResults(vs, 1024, lengths);
             while (done < maxOps && reader.next(whole)) {
                 int n = whole.size();
                 if (resident.isPresent()) {

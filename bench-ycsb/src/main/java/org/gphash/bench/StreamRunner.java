@@ -83,7 +83,7 @@ final class StreamRunner {
         progress.start(store.name() + " " + stream.workload().label() + " (batch " + batchSize + ")", stream.size());
         Workers.Timed t = Workers.run("bench", threads, (worker, tally) -> {
             OpBatch own = ahead == null ? new OpBatch(keySize, valueSize, batchSize, lengths) : null;
-            OpResults results = new OpResults(valueSize, batchSize);
+            OpResults results = new OpResults(valueSize, batchSize, lengths);
             ValueCodec codec = valueSize >= ValueCodec.MIN_VALUE_SIZE ? new ValueCodec(valueSize) : null;
             for (int b; (b = next.getAndIncrement()) < batches; ) {
                 int from = b * batchSize;
@@ -119,7 +119,7 @@ final class StreamRunner {
      * they would take more than the budget (then each thread fills its own batch as it goes).
      */
     private OpBatch[] generateAhead(OpStream stream, int batches, int keySize, int valueSize) throws Exception {
-        long perOp = 1L + keySize + valueSize + Long.BYTES;
+        long perOp = 1L + keySize + lengths.bytesPerValue(valueSize) + Long.BYTES;
         long bytes = perOp * stream.size();
         if (bytes > AHEAD_BUDGET_SHARE * Runtime.getRuntime().maxMemory()) {
             return null;
@@ -247,7 +247,7 @@ final class StreamRunner {
      */
     private static boolean valueOf(ValueCodec codec, MemorySegment values, int i, long vs, long id, OpResults results,
                                    ValueLengths lengths) {
-        long at = i * vs;
+        long at = results.valueOffset(i);
         if (values.get(VALUE_KEY, at) != id) {
             return false;
         }

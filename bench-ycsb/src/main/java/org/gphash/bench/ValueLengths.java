@@ -33,6 +33,15 @@ public enum ValueLengths {
         };
     }
 
+    /**
+     * {@return about how many bytes a batch holds per value of these lengths: the value size, or for
+     * packed values of {@link #MIXED} lengths (mean about 130 B) the room a batch makes per value at
+     * first (it doubles from there), with its offset and length}
+     */
+    public long bytesPerValue(int valueSize) {
+        return this == FIXED ? valueSize : Math.min(valueSize, 256) + 2L * Integer.BYTES;
+    }
+
     /** The length of key {@code id}'s value at {@code version}, in a run of values up to {@code valueSize}. */
     public int of(long id, long version, int valueSize) {
         if (this == FIXED) {

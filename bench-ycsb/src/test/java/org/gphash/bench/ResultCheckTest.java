@@ -33,7 +33,7 @@ class ResultCheckTest {
         g.next(Workload.LOAD, 100_000);
         OpBatch batch = new OpBatch(8, VS, N, lengths);
         batch.fill(g.next(Workload.C, N), 0, N);
-        OpResults results = new OpResults(VS, N);
+        OpResults results = new OpResults(VS, N, lengths);
         new ClientOnlyStore(new StoreConfig(Path.of("."), 8, VS, N, 7, lengths)).execute(batch, results);
         return new Run(batch, results);
     }
@@ -87,8 +87,9 @@ class ResultCheckTest {
     void aValueOfAnotherLengthIsCaughtWhereSampled() {
         Run r = correct(ValueLengths.MIXED);
         assertEquals(0, check(r).failures());
-        int length = r.results().valueLength(32);   // value 32: sampled
-        r.results().engineResult().setValueLength(32, length == VS ? VS - 1 : length + 1);
+        byte[] value = r.results().value(32);   // value 32: sampled
+        int other = value.length == VS ? VS - 1 : value.length + 1;
+        r.results().setValue(32, Outcome.FOUND, java.util.Arrays.copyOf(value, other), 0, other);
         assertEquals(1, check(r).mismatches);
     }
 

@@ -69,7 +69,7 @@ class StoresAgreeTest {
         order.addAll(Workload.micro());
         order.addAll(Workload.macro().subList(1, Workload.macro().size()));
         OpBatch batch = new OpBatch(keySize, VALUE, 100, lengths);
-        OpResults results = new OpResults(VALUE, 100);
+        OpResults results = new OpResults(VALUE, 100, lengths);
         PhaseTally tally = new PhaseTally();
         for (Workload w : order) {
             OpStream s = g.next(w, 600);

@@ -137,7 +137,7 @@ class TraceFormatTest {
         });
         assertTrue(e.getMessage().contains("byte " + firstValueLength), e.getMessage());
         OpBatch fixed = new OpBatch(8, 16, 1);
-        assertThrows(IllegalStateException.class, () -> fixed.addRaw(OpKind.PUT, new byte[8], 0, new byte[16], 0, 5),
+        assertThrows(IllegalArgumentException.class, () -> fixed.addRaw(OpKind.PUT, new byte[8], 0, new byte[16], 0, 5),
                 "a batch of values of the value size takes no shorter one");
     }
 }

@@ -1,6 +1,7 @@
 package org.gphash.frontend;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.ForkJoinPool;
 
 import org.gphash.BatchResult;
@@ -28,6 +29,26 @@ final class CallerCompletions {
         this.hostCache = hostCache;
     }
 
+    /**
+     * The values of a merged caller batch's {@code n} results, operations {@code i..i+n-1} of the engine
+     * batch's {@code result}, into the caller's {@code to}: in one copy where both hold each value in
+     * a place of the value size and every value has it, else one by one at their lengths.
+     */
+    private void handOutValues(BatchResult result, int i, BatchResult to, int n) {
+        MemorySegment values = result.valueBlock();
+        if (!result.valuesPacked() && !to.valuesPacked() && !result.hasShorterValues()) {
+            MemorySegment.copy(values, (long) i * valueSize, to.values(), 0, (long) n * valueSize);
+            return;
+        }
+        MemorySegment codes = result.outcomeCodes();
+        for (int k = 0; k < n; k++) {
+            byte code = codes.get(ValueLayout.JAVA_BYTE, i + k);
+            if (code == Outcome.FOUND.code() || code == Outcome.REPLACED.code()) {
+                to.putValue(k, values, result.valueOffset(i + k), result.valueLength(i + k));
+            }
+        }
+    }
+
     /** Hands out the result of the engine batch built from {@code done}, in order, and wakes the callers. */
     void deliver(CoalescedRequest[] done, BatchResult result) {
         complete(done, handOut(done, result));
@@ -35,7 +56,7 @@ final class CallerCompletions {
 
     /** Copies each caller's part of the engine batch's result to where it asked: outcomes, values, merged batches' results. */
     private Outcome[] handOut(CoalescedRequest[] done, BatchResult result) {
-        MemorySegment values = result.values();
+        MemorySegment values = result.valueBlock();
         MemorySegment codes = result.outcomeCodes();
         Outcome[] outcomes = new Outcome[done.length];
         int at = 0;
@@ -46,28 +67,26 @@ final class CallerCompletions {
             if (r.batch != null) {
                 // A merged caller batch: its outcomes and values, in its own numbering.
                 int n = r.batch.size();
-                r.batchResult.reset(n);
+                r.batchResult.reset(r.batch);
                 MemorySegment.copy(codes, i, r.batchResult.outcomeCodes(), 0, n);
                 if (r.returnsValues) {
-                    MemorySegment.copy(values, (long) i * valueSize, r.batchResult.values(), 0, (long) n * valueSize);
-                    for (int k = 0; k < n; k++) {
-                        int length = result.valueLength(i + k);
-                        if (length < valueSize) {
-                            r.batchResult.setValueLength(k, length);
-                        }
-                    }
+                    handOutValues(result, i, r.batchResult, n);
                 }
                 outcomes[j] = Outcome.FOUND;  // unused: the caller reads its BatchResult
                 continue;
             }
             Outcome o = result.outcome(i);
             if (r.kind == OpKind.GET && o == Outcome.FOUND) {
-                // A shorter value's place is zeroed past it: the whole place is copied to an output segment.
                 r.length = result.valueLength(i);
+                long from = result.valueOffset(i);
                 if (r.out != null) {
-                    MemorySegment.copy(values, (long) i * valueSize, r.out, 0, valueSize);
+                    // The caller's place of the value size gets the value and, past a shorter one, zeros.
+                    MemorySegment.copy(values, from, r.out, 0, r.length);
+                    if (r.length < valueSize) {
+                        r.out.asSlice(r.length, Math.min(r.out.byteSize(), valueSize) - r.length).fill((byte) 0);
+                    }
                 } else {
-                    r.valueOut = SegmentBytes.copyOf(values, (long) i * valueSize, r.length);
+                    r.valueOut = SegmentBytes.copyOf(values, from, r.length);
                 }
             }
             if (r.cacheKey != null) {

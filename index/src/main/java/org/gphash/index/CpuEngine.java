@@ -161,11 +161,10 @@ public final class CpuEngine implements Engine {
 
     @Override
     public void execute(Batch batch, BatchResult result) {
-        result.reset(batch.size());
+        result.reset(batch);
         MemorySegment keys = batch.keys();
         MemorySegment values = batch.values();
         MemorySegment codes = result.outcomeCodes();
-        MemorySegment out = result.values();
         MemorySegment kinds = batch.kinds();
         // Read only by conditional operations; a batch without one has no such column to make.
         MemorySegment expected = batch.hasConditionalOperations() ? batch.expectedValues() : null;
@@ -175,14 +174,13 @@ public final class CpuEngine implements Engine {
         PhasedBatch phases = durability == Durability.PER_BATCH ? phased.get() : null;
         try {
             if (phases != null) {
-                phases.run(kinds, keys, values, expected, out, codes, batch.size(), k, v, null, result,
-                        batch.hasShorterValues() ? batch : null);
+                phases.run(batch, result, null);
             } else {
                 for (; i < batch.size(); i++) {
                     if ((i & (PhasedBatch.TOUCH_AHEAD - 1)) == 0) {
                         table.touch(keys, i, Math.min(batch.size(), i + PhasedBatch.TOUCH_AHEAD), k);
                     }
-                    runOne(batch, kinds, keys, values, expected, out, codes, i, k, v, result);
+                    runOne(batch, kinds, keys, values, expected, codes, i, k, v, result);
                 }
             }
         } catch (InternalError e) {
@@ -199,16 +197,19 @@ public final class CpuEngine implements Engine {
     }
 
     private void runOne(Batch batch, MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected,
-                        MemorySegment out, MemorySegment codes, int i, long k, long v, BatchResult result) {
+                        MemorySegment codes, int i, long k, long v, BatchResult result) {
         OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
-        long ko = i * k;
-        long vo = i * v;
         boolean readsOut = kind == OpKind.GET || kind == OpKind.READ_MODIFY_WRITE;
-        boolean lengths = batch.hasShorterValues();
-        int code = table.run(kind, keys, ko, values, vo, lengths ? batch.valueLength(i) : (int) v, readsOut ? out : expected,
-                vo, lengths && kind.isConditional() ? batch.expectedLength(i) : (int) v);
-        if ((code == OpStatus.FOUND || code == OpStatus.REPLACED) && table.lastReadLength() < v) {
-            PhasedBatch.recordLength(result, out, i, v, table.lastReadLength());
+        boolean packedOut = result.valuesPacked();
+        // A value read goes to its place of the value size, or, in packed results, after those read so far.
+        long oo = readsOut && packedOut ? result.reserveValue((int) v) : i * v;
+        MemorySegment out = result.valueBlock();
+        boolean conditional = kind.isConditional();
+        int code = table.run(kind, keys, i * k, values, batch.valueOffset(i), batch.valueLength(i),
+                readsOut ? out : expected, readsOut ? oo : conditional ? batch.expectedOffset(i) : 0,
+                conditional ? batch.expectedLength(i) : (int) v);
+        if (code == OpStatus.FOUND || code == OpStatus.REPLACED) {
+            PhasedBatch.keepRead(result, packedOut, out, i, v, table.lastReadLength());
         }
         codes.set(ValueLayout.JAVA_BYTE, i, (byte) code);
     }

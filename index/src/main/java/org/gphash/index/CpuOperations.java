@@ -64,9 +64,7 @@ public final class CpuOperations {
      *         growth): it and those after it were not run, and changed nothing
      */
     public int run(Batch batch, BatchResult result, DirtyBuckets dirty) {
-        MemorySegment expected = batch.hasConditionalOperations() ? batch.expectedValues() : null;
-        return phased.get().run(batch.kinds(), batch.keys(), batch.values(), expected, result.values(), result.outcomeCodes(),
-                batch.size(), batch.keySize(), batch.valueSize(), dirty, result, null);
+        return phased.get().run(batch, result, dirty);
     }
 
     /** A get, inside the epoch that keeps blocks from being reused under the copy: FOUND or NOT_FOUND's code. */

@@ -60,31 +60,37 @@ final class PhasedBatch {
     }
 
     /**
-     * Runs operations {@code [0, n)}; their outcome codes go to {@code codes}. {@link #next()} says
+     * Runs the operations of {@code batch} into {@code result} (reset for it). {@link #next()} says
      * how far it got when an exception escapes (the operations before it were applied and are durable).
      *
      * @param dirty where each write marks the buckets it may have changed (another engine's pool), else null
-     * @return {@code n}, or, on a table that does not grow itself, the first operation that needs a
-     *         resize or more heap: it and those after it were not run
+     * @return {@code batch.size()}, or, on a table that does not grow itself, the first operation that
+     *         needs a resize or more heap: it and those after it were not run
      */
-    int run(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment expected, MemorySegment out,
-            MemorySegment codes, int n, long keySize, long valueSize, DirtyBuckets dirty, BatchResult lengths,
-            Batch lengthsIn) {
+    int run(Batch batch, BatchResult result, DirtyBuckets dirty) {
         next = 0;
         needsOwner = false;
-        this.expected = expected;
+        int n = batch.size();
+        this.expected = batch.hasConditionalOperations() ? batch.expectedValues() : null;
         this.dirty = dirty;
-        this.lengths = lengths;
-        this.lengthsIn = lengthsIn;
+        this.result = result;
+        this.batch = batch;
+        this.packedIn = batch.valuesPacked();
+        this.packedOut = result.valuesPacked();
+        MemorySegment kinds = batch.kinds();
+        MemorySegment keys = batch.keys();
+        MemorySegment values = batch.values();
+        MemorySegment codes = result.outcomeCodes();
         try {
             while (next < n && !needsOwner) {
-                next = round(kinds, keys, values, out, codes, next, Math.min(n, next + MAX_ROUND_OPS), keySize, valueSize);
+                next = round(kinds, keys, values, codes, next, Math.min(n, next + MAX_ROUND_OPS), batch.keySize(),
+                        batch.valueSize());
             }
         } finally {
             this.expected = null;
             this.dirty = null;
-            this.lengths = null;
-            this.lengthsIn = null;
+            this.result = null;
+            this.batch = null;
         }
         return next;
     }
@@ -97,15 +103,21 @@ final class PhasedBatch {
     /** The batch's expected values (read by its conditional operations) while {@link #run} runs. */
     private MemorySegment expected;
 
-    /** Where a value read shorter than the value size records its length (a format 3 pool's), else null. */
-    private BatchResult lengths;
-
-    /** The batch whose values (and expected values) have lengths of their own, else null: all of the value size. */
-    private Batch lengthsIn;
+    /** The batch and result of {@link #run}, while it runs. */
+    private Batch batch;
+    private BatchResult result;
+    /** Whether the batch's values, and the result's, lie packed ({@link Batch#valuesPacked()}): each at its own offset. */
+    private boolean packedIn;
+    private boolean packedOut;
 
     /** The length of operation {@code i}'s value. */
     private int valueLength(int i, long v) {
-        return lengthsIn == null ? (int) v : lengthsIn.valueLength(i);
+        return packedIn ? batch.valueLength(i) : (int) v;
+    }
+
+    /** Where operation {@code i}'s value starts in the batch's values. */
+    private long valueOffset(int i, long v) {
+        return packedIn ? batch.valueOffset(i) : i * v;
     }
 
     /**
@@ -135,8 +147,8 @@ final class PhasedBatch {
         return next;
     }
 
-    private int round(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment out,
-                      MemorySegment codes, int from, int n, long k, long v) {
+    private int round(MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment codes, int from,
+                      int n, long k, long v) {
         CpuTable t = table;
         Probe probe = t.probes.get();
         int ops = n - from;
@@ -189,7 +201,7 @@ final class PhasedBatch {
                             probe.touch(pool, layout, keys, ahead * k);
                         }
                     }
-                    int r = apply(pool, layout, p, probe, kinds, keys, values, out, applied, applied - from, k, v);
+                    int r = apply(pool, layout, p, probe, kinds, keys, values, applied, applied - from, k, v);
                     if (r == OpStatus.NEED_RESIZE || r == OpStatus.NEED_HEAP) {
                         stop = r;
                         heapShortForNewItem = probe.heapShortForNewItem;
@@ -270,9 +282,10 @@ final class PhasedBatch {
             }
             return OpStatus.NEED_HEAP;
         }
-        int written = t.table.values.write(pool, block, values, i * v, length);
+        long vo = valueOffset(i, v);
+        int written = t.table.values.write(pool, block, values, vo, length);
         if (probe.checksum != null) {
-            probe.checksum.store(pool, block, probe.checksum.of(keys, ko, values, i * v, length));
+            probe.checksum.store(pool, block, probe.checksum.of(keys, ko, values, vo, length));
             written += probe.checksum.extraBytes();
         }
         phases.valuesAndKeys.add(block, written);
@@ -341,15 +354,21 @@ final class PhasedBatch {
 
     /** Runs operation {@code i} with its prepared block and slot; its outcome, or NEED_RESIZE / NEED_HEAP. */
     private int apply(MemorySegment pool, TableLayout layout, EpochGate.Participant p, Probe probe,
-                      MemorySegment kinds, MemorySegment keys, MemorySegment values, MemorySegment out, int i,
-                      int slotIndex, long k, long v) {
+                      MemorySegment kinds, MemorySegment keys, MemorySegment values, int i, int slotIndex, long k,
+                      long v) {
         CpuTable t = table;
         OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
         long ko = i * k;
-        long vo = i * v;
+        long vo = valueOffset(i, v);
+        boolean conditional = kind.isConditional();
+        long eo = conditional && packedIn ? batch.expectedOffset(i) : i * v;
+        // A value read goes to its place of the value size, or, in packed results, after those read so far.
+        boolean reads = kind == OpKind.GET || kind == OpKind.READ_MODIFY_WRITE;
+        long oo = reads && packedOut ? result.reserveValue((int) v) : i * v;
+        MemorySegment out = result.valueBlock();
         probe.hash(keys, ko);
         probe.valueLength = valueLength(i, v);
-        probe.expectedLength = lengthsIn == null ? (int) v : lengthsIn.expectedLength(i);
+        probe.expectedLength = conditional && packedIn ? batch.expectedLength(i) : (int) v;
         probe.pendingClass = t.table.values.classOf(probe.valueLength);
         probe.pendingBlock = phases.staged[slotIndex];
         probe.claimedSlot = phases.claimed[slotIndex];
@@ -359,18 +378,18 @@ final class PhasedBatch {
         try {
             do {
                 r = switch (kind) {
-                    case GET -> t.reader.read(pool, layout, probe, keys, ko, out, vo);
+                    case GET -> t.reader.read(pool, layout, probe, keys, ko, out, oo);
                     case PUT -> t.attemptInsert(pool, layout, p, probe, keys, ko, values, vo, true);
                     case INSERT -> t.attemptInsert(pool, layout, p, probe, keys, ko, values, vo, false);
                     case UPDATE -> t.attemptUpdate(pool, layout, p, probe, keys, ko, values, vo, null, 0);
-                    case READ_MODIFY_WRITE -> t.attemptUpdate(pool, layout, p, probe, keys, ko, values, vo, out, vo);
+                    case READ_MODIFY_WRITE -> t.attemptUpdate(pool, layout, p, probe, keys, ko, values, vo, out, oo);
                     case DELETE -> t.attemptDelete(pool, layout, p, probe, keys, ko);
-                    case COMPARE_AND_SET -> t.attemptConditional(pool, layout, p, probe, keys, ko, values, vo, expected, vo);
-                    case COMPARE_AND_DELETE -> t.attemptConditional(pool, layout, p, probe, keys, ko, null, 0, expected, vo);
+                    case COMPARE_AND_SET -> t.attemptConditional(pool, layout, p, probe, keys, ko, values, vo, expected, eo);
+                    case COMPARE_AND_DELETE -> t.attemptConditional(pool, layout, p, probe, keys, ko, null, 0, expected, eo);
                 };
             } while (r == OpStatus.RETRY);
-            if ((r == OpStatus.FOUND || r == OpStatus.REPLACED) && probe.readLength < v) {
-                recordLength(lengths, out, i, v, probe.readLength);
+            if (r == OpStatus.FOUND || r == OpStatus.REPLACED) {
+                keepRead(result, packedOut, out, i, v, probe.readLength);
             }
         } finally {
             // A block or slot the operation did not use (the key existed, or was absent) was never published.
@@ -382,16 +401,17 @@ final class PhasedBatch {
     }
 
     /**
-     * Records that the value read for operation {@code i} has {@code length} bytes, fewer than the
-     * value size {@code v}, and zeroes the rest of its place in {@code out}.
+     * Keeps the value of {@code length} bytes just read for operation {@code i} in {@code result}: in
+     * packed results, as the value reserved for it; else in its place of the value size {@code v}
+     * in {@code out}, the rest zeroed where it is shorter and its length recorded.
      */
-    static void recordLength(BatchResult lengths, MemorySegment out, int i, long v, int length) {
-        out.asSlice(i * v + length, v - length).fill((byte) 0);
-        if (lengths == null) {
-            throw new IllegalStateException("a value of " + length + " bytes read by a batch of " + v + "-byte values "
-                    + "with no place for its length");
+    static void keepRead(BatchResult result, boolean packed, MemorySegment out, int i, long v, int length) {
+        if (packed) {
+            result.commitValue(i, length);
+        } else if (length < v) {
+            out.asSlice(i * v + length, v - length).fill((byte) 0);
+            result.setValueLength(i, length);
         }
-        lengths.setValueLength(i, length);
     }
 
     /**

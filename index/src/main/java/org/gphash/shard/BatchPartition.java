@@ -157,14 +157,15 @@ final class BatchPartition {
      */
     Batch copyOut(Batch batch, int shard) {
         int m = counts[shard];
-        if (parts[shard] == null) {
-            parts[shard] = Batch.create(keySize, valueSize, Math.max(1, m), valueLengths);
-            results[shard] = new BatchResult(valueSize, Math.max(1, m));
+        boolean packed = batch.valuesPacked();  // a part, and its result, lie as the batch does
+        if (parts[shard] == null || parts[shard].valuesPacked() != packed) {
+            parts[shard] = Batch.create(keySize, valueSize, Math.max(1, m), packed);
+            results[shard] = BatchResult.create(valueSize, Math.max(1, m), packed);
         }
         Batch part = parts[shard];
         results[shard].reset(m);
-        if (batch.hasShorterValues()) {
-            return copyOutWithLengths(batch, part, shard, m);
+        if (packed) {
+            return copyOutPacked(batch, part, shard, m);
         }
         // Both grow with room to spare (a batch by doubling, a result by an eighth), so a shard's
         // part of the next batch, a little larger half the time, stays in the block an engine pinned.
@@ -204,10 +205,10 @@ final class BatchPartition {
     }
 
     /**
-     * {@link #copyOut} for a batch with values (or expected values) shorter than the value size: each
-     * operation appended with its lengths, one at a time.
+     * {@link #copyOut} for a batch whose values lie packed, each at its length: each operation
+     * appended with its values, one at a time.
      */
-    private Batch copyOutWithLengths(Batch batch, Batch part, int shard, int m) {
+    private Batch copyOutPacked(Batch batch, Batch part, int shard, int m) {
         part.clear();
         MemorySegment list = positions[shard];
         for (int j = 0; j < m; j++) {
@@ -225,12 +226,26 @@ final class BatchPartition {
     /**
      * Copies a part's outcomes (and the values of those that carry one) from its result back to
      * their positions in {@code result}; an operation its shard did not reach stays NOT_APPLIED.
+     * Shards copy back at once: values with lengths of their own (packed after one another, or with a
+     * length column made at the first shorter one) are copied back one shard at a time.
      */
     void copyBack(BatchResult result, int shard) {
-        MemorySegment codes = results[shard].outcomeCodes();
-        MemorySegment values = results[shard].values();
+        BatchResult from = results[shard];
+        if (valueLengths || from.valuesPacked()) {
+            synchronized (result) {
+                copyBack(result, shard, true);
+            }
+        } else {
+            copyBack(result, shard, false);
+        }
+    }
+
+    private void copyBack(BatchResult result, int shard, boolean lengths) {
+        BatchResult from = results[shard];
+        MemorySegment codes = from.outcomeCodes();
+        MemorySegment values = from.valueBlock();
         MemorySegment toCodes = result.outcomeCodes();
-        MemorySegment toValues = result.values();
+        MemorySegment toValues = result.valueBlock();
         byte found = Outcome.FOUND.code();
         byte replaced = Outcome.REPLACED.code();
         MemorySegment list = positions[shard];
@@ -239,9 +254,10 @@ final class BatchPartition {
             byte code = codes.get(ValueLayout.JAVA_BYTE, j);
             toCodes.set(ValueLayout.JAVA_BYTE, i, code);
             if (code == found || code == replaced) {
-                MemorySegment.copy(values, (long) j * valueSize, toValues, (long) i * valueSize, valueSize);
-                if (valueLengths) {
-                    result.setValueLength(i, results[shard].valueLength(j));
+                if (lengths) {
+                    result.putValue(i, values, from.valueOffset(j), from.valueLength(j));
+                } else {
+                    MemorySegment.copy(values, (long) j * valueSize, toValues, (long) i * valueSize, valueSize);
                 }
             }
         }

@@ -182,7 +182,7 @@ public final class ShardedEngine implements Engine {
             return;
         }
         int n = batch.size();
-        result.reset(n);
+        result.reset(batch);
         if (n == 0) {
             return;
         }

@@ -46,7 +46,7 @@ class BatchPartitionLengthsTest {
         p.place();
         p.list(0);
         BatchResult result = new BatchResult(VALUE, N);
-        result.reset(N);
+        result.reset(batch);
         int seen = 0;
         for (int s = 0; s < function.shards(); s++) {
             if (p.size(s) == 0) {
@@ -60,17 +60,19 @@ class BatchPartitionLengthsTest {
                 assertEquals(batch.kind(i), part.kind(j));
                 if (batch.kind(i).hasValue()) {
                     assertEquals(batch.valueLength(i), part.valueLength(j), "operation " + i + "'s value");
-                    assertArrayEquals(batch.values().asSlice((long) i * VALUE, VALUE).toArray(ValueLayout.JAVA_BYTE),
-                            part.values().asSlice((long) j * VALUE, VALUE).toArray(ValueLayout.JAVA_BYTE));
+                    assertArrayEquals(batch.values().asSlice(batch.valueOffset(i), batch.valueLength(i)).toArray(ValueLayout.JAVA_BYTE),
+                            part.values().asSlice(part.valueOffset(j), part.valueLength(j)).toArray(ValueLayout.JAVA_BYTE));
                 }
                 if (batch.kind(i) == OpKind.COMPARE_AND_SET) {
                     assertEquals(batch.expectedLength(i), part.expectedLength(j), "operation " + i + "'s expected value");
+                    assertArrayEquals(batch.expectedValues().asSlice(batch.expectedOffset(i), batch.expectedLength(i))
+                            .toArray(ValueLayout.JAVA_BYTE), part.expectedValues().asSlice(part.expectedOffset(j),
+                            part.expectedLength(j)).toArray(ValueLayout.JAVA_BYTE));
                 }
                 // A shard's answer: found, a value of its own length.
                 int length = (i * 5) % (VALUE + 1);
                 partResult.setOutcome(j, Outcome.FOUND);
-                partResult.values().asSlice((long) j * VALUE, length).fill((byte) i);
-                partResult.setValueLength(j, length);
+                partResult.putValue(j, MemorySegment.ofArray(bytes(length, i)), 0, length);
                 seen++;
             }
             p.copyBack(result, s);
@@ -81,8 +83,9 @@ class BatchPartitionLengthsTest {
             assertEquals(length, result.valueLength(i), "operation " + i);
             assertArrayEquals(bytes(length, i), result.value(i), "operation " + i);
         }
-        // The same parts reused for a batch whose values all have the value size keep no length of the last.
-        Batch full = Batch.create(8, VALUE, N, true);
+        // The same parts reused for a batch whose values all have the value size keep no length of the last,
+        // and a batch whose values lie each in a place of the value size gives parts that do too.
+        Batch full = Batch.create(8, VALUE, N, false);
         for (int i = 0; i < N; i++) {
             full.put(i, bytes(VALUE, i));
         }
@@ -92,6 +95,7 @@ class BatchPartitionLengthsTest {
         p.list(0);
         for (int s = 0; s < function.shards(); s++) {
             Batch part = p.copyOut(full, s);
+            assertEquals(false, part.valuesPacked(), "shard " + s + "'s part lies as its batch does");
             for (int j = 0; j < p.size(s); j++) {
                 assertEquals(VALUE, part.valueLength(j), "shard " + s + ", operation " + j + " of its part");
             }

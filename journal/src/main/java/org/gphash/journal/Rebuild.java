@@ -39,24 +39,22 @@ final class Rebuild {
         this.valueSize = engine.geometry().valueSize();
         this.valueLengths = engine.valueLengths();
         this.batch = Batch.create(keySize, valueSize, BATCH, valueLengths);
-        this.result = new BatchResult(valueSize, BATCH);
+        this.result = BatchResult.create(valueSize, BATCH, valueLengths);
         this.ordered = engine.ordersOperationsOnAKey();
     }
 
     /**
-     * Copies a value of {@code length} bytes from {@code from} at {@code at} to operation {@code op}'s
-     * place in the batch; a shorter one is refused by an engine whose values all have the value size.
+     * Appends a put of the key at {@code keyAt} in {@code keys} and the value of {@code length} bytes
+     * at {@code valueAt} in {@code values}; a shorter one is refused by an engine whose values all have
+     * the value size.
      */
-    private void copyValue(MemorySegment from, long at, int op, int length) {
-        MemorySegment.copy(from, at, batch.values(), (long) op * valueSize, length);
-        if (length < valueSize) {
-            if (!valueLengths) {
-                throw new IllegalStateException("the journal holds a value of " + length + " bytes, shorter than the "
-                        + "value size " + valueSize + ", and this engine takes values of the value size only: rebuild "
-                        + "the pool as it was made (pool format 3, the CPU backend); nothing was replayed past it");
-            }
-            batch.setValueLength(op, length);
+    private void appendPut(MemorySegment keys, long keyAt, MemorySegment values, long valueAt, int length) {
+        if (length < valueSize && !valueLengths) {
+            throw new IllegalStateException("the journal holds a value of " + length + " bytes, shorter than the "
+                    + "value size " + valueSize + ", and this engine takes values of the value size only: rebuild "
+                    + "the pool as it was made (pool format 3, the CPU backend); nothing was replayed past it");
         }
+        batch.add(OpKind.PUT, keys.asSlice(keyAt, keySize), values.asSlice(valueAt, length));
     }
 
     /** Loads a checkpoint whole (it is checked chunk by chunk as it is read); returns what it says. */
@@ -65,17 +63,18 @@ final class Rebuild {
             long valueAt = 0;
             for (int at = 0; at < count; ) {
                 int n = Math.min(BATCH - batch.size(), count - at);
-                int base = batch.size();
-                batch.setSize(base + n);
-                batch.kinds().asSlice(base, n).fill((byte) OpKind.PUT.ordinal());
-                MemorySegment.copy(keys, (long) at * keySize, batch.keys(), (long) base * keySize, (long) n * keySize);
-                if (lengths == null) {
+                if (lengths == null && !batch.valuesPacked()) {
+                    // Values of the value size into a batch of such: its columns filled in place, in bulk.
+                    int base = batch.size();
+                    batch.setSize(base + n);
+                    batch.kinds().asSlice(base, n).fill((byte) OpKind.PUT.ordinal());
+                    MemorySegment.copy(keys, (long) at * keySize, batch.keys(), (long) base * keySize, (long) n * keySize);
                     MemorySegment.copy(values, (long) at * valueSize, batch.values(), (long) base * valueSize,
                             (long) n * valueSize);
                 } else {
                     for (int i = 0; i < n; i++) {
-                        int length = lengths.get(ValueLayout.JAVA_INT_UNALIGNED, 4L * (at + i));
-                        copyValue(values, valueAt, base + i, length);
+                        int length = lengths == null ? valueSize : lengths.get(ValueLayout.JAVA_INT_UNALIGNED, 4L * (at + i));
+                        appendPut(keys, (long) (at + i) * keySize, values, valueAt, length);
                         valueAt += length;
                     }
                 }
@@ -93,21 +92,17 @@ final class Rebuild {
         if (!ordered || batch.size() + r.count() > BATCH) {
             flush();
         }
-        int base = batch.size();
-        batch.setSize(base + r.count());
-        MemorySegment.copy(r.keys(), 0, batch.keys(), (long) base * keySize, (long) r.count() * keySize);
-        MemorySegment kinds = batch.kinds();
+        MemorySegment keys = r.keys();
         int put = 0;
         long valueAt = 0;
         for (int i = 0; i < r.count(); i++) {
             if (r.kinds().get(ValueLayout.JAVA_BYTE, i) == RecordFormat.PUT) {
-                kinds.set(ValueLayout.JAVA_BYTE, base + i, (byte) OpKind.PUT.ordinal());
                 int length = r.length(put, valueSize);
-                copyValue(r.values(), valueAt, base + i, length);
+                appendPut(keys, (long) i * keySize, r.values(), valueAt, length);
                 valueAt += length;
                 put++;
             } else {
-                kinds.set(ValueLayout.JAVA_BYTE, base + i, (byte) OpKind.DELETE.ordinal());
+                batch.add(OpKind.DELETE, keys.asSlice((long) i * keySize, keySize), null);
             }
         }
         recordsReplayed++;
@@ -134,7 +129,7 @@ final class Rebuild {
         for (int i = 0; i < batch.size(); i++) {
             MemorySegment k = keys.asSlice((long) i * keySize, keySize);
             if (batch.kind(i) == OpKind.PUT) {
-                engine.put(k, values.asSlice((long) i * valueSize, batch.valueLength(i)));
+                engine.put(k, values.asSlice(batch.valueOffset(i), batch.valueLength(i)));
             } else {
                 engine.delete(k);
             }

@@ -173,12 +173,12 @@ final class RecordBody {
         MemorySegment bvalues = batch.values();
         int n = batch.size();
         int i = from;
-        if (batch.hasShorterValues()) {
+        if (batch.valuesPacked()) {
             // Values of their own lengths (a batch of an index whose values have any): one at a time.
             for (; i < n && count < maxWrites; i++) {
                 byte e = effect(codes, byKind, i);
                 if (e == RecordFormat.PUT) {
-                    put(bkeys, (long) i * keySize, bvalues, (long) i * valueSize, batch.valueLength(i));
+                    put(bkeys, (long) i * keySize, bvalues, batch.valueOffset(i), batch.valueLength(i));
                 } else if (e == RecordFormat.DELETE) {
                     delete(bkeys, (long) i * keySize);
                 }

@@ -56,6 +56,16 @@ class ValueClassesTest {
         assertTrue(c == 0 || ValueClasses.blockBytes(c - 2) < length + ValueClasses.HEADER_BYTES, "the least that fits");
     }
 
+    @Test
+    void everyLengthUpToPastTheDirectTableGoesToTheLeastClassThatHoldsIt() {
+        for (int length = 0; length <= 10_000; length++) {   // the lookup by 16-byte steps, and past it the search
+            int c = ValueClasses.classOf(length);
+            assertTrue(ValueClasses.blockBytes(c) >= length + ValueClasses.HEADER_BYTES, "length " + length + " fits");
+            assertTrue(c == 0 || ValueClasses.blockBytes(c - 2) < length + ValueClasses.HEADER_BYTES,
+                    "length " + length + ": the least that fits");
+        }
+    }
+
     @Property(tries = 2000)
     void theMetaWordGivesBackWhatMadeIt(@ForAll @IntRange(min = 2, max = 0xFFFF) int fingerprint,
                                         @ForAll @IntRange(min = 0, max = 127) int valueClass,

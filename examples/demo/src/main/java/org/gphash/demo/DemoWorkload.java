@@ -154,7 +154,6 @@ final class DemoWorkload {
     /** Counts each operation and checks its outcome: reads must find a well-formed value of their key. */
     private void check(BatchResult result, long[] keys, byte[] kinds, int n, PhaseTally tally) {
         MemorySegment values = result.values();
-        long valueSize = index.valueSize();
         for (int i = 0; i < n; i++) {
             Outcome outcome = result.outcome(i);
             switch (OpKind.ofOrdinal(kinds[i])) {
@@ -162,7 +161,7 @@ final class DemoWorkload {
                     tally.reads++;
                     if (outcome != Outcome.FOUND) {
                         tally.missing++;
-                    } else if (!codec.matches(values, i * valueSize, keys[i])) {
+                    } else if (!codec.matches(values, result.valueOffset(i), keys[i])) {
                         tally.mismatches++;
                     }
                 }

@@ -132,7 +132,14 @@ class FormatThreePoolTest {
             gets.get(k);  // the keys are 0 .. size - 1
         }
         org.gphash.BatchResult r = index.execute(gets);
+        // The same gets in a batch whose values each have a place of the value size (made below the index).
+        org.gphash.Batch placed = org.gphash.Batch.create(8, max, model.size());
+        for (long k = 0; k < model.size(); k++) {
+            placed.get(k);
+        }
+        org.gphash.BatchResult inPlaces = index.execute(placed);
         byte[] out = new byte[max];
+        long packedBytes = 0;
         for (long k = 0; k < model.size(); k++) {
             byte[] v = model.get(k);
             assertArrayEquals(v, index.get(k), when + ": get of key " + k);
@@ -141,10 +148,16 @@ class FormatThreePoolTest {
             int i = (int) k;
             assertEquals(v.length, r.valueLength(i), when + ": the batch's length, key " + k);
             assertArrayEquals(v, r.value(i), when + ": the batch's value, key " + k);
-            long zeros = r.values().asSlice((long) i * max + v.length, max - v.length).elements(ValueLayout.JAVA_BYTE)
+            assertArrayEquals(v, r.values().asSlice(r.valueOffset(i), v.length).toArray(ValueLayout.JAVA_BYTE),
+                    when + ": the batch's value where its offset says, key " + k);
+            packedBytes += v.length;
+            assertEquals(v.length, inPlaces.valueLength(i), when + ": the placed batch's length, key " + k);
+            assertArrayEquals(v, inPlaces.value(i), when + ": the placed batch's value, key " + k);
+            long zeros = inPlaces.values().asSlice((long) i * max + v.length, max - v.length).elements(ValueLayout.JAVA_BYTE)
                     .filter(b -> b.get(ValueLayout.JAVA_BYTE, 0) != 0).count();
-            assertEquals(0, zeros, when + ": the rest of the batch's place zeroed, key " + k);
+            assertEquals(0, zeros, when + ": the rest of the placed batch's place zeroed, key " + k);
         }
+        assertEquals(packedBytes, r.values().byteSize(), when + ": the results hold the values packed, nothing more");
         int seen = 0;
         try (org.gphash.Cursor c = index.cursor()) {
             while (c.next()) {
