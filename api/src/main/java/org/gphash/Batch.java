@@ -26,7 +26,8 @@ import org.gphash.spi.SegmentBytes;
  * order in successive batches. Not thread-safe: one batch per thread.
  *
  * <p>A batch holds at most {@link #maxOperations(int, int)} operations (2^26, fewer where keys or
- * values are so large that a column would pass 2 GiB): run a full batch and start another.
+ * values are so large that a column would pass 2 GiB; packed values, {@link #valuesPacked()}, count
+ * by their bytes, at most 2 GiB together): run a full batch and start another.
  *
  * <p>If a batch fails part way (the pool is full, an I/O error), the operations that ran stay
  * applied, the exception says why, and the result says which: each operation that ran has its
@@ -131,14 +132,25 @@ public final class Batch {
         this.keySize = keySize;
         this.valueSize = valueSize;
         this.valueLengths = valueLengths;
-        int n = Math.max(1, checkSize(expectedOperations, keySize, valueSize));
-        // Room for values of a typical length at first: the column doubles as it fills.
-        this.packed = valueLengths ? new PackedValues(n, (long) n * Math.min(valueSize, TYPICAL_VALUE_BYTES)) : null;
+        int n = Math.max(1, checkSize(expectedOperations, keySize, valueLengths ? 1 : valueSize));
+        // Room for values of a typical length at first, up to a bound: the column doubles as it fills.
+        this.packed = valueLengths ? new PackedValues(n, Math.min(FIRST_ROOM_MAX,
+                (long) n * Math.min(valueSize, TYPICAL_VALUE_BYTES))) : null;
         allocate(n);
     }
 
-    /** Bytes a packed column makes room for per operation at first. */
-    private static final int TYPICAL_VALUE_BYTES = 256;
+    /** Bytes a packed column makes room for per operation at first ... */
+    static final int TYPICAL_VALUE_BYTES = 256;
+    /** ... and at most in all: a batch made for many operations of large values grows to what they take. */
+    static final long FIRST_ROOM_MAX = 64L << 20;
+
+    /**
+     * {@return the bytes an operation's value takes in the columns that bound the operations: the
+     * value size, or one where values lie packed (their bytes have a bound of their own)}
+     */
+    private int placeBytes() {
+        return packed != null ? 1 : valueSize;
+    }
 
     /**
      * Moves the columns into a new block for {@code n} operations, keeping the operations appended
@@ -611,7 +623,7 @@ public final class Batch {
 
     private void ensureCapacity(int n) {
         if (n > capacity) {
-            int max = maxOperations(keySize, valueSize);
+            int max = maxOperations(keySize, placeBytes());
             if (n > max) {
                 throw new IllegalStateException("the batch is full: a batch of " + keySize + "-byte keys and " + valueSize
                         + "-byte values holds at most " + max + " operations (run it and start another)");
@@ -750,7 +762,7 @@ public final class Batch {
      * @throws IllegalStateException where the values lie packed and {@code n} is over {@link #size()}
      */
     public Batch setSize(int n) {
-        checkSize(n, keySize, valueSize);
+        checkSize(n, keySize, placeBytes());
         if (packed != null) {
             if (n > size) {
                 throw new IllegalStateException("a batch of values of any length is filled by add, each value at its "

@@ -45,7 +45,7 @@ public final class BatchResult {
 
     private BatchResult(int valueSize, int expectedOperations, boolean packedValues) {
         this.valueSize = valueSize;
-        int n = Math.max(1, Batch.checkSize(expectedOperations, 1, valueSize));
+        int n = Math.max(1, Batch.checkSize(expectedOperations, 1, packedValues ? 1 : valueSize));
         if (packedValues) {
             packed = newPacked(n);
         }
@@ -66,7 +66,7 @@ public final class BatchResult {
     }
 
     private PackedValues newPacked(int n) {
-        return new PackedValues(n, (long) n * Math.min(valueSize, 256));
+        return new PackedValues(n, Math.min(Batch.FIRST_ROOM_MAX, (long) n * Math.min(valueSize, Batch.TYPICAL_VALUE_BYTES)));
     }
 
     /** A new zeroed block for {@code n} results (zero is {@link Outcome#NOT_APPLIED}). */
@@ -106,12 +106,13 @@ public final class BatchResult {
      * @param n the number of results
      */
     public void reset(int n) {
-        Batch.checkSize(n, 1, valueSize);
+        int place = packed != null ? 1 : valueSize;   // packed values' bytes have a bound of their own
+        Batch.checkSize(n, 1, place);
         if (n > capacity) {
             // Grown with an eighth to spare: a result reused for batches of varying size (a shard's
             // part of each batch) would otherwise move to a new block, which a GPU engine registers
             // anew, every time a batch is a little larger than the last.
-            allocate((int) Math.min(Batch.maxOperations(1, valueSize), n + (n >> 3) + 64L));
+            allocate((int) Math.min(Batch.maxOperations(1, place), n + (n >> 3) + 64L));
         } else {
             codes.asSlice(0, n).fill(Outcome.NOT_APPLIED.code());
         }
@@ -208,10 +209,11 @@ public final class BatchResult {
 
     /**
      * For engines writing a value found into packed results ({@link #valuesPacked()}): makes room for
-     * a value of up to {@code maxLength} bytes after those written and {@return where it goes in
-     * {@link #valueBlock()}}; {@link #commitValue} then says whose it is and how long.
+     * a value of up to {@code maxLength} bytes after those written; {@link #commitValue} then says
+     * whose it is and how long.
      *
      * @param maxLength the most bytes the value may have
+     * @return where the value goes in {@link #valueBlock()}
      */
     public long reserveValue(int maxLength) {
         return packed.reserve(maxLength);

@@ -119,6 +119,22 @@ class BatchAppendTest {
     }
 
     @Test
+    void packedValuesAreBoundedByTheirBytesNotByPlacesOfTheValueSize() {
+        int mib = 1 << 20;
+        assertEquals(2047, Batch.maxOperations(8, mib), "places of 1 MiB: 2 GiB hold 2047");
+        Batch b = Batch.create(8, mib, 5000, true);   // refused as places of the value size; packed, taken
+        for (int i = 0; i < 5000; i++) {
+            b.put(i, new byte[] {(byte) i, 1, 2});
+        }
+        assertEquals(5000, b.size());
+        assertEquals(15_000, b.values().byteSize());
+        BatchResult r = new BatchResult(mib, 1);
+        r.reset(b);   // a result of 5000 operations of values up to 1 MiB, packed
+        assertEquals(5000, r.size());
+        assertThrows(IllegalArgumentException.class, () -> Batch.create(8, mib, 5000, false));
+    }
+
+    @Test
     void resultsTakeTheLayoutOfTheirBatch() {
         Batch packed = Batch.create(8, 4096, 4, true).get(1L).get(2L).get(3L);
         BatchResult r = new BatchResult(4096, 1);
