@@ -14,6 +14,8 @@
 #   DLRM=1      the DLRM trace with a row width per table (--value-lengths mixed) and with 128-byte rows,
 #               each replayed on the CPU backend against DLRM_BASELINES (default chm: LMDB takes minutes)
 #   GCRASH=N    crash rounds of the GPU engine with a journal (power cuts), format 3 pool (N rounds)
+#   HEAP=N      with OLD=DIR: HeapBench (the allocators alone, 1-16 threads) and bench ycsb's load and A
+#               on format 3, on the earlier build and on this one in turn, N rounds
 # Logs under $OUT; summary.txt's last lines are the tables.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"
@@ -83,6 +85,17 @@ if [[ -n "${DLRM:-}" ]]; then
         rm -f $T/$v.trace
     done
 fi
+for ((r = 1; r <= ${HEAP:-0}; r++)); do
+    for b in old new; do
+        bundle=/tmp/bundle; [[ $b == old ]] && bundle=/tmp/bundle-old
+        t0=$(date +%s)
+        JAVA_OPTS="-Xmx48g" timeout 200 $bundle/bin/run org.gphash.bench.HeapBench --threads "$THREADS" --seconds 2 \
+            > "$OUT/heap-$b-r$r.log" 2>&1
+        echo "== HeapBench $b r$r rc=$? $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
+        grep '^| [0-9]' "$OUT/heap-$b-r$r.log" >> "$OUT/summary.txt"
+        BUNDLE=$bundle WL=load,a ycsb a3-$b-r$r "-Dgphash.bench.poolFormat=3" --baselines none
+    done
+done
 if [[ -n "${GCRASH:-}" ]]; then
     disk=/var/tmp/gphash-gcrash
     rm -rf "$disk"; mkdir -p "$disk"; chmod 700 "$disk"

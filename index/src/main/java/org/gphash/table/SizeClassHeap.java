@@ -1,11 +1,11 @@
 package org.gphash.table;
 
+import static org.gphash.table.HeapSegments.notABlock;
+
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.gphash.format.ValueClasses;
 
@@ -34,40 +34,23 @@ import org.gphash.format.ValueClasses;
  * 4-6x at the second thread, where format 2's lost a seventh (`HeapBench`,
  * docs/lab/2026-11-29-format-3-plan.md); a lock per class would not have helped a fixed-size pool, whose
  * blocks are all of one class. Regions are added ({@link #addRegion}) only while no other method runs.
+ *
+ * <p>This class holds the moves (the lock, the free segments, each thread's segment per class, the
+ * takes and frees); {@link HeapSegments} holds the segments' state between two growths, where an
+ * offset falls, and the room hints a thread searches.
  */
 public final class SizeClassHeap {
 
     /** Bytes of a segment. */
-    public static final int SEGMENT_BYTES = 1 << 16;
-    /** log2 of {@link #SEGMENT_BYTES}. */
-    private static final int SEGMENT_SHIFT = 16;
+    public static final int SEGMENT_BYTES = HeapSegments.SEGMENT_BYTES;
     /** The largest block kept in shared segments (at least eight to a segment); larger ones take whole segments. */
     public static final int SMALL_BLOCK_MAX = SEGMENT_BYTES / 8;
-    private static final int FREE = -1;
-    /** A segment inside a large block's run, after its first. */
-    private static final int RUN_TAIL = -2;
-    /** The count of a segment no class holds: a reservation that adds one to it stays negative. */
-    private static final int RETIRED = Integer.MIN_VALUE / 2;
+    private static final int FREE = HeapSegments.FREE;
+    private static final int RUN_TAIL = HeapSegments.RUN_TAIL;
+    private static final int RETIRED = HeapSegments.RETIRED;
 
-    /**
-     * The segments, numbered in the order regions were added (regions in increasing pool offsets);
-     * replaced whole by {@link #addRegion}.
-     */
-    /**
-     * The segments in the order their regions were added (a thread keeps a segment's index, so a new
-     * region's segments go after the others), and the regions sorted by offset with the index of each
-     * one's first segment and its count ({@code regionStart}, {@code regionFirst}, {@code regionSegments}):
-     * regions may come in any order of offsets (a resize gives the heap a table level below the first
-     * heap chunk), and a free finds its segment by a search over the few regions and a shift, where a
-     * search over every segment's offset missed the cache at each step.
-     */
-    private record Segments(long[] offset, int[] region, AtomicIntegerArray owner, AtomicIntegerArray used,
-                            AtomicReferenceArray<AtomicLongArray> bits, AtomicLongArray[] room, AtomicIntegerArray holders,
-                            int count, int regions, long[] regionStart, int[] regionFirst, int[] regionSegments) {
-    }
-
-    private volatile Segments seg = new Segments(new long[0], new int[0], new AtomicIntegerArray(0), new AtomicIntegerArray(0),
-            new AtomicReferenceArray<>(0), rooms(0), new AtomicIntegerArray(0), 0, 0, new long[0], new int[0], new int[0]);
+    /** The segments, their addressing and room hints: replaced whole by {@link #addRegion}. */
+    private volatile HeapSegments seg = HeapSegments.EMPTY;
     /** Guards the segments' moves: {@link #freeSegments}, owners, runs, and the search of the room hints. */
     private final Object lock = new Object();
     /** Free segments (under {@link #lock}). */
@@ -85,75 +68,16 @@ public final class SizeClassHeap {
     /** Segments held by classes (not free): what the heap takes of the pool. */
     private final AtomicLong heldSegments = new AtomicLong();
 
-    private static AtomicLongArray[] rooms(int segments) {
-        AtomicLongArray[] r = new AtomicLongArray[ValueClasses.COUNT];
-        for (int c = 0; c < r.length; c++) {
-            r[c] = new AtomicLongArray((segments + 63) >>> 6);
-        }
-        return r;
-    }
-
     /**
      * Adds a region of the pool to the heap: {@code bytes} (a multiple of {@link #SEGMENT_BYTES}) from
      * pool offset {@code offset} (a multiple of 16), all free. Only while no other method runs.
      */
     public void addRegion(long offset, long bytes) {
         synchronized (lock) {
-            Segments g = seg;
-            if (offset <= 0 || offset % 16 != 0 || bytes <= 0 || bytes % SEGMENT_BYTES != 0) {
-                throw new IllegalArgumentException("a heap region of " + bytes + " bytes at " + offset
-                        + ": it must start on 16 bytes after the header and hold whole segments of " + SEGMENT_BYTES);
-            }
-            int at = Arrays.binarySearch(g.regionStart, offset);
-            at = at >= 0 ? at : -at - 1;  // the first region at or after the new one's start
-            if (at > 0 && g.regionStart[at - 1] + (long) g.regionSegments[at - 1] * SEGMENT_BYTES > offset
-                    || at < g.regions && g.regionStart[at] < offset + bytes) {
-                throw new IllegalArgumentException("a heap region of " + bytes + " bytes at " + offset
-                        + " overlaps one the heap has");
-            }
-            int n = (int) (bytes / SEGMENT_BYTES);
-            int total = g.count + n;
-            long[] offsets = Arrays.copyOf(g.offset, total);
-            int[] region = Arrays.copyOf(g.region, total);
-            AtomicIntegerArray owner = new AtomicIntegerArray(total);
-            AtomicIntegerArray used = new AtomicIntegerArray(total);
-            AtomicReferenceArray<AtomicLongArray> bits = new AtomicReferenceArray<>(total);
-            AtomicLongArray[] room = rooms(total);
-            AtomicIntegerArray holders = new AtomicIntegerArray(total);
-            for (int s = 0; s < total; s++) {
-                if (s < g.count) {
-                    holders.set(s, g.holders.get(s));
-                    owner.set(s, g.owner.get(s));
-                    used.set(s, g.used.get(s));
-                    bits.set(s, g.bits.get(s));
-                } else {
-                    offsets[s] = offset + (long) (s - g.count) * SEGMENT_BYTES;
-                    region[s] = g.regions;
-                    owner.set(s, FREE);
-                    used.set(s, RETIRED);
-                }
-            }
-            for (int c = 0; c < ValueClasses.COUNT; c++) {
-                for (int w = 0; w < g.room[c].length(); w++) {
-                    room[c].set(w, g.room[c].get(w));
-                }
-            }
-            int r = g.regions;
-            long[] regionStart = new long[r + 1];
-            int[] regionFirst = new int[r + 1];
-            int[] regionSegments = new int[r + 1];
-            System.arraycopy(g.regionStart, 0, regionStart, 0, at);
-            System.arraycopy(g.regionFirst, 0, regionFirst, 0, at);
-            System.arraycopy(g.regionSegments, 0, regionSegments, 0, at);
-            regionStart[at] = offset;
-            regionFirst[at] = g.count;
-            regionSegments[at] = n;
-            System.arraycopy(g.regionStart, at, regionStart, at + 1, r - at);
-            System.arraycopy(g.regionFirst, at, regionFirst, at + 1, r - at);
-            System.arraycopy(g.regionSegments, at, regionSegments, at + 1, r - at);
-            freeSegments.set(g.count, total);
-            seg = new Segments(offsets, region, owner, used, bits, room, holders, total, r + 1, regionStart, regionFirst,
-                    regionSegments);
+            HeapSegments g = seg;
+            HeapSegments grown = g.withRegion(offset, bytes);
+            freeSegments.set(g.count, grown.count);
+            seg = grown;
         }
     }
 
@@ -180,7 +104,7 @@ public final class SizeClassHeap {
                 return allocateRun(seg, valueClass, block, keepSegments);
             }
         }
-        Segments g = seg;
+        HeapSegments g = seg;
         int perSegment = SEGMENT_BYTES / block;
         int[] mine = current.get();
         int s = mine[valueClass];
@@ -198,13 +122,13 @@ public final class SizeClassHeap {
         // queued for it (bench ycsb's A from 16 threads: the takes 30% of its samples, the lock's waits
         // 1.7 s over 5 s; docs/lab/2026-11-30-values-of-any-length-around-the-engine.md).
         for (int tries = 0, from = s; tries < UNLOCKED_TRIES; tries++) {
-            int t = nextWithRoom(g, valueClass, perSegment, from);
+            int t = g.nextWithRoom(valueClass, perSegment, from);
             if (t < 0) {
                 break;
             }
             long offset = claimIn(g, t, valueClass, block, perSegment);
             if (offset >= 0) {
-                hold(g, mine, valueClass, t);
+                g.hold(mine, valueClass, t);
                 return offset;
             }
             from = t;
@@ -213,16 +137,16 @@ public final class SizeClassHeap {
             for (;;) {
                 // A segment no other thread takes from first: threads that shared one contended on its
                 // count and bitmap words (HeapBench, two threads at one size).
-                s = segmentWithRoom(g, valueClass, perSegment, true);
+                s = g.segmentWithRoom(valueClass, perSegment, true);
                 if (s < 0) {
                     s = freeSegmentCount(g) > keepSegments ? freeSegments.nextSetBit(0) : -1;
                     if (s >= 0) {
                         assignSegment(g, s, valueClass, block);
-                    } else if ((s = segmentWithRoom(g, valueClass, perSegment, false)) < 0) {
+                    } else if ((s = g.segmentWithRoom(valueClass, perSegment, false)) < 0) {
                         return -1;
                     }
                 }
-                hold(g, mine, valueClass, s);
+                g.hold(mine, valueClass, s);
                 long offset = claimIn(g, s, valueClass, block, perSegment);
                 if (offset >= 0) {
                     return offset;
@@ -235,59 +159,10 @@ public final class SizeClassHeap {
     private static final int UNLOCKED_TRIES = 4;
 
     /**
-     * Makes {@code s} the segment this thread takes {@code valueClass}'s blocks from. The holders'
-     * counts only steer threads apart; one lost to a growth that copied them meanwhile costs nothing else.
-     */
-    private static void hold(Segments g, int[] mine, int valueClass, int s) {
-        int was = mine[valueClass];
-        if (was != s) {
-            if (was >= 0 && was < g.count) {
-                g.holders.decrementAndGet(was);
-            }
-            g.holders.incrementAndGet(s);
-            mine[valueClass] = s;
-        }
-    }
-
-    /**
-     * Without the lock, reading only: the next segment after {@code from} (around to it) whose room hint
-     * is set, that holds {@code valueClass} with a block free by its count and that no thread takes from;
-     * -1 when none. Hints are not cleared here (the locked search does): writing them from every thread
-     * at every move is what their cache lines could not take.
-     */
-    private static int nextWithRoom(Segments g, int valueClass, int perSegment, int from) {
-        AtomicLongArray room = g.room[valueClass];
-        int words = room.length();
-        if (words == 0) {
-            return -1;
-        }
-        int start = from < 0 || from >= g.count ? 0 : from + 1;
-        int w0 = (start >>> 6) % words;
-        for (int k = 0; k <= words; k++) {
-            int w = (w0 + k) % words;
-            long x = room.get(w);
-            if (k == 0) {
-                x &= -1L << (start & 63);   // from the start on in its own word
-            }
-            for (; x != 0; x &= x - 1) {
-                int s = (w << 6) + Long.numberOfTrailingZeros(x);
-                if (s >= g.count) {
-                    break;
-                }
-                int u = g.used.get(s);
-                if (g.owner.get(s) == valueClass && u >= 0 && u < perSegment && g.holders.get(s) <= 0) {
-                    return s;
-                }
-            }
-        }
-        return -1;
-    }
-
-    /**
      * A block of segment {@code s} for {@code valueClass}: one reserved on the segment's count, then the
      * lowest free bit claimed; -1, nothing taken, when the segment is full, free or another class's.
      */
-    private long claimIn(Segments g, int s, int valueClass, int block, int perSegment) {
+    private long claimIn(HeapSegments g, int s, int valueClass, int block, int perSegment) {
         int u = g.used.incrementAndGet(s);
         int owner = g.owner.get(s);
         if (u <= 0 || u > perSegment || owner != valueClass) {
@@ -312,43 +187,8 @@ public final class SizeClassHeap {
         }
     }
 
-    /**
-     * Under the lock: the lowest segment of {@code valueClass} with a free block by its room hint (with
-     * {@code unheldOnly}, of those no thread takes from now), the hints of full ones cleared (cleared
-     * first, then the count read, so that a free in between sets it again or is seen); -1 when none.
-     */
-    private static int segmentWithRoom(Segments g, int valueClass, int perSegment, boolean unheldOnly) {
-        AtomicLongArray room = g.room[valueClass];
-        for (int w = 0; w < room.length(); w++) {
-            for (long x = room.get(w); x != 0; x &= x - 1) {
-                int s = (w << 6) + Long.numberOfTrailingZeros(x);
-                clearHint(room, s);
-                int u = g.used.get(s);
-                if (g.owner.get(s) == valueClass && u >= 0 && u < perSegment) {
-                    setHint(room, s);
-                    if (!unheldOnly || g.holders.get(s) <= 0) {
-                        return s;
-                    }
-                }
-            }
-        }
-        return -1;
-    }
-
-    private static void setHint(AtomicLongArray room, int s) {
-        long bit = 1L << s;
-        if ((room.get(s >>> 6) & bit) == 0) {  // read first: a hot segment's word is not written at every free
-            room.getAndUpdate(s >>> 6, x -> x | bit);
-        }
-    }
-
-    private static void clearHint(AtomicLongArray room, int s) {
-        long bit = 1L << s;
-        room.getAndUpdate(s >>> 6, x -> x & ~bit);
-    }
-
     /** Under the lock: gives free segment {@code s} to {@code valueClass}, all its blocks free. */
-    private void assignSegment(Segments g, int s, int valueClass, int block) {
+    private void assignSegment(HeapSegments g, int s, int valueClass, int block) {
         int perSegment = SEGMENT_BYTES / block;
         AtomicLongArray b = new AtomicLongArray((perSegment + 63) >>> 6);
         for (int i = perSegment; i < b.length() * 64; i++) {
@@ -357,30 +197,16 @@ public final class SizeClassHeap {
         freeSegments.clear(s);
         g.bits.set(s, b);
         g.owner.set(s, valueClass);
-        reopen(g, s, 0);
+        g.reopen(s, 0);
         heldSegments.incrementAndGet();
-        setHint(g.room[valueClass], s);
-    }
-
-    /** Under the lock: the count of a retired segment set to {@code count}, once stray reservations in it are given back. */
-    private static void reopen(Segments g, int s, int count) {
-        while (!g.used.compareAndSet(s, RETIRED, count)) {
-            Thread.onSpinWait();  // a reservation that found it retired is giving itself back
-        }
-    }
-
-    /** Under the lock: takes the count of segment {@code s} from {@code count} to retired, waiting out stray reservations. */
-    private static void retire(Segments g, int s, int count) {
-        while (!g.used.compareAndSet(s, count, RETIRED)) {
-            Thread.onSpinWait();  // a stray reservation is giving itself back
-        }
+        g.setHint(valueClass, s);
     }
 
     /** Under the lock: gives the free segments {@code s..s+k} to one large block of {@code valueClass}, in use. */
-    private void claimRun(Segments g, int s, int k, int valueClass, int block) {
+    private void claimRun(HeapSegments g, int s, int k, int valueClass, int block) {
         freeSegments.clear(s, s + k);
         g.owner.set(s, valueClass);
-        reopen(g, s, 1);
+        g.reopen(s, 1);
         for (int t = s + 1; t < s + k; t++) {
             g.owner.set(t, RUN_TAIL);
         }
@@ -388,7 +214,7 @@ public final class SizeClassHeap {
     }
 
     /** Under the lock: a large block, the lowest run of free segments, in one region, that holds it. */
-    private long allocateRun(Segments g, int valueClass, int block, int keepSegments) {
+    private long allocateRun(HeapSegments g, int valueClass, int block, int keepSegments) {
         int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
         if (freeSegmentCount(g) - k < keepSegments) {
             return -1;
@@ -411,8 +237,8 @@ public final class SizeClassHeap {
      */
     public void free(long offset, int valueClass) {
         int block = ValueClasses.blockBytes(valueClass);
-        Segments g = seg;
-        int s = segmentOf(g, offset);
+        HeapSegments g = seg;
+        int s = g.segmentOf(offset);
         if (block > SMALL_BLOCK_MAX) {
             synchronized (lock) {
                 freeRun(g, s, offset, valueClass, block);
@@ -420,7 +246,7 @@ public final class SizeClassHeap {
             return;
         }
         // The block is in use, so its segment is held by its class and stays so until the free below.
-        int i = blockIndex(g, s, offset, valueClass, block);
+        int i = g.blockIndex(s, offset, valueClass, block);
         AtomicLongArray b = g.bits.get(s);
         long bit = 1L << i;
         long x;
@@ -433,7 +259,7 @@ public final class SizeClassHeap {
         if (g.used.decrementAndGet(s) == 0) {
             takeBackIfEmpty(g, s, valueClass);
         } else {
-            setHint(g.room[valueClass], s);
+            g.setHint(valueClass, s);
         }
     }
 
@@ -444,8 +270,8 @@ public final class SizeClassHeap {
      * @throws IllegalArgumentException if no block in use starts there
      */
     public void free(long offset) {
-        Segments g = seg;
-        int owner = g.owner.get(segmentOf(g, offset));
+        HeapSegments g = seg;
+        int owner = g.owner.get(g.segmentOf(offset));
         if (owner < 0) {
             throw new IllegalArgumentException("pool offset " + offset + " is no block in use: its segment holds no class");
         }
@@ -461,8 +287,8 @@ public final class SizeClassHeap {
         if (valueClass < 0 || valueClass >= ValueClasses.COUNT) {
             return false;
         }
-        Segments g = seg;
-        int s = segmentAt(g, offset);
+        HeapSegments g = seg;
+        int s = g.segmentAt(offset);
         if (s < 0) {
             return false;
         }
@@ -483,7 +309,7 @@ public final class SizeClassHeap {
     public boolean canTake(int valueClass, int keepSegments) {
         int block = ValueClasses.blockBytes(valueClass);
         synchronized (lock) {
-            Segments g = seg;
+            HeapSegments g = seg;
             if (block > SMALL_BLOCK_MAX) {
                 int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
                 if (freeSegmentCount(g) - k < keepSegments) {
@@ -496,14 +322,14 @@ public final class SizeClassHeap {
                 }
                 return false;
             }
-            return segmentWithRoom(g, valueClass, SEGMENT_BYTES / block, false) >= 0 || freeSegmentCount(g) > keepSegments;
+            return g.segmentWithRoom(valueClass, SEGMENT_BYTES / block, false) >= 0 || freeSegmentCount(g) > keepSegments;
         }
     }
 
     /** {@return how many runs of {@code k} free segments, each inside one region, the free segments hold apart} */
     public long freeRuns(int k) {
         synchronized (lock) {
-            Segments g = seg;
+            HeapSegments g = seg;
             long runs = 0;
             for (int s = freeSegments.nextSetBit(0); s >= 0 && s < g.count; ) {
                 int end = freeSegments.nextClearBit(s);
@@ -525,7 +351,7 @@ public final class SizeClassHeap {
         return freeSegmentCount(seg);
     }
 
-    private long freeSegmentCount(Segments g) {
+    private long freeSegmentCount(HeapSegments g) {
         return g.count - heldSegments.get();
     }
 
@@ -543,7 +369,7 @@ public final class SizeClassHeap {
 
     /** Gives {@code sink} every block in use, segment by segment. Operations drained (the close record's copy, a count). */
     public void forEachUsed(UsedBlockSink sink) {
-        Segments g = seg;
+        HeapSegments g = seg;
         for (int s = 0; s < g.count; s++) {
             int owner = g.owner.get(s);
             if (owner < 0 || g.used.get(s) <= 0) {
@@ -566,7 +392,7 @@ public final class SizeClassHeap {
 
     /** {@return the blocks in use, every class} Exact while no take or free runs. */
     public long usedBlocks() {
-        Segments g = seg;
+        HeapSegments g = seg;
         long n = 0;
         for (int s = 0; s < g.count; s++) {
             if (g.owner.get(s) >= 0 && g.used.get(s) > 0) {
@@ -580,27 +406,27 @@ public final class SizeClassHeap {
      * Segment {@code s} had its last block freed: back to the pool, unless a reservation came in
      * first (then it stays its class's, with room).
      */
-    private void takeBackIfEmpty(Segments g, int s, int valueClass) {
+    private void takeBackIfEmpty(HeapSegments g, int s, int valueClass) {
         synchronized (lock) {
             if (g.owner.get(s) == valueClass && g.used.compareAndSet(s, 0, RETIRED)) {
                 g.owner.set(s, FREE);
                 g.bits.set(s, null);
-                clearHint(g.room[valueClass], s);
+                g.clearHint(valueClass, s);
                 freeSegments.set(s);
                 heldSegments.decrementAndGet();
             } else {
-                setHint(g.room[valueClass], s);
+                g.setHint(valueClass, s);
             }
         }
     }
 
     /** Under the lock: frees a large block's run. */
-    private void freeRun(Segments g, int s, long offset, int valueClass, int block) {
+    private void freeRun(HeapSegments g, int s, long offset, int valueClass, int block) {
         if (g.owner.get(s) != valueClass || g.used.get(s) <= 0 || g.offset[s] != offset) {
             throw notABlock(offset, valueClass);
         }
         int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
-        retire(g, s, 1);
+        g.retire(s, 1);
         for (int t = s; t < s + k; t++) {
             g.owner.set(t, FREE);
         }
@@ -630,8 +456,8 @@ public final class SizeClassHeap {
     public boolean markUsedIfFree(long offset, int valueClass) {
         int block = ValueClasses.blockBytes(valueClass);
         synchronized (lock) {
-            Segments g = seg;
-            int s = segmentOf(g, offset);
+            HeapSegments g = seg;
+            int s = g.segmentOf(offset);
             if (block > SMALL_BLOCK_MAX) {
                 int k = (block + SEGMENT_BYTES - 1) / SEGMENT_BYTES;
                 if (g.offset[s] != offset || s + k > g.count || g.region[s + k - 1] != g.region[s]) {
@@ -646,7 +472,7 @@ public final class SizeClassHeap {
             if (g.owner.get(s) == FREE) {
                 assignSegment(g, s, valueClass, block);
             }
-            int i = blockIndex(g, s, offset, valueClass, block);
+            int i = g.blockIndex(s, offset, valueClass, block);
             AtomicLongArray b = g.bits.get(s);
             long x = b.get(i >>> 6);
             if ((x & (1L << i)) != 0) {
@@ -654,7 +480,7 @@ public final class SizeClassHeap {
             }
             b.set(i >>> 6, x | (1L << i));
             if (g.used.incrementAndGet(s) == SEGMENT_BYTES / block) {
-                clearHint(g.room[valueClass], s);
+                g.clearHint(valueClass, s);
             }
             return true;
         }
@@ -675,8 +501,8 @@ public final class SizeClassHeap {
             throw new IllegalArgumentException(used + " blocks of class " + valueClass + " restored in one segment");
         }
         synchronized (lock) {
-            Segments g = seg;
-            int s = segmentOf(g, offset);
+            HeapSegments g = seg;
+            int s = g.segmentOf(offset);
             if (g.offset[s] != offset || g.owner.get(s) != FREE) {
                 throw new IllegalArgumentException("pool offset " + offset + " starts no free segment of the value heap");
             }
@@ -687,7 +513,7 @@ public final class SizeClassHeap {
             }
             g.used.set(s, used);
             if (used == perSegment) {
-                clearHint(g.room[valueClass], s);
+                g.clearHint(valueClass, s);
             }
         }
     }
@@ -705,8 +531,8 @@ public final class SizeClassHeap {
             throw new IllegalArgumentException("value class " + valueClass + " takes runs of segments");
         }
         synchronized (lock) {
-            Segments g = seg;
-            int other = otherClassSegment(g, valueClass);
+            HeapSegments g = seg;
+            int other = g.otherClassSegment(valueClass);
             if (other >= 0) {
                 throw new IllegalStateException("the value heap's segment at pool offset " + g.offset[other]
                         + " holds blocks of value class " + g.owner.get(other) + ", not only " + valueClass);
@@ -719,18 +545,7 @@ public final class SizeClassHeap {
 
     /** {@return whether every segment is free or holds blocks of {@code valueClass}} Operations drained. */
     public boolean holdsOnly(int valueClass) {
-        return otherClassSegment(seg, valueClass) < 0;
-    }
-
-    /** The first segment that is neither free nor {@code valueClass}'s (a run of a larger class included), or -1. */
-    private static int otherClassSegment(Segments g, int valueClass) {
-        for (int s = 0; s < g.count; s++) {
-            int owner = g.owner.get(s);
-            if (owner != FREE && owner != valueClass) {
-                return s;
-            }
-        }
-        return -1;
+        return seg.otherClassSegment(valueClass) < 0;
     }
 
     /**
@@ -738,8 +553,8 @@ public final class SizeClassHeap {
      * has its blocks of {@code valueClass} in use (none for a free segment). Operations drained.
      */
     public void copyUsedBits(long offset, int valueClass, long[] out, long at) {
-        Segments g = seg;
-        int s = segmentOf(g, offset);
+        HeapSegments g = seg;
+        int s = g.segmentOf(offset);
         AtomicLongArray b = g.bits.get(s);
         if (g.owner.get(s) != valueClass || b == null) {
             return;
@@ -762,8 +577,8 @@ public final class SizeClassHeap {
      */
     public boolean inUse(long offset, int valueClass) {
         int block = ValueClasses.blockBytes(valueClass);
-        Segments g = seg;
-        int s = segmentOf(g, offset);
+        HeapSegments g = seg;
+        int s = g.segmentOf(offset);
         if (g.owner.get(s) != valueClass) {
             return false;
         }
@@ -779,54 +594,14 @@ public final class SizeClassHeap {
         return b != null && (b.get(i >>> 6) & (1L << i)) != 0;
     }
 
-    /** The index in segment {@code s} of the block of {@code valueClass} at {@code offset}; throws where there is none. */
-    private static int blockIndex(Segments g, int s, long offset, int valueClass, int block) {
-        long within = offset - g.offset[s];
-        if (g.owner.get(s) != valueClass || within % block != 0 || within / block >= SEGMENT_BYTES / block) {
-            throw notABlock(offset, valueClass);
-        }
-        return (int) (within / block);
-    }
-
     /**
      * {@return the class the segment at {@code offset} holds, -1 where it is free or inside a run of
      * segments after its first} (the close record's copy: operations drained)
      */
     public int classAt(long offset) {
-        Segments g = seg;
-        int owner = g.owner.get(segmentOf(g, offset));
+        HeapSegments g = seg;
+        int owner = g.owner.get(g.segmentOf(offset));
         return owner >= 0 ? owner : -1;
-    }
-
-    private static int segmentOf(Segments g, long offset) {
-        int s = segmentAt(g, offset);
-        if (s < 0) {
-            throw new IllegalArgumentException("pool offset " + offset + " is in no region of the value heap");
-        }
-        return s;
-    }
-
-    /** The segment that holds {@code offset}, or -1 where no region does. */
-    private static int segmentAt(Segments g, long offset) {
-        int lo = 0;
-        int hi = g.regions - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            long start = g.regionStart[mid];
-            if (offset < start) {
-                hi = mid - 1;
-            } else if (offset >= start + (long) g.regionSegments[mid] * SEGMENT_BYTES) {
-                lo = mid + 1;
-            } else {
-                return g.regionFirst[mid] + (int) ((offset - start) >>> SEGMENT_SHIFT);
-            }
-        }
-        return -1;
-    }
-
-    private static IllegalArgumentException notABlock(long offset, int valueClass) {
-        return new IllegalArgumentException("pool offset " + offset + " is no block of value class " + valueClass
-                + " in use: a meta word names a block the heap did not hand out");
     }
 
     /** {@return the bytes of the segments classes hold: what the heap takes of the pool now} */
@@ -841,7 +616,7 @@ public final class SizeClassHeap {
      * take or free runs.
      */
     public long usedBlockBytes() {
-        Segments g = seg;
+        HeapSegments g = seg;
         long bytes = 0;
         for (int s = 0; s < g.count; s++) {
             int owner = g.owner.get(s);
