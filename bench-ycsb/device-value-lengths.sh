@@ -14,6 +14,9 @@
 #   DLRM=1      the DLRM trace with a row width per table (--value-lengths mixed) and with 128-byte rows,
 #               each replayed on the CPU backend against DLRM_BASELINES (default chm: LMDB takes minutes)
 #   GCRASH=N    crash rounds of the GPU engine with a journal (power cuts), format 3 pool (N rounds)
+#   SPACE=N     with OLD=DIR: ValueLengthsBench (values of 8 B-4 KiB, THREADS threads) of 400,000 items,
+#               10 rounds, and of 4M items, 3 rounds: the heap held over the live bytes, on the earlier
+#               build and on this one in turn, N rounds
 #   HEAP=N      with OLD=DIR: HeapBench (the allocators alone, 1-16 threads) and bench ycsb's load and A
 #               on format 3, on the earlier build and on this one in turn, N rounds
 # Logs under $OUT; summary.txt's last lines are the tables.
@@ -85,6 +88,18 @@ if [[ -n "${DLRM:-}" ]]; then
         rm -f $T/$v.trace
     done
 fi
+for ((r = 1; r <= ${SPACE:-0}; r++)); do
+    for b in old new; do
+        bundle=/tmp/bundle; [[ $b == old ]] && bundle=/tmp/bundle-old
+        for size in "400000 10" "4000000 3"; do
+            t0=$(date +%s)
+            JAVA_OPTS="-Xmx48g" timeout 200 $bundle/bin/run org.gphash.bench.ValueLengthsBench $size "$THREADS" mixed \
+                > "$OUT/space-$b-${size%% *}-r$r.log" 2>&1
+            echo "== ValueLengthsBench $size $b r$r rc=$? $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
+            grep '^| format' "$OUT/space-$b-${size%% *}-r$r.log" >> "$OUT/summary.txt"
+        done
+    done
+done
 for ((r = 1; r <= ${HEAP:-0}; r++)); do
     for b in old new; do
         bundle=/tmp/bundle; [[ $b == old ]] && bundle=/tmp/bundle-old
