@@ -84,7 +84,7 @@ final class Driver {
             nextSeq[t] = Workload.firstSeq(t);
         }
         int pools = Math.max(1, o.shards);
-        this.growth = new GrowthCheck(pools);
+        this.growth = new GrowthCheck(pools, o.poolFormat, o.threads);
         String base = pool.getFileName().toString();
         Path dir = pool.toAbsolutePath().getParent();
         this.ack = dir.resolve(base + ".ack");
