@@ -18,7 +18,7 @@ import org.gphash.table.SizeClassHeap;
  * blocks have many sizes), and each thread that writes keeps a segment of each class it writes with
  * room in it ({@link SizeClassHeap}), room no other class takes. Counted in blocks, a format 3 heap
  * of 18.9 MB read as 1,183,744 "blocks" against 73,000 items, and every heap growth without a resize
- * was flagged as a leak (8 threads on the H200 machine's cores, docs/lab/2026-11-30-packed-values.md).
+ * was flagged as a leak (8 threads on 16 cores, docs/lab/2026-11-30-packed-values.md).
  */
 final class GrowthCheck {
 
