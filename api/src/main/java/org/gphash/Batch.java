@@ -133,16 +133,9 @@ public final class Batch {
         this.valueSize = valueSize;
         this.valueLengths = valueLengths;
         int n = Math.max(1, checkSize(expectedOperations, keySize, valueLengths ? 1 : valueSize));
-        // Room for values of a typical length at first, up to a bound: the column doubles as it fills.
-        this.packed = valueLengths ? new PackedValues(n, Math.min(FIRST_ROOM_MAX,
-                (long) n * Math.min(valueSize, TYPICAL_VALUE_BYTES))) : null;
+        this.packed = valueLengths ? PackedValues.withRoomFor(n, n, valueSize) : null;
         allocate(n);
     }
-
-    /** Bytes a packed column makes room for per operation at first ... */
-    static final int TYPICAL_VALUE_BYTES = 256;
-    /** ... and at most in all: a batch made for many operations of large values grows to what they take. */
-    static final long FIRST_ROOM_MAX = 64L << 20;
 
     /**
      * {@return the bytes an operation's value takes in the columns that bound the operations: the
@@ -468,10 +461,13 @@ public final class Batch {
         return this;
     }
 
+    /** Expected values a packed column makes room for at first: most batches hold few conditional operations. */
+    private static final int EXPECTED_ROOM = 16;
+
     /** The packed expected values, made at the first conditional operation. */
     private PackedValues packedExpected() {
         if (packedExpected == null) {
-            packedExpected = new PackedValues(capacity, (long) Math.min(valueSize, TYPICAL_VALUE_BYTES) * 16);
+            packedExpected = PackedValues.withRoomFor(capacity, EXPECTED_ROOM, valueSize);
         }
         return packedExpected;
     }

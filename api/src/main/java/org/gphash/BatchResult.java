@@ -47,7 +47,7 @@ public final class BatchResult {
         this.valueSize = valueSize;
         int n = Math.max(1, Batch.checkSize(expectedOperations, 1, packedValues ? 1 : valueSize));
         if (packedValues) {
-            packed = newPacked(n);
+            packed = PackedValues.withRoomFor(n, n, valueSize);
         }
         allocate(n);
     }
@@ -63,10 +63,6 @@ public final class BatchResult {
      */
     public static BatchResult create(int valueSize, int expectedOperations, boolean packedValues) {
         return new BatchResult(valueSize, expectedOperations, packedValues);
-    }
-
-    private PackedValues newPacked(int n) {
-        return new PackedValues(n, Math.min(Batch.FIRST_ROOM_MAX, (long) n * Math.min(valueSize, Batch.TYPICAL_VALUE_BYTES)));
     }
 
     /** A new zeroed block for {@code n} results (zero is {@link Outcome#NOT_APPLIED}). */
@@ -92,8 +88,10 @@ public final class BatchResult {
     public void reset(Batch batch) {
         boolean packedValues = batch.valuesPacked();
         if (packedValues != (packed != null)) {
-            packed = packedValues ? newPacked(capacity) : null;
-            allocate(capacity);
+            // Another layout: one new block, of the size reset(n) would grow to (then it need not).
+            int n = Math.max(capacity, batch.size());
+            packed = packedValues ? PackedValues.withRoomFor(n, n, valueSize) : null;
+            allocate(n);
         }
         reset(batch.size());
     }

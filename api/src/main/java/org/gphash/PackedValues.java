@@ -27,8 +27,21 @@ final class PackedValues {
     private int[] starts;
     private int[] lengths;
 
+    /** Bytes a column makes room for per value at first (a typical value; it grows by doubling) ... */
+    private static final int TYPICAL_VALUE_BYTES = 256;
+    /** ... and at most in all: a column made for many values of a large value size grows to what they take. */
+    private static final long FIRST_ROOM_MAX = 64L << 20;
+
+    /**
+     * {@return a column for {@code operations} entries with room at first for {@code values} values of
+     * a typical length (at most the value size {@code valueSize}), up to {@link #FIRST_ROOM_MAX}}
+     */
+    static PackedValues withRoomFor(int operations, int values, int valueSize) {
+        return new PackedValues(operations, Math.min(FIRST_ROOM_MAX, (long) values * Math.min(valueSize, TYPICAL_VALUE_BYTES)));
+    }
+
     /** A column for {@code operations} entries, with {@code initialBytes} of room at first (it grows by doubling). */
-    PackedValues(int operations, long initialBytes) {
+    private PackedValues(int operations, long initialBytes) {
         this.starts = new int[Math.max(1, operations)];
         this.lengths = new int[Math.max(1, operations)];
         this.bytes = HostMemory.allocate(Math.max(64, Math.min(MAX_BYTES, initialBytes))).segment();
