@@ -12,7 +12,7 @@ POOL=/dev/shm/ycsb-coalescing.pool
 rm -f "$POOL"
 phase() {  # tag phase workload threads ops backend coalescing [host cache MiB] [adaptive] [JVM options] [spin us]
     local tag=$1 ph=$2 wl=$3 th=$4 ops=$5 be=$6 co=$7 hc=${8:-0} ad=${9:-false} jo=${10:-} sp=${11:-50}
-    JAVA_OPTS="-Xmx32g $jo" timeout 100 /tmp/bundle/bin/run org.gphash.bench.ycsb.YcsbPhases "$ph" \
+    JAVA_OPTS="-Xmx32g $jo" timeout 100 ${BUNDLE:-/tmp/bundle}/bin/run org.gphash.bench.ycsb.YcsbPhases "$ph" \
         -P "bench-ycsb/workloads/workload$wl" -threads "$th" -p recordcount="$REC" -p operationcount="$ops" \
         -p gphash.backend="$be" -p gphash.coalescing="$co" -p gphash.hostcache.mb="$hc" -p gphash.adaptive="$ad" -p gphash.spin.us="$sp" -p gphash.path="$POOL" \
         -p hdrhistogram.percentiles=50,95,99 \

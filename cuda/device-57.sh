@@ -138,7 +138,25 @@ if [[ "${BENCH:-0}" == 1 ]]; then
         { echo "== bench ycsb --backend $be"; grep -v '^\s*$' $LOGS/bench-$be.log | tail -120; } | tee -a "$OUT/bench.txt"
     done
 fi
-[[ "${YCSB:-1}" == 1 ]] && TABLE="$OUT/ycsb-rows.md" OUT=$LOGS/ycsb PLAN=${PLAN:-hostwrites} REC=${REC:-1000000} \
-    bash bench-ycsb/device-ycsb-coalescing.sh > /dev/null 2>&1
-[[ -f $LOGS/ycsb/opens.txt ]] && cp $LOGS/ycsb/opens.txt "$OUT/"
+if [[ "${YCSB:-1}" == 1 && -z "${YCSB_VARIANTS:-}" ]]; then
+    TABLE="$OUT/ycsb-rows.md" OUT=$LOGS/ycsb PLAN=${PLAN:-hostwrites} REC=${REC:-1000000} \
+        bash bench-ycsb/device-ycsb-coalescing.sh > /dev/null 2>&1
+    [[ -f $LOGS/ycsb/opens.txt ]] && cp $LOGS/ycsb/opens.txt "$OUT/"
+fi
+# YCSB_VARIANTS: the YCSB plan once per variant, in turn, each with its JVM options added to JO ('_'
+# for none, '+' between options), each from a fresh load: ycsb-rows-vN.md and opens-vN.txt. A variant
+# "@old" runs this build's bundle with OLD=DIR's gphash jars over it (an earlier build, same call).
+if [[ -n "${OLD:-}" ]]; then
+    rm -rf /tmp/bundle-old && cp -r /tmp/bundle /tmp/bundle-old && cp "$OLD"/gphash-*.jar /tmp/bundle-old/lib/
+fi
+vi=0
+for v in ${YCSB_VARIANTS:-}; do
+    vi=$((vi + 1)); v="${v#_}"; v="${v//+/ }"
+    bundle=/tmp/bundle; [[ $v == @old ]] && { bundle=/tmp/bundle-old; v=""; }
+    rm -rf $LOGS/ycsb-v$vi
+    TABLE="$OUT/ycsb-rows-v$vi.md" OUT=$LOGS/ycsb-v$vi PLAN=${PLAN:-hostwrites} REC=${REC:-1000000} JO="${JO:-} $v" \
+        BUNDLE=$bundle bash bench-ycsb/device-ycsb-coalescing.sh > /dev/null 2>&1
+    { echo "== variant $vi: $bundle $v"; cat "$OUT/ycsb-rows-v$vi.md" 2>/dev/null; } | tee -a "$OUT/ycsb-variants.md"
+    [[ -f $LOGS/ycsb-v$vi/opens.txt ]] && cp $LOGS/ycsb-v$vi/opens.txt "$OUT/opens-v$vi.txt"
+done
 cat "$OUT/summary.txt" 2>/dev/null; head -60 "$OUT/failures.txt" 2>/dev/null; cat "$OUT/ycsb-rows.md" 2>/dev/null

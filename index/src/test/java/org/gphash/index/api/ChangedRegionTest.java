@@ -1,6 +1,7 @@
 package org.gphash.index.api;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +13,15 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.LongStream;
 
 import org.gphash.Batch;
 import org.gphash.GPHashIndex;
@@ -20,6 +30,7 @@ import org.gphash.format.SlotMeta;
 import org.gphash.table.PoolInspector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Issue 27, item 1: the default open of a cleanly closed pool reads none of the table, and checks
@@ -94,6 +105,80 @@ class ChangedRegionTest {
                 () -> GPHashIndex.builder(p).verifyOnOpen(true).open()).reason();
         assertTrue(reason == PoolFormatException.Reason.CORRUPT || reason == PoolFormatException.Reason.DAMAGE_BEYOND_CRASH,
                 reason.toString());
+    }
+
+    /**
+     * Regions are checked side by side: eight threads reading every key at once, each in its own
+     * order, so that many reach the same unchecked region together. Each key is served or refused as
+     * one thread alone finds it, by every thread, and no check is left half done (a thread waiting
+     * for another's check of its region would hang).
+     */
+    @Test
+    @Timeout(120)
+    void manyThreadsReachingRegionsAtOnceAgreeWithOneThread() throws Exception {
+        Path p = pools.pool("regions-threads.pool");
+        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(8).initialCapacity(ITEMS).seed(3).create()) {
+            for (long k = 1; k <= ITEMS; k++) {
+                index.put(k, value(k));
+            }
+        }
+        long slot = slotOf(p, VICTIM);
+        long meta;
+        try (PoolInspector in = PoolInspector.open(p)) {
+            meta = in.segment().get(ValueLayout.JAVA_LONG, slot);
+        }
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+            long moved = SlotMeta.make(SlotMeta.fingerprint(meta), SlotMeta.valueOffset(meta) + 64);
+            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, moved), slot);
+        }
+        BitSet alone = new BitSet();
+        try (GPHashIndex index = GPHashIndex.builder(p).open()) {
+            for (long k = 1; k <= ITEMS; k++) {
+                try {
+                    assertArrayEquals(value(k), index.get(k), "key " + k);
+                } catch (PoolFormatException refused) {
+                    alone.set((int) k);
+                }
+            }
+        }
+        assertTrue(alone.get((int) VICTIM) && alone.cardinality() < ITEMS / 4, "refused alone: " + alone.cardinality());
+
+        int threads = 8;
+        BitSet[] refused = new BitSet[threads];
+        CyclicBarrier start = new CyclicBarrier(threads);
+        try (GPHashIndex index = GPHashIndex.builder(p).open();
+             ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                refused[t] = new BitSet();
+                done.add(pool.submit(() -> {
+                    long[] order = LongStream.rangeClosed(1, ITEMS).toArray();
+                    SplittableRandom rnd = new SplittableRandom(id);
+                    for (int i = order.length - 1; i > 0; i--) {
+                        int j = rnd.nextInt(i + 1);
+                        long x = order[i];
+                        order[i] = order[j];
+                        order[j] = x;
+                    }
+                    start.await();
+                    for (long k : order) {
+                        try {
+                            assertArrayEquals(value(k), index.get(k), "key " + k);
+                        } catch (PoolFormatException e) {
+                            refused[id].set((int) k);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        }
+        for (int t = 0; t < threads; t++) {
+            assertEquals(alone, refused[t], "thread " + t + " refused other keys than one thread alone");
+        }
     }
 
     private static long slotOf(Path p, long key) {
