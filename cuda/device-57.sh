@@ -124,7 +124,7 @@ if [[ "${BENCH_JFR:-0}" == 1 ]]; then
     # Where bench ycsb's A at batches of 64 from 16 threads spends the GPU backend's time (and, with
     # BENCH_JFR_BE=gpu,cpu, the CPU backend's beside it): a flight recording each.
     for be in ${BENCH_JFR_BE//,/ }; do
-        JAVA_OPTS="-Xmx48g -XX:StartFlightRecording=filename=$LOGS/bench-$be.jfr,settings=profile,jdk.ExecutionSample#period=1ms,jdk.JavaMonitorEnter#threshold=1ms,jdk.ThreadPark#threshold=1ms" timeout 200 /tmp/bundle/bin/run \
+        JAVA_OPTS="-Xmx48g ${BENCH_JO:-} -XX:StartFlightRecording=filename=$LOGS/bench-$be.jfr,settings=profile,jdk.ExecutionSample#period=1ms,jdk.JavaMonitorEnter#threshold=1ms,jdk.ThreadPark#threshold=1ms" timeout 200 /tmp/bundle/bin/run \
             org.gphash.bench.YcsbBench --backend $be --baselines none --threads 16 --keys 4m --ops 4m --workloads ${BENCH_JFR_WL:-c,a} \
             --batch-sweep ${BENCH_JFR_BATCH:-64} --no-progress > $LOGS/bench-jfr-$be.log 2>&1
         { grep -v '^\s*$' $LOGS/bench-jfr-$be.log | tail -12; bash bench-ycsb/jfr-summary.sh $LOGS/bench-$be.jfr; } > "$OUT/bench-profile-$be.txt" 2>&1

@@ -65,8 +65,18 @@ public final class RouteCosts {
     static final double GPU_FLOOR_GUESS_NANOS = 20_000;
     /** A new figure counts as at most this many times the average, or as little as its inverse ({@link #average}). */
     static final double OUTLIER_FACTOR = 4;
-    /** Weight of a new figure in an average. */
+    /** Weight of a new figure in an average, at the most ({@link #average}). */
     private static final double WEIGHT = 1.0 / 16;
+    /**
+     * Weight of a new figure in an average, at the least: that of figures that come at once (many
+     * threads', or a frozen clock's) ({@link #average}).
+     */
+    private static final double MIN_WEIGHT = 1.0 / 1024;
+    /**
+     * The time over which an average follows a lasting change ({@link #average}): a figure weighs the
+     * time since the one before it, over this, within [{@link #MIN_WEIGHT}, {@link #WEIGHT}].
+     */
+    static final long AVERAGE_NANOS = 100_000_000L;
     private static final int CLASSES = 32;
     private static final long NONE = Double.doubleToRawLongBits(Double.NaN);
 
@@ -74,9 +84,12 @@ public final class RouteCosts {
     private final AtomicLongArray hostPerOp = filled(2);
     /** GPU nanoseconds per batch, by size class (ceil(log2 n)): [0, CLASSES) batches of gets, then batches that write. */
     private final AtomicLongArray gpuPerBatch = filled(2 * CLASSES);
+    /** When each figure of {@link #hostPerOp} and of {@link #gpuPerBatch} was last averaged ({@link #average}). */
+    private final AtomicLongArray hostAveraged = new AtomicLongArray(2);
+    private final AtomicLongArray gpuAveraged = new AtomicLongArray(2 * CLASSES);
     /** When each kind (gets, writes) last ran a batch on the side not chosen, to measure it again. */
     private final AtomicLongArray remeasured = new AtomicLongArray(2);
-    /** A re-measure in progress, per kind: batches still to finish, on which side (1: the host), until when at the latest. */
+    /** A re-measure in progress, per kind: batches still to send, on which side (1: the host), until when at the latest. */
     private final AtomicIntegerArray remeasureLeft = new AtomicIntegerArray(2);
     private final AtomicIntegerArray remeasureOnHost = new AtomicIntegerArray(2);
     private final AtomicLongArray remeasureEnds = new AtomicLongArray(2);
@@ -129,17 +142,28 @@ public final class RouteCosts {
      * Moves an average towards {@code x}, a figure first clamped to within {@link #OUTLIER_FACTOR} of
      * the average: one host batch of 64 writes that stalled for over 100 ms in the gate (its thread
      * paused or descheduled) moved the host's figure from 1.9 to 135 µs an operation, and every later
-     * batch of the run went to the GPU at half the host's rate (bench ycsb A, issue 57). A lasting
-     * change still moves it by up to a fifth a figure.
+     * batch of the run went to the GPU at half the host's rate (bench ycsb A, issue 57).
+     *
+     * <p>A figure weighs the time since the figure before it ({@code averaged}), over
+     * {@link #AVERAGE_NANOS}, between {@link #MIN_WEIGHT} and {@link #WEIGHT}: the average follows a
+     * change that lasts, not a burst of figures. Weighed by figure (a sixteenth each), 16 threads' batches
+     * moved it sixteen times as fast as one thread's, and the first 30 of bench ycsb's A after the load
+     * (its gets and updates new code to the JIT, about 13 ms a batch of 64 for some 25 ms) raised the
+     * host's figure from 1.6 to 198 µs an operation: the writes went to merged GPU batches, each taking
+     * the pool back from the host, at a ninth of the CPU backend's rate
+     * (docs/lab/2026-11-30-stalls-and-region-checks.md).
      */
-    private static void average(AtomicLongArray a, int i, double x) {
+    private void average(AtomicLongArray a, AtomicLongArray averaged, int i, double x) {
+        long now = clock.getAsLong();
+        long then = averaged.getAndSet(i, now);
         double old = Double.longBitsToDouble(a.get(i));
         if (Double.isNaN(old)) {
             a.set(i, Double.doubleToRawLongBits(x));
             return;
         }
+        double w = Math.max(MIN_WEIGHT, Math.min(WEIGHT, (double) (now - then) / AVERAGE_NANOS));
         double y = Math.min(Math.max(x, old / OUTLIER_FACTOR), old * OUTLIER_FACTOR);
-        a.set(i, Double.doubleToRawLongBits(old + (y - old) * WEIGHT));
+        a.set(i, Double.doubleToRawLongBits(old + (y - old) * w));
     }
 
     private static double at(AtomicLongArray a, int i) {
@@ -155,11 +179,7 @@ public final class RouteCosts {
         if (hostWarmup.get(k) < WARM && !warmedUp(k, n)) {
             return;
         }
-        boolean chosen = onHost(n, writes);
-        if (!chosen) {
-            remeasureFinished(k, true);
-        }
-        record(hostPerOp, k, (double) nanos / n, chosen);
+        record(hostPerOp, hostAveraged, k, (double) nanos / n, onHost(n, writes));
     }
 
     /**
@@ -170,9 +190,9 @@ public final class RouteCosts {
      * slow batches kept bench ycsb's A on the GPU at a third of the host's rate long after they ended
      * (issue 57).
      */
-    private static void record(AtomicLongArray a, int i, double x, boolean sideChosen) {
+    private void record(AtomicLongArray a, AtomicLongArray averaged, int i, double x, boolean sideChosen) {
         if (sideChosen) {
-            average(a, i, x);
+            average(a, averaged, i, x);
         } else {
             a.set(i, Double.doubleToRawLongBits(x));
         }
@@ -195,11 +215,8 @@ public final class RouteCosts {
         if (n <= 0) {
             return;
         }
-        boolean chosen = !onHost(n, writes);
-        if (!chosen) {
-            remeasureFinished(writes ? 1 : 0, false);
-        }
-        record(gpuPerBatch, gpuIndex(sizeClass(n), writes), nanos, chosen);
+        int i = gpuIndex(sizeClass(n), writes);
+        record(gpuPerBatch, gpuAveraged, i, nanos, !onHost(n, writes));
     }
 
     private static int gpuIndex(int sizeClass, boolean writes) {
@@ -219,8 +236,8 @@ public final class RouteCosts {
     /**
      * The router's choice for a batch of {@code n} operations ({@code writes}: some of them write):
      * {@link #onHost}, except that once every {@link #remeasureInterval} per kind the other side runs
-     * batches of that kind until {@link #REMEASURE_BATCHES} of them have finished, to measure that side
-     * again (the host only where it has a figure and for a batch of at most {@link #REMEASURE_HOST_OPS}).
+     * the next {@link #REMEASURE_BATCHES} batches of that kind, to measure that side again (the host
+     * only where it has a figure and for a batch of at most {@link #REMEASURE_HOST_OPS}).
      *
      * <p>Why several and not one: a batch on a side that was idle pays for waking it, and the last
      * figure, which replaces the average ({@link #record}), is of a side already awake. One GPU batch
@@ -235,7 +252,7 @@ public final class RouteCosts {
         long now = clock.getAsLong();
         if (remeasureLeft.get(k) > 0 && now < remeasureEnds.get(k)) {
             boolean side = remeasureOnHost.get(k) == 1;
-            return side != host && (!side || hostMayRemeasure) ? side : host;
+            return side != host && (!side || hostMayRemeasure) && sendRemeasureBatch(k) ? side : host;
         }
         if (!host && !hostMayRemeasure) {
             return false;
@@ -245,7 +262,7 @@ public final class RouteCosts {
         if (now - last >= remeasureInterval(other) && remeasured.compareAndSet(k, last, now)) {
             remeasureOnHost.set(k, host ? 0 : 1);
             remeasureEnds.set(k, now + remeasureSpan(other));
-            remeasureLeft.set(k, REMEASURE_BATCHES);
+            remeasureLeft.set(k, REMEASURE_BATCHES - 1);  // this batch is the first
             remeasures.incrementAndGet((host ? 0 : 2) + k);
             return !host;
         }
@@ -262,11 +279,14 @@ public final class RouteCosts {
         return Double.isNaN(otherNanos) ? most : Math.min(most, Math.max(1_000_000L, (long) (otherNanos * 2 * REMEASURE_BATCHES)));
     }
 
-    /** A batch of kind {@code k} finished on the side not chosen ({@code onHost}): one fewer for a re-measure of that side. */
-    private void remeasureFinished(int k, boolean onHost) {
-        if (remeasureOnHost.get(k) == (onHost ? 1 : 0)) {
-            remeasureLeft.getAndUpdate(k, v -> v > 0 ? v - 1 : 0);
-        }
+    /**
+     * One more batch of kind {@code k}'s re-measure, if one is left to send. Counted as they are sent,
+     * not as they finish: 16 threads' batches that came while the first three ran went to the side
+     * measured too, 17 GPU batches of 64 instead of 3, each taking the pool back from the host (bench
+     * ycsb's A at batches of 64, issue 57).
+     */
+    private boolean sendRemeasureBatch(int k) {
+        return remeasureLeft.getAndUpdate(k, v -> v > 0 ? v - 1 : 0) > 0;
     }
 
     /**

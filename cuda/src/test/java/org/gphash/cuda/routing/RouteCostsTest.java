@@ -56,10 +56,43 @@ class RouteCostsTest {
         c.hostRan(64, true, 64 * outlier);
         double ratio = c.hostEstimate(64, true) / (64.0 * perOp);
         assertTrue(ratio <= 1 + 3.0 / 16 + 1e-9 && ratio >= 1 - 3.0 / 64 - 1e-9, "moved by " + ratio);
-        for (int i = 0; i < 1000; i++) {
-            c.hostRan(64, true, 64 * outlier);
+        long[] now = {0};
+        RouteCosts t = new RouteCosts(() -> now[0]);
+        t.gpuRan(64, true, 1_000_000_000_000L);
+        t.hostRan(64, true, 64 * perOp);
+        for (int i = 0; i < 1000; i++) {  // a figure every 10 ms for 10 s
+            now[0] += 10_000_000L;
+            t.hostRan(64, true, 64 * outlier);
         }
-        assertEquals(64.0 * outlier, c.hostEstimate(64, true), 64.0 * outlier * 0.01, "a lasting change, followed");
+        assertEquals(64.0 * outlier, t.hostEstimate(64, true), 64.0 * outlier * 0.01, "a lasting change, followed");
+    }
+
+    /**
+     * Figures weigh the time between them: a burst of many figures (many threads' batches at once, a
+     * stretch of cold code) moves an average about as much as the time it lasted would, however many
+     * figures it holds; the same figures spread over a second move it all the way.
+     */
+    @Property(tries = 300)
+    void aBurstOfFiguresMovesAnAverageByItsTimeNotItsCount(@ForAll @LongRange(min = 100, max = 100_000) long perOp,
+                                                         @ForAll @IntRange(min = 10, max = 2_000) int figures,
+                                                         @ForAll @IntRange(min = 2, max = 1000) int factor) {
+        long[] now = {0};
+        RouteCosts c = new RouteCosts(() -> now[0]);
+        c.gpuRan(64, true, 1_000_000_000_000L);  // the host stays the side chosen: its figures averaged
+        c.hostRan(64, true, 64 * perOp);
+        long burst = 20_000_000L;  // 20 ms, a fifth of RouteCosts.AVERAGE_NANOS
+        for (int i = 0; i < figures; i++) {
+            now[0] += burst / figures;
+            c.hostRan(64, true, 64 * perOp * factor);
+        }
+        // Each figure counts as at most four times the average and weighs at least a 1024th, or its share of 100 ms:
+        // the average grows by at most (1 + 3w) a figure, and the weights sum to at most 0.2 + figures / 1024.
+        double bound = Math.exp(3 * (0.2 + figures / 1024.0));
+        double ratio = c.hostEstimate(64, true) / (64.0 * perOp);
+        assertTrue(ratio >= 1 && ratio <= bound * (1 + 1e-9), "moved by " + ratio + " (at most " + bound + ")");
+        if (figures <= 200) {
+            assertTrue(ratio < 2.5, "a burst of " + figures + " figures in 20 ms moved the average " + ratio + " times");
+        }
     }
 
     /**

@@ -293,7 +293,8 @@ class RouterTest {
 
     @Test
     void aBatchRunsOnTheHostWhereItsMeasuredCostThereIsNoHigherThanOnTheGpu() {
-        RouteCosts costs = new RouteCosts(() -> 0);
+        long[] now = {0};
+        RouteCosts costs = new RouteCosts(() -> now[0]);
         costs.hostRan(100, true, 100 * 1_000L);  // 1 µs a write on the host
         costs.hostRan(100, false, 100 * 200L);  // 200 ns a get
         costs.gpuRan(64, true, 80_000);  // 80 µs a writing batch of 33..64
@@ -313,10 +314,12 @@ class RouterTest {
         assertArrayEquals(new Route[] {Route.PIPELINE}, routes(r, Call.BATCH, batch(OpKind.GET, 16384)), "3.3 ms against 2");
         assertArrayEquals(new Route[] {Route.HOST, Route.POOL_PATH}, routes(measured(costs, false), Call.BATCH, batch(OpKind.PUT, 64)));
         // The GPU got slower (other threads' batches queue ahead): the same size moves to the host.
-        for (int i = 0; i < 200; i++) {
+        for (int i = 0; i < 200; i++) {  // for two seconds
+            now[0] += 10_000_000L;
             costs.gpuRan(1024, true, 3_000_000);
         }
-        assertArrayEquals(new Route[] {Route.HOST, Route.SMALL_WRITES}, routes(r, Call.BATCH, batch(OpKind.PUT, 1024)));
+        // (Two seconds on, the GPU is due to be measured again: the choice without that.)
+        assertTrue(r.prefersHost(batch(OpKind.PUT, 1024)));
     }
 
     @Test
@@ -406,6 +409,13 @@ class RouterTest {
         }
     }
 
+    /** The rest of a re-measure begun by the batch before: its other batches go to the side measured. */
+    private static void restOfRemeasure(RouteCosts costs, int n, boolean writes, boolean measuredOnHost) {
+        for (int i = 1; i < RouteCosts.REMEASURE_BATCHES; i++) {
+            assertEquals(measuredOnHost, costs.choose(n, writes), "batch " + i + " of the re-measure");
+        }
+    }
+
     /** The side not chosen runs a few batches every REMEASURE_NANOS per kind, to measure it again; never a large batch on the host. */
     @Test
     void theSideNotChosenIsMeasuredAgainOnceInAWhile() {
@@ -418,17 +428,20 @@ class RouterTest {
         assertTrue(costs.choose(64, true), "not yet");
         now[0] = RouteCosts.REMEASURE_NANOS;
         assertFalse(costs.choose(64, true), "the GPU measured again");
-        assertFalse(costs.choose(64, true), "by several batches");
+        restOfRemeasure(costs, 64, true, false);
+        assertTrue(costs.choose(64, true), "by its batches alone, though none has finished (16 threads' batches came meanwhile)");
         finishOnGpu(costs, 64, true, 1_000_000);
-        assertTrue(costs.choose(64, true), "until they finished");
+        assertTrue(costs.choose(64, true));
         now[0] = 3 * RouteCosts.REMEASURE_NANOS;
         Router r = measured(costs, true);
         assertTrue(r.prefersHost(batch(OpKind.PUT, 64)), "what a coalescer asks never re-measures");
         assertNotEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 64))[0], "so the router's next batch still does");
+        restOfRemeasure(costs, 64, true, false);
         finishOnGpu(costs, 64, true, 1_000_000);
         assertEquals(Route.HOST, routes(r, Call.BATCH, batch(OpKind.PUT, 64))[0]);
         boolean getsOnHost = costs.onHost(64, false);
         assertNotEquals(getsOnHost, costs.choose(64, false), "gets keep a time of their own, due as well");
+        restOfRemeasure(costs, 64, false, !getsOnHost);
         finishOnGpu(costs, 64, false, 1_000_000);
         assertEquals(getsOnHost, costs.choose(64, false));
         // A GPU batch that costs 6 ms is tried again after 600 ms, not 100: the host threads wait for it.
