@@ -70,7 +70,7 @@ class RouteCostsTest {
     /**
      * Figures weigh the time between them: a burst of many figures (many threads' batches at once, a
      * stretch of cold code) moves an average about as much as the time it lasted would, however many
-     * figures it holds; the same figures spread over a second move it all the way.
+     * figures it holds (a change that lasts is followed: the property above).
      */
     @Property(tries = 300)
     void aBurstOfFiguresMovesAnAverageByItsTimeNotItsCount(@ForAll @LongRange(min = 100, max = 100_000) long perOp,
@@ -154,10 +154,10 @@ class RouteCostsTest {
     }
 
     /**
-     * A re-measure runs batches on the side not chosen until {@link RouteCosts#REMEASURE_BATCHES} of
-     * them finish, and the last one's figure is the side's: the first, which woke an idle GPU, is not
-     * what decides. Batches too large to try on the host stay on the GPU meanwhile; a re-measure whose
-     * batches stop finishing ends by time.
+     * A re-measure runs the next {@link RouteCosts#REMEASURE_BATCHES} batches on the side not chosen,
+     * and the last one's figure is the side's: the first, which woke an idle GPU, is not what decides.
+     * Batches too large to try on the host stay on the GPU meanwhile; a re-measure whose batches stop
+     * coming ends by time.
      */
     @Property(tries = 300)
     void aReMeasureRunsSeveralBatchesAndKeepsTheLastFigure(@ForAll @LongRange(min = 100, max = 2_000) long hostPerOp,

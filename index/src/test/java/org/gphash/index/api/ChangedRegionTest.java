@@ -55,22 +55,7 @@ class ChangedRegionTest {
 
     @Test
     void aChangedRegionIsRefusedAndTheRestServed() throws IOException {
-        Path p = pools.pool("regions.pool");
-        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(8).initialCapacity(ITEMS).seed(3).create()) {
-            for (long k = 1; k <= ITEMS; k++) {
-                index.put(k, value(k));
-            }
-        }
-        long slot = slotOf(p, VICTIM);
-        long meta;
-        try (PoolInspector in = PoolInspector.open(p)) {
-            meta = in.segment().get(ValueLayout.JAVA_LONG, slot);
-        }
-        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-            // The victim's value offset moved by one block: a flipped bit's worth of damage.
-            long moved = SlotMeta.make(SlotMeta.fingerprint(meta), SlotMeta.valueOffset(meta) + 64);
-            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, moved), slot);
-        }
+        Path p = closedWithTheVictimChanged("regions.pool");
 
         for (int round = 0; round < 2; round++) {   // the second open finds the same region refused
             try (GPHashIndex index = GPHashIndex.builder(p).open()) {
@@ -116,21 +101,7 @@ class ChangedRegionTest {
     @Test
     @Timeout(120)
     void manyThreadsReachingRegionsAtOnceAgreeWithOneThread() throws Exception {
-        Path p = pools.pool("regions-threads.pool");
-        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(8).initialCapacity(ITEMS).seed(3).create()) {
-            for (long k = 1; k <= ITEMS; k++) {
-                index.put(k, value(k));
-            }
-        }
-        long slot = slotOf(p, VICTIM);
-        long meta;
-        try (PoolInspector in = PoolInspector.open(p)) {
-            meta = in.segment().get(ValueLayout.JAVA_LONG, slot);
-        }
-        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-            long moved = SlotMeta.make(SlotMeta.fingerprint(meta), SlotMeta.valueOffset(meta) + 64);
-            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, moved), slot);
-        }
+        Path p = closedWithTheVictimChanged("regions-threads.pool");
         BitSet alone = new BitSet();
         try (GPHashIndex index = GPHashIndex.builder(p).open()) {
             for (long k = 1; k <= ITEMS; k++) {
@@ -179,6 +150,27 @@ class ChangedRegionTest {
         for (int t = 0; t < threads; t++) {
             assertEquals(alone, refused[t], "thread " + t + " refused other keys than one thread alone");
         }
+    }
+
+    /** A pool of {@link #ITEMS} items, closed cleanly, then the {@link #VICTIM}'s slot changed behind the engine's back. */
+    private Path closedWithTheVictimChanged(String name) throws IOException {
+        Path p = pools.pool(name);
+        try (GPHashIndex index = GPHashIndex.builder(p).keySize(8).valueSize(8).initialCapacity(ITEMS).seed(3).create()) {
+            for (long k = 1; k <= ITEMS; k++) {
+                index.put(k, value(k));
+            }
+        }
+        long slot = slotOf(p, VICTIM);
+        long meta;
+        try (PoolInspector in = PoolInspector.open(p)) {
+            meta = in.segment().get(ValueLayout.JAVA_LONG, slot);
+        }
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+            // The victim's value offset moved by one block: a flipped bit's worth of damage.
+            long moved = SlotMeta.make(SlotMeta.fingerprint(meta), SlotMeta.valueOffset(meta) + 64);
+            ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, moved), slot);
+        }
+        return p;
     }
 
     private static long slotOf(Path p, long key) {
