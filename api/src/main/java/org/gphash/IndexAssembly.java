@@ -38,8 +38,9 @@ final class IndexAssembly {
     /** Creates the index {@code c} configures (refused where the file exists). */
     static Parts create(GPHashConfig c, boolean recordStats) {
         c.geometryForCreate();
-        FrontEnd.Factory fronts = frontEndsFor(c, recordStats);
         EngineFactory engines = factory(c.backend());
+        engines.prepare(c);
+        FrontEnd.Factory fronts = frontEndsFor(c, recordStats);
         Engine engine = c.journaling() != null ? journals(c).create(c, pools(engines))
                 : c.placement().sharded() ? sharding().create(c, engines) : engines.create(c);
         return withFront(engine, c, fronts, recordStats);
@@ -47,8 +48,9 @@ final class IndexAssembly {
 
     /** Opens the index {@code c} configures: a pool, a journaled pool or a sharded directory. */
     static Parts open(GPHashConfig c, boolean recordStats) {
-        FrontEnd.Factory fronts = frontEndsFor(c, recordStats);
         EngineFactory engines = factory(c.backend());
+        engines.prepare(c);  // first: the GPU driver's start runs beside the checks below
+        FrontEnd.Factory fronts = frontEndsFor(c, recordStats);
         if (c.journaling() != null) {
             return withFront(journals(c).open(c, pools(engines)), c, fronts, recordStats);
         }

@@ -46,6 +46,17 @@ public interface EngineFactory {
     }
 
     /**
+     * Told first thing by an open or a create of an index of this backend, before the work that needs
+     * no engine (the front end's and the path's checks): a backend whose own start is slow begins it
+     * here, beside that work. It must write nothing and refuse nothing (the open or create that follows
+     * reports what fails); the CPU engine has nothing to begin.
+     *
+     * @param config the index's configuration
+     */
+    default void prepare(GPHashConfig config) {
+    }
+
+    /**
      * Creates a new pool; fails if the file exists.
      *
      * @param config the index's configuration

@@ -45,6 +45,29 @@ class GpuEngineWithoutGpuTest {
     }
 
     /**
+     * An open or create of a GPU index begins the driver's start first thing, beside the work that
+     * needs no engine ({@code EngineFactory.prepare}), and returns at once; the start then ends, in a
+     * driver started or in its failure, which the open reports as before (the test above).
+     */
+    @Test
+    void anOpenBeginsTheDriversStartFirstAndBesideItsWork() throws Exception {
+        try (GpuTestSupport t = GpuTestSupport.create()) {
+            Path p = t.pool("prepared");
+            try {
+                GPHashIndex.builder(p).backend(Backend.GPU).keySize(8).valueSize(16).initialCapacity(1000).create().close();
+            } catch (BackendUnavailableException noGpu) {
+                // where there is no driver: refused as before
+            }
+            assertTrue(CudaRuntime.driverStartBegunBeside(), "the create began the driver's start through the factory");
+            for (int i = 0; i < 300 && !CudaRuntime.driverStartEnded(); i++) {
+                Thread.sleep(100);
+            }
+            assertTrue(CudaRuntime.driverStartEnded(), "the driver's start ended");
+            assertEquals(CudaRuntime.available(), CudaRuntime.deviceCount() > 0, "started where a GPU is, failed where none is");
+        }
+    }
+
+    /**
      * A pool the CPU backend wrote, opened with the GPU backend where there is no driver: refused with
      * the same clear error, the pool byte for byte as it was. The pool's open runs on the host while the
      * CUDA runtime starts beside it, and waits for it before its first write (StartingTableKernels).

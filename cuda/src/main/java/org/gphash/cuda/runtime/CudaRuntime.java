@@ -18,6 +18,7 @@ import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 import jcuda.Pointer;
@@ -201,6 +202,31 @@ public final class CudaRuntime {
     /** {@return how long the driver's start took, in nanoseconds: loading JCuda's native library, then cuInit (0s before)} */
     public static synchronized long[] driverStartNanos() {
         return driverStart.clone();
+    }
+
+    /** Whether {@link #startDriverBeside} has begun the driver's start. */
+    private static final AtomicBoolean driverStartBegun = new AtomicBoolean();
+
+    /**
+     * Begins the driver's start on a daemon thread of its own, once per process, and returns at once:
+     * for an open that does other work first. Whoever needs the driver then waits for that start (it
+     * holds the class's lock) rather than making its own; a driver that cannot start fails there with
+     * its reason, as before.
+     */
+    public static void startDriverBeside() {
+        if (driverStartBegun.compareAndSet(false, true)) {
+            Thread.ofPlatform().daemon().name("gphash-cuda-driver-start").start(CudaRuntime::deviceCount);
+        }
+    }
+
+    /** {@return whether {@link #startDriverBeside} has begun the driver's start} */
+    public static boolean driverStartBegunBeside() {
+        return driverStartBegun.get();
+    }
+
+    /** {@return whether the driver has started or failed to (its start is over)} */
+    public static synchronized boolean driverStartEnded() {
+        return driverFailure != null || deviceCount >= 0;
     }
 
     /** {@return the GPUs the driver sees (0 where there is no driver)} */

@@ -43,6 +43,19 @@ public final class GpuEngineFactory implements EngineFactory {
         return Optional.of(new DeviceBatchesAcrossShards(dir, gpus, shardSeed, workers));
     }
 
+    /**
+     * Starts the CUDA driver on a thread of its own ({@link CudaRuntime#startDriverBeside}): its
+     * start (JCuda's native library, then {@code cuInit}, 120-230 ms on the GPU machine) is what a GPU
+     * open waits for before its first write; begun at the engine's open, it overlapped the pool's open
+     * alone (45-60 ms), and the open waited 89-190 ms for it; begun here, beside the front end's and the
+     * path's checks and their classes' loading, 0-27 ms (YCSB's client at 16 threads,
+     * docs/lab/2026-11-30-stalls-and-region-checks.md).
+     */
+    @Override
+    public void prepare(GPHashConfig config) {
+        CudaRuntime.startDriverBeside();
+    }
+
     /** The engine serves calls on the host while the GPU starts ({@link HostFirstEngine}). */
     @Override
     public Engine create(GPHashConfig config) {
