@@ -28,9 +28,6 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu
 THREADS="${THREADS:-16}"
 KEYS="${KEYS:-4194304}"
 BATCH="${BATCH:-4096}"
-if [[ -n "${OLD:-}" ]]; then
-    rm -rf /tmp/bundle-old && cp -r /tmp/bundle /tmp/bundle-old && cp "$OLD"/gphash-*.jar /tmp/bundle-old/lib/
-fi
 ycsb() {  # tag, JVM options, bench options... (BUNDLE: the bundle to run, default /tmp/bundle)
     local tag=$1 jo=$2
     shift 2

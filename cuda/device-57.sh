@@ -145,10 +145,8 @@ if [[ "${YCSB:-1}" == 1 && -z "${YCSB_VARIANTS:-}" ]]; then
 fi
 # YCSB_VARIANTS: the YCSB plan once per variant, in turn, each with its JVM options added to JO ('_'
 # for none, '+' between options), each from a fresh load: ycsb-rows-vN.md and opens-vN.txt. A variant
-# "@old" runs this build's bundle with OLD=DIR's gphash jars over it (an earlier build, same call).
-if [[ -n "${OLD:-}" ]]; then
-    rm -rf /tmp/bundle-old && cp -r /tmp/bundle /tmp/bundle-old && cp "$OLD"/gphash-*.jar /tmp/bundle-old/lib/
-fi
+# "@old" runs this build's bundle with OLD=DIR's gphash jars over it (an earlier build, same call;
+# cuda/device-unpack.sh makes it).
 vi=0
 for v in ${YCSB_VARIANTS:-}; do
     vi=$((vi + 1)); v="${v#_}"; v="${v//+/ }"

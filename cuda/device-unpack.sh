@@ -9,3 +9,8 @@ if [[ ! -x /tmp/bundle/bin/run || "$(cat /tmp/bundle/.bundle-sum 2>/dev/null)" !
     tar xJf .device-bundle/bundle.tar.xz -C /tmp
     echo "$sum" > /tmp/bundle/.bundle-sum
 fi
+# OLD=DIR: an earlier build's gphash jars over a copy of the bundle, at /tmp/bundle-old, for a baseline
+# in the same call (the device scripts' OLD options).
+if [[ -n "${OLD:-}" ]]; then
+    rm -rf /tmp/bundle-old && cp -r /tmp/bundle /tmp/bundle-old && cp "$OLD"/gphash-*.jar /tmp/bundle-old/lib/
+fi

@@ -224,11 +224,6 @@ public final class CudaRuntime {
         return driverStartBegun.get();
     }
 
-    /** {@return whether the driver has started or failed to (its start is over)} */
-    public static synchronized boolean driverStartEnded() {
-        return driverFailure != null || deviceCount >= 0;
-    }
-
     /** {@return the GPUs the driver sees (0 where there is no driver)} */
     public static int deviceCount() {
         synchronized (CudaRuntime.class) {
