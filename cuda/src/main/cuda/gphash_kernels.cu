@@ -173,6 +173,24 @@ extern "C" __global__ void gphash_heap_free_counts(HeapParams h) { gphash::heap_
 
 extern "C" __global__ void gphash_pipe_take(PipeParams p, HeapParams h) { gphash::pipe_take(p, h); }
 
+// Format 3's take, its three steps (pipeline/heap_segments.cuh).
+extern "C" __global__ void gphash_heap_take_held(PipeParams p, HeapParams h) {
+    gphash::seg_take_held(h, gphash::pipe_count(p, gphash::kPipeValueWrites), reinterpret_cast<uint64_t*>(p.blocks),
+                          gphash::pipe_counters(p) + gphash::kPipeHeapShort, gphash::global_warp(), gphash::global_warps());
+}
+
+extern "C" __global__ void gphash_heap_take_plan(PipeParams p, HeapParams h) {
+    if (gphash::global_thread() == 0) {
+        gphash::seg_take_plan(h, gphash::pipe_count(p, gphash::kPipeValueWrites),
+                              gphash::pipe_counters(p) + gphash::kPipeBlocksTaken,
+                              gphash::pipe_counters(p) + gphash::kPipeHeapShort);
+    }
+}
+
+extern "C" __global__ void gphash_heap_take_fresh(PipeParams p, HeapParams h) {
+    gphash::seg_take_fresh(h, reinterpret_cast<uint64_t*>(p.blocks), gphash::global_thread(), gphash::global_threads());
+}
+
 // A small run's take: next fit in one block (pipe_small_writes.cuh), for classes up to BatchPipeline.NEXT_FIT_MAX.
 extern "C" __global__ void __launch_bounds__(gphash::kSmallWritesThreads)
 gphash_pipe_take_next_fit(PipeParams p, HeapParams h) {

@@ -1,26 +1,14 @@
-// The value heap's free-block bitmap in GPU memory (org.gphash.cuda.pipeline.DeviceHeap), authoritative while
-// the engine runs the v2 pipeline: blocks are numbered as org.gphash.table.ValueHeap numbers them
-// (chunks sorted by offset, each chunk's blocks in address order), so a lower block number is a
-// lower address. A batch takes the lowest free blocks (the heap stays compact and is reused from
-// its start), and frees the blocks it unlinked once nothing of the batch can read them.
-// Mirrors org.gphash.cuda.pipeline.DeviceHeap's HeapParams byte for byte.
+// Format 2's value heap in GPU memory (heap_params.cuh; format 3's is heap_segments.cuh): one bitmap
+// of blocks of one stride, numbered as org.gphash.table.ValueHeap numbers them (chunks sorted by
+// offset, each chunk's blocks in address order), so a lower block number is a lower address. A batch
+// takes the lowest free blocks (the heap stays compact and is reused from its start), and frees the
+// blocks it unlinked once nothing of the batch can read them.
 #pragma once
 #include <cstdint>
 #include "../core/table_params.cuh"
+#include "heap_params.cuh"
 
 namespace gphash {
-
-struct HeapParams {
-    uint64_t bitmap;        // uint64_t[words], bit set = block in use (padding past the last block set)
-    uint64_t words;
-    uint64_t chunk_offset;  // uint64_t[chunks], ascending
-    uint64_t chunk_length;  // uint64_t[chunks]
-    uint64_t chunk_first;   // uint64_t[chunks]: number of the chunk's first block
-    uint64_t chunks;
-    uint64_t stride;        // bytes per block
-    uint64_t free_prefix;   // uint32_t[words]: free blocks in the words before (scanned per batch)
-    uint64_t cursor;        // unsigned long long: the word the last small take stopped in (next fit; 0 after a push)
-};
 
 __device__ __forceinline__ uint64_t heap_offset_of(const HeapParams& h, uint64_t block) {
     const auto* first = reinterpret_cast<const uint64_t*>(h.chunk_first);

@@ -33,6 +33,7 @@
 #include "address_bins.cuh"
 #include "device_scan.cuh"
 #include "heap_bitmap.cuh"
+#include "heap_segments.cuh"
 #include "pipe_group.cuh"
 #include "pipe_params.cuh"
 #include "pipe_read.cuh"
@@ -258,8 +259,18 @@ __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, c
     if (!writes) {
         return;
     }
-    // TAKE (block 0)
-    if (blockIdx.x == 0) {
+    // TAKE (format 2: block 0, next fit; format 3: its three steps over the grid, from its cursor)
+    if (h.segmented != 0) {
+        const uint64_t wanted = pipe_count(p, kPipeValueWrites);
+        seg_take_held(h, wanted, arr<uint64_t>(p.blocks), pipe_counters(p) + kPipeHeapShort, global_warp(),
+                      global_warps());
+        stage_barrier();
+        if (global_thread() == 0) {
+            seg_take_plan(h, wanted, pipe_counters(p) + kPipeBlocksTaken, pipe_counters(p) + kPipeHeapShort);
+        }
+        stage_barrier();
+        seg_take_fresh(h, arr<uint64_t>(p.blocks), global_thread(), global_threads());
+    } else if (blockIdx.x == 0) {
         heap_take_next_fit(h, pipe_count(p, kPipeValueWrites), arr<uint64_t>(p.blocks),
                            pipe_counters(p) + kPipeBlocksTaken, pipe_counters(p) + kPipeHeapShort);
     }

@@ -15,6 +15,7 @@
 #include "../table/slot_protocol.cuh"
 #include "address_bins.cuh"
 #include "heap_bitmap.cuh"
+#include "heap_segments.cuh"
 #include "index_mirror.cuh"
 #include "mirror_tags.cuh"
 #include "pipe_params.cuh"
@@ -22,7 +23,8 @@
 
 namespace gphash {
 
-// Blocks for every value write, the lowest free ones (heap_free_counts and a scan came first).
+// Blocks for every value write, the lowest free ones (heap_free_counts and a scan came first): format
+// 2's heap; format 3's takes in three steps (heap_segments.cuh).
 __device__ void pipe_take(const PipeParams& p, const HeapParams& h) {
     heap_take(h, pipe_count(p, kPipeValueWrites), arr<uint64_t>(p.blocks), pipe_counters(p) + kPipeBlocksTaken,
               pipe_counters(p) + kPipeHeapShort);
@@ -285,8 +287,8 @@ __device__ void pipe_cache_mirror(const TableParams& t, const TableParams& mt, c
     }
 }
 
-// One thread per slot write: the block an update or delete unlinked goes back to the heap. Every
-// read of it in this batch is done; a later batch may take it.
+// One thread per slot write: the block an update or delete unlinked goes back to the heap (either
+// form). Every read of it in this batch is done; a later batch may take it.
 __device__ void pipe_retire(const TableParams& t, const PipeParams& p, const HeapParams& h) {
     const uint64_t n = pipe_count(p, kPipeSlotWrites);
     const int lane = lane_id();
@@ -294,13 +296,23 @@ __device__ void pipe_retire(const TableParams& t, const PipeParams& p, const Hea
         const uint64_t i = i0 + lane;
         bool freed = false;
         bool bad = false;
+        int64_t segment = -1;
         if (i < n) {
             const uint32_t e = arr<const uint32_t>(p.slot_writes)[i];
             const uint32_t action = arr<const uint32_t>(p.g_action)[e];
             if (action == kActUpdate || action == kActDelete) {
-                freed = heap_free(h, meta_block(t, arr<const uint64_t>(p.g_meta)[e]));
+                const uint64_t block = meta_block(t, arr<const uint64_t>(p.g_meta)[e]);
+                if (h.segmented != 0) {
+                    segment = seg_clear(h, block);
+                    freed = segment >= 0;
+                } else {
+                    freed = heap_free(h, block);
+                }
                 bad = !freed;
             }
+        }
+        if (h.segmented != 0) {
+            seg_count_frees(h, segment);
         }
         const uint32_t f = __popc(__ballot_sync(kFullMask, freed));
         const uint32_t x = __popc(__ballot_sync(kFullMask, bad));

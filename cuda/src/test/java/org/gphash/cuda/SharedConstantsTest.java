@@ -27,6 +27,7 @@ import org.gphash.format.PoolHeader;
 import org.gphash.format.SlotMeta;
 import org.gphash.format.SlotMetaV3;
 import org.gphash.format.ValueClasses;
+import org.gphash.table.SizeClassHeap;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -264,6 +265,17 @@ class SharedConstantsTest {
         assertEquals(SlotMetaV3.OFFSET_BITS, c("kMetaV3OffsetBits"));
         assertEquals(SlotMetaV3.OFFSET_UNIT, c("kMetaV3OffsetUnit"));
         assertEquals((1L << SlotMetaV3.OFFSET_BITS) - 1, c("kMetaV3UnitsMask"));
+    }
+
+    /** Format 3's heap on the GPU (pipeline/heap_segments.cuh): segments, units and the state words the host reads. */
+    @Test
+    void segmentHeapWordsAgree() {
+        assertEquals(SizeClassHeap.SEGMENT_BYTES, c("kSegmentBytes"));
+        assertEquals(KernelParams.SEGMENT_WORDS, c("kSegmentWords"));
+        assertEquals(SizeClassHeap.SEGMENT_BYTES / 16 / 64, KernelParams.SEGMENT_WORDS);
+        assertEquals(KernelParams.SEG_TOP, c("kSegTop"));
+        assertEquals(KernelParams.SEG_HELD_FREE, c("kSegHeldFree"));
+        assertEquals(KernelParams.SEG_STATE_WORDS, c("kSegStateWords"));
     }
 
     @Test

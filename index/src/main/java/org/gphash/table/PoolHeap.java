@@ -116,6 +116,15 @@ public interface PoolHeap extends BlockHeap {
      */
     void restoreOneSize(long[] usedBits);
 
+    /**
+     * {@return format 3's heap as segments, the form the GPU keeps it in ({@link TableKernels.HeapSegments}),
+     * or null for format 2, whose GPU form is {@link #oneSizeLayout}'s}: given back by {@link #restore}
+     * with the same bits and classes. Operations drained.
+     */
+    default TableKernels.HeapSegments segments() {
+        return null;
+    }
+
     /** {@return whether every value in use has the pool's value size} (format 2's always do) */
     default boolean holdsOnlyFullLengthValues() {
         return true;

@@ -398,6 +398,26 @@ public final class PoolTable {
     }
 
     /**
+     * {@return format 3's heap as segments, for an engine that keeps it elsewhere while it runs, or null
+     * for format 2 (whose form is {@link #heapLayout()})}
+     */
+    public TableKernels.HeapSegments heapSegments() {
+        return table.blocks.segments();
+    }
+
+    /**
+     * Replaces format 3's heap with the one an engine kept while operations ran, in
+     * {@link #heapSegments()}'s form: {@code usedBlocks} blocks marked in {@code unitBits}, each
+     * segment's class in {@code classes}. Every mark is checked against its segment's class.
+     * Operations must be drained.
+     *
+     * @throws IllegalStateException naming the first mark that is no block of its segment's class
+     */
+    public void replaceHeapSegments(long[] unitBits, long usedBlocks, byte[] classes) {
+        table.exclusive(() -> table.blocks.restore(unitBits, usedBlocks, classes));
+    }
+
+    /**
      * Frees every block that operations on the host retired and reclamation still holds (their
      * readers are gone once operations are drained), so that the heap's bitmap is whole before it
      * is handed to an engine that keeps it elsewhere. Operations must not run meanwhile.

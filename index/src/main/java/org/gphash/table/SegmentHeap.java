@@ -375,6 +375,11 @@ public final class SegmentHeap implements PoolHeap {
     }
 
     @Override
+    public TableKernels.HeapSegments segments() {
+        return new TableKernels.HeapSegments(segmentOffsets(), segmentClasses(), usedBits(), fullClass);
+    }
+
+    @Override
     public boolean holdsOnlyFullLengthValues() {
         return heap.holdsOnly(fullClass);
     }

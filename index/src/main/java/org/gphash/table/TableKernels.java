@@ -122,4 +122,14 @@ public interface TableKernels {
      */
     record HeapLayout(long[] chunkOffsets, long[] chunkLengths, long[] firstBlocks, int stride, int words) {
     }
+
+    /**
+     * Format 3's value heap as segments ({@link SegmentHeap}), for an engine that keeps it itself while
+     * it runs (the GPU's pipeline, pipeline/heap_segments.cuh): every segment's offset in order of
+     * offsets, the class each holds (-1 free), the bitmap of 16-byte units where a block in use starts
+     * (segment {@code i}'s units are bits {@code 4096 i} on, as the close record numbers them), and the
+     * class a value of the pool's value size takes.
+     */
+    record HeapSegments(long[] offsets, byte[] classes, long[] unitBits, int fullClass) {
+    }
 }

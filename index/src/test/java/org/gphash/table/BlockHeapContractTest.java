@@ -441,6 +441,96 @@ class BlockHeapContractTest {
         }
     }
 
+    /**
+     * Format 3's heap as the GPU keeps it (segments, their classes, the close record's bitmap of 16-byte
+     * units: {@link PoolHeap#segments}) and back through {@link PoolHeap#restore}: the form names every
+     * block in use at its unit and every segment's class; blocks the GPU took (a block start of a held
+     * segment's class, or of a segment it gave a class) and freed (a segment left empty is free again)
+     * come back as they are; a mark that is no block of its segment's class is refused.
+     */
+    @Property(tries = 100)
+    void formatThreesSegmentsGoToTheGpuFormAndBack(@ForAll @IntRange(min = 1, max = 6) int segments,
+                                                   @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long seed) {
+        Random r = new Random(seed);
+        int seg = SizeClassHeap.SEGMENT_BYTES;
+        SegmentHeap heap = new SegmentHeap(4000, false);
+        heap.addRegion(FIRST, (long) segments * seg);
+        heap.addRegion(FIRST + (segments + 2L) * seg, 2L * seg);  // a second region, a gap before it
+        int maxClass = ValueClasses.classOf(4000);
+        TreeMap<Long, Integer> live = new TreeMap<>();
+        for (int step = 0; step < 300; step++) {
+            if (!live.isEmpty() && r.nextInt(3) == 0) {
+                long b = new ArrayList<>(live.keySet()).get(r.nextInt(live.size()));
+                heap.free(b);
+                live.remove(b);
+            } else {
+                int c = r.nextInt(maxClass + 1);
+                long b = heap.allocate(c, 0);
+                if (b >= 0) {
+                    live.put(b, c);
+                }
+            }
+        }
+        TableKernels.HeapSegments g = heap.segments();
+        assertEquals(segments + 2, g.offsets().length);
+        assertEquals(g.offsets().length, g.classes().length);
+        assertEquals(64L * g.offsets().length, g.unitBits().length, "64 words of units a segment");
+        assertEquals(heap.fullClass(), g.fullClass());
+        long[] bits = g.unitBits();
+        int marked = 0;
+        for (long w : bits) {
+            marked += Long.bitCount(w);
+        }
+        assertEquals(live.size(), marked, "one bit a block in use");
+        for (Map.Entry<Long, Integer> e : live.entrySet()) {
+            int s = Arrays.binarySearch(g.offsets(), e.getKey() - (e.getKey() - FIRST) % seg);
+            assertTrue(s >= 0, "block " + e.getKey() + " in a segment");
+            assertEquals(e.getValue().intValue(), g.classes()[s], "the class of block " + e.getKey() + "'s segment");
+            long unit = 4096L * s + (e.getKey() - g.offsets()[s]) / 16;
+            assertTrue((bits[(int) (unit >>> 6)] & (1L << unit)) != 0, "block " + e.getKey() + "'s unit");
+        }
+        // The GPU's batches: a free, then a take in a segment of its class, or in a free one it gives a class.
+        for (int k = 0; k < 40; k++) {
+            if (!live.isEmpty() && r.nextBoolean()) {
+                long b = new ArrayList<>(live.keySet()).get(r.nextInt(live.size()));
+                int s = Arrays.binarySearch(g.offsets(), b - (b - FIRST) % seg);
+                long unit = 4096L * s + (b - g.offsets()[s]) / 16;
+                bits[(int) (unit >>> 6)] &= ~(1L << unit);
+                live.remove(b);
+                if (live.keySet().stream().noneMatch(o -> o >= g.offsets()[s] && o < g.offsets()[s] + seg)) {
+                    g.classes()[s] = -1;
+                }
+            } else {
+                int s = r.nextInt(g.offsets().length);
+                int c = g.classes()[s] >= 0 ? g.classes()[s] : r.nextInt(maxClass + 1);
+                int block = ValueClasses.blockBytes(c);
+                int j = r.nextInt(seg / block);
+                long b = g.offsets()[s] + (long) j * block;
+                long unit = 4096L * s + (long) j * block / 16;
+                if ((bits[(int) (unit >>> 6)] & (1L << unit)) == 0) {
+                    bits[(int) (unit >>> 6)] |= 1L << unit;
+                    g.classes()[s] = (byte) c;
+                    live.put(b, c);
+                }
+            }
+        }
+        heap.restore(bits, live.size(), g.classes());
+        assertEquals(live.size(), heap.usedBlocks());
+        for (Map.Entry<Long, Integer> e : live.entrySet()) {
+            assertTrue(heap.isBlock(e.getKey(), e.getValue()), e.getKey() + " is a block of class " + e.getValue());
+            heap.free(e.getKey());
+        }
+        assertEquals(0, heap.usedBlocks());
+        assertEquals(heap.totalBlocks(), heap.freeBlocks(), "every segment free again");
+        // A mark one unit past a block start of a segment of 32-byte blocks is no block of its class.
+        long[] wrong = new long[bits.length];
+        byte[] classes = new byte[g.classes().length];
+        Arrays.fill(classes, (byte) -1);
+        classes[0] = 0;  // class 0: blocks of 32 bytes, two units each
+        wrong[0] = 1L << 1;
+        assertThrows(IllegalStateException.class, () -> heap.restore(wrong, 1, classes));
+    }
+
     private static long numberOfSegments(TableKernels.HeapLayout l) {
         return l.chunkOffsets().length;
     }

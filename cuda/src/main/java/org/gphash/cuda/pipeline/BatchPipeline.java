@@ -604,12 +604,24 @@ public final class BatchPipeline implements AutoCloseable {
     }
 
     /**
-     * The blocks of a run's value writes. A run of a large class takes the lowest free blocks (a count
-     * and scan over the whole bitmap, so the heap stays compact); one of at most
+     * The blocks of a run's value writes. Format 2's bitmap: a run of a large class takes the lowest
+     * free blocks (a count and scan over the whole bitmap, so the heap stays compact); one of at most
      * {@link #NEXT_FIT_MAX} operations takes the next free ones from a cursor in one block, since
-     * scanning the whole bitmap was most of a small writing batch's GPU time.
+     * scanning the whole bitmap was most of a small writing batch's GPU time. Format 3's segments:
+     * the three steps of pipeline/heap_segments.cuh, from the segment the last take ended in, at
+     * every size (no scan: a held segment's room is counted beside it).
      */
     private void takeBlocks(CUstream stream, long capacity, byte[] p, byte[] h, DeviceHeap heap) {
+        if (heap.segmented()) {
+            // A warp per segment visited, as many warps as a sixteenth of the run (at least a block's
+            // worth, at most one per segment): a warp takes up to a segment's blocks, and the held
+            // step stops at the first segments that hold the want.
+            long warps = Math.max(Launcher.BLOCK / 32, Math.min(heap.segments(), capacity / 16));
+            Launcher.launchBlocks(k.takeHeld, grid(warps * 32), stream, p, h);
+            Launcher.launchBlocks(k.takePlan, 1, stream, p, h);
+            Launcher.launchBlocks(k.takeFresh, grid(capacity + KernelParams.SEGMENT_WORDS), stream, p, h);
+            return;
+        }
         if (capacity <= NEXT_FIT_MAX) {
             Launcher.launchBlocks(k.takeNextFit, 1, stream, p, h);
             return;

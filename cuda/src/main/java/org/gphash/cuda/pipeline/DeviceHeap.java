@@ -1,116 +1,53 @@
 package org.gphash.cuda.pipeline;
 
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-
-import jcuda.Pointer;
-import org.gphash.cuda.runtime.DeviceBuffer;
-import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.table.PoolTable;
-import org.gphash.table.TableKernels;
 
 /**
- * The value heap's free-block bitmap in GPU memory (pipeline/heap_bitmap.cuh), authoritative while the
- * v2 pipeline runs: a batch takes the lowest free blocks and frees the ones it unlinked without the
- * host. The host's heap ({@link PoolTable}) holds the chunks; the bitmap moves to the host
- * ({@link #pull}) before the host changes the heap (growth, resize, verification) and back
- * ({@link #push}) after. Free space is never persisted (recovery rebuilds it), so nothing here needs
- * to survive a crash. Not thread-safe.
+ * The value heap's free space in GPU memory, authoritative while the v2 pipeline runs: a batch takes
+ * blocks for its values and frees the ones it unlinked without the host. The host's heap
+ * ({@link PoolTable}) moves to the GPU ({@link #push}) and back ({@link #pull}) around whatever the
+ * host changes in it (growth, resize, verification). Free space is never persisted (recovery rebuilds
+ * it), so nothing here needs to survive a crash. One form per pool format
+ * (pipeline/heap_params.cuh): format 2's one bitmap of blocks ({@link DeviceBitmapHeap}), format 3's
+ * segments of size classes ({@link DeviceSegmentHeap}). Not thread-safe.
  */
-final class DeviceHeap implements AutoCloseable {
+sealed interface DeviceHeap extends AutoCloseable permits DeviceBitmapHeap, DeviceSegmentHeap {
 
-    private final DeviceBuffer bitmap = new DeviceBuffer();
-    private final DeviceBuffer chunkTable = new DeviceBuffer();
-    private final DeviceBuffer freePrefix = new DeviceBuffer();
-    /** Where the last small take stopped (next fit, pipe_small_writes.cuh); a push resets it to 0. */
-    private final DeviceBuffer cursor = new DeviceBuffer();
-    private int words;
-    private int chunks;
-    private int stride;
-    private long totalBlocks;
-    private long freeBlocks;
-
-    /** Takes the host heap's chunks and bitmap. */
-    void push(PoolTable pool) {
-        TableKernels.HeapLayout l = pool.heapLayout();
-        long[] bits = pool.heapUsedBits();
-        words = l.words();
-        chunks = l.chunkOffsets().length;
-        stride = l.stride();
-        totalBlocks = l.firstBlocks().length == 0 ? 0
-                : l.firstBlocks()[chunks - 1] + l.chunkLengths()[chunks - 1] / stride;
-        // Counted from the bitmap, not asked of the pool: format 3's counts free segments alone, where
-        // this bitmap holds every segment's blocks (PoolHeap.oneSizeLayout).
-        freeBlocks = freeIn(bits);
-        if (totalBlocks >= 1L << 32) {
-            throw new IllegalStateException("a value heap of " + totalBlocks + " blocks; the GPU heap counts them in 32 bits");
-        }
-        bitmap.ensure(Math.max(8, words * 8L));
-        freePrefix.ensure(Math.max(4, words * 4L));
-        if (words > 0) {
-            cuMemcpyHtoD(bitmap.pointer(), Pointer.to(bits), words * 8L);
-        }
-        long[] table = new long[Math.max(1, chunks * 3)];
-        System.arraycopy(l.chunkOffsets(), 0, table, 0, chunks);
-        System.arraycopy(l.chunkLengths(), 0, table, chunks, chunks);
-        System.arraycopy(l.firstBlocks(), 0, table, 2 * chunks, chunks);
-        chunkTable.ensure(table.length * 8L);
-        cuMemcpyHtoD(chunkTable.pointer(), Pointer.to(table), table.length * 8L);
-        cursor.ensure(8);
-        cuMemcpyHtoD(cursor.pointer(), Pointer.to(new long[] {0}), 8);
+    /** {@return the form of {@code pool}'s format, empty until {@link #push}} */
+    static DeviceHeap forPool(PoolTable pool) {
+        return pool.formatVersion() >= 3 ? new DeviceSegmentHeap() : new DeviceBitmapHeap();
     }
 
-    /** Gives the host heap the bitmap as batches left it. */
-    void pull(PoolTable pool) {
-        long[] bits = new long[words];
-        if (words > 0) {
-            cuMemcpyDtoH(Pointer.to(bits), bitmap.pointer(), words * 8L);
-        }
-        pool.replaceHeapUsedBits(bits);
-        freeBlocks = freeIn(bits);
-    }
+    /** Takes the host heap's free space (operations drained). */
+    void push(PoolTable pool);
 
-    /** Blocks free in {@code bits} (the bits past the last block are set, in use). */
-    private static long freeIn(long[] bits) {
-        long free = 0;
-        for (long w : bits) {
-            free += Long.bitCount(~w);
-        }
-        return free;
-    }
+    /** Gives the host heap the free space as batches left it (nothing in flight). */
+    void pull(PoolTable pool);
 
-    byte[] params() {
-        long base = chunkTable.address();
-        return KernelParams.heap(bitmap.address(), words, base, base + chunks * 8L, base + chunks * 16L, chunks, stride,
-                freePrefix.address(), cursor.address());
-    }
+    /** {@return HeapParams (pipeline/heap_params.cuh) as the kernels receive them} */
+    byte[] params();
 
-    long words() {
-        return words;
-    }
+    /** {@return whether blocks are taken by segments (format 3's three steps) rather than by a scan of one bitmap} */
+    boolean segmented();
 
-    long freePrefixAddress() {
-        return freePrefix.address();
-    }
+    /** {@return the words of the bitmap a take scans (format 2), 0 where none is scanned} */
+    long words();
 
-    long freeBlocks() {
-        return freeBlocks;
-    }
+    /** {@return the scan's output (format 2), 0 where none} */
+    long freePrefixAddress();
 
-    long totalBlocks() {
-        return totalBlocks;
-    }
+    /** {@return segments of the heap (format 3), 0 for format 2} */
+    long segments();
+
+    /** {@return blocks of the pool's value size a batch can take without a growth} */
+    long freeBlocks();
+
+    /** {@return blocks of the pool's value size the heap holds} */
+    long totalBlocks();
 
     /** A batch took and freed blocks (its counters). */
-    void account(long taken, long freed) {
-        freeBlocks += freed - taken;
-    }
+    void account(long taken, long freed);
 
     @Override
-    public void close() {
-        bitmap.close();
-        chunkTable.close();
-        freePrefix.close();
-        cursor.close();
-    }
+    void close();
 }

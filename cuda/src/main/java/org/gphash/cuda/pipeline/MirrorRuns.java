@@ -42,7 +42,7 @@ final class MirrorRuns {
 
     final DeviceIndexMirror mirror;
 
-    final DeviceHeap heap = new DeviceHeap();
+    final DeviceHeap heap;
 
     final BatchPipeline pipeline;
 
@@ -66,6 +66,7 @@ final class MirrorRuns {
         GpuTuning tuning = router.tuning();
         this.pipeline = new BatchPipeline(kernels, geometry, tuning);
         this.mirror = new DeviceIndexMirror(kernels);
+        this.heap = DeviceHeap.forPool(parts.pool());
         this.ahead = new HeapGrowthAhead(parts.pool(), parts.cuda(), tuning.growHeapAhead());
     }
 

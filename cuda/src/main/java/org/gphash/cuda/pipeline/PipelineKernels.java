@@ -34,6 +34,10 @@ public final class PipelineKernels {
     final CUfunction heapFreeCounts;
     final CUfunction take;
     final CUfunction takeNextFit;
+    /** Format 3's take, its three steps (pipeline/heap_segments.cuh). */
+    final CUfunction takeHeld;
+    final CUfunction takePlan;
+    final CUfunction takeFresh;
     final CUfunction writeValues;
     final CUfunction binSlots;
     final CUfunction writeKeys;
@@ -81,6 +85,9 @@ public final class PipelineKernels {
         heapFreeCounts = cuda.function("gphash_heap_free_counts");
         take = cuda.function("gphash_pipe_take");
         takeNextFit = cuda.function("gphash_pipe_take_next_fit");
+        takeHeld = cuda.function("gphash_heap_take_held");
+        takePlan = cuda.function("gphash_heap_take_plan");
+        takeFresh = cuda.function("gphash_heap_take_fresh");
         writeValues = cuda.function("gphash_pipe_write_values");
         binSlots = cuda.function("gphash_pipe_bin_slots");
         writeKeys = cuda.function("gphash_pipe_write_keys");

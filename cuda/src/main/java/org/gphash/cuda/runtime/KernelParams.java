@@ -38,7 +38,8 @@ public final class KernelParams {
             "snapshot", "state", "hist", "k", "scan_guard", "sequence", "max_tries");
     /** HeapParams (pipeline/heap_bitmap.cuh). */
     public static final ParamStruct HEAP = ParamStruct.of("HeapParams", "bitmap", "words", "chunk_offset",
-            "chunk_length", "chunk_first", "chunks", "stride", "free_prefix", "cursor");
+            "chunk_length", "chunk_first", "chunks", "stride", "free_prefix", "cursor", "segmented", "segments",
+            "seg_offset", "seg_class", "seg_used", "free_stack", "seg_state", "class_table", "take_class");
     /** SortPass (pipeline/pipeline.cuh). */
     public static final ParamStruct SORT_PASS = ParamStruct.of("SortPass", "keys", "vals", "keys_out", "vals_out", "n",
             "n_at", "shift", "counts", "tiles");
@@ -262,13 +263,32 @@ public final class KernelParams {
                 .put("codes", codes).put("out", out).put("ops", ops).put("clock", clock).put("out_at", outAt);
     }
 
-    /** HeapParams (pipeline/heap_bitmap.cuh). */
+    /** HeapParams (pipeline/heap_params.cuh) of format 2's one bitmap (pipeline/heap_bitmap.cuh). */
     public static byte[] heap(long bitmap, long words, long chunkOffsets, long chunkLengths, long chunkFirst, long chunks,
                        long stride, long freePrefix, long cursor) {
         return HEAP.writer().put("bitmap", bitmap).put("words", words).put("chunk_offset", chunkOffsets)
                 .put("chunk_length", chunkLengths).put("chunk_first", chunkFirst).put("chunks", chunks)
-                .put("stride", stride).put("free_prefix", freePrefix).put("cursor", cursor).bytes();
+                .put("stride", stride).put("free_prefix", freePrefix).put("cursor", cursor).put("segmented", 0)
+                .put("segments", 0).put("seg_offset", 0).put("seg_class", 0).put("seg_used", 0).put("free_stack", 0)
+                .put("seg_state", 0).put("class_table", 0).put("take_class", 0).bytes();
     }
+
+    /** HeapParams (pipeline/heap_params.cuh) of format 3's segments (pipeline/heap_segments.cuh). */
+    public static byte[] segmentHeap(long unitBits, long words, long segments, long offsets, long classes, long used,
+                                     long freeStack, long state, long classTable, int takeClass) {
+        return HEAP.writer().put("bitmap", unitBits).put("words", words).put("chunk_offset", 0).put("chunk_length", 0)
+                .put("chunk_first", 0).put("chunks", 0).put("stride", 0).put("free_prefix", 0).put("cursor", 0)
+                .put("segmented", 1).put("segments", segments)
+                .put("seg_offset", offsets).put("seg_class", classes).put("seg_used", used).put("free_stack", freeStack)
+                .put("seg_state", state).put("class_table", classTable).put("take_class", takeClass).bytes();
+    }
+
+    /** heap_segments.cuh's state words (HeapParams.seg_state): the free stack's top, then each class's free blocks from SEG_HELD_FREE. */
+    public static final int SEG_TOP = 0;
+    /** Words of the units' bitmap a 64 KiB segment has (one bit per 16 bytes). */
+    public static final int SEGMENT_WORDS = 64;
+    public static final int SEG_HELD_FREE = 8;
+    public static final int SEG_STATE_WORDS = SEG_HELD_FREE + 128;
 
     /** PartGather and PartScatter (pipeline/part_columns.cuh): their 8-byte fields. */
     public static final int PART_GATHER_FIELDS = PART_GATHER.words();
