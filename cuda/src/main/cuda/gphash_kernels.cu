@@ -134,9 +134,9 @@ extern "C" __global__ void gphash_refresh_buckets(TableParams t, TableParams mt,
 }
 
 // The v2 batch pipeline (pipeline/), in the order the host queues it (org.gphash.cuda.pipeline.BatchPipeline).
-extern "C" __global__ void gphash_pipe_count_kinds(PipeBatch b, unsigned long long* sums, unsigned long long* host,
-                                                   unsigned long long seq) {
-    gphash::pipe_count_kinds(b, sums, host, seq);
+extern "C" __global__ void gphash_pipe_count_kinds(TableParams t, PipeBatch b, unsigned long long* sums,
+                                                   unsigned long long* host, unsigned long long seq) {
+    gphash::pipe_count_kinds(t, b, sums, host, seq);
 }
 
 extern "C" __global__ void gphash_pipe_group(TableParams t, PipeParams p) { gphash::pipe_group(t, p); }
@@ -173,19 +173,27 @@ extern "C" __global__ void gphash_heap_free_counts(HeapParams h) { gphash::heap_
 
 extern "C" __global__ void gphash_pipe_take(PipeParams p, HeapParams h) { gphash::pipe_take(p, h); }
 
-// Format 3's take, its three steps (pipeline/heap_segments.cuh).
+// Format 3's take, its steps (pipeline/heap_segments.cuh): the want step, the first plan (one block of
+// a thread per class), the held step, the second plan (the same), the fresh step.
+extern "C" __global__ void gphash_pipe_value_classes(TableParams t, PipeParams p, HeapParams h) {
+    gphash::pipe_value_classes(t, p, h);
+}
+
+extern "C" __global__ void gphash_heap_take_want_plan(PipeParams p, HeapParams h) {
+    gphash::seg_take_want_plan(h, gphash::pipe_count(p, gphash::kPipeValueWrites), gphash::pipe_batch(p).lengths != 0);
+}
+
 extern "C" __global__ void gphash_heap_take_held(PipeParams p, HeapParams h) {
-    gphash::seg_take_held(h, gphash::pipe_count(p, gphash::kPipeValueWrites), reinterpret_cast<uint64_t*>(p.blocks),
-                          gphash::pipe_counters(p) + gphash::kPipeHeapShort, gphash::global_warp(), gphash::global_warps());
+    gphash::seg_take_held(h, reinterpret_cast<uint64_t*>(p.blocks), gphash::pipe_counters(p) + gphash::kPipeHeapDisagree,
+                          gphash::global_warp(), gphash::global_warps());
 }
 
 extern "C" __global__ void gphash_heap_take_plan(PipeParams p, HeapParams h) {
-    if (gphash::global_thread() == 0) {
-        gphash::seg_take_plan(h, gphash::pipe_count(p, gphash::kPipeValueWrites),
-                              gphash::pipe_counters(p) + gphash::kPipeBlocksTaken,
-                              gphash::pipe_counters(p) + gphash::kPipeHeapShort);
-    }
+    gphash::seg_take_plan(h, gphash::pipe_counters(p) + gphash::kPipeBlocksTaken,
+                          gphash::pipe_counters(p) + gphash::kPipeHeapShort);
 }
+
+extern "C" __global__ void gphash_heap_check(HeapParams h, unsigned long long* out) { gphash::seg_check(h, out); }
 
 extern "C" __global__ void gphash_heap_take_fresh(PipeParams p, HeapParams h) {
     gphash::seg_take_fresh(h, reinterpret_cast<uint64_t*>(p.blocks), gphash::global_thread(), gphash::global_threads());
@@ -199,7 +207,9 @@ gphash_pipe_take_next_fit(PipeParams p, HeapParams h) {
                                gphash::pipe_counters(p) + gphash::kPipeHeapShort);
 }
 
-extern "C" __global__ void gphash_pipe_write_values(TableParams t, PipeParams p) { gphash::pipe_write_values(t, p); }
+extern "C" __global__ void gphash_pipe_write_values(TableParams t, PipeParams p, HeapParams h) {
+    gphash::pipe_write_values(t, p, h);
+}
 
 extern "C" __global__ void gphash_pipe_bin_slots(PipeParams p) {
     gphash::bin_scatter(p, gphash::kPipeSlotWrites, reinterpret_cast<uint32_t*>(p.slot_writes), nullptr);

@@ -35,6 +35,34 @@ public interface GpuFeatures {
     void executeOnDevice(long n, long kinds, long keys, long values, long codes, long out);
 
     /**
+     * As {@link #executeOnDevice(long, long, long, long, long, long)}, where each value has a length of
+     * its own, up to the value size (a format 3 pool; issue 53): operation {@code i}'s value is the first
+     * {@code lengths[i]} bytes of its place in {@code values}, and a value read goes to the start of its
+     * place in {@code out}, its length to {@code outLengths[i]} (the bytes after it are left as they
+     * were; without {@code outLengths}, zeros up to the value size follow a shorter value). An index
+     * that runs values of the value size only refuses lengths; the GPU engine runs them on the pipeline
+     * over its index mirror with BktCache off.
+     *
+     * @param n          operations
+     * @param kinds      device address of n bytes of {@link OpKind} ordinals
+     * @param keys       device address of n x keySize bytes
+     * @param values     device address of n x valueSize bytes, read for writes (0 for a batch of gets and deletes)
+     * @param lengths    device address of n 32-bit lengths, each at most the value size (0: every value has the value size)
+     * @param codes      device address of n bytes where the {@link Outcome} codes go
+     * @param out        device address of n x valueSize bytes where values read go (0 for a batch without reads)
+     * @param outLengths device address of n 32-bit words where the lengths of values read go (0: not wanted)
+     * @throws IllegalArgumentException if a column the batch needs is 0, or a value is longer than the value size
+     * @throws IllegalStateException    where this index does not take values of many lengths on the GPU
+     */
+    default void executeOnDevice(long n, long kinds, long keys, long values, long lengths, long codes, long out,
+                                 long outLengths) {
+        if (lengths != 0 || outLengths != 0) {
+            throw new IllegalStateException("this index's device batches take values of the value size only");
+        }
+        executeOnDevice(n, kinds, keys, values, codes, out);
+    }
+
+    /**
      * As {@link #executeOnDevice(long, long, long, long, long, long)}, with the columns as segments
      * over device memory (only their addresses are used).
      *

@@ -33,9 +33,48 @@ __host__ __device__ __forceinline__ uint64_t block_value_at(const TableParams& t
     return values_framed(t) ? block + kValueHeaderBytes : block;
 }
 
-// The pool offset of the value's first byte, from the item's word.
+// The pool offset of the value's first byte, from the item's word: after the header where the word's
+// class is framed (format 3's values of any length, issue 53 step 3b), at the block's start where it
+// is bare (the pool's class, where values of the value size go bare) and in format 2.
 __host__ __device__ __forceinline__ uint64_t meta_value_at(const TableParams& t, uint64_t meta) {
-    return block_value_at(t, meta_block(t, meta));
+    if (t.format != kFormat3) {
+        return meta_value_offset(meta);
+    }
+    const uint64_t block = meta_v3_value_offset(meta);
+    return value_class_is_bare(static_cast<int>(meta_v3_class(meta))) ? block : block + kValueHeaderBytes;
+}
+
+// The length of the item's value: the value size in format 2, a bare block's bytes (no read: the pool's
+// class where values of the value size go bare, as 128-byte ones do), else its header's length read
+// from the pool (a framed class holds several lengths: 591 and 600 bytes share one), never more than
+// the value size (a header is whole before its word is published).
+__host__ __device__ __forceinline__ uint32_t meta_value_length(const TableParams& t, const uint8_t* pool, uint64_t meta) {
+    if (t.format != kFormat3) {
+        return static_cast<uint32_t>(t.value_size);
+    }
+    const int c = static_cast<int>(meta_v3_class(meta));
+    if (value_class_is_bare(c)) {
+        return value_block_bytes(c);
+    }
+    const uint64_t header = *reinterpret_cast<const volatile uint64_t*>(pool + meta_v3_value_offset(meta));
+    const uint32_t length = value_header_length(header);
+    return length < static_cast<uint32_t>(t.value_size) ? length : static_cast<uint32_t>(t.value_size);
+}
+
+// The class a value of `length` bytes takes, as org.gphash.format.ValueFormat#classOf gives it: the
+// pool's class for the value size (bare where the pool's is), else the least framed class that holds
+// it and its header. Format 2: the pool's (every value has the value size).
+__host__ __device__ __forceinline__ int value_class_for(const TableParams& t, uint32_t length) {
+    if (t.format != kFormat3 || length == static_cast<uint64_t>(t.value_size)) {
+        return static_cast<int>(t.value_class);
+    }
+    return value_class_of(length);
+}
+
+// The word that publishes an item of fingerprint `fp` whose value is in `block` of class `c` (format
+// 3; format 2 has no class).
+__host__ __device__ __forceinline__ uint64_t meta_publish_class(const TableParams& t, uint32_t fp, int c, uint64_t block) {
+    return t.format == kFormat3 ? meta_v3_make(fp, static_cast<uint32_t>(c), block) : meta_make(fp, block);
 }
 
 // The word that publishes an item of fingerprint `fp` whose value is in `block`.

@@ -8,16 +8,20 @@
 namespace gphash {
 
 // Lanes `index`, `index + width`, ... of a group copy `bytes` from `src` to `dst`: 8-byte words where
-// both are aligned and the length a multiple of 8, else bytes. Reads go past L1 (a pool value or a
+// both are aligned (the last few bytes of a length that is no multiple of 8 one by one), else bytes. Reads go past L1 (a pool value or a
 // cache entry another SM may have written). No sync: a warp's callers sync, a sub-group's do not
 // (value_lanes.cuh).
 __device__ __forceinline__ void lanes_copy(uint8_t* dst, const uint8_t* src, uint64_t bytes, uint64_t index,
                                            uint64_t width) {
-    if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src) | bytes) & 7) == 0) {
+    if (((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) & 7) == 0) {
+        // Whole words, then the bytes of a length that is no multiple of 8 (format 3's values of any length).
         auto* d = reinterpret_cast<unsigned long long*>(dst);
         const auto* s = reinterpret_cast<const unsigned long long*>(src);
         for (uint64_t w = index; w < bytes / 8; w += width) {
             __stcg(d + w, __ldcg(s + w));
+        }
+        for (uint64_t i = (bytes & ~7ull) + index; i < bytes; i += width) {
+            dst[i] = __ldcg(src + i);
         }
     } else {
         for (uint64_t i = index; i < bytes; i += width) {
@@ -32,10 +36,13 @@ __device__ __forceinline__ void lanes_copy(uint8_t* dst, const uint8_t* src, uin
 __device__ __forceinline__ void lanes_copy_after_word(uint8_t* dst, uint64_t word, const uint8_t* src, uint64_t bytes,
                                                       uint64_t index, uint64_t width) {
     auto* d = reinterpret_cast<unsigned long long*>(dst);
-    if (((reinterpret_cast<uintptr_t>(src) | bytes) & 7) == 0) {
+    if ((reinterpret_cast<uintptr_t>(src) & 7) == 0) {
         const auto* s = reinterpret_cast<const unsigned long long*>(src);
         for (uint64_t w = index; w <= bytes / 8; w += width) {
             __stcg(d + w, w == 0 ? static_cast<unsigned long long>(word) : __ldcg(s + w - 1));
+        }
+        for (uint64_t i = (bytes & ~7ull) + index; i < bytes; i += width) {
+            dst[8 + i] = __ldcg(src + i);
         }
     } else {
         if (index == 0) {

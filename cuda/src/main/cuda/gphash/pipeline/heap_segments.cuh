@@ -5,15 +5,20 @@
 // the free segments and any class may take it next (issue 53, step 3b; the plan in
 // docs/lab/2026-11-29-format-3-plan.md, "3b refined").
 //
-// A batch's take, three steps, each done everywhere before the next:
-//   held    a warp per segment of the take's class with room, visited from the cursor (the segment
-//           the last take ended in): it claims room by an atomic add on the batch's claim counter
-//           and takes min(its room, wanted - claim) blocks, each written at blocks[claim + rank];
-//           warps stop once the class's room at the start (held free, which nothing changes
-//           meanwhile) or the want is all claimed, so a load, whose room is the one segment at the
-//           cursor, reads one segment;
-//   plan    one thread: what the held segments gave, the free segments the rest needs (popped off
-//           the free stack, lowest offsets first), the counts;
+// A batch's take, each step done everywhere before the next:
+//   want    (values of many lengths) each value write's class, and its rank among the batch's writes
+//           of that class, counted per class (a batch of values of the value size skips it: every
+//           write is HeapParams::take_class's);
+//   plan    a thread per class: where each class's blocks go in the block list, and what the held
+//           step looks for: min(wanted, the class's held free room);
+//   held    a warp per segment whose class looks for room, visited from the cursor (the segment the
+//           last take found room in): it claims room by an atomic add on the class's claim and takes
+//           min(its room, wanted - claim) blocks, written at the class's part of the block list;
+//           warps stop once no class's room at the start (held free, which nothing changes
+//           meanwhile) is left unclaimed, so a load, whose room is the one segment at the cursor,
+//           reads one segment;
+//   plan    a thread per class: what the held segments gave, the free segments the rest needs
+//           (popped off the free stack, lowest offsets first), the counts;
 //   fresh   a thread per word and per block of the popped segments: their class, bits and blocks.
 // Blocks come in segment order from the cursor, not in address order; a write's lines are whole
 // blocks either way. A free clears the block's bit, and a warp's frees then count together; the last
@@ -33,16 +38,28 @@ constexpr uint64_t kHeapUnitBytes = 16;
 // Words of the units' bitmap a segment has: kSegmentBytes / kHeapUnitBytes / 64, two a lane.
 constexpr uint32_t kSegmentWords = 64;
 
-// HeapParams::seg_state, unsigned long long each.
-constexpr int kSegTop = 0;          // free segments on the stack
-constexpr int kSegCursor = 1;       // the segment the last take ended in (an index)
-constexpr int kSegClaimed = 2;      // room claimed by the held step of the batch (0 between batches)
-constexpr int kSegFreshFrom = 3;    // the plan: the stack's first entry popped
-constexpr int kSegFreshCount = 4;   //           segments popped
-constexpr int kSegFreshBlocks = 5;  //           blocks taken from them
-constexpr int kSegHeldTaken = 6;    //           blocks the held step took (their entries come first)
-constexpr int kSegHeldFree = 8;     // free blocks in the segments each class holds, kValueClassCount of them
-constexpr int kSegStateWords = kSegHeldFree + kValueClassCount;
+// HeapParams::seg_state, unsigned long long each: scalars, then arrays indexed by class.
+constexpr int kSegTop = 0;         // free segments on the stack
+constexpr int kSegCursor = 1;      // the segment the last take ended in (an index)
+constexpr int kSegOpen = 2;        // classes whose held room is not yet all claimed (the held step stops at 0)
+constexpr int kSegTopBefore = 3;   // the plan: the stack's top before it popped
+constexpr int kSegPopped = 4;      //           segments popped
+constexpr int kSegFresh = 5;       //           blocks taken from them
+constexpr int kSegFoundRoom = 6;   // 1 + a segment the held step found room in (0: none); the plan moves it to the
+                                   // cursor, which stays put while the held step runs: its warps all map their
+                                   // indices to segments from it, and a cursor moved meanwhile sent two warps to one
+constexpr int kSegHeldFree = 8;                                  // free blocks in the segments each class holds
+constexpr int kSegWanted = kSegHeldFree + kValueClassCount;      // the batch's writes of each class (0 between batches)
+constexpr int kSegBase = kSegWanted + kValueClassCount;          // where each class's blocks start in the block list
+constexpr int kSegClaimed = kSegBase + kValueClassCount;         // room the held step claimed (0 between batches)
+constexpr int kSegLimit = kSegClaimed + kValueClassCount;        // min(wanted, held free): what the held step looks for
+constexpr int kSegHeldTaken = kSegLimit + kValueClassCount;      // blocks the held step took
+constexpr int kSegPoppedAt = kSegHeldTaken + kValueClassCount;   // segments popped for the classes before (129 words)
+constexpr int kSegFreshAt = kSegPoppedAt + kValueClassCount + 1; // fresh blocks of the classes before (129 words)
+constexpr int kSegStateWords = kSegFreshAt + kValueClassCount + 1;
+// A value write's class and its rank among the batch's writes of that class, in one word (vclass).
+constexpr int kSegRankBits = 25;
+constexpr uint32_t kSegRankMask = (1u << kSegRankBits) - 1;
 
 __device__ __forceinline__ unsigned long long* seg_state(const HeapParams& h) {
     return reinterpret_cast<unsigned long long*>(h.seg_state);
@@ -79,21 +96,81 @@ __device__ __forceinline__ uint32_t warp_exclusive_sum(uint32_t v) {
     return sum - v;
 }
 
-// The held step, `wanted` blocks of HeapParams::take_class, by warps `warp` = first, first + step, ...
-// (the grid's, or one block's in a launch that also does other work). Every lane of a warp calls it.
-__device__ void seg_take_held(const HeapParams& h, uint64_t wanted, uint64_t* blocks, unsigned long long* short_count,
-                              uint64_t first, uint64_t step) {
-    const int c = static_cast<int>(h.take_class);
+// The want step, for a batch whose writes have classes of their own (values of many lengths): a
+// lane's write of class `c` (-1: the lane has none) is counted, and gets its rank among the batch's
+// writes of that class, the warp's writes of one class counted by one atomic. Every lane calls it.
+__device__ __forceinline__ uint32_t seg_want(const HeapParams& h, int c) {
+    const unsigned active = __ballot_sync(kFullMask, c >= 0);
+    if (c < 0) {
+        return 0;
+    }
+    const unsigned peers = __match_any_sync(active, c);
+    const int leader = __ffs(peers) - 1;
+    unsigned long long first = 0;
+    if (lane_id() == leader) {
+        first = atomicAdd(seg_state(h) + kSegWanted + c, static_cast<unsigned long long>(__popc(peers)));
+    }
+    first = __shfl_sync(peers, first, leader);
+    return static_cast<uint32_t>(first) + __popc(peers & lanes_below());
+}
+
+// The first plan step, one block of kValueClassCount threads (a thread per class): `wanted` writes
+// all of HeapParams::take_class where `classes_given` is false (values of the value size), else the
+// want step's counts; each class's place in the block list, what the held step looks for, and the
+// classes it looks for.
+__device__ void seg_take_want_plan(const HeapParams& h, uint64_t wanted, bool classes_given) {
+    __shared__ unsigned long long base[kValueClassCount];
+    __shared__ int open;
+    const int c = static_cast<int>(threadIdx.x);
     unsigned long long* st = seg_state(h);
-    const uint64_t limit = min(static_cast<uint64_t>(wanted), static_cast<uint64_t>(st[kSegHeldFree + c]));
-    if (limit == 0 || h.segments == 0) {
+    if (c == 0) {
+        open = 0;
+    }
+    __syncthreads();
+    unsigned long long w = 0;
+    if (c < kValueClassCount) {
+        if (!classes_given) {
+            st[kSegWanted + c] = c == static_cast<int>(h.take_class) ? wanted : 0;
+        }
+        w = st[kSegWanted + c];
+        base[c] = w;
+        const unsigned long long limit = min(w, st[kSegHeldFree + c]);
+        st[kSegLimit + c] = limit;
+        st[kSegClaimed + c] = 0;
+        if (limit != 0) {
+            atomicAdd(&open, 1);
+        }
+    }
+    __syncthreads();
+    if (c == 0) {
+        // The scan over shared memory: a thread's serial walk over the state's words in global memory
+        // was most of a fixed-size batch's take (0.3 ms of 5.6 for an update of 2^20).
+        unsigned long long sum = 0;
+        for (int k = 0; k < kValueClassCount; ++k) {
+            const unsigned long long x = base[k];
+            base[k] = sum;
+            sum += x;
+        }
+        st[kSegOpen] = static_cast<unsigned long long>(open);
+    }
+    __syncthreads();
+    if (c < kValueClassCount) {
+        st[kSegBase + c] = base[c];
+    }
+}
+
+// The held step, by warps `first`, first + step, ... (the grid's, or in a launch that also does other
+// work, its warps); every lane of a warp calls it. A warp takes blocks of its segment's class while that
+// class's held room is not all claimed; the step ends once no class's is.
+__device__ void seg_take_held(const HeapParams& h, uint64_t* blocks, unsigned long long* short_count, uint64_t first,
+                              uint64_t step) {
+    unsigned long long* st = seg_state(h);
+    volatile unsigned long long* vst = st;
+    if (vst[kSegOpen] == 0 || h.segments == 0) {
         return;
     }
-    const uint32_t per = seg_blocks_per_segment(h, c);
-    const uint32_t units = seg_block_bytes(h, c) / kHeapUnitBytes;
     const int lane = lane_id();
     const uint64_t start = st[kSegCursor] % h.segments;
-    volatile unsigned long long* claimed = st + kSegClaimed;
     const auto* cls = reinterpret_cast<const int32_t*>(h.seg_class);
     auto* used = reinterpret_cast<uint32_t*>(h.seg_used);
     for (uint64_t i = first; i < h.segments; i += step) {
@@ -103,14 +180,24 @@ __device__ void seg_take_held(const HeapParams& h, uint64_t wanted, uint64_t* bl
         }
         unsigned long long old = 0;
         uint32_t n = 0;
+        int c = -1;
         int stop = 0;
         if (lane == 0) {
-            if (*claimed >= limit) {
+            if (vst[kSegOpen] == 0) {
                 stop = 1;
-            } else if (cls[s] == c && used[s] < per) {
-                const uint32_t room = per - used[s];
-                old = atomicAdd(const_cast<unsigned long long*>(claimed), static_cast<unsigned long long>(room));
-                n = old < wanted ? static_cast<uint32_t>(min(static_cast<uint64_t>(room), static_cast<uint64_t>(wanted - old))) : 0;
+            } else {
+                c = cls[s];
+                const uint32_t per = c >= 0 ? seg_blocks_per_segment(h, c) : 0;
+                if (c >= 0 && used[s] < per && vst[kSegClaimed + c] < st[kSegLimit + c]) {
+                    const uint32_t room = per - used[s];
+                    const unsigned long long limit = st[kSegLimit + c];
+                    const unsigned long long want = st[kSegWanted + c];
+                    old = atomicAdd(st + kSegClaimed + c, static_cast<unsigned long long>(room));
+                    if (old < limit && old + room >= limit) {
+                        atomicAdd(st + kSegOpen, ~0ull);  // minus one: this warp claims the class's last room
+                    }
+                    n = old < want ? static_cast<uint32_t>(min(static_cast<unsigned long long>(room), want - old)) : 0;
+                }
             }
         }
         if (__shfl_sync(kFullMask, stop, 0)) {
@@ -120,7 +207,11 @@ __device__ void seg_take_held(const HeapParams& h, uint64_t wanted, uint64_t* bl
         if (n == 0) {
             continue;
         }
+        c = __shfl_sync(kFullMask, c, 0);
         old = __shfl_sync(kFullMask, old, 0);
+        const uint32_t per = seg_blocks_per_segment(h, c);
+        const uint32_t units = seg_block_bytes(h, c) / kHeapUnitBytes;
+        uint64_t* list = blocks + st[kSegBase + c] + old;
         // Lane l holds words 2l and 2l + 1 of the segment: its free block starts, ranked across lanes.
         auto* bits = reinterpret_cast<uint64_t*>(h.bitmap) + s * kSegmentWords + 2 * lane;
         const uint64_t w0 = bits[0];
@@ -136,20 +227,18 @@ __device__ void seg_take_held(const HeapParams& h, uint64_t wanted, uint64_t* bl
         for (; f0 != 0 && r < n; f0 &= f0 - 1, ++r) {
             const int b = __ffsll(static_cast<long long>(f0)) - 1;
             t0 |= 1ull << b;
-            blocks[old + r] = base + b * kHeapUnitBytes;
+            list[r] = base + b * kHeapUnitBytes;
         }
         for (; f1 != 0 && r < n; f1 &= f1 - 1, ++r) {
             const int b = __ffsll(static_cast<long long>(f1)) - 1;
             t1 |= 1ull << b;
-            blocks[old + r] = base + (64 + b) * kHeapUnitBytes;
+            list[r] = base + (64 + b) * kHeapUnitBytes;
         }
         bits[0] = w0 | t0;
         bits[1] = w1 | t1;
         if (lane == 0) {
             used[s] += n;
-            if (old + n >= wanted) {
-                st[kSegCursor] = s;  // the take ends here: the next begins here
-            }
+            st[kSegFoundRoom] = s + 1;  // where a take last found room: the next begins there
             if (total < n) {
                 atomicAdd(short_count, static_cast<unsigned long long>(n - total));  // counts and bits disagree: a bug
             }
@@ -157,63 +246,158 @@ __device__ void seg_take_held(const HeapParams& h, uint64_t wanted, uint64_t* bl
     }
 }
 
-// The plan step, one thread, after the held step everywhere.
-__device__ void seg_take_plan(const HeapParams& h, uint64_t wanted, unsigned long long* taken,
-                              unsigned long long* short_count) {
-    const int c = static_cast<int>(h.take_class);
+// The second plan step, one block of kValueClassCount threads, after the held step everywhere: what
+// the held segments gave each class, the free segments the rest needs (popped off the stack, lowest
+// offsets first, the classes in order while there are any), the counts. Every class's want and
+// claim go back to 0 for the next batch.
+__device__ void seg_take_plan(const HeapParams& h, unsigned long long* taken, unsigned long long* short_count) {
+    __shared__ unsigned long long need[kValueClassCount];
+    __shared__ unsigned long long rest[kValueClassCount];
+    __shared__ unsigned long long held[kValueClassCount];
+    __shared__ unsigned long long per[kValueClassCount];
+    __shared__ unsigned long long popped_at[kValueClassCount + 1];
+    __shared__ unsigned long long fresh_at[kValueClassCount + 1];
+    const int c = static_cast<int>(threadIdx.x);
     unsigned long long* st = seg_state(h);
-    const uint64_t per = seg_blocks_per_segment(h, c);
-    const uint64_t held = min(static_cast<uint64_t>(st[kSegClaimed]), wanted);
-    const uint64_t rest = wanted - held;
-    const uint64_t top = st[kSegTop];
-    const uint64_t popped = per == 0 ? 0 : min((rest + per - 1) / per, top);
-    const uint64_t fresh = min(rest, popped * per);
-    st[kSegHeldTaken] = held;
-    st[kSegFreshFrom] = top - popped;
-    st[kSegFreshCount] = popped;
-    st[kSegFreshBlocks] = fresh;
-    st[kSegTop] = top - popped;
-    st[kSegHeldFree + c] = st[kSegHeldFree + c] - held + (popped * per - fresh);
-    st[kSegClaimed] = 0;
-    if (popped != 0) {
-        // The last segment popped is filled last, and keeps the room: the next take begins there.
-        st[kSegCursor] = reinterpret_cast<const uint32_t*>(h.free_stack)[top - popped];
+    if (c < kValueClassCount) {
+        const unsigned long long want = st[kSegWanted + c];
+        held[c] = min(st[kSegClaimed + c], want);
+        per[c] = seg_blocks_per_segment(h, c);
+        st[kSegHeldTaken + c] = held[c];
+        rest[c] = want - held[c];
+        need[c] = per[c] == 0 ? 0 : (rest[c] + per[c] - 1) / per[c];
     }
-    *taken += held + fresh;
-    if (held + fresh < wanted) {
-        *short_count += wanted - held - fresh;  // the host grows the heap first: never
+    __syncthreads();
+    if (c == 0) {
+        // Serial over shared memory (each class's pops depend on the classes before), the state's
+        // words written by every thread after.
+        const unsigned long long top = st[kSegTop];
+        unsigned long long popped = 0;
+        unsigned long long fresh = 0;
+        unsigned long long got = 0;
+        unsigned long long missing = 0;
+        for (int k = 0; k < kValueClassCount; ++k) {
+            const unsigned long long p = min(need[k], top - popped);
+            const unsigned long long f = min(rest[k], p * per[k]);
+            popped_at[k] = popped;
+            fresh_at[k] = fresh;
+            got += held[k] + f;
+            missing += rest[k] - f;
+            need[k] = p;    // now: segments popped
+            rest[k] = f;    // now: blocks taken from them
+            popped += p;
+            fresh += f;
+        }
+        popped_at[kValueClassCount] = popped;
+        fresh_at[kValueClassCount] = fresh;
+        st[kSegPoppedAt + kValueClassCount] = popped;
+        st[kSegFreshAt + kValueClassCount] = fresh;
+        st[kSegTopBefore] = top;
+        st[kSegPopped] = popped;
+        st[kSegFresh] = fresh;
+        st[kSegTop] = top - popped;
+        if (popped != 0) {
+            // The last segment popped is filled last, and keeps the room: the next take begins there.
+            st[kSegCursor] = reinterpret_cast<const uint32_t*>(h.free_stack)[top - popped];
+        } else if (st[kSegFoundRoom] != 0) {
+            st[kSegCursor] = st[kSegFoundRoom] - 1;
+        }
+        st[kSegFoundRoom] = 0;
+        *taken += got;
+        if (missing != 0) {
+            *short_count += missing;  // the host grows the heap first: never
+        }
+    }
+    __syncthreads();
+    if (c < kValueClassCount) {
+        st[kSegPoppedAt + c] = popped_at[c];
+        st[kSegFreshAt + c] = fresh_at[c];
+        st[kSegHeldFree + c] = st[kSegHeldFree + c] - held[c] + (need[c] * per[c] - rest[c]);
+        st[kSegWanted + c] = 0;
+        st[kSegClaimed + c] = 0;
     }
 }
 
-// The fresh step, threads `first`, first + step, ... : the popped segments' classes, counts and bits,
-// and their blocks into blocks[held taken ...], segment j of the plan being stack entry from + count - 1 - j.
+// The class whose range of `at` (kValueClassCount + 1 ascending words from `at`) holds x.
+__device__ __forceinline__ int seg_class_holding(const unsigned long long* at, unsigned long long x) {
+    int lo = 0;
+    int hi = kValueClassCount - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (at[mid] <= x) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+// The fresh step, threads `first`, first + step, ...: the popped segments' classes, counts and bits,
+// and their blocks into each class's part of the block list after what the held step took; popped
+// segment j is stack entry top before - 1 - j.
 __device__ void seg_take_fresh(const HeapParams& h, uint64_t* blocks, uint64_t first, uint64_t step) {
     const unsigned long long* st = seg_state(h);
-    const uint64_t popped = st[kSegFreshCount];
+    const uint64_t popped = st[kSegPopped];
     if (popped == 0) {
         return;
     }
-    const int c = static_cast<int>(h.take_class);
-    const uint64_t per = seg_blocks_per_segment(h, c);
-    const uint32_t bytes = seg_block_bytes(h, c);
-    const uint64_t fresh = st[kSegFreshBlocks];
-    const uint64_t held = st[kSegHeldTaken];
-    const auto* stack = reinterpret_cast<const uint32_t*>(h.free_stack) + st[kSegFreshFrom] + popped - 1;
+    const uint64_t fresh = st[kSegFresh];
+    const auto* stack = reinterpret_cast<const uint32_t*>(h.free_stack) + st[kSegTopBefore] - 1;
     for (uint64_t t = first; t < popped * kSegmentWords; t += step) {
         const uint64_t j = t / kSegmentWords;
         const uint32_t w = static_cast<uint32_t>(t % kSegmentWords);
+        const int c = seg_class_holding(st + kSegPoppedAt, j);
+        const uint64_t per = seg_blocks_per_segment(h, c);
+        const uint64_t of_class = st[kSegFreshAt + c + 1] - st[kSegFreshAt + c];
+        const uint64_t jj = j - st[kSegPoppedAt + c];
         const uint32_t s = *(stack - j);
-        const uint32_t n = static_cast<uint32_t>(min(per, fresh - j * per));
+        const uint32_t n = static_cast<uint32_t>(min(per, of_class - jj * per));
         reinterpret_cast<uint64_t*>(h.bitmap)[static_cast<uint64_t>(s) * kSegmentWords + w] =
-                seg_start_mask(w, bytes / kHeapUnitBytes, n);
+                seg_start_mask(w, seg_block_bytes(h, c) / kHeapUnitBytes, n);
         if (w == 0) {
             reinterpret_cast<int32_t*>(h.seg_class)[s] = c;
             reinterpret_cast<uint32_t*>(h.seg_used)[s] = n;
         }
     }
     for (uint64_t q = first; q < fresh; q += step) {
-        const uint32_t s = *(stack - q / per);
-        blocks[held + q] = reinterpret_cast<const uint64_t*>(h.seg_offset)[s] + (q % per) * bytes;
+        const int c = seg_class_holding(st + kSegFreshAt, q);
+        const uint64_t per = seg_blocks_per_segment(h, c);
+        const uint64_t qq = q - st[kSegFreshAt + c];
+        const uint32_t s = *(stack - (st[kSegPoppedAt + c] + qq / per));
+        blocks[st[kSegBase + c] + st[kSegHeldTaken + c] + qq] =
+                reinterpret_cast<const uint64_t*>(h.seg_offset)[s] + (qq % per) * seg_block_bytes(h, c);
+    }
+}
+
+// Where the block of a batch's value write of class `c` and rank `rank` among that class's is in the
+// block list (after the take).
+__device__ __forceinline__ uint64_t seg_block_index(const HeapParams& h, int c, uint32_t rank) {
+    return seg_state(h)[kSegBase + c] + rank;
+}
+
+// A check of the heap's consistency (GpuTuning.logBatches): a thread per segment adds to out[0] the
+// held segments whose block starts in use differ from their count, to out[1] those with a bit where
+// no block of their class starts, to out[2] free segments with a bit or a count, to out[3] the free
+// segments (the host compares it with the free stack's top).
+__device__ void seg_check(const HeapParams& h, unsigned long long* out) {
+    const auto* cls = reinterpret_cast<const int32_t*>(h.seg_class);
+    const auto* used = reinterpret_cast<const uint32_t*>(h.seg_used);
+    const auto* bits = reinterpret_cast<const uint64_t*>(h.bitmap);
+    for (uint64_t s = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x; s < h.segments;
+         s += static_cast<uint64_t>(gridDim.x) * blockDim.x) {
+        const int c = cls[s];
+        uint32_t starts = 0;
+        uint32_t others = 0;
+        for (uint32_t w = 0; w < kSegmentWords; ++w) {
+            const uint64_t x = bits[s * kSegmentWords + w];
+            const uint64_t m = c >= 0 ? seg_start_mask(w, seg_block_bytes(h, c) / kHeapUnitBytes, seg_blocks_per_segment(h, c)) : 0;
+            starts += __popcll(x & m);
+            others += __popcll(x & ~m);
+        }
+        if (c >= 0) {
+            if (starts != used[s]) atomicAdd(out, 1ull);
+            if (others != 0) atomicAdd(out + 1, 1ull);
+        } else {
+            if (others != 0 || used[s] != 0) atomicAdd(out + 2, 1ull);
+            atomicAdd(out + 3, 1ull);
+        }
     }
 }
 

@@ -27,6 +27,11 @@ struct PipeBatch {
                       // CacheParams, so that a captured graph of the stages serves every batch)
     uint64_t out_at;  // uint32_t[]: where in `out` each operation's value goes (a shard's part of a caller's
                       // batch: its position there), or 0: at the operation's own index
+    uint64_t lengths;      // uint32_t[]: each operation's value length, at most value_size (format 3's values of
+                           // any length, issue 53), or 0: every value has value_size bytes
+    uint64_t out_lengths;  // uint32_t[]: the length of each value read, where `out` has it (the bytes after it
+                           // left as they were), or 0: none wanted (a value shorter than value_size is then
+                           // followed by zeros in `out`)
 };
 
 // Where each stage reads and writes. Per-operation arrays hold `capacity` entries; per-group arrays
@@ -57,6 +62,7 @@ struct PipeParams {
     uint64_t g_block;         // uint64_t: the block the net value is written to
     uint64_t g_read;          // uint32_t: index of the group's pool value in `gather` (kNoEntry: none)
     uint64_t g_need;          // uint32_t: 1 when a member's output is the pool value
+    uint64_t g_len;           // uint32_t: the length of the group's pool value read (pipe_gather)
     // lists built by the stages (lengths in counters)
     uint64_t groups;          // uint32_t[capacity]: group entries
     uint64_t inserts;         // uint32_t[capacity]: groups whose net effect is an insert
@@ -70,7 +76,8 @@ struct PipeParams {
     uint64_t bin_start;       // uint32_t[kAddressBins]: exclusive scan of bins
     uint64_t bin_fill;        // uint32_t[kAddressBins]: entries placed per bin
     uint64_t gather;          // capacity * value_size bytes: pool values of groups of several members
-    uint64_t blocks;          // uint64_t[capacity]: blocks taken from the heap, ascending
+    uint64_t blocks;          // uint64_t[capacity]: blocks taken from the heap (format 2: ascending; format 3: by class)
+    uint64_t vclass;          // uint32_t[capacity]: a value write's class and rank in it (heap_segments.cuh), where lengths vary
     uint64_t counters;        // unsigned long long[kPipeCounterCount]
     uint64_t address_shift;   // address bin of a pool offset: offset >> address_shift (< kAddressBins)
     // the lines phase M writes (pipe_write.cuh), a hash table of table_capacity entries
@@ -99,6 +106,7 @@ enum PipeCounter : int {
     kPipeSortN = 16,        // operations the sort sees: all, or none when the batch runs ungrouped
     kPipeUngrouped = 17,    // 1: a batch of reads whose keys do not repeat, run without grouping
     kPipeRepeats = 18,      // 1: the sample says the batch's keys repeat (grouping pays)
+    kPipeHeapDisagree = 19, // blocks a segment's count promised and its bits did not have (a bug: the host refuses to go on)
     kPipeCounterCount = 20
 };
 

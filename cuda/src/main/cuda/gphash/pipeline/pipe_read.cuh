@@ -33,9 +33,10 @@ __device__ void pipe_read_list(const TableParams& t, const PipeParams& p) {
 __device__ void pipe_gather(const TableParams& t, const PipeParams& p, const CacheParams& c) {
     const uint64_t reads = pipe_count(p, kPipeReads);
     const uint64_t vs = static_cast<uint64_t>(t.value_size);
-    const ValueLanes v = value_lanes(vs);
-    const auto* pool = reinterpret_cast<const uint8_t*>(t.pool);
     const PipeBatch& b = pipe_batch(p);
+    const bool lengths_back = b.out_lengths != 0;
+    const ValueLanes v = value_lanes_for(vs, lengths_back);
+    const auto* pool = reinterpret_cast<const uint8_t*>(t.pool);
     unsigned long long hits = 0;
     unsigned long long misses = 0;
     for (uint64_t r0 = global_warp() * v.per_warp; r0 < reads; r0 += global_warps() * v.per_warp) {
@@ -46,19 +47,28 @@ __device__ void pipe_gather(const TableParams& t, const PipeParams& p, const Cac
         uint8_t* to = nullptr;
         const uint8_t* cached = nullptr;
         uint64_t meta = 0;
+        uint64_t length = 0;
         int entry = -1;
         if (live && v.index == 0) {
             const uint32_t e = arr<const uint32_t>(p.reads)[r];
             meta = arr<const uint64_t>(p.g_meta)[e];
             from_pool = pool + meta_value_at(t, meta);
             from = from_pool;
+            length = meta_value_length(t, pool, meta);
             const uint32_t start = arr<const uint32_t>(p.g_start)[e];
             if (arr<const uint32_t>(p.g_end)[e] - start == 1) {
-                to = arr<uint8_t>(b.out) + out_index(b, arr<const uint32_t>(p.sorted_op)[start]) * vs;
+                const uint64_t at = out_index(b, arr<const uint32_t>(p.sorted_op)[start]);
+                to = arr<uint8_t>(b.out) + at * vs;
+                if (b.out_lengths != 0) {
+                    arr<uint32_t>(b.out_lengths)[at] = static_cast<uint32_t>(length);
+                }
             } else {
                 to = arr<uint8_t>(p.gather) + r * vs;
+                arr<uint32_t>(p.g_len)[e] = static_cast<uint32_t>(length);
             }
-            if (cache_on(c)) {
+            // BktCache holds values of the pool's class (of the value size) only: the engine refuses it
+            // where values have lengths of their own.
+            if (cache_on(c) && length == vs) {
                 const uint64_t x = arr<const uint64_t>(p.g_bucket)[e];
                 entry = acquire_entry(c, x);
                 if (entry >= 0) {
@@ -74,8 +84,9 @@ __device__ void pipe_gather(const TableParams& t, const PipeParams& p, const Cac
         from = shfl_pointer(from, v.leader);
         from_pool = shfl_pointer(from_pool, v.leader);
         to = shfl_pointer(to, v.leader);
+        length = __shfl_sync(kFullMask, length, v.leader);
         if (live) {
-            sub_copy(v, to, from, vs);
+            sub_copy_read(v, to, from, length, vs, lengths_back);
         }
         __syncwarp();
         // A cached copy counts only if its meta word did not change meanwhile (a writer marks it busy
@@ -97,7 +108,7 @@ __device__ void pipe_gather(const TableParams& t, const PipeParams& p, const Cac
         }
         again = __shfl_sync(kFullMask, again, v.leader);
         if (live && again) {
-            sub_copy(v, to, from_pool, vs);
+            sub_copy_read(v, to, from_pool, length, vs, lengths_back);
         }
         __syncwarp();
     }
@@ -117,11 +128,13 @@ __device__ void pipe_fanout(const TableParams& t, const PipeParams& p) {
     }
     const PipeBatch& b = pipe_batch(p);
     const uint64_t vs = static_cast<uint64_t>(t.value_size);
-    const ValueLanes v = value_lanes(vs);
+    const bool lengths_back = b.out_lengths != 0;
+    const ValueLanes v = value_lanes_for(vs, lengths_back);
     for (uint64_t i0 = global_warp() * v.per_warp; i0 < b.n; i0 += global_warps() * v.per_warp) {
         const uint64_t i = i0 + v.sub;
         const uint8_t* from = nullptr;
         uint8_t* to = nullptr;
+        uint64_t length = 0;
         if (i < b.n && v.index == 0) {
             const uint32_t src = arr<const uint32_t>(p.vsrc)[i];
             const uint32_t op = arr<const uint32_t>(p.sorted_op)[i];
@@ -129,18 +142,25 @@ __device__ void pipe_fanout(const TableParams& t, const PipeParams& p) {
                 const uint32_t e = arr<const uint32_t>(p.sorted_entry)[i];
                 if (arr<const uint32_t>(p.g_end)[e] - arr<const uint32_t>(p.g_start)[e] > 1) {
                     from = arr<const uint8_t>(p.gather) + static_cast<uint64_t>(arr<const uint32_t>(p.g_read)[e]) * vs;
+                    length = arr<const uint32_t>(p.g_len)[e];
                 }
             } else if (src != kVsrcNone) {
                 from = arr<const uint8_t>(b.values) + static_cast<uint64_t>(src) * vs;
+                length = b.lengths != 0 ? arr<const uint32_t>(b.lengths)[src] : vs;
             }
             if (from != nullptr) {
-                to = arr<uint8_t>(b.out) + out_index(b, op) * vs;
+                const uint64_t at = out_index(b, op);
+                to = arr<uint8_t>(b.out) + at * vs;
+                if (b.out_lengths != 0) {
+                    arr<uint32_t>(b.out_lengths)[at] = static_cast<uint32_t>(length);
+                }
             }
         }
         from = shfl_pointer(from, v.leader);
         to = shfl_pointer(to, v.leader);
+        length = __shfl_sync(kFullMask, length, v.leader);
         if (from != nullptr) {
-            sub_copy(v, to, from, vs);
+            sub_copy_read(v, to, from, length, vs, lengths_back);
         }
     }
 }

@@ -259,14 +259,18 @@ __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, c
     if (!writes) {
         return;
     }
-    // TAKE (format 2: block 0, next fit; format 3: its three steps over the grid, from its cursor)
+    // TAKE (format 2: block 0, next fit; format 3: its steps over the grid, from its cursor)
     if (h.segmented != 0) {
-        const uint64_t wanted = pipe_count(p, kPipeValueWrites);
-        seg_take_held(h, wanted, arr<uint64_t>(p.blocks), pipe_counters(p) + kPipeHeapShort, global_warp(),
-                      global_warps());
+        pipe_value_classes(t, p, h);
         stage_barrier();
-        if (global_thread() == 0) {
-            seg_take_plan(h, wanted, pipe_counters(p) + kPipeBlocksTaken, pipe_counters(p) + kPipeHeapShort);
+        if (blockIdx.x == 0) {
+            seg_take_want_plan(h, pipe_count(p, kPipeValueWrites), pipe_batch(p).lengths != 0);
+        }
+        stage_barrier();
+        seg_take_held(h, arr<uint64_t>(p.blocks), pipe_counters(p) + kPipeHeapDisagree, global_warp(), global_warps());
+        stage_barrier();
+        if (blockIdx.x == 0) {
+            seg_take_plan(h, pipe_counters(p) + kPipeBlocksTaken, pipe_counters(p) + kPipeHeapShort);
         }
         stage_barrier();
         seg_take_fresh(h, arr<uint64_t>(p.blocks), global_thread(), global_threads());
@@ -279,7 +283,7 @@ __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, c
     stage_barrier();
     small_writes_stamp(stamps, 7);
     // WRITE_VALUES (phase V), WRITE_KEYS (phase K), PUBLISH (phase M), then GPU memory only
-    pipe_write_values(t, p);
+    pipe_write_values(t, p, h);
     stage_barrier();
     bin_scatter(p, kPipeSlotWrites, arr<uint32_t>(p.slot_writes), nullptr);
     stage_barrier();

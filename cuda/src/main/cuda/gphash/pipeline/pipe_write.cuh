@@ -24,44 +24,95 @@
 namespace gphash {
 
 // Blocks for every value write, the lowest free ones (heap_free_counts and a scan came first): format
-// 2's heap; format 3's takes in three steps (heap_segments.cuh).
+// 2's heap; format 3's takes in its steps (heap_segments.cuh, pipe_value_classes).
 __device__ void pipe_take(const PipeParams& p, const HeapParams& h) {
     heap_take(h, pipe_count(p, kPipeValueWrites), arr<uint64_t>(p.blocks), pipe_counters(p) + kPipeBlocksTaken,
               pipe_counters(p) + kPipeHeapShort);
 }
+
+// The length of operation op's input value (the batch's lengths column, or the value size).
+__device__ __forceinline__ uint32_t input_length(const TableParams& t, const PipeBatch& b, uint32_t op) {
+    return b.lengths != 0 ? arr<const uint32_t>(b.lengths)[op] : static_cast<uint32_t>(t.value_size);
+}
+
+// Format 3's want step where the batch's values have lengths of their own: each value write's class and
+// its rank among the writes of that class (heap_segments.cuh), a thread per write. Nothing where every
+// value has the value size.
+__device__ void pipe_value_classes(const TableParams& t, const PipeParams& p, const HeapParams& h) {
+    const PipeBatch& b = pipe_batch(p);
+    if (h.segmented == 0 || b.lengths == 0) {
+        return;
+    }
+    const uint64_t writes = pipe_count(p, kPipeValueWrites);
+    const int lane = lane_id();
+    for (uint64_t r0 = global_thread() - lane; r0 < writes; r0 += global_threads()) {
+        const uint64_t r = r0 + lane;
+        int c = -1;
+        if (r < writes) {
+            const uint32_t e = arr<const uint32_t>(p.vwrites)[r];
+            c = value_class_for(t, input_length(t, b, arr<const uint32_t>(p.g_src)[e]));
+        }
+        const uint32_t rank = seg_want(h, c);
+        if (r < writes) {
+            arr<uint32_t>(p.vclass)[r] = (static_cast<uint32_t>(c) << kSegRankBits) | rank;
+        }
+    }
+}
+
+// Where format 3 keeps a written group's class beside its block until the publish: g_block's top
+// byte (pool offsets are below 2^48).
+constexpr int kBlockClassShift = 56;
 
 // Phase V: writing group r gets block r and its value; then every writing or deleting group joins the
 // slot-write list, binned by slot address. The list's places are known without counting (the written
 // groups with a block, then the deletes), so no lane appends to one shared counter: with a sub-group of
 // 16 lanes per 128-byte value, that append was an atomic on one word for every two entries, 2^19 of
 // them in a row for 2^20 deletes (most of a delete's phase V, which writes no value).
-__device__ void pipe_write_values(const TableParams& t, const PipeParams& p) {
+__device__ void pipe_write_values(const TableParams& t, const PipeParams& p, const HeapParams& h) {
     const PipeBatch& b = pipe_batch(p);
     const uint64_t writes = pipe_count(p, kPipeValueWrites);
-    // Blocks taken: all the writes, unless the host let the heap run short (counted: a bug); a write
-    // without a block writes nothing.
-    const uint64_t taken = min(writes, pipe_count(p, kPipeBlocksTaken));
+    // Blocks taken: all the writes, unless the host let the heap run short (counted: a bug, the host
+    // refuses to go on). Format 2 writes those with a block; format 3's blocks are by class, so a
+    // short take writes none.
+    const uint64_t got = pipe_count(p, kPipeBlocksTaken);
+    const uint64_t taken = h.segmented != 0 ? (got >= writes ? writes : 0) : min(writes, got);
     const uint64_t vs = static_cast<uint64_t>(t.value_size);
-    const ValueLanes v = value_lanes(vs);
+    const bool classes = h.segmented != 0 && b.lengths != 0;
+    const ValueLanes v = value_lanes_for(vs, classes);
     uint8_t* pool = reinterpret_cast<uint8_t*>(t.pool);
     for (uint64_t r0 = global_warp() * v.per_warp; r0 < taken; r0 += global_warps() * v.per_warp) {
         const uint64_t r = r0 + v.sub;
         const uint8_t* from = nullptr;
         uint8_t* to = nullptr;
+        uint64_t length = 0;
+        uint64_t framed = 0;
         if (r < taken && v.index == 0) {
             const uint32_t e = arr<const uint32_t>(p.vwrites)[r];
-            const uint64_t block = arr<const uint64_t>(p.blocks)[r];
-            arr<uint64_t>(p.g_block)[e] = block;
-            from = arr<const uint8_t>(b.values) + static_cast<uint64_t>(arr<const uint32_t>(p.g_src)[e]) * vs;
+            const uint32_t src = arr<const uint32_t>(p.g_src)[e];
+            uint64_t block;
+            if (h.segmented != 0) {
+                const uint32_t cr = classes ? arr<const uint32_t>(p.vclass)[r] : 0;
+                const int c = classes ? static_cast<int>(cr >> kSegRankBits) : static_cast<int>(h.take_class);
+                block = arr<const uint64_t>(p.blocks)[seg_block_index(h, c, classes ? cr & kSegRankMask : r)];
+                arr<uint64_t>(p.g_block)[e] = block | (static_cast<uint64_t>(c) << kBlockClassShift);
+                framed = value_class_is_bare(c) ? 0 : 1;
+            } else {
+                block = arr<const uint64_t>(p.blocks)[r];
+                arr<uint64_t>(p.g_block)[e] = block;
+            }
+            length = input_length(t, b, src);
+            from = arr<const uint8_t>(b.values) + static_cast<uint64_t>(src) * vs;
             to = pool + block;
         }
         from = shfl_pointer(from, v.leader);
         to = shfl_pointer(to, v.leader);
+        length = __shfl_sync(kFullMask, length, v.leader);
+        framed = __shfl_sync(kFullMask, framed, v.leader);
         if (from != nullptr) {
-            if (values_framed(t)) {
-                sub_copy_after_word(v, to, pool_value_header(t), from, vs);
+            if (framed != 0) {
+                sub_copy_after_word(v, to, value_header_make(static_cast<uint32_t>(length), 0), from, length);
             } else {
-                sub_copy(v, to, from, vs);
+                sub_copy(v, to, from, length);
             }
             persist_fence();
         }
@@ -136,12 +187,21 @@ __device__ void pipe_write_keys(const TableParams& t, const TableParams& mt, con
     }
 }
 
+// The word that publishes a written group's value: its block, and in format 3 the class beside it (pipe_write_values).
+__device__ __forceinline__ uint64_t publish_written(const TableParams& t, uint32_t fp, uint64_t g_block) {
+    if (t.format != kFormat3) {
+        return meta_publish(t, fp, g_block);
+    }
+    return meta_publish_class(t, fp, static_cast<int>(g_block >> kBlockClassShift),
+                              g_block & ((1ull << kBlockClassShift) - 1));
+}
+
 // The meta word a writing group leaves in its slot.
 __device__ __forceinline__ uint64_t net_meta(const TableParams& t, const PipeParams& p, uint32_t e, uint32_t action) {
     switch (action) {
         case kActUpdate:
-            return meta_publish(t, meta_fingerprint(arr<const uint64_t>(p.g_meta)[e]), arr<const uint64_t>(p.g_block)[e]);
-        case kActInsert: return meta_publish(t, arr<const uint32_t>(p.g_fp)[e], arr<const uint64_t>(p.g_block)[e]);
+            return publish_written(t, meta_fingerprint(arr<const uint64_t>(p.g_meta)[e]), arr<const uint64_t>(p.g_block)[e]);
+        case kActInsert: return publish_written(t, arr<const uint32_t>(p.g_fp)[e], arr<const uint64_t>(p.g_block)[e]);
         default: return kEmpty;
     }
 }

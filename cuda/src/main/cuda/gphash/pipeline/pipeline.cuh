@@ -46,54 +46,67 @@ struct ScanArgs {
 };
 
 // Counts of a device-resident batch's kinds, so the host can size the heap and skip stages:
-// value writes, reads, deletes. The host waits for them before every device batch, so the count goes
-// the shortest way: each thread counts its share, a block sums in shared memory and adds once to
-// `sums` (GPU memory: value writes, reads, deletes, blocks done; zero before), and the last block to
-// finish writes the totals into `host` (registered host memory, the first three words) and then
-// `seq` into its fourth word, which the host spins on, and zeroes `sums` for the next count. Every
-// warp's atomics on three words, then a copy back and a stream synchronisation, made this several
-// times slower.
-__device__ void pipe_count_kinds(const PipeBatch& b, unsigned long long* sums, unsigned long long* host,
-                                 unsigned long long seq) {
-    __shared__ unsigned int block[3];
+// value writes, reads, deletes; where values have lengths of their own (format 3, PipeBatch::lengths),
+// also the writes whose length is over the value size (refused before anything runs) and the bytes
+// their blocks take (what the heap must have room for). The host waits for them before every device
+// batch, so the count goes the shortest way: each thread counts its share, a block sums in shared
+// memory and adds once to `sums` (GPU memory: the kCountWords counts, then blocks done; zero before),
+// and the last block to finish writes the totals into `host` (registered host memory, the first
+// kCountWords words) and then `seq` into the next word, which the host spins on, and zeroes `sums` for
+// the next count. Every warp's atomics on three words, then a copy back and a stream
+// synchronisation, made this several times slower.
+constexpr int kCountWords = 5;
+
+__device__ void pipe_count_kinds(const TableParams& t, const PipeBatch& b, unsigned long long* sums,
+                                 unsigned long long* host, unsigned long long seq) {
+    __shared__ unsigned int block[kCountWords];
     __shared__ bool last;
-    if (threadIdx.x < 3) {
+    if (threadIdx.x < kCountWords) {
         block[threadIdx.x] = 0;
     }
     __syncthreads();
-    uint32_t w = 0;
-    uint32_t r = 0;
-    uint32_t d = 0;
+    uint32_t counts[kCountWords] = {0, 0, 0, 0, 0};
+    const uint32_t vs = static_cast<uint32_t>(t.value_size);
     for (uint64_t i = global_thread(); i < b.n; i += global_threads()) {
-        const int kind = arr<const uint8_t>(b.kinds)[op_at(b, i)];
-        w += writes_value(kind) ? 1u : 0u;
-        r += reads_value(kind) ? 1u : 0u;
-        d += kind == kDelete ? 1u : 0u;
+        const uint32_t op = op_at(b, i);
+        const int kind = arr<const uint8_t>(b.kinds)[op];
+        const bool writes = writes_value(kind);
+        counts[0] += writes ? 1u : 0u;
+        counts[1] += reads_value(kind) ? 1u : 0u;
+        counts[2] += kind == kDelete ? 1u : 0u;
+        if (writes && b.lengths != 0) {
+            const uint32_t length = arr<const uint32_t>(b.lengths)[op];
+            if (length > vs) {
+                counts[3] += 1;
+            } else {
+                counts[4] += value_block_bytes(value_class_for(t, length));
+            }
+        }
     }
-    w = __reduce_add_sync(kFullMask, w);
-    r = __reduce_add_sync(kFullMask, r);
-    d = __reduce_add_sync(kFullMask, d);
+    for (int j = 0; j < kCountWords; j++) {
+        counts[j] = __reduce_add_sync(kFullMask, counts[j]);
+    }
     if (lane_id() == 0) {
-        if (w != 0) atomicAdd(&block[0], w);
-        if (r != 0) atomicAdd(&block[1], r);
-        if (d != 0) atomicAdd(&block[2], d);
+        for (int j = 0; j < kCountWords; j++) {
+            if (counts[j] != 0) atomicAdd(&block[j], counts[j]);
+        }
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        for (int j = 0; j < 3; j++) {
+        for (int j = 0; j < kCountWords; j++) {
             if (block[j] != 0) atomicAdd(sums + j, static_cast<unsigned long long>(block[j]));
         }
         __threadfence();
-        last = atomicAdd(sums + 3, 1ull) == gridDim.x - 1;
+        last = atomicAdd(sums + kCountWords, 1ull) == gridDim.x - 1;
         if (last) {
             __threadfence();
             volatile unsigned long long* out = host;
-            for (int j = 0; j < 3; j++) {
+            for (int j = 0; j < kCountWords; j++) {
                 out[j] = atomicExch(sums + j, 0ull);
             }
-            atomicExch(sums + 3, 0ull);
+            atomicExch(sums + kCountWords, 0ull);
             __threadfence_system();
-            out[3] = seq;
+            out[kCountWords] = seq;
             __threadfence_system();
         }
     }

@@ -29,6 +29,14 @@ __device__ __forceinline__ ValueLanes value_lanes(uint64_t value_size) {
     return ValueLanes{width, kWarpSize / width, lane / width, lane % width, (lane / width) * width};
 }
 
+// The lanes for values of many lengths up to `value_size` (format 3, a batch with lengths): sub-groups
+// of 16 lanes, a 128-byte step, so a warp moves two short values at once where lanes sized for the
+// value size (4 KiB: the whole warp, one value a step) would leave most lanes idle on a value of the
+// usual 130 bytes; a longer value takes more steps of its sub-group.
+__device__ __forceinline__ ValueLanes value_lanes_for(uint64_t value_size, bool lengths_vary) {
+    return value_lanes(lengths_vary && value_size > 128 && (value_size & 7) == 0 ? 128 : value_size);
+}
+
 // Copies one value with the lanes of a sub-group (each lane calls with the same pointers).
 __device__ __forceinline__ void sub_copy(const ValueLanes& v, uint8_t* to, const uint8_t* from, uint64_t bytes) {
     lanes_copy(to, from, bytes, v.index, v.width);
@@ -39,6 +47,28 @@ __device__ __forceinline__ void sub_copy(const ValueLanes& v, uint8_t* to, const
 __device__ __forceinline__ void sub_copy_after_word(const ValueLanes& v, uint8_t* to, uint64_t word, const uint8_t* from,
                                                     uint64_t bytes) {
     lanes_copy_after_word(to, word, from, bytes, v.index, v.width);
+}
+
+// Copies a value of `length` bytes (at most `width`) with the lanes of a sub-group, then zeros up to
+// `width`: a value shorter than the place it goes to (format 3's values of any length read into a
+// column of the value size) leaves no stale bytes behind it.
+__device__ __forceinline__ void sub_copy_padded(const ValueLanes& v, uint8_t* to, const uint8_t* from, uint64_t length,
+                                                uint64_t width) {
+    lanes_copy(to, from, length, v.index, v.width);
+    for (uint64_t i = length + v.index; i < width; i += v.width) {
+        to[i] = 0;
+    }
+}
+
+// A value read into its place: padded with zeros where the batch takes no lengths back (a column of the
+// value size), as long as it is where it does.
+__device__ __forceinline__ void sub_copy_read(const ValueLanes& v, uint8_t* to, const uint8_t* from, uint64_t length,
+                                              uint64_t width, bool lengths_back) {
+    if (lengths_back) {
+        lanes_copy(to, from, length, v.index, v.width);
+    } else {
+        sub_copy_padded(v, to, from, length, width);
+    }
 }
 
 // A pointer broadcast from lane `src` (all lanes call).

@@ -8,6 +8,7 @@ import org.gphash.bktcache.BktCacheStats;
 import org.gphash.cuda.cache.BucketCache;
 import org.gphash.cuda.runtime.CudaRuntime;
 import org.gphash.cuda.runtime.GpuFailure;
+import org.gphash.format.PoolHeader;
 
 /**
  * What only a {@link GpuEngine} offers, as the API's {@link GpuFeatures} view
@@ -41,6 +42,17 @@ public final class GpuEngineFeatures implements GpuFeatures {
 
     @Override
     public void executeOnDevice(long n, long kinds, long keys, long values, long codes, long out) {
+        executeOnDevice(n, kinds, keys, values, 0, codes, out, 0);
+    }
+
+    /**
+     * {@inheritDoc} Values of any length run on a format 3 pool, on the pipeline over the index mirror
+     * with BktCache off (its copies hold values of the value size); elsewhere they are refused before
+     * anything runs, as is a batch with a value longer than the value size.
+     */
+    @Override
+    public void executeOnDevice(long n, long kinds, long keys, long values, long lengths, long codes, long out,
+                                long outLengths) {
         synchronized (engine) {
             engine.ensureOpen();
             engine.cuda.bind();
@@ -51,14 +63,36 @@ public final class GpuEngineFeatures implements GpuFeatures {
                 throw new IllegalArgumentException("a device batch needs its kinds, keys and codes columns (addresses 0 given: kinds "
                         + kinds + ", keys " + keys + ", codes " + codes + ")");
             }
+            if (lengths != 0 || outLengths != 0) {
+                refuseValueLengthsWhereUnsupported();
+                valuesOfAnyLength = true;
+            }
             engine.pool.admitOpsInFlight(n);
             try {
-                engine.path.executeOnDevice(n, kinds, keys, values, codes, out);
+                engine.path.executeOnDevice(n, kinds, keys, values, lengths, codes, out, outLengths);
             } catch (CudaException e) {
                 throw GpuFailure.of(engine.pool.file().path(), "a device batch of " + n + " operations", e);
             } finally {
                 engine.hostReaders.open();
             }
+        }
+    }
+
+    /** Whether a device batch with lengths ran: the pool may hold values shorter than the value size. Under the engine's lock. */
+    private boolean valuesOfAnyLength;
+
+    private void refuseValueLengthsWhereUnsupported() {
+        if (engine.pool.formatVersion() < PoolHeader.FORMAT_3) {
+            throw new IllegalStateException("values of any length need a format 3 pool; " + engine.pool.file().path()
+                    + " is format " + engine.pool.formatVersion());
+        }
+        if (!engine.usesIndexMirror()) {
+            throw new IllegalStateException("values of any length run on the pipeline over the index mirror, which this"
+                    + " engine does not use (IndexStats.indexPlacement says why)");
+        }
+        if (engine.cache.get().enabled()) {
+            throw new IllegalStateException("values of any length run with BktCache off (its copies hold values of the"
+                    + " value size): open the index with bucketCache(0)");
         }
     }
 
@@ -77,7 +111,13 @@ public final class GpuEngineFeatures implements GpuFeatures {
 
     /** Runs a {@link DeviceBatch} (see {@link #executeOnDevice(long, long, long, long, long, long)}). */
     public void executeOnDevice(DeviceBatch batch) {
-        executeOnDevice(batch.size(), batch.kinds(), batch.keys(), batch.values(), batch.codes(), batch.out());
+        synchronized (engine) {
+            engine.cuda.bind();
+            executeOnDevice(batch.size(), CudaRuntime.address(batch.kinds()), CudaRuntime.address(batch.keys()),
+                    CudaRuntime.address(batch.values()), CudaRuntime.address(batch.lengths()),
+                    CudaRuntime.address(batch.codes()), CudaRuntime.address(batch.out()),
+                    CudaRuntime.address(batch.outLengths()));
+        }
     }
 
     /**
@@ -128,6 +168,10 @@ public final class GpuEngineFeatures implements GpuFeatures {
     public void configureBucketCache(BktCacheConfig config) {
         synchronized (engine) {
             engine.ensureOpen();
+            if (config.enabled() && valuesOfAnyLength) {
+                throw new IllegalStateException("BktCache holds values of the value size, and device batches of this"
+                        + " engine wrote values of other lengths");
+            }
             engine.cuda.bind();
             BucketCache fresh = GpuFailure.during(engine.pool.file().path(), "allocating BktCache",
                     () -> new BucketCache(engine.cuda, engine.geometry, config, System::nanoTime));

@@ -53,7 +53,7 @@ class KernelParamsPackingTest {
         assertArrayEquals(upTo(11), words(KernelParams.partGather(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)));
         assertArrayEquals(upTo(7), words(KernelParams.partScatter(1, 2, 3, 4, 5, 6, 7)));
         assertArrayEquals(upTo(9), words(KernelParams.shardSplit(1, 2, 3, 4, 5, 6, 7, 8, 9)));
-        assertArrayEquals(upTo(9), KernelParams.pipeBatch(1, 2, 3, 4, 5, 6, 7, 8, 9).words());
+        assertArrayEquals(upTo(11), KernelParams.pipeBatch(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11).words());
         assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 12, 13, 14, 15, 16, 17},
                 words(KernelParams.batch(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, true, new long[] {12, 13, 14, 15, 16, 17})));
     }

@@ -37,8 +37,12 @@ public interface BatchPath extends AutoCloseable {
      */
     OneLaunchBatches oneLaunch();
 
-    /** Runs a batch whose columns are in GPU memory (device addresses; values and out may be 0 when unused). */
-    void executeOnDevice(long n, long kinds, long keys, long values, long codes, long out);
+    /**
+     * Runs a batch whose columns are in GPU memory (device addresses; values and out may be 0 when
+     * unused; lengths and outLengths are 0 where every value has the value size: a path that takes
+     * no other lengths is never given any, {@link org.gphash.cuda.GpuEngineFeatures} refuses them first).
+     */
+    void executeOnDevice(long n, long kinds, long keys, long values, long lengths, long codes, long out, long outLengths);
 
     /** Brings the host's view of the pool up to date (heap bitmap) before the host reads or changes it. */
     void syncHost();

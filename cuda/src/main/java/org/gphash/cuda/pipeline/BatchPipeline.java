@@ -83,11 +83,17 @@ public final class BatchPipeline implements AutoCloseable {
     private static final int ONE_BIN_SHIFT = 63;
 
     /** One batch in device memory: the PipeBatch struct's fields. */
-    record DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops, long clock, long outAt) {
+    record DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops, long clock, long outAt,
+                     long lengths, long outLengths) {
+
+        /** A batch whose values all have the value size, and whose reads want no lengths. */
+        DeviceOps(long n, long kinds, long keys, long values, long codes, long out, long ops, long clock, long outAt) {
+            this(n, kinds, keys, values, codes, out, ops, clock, outAt, 0, 0);
+        }
 
         /** The batch as its PipeBatch descriptor. */
         ParamStruct.Writer descriptor() {
-            return KernelParams.pipeBatch(n, kinds, keys, values, codes, out, ops, clock, outAt);
+            return KernelParams.pipeBatch(n, kinds, keys, values, codes, out, ops, clock, outAt, lengths, outLengths);
         }
     }
 
@@ -155,7 +161,7 @@ public final class BatchPipeline implements AutoCloseable {
         }
         hostDescriptor.ensure(SLOTS * KernelParams.PIPE_BATCH_FIELDS * 8L);
         hostCounters.ensure(SLOTS * KernelParams.PIPE_COUNTERS * 8L);
-        hostKinds.ensure(4 * 8L);
+        hostKinds.ensure((COUNT_WORDS + 1) * 8L);
     }
 
     /** Times every stage with GPU events from now on (or stops), clearing what was timed. */
@@ -193,33 +199,46 @@ public final class BatchPipeline implements AutoCloseable {
     }
 
     /**
-     * Counts a device-resident batch's kinds (value writes, reads, deletes) so the host can size the
-     * heap and skip stages. Waits for the count.
+     * Counts a device-resident batch's kinds (value writes, reads, deletes; {@link #COUNT_WORDS}) so the
+     * host can size the heap and skip stages. Waits for the count.
      */
-    long[] countKinds(CUstream stream, DeviceOps ops) {
+    long[] countKinds(CUstream stream, DeviceOps ops, byte[] table) {
         ensureCapacity(Math.max(1, ops.n()));
         if (!kindSumsZero) {
-            cuMemsetD8Async(b.kindCounts.pointer(), (byte) 0, 4 * 8L, stream);
+            cuMemsetD8Async(b.kindCounts.pointer(), (byte) 0, (COUNT_WORDS + 1) * 8L, stream);
         }
         long seq = ++countSequence;
         kindSumsZero = false;  // until the count's last block has zeroed them again
         // Eight operations a thread: fewer blocks, each adding its sums once (pipeline.cuh). The batch
         // goes by value, and the sums come back by the kernel's own writes into registered memory:
         // no copy either way, no stream synchronisation.
-        Launcher.launchBlocks(k.countKinds, grid((ops.n() + 7) / 8), stream,
+        Launcher.launchBlocks(k.countKinds, grid((ops.n() + 7) / 8), stream, table,
                 ops.descriptor().bytes(),
                 KernelParams.longs(b.kindCounts.address()), KernelParams.longs(hostKinds.segment().address()),
                 KernelParams.longs(seq));
         MemorySegment h = hostKinds.segment();
-        for (int round = 1; (long) LONG.getAcquire(h, 24L) != seq; round++) {
-            if ((round & 0xFFF) == 0 && streamIdle(stream) && (long) LONG.getAcquire(h, 24L) != seq) {
+        for (int round = 1; (long) LONG.getAcquire(h, COUNT_WORDS * 8L) != seq; round++) {
+            if ((round & 0xFFF) == 0 && streamIdle(stream) && (long) LONG.getAcquire(h, COUNT_WORDS * 8L) != seq) {
                 throw new IllegalStateException("the count of a device batch's kinds ended without its sums");
             }
             IdleStrategy.BUSY_SPIN.idle(round);
         }
         kindSumsZero = true;
-        return new long[] {h.get(ValueLayout.JAVA_LONG, 0), h.get(ValueLayout.JAVA_LONG, 8), h.get(ValueLayout.JAVA_LONG, 16), 0};
+        long[] counts = new long[COUNT_WORDS];
+        for (int i = 0; i < COUNT_WORDS; i++) {
+            counts[i] = h.get(ValueLayout.JAVA_LONG, i * 8L);
+        }
+        return counts;
     }
+
+    /**
+     * The counts {@link #countKinds} returns (pipeline.cuh's kCountWords): value writes, reads,
+     * deletes, then, where values have lengths of their own, writes whose length is over the value
+     * size and the bytes the others' blocks take.
+     */
+    static final int COUNT_WORDS = 5;
+    static final int COUNT_TOO_LONG = 3;
+    static final int COUNT_BLOCK_BYTES = 4;
 
     /** Whether everything queued on {@code stream} has run (a failure there is thrown). */
     private static boolean streamIdle(CUstream stream) {
@@ -553,11 +572,11 @@ public final class BatchPipeline implements AutoCloseable {
         profile.mark(stream);
         if (writes) {
             // TAKE
-            takeBlocks(stream, c, p, h, heap);
+            takeBlocks(stream, c, table, p, h, heap);
             profile.mark(stream);
             // WRITE_VALUES (phase V), binned slot list
             zeroBins(stream, bins);
-            Launcher.launchBlocks(k.writeValues, warpGrid(c), stream, table, p);
+            Launcher.launchBlocks(k.writeValues, warpGrid(c), stream, table, p, h);
             binStarts(stream, bins);
             Launcher.launchBlocks(k.binSlots, grid(c), stream, p);
             profile.mark(stream);
@@ -574,7 +593,15 @@ public final class BatchPipeline implements AutoCloseable {
             }
             profile.mark(stream);
             Launcher.launchBlocks(k.retire, grid(c), stream, table, p, h);
+            checkHeap(stream, h, heap, 4);
             profile.mark(stream);
+        }
+    }
+
+    /** Where batches are logged: format 3's heap checked after its take ({@code at} 0) and after the retire (4). */
+    private void checkHeap(CUstream stream, byte[] h, DeviceHeap heap, int at) {
+        if (logBatches && heap instanceof DeviceSegmentHeap s) {
+            Launcher.launchBlocks(k.heapCheck, grid(heap.segments()), stream, h, KernelParams.longs(s.checkCounts(at)));
         }
     }
 
@@ -611,15 +638,18 @@ public final class BatchPipeline implements AutoCloseable {
      * the three steps of pipeline/heap_segments.cuh, from the segment the last take ended in, at
      * every size (no scan: a held segment's room is counted beside it).
      */
-    private void takeBlocks(CUstream stream, long capacity, byte[] p, byte[] h, DeviceHeap heap) {
+    private void takeBlocks(CUstream stream, long capacity, byte[] table, byte[] p, byte[] h, DeviceHeap heap) {
         if (heap.segmented()) {
             // A warp per segment visited, as many warps as a sixteenth of the run (at least a block's
             // worth, at most one per segment): a warp takes up to a segment's blocks, and the held
             // step stops at the first segments that hold the want.
             long warps = Math.max(Launcher.BLOCK / 32, Math.min(heap.segments(), capacity / 16));
+            Launcher.launchBlocks(k.valueClasses, grid(capacity), stream, table, p, h);
+            Launcher.launchBlocks(k.takeWantPlan, 1, stream, p, h);
             Launcher.launchBlocks(k.takeHeld, grid(warps * 32), stream, p, h);
             Launcher.launchBlocks(k.takePlan, 1, stream, p, h);
             Launcher.launchBlocks(k.takeFresh, grid(capacity + KernelParams.SEGMENT_WORDS), stream, p, h);
+            checkHeap(stream, h, heap, 0);
             return;
         }
         if (capacity <= NEXT_FIT_MAX) {

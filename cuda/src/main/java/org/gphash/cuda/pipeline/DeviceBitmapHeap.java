@@ -82,6 +82,11 @@ final class DeviceBitmapHeap implements DeviceHeap {
     }
 
     @Override
+    public String describe() {
+        return "a bitmap of " + totalBlocks + " blocks of " + stride + " bytes, " + freeBlocks + " free by the counts";
+    }
+
+    @Override
     public boolean segmented() {
         return false;
     }

@@ -45,6 +45,9 @@ sealed interface DeviceHeap extends AutoCloseable permits DeviceBitmapHeap, Devi
     /** {@return blocks of the pool's value size the heap holds} */
     long totalBlocks();
 
+    /** {@return the heap's state as the GPU has it now, for an error's message (nothing in flight)} */
+    String describe();
+
     /** A batch took and freed blocks (its counters). */
     void account(long taken, long freed);
 

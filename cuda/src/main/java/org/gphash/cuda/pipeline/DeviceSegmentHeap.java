@@ -32,6 +32,8 @@ final class DeviceSegmentHeap implements DeviceHeap {
     private final DeviceBuffer freeStack = new DeviceBuffer();
     private final DeviceBuffer state = new DeviceBuffer();
     private final DeviceBuffer classTable = new DeviceBuffer();
+    /** heap_segments.cuh's seg_check counts after a take (0-3) and after a retire (4-7), when batches are logged. */
+    private final DeviceBuffer checks = new DeviceBuffer();
     private int segments;
     private int takeClass;
     private int perSegment;
@@ -81,6 +83,7 @@ final class DeviceSegmentHeap implements DeviceHeap {
         copyIn(freeStack, Pointer.to(stack), segments * 4L);
         copyIn(state, Pointer.to(st), st.length * 8L);
         copyIn(classTable, Pointer.to(table), table.length * 4L);
+        copyIn(checks, Pointer.to(new long[8]), 64);
         freeBlocks = freeOfTakeClass(st);
     }
 
@@ -102,6 +105,38 @@ final class DeviceSegmentHeap implements DeviceHeap {
         }
         pool.replaceHeapSegments(bits, inUse, classBytes);
         freeBlocks = freeOfTakeClass(st);
+    }
+
+    /** {@return the free segments now (read from the GPU; nothing may be in flight)} */
+    long freeSegments() {
+        long[] top = new long[1];
+        cuMemcpyDtoH(Pointer.to(top), state.pointer(), 8);
+        return top[0];
+    }
+
+    /**
+     * Counts the free blocks of the pool's class again from the GPU's state, after a batch of values of
+     * many lengths, whose counters count blocks of every class (nothing in flight).
+     */
+    void recount() {
+        long[] st = new long[KernelParams.SEG_STATE_WORDS];
+        cuMemcpyDtoH(Pointer.to(st), state.pointer(), st.length * 8L);
+        freeBlocks = freeOfTakeClass(st);
+    }
+
+    /** {@return blocks of the pool's class a segment holds} */
+    long blocksPerSegment() {
+        return perSegment;
+    }
+
+    /**
+     * {@return free segments enough for value writes whose blocks take {@code blockBytes} bytes in all}:
+     * a segment holds at least 56 KiB of any class's blocks (its blocks at most 8 KiB), and each class's
+     * last segment may be partly filled.
+     */
+    static long segmentsFor(long blockBytes) {
+        long least = SizeClassHeap.SEGMENT_BYTES - SizeClassHeap.SMALL_BLOCK_MAX;
+        return (blockBytes + least - 1) / least + ValueClasses.COUNT;
     }
 
     /** Blocks of the take's class in the segments it holds and in every free segment. */
@@ -139,6 +174,44 @@ final class DeviceSegmentHeap implements DeviceHeap {
     public byte[] params() {
         return KernelParams.segmentHeap(units.address(), (long) segments * SEGMENT_WORDS, segments, offsets.address(),
                 classes.address(), used.address(), freeStack.address(), state.address(), classTable.address(), takeClass);
+    }
+
+    /** {@return the device address of the check's counts at {@code at} (zeroed by each push)} */
+    long checkCounts(int at) {
+        return checks.address() + at * 8L;
+    }
+
+    /** The checks' counts since the last call (zeroed), or null where none ran; nothing in flight. */
+    long[] takeCheckCounts() {
+        if (checks.capacity() == 0) {
+            return null;
+        }
+        long[] c = new long[8];
+        cuMemcpyDtoH(Pointer.to(c), checks.pointer(), 64);
+        cuMemcpyHtoD(checks.pointer(), Pointer.to(new long[8]), 64);
+        return c;
+    }
+
+    /** {@return the free stack's top (read from the GPU)} */
+    long stackTop() {
+        return freeSegments();
+    }
+
+    @Override
+    public String describe() {
+        long[] st = new long[KernelParams.SEG_STATE_WORDS];
+        cuMemcpyDtoH(Pointer.to(st), state.pointer(), st.length * 8L);
+        StringBuilder b = new StringBuilder("segments ").append(segments).append(", free ").append(st[KernelParams.SEG_TOP])
+                .append(" (before the last take's plan ").append(st[3]).append(", popped ").append(st[4]).append(" for ")
+                .append(st[5]).append(" blocks); held free by class:");
+        for (int c = 0; c < ValueClasses.COUNT; c++) {
+            long held = st[KernelParams.SEG_HELD_FREE + c];
+            long taken = st[KernelParams.SEG_HELD_FREE + 5 * 128 + c];
+            if (held != 0 || taken != 0) {
+                b.append(' ').append(c).append('=').append(held).append(" (took ").append(taken).append(')');
+            }
+        }
+        return b.toString();
     }
 
     @Override
@@ -185,5 +258,6 @@ final class DeviceSegmentHeap implements DeviceHeap {
         freeStack.close();
         state.close();
         classTable.close();
+        checks.close();
     }
 }

@@ -100,8 +100,9 @@ public final class MirrorPath implements BatchPath {
     // ------------------------------------------------------------------ device-resident batches
 
     @Override
-    public void executeOnDevice(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt) {
-        devices.executeOnDevice(n, kindsAt, keysAt, valuesAt, codesAt, outAt);
+    public void executeOnDevice(long n, long kindsAt, long keysAt, long valuesAt, long lengthsAt, long codesAt, long outAt,
+                                long outLengthsAt) {
+        devices.executeOnDevice(n, kindsAt, keysAt, valuesAt, lengthsAt, codesAt, outAt, outLengthsAt);
     }
 
     // ------------------------------------------------------------------ the mirror, figures and diagnostics

@@ -93,13 +93,19 @@ final class MirrorRuns {
      */
     void runSlice(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt, long valueWrites,
                           boolean reads, boolean writes) {
+        runSlice(n, kindsAt, keysAt, valuesAt, 0, codesAt, outAt, 0, valueWrites, reads, writes);
+    }
+
+    /** As above, with each value's length ({@code lengthsAt}: 0 where every value has the value size) and each read's ({@code outLengthsAt}, or 0). */
+    void runSlice(long n, long kindsAt, long keysAt, long valuesAt, long lengthsAt, long codesAt, long outAt,
+                  long outLengthsAt, long valueWrites, boolean reads, boolean writes) {
         BucketCache cache = parts.cache();
         long opsAt = 0;
         long count = n;
         for (;;) {
             ensureFreeBlocks(valueWrites);
-            PipelineTicket ticket = enqueue(count, kindsAt, keysAt, valuesAt, codesAt, outAt, 0, opsAt, reads, writes,
-                    Router.grouping(writes, false, readKeysRepeat));
+            PipelineTicket ticket = enqueue(count, kindsAt, keysAt, valuesAt, lengthsAt, codesAt, outAt, outLengthsAt, 0,
+                    opsAt, reads, writes, Router.grouping(writes, false, readKeysRepeat));
             long[] c = pipeline.await(ticket);
             observe(ticket, c);
             account(c, cache);
@@ -119,6 +125,13 @@ final class MirrorRuns {
     PipelineTicket enqueue(long n, long kindsAt, long keysAt, long valuesAt, long codesAt, long outAt,
                                          long outPositionsAt, long opsAt, boolean reads, boolean writes,
                                          Router.Grouping grouping) {
+        return enqueue(n, kindsAt, keysAt, valuesAt, 0, codesAt, outAt, 0, outPositionsAt, opsAt, reads, writes, grouping);
+    }
+
+    /** As above, with the values' lengths and the reads' (device addresses, or 0: every value has the value size). */
+    PipelineTicket enqueue(long n, long kindsAt, long keysAt, long valuesAt, long lengthsAt, long codesAt, long outAt,
+                           long outLengthsAt, long outPositionsAt, long opsAt, boolean reads, boolean writes,
+                           Router.Grouping grouping) {
         BucketCache cache = parts.cache();
         cache.operationsRan(n, parts.tableParams());
         byte[] cacheParams = cache.params();
@@ -127,7 +140,8 @@ final class MirrorRuns {
             distinctWriteRuns++;
         }
         return pipeline.enqueue(stream,
-                new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock(), outPositionsAt),
+                new BatchPipeline.DeviceOps(n, kindsAt, keysAt, valuesAt, codesAt, outAt, opsAt, cache.lastClock(), outPositionsAt,
+                        lengthsAt, outLengthsAt),
                 parts.tableParams(), mirrorTableParams(), cacheParams,
                 cache.enabled(), heap, parts.pool().file().mappedSize(), reads, writes, ungrouped);
     }
@@ -172,9 +186,22 @@ final class MirrorRuns {
     }
 
     void account(long[] c, BucketCache cache) {
-        if (c[KernelParams.PIPE_HEAP_SHORT] != 0 || c[KernelParams.PIPE_FREE_ERRORS] != 0) {
+        if (heap instanceof DeviceSegmentHeap s) {
+            long[] k = s.takeCheckCounts();
+            if (k != null && (k[0] | k[1] | k[2] | k[4] | k[5] | k[6]) != 0) {
+                throw new IllegalStateException("format 3's heap on the GPU disagrees with itself: after the take " + k[0]
+                        + " segments' counts, " + k[1] + " with stray bits, " + k[2] + " free ones not clear, " + k[3]
+                        + " free; after the retire " + k[4] + ", " + k[5] + ", " + k[6] + ", " + k[7]
+                        + " free, the stack's top " + s.stackTop());
+            }
+        }
+        if (c[KernelParams.PIPE_HEAP_SHORT] != 0 || c[KernelParams.PIPE_FREE_ERRORS] != 0
+                || c[KernelParams.PIPE_HEAP_DISAGREE] != 0) {
             throw new IllegalStateException("the pipeline's value heap went wrong: " + c[KernelParams.PIPE_HEAP_SHORT]
-                    + " writes found no block, " + c[KernelParams.PIPE_FREE_ERRORS] + " unlinked blocks were not in use");
+                    + " writes found no block, " + c[KernelParams.PIPE_FREE_ERRORS] + " unlinked blocks were not in use, "
+                    + c[KernelParams.PIPE_HEAP_DISAGREE] + " blocks promised by a segment's count were not free in its bits; "
+                    + heap.describe() + "; the last batch of values of many lengths wanted " + lastSegmentsWanted
+                    + " free segments and found " + lastSegmentsFree);
         }
         parts.pool().addToSize(c[KernelParams.PIPE_ITEMS_ADDED] - c[KernelParams.PIPE_ITEMS_REMOVED]);
         heap.account(c[KernelParams.PIPE_BLOCKS_TAKEN], c[KernelParams.PIPE_BLOCKS_FREED]);
@@ -182,6 +209,28 @@ final class MirrorRuns {
             cache.addPipelineCounts(c[KernelParams.PIPE_CACHE_HITS], c[KernelParams.PIPE_CACHE_MISSES]);
         }
     }
+
+    /**
+     * Grows the heap, with nothing in flight, until a batch's values of many lengths all find a block
+     * (format 3): {@code segments} free segments, what the count of the batch's value bytes bounds
+     * ({@link DeviceSegmentHeap#segmentsFor}), room in the segments classes hold not counted.
+     */
+    void ensureFreeSegments(long segments) {
+        DeviceSegmentHeap h = (DeviceSegmentHeap) heap;
+        lastSegmentsWanted = segments;
+        lastSegmentsFree = h.freeSegments();
+        if (lastSegmentsFree >= segments) {
+            return;
+        }
+        parts.cache().awaitLoad();
+        heap.pull(parts.pool());
+        parts.pool().ensureFreeBlocks(Math.multiplyExact(segments, h.blocksPerSegment()));
+        heap.push(parts.pool());
+    }
+
+    /** The last {@link #ensureFreeSegments}'s want and the free segments it found, for an error's message. */
+    private long lastSegmentsWanted;
+    private long lastSegmentsFree;
 
     /** Grows the heap, with nothing in flight, until a batch's writes all find a block. */
     void ensureFreeBlocks(long blocks) {

@@ -44,6 +44,7 @@ public final class PipelineBuffers implements AutoCloseable {
     private final DeviceBuffer gBlock = new DeviceBuffer();
     private final DeviceBuffer gRead = new DeviceBuffer();
     private final DeviceBuffer gNeed = new DeviceBuffer();
+    private final DeviceBuffer gLen = new DeviceBuffer();
     final DeviceBuffer groups = new DeviceBuffer();
     final DeviceBuffer inserts = new DeviceBuffer();
     final DeviceBuffer vwrites = new DeviceBuffer();
@@ -57,12 +58,13 @@ public final class PipelineBuffers implements AutoCloseable {
     final DeviceBuffer binFill = new DeviceBuffer();
     private final DeviceBuffer gather = new DeviceBuffer();
     private final DeviceBuffer blocks = new DeviceBuffer();
+    private final DeviceBuffer vclass = new DeviceBuffer();
     final DeviceBuffer lines = new DeviceBuffer();
     private final DeviceBuffer lineGroups = new DeviceBuffer();
     private final List<DeviceBuffer> all = List.of(descriptor, counters, kindCounts, sortKeys, sortVals, altKeys, altVals,
             lastSet, lastSrc, vsrc, owner, gStart, gEnd, gMeta, gSlot, gBucket, gFp, gHash, gAction, gSrc, gBlock, gRead,
-            gNeed, groups, inserts, vwrites, deletes, unsortedOff, unsortedEnt, reads, slotWrites, bins, binStart, binFill,
-            gather, blocks, lines, lineGroups);
+            gNeed, gLen, groups, inserts, vwrites, deletes, unsortedOff, unsortedEnt, reads, slotWrites, bins, binStart,
+            binFill, gather, blocks, vclass, lines, lineGroups);
     private long capacity;
 
     PipelineBuffers(Geometry geometry) {
@@ -80,8 +82,8 @@ public final class PipelineBuffers implements AutoCloseable {
 
     /** GPU memory the buffers of a capacity class take (for the mode decision at open). */
     public static long bytesFor(long capacity, int valueSize) {
-        long perOp = 4 * 4 + 3 * 4 + 4 * 5 + 12 + 8 + 8 + valueSize;   // sort, scans, lists, unsorted, blocks, gather
-        long perEntry = 2 * (4 * 7 + 8 * 4 + 8 * KernelParams.MAX_HASHES   // group table entries: twice the capacity
+        long perOp = 4 * 4 + 3 * 4 + 4 * 5 + 12 + 8 + 8 + 4 + valueSize;   // sort, scans, lists, unsorted, blocks, classes, gather
+        long perEntry = 2 * (4 * 8 + 8 * 4 + 8 * KernelParams.MAX_HASHES   // group table entries: twice the capacity
                 + 8 + 4 * 4);                                                 // and the lines table's
         return capacity * (perOp + perEntry) + 3L * KernelParams.ADDRESS_BINS * 4 + (64L << 20);  // + scan/sort scratch
     }
@@ -112,15 +114,15 @@ public final class PipelineBuffers implements AutoCloseable {
         long t = 2 * c;
         descriptor.ensure(KernelParams.PIPE_BATCH_FIELDS * 8L);
         counters.ensure(KernelParams.PIPE_COUNTERS * 8L);
-        kindCounts.ensure(4 * 8L);
+        kindCounts.ensure((BatchPipeline.COUNT_WORDS + 1) * 8L);
         for (DeviceBuffer b : new DeviceBuffer[] {sortKeys, sortVals, altKeys, altVals, lastSet, lastSrc, vsrc, groups,
-                inserts, vwrites, deletes, unsortedEnt, reads, slotWrites}) {
+                inserts, vwrites, deletes, unsortedEnt, reads, slotWrites, vclass}) {
             b.ensure(c * 4);
         }
         unsortedOff.ensure(c * 8);
         blocks.ensure(c * 8);
         gather.ensure(c * valueSize);
-        for (DeviceBuffer b : new DeviceBuffer[] {owner, gStart, gEnd, gFp, gAction, gSrc, gRead, gNeed}) {
+        for (DeviceBuffer b : new DeviceBuffer[] {owner, gStart, gEnd, gFp, gAction, gSrc, gRead, gNeed, gLen}) {
             b.ensure(t * 4);
         }
         for (DeviceBuffer b : new DeviceBuffer[] {gMeta, gSlot, gBucket, gBlock}) {
@@ -166,12 +168,14 @@ public final class PipelineBuffers implements AutoCloseable {
                 .put("g_meta", gMeta.address()).put("g_slot", gSlot.address()).put("g_bucket", gBucket.address())
                 .put("g_fp", gFp.address()).put("g_hash", gHash.address()).put("g_action", gAction.address())
                 .put("g_src", gSrc.address()).put("g_block", gBlock.address()).put("g_read", gRead.address())
-                .put("g_need", gNeed.address()).put("groups", groups.address()).put("inserts", inserts.address())
+                .put("g_need", gNeed.address()).put("g_len", gLen.address()).put("groups", groups.address())
+                .put("inserts", inserts.address())
                 .put("vwrites", vwrites.address()).put("deletes", deletes.address())
                 .put("unsorted_off", unsortedOff.address()).put("unsorted_ent", unsortedEnt.address())
                 .put("reads", reads.address()).put("slot_writes", slotWrites.address()).put("bins", bins.address())
                 .put("bin_start", binStart.address()).put("bin_fill", binFill.address()).put("gather", gather.address())
-                .put("blocks", blocks.address()).put("counters", countersAt).put("address_shift", addressShift)
+                .put("blocks", blocks.address()).put("vclass", vclass.address()).put("counters", countersAt)
+                .put("address_shift", addressShift)
                 .put("lines", lines.address()).put("line_groups", lineGroups.address()).bytes();
     }
 

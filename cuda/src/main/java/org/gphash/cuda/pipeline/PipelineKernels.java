@@ -34,10 +34,14 @@ public final class PipelineKernels {
     final CUfunction heapFreeCounts;
     final CUfunction take;
     final CUfunction takeNextFit;
-    /** Format 3's take, its three steps (pipeline/heap_segments.cuh). */
+    /** Format 3's take, its steps (pipeline/heap_segments.cuh). */
+    final CUfunction valueClasses;
+    final CUfunction takeWantPlan;
     final CUfunction takeHeld;
     final CUfunction takePlan;
     final CUfunction takeFresh;
+    /** A check of format 3's heap after its steps, when batches are logged (GpuTuning.logBatches). */
+    final CUfunction heapCheck;
     final CUfunction writeValues;
     final CUfunction binSlots;
     final CUfunction writeKeys;
@@ -85,9 +89,12 @@ public final class PipelineKernels {
         heapFreeCounts = cuda.function("gphash_heap_free_counts");
         take = cuda.function("gphash_pipe_take");
         takeNextFit = cuda.function("gphash_pipe_take_next_fit");
+        valueClasses = cuda.function("gphash_pipe_value_classes");
+        takeWantPlan = cuda.function("gphash_heap_take_want_plan");
         takeHeld = cuda.function("gphash_heap_take_held");
         takePlan = cuda.function("gphash_heap_take_plan");
         takeFresh = cuda.function("gphash_heap_take_fresh");
+        heapCheck = cuda.function("gphash_heap_check");
         writeValues = cuda.function("gphash_pipe_write_values");
         binSlots = cuda.function("gphash_pipe_bin_slots");
         writeKeys = cuda.function("gphash_pipe_write_keys");

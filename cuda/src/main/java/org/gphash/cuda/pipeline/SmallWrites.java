@@ -91,7 +91,7 @@ final class SmallWrites implements AutoCloseable {
         long base = in.deviceAddress();
         long outBase = out.deviceAddress();
         long[] descriptor = KernelParams.pipeBatch(n, base + kindsAt, base + keysAt, base + valuesAt, outBase + codesAt,
-                reads ? outBase + readAt : 0, 0, clock, 0).words();
+                reads ? outBase + readAt : 0, 0, clock, 0, 0, 0).words();
         for (int i = 0; i < descriptor.length; i++) {
             h.set(ValueLayout.JAVA_LONG, i * 8L, descriptor[i]);
         }

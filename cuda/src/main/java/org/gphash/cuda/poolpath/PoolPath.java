@@ -192,7 +192,11 @@ public final class PoolPath implements BatchPath {
     }
 
     @Override
-    public void executeOnDevice(long n, long kinds, long keys, long values, long codes, long out) {
+    public void executeOnDevice(long n, long kinds, long keys, long values, long lengths, long codes, long out,
+                                long outLengths) {
+        if (lengths != 0 || outLengths != 0) {
+            throw new IllegalStateException("the pool path's kernels take values of the value size only");
+        }
         parts.cache().operationsRan(n, parts.tableParams());
         device.run(n, new long[] {kinds, keys, values, codes, out});
         finishBatch();

@@ -56,13 +56,14 @@ public final class KernelParams {
             "shards", "shard_of", "positions", "totals");
     /** PipeBatch (pipeline/pipe_params.cuh): a batch's columns as the pipeline's kernels read them. */
     public static final ParamStruct PIPE_BATCH = ParamStruct.of("PipeBatch", "n", "kinds", "keys", "values", "codes",
-            "out", "ops", "clock", "out_at");
+            "out", "ops", "clock", "out_at", "lengths", "out_lengths");
     /** PipeParams (pipeline/pipe_params.cuh): the pipeline's device buffers. */
     public static final ParamStruct PIPE = ParamStruct.of("PipeParams", "batch", "capacity", "table_capacity",
             "sort_keys", "sort_vals", "sorted_entry", "sorted_op", "last_set", "last_src", "vsrc", "owner", "g_start",
             "g_end", "g_meta", "g_slot", "g_bucket", "g_fp", "g_hash", "g_action", "g_src", "g_block", "g_read",
-            "g_need", "groups", "inserts", "vwrites", "deletes", "unsorted_off", "unsorted_ent", "reads", "slot_writes",
-            "bins", "bin_start", "bin_fill", "gather", "blocks", "counters", "address_shift", "lines", "line_groups");
+            "g_need", "g_len", "groups", "inserts", "vwrites", "deletes", "unsorted_off", "unsorted_ent", "reads",
+            "slot_writes", "bins", "bin_start", "bin_fill", "gather", "blocks", "vclass", "counters", "address_shift",
+            "lines", "line_groups");
 
     public static final int TABLE_BYTES = TABLE.words() * 8;
     public static final int BATCH_FIELDS = BATCH.words();
@@ -128,6 +129,7 @@ public final class KernelParams {
     public static final int PIPE_SORT_N = 16;
     public static final int PIPE_UNGROUPED = 17;
     public static final int PIPE_REPEATS = 18;
+    public static final int PIPE_HEAP_DISAGREE = 19;
     public static final int PIPE_COUNTERS = 20;
     /** kAddressBins (pipeline/pipe_params.cuh). */
     public static final int ADDRESS_BINS = 1 << 16;
@@ -258,9 +260,10 @@ public final class KernelParams {
 
     /** PipeBatch: a batch's columns (device addresses) for the pipeline's kernels. */
     public static ParamStruct.Writer pipeBatch(long n, long kinds, long keys, long values, long codes, long out, long ops,
-                                               long clock, long outAt) {
+                                               long clock, long outAt, long lengths, long outLengths) {
         return PIPE_BATCH.writer().put("n", n).put("kinds", kinds).put("keys", keys).put("values", values)
-                .put("codes", codes).put("out", out).put("ops", ops).put("clock", clock).put("out_at", outAt);
+                .put("codes", codes).put("out", out).put("ops", ops).put("clock", clock).put("out_at", outAt)
+                .put("lengths", lengths).put("out_lengths", outLengths);
     }
 
     /** HeapParams (pipeline/heap_params.cuh) of format 2's one bitmap (pipeline/heap_bitmap.cuh). */
@@ -288,7 +291,7 @@ public final class KernelParams {
     /** Words of the units' bitmap a 64 KiB segment has (one bit per 16 bytes). */
     public static final int SEGMENT_WORDS = 64;
     public static final int SEG_HELD_FREE = 8;
-    public static final int SEG_STATE_WORDS = SEG_HELD_FREE + 128;
+    public static final int SEG_STATE_WORDS = SEG_HELD_FREE + 6 * 128 + 2 * 129;
 
     /** PartGather and PartScatter (pipeline/part_columns.cuh): their 8-byte fields. */
     public static final int PART_GATHER_FIELDS = PART_GATHER.words();
