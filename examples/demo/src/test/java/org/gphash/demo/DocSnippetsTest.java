@@ -49,7 +49,8 @@ class DocSnippetsTest {
     private static final String GIVEN = """
                 static byte[] value = new byte[128];
                 static long key = 7L;
-                static long n, kinds, keys, values, codes, out;
+                static long n, kinds, keys, values, codes, out, lengths, outLengths;
+                static GpuFeatures gpu;
                 static void use(Object... what) {
                 }
             """;
