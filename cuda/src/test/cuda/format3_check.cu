@@ -17,6 +17,11 @@
 //                           the word publishing BLOCK (hex), the block and the value's first byte decoded
 //                           from it, whether its class is the pool's, and the header the kernels write
 //                           (hex; 0 in format 2)
+//   "C VSIZE LENGTH"        the class a value of LENGTH bytes takes in a format 3 pool of value size VSIZE
+//                           (value_class_for: the pool's class, bare where VSIZE is a block size, for
+//                           LENGTH = VSIZE, else the least framed class)
+//   "U CLASS WORD"          the bits of a segment's unit word WORD (0 to 63) where blocks of CLASS start
+//                           (segment_starts.cuh's seg_start_mask, the blocks a segment holds), hex
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -27,6 +32,7 @@
 #include "gphash/core/slot_meta_v3.cuh"
 #include "gphash/core/value_block_header.cuh"
 #include "gphash/core/value_classes.cuh"
+#include "gphash/pipeline/segment_starts.cuh"
 
 int main() {
     std::string line;
@@ -90,6 +96,24 @@ int main() {
                         static_cast<unsigned long long>(gphash::meta_value_at(t, m)),
                         gphash::meta_in_pool_class(t, m) ? 1 : 0,
                         static_cast<unsigned long long>(gphash::values_framed(t) ? gphash::pool_value_header(t) : 0));
+        } else if (what == "C") {
+            unsigned long long vs = 0;
+            unsigned long long length = 0;
+            in >> vs >> length;
+            gphash::TableParams t{};
+            t.format = gphash::kFormat3;
+            t.value_size = static_cast<int64_t>(vs);
+            const int bare = gphash::value_bare_class_of(vs);
+            t.value_class = bare >= 0 ? bare : gphash::value_class_of(vs);
+            std::printf("%d\n", gphash::value_class_for(t, static_cast<uint32_t>(length)));
+        } else if (what == "U") {
+            int c = -1;
+            unsigned w = 0;
+            in >> c >> w;
+            const uint32_t bytes = gphash::value_block_bytes(c);
+            const uint32_t per = static_cast<uint32_t>(gphash::kSegmentBytes / bytes);
+            std::printf("%016llx\n", static_cast<unsigned long long>(
+                    gphash::seg_start_mask(w, bytes / static_cast<uint32_t>(gphash::kHeapUnitBytes), per)));
         } else {
             std::fprintf(stderr, "bad line: %s\n", line.c_str());
             return 2;

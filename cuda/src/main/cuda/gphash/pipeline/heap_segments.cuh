@@ -30,13 +30,10 @@
 #include "../core/value_classes.cuh"
 #include "../core/warp.cuh"
 #include "heap_params.cuh"
+#include "segment_starts.cuh"
 
 namespace gphash {
 
-constexpr uint64_t kSegmentBytes = 65536;
-constexpr uint64_t kHeapUnitBytes = 16;
-// Words of the units' bitmap a segment has: kSegmentBytes / kHeapUnitBytes / 64, two a lane.
-constexpr uint32_t kSegmentWords = 64;
 
 // HeapParams::seg_state, unsigned long long each: scalars, then arrays indexed by class.
 constexpr int kSegTop = 0;         // free segments on the stack
@@ -71,17 +68,6 @@ __device__ __forceinline__ uint32_t seg_block_bytes(const HeapParams& h, int c) 
 
 __device__ __forceinline__ uint32_t seg_blocks_per_segment(const HeapParams& h, int c) {
     return reinterpret_cast<const uint32_t*>(h.class_table)[kValueClassCount + c];
-}
-
-// The bits of unit word w (0 to 63) of a segment where its blocks 0 to blocks - 1 start, each
-// `units` 16-byte units long.
-__device__ __forceinline__ uint64_t seg_start_mask(uint32_t w, uint32_t units, uint32_t blocks) {
-    const uint32_t lo = w * 64;
-    uint64_t mask = 0;
-    for (uint32_t k = (lo + units - 1) / units, u = k * units; u < lo + 64 && k < blocks; u += units, ++k) {
-        mask |= 1ull << (u - lo);
-    }
-    return mask;
 }
 
 // This lane's value summed over the lanes below it.

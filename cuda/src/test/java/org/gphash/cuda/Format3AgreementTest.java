@@ -14,6 +14,7 @@ import org.gphash.format.SlotMetaV3;
 import org.gphash.format.ValueBlockHeader;
 import org.gphash.format.ValueClasses;
 import org.gphash.format.ValueFormat;
+import org.gphash.table.SizeClassHeap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,6 +54,14 @@ class Format3AgreementTest {
         SplittableRandom random = new SplittableRandom(20261129L);
         List<String> inputs = new ArrayList<>();
         for (int i = 0; i < 5000; i++) {
+            if (i % 5 == 0) {
+                // The GPU's classes of lengths and its segments' block starts (issue 53, step 3b).
+                int vs = random.nextBoolean() ? 1 + random.nextInt(8000) : ValueClasses.blockBytes(random.nextInt(80));
+                int small = smallClass(random);
+                inputs.add(random.nextBoolean() ? "C " + vs + " " + (random.nextBoolean() ? vs : random.nextInt(vs + 1))
+                        : "U " + small + " " + random.nextInt(64));
+                continue;
+            }
             switch (i % 7) {
                 case 6 -> inputs.add("R " + (random.nextBoolean() ? random.nextLong(5000)
                         : ValueClasses.blockBytes(random.nextInt(ValueClasses.COUNT))));
@@ -74,6 +83,16 @@ class Format3AgreementTest {
         List<String> out = CHECKER.run(inputs);
         for (int i = 0; i < inputs.size(); i++) {
             assertEquals(javaLine(inputs.get(i)), out.get(i), "input " + inputs.get(i));
+        }
+    }
+
+    /** A class whose blocks share segments (at most {@link SizeClassHeap#SMALL_BLOCK_MAX} bytes). */
+    private static int smallClass(SplittableRandom random) {
+        for (;;) {
+            int c = random.nextInt(ValueClasses.COUNT);
+            if (ValueClasses.blockBytes(c) <= SizeClassHeap.SMALL_BLOCK_MAX) {
+                return c;
+            }
         }
     }
 
@@ -115,6 +134,24 @@ class Format3AgreementTest {
                 long header = framed ? ValueBlockHeader.make(valueSize, 0) : 0;
                 return String.format(Locale.ROOT, "%016x %d %d %d %016x", m, block, values.valueAt(block, fullClass),
                         poolClass ? 1 : 0, header);
+            }
+            case "C": {
+                // What the CPU engine's format 3 pool gives the length (the GPU engine keeps no item checksums).
+                int valueSize = Integer.parseInt(f[1]);
+                return Integer.toString(ValueFormat.v3(valueSize, true).classOf(Integer.parseInt(f[2])));
+            }
+            case "U": {
+                // Block k of the class starts at 16-byte unit k * block / 16 of its segment (SegmentHeap's numbering).
+                int block = ValueClasses.blockBytes(Integer.parseInt(f[1]));
+                int word = Integer.parseInt(f[2]);
+                long mask = 0;
+                for (int k = 0; k < SizeClassHeap.SEGMENT_BYTES / block; k++) {
+                    int unit = k * block / 16;
+                    if (unit / 64 == word) {
+                        mask |= 1L << (unit % 64);
+                    }
+                }
+                return String.format(Locale.ROOT, "%016x", mask);
             }
             default:
                 throw new IllegalArgumentException(input);
