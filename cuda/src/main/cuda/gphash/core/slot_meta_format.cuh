@@ -3,9 +3,10 @@
 // bytes; format 3's (slot_meta_v3.cuh) names a block of a class: a framed class's first 8 bytes are the
 // value's header (value_block_header.cuh), the value after it; a bare class's block is the value alone
 // (a value size that is a block size, as 128 is). The branch is on a field every thread of a launch
-// reads alike, so it never diverges. The kernels write values of the pool's value size only, of class
-// TableParams::value_class (issue 53, step 3a; docs/lab/2026-11-29-format-3-plan.md). Host and device
-// alike: format3_check.cu holds it to the Java side's MetaFormat and ValueFormat.
+// reads alike, so it never diverges. TableParams::value_class is the class of a value of the pool's
+// value size; a value of another length takes the class value_class_for gives it (device batches with
+// lengths, issue 53 step 3b). Host and device alike: format3_check.cu holds it to the Java side's
+// MetaFormat and ValueFormat.
 #pragma once
 #include <cstdint>
 
@@ -26,11 +27,6 @@ __host__ __device__ __forceinline__ uint64_t meta_block(const TableParams& t, ui
 // Whether a block holds a header before its value (format 3's pool class is framed).
 __host__ __device__ __forceinline__ bool values_framed(const TableParams& t) {
     return t.format == kFormat3 && !value_class_is_bare(static_cast<int>(t.value_class));
-}
-
-// The pool offset of the value's first byte in a block of the pool's class.
-__host__ __device__ __forceinline__ uint64_t block_value_at(const TableParams& t, uint64_t block) {
-    return values_framed(t) ? block + kValueHeaderBytes : block;
 }
 
 // The pool offset of the value's first byte, from the item's word: after the header where the word's

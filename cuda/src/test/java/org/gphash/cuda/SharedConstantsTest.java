@@ -275,6 +275,10 @@ class SharedConstantsTest {
         assertEquals(SizeClassHeap.SEGMENT_BYTES / 16 / 64, KernelParams.SEGMENT_WORDS);
         assertEquals(KernelParams.SEG_TOP, c("kSegTop"));
         assertEquals(KernelParams.SEG_HELD_FREE, c("kSegHeldFree"));
+        assertEquals(KernelParams.SEG_TOP_BEFORE, c("kSegTopBefore"));
+        assertEquals(KernelParams.SEG_POPPED, c("kSegPopped"));
+        assertEquals(KernelParams.SEG_FRESH, c("kSegFresh"));
+        assertEquals(KernelParams.SEG_HELD_TAKEN, c("kSegHeldTaken"));
         assertEquals(KernelParams.SEG_STATE_WORDS, c("kSegStateWords"));
     }
 

@@ -91,12 +91,10 @@ final class DeviceSegmentHeap implements DeviceHeap {
     public void pull(PoolTable pool) {
         long[] bits = new long[segments * SEGMENT_WORDS];
         int[] cls = new int[segments];
-        long[] st = new long[KernelParams.SEG_STATE_WORDS];
         if (segments > 0) {
             cuMemcpyDtoH(Pointer.to(bits), units.pointer(), bits.length * 8L);
             cuMemcpyDtoH(Pointer.to(cls), classes.pointer(), segments * 4L);
         }
-        cuMemcpyDtoH(Pointer.to(st), state.pointer(), st.length * 8L);
         byte[] classBytes = new byte[segments];
         long inUse = 0;
         for (int s = 0; s < segments; s++) {
@@ -104,7 +102,7 @@ final class DeviceSegmentHeap implements DeviceHeap {
             inUse += usedIn(bits, s);
         }
         pool.replaceHeapSegments(bits, inUse, classBytes);
-        freeBlocks = freeOfTakeClass(st);
+        recount();
     }
 
     /** {@return the free segments now (read from the GPU; nothing may be in flight)} */
@@ -119,9 +117,14 @@ final class DeviceSegmentHeap implements DeviceHeap {
      * many lengths, whose counters count blocks of every class (nothing in flight).
      */
     void recount() {
+        freeBlocks = freeOfTakeClass(readState());
+    }
+
+    /** The state words as the GPU has them (nothing in flight). */
+    private long[] readState() {
         long[] st = new long[KernelParams.SEG_STATE_WORDS];
         cuMemcpyDtoH(Pointer.to(st), state.pointer(), st.length * 8L);
-        freeBlocks = freeOfTakeClass(st);
+        return st;
     }
 
     /** {@return blocks of the pool's class a segment holds} */
@@ -181,32 +184,24 @@ final class DeviceSegmentHeap implements DeviceHeap {
         return checks.address() + at * 8L;
     }
 
-    /** The checks' counts since the last call (zeroed), or null where none ran; nothing in flight. */
+    /** The checks' counts since the last call (zeroed); nothing in flight. Only where batches are logged (they run). */
     long[] takeCheckCounts() {
-        if (checks.capacity() == 0) {
-            return null;
-        }
         long[] c = new long[8];
         cuMemcpyDtoH(Pointer.to(c), checks.pointer(), 64);
         cuMemcpyHtoD(checks.pointer(), Pointer.to(new long[8]), 64);
         return c;
     }
 
-    /** {@return the free stack's top (read from the GPU)} */
-    long stackTop() {
-        return freeSegments();
-    }
-
     @Override
     public String describe() {
-        long[] st = new long[KernelParams.SEG_STATE_WORDS];
-        cuMemcpyDtoH(Pointer.to(st), state.pointer(), st.length * 8L);
+        long[] st = readState();
         StringBuilder b = new StringBuilder("segments ").append(segments).append(", free ").append(st[KernelParams.SEG_TOP])
-                .append(" (before the last take's plan ").append(st[3]).append(", popped ").append(st[4]).append(" for ")
-                .append(st[5]).append(" blocks); held free by class:");
+                .append(" (before the last take's plan ").append(st[KernelParams.SEG_TOP_BEFORE]).append(", popped ")
+                .append(st[KernelParams.SEG_POPPED]).append(" for ").append(st[KernelParams.SEG_FRESH])
+                .append(" blocks); held free by class:");
         for (int c = 0; c < ValueClasses.COUNT; c++) {
             long held = st[KernelParams.SEG_HELD_FREE + c];
-            long taken = st[KernelParams.SEG_HELD_FREE + 5 * 128 + c];
+            long taken = st[KernelParams.SEG_HELD_TAKEN + c];
             if (held != 0 || taken != 0) {
                 b.append(' ').append(c).append('=').append(held).append(" (took ").append(taken).append(')');
             }

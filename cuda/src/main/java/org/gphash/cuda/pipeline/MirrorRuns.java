@@ -186,13 +186,15 @@ final class MirrorRuns {
     }
 
     void account(long[] c, BucketCache cache) {
-        if (heap instanceof DeviceSegmentHeap s) {
+        if (router.tuning().logBatches() && heap instanceof DeviceSegmentHeap s) {
+            // The heap's self-check ran after the take and the retire (BatchPipeline.checkHeap): two copies
+            // a batch, so only where batches are logged.
             long[] k = s.takeCheckCounts();
-            if (k != null && (k[0] | k[1] | k[2] | k[4] | k[5] | k[6]) != 0) {
+            if ((k[0] | k[1] | k[2] | k[4] | k[5] | k[6]) != 0) {
                 throw new IllegalStateException("format 3's heap on the GPU disagrees with itself: after the take " + k[0]
                         + " segments' counts, " + k[1] + " with stray bits, " + k[2] + " free ones not clear, " + k[3]
                         + " free; after the retire " + k[4] + ", " + k[5] + ", " + k[6] + ", " + k[7]
-                        + " free, the stack's top " + s.stackTop());
+                        + " free, the stack's top " + s.freeSegments());
             }
         }
         if (c[KernelParams.PIPE_HEAP_SHORT] != 0 || c[KernelParams.PIPE_FREE_ERRORS] != 0

@@ -286,11 +286,19 @@ public final class KernelParams {
                 .put("seg_state", state).put("class_table", classTable).put("take_class", takeClass).bytes();
     }
 
-    /** heap_segments.cuh's state words (HeapParams.seg_state): the free stack's top, then each class's free blocks from SEG_HELD_FREE. */
+    /**
+     * heap_segments.cuh's state words (HeapParams.seg_state): the free stack's top; the last take's plan
+     * (the top before it, segments popped, blocks taken from them); each class's free blocks from
+     * SEG_HELD_FREE and the blocks the last take found in held segments from SEG_HELD_TAKEN.
+     */
     public static final int SEG_TOP = 0;
+    public static final int SEG_TOP_BEFORE = 3;
+    public static final int SEG_POPPED = 4;
+    public static final int SEG_FRESH = 5;
     /** Words of the units' bitmap a 64 KiB segment has (one bit per 16 bytes). */
     public static final int SEGMENT_WORDS = 64;
     public static final int SEG_HELD_FREE = 8;
+    public static final int SEG_HELD_TAKEN = SEG_HELD_FREE + 5 * 128;
     public static final int SEG_STATE_WORDS = SEG_HELD_FREE + 6 * 128 + 2 * 129;
 
     /** PartGather and PartScatter (pipeline/part_columns.cuh): their 8-byte fields. */
