@@ -8,11 +8,8 @@ import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
-import static jcuda.driver.JCudaDriver.cuStreamQuery;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -21,7 +18,6 @@ import java.util.Map;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
-import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import org.gphash.Geometry;
 import org.gphash.GpuTuning;
@@ -32,7 +28,6 @@ import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.ParamStruct;
 import org.gphash.cuda.runtime.PinnedBuffer;
 import org.gphash.cuda.staging.PipelineTicket;
-import org.gphash.spi.IdleStrategy;
 
 /**
  * The v2 batch pipeline's host side (cuda/src/main/cuda/gphash/pipeline/): the queue of stage launches
@@ -105,11 +100,7 @@ public final class BatchPipeline implements AutoCloseable {
     private final StageProfile profile = new StageProfile();
     private final PinnedBuffer hostDescriptor = new PinnedBuffer();
     private final PinnedBuffer hostCounters = new PinnedBuffer();
-    /** The kinds count's sums and its sequence number, written by the kernel ({@link #countKinds}). */
-    private final PinnedBuffer hostKinds = new PinnedBuffer();
-    private long countSequence;
-    /** Whether the count's sums in GPU memory are zero (the count's last block zeroes them; a failed count may not). */
-    private boolean kindSumsZero;
+    private final DeviceKindCount kindCount;
     private final CUevent[] begin = new CUevent[SLOTS];
     private final CUevent[] end = new CUevent[SLOTS];
     private int nextSlot;
@@ -153,6 +144,7 @@ public final class BatchPipeline implements AutoCloseable {
         this.b = new PipelineBuffers(geometry);
         this.scan = new DeviceScan(kernels);
         this.sort = new RadixSort(kernels, scan);
+        this.kindCount = new DeviceKindCount(kernels.countKinds);
         for (int i = 0; i < SLOTS; i++) {
             begin[i] = new CUevent();
             end[i] = new CUevent();
@@ -161,7 +153,6 @@ public final class BatchPipeline implements AutoCloseable {
         }
         hostDescriptor.ensure(SLOTS * KernelParams.PIPE_BATCH_FIELDS * 8L);
         hostCounters.ensure(SLOTS * KernelParams.PIPE_COUNTERS * 8L);
-        hostKinds.ensure((COUNT_WORDS + 1) * 8L);
     }
 
     /** Times every stage with GPU events from now on (or stops), clearing what was timed. */
@@ -198,61 +189,12 @@ public final class BatchPipeline implements AutoCloseable {
         }
     }
 
-    /**
-     * Counts a device-resident batch's kinds (value writes, reads, deletes; {@link #COUNT_WORDS}) so the
-     * host can size the heap and skip stages. Waits for the count.
-     */
+    /** Counts a device-resident batch's kinds ({@link DeviceKindCount}); waits for the count. */
     long[] countKinds(CUstream stream, DeviceOps ops, byte[] table) {
         ensureCapacity(Math.max(1, ops.n()));
-        if (!kindSumsZero) {
-            cuMemsetD8Async(b.kindCounts.pointer(), (byte) 0, (COUNT_WORDS + 1) * 8L, stream);
-        }
-        long seq = ++countSequence;
-        kindSumsZero = false;  // until the count's last block has zeroed them again
-        // Eight operations a thread: fewer blocks, each adding its sums once (pipeline.cuh). The batch
-        // goes by value, and the sums come back by the kernel's own writes into registered memory:
-        // no copy either way, no stream synchronisation.
-        Launcher.launchBlocks(k.countKinds, grid((ops.n() + 7) / 8), stream, table,
-                ops.descriptor().bytes(),
-                KernelParams.longs(b.kindCounts.address()), KernelParams.longs(hostKinds.segment().address()),
-                KernelParams.longs(seq));
-        MemorySegment h = hostKinds.segment();
-        for (int round = 1; (long) LONG.getAcquire(h, COUNT_WORDS * 8L) != seq; round++) {
-            if ((round & 0xFFF) == 0 && streamIdle(stream) && (long) LONG.getAcquire(h, COUNT_WORDS * 8L) != seq) {
-                throw new IllegalStateException("the count of a device batch's kinds ended without its sums");
-            }
-            IdleStrategy.BUSY_SPIN.idle(round);
-        }
-        kindSumsZero = true;
-        long[] counts = new long[COUNT_WORDS];
-        for (int i = 0; i < COUNT_WORDS; i++) {
-            counts[i] = h.get(ValueLayout.JAVA_LONG, i * 8L);
-        }
-        return counts;
+        // Eight operations a thread: fewer blocks, each adding its sums once (pipeline.cuh).
+        return kindCount.count(stream, ops, table, grid((ops.n() + 7) / 8));
     }
-
-    /**
-     * The counts {@link #countKinds} returns (pipeline.cuh's kCountWords): value writes, reads,
-     * deletes, then, where values have lengths of their own, writes whose length is over the value
-     * size and the bytes the others' blocks take.
-     */
-    static final int COUNT_WORDS = 5;
-    static final int COUNT_TOO_LONG = 3;
-    static final int COUNT_BLOCK_BYTES = 4;
-
-    /** Whether everything queued on {@code stream} has run (a failure there is thrown). */
-    private static boolean streamIdle(CUstream stream) {
-        try {
-            return cuStreamQuery(stream) == CUresult.CUDA_SUCCESS;
-        } catch (jcuda.CudaException e) {
-            if (e.getMessage() != null && e.getMessage().contains(CUresult.stringFor(CUresult.CUDA_ERROR_NOT_READY))) {
-                return false;
-            }
-            throw e;
-        }
-    }
-
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
     /** The next slot (descriptor, counters, events); callers keep fewer than SLOTS batches in flight. */
     private int takeSlot() {
@@ -685,7 +627,7 @@ public final class BatchPipeline implements AutoCloseable {
         sort.close();
         hostDescriptor.close();
         hostCounters.close();
-        hostKinds.close();
+        kindCount.close();
         smallWriteStamps.close();
         smallWriteGraphs.close();
         for (int i = 0; i < SLOTS; i++) {

@@ -44,13 +44,13 @@ final class DeviceBatches {
             if (counts[1] > 0 && o == 0) {
                 throw new IllegalArgumentException("a device batch with reads needs its out buffer");
             }
-            if (counts[BatchPipeline.COUNT_TOO_LONG] > 0) {
-                throw new IllegalArgumentException(counts[BatchPipeline.COUNT_TOO_LONG] + " values of a device batch are longer"
+            if (counts[DeviceKindCount.COUNT_TOO_LONG] > 0) {
+                throw new IllegalArgumentException(counts[DeviceKindCount.COUNT_TOO_LONG] + " values of a device batch are longer"
                         + " than the value size (" + vs + " bytes), from operation " + first + " on; nothing of the batch from"
                         + " there ran");
             }
             if (len != 0 && counts[0] > 0) {
-                runs.ensureFreeSegments(DeviceSegmentHeap.segmentsFor(counts[BatchPipeline.COUNT_BLOCK_BYTES]));
+                runs.ensureFreeSegments(DeviceSegmentHeap.segmentsFor(counts[DeviceKindCount.COUNT_BLOCK_BYTES]));
             }
             if (len != 0 || outLen != 0) {
                 // Values of many lengths take the pipeline, whose stages carry them (not the small reads' one launch).

@@ -23,7 +23,6 @@ public final class PipelineBuffers implements AutoCloseable {
     private final int valueSize;
     final DeviceBuffer descriptor = new DeviceBuffer();
     final DeviceBuffer counters = new DeviceBuffer();
-    final DeviceBuffer kindCounts = new DeviceBuffer();
     final DeviceBuffer sortKeys = new DeviceBuffer();
     final DeviceBuffer sortVals = new DeviceBuffer();
     final DeviceBuffer altKeys = new DeviceBuffer();
@@ -61,7 +60,7 @@ public final class PipelineBuffers implements AutoCloseable {
     private final DeviceBuffer vclass = new DeviceBuffer();
     final DeviceBuffer lines = new DeviceBuffer();
     private final DeviceBuffer lineGroups = new DeviceBuffer();
-    private final List<DeviceBuffer> all = List.of(descriptor, counters, kindCounts, sortKeys, sortVals, altKeys, altVals,
+    private final List<DeviceBuffer> all = List.of(descriptor, counters, sortKeys, sortVals, altKeys, altVals,
             lastSet, lastSrc, vsrc, owner, gStart, gEnd, gMeta, gSlot, gBucket, gFp, gHash, gAction, gSrc, gBlock, gRead,
             gNeed, gLen, groups, inserts, vwrites, deletes, unsortedOff, unsortedEnt, reads, slotWrites, bins, binStart,
             binFill, gather, blocks, vclass, lines, lineGroups);
@@ -114,7 +113,6 @@ public final class PipelineBuffers implements AutoCloseable {
         long t = 2 * c;
         descriptor.ensure(KernelParams.PIPE_BATCH_FIELDS * 8L);
         counters.ensure(KernelParams.PIPE_COUNTERS * 8L);
-        kindCounts.ensure((BatchPipeline.COUNT_WORDS + 1) * 8L);
         for (DeviceBuffer b : new DeviceBuffer[] {sortKeys, sortVals, altKeys, altVals, lastSet, lastSrc, vsrc, groups,
                 inserts, vwrites, deletes, unsortedEnt, reads, slotWrites, vclass}) {
             b.ensure(c * 4);
