@@ -145,6 +145,46 @@ __device__ void seg_take_want_plan(const HeapParams& h, uint64_t wanted, bool cl
     }
 }
 
+// The whole warp takes the first `n` free blocks of segment s (class c) into list[0..n): lane l looks at
+// words 2l and 2l + 1 of its bits, its free block starts ranked across lanes.
+__device__ __forceinline__ void seg_take_from(const HeapParams& h, uint64_t* list, uint64_t s, int c, uint32_t n,
+                                              unsigned long long* short_count) {
+    const int lane = lane_id();
+    const uint32_t per = seg_blocks_per_segment(h, c);
+    const uint32_t units = seg_block_bytes(h, c) / kHeapUnitBytes;
+    auto* bits = reinterpret_cast<uint64_t*>(h.bitmap) + s * kSegmentWords + 2 * lane;
+    const uint64_t w0 = bits[0];
+    const uint64_t w1 = bits[1];
+    uint64_t f0 = seg_start_mask(2 * lane, units, per) & ~w0;
+    uint64_t f1 = seg_start_mask(2 * lane + 1, units, per) & ~w1;
+    const uint32_t mine = __popcll(f0) + __popcll(f1);
+    uint32_t r = warp_exclusive_sum(mine);
+    const uint32_t total = __shfl_sync(kFullMask, r + mine, kWarpSize - 1);
+    const uint64_t base = reinterpret_cast<const uint64_t*>(h.seg_offset)[s] + 2 * lane * 64 * kHeapUnitBytes;
+    uint64_t t0 = 0;
+    uint64_t t1 = 0;
+    for (; f0 != 0 && r < n; f0 &= f0 - 1, ++r) {
+        const int b = __ffsll(static_cast<long long>(f0)) - 1;
+        t0 |= 1ull << b;
+        list[r] = base + b * kHeapUnitBytes;
+    }
+    for (; f1 != 0 && r < n; f1 &= f1 - 1, ++r) {
+        const int b = __ffsll(static_cast<long long>(f1)) - 1;
+        t1 |= 1ull << b;
+        list[r] = base + (64 + b) * kHeapUnitBytes;
+    }
+    bits[0] = w0 | t0;
+    bits[1] = w1 | t1;
+    if (lane == 0) {
+        reinterpret_cast<uint32_t*>(h.seg_used)[s] += n;
+        seg_state(h)[kSegFoundRoom] = s + 1;  // where a take last found room: the next begins there
+        if (total < n) {
+            atomicAdd(short_count, static_cast<unsigned long long>(n - total));  // counts and bits disagree: a bug
+        }
+    }
+    __syncwarp();
+}
+
 // The held step, by warps `first`, first + step, ... (the grid's, or in a launch that also does other
 // work, its warps); every lane of a warp calls it. A warp takes blocks of its segment's class while that
 // class's held room is not all claimed; the step ends once no class's is.
@@ -159,75 +199,66 @@ __device__ void seg_take_held(const HeapParams& h, uint64_t* blocks, unsigned lo
     const uint64_t start = st[kSegCursor] % h.segments;
     const auto* cls = reinterpret_cast<const int32_t*>(h.seg_class);
     auto* used = reinterpret_cast<uint32_t*>(h.seg_used);
-    for (uint64_t i = first; i < h.segments; i += step) {
-        uint64_t s = start + i;
-        if (s >= h.segments) {
-            s -= h.segments;
+    // A lane looks at a segment each, 32 a warp step; the lanes whose segments hold room of one class
+    // claim it together, one atomic on the class's claim for all of them: a warp per segment each with
+    // its own atomic queued 32,768 of them on one word, most of a take's time (0.3-0.4 ms a batch of 2^20).
+    for (uint64_t i0 = first * kWarpSize; i0 < h.segments; i0 += step * kWarpSize) {
+        if (__shfl_sync(kFullMask, lane == 0 ? (vst[kSegOpen] == 0 ? 1 : 0) : 0, 0)) {
+            break;
         }
-        unsigned long long old = 0;
-        uint32_t n = 0;
+        const uint64_t i = i0 + lane;
+        uint64_t s = 0;
         int c = -1;
-        int stop = 0;
-        if (lane == 0) {
-            if (vst[kSegOpen] == 0) {
-                stop = 1;
-            } else {
-                c = cls[s];
-                const uint32_t per = c >= 0 ? seg_blocks_per_segment(h, c) : 0;
-                if (c >= 0 && used[s] < per && vst[kSegClaimed + c] < st[kSegLimit + c]) {
-                    const uint32_t room = per - used[s];
-                    const unsigned long long limit = st[kSegLimit + c];
-                    const unsigned long long want = st[kSegWanted + c];
-                    old = atomicAdd(st + kSegClaimed + c, static_cast<unsigned long long>(room));
-                    if (old < limit && old + room >= limit) {
-                        atomicAdd(st + kSegOpen, ~0ull);  // minus one: this warp claims the class's last room
-                    }
-                    n = old < want ? static_cast<uint32_t>(min(static_cast<unsigned long long>(room), want - old)) : 0;
+        uint32_t room = 0;
+        if (i < h.segments) {
+            s = start + i;
+            if (s >= h.segments) {
+                s -= h.segments;
+            }
+            c = cls[s];
+            if (c >= 0) {
+                const uint32_t per = seg_blocks_per_segment(h, c);
+                const uint32_t u = used[s];
+                if (u < per && vst[kSegClaimed + c] < st[kSegLimit + c]) {
+                    room = per - u;
                 }
             }
         }
-        if (__shfl_sync(kFullMask, stop, 0)) {
-            break;
-        }
-        n = __shfl_sync(kFullMask, n, 0);
-        if (n == 0) {
-            continue;
-        }
-        c = __shfl_sync(kFullMask, c, 0);
-        old = __shfl_sync(kFullMask, old, 0);
-        const uint32_t per = seg_blocks_per_segment(h, c);
-        const uint32_t units = seg_block_bytes(h, c) / kHeapUnitBytes;
-        uint64_t* list = blocks + st[kSegBase + c] + old;
-        // Lane l holds words 2l and 2l + 1 of the segment: its free block starts, ranked across lanes.
-        auto* bits = reinterpret_cast<uint64_t*>(h.bitmap) + s * kSegmentWords + 2 * lane;
-        const uint64_t w0 = bits[0];
-        const uint64_t w1 = bits[1];
-        uint64_t f0 = seg_start_mask(2 * lane, units, per) & ~w0;
-        uint64_t f1 = seg_start_mask(2 * lane + 1, units, per) & ~w1;
-        const uint32_t mine = __popcll(f0) + __popcll(f1);
-        uint32_t r = warp_exclusive_sum(mine);
-        const uint32_t total = __shfl_sync(kFullMask, r + mine, kWarpSize - 1);
-        const uint64_t base = reinterpret_cast<const uint64_t*>(h.seg_offset)[s] + 2 * lane * 64 * kHeapUnitBytes;
-        uint64_t t0 = 0;
-        uint64_t t1 = 0;
-        for (; f0 != 0 && r < n; f0 &= f0 - 1, ++r) {
-            const int b = __ffsll(static_cast<long long>(f0)) - 1;
-            t0 |= 1ull << b;
-            list[r] = base + b * kHeapUnitBytes;
-        }
-        for (; f1 != 0 && r < n; f1 &= f1 - 1, ++r) {
-            const int b = __ffsll(static_cast<long long>(f1)) - 1;
-            t1 |= 1ull << b;
-            list[r] = base + (64 + b) * kHeapUnitBytes;
-        }
-        bits[0] = w0 | t0;
-        bits[1] = w1 | t1;
-        if (lane == 0) {
-            used[s] += n;
-            st[kSegFoundRoom] = s + 1;  // where a take last found room: the next begins there
-            if (total < n) {
-                atomicAdd(short_count, static_cast<unsigned long long>(n - total));  // counts and bits disagree: a bug
+        const unsigned active = __ballot_sync(kFullMask, room != 0);
+        unsigned long long old = 0;
+        uint32_t n = 0;
+        if (room != 0) {
+            const unsigned peers = __match_any_sync(active, c);
+            const int leader = __ffs(peers) - 1;
+            uint32_t below = 0;
+            uint32_t total = 0;
+            for (int j = 0; j < kWarpSize; ++j) {
+                if ((peers >> j) & 1u) {
+                    const uint32_t x = __shfl_sync(peers, room, j);
+                    below += j < lane ? x : 0;
+                    total += x;
+                }
             }
+            unsigned long long first_claim = 0;
+            if (lane == leader) {
+                const unsigned long long limit = st[kSegLimit + c];
+                first_claim = atomicAdd(st + kSegClaimed + c, static_cast<unsigned long long>(total));
+                if (first_claim < limit && first_claim + total >= limit) {
+                    atomicAdd(st + kSegOpen, ~0ull);  // minus one: these lanes claim the class's last room
+                }
+            }
+            old = __shfl_sync(peers, first_claim, leader) + below;
+            const unsigned long long want = st[kSegWanted + c];
+            n = old < want ? static_cast<uint32_t>(min(static_cast<unsigned long long>(room), want - old)) : 0;
+        }
+        // Then the whole warp takes each such segment's blocks in turn.
+        for (unsigned todo = __ballot_sync(kFullMask, n != 0); todo != 0; todo &= todo - 1) {
+            const int j = __ffs(todo) - 1;
+            const uint64_t sj = __shfl_sync(kFullMask, s, j);
+            const int cj = __shfl_sync(kFullMask, c, j);
+            const unsigned long long oldj = __shfl_sync(kFullMask, old, j);
+            const uint32_t nj = __shfl_sync(kFullMask, n, j);
+            seg_take_from(h, blocks + st[kSegBase + cj] + oldj, sj, cj, nj, short_count);
         }
     }
 }

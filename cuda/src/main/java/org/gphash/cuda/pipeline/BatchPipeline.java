@@ -582,10 +582,10 @@ public final class BatchPipeline implements AutoCloseable {
      */
     private void takeBlocks(CUstream stream, long capacity, byte[] table, byte[] p, byte[] h, DeviceHeap heap) {
         if (heap.segmented()) {
-            // A warp per segment visited, as many warps as a sixteenth of the run (at least a block's
-            // worth, at most one per segment): a warp takes up to a segment's blocks, and the held
-            // step stops at the first segments that hold the want.
-            long warps = Math.max(Launcher.BLOCK / 32, Math.min(heap.segments(), capacity / 16));
+            // A warp looks at 32 segments a step (a lane each), as many warps as a sixteenth of the
+            // run (at least a block's worth, at most one per 32 segments), and the held step stops at
+            // the first segments that hold the want.
+            long warps = Math.max(Launcher.BLOCK / 32, Math.min((heap.segments() + 31) / 32, capacity / 16));
             Launcher.launchBlocks(k.valueClasses, grid(capacity), stream, table, p, h);
             Launcher.launchBlocks(k.takeWantPlan, 1, stream, p, h);
             Launcher.launchBlocks(k.takeHeld, grid(warps * 32), stream, p, h);
