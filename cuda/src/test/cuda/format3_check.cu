@@ -94,7 +94,7 @@ int main() {
             std::printf("%016llx %llu %llu %d %016llx\n", static_cast<unsigned long long>(m),
                         static_cast<unsigned long long>(gphash::meta_block(t, m)),
                         static_cast<unsigned long long>(gphash::meta_value_at(t, m)),
-                        gphash::meta_in_pool_class(t, m) ? 1 : 0,
+                        format == gphash::kFormat3 ? static_cast<int>(gphash::meta_v3_class(m)) : -1,
                         static_cast<unsigned long long>(gphash::values_framed(t) ? gphash::pool_value_header(t) : 0));
         } else if (what == "C") {
             unsigned long long vs = 0;

@@ -173,7 +173,8 @@ __device__ __forceinline__ void copy_bucket(const TableParams& t, const CachePar
         meta = __shfl_sync(kFullMask, meta, 0);
         warp_copy(copy + 8, pool + slot + 8, static_cast<uint64_t>(t.key_stride));
         if (meta_is_item(meta)) {
-            warp_copy(copy + cached_value_offset(t), pool + meta_value_at(t, meta), static_cast<uint64_t>(t.value_size));
+            warp_copy_padded(copy + cached_value_offset(t), pool + meta_value_at(t, meta),
+                             meta_value_length(t, pool, meta), static_cast<uint64_t>(t.value_size));
         }
         if (lane_id() == 0) {
             store_meta(copy, 0, meta);

@@ -100,8 +100,8 @@ __device__ void mirror_slot(const TableParams& t, const CacheParams* cache, uint
     for (;;) {
         warp_copy(copy + 8, pool + pool_slot + 8, static_cast<uint64_t>(t.key_stride));
         if (meta_is_item(meta)) {
-            warp_copy(copy + cached_value_offset(t), pool + meta_value_at(t, meta),
-                      static_cast<uint64_t>(t.value_size));
+            warp_copy_padded(copy + cached_value_offset(t), pool + meta_value_at(t, meta),
+                             meta_value_length(t, pool, meta), static_cast<uint64_t>(t.value_size));
         }
         __threadfence();
         // The key copied is the item's only if the slot did not move on meanwhile (a block is never

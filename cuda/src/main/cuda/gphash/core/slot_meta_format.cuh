@@ -78,11 +78,6 @@ __host__ __device__ __forceinline__ uint64_t meta_publish(const TableParams& t, 
     return t.format == kFormat3 ? meta_v3_make(fp, static_cast<uint32_t>(t.value_class), block) : meta_make(fp, block);
 }
 
-// Whether an item's word names a block of the class the kernels write (always in format 2).
-__host__ __device__ __forceinline__ bool meta_in_pool_class(const TableParams& t, uint64_t meta) {
-    return t.format != kFormat3 || meta_v3_class(meta) == static_cast<uint32_t>(t.value_class);
-}
-
 // Whether an insert publishes key and word in one store (format 3: no INSERT state in the pool's slot,
 // a word over a key not yet whole is torn and recovery clears it; format 2 claims with INSERT first).
 __host__ __device__ __forceinline__ bool publishes_key_with_word(const TableParams& t) { return t.format == kFormat3; }

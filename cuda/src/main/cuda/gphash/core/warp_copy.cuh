@@ -60,6 +60,17 @@ __device__ __forceinline__ void warp_copy(uint8_t* dst, const uint8_t* src, uint
     __syncwarp();
 }
 
+// The whole warp copies a value of `length` bytes (at most `width`) and zeros the rest of its place:
+// a format 3 value shorter than the value size read into a place of the value size (a cache entry, a
+// batch's column without lengths) leaves no stale bytes behind it, and reads nothing past its block.
+__device__ __forceinline__ void warp_copy_padded(uint8_t* dst, const uint8_t* src, uint64_t length, uint64_t width) {
+    lanes_copy(dst, src, length, lane_id(), kWarpSize);
+    for (uint64_t i = length + lane_id(); i < width; i += kWarpSize) {
+        dst[i] = 0;
+    }
+    __syncwarp();
+}
+
 // The whole warp stores `word` and then a value: a framed value's block.
 __device__ __forceinline__ void warp_copy_after_word(uint8_t* dst, uint64_t word, const uint8_t* src, uint64_t bytes) {
     lanes_copy_after_word(dst, word, src, bytes, lane_id(), kWarpSize);

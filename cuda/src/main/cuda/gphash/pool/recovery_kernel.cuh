@@ -100,6 +100,10 @@ __device__ void recover_level(const TableParams& t, const ScanParams& s) {
 // Marks the value block of every item of one level in the bitmap (with kScanValidOnly: of every
 // item that is its key's valid item); counts those items, offsets that are no block of the heap,
 // and blocks two items share (both are corruption: the host refuses the pool). Writes no pool byte.
+// With kScanByClass (format 3's heap of size classes) the bitmap is the close record's, a bit per
+// 16-byte unit where a block in use starts, and each segment's class is the one its items' words name
+// (two classes in one segment are corruption too): the host restores the heap from both as from a
+// clean close, checking every mark against its segment's class (SegmentHeap.restore).
 __device__ void mark_level(const TableParams& t, const ScanParams& s) {
     const uint8_t* pool = reinterpret_cast<const uint8_t*>(t.pool);
     const int depth = static_cast<int>(s.depth);
@@ -120,10 +124,8 @@ __device__ void mark_level(const TableParams& t, const ScanParams& s) {
     }
     bool bad = false;
     bool shared = false;
-    // Format 3: a word of another class names a value shorter than the value size, which the kernels do
-    // not run yet (issue 53, step 3b): counted, and the host refuses the pool before it writes.
-    const bool other_class = item && !meta_in_pool_class(t, meta);
-    if (item && !other_class) {
+    bool other_class = false;
+    if (item) {
         const uint64_t off = meta_block(t, meta);
         const auto* co = reinterpret_cast<const uint64_t*>(s.chunk_offset);
         const auto* cl = reinterpret_cast<const uint64_t*>(s.chunk_length);
@@ -142,6 +144,12 @@ __device__ void mark_level(const TableParams& t, const ScanParams& s) {
             const unsigned long long bit = 1ull << (block & 63);
             const unsigned long long old = atomicOr(reinterpret_cast<unsigned long long*>(s.bitmap) + (block >> 6), bit);
             shared = (old & bit) != 0;
+            if ((s.mode & kScanByClass) != 0) {
+                // A block that takes a run of segments names its class in the first one only.
+                const uint32_t c = meta_v3_class(meta);
+                const uint32_t was = atomicCAS(reinterpret_cast<uint32_t*>(s.segment_class) + lo, kNoSegmentClass, c);
+                other_class = was != kNoSegmentClass && was != c;
+            }
         }
     }
     scan_count(s, kItems, __ballot_sync(kFullMask, item));

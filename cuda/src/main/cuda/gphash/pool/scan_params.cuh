@@ -18,13 +18,19 @@ struct ScanParams {
     int64_t value_stride;
     uint64_t bitmap;          // uint64_t words, one bit per block, set = in use
     int64_t mode;             // ScanMode bits
+    uint64_t segment_class;   // kScanByClass: uint32_t[chunks], each segment's class (kNoSegmentClass: none yet)
 };
 
 // How recovery's kernels run: recovery judges the whole table before it writes anything.
 enum ScanMode : int {
     kScanJudgeOnly = 1,   // recover_level counts what it would clear and writes nothing
-    kScanValidOnly = 2    // mark_level marks only items that are their key's valid item
+    kScanValidOnly = 2,   // mark_level marks only items that are their key's valid item
+    kScanByClass = 4      // format 3: the chunks are the heap's segments, the blocks their 16-byte units,
+                          // and mark_level records each segment's class from its items' words
 };
+
+// A segment no item's block starts in (kScanByClass).
+constexpr uint32_t kNoSegmentClass = 0xFFFFFFFFu;
 
 enum ScanCounter : int {
     kInsertCleared = 0,
@@ -36,7 +42,7 @@ enum ScanCounter : int {
     kMoved = 6,
     kUnplaced = 7,
     kScanRetired = 8,
-    kOtherClasses = 9,    // format 3: items of a class other than TableParams::value_class
+    kOtherClasses = 9,    // kScanByClass: items whose class is not that of another block in their segment
     kScanCounterCount = 16
 };
 

@@ -51,22 +51,21 @@ __device__ void group_batch(const TableParams& t, const BatchParams& b) {
     atomicAdd(reinterpret_cast<unsigned int*>(b.group_count) + s, 1u);
 }
 
-// Copies the value the group's state holds (the pool block `pool_value`, or operation `src`'s input)
+// Copies the value the group's state holds (the block the pool's word `pool_meta` names, or operation `src`'s input)
 // to operation j's output; a pool value is read across PCIe once per group, then from the first copy.
-__device__ __forceinline__ void group_copy_out(OpContext& c, uint64_t j, uint64_t src, uint64_t pool_value,
+__device__ __forceinline__ void group_copy_out(OpContext& c, uint64_t j, uint64_t src, uint64_t pool_meta,
                                                uint64_t& pool_copy) {
     const uint64_t vs = static_cast<uint64_t>(c.t.value_size);
     uint8_t* out = reinterpret_cast<uint8_t*>(c.b.out);
-    const uint8_t* from;
     if (src != kNoOp) {
-        from = reinterpret_cast<const uint8_t*>(c.b.values) + src * vs;
+        warp_copy(out + j * vs, reinterpret_cast<const uint8_t*>(c.b.values) + src * vs, vs);
     } else if (pool_copy != kNoOp) {
-        from = out + pool_copy * vs;
+        warp_copy(out + j * vs, out + pool_copy * vs, vs);
     } else {
-        from = c.pool + pool_value;
+        // The pool's value may be shorter than the value size (format 3): zeros after it.
+        warp_copy_padded(out + j * vs, c.pool + meta_value_at(c.t, pool_meta), meta_value_length(c.t, c.pool, pool_meta), vs);
         pool_copy = j;
     }
-    warp_copy(out + j * vs, from, vs);
 }
 
 __device__ __forceinline__ void group_set_codes(const BatchParams& b, uint64_t top, uint8_t code) {
@@ -98,7 +97,7 @@ __device__ void op_group_combined(OpContext& c, uint64_t top) {
             const int kind = kinds[j];
             const uint8_t code = outcome_of(kind, present);
             if (returns_value(kind, present)) {
-                group_copy_out(c, j, src, meta_value_at(c.t, meta0), pool_copy);
+                group_copy_out(c, j, src, meta0, pool_copy);
             }
             if (sets_source(kind, present)) {
                 src = kind == kDelete ? kNoOp : j;

@@ -30,7 +30,7 @@ __device__ __forceinline__ uint8_t op_get(OpContext& c) {
     release_probe(c.cache, p);
     if (!copied) {
         // The block cannot be reused under us: blocks retired by this kernel are freed after it ends.
-        warp_copy(out, c.pool + meta_value_at(c.t, meta), vs);
+        warp_copy_padded(out, c.pool + meta_value_at(c.t, meta), meta_value_length(c.t, c.pool, meta), vs);
     }
     return kFound;
 }

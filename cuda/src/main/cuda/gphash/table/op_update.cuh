@@ -27,9 +27,9 @@ __device__ __forceinline__ uint8_t op_update(OpContext& c, bool copy_previous) {
         const int valid = __ffs(p.match) - 1;
         if (copy_previous) {
             // Exactly the value replaced: the CAS below fails if the slot moved on since this read.
-            const uint64_t value = meta_value_at(c.t, __shfl_sync(kFullMask, p.meta, valid));
-            warp_copy(reinterpret_cast<uint8_t*>(c.b.out) + c.op * c.t.value_size, c.pool + value,
-                      static_cast<uint64_t>(c.t.value_size));
+            const uint64_t meta = __shfl_sync(kFullMask, p.meta, valid);
+            warp_copy_padded(reinterpret_cast<uint8_t*>(c.b.out) + c.op * c.t.value_size, c.pool + meta_value_at(c.t, meta),
+                             meta_value_length(c.t, c.pool, meta), static_cast<uint64_t>(c.t.value_size));
         }
         const uint8_t r = swap_value(c, p, valid, copy_previous ? kReplaced : kUpdated);
         if (r != kRetry) {

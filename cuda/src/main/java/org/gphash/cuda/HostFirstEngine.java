@@ -252,9 +252,9 @@ public final class HostFirstEngine implements Engine {
     }
 
     /**
-     * False, as the {@link GpuEngine} this hands over to answers: its kernels write values of the pool's
-     * value size (format 3's shorter values wait for issue 53, step 3b), though the CPU engine's code
-     * serving meanwhile would take any length.
+     * False, as the {@link GpuEngine} this hands over to answers: its host calls and batches write values
+     * of the pool's value size and read shorter ones padded with zeros (only its device batches take
+     * lengths), though the CPU engine's code serving meanwhile would take any length.
      */
     @Override
     public boolean valueLengths() {
@@ -263,22 +263,30 @@ public final class HostFirstEngine implements Engine {
 
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
-        Engine e = enter();
-        try {
-            return e.get(key, valueOut);
-        } finally {
-            leave(e);
-        }
+        return read(key, valueOut) >= 0 ? Outcome.FOUND : Outcome.NOT_FOUND;
     }
 
+    /**
+     * The value of {@code key} and zeros after it to the value size (the GPU engine's reads give the same):
+     * the CPU engine serving before the hand-over leaves a shorter value's tail as it was.
+     */
     @Override
     public int read(MemorySegment key, MemorySegment valueOut) {
         Engine e = enter();
+        int length;
         try {
-            return e.read(key, valueOut);
+            length = e.read(key, valueOut);
         } finally {
             leave(e);
         }
+        int valueSize = pool.geometry().valueSize();
+        if (length < 0) {
+            return -1;
+        }
+        if (length < valueSize) {
+            valueOut.asSlice(length, valueSize - length).fill((byte) 0);
+        }
+        return valueSize;
     }
 
     @Override

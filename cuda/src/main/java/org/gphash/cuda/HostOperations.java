@@ -106,7 +106,16 @@ final class HostOperations {
     /** A get on the host, inside the gate the caller entered (epoch-protected: host writes may run beside it). */
     boolean read(MemorySegment key, MemorySegment out) {
         reads.increment();
-        return ops.get(key, 0, out, 0) == Outcome.FOUND.code();
+        if (ops.get(key, 0, out, 0) != Outcome.FOUND.code()) {
+            return false;
+        }
+        int length = ops.lastReadLength();
+        if (length < valueSize) {
+            // A format 3 value shorter than the value size: zeros after it, as the kernels' reads give
+            // (this engine's values all have the value size to its callers).
+            out.asSlice(length, valueSize - length).fill((byte) 0);
+        }
+        return true;
     }
 
     /**

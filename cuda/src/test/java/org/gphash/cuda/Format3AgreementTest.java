@@ -129,11 +129,11 @@ class Format3AgreementTest {
                 int fullClass = values.classOf(valueSize);
                 long m = meta.make(Integer.parseInt(f[3]), fullClass, Long.parseLong(f[4]));
                 long block = meta.valueOffset(m);
-                boolean poolClass = version != 3 || meta.valueClass(m) == fullClass;
+                int wordClass = version == 3 ? meta.valueClass(m) : -1;  // what recovery marks a block by
                 boolean framed = version == 3 && !ValueClasses.isBare(fullClass);
                 long header = framed ? ValueBlockHeader.make(valueSize, 0) : 0;
                 return String.format(Locale.ROOT, "%016x %d %d %d %016x", m, block, values.valueAt(block, fullClass),
-                        poolClass ? 1 : 0, header);
+                        wordClass, header);
             }
             case "C": {
                 // What the CPU engine's format 3 pool gives the length (the GPU engine keeps no item checksums).

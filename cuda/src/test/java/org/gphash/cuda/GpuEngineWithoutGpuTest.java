@@ -176,7 +176,7 @@ class GpuEngineWithoutGpuTest {
         assertEquals(KernelParams.BATCH_FIELDS * 8,
                 KernelParams.batch(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, true, new long[6]).length);
         assertEquals(KernelParams.SCAN_FIELDS * 8, structBytes(headers.resolve("pool/scan_params.cuh"), "ScanParams"));
-        assertEquals(KernelParams.SCAN_FIELDS * 8, KernelParams.scan(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0).length);
+        assertEquals(KernelParams.SCAN_FIELDS * 8, KernelParams.scan(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0).length);
         assertEquals(KernelParams.CACHE_FIELDS * 8, structBytes(headers.resolve("cache/cache_params.cuh"), "CacheParams"));
         assertEquals(KernelParams.CACHE_FIELDS * 8, KernelParams.cache(1, 2, 3, 4, 5, 6, 7, 8, 0, 9, 10, 11).length);
         assertEquals(KernelParams.CACHE_FIELDS * 8, KernelParams.noCache().length);

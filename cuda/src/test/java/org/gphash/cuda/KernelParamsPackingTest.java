@@ -41,7 +41,7 @@ class KernelParamsPackingTest {
         assertArrayEquals(upTo(12), words(KernelParams.cache(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)));
         assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 1, 10, 11},
                 words(KernelParams.load(1, 2, 3, 4, 5, 6, 7, 8, true, 10, 11)));
-        assertArrayEquals(upTo(11), words(KernelParams.scan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)));
+        assertArrayEquals(upTo(12), words(KernelParams.scan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)));
         long[] bitmapHeap = new long[18];  // format 2's fields, then format 3's, zero
         System.arraycopy(upTo(9), 0, bitmapHeap, 0, 9);
         assertArrayEquals(bitmapHeap, words(KernelParams.heap(1, 2, 3, 4, 5, 6, 7, 8, 9)));

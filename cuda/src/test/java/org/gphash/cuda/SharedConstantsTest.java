@@ -322,6 +322,7 @@ class SharedConstantsTest {
         assertEquals(KernelParams.UNPLACED, e("ScanCounter", "kUnplaced"));
         assertEquals(KernelParams.SCAN_JUDGE_ONLY, e("ScanMode", "kScanJudgeOnly"));
         assertEquals(KernelParams.SCAN_VALID_ONLY, e("ScanMode", "kScanValidOnly"));
+        assertEquals(KernelParams.SCAN_BY_CLASS, e("ScanMode", "kScanByClass"));
         assertEquals(KernelParams.SCAN_RETIRED, e("ScanCounter", "kScanRetired"));
         assertEquals(KernelParams.OTHER_CLASSES, e("ScanCounter", "kOtherClasses"));
         assertEquals(KernelParams.SCAN_COUNTERS, e("ScanCounter", "kScanCounterCount"));

@@ -123,6 +123,42 @@ class ValuesOfAnyLengthOnGpuTest {
                     assertArrayEquals(e.getValue(), reopened.get(e.getKey()), "key " + e.getKey());
                 }
             }
+            // The GPU opens it too, clean and then after a crash (its recovery kernels mark each block by
+            // the class its word names), and reads every value back at its length.
+            for (boolean crashed : new boolean[] {false, true}) {
+                GPHashIndex index = GPHashIndex.builder(gpuPool).backend(Backend.GPU).bucketCache(BktCacheConfig.DISABLED)
+                        .open();
+                try (DeviceBatch device = new DeviceBatch(8, VS, 8000)) {
+                    assertEquals(model.size(), index.size(), crashed ? "after a crash" : "after a clean close");
+                    byte[] kindColumn = new byte[8000];
+                    byte[] keyColumn = new byte[8000 * 8];
+                    Arrays.fill(kindColumn, (byte) OpKind.GET.ordinal());
+                    for (int k = 0; k < 8000; k++) {
+                        System.arraycopy(key(k, 8), 0, keyColumn, k * 8, 8);
+                    }
+                    device.uploadKindsAndKeys(8000, kindColumn, keyColumn);
+                    device.uploadLengths(new int[8000]);
+                    device.runOn(index.gpu().orElseThrow());
+                    byte[] codes = device.downloadCodes();
+                    byte[] out = device.downloadValues().toArray(ValueLayout.JAVA_BYTE);
+                    int[] outLengths = device.downloadOutLengths();
+                    for (int k = 0; k < 8000; k++) {
+                        byte[] want = model.get((long) k);
+                        String at = "key " + k + (crashed ? " after a crash" : " after a clean close");
+                        assertEquals(want == null ? Outcome.NOT_FOUND : Outcome.FOUND, Outcome.ofCode(codes[k]), at);
+                        if (want != null) {
+                            assertEquals(want.length, outLengths[k], at + ": the length read");
+                            assertArrayEquals(want, Arrays.copyOfRange(out, k * VS, k * VS + want.length), at);
+                        }
+                    }
+                } finally {
+                    if (crashed) {
+                        index.close();
+                    } else {
+                        index.engine().abandon();  // no close record: the next open runs the recovery kernels
+                    }
+                }
+            }
         }
     }
 

@@ -72,6 +72,11 @@ public final class CpuOperations {
         return table.get(key, keyOffset, out, outOffset);
     }
 
+    /** {@return the length of the value this thread's last found {@link #get} copied out} */
+    public int lastReadLength() {
+        return table.lastReadLength();
+    }
+
     /**
      * Marks in {@code dirty} the buckets the calling thread's last write may have changed, numbered
      * across levels as the GPU's copies number them (top level first: bucket b of level d follows every

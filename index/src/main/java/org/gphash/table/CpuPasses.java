@@ -67,7 +67,7 @@ final class CpuPasses implements TablePasses {
     }
 
     @Override
-    public long[] markValueBlocks(Table table) {
+    public void rebuildHeap(Table table) {
         throw new UnsupportedOperationException("the CPU engine keeps its free space exact: nothing to rebuild");
     }
 

@@ -2,6 +2,7 @@ package org.gphash.table;
 
 import org.gphash.Durability;
 import org.gphash.Geometry;
+import org.gphash.error.PoolFormatException;
 import org.gphash.persistence.PoolFile;
 import org.gphash.spi.CrashPoint;
 
@@ -35,11 +36,6 @@ final class KernelPasses implements TablePasses {
     }
 
     @Override
-    public boolean supportsValuesOfAnyLength() {
-        return kernels.supportsValuesOfAnyLength();
-    }
-
-    @Override
     public boolean supportsFormat(int version) {
         return kernels.supportsFormat(version);
     }
@@ -58,12 +54,34 @@ final class KernelPasses implements TablePasses {
         TableKernels.RecoveryCounts judged = kernels.countBrokenAndDuplicates(t);
         Recovery.judge(table, judged.insertSlots(), judged.tornSlots(), judged.duplicates(), allowance, repairBeyondCrash,
                 "");
-        // Marks only valid items when some items are to go (a resize's copy shares its block).
-        TableKernels.MarkedBlocks marked = kernels.markValueBlocks(t, table.blocks.oneSizeLayout(),
-                judged.tornSlots() + judged.duplicates() > 0);
+        // Marks only valid items when some items are to go (a resize's copy shares its block). The heap
+        // is rebuilt before the pass that clears them, so that marks it refuses leave the pool unwritten.
+        long items = rebuildHeap(table, t, judged.tornSlots() + judged.duplicates() > 0);
         TableKernels.RecoveryCounts done = judged.total() == 0 ? judged : kernels.clearBrokenAndDuplicates(t);
-        table.blocks.restoreOneSize(marked.usedBits());
-        return new Recovered(done.insertSlots(), done.tornSlots(), done.duplicates(), marked.items());
+        return new Recovered(done.insertSlots(), done.tornSlots(), done.duplicates(), items);
+    }
+
+    /**
+     * Rebuilds the heap's free space from the blocks the items of {@code t} name (only their keys' valid
+     * items where {@code validItemsOnly}): format 3's by class, in the form a clean close records
+     * ({@link PoolHeap#restore}, which checks every mark against its segment's class), format 2's as one
+     * bitmap. Writes nothing to the pool. Returns the items marked.
+     */
+    private long rebuildHeap(Table table, TableLayout t, boolean validItemsOnly) {
+        TableKernels.HeapSegments segments = table.blocks.segments();
+        if (segments == null) {
+            TableKernels.MarkedBlocks marked = kernels.markValueBlocks(t, table.blocks.oneSizeLayout(), validItemsOnly);
+            table.blocks.restoreOneSize(marked.usedBits());
+            return marked.items();
+        }
+        TableKernels.MarkedSegments marked = kernels.markValueSegments(t, segments.offsets(), validItemsOnly);
+        try {
+            table.blocks.restore(marked.unitBits(), marked.items(), marked.classes());
+        } catch (IllegalStateException e) {
+            throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, table.file.path(),
+                    "items name value blocks their segments cannot hold (" + e.getMessage() + "); nothing was changed");
+        }
+        return marked.items();
     }
 
     /** Pass after pass until nothing is left below. */
@@ -88,7 +106,7 @@ final class KernelPasses implements TablePasses {
     }
 
     @Override
-    public long[] markValueBlocks(Table table) {
-        return kernels.markValueBlocks(table.layout(), table.blocks.oneSizeLayout(), false).usedBits();
+    public void rebuildHeap(Table table) {
+        rebuildHeap(table, table.layout(), false);
     }
 }

@@ -222,9 +222,6 @@ public final class PoolTable {
                     passes.durability(config.durability()));
             RecoveryReport report = config.verifyOnOpen() || config.repairBeyondCrash() ? null
                     : Recovery.fromCloseRecord(table, read.copyRepairNeeded());
-            if (report != null && !passes.supportsValuesOfAnyLength() && !table.blocks.holdsOnlyFullLengthValues()) {
-                throw TableKernels.shorterValuesRefused(file.path());  // a scan's kernels count them instead
-            }
             if (report != null && !passes.checksRegionsOnTouch()) {
                 table.checkAllRegions();  // the engine's kernels read the table without the CPU's probe
             }
@@ -432,10 +429,7 @@ public final class PoolTable {
      */
     public void rebuildFreeSpace() {
         table.checkAllRegions();
-        table.exclusive(() -> {
-            long[] used = table.passes.markValueBlocks(table);
-            table.blocks.restoreOneSize(used);
-        });
+        table.exclusive(() -> table.passes.rebuildHeap(table));
     }
 
     /**

@@ -1,8 +1,5 @@
 package org.gphash.table;
 
-import java.nio.file.Path;
-
-import org.gphash.BackendUnavailableException;
 import org.gphash.Geometry;
 import org.gphash.format.PoolHeader;
 import org.gphash.persistence.PoolFile;
@@ -47,27 +44,6 @@ public interface TableKernels {
     }
 
     /**
-     * Whether the engine these kernels belong to runs format 3 pools whose values have lengths below
-     * the value size; false until the kernels take a block of each value's class (issue 53, step 3b),
-     * and open then refuses such a pool before it writes ({@link #shorterValuesRefused}).
-     */
-    default boolean supportsValuesOfAnyLength() {
-        return false;
-    }
-
-    /**
-     * The refusal of a format 3 pool holding values in blocks of another class than the one its value
-     * size takes, by an engine that does not run them: values shorter than the value size, or values of
-     * a block's size framed by a build before bare classes.
-     */
-    static BackendUnavailableException shorterValuesRefused(Path pool) {
-        return new BackendUnavailableException("pool " + pool + " holds values shorter than its value size (format 3), "
-                + "or values of its size in blocks of another class (written before bare blocks, 2026-11-30), which "
-                + "the GPU engine does not run yet (issue 53, step 3b); open it with the CPU backend, or rewrite it "
-                + "with `gphash dump` and `gphash import --pool-format 3` (nothing was changed)");
-    }
-
-    /**
      * Recovery's judgement over every level of {@code layout}, writing nothing: how many INSERT
      * slots, torn items (fingerprint not the key's, or no candidate bucket of the key holds the item)
      * and duplicates {@link #clearBrokenAndDuplicates} would clear.
@@ -88,6 +64,17 @@ public interface TableKernels {
     MarkedBlocks markValueBlocks(TableLayout layout, HeapLayout heap, boolean validItemsOnly);
 
     /**
+     * Format 3's marks by class: the close record's bitmap of the 16-byte units where the blocks of
+     * items start (segment {@code i} of {@code segmentOffsets}, in order of offsets, holds units
+     * {@code 4096 i} on), the class each segment's items name (-1: none), and the number of items;
+     * {@code validItemsOnly} as {@link #markValueBlocks}. Writes nothing to the pool.
+     *
+     * @throws org.gphash.error.PoolFormatException if an item's value offset is no unit of a segment, two
+     *                                              items share one, or one segment's items name two classes
+     */
+    MarkedSegments markValueSegments(TableLayout layout, long[] segmentOffsets, boolean validItemsOnly);
+
+    /**
      * Resize step 3 over the bottom level of {@code layout}: copies each valid item up and clears it
      * below; drops copies that are not their key's valid item. Items that fit nowhere above stay.
      */
@@ -103,6 +90,10 @@ public interface TableKernels {
 
     /** Result of recovery phase 2. */
     record MarkedBlocks(long[] usedBits, long items) {
+    }
+
+    /** Format 3's marks by class ({@link #markValueSegments}), in the form a clean close records them. */
+    record MarkedSegments(long[] unitBits, byte[] classes, long items) {
     }
 
     /**

@@ -20,11 +20,6 @@ interface TablePasses {
     /** The pool file is open and mapped; called before anything reads or writes the table. */
     void attach(PoolFile file, Geometry geometry, long[] seeds, int formatVersion);
 
-    /** Whether these passes' engine runs format 3 pools holding values shorter than the value size ({@link TableKernels#supportsValuesOfAnyLength}). */
-    default boolean supportsValuesOfAnyLength() {
-        return true;
-    }
-
     /** An open is about to write the pool, having read and checked it ({@link TableKernels#beforeWrites}). */
     default void beforeWrites() {
     }
@@ -63,14 +58,13 @@ interface TablePasses {
     long emptyBottomLevel(Table table);
 
     /**
-     * The bitmap of value blocks the table's items refer to (1 = in use, numbered as the heap's
-     * {@link PoolHeap#oneSizeLayout()} says), writing nothing: what free space is rebuilt from after
-     * an engine lost track of blocks it unlinked. Operations are drained.
+     * Rebuilds the heap's free space from the value blocks the table's items refer to, writing nothing
+     * to the pool: after an engine lost track of blocks it unlinked. Operations are drained.
      *
      * @throws UnsupportedOperationException where the engine never needs it (the CPU engine's free
      *                                       space is exact)
      */
-    long[] markValueBlocks(Table table);
+    void rebuildHeap(Table table);
 
     /** What recovery found and cleared, and the items left. */
     record Recovered(long insertSlots, long tornSlots, long duplicates, long items) {

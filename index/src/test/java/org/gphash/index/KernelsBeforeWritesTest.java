@@ -82,6 +82,11 @@ class KernelsBeforeWritesTest {
         }
 
         @Override
+        public MarkedSegments markValueSegments(TableLayout layout, long[] segmentOffsets, boolean validItemsOnly) {
+            throw new UnsupportedOperationException("a clean open runs no pass");
+        }
+
+        @Override
         public RehashResult rehashBottom(TableLayout layout) {
             throw new UnsupportedOperationException("a clean open runs no pass");
         }

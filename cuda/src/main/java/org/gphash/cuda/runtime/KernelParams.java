@@ -29,7 +29,7 @@ public final class KernelParams {
             "group_count", "group_capacity", "op_group", "op_next");
     /** ScanParams (pool/scan_params.cuh). */
     public static final ParamStruct SCAN = ParamStruct.of("ScanParams", "depth", "counters", "retired",
-            "retired_capacity", "chunk_offset", "chunk_length", "chunk_first", "chunks", "value_stride", "bitmap", "mode");
+            "retired_capacity", "chunk_offset", "chunk_length", "chunk_first", "chunks", "value_stride", "bitmap", "mode", "segment_class");
     /** CacheParams (cache/cache_params.cuh). */
     public static final ParamStruct CACHE = ParamStruct.of("CacheParams", "capacity", "f", "g", "refs", "entries",
             "slot_size", "scores", "total_buckets", "policy", "sample_mask", "clock", "stats");
@@ -101,13 +101,15 @@ public final class KernelParams {
     public static final int MOVED = 6;
     public static final int UNPLACED = 7;
     public static final int SCAN_RETIRED = 8;
-    /** Items whose format 3 word names a class other than the pool's full one (a value shorter than the value size). */
+    /** Marking by class ({@link #SCAN_BY_CLASS}): items whose word names another class than a block beside theirs in a segment. */
     public static final int OTHER_CLASSES = 9;
     public static final int SCAN_COUNTERS = 16;
 
     /** ScanMode bits (ScanParams.mode). */
     public static final int SCAN_JUDGE_ONLY = 1;
     public static final int SCAN_VALID_ONLY = 2;
+    /** Format 3's heap marked by class: chunks are segments, blocks 16-byte units, each segment's class recorded. */
+    public static final int SCAN_BY_CLASS = 4;
 
     /** PipeCounter (pipeline/pipe_params.cuh). */
     public static final int PIPE_GROUPS = 0;
@@ -342,12 +344,13 @@ public final class KernelParams {
         return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array();
     }
 
-    /** ScanParams. */
+    /** ScanParams ({@code segmentClass}: each segment's class where {@code mode} has {@link #SCAN_BY_CLASS}, else 0). */
     public static byte[] scan(int depth, long counters, long retired, long retiredCapacity, long chunkOffsets, long chunkLengths,
-                       long chunkFirst, long chunks, long valueStride, long bitmap, int mode) {
+                       long chunkFirst, long chunks, long valueStride, long bitmap, int mode, long segmentClass) {
         return SCAN.writer().put("depth", depth).put("counters", counters).put("retired", retired)
                 .put("retired_capacity", retiredCapacity).put("chunk_offset", chunkOffsets)
                 .put("chunk_length", chunkLengths).put("chunk_first", chunkFirst).put("chunks", chunks)
-                .put("value_stride", valueStride).put("bitmap", bitmap).put("mode", mode).bytes();
+                .put("value_stride", valueStride).put("bitmap", bitmap).put("mode", mode)
+                .put("segment_class", segmentClass).bytes();
     }
 }

@@ -5,6 +5,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 
 import jcuda.Pointer;
 import org.gphash.BackendUnavailableException;
@@ -30,12 +31,17 @@ import org.gphash.table.TableLayout;
  */
 public final class GpuTableKernels implements TableKernels, AutoCloseable {
 
+    /** Format 3's close record numbers its bitmap by 16-byte units (SegmentHeap's). */
+    private static final int UNIT = 16;
+
     private final CudaRuntime cuda;
     private final PoolRegistration registration;
     private final DeviceBuffer counters = new DeviceBuffer();
     private final DeviceBuffer retired = new DeviceBuffer();
     private final DeviceBuffer bitmap = new DeviceBuffer();
     private final DeviceBuffer chunkTable = new DeviceBuffer();
+    /** Format 3's marking by class: each segment's class (uint32_t). */
+    private final DeviceBuffer segmentClasses = new DeviceBuffer();
     private Path path;
     private Geometry geometry;
     private long[] seeds;
@@ -104,13 +110,19 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
 
     private long[] runScan(jcuda.driver.CUfunction f, TableLayout layout, int[] depths, long retiredCapacity,
                            long[] chunkArgs, long bitmapAddress, int mode) {
+        return runScan(f, layout, depths, retiredCapacity, chunkArgs, bitmapAddress, mode, 0);
+    }
+
+    private long[] runScan(jcuda.driver.CUfunction f, TableLayout layout, int[] depths, long retiredCapacity,
+                           long[] chunkArgs, long bitmapAddress, int mode, long segmentClassAddress) {
         cuda.bind();
         counters.ensure(KernelParams.SCAN_COUNTERS * 8L);
         cuMemsetD8(counters.pointer(), (byte) 0, KernelParams.SCAN_COUNTERS * 8L);
         byte[] table = tableParams(layout);
         for (int depth : depths) {
             byte[] scan = KernelParams.scan(depth, counters.address(), retired.address(), retiredCapacity,
-                    chunkArgs[0], chunkArgs[1], chunkArgs[2], chunkArgs[3], chunkArgs[4], bitmapAddress, mode);
+                    chunkArgs[0], chunkArgs[1], chunkArgs[2], chunkArgs[3], chunkArgs[4], bitmapAddress, mode,
+                    segmentClassAddress);
             Launcher.launch(f, layout.bucketsAtDepth(depth) * geometry.slotsPerBucket(), null, table, scan);
         }
         cuda.synchronizeContext();
@@ -145,6 +157,54 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
 
     @Override
     public MarkedBlocks markValueBlocks(TableLayout layout, HeapLayout heap, boolean validItemsOnly) {
+        long[] c = markLevels(layout, heap, validItemsOnly ? KernelParams.SCAN_VALID_ONLY : 0, 0);
+        return new MarkedBlocks(markedBits(c, heap.words()), c[KernelParams.ITEMS]);
+    }
+
+    /**
+     * Format 3: every segment a chunk of 16-byte units (segment {@code i}'s from unit {@code 4096 i}, as
+     * the close record numbers them), and each segment's class from the words of the items whose blocks
+     * start in it: two classes in one segment are corruption, as an offset that is no unit or two items
+     * on one block are.
+     */
+    @Override
+    public MarkedSegments markValueSegments(TableLayout layout, long[] segmentOffsets, boolean validItemsOnly) {
+        int n = segmentOffsets.length;
+        long[] lengths = new long[n];
+        long[] first = new long[n];
+        Arrays.fill(lengths, SizeClassHeap.SEGMENT_BYTES);
+        long unitsPerSegment = SizeClassHeap.SEGMENT_BYTES / UNIT;
+        for (int i = 0; i < n; i++) {
+            first[i] = i * unitsPerSegment;
+        }
+        int words = (int) ((n * unitsPerSegment + 63) >>> 6);
+        HeapLayout units = new HeapLayout(segmentOffsets, lengths, first, UNIT, words);
+        cuda.bind();
+        segmentClasses.ensure(Math.max(8, n * 4L));
+        cuMemsetD8(segmentClasses.pointer(), (byte) 0xFF, Math.max(8, n * 4L));
+        int mode = KernelParams.SCAN_BY_CLASS | (validItemsOnly ? KernelParams.SCAN_VALID_ONLY : 0);
+        long[] c = markLevels(layout, units, mode, segmentClasses.address());
+        if (c[KernelParams.OTHER_CLASSES] > 0) {
+            throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path, c[KernelParams.OTHER_CLASSES]
+                    + " items refer to value blocks of another class than the blocks beside them in their 64 KiB"
+                    + " segment; nothing was changed");
+        }
+        long[] bits = markedBits(c, words);
+        int[] classWords = new int[n];
+        if (n > 0) {
+            cuMemcpyDtoH(Pointer.to(classWords), segmentClasses.pointer(), n * 4L);
+        }
+        byte[] classes = new byte[n];
+        for (int i = 0; i < n; i++) {
+            // No class (0xFFFFFFFF) and a class no byte holds both read as none: SegmentHeap.restore
+            // refuses a segment with marks and no class.
+            classes[i] = classWords[i] >= 0 && classWords[i] < ValueClasses.COUNT ? (byte) classWords[i] : -1;
+        }
+        return new MarkedSegments(bits, classes, c[KernelParams.ITEMS]);
+    }
+
+    /** Runs mark_level over every level with {@code heap}'s chunks, its bitmap cleared first; the scan's counts. */
+    private long[] markLevels(TableLayout layout, HeapLayout heap, int mode, long segmentClassAddress) {
         cuda.bind();
         int chunks = heap.chunkOffsets().length;
         long[] table = new long[chunks * 3];
@@ -155,16 +215,16 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
         if (table.length > 0) {
             cuMemcpyHtoD(chunkTable.pointer(), Pointer.to(table), table.length * 8L);
         }
-        long bitmapBytes = heap.words() * 8L;
+        long bitmapBytes = Math.max(8, heap.words() * 8L);
         bitmap.ensure(bitmapBytes);
         cuMemsetD8(bitmap.pointer(), (byte) 0, bitmapBytes);
         long base = chunkTable.address();
         long[] chunkArgs = {base, base + chunks * 8L, base + chunks * 16L, chunks, heap.stride()};
-        long[] c = runScan(cuda.markLevel, layout, allDepths(layout), 0, chunkArgs, bitmap.address(),
-                validItemsOnly ? KernelParams.SCAN_VALID_ONLY : 0);
-        if (c[KernelParams.OTHER_CLASSES] > 0) {
-            throw TableKernels.shorterValuesRefused(path);
-        }
+        return runScan(cuda.markLevel, layout, allDepths(layout), 0, chunkArgs, bitmap.address(), mode, segmentClassAddress);
+    }
+
+    /** The bitmap a {@link #markLevels} filled, {@code words} of it, once its counts show no corruption. */
+    private long[] markedBits(long[] c, int words) {
         if (c[KernelParams.BAD_OFFSETS] > 0) {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path, c[KernelParams.BAD_OFFSETS]
                     + " items refer to value offsets that are not blocks of the value heap; nothing was changed");
@@ -173,9 +233,11 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
             throw new PoolFormatException(PoolFormatException.Reason.CORRUPT, path, c[KernelParams.SHARED_BLOCKS]
                     + " value blocks are referred to by more than one item; nothing was changed");
         }
-        long[] used = new long[heap.words()];
-        cuMemcpyDtoH(Pointer.to(used), bitmap.pointer(), bitmapBytes);
-        return new MarkedBlocks(used, c[KernelParams.ITEMS]);
+        long[] used = new long[words];
+        if (words > 0) {
+            cuMemcpyDtoH(Pointer.to(used), bitmap.pointer(), words * 8L);
+        }
+        return used;
     }
 
     @Override
@@ -204,5 +266,6 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
         retired.close();
         bitmap.close();
         chunkTable.close();
+        segmentClasses.close();
     }
 }

@@ -228,6 +228,11 @@ public final class StartingTableKernels implements TableKernels {
     }
 
     @Override
+    public MarkedSegments markValueSegments(TableLayout layout, long[] segmentOffsets, boolean validItemsOnly) {
+        return bound().markValueSegments(layout, segmentOffsets, validItemsOnly);
+    }
+
+    @Override
     public RehashResult rehashBottom(TableLayout layout) {
         return bound().rehashBottom(layout);
     }
