@@ -1096,10 +1096,11 @@ public final class GPHashIndex implements AutoCloseable {
          * The format a new pool takes (default: 2). Format 3 (issue 53) frames each value with its
          * length (and, with item checksums, its checksum) in a heap of size classes and keeps the
          * value's class in the slot's meta word: its values have any length from 0 to the value size
-         * ({@link GPHashIndex#valueLengths()}) on the CPU engine, journaled or not. The GPU engine runs
-         * format 3 pools whose values all have the value size, and refuses, before it writes, one that
-         * holds shorter values, naming the CPU backend. Fixed at create: open uses the pool's format,
-         * and refuses a pool of another one when this is set.
+         * ({@link GPHashIndex#valueLengths()}) on the CPU engine, journaled or not. The GPU engine opens
+         * format 3 pools of any lengths (clean or after a crash); its device-resident batches take values
+         * of any length with a lengths column, while its host batches and single calls write values of
+         * the value size and read shorter ones followed by zeros. Fixed at create: open uses the pool's
+         * format, and refuses a pool of another one when this is set.
          *
          * @param version 2 or 3
          * @return this builder

@@ -41,7 +41,7 @@ public interface GpuFeatures {
      * place in {@code out}, its length to {@code outLengths[i]} (the bytes after it are left as they
      * were; without {@code outLengths}, zeros up to the value size follow a shorter value). An index
      * that runs values of the value size only refuses lengths; the GPU engine runs them on the pipeline
-     * over its index mirror with BktCache off.
+     * over its index mirror, BktCache on or off.
      *
      * @param n          operations
      * @param kinds      device address of n bytes of {@link OpKind} ordinals

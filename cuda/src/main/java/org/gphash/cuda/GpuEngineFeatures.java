@@ -46,9 +46,10 @@ public final class GpuEngineFeatures implements GpuFeatures {
     }
 
     /**
-     * {@inheritDoc} Values of any length run on a format 3 pool, on the pipeline over the index mirror
-     * with BktCache off (its copies hold values of the value size); elsewhere they are refused before
-     * anything runs, as is a batch with a value longer than the value size.
+     * {@inheritDoc} Values of any length run on a format 3 pool, on the pipeline over the index mirror,
+     * with BktCache on or off (its copies of shorter values are padded with zeros, and a read takes a
+     * value from a copy only where it has the value size: its length is the pool's); elsewhere they are
+     * refused before anything runs, as is a batch with a value longer than the value size.
      */
     @Override
     public void executeOnDevice(long n, long kinds, long keys, long values, long lengths, long codes, long out,
@@ -65,7 +66,6 @@ public final class GpuEngineFeatures implements GpuFeatures {
             }
             if (lengths != 0 || outLengths != 0) {
                 refuseValueLengthsWhereUnsupported();
-                valuesOfAnyLength = true;
             }
             engine.pool.admitOpsInFlight(n);
             try {
@@ -78,9 +78,6 @@ public final class GpuEngineFeatures implements GpuFeatures {
         }
     }
 
-    /** Whether a device batch with lengths ran: the pool may hold values shorter than the value size. Under the engine's lock. */
-    private boolean valuesOfAnyLength;
-
     private void refuseValueLengthsWhereUnsupported() {
         if (engine.pool.formatVersion() < PoolHeader.FORMAT_3) {
             throw new IllegalStateException("values of any length need a format 3 pool; " + engine.pool.file().path()
@@ -89,10 +86,6 @@ public final class GpuEngineFeatures implements GpuFeatures {
         if (!engine.usesIndexMirror()) {
             throw new IllegalStateException("values of any length run on the pipeline over the index mirror, which this"
                     + " engine does not use (IndexStats.indexPlacement says why)");
-        }
-        if (engine.cache.get().enabled()) {
-            throw new IllegalStateException("values of any length run with BktCache off (its copies hold values of the"
-                    + " value size): open the index with bucketCache(0)");
         }
     }
 
@@ -168,10 +161,6 @@ public final class GpuEngineFeatures implements GpuFeatures {
     public void configureBucketCache(BktCacheConfig config) {
         synchronized (engine) {
             engine.ensureOpen();
-            if (config.enabled() && valuesOfAnyLength) {
-                throw new IllegalStateException("BktCache holds values of the value size, and device batches of this"
-                        + " engine wrote values of other lengths");
-            }
             engine.cuda.bind();
             BucketCache fresh = GpuFailure.during(engine.pool.file().path(), "allocating BktCache",
                     () -> new BucketCache(engine.cuda, engine.geometry, config, System::nanoTime));

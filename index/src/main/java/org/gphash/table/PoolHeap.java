@@ -124,9 +124,4 @@ public interface PoolHeap extends BlockHeap {
     default TableKernels.HeapSegments segments() {
         return null;
     }
-
-    /** {@return whether every value in use has the pool's value size} (format 2's always do) */
-    default boolean holdsOnlyFullLengthValues() {
-        return true;
-    }
 }

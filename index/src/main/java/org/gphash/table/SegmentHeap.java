@@ -379,11 +379,6 @@ public final class SegmentHeap implements PoolHeap {
         return new TableKernels.HeapSegments(segmentOffsets(), segmentClasses(), usedBits(), fullClass);
     }
 
-    @Override
-    public boolean holdsOnlyFullLengthValues() {
-        return heap.holdsOnly(fullClass);
-    }
-
     /** Every segment's offset, in order of offsets. */
     private long[] segmentOffsets() {
         Regions r = regions;

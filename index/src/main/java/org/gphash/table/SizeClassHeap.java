@@ -543,11 +543,6 @@ public final class SizeClassHeap {
         }
     }
 
-    /** {@return whether every segment is free or holds blocks of {@code valueClass}} Operations drained. */
-    public boolean holdsOnly(int valueClass) {
-        return seg.otherClassSegment(valueClass) < 0;
-    }
-
     /**
      * Sets bits {@code at .. at + perSegment - 1} of {@code out} where the segment at {@code offset}
      * has its blocks of {@code valueClass} in use (none for a free segment). Operations drained.
