@@ -9,6 +9,10 @@
 #                   an entry F/B sets the values' bytes (default VS, else 128), e.g. "3/120 2/128"
 #   KEYS, OPS       the bench's keys loaded and operations per row (default 2^24, 2^22)
 #   CRASH=3         crashtest --backend gpu --mixed on a pool of that format (CRASH_ROUNDS rounds)
+#   YCSB="gpu:mixed gpu:3 gpu:2 cpu:mixed"  bench ycsb from 16 threads (4M keys, 4M operations a workload,
+#                   WL, default load,c,a; SWEEP, default 4096,65536) per entry BACKEND:VALUES, VALUES mixed
+#                   (--value-lengths mixed: 16 B-4 KiB on a format 3 pool) or 2 / 3 (128-byte values on a
+#                   pool of that format): host batches and single calls of values of any length
 # Logs under $OUT (summary.txt last lines: the table); from the bundle of cuda/make-device-bundle.sh.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
@@ -35,6 +39,16 @@ if [[ -n "${CRASH:-}" ]]; then
     grep -E "kills landed|^crashtest: backend=|check failures|lost|torn" $LOGS/crash.log | tail -4 | tee -a "$OUT/summary.txt"
     cp $LOGS/crash.log "$OUT/"
 fi
+for e in ${YCSB:-}; do
+    be=${e%%:*}; vl=${e#*:}
+    if [[ "$vl" == mixed ]]; then opts=(--value-lengths mixed); jo=""; else opts=(); jo="-Dgphash.bench.poolFormat=$vl"; fi
+    JAVA_OPTS="-Xmx48g $jo" timeout ${YCSBWATCH:-200} /tmp/bundle/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none \
+        --threads 16 --keys 4m --ops 4m --workloads ${WL:-load,c,a} --batch-sweep ${SWEEP:-4096,65536} --no-progress "${opts[@]}" \
+        > $LOGS/ycsb-$be-$vl.log 2>&1
+    echo "bench ycsb --backend $be, values $vl: rc=$? after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
+    grep -E '^(\| |gphash|batch)' $LOGS/ycsb-$be-$vl.log | tail -14 | tee -a "$OUT/summary.txt"
+    cp $LOGS/ycsb-$be-$vl.log "$OUT/"
+done
 for ((r = 1; r <= ${ROUNDS:-1}; r++)); do
     for t in ${TARGETS:-}; do
         f=${t%/*}; vs=${VS:-128}; [[ "$t" == */* ]] && vs=${t#*/}; tag=f$f-v$vs

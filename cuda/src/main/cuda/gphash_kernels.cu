@@ -2,6 +2,7 @@
 // Entry points are extern "C" so the host finds them by name (org.gphash.cuda.runtime.CudaRuntime).
 #include "gphash/table/batch_kernel.cuh"
 #include "gphash/cache/cache_load.cuh"
+#include "gphash/pipeline/packed_columns.cuh"
 #include "gphash/pipeline/pipeline.cuh"
 #include "gphash/pipeline/refresh_buckets.cuh"
 #include "gphash/pool/recovery_kernel.cuh"
@@ -11,6 +12,7 @@ using gphash::BatchParams;
 using gphash::CacheParams;
 using gphash::HeapParams;
 using gphash::LoadParams;
+using gphash::PackedColumn;
 using gphash::PartGather;
 using gphash::PartScatter;
 using gphash::PipeBatch;
@@ -241,6 +243,8 @@ extern "C" __global__ void gphash_pipe_retire(TableParams t, PipeParams p, HeapP
 extern "C" __global__ void gphash_part_gather(PartGather a) { gphash::part_gather(a); }
 
 extern "C" __global__ void gphash_part_scatter(PartScatter a) { gphash::part_scatter(a); }
+extern "C" __global__ void gphash_packed_spread(PackedColumn a) { gphash::packed_copy<true>(a); }
+extern "C" __global__ void gphash_packed_gather(PackedColumn a) { gphash::packed_copy<false>(a); }
 
 // A device-resident batch of a sharded index split by shard on its own GPU (pipeline/shard_split.cuh).
 extern "C" __global__ void gphash_shard_split(ShardSplit a) { gphash::shard_split(a); }

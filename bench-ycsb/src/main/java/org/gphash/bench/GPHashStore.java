@@ -50,9 +50,6 @@ public class GPHashStore implements StoreUnderTest {
         // stages printed per workload (GpuDiagnostics.timeChunks: twelve driver calls a chunk). Read
         // before the pool is created, so that a bad value refuses before anything is opened.
         boolean timeline = timeline(System.getProperty("gphash.bench.timeline", "off"));
-        if (backend == Backend.GPU) {
-            config.requireFixedLengths("the GPU backend");   // its kernels write values of the value size
-        }
         this.format = poolFormat(System.getProperty("gphash.bench.poolFormat",
                 config.lengths() == ValueLengths.FIXED ? "2" : "3"), config.lengths());
         this.index = GPHashIndex.builder(config.directory().resolve("gphash-" + backend.name().toLowerCase() + "-"

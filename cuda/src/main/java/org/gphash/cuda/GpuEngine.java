@@ -34,6 +34,7 @@ import org.gphash.cuda.runtime.GpuFailure;
 import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.cuda.staging.BatchInFlight;
 import org.gphash.cuda.staging.HostStageTimes;
+import org.gphash.cuda.staging.PackedValueBatches;
 import org.gphash.cuda.staging.PreparedBatch;
 import org.gphash.cuda.table.GpuTableKernels;
 import org.gphash.format.PoolHeader;
@@ -119,6 +120,8 @@ public final class GpuEngine implements Engine {
     final SingleCalls singles;
     /** Single calls and small batches run on the host, between the GPU's work. */
     final HostOperations hostOps;
+    /** Batches of values of any length, staged as device columns ({@link Router.Route#PACKED}); under the lock. */
+    private final PackedValueBatches packed;
     private final GpuDiagnostics diagnostics = new GpuDiagnostics(this);
     private final GpuEngineFeatures features = new GpuEngineFeatures(this);
 
@@ -138,6 +141,7 @@ public final class GpuEngine implements Engine {
         this.openTimes = openTimes;
         this.singles = new SingleCalls(this, geometry, router);
         this.hostOps = new HostOperations(this, new BucketRefresh(cuda), router.costs());
+        this.packed = new PackedValueBatches(cuda, geometry.keySize(), geometry.valueSize());
     }
 
     /** {@return what only the GPU engine offers: device-resident batches, BktCache's figures and control} */
@@ -194,6 +198,21 @@ public final class GpuEngine implements Engine {
     @Override
     public Outcome get(MemorySegment key, MemorySegment valueOut) {
         return singles.get(key, valueOut);
+    }
+
+    /** A get that gives the value's length: its own where {@link #valueLengths}, else the value size. */
+    @Override
+    public int read(MemorySegment key, MemorySegment valueOut) {
+        return singles.read(key, valueOut);
+    }
+
+    /**
+     * Whether values have lengths of their own: on a format 3 pool over the index mirror, where host
+     * batches of them take {@link Router.Route#PACKED} (or the host) and single calls run on the host.
+     */
+    @Override
+    public boolean valueLengths() {
+        return router.valueLengths();
     }
 
     @Override
@@ -299,6 +318,16 @@ public final class GpuEngine implements Engine {
                 return hostOps.run(batch, result);
             case SMALL_READS:
                 return startRead(batch, result);
+            case PACKED: {
+                // The host's share of a batch of values of any length before the lock and after it.
+                long called = System.nanoTime();
+                cuda.bind();  // staging registers the thread's memory with the context
+                packed.stage(batch);
+                executeLocked(route, batch, result, called, null);
+                packed.finish(batch, result);
+                times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
+                return SubmittedBatch.DONE;
+            }
             default:
                 long called = System.nanoTime();
                 PreparedBatch prepared = route == Router.Route.PIPELINE ? pinOutsideLock(batch, result) : null;
@@ -428,6 +457,13 @@ public final class GpuEngine implements Engine {
             }
             case SMALL_WRITES -> oneLaunch.executeSmallWrites(batch, result);
             case PIPELINE, POOL_PATH -> path.execute(batch, result, prepared);
+            case PACKED -> {
+                if (!router.valueLengths()) {
+                    throw new IllegalStateException("values of any length run on the GPU over the index mirror, which this "
+                            + "engine does not use (IndexStats.indexPlacement says why); open the pool with the CPU backend");
+                }
+                packed.run(batch, result, path);
+            }
             // Under this lock throughout: nothing writes between the compare and the write.
             case CONDITIONAL -> ConditionalBatches.execute(batch, result,
                     (plain, r) -> router.run(Router.Call.SEGMENT, plain, r, routesUnderLock));
@@ -592,6 +628,7 @@ public final class GpuEngine implements Engine {
     private void releaseGpu() {
         cuda.bind();
         hostOps.close();
+        packed.close();
         cache.get().close();
         path.close();
         kernels.close();

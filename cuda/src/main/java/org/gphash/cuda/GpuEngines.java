@@ -22,6 +22,7 @@ import org.gphash.cuda.runtime.PoolRegistration;
 import org.gphash.cuda.staging.HostStageTimes;
 import org.gphash.cuda.table.GpuTableKernels;
 import org.gphash.cuda.table.StartingTableKernels;
+import org.gphash.format.PoolHeader;
 import org.gphash.index.CpuEngine;
 import org.gphash.spi.Engine;
 import org.gphash.table.PoolTable;
@@ -285,7 +286,8 @@ public final class GpuEngines {
             return new PoolPath(parts, choice.reason());
         }
         try {
-            return new MirrorPath(parts, new PipelineKernels(parts.cuda()), new Router(tuning, true), times);
+            boolean valueLengths = parts.pool().formatVersion() >= PoolHeader.FORMAT_3;
+            return new MirrorPath(parts, new PipelineKernels(parts.cuda()), new Router(tuning, true, valueLengths), times);
         } catch (CudaException e) {
             if (mode == IndexMirror.REQUIRED) {
                 throw new IllegalStateException("IndexMirror.REQUIRED, but allocating the mirror failed: " + e.getMessage(), e);

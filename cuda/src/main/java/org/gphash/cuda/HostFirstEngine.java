@@ -18,6 +18,7 @@ import org.gphash.Outcome;
 import org.gphash.RecoveryReport;
 import org.gphash.cuda.routing.BatchKeys;
 import org.gphash.cuda.routing.BatchRanges;
+import org.gphash.format.PoolHeader;
 import org.gphash.spi.Engine;
 import org.gphash.spi.ScanState;
 import org.gphash.spi.SubmittedBatch;
@@ -78,6 +79,8 @@ public final class HostFirstEngine implements Engine {
     private final GpuStart start;
     private final boolean ordersOnAKey;
     private final boolean singlesInPlace;
+    /** {@link #valueLengths}: a format 3 pool the GPU engine will run on its index mirror. */
+    private final boolean valueLengths;
     private final HostReadGate gate = new HostReadGate();
     /**
      * Completed when the hand-over ends. Not a latch: a latch's release wakes its waiters one by one,
@@ -106,13 +109,14 @@ public final class HostFirstEngine implements Engine {
         this.start = start;
         this.ordersOnAKey = ordersOnAKey;
         this.singlesInPlace = singlesInPlace;
+        this.valueLengths = ordersOnAKey && pool.formatVersion() >= PoolHeader.FORMAT_3;
     }
 
     /**
      * Serves calls on {@code pool} with {@code host} now and starts the hand-over to the GPU on a
      * thread of its own.
      *
-     * @param ordersOnAKey   what {@link #ordersOperationsOnAKey} answers throughout
+     * @param ordersOnAKey   what {@link #ordersOperationsOnAKey} answers throughout: whether the GPU engine will run on its index mirror
      * @param singlesInPlace what {@link #runsSingleCallsInPlace} answers throughout (the GPU engine's answer, known from its tuning)
      */
     public static HostFirstEngine start(PoolTable pool, Engine host, GpuStart start, boolean ordersOnAKey,
@@ -252,13 +256,14 @@ public final class HostFirstEngine implements Engine {
     }
 
     /**
-     * False, as the {@link GpuEngine} this hands over to answers: its host calls and batches write values
-     * of the pool's value size and read shorter ones padded with zeros (only its device batches take
-     * lengths), though the CPU engine's code serving meanwhile would take any length.
+     * As the {@link GpuEngine} this hands over to answers: on a format 3 pool over the index mirror its
+     * values have lengths of their own (the CPU engine's code serving meanwhile takes them too); where
+     * the hand-over finds too little GPU memory for the mirror after all, the GPU engine refuses batches
+     * of them and says why.
      */
     @Override
     public boolean valueLengths() {
-        return false;
+        return valueLengths;
     }
 
     @Override
@@ -267,8 +272,9 @@ public final class HostFirstEngine implements Engine {
     }
 
     /**
-     * The value of {@code key} and zeros after it to the value size (the GPU engine's reads give the same):
-     * the CPU engine serving before the hand-over leaves a shorter value's tail as it was.
+     * The value of {@code key} and its length; where values all have the value size to this engine's
+     * callers ({@link #valueLengths} false), a shorter one followed by zeros (the GPU engine's reads give
+     * the same: the CPU engine serving before the hand-over leaves a shorter value's tail as it was).
      */
     @Override
     public int read(MemorySegment key, MemorySegment valueOut) {
@@ -280,8 +286,8 @@ public final class HostFirstEngine implements Engine {
             leave(e);
         }
         int valueSize = pool.geometry().valueSize();
-        if (length < 0) {
-            return -1;
+        if (length < 0 || valueLengths) {
+            return length;
         }
         if (length < valueSize) {
             valueOut.asSlice(length, valueSize - length).fill((byte) 0);

@@ -105,17 +105,24 @@ final class HostOperations {
 
     /** A get on the host, inside the gate the caller entered (epoch-protected: host writes may run beside it). */
     boolean read(MemorySegment key, MemorySegment out) {
+        return readLength(key, out) >= 0;
+    }
+
+    /**
+     * {@link #read}, giving the value's length, or -1 where the key is absent. A format 3 value shorter
+     * than the value size is followed by zeros, as the kernels' reads give it to callers whose values
+     * all have the value size.
+     */
+    int readLength(MemorySegment key, MemorySegment out) {
         reads.increment();
         if (ops.get(key, 0, out, 0) != Outcome.FOUND.code()) {
-            return false;
+            return -1;
         }
         int length = ops.lastReadLength();
-        if (length < valueSize) {
-            // A format 3 value shorter than the value size: zeros after it, as the kernels' reads give
-            // (this engine's values all have the value size to its callers).
+        if (length < valueSize && out.byteSize() >= valueSize) {
             out.asSlice(length, valueSize - length).fill((byte) 0);
         }
-        return true;
+        return length;
     }
 
     /**
@@ -124,11 +131,16 @@ final class HostOperations {
      * the caller's segments and the pool, as in the CPU engine, with no batch of one between.
      */
     Outcome get(MemorySegment key, MemorySegment out) {
+        return getLength(key, out) >= 0 ? Outcome.FOUND : Outcome.NOT_FOUND;
+    }
+
+    /** {@link #get}, giving the value's length ({@link #readLength}), or -1 where the key is absent. */
+    int getLength(MemorySegment key, MemorySegment out) {
         HostReadGate gate = engine.hostReaders;
         for (int round = 0;; round++) {
             if (gate.tryEnter()) {
                 try {
-                    return read(key, out) ? Outcome.FOUND : Outcome.NOT_FOUND;
+                    return readLength(key, out);
                 } finally {
                     gate.exit();
                 }
@@ -173,6 +185,11 @@ final class HostOperations {
         }
     }
 
+    /** The length of a single call's value (or expected value) at {@code offset} of {@code value}: the rest of the segment, at most the value size. */
+    private int lengthOf(MemorySegment value, long offset) {
+        return value == null ? valueSize : (int) Math.min(valueSize, value.byteSize() - offset);
+    }
+
     /** {@link #writeInGate}'s answer when the pool is not lent now: nothing was done. */
     private static final int NOT_LENT = Integer.MIN_VALUE;
 
@@ -187,7 +204,9 @@ final class HostOperations {
         if (!lent) {
             return NOT_LENT;
         }
-        int code = ops.write(kind, keys, ko, values, vo, third, to);
+        int code = engine.valueLengths()
+                ? ops.write(kind, keys, ko, values, vo, lengthOf(values, vo), third, to, lengthOf(third, to))
+                : ops.write(kind, keys, ko, values, vo, third, to);
         if (code != CpuOperations.NEEDS_OWNER) {
             ops.markTouched(dirty);
         }
@@ -266,14 +285,12 @@ final class HostOperations {
 
     private static final byte GET = (byte) OpKind.GET.ordinal();
 
-    /** Every operation of a batch of gets, inside the gate; {@return the batch's size} */
+    /** Every operation of a batch of gets, inside the gate, each value at its length in the result's layout; {@return the batch's size} */
     private int runGets(Batch batch, BatchResult result) {
         MemorySegment keys = batch.keys();
-        MemorySegment out = result.values();
-        MemorySegment codes = result.outcomeCodes();
         int n = batch.size();
         for (int i = 0; i < n; i++) {
-            codes.set(ValueLayout.JAVA_BYTE, i, (byte) ops.get(keys, (long) i * keySize, out, (long) i * valueSize));
+            result.outcomeCodes().set(ValueLayout.JAVA_BYTE, i, (byte) ops.getInto(keys, (long) i * keySize, result, i));
         }
         return n;
     }

@@ -35,14 +35,18 @@ final class SingleCalls {
     private final boolean writesOnHost;
     /** Whether gets do ({@link Router#singleGetsOnHost}). */
     private final boolean getsOnHost;
+    /** Whether values have lengths of their own ({@link Router#valueLengths}). */
+    private final boolean valueLengths;
 
     SingleCalls(GpuEngine engine, Geometry geometry, Router router) {
         this.engine = engine;
         this.writesOnHost = router.writesOnHost();
         this.getsOnHost = router.singleGetsOnHost();
+        this.valueLengths = router.valueLengths();
         this.geometry = geometry;
-        this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1);
-        this.singleResult = new BatchResult(geometry.valueSize(), 1);
+        // A write of any length where values have their own (Router.valueLengths): packed, as callers' batches are.
+        this.single = Batch.create(geometry.keySize(), geometry.valueSize(), 1, router.valueLengths());
+        this.singleResult = BatchResult.create(geometry.valueSize(), 1, router.valueLengths());
         this.oneGet = ThreadLocal.withInitial(() -> Batch.create(geometry.keySize(), geometry.valueSize(), 1));
         this.oneGetResult = ThreadLocal.withInitial(() -> new BatchResult(geometry.valueSize(), 1));
     }
@@ -60,6 +64,19 @@ final class SingleCalls {
         BatchResult result = oneGetResult.get();
         engine.route(Router.Call.SINGLE_GET, one, result).await();
         return outcomeOfOneGet(result, valueOut);
+    }
+
+    /**
+     * A get that gives the value's length ({@code Engine.read}): on the host where single gets run there
+     * (always where values have lengths of their own, {@link Router#singleGetsOnHost}), else a get by
+     * the GPU's routes, whose values have the value size.
+     */
+    int read(MemorySegment key, MemorySegment valueOut) {
+        if (getsOnHost) {
+            int length = engine.hostOps.getLength(key, valueOut);
+            return length < 0 || valueLengths ? length : geometry.valueSize();  // a shorter value padded
+        }
+        return get(key, valueOut) == Outcome.FOUND ? geometry.valueSize() : -1;
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.Arrays;
 import org.gphash.Backend;
 import org.gphash.BackendUnavailableException;
 import org.gphash.GPHashIndex;
+import org.gphash.IndexMirror;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,11 +40,11 @@ class FormatThreeOnGpuTest {
     /**
      * A pool the CPU engine filled with values of many lengths, left without a close record, opens on the
      * GPU: the recovery kernels mark each item's block by the class its word names, and the heap comes
-     * back as a clean close gives it (SegmentHeap.restore). Every value reads back at its bytes, then
-     * zeros to the value size (this engine's values have the value size), through the host's single
-     * calls, the kernels' batches and BktCache alike; writes after it take only free blocks (a block the
-     * rebuild missed would be handed out under a live value), and the CPU engine reads the pool the GPU
-     * closes at every value's own length.
+     * back as a clean close gives it (SegmentHeap.restore). Every value reads back at its length on the
+     * index mirror, and at its bytes then zeros to the value size on the pool path (whose values have
+     * the value size), through the host's single calls, the kernels' batches and BktCache alike; writes
+     * after it take only free blocks (a block the rebuild missed would be handed out under a live
+     * value), and the CPU engine reads the pool the GPU closes at every value's own length.
      */
     @Test
     void theRecoveryKernelsRebuildAHeapOfManyClassesAfterACrash() throws IOException {
@@ -67,30 +68,39 @@ class FormatThreeOnGpuTest {
                 model.remove(k);
             }
             ix.engine().abandon();  // no close record: the open scans with the recovery kernels
-            try (GPHashIndex gpu = GPHashIndex.builder(p).backend(Backend.GPU)
-                    .bucketCache(org.gphash.bktcache.BktCacheConfig.defaults()).open()) {
-                assertFalse(gpu.valueLengths());
-                assertEquals(model.size(), gpu.size());
-                for (java.util.Map.Entry<Long, byte[]> e : model.entrySet()) {
-                    assertArrayEquals(padded(e.getValue(), vs), gpu.get(e.getKey()), "key " + e.getKey() + " on the host");
+            // On the index mirror the GPU backend's values have their own lengths; on the pool path (the
+            // mirror off) they have the value size, a shorter one followed by zeros. Either way through
+            // single calls on the host, batches on the GPU and a reloaded BktCache.
+            for (IndexMirror mirror : new IndexMirror[] {IndexMirror.AUTO, IndexMirror.OFF}) {
+                boolean lengths = mirror == IndexMirror.AUTO;
+                try (GPHashIndex gpu = GPHashIndex.builder(p).backend(Backend.GPU).indexMirror(mirror)
+                        .bucketCache(org.gphash.bktcache.BktCacheConfig.defaults()).open()) {
+                    assertEquals(lengths, gpu.valueLengths(), mirror.toString());
+                    assertEquals(model.size(), gpu.size());
+                    for (java.util.Map.Entry<Long, byte[]> e : model.entrySet()) {
+                        byte[] want = lengths ? e.getValue() : padded(e.getValue(), vs);
+                        assertArrayEquals(want, gpu.get(e.getKey()), "key " + e.getKey() + " on the host, " + mirror);
+                    }
+                    assertTrue(gpu.reloadBucketCache(true));
+                    org.gphash.Batch gets = gpu.newBatch(keys);
+                    for (long k = 0; k < keys; k++) {
+                        gets.add(org.gphash.OpKind.GET, GpuTestSupport.key(k, 8), null);
+                    }
+                    org.gphash.BatchResult got = gpu.execute(gets);
+                    for (int k = 0; k < keys; k++) {
+                        byte[] want = model.get((long) k);
+                        assertArrayEquals(want == null ? null : lengths ? want : padded(want, vs), got.value(k),
+                                "key " + k + " on the GPU, " + mirror);
+                    }
+                    org.gphash.Batch puts = gpu.newBatch(keys);
+                    long from = lengths ? keys : 2L * keys;
+                    for (long k = from; k < from + keys; k++) {
+                        byte[] v = filled(k, vs);
+                        puts.add(org.gphash.OpKind.PUT, GpuTestSupport.key(k, 8), v);
+                        model.put(k, v);
+                    }
+                    gpu.execute(puts);
                 }
-                assertTrue(gpu.reloadBucketCache(true));
-                org.gphash.Batch gets = gpu.newBatch(keys);
-                for (long k = 0; k < keys; k++) {
-                    gets.add(org.gphash.OpKind.GET, GpuTestSupport.key(k, 8), null);
-                }
-                org.gphash.BatchResult got = gpu.execute(gets);
-                for (int k = 0; k < keys; k++) {
-                    byte[] want = model.get((long) k);
-                    assertArrayEquals(want == null ? null : padded(want, vs), got.value(k), "key " + k + " on the GPU");
-                }
-                org.gphash.Batch puts = gpu.newBatch(keys);
-                for (long k = keys; k < 2L * keys; k++) {
-                    byte[] v = filled(k, vs);
-                    puts.add(org.gphash.OpKind.PUT, GpuTestSupport.key(k, 8), v);
-                    model.put(k, v);
-                }
-                gpu.execute(puts);
             }
             try (GPHashIndex cpu = GPHashIndex.builder(p).backend(Backend.CPU).open()) {
                 assertEquals(model.size(), cpu.size());
@@ -112,7 +122,7 @@ class FormatThreeOnGpuTest {
             Path p = t.pool("f3-gpu");
             try (GPHashIndex ix = GPHashIndex.builder(p).backend(Backend.GPU).valueSize(100).poolFormat(3)
                     .initialCapacity(256).create()) {
-                assertFalse(ix.valueLengths(), "the GPU engine's values have the value size");
+                assertTrue(ix.valueLengths(), "format 3 on the index mirror: values of any length");
                 for (long k = 0; k < 5_000; k++) {
                     ix.put(k, filled(k, 100));
                 }

@@ -146,8 +146,8 @@ class SharedConstantsTest {
     /** Every struct Java packs, as a descriptor of its fields. */
     private static final List<ParamStruct> JAVA_STRUCTS = List.of(KernelParams.TABLE, KernelParams.BATCH, KernelParams.SCAN,
             KernelParams.CACHE, KernelParams.LOAD, KernelParams.HEAP, KernelParams.SORT_PASS, KernelParams.SCAN_ARGS,
-            KernelParams.PART_GATHER, KernelParams.PART_SCATTER, KernelParams.SHARD_SPLIT, KernelParams.PIPE_BATCH,
-            KernelParams.PIPE, SmallReads.ARGS);
+            KernelParams.PART_GATHER, KernelParams.PART_SCATTER, KernelParams.PACKED_COLUMN, KernelParams.SHARD_SPLIT,
+            KernelParams.PIPE_BATCH, KernelParams.PIPE, SmallReads.ARGS);
 
     /**
      * Issue 54: each parameter struct field by field, by name and order (the count alone let two

@@ -26,9 +26,11 @@ public final class CpuOperations {
 
     private final CpuTable table;
     private final ThreadLocal<PhasedBatch> phased;
+    private final int valueSize;
 
     private CpuOperations(PoolTable pool) {
         this.table = new CpuTable(pool.reader(), false);
+        this.valueSize = pool.geometry().valueSize();
         this.phased = ThreadLocal.withInitial(() -> new PhasedBatch(table));
     }
 
@@ -52,6 +54,43 @@ public final class CpuOperations {
         }
         int r = table.run(kind, key, keyOffset, value, valueOffset, expected, expectedOffset);
         return r == OpStatus.NEED_RESIZE || r == OpStatus.NEED_HEAP ? NEEDS_OWNER : r;
+    }
+
+    /**
+     * As {@link #write(OpKind, MemorySegment, long, MemorySegment, long, MemorySegment, long)}, for a
+     * pool whose values have lengths of their own (format 3): the value of {@code valueLength} bytes,
+     * the expected one of {@code expectedLength}.
+     */
+    public int write(OpKind kind, MemorySegment key, long keyOffset, MemorySegment value, long valueOffset, int valueLength,
+                     MemorySegment expected, long expectedOffset, int expectedLength) {
+        if (kind == OpKind.GET) {
+            throw new IllegalArgumentException("a get is a read: CpuOperations.get");
+        }
+        int r = table.run(kind, key, keyOffset, value, valueOffset, valueLength, expected, expectedOffset, expectedLength);
+        return r == OpStatus.NEED_RESIZE || r == OpStatus.NEED_HEAP ? NEEDS_OWNER : r;
+    }
+
+    /**
+     * A get of the key at {@code keyOffset} of {@code keys} into result {@code i}, in the result's
+     * layout: packed at the value's length, or in its place of the value size with zeros after a
+     * shorter value and its length recorded ({@link BatchResult#valueLength}). FOUND or NOT_FOUND's code.
+     */
+    public int getInto(MemorySegment keys, long keyOffset, BatchResult result, int i) {
+        int v = valueSize;
+        if (result.valuesPacked()) {
+            long at = result.reserveValue(v);
+            int code = table.get(keys, keyOffset, result.valueBlock(), at);
+            if (code == OpStatus.FOUND) {
+                result.commitValue(i, table.lastReadLength());
+            }
+            return code;
+        }
+        MemorySegment out = result.values();
+        int code = table.get(keys, keyOffset, out, (long) i * v);
+        if (code == OpStatus.FOUND) {
+            PhasedBatch.keepRead(result, false, out, i, v, table.lastReadLength());
+        }
+        return code;
     }
 
     /**

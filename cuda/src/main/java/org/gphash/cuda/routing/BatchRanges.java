@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 
 import org.gphash.Batch;
 import org.gphash.BatchResult;
+import org.gphash.Outcome;
 import org.gphash.spi.Engine;
 
 /**
@@ -19,11 +20,30 @@ public final class BatchRanges {
     /** Runs operations {@code from} (inclusive) to {@code to} (exclusive) of {@code batch} on {@code engine}, into {@code result}'s places for them. */
     public static void run(Engine engine, Batch batch, int from, int to, BatchResult result) {
         int m = to - from;
-        long v = batch.valueSize();
-        Batch part = Batch.create(batch.keySize(), batch.valueSize(), m).addRange(batch, from, to);
-        BatchResult r = new BatchResult(batch.valueSize(), m);
+        boolean packed = batch.valuesPacked();
+        Batch part = Batch.create(batch.keySize(), batch.valueSize(), m, packed).addRange(batch, from, to);
+        BatchResult r = BatchResult.create(batch.valueSize(), m, packed);
         engine.execute(part, r);
-        MemorySegment.copy(r.outcomeCodes(), 0, result.outcomeCodes(), from, m);
-        MemorySegment.copy(r.values(), 0, result.values(), from * v, m * v);
+        moveResults(r, m, result, from, batch.valueSize());
+    }
+
+    /**
+     * Moves the first {@code m} results of {@code part} into {@code result} from position {@code at}:
+     * outcomes, and each value read at its length, in either result's layout ({@link BatchResult#valuesPacked});
+     * both are results of values of up to {@code valueSize} bytes.
+     */
+    public static void moveResults(BatchResult part, int m, BatchResult result, int at, int valueSize) {
+        MemorySegment.copy(part.outcomeCodes(), 0, result.outcomeCodes(), at, m);
+        if (!part.valuesPacked() && !result.valuesPacked() && !part.hasShorterValues()) {
+            long v = valueSize;
+            MemorySegment.copy(part.values(), 0, result.values(), at * v, m * v);  // places of the value size, whole
+            return;
+        }
+        for (int j = 0; j < m; j++) {
+            Outcome o = part.outcome(j);
+            if (o == Outcome.FOUND || o == Outcome.REPLACED) {
+                result.putValue(at + j, part.valueBlock(), part.valueOffset(j), part.valueLength(j));
+            }
+        }
     }
 }

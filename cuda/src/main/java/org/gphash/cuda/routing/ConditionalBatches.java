@@ -96,15 +96,15 @@ public final class ConditionalBatches {
         int m = end - start;
         int keySize = batch.keySize();
         int valueSize = batch.valueSize();
+        boolean packed = batch.valuesPacked();
         MemorySegment kinds = batch.kinds();
-        MemorySegment expected = batch.expectedValues();
 
         // 1. The current values of the conditional keys.
         int conditionals = 0;
         for (int i = start; i < end; i++) {
             conditionals += conditional[i] ? 1 : 0;
         }
-        Batch reads = Batch.create(keySize, valueSize, conditionals);
+        Batch reads = Batch.create(keySize, valueSize, conditionals, packed);
         int[] at = new int[conditionals];
         for (int i = start, c = 0; i < end; i++) {
             if (conditional[i]) {
@@ -112,39 +112,32 @@ public final class ConditionalBatches {
                 at[c++] = i - start;
             }
         }
-        BatchResult current = new BatchResult(valueSize, conditionals);
-        current.reset(conditionals);
+        BatchResult current = BatchResult.create(valueSize, conditionals, packed);
+        current.reset(reads);
         if (conditionals > 0) {
             runner.run(reads, current);
         }
 
-        // 2. The segment as plain operations, and the outcome of each conditional operation that does not act.
-        Batch plain = Batch.create(keySize, valueSize, m).setSize(m);
-        MemorySegment.copy(kinds, start, plain.kinds(), 0, m);
-        MemorySegment.copy(batch.keys(), (long) start * keySize, plain.keys(), 0, (long) m * keySize);
-        MemorySegment.copy(batch.values(), (long) start * valueSize, plain.values(), 0, (long) m * valueSize);
+        // 2. What each conditional operation amounts to, and the outcome of each that does not act.
+        OpKind[] plainKinds = new OpKind[conditionals];
         Outcome[] refused = new Outcome[conditionals];
         for (int c = 0; c < conditionals; c++) {
-            int j = at[c];
-            OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, start + j));
+            int i = start + at[c];
+            OpKind kind = OpKind.ofOrdinal(kinds.get(ValueLayout.JAVA_BYTE, i));
             boolean found = current.outcome(c) == Outcome.FOUND;
-            long e = (long) (start + j) * valueSize;
-            long v = (long) c * valueSize;
-            boolean matches = found
-                    && MemorySegment.mismatch(current.values(), v, v + valueSize, expected, e, e + valueSize) == -1;
-            OpKind plainKind = !matches ? OpKind.GET : kind == OpKind.COMPARE_AND_SET ? OpKind.UPDATE : OpKind.DELETE;
-            plain.kinds().set(ValueLayout.JAVA_BYTE, j, (byte) plainKind.ordinal());
+            boolean matches = found && sameValue(current, c, batch, i);
+            plainKinds[c] = !matches ? OpKind.GET : kind == OpKind.COMPARE_AND_SET ? OpKind.UPDATE : OpKind.DELETE;
             refused[c] = matches ? null : found ? Outcome.EXISTS : Outcome.NOT_FOUND;
         }
+        Batch plain = packed ? packedSegment(batch, start, m, at, plainKinds) : fixedSegment(batch, start, m, at, plainKinds);
 
         // 3. The segment, with the outcomes moved into the caller's result (also when it fails part way).
-        BatchResult segment = new BatchResult(valueSize, m);
-        segment.reset(m);
+        BatchResult segment = BatchResult.create(valueSize, m, packed);
+        segment.reset(plain);
         try {
             runner.run(plain, segment);
         } finally {
-            MemorySegment.copy(segment.outcomeCodes(), 0, result.outcomeCodes(), start, m);
-            MemorySegment.copy(segment.values(), 0, result.values(), (long) start * valueSize, (long) m * valueSize);
+            BatchRanges.moveResults(segment, m, result, start, valueSize);
             MemorySegment codes = result.outcomeCodes();
             for (int c = 0; c < conditionals; c++) {
                 int i = start + at[c];
@@ -156,5 +149,57 @@ public final class ConditionalBatches {
                 }
             }
         }
+    }
+
+    /**
+     * Whether the value {@code current} read for conditional {@code c} is operation {@code i}'s expected
+     * value: packed, its length and bytes; else the whole place of the value size, as a get gives it
+     * (a shorter value followed by zeros).
+     */
+    private static boolean sameValue(BatchResult current, int c, Batch batch, int i) {
+        if (!batch.valuesPacked()) {
+            long v = (long) c * batch.valueSize();
+            long e = (long) i * batch.valueSize();
+            return MemorySegment.mismatch(current.values(), v, v + batch.valueSize(), batch.expectedValues(), e,
+                    e + batch.valueSize()) == -1;
+        }
+        int length = batch.expectedLength(i);
+        if (current.valueLength(c) != length) {
+            return false;
+        }
+        long v = current.valueOffset(c);
+        long e = batch.expectedOffset(i);
+        return MemorySegment.mismatch(current.valueBlock(), v, v + length, batch.expectedValues(), e, e + length) == -1;
+    }
+
+    /** Operations {@code start..start+m} of a batch of values of the value size, the conditional ones ({@code at}) as {@code plainKinds}. */
+    private static Batch fixedSegment(Batch batch, int start, int m, int[] at, OpKind[] plainKinds) {
+        int keySize = batch.keySize();
+        int valueSize = batch.valueSize();
+        Batch plain = Batch.create(keySize, valueSize, m).setSize(m);
+        MemorySegment.copy(batch.kinds(), start, plain.kinds(), 0, m);
+        MemorySegment.copy(batch.keys(), (long) start * keySize, plain.keys(), 0, (long) m * keySize);
+        MemorySegment.copy(batch.values(), (long) start * valueSize, plain.values(), 0, (long) m * valueSize);
+        for (int c = 0; c < at.length; c++) {
+            plain.kinds().set(ValueLayout.JAVA_BYTE, at[c], (byte) plainKinds[c].ordinal());
+        }
+        return plain;
+    }
+
+    /**
+     * The same for a batch of values of any length (packed), operation by operation: a compare-and-set
+     * that acts writes its new value at its length.
+     */
+    private static Batch packedSegment(Batch batch, int start, int m, int[] at, OpKind[] plainKinds) {
+        int keySize = batch.keySize();
+        Batch plain = Batch.create(keySize, batch.valueSize(), m, true);
+        MemorySegment keys = batch.keys();
+        for (int j = 0, c = 0; j < m; j++) {
+            int i = start + j;
+            OpKind kind = c < at.length && at[c] == j ? plainKinds[c++] : OpKind.ofOrdinal(batch.kinds().get(ValueLayout.JAVA_BYTE, i));
+            MemorySegment value = kind.hasValue() ? batch.values().asSlice(batch.valueOffset(i), batch.valueLength(i)) : null;
+            plain.add(kind, keys.asSlice((long) i * keySize, keySize), value);
+        }
+        return plain;
     }
 }

@@ -47,7 +47,13 @@ public final class Router {
         /** Per-operation kernels probing the pool: the engine without the index mirror. */
         POOL_PATH(true),
         /** Segments of gets, a compare on the host and plain writes ({@link ConditionalBatches}). */
-        CONDITIONAL(true);
+        CONDITIONAL(true),
+        /**
+         * A batch whose values have lengths of their own (a format 3 pool's, {@code Batch.valuesPacked}),
+         * staged as a device-resident batch's columns with a lengths column and run by the device route
+         * ({@code PackedValueBatches}): the other GPU routes copy values of the value size.
+         */
+        PACKED(true);
 
         /** Whether the route runs under the engine's lock (and so never declines). */
         final boolean locked;
@@ -105,26 +111,50 @@ public final class Router {
     private static final Route[] HOST_THEN_SMALL_READS = {Route.HOST, Route.SMALL_READS, Route.SMALL_READS_LOCKED};
     private static final Route[] HOST_THEN_SMALL_WRITES = {Route.HOST, Route.SMALL_WRITES};
     private static final Route[] HOST_THEN_PIPELINE = {Route.HOST, Route.PIPELINE};
+    private static final Route[] PACKED = {Route.PACKED};
+    private static final Route[] HOST_THEN_PACKED = {Route.HOST, Route.PACKED};
 
     private final GpuTuning tuning;
     private final boolean mirror;
     private final RouteCosts costs;
+    /** Whether the engine's values have lengths of their own (format 3 on the index mirror): its callers' batches are packed. */
+    private final boolean valueLengths;
 
     /**
      * @param tuning the sizes that choose
      * @param mirror whether the engine runs on the index mirror (else every batch takes the pool path)
      */
     public Router(GpuTuning tuning, boolean mirror) {
-        this(tuning, mirror, new RouteCosts());
+        this(tuning, mirror, false, new RouteCosts());
+    }
+
+    /**
+     * @param valueLengths whether the engine's values have lengths of their own ({@code Engine.valueLengths}:
+     *                     a format 3 pool on the index mirror), its single gets then on the host, which
+     *                     gives each value's length
+     */
+    public Router(GpuTuning tuning, boolean mirror, boolean valueLengths) {
+        this(tuning, mirror, valueLengths, new RouteCosts());
     }
 
     /**
      * @param costs what batches cost on the host and on the GPU, as measured (tests pass figures of their own)
      */
     public Router(GpuTuning tuning, boolean mirror, RouteCosts costs) {
+        this(tuning, mirror, false, costs);
+    }
+
+    /** As above, all of it given (tests pass costs of their own). */
+    public Router(GpuTuning tuning, boolean mirror, boolean valueLengths, RouteCosts costs) {
         this.tuning = tuning;
         this.mirror = mirror;
+        this.valueLengths = valueLengths && mirror;
         this.costs = costs;
+    }
+
+    /** {@return whether the engine's values have lengths of their own (its callers' batches packed)} */
+    public boolean valueLengths() {
+        return valueLengths;
     }
 
     /** Whether single writes run on the host ({@link GpuTuning#hostBatchesMax()} not 0). */
@@ -134,12 +164,13 @@ public final class Router {
 
     /**
      * Whether a single get runs on the host: whenever writes do (a get waits for the GPU's work in
-     * progress rather than taking the GPU from the host's writes: a GPU read stops them while it runs).
-     * The caller runs it straight on the pool, with no batch of one ({@link #routes}'s {@code HOST}
-     * for {@link Call#SINGLE_GET}).
+     * progress rather than taking the GPU from the host's writes: a GPU read stops them while it runs),
+     * and where values have lengths of their own (the host's read gives the length; the one-launch
+     * reads copy places of the value size). The caller runs it straight on the pool, with no batch of
+     * one ({@link #routes}'s {@code HOST} for {@link Call#SINGLE_GET}).
      */
     public boolean singleGetsOnHost() {
-        return writesOnHost();
+        return writesOnHost() || valueLengths;
     }
 
     /** {@return the measured costs this router chooses between the host and the GPU by} */
@@ -220,9 +251,9 @@ public final class Router {
                 if (batch.hasConditionalOperations()) {
                     throw new IllegalArgumentException("a segment of a conditional batch holds only plain operations");
                 }
-                return plain(batch, false);
+                return batch.valuesPacked() ? PACKED : plain(batch, false);
             default:
-                Route[] gpu = batch.hasConditionalOperations() ? CONDITIONAL : plain(batch, true);
+                Route[] gpu = batch.hasConditionalOperations() ? CONDITIONAL : batch.valuesPacked() ? PACKED : plain(batch, true);
                 int n = batch.size();
                 return hostMayRun(n) && costs.choose(n, !batch.onlyGets()) ? hostFirst(gpu) : gpu;
         }
@@ -258,6 +289,9 @@ public final class Router {
         if (gpu == SMALL_WRITES) {
             return HOST_THEN_SMALL_WRITES;
         }
+        if (gpu == PACKED) {
+            return HOST_THEN_PACKED;
+        }
         return HOST_THEN_PIPELINE;
     }
 
@@ -283,12 +317,14 @@ public final class Router {
     /**
      * Whether a shard's part of {@code batch} ({@code count} of its operations,
      * {@code Engine.executeInPlace}) runs where it lies, gathered and scattered on the GPU: on the
-     * index mirror, for a batch of plain operations and a part the pipeline would run. Any other part
+     * index mirror, for a batch of plain operations whose values have the value size (not packed) and
+     * a part the pipeline would run. Any other part
      * the sharded index copies out and runs as a batch of its own, by the routes above (small parts
      * take the one-launch routes, conditional ones compare on the host under the lock).
      */
     public boolean runsInPlace(Batch batch, int count) {
-        return mirror && !batch.hasConditionalOperations() && count > Math.max(tuning.smallReadsMax(), tuning.smallWritesMax());
+        return mirror && !batch.hasConditionalOperations() && !batch.valuesPacked()
+                && count > Math.max(tuning.smallReadsMax(), tuning.smallWritesMax());
     }
 
     /**

@@ -45,6 +45,9 @@ public final class KernelParams {
             "n_at", "shift", "counts", "tiles");
     /** ScanArgs (pipeline/pipeline.cuh). */
     public static final ParamStruct SCAN_ARGS = ParamStruct.of("ScanArgs", "in", "out", "n", "partials");
+    /** PackedColumn (pipeline/packed_columns.cuh). */
+    public static final ParamStruct PACKED_COLUMN = ParamStruct.of("PackedColumn", "n", "packed", "offsets", "lengths",
+            "column", "value_size");
     /** PartGather (pipeline/part_columns.cuh). */
     public static final ParamStruct PART_GATHER = ParamStruct.of("PartGather", "n", "positions", "base", "kinds_from",
             "keys_from", "values_from", "kinds_to", "keys_to", "values_to", "key_size", "value_size");
@@ -314,6 +317,12 @@ public final class KernelParams {
                 .put("kinds_from", kindsFrom).put("keys_from", keysFrom).put("values_from", valuesFrom)
                 .put("kinds_to", kindsTo).put("keys_to", keysTo).put("values_to", valuesTo).put("key_size", keySize)
                 .put("value_size", valueSize).bytes();
+    }
+
+    /** PackedColumn: a chunk's values between their packed bytes and their places of the value size. */
+    public static byte[] packedColumn(long n, long packed, long offsets, long lengths, long column, int valueSize) {
+        return PACKED_COLUMN.writer().put("n", n).put("packed", packed).put("offsets", offsets).put("lengths", lengths)
+                .put("column", column).put("value_size", valueSize).bytes();
     }
 
     /** PartScatter: a chunk's outcomes (and values read) scattered to their positions of the caller's pinned result. */

@@ -36,6 +36,23 @@ public final class PinnedBuffer implements AutoCloseable {
         return this;
     }
 
+    /** At least {@code bytes} bytes, the first {@code keep} of the contents kept across growth. */
+    public PinnedBuffer ensureKeeping(long bytes, long keep) {
+        if (segment == null || bytes > segment.byteSize()) {
+            MemorySegment old = segment;
+            Arena oldArena = arena;
+            HostPointer oldPointer = pointer;
+            segment = null;  // ensure allocates afresh; the old block is freed once its bytes are copied
+            ensure(Math.max(bytes, old == null ? 0 : 2 * old.byteSize()));
+            if (old != null) {
+                MemorySegment.copy(old, 0, segment, 0, Math.min(keep, old.byteSize()));
+                cuMemHostUnregister(oldPointer);
+                oldArena.close();
+            }
+        }
+        return this;
+    }
+
     public MemorySegment segment() {
         return segment;
     }

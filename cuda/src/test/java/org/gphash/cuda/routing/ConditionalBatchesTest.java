@@ -84,6 +84,48 @@ class ConditionalBatchesTest {
         Statistics.label("plain batches").collect(Math.min(engine.batches, 6));
     }
 
+    /**
+     * The same on a batch of values of any length (packed, a format 3 pool's): value {@code v} is
+     * {@code v} bytes of 7, so the values are prefixes of one another and a compare must take the
+     * lengths too; every plain batch reaching the engine is packed, and each value read comes back at
+     * its length.
+     */
+    @Property(tries = 800)
+    void packedConditionalBatchesRunAsIfOneByOne(@ForAll("batches") List<Op> ops, @ForAll("batches") List<Op> before) {
+        PackedFakeEngine engine = new PackedFakeEngine();
+        Map<Integer, Integer> model = new HashMap<>();
+        for (Op op : before) {
+            if (!op.kind().isConditional() && op.kind().hasValue()) {
+                engine.map.put(op.key(), op.value());
+                model.put(op.key(), op.value());
+            }
+        }
+        Batch batch = Batch.create(KEY, VALUE, ops.size(), true);
+        for (Op op : ops) {
+            byte[] k = ByteBuffer.allocate(KEY).putLong(op.key()).array();
+            switch (op.kind()) {
+                case COMPARE_AND_SET -> batch.compareAndSet(k, sevens(op.expected()), sevens(op.value()));
+                case COMPARE_AND_DELETE -> batch.compareAndDelete(k, sevens(op.expected()));
+                default -> batch.add(op.kind(), k, op.kind().hasValue() ? sevens(op.value()) : null);
+            }
+        }
+        BatchResult result = BatchResult.create(VALUE, ops.size(), true);
+        result.reset(batch);
+        ConditionalBatches.execute(batch, result, engine);
+        for (int i = 0; i < ops.size(); i++) {
+            Op op = ops.get(i);
+            Integer old = model.get(op.key());
+            Outcome expected = serial(op, old, model);
+            assertEquals(expected, result.outcome(i), "op " + i + " " + op + " of " + ops);
+            if (expected == Outcome.FOUND || expected == Outcome.REPLACED) {
+                assertArrayEquals(sevens(old), result.value(i), "op " + i + " " + op + ": the value at its length");
+            }
+        }
+        assertEquals(model, engine.map, "the state after the batch");
+        assertFalse(engine.sawConditional, "a conditional operation reached the engine");
+        assertFalse(engine.sawFixed, "a plain batch of values of the value size reached the engine");
+    }
+
     @Test
     void distinctConditionalKeysTakeTwoRoundTrips() {
         FakeEngine engine = new FakeEngine();
@@ -223,6 +265,38 @@ class ConditionalBatchesTest {
                 }
             }
         }
+    }
+
+    /** {@link FakeEngine} for packed batches: value {@code v} is {@link #sevens}{@code (v)}, told by its length. */
+    static final class PackedFakeEngine implements ConditionalBatches.PlainRunner {
+        final Map<Integer, Integer> map = new HashMap<>();
+        boolean sawConditional;
+        boolean sawFixed;
+
+        @Override
+        public void run(Batch batch, BatchResult result) {
+            assertEquals(batch.size(), result.size(), "the result is reset to the batch's size");
+            sawFixed |= !batch.valuesPacked() || !result.valuesPacked();
+            for (int i = 0; i < batch.size(); i++) {
+                OpKind kind = batch.kind(i);
+                sawConditional |= kind.isConditional();
+                int key = (int) ByteBuffer.wrap(batch.key(i)).getLong();
+                int v = kind.hasValue() ? batch.valueLength(i) : 0;
+                Integer old = map.get(key);
+                Outcome o = serial(new Op(kind, key, v, 0), old, map);
+                result.outcomeCodes().set(ValueLayout.JAVA_BYTE, i, o.code());
+                if (o == Outcome.FOUND || o == Outcome.REPLACED) {
+                    result.putValue(i, MemorySegment.ofArray(sevens(old)), 0, old);
+                }
+            }
+        }
+    }
+
+    /** {@code v} bytes of 7: values that are prefixes of one another. */
+    private static byte[] sevens(int v) {
+        byte[] b = new byte[v];
+        java.util.Arrays.fill(b, (byte) 7);
+        return b;
     }
 
     // ------------------------------------------------------------------ helpers

@@ -115,6 +115,44 @@ class RouterTest {
         assertThrows(IllegalArgumentException.class, () -> MIRROR.routes(Call.SEGMENT, b));
     }
 
+    /**
+     * Values of any length (a format 3 pool's, packed batches): every plain batch, small or large, takes
+     * the packed route (the others copy places of the value size), a conditional one compares on the
+     * host and its segments take the packed route, no part runs in place, and single gets run on the
+     * host (whose read gives the length) even where writes run on the GPU. A router off the mirror
+     * never answers for values of any length.
+     */
+    @Test
+    void batchesOfValuesOfAnyLengthTakeThePackedRoute() {
+        Router lengths = new Router(GPU_ONLY, true, true);
+        assertTrue(lengths.valueLengths());
+        assertFalse(new Router(GPU_ONLY, false, true).valueLengths(), "the pool path runs values of the value size");
+        for (int n : new int[] {1, 5, 300, 5000}) {
+            for (OpKind kind : new OpKind[] {OpKind.GET, OpKind.PUT, OpKind.DELETE}) {
+                Batch b = Batch.create(8, VS, n, true);
+                for (int i = 0; i < n; i++) {
+                    b.add(kind, key(i), kind.hasValue() ? new byte[i % (VS + 1)] : null);
+                }
+                assertArrayEquals(new Route[] {Route.PACKED}, routes(lengths, Call.BATCH, b), n + " " + kind);
+                assertArrayEquals(new Route[] {Route.PACKED}, routes(lengths, Call.SEGMENT, b), n + " " + kind);
+                assertFalse(lengths.runsInPlace(b, n), "a packed part is copied out");
+            }
+        }
+        Batch conditional = Batch.create(8, VS, 2, true).put(key(1), new byte[3]);
+        conditional.compareAndSet(key(1), new byte[3], new byte[5]);
+        assertArrayEquals(new Route[] {Route.CONDITIONAL}, routes(lengths, Call.BATCH, conditional));
+        assertTrue(lengths.singleGetsOnHost(), "hostBatchesMax=0 sends writes to the GPU; gets of any length stay on the host");
+        assertFalse(MIRROR.singleGetsOnHost());
+        assertArrayEquals(new Route[] {Route.HOST}, routes(lengths, Call.SINGLE_GET, batch(OpKind.GET, 1)));
+        RouteCosts costs = new RouteCosts(() -> 0);
+        costs.hostRan(100, true, 100 * 1_000L);  // 1 µs a write on the host
+        costs.gpuRan(64, true, 80_000);  // 80 µs a writing batch on the GPU
+        Router withHost = new Router(GpuTuning.DEFAULTS, true, true, costs);
+        Batch small = Batch.create(8, VS, 4, true).put(key(1), new byte[2]);
+        assertArrayEquals(new Route[] {Route.HOST, Route.PACKED}, routes(withHost, Call.BATCH, small),
+                "cheaper on the host: there first, the packed route where the host declines");
+    }
+
     @Test
     void aShardsPartRunsInPlaceOnlyOnTheMirrorForPlainOperationsAndPartsThePipelineWouldRun() {
         int small = Math.max(GpuTuning.DEFAULTS.smallReadsMax(), GpuTuning.DEFAULTS.smallWritesMax());

@@ -1,0 +1,289 @@
+package org.gphash.cuda.staging;
+
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import jcuda.driver.CUfunction;
+import org.gphash.Batch;
+import org.gphash.BatchResult;
+import org.gphash.OpKind;
+import org.gphash.Outcome;
+import org.gphash.cuda.path.BatchPath;
+import org.gphash.cuda.runtime.CudaRuntime;
+import org.gphash.cuda.runtime.DeviceBuffer;
+import org.gphash.cuda.runtime.KernelParams;
+import org.gphash.cuda.runtime.Launcher;
+import org.gphash.cuda.runtime.PinnedBuffer;
+
+/**
+ * Host batches whose values have lengths of their own (a format 3 pool's: {@link Batch#valuesPacked}),
+ * the router's {@code PACKED} route: the calling thread lays the batch out before the engine's lock
+ * ({@link #stage}: kinds, keys, lengths, and the values packed back to back, in page-locked memory of
+ * its own); under the lock each chunk's columns cross the link, a kernel spreads the values into a
+ * device-resident batch's column (each value at the start of its place of the value size), the path's
+ * device route ({@link BatchPath#executeOnDevice}) runs the chunk, writing and reading each value at
+ * its length, and another kernel packs the values read by the offsets their lengths give, so that only
+ * their own bytes come back (pipeline/packed_columns.cuh); after the lock the thread moves outcomes and
+ * values into the result ({@link #finish}). Chunks run one after another, in batch order, so a later
+ * chunk sees what an earlier one wrote, as the pipeline's chunks do.
+ *
+ * <p>Why through the device route: it takes lengths already (issue 53, step 3b), where the host lanes'
+ * staging ({@link HostLane}) copies columns of the value size. Why the host's share outside the lock:
+ * 16 threads' batches of 65,536 values of 16 B-4 KiB each held the lock some 9 ms with it inside.
+ * {@link #run} is called under the engine's lock; {@link #stage} and {@link #finish} by the batch's
+ * own thread outside it.
+ */
+public final class PackedValueBatches implements AutoCloseable {
+
+    /** The most bytes a chunk's column of places of the value size (and its column of values read) takes on the GPU. */
+    static final long CHUNK_VALUE_BYTES = 256L << 20;
+
+    private final CudaRuntime cuda;
+    private final int keySize;
+    private final int valueSize;
+    /** Each thread's batch laid out for the link, and what came back of it. */
+    private final ThreadLocal<Staged> staged = ThreadLocal.withInitial(this::newStaged);
+    /** Every thread's, for {@link #close} (their memory is registered with the GPU's context). */
+    private final Queue<Staged> everyStaged = new ConcurrentLinkedQueue<>();
+    private final DeviceBuffer kinds = new DeviceBuffer();
+    private final DeviceBuffer keys = new DeviceBuffer();
+    private final DeviceBuffer lengths = new DeviceBuffer();
+    private final DeviceBuffer offsets = new DeviceBuffer();
+    private final DeviceBuffer packed = new DeviceBuffer();
+    private final DeviceBuffer values = new DeviceBuffer();
+    private final DeviceBuffer codes = new DeviceBuffer();
+    private final DeviceBuffer out = new DeviceBuffer();
+    private final DeviceBuffer outLengths = new DeviceBuffer();
+    private CUfunction spread;
+    private CUfunction gather;
+
+    /**
+     * One thread's batch in page-locked memory: {@code in} holds kinds | keys | lengths | offsets |
+     * values packed, each column at an 8-byte boundary; {@code back} the codes | lengths read | their
+     * offsets, and {@code read} the values read, packed.
+     */
+    private static final class Staged {
+        final PinnedBuffer in = new PinnedBuffer();
+        final PinnedBuffer back = new PinnedBuffer();
+        final PinnedBuffer read = new PinnedBuffer();
+        Batch batch;
+        int n;
+        long keysAt;
+        long lengthsAt;
+        long offsetsAt;
+        long valuesAt;
+        long readBytes;
+        /** Staged by {@link #stage} before the lock: its caller moves the results after it. */
+        boolean finishLater;
+        /** How many operations ran (their results are in {@code back} and {@code read}). */
+        int ran;
+    }
+
+    private Staged newStaged() {
+        Staged s = new Staged();
+        everyStaged.add(s);
+        return s;
+    }
+
+    public PackedValueBatches(CudaRuntime cuda, int keySize, int valueSize) {
+        this.cuda = cuda;
+        this.keySize = keySize;
+        this.valueSize = valueSize;
+    }
+
+    /** The operations a chunk takes at most: its value columns within {@link #CHUNK_VALUE_BYTES}. */
+    static int chunkOperations(int valueSize) {
+        return (int) Math.max(1, CHUNK_VALUE_BYTES / Math.max(1, valueSize));
+    }
+
+    /**
+     * Lays {@code batch} out for the link in the calling thread's memory, before the engine's lock; its
+     * {@link #run} under the lock then copies it straight to the GPU, and {@link #finish} after the lock
+     * moves its results.
+     */
+    public void stage(Batch batch) {
+        layOut(batch).finishLater = true;
+    }
+
+    private Staged layOut(Batch batch) {
+        if (!batch.valuesPacked() || batch.hasConditionalOperations()) {
+            throw new IllegalArgumentException("the packed route runs batches of plain operations on values of any length");
+        }
+        Staged s = staged.get();
+        int n = batch.size();
+        MemorySegment kindColumn = batch.kinds();
+        long valueBytes = 0;
+        for (int i = 0; i < n; i++) {
+            if (OpKind.ofOrdinal(kindColumn.get(ValueLayout.JAVA_BYTE, i)).hasValue()) {
+                valueBytes += batch.valueLength(i);
+            }
+        }
+        s.batch = batch;
+        s.n = n;
+        s.keysAt = align(n);
+        s.lengthsAt = align(s.keysAt + (long) n * keySize);
+        s.offsetsAt = s.lengthsAt + align(4L * n);
+        s.valuesAt = s.offsetsAt + 8L * n;
+        s.in.ensure(s.valuesAt + valueBytes);
+        s.back.ensure(s.lengthsAt + align(4L * n) + 8L * n);
+        s.ran = 0;
+        s.readBytes = 0;
+        s.finishLater = false;
+        MemorySegment h = s.in.segment();
+        MemorySegment.copy(kindColumn, 0, h, 0, n);
+        MemorySegment.copy(batch.keys(), 0, h, s.keysAt, (long) n * keySize);
+        MemorySegment batchValues = batch.values();
+        long at = 0;
+        for (int i = 0; i < n; i++) {
+            int length = 0;
+            if (OpKind.ofOrdinal(kindColumn.get(ValueLayout.JAVA_BYTE, i)).hasValue()) {
+                length = batch.valueLength(i);
+                MemorySegment.copy(batchValues, batch.valueOffset(i), h, s.valuesAt + at, length);
+            }
+            h.set(ValueLayout.JAVA_INT_UNALIGNED, s.lengthsAt + 4L * i, length);
+            h.set(ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt + 8L * i, at);
+            at += length;
+        }
+        return s;
+    }
+
+    /**
+     * Runs {@code batch} (packed, plain kinds only) by {@code path}'s device route, under the engine's
+     * lock, from the calling thread's {@link #stage} of it, or laid out now where it was not (a segment
+     * of a conditional batch, already under the lock: its results then go into {@code result} at once).
+     * A chunk that fails leaves the results of the chunks before it in {@code result}.
+     */
+    public void run(Batch batch, BatchResult result, BatchPath path) {
+        if (spread == null) {
+            spread = cuda.function("gphash_packed_spread");
+            gather = cuda.function("gphash_packed_gather");
+        }
+        Staged s = staged.get();
+        if (s.batch != batch || s.ran > 0) {
+            s = layOut(batch);
+        }
+        int chunk = chunkOperations(valueSize);
+        try {
+            for (int first = 0; first < s.n; first += chunk) {
+                runChunk(s, path, first, Math.min(chunk, s.n - first));
+            }
+        } catch (RuntimeException | Error e) {
+            moveResults(s, result);
+            throw e;
+        }
+        if (!s.finishLater) {
+            moveResults(s, result);
+        }
+    }
+
+    /** After the lock: moves the results of the batch this thread staged and ran into {@code result}. */
+    public void finish(Batch batch, BatchResult result) {
+        Staged s = staged.get();
+        if (s.batch == batch && s.finishLater) {
+            moveResults(s, result);
+        }
+    }
+
+    private void runChunk(Staged s, BatchPath path, int first, int m) {
+        MemorySegment in = s.in.segment();
+        // The chunk's values lie together: from its first operation's offset to its last one's end.
+        int last = first + m - 1;
+        long valuesFrom = in.get(ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt + 8L * first);
+        long chunkValues = in.get(ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt + 8L * last)
+                + in.get(ValueLayout.JAVA_INT_UNALIGNED, s.lengthsAt + 4L * last) - valuesFrom;
+        long keyBytes = (long) m * keySize;
+        long columnBytes = (long) m * valueSize;
+        kinds.ensure(m);
+        keys.ensure(keyBytes);
+        lengths.ensure(4L * m);
+        offsets.ensure(8L * m);
+        codes.ensure(m);
+        out.ensure(columnBytes);
+        outLengths.ensure(4L * m);
+        cuMemcpyHtoD(kinds.pointer(), s.in.at(first), m);
+        cuMemcpyHtoD(keys.pointer(), s.in.at(s.keysAt + (long) first * keySize), keyBytes);
+        cuMemcpyHtoD(lengths.pointer(), s.in.at(s.lengthsAt + 4L * first), 4L * m);
+        if (chunkValues > 0) {
+            values.ensure(columnBytes);
+            packed.ensure(chunkValues);
+            cuMemcpyHtoD(offsets.pointer(), s.in.at(s.offsetsAt + 8L * first), 8L * m);
+            cuMemcpyHtoD(packed.pointer(), s.in.at(s.valuesAt + valuesFrom), chunkValues);
+            // The chunk's offsets count from the batch's first value: the kernel's base is moved back by as much.
+            Launcher.launch(spread, (long) m * 32, null, KernelParams.packedColumn(m, packed.address() - valuesFrom,
+                    offsets.address(), lengths.address(), values.address(), valueSize));
+            cuda.synchronizeContext();  // the device route runs on the engine's stream
+        }
+        path.executeOnDevice(m, kinds.address(), keys.address(), chunkValues > 0 ? values.address() : 0,
+                lengths.address(), codes.address(), out.address(), outLengths.address());
+
+        // Back: codes | lengths read | their offsets among the values read, then the values read, packed on the GPU.
+        MemorySegment back = s.back.segment();
+        long codesAt = first;
+        long readLengthsAt = s.lengthsAt + 4L * first;
+        long readOffsetsAt = s.offsetsAt + 8L * first;
+        cuMemcpyDtoH(s.back.at(codesAt), codes.pointer(), m);
+        cuMemcpyDtoH(s.back.at(readLengthsAt), outLengths.pointer(), 4L * m);
+        long chunkRead = 0;
+        for (int j = 0; j < m; j++) {
+            int length = returnsValue(back.get(ValueLayout.JAVA_BYTE, codesAt + j))
+                    ? back.get(ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt + 4L * j) : 0;
+            back.set(ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt + 4L * j, length);  // 0 where nothing was read
+            back.set(ValueLayout.JAVA_LONG_UNALIGNED, readOffsetsAt + 8L * j, s.readBytes + chunkRead);
+            chunkRead += length;
+        }
+        if (chunkRead > 0) {
+            s.read.ensureKeeping(s.readBytes + chunkRead, s.readBytes);
+            packed.ensure(chunkRead);
+            cuMemcpyHtoD(lengths.pointer(), s.back.at(readLengthsAt), 4L * m);
+            cuMemcpyHtoD(offsets.pointer(), s.back.at(readOffsetsAt), 8L * m);
+            Launcher.launch(gather, (long) m * 32, null, KernelParams.packedColumn(m, packed.address() - s.readBytes,
+                    offsets.address(), lengths.address(), out.address(), valueSize));
+            cuMemcpyDtoH(s.read.at(s.readBytes), packed.pointer(), chunkRead);
+            s.readBytes += chunkRead;
+        }
+        s.ran = first + m;
+    }
+
+    /** The outcomes of the operations that ran, and the values they read, into {@code result}. */
+    private static void moveResults(Staged s, BatchResult result) {
+        MemorySegment back = s.back.segment();
+        MemorySegment read = s.read.segment();
+        MemorySegment codeColumn = result.outcomeCodes();
+        for (int i = 0; i < s.ran; i++) {
+            byte code = back.get(ValueLayout.JAVA_BYTE, i);
+            codeColumn.set(ValueLayout.JAVA_BYTE, i, code);
+            if (returnsValue(code)) {
+                int length = back.get(ValueLayout.JAVA_INT_UNALIGNED, s.lengthsAt + 4L * i);
+                long from = back.get(ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt + 8L * i);
+                result.putValue(i, length == 0 ? back : read, length == 0 ? 0 : from, length);
+            }
+        }
+        s.finishLater = false;
+    }
+
+    /** Whether an outcome carries a value (a get that found its key, a read-modify-write that replaced one). */
+    private static boolean returnsValue(byte code) {
+        return code == Outcome.FOUND.code() || code == Outcome.REPLACED.code();
+    }
+
+    private static long align(long at) {
+        return (at + 7) & ~7L;
+    }
+
+    @Override
+    public void close() {
+        for (DeviceBuffer b : new DeviceBuffer[] {kinds, keys, lengths, offsets, packed, values, codes, out, outLengths}) {
+            b.close();
+        }
+        for (Staged s; (s = everyStaged.poll()) != null;) {
+            s.in.close();
+            s.back.close();
+            s.read.close();
+        }
+    }
+}
