@@ -387,7 +387,8 @@ public final class GPHashIndex implements AutoCloseable {
 
     /**
      * {@return whether values have any length from 0 to {@link #valueSize()} bytes} (a pool of format 3
-     * on the CPU backend, single calls and the typed map); false: every value has the value size.
+     * on the CPU backend, or on the GPU backend over its index mirror: single calls, batches and the
+     * typed map); false: every value has the value size.
      * Batches and cursors carry values of the value size, a shorter one's length beside it
      * ({@link BatchResult#valueLength}, {@link EntryChunk#valueLength}).
      */
@@ -1096,11 +1097,11 @@ public final class GPHashIndex implements AutoCloseable {
          * The format a new pool takes (default: 2). Format 3 (issue 53) frames each value with its
          * length (and, with item checksums, its checksum) in a heap of size classes and keeps the
          * value's class in the slot's meta word: its values have any length from 0 to the value size
-         * ({@link GPHashIndex#valueLengths()}) on the CPU engine, journaled or not. The GPU engine opens
-         * format 3 pools of any lengths (clean or after a crash); its device-resident batches take values
-         * of any length with a lengths column, while its host batches and single calls write values of
-         * the value size and read shorter ones followed by zeros. Fixed at create: open uses the pool's
-         * format, and refuses a pool of another one when this is set.
+         * ({@link GPHashIndex#valueLengths()}), journaled or not, on the CPU engine and on the GPU engine
+         * over its index mirror (its device-resident batches take them with a lengths column; where the
+         * mirror does not fit the GPU, values have the value size and a shorter one reads back followed by
+         * zeros). Fixed at create: open uses the pool's format, and refuses a pool of another one when
+         * this is set.
          *
          * @param version 2 or 3
          * @return this builder

@@ -18,7 +18,8 @@ import org.gphash.RecoveryReport;
 /**
  * What a backend implements. The API's {@code GPHashIndex} checks arguments and converts types, then calls
  * one of these. Keys are segments of exactly the pool's key size; values too have the pool's value
- * size, except on an engine whose {@link #valueLengths} holds (a format 3 pool on the CPU engine),
+ * size, except on an engine whose {@link #valueLengths} holds (a format 3 pool on the CPU engine, or on
+ * the GPU engine over its index mirror),
  * whose single calls take values of 0 to the value size bytes, each segment's size its length, and
  * whose reads say each value's length ({@link #read}). Batches and entry scans carry values of the
  * value size.
@@ -39,7 +40,8 @@ public interface Engine extends AutoCloseable {
 
     /**
      * Whether this engine's single calls take and return values of any length up to the pool's value
-     * size (a format 3 pool on the CPU engine); false: every value has the value size. A wrapper
+     * size (a format 3 pool on the CPU engine, or on the GPU engine over its index mirror); false: every
+     * value has the value size. A wrapper
      * that does not pass lengths through (a journal, a coalescer) leaves it false.
      *
      * @return whether values have their own lengths

@@ -53,14 +53,7 @@ class ConditionalBatchesTest {
     @Property(tries = 1500)
     void conditionalBatchesRunAsIfOneByOne(@ForAll("batches") List<Op> ops, @ForAll("batches") List<Op> before) {
         FakeEngine engine = new FakeEngine();
-        Map<Integer, Integer> model = new HashMap<>();
-        // A state to start from, reached by plain operations.
-        for (Op op : before) {
-            if (!op.kind().isConditional() && op.kind().hasValue()) {
-                engine.map.put(op.key(), op.value());
-                model.put(op.key(), op.value());
-            }
-        }
+        Map<Integer, Integer> model = startFrom(before, engine.map);
         Batch batch = batch(ops);
         BatchResult result = new BatchResult(VALUE, ops.size());
         result.reset(ops.size());
@@ -93,13 +86,7 @@ class ConditionalBatchesTest {
     @Property(tries = 800)
     void packedConditionalBatchesRunAsIfOneByOne(@ForAll("batches") List<Op> ops, @ForAll("batches") List<Op> before) {
         PackedFakeEngine engine = new PackedFakeEngine();
-        Map<Integer, Integer> model = new HashMap<>();
-        for (Op op : before) {
-            if (!op.kind().isConditional() && op.kind().hasValue()) {
-                engine.map.put(op.key(), op.value());
-                model.put(op.key(), op.value());
-            }
-        }
+        Map<Integer, Integer> model = startFrom(before, engine.map);
         Batch batch = Batch.create(KEY, VALUE, ops.size(), true);
         for (Op op : ops) {
             byte[] k = ByteBuffer.allocate(KEY).putLong(op.key()).array();
@@ -187,6 +174,18 @@ class ConditionalBatchesTest {
     }
 
     // ------------------------------------------------------------------ the serial model
+
+    /** A state to start from, reached by the plain writes of {@code before}, in {@code engine}; {@return the model's copy} */
+    private static Map<Integer, Integer> startFrom(List<Op> before, Map<Integer, Integer> engine) {
+        Map<Integer, Integer> model = new HashMap<>();
+        for (Op op : before) {
+            if (!op.kind().isConditional() && op.kind().hasValue()) {
+                engine.put(op.key(), op.value());
+                model.put(op.key(), op.value());
+            }
+        }
+        return model;
+    }
 
     private static Outcome serial(Op op, Integer old, Map<Integer, Integer> model) {
         return switch (op.kind()) {
