@@ -109,6 +109,19 @@ class ValuesOfAnyLengthThroughTheApiOnGpuTest {
                     int n = 1 + r.nextInt(round % 4 == 3 ? 40_000 : 400);
                     runBatch(index, model, r, n, round);
                 }
+                // Writes of empty values only: no value bytes cross, and the route still has a column.
+                for (int n : new int[] {1, 5_000}) {
+                    Batch empties = index.newBatch(n);
+                    for (int i = 0; i < n; i++) {
+                        empties.put((long) i, new byte[0]);
+                        model.put((long) i, new byte[0]);
+                    }
+                    BatchResult done = index.execute(empties);
+                    for (int i = 0; i < n; i++) {
+                        assertTrue(done.outcome(i) == Outcome.INSERTED || done.outcome(i) == Outcome.UPDATED, "empty put " + i);
+                    }
+                    assertArrayEquals(new byte[0], index.get(0L), "an empty value, its length 0");
+                }
             }
             try (GPHashIndex cpu = GPHashIndex.builder(p).backend(Backend.CPU).open()) {
                 assertEquals(model.size(), cpu.size());

@@ -208,8 +208,14 @@ public final class PackedValueBatches implements AutoCloseable {
         cuMemcpyHtoD(kinds.pointer(), s.in.at(first), m);
         cuMemcpyHtoD(keys.pointer(), s.in.at(s.keysAt + (long) first * keySize), keyBytes);
         cuMemcpyHtoD(lengths.pointer(), s.in.at(s.lengthsAt + 4L * first), 4L * m);
-        if (chunkValues > 0) {
+        boolean carriesValues = false;  // a write of an empty value carries one too: the route gets a column
+        for (int j = first; j <= last && !carriesValues; j++) {
+            carriesValues = OpKind.ofOrdinal(in.get(ValueLayout.JAVA_BYTE, j)).hasValue();
+        }
+        if (carriesValues) {
             values.ensure(columnBytes);
+        }
+        if (chunkValues > 0) {
             packed.ensure(chunkValues);
             cuMemcpyHtoD(offsets.pointer(), s.in.at(s.offsetsAt + 8L * first), 8L * m);
             cuMemcpyHtoD(packed.pointer(), s.in.at(s.valuesAt + valuesFrom), chunkValues);
@@ -218,7 +224,7 @@ public final class PackedValueBatches implements AutoCloseable {
                     offsets.address(), lengths.address(), values.address(), valueSize));
             cuda.synchronizeContext();  // the device route runs on the engine's stream
         }
-        path.executeOnDevice(m, kinds.address(), keys.address(), chunkValues > 0 ? values.address() : 0,
+        path.executeOnDevice(m, kinds.address(), keys.address(), carriesValues ? values.address() : 0,
                 lengths.address(), codes.address(), out.address(), outLengths.address());
 
         // Back: codes | lengths read | their offsets among the values read, then the values read, packed on the GPU.
