@@ -288,9 +288,11 @@ final class HostOperations {
     /** Every operation of a batch of gets, inside the gate, each value at its length in the result's layout; {@return the batch's size} */
     private int runGets(Batch batch, BatchResult result) {
         MemorySegment keys = batch.keys();
+        MemorySegment codes = result.outcomeCodes();
+        MemorySegment out = result.valuesPacked() ? null : result.values();
         int n = batch.size();
         for (int i = 0; i < n; i++) {
-            result.outcomeCodes().set(ValueLayout.JAVA_BYTE, i, (byte) ops.getInto(keys, (long) i * keySize, result, i));
+            codes.set(ValueLayout.JAVA_BYTE, i, (byte) ops.getInto(keys, (long) i * keySize, result, out, i));
         }
         return n;
     }

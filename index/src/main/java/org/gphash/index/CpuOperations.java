@@ -72,10 +72,12 @@ public final class CpuOperations {
 
     /**
      * A get of the key at {@code keyOffset} of {@code keys} into result {@code i}, in the result's
-     * layout: packed at the value's length, or in its place of the value size with zeros after a
-     * shorter value and its length recorded ({@link BatchResult#valueLength}). FOUND or NOT_FOUND's code.
+     * layout: packed at the value's length, or in its place of the value size in {@code out} (the
+     * result's {@link BatchResult#values()}, taken once by the caller for a whole batch; null for a
+     * packed result) with zeros after a shorter value and its length recorded
+     * ({@link BatchResult#valueLength}). FOUND or NOT_FOUND's code.
      */
-    public int getInto(MemorySegment keys, long keyOffset, BatchResult result, int i) {
+    public int getInto(MemorySegment keys, long keyOffset, BatchResult result, MemorySegment out, int i) {
         int v = valueSize;
         if (result.valuesPacked()) {
             long at = result.reserveValue(v);
@@ -85,7 +87,6 @@ public final class CpuOperations {
             }
             return code;
         }
-        MemorySegment out = result.values();
         int code = table.get(keys, keyOffset, out, (long) i * v);
         if (code == OpStatus.FOUND) {
             PhasedBatch.keepRead(result, false, out, i, v, table.lastReadLength());
