@@ -148,6 +148,17 @@ class RecoveryBySegmentClassTest {
         return MemorySegment.ofArray(TestPools.longKey(k));
     }
 
+    /** Inserts keys {@code from..to-1}, each with a value of 0 to 600 random bytes, into the pool and {@code model}. */
+    private static void insertRandom(CpuOperations ops, long from, long to, Random r, Map<Long, byte[]> model) {
+        for (long k = from; k < to; k++) {
+            byte[] v = new byte[r.nextInt(VS + 1)];
+            r.nextBytes(v);
+            assertEquals(Outcome.INSERTED.code(), ops.write(OpKind.PUT, key(k), 0, MemorySegment.ofArray(v), 0, v.length,
+                    null, 0, 0));
+            model.put(k, v);
+        }
+    }
+
     /** A pool of 6,000 values of 0 to 600 bytes, some deleted, copied while open: a crash image; the model of it. */
     private Map<Long, byte[]> crashImage(Path live, Path image) throws Exception {
         Map<Long, byte[]> model = new HashMap<>();
@@ -155,13 +166,7 @@ class RecoveryBySegmentClassTest {
         PoolTable pool = PoolTable.create(config(live), null);
         try {
             CpuOperations ops = CpuOperations.on(pool);
-            for (long k = 0; k < 6_000; k++) {
-                byte[] v = new byte[r.nextInt(VS + 1)];
-                r.nextBytes(v);
-                assertEquals(Outcome.INSERTED.code(), ops.write(OpKind.PUT, key(k), 0, MemorySegment.ofArray(v), 0, v.length,
-                        null, 0, 0));
-                model.put(k, v);
-            }
+            insertRandom(ops, 0, 6_000, r, model);
             for (long k = 0; k < 6_000; k += 7) {
                 assertEquals(Outcome.DELETED.code(), ops.write(OpKind.DELETE, key(k), 0, null, 0, 0, null, 0, 0));
                 model.remove(k);
@@ -184,14 +189,7 @@ class RecoveryBySegmentClassTest {
             CpuOperations ops = CpuOperations.on(pool);
             MemorySegment out = MemorySegment.ofArray(new byte[VS]);
             // New values of new keys: a block the rebuild left free while a value lives in it would be overwritten.
-            Random r = new Random(11);
-            for (long k = 6_000; k < 9_000; k++) {
-                byte[] v = new byte[r.nextInt(VS + 1)];
-                r.nextBytes(v);
-                assertEquals(Outcome.INSERTED.code(), ops.write(OpKind.PUT, key(k), 0, MemorySegment.ofArray(v), 0, v.length,
-                        null, 0, 0));
-                model.put(k, v);
-            }
+            insertRandom(ops, 6_000, 9_000, new Random(11), model);
             for (Map.Entry<Long, byte[]> e : model.entrySet()) {
                 assertEquals(Outcome.FOUND.code(), ops.get(key(e.getKey()), 0, out, 0), "key " + e.getKey());
                 byte[] want = e.getValue();

@@ -117,27 +117,21 @@ public final class PackedValueBatches implements AutoCloseable {
         Staged s = staged.get();
         int n = batch.size();
         MemorySegment kindColumn = batch.kinds();
-        long valueBytes = 0;
-        for (int i = 0; i < n; i++) {
-            if (OpKind.ofOrdinal(kindColumn.get(ValueLayout.JAVA_BYTE, i)).hasValue()) {
-                valueBytes += batch.valueLength(i);
-            }
-        }
+        MemorySegment batchValues = batch.values();  // every value back to back: room enough for those the writes carry
         s.batch = batch;
         s.n = n;
         s.keysAt = align(n);
         s.lengthsAt = align(s.keysAt + (long) n * keySize);
         s.offsetsAt = s.lengthsAt + align(4L * n);
         s.valuesAt = s.offsetsAt + 8L * n;
-        s.in.ensure(s.valuesAt + valueBytes);
-        s.back.ensure(s.lengthsAt + align(4L * n) + 8L * n);
+        s.in.ensure(s.valuesAt + batchValues.byteSize());
+        s.back.ensure(s.valuesAt);  // codes | lengths | offsets: the layout of the columns in, without the values
         s.ran = 0;
         s.readBytes = 0;
         s.finishLater = false;
         MemorySegment h = s.in.segment();
         MemorySegment.copy(kindColumn, 0, h, 0, n);
         MemorySegment.copy(batch.keys(), 0, h, s.keysAt, (long) n * keySize);
-        MemorySegment batchValues = batch.values();
         long at = 0;
         for (int i = 0; i < n; i++) {
             int length = 0;
