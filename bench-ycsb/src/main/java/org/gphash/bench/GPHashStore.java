@@ -49,7 +49,8 @@ public class GPHashStore implements StoreUnderTest {
         // -Dgphash.bench.timeline=on adds the GPU's timeline of host batches' chunks to the host
         // stages printed per workload (GpuDiagnostics.timeChunks: twelve driver calls a chunk). Read
         // before the pool is created, so that a bad value refuses before anything is opened.
-        boolean timeline = timeline(System.getProperty("gphash.bench.timeline", "off"));
+        boolean timeline = onOff("gphash.bench.timeline");
+        boolean stageProfile = onOff("gphash.bench.stageProfile");
         this.format = poolFormat(System.getProperty("gphash.bench.poolFormat",
                 config.lengths() == ValueLengths.FIXED ? "2" : "3"), config.lengths());
         this.index = GPHashIndex.builder(config.directory().resolve("gphash-" + backend.name().toLowerCase() + "-"
@@ -74,6 +75,16 @@ public class GPHashStore implements StoreUnderTest {
                 }
             });
         }
+        // -Dgphash.bench.stageProfile=on prints the pipeline's GPU time by stage per workload
+        // (GpuDiagnostics.profileStages), for routes that await each run before the next (the
+        // packed route's): the staged lanes' overlapped chunks cannot be timed so.
+        if (stageProfile) {
+            index.gpu().ifPresent(g -> {
+                if (g instanceof GpuEngineFeatures engine) {
+                    engine.diagnostics().profileStages(true);
+                }
+            });
+        }
     }
 
     /**
@@ -93,12 +104,13 @@ public class GPHashStore implements StoreUnderTest {
         return f;
     }
 
-    /** Whether {@code -Dgphash.bench.timeline} asks for the GPU's chunk timeline: on or off. */
-    private static boolean timeline(String mode) {
+    /** Whether system property {@code property} ({@code gphash.bench.timeline}, {@code stageProfile}) is on or off (the default). */
+    private static boolean onOff(String property) {
+        String mode = System.getProperty(property, "off");
         return switch (mode) {
             case "on" -> true;
             case "off" -> false;
-            default -> throw new IllegalArgumentException("gphash.bench.timeline must be on or off, got " + mode);
+            default -> throw new IllegalArgumentException(property + " must be on or off, got " + mode);
         };
     }
 
@@ -151,6 +163,13 @@ public class GPHashStore implements StoreUnderTest {
                 nanos.forEach((stage, n) -> sb.append(stage.equals("gpu_chunks") ? " gpu_chunks " + n
                         : String.format(Locale.ROOT, " %s %.1f", stage, n / 1e6)));
                 System.err.println(sb);
+                Map<String, Long> stages = engine.diagnostics().stageNanos();
+                if (!stages.isEmpty()) {
+                    StringBuilder st = new StringBuilder("  GPU time of " + name() + "'s pipeline by stage (ms):");
+                    stages.forEach((stage, n) -> st.append(String.format(Locale.ROOT, " %s %.1f", stage, n / 1e6)));
+                    System.err.println(st);
+                    engine.diagnostics().profileStages(true);  // cleared for the next workload
+                }
                 // Where its batches ran (counters since open) and what the router chose by.
                 GpuDiagnostics d = engine.diagnostics();
                 System.err.printf(Locale.ROOT, "  %s since open: host reads %d, host writes %d, host batches %d, lends %d, "

@@ -141,7 +141,7 @@ public final class GpuEngine implements Engine {
         this.openTimes = openTimes;
         this.singles = new SingleCalls(this, geometry, router);
         this.hostOps = new HostOperations(this, new BucketRefresh(cuda), router.costs());
-        this.packed = new PackedValueBatches(cuda, geometry.keySize(), geometry.valueSize());
+        this.packed = new PackedValueBatches(cuda, geometry.keySize(), geometry.valueSize(), times);
     }
 
     /** {@return what only the GPU engine offers: device-resident batches, BktCache's figures and control} */

@@ -55,6 +55,16 @@ public final class HostStageTimes {
         TAKE_BACK_REFRESH,
         /** Taking the pool back from host writes: the blocks they retired reclaimed, the heap's free space to the GPU. */
         TAKE_BACK_HEAP,
+        /** The packed route ({@link PackedValueBatches}), before the lock: the batch laid out in the thread's page-locked memory. */
+        PACKED_LAY_OUT,
+        /** The packed route under the lock: a chunk's columns copied in and its values spread into the device route's column. */
+        PACKED_IN,
+        /** The packed route under the lock: the device route's run of a chunk. */
+        PACKED_RUN,
+        /** The packed route under the lock: a chunk's codes and lengths back, its values read packed and copied back. */
+        PACKED_BACK,
+        /** The packed route after the lock: outcomes and values read moved into the result. */
+        PACKED_FINISH,
         /** Under the lock before the batch's path starts: the context, the in-flight bound, the result's reset. */
         ENTRY,
         /** All of the path's execute, of which the stages above are parts. */

@@ -5,6 +5,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -37,6 +38,12 @@ import org.gphash.cuda.runtime.PinnedBuffer;
  * 16 threads' batches of 65,536 values of 16 B-4 KiB each held the lock some 9 ms with it inside.
  * {@link #run} is called under the engine's lock; {@link #stage} and {@link #finish} by the batch's
  * own thread outside it.
+ *
+ * <p>Per-operation work is done on Java arrays and moved to and from page-locked memory in bulk, and
+ * every buffer grows by doubling, its thread's ahead of the lock where it can: a run of 16 threads'
+ * batches of 65,536 gets spent 4 ms of each batch's 5.3 ms under the lock in a loop reading and
+ * writing page-locked memory element by element, and in registering buffers grown by a few pages at a
+ * time (docs/lab/2026-12-02-packed-route-under-the-lock.md).
  */
 public final class PackedValueBatches implements AutoCloseable {
 
@@ -46,6 +53,13 @@ public final class PackedValueBatches implements AutoCloseable {
     private final CudaRuntime cuda;
     private final int keySize;
     private final int valueSize;
+    private final HostStageTimes times;
+    /**
+     * The mean length of the values read by the chunks run so far (bytes; 0 before the first): how much
+     * page-locked memory a thread makes ready for its batch's reads before the lock. Racy by design: a
+     * guess, which {@link #runChunk} corrects under the lock where it falls short.
+     */
+    private volatile long meanReadLength;
     /** Each thread's batch laid out for the link, and what came back of it. */
     private final ThreadLocal<Staged> staged = ThreadLocal.withInitial(this::newStaged);
     /** Every thread's, for {@link #close} (their memory is registered with the GPU's context). */
@@ -82,6 +96,21 @@ public final class PackedValueBatches implements AutoCloseable {
         boolean finishLater;
         /** How many operations ran (their results are in {@code back} and {@code read}). */
         int ran;
+        /** The batch's kinds; its values' lengths and offsets (then the codes, lengths and offsets read), as arrays. */
+        byte[] kinds = new byte[0];
+        byte[] codes = new byte[0];
+        int[] lengths = new int[0];
+        long[] offsets = new long[0];
+
+        void ensureOperations(int n) {
+            if (codes.length < n) {
+                int size = Math.max(n, 2 * codes.length);
+                kinds = new byte[size];
+                codes = new byte[size];
+                lengths = new int[size];
+                offsets = new long[size];
+            }
+        }
     }
 
     private Staged newStaged() {
@@ -90,8 +119,9 @@ public final class PackedValueBatches implements AutoCloseable {
         return s;
     }
 
-    public PackedValueBatches(CudaRuntime cuda, int keySize, int valueSize) {
+    public PackedValueBatches(CudaRuntime cuda, int keySize, int valueSize, HostStageTimes times) {
         this.cuda = cuda;
+        this.times = times;
         this.keySize = keySize;
         this.valueSize = valueSize;
     }
@@ -107,7 +137,9 @@ public final class PackedValueBatches implements AutoCloseable {
      * moves its results.
      */
     public void stage(Batch batch) {
+        long t0 = System.nanoTime();
         layOut(batch).finishLater = true;
+        times.add(HostStageTimes.Stage.PACKED_LAY_OUT, System.nanoTime() - t0);
     }
 
     private Staged layOut(Batch batch) {
@@ -116,7 +148,6 @@ public final class PackedValueBatches implements AutoCloseable {
         }
         Staged s = staged.get();
         int n = batch.size();
-        MemorySegment kindColumn = batch.kinds();
         MemorySegment batchValues = batch.values();  // every value back to back: room enough for those the writes carry
         s.batch = batch;
         s.n = n;
@@ -124,26 +155,63 @@ public final class PackedValueBatches implements AutoCloseable {
         s.lengthsAt = align(s.keysAt + (long) n * keySize);
         s.offsetsAt = s.lengthsAt + align(4L * n);
         s.valuesAt = s.offsetsAt + 8L * n;
-        s.in.ensure(s.valuesAt + batchValues.byteSize());
-        s.back.ensure(s.valuesAt);  // codes | lengths | offsets: the layout of the columns in, without the values
+        // Grown by doubling (a few pages more each batch made every batch register memory anew).
+        s.in.ensureKeeping(s.valuesAt + batchValues.byteSize(), 0);
+        s.back.ensureKeeping(s.valuesAt, 0);  // codes | lengths | offsets: the layout of the columns in, without the values
         s.ran = 0;
         s.readBytes = 0;
         s.finishLater = false;
-        MemorySegment h = s.in.segment();
-        MemorySegment.copy(kindColumn, 0, h, 0, n);
-        MemorySegment.copy(batch.keys(), 0, h, s.keysAt, (long) n * keySize);
+        s.ensureOperations(n);
+        byte[] kinds = s.kinds;
+        int[] lengths = s.lengths;
+        long[] offsets = s.offsets;
+        MemorySegment.copy(batch.kinds(), ValueLayout.JAVA_BYTE, 0, kinds, 0, n);
+        // A batch appends its values in order (Batch.add, PackedValues), so they lie back to back from
+        // the first one's offset: one copy moves them all.
+        long base = n == 0 ? 0 : batch.valueOffset(0);
         long at = 0;
+        int reads = 0;
+        boolean inOrder = true;
         for (int i = 0; i < n; i++) {
             int length = 0;
-            if (OpKind.ofOrdinal(kindColumn.get(ValueLayout.JAVA_BYTE, i)).hasValue()) {
+            byte kind = kinds[i];
+            if (CARRIES_VALUE[kind]) {
                 length = batch.valueLength(i);
-                MemorySegment.copy(batchValues, batch.valueOffset(i), h, s.valuesAt + at, length);
+                inOrder &= batch.valueOffset(i) == base + at;
             }
-            h.set(ValueLayout.JAVA_INT_UNALIGNED, s.lengthsAt + 4L * i, length);
-            h.set(ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt + 8L * i, at);
+            if (kind == GET || kind == READ_MODIFY_WRITE) {
+                reads++;
+            }
+            lengths[i] = length;
+            offsets[i] = at;
             at += length;
         }
+        MemorySegment h = s.in.segment();
+        MemorySegment.copy(batch.kinds(), 0, h, 0, n);
+        MemorySegment.copy(batch.keys(), 0, h, s.keysAt, (long) n * keySize);
+        MemorySegment.copy(lengths, 0, h, ValueLayout.JAVA_INT_UNALIGNED, s.lengthsAt, n);
+        MemorySegment.copy(offsets, 0, h, ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt, n);
+        if (!inOrder) {
+            throw new IllegalStateException("a batch's packed values do not lie in the order of its operations");
+        }
+        MemorySegment.copy(batchValues, base, h, s.valuesAt, at);
+        // The values this batch's gets will read, by the mean so far: registered now, not under the lock.
+        long mean = meanReadLength;
+        if (mean > 0 && reads > 0) {
+            s.read.ensureKeeping(reads * Math.min(valueSize, mean + mean / 2), 0);
+        }
         return s;
+    }
+
+    /** Which kinds carry a value, by ordinal. */
+    private static final boolean[] CARRIES_VALUE = new boolean[OpKind.values().length];
+    private static final byte GET = (byte) OpKind.GET.ordinal();
+    private static final byte READ_MODIFY_WRITE = (byte) OpKind.READ_MODIFY_WRITE.ordinal();
+
+    static {
+        for (OpKind k : OpKind.values()) {
+            CARRIES_VALUE[k.ordinal()] = k.hasValue();
+        }
     }
 
     /**
@@ -179,17 +247,19 @@ public final class PackedValueBatches implements AutoCloseable {
     public void finish(Batch batch, BatchResult result) {
         Staged s = staged.get();
         if (s.batch == batch && s.finishLater) {
+            long t0 = System.nanoTime();
             moveResults(s, result);
+            times.add(HostStageTimes.Stage.PACKED_FINISH, System.nanoTime() - t0);
         }
     }
 
     private void runChunk(Staged s, BatchPath path, int first, int m) {
-        MemorySegment in = s.in.segment();
-        // The chunk's values lie together: from its first operation's offset to its last one's end.
+        long t0 = System.nanoTime();
+        // The arrays still hold the batch's kinds, lengths and offsets from this chunk on (the chunks
+        // before it put their codes and lengths read there). The chunk's values lie together: from its first operation's offset to its last one's end.
         int last = first + m - 1;
-        long valuesFrom = in.get(ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt + 8L * first);
-        long chunkValues = in.get(ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt + 8L * last)
-                + in.get(ValueLayout.JAVA_INT_UNALIGNED, s.lengthsAt + 4L * last) - valuesFrom;
+        long valuesFrom = s.offsets[first];
+        long chunkValues = s.offsets[last] + s.lengths[last] - valuesFrom;
         long keyBytes = (long) m * keySize;
         long columnBytes = (long) m * valueSize;
         kinds.ensure(m);
@@ -204,13 +274,13 @@ public final class PackedValueBatches implements AutoCloseable {
         cuMemcpyHtoD(lengths.pointer(), s.in.at(s.lengthsAt + 4L * first), 4L * m);
         boolean carriesValues = false;  // a write of an empty value carries one too: the route gets a column
         for (int j = first; j <= last && !carriesValues; j++) {
-            carriesValues = OpKind.ofOrdinal(in.get(ValueLayout.JAVA_BYTE, j)).hasValue();
+            carriesValues = CARRIES_VALUE[s.kinds[j]];
         }
         if (carriesValues) {
             values.ensure(columnBytes);
         }
         if (chunkValues > 0) {
-            packed.ensure(chunkValues);
+            ensureDoubling(packed, chunkValues);
             cuMemcpyHtoD(offsets.pointer(), s.in.at(s.offsetsAt + 8L * first), 8L * m);
             cuMemcpyHtoD(packed.pointer(), s.in.at(s.valuesAt + valuesFrom), chunkValues);
             // The chunk's offsets count from the batch's first value: the kernel's base is moved back by as much.
@@ -218,9 +288,13 @@ public final class PackedValueBatches implements AutoCloseable {
                     offsets.address(), lengths.address(), values.address(), valueSize));
             cuda.synchronizeContext();  // the device route runs on the engine's stream
         }
+        long t1 = System.nanoTime();
+        times.add(HostStageTimes.Stage.PACKED_IN, t1 - t0);
         path.executeOnDevice(m, kinds.address(), keys.address(), carriesValues ? values.address() : 0,
                 lengths.address(), codes.address(), out.address(), outLengths.address());
 
+        long t2 = System.nanoTime();
+        times.add(HostStageTimes.Stage.PACKED_RUN, t2 - t1);
         // Back: codes | lengths read | their offsets among the values read, then the values read, packed on the GPU.
         MemorySegment back = s.back.segment();
         long codesAt = first;
@@ -228,42 +302,79 @@ public final class PackedValueBatches implements AutoCloseable {
         long readOffsetsAt = s.offsetsAt + 8L * first;
         cuMemcpyDtoH(s.back.at(codesAt), codes.pointer(), m);
         cuMemcpyDtoH(s.back.at(readLengthsAt), outLengths.pointer(), 4L * m);
+        byte[] codeArray = s.codes;
+        int[] lengthArray = s.lengths;
+        long[] offsetArray = s.offsets;
+        MemorySegment.copy(back, ValueLayout.JAVA_BYTE, codesAt, codeArray, first, m);
+        MemorySegment.copy(back, ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt, lengthArray, first, m);
         long chunkRead = 0;
-        for (int j = 0; j < m; j++) {
-            int length = returnsValue(back.get(ValueLayout.JAVA_BYTE, codesAt + j))
-                    ? back.get(ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt + 4L * j) : 0;
-            back.set(ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt + 4L * j, length);  // 0 where nothing was read
-            back.set(ValueLayout.JAVA_LONG_UNALIGNED, readOffsetsAt + 8L * j, s.readBytes + chunkRead);
+        int valuesRead = 0;
+        for (int j = first; j <= last; j++) {
+            int length = 0;
+            if (returnsValue(codeArray[j])) {
+                length = lengthArray[j];
+                valuesRead++;
+            }
+            lengthArray[j] = length;  // 0 where nothing was read
+            offsetArray[j] = s.readBytes + chunkRead;
             chunkRead += length;
         }
+        MemorySegment.copy(lengthArray, first, back, ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt, m);
+        MemorySegment.copy(offsetArray, first, back, ValueLayout.JAVA_LONG_UNALIGNED, readOffsetsAt, m);
         if (chunkRead > 0) {
-            s.read.ensureKeeping(s.readBytes + chunkRead, s.readBytes);
-            packed.ensure(chunkRead);
+            s.read.ensureKeeping(s.readBytes + chunkRead, s.readBytes);  // made ready before the lock, as a rule
+            ensureDoubling(packed, chunkRead);
             cuMemcpyHtoD(lengths.pointer(), s.back.at(readLengthsAt), 4L * m);
             cuMemcpyHtoD(offsets.pointer(), s.back.at(readOffsetsAt), 8L * m);
             Launcher.launch(gather, (long) m * 32, null, KernelParams.packedColumn(m, packed.address() - s.readBytes,
                     offsets.address(), lengths.address(), out.address(), valueSize));
             cuMemcpyDtoH(s.read.at(s.readBytes), packed.pointer(), chunkRead);
             s.readBytes += chunkRead;
+            long mean = meanReadLength;
+            long got = chunkRead / valuesRead;
+            meanReadLength = mean == 0 ? got : (3 * mean + got) / 4;
         }
         s.ran = first + m;
+        times.add(HostStageTimes.Stage.PACKED_BACK, System.nanoTime() - t2);
     }
 
     /** The outcomes of the operations that ran, and the values they read, into {@code result}. */
     private static void moveResults(Staged s, BatchResult result) {
+        int ran = s.ran;
         MemorySegment back = s.back.segment();
         MemorySegment read = s.read.segment();
-        MemorySegment codeColumn = result.outcomeCodes();
-        for (int i = 0; i < s.ran; i++) {
-            byte code = back.get(ValueLayout.JAVA_BYTE, i);
-            codeColumn.set(ValueLayout.JAVA_BYTE, i, code);
-            if (returnsValue(code)) {
-                int length = back.get(ValueLayout.JAVA_INT_UNALIGNED, s.lengthsAt + 4L * i);
-                long from = back.get(ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt + 8L * i);
-                result.putValue(i, length == 0 ? back : read, length == 0 ? 0 : from, length);
+        byte[] codes = s.codes;
+        int[] lengths = s.lengths;
+        MemorySegment.copy(back, ValueLayout.JAVA_BYTE, 0, codes, 0, ran);
+        MemorySegment.copy(back, ValueLayout.JAVA_INT_UNALIGNED, s.lengthsAt, lengths, 0, ran);  // 0 where nothing was read
+        MemorySegment.copy(back, 0, result.outcomeCodes(), 0, ran);
+        if (result.valuesPacked() && s.readBytes > 0) {
+            // The values read lie in operation order: one copy, then each operation takes its share.
+            long to = result.reserveValue(Math.toIntExact(s.readBytes));
+            MemorySegment.copy(read, 0, result.valueBlock(), to, s.readBytes);
+            for (int i = 0; i < ran; i++) {
+                if (returnsValue(codes[i])) {
+                    result.commitValue(i, lengths[i]);
+                }
+            }
+        } else {
+            long[] offsets = s.offsets;
+            MemorySegment.copy(back, ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt, offsets, 0, ran);
+            for (int i = 0; i < ran; i++) {
+                if (returnsValue(codes[i])) {
+                    int length = lengths[i];
+                    result.putValue(i, length == 0 ? back : read, length == 0 ? 0 : offsets[i], length);
+                }
             }
         }
         s.finishLater = false;
+    }
+
+    /** Grows {@code b} to at least {@code bytes}, by doubling (a free of device memory waits for the whole GPU). */
+    private static void ensureDoubling(DeviceBuffer b, long bytes) {
+        if (bytes > b.capacity()) {
+            b.ensure(Math.max(bytes, 2 * b.capacity()));
+        }
     }
 
     /** Whether an outcome carries a value (a get that found its key, a read-modify-write that replaced one). */
