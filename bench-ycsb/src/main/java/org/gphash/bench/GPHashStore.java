@@ -28,6 +28,8 @@ public class GPHashStore implements StoreUnderTest {
     private final org.gphash.Durability durability;
     /** The pool's format (0: an index opened elsewhere). */
     private final int format;
+    /** Whether the pipeline's GPU time by stage is printed per workload ({@code -Dgphash.bench.stageProfile=on}). */
+    private final boolean stageProfile;
 
     /** @throws org.gphash.BackendUnavailableException if the backend cannot run on this machine */
     public GPHashStore(StoreConfig config, Backend backend) {
@@ -40,6 +42,7 @@ public class GPHashStore implements StoreUnderTest {
         this.backend = backend;
         this.durability = org.gphash.Durability.PER_BATCH;
         this.format = 0;
+        this.stageProfile = false;
     }
 
     /** With a durability mode other than the default (the CPU engine; the GPU engine persists per batch). */
@@ -50,7 +53,7 @@ public class GPHashStore implements StoreUnderTest {
         // stages printed per workload (GpuDiagnostics.timeChunks: twelve driver calls a chunk). Read
         // before the pool is created, so that a bad value refuses before anything is opened.
         boolean timeline = onOff("gphash.bench.timeline");
-        boolean stageProfile = onOff("gphash.bench.stageProfile");
+        this.stageProfile = onOff("gphash.bench.stageProfile");
         this.format = poolFormat(System.getProperty("gphash.bench.poolFormat",
                 config.lengths() == ValueLengths.FIXED ? "2" : "3"), config.lengths());
         this.index = GPHashIndex.builder(config.directory().resolve("gphash-" + backend.name().toLowerCase() + "-"
@@ -164,7 +167,7 @@ public class GPHashStore implements StoreUnderTest {
                         : String.format(Locale.ROOT, " %s %.1f", stage, n / 1e6)));
                 System.err.println(sb);
                 Map<String, Long> stages = engine.diagnostics().stageNanos();
-                if (!stages.isEmpty()) {
+                if (stageProfile && !stages.isEmpty()) {
                     StringBuilder st = new StringBuilder("  GPU time of " + name() + "'s pipeline by stage (ms):");
                     stages.forEach((stage, n) -> st.append(String.format(Locale.ROOT, " %s %.1f", stage, n / 1e6)));
                     System.err.println(st);

@@ -319,12 +319,16 @@ public final class GpuEngine implements Engine {
             case SMALL_READS:
                 return startRead(batch, result);
             case PACKED: {
-                // The host's share of a batch of values of any length before the lock and after it.
+                // The host's share of a batch of values of any length before the lock and after it:
+                // its layout, and the copy back of its last chunk's results.
                 long called = System.nanoTime();
                 cuda.bind();  // staging registers the thread's memory with the context
                 packed.stage(batch);
-                executeLocked(route, batch, result, called, null);
-                packed.finish(batch, result);
+                try {
+                    executeLocked(route, batch, result, called, null);
+                } finally {
+                    finishPacked(batch, result);  // gives its result slot back, whatever happened
+                }
                 times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
                 return SubmittedBatch.DONE;
             }
@@ -341,6 +345,15 @@ public final class GpuEngine implements Engine {
                 }
                 times.add(HostStageTimes.Stage.TOTAL, System.nanoTime() - called);
                 return SubmittedBatch.DONE;
+        }
+    }
+
+    /** After the lock: a packed batch's last results copied back and moved into {@code result} ({@link PackedValueBatches#finish}). */
+    private void finishPacked(Batch batch, BatchResult result) {
+        try {
+            packed.finish(batch, result);
+        } catch (RuntimeException e) {
+            throw BatchFailures.of(e, pool.file().path(), batch.size(), result, null);
         }
     }
 

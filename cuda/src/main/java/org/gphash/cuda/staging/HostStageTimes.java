@@ -61,9 +61,12 @@ public final class HostStageTimes {
         PACKED_IN,
         /** The packed route under the lock: the device route's run of a chunk. */
         PACKED_RUN,
-        /** The packed route under the lock: a chunk's codes and lengths back, its values read packed and copied back. */
+        /**
+         * The packed route: a chunk's codes and lengths back, its values read packed and copied back
+         * (a batch's last chunk by its own thread after the lock, the others under it).
+         */
         PACKED_BACK,
-        /** The packed route after the lock: outcomes and values read moved into the result. */
+        /** The packed route after the lock: outcomes and values read moved into the result (copies back apart). */
         PACKED_FINISH,
         /** Under the lock before the batch's path starts: the context, the in-flight bound, the result's reset. */
         ENTRY,

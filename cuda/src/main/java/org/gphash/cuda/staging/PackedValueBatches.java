@@ -1,15 +1,22 @@
 package org.gphash.cuda.staging;
 
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuStreamCreate;
+import static jcuda.driver.JCudaDriver.cuStreamDestroy;
+import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 import java.util.Queue;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUstream;
+import jcuda.driver.CUstream_flags;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.OpKind;
@@ -26,29 +33,39 @@ import org.gphash.cuda.runtime.PinnedBuffer;
  * the router's {@code PACKED} route: the calling thread lays the batch out before the engine's lock
  * ({@link #stage}: kinds, keys, lengths, and the values packed back to back, in page-locked memory of
  * its own); under the lock each chunk's columns cross the link, a kernel spreads the values into a
- * device-resident batch's column (each value at the start of its place of the value size), the path's
- * device route ({@link BatchPath#executeOnDevice}) runs the chunk, writing and reading each value at
- * its length, and another kernel packs the values read by the offsets their lengths give, so that only
- * their own bytes come back (pipeline/packed_columns.cuh); after the lock the thread moves outcomes and
- * values into the result ({@link #finish}). Chunks run one after another, in batch order, so a later
- * chunk sees what an earlier one wrote, as the pipeline's chunks do.
+ * device-resident batch's column (each value at the start of its place of the value size), and the
+ * path's device route ({@link BatchPath#executeOnDevice}) runs the chunk, writing and reading each
+ * value at its length into a {@linkplain ResultSlot result slot}; then another kernel packs the values
+ * read by the offsets their lengths give, so that only their own bytes come back
+ * (pipeline/packed_columns.cuh). For a batch's last chunk that copy back happens after the lock, by the
+ * batch's own thread ({@link #finish}), while the next thread's batch runs in another slot; the thread
+ * then moves outcomes and values into the result. Chunks run one after another, in batch order, so a
+ * later chunk sees what an earlier one wrote, as the pipeline's chunks do.
  *
  * <p>Why through the device route: it takes lengths already (issue 53, step 3b), where the host lanes'
  * staging ({@link HostLane}) copies columns of the value size. Why the host's share outside the lock:
  * 16 threads' batches of 65,536 values of 16 B-4 KiB each held the lock some 9 ms with it inside.
- * {@link #run} is called under the engine's lock; {@link #stage} and {@link #finish} by the batch's
- * own thread outside it.
- *
- * <p>Per-operation work is done on Java arrays and moved to and from page-locked memory in bulk, and
- * every buffer grows by doubling, its thread's ahead of the lock where it can: a run of 16 threads'
- * batches of 65,536 gets spent 4 ms of each batch's 5.3 ms under the lock in a loop reading and
- * writing page-locked memory element by element, and in registering buffers grown by a few pages at a
- * time (docs/lab/2026-12-02-packed-route-under-the-lock.md).
+ * Per-operation work is done on Java arrays and moved to and from page-locked memory in bulk, and
+ * every buffer grows by doubling, a thread's ahead of the lock where it can: 16 threads' batches of
+ * 65,536 gets spent 4 ms of each batch's 5.3 ms under the lock in a loop reading and writing
+ * page-locked memory element by element, and in registering buffers grown by a few pages at a time
+ * (docs/lab/2026-12-01-packed-route-under-the-lock.md). {@link #run} is called under the engine's
+ * lock; {@link #stage} and {@link #finish} by the batch's own thread outside it.
  */
 public final class PackedValueBatches implements AutoCloseable {
 
     /** The most bytes a chunk's column of places of the value size (and its column of values read) takes on the GPU. */
     static final long CHUNK_VALUE_BYTES = 256L << 20;
+
+    /**
+     * Chunks whose results may wait at once to be copied back after the lock: each slot holds a column
+     * of places of the value size on the GPU (up to {@link #CHUNK_VALUE_BYTES}). A batch under the lock
+     * waits for a slot where every one is still being copied back by its thread.
+     */
+    static final int RESULT_SLOTS = 4;
+
+    /** How long {@link #close} waits for threads still copying their results back, before it leaves their memory be. */
+    private static final long CLOSE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final CudaRuntime cuda;
     private final int keySize;
@@ -57,24 +74,53 @@ public final class PackedValueBatches implements AutoCloseable {
     /**
      * The mean length of the values read by the chunks run so far (bytes; 0 before the first): how much
      * page-locked memory a thread makes ready for its batch's reads before the lock. Racy by design: a
-     * guess, which {@link #runChunk} corrects under the lock where it falls short.
+     * guess, which {@link #copyBack} corrects where it falls short.
      */
     private volatile long meanReadLength;
     /** Each thread's batch laid out for the link, and what came back of it. */
     private final ThreadLocal<Staged> staged = ThreadLocal.withInitial(this::newStaged);
     /** Every thread's, for {@link #close} (their memory is registered with the GPU's context). */
     private final Queue<Staged> everyStaged = new ConcurrentLinkedQueue<>();
+    /** A chunk's columns in, under the lock only. */
     private final DeviceBuffer kinds = new DeviceBuffer();
     private final DeviceBuffer keys = new DeviceBuffer();
     private final DeviceBuffer lengths = new DeviceBuffer();
     private final DeviceBuffer offsets = new DeviceBuffer();
     private final DeviceBuffer packed = new DeviceBuffer();
     private final DeviceBuffer values = new DeviceBuffer();
-    private final DeviceBuffer codes = new DeviceBuffer();
-    private final DeviceBuffer out = new DeviceBuffer();
-    private final DeviceBuffer outLengths = new DeviceBuffer();
+    /** Where a chunk's columns are copied in and spread, under the lock (made with the first batch). */
+    private CUstream inStream;
+    private final ResultSlot[] slots = new ResultSlot[RESULT_SLOTS];
+    private final BlockingQueue<ResultSlot> freeSlots = new ArrayBlockingQueue<>(RESULT_SLOTS);
     private CUfunction spread;
     private CUfunction gather;
+    private boolean closed;
+
+    /**
+     * Where one chunk's results lie on the GPU until its thread has copied them back: the codes, the
+     * values read in places of the value size and their lengths, then those values packed; taken under
+     * the lock, given back by whoever copied them (under it, or the batch's thread after it).
+     */
+    private static final class ResultSlot {
+        final DeviceBuffer codes = new DeviceBuffer();
+        final DeviceBuffer out = new DeviceBuffer();
+        final DeviceBuffer outLengths = new DeviceBuffer();
+        final DeviceBuffer lengths = new DeviceBuffer();
+        final DeviceBuffer offsets = new DeviceBuffer();
+        final DeviceBuffer packed = new DeviceBuffer();
+        /** The copies back (made under the lock, with the slot's first use). */
+        CUstream stream;
+
+        void close() {
+            for (DeviceBuffer b : new DeviceBuffer[] {codes, out, outLengths, lengths, offsets, packed}) {
+                b.close();
+            }
+            if (stream != null) {
+                cuStreamDestroy(stream);
+                stream = null;
+            }
+        }
+    }
 
     /**
      * One thread's batch in page-locked memory: {@code in} holds kinds | keys | lengths | offsets |
@@ -92,10 +138,16 @@ public final class PackedValueBatches implements AutoCloseable {
         long offsetsAt;
         long valuesAt;
         long readBytes;
-        /** Staged by {@link #stage} before the lock: its caller moves the results after it. */
+        /** Staged by {@link #stage} before the lock: its caller copies its last chunk back and moves the results after it. */
         boolean finishLater;
-        /** How many operations ran (their results are in {@code back} and {@code read}). */
+        /** How many operations ran and came back (their results are in {@code back} and {@code read}). */
         int ran;
+        /** The last chunk's results, left on the GPU for {@link #finish} (null: none), and which operations they are. */
+        ResultSlot pending;
+        int pendingFirst;
+        int pendingCount;
+        /** How many operations the last {@link #readOffsets} found reading a value. */
+        int readCount;
         /** The batch's kinds; its values' lengths and offsets (then the codes, lengths and offsets read), as arrays. */
         byte[] kinds = new byte[0];
         byte[] codes = new byte[0];
@@ -124,6 +176,10 @@ public final class PackedValueBatches implements AutoCloseable {
         this.times = times;
         this.keySize = keySize;
         this.valueSize = valueSize;
+        for (int i = 0; i < RESULT_SLOTS; i++) {
+            slots[i] = new ResultSlot();
+            freeSlots.add(slots[i]);
+        }
     }
 
     /** The operations a chunk takes at most: its value columns within {@link #CHUNK_VALUE_BYTES}. */
@@ -158,6 +214,9 @@ public final class PackedValueBatches implements AutoCloseable {
         // Grown by doubling (a few pages more each batch made every batch register memory anew).
         s.in.ensureKeeping(s.valuesAt + batchValues.byteSize(), 0);
         s.back.ensureKeeping(s.valuesAt, 0);  // codes | lengths | offsets: the layout of the columns in, without the values
+        if (s.pending != null) {
+            throw new IllegalStateException("a thread's packed batch was laid out again before its results were copied back");
+        }
         s.ran = 0;
         s.readBytes = 0;
         s.finishLater = false;
@@ -167,21 +226,19 @@ public final class PackedValueBatches implements AutoCloseable {
         long[] offsets = s.offsets;
         MemorySegment.copy(batch.kinds(), ValueLayout.JAVA_BYTE, 0, kinds, 0, n);
         // A batch appends its values in order (Batch.add, PackedValues), so they lie back to back from
-        // the first one's offset: one copy moves them all.
+        // the first one's offset, an operation without a value taking none: one copy moves them all.
+        // Without a branch on the kind: a loop compiled for a run of writes was thrown away at the
+        // first batch of gets and ran interpreted until compiled again (JFR, an H200 run of bench ycsb:
+        // 0.1-0.2 s a time, 600 ns an operation meanwhile).
         long base = n == 0 ? 0 : batch.valueOffset(0);
         long at = 0;
         int reads = 0;
         boolean inOrder = true;
         for (int i = 0; i < n; i++) {
-            int length = 0;
-            byte kind = kinds[i];
-            if (CARRIES_VALUE[kind]) {
-                length = batch.valueLength(i);
-                inOrder &= batch.valueOffset(i) == base + at;
-            }
-            if (kind == GET || kind == READ_MODIFY_WRITE) {
-                reads++;
-            }
+            int kind = kinds[i];
+            int length = batch.valueLength(i) & -CARRIES_VALUE[kind];
+            inOrder &= batch.valueOffset(i) == base + at;
+            reads += READS_VALUE[kind];
             lengths[i] = length;
             offsets[i] = at;
             at += length;
@@ -203,60 +260,125 @@ public final class PackedValueBatches implements AutoCloseable {
         return s;
     }
 
-    /** Which kinds carry a value, by ordinal. */
-    private static final boolean[] CARRIES_VALUE = new boolean[OpKind.values().length];
-    private static final byte GET = (byte) OpKind.GET.ordinal();
-    private static final byte READ_MODIFY_WRITE = (byte) OpKind.READ_MODIFY_WRITE.ordinal();
+    /** 1 for the kinds that carry a value, by ordinal, else 0. */
+    private static final int[] CARRIES_VALUE = new int[OpKind.values().length];
+    /** 1 for the kinds that read a value (gets, read-modify-writes), by ordinal, else 0. */
+    private static final int[] READS_VALUE = new int[OpKind.values().length];
+    /** 1 for the outcome codes that carry a value ({@link #returnsValue}), by code, else 0. */
+    private static final int[] RETURNS_VALUE = new int[256];
 
     static {
         for (OpKind k : OpKind.values()) {
-            CARRIES_VALUE[k.ordinal()] = k.hasValue();
+            CARRIES_VALUE[k.ordinal()] = k.hasValue() ? 1 : 0;
+            READS_VALUE[k.ordinal()] = k == OpKind.GET || k == OpKind.READ_MODIFY_WRITE ? 1 : 0;
+        }
+        for (int c = 0; c < 256; c++) {
+            RETURNS_VALUE[c] = returnsValue((byte) c) ? 1 : 0;
         }
     }
 
     /**
      * Runs {@code batch} (packed, plain kinds only) by {@code path}'s device route, under the engine's
      * lock, from the calling thread's {@link #stage} of it, or laid out now where it was not (a segment
-     * of a conditional batch, already under the lock: its results then go into {@code result} at once).
+     * of a conditional batch, already under the lock: its results are then copied back and go into
+     * {@code result} at once). A staged batch's last chunk stays in its result slot for {@link #finish}.
      * A chunk that fails leaves the results of the chunks before it in {@code result}.
      */
     public void run(Batch batch, BatchResult result, BatchPath path) {
         if (spread == null) {
             spread = cuda.function("gphash_packed_spread");
             gather = cuda.function("gphash_packed_gather");
+            CUstream st = new CUstream();
+            cuStreamCreate(st, CUstream_flags.CU_STREAM_NON_BLOCKING);
+            inStream = st;
         }
         Staged s = staged.get();
         if (s.batch != batch || s.ran > 0) {
             s = layOut(batch);
         }
-        int chunk = chunkOperations(valueSize);
+        ResultSlot slot = takeSlot();
+        boolean handedOn = false;
         try {
+            int chunk = chunkOperations(valueSize);
             for (int first = 0; first < s.n; first += chunk) {
-                runChunk(s, path, first, Math.min(chunk, s.n - first));
+                int m = Math.min(chunk, s.n - first);
+                runChunk(s, path, first, m, slot);
+                if (first + m == s.n && s.finishLater) {
+                    s.pending = slot;
+                    s.pendingFirst = first;
+                    s.pendingCount = m;
+                    handedOn = true;
+                } else {
+                    copyBack(s, slot, first, m);  // the slot is needed for the next chunk
+                }
             }
         } catch (RuntimeException | Error e) {
             moveResults(s, result);
             throw e;
+        } finally {
+            if (!handedOn) {
+                freeSlots.add(slot);
+            }
         }
         if (!s.finishLater) {
             moveResults(s, result);
         }
     }
 
-    /** After the lock: moves the results of the batch this thread staged and ran into {@code result}. */
+    /**
+     * After the lock: copies back the last chunk's results of the batch this thread staged and ran,
+     * gives its slot back, and moves every result into {@code result}.
+     */
     public void finish(Batch batch, BatchResult result) {
         Staged s = staged.get();
-        if (s.batch == batch && s.finishLater) {
-            long t0 = System.nanoTime();
-            moveResults(s, result);
-            times.add(HostStageTimes.Stage.PACKED_FINISH, System.nanoTime() - t0);
+        if (s.batch != batch || !s.finishLater) {
+            return;
         }
+        ResultSlot slot = s.pending;
+        if (slot != null) {
+            s.pending = null;
+            try {
+                copyBack(s, slot, s.pendingFirst, s.pendingCount);
+            } catch (RuntimeException | Error e) {
+                moveResults(s, result);  // the chunks before it
+                throw e;
+            } finally {
+                freeSlots.add(slot);
+            }
+        }
+        long t0 = System.nanoTime();
+        moveResults(s, result);
+        times.add(HostStageTimes.Stage.PACKED_FINISH, System.nanoTime() - t0);
     }
 
-    private void runChunk(Staged s, BatchPath path, int first, int m) {
+    /** A free result slot, waiting (under the lock) for a thread copying its results back after it to give one back. */
+    private ResultSlot takeSlot() {
+        ResultSlot slot = freeSlots.poll();
+        boolean interrupted = false;
+        while (slot == null) {
+            try {
+                slot = freeSlots.take();
+            } catch (InterruptedException e) {
+                interrupted = true;  // the copy back that frees a slot is short: finish the batch, then say so
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (slot.stream == null) {
+            CUstream st = new CUstream();
+            cuStreamCreate(st, CUstream_flags.CU_STREAM_NON_BLOCKING);
+            slot.stream = st;
+        }
+        return slot;
+    }
+
+    /** Under the lock: copies operations first..first+m-1 in and runs them on the GPU, their results into {@code slot}. */
+    private void runChunk(Staged s, BatchPath path, int first, int m, ResultSlot slot) {
         long t0 = System.nanoTime();
         // The arrays still hold the batch's kinds, lengths and offsets from this chunk on (the chunks
-        // before it put their codes and lengths read there). The chunk's values lie together: from its first operation's offset to its last one's end.
+        // before it put their codes and lengths read there). The chunk's values lie together: from its
+        // first operation's offset to its last one's end.
         int last = first + m - 1;
         long valuesFrom = s.offsets[first];
         long chunkValues = s.offsets[last] + s.lengths[last] - valuesFrom;
@@ -266,76 +388,95 @@ public final class PackedValueBatches implements AutoCloseable {
         keys.ensure(keyBytes);
         lengths.ensure(4L * m);
         offsets.ensure(8L * m);
-        codes.ensure(m);
-        out.ensure(columnBytes);
-        outLengths.ensure(4L * m);
-        cuMemcpyHtoD(kinds.pointer(), s.in.at(first), m);
-        cuMemcpyHtoD(keys.pointer(), s.in.at(s.keysAt + (long) first * keySize), keyBytes);
-        cuMemcpyHtoD(lengths.pointer(), s.in.at(s.lengthsAt + 4L * first), 4L * m);
+        slot.codes.ensure(m);
+        slot.out.ensure(columnBytes);
+        slot.outLengths.ensure(4L * m);
+        cuMemcpyHtoDAsync(kinds.pointer(), s.in.at(first), m, inStream);
+        cuMemcpyHtoDAsync(keys.pointer(), s.in.at(s.keysAt + (long) first * keySize), keyBytes, inStream);
+        cuMemcpyHtoDAsync(lengths.pointer(), s.in.at(s.lengthsAt + 4L * first), 4L * m, inStream);
         boolean carriesValues = false;  // a write of an empty value carries one too: the route gets a column
         for (int j = first; j <= last && !carriesValues; j++) {
-            carriesValues = CARRIES_VALUE[s.kinds[j]];
+            carriesValues = CARRIES_VALUE[s.kinds[j]] != 0;
         }
         if (carriesValues) {
             values.ensure(columnBytes);
         }
         if (chunkValues > 0) {
             ensureDoubling(packed, chunkValues);
-            cuMemcpyHtoD(offsets.pointer(), s.in.at(s.offsetsAt + 8L * first), 8L * m);
-            cuMemcpyHtoD(packed.pointer(), s.in.at(s.valuesAt + valuesFrom), chunkValues);
+            cuMemcpyHtoDAsync(offsets.pointer(), s.in.at(s.offsetsAt + 8L * first), 8L * m, inStream);
+            cuMemcpyHtoDAsync(packed.pointer(), s.in.at(s.valuesAt + valuesFrom), chunkValues, inStream);
             // The chunk's offsets count from the batch's first value: the kernel's base is moved back by as much.
-            Launcher.launch(spread, (long) m * 32, null, KernelParams.packedColumn(m, packed.address() - valuesFrom,
+            Launcher.launch(spread, (long) m * 32, inStream, KernelParams.packedColumn(m, packed.address() - valuesFrom,
                     offsets.address(), lengths.address(), values.address(), valueSize));
-            cuda.synchronizeContext();  // the device route runs on the engine's stream
         }
+        cuStreamSynchronize(inStream);  // the device route runs on the engine's stream
         long t1 = System.nanoTime();
         times.add(HostStageTimes.Stage.PACKED_IN, t1 - t0);
         path.executeOnDevice(m, kinds.address(), keys.address(), carriesValues ? values.address() : 0,
-                lengths.address(), codes.address(), out.address(), outLengths.address());
+                lengths.address(), slot.codes.address(), slot.out.address(), slot.outLengths.address());
+        times.add(HostStageTimes.Stage.PACKED_RUN, System.nanoTime() - t1);
+    }
 
-        long t2 = System.nanoTime();
-        times.add(HostStageTimes.Stage.PACKED_RUN, t2 - t1);
-        // Back: codes | lengths read | their offsets among the values read, then the values read, packed on the GPU.
+    /**
+     * Copies back operations first..first+m-1's results from {@code slot} (the device route has run
+     * them): codes | lengths read | their offsets among the values read, then the values read, packed
+     * on the GPU. By the slot's holder: under the lock, or the batch's own thread after it.
+     */
+    private void copyBack(Staged s, ResultSlot slot, int first, int m) {
+        long t0 = System.nanoTime();
+        CUstream st = slot.stream;
         MemorySegment back = s.back.segment();
         long codesAt = first;
         long readLengthsAt = s.lengthsAt + 4L * first;
         long readOffsetsAt = s.offsetsAt + 8L * first;
-        cuMemcpyDtoH(s.back.at(codesAt), codes.pointer(), m);
-        cuMemcpyDtoH(s.back.at(readLengthsAt), outLengths.pointer(), 4L * m);
-        byte[] codeArray = s.codes;
-        int[] lengthArray = s.lengths;
-        long[] offsetArray = s.offsets;
-        MemorySegment.copy(back, ValueLayout.JAVA_BYTE, codesAt, codeArray, first, m);
-        MemorySegment.copy(back, ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt, lengthArray, first, m);
-        long chunkRead = 0;
-        int valuesRead = 0;
-        for (int j = first; j <= last; j++) {
-            int length = 0;
-            if (returnsValue(codeArray[j])) {
-                length = lengthArray[j];
-                valuesRead++;
-            }
-            lengthArray[j] = length;  // 0 where nothing was read
-            offsetArray[j] = s.readBytes + chunkRead;
-            chunkRead += length;
-        }
-        MemorySegment.copy(lengthArray, first, back, ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt, m);
-        MemorySegment.copy(offsetArray, first, back, ValueLayout.JAVA_LONG_UNALIGNED, readOffsetsAt, m);
+        cuMemcpyDtoHAsync(s.back.at(codesAt), slot.codes.pointer(), m, st);
+        cuMemcpyDtoHAsync(s.back.at(readLengthsAt), slot.outLengths.pointer(), 4L * m, st);
+        cuStreamSynchronize(st);
+        MemorySegment.copy(back, ValueLayout.JAVA_BYTE, codesAt, s.codes, first, m);
+        MemorySegment.copy(back, ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt, s.lengths, first, m);
+        long chunkRead = readOffsets(s, first, first + m, s.readBytes) - s.readBytes;
+        MemorySegment.copy(s.lengths, first, back, ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt, m);
+        MemorySegment.copy(s.offsets, first, back, ValueLayout.JAVA_LONG_UNALIGNED, readOffsetsAt, m);
         if (chunkRead > 0) {
             s.read.ensureKeeping(s.readBytes + chunkRead, s.readBytes);  // made ready before the lock, as a rule
-            ensureDoubling(packed, chunkRead);
-            cuMemcpyHtoD(lengths.pointer(), s.back.at(readLengthsAt), 4L * m);
-            cuMemcpyHtoD(offsets.pointer(), s.back.at(readOffsetsAt), 8L * m);
-            Launcher.launch(gather, (long) m * 32, null, KernelParams.packedColumn(m, packed.address() - s.readBytes,
-                    offsets.address(), lengths.address(), out.address(), valueSize));
-            cuMemcpyDtoH(s.read.at(s.readBytes), packed.pointer(), chunkRead);
+            ensureDoubling(slot.packed, chunkRead);
+            slot.lengths.ensure(4L * m);
+            slot.offsets.ensure(8L * m);
+            cuMemcpyHtoDAsync(slot.lengths.pointer(), s.back.at(readLengthsAt), 4L * m, st);
+            cuMemcpyHtoDAsync(slot.offsets.pointer(), s.back.at(readOffsetsAt), 8L * m, st);
+            Launcher.launch(gather, (long) m * 32, st, KernelParams.packedColumn(m, slot.packed.address() - s.readBytes,
+                    slot.offsets.address(), slot.lengths.address(), slot.out.address(), valueSize));
+            cuMemcpyDtoHAsync(s.read.at(s.readBytes), slot.packed.pointer(), chunkRead, st);
+            cuStreamSynchronize(st);
             s.readBytes += chunkRead;
             long mean = meanReadLength;
-            long got = chunkRead / valuesRead;
+            long got = chunkRead / Math.max(1, s.readCount);
             meanReadLength = mean == 0 ? got : (3 * mean + got) / 4;
         }
         s.ran = first + m;
-        times.add(HostStageTimes.Stage.PACKED_BACK, System.nanoTime() - t2);
+        times.add(HostStageTimes.Stage.PACKED_BACK, System.nanoTime() - t0);
+    }
+
+    /**
+     * Operations {@code from..to-1}'s lengths read (0 where an operation read nothing, by its code) and
+     * their offsets among the values read, counting from {@code at}, in {@code s}'s arrays; {@return the
+     * offset past the last}. A method of its own, so that the compiler takes it whole early.
+     */
+    private static long readOffsets(Staged s, int from, int to, long at) {
+        byte[] codes = s.codes;
+        int[] lengths = s.lengths;
+        long[] offsets = s.offsets;
+        int count = 0;
+        for (int j = from; j < to; j++) {  // without a branch on the code, as layOut's loop
+            int returns = RETURNS_VALUE[codes[j] & 0xFF];
+            int length = lengths[j] & -returns;
+            count += returns;
+            lengths[j] = length;
+            offsets[j] = at;
+            at += length;
+        }
+        s.readCount = count;
+        return at;
     }
 
     /** The outcomes of the operations that ran, and the values they read, into {@code result}. */
@@ -386,10 +527,47 @@ public final class PackedValueBatches implements AutoCloseable {
         return (at + 7) & ~7L;
     }
 
+    /**
+     * Frees what this holds on the GPU and in page-locked memory, once every thread copying its
+     * results back after the lock has given its slot back (their copies write the threads' page-locked
+     * memory); a thread that has not within {@link #CLOSE_WAIT_NANOS} keeps its memory, leaked rather
+     * than freed under a copy.
+     */
     @Override
     public void close() {
-        for (DeviceBuffer b : new DeviceBuffer[] {kinds, keys, lengths, offsets, packed, values, codes, out, outLengths}) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+        int returned = 0;
+        boolean interrupted = false;
+        while (returned < RESULT_SLOTS) {
+            ResultSlot slot;
+            try {
+                slot = freeSlots.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+                break;
+            }
+            if (slot == null) {
+                break;
+            }
+            slot.close();
+            returned++;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        for (DeviceBuffer b : new DeviceBuffer[] {kinds, keys, lengths, offsets, packed, values}) {
             b.close();
+        }
+        if (inStream != null) {
+            cuStreamDestroy(inStream);
+            inStream = null;
+        }
+        if (returned < RESULT_SLOTS) {
+            return;
         }
         for (Staged s; (s = everyStaged.poll()) != null;) {
             s.in.close();
