@@ -228,8 +228,8 @@ public final class PackedValueBatches implements AutoCloseable {
         // A batch appends its values in order (Batch.add, PackedValues), so they lie back to back from
         // the first one's offset, an operation without a value taking none: one copy moves them all.
         // Without a branch on the kind: a loop compiled for a run of writes was thrown away at the
-        // first batch of gets and ran interpreted until compiled again (JFR, an H200 run of bench ycsb:
-        // 0.1-0.2 s a time, 600 ns an operation meanwhile).
+        // first batch of gets and ran interpreted until compiled again (a flight recording of bench
+        // ycsb, docs/lab/2026-12-01-packed-route-under-the-lock.md).
         long base = n == 0 ? 0 : batch.valueOffset(0);
         long at = 0;
         int reads = 0;
