@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.gphash.Backend;
 import org.gphash.Batch;
-import org.gphash.BatchResult;
 import org.gphash.Coalescing;
 import org.gphash.GPHashIndex;
 import org.gphash.GpuTuning;
@@ -110,36 +109,10 @@ class PackedBatchesFromManyThreadsOnGpuTest {
             long k = base + r.nextInt(KEYS_PER_THREAD);
             // Gets half the time: most of the copies back are of values read.
             OpKind kind = r.nextBoolean() ? OpKind.GET : kinds[r.nextInt(kinds.length)];
-            byte[] old = model.get(k);
             byte[] v = value(r);
             batch.add(kind, key(k, 8), kind.hasValue() ? v : null);
-            want[i] = switch (kind) {
-                case GET -> old != null ? Outcome.FOUND : Outcome.NOT_FOUND;
-                case PUT -> old == null ? Outcome.INSERTED : Outcome.UPDATED;
-                case INSERT -> old == null ? Outcome.INSERTED : Outcome.EXISTS;
-                case UPDATE -> old != null ? Outcome.UPDATED : Outcome.NOT_FOUND;
-                case DELETE -> old != null ? Outcome.DELETED : Outcome.NOT_FOUND;
-                case READ_MODIFY_WRITE -> old != null ? Outcome.REPLACED : Outcome.NOT_FOUND;
-                default -> throw new IllegalStateException(kind.toString());
-            };
-            if (want[i] == Outcome.FOUND || want[i] == Outcome.REPLACED) {
-                wantValue[i] = old;
-            }
-            switch (kind) {
-                case PUT -> model.put(k, v);
-                case INSERT -> model.putIfAbsent(k, v);
-                case UPDATE, READ_MODIFY_WRITE -> model.computeIfPresent(k, (x, y) -> v);
-                case DELETE -> model.remove(k);
-                default -> { }
-            }
+            PlainOperationModel.apply(model, kind, k, v, want, wantValue, i);
         }
-        BatchResult result = index.execute(batch);
-        for (int i = 0; i < n; i++) {
-            String at = "base " + base + ", round " + round + ", batch of " + n + ", operation " + i + " (" + batch.kind(i) + ")";
-            assertEquals(want[i], result.outcome(i), at);
-            if (wantValue[i] != null) {
-                assertArrayEquals(wantValue[i], result.value(i), at + ": the value at its length");
-            }
-        }
+        PlainOperationModel.check(batch, index.execute(batch), want, wantValue, "base " + base + ", round " + round);
     }
 }

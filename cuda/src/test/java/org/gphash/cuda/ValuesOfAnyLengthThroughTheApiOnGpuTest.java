@@ -162,35 +162,10 @@ class ValuesOfAnyLengthThroughTheApiOnGpuTest {
                 }
                 default -> {
                     batch.add(kind, key(k, 8), kind.hasValue() ? v : null);
-                    want[i] = switch (kind) {
-                        case GET -> old != null ? Outcome.FOUND : Outcome.NOT_FOUND;
-                        case PUT -> old == null ? Outcome.INSERTED : Outcome.UPDATED;
-                        case INSERT -> old == null ? Outcome.INSERTED : Outcome.EXISTS;
-                        case UPDATE -> old != null ? Outcome.UPDATED : Outcome.NOT_FOUND;
-                        case DELETE -> old != null ? Outcome.DELETED : Outcome.NOT_FOUND;
-                        case READ_MODIFY_WRITE -> old != null ? Outcome.REPLACED : Outcome.NOT_FOUND;
-                        default -> throw new IllegalStateException(kind.toString());
-                    };
-                    if (want[i] == Outcome.FOUND || want[i] == Outcome.REPLACED) {
-                        wantValue[i] = old;
-                    }
-                    switch (kind) {
-                        case PUT -> model.put(k, v);
-                        case INSERT -> model.putIfAbsent(k, v);
-                        case UPDATE, READ_MODIFY_WRITE -> model.computeIfPresent(k, (x, y) -> v);
-                        case DELETE -> model.remove(k);
-                        default -> { }
-                    }
+                    PlainOperationModel.apply(model, kind, k, v, want, wantValue, i);
                 }
             }
         }
-        BatchResult result = index.execute(batch);
-        for (int i = 0; i < n; i++) {
-            String at = "round " + round + ", batch of " + n + ", operation " + i + " (" + batch.kind(i) + ")";
-            assertEquals(want[i], result.outcome(i), at);
-            if (wantValue[i] != null) {
-                assertArrayEquals(wantValue[i], result.value(i), at + ": the value at its length");
-            }
-        }
+        PlainOperationModel.check(batch, index.execute(batch), want, wantValue, "round " + round);
     }
 }
