@@ -166,8 +166,8 @@ public class GPHashStore implements StoreUnderTest {
                 nanos.forEach((stage, n) -> sb.append(stage.equals("gpu_chunks") ? " gpu_chunks " + n
                         : String.format(Locale.ROOT, " %s %.1f", stage, n / 1e6)));
                 System.err.println(sb);
-                Map<String, Long> stages = engine.diagnostics().stageNanos();
-                if (stageProfile && !stages.isEmpty()) {
+                if (stageProfile) {
+                    Map<String, Long> stages = engine.diagnostics().stageNanos();
                     StringBuilder st = new StringBuilder("  GPU time of " + name() + "'s pipeline by stage (ms):");
                     stages.forEach((stage, n) -> st.append(String.format(Locale.ROOT, " %s %.1f", stage, n / 1e6)));
                     System.err.println(st);

@@ -243,14 +243,14 @@ public final class PackedValueBatches implements AutoCloseable {
             offsets[i] = at;
             at += length;
         }
+        if (!inOrder) {
+            throw new IllegalStateException("a batch's packed values do not lie in the order of its operations");
+        }
         MemorySegment h = s.in.segment();
         MemorySegment.copy(batch.kinds(), 0, h, 0, n);
         MemorySegment.copy(batch.keys(), 0, h, s.keysAt, (long) n * keySize);
         MemorySegment.copy(lengths, 0, h, ValueLayout.JAVA_INT_UNALIGNED, s.lengthsAt, n);
         MemorySegment.copy(offsets, 0, h, ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt, n);
-        if (!inOrder) {
-            throw new IllegalStateException("a batch's packed values do not lie in the order of its operations");
-        }
         MemorySegment.copy(batchValues, base, h, s.valuesAt, at);
         // The values this batch's gets will read, by the mean so far: registered now, not under the lock.
         long mean = meanReadLength;
@@ -435,9 +435,10 @@ public final class PackedValueBatches implements AutoCloseable {
         MemorySegment.copy(back, ValueLayout.JAVA_BYTE, codesAt, s.codes, first, m);
         MemorySegment.copy(back, ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt, s.lengths, first, m);
         long chunkRead = readOffsets(s, first, first + m, s.readBytes) - s.readBytes;
-        MemorySegment.copy(s.lengths, first, back, ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt, m);
-        MemorySegment.copy(s.offsets, first, back, ValueLayout.JAVA_LONG_UNALIGNED, readOffsetsAt, m);
         if (chunkRead > 0) {
+            // The gather's lengths and offsets cross from page-locked memory.
+            MemorySegment.copy(s.lengths, first, back, ValueLayout.JAVA_INT_UNALIGNED, readLengthsAt, m);
+            MemorySegment.copy(s.offsets, first, back, ValueLayout.JAVA_LONG_UNALIGNED, readOffsetsAt, m);
             s.read.ensureKeeping(s.readBytes + chunkRead, s.readBytes);  // made ready before the lock, as a rule
             ensureDoubling(slot.packed, chunkRead);
             slot.lengths.ensure(4L * m);
@@ -484,10 +485,9 @@ public final class PackedValueBatches implements AutoCloseable {
         int ran = s.ran;
         MemorySegment back = s.back.segment();
         MemorySegment read = s.read.segment();
+        // copyBack left each operation's code, length read (0 where none) and offset in the arrays.
         byte[] codes = s.codes;
         int[] lengths = s.lengths;
-        MemorySegment.copy(back, ValueLayout.JAVA_BYTE, 0, codes, 0, ran);
-        MemorySegment.copy(back, ValueLayout.JAVA_INT_UNALIGNED, s.lengthsAt, lengths, 0, ran);  // 0 where nothing was read
         MemorySegment.copy(back, 0, result.outcomeCodes(), 0, ran);
         if (result.valuesPacked() && s.readBytes > 0) {
             // The values read lie in operation order: one copy, then each operation takes its share.
@@ -500,7 +500,6 @@ public final class PackedValueBatches implements AutoCloseable {
             }
         } else {
             long[] offsets = s.offsets;
-            MemorySegment.copy(back, ValueLayout.JAVA_LONG_UNALIGNED, s.offsetsAt, offsets, 0, ran);
             for (int i = 0; i < ran; i++) {
                 if (returnsValue(codes[i])) {
                     int length = lengths[i];
