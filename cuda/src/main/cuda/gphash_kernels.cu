@@ -176,13 +176,15 @@ extern "C" __global__ void gphash_heap_free_counts(HeapParams h) { gphash::heap_
 extern "C" __global__ void gphash_pipe_take(PipeParams p, HeapParams h) { gphash::pipe_take(p, h); }
 
 // Format 3's take, its steps (pipeline/heap_segments.cuh): the want step, the first plan (one block of
-// a thread per class), the held step, the second plan (the same), the fresh step.
+// a thread per class) and the runs step after it in the same block, the held step, the second plan (the same), the fresh step.
 extern "C" __global__ void gphash_pipe_value_classes(TableParams t, PipeParams p, HeapParams h) {
     gphash::pipe_value_classes(t, p, h);
 }
 
 extern "C" __global__ void gphash_heap_take_want_plan(PipeParams p, HeapParams h) {
     gphash::seg_take_want_plan(h, gphash::pipe_count(p, gphash::kPipeValueWrites), gphash::pipe_batch(p).lengths != 0);
+    __syncthreads();
+    gphash::seg_take_runs(h, reinterpret_cast<uint64_t*>(p.blocks));
 }
 
 extern "C" __global__ void gphash_heap_take_held(PipeParams p, HeapParams h) {

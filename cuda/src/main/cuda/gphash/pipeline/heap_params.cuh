@@ -24,12 +24,13 @@ struct HeapParams {
     uint64_t segmented;     // 1: format 3's segments, 0: format 2's bitmap
     uint64_t segments;
     uint64_t seg_offset;    // uint64_t[segments], ascending
-    uint64_t seg_class;     // int32_t[segments]: the class of the segment's blocks, -1 free
+    uint64_t seg_class;     // int32_t[segments]: the class of the segment's blocks, -1 free, -2 inside a run after its first
     uint64_t seg_used;      // uint32_t[segments]: its blocks in use
     uint64_t free_stack;    // uint32_t[segments]: the free segments, entries below state[kSegTop]
     uint64_t seg_state;     // unsigned long long[kSegStateWords] (heap_segments.cuh)
     uint64_t class_table;   // uint32_t[2 * kValueClassCount]: each class's block bytes, then its blocks per segment
     uint64_t take_class;    // the class every value write of a batch takes (the pool's: issue 53, step 3b)
+    uint64_t seg_room;      // uint32_t[segments]: segments from this one to its region's end (a run stays in one region)
 };
 
 }  // namespace gphash

@@ -20,6 +20,12 @@
 //   plan    a thread per class: what the held segments gave, the free segments the rest needs
 //           (popped off the free stack, lowest offsets first), the counts;
 //   fresh   a thread per word and per block of the popped segments: their class, bits and blocks.
+// Blocks over 8 KiB (classes with no blocks per segment in the class table) take a run of whole
+// segments each, inside one region, as SizeClassHeap gives them: the runs step, after the first plan,
+// finds each such write the lowest run of free segments that holds it, marks the run's first segment
+// with the class (a bit at its first unit, one block in use) and the others as its tail, and makes the
+// free stack again of the segments still free; a free of such a block gives every segment of its run
+// back. The host sees to it that the runs are there before the batch (DeviceSegmentHeap).
 // Blocks come in segment order from the cursor, not in address order; a write's lines are whole
 // blocks either way. A free clears the block's bit, and a warp's frees then count together; the last
 // free of a segment gives it back to the free stack. The host derives the free blocks of the pool's
@@ -54,6 +60,10 @@ constexpr int kSegHeldTaken = kSegLimit + kValueClassCount;      // blocks the h
 constexpr int kSegPoppedAt = kSegHeldTaken + kValueClassCount;   // segments popped for the classes before (129 words)
 constexpr int kSegFreshAt = kSegPoppedAt + kValueClassCount + 1; // fresh blocks of the classes before (129 words)
 constexpr int kSegStateWords = kSegFreshAt + kValueClassCount + 1;
+// HeapParams::seg_class of a segment no class holds, and of one inside a run after its first
+// (org.gphash.table.HeapSegments.FREE, RUN_TAIL; the host's records give a tail as free).
+constexpr int32_t kSegFree = -1;
+constexpr int32_t kSegRunTail = -2;
 // A value write's class and its rank among the batch's writes of that class, in one word (vclass).
 constexpr int kSegRankBits = 25;
 constexpr uint32_t kSegRankMask = (1u << kSegRankBits) - 1;
@@ -68,6 +78,11 @@ __device__ __forceinline__ uint32_t seg_block_bytes(const HeapParams& h, int c) 
 
 __device__ __forceinline__ uint32_t seg_blocks_per_segment(const HeapParams& h, int c) {
     return reinterpret_cast<const uint32_t*>(h.class_table)[kValueClassCount + c];
+}
+
+// Segments a block of class c takes: 1 for classes that share segments, the run's length for larger ones.
+__device__ __forceinline__ uint32_t seg_run_length(const HeapParams& h, int c) {
+    return static_cast<uint32_t>((seg_block_bytes(h, c) + kSegmentBytes - 1) / kSegmentBytes);
 }
 
 // This lane's value summed over the lanes below it.
@@ -142,6 +157,120 @@ __device__ void seg_take_want_plan(const HeapParams& h, uint64_t wanted, bool cl
     __syncthreads();
     if (c < kValueClassCount) {
         st[kSegBase + c] = base[c];
+    }
+}
+
+// The runs step, one block of at least kValueClassCount threads, after the first plan and before the
+// held step: each write of a class whose blocks take runs of whole segments gets, class by class, the
+// lowest run of free segments inside one region that holds it (first fit from the heap's start: the
+// host's check that the runs are there, DeviceSegmentHeap.freeRuns, counts runs of the pool's largest
+// class, which first fit always finds room for); its block goes to the class's part of the block list
+// and the count to the class's claim, which the second plan reads as what the class got. Where any run
+// was taken, the free stack is made again of the segments still free, the lowest on top. Serial in one
+// thread over the segments: such writes carry 8 KiB to 1 MiB each, and nothing here runs without one.
+__device__ void seg_take_runs(const HeapParams& h, uint64_t* blocks) {
+    __shared__ int wanted;
+    __shared__ int taken;
+    __shared__ unsigned long long free_count;
+    __shared__ unsigned long long warp_count[32];
+    __shared__ unsigned long long done;
+    unsigned long long* st = seg_state(h);
+    const int t = static_cast<int>(threadIdx.x);
+    if (t == 0) {
+        wanted = 0;
+        taken = 0;
+        free_count = 0;
+        done = 0;
+    }
+    __syncthreads();
+    if (t < kValueClassCount && seg_blocks_per_segment(h, t) == 0 && st[kSegWanted + t] != 0) {
+        atomicOr(&wanted, 1);
+    }
+    __syncthreads();
+    if (wanted == 0) {
+        return;
+    }
+    auto* cls = reinterpret_cast<int32_t*>(h.seg_class);
+    if (t == 0) {
+        auto* used = reinterpret_cast<uint32_t*>(h.seg_used);
+        const auto* room = reinterpret_cast<const uint32_t*>(h.seg_room);
+        const auto* offset = reinterpret_cast<const uint64_t*>(h.seg_offset);
+        auto* bits = reinterpret_cast<uint64_t*>(h.bitmap);
+        for (int c = 0; c < kValueClassCount; ++c) {
+            const unsigned long long want = seg_blocks_per_segment(h, c) == 0 ? st[kSegWanted + c] : 0;
+            if (want == 0) {
+                continue;
+            }
+            const uint32_t k = seg_run_length(h, c);
+            unsigned long long got = 0;
+            for (uint64_t s = 0; got < want && s < h.segments;) {
+                if (room[s] < k) {
+                    s += room[s] > 0 ? room[s] : 1;  // the rest of this region is too short
+                    continue;
+                }
+                uint32_t j = 0;
+                while (j < k && cls[s + j] == kSegFree) {
+                    ++j;
+                }
+                if (j < k) {
+                    s += j + 1;  // no run starts before the segment that is not free
+                    continue;
+                }
+                cls[s] = c;
+                used[s] = 1;
+                for (j = 1; j < k; ++j) {
+                    cls[s + j] = kSegRunTail;
+                }
+                bits[s * kSegmentWords] |= 1ull;  // the block starts at the run's first unit
+                blocks[st[kSegBase + c] + got] = offset[s];
+                ++got;
+                s += k;
+            }
+            st[kSegClaimed + c] = got;
+            if (got != 0) {
+                taken = 1;
+            }
+        }
+    }
+    __syncthreads();
+    if (taken == 0) {
+        return;
+    }
+    unsigned long long mine = 0;
+    for (uint64_t s = t; s < h.segments; s += blockDim.x) {
+        mine += cls[s] == kSegFree ? 1 : 0;
+    }
+    atomicAdd(&free_count, mine);
+    __syncthreads();
+    const unsigned long long total = free_count;
+    auto* stack = reinterpret_cast<uint32_t*>(h.free_stack);
+    const int warp = t / kWarpSize;
+    const int warps = static_cast<int>((blockDim.x + kWarpSize - 1) / kWarpSize);
+    for (uint64_t first = 0; first < h.segments; first += blockDim.x) {
+        const uint64_t s = first + t;
+        const bool free = s < h.segments && cls[s] == kSegFree;
+        const unsigned ballot = __ballot_sync(kFullMask, free);
+        if (lane_id() == 0) {
+            warp_count[warp] = __popc(ballot);
+        }
+        __syncthreads();
+        unsigned long long below = done;
+        for (int w = 0; w < warp; ++w) {
+            below += warp_count[w];
+        }
+        if (free) {
+            stack[total - 1 - (below + __popc(ballot & lanes_below()))] = static_cast<uint32_t>(s);
+        }
+        __syncthreads();
+        if (t == 0) {
+            for (int w = 0; w < warps; ++w) {
+                done += warp_count[w];
+            }
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        st[kSegTop] = total;
     }
 }
 
@@ -329,7 +458,9 @@ __device__ void seg_take_plan(const HeapParams& h, unsigned long long* taken, un
     if (c < kValueClassCount) {
         st[kSegPoppedAt + c] = popped_at[c];
         st[kSegFreshAt + c] = fresh_at[c];
-        st[kSegHeldFree + c] = st[kSegHeldFree + c] - held[c] + (need[c] * per[c] - rest[c]);
+        if (per[c] != 0) {  // a class of runs holds no room (seg_take_runs took its blocks)
+            st[kSegHeldFree + c] = st[kSegHeldFree + c] - held[c] + (need[c] * per[c] - rest[c]);
+        }
         st[kSegWanted + c] = 0;
         st[kSegClaimed + c] = 0;
     }
@@ -391,7 +522,7 @@ __device__ __forceinline__ uint64_t seg_block_index(const HeapParams& h, int c, 
 
 // A check of the heap's consistency (GpuTuning.logBatches): a thread per segment adds to out[0] the
 // held segments whose block starts in use differ from their count, to out[1] those with a bit where
-// no block of their class starts, to out[2] free segments with a bit or a count, to out[3] the free
+// no block of their class starts (a run's tail: any bit or count), to out[2] free segments with a bit or a count, to out[3] the free
 // segments (the host compares it with the free stack's top).
 __device__ void seg_check(const HeapParams& h, unsigned long long* out) {
     const auto* cls = reinterpret_cast<const int32_t*>(h.seg_class);
@@ -404,13 +535,17 @@ __device__ void seg_check(const HeapParams& h, unsigned long long* out) {
         uint32_t others = 0;
         for (uint32_t w = 0; w < kSegmentWords; ++w) {
             const uint64_t x = bits[s * kSegmentWords + w];
-            const uint64_t m = c >= 0 ? seg_start_mask(w, seg_block_bytes(h, c) / kHeapUnitBytes, seg_blocks_per_segment(h, c)) : 0;
+            const uint32_t per = c >= 0 ? seg_blocks_per_segment(h, c) : 0;
+            const uint64_t m = c < 0 ? 0 : per == 0 ? (w == 0 ? 1ull : 0ull)  // a run: its first unit
+                                                    : seg_start_mask(w, seg_block_bytes(h, c) / kHeapUnitBytes, per);
             starts += __popcll(x & m);
             others += __popcll(x & ~m);
         }
         if (c >= 0) {
             if (starts != used[s]) atomicAdd(out, 1ull);
             if (others != 0) atomicAdd(out + 1, 1ull);
+        } else if (c == kSegRunTail) {
+            if (others != 0 || used[s] != 0) atomicAdd(out + 1, 1ull);
         } else {
             if (others != 0 || used[s] != 0) atomicAdd(out + 2, 1ull);
             atomicAdd(out + 3, 1ull);
@@ -441,8 +576,9 @@ __device__ __forceinline__ int64_t seg_clear(const HeapParams& h, uint64_t off) 
         return -1;
     }
     const uint32_t bytes = seg_block_bytes(h, c);
-    if (within % bytes != 0 || within / bytes >= seg_blocks_per_segment(h, c)) {
-        return -1;
+    const uint32_t per = seg_blocks_per_segment(h, c);
+    if (per == 0 ? within != 0 : (within % bytes != 0 || within / bytes >= per)) {
+        return -1;  // a run's block starts at its first segment's first unit
     }
     const uint64_t unit = within / kHeapUnitBytes;
     const unsigned long long bit = 1ull << (unit & 63);
@@ -452,7 +588,7 @@ __device__ __forceinline__ int64_t seg_clear(const HeapParams& h, uint64_t off) 
 
 // Part two, the whole warp (every lane calls it; `segment` is part one's, -1 for a lane that freed
 // nothing): each segment's count falls by its frees in one atomic, a segment left empty goes back to
-// the free stack (free for any class: no take runs in the launch, frees come after every take and
+// the free stack (a run's block: all its segments) (free for any class: no take runs in the launch, frees come after every take and
 // read of a batch), and each class's room changes by one atomic.
 __device__ __forceinline__ void seg_count_frees(const HeapParams& h, int64_t segment) {
     const unsigned active = __ballot_sync(kFullMask, segment >= 0);
@@ -466,11 +602,17 @@ __device__ __forceinline__ void seg_count_frees(const HeapParams& h, int64_t seg
     int delta = 0;
     unsigned long long* st = seg_state(h);
     if (lane_id() == __ffs(same_segment) - 1) {
-        delta = static_cast<int>(k);
+        const uint32_t per = seg_blocks_per_segment(h, c);
+        delta = per == 0 ? 0 : static_cast<int>(k);  // a class of runs holds no room
         if (atomicSub(reinterpret_cast<uint32_t*>(h.seg_used) + segment, k) == k) {
-            delta -= static_cast<int>(seg_blocks_per_segment(h, c));  // its room leaves the class
-            cls[segment] = -1;
-            reinterpret_cast<uint32_t*>(h.free_stack)[atomicAdd(st + kSegTop, 1ull)] = static_cast<uint32_t>(segment);
+            delta -= static_cast<int>(per);  // its room leaves the class
+            // A run's segments all go back (its tail's too); a shared segment is a run of one.
+            const uint32_t run = per == 0 ? seg_run_length(h, c) : 1;
+            const unsigned long long top = atomicAdd(st + kSegTop, static_cast<unsigned long long>(run));
+            for (uint32_t j = 0; j < run; ++j) {
+                cls[segment + j] = kSegFree;
+                reinterpret_cast<uint32_t*>(h.free_stack)[top + j] = static_cast<uint32_t>(segment + j);
+            }
         }
     }
     const unsigned same_class = __match_any_sync(active, c);

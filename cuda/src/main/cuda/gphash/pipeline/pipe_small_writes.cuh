@@ -265,6 +265,8 @@ __device__ void pipe_small_writes(const TableParams& t, const TableParams& mt, c
         stage_barrier();
         if (blockIdx.x == 0) {
             seg_take_want_plan(h, pipe_count(p, kPipeValueWrites), pipe_batch(p).lengths != 0);
+            __syncthreads();
+            seg_take_runs(h, arr<uint64_t>(p.blocks));
         }
         stage_barrier();
         seg_take_held(h, arr<uint64_t>(p.blocks), pipe_counters(p) + kPipeHeapDisagree, global_warp(), global_warps());

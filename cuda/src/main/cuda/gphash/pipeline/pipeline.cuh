@@ -47,25 +47,33 @@ struct ScanArgs {
 
 // Counts of a device-resident batch's kinds, so the host can size the heap and skip stages:
 // value writes, reads, deletes; where values have lengths of their own (format 3, PipeBatch::lengths),
-// also the writes whose length is over the value size (refused before anything runs) and the bytes
-// their blocks take (what the heap must have room for). The host waits for them before every device
+// also the writes whose length is over the value size (refused before anything runs), the bytes the
+// blocks that share segments take, and the writes whose blocks take runs of whole segments (over 8 KiB)
+// with the segments those take (what the heap must have room for). The host waits for them before every device
 // batch, so the count goes the shortest way: each thread counts its share, a block sums in shared
 // memory and adds once to `sums` (GPU memory: the kCountWords counts, then blocks done; zero before),
 // and the last block to finish writes the totals into `host` (registered host memory, the first
 // kCountWords words) and then `seq` into the next word, which the host spins on, and zeroes `sums` for
 // the next count. Every warp's atomics on three words, then a copy back and a stream
 // synchronisation, made this several times slower.
-constexpr int kCountWords = 5;
+constexpr int kCountWords = 7;
+
+__device__ __forceinline__ unsigned long long warp_sum64(unsigned long long v) {
+    for (int d = kWarpSize / 2; d > 0; d >>= 1) {
+        v += __shfl_down_sync(kFullMask, v, d);
+    }
+    return v;
+}
 
 __device__ void pipe_count_kinds(const TableParams& t, const PipeBatch& b, unsigned long long* sums,
                                  unsigned long long* host, unsigned long long seq) {
-    __shared__ unsigned int block[kCountWords];
+    __shared__ unsigned long long block[kCountWords];
     __shared__ bool last;
     if (threadIdx.x < kCountWords) {
         block[threadIdx.x] = 0;
     }
     __syncthreads();
-    uint32_t counts[kCountWords] = {0, 0, 0, 0, 0};
+    unsigned long long counts[kCountWords] = {0, 0, 0, 0, 0, 0, 0};
     const uint32_t vs = static_cast<uint32_t>(t.value_size);
     for (uint64_t i = global_thread(); i < b.n; i += global_threads()) {
         const uint32_t op = op_at(b, i);
@@ -79,12 +87,18 @@ __device__ void pipe_count_kinds(const TableParams& t, const PipeBatch& b, unsig
             if (length > vs) {
                 counts[3] += 1;
             } else {
-                counts[4] += value_block_bytes(value_class_for(t, length));
+                const uint32_t bytes = value_block_bytes(value_class_for(t, length));
+                if (bytes > kSegmentBytes / 8) {
+                    counts[5] += 1;
+                    counts[6] += (bytes + kSegmentBytes - 1) / kSegmentBytes;
+                } else {
+                    counts[4] += bytes;
+                }
             }
         }
     }
     for (int j = 0; j < kCountWords; j++) {
-        counts[j] = __reduce_add_sync(kFullMask, counts[j]);
+        counts[j] = warp_sum64(counts[j]);
     }
     if (lane_id() == 0) {
         for (int j = 0; j < kCountWords; j++) {
@@ -94,7 +108,7 @@ __device__ void pipe_count_kinds(const TableParams& t, const PipeBatch& b, unsig
     __syncthreads();
     if (threadIdx.x == 0) {
         for (int j = 0; j < kCountWords; j++) {
-            if (block[j] != 0) atomicAdd(sums + j, static_cast<unsigned long long>(block[j]));
+            if (block[j] != 0) atomicAdd(sums + j, block[j]);
         }
         __threadfence();
         last = atomicAdd(sums + kCountWords, 1ull) == gridDim.x - 1;

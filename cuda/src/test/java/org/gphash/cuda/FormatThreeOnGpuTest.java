@@ -2,17 +2,13 @@ package org.gphash.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 
 import org.gphash.Backend;
-import org.gphash.BackendUnavailableException;
 import org.gphash.GPHashIndex;
 import org.gphash.IndexMirror;
 import org.junit.jupiter.api.Test;
@@ -20,22 +16,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Pool format 3 on the GPU engine (issue 53, step 3a): pools whose values all have the value size run
  * on the kernels (the rest of the GPU tests run in format 3 with {@code -Dgphash.test.poolFormat=3},
- * {@link GpuTestSupport#POOL_FORMAT}); what the kernels do not run is refused before anything is
- * written, with a message naming the CPU backend: values whose blocks take runs of segments (a create
- * makes no file). A pool holding values shorter than its value size opens, after a crash too.
+ * {@link GpuTestSupport#POOL_FORMAT}); a pool holding values shorter than its value size opens, after
+ * a crash too. Values whose blocks take runs of segments: {@link LargeValuesOnGpuTest}.
  */
 class FormatThreeOnGpuTest {
-
-    @Test
-    void whatTheKernelsDoNotRunIsRefusedBeforeAnyWrite() throws IOException {
-        try (GpuTestSupport t = GpuTestSupport.create()) {
-            Path made = t.pool("f3-large");
-            BackendUnavailableException c = assertThrows(BackendUnavailableException.class, () -> GpuEngines.create(
-                    GPHashIndex.builder(made).backend(Backend.GPU).valueSize(16_000).poolFormat(3).config()));
-            assertTrue(c.getMessage().contains("format 3") && c.getMessage().contains("CPU backend"), c.getMessage());
-            assertFalse(Files.exists(made), "a refused create made a file");
-        }
-    }
 
     /**
      * A pool the CPU engine filled with values of many lengths, left without a close record, opens on the

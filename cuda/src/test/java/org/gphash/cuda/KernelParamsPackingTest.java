@@ -42,12 +42,12 @@ class KernelParamsPackingTest {
         assertArrayEquals(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 1, 10, 11},
                 words(KernelParams.load(1, 2, 3, 4, 5, 6, 7, 8, true, 10, 11)));
         assertArrayEquals(upTo(12), words(KernelParams.scan(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)));
-        long[] bitmapHeap = new long[18];  // format 2's fields, then format 3's, zero
+        long[] bitmapHeap = new long[19];  // format 2's fields, then format 3's, zero
         System.arraycopy(upTo(9), 0, bitmapHeap, 0, 9);
         assertArrayEquals(bitmapHeap, words(KernelParams.heap(1, 2, 3, 4, 5, 6, 7, 8, 9)));
         // format 3's: its units' bitmap in format 2's first two fields, then segmented = 1 and the rest
-        assertArrayEquals(new long[] {1, 2, 0, 0, 0, 0, 0, 0, 0, 1, 3, 4, 5, 6, 7, 8, 9, 10},
-                words(KernelParams.segmentHeap(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)));
+        assertArrayEquals(new long[] {1, 2, 0, 0, 0, 0, 0, 0, 0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+                words(KernelParams.segmentHeap(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)));
         assertArrayEquals(upTo(9), words(KernelParams.sortPass(1, 2, 3, 4, 5, 6, 7, 8, 9)));
         assertArrayEquals(upTo(4), words(KernelParams.scanArgs(1, 2, 3, 4)));
         assertArrayEquals(upTo(11), words(KernelParams.partGather(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)));

@@ -376,7 +376,21 @@ public final class SegmentHeap implements PoolHeap {
 
     @Override
     public TableKernels.HeapSegments segments() {
-        return new TableKernels.HeapSegments(segmentOffsets(), segmentClasses(), usedBits(), fullClass);
+        return new TableKernels.HeapSegments(segmentOffsets(), segmentClasses(), usedBits(), fullClass, regionRoom());
+    }
+
+    /** For each segment, in order of offsets: the segments from it to its region's end (a run of segments stays in one region). */
+    private int[] regionRoom() {
+        Regions r = regions;
+        int[] out = new int[segmentOffsets().length];
+        int k = 0;
+        for (int i = 0; i < r.offset.length; i++) {
+            long n = r.bytes[i] / SEGMENT;
+            for (long s = 0; s < n; s++) {
+                out[k++] = (int) (n - s);
+            }
+        }
+        return out;
     }
 
     /** Every segment's offset, in order of offsets. */

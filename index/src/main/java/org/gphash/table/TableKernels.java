@@ -117,10 +117,12 @@ public interface TableKernels {
     /**
      * Format 3's value heap as segments ({@link SegmentHeap}), for an engine that keeps it itself while
      * it runs (the GPU's pipeline, pipeline/heap_segments.cuh): every segment's offset in order of
-     * offsets, the class each holds (-1 free), the bitmap of 16-byte units where a block in use starts
-     * (segment {@code i}'s units are bits {@code 4096 i} on, as the close record numbers them), and the
-     * class a value of the pool's value size takes.
+     * offsets, the class each holds (-1 free, and inside a run of segments after its first: a block
+     * over 8 KiB names its class in its run's first segment), the bitmap of 16-byte units where a block
+     * in use starts (segment {@code i}'s units are bits {@code 4096 i} on, as the close record numbers
+     * them), the class a value of the pool's value size takes, and for each segment the segments from
+     * it to its region's end (a run stays in one region).
      */
-    record HeapSegments(long[] offsets, byte[] classes, long[] unitBits, int fullClass) {
+    record HeapSegments(long[] offsets, byte[] classes, long[] unitBits, int fullClass, int[] regionRoom) {
     }
 }

@@ -6,7 +6,7 @@ import org.gphash.cuda.cache.BucketCache;
 
 /**
  * Device-resident batches on the mirror: columns already in GPU memory, run in slices of
- * {@link MirrorRuns#MAX_SLICE}; a slice of gets only may run in one launch on the small reads' kernel
+ * {@link MirrorRuns#maxSlice}; a slice of gets only may run in one launch on the small reads' kernel
  * when the router says so.
  */
 final class DeviceBatches {
@@ -27,8 +27,9 @@ final class DeviceBatches {
                          long outLengthsAt) {
         int ks = runs.geometry.keySize();
         int vs = runs.geometry.valueSize();
-        for (long first = 0; first < n; first += MirrorRuns.MAX_SLICE) {
-            long m = Math.min(MirrorRuns.MAX_SLICE, n - first);
+        int slice = MirrorRuns.maxSlice(vs);
+        for (long first = 0; first < n; first += slice) {
+            long m = Math.min(slice, n - first);
             long k = kindsAt + first;
             long key = keysAt + first * ks;
             long val = valuesAt == 0 ? 0 : valuesAt + first * vs;
@@ -50,7 +51,8 @@ final class DeviceBatches {
                         + " there ran");
             }
             if (len != 0 && counts[0] > 0) {
-                runs.ensureFreeSegments(DeviceSegmentHeap.segmentsFor(counts[DeviceKindCount.COUNT_BLOCK_BYTES]));
+                runs.ensureFreeSegments(DeviceSegmentHeap.segmentsFor(counts[DeviceKindCount.COUNT_BLOCK_BYTES]),
+                        counts[DeviceKindCount.COUNT_RUN_WRITES]);
             }
             if (len != 0 || outLen != 0) {
                 // Values of many lengths take the pipeline, whose stages carry them (not the small reads' one launch).

@@ -7,6 +7,7 @@ import jcuda.Pointer;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.format.ValueClasses;
+import org.gphash.format.ValueFormat;
 import org.gphash.table.PoolTable;
 import org.gphash.table.SizeClassHeap;
 import org.gphash.table.TableKernels;
@@ -24,6 +25,9 @@ import org.gphash.table.TableKernels;
 final class DeviceSegmentHeap implements DeviceHeap {
 
     private static final int SEGMENT_WORDS = KernelParams.SEGMENT_WORDS;
+    /** heap_segments.cuh's kSegFree and kSegRunTail. */
+    private static final int FREE = -1;
+    private static final int RUN_TAIL = -2;
 
     private final DeviceBuffer units = new DeviceBuffer();
     private final DeviceBuffer offsets = new DeviceBuffer();
@@ -34,9 +38,22 @@ final class DeviceSegmentHeap implements DeviceHeap {
     private final DeviceBuffer classTable = new DeviceBuffer();
     /** heap_segments.cuh's seg_check counts after a take (0-3) and after a retire (4-7), when batches are logged. */
     private final DeviceBuffer checks = new DeviceBuffer();
+    /** Each segment's room to its region's end (HeapParams.seg_room). */
+    private final DeviceBuffer room = new DeviceBuffer();
     private int segments;
     private int takeClass;
     private int perSegment;
+    /** Segments a block of the pool's class takes: 1 where blocks share segments, else its run's length. */
+    private int runLength;
+    /** Segments the largest block of a value up to the value size takes (a framed value one byte short may take more than the pool's bare class). */
+    private int longestRun;
+    /** The host's copy of each segment's room to its region's end, for {@link #freeRuns}. */
+    private int[] regionRoom = new int[0];
+    /**
+     * Blocks of the pool's class a batch can take without a growth; where that class takes runs of
+     * segments, a lower bound on the free runs of its length (every block taken counts against it, a
+     * block freed not: {@link #account}), counted again from the GPU's segments when it falls short.
+     */
     private long freeBlocks;
 
     @Override
@@ -49,28 +66,55 @@ final class DeviceSegmentHeap implements DeviceHeap {
         segments = h.offsets().length;
         takeClass = h.fullClass();
         perSegment = table[ValueClasses.COUNT + takeClass];
-        if (perSegment == 0) {
-            throw new IllegalStateException("values of class " + takeClass + " take runs of segments; the GPU's heap takes blocks inside one");
-        }
+        runLength = runLength(takeClass);
+        int vs = pool.geometry().valueSize();
+        ValueFormat format = ValueFormat.of(pool.formatVersion(), vs, pool.geometry().itemChecksums());
+        longestRun = Math.max(runLength, runLength(format.classOf(vs - 1)));
+        regionRoom = h.regionRoom().clone();
         long[] bits = h.unitBits();
         int[] cls = new int[segments];
         int[] counts = new int[segments];
         int[] stack = new int[segments];
         long[] st = new long[KernelParams.SEG_STATE_WORDS];
+        for (int s = 0; s < segments; s++) {
+            cls[s] = h.classes()[s];
+        }
+        for (int s = 0; s < segments; s++) {
+            int c = cls[s];
+            if (c >= 0 && table[ValueClasses.COUNT + c] == 0) {
+                // A run's first segment names its class; the host's record gives the rest as free.
+                int k = runLength(c);
+                if (k > regionRoom[s]) {
+                    throw new IllegalStateException("the run of class " + c + " at pool offset " + h.offsets()[s]
+                            + " passes its region's end");
+                }
+                for (int t = s + 1; t < s + k; t++) {
+                    if (cls[t] != FREE || usedIn(bits, t) != 0) {
+                        throw new IllegalStateException("the run of class " + c + " at pool offset " + h.offsets()[s]
+                                + " overlaps the segment at " + h.offsets()[t]);
+                    }
+                    cls[t] = RUN_TAIL;
+                }
+            }
+        }
         int top = 0;
         for (int s = segments - 1; s >= 0; s--) {  // the stack's top is the lowest free segment
-            int c = h.classes()[s];
+            int c = cls[s];
             int u = usedIn(bits, s);
-            cls[s] = c;
             counts[s] = u;
+            if (c == RUN_TAIL) {
+                continue;
+            }
             if (c < 0) {
                 if (u != 0) {
                     throw new IllegalStateException("the free segment at pool offset " + h.offsets()[s] + " has blocks in use");
                 }
                 stack[top++] = s;
             } else if (table[ValueClasses.COUNT + c] == 0) {
-                throw new IllegalStateException("the segment at pool offset " + h.offsets()[s] + " holds class " + c
-                        + ", whose blocks take runs of segments; the GPU's heap takes blocks inside one");
+                if (u != 1 || (bits[s * SEGMENT_WORDS] & 1L) == 0) {
+                    throw new IllegalStateException("the run of class " + c + " at pool offset " + h.offsets()[s]
+                            + " has " + u + " blocks in use, not its one at its first unit");
+                }
             } else {
                 st[KernelParams.SEG_HELD_FREE + c] += table[ValueClasses.COUNT + c] - u;
             }
@@ -83,8 +127,9 @@ final class DeviceSegmentHeap implements DeviceHeap {
         copyIn(freeStack, Pointer.to(stack), segments * 4L);
         copyIn(state, Pointer.to(st), st.length * 8L);
         copyIn(classTable, Pointer.to(table), table.length * 4L);
+        copyIn(room, Pointer.to(regionRoom), segments * 4L);
         copyIn(checks, Pointer.to(new long[8]), 64);
-        freeBlocks = freeOfTakeClass(st);
+        freeBlocks = perSegment > 0 ? freeOfTakeClass(st) : freeRuns(cls, runLength);
     }
 
     @Override
@@ -98,7 +143,7 @@ final class DeviceSegmentHeap implements DeviceHeap {
         byte[] classBytes = new byte[segments];
         long inUse = 0;
         for (int s = 0; s < segments; s++) {
-            classBytes[s] = (byte) cls[s];
+            classBytes[s] = (byte) Math.max(FREE, cls[s]);  // a run's tail is free in the host's record
             inUse += usedIn(bits, s);
         }
         pool.replaceHeapSegments(bits, inUse, classBytes);
@@ -117,7 +162,62 @@ final class DeviceSegmentHeap implements DeviceHeap {
      * many lengths, whose counters count blocks of every class (nothing in flight).
      */
     void recount() {
-        freeBlocks = freeOfTakeClass(readState());
+        freeBlocks = perSegment > 0 ? freeOfTakeClass(readState()) : freeRuns(readClasses(), runLength);
+    }
+
+    /** {@return whether a block of the pool's class takes a run of whole segments (values over 8 KiB)} */
+    boolean takesRuns() {
+        return perSegment == 0;
+    }
+
+    /** {@return segments a block of the pool's class takes} */
+    int runLength() {
+        return runLength;
+    }
+
+    /** {@return segments the largest block of any value the pool holds takes} */
+    int longestRun() {
+        return longestRun;
+    }
+
+    /** {@return the free runs of {@code k} segments inside one region, as the GPU's segments are now (nothing in flight)} */
+    long freeRuns(int k) {
+        return freeRuns(readClasses(), k);
+    }
+
+    /**
+     * Runs of {@code k} free segments that the free segments hold apart, each inside one region, as
+     * SizeClassHeap.freeRuns counts them: first fit (heap_segments.cuh's runs step) finds a block for
+     * any write of a run of at most {@code k} segments while the writes are no more than these.
+     */
+    private long freeRuns(int[] cls, int k) {
+        long runs = 0;
+        int length = 0;
+        for (int s = 0; s < segments; s++) {
+            if (cls[s] == FREE) {
+                length++;
+            } else {
+                runs += length / k;
+                length = 0;
+            }
+            if (regionRoom[s] <= 1) {  // its region ends here
+                runs += length / k;
+                length = 0;
+            }
+        }
+        return runs + length / k;
+    }
+
+    private int[] readClasses() {
+        int[] cls = new int[segments];
+        if (segments > 0) {
+            cuMemcpyDtoH(Pointer.to(cls), classes.pointer(), segments * 4L);
+        }
+        return cls;
+    }
+
+    private static int runLength(int valueClass) {
+        return (ValueClasses.blockBytes(valueClass) + SizeClassHeap.SEGMENT_BYTES - 1) / SizeClassHeap.SEGMENT_BYTES;
     }
 
     /** The state words as the GPU has them (nothing in flight). */
@@ -176,7 +276,8 @@ final class DeviceSegmentHeap implements DeviceHeap {
     @Override
     public byte[] params() {
         return KernelParams.segmentHeap(units.address(), (long) segments * SEGMENT_WORDS, segments, offsets.address(),
-                classes.address(), used.address(), freeStack.address(), state.address(), classTable.address(), takeClass);
+                classes.address(), used.address(), freeStack.address(), state.address(), classTable.address(), takeClass,
+                room.address());
     }
 
     /** {@return the device address of the check's counts at {@code at} (zeroed by each push)} */
@@ -236,12 +337,14 @@ final class DeviceSegmentHeap implements DeviceHeap {
 
     @Override
     public long totalBlocks() {
-        return (long) segments * perSegment;
+        return perSegment > 0 ? (long) segments * perSegment : segments / Math.max(1, runLength);
     }
 
     @Override
     public void account(long taken, long freed) {
-        freeBlocks += freed - taken;
+        // A block taken ends at most one run of the pool's class (first fit cuts one run's room by at most
+        // its own length, a segment popped for smaller blocks one run); a block freed may make none.
+        freeBlocks = perSegment > 0 ? freeBlocks + freed - taken : Math.max(0, freeBlocks - taken);
     }
 
     @Override
@@ -254,5 +357,6 @@ final class DeviceSegmentHeap implements DeviceHeap {
         state.close();
         classTable.close();
         checks.close();
+        room.close();
     }
 }

@@ -122,7 +122,8 @@ final class HostBatches implements QueuedBatches {
     public BatchInFlight start(Batch batch, BatchResult result, PreparedBatch prepared) {
         boolean part = prepared != null && prepared.positions != null;
         int n = part ? prepared.partSize : batch.size();
-        int chunk = part ? partChunk(batch.size(), n) : hostChunk(n);
+        int slice = MirrorRuns.maxSlice(geometry.valueSize());
+        int chunk = part ? partChunk(batch.size(), n, slice) : hostChunk(n, slice);
         ChunkKinds counted = prepared != null ? prepared.kinds : lockedKinds.prepare(batch.kinds(), n, chunk);
         // Columns to copy from directly: prepared before the lock, or the batch's own if pinned.
         HostColumns direct = prepared != null ? prepared.columns
@@ -384,7 +385,7 @@ final class HostBatches implements QueuedBatches {
     public PreparedBatch pinOutsideLock(Batch batch, BatchResult result) {
         int n = batch.size();
         long p0 = System.nanoTime();
-        int chunk = hostChunk(n);
+        int chunk = hostChunk(n, MirrorRuns.maxSlice(geometry.valueSize()));
         PreparedBatch prepared = freePrepared.poll();
         if (prepared == null) {
             prepared = newPrepared();
@@ -426,7 +427,7 @@ final class HostBatches implements QueuedBatches {
         }
         // The part's first chunk stands for the batch, as in pinOutsideLock.
         long[] counts = new long[3];
-        int chunk = partChunk(batch.size(), count);
+        int chunk = partChunk(batch.size(), count, MirrorRuns.maxSlice(geometry.valueSize()));
         prepared.kinds.preparePart(batch.kinds(), positions, count, chunk, batch.size()).chunk(0, counts);
         int first = Math.min(count, chunk);
         boolean carriesValues = first - counts[KindCounts.GETS] - counts[KindCounts.DELETES] > 0;
@@ -464,10 +465,16 @@ final class HostBatches implements QueuedBatches {
      * (the GPU's timeline of both: docs/lab/2026-11-27-host-batch-timeline.md).
      */
     static int hostChunk(int n) {
-        if (n <= 1 << 16) {
+        return hostChunk(n, MirrorRuns.MAX_SLICE);
+    }
+
+    /** {@link #hostChunk(int)} where a slice holds {@code slice} operations ({@link MirrorRuns#maxSlice}: fewer for large values). */
+    static int hostChunk(int n, int slice) {
+        int whole = Math.min(1 << 16, slice);
+        if (n <= whole) {
             return Math.max(1, n);
         }
-        return Math.min(MirrorRuns.MAX_SLICE, Math.max(1 << 16, (n + 1) / 2));
+        return Math.min(slice, Math.max(whole, (n + 1) / 2));
     }
 
     /**
@@ -476,7 +483,11 @@ final class HostBatches implements QueuedBatches {
      * as an unsplit batch.
      */
     static int partChunk(int batchSize, int count) {
-        return Math.max(1, Math.min(count, hostChunk(batchSize)));
+        return partChunk(batchSize, count, MirrorRuns.MAX_SLICE);
+    }
+
+    static int partChunk(int batchSize, int count, int slice) {
+        return Math.max(1, Math.min(count, hostChunk(batchSize, slice)));
     }
 
     /**

@@ -59,9 +59,10 @@ public final class MirrorPath implements BatchPath {
     public static long bytesNeeded(PoolTable pool) {
         int vs = pool.geometry().valueSize();
         int ks = pool.geometry().keySize();
-        long staging = (long) BatchPipeline.LANES * HostBatches.hostChunk(MirrorRuns.MAX_SLICE) * (2 + ks + 2L * vs);  // the lanes of a slice's chunks
-        return DeviceIndexMirror.bytesFor(pool.layout(), pool.geometry().slotsPerBucket()) + PipelineBuffers.bytesFor(PipelineBuffers.capacityFor(MirrorRuns.MAX_SLICE), vs)
-                + staging;
+        int slice = MirrorRuns.maxSlice(vs);
+        long staging = (long) BatchPipeline.LANES * HostBatches.hostChunk(slice, slice) * (2 + ks + 2L * vs);  // the lanes of a slice's chunks
+        return DeviceIndexMirror.bytesFor(pool.layout(), pool.geometry().slotsPerBucket())
+                + PipelineBuffers.bytesFor(PipelineBuffers.capacityFor(slice), vs) + staging;
     }
 
     @Override

@@ -33,6 +33,18 @@ final class MirrorRuns {
 
     /** Operations per pipeline run; larger batches run as successive slices. */
     static final int MAX_SLICE = 1 << 20;
+    /**
+     * Bytes of places of the value size a slice holds at most (the pipeline's gather column, a lane's
+     * staged values): slices of {@link #MAX_SLICE} up to values of 1 KiB, fewer operations for larger
+     * values (1,024 of 1 MiB), so that a pool of large values takes the mirror's routes in GPU memory
+     * a large batch of small values takes.
+     */
+    static final long SLICE_VALUE_BYTES = 1L << 30;
+
+    /** {@return operations per pipeline run for values of {@code valueSize} bytes} */
+    static int maxSlice(int valueSize) {
+        return (int) Math.max(1, Math.min(MAX_SLICE, SLICE_VALUE_BYTES / Math.max(1, valueSize)));
+    }
 
     final EngineParts parts;
 
@@ -214,20 +226,46 @@ final class MirrorRuns {
 
     /**
      * Grows the heap, with nothing in flight, until a batch's values of many lengths all find a block
-     * (format 3): {@code segments} free segments, what the count of the batch's value bytes bounds
-     * ({@link DeviceSegmentHeap#segmentsFor}), room in the segments classes hold not counted.
+     * (format 3): {@code segments} free segments, what the count of the batch's value bytes in blocks
+     * that share segments bounds ({@link DeviceSegmentHeap#segmentsFor}), room in the segments classes
+     * hold not counted, and {@code runWrites} runs for the blocks over 8 KiB. Those occur only where the
+     * pool's own class takes runs: the free runs of the longest any value of the pool takes are counted
+     * on the GPU's segments (heap_segments.cuh's first fit finds a block for each write while there are
+     * as many runs as writes), the segments of one such run more than any other block's. Where they fall
+     * short the heap grows by a region that holds them all.
      */
-    void ensureFreeSegments(long segments) {
+    void ensureFreeSegments(long segments, long runWrites) {
         DeviceSegmentHeap h = (DeviceSegmentHeap) heap;
         lastSegmentsWanted = segments;
-        lastSegmentsFree = h.freeSegments();
-        if (lastSegmentsFree >= segments) {
-            return;
+        long runs = 0;
+        if (h.takesRuns()) {
+            int k = h.longestRun();
+            runs = runWrites + (segments + k - 1) / k;
+            lastSegmentsFree = h.freeRuns(k);
+            if (lastSegmentsFree >= runs) {
+                return;
+            }
+        } else {
+            if (runWrites != 0) {
+                throw new IllegalStateException(runWrites + " writes of a batch take runs of segments in a pool whose values do not");
+            }
+            lastSegmentsFree = h.freeSegments();
+            if (lastSegmentsFree >= segments) {
+                return;
+            }
         }
         parts.cache().awaitLoad();
         heap.pull(parts.pool());
-        parts.pool().ensureFreeBlocks(Math.multiplyExact(segments, h.blocksPerSegment()));
-        heap.push(parts.pool());
+        PoolTable pool = parts.pool();
+        if (h.takesRuns()) {
+            // The pool counts free runs of its own class, which may be shorter: a growth by as many of
+            // those as make the runs wanted, in one region, gives them.
+            int per = (h.longestRun() + h.runLength() - 1) / h.runLength();
+            pool.ensureFreeBlocks(pool.freeBlocks() + Math.multiplyExact(runs, (long) per));
+        } else {
+            pool.ensureFreeBlocks(Math.multiplyExact(segments, h.blocksPerSegment()));
+        }
+        heap.push(pool);
     }
 
     /** The last {@link #ensureFreeSegments}'s want and the free segments it found, for an error's message. */
@@ -238,6 +276,12 @@ final class MirrorRuns {
     void ensureFreeBlocks(long blocks) {
         if (heap.freeBlocks() >= blocks) {
             return;
+        }
+        if (heap instanceof DeviceSegmentHeap h && h.takesRuns()) {
+            h.recount();  // its count of free runs is a lower bound: count them as they are
+            if (heap.freeBlocks() >= blocks) {
+                return;
+            }
         }
         parts.cache().awaitLoad();  // growth remaps the pool, which a load reads
         heap.pull(parts.pool());

@@ -81,10 +81,11 @@ public final class PipelineBuffers implements AutoCloseable {
 
     /** GPU memory the buffers of a capacity class take (for the mode decision at open). */
     public static long bytesFor(long capacity, int valueSize) {
-        long perOp = 4 * 4 + 3 * 4 + 4 * 5 + 12 + 8 + 8 + 4 + valueSize;   // sort, scans, lists, unsorted, blocks, classes, gather
+        long perOp = 4 * 4 + 3 * 4 + 4 * 5 + 12 + 8 + 8 + 4;   // sort, scans, lists, unsorted, blocks, classes
         long perEntry = 2 * (4 * 8 + 8 * 4 + 8 * KernelParams.MAX_HASHES   // group table entries: twice the capacity
                 + 8 + 4 * 4);                                                 // and the lines table's
-        return capacity * (perOp + perEntry) + 3L * KernelParams.ADDRESS_BINS * 4 + (64L << 20);  // + scan/sort scratch
+        long gather = Math.min(capacity, MirrorRuns.maxSlice(valueSize)) * (long) valueSize;
+        return capacity * (perOp + perEntry) + gather + 3L * KernelParams.ADDRESS_BINS * 4 + (64L << 20);  // + scan/sort scratch
     }
 
     long capacity() {
@@ -119,7 +120,7 @@ public final class PipelineBuffers implements AutoCloseable {
         }
         unsortedOff.ensure(c * 8);
         blocks.ensure(c * 8);
-        gather.ensure(c * valueSize);
+        gather.ensure(Math.min(c, MirrorRuns.maxSlice(valueSize)) * valueSize);  // a run is a slice at most
         for (DeviceBuffer b : new DeviceBuffer[] {owner, gStart, gEnd, gFp, gAction, gSrc, gRead, gNeed, gLen}) {
             b.ensure(t * 4);
         }

@@ -39,7 +39,7 @@ public final class KernelParams {
     /** HeapParams (pipeline/heap_bitmap.cuh). */
     public static final ParamStruct HEAP = ParamStruct.of("HeapParams", "bitmap", "words", "chunk_offset",
             "chunk_length", "chunk_first", "chunks", "stride", "free_prefix", "cursor", "segmented", "segments",
-            "seg_offset", "seg_class", "seg_used", "free_stack", "seg_state", "class_table", "take_class");
+            "seg_offset", "seg_class", "seg_used", "free_stack", "seg_state", "class_table", "take_class", "seg_room");
     /** SortPass (pipeline/pipeline.cuh). */
     public static final ParamStruct SORT_PASS = ParamStruct.of("SortPass", "keys", "vals", "keys_out", "vals_out", "n",
             "n_at", "shift", "counts", "tiles");
@@ -278,17 +278,18 @@ public final class KernelParams {
                 .put("chunk_length", chunkLengths).put("chunk_first", chunkFirst).put("chunks", chunks)
                 .put("stride", stride).put("free_prefix", freePrefix).put("cursor", cursor).put("segmented", 0)
                 .put("segments", 0).put("seg_offset", 0).put("seg_class", 0).put("seg_used", 0).put("free_stack", 0)
-                .put("seg_state", 0).put("class_table", 0).put("take_class", 0).bytes();
+                .put("seg_state", 0).put("class_table", 0).put("take_class", 0).put("seg_room", 0).bytes();
     }
 
     /** HeapParams (pipeline/heap_params.cuh) of format 3's segments (pipeline/heap_segments.cuh). */
     public static byte[] segmentHeap(long unitBits, long words, long segments, long offsets, long classes, long used,
-                                     long freeStack, long state, long classTable, int takeClass) {
+                                     long freeStack, long state, long classTable, int takeClass, long room) {
         return HEAP.writer().put("bitmap", unitBits).put("words", words).put("chunk_offset", 0).put("chunk_length", 0)
                 .put("chunk_first", 0).put("chunks", 0).put("stride", 0).put("free_prefix", 0).put("cursor", 0)
                 .put("segmented", 1).put("segments", segments)
                 .put("seg_offset", offsets).put("seg_class", classes).put("seg_used", used).put("free_stack", freeStack)
-                .put("seg_state", state).put("class_table", classTable).put("take_class", takeClass).bytes();
+                .put("seg_state", state).put("class_table", classTable).put("take_class", takeClass)
+                .put("seg_room", room).bytes();
     }
 
     /**

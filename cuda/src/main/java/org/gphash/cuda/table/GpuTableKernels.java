@@ -54,7 +54,6 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
 
     @Override
     public void attach(PoolFile file, Geometry geometry, long[] seeds, int formatVersion) {
-        refuseUnsupported(file.path(), geometry, formatVersion);
         cuda.bind();
         this.path = file.path();
         this.geometry = geometry;
@@ -68,25 +67,9 @@ public final class GpuTableKernels implements TableKernels, AutoCloseable {
         return runsFormat(version);
     }
 
-    /** Formats 2 and 3; format 3 for values of the pool's value size only ({@link #refuseUnsupported}). */
+    /** Formats 2 and 3, values of any length up to the value size in format 3 (runs of segments for blocks over 8 KiB). */
     static boolean runsFormat(int version) {
         return version == PoolHeader.FORMAT_VERSION || version == PoolHeader.FORMAT_3;
-    }
-
-    /**
-     * Refuses, before anything is written, a format 3 pool whose values take runs of whole segments
-     * (above {@link SizeClassHeap#SMALL_BLOCK_MAX} bytes a block): the GPU's heap numbers blocks that
-     * share segments (issue 53, step 3b takes the rest).
-     */
-    static void refuseUnsupported(Path pool, Geometry geometry, int formatVersion) {
-        if (formatVersion == PoolHeader.FORMAT_3
-                && ValueClasses.blockBytes(ValueFormat.of(formatVersion, geometry.valueSize(), geometry.itemChecksums())
-                        .classOf(geometry.valueSize())) > SizeClassHeap.SMALL_BLOCK_MAX) {
-            throw new BackendUnavailableException("pool " + pool + " is in format 3 with values of up to "
-                    + geometry.valueSize() + " bytes; the GPU engine runs format 3 pools whose value blocks take at most "
-                    + SizeClassHeap.SMALL_BLOCK_MAX + " bytes for now (issue 53, step 3b): use the CPU backend, or "
-                    + "format 2 (nothing was changed)");
-        }
     }
 
     /** {@return the runtime these kernels run on} */

@@ -176,7 +176,6 @@ public final class StartingTableKernels implements TableKernels {
 
     @Override
     public synchronized void attach(PoolFile file, Geometry geometry, long[] seeds, int formatVersion) {
-        GpuTableKernels.refuseUnsupported(file.path(), geometry, formatVersion);
         GpuTableKernels k = kernels;
         if (k != null) {
             k.attach(file, geometry, seeds, formatVersion);

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 /**
  * How a host batch is cut into chunks ({@link MirrorPath#hostChunk}, CI: no GPU needed): whole up to
  * 2^16 operations, then two chunks, none under 2^16 nor over a slice; a shard's part is cut as its
- * whole batch would be.
+ * whole batch would be; a slice holds at most a GiB of places of the value size.
  */
 class HostChunkTest {
 
@@ -30,5 +30,17 @@ class HostChunkTest {
         assertEquals(1 << 17, HostBatches.partChunk(1 << 18, 200_000), "the whole batch's chunk");
         assertEquals(100_000, HostBatches.partChunk(1 << 18, 100_000), "never more than the part");
         assertEquals(1, HostBatches.partChunk(10, 0));
+    }
+
+    @Test
+    void slicesOfLargeValuesHoldAtMostAGibibyteOfPlaces() {
+        assertEquals(MirrorRuns.MAX_SLICE, MirrorRuns.maxSlice(128));
+        assertEquals(MirrorRuns.MAX_SLICE, MirrorRuns.maxSlice(1024), "values up to 1 KiB: slices of 2^20");
+        assertEquals(1 << 18, MirrorRuns.maxSlice(4096));
+        assertEquals(1024, MirrorRuns.maxSlice(1 << 20), "1,024 values of 1 MiB");
+        assertEquals(1000, HostBatches.hostChunk(1000, 1024), "whole up to the slice");
+        assertEquals(1024, HostBatches.hostChunk(5000, 1024), "never over the slice");
+        assertEquals(1 << 17, HostBatches.hostChunk(1 << 18, 1 << 18), "as before where a slice holds 2^16");
+        assertEquals(512, HostBatches.partChunk(5000, 512, 1024));
     }
 }
