@@ -4,8 +4,9 @@
 // point, rounded up), so host and device, Java and CUDA, agree bit for bit; a host program built by
 // nvcc (cuda/src/test/cuda/format3_check.cu) checks it against the Java side (Format3AgreementTest).
 // Each block size gives two classes: 2i framed (the value behind its 8-byte header) and 2i + 1 bare
-// (a value of exactly the block's size, nothing else). The kernels write every class up to 8 KiB
-// (pipeline/heap_segments.cuh), a value's class chosen by value_class_for (slot_meta_format.cuh).
+// (a value of exactly the block's size, nothing else). The kernels write every class, those over 8 KiB
+// in runs of whole segments (pipeline/heap_segments.cuh), a value's class chosen by value_class_for
+// (slot_meta_format.cuh).
 #pragma once
 #include <cstdint>
 

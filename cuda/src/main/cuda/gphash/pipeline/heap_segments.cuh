@@ -22,10 +22,11 @@
 //   fresh   a thread per word and per block of the popped segments: their class, bits and blocks.
 // Blocks over 8 KiB (classes with no blocks per segment in the class table) take a run of whole
 // segments each, inside one region, as SizeClassHeap gives them: the runs step, after the first plan,
-// finds each such write the lowest run of free segments that holds it, marks the run's first segment
-// with the class (a bit at its first unit, one block in use) and the others as its tail, and makes the
-// free stack again of the segments still free; a free of such a block gives every segment of its run
-// back. The host sees to it that the runs are there before the batch (DeviceSegmentHeap).
+// packs such writes into the stretches of free segments in one pass from the heap's start, marks each
+// run's first segment with the class (a bit at its first unit, one block in use) and the others as its
+// tail, and makes the free stack again of the segments still free; a free of such a block gives every
+// segment of its run back. The host places the same writes the same way before the batch and grows the
+// heap where they would not fit (DeviceSegmentHeap.placeRuns).
 // Blocks come in segment order from the cursor, not in address order; a write's lines are whole
 // blocks either way. A free clears the block's bit, and a warp's frees then count together; the last
 // free of a segment gives it back to the free stack. The host derives the free blocks of the pool's
@@ -51,6 +52,8 @@ constexpr int kSegFresh = 5;       //           blocks taken from them
 constexpr int kSegFoundRoom = 6;   // 1 + a segment the held step found room in (0: none); the plan moves it to the
                                    // cursor, which stays put while the held step runs: its warps all map their
                                    // indices to segments from it, and a cursor moved meanwhile sent two warps to one
+constexpr int kSegRunsFreed = 7;   // runs of the take class freed, ever: each is a free run of its length
+                                   // again, which the host adds to its lower bound of them (DeviceSegmentHeap)
 constexpr int kSegHeldFree = 8;                                  // free blocks in the segments each class holds
 constexpr int kSegWanted = kSegHeldFree + kValueClassCount;      // the batch's writes of each class (0 between batches)
 constexpr int kSegBase = kSegWanted + kValueClassCount;          // where each class's blocks start in the block list
@@ -160,17 +163,58 @@ __device__ void seg_take_want_plan(const HeapParams& h, uint64_t wanted, bool cl
     }
 }
 
-// The runs step, one block of at least kValueClassCount threads, after the first plan and before the
-// held step: each write of a class whose blocks take runs of whole segments gets, class by class, the
-// lowest run of free segments inside one region that holds it (first fit from the heap's start: the
-// host's check that the runs are there, DeviceSegmentHeap.freeRuns, counts runs of the pool's largest
-// class, which first fit always finds room for); its block goes to the class's part of the block list
-// and the count to the class's claim, which the second plan reads as what the class got. Where any run
-// was taken, the free stack is made again of the segments still free, the lowest on top. Serial in one
-// thread over the segments: such writes carry 8 KiB to 1 MiB each, and nothing here runs without one.
+// The runs step's placing (seg_take_runs, one thread): a stretch of `run` free segments from segment
+// `start`, inside one region, takes the blocks of the classes still `pending`, largest class first, while
+// one fits in what is left; each is marked (its first segment the class, a bit at its first unit, one
+// block in use; the rest its tail) and goes to its class's part of the block list. Returns 1 once no
+// class is pending.
+__device__ int seg_place_runs(const HeapParams& h, uint64_t* blocks, unsigned long long* pending, uint64_t start,
+                              uint64_t run) {
+    unsigned long long* st = seg_state(h);
+    auto* cls = reinterpret_cast<int32_t*>(h.seg_class);
+    auto* used = reinterpret_cast<uint32_t*>(h.seg_used);
+    const auto* offset = reinterpret_cast<const uint64_t*>(h.seg_offset);
+    auto* bits = reinterpret_cast<uint64_t*>(h.bitmap);
+    bool left = false;
+    for (int c = kValueClassCount - 1; c >= 0; --c) {
+        if (pending[c] == 0) {
+            continue;
+        }
+        const uint32_t k = seg_run_length(h, c);
+        while (pending[c] != 0 && run >= k) {
+            cls[start] = c;
+            used[start] = 1;
+            for (uint32_t j = 1; j < k; ++j) {
+                cls[start + j] = kSegRunTail;
+            }
+            bits[start * kSegmentWords] |= 1ull;  // the block starts at the run's first unit
+            blocks[st[kSegBase + c] + (st[kSegWanted + c] - pending[c])] = offset[start];
+            --pending[c];
+            start += k;
+            run -= k;
+        }
+        left = left || pending[c] != 0;
+    }
+    return left ? 0 : 1;
+}
+
+// The runs step, one block of at least kValueClassCount threads (a multiple of 32), after the first
+// plan and before the held step: the writes of classes whose blocks take runs of whole segments get
+// runs of free segments inside one region, in one pass over the segments from the heap's start: the
+// block reads a tile of segments at a time (whether each is free, whether its region ends there) into
+// masks, and one thread walks the masks; each stretch of free segments it closes takes, largest class
+// first, the blocks of the classes still wanted that fit in what is left of it. Each block goes to its
+// class's part of the block list and the count to the class's claim, which the second plan reads as
+// what the class got. DeviceSegmentHeap.placeRuns places them the same way on the host before the
+// batch, and grows the heap where they would not all fit. Where any run was taken, the free stack is
+// made again of the segments still free, the lowest on top.
 __device__ void seg_take_runs(const HeapParams& h, uint64_t* blocks) {
     __shared__ int wanted;
     __shared__ int taken;
+    __shared__ int all_placed;
+    __shared__ unsigned long long pending[kValueClassCount];
+    __shared__ unsigned free_mask[32];
+    __shared__ unsigned end_mask[32];
     __shared__ unsigned long long free_count;
     __shared__ unsigned long long warp_count[32];
     __shared__ unsigned long long done;
@@ -179,57 +223,82 @@ __device__ void seg_take_runs(const HeapParams& h, uint64_t* blocks) {
     if (t == 0) {
         wanted = 0;
         taken = 0;
+        all_placed = 0;
         free_count = 0;
         done = 0;
     }
     __syncthreads();
-    if (t < kValueClassCount && seg_blocks_per_segment(h, t) == 0 && st[kSegWanted + t] != 0) {
-        atomicOr(&wanted, 1);
+    if (t < kValueClassCount) {
+        pending[t] = seg_blocks_per_segment(h, t) == 0 ? st[kSegWanted + t] : 0;
+        if (pending[t] != 0) {
+            atomicOr(&wanted, 1);
+        }
     }
     __syncthreads();
     if (wanted == 0) {
         return;
     }
     auto* cls = reinterpret_cast<int32_t*>(h.seg_class);
-    if (t == 0) {
-        auto* used = reinterpret_cast<uint32_t*>(h.seg_used);
-        const auto* room = reinterpret_cast<const uint32_t*>(h.seg_room);
-        const auto* offset = reinterpret_cast<const uint64_t*>(h.seg_offset);
-        auto* bits = reinterpret_cast<uint64_t*>(h.bitmap);
-        for (int c = 0; c < kValueClassCount; ++c) {
-            const unsigned long long want = seg_blocks_per_segment(h, c) == 0 ? st[kSegWanted + c] : 0;
-            if (want == 0) {
-                continue;
-            }
-            const uint32_t k = seg_run_length(h, c);
-            unsigned long long got = 0;
-            for (uint64_t s = 0; got < want && s < h.segments;) {
-                if (room[s] < k) {
-                    s += room[s] > 0 ? room[s] : 1;  // the rest of this region is too short
+    const auto* room = reinterpret_cast<const uint32_t*>(h.seg_room);
+    const int warp = t / kWarpSize;
+    const int warps = static_cast<int>(blockDim.x / kWarpSize);
+    // Thread 0's walk: the stretch of free segments open so far.
+    uint64_t start = 0;
+    uint64_t run = 0;
+    for (uint64_t first = 0; first < h.segments; first += blockDim.x) {
+        const uint64_t s = first + t;
+        const bool free = s < h.segments && cls[s] == kSegFree;
+        const bool ends = s < h.segments && room[s] <= 1;  // its region ends here
+        const unsigned f = __ballot_sync(kFullMask, free);
+        const unsigned e = __ballot_sync(kFullMask, ends);
+        if (lane_id() == 0) {
+            free_mask[warp] = f;
+            end_mask[warp] = e;
+        }
+        __syncthreads();
+        if (t == 0) {
+            for (int w = 0; w < warps && all_placed == 0; ++w) {
+                const uint64_t base = first + static_cast<uint64_t>(w) * kWarpSize;
+                const unsigned fw = free_mask[w];
+                const unsigned ew = end_mask[w];
+                if (fw == ~0u && ew == 0) {  // all free, no region ends: the stretch grows by the word
+                    if (run == 0) {
+                        start = base;
+                    }
+                    run += kWarpSize;
                     continue;
                 }
-                uint32_t j = 0;
-                while (j < k && cls[s + j] == kSegFree) {
-                    ++j;
+                for (int i = 0; i < kWarpSize; ++i) {
+                    if ((fw >> i) & 1u) {
+                        if (run == 0) {
+                            start = base + i;
+                        }
+                        ++run;
+                    } else if (run != 0) {
+                        all_placed = seg_place_runs(h, blocks, pending, start, run);
+                        run = 0;
+                    }
+                    if (((ew >> i) & 1u) && run != 0) {
+                        all_placed = seg_place_runs(h, blocks, pending, start, run);
+                        run = 0;
+                    }
                 }
-                if (j < k) {
-                    s += j + 1;  // no run starts before the segment that is not free
-                    continue;
-                }
-                cls[s] = c;
-                used[s] = 1;
-                for (j = 1; j < k; ++j) {
-                    cls[s + j] = kSegRunTail;
-                }
-                bits[s * kSegmentWords] |= 1ull;  // the block starts at the run's first unit
-                blocks[st[kSegBase + c] + got] = offset[s];
-                ++got;
-                s += k;
             }
-            st[kSegClaimed + c] = got;
-            if (got != 0) {
-                taken = 1;
-            }
+        }
+        __syncthreads();
+        if (all_placed != 0) {
+            break;
+        }
+    }
+    if (t == 0 && run != 0 && all_placed == 0) {
+        seg_place_runs(h, blocks, pending, start, run);
+    }
+    __syncthreads();
+    if (t < kValueClassCount && seg_blocks_per_segment(h, t) == 0) {
+        const unsigned long long got = st[kSegWanted + t] - pending[t];
+        st[kSegClaimed + t] = got;
+        if (got != 0) {
+            atomicOr(&taken, 1);
         }
     }
     __syncthreads();
@@ -244,8 +313,6 @@ __device__ void seg_take_runs(const HeapParams& h, uint64_t* blocks) {
     __syncthreads();
     const unsigned long long total = free_count;
     auto* stack = reinterpret_cast<uint32_t*>(h.free_stack);
-    const int warp = t / kWarpSize;
-    const int warps = static_cast<int>((blockDim.x + kWarpSize - 1) / kWarpSize);
     for (uint64_t first = 0; first < h.segments; first += blockDim.x) {
         const uint64_t s = first + t;
         const bool free = s < h.segments && cls[s] == kSegFree;
@@ -612,6 +679,9 @@ __device__ __forceinline__ void seg_count_frees(const HeapParams& h, int64_t seg
             for (uint32_t j = 0; j < run; ++j) {
                 cls[segment + j] = kSegFree;
                 reinterpret_cast<uint32_t*>(h.free_stack)[top + j] = static_cast<uint32_t>(segment + j);
+            }
+            if (per == 0 && c == static_cast<int>(h.take_class)) {
+                atomicAdd(st + kSegRunsFreed, 1ull);
             }
         }
     }

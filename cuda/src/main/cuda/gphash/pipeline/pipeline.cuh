@@ -48,15 +48,17 @@ struct ScanArgs {
 // Counts of a device-resident batch's kinds, so the host can size the heap and skip stages:
 // value writes, reads, deletes; where values have lengths of their own (format 3, PipeBatch::lengths),
 // also the writes whose length is over the value size (refused before anything runs), the bytes the
-// blocks that share segments take, and the writes whose blocks take runs of whole segments (over 8 KiB)
-// with the segments those take (what the heap must have room for). The host waits for them before every device
+// blocks that share segments take, the writes whose blocks take runs of whole segments (over 8 KiB)
+// with the segments those take, and then those writes by class, kValueClassCount words (what the heap
+// must have room for). The host waits for them before every device
 // batch, so the count goes the shortest way: each thread counts its share, a block sums in shared
 // memory and adds once to `sums` (GPU memory: the kCountWords counts, then blocks done; zero before),
 // and the last block to finish writes the totals into `host` (registered host memory, the first
 // kCountWords words) and then `seq` into the next word, which the host spins on, and zeroes `sums` for
 // the next count. Every warp's atomics on three words, then a copy back and a stream
 // synchronisation, made this several times slower.
-constexpr int kCountWords = 7;
+constexpr int kCountScalars = 7;
+constexpr int kCountWords = kCountScalars + kValueClassCount;
 
 __device__ __forceinline__ unsigned long long warp_sum64(unsigned long long v) {
     for (int d = kWarpSize / 2; d > 0; d >>= 1) {
@@ -69,11 +71,11 @@ __device__ void pipe_count_kinds(const TableParams& t, const PipeBatch& b, unsig
                                  unsigned long long* host, unsigned long long seq) {
     __shared__ unsigned long long block[kCountWords];
     __shared__ bool last;
-    if (threadIdx.x < kCountWords) {
-        block[threadIdx.x] = 0;
+    for (int j = threadIdx.x; j < kCountWords; j += blockDim.x) {
+        block[j] = 0;
     }
     __syncthreads();
-    unsigned long long counts[kCountWords] = {0, 0, 0, 0, 0, 0, 0};
+    unsigned long long counts[kCountScalars] = {0, 0, 0, 0, 0, 0, 0};
     const uint32_t vs = static_cast<uint32_t>(t.value_size);
     for (uint64_t i = global_thread(); i < b.n; i += global_threads()) {
         const uint32_t op = op_at(b, i);
@@ -87,21 +89,23 @@ __device__ void pipe_count_kinds(const TableParams& t, const PipeBatch& b, unsig
             if (length > vs) {
                 counts[3] += 1;
             } else {
-                const uint32_t bytes = value_block_bytes(value_class_for(t, length));
+                const int c = value_class_for(t, length);
+                const uint32_t bytes = value_block_bytes(c);
                 if (bytes > kSegmentBytes / 8) {
                     counts[5] += 1;
                     counts[6] += (bytes + kSegmentBytes - 1) / kSegmentBytes;
+                    atomicAdd(&block[kCountScalars + c], 1ull);  // few: each carries 8 KiB or more
                 } else {
                     counts[4] += bytes;
                 }
             }
         }
     }
-    for (int j = 0; j < kCountWords; j++) {
+    for (int j = 0; j < kCountScalars; j++) {
         counts[j] = warp_sum64(counts[j]);
     }
     if (lane_id() == 0) {
-        for (int j = 0; j < kCountWords; j++) {
+        for (int j = 0; j < kCountScalars; j++) {
             if (counts[j] != 0) atomicAdd(&block[j], counts[j]);
         }
     }

@@ -1,5 +1,7 @@
 package org.gphash.cuda.pipeline;
 
+import java.util.Arrays;
+
 
 
 import org.gphash.cuda.cache.BucketCache;
@@ -52,7 +54,8 @@ final class DeviceBatches {
             }
             if (len != 0 && counts[0] > 0) {
                 runs.ensureFreeSegments(DeviceSegmentHeap.segmentsFor(counts[DeviceKindCount.COUNT_BLOCK_BYTES]),
-                        counts[DeviceKindCount.COUNT_RUN_WRITES]);
+                        counts[DeviceKindCount.COUNT_RUN_WRITES] == 0 ? null
+                                : Arrays.copyOfRange(counts, DeviceKindCount.COUNT_RUN_CLASSES, DeviceKindCount.COUNT_WORDS));
             }
             if (len != 0 || outLen != 0) {
                 // Values of many lengths take the pipeline, whose stages carry them (not the small reads' one launch).

@@ -20,21 +20,23 @@ import org.gphash.spi.IdleStrategy;
  * The count of a device-resident batch's kinds (pipeline.cuh's pipe_count_kinds), which the host
  * waits for before it runs the batch: value writes, reads and deletes, so that it can size the heap and
  * skip stages, and where values have lengths of their own the writes over the value size, the bytes
- * the others' blocks take where they share segments, and the writes whose blocks take runs of segments
- * ({@link #COUNT_WORDS}). The kernel's last block writes the sums into
+ * the others' blocks take where they share segments, and the writes whose blocks take runs of segments,
+ * by class too ({@link #COUNT_WORDS}). The kernel's last block writes the sums into
  * registered memory and then a sequence number the host spins on: no copy, no stream synchronisation.
  * Not thread-safe.
  */
 final class DeviceKindCount implements AutoCloseable {
 
     /** The counts {@link #count} returns (pipeline.cuh's kCountWords). */
-    static final int COUNT_WORDS = 7;
+    static final int COUNT_WORDS = 7 + org.gphash.format.ValueClasses.COUNT;
     static final int COUNT_TOO_LONG = 3;
     /** Bytes of the blocks that share segments. */
     static final int COUNT_BLOCK_BYTES = 4;
     /** Writes whose blocks take runs of whole segments (over 8 KiB), and the segments those take. */
     static final int COUNT_RUN_WRITES = 5;
     static final int COUNT_RUN_SEGMENTS = 6;
+    /** Then those writes by class, {@code ValueClasses.COUNT} words. */
+    static final int COUNT_RUN_CLASSES = 7;
 
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 

@@ -7,7 +7,6 @@ import jcuda.Pointer;
 import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.format.ValueClasses;
-import org.gphash.format.ValueFormat;
 import org.gphash.table.PoolTable;
 import org.gphash.table.SizeClassHeap;
 import org.gphash.table.TableKernels;
@@ -45,8 +44,6 @@ final class DeviceSegmentHeap implements DeviceHeap {
     private int perSegment;
     /** Segments a block of the pool's class takes: 1 where blocks share segments, else its run's length. */
     private int runLength;
-    /** Segments the largest block of a value up to the value size takes (a framed value one byte short may take more than the pool's bare class). */
-    private int longestRun;
     /** The host's copy of each segment's room to its region's end, for {@link #freeRuns}. */
     private int[] regionRoom = new int[0];
     /**
@@ -55,6 +52,8 @@ final class DeviceSegmentHeap implements DeviceHeap {
      * block freed not: {@link #account}), counted again from the GPU's segments when it falls short.
      */
     private long freeBlocks;
+    /** The GPU's count of runs of the pool's class freed (KernelParams.SEG_RUNS_FREED) when last read. */
+    private long runsFreedSeen;
 
     @Override
     public void push(PoolTable pool) {
@@ -67,9 +66,6 @@ final class DeviceSegmentHeap implements DeviceHeap {
         takeClass = h.fullClass();
         perSegment = table[ValueClasses.COUNT + takeClass];
         runLength = runLength(takeClass);
-        int vs = pool.geometry().valueSize();
-        ValueFormat format = ValueFormat.of(pool.formatVersion(), vs, pool.geometry().itemChecksums());
-        longestRun = Math.max(runLength, runLength(format.classOf(vs - 1)));
         regionRoom = h.regionRoom().clone();
         long[] bits = h.unitBits();
         int[] cls = new int[segments];
@@ -130,6 +126,7 @@ final class DeviceSegmentHeap implements DeviceHeap {
         copyIn(room, Pointer.to(regionRoom), segments * 4L);
         copyIn(checks, Pointer.to(new long[8]), 64);
         freeBlocks = perSegment > 0 ? freeOfTakeClass(st) : freeRuns(cls, runLength);
+        runsFreedSeen = 0;  // st's word too
     }
 
     @Override
@@ -162,7 +159,17 @@ final class DeviceSegmentHeap implements DeviceHeap {
      * many lengths, whose counters count blocks of every class (nothing in flight).
      */
     void recount() {
-        freeBlocks = perSegment > 0 ? freeOfTakeClass(readState()) : freeRuns(readClasses(), runLength);
+        if (perSegment > 0) {
+            freeBlocks = freeOfTakeClass(readState());
+        } else {
+            recount(readClasses());
+        }
+    }
+
+    /** Counts the free runs of the pool's class on the GPU's segments as {@code cls} has them (runs pools). */
+    private void recount(int[] cls) {
+        runsFreedSeen = readState()[KernelParams.SEG_RUNS_FREED];  // frees before the classes were read
+        freeBlocks = freeRuns(cls, runLength);
     }
 
     /** {@return whether a block of the pool's class takes a run of whole segments (values over 8 KiB)} */
@@ -175,20 +182,88 @@ final class DeviceSegmentHeap implements DeviceHeap {
         return runLength;
     }
 
-    /** {@return segments the largest block of any value the pool holds takes} */
-    int longestRun() {
-        return longestRun;
-    }
-
-    /** {@return the free runs of {@code k} segments inside one region, as the GPU's segments are now (nothing in flight)} */
-    long freeRuns(int k) {
-        return freeRuns(readClasses(), k);
+    /**
+     * Places a batch's writes of blocks over 8 KiB ({@code runsByClass}: how many of each class; null for
+     * none) on the GPU's segments as they are now, as heap_segments.cuh's runs step will place them: one
+     * pass from the heap's start, each stretch of free segments inside one region, when it closes,
+     * taking the blocks of the classes still wanted that fit in what is left of it, largest class first.
+     * Nothing in flight.
+     *
+     * @return the segments of the writes that found no room, and the free segments left
+     */
+    long[] placeRuns(long[] runsByClass) {
+        int[] cls = readClasses();
+        recount(cls);
+        long[] pending = runsByClass == null ? new long[ValueClasses.COUNT] : runsByClass.clone();
+        long free = 0;
+        long claimed = 0;
+        int start = 0;
+        int run = 0;
+        for (int s = 0; s < segments; s++) {
+            if (cls[s] == FREE) {
+                free++;
+                if (run == 0) {
+                    start = s;
+                }
+                run++;
+            } else if (run != 0) {
+                claimed += place(pending, start, run);
+                run = 0;
+            }
+            if (regionRoom[s] <= 1 && run != 0) {
+                claimed += place(pending, start, run);
+                run = 0;
+            }
+        }
+        if (run != 0) {
+            claimed += place(pending, start, run);
+        }
+        long unplaced = 0;
+        for (int c = 0; c < pending.length; c++) {
+            unplaced += pending[c] * runLength(c);
+        }
+        return new long[] {unplaced, free - claimed};
     }
 
     /**
+     * {@return whether a batch's writes of blocks over 8 KiB ({@code runsByClass}, null for none) and
+     * {@code segments} free segments besides surely fit, by the lower bound of free runs of the pool's
+     * class}: each stretch of free segments places at least as many blocks of at most that run's
+     * length as it holds runs of it apart, first fit stopping only when what is left is shorter than a
+     * block still wanted. One word read (the stack's top); nothing in flight.
+     */
+    boolean holdsRuns(long[] runsByClass, long segments) {
+        long writes = 0;
+        long runSegments = 0;
+        for (int c = 0; runsByClass != null && c < runsByClass.length; c++) {
+            if (runsByClass[c] != 0 && runLength(c) > runLength) {
+                return false;  // a block longer than the pool's class's (a framed value's may be): the bound says nothing
+            }
+            writes += runsByClass[c];
+            runSegments += runsByClass[c] * runLength(c);
+        }
+        return writes <= freeBlocks && freeSegments() - runSegments >= segments;
+    }
+
+    /** {@link #placeRuns}'s placing in one stretch; {@return the segments it took} */
+    private static long place(long[] pending, int start, int run) {
+        long took = 0;
+        for (int c = pending.length - 1; c >= 0; c--) {
+            int k = runLength(c);
+            while (pending[c] > 0 && run >= k) {
+                pending[c]--;
+                run -= k;
+                took += k;
+            }
+        }
+        return took;
+    }
+
+
+    /**
      * Runs of {@code k} free segments that the free segments hold apart, each inside one region, as
-     * SizeClassHeap.freeRuns counts them: first fit (heap_segments.cuh's runs step) finds a block for
-     * any write of a run of at most {@code k} segments while the writes are no more than these.
+     * SizeClassHeap.freeRuns counts them: the blocks of the pool's class a batch of values of the value
+     * size may take (heap_segments.cuh's runs step packs each stretch with as many as fit).
      */
     private long freeRuns(int[] cls, int k) {
         long runs = 0;
@@ -342,9 +417,19 @@ final class DeviceSegmentHeap implements DeviceHeap {
 
     @Override
     public void account(long taken, long freed) {
+        if (perSegment > 0) {
+            freeBlocks += freed - taken;
+            return;
+        }
         // A block taken ends at most one run of the pool's class (first fit cuts one run's room by at most
-        // its own length, a segment popped for smaller blocks one run); a block freed may make none.
-        freeBlocks = perSegment > 0 ? freeBlocks + freed - taken : Math.max(0, freeBlocks - taken);
+        // its own length, a segment popped for smaller blocks one run). A run of the pool's class freed
+        // is one again (it lies in one region, and joining its free neighbours loses none of theirs); a
+        // smaller block freed may make none. The GPU counts the former (kSegRunsFreed): one word read,
+        // which may already hold frees of a batch still in flight: those segments are free by then.
+        long[] word = new long[1];
+        cuMemcpyDtoH(Pointer.to(word), state.pointer().withByteOffset(KernelParams.SEG_RUNS_FREED * 8L), 8);
+        freeBlocks = Math.max(0, freeBlocks - taken) + (word[0] - runsFreedSeen);
+        runsFreedSeen = word[0];
     }
 
     @Override

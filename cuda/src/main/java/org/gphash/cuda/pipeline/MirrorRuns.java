@@ -228,44 +228,51 @@ final class MirrorRuns {
      * Grows the heap, with nothing in flight, until a batch's values of many lengths all find a block
      * (format 3): {@code segments} free segments, what the count of the batch's value bytes in blocks
      * that share segments bounds ({@link DeviceSegmentHeap#segmentsFor}), room in the segments classes
-     * hold not counted, and {@code runWrites} runs for the blocks over 8 KiB. Those occur only where the
-     * pool's own class takes runs: the free runs of the longest any value of the pool takes are counted
-     * on the GPU's segments (heap_segments.cuh's first fit finds a block for each write while there are
-     * as many runs as writes), the segments of one such run more than any other block's. Where they fall
-     * short the heap grows by a region that holds them all.
+     * hold not counted, and the batch's writes of blocks over 8 KiB by class ({@code runsByClass}, null
+     * for none), which occur only where the pool's own class takes runs of segments. Those are placed on
+     * the host as the GPU's runs step will place them ({@link DeviceSegmentHeap#placeRuns}), on the
+     * GPU's segments as they are; where some would not fit, or too few segments would be left, the heap
+     * grows by a region that holds them. Where the heap's lower bound of free runs of the pool's class
+     * (the longest) already holds them, nothing is read but the stack's top.
      */
-    void ensureFreeSegments(long segments, long runWrites) {
+    void ensureFreeSegments(long segments, long[] runsByClass) {
         DeviceSegmentHeap h = (DeviceSegmentHeap) heap;
         lastSegmentsWanted = segments;
-        long runs = 0;
-        if (h.takesRuns()) {
-            int k = h.longestRun();
-            runs = runWrites + (segments + k - 1) / k;
-            lastSegmentsFree = h.freeRuns(k);
-            if (lastSegmentsFree >= runs) {
+        if (runsByClass != null && !h.takesRuns()) {
+            throw new IllegalStateException("writes of a batch take runs of segments in a pool whose values do not");
+        }
+        if (h.takesRuns() && h.holdsRuns(runsByClass, segments)) {
+            return;
+        }
+        for (int growths = 0; ; growths++) {
+            long missing;
+            if (h.takesRuns()) {
+                long[] placed = h.placeRuns(runsByClass);  // {segments of writes not placed, free segments left}
+                lastSegmentsFree = placed[1];
+                missing = placed[0] + Math.max(0, segments - placed[1]);
+            } else {
+                lastSegmentsFree = h.freeSegments();
+                missing = Math.max(0, segments - lastSegmentsFree);
+            }
+            if (missing == 0) {
                 return;
             }
-        } else {
-            if (runWrites != 0) {
-                throw new IllegalStateException(runWrites + " writes of a batch take runs of segments in a pool whose values do not");
+            if (growths == 3) {
+                throw new IllegalStateException("the heap still lacks " + missing + " segments for a batch after "
+                        + growths + " growths; " + heap.describe());
             }
-            lastSegmentsFree = h.freeSegments();
-            if (lastSegmentsFree >= segments) {
-                return;
+            parts.cache().awaitLoad();
+            heap.pull(parts.pool());
+            PoolTable pool = parts.pool();
+            if (h.takesRuns()) {
+                // The pool counts free runs of its own class: as many more as hold the missing segments,
+                // in one region.
+                pool.ensureFreeBlocks(pool.freeBlocks() + (missing + h.runLength() - 1) / h.runLength());
+            } else {
+                pool.ensureFreeBlocks(Math.multiplyExact(segments, h.blocksPerSegment()));
             }
+            heap.push(pool);
         }
-        parts.cache().awaitLoad();
-        heap.pull(parts.pool());
-        PoolTable pool = parts.pool();
-        if (h.takesRuns()) {
-            // The pool counts free runs of its own class, which may be shorter: a growth by as many of
-            // those as make the runs wanted, in one region, gives them.
-            int per = (h.longestRun() + h.runLength() - 1) / h.runLength();
-            pool.ensureFreeBlocks(pool.freeBlocks() + Math.multiplyExact(runs, (long) per));
-        } else {
-            pool.ensureFreeBlocks(Math.multiplyExact(segments, h.blocksPerSegment()));
-        }
-        heap.push(pool);
     }
 
     /** The last {@link #ensureFreeSegments}'s want and the free segments it found, for an error's message. */

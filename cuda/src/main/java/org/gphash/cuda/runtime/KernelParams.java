@@ -301,6 +301,8 @@ public final class KernelParams {
     public static final int SEG_TOP_BEFORE = 3;
     public static final int SEG_POPPED = 4;
     public static final int SEG_FRESH = 5;
+    /** Runs of the take class freed since the heap was pushed (pools whose blocks take runs of segments). */
+    public static final int SEG_RUNS_FREED = 7;
     /** Words of the units' bitmap a 64 KiB segment has (one bit per 16 bytes). */
     public static final int SEGMENT_WORDS = 64;
     public static final int SEG_HELD_FREE = 8;
