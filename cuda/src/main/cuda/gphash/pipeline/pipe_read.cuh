@@ -28,9 +28,52 @@ __device__ void pipe_read_list(const TableParams& t, const PipeParams& p) {
     }
 }
 
+// pipe_gather where no value comes from BktCache: each value read from its block (sub_read_value: the
+// header among the block's first words), its length written after it.
+__device__ void pipe_gather_blocks(const TableParams& t, const PipeParams& p) {
+    const uint64_t reads = pipe_count(p, kPipeReads);
+    const uint64_t vs = static_cast<uint64_t>(t.value_size);
+    const PipeBatch& b = pipe_batch(p);
+    const bool lengths_back = b.out_lengths != 0;
+    const ValueLanes v = value_lanes_for(vs, lengths_back);
+    const auto* pool = reinterpret_cast<const uint8_t*>(t.pool);
+    for (uint64_t r0 = global_warp() * v.per_warp; r0 < reads; r0 += global_warps() * v.per_warp) {
+        const uint64_t r = r0 + v.sub;
+        const bool live = r < reads;
+        uint64_t meta = 0;
+        uint8_t* to = nullptr;
+        uint32_t* length_to = nullptr;
+        if (live && v.index == 0) {
+            const uint32_t e = arr<const uint32_t>(p.reads)[r];
+            meta = arr<const uint64_t>(p.g_meta)[e];
+            const uint32_t start = arr<const uint32_t>(p.g_start)[e];
+            if (arr<const uint32_t>(p.g_end)[e] - start == 1) {
+                const uint64_t at = out_index(b, arr<const uint32_t>(p.sorted_op)[start]);
+                to = arr<uint8_t>(b.out) + at * vs;
+                length_to = lengths_back ? arr<uint32_t>(b.out_lengths) + at : nullptr;
+            } else {
+                to = arr<uint8_t>(p.gather) + r * vs;
+                length_to = arr<uint32_t>(p.g_len) + e;
+            }
+        }
+        meta = __shfl_sync(kFullMask, meta, v.leader);
+        to = shfl_pointer(to, v.leader);
+        if (live) {
+            const uint64_t length = sub_read_value(v, t, pool, meta, to, !lengths_back);
+            if (length_to != nullptr) {
+                *length_to = static_cast<uint32_t>(length);
+            }
+        }
+    }
+}
+
 // Copies each listed group's value: to the output of its only member, or to `gather` for a group
 // of several members. Sub-groups of lanes per value (value_lanes.cuh), reads in list (address) order.
 __device__ void pipe_gather(const TableParams& t, const PipeParams& p, const CacheParams& c) {
+    if (!cache_on(c)) {
+        pipe_gather_blocks(t, p);
+        return;
+    }
     const uint64_t reads = pipe_count(p, kPipeReads);
     const uint64_t vs = static_cast<uint64_t>(t.value_size);
     const PipeBatch& b = pipe_batch(p);

@@ -42,8 +42,7 @@ __device__ void small_reads_by_warps(const TableParams& t, const TableParams& mt
         const WindowProbe w = probe_window<false>(mt, k, key, 0, levels, levels);
         if (w.match != 0) {
             const uint64_t meta = __shfl_sync(kFullMask, w.meta, __ffs(w.match) - 1);
-            sub_copy_padded(whole, arr<uint8_t>(a.out) + i * vs, pool + meta_value_at(t, meta),
-                            meta_value_length(t, pool, meta), vs);
+            sub_read_value(whole, t, pool, meta, arr<uint8_t>(a.out) + i * vs, true);
         }
         if (lane_id() == 0) {
             arr<uint8_t>(a.codes)[i] = w.match != 0 ? kFound : kNotFound;
@@ -79,8 +78,7 @@ __device__ void pipe_small_reads(const TableParams& t, const TableParams& mt, co
         const bool found = __shfl_sync(kFullMask, r.found, v.leader);
         const uint64_t meta = __shfl_sync(kFullMask, r.meta, v.leader);
         if (live && found) {
-            sub_copy_padded(v, arr<uint8_t>(a.out) + i * vs, pool + meta_value_at(t, meta),
-                            meta_value_length(t, pool, meta), vs);
+            sub_read_value(v, t, pool, meta, arr<uint8_t>(a.out) + i * vs, true);
         }
     }
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include "../core/table_params.cuh"
+#include "../core/slot_meta_format.cuh"
 #include "../core/warp_copy.cuh"
 
 namespace gphash {
@@ -69,6 +70,34 @@ __device__ __forceinline__ void sub_copy_read(const ValueLanes& v, uint8_t* to, 
     } else {
         sub_copy_padded(v, to, from, length, width);
     }
+}
+
+// A value from the pool into `to`, a place of the value size, by the lanes of a sub-group (each lane
+// calls with the same word): the item's word `meta` names its block. Returns its length. Where a place
+// ends on a whole word, lanes_read_block: the block's first words and its header in one round trip of
+// the link (reading the header first was one more, and the lanes' words one after another more still);
+// otherwise bytes after the header. With `pad`, zeros after the value to the place's end.
+__device__ __forceinline__ uint64_t sub_read_value(const ValueLanes& v, const TableParams& t, const uint8_t* pool,
+                                                   uint64_t meta, uint8_t* to, bool pad) {
+    const uint64_t vs = static_cast<uint64_t>(t.value_size);
+    if ((vs & 7) != 0) {
+        const uint64_t length = meta_value_length(t, pool, meta);
+        if (pad) {
+            sub_copy_padded(v, to, pool + meta_value_at(t, meta), length, vs);
+        } else {
+            lanes_copy(to, pool + meta_value_at(t, meta), length, v.index, v.width);
+        }
+        return length;
+    }
+    uint64_t block_words = vs / 8;
+    bool framed = false;
+    if (t.format == kFormat3) {
+        const int c = static_cast<int>(meta_v3_class(meta));
+        block_words = value_block_bytes(c) / 8;
+        framed = !value_class_is_bare(c);
+    }
+    return lanes_read_block(to, pool + meta_block(t, meta), block_words, framed, block_words * 8, vs, vs, pad, v.index,
+                            v.width);
 }
 
 // A pointer broadcast from lane `src` (all lanes call).
