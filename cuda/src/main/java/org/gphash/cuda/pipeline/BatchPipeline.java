@@ -104,7 +104,11 @@ public final class BatchPipeline implements AutoCloseable {
     private final CUevent[] begin = new CUevent[SLOTS];
     private final CUevent[] end = new CUevent[SLOTS];
     private int nextSlot;
-    private long lastGpuNanos;
+    /** GPU time of the last run (a slice, or its rerun), and of the runs of the batch under way. */
+    private long runGpuNanos;
+    private long batchGpuNanos;
+    private long lastBatchGpuNanos;
+    private final float[] elapsedMs = new float[1];
     private long smallWriteBatches;
     /** The one-launch small writes' clock readings while stages are profiled (pipe_small_writes.cuh). */
     private static final int SMALL_WRITE_STAMPS = 13;
@@ -165,9 +169,25 @@ public final class BatchPipeline implements AutoCloseable {
         return profile.nanos();
     }
 
-    /** GPU time of the last batch awaited, first launch to last (events). */
+    /**
+     * GPU time of the last batch, first launch to last (events), summed over its runs: a batch larger
+     * than a slice (values of more than 1 KiB) runs as several, and its last slice alone was a fraction.
+     */
     long lastGpuNanos() {
-        return lastGpuNanos;
+        return lastBatchGpuNanos;
+    }
+
+    /** Closes the batch under way: its runs' GPU time becomes {@link #lastGpuNanos()}. */
+    void endBatch() {
+        lastBatchGpuNanos = batchGpuNanos;
+        batchGpuNanos = 0;
+    }
+
+    /** Times a run between its slot's events (after they were reached). */
+    private void timeRun(int slot) {
+        cuEventElapsedTime(elapsedMs, begin[slot], end[slot]);
+        runGpuNanos = (long) (elapsedMs[0] * 1e6);
+        batchGpuNanos += runGpuNanos;
     }
 
     /** Graphs captured so far. */
@@ -332,9 +352,7 @@ public final class BatchPipeline implements AutoCloseable {
         cuEventRecord(end[slot], stream);
         smallWriteBatches++;
         cuEventSynchronize(end[slot]);
-        float[] ms = new float[1];
-        cuEventElapsedTime(ms, begin[slot], end[slot]);
-        lastGpuNanos = (long) (ms[0] * 1e6);
+        timeRun(slot);
         if (stamps != 0) {
             collectStamps();
         }
@@ -359,7 +377,7 @@ public final class BatchPipeline implements AutoCloseable {
 
     /**
      * Runs a device-resident batch of gets in one launch ({@link SmallReads#queueOnDevice}) on
-     * {@code stream} between this pipeline's events, and waits for it; its GPU time becomes
+     * {@code stream} between this pipeline's events, and waits for it; its GPU time counts toward
      * {@link #lastGpuNanos()}.
      */
     void runGetsInOneLaunch(CUstream stream, SmallReads reads, long n, long keysAt, long outAt, long codesAt, byte[] table,
@@ -369,9 +387,7 @@ public final class BatchPipeline implements AutoCloseable {
         reads.queueOnDevice(stream, n, keysAt, outAt, codesAt, table, mirrorTable, cache, clock);
         cuEventRecord(end[slot], stream);
         cuEventSynchronize(end[slot]);
-        float[] ms = new float[1];
-        cuEventElapsedTime(ms, begin[slot], end[slot]);
-        lastGpuNanos = (long) (ms[0] * 1e6);
+        timeRun(slot);
     }
 
     /** The one-launch kernel's flags (pipe_small_writes.cuh: kSmallReads, kSmallWrites, kSmallCacheOn). */
@@ -428,9 +444,7 @@ public final class BatchPipeline implements AutoCloseable {
     long[] await(PipelineTicket ticket) {
         int slot = ticket.slot();
         cuEventSynchronize(end[slot]);
-        float[] ms = new float[1];
-        cuEventElapsedTime(ms, begin[slot], end[slot]);
-        lastGpuNanos = (long) (ms[0] * 1e6);
+        timeRun(slot);
         profile.collect();
         if (stampsPending) {
             stampsPending = false;
@@ -443,7 +457,7 @@ public final class BatchPipeline implements AutoCloseable {
         }
         if (logBatches) {
             System.err.printf("gphash pipeline: n=%d capacity=%d reads=%b writes=%b counters=%s gpu=%.3f ms%n", ticket.n(),
-                    ticket.capacity(), ticket.reads(), ticket.writes(), Arrays.toString(out), lastGpuNanos / 1e6);
+                    ticket.capacity(), ticket.reads(), ticket.writes(), Arrays.toString(out), runGpuNanos / 1e6);
         }
         return out;
     }

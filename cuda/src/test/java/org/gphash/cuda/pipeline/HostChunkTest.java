@@ -33,11 +33,12 @@ class HostChunkTest {
     }
 
     @Test
-    void slicesOfLargeValuesHoldAtMostAGibibyteOfPlaces() {
+    void slicesOfLargeValuesHoldAtMostFourGibibytesOfPlaces() {
         assertEquals(MirrorRuns.MAX_SLICE, MirrorRuns.maxSlice(128));
         assertEquals(MirrorRuns.MAX_SLICE, MirrorRuns.maxSlice(1024), "values up to 1 KiB: slices of 2^20");
-        assertEquals(1 << 18, MirrorRuns.maxSlice(4096));
-        assertEquals(1024, MirrorRuns.maxSlice(1 << 20), "1,024 values of 1 MiB");
+        assertEquals(MirrorRuns.MAX_SLICE, MirrorRuns.maxSlice(4096), "values up to 4 KiB: slices of 2^20");
+        assertEquals(1 << 19, MirrorRuns.maxSlice(8192));
+        assertEquals(4096, MirrorRuns.maxSlice(1 << 20), "4,096 values of 1 MiB");
         assertEquals(1000, HostBatches.hostChunk(1000, 1024), "whole up to the slice");
         assertEquals(1024, HostBatches.hostChunk(5000, 1024), "never over the slice");
         assertEquals(1 << 17, HostBatches.hostChunk(1 << 18, 1 << 18), "as before where a slice holds 2^16");
