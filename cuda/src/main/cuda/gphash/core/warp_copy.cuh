@@ -109,11 +109,12 @@ __device__ __forceinline__ unsigned long long value_word_masked(unsigned long lo
 // Lanes `index`, `index + width`, ... of a group read a value from its block in the pool into `dst`, a
 // place of `room` bytes (both 8-byte aligned, `room` a multiple of 8), and return its length (the same
 // in every lane): a framed block's header's, at most `max_length` and what the block holds, else
-// `bare_length`. Every lane loads its words of the block's first step and the header at once, before
+// `bare_length`. Every lane loads its words of the block's first step, the header among them, before
 // the length is known (words of the block only, `block_words` of them), so a value of up to
 // width x kCopyWordsInFlight words costs one round trip of the link where reading its header first
-// cost one more. The last word is stored whole, its bytes past the value zeroed; with `pad`, zeros
-// after it to the place's end (a column of the value size takes no stale bytes).
+// cost one more. Every lane of the group calls together (the header comes by a shuffle). The last word
+// is stored whole, its bytes past the value zeroed; with `pad`, zeros after it to the place's end (a
+// column of the value size takes no stale bytes).
 __device__ __forceinline__ uint64_t lanes_read_block(uint8_t* dst, const uint8_t* block, uint64_t block_words, bool framed,
                                                      uint64_t bare_length, uint64_t max_length, uint64_t room, bool pad,
                                                      uint64_t index, uint64_t width) {
@@ -122,12 +123,16 @@ __device__ __forceinline__ uint64_t lanes_read_block(uint8_t* dst, const uint8_t
     const uint64_t skip = framed ? 1 : 0;
     const uint64_t step = width * kCopyWordsInFlight;
     unsigned long long w[kCopyWordsInFlight];
-    const unsigned long long header = framed ? __ldcg(s) : 0ull;
 #pragma unroll
     for (int k = 0; k < kCopyWordsInFlight; ++k) {
         const uint64_t i = index + k * width;
         w[k] = i < block_words ? __ldcg(s + i) : 0ull;
     }
+    // The header is the group's first lane's first word: a load of its own was one more access of the
+    // link per value.
+    const int first = lane_id() - static_cast<int>(index);
+    const unsigned group = width >= kWarpSize ? kFullMask : ((1u << width) - 1) << first;
+    const unsigned long long header = __shfl_sync(group, w[0], first);
     uint64_t length = bare_length;
     if (framed) {
         length = value_header_length(header);
