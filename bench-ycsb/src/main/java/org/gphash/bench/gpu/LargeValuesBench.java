@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
@@ -166,7 +167,7 @@ public final class LargeValuesBench {
                 ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN).putLong(0, keyOf[i]).putLong(8, lengthColumn[i]);
                 cuMemcpyHtoD(batch.values().withByteOffset((long) i * VS), Pointer.to(head), 16);
             }
-            batch.uploadLengths(java.util.Arrays.copyOf(lengthColumn, m));
+            batch.uploadLengths(Arrays.copyOf(lengthColumn, m));
             return bytes;
         }
 

@@ -2,8 +2,6 @@ package org.gphash.cuda.pipeline;
 
 import java.util.Arrays;
 
-
-
 import org.gphash.cuda.cache.BucketCache;
 
 /**

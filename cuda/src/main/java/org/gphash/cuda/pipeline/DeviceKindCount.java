@@ -14,6 +14,7 @@ import org.gphash.cuda.runtime.DeviceBuffer;
 import org.gphash.cuda.runtime.KernelParams;
 import org.gphash.cuda.runtime.Launcher;
 import org.gphash.cuda.runtime.PinnedBuffer;
+import org.gphash.format.ValueClasses;
 import org.gphash.spi.IdleStrategy;
 
 /**
@@ -28,7 +29,7 @@ import org.gphash.spi.IdleStrategy;
 final class DeviceKindCount implements AutoCloseable {
 
     /** The counts {@link #count} returns (pipeline.cuh's kCountWords). */
-    static final int COUNT_WORDS = 7 + org.gphash.format.ValueClasses.COUNT;
+    static final int COUNT_WORDS = 7 + ValueClasses.COUNT;
     static final int COUNT_TOO_LONG = 3;
     /** Bytes of the blocks that share segments. */
     static final int COUNT_BLOCK_BYTES = 4;

@@ -40,7 +40,7 @@ final class MirrorRuns {
      * a large batch of small values takes. A slice's places are never more than the batch's own
      * columns of places hold. At 1 GiB a batch of 2^20 values of 4 KiB (values of any length up to
      * 4 KiB, most of them short) ran as four slices, each with its own kind count, room check and
-     * counters read back: its updates at 0.69x of one slice's rate (H200, MixedLengthsBench).
+     * counters read back: its updates at 0.69x of one slice's rate (docs/lab/2026-12-01-large-values-on-the-gpu.md).
      */
     static final long SLICE_VALUE_BYTES = 1L << 32;
 
