@@ -82,8 +82,8 @@ public final class MixedLengthsBench {
             out[3] = pass(gpu, f, ops, OpKind.GET, r -> random.nextLong(keys), 0, Outcome.FOUND);
             out[4] = new double[] {f.meanLength(), 0};
             // Where a batch's GPU time goes, by stage (per-stage events, apart from the timed passes).
-            gpu.diagnostics().profileStages(true);
             for (OpKind kind : new OpKind[] {OpKind.UPDATE, OpKind.GET}) {
+                gpu.diagnostics().profileStages(true);  // clears the last kind's stages
                 pass(gpu, f, BATCH, kind, r -> random.nextLong(keys), 3, kind == OpKind.GET ? Outcome.FOUND : Outcome.UPDATED);
                 System.out.printf(Locale.ROOT, "%s, %s: %s%n", lengths, kind, StageShares.stages(gpu, BATCH));
             }
