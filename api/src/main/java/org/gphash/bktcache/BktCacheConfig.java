@@ -22,6 +22,11 @@ public final class BktCacheConfig {
     public static final int DEFAULT_COUNTER_SAMPLE_SHIFT = 2;
     /** Largest accepted {@link #counterSampleShift()}: sampling 1 in 256 is already coarse. */
     public static final int MAX_COUNTER_SAMPLE_SHIFT = 8;
+    /**
+     * Where no {@link #maxBytes()} is set, the cache's copies take at most this fraction of the GPU
+     * memory free when it is first sized.
+     */
+    public static final double DEFAULT_FREE_MEMORY_SHARE = 0.25;
 
     private static final BktCacheConfig DEFAULTS = new Builder().build();
 
@@ -35,6 +40,7 @@ public final class BktCacheConfig {
     private final boolean concurrentFetch;
     private final boolean scanGuard;
     private final int counterSampleShift;
+    private final long maxBytes;
 
     private BktCacheConfig(Builder b) {
         this.share = b.share;
@@ -44,6 +50,7 @@ public final class BktCacheConfig {
         this.concurrentFetch = b.concurrentFetch;
         this.scanGuard = b.scanGuard;
         this.counterSampleShift = b.counterSampleShift;
+        this.maxBytes = b.maxBytes;
     }
 
     /** {@return a builder holding the defaults ({@link #defaults()})} */
@@ -114,6 +121,19 @@ public final class BktCacheConfig {
         return counterSampleShift;
     }
 
+    /**
+     * GPU memory the cached buckets' copies may take at most, 0 for the default: {@link
+     * #DEFAULT_FREE_MEMORY_SHARE} of the memory free when the cache is first sized. A bucket's copy
+     * holds its slots with their values at the pool's value size, so a share of the buckets that is a
+     * few MiB with values of 128 bytes is thousands of times that with values of 1 MiB; this bound keeps
+     * such a pool openable and a resize from failing for want of GPU memory (issue 53).
+     *
+     * @return the bytes, or 0 for the default
+     */
+    public long maxBytes() {
+        return maxBytes;
+    }
+
     /** {@return whether the cache holds anything at all: {@code share() > 0}} */
     public boolean enabled() {
         return share > 0;
@@ -141,6 +161,28 @@ public final class BktCacheConfig {
         return Math.min(totalBuckets, Math.max(1, floor));
     }
 
+    /**
+     * Buckets the cache holds for a table of {@code totalBuckets} buckets whose copies take {@code
+     * bucketBytes} each, where {@code freeGpuBytes} are free: {@link #capacityFor(long)}, but no more
+     * than {@link #maxBytes()} (or the default's share of the free memory) holds; 0 where not even one
+     * bucket fits.
+     *
+     * @throws IllegalArgumentException if an argument is negative, or {@code bucketBytes} is 0
+     *
+     * @param totalBuckets buckets of the table
+     * @param bucketBytes bytes of one bucket's copy in the cache
+     * @param freeGpuBytes GPU memory free when the cache is first sized
+     * @return buckets the cache holds
+     */
+    public long capacityFor(long totalBuckets, long bucketBytes, long freeGpuBytes) {
+        if (bucketBytes <= 0 || freeGpuBytes < 0) {
+            throw new IllegalArgumentException("bucketBytes must be > 0 and freeGpuBytes >= 0, were " + bucketBytes
+                    + " and " + freeGpuBytes);
+        }
+        long budget = maxBytes > 0 ? maxBytes : (long) (DEFAULT_FREE_MEMORY_SHARE * freeGpuBytes);
+        return Math.min(capacityFor(totalBuckets), budget / bucketBytes);
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof BktCacheConfig c
@@ -150,13 +192,14 @@ public final class BktCacheConfig {
                 && reloadEvery.equals(c.reloadEvery)
                 && concurrentFetch == c.concurrentFetch
                 && scanGuard == c.scanGuard
-                && counterSampleShift == c.counterSampleShift;
+                && counterSampleShift == c.counterSampleShift
+                && maxBytes == c.maxBytes;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(share, policy, reloadEveryOperations, reloadEvery, concurrentFetch, scanGuard,
-                counterSampleShift);
+                counterSampleShift, maxBytes);
     }
 
     @Override
@@ -168,6 +211,7 @@ public final class BktCacheConfig {
                 + ", concurrentFetch=" + concurrentFetch
                 + ", scanGuard=" + scanGuard
                 + ", counterSampleShift=" + counterSampleShift
+                + ", maxBytes=" + maxBytes
                 + '}';
     }
 
@@ -184,6 +228,7 @@ public final class BktCacheConfig {
         private boolean concurrentFetch = true;
         private boolean scanGuard = false;
         private int counterSampleShift = DEFAULT_COUNTER_SAMPLE_SHIFT;
+        private long maxBytes;
 
         private Builder() {
         }
@@ -196,6 +241,7 @@ public final class BktCacheConfig {
             this.concurrentFetch = c.concurrentFetch;
             this.scanGuard = c.scanGuard;
             this.counterSampleShift = c.counterSampleShift;
+            this.maxBytes = c.maxBytes;
         }
 
         /**
@@ -288,6 +334,21 @@ public final class BktCacheConfig {
                         + MAX_COUNTER_SAMPLE_SHIFT + "], was " + shift);
             }
             this.counterSampleShift = shift;
+            return this;
+        }
+
+        /**
+         * Sets {@link BktCacheConfig#maxBytes()}.
+         *
+         * @param bytes GPU memory the copies may take at most (0: the default share of the free memory)
+         * @return this builder
+         */
+        public Builder maxBytes(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("maxBytes must be >= 0 (0 = "
+                        + DEFAULT_FREE_MEMORY_SHARE + " of the GPU memory free), was " + bytes);
+            }
+            this.maxBytes = bytes;
             return this;
         }
 

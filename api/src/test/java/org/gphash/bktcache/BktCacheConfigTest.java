@@ -89,6 +89,29 @@ class BktCacheConfigTest {
         assertRejected(() -> fifth.capacityFor(-1), "totalBuckets", "-1");
     }
 
+    /**
+     * Issue 53: a bucket's copy holds its values at the pool's value size, so the share alone asks a
+     * pool of 1 MiB values for thousands of times the memory it asks a pool of 128-byte values.
+     */
+    @Test
+    void capacityForIsBoundedByBytes() {
+        BktCacheConfig fifth = BktCacheConfig.defaults();
+        long small = 8 * 160;  // a bucket of 8 slots of 128-byte values
+        long large = 8L * (1 << 20);  // of 1 MiB values
+        long free = 100L << 30;
+        assertEquals(200_000, fifth.capacityFor(1_000_000, small, free));  // the share binds
+        assertEquals((25L << 30) / large, fifth.capacityFor(1_000_000, large, free));  // a quarter of the free memory
+        BktCacheConfig capped = fifth.toBuilder().maxBytes(1L << 30).build();
+        assertEquals((1L << 30) / large, capped.capacityFor(1_000_000, large, free));  // the bound set
+        assertEquals(200_000, capped.capacityFor(1_000_000, small, 0));  // the bound set, not the free memory
+        assertEquals(0, capped.capacityFor(1_000_000, 2L << 30, free));  // not one bucket fits
+        assertEquals(0, fifth.capacityFor(1_000_000, small, 0));
+        assertEquals(0, BktCacheConfig.DISABLED.capacityFor(1_000_000, small, free));
+        assertRejected(() -> fifth.capacityFor(10, 0, free), "bucketBytes", "0");
+        assertRejected(() -> fifth.capacityFor(10, small, -1), "freeGpuBytes", "-1");
+        assertRejected(() -> BktCacheConfig.builder().maxBytes(-1), "maxBytes", "-1");
+    }
+
     @Test
     void builderRoundTripAndEquality() {
         BktCacheConfig c = BktCacheConfig.builder()
@@ -99,6 +122,7 @@ class BktCacheConfigTest {
                 .concurrentFetch(false)
                 .scanGuard(true)
                 .counterSampleShift(5)
+                .maxBytes(1L << 30)
                 .build();
         BktCacheConfig copy = c.toBuilder().build();
         assertEquals(c, copy);
@@ -110,6 +134,7 @@ class BktCacheConfigTest {
         assertFalse(copy.concurrentFetch());
         assertTrue(copy.scanGuard());
         assertEquals(5, copy.counterSampleShift());
+        assertEquals(1L << 30, copy.maxBytes());
 
         assertNotEquals(c, c.toBuilder().share(0.36).build());
         assertNotEquals(c, c.toBuilder().policy(CachePolicy.RANDOM).build());
@@ -118,6 +143,7 @@ class BktCacheConfigTest {
         assertNotEquals(c, c.toBuilder().concurrentFetch(true).build());
         assertNotEquals(c, c.toBuilder().scanGuard(false).build());
         assertNotEquals(c, c.toBuilder().counterSampleShift(4).build());
+        assertNotEquals(c, c.toBuilder().maxBytes(0).build());
         assertNotEquals(c, "not a config");
 
         // -0.0 passes the range check; it must not make an otherwise equal config unequal.
@@ -128,7 +154,7 @@ class BktCacheConfigTest {
     void toStringNamesEveryField() {
         String s = BktCacheConfig.defaults().toString();
         for (String part : new String[] {"share=0.2", "policy=LFU", "reloadEveryOperations=4194304",
-                "reloadEvery=PT0S", "concurrentFetch=true", "scanGuard=false", "counterSampleShift=2"}) {
+                "reloadEvery=PT0S", "concurrentFetch=true", "scanGuard=false", "counterSampleShift=2", "maxBytes=0"}) {
             assertTrue(s.contains(part), s + " lacks " + part);
         }
     }

@@ -21,6 +21,7 @@ import org.gphash.GpuTuning;
 import org.gphash.OpKind;
 import org.gphash.Outcome;
 import org.gphash.bktcache.BktCacheConfig;
+import org.gphash.bktcache.BktCacheStats;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +61,43 @@ class LargeValuesOnGpuTest {
         byte[] v = new byte[length(r)];
         r.nextBytes(v);
         return v;
+    }
+
+    /**
+     * BktCache's copy of a bucket holds its eight values at the pool's value size, 8 MiB here: the share
+     * alone (all buckets) would ask for GPU memory in proportion to the table, so the cache holds what
+     * its bytes allow (BktCacheConfig.maxBytes), and what it holds still serves every value whole.
+     */
+    @Test
+    void bktCacheOfLargeValuesHoldsWhatItsBytesAllow() throws Exception {
+        long budget = 40L << 20;
+        try (GpuTestSupport t = GpuTestSupport.create();
+             GPHashIndex index = builder(t.pool("large-cache"), Backend.GPU)
+                     .bucketCache(BktCacheConfig.builder().share(1).maxBytes(budget).reloadEveryOperations(16).build())
+                     .gpuTuning(GpuTuning.DEFAULTS.with("hostBatchesMax=0")).create()) {
+            Random r = new Random(5358);
+            Map<Long, byte[]> model = new HashMap<>();
+            for (long k = 0; k < KEYS; k++) {
+                byte[] v = value(r);
+                index.put(k, v);
+                model.put(k, v);
+            }
+            for (int round = 0; round < 6; round++) {
+                Batch gets = index.newBatch(KEYS);
+                for (long k = 0; k < KEYS; k++) {
+                    gets.add(OpKind.GET, key(k, 8), null);
+                }
+                BatchResult got = index.execute(gets);
+                for (int k = 0; k < KEYS; k++) {
+                    assertEquals(Outcome.FOUND, got.outcome(k), "round " + round + ", key " + k);
+                    assertArrayEquals(model.get((long) k), got.value(k), "round " + round + ", key " + k);
+                }
+            }
+            BktCacheStats s = index.gpu().orElseThrow().bucketCacheStats();
+            long bucketBytes = 8L * ((8 + 8 + VS + 15) & ~15L);  // eight slots: meta word, key, value
+            assertTrue(s.capacityBuckets() >= 1 && s.capacityBuckets() * bucketBytes <= budget, s.toString());
+            assertTrue(s.cachedBuckets() <= s.capacityBuckets(), s.toString());
+        }
     }
 
     @Test

@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
 import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventRecord;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
+import static jcuda.driver.JCudaDriver.cuMemGetInfo;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
@@ -76,6 +77,8 @@ public final class BucketCache implements AutoCloseable {
 
     private long totalBuckets;
     private long capacity;
+    /** GPU memory free when the cache was first sized, -1 before: the base of its default byte bound. */
+    private long freeAtFirstSizing = -1;
     private long topLog2 = -1;
     private int levelCount = -1;
     private long clock = 1;
@@ -123,7 +126,15 @@ public final class BucketCache implements AutoCloseable {
         topLog2 = layout.topLog2();
         levelCount = layout.levelCount();
         totalBuckets = layout.totalBuckets();
-        capacity = config.capacityFor(totalBuckets);
+        if (freeAtFirstSizing < 0) {
+            long[] free = new long[1];
+            long[] total = new long[1];
+            cuMemGetInfo(free, total);
+            freeAtFirstSizing = free[0];
+        }
+        // A bucket's copy holds its values at the pool's value size: the share alone would ask a pool of
+        // large values for more memory than the GPU has (BktCacheConfig.maxBytes).
+        capacity = config.capacityFor(totalBuckets, geometry.slotsPerBucket() * slotSize, freeAtFirstSizing);
         if (capacity > KernelParams.MAX_CACHE_ENTRIES) {
             capacity = KernelParams.MAX_CACHE_ENTRIES;
         }
@@ -144,13 +155,15 @@ public final class BucketCache implements AutoCloseable {
         } catch (CudaException e) {
             throw new IllegalStateException("BktCache of " + capacity + " buckets (" + config.share() * 100
                     + "% of " + totalBuckets + ") needs " + (entryBytes >> 20) + " MiB of GPU memory more than the "
-                    + "GPU has free: configure a smaller share (" + e.getMessage() + ")", e);
+                    + "GPU has free: configure a smaller share or maxBytes (" + e.getMessage() + ")", e);
         }
         cuMemsetD8(f.pointer(), (byte) 0xFF, totalBuckets * 4);
         cuMemsetD8(scores.pointer(), (byte) 0, totalBuckets * 4);
         cuMemsetD8(prevHot.pointer(), (byte) 0, totalBuckets);
-        cuMemsetD8(g.pointer(), (byte) 0xFF, capacity * 4);
-        cuMemsetD8(refs.pointer(), (byte) 0, capacity * 4);
+        if (capacity > 0) {
+            cuMemsetD8(g.pointer(), (byte) 0xFF, capacity * 4);
+            cuMemsetD8(refs.pointer(), (byte) 0, capacity * 4);
+        }
         cached = 0;
     }
 
