@@ -376,7 +376,11 @@ public final class GpuEngine implements Engine {
         long locked = System.nanoTime();
         times.add(HostStageTimes.Stage.LOCK_WAIT, locked - called);
         boolean pipelined = route == Router.Route.PIPELINE;
-        ensureOpen(!pipelined, true);
+        // A batch of gets allocates and frees nothing: the heap's free space stays where it is. Moved
+        // to the GPU for every batch, a format 3 heap went there and back (73 ms and 114 ms of a phase
+        // of YCSB C at batches of 4096) for one batch of gets that re-measured the GPU among host
+        // batches (docs/lab/2026-12-02-route-costs-and-the-jit.md).
+        ensureOpen(!pipelined, !batch.onlyGets());
         cuda.bind();
         boolean part = prepared != null && prepared.positions != null;
         int n = part ? prepared.partSize : batch.size();

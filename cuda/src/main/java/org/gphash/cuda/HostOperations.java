@@ -215,7 +215,9 @@ final class HostOperations {
 
     /**
      * A batch on the host (the router's {@link org.gphash.cuda.routing.Router.Route#HOST}): gets one by
-     * one, a batch that writes as the CPU engine runs its batches ({@link CpuOperations#run}); null,
+     * one (run as the CPU engine runs its batches, they were a third slower warm: YCSB C at batches of
+     * 1024 and 4096 from 16 threads, docs/lab/2026-12-02-route-costs-and-the-jit.md), a batch that
+     * writes as the CPU engine runs its batches ({@link CpuOperations#run}). Null,
      * having done nothing, when its first write needs a resize. A write that found the heap short grows
      * it here first ({@link #growHeapForHostWrites}); when a later write needs the owner, the operations
      * from it on run as a batch of their own by the engine's routes.
@@ -251,13 +253,19 @@ final class HostOperations {
                 inGate += System.nanoTime() - entered;
             }
         }
+        int kindSet = onlyGets ? RouteCosts.GETS : 0;
+        int gets = done;
+        if (!onlyGets && done > 0) {
+            long counted = kindsAmong(batch, done);
+            kindSet = (int) (counted >>> 32);
+            gets = (int) counted;
+        }
         if (done > 1) {
             // The time inside the gate only: waiting for the GPU to hand the pool over depends on the GPU's
             // work, not on this batch, and counted here it drove batches to the GPU, which took the pool
             // back from every host writer and made the next host batch wait longer still.
-            costs.hostRan(done, !onlyGets, inGate);
+            costs.hostRan(done, kindSet, inGate);
         }
-        int gets = onlyGets ? done : getsAmong(batch, done);
         reads.add(gets);
         writes.add(done - gets);
         if (done < n) {
@@ -271,19 +279,40 @@ final class HostOperations {
         return SubmittedBatch.DONE;
     }
 
-    /** {@return how many of the first {@code n} operations of {@code batch} are gets} */
-    private static int getsAmong(Batch batch, int n) {
-        MemorySegment kinds = batch.kinds();
+    /**
+     * The set of kinds of the first {@code n} operations of {@code batch} ({@link RouteCosts#kindsOf}),
+     * in the high word, and how many of them are gets, in the low one. Read from a copy in a Java array,
+     * with no branch on the kind: a loop over the segment that branched on GET, compiled for a load's
+     * batches of inserts, was thrown away at YCSB A's first get and then ran interpreted in 16 threads
+     * (a flight recording: docs/lab/2026-12-02-route-costs-and-the-jit.md).
+     */
+    private static long kindsAmong(Batch batch, int n) {
+        byte[] kinds = KIND_COPY.get();
+        if (kinds.length < n) {
+            kinds = new byte[Math.max(n, 2 * kinds.length)];
+            KIND_COPY.set(kinds);
+        }
+        MemorySegment.copy(batch.kinds(), ValueLayout.JAVA_BYTE, 0, kinds, 0, n);
+        int set = 0;
         int gets = 0;
         for (int i = 0; i < n; i++) {
-            if (kinds.get(ValueLayout.JAVA_BYTE, i) == GET) {
-                gets++;
-            }
+            int k = kinds[i] & KIND_MASK;
+            set |= 1 << k;
+            gets += (k - 1) >>> 31;  // 1 for GET (ordinal 0), else 0
         }
-        return gets;
+        return ((long) set << 32) | gets;
     }
 
-    private static final byte GET = (byte) OpKind.GET.ordinal();
+    /** A kind's ordinal fits three bits (eight kinds), so that a set of kinds is a byte of bits. */
+    private static final int KIND_MASK = 7;
+    /** Each host thread's copy of its batch's kinds ({@link #kindsAmong}). */
+    private static final ThreadLocal<byte[]> KIND_COPY = ThreadLocal.withInitial(() -> new byte[4096]);
+
+    static {
+        if (OpKind.GET.ordinal() != 0 || OpKind.values().length > KIND_MASK + 1) {
+            throw new AssertionError("kindsAmong counts GET as ordinal 0 among at most eight kinds");
+        }
+    }
 
     /** Every operation of a batch of gets, inside the gate, each value at its length in the result's layout; {@return the batch's size} */
     private int runGets(Batch batch, BatchResult result) {

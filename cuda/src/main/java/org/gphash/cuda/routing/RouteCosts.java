@@ -4,6 +4,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 
+import org.gphash.OpKind;
+
 /**
  * What a batch costs on each side, as measured on this machine while the engine runs, for batches of
  * gets and for batches that write apart: the host's time per operation (only while it runs the batch:
@@ -19,8 +21,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Until a side has been measured: a batch runs on the host when the host has no figure yet and
  * it holds at most {@link #FIRST_HOST_OPS} operations (which gives the host one, once it has run
- * {@link #HOST_WARMUP_OPS} operations of the kind for {@link #HOST_WARMUP_NANOS}, whose times are not
- * kept); when its size
+ * warm batches: {@link #HOST_WARMUP_OPS} operations of each set of kinds a batch holds, over
+ * {@link #HOST_WARMUP_NANOS}, are not timed); when its size
  * class has no GPU figure, the nearest smaller class measured is a lower bound (a larger batch costs
  * the GPU no less), {@link #GPU_FLOOR_GUESS_NANOS} where none is: the batch runs on the host when
  * that bound is no less than the host's estimate, else on the GPU, which then measures the class.
@@ -40,19 +42,35 @@ public final class RouteCosts {
     /** Batches up to this size run on the host before the host has a figure, to get one. */
     static final int FIRST_HOST_OPS = 4096;
     /**
-     * Operations of a kind the host runs before its times count: the first batches of 16 threads,
-     * loading and compiling the host's code at once, took 800 µs an operation where warm ones take 1-2
-     * (bench ycsb, issue 57); kept, that first figure sent every later batch to the GPU, and one batch
-     * in a while to measure the host again moved the average by a sixteenth. With {@link
-     * #HOST_WARMUP_NANOS}: 16 threads' batches of 1024 ran the first 16384 operations at once, and the
-     * next ones, still cold, set the figure at 15.5 µs a write.
+     * Operations of a set of kinds the host runs before its times for batches of that set count: the
+     * first batches of 16 threads, loading and compiling the host's code at once, took 800 µs an
+     * operation where warm ones take 1-2 (bench ycsb, issue 57); kept, that first figure sent every
+     * later batch to the GPU, and one batch in a while to measure the host again moved the average by a
+     * sixteenth. With {@link #HOST_WARMUP_NANOS}: 16 threads' batches of 1024 ran the first 16384
+     * operations at once, and the next ones, still cold, set the figure at 15.5 µs a write.
+     *
+     * <p>Why per set of kinds ({@link #kindsOf}) and not per gets and writes: code the JIT compiled for
+     * the batches of one workload is thrown away at the first batch that holds a kind they did not
+     * (the load's inserts, then YCSB's A: a get inside a writing batch, "unstable_if"), and runs
+     * interpreted until it is compiled again; timed meanwhile, A's first batches raised the host's
+     * figure for writing batches from 1.2 to 14.8 µs an operation and sent the rest of the workload to
+     * the GPU at a quarter of the CPU backend's rate (a flight recording:
+     * docs/lab/2026-12-02-route-costs-and-the-jit.md).
      */
     static final long HOST_WARMUP_OPS = 1 << 14;
-    /** How long after its first batch of a kind the host's times start to count, at the least ({@link #HOST_WARMUP_OPS}). */
-    static final long HOST_WARMUP_NANOS = 100_000_000L;
-    /** {@link #hostWarmup}'s mark for a kind whose host times count. */
+    /**
+     * How long after its first batch of a set of kinds the host's times for that set start to count, at
+     * the least ({@link #HOST_WARMUP_OPS}): the recompilation after such a deoptimization ended 360 ms
+     * after it in that recording (16 threads, the compiler's queue shared with their other code).
+     */
+    static final long HOST_WARMUP_NANOS = 500_000_000L;
+    /** Sets of operation kinds a batch can hold: a bit per {@link OpKind}. */
+    private static final int KIND_SETS = 1 << OpKind.values().length;
+    /** {@link #hostWarmup}'s mark for a set of kinds whose host times count. */
     private static final long WARM = Long.MAX_VALUE / 2;
     private static final long UNSET = Long.MIN_VALUE;
+    /** The set of kinds of a batch of gets alone. */
+    public static final int GETS = 1 << OpKind.GET.ordinal();
     /** The largest batch run on the host to measure it again (a few milliseconds at most). */
     static final int REMEASURE_HOST_OPS = 4096;
     /** How often the side not chosen runs batches, to measure it again (per kind: gets, writes). */
@@ -95,10 +113,10 @@ public final class RouteCosts {
     private final AtomicLongArray remeasureEnds = new AtomicLongArray(2);
     /** Re-measures begun on the side not chosen: [0, 1] on the GPU (gets, writes), [2, 3] on the host. */
     private final AtomicLongArray remeasures = new AtomicLongArray(4);
-    /** Operations of each kind the host ran whose times were not kept, {@link #WARM} once they count. */
-    private final AtomicLongArray hostWarmup = new AtomicLongArray(2);
-    /** When the host ran its first batch of each kind ({@link #UNSET} before). */
-    private final AtomicLongArray hostWarmupFrom = new AtomicLongArray(new long[] {UNSET, UNSET});
+    /** Operations of each set of kinds ({@link #kindsOf}) the host ran whose times were not kept, {@link #WARM} once they count. */
+    private final AtomicLongArray hostWarmup = new AtomicLongArray(KIND_SETS);
+    /** When the host ran its first batch of each set of kinds ({@link #UNSET} before). */
+    private final AtomicLongArray hostWarmupFrom = new AtomicLongArray(KIND_SETS);
     private final long hostWarmupOps;
     private final long hostWarmupNanos;
     private final LongSupplier clock;
@@ -121,6 +139,9 @@ public final class RouteCosts {
         this.clock = clock;
         this.hostWarmupOps = hostWarmupOps;
         this.hostWarmupNanos = hostWarmupNanos;
+        for (int i = 0; i < KIND_SETS; i++) {
+            hostWarmupFrom.set(i, UNSET);
+        }
         long now = clock.getAsLong();
         remeasured.set(0, now);
         remeasured.set(1, now);
@@ -170,16 +191,34 @@ public final class RouteCosts {
         return Double.longBitsToDouble(a.get(i));
     }
 
-    /** A batch of {@code n} operations ran on the host in {@code nanos}. */
-    public void hostRan(int n, boolean writes, long nanos) {
-        int k = writes ? 1 : 0;
-        if (n <= 0) {
+    /**
+     * A batch of {@code n} operations of the kinds in {@code kinds} ({@link #kindsOf}) ran on the host
+     * in {@code nanos}: a figure for batches of gets ({@link #GETS}) or for writing batches (any other
+     * set), once the host has warmed up on that set of kinds.
+     */
+    public void hostRan(int n, int kinds, long nanos) {
+        if (n <= 0 || kinds <= 0 || kinds >= KIND_SETS) {
             return;
         }
-        if (hostWarmup.get(k) < WARM && !warmedUp(k, n)) {
+        if (hostWarmup.get(kinds) < WARM && !warmedUp(kinds, n)) {
             return;
         }
-        record(hostPerOp, hostAveraged, k, (double) nanos / n, onHost(n, writes));
+        boolean writes = kinds != GETS;
+        record(hostPerOp, hostAveraged, writes ? 1 : 0, (double) nanos / n, onHost(n, writes));
+    }
+
+    /** {@link #hostRan} for a batch of gets alone or of puts alone ({@code writes}): tests' figures. */
+    void hostRan(int n, boolean writes, long nanos) {
+        hostRan(n, writes ? kindsOf(OpKind.PUT) : GETS, nanos);
+    }
+
+    /** {@return the set of kinds {@link #hostRan} takes for a batch holding {@code kinds}: a bit per kind's ordinal} */
+    public static int kindsOf(OpKind... kinds) {
+        int set = 0;
+        for (OpKind k : kinds) {
+            set |= 1 << k.ordinal();
+        }
+        return set;
     }
 
     /**
@@ -198,7 +237,7 @@ public final class RouteCosts {
         }
     }
 
-    /** Whether the host's batch of {@code n} operations of kind {@code k} ends its warm-up (a batch begun before its end is not timed). */
+    /** Whether the host's batch of {@code n} operations of the set of kinds {@code k} ends its warm-up (a batch begun before its end is not timed). */
     private boolean warmedUp(int k, int n) {
         long now = clock.getAsLong();
         hostWarmupFrom.compareAndSet(k, UNSET, now);

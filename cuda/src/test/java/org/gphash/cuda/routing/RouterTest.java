@@ -408,6 +408,35 @@ class RouterTest {
     }
 
     /**
+     * A batch holding a kind the host's batches did not (YCSB A's gets and updates after a load of
+     * inserts) runs code the JIT compiled without it, thrown away and compiled again: its set of kinds
+     * warms up on its own, untimed, while the figure for writing batches stays what warm batches set.
+     */
+    @Test
+    void aNewSetOfKindsWarmsUpOnItsOwn() {
+        long[] now = {0};
+        RouteCosts costs = new RouteCosts(() -> now[0], 1000, 50);
+        int inserts = RouteCosts.kindsOf(OpKind.INSERT);
+        int getsAndUpdates = RouteCosts.kindsOf(OpKind.GET, OpKind.UPDATE);
+        costs.hostRan(1000, inserts, 1000 * 800_000L);  // cold
+        now[0] = 50;
+        costs.hostRan(64, inserts, 64 * 1_000L);  // warm: 1 µs a write
+        assertEquals(64 * 1_000, costs.hostEstimate(64, true), 1e-9);
+        now[0] = 60;
+        costs.hostRan(1000, getsAndUpdates, 1000 * 50_000L);  // the new set's first batches: deoptimized code
+        now[0] = 100;
+        costs.hostRan(64, getsAndUpdates, 64 * 50_000L);
+        assertEquals(64 * 1_000, costs.hostEstimate(64, true), 1e-9, "not timed until gets and updates warmed up");
+        now[0] = 110;
+        // 50 since its first batch: warm and timed (the host is not the side chosen, with no GPU figure
+        // under the floor's guess, so the figure replaces the average)
+        costs.hostRan(64, getsAndUpdates, 64 * 2_000L);
+        assertEquals(64 * 2_000, costs.hostEstimate(64, true), 1e-9, "now timed: " + costs);
+        costs.hostRan(64, RouteCosts.kindsOf(OpKind.UPDATE), 64 * 50_000L);
+        assertEquals(64 * 2_000, costs.hostEstimate(64, true), 1e-9, "updates alone are a set of their own, not warm yet");
+    }
+
+    /**
      * The GPU's figures for batches of gets and for writing batches are apart: gets of 64 run side by
      * side without the lock in tens of microseconds, writing batches one at a time under it; a figure
      * set by gets sent writing batches to the GPU at many times their cost on the host (bench ycsb, A
