@@ -48,9 +48,14 @@ final class CoalescerDispatcher implements Runnable {
         int valueSize = engine.geometry().valueSize();
         this.completions = new CallerCompletions(valueSize, hostCache);
         this.slots = new InFlight[batchesInFlight];
+        // Where values have lengths of their own, the merged result holds them packed too: in places of
+        // the value size, a merged batch of 65,536 operations on a pool of values of up to 4 KiB had
+        // 256 MiB of result, each value read copied into a 4 KiB place and the rest of it zeroed, and then
+        // copied again into its caller's packed result (YCSB A through the GPU backend at batches of
+        // 16384 ran at a tenth of the CPU backend's rate: docs/lab/2026-12-02-route-costs-and-the-jit.md).
+        boolean packed = engine.valueLengths();
         for (int i = 0; i < slots.length; i++) {
-            slots[i] = new InFlight(Batch.create(keySize, valueSize, 1024, engine.valueLengths()),
-                    new BatchResult(valueSize, 1024));
+            slots[i] = new InFlight(Batch.create(keySize, valueSize, 1024, packed), BatchResult.create(valueSize, 1024, packed));
         }
     }
 
