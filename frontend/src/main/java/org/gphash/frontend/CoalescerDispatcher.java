@@ -118,14 +118,16 @@ final class CoalescerDispatcher implements Runnable {
         f.requests = taken.toArray(new CoalescedRequest[0]);
         Batch batch = f.batch;
         batch.clear();
-        for (CoalescedRequest r : f.requests) {
-            if (r.batch != null) {
-                batch.addAll(r.batch);
-            } else {
-                batch.add(r.kind, r.key, r.value);
-            }
-        }
+        // A request the engine batch refuses fails the callers of this batch: thrown out of here, it
+        // ended the dispatcher's thread and every caller, then and later, waited for ever.
         try {
+            for (CoalescedRequest r : f.requests) {
+                if (r.batch != null) {
+                    batch.addAll(r.batch);
+                } else {
+                    batch.add(r.kind, r.key, r.value);
+                }
+            }
             f.result.reset(batch.size());
             if (slots.length == 1) {
                 engine.execute(batch, f.result);  // awaited at once anyway: no handle to make

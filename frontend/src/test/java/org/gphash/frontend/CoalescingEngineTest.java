@@ -308,6 +308,71 @@ class CoalescingEngineTest {
         return writes;
     }
 
+    /**
+     * Where the engine's values have lengths of their own (a format 3 pool), the merged batch's result
+     * reaches the engine with its values packed, as the batch's are: a result of places of the value
+     * size cost a GPU engine's packed route a copy and a zero fill of a whole place per value read
+     * (docs/lab/2026-12-02-route-costs-and-the-jit.md); the CPU engine turns such a result over itself.
+     */
+    @Test
+    void theMergedResultLiesPackedWhereTheEnginesValuesHaveLengths() {
+        try (TestPools p = TestPools.create();
+             Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("p.pool")).keySize(8).valueSize(VALUE)
+                     .poolFormat(3).config())) {
+            assertTrue(cpu.valueLengths());
+            java.util.concurrent.atomic.AtomicInteger batches = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger unpackedResults = new java.util.concurrent.atomic.AtomicInteger();
+            Engine seeing = new ForwardingEngine(cpu) {
+                @Override
+                public boolean valueLengths() {
+                    return true;  // passed through, as the GPU engine's router does
+                }
+
+                @Override
+                public void execute(Batch batch, BatchResult result) {
+                    batches.incrementAndGet();
+                    if (result.valuesPacked() != batch.valuesPacked()) {
+                        unpackedResults.incrementAndGet();
+                    }
+                    super.execute(batch, result);
+                }
+            };
+            CoalescingEngine on = new CoalescingEngine(seeing, Coalescing.on(Duration.ZERO, 4096));
+            for (long k = 0; k < 20; k++) {
+                byte[] v = java.util.Arrays.copyOf(value(k, 1), (int) k);
+                assertEquals(Outcome.INSERTED, on.put(key(k), java.lang.foreign.MemorySegment.ofArray(v)));
+            }
+            java.lang.foreign.MemorySegment out = java.lang.foreign.MemorySegment.ofArray(new byte[VALUE]);
+            assertEquals(Outcome.FOUND, on.get(key(7), out));
+            assertArrayEquals(java.util.Arrays.copyOf(java.util.Arrays.copyOf(value(7, 1), 7), VALUE),
+                    out.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            assertTrue(batches.get() > 0, "the calls reached the engine as merged batches");
+            assertEquals(0, unpackedResults.get(), "merged results laid out as their batches");
+            on.close();
+        }
+    }
+
+    /**
+     * A request the merged batch refuses (here a value shorter than the value size, behind a wrapper
+     * that does not pass the engine's lengths through) fails its caller with the batch's reason, and
+     * the coalescer goes on serving: thrown on its thread, it ended the dispatcher and every caller
+     * after it waited for ever.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 30, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void aRequestTheBatchRefusesFailsItsCallerAndTheCoalescerGoesOn() {
+        try (TestPools p = TestPools.create();
+             Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("r.pool")).keySize(8).valueSize(VALUE)
+                     .poolFormat(3).config())) {
+            CoalescingEngine on = new CoalescingEngine(new ForwardingEngine(cpu) { }, Coalescing.on(Duration.ZERO, 4096));
+            IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> on.put(key(1), java.lang.foreign.MemorySegment.ofArray(new byte[3])));
+            assertTrue(refused.getMessage().contains("value must be"), refused.getMessage());
+            assertEquals(Outcome.INSERTED, on.put(key(2), java.lang.foreign.MemorySegment.ofArray(value(2, 1))));
+            on.close();
+        }
+    }
+
     @Test
     void onMergesSingleCallsEvenWhereTheEngineRunsThemInPlace() {
         try (TestPools p = TestPools.create();
