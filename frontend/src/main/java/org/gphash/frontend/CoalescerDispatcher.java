@@ -55,7 +55,8 @@ final class CoalescerDispatcher implements Runnable {
         // 16384 ran at a tenth of the CPU backend's rate: docs/lab/2026-12-02-route-costs-and-the-jit.md).
         boolean packed = engine.valueLengths();
         for (int i = 0; i < slots.length; i++) {
-            slots[i] = new InFlight(Batch.create(keySize, valueSize, 1024, packed), BatchResult.create(valueSize, 1024, packed));
+            slots[i] = new InFlight(Batch.create(keySize, valueSize, 1024, packed),
+                    BatchResult.create(valueSize, 1024, packed));
         }
     }
 

@@ -2,6 +2,7 @@ package org.gphash.frontend;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -364,9 +365,10 @@ class CoalescingEngineTest {
         try (TestPools p = TestPools.create();
              Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("r.pool")).keySize(8).valueSize(VALUE)
                      .poolFormat(3).config())) {
-            CoalescingEngine on = new CoalescingEngine(new ForwardingEngine(cpu) { }, Coalescing.on(Duration.ZERO, 4096));
-            IllegalArgumentException refused = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                    () -> on.put(key(1), java.lang.foreign.MemorySegment.ofArray(new byte[3])));
+            Engine notPassingLengths = new ForwardingEngine(cpu) { };
+            CoalescingEngine on = new CoalescingEngine(notPassingLengths, Coalescing.on(Duration.ZERO, 4096));
+            java.lang.foreign.MemorySegment shortValue = java.lang.foreign.MemorySegment.ofArray(new byte[3]);
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> on.put(key(1), shortValue));
             assertTrue(refused.getMessage().contains("value must be"), refused.getMessage());
             assertEquals(Outcome.INSERTED, on.put(key(2), java.lang.foreign.MemorySegment.ofArray(value(2, 1))));
             on.close();

@@ -113,7 +113,10 @@ public final class RouteCosts {
     private final AtomicLongArray remeasureEnds = new AtomicLongArray(2);
     /** Re-measures begun on the side not chosen: [0, 1] on the GPU (gets, writes), [2, 3] on the host. */
     private final AtomicLongArray remeasures = new AtomicLongArray(4);
-    /** Operations of each set of kinds ({@link #kindsOf}) the host ran whose times were not kept, {@link #WARM} once they count. */
+    /**
+     * Operations of each set of kinds ({@link #kindsOf}) the host ran whose times were not kept,
+     * {@link #WARM} once they count.
+     */
     private final AtomicLongArray hostWarmup = new AtomicLongArray(KIND_SETS);
     /** When the host ran its first batch of each set of kinds ({@link #UNSET} before). */
     private final AtomicLongArray hostWarmupFrom = new AtomicLongArray(KIND_SETS);
@@ -237,7 +240,10 @@ public final class RouteCosts {
         }
     }
 
-    /** Whether the host's batch of {@code n} operations of the set of kinds {@code k} ends its warm-up (a batch begun before its end is not timed). */
+    /**
+     * Whether the host's batch of {@code n} operations of the set of kinds {@code k} ends its warm-up (a
+     * batch begun before its end is not timed).
+     */
     private boolean warmedUp(int k, int n) {
         long now = clock.getAsLong();
         hostWarmupFrom.compareAndSet(k, UNSET, now);
