@@ -13,6 +13,7 @@
 #                   WL, default load,c,a; SWEEP, default 4096,65536) per entry BACKEND:VALUES, VALUES mixed
 #                   (--value-lengths mixed: 16 B-4 KiB on a format 3 pool) or 2 / 3 (128-byte values on a
 #                   pool of that format): host batches and single calls of values of any length;
+#                   YOPS: operations a workload (default 4m);
 #                   YCSB_OPTS: more JVM options for it (e.g. -Dgphash.bench.timeline=on: host and GPU stages)
 # Logs under $OUT (summary.txt last lines: the table); from the bundle of cuda/make-device-bundle.sh.
 set -uo pipefail
@@ -44,7 +45,7 @@ for e in ${YCSB:-}; do
     be=${e%%:*}; vl=${e#*:}
     if [[ "$vl" == mixed ]]; then opts=(--value-lengths mixed); jo=""; else opts=(); jo="-Dgphash.bench.poolFormat=$vl"; fi
     JAVA_OPTS="-Xmx48g $jo ${YCSB_OPTS:-}" timeout ${YCSBWATCH:-200} /tmp/bundle/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none \
-        --threads 16 --keys 4m --ops 4m --workloads ${WL:-load,c,a} --batch-sweep ${SWEEP:-4096,65536} --no-progress "${opts[@]}" \
+        --threads 16 --keys 4m --ops ${YOPS:-4m} --workloads ${WL:-load,c,a} --batch-sweep ${SWEEP:-4096,65536} --no-progress "${opts[@]}" \
         > $LOGS/ycsb-$be-$vl.log 2>&1
     echo "bench ycsb --backend $be, values $vl: rc=$? after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
     grep -E '^(\| |gphash|batch)' $LOGS/ycsb-$be-$vl.log | tail -14 | tee -a "$OUT/summary.txt"

@@ -57,8 +57,9 @@ import java.util.Objects;
  *
  * @param mode            AUTO (on for the GPU backend and for group commit), ON or OFF
  * @param linger          how long the first waiting call may wait for others (zero: not at all)
- * @param maxBatch        most operations merged into one batch (a caller's batch of more than half of it
- *                        runs directly: it would share its engine batch with little)
+ * @param maxBatch        most operations merged into one batch (a caller's batch of more than half of it,
+ *                        or of more than 2048 operations, runs directly: it would share its engine batch
+ *                        with little, and merged it waits for the others')
  * @param hostCacheBytes  bytes of the host read cache (0: none; {@link #AUTO_HOST_CACHE}: an eighth of the
  *                        JVM's maximum heap, at most 256 MiB)
  * @param adaptive        with a zero linger, wait briefly for the previous batch's callers to return

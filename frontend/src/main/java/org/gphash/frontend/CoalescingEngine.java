@@ -521,14 +521,25 @@ final class CoalescingEngine extends ForwardingEngine {
     }
 
     /**
-     * The largest caller's batch of writes merged with others: half an engine batch. A larger one
-     * could share its engine batch with little, and through the dispatcher it waits its turn and is
-     * copied in and out; run directly, it is pinned and run by its own thread. Under bench ycsb from
-     * 16 threads, merging won at batches of 512 writes and lost at 4096 and above.
+     * The largest caller's batch of writes merged with others: {@link #MERGES_UP_TO}, or half an engine
+     * batch where that is less (a larger one could share its engine batch with little).
      */
     private int mergesUpTo() {
-        return maxBatch / 2;
+        return Math.min(maxBatch / 2, MERGES_UP_TO);
     }
+
+    /**
+     * The largest caller's batch of writes merged with other callers' ({@link #mergesUpTo}). A larger
+     * one gains little from sharing a GPU round trip, and through the dispatcher it waits its turn,
+     * runs one engine batch at a time with the others and is copied in and out; run directly, the
+     * engine routes it by its own cost (the host, or the GPU with other threads' batches in flight).
+     * Bench ycsb's A from 16 threads, merged up to half of the default 65,536: 9.0 and 15.7 M ops/s at
+     * batches of 4096 and 16384 (128-byte values), 5.6 at 16384 with values of any length; merged up
+     * to 2048, 22.0, 48.1 and 15.2, the load and C no lower (docs/lab/2026-12-02-host-heads-and-merging.md).
+     * Smaller batches still merge: the DLRM replay's batches of writes from 16 threads (about 1,500
+     * operations each) took a third less time merged than direct.
+     */
+    static final int MERGES_UP_TO = 2048;
 
     /**
      * The engine behind the coalescer (for what only it offers, e.g. the GPU engine's device
