@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import org.gphash.Batch;
 import org.gphash.BatchResult;
 import org.gphash.Outcome;
+import org.gphash.PoolFullException;
 import org.gphash.spi.Engine;
 
 /**
@@ -17,13 +18,26 @@ public final class BatchRanges {
     private BatchRanges() {
     }
 
-    /** Runs operations {@code from} (inclusive) to {@code to} (exclusive) of {@code batch} on {@code engine}, into {@code result}'s places for them. */
+    /**
+     * Runs operations {@code from} (inclusive) to {@code to} (exclusive) of {@code batch} on
+     * {@code engine}, into {@code result}'s places for them; a {@link PoolFullException} part way
+     * carries {@code result}, the part's outcomes so far in place and NOT_APPLIED from where it stopped.
+     */
     public static void run(Engine engine, Batch batch, int from, int to, BatchResult result) {
         int m = to - from;
         boolean packed = batch.valuesPacked();
         Batch part = Batch.create(batch.keySize(), batch.valueSize(), m, packed).addRange(batch, from, to);
         BatchResult r = BatchResult.create(batch.valueSize(), m, packed);
-        engine.execute(part, r);
+        try {
+            engine.execute(part, r);
+        } catch (PoolFullException e) {
+            // The part's outcomes so far go to their places in the caller's result, whose operations
+            // after the part its reset left NOT_APPLIED: the exception then holds the whole batch's
+            // result, as its contract says, not the part's (whose positions the caller cannot map).
+            moveResults(r, m, result, from, batch.valueSize());
+            throw new PoolFullException(e.getMessage() + " (operations " + from + " to " + (to - 1) + " of a batch of "
+                    + result.size() + ", run as a batch of their own; the result is the whole batch's)", result, e);
+        }
         moveResults(r, m, result, from, batch.valueSize());
     }
 
