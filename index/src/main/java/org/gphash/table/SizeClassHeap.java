@@ -2,8 +2,11 @@ package org.gphash.table;
 
 import static org.gphash.table.HeapSegments.notABlock;
 
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -29,11 +32,13 @@ import org.gphash.format.ValueClasses;
  * only if no reservation is in it (the count goes from 0 to {@link #RETIRED} in one CAS; a reservation
  * that finds it retired, full or of another class gives itself back, and takes the segment back if it
  * was the last). A thread that needs a segment takes the lowest with room that no other thread takes
- * from, else a free one, else the lowest with room: two threads in one segment contended on its count
- * and bitmap words. With one lock for everything, the heap's pairs of a block taken and one freed fell
- * 4-6x at the second thread, where format 2's lost a seventh (`HeapBench`,
- * docs/lab/2026-11-29-format-3-plan.md); a lock per class would not have helped a fixed-size pool, whose
- * blocks are all of one class. Regions are added ({@link #addRegion}) only while no other method runs.
+ * from, else (a class of fewer than {@link #SHARED_BELOW} segments) the lowest with room, else a free
+ * one, else the lowest with room: two threads in one segment contended on its count and bitmap words,
+ * while threads kept apart in a class of a few segments held one partly filled each. With one lock
+ * for everything, the heap's pairs of a block taken and one freed fell 4-6x at the second thread,
+ * where format 2's lost a seventh (`HeapBench`, docs/lab/2026-11-29-format-3-plan.md); a lock per
+ * class would not have helped a fixed-size pool, whose blocks are all of one class. Regions are added
+ * ({@link #addRegion}) only while no other method runs.
  *
  * <p>This class holds the moves (the lock, the free segments, each thread's segment per class, the
  * takes and frees); {@link HeapSegments} holds the segments' state between two growths, where an
@@ -57,16 +62,43 @@ public final class SizeClassHeap {
     private final BitSet freeSegments = new BitSet();
     /**
      * Per thread, per class: the segment it takes that class's blocks from (-1: none yet), counted in
-     * the segment's {@code holders} (a thread that ends keeps its count there: the segment is then only
-     * passed over first, never refused). Each thread may so keep a segment per class with room in it.
+     * the segment's {@code holders} until the thread moves, or ends ({@link #forgetEndedTakers}). Each
+     * thread may so keep a segment per class with room in it.
      */
-    private final ThreadLocal<int[]> current = ThreadLocal.withInitial(() -> {
-        int[] c = new int[ValueClasses.COUNT];
-        Arrays.fill(c, -1);
-        return c;
-    });
+    private final ThreadLocal<int[]> current = ThreadLocal.withInitial(this::newTaker);
+    /** Every thread that has a {@link #current} array, with that array (under {@link #lock}). */
+    private final List<Taker> takers = new ArrayList<>();
+    /** When {@link #forgetEndedTakers} last looked (under {@link #lock}). */
+    private long takersLooked = System.nanoTime();
+
+    /** A thread that takes blocks, and its segment per class ({@link #current}). */
+    private record Taker(WeakReference<Thread> thread, int[] segments) {
+        boolean ended() {
+            Thread t = thread.get();
+            return t == null || !t.isAlive();
+        }
+    }
+
+    /**
+     * How often, at most, the locked search looks for threads that have ended: at every pass it cost a
+     * look at every thread that ever took a block (hundreds, from YCSB's client).
+     */
+    private static final long TAKERS_LOOK_NANOS = 10_000_000L;
     /** Segments held by classes (not free): what the heap takes of the pool. */
     private final AtomicLong heldSegments = new AtomicLong();
+    /** Segments each class of blocks of at most {@link #SMALL_BLOCK_MAX} holds (under {@link #lock}). */
+    private final int[] classSegments = new int[ValueClasses.COUNT];
+    /**
+     * A class that holds fewer segments than this (4 MiB) gives a thread that needs one a segment with
+     * room that another thread takes from, before a free one: kept apart, every thread held a segment
+     * partly filled of each class it wrote, and 16 threads writing values of some 45 classes held 1.46x
+     * the live bytes of 400,000 values (53 MB) after the load, 1.18x shared (`ValueLengthsBench 400000
+     * 10 16 mixed`, 16 cores; {@code SizeClassHeapTest}'s sixteen threads: 1.31x at worst kept apart,
+     * 1.20x shared). A larger class keeps threads apart, as before: there a thread's partly filled
+     * segment is at most a sixty-fourth of the class, and two threads in one segment contend on its
+     * count and bitmap words at every take (the class comment).
+     */
+    static final int SHARED_BELOW = 64;
 
     /**
      * Adds a region of the pool to the heap: {@code bytes} (a multiple of {@link #SEGMENT_BYTES}) from
@@ -134,10 +166,15 @@ public final class SizeClassHeap {
             from = t;
         }
         synchronized (lock) {
+            forgetEndedTakers(g);
             for (;;) {
                 // A segment no other thread takes from first: threads that shared one contended on its
-                // count and bitmap words (HeapBench, two threads at one size).
+                // count and bitmap words (HeapBench, two threads at one size); a small class's shared
+                // rather than a free one (SHARED_BELOW).
                 s = g.segmentWithRoom(valueClass, perSegment, true);
+                if (s < 0 && classSegments[valueClass] < SHARED_BELOW) {
+                    s = g.segmentWithRoom(valueClass, perSegment, false);
+                }
                 if (s < 0) {
                     s = freeSegmentCount(g) > keepSegments ? freeSegments.nextSetBit(0) : -1;
                     if (s >= 0) {
@@ -153,6 +190,47 @@ public final class SizeClassHeap {
                 }
             }
         }
+    }
+
+    /** {@link #current}'s first array for a thread, registered in {@link #takers}. */
+    private int[] newTaker() {
+        int[] c = new int[ValueClasses.COUNT];
+        Arrays.fill(c, -1);
+        synchronized (lock) {
+            takers.add(new Taker(new WeakReference<>(Thread.currentThread()), c));
+        }
+        return c;
+    }
+
+    /**
+     * Under the lock, every {@link #TAKERS_LOOK_NANOS} at most: gives up the segments of threads that
+     * have ended (nothing runs when a thread ends), which the holders' counts would otherwise keep from
+     * the unheld-first search for good, so that the heap took free segments beside them: a pool written
+     * by a new set of threads each round (one bench round after another, a pool of workers that renews
+     * itself) held 2.12x its live bytes at worst over ten rounds, 1.57x with this alone
+     * (`ValueLengthsBench 400000 10 16 mixed` on 2 cores). Off the takes' path: a check of a name per
+     * segment at every move (threads move at almost every take under updates) cost {@code HeapBench}'s
+     * pairs of 128-byte blocks from 16 threads 16.1 against 18.3 M/s, five runs each.
+     */
+    private void forgetEndedTakers(HeapSegments g) {
+        long now = System.nanoTime();
+        if (now - takersLooked < TAKERS_LOOK_NANOS) {
+            return;
+        }
+        takersLooked = now;
+        takers.removeIf(t -> {
+            if (!t.ended()) {
+                return false;
+            }
+            int[] mine = t.segments();
+            for (int c = 0; c < mine.length; c++) {
+                if (mine[c] >= 0 && mine[c] < g.count) {
+                    g.holders.decrementAndGet(mine[c]);
+                }
+                mine[c] = -1;
+            }
+            return true;
+        });
     }
 
     /** Segments of a class tried without the lock before a thread takes it to find or give one. */
@@ -199,6 +277,7 @@ public final class SizeClassHeap {
         g.owner.set(s, valueClass);
         g.reopen(s, 0);
         heldSegments.incrementAndGet();
+        classSegments[valueClass]++;
         g.setHint(valueClass, s);
     }
 
@@ -414,6 +493,7 @@ public final class SizeClassHeap {
                 g.clearHint(valueClass, s);
                 freeSegments.set(s);
                 heldSegments.decrementAndGet();
+                classSegments[valueClass]--;
             } else {
                 g.setHint(valueClass, s);
             }
