@@ -184,12 +184,7 @@ class SizeClassHeapTest {
                 }
             }));
         }
-        for (Thread t : all) {
-            t.join();
-        }
-        if (failure.get() != null) {
-            throw new AssertionError("a thread failed", failure.get());
-        }
+        joinAll(all, failure);
         assertEquals(inUse.get(), heap.usedBlockBytes());
         kept.add(new ArrayList<>(handedOver));
         for (List<long[]> blocks : kept) {
@@ -314,12 +309,7 @@ class SizeClassHeapTest {
                     }
                 }));
             }
-            for (Thread t : all) {
-                t.join();
-            }
-            if (failure.get() != null) {
-                throw new AssertionError("a thread failed", failure.get());
-            }
+            joinAll(all, failure);
             long liveBytes = 0;
             for (int v : length) {
                 liveBytes += v;
@@ -327,6 +317,16 @@ class SizeClassHeapTest {
             worst = Math.max(worst, (double) heap.heldBytes() / liveBytes);
         }
         assertTrue(worst <= 1.3, "heap held / live value bytes reached " + worst);
+    }
+
+    /** Waits for {@code all}; fails with the first failure a thread recorded. */
+    private static void joinAll(List<Thread> all, AtomicReference<Throwable> failure) throws InterruptedException {
+        for (Thread t : all) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a thread failed", failure.get());
+        }
     }
 
     /** Lognormal around 80 bytes (sigma 1), kept within 8 B to 4 KiB: the simulation's sizes. */
