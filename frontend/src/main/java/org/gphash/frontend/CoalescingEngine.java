@@ -537,7 +537,9 @@ final class CoalescingEngine extends ForwardingEngine {
      * batches of 4096 and 16384 (128-byte values), 5.6 at 16384 with values of any length; merged up
      * to 2048, 22.0, 48.1 and 15.2, the load and C no lower (docs/lab/2026-12-02-host-heads-and-merging.md).
      * Smaller batches still merge: the DLRM replay's batches of writes from 16 threads (about 1,500
-     * operations each) took a third less time merged than direct.
+     * operations each) took a third less time merged than direct. What the bound costs: bursts of
+     * larger parts started at once, such as the PageRank replay's 16 parts of 4096 (1.32x
+     * ConcurrentHashMap, 1.86x before; docs/lab/2026-12-02-heap-space-from-many-threads.md).
      */
     static final int MERGES_UP_TO = 2048;
 

@@ -2,11 +2,7 @@ package org.gphash.table;
 
 import static org.gphash.table.HeapSegments.notABlock;
 
-import java.lang.ref.WeakReference;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -40,9 +36,9 @@ import org.gphash.format.ValueClasses;
  * class would not have helped a fixed-size pool, whose blocks are all of one class. Regions are added
  * ({@link #addRegion}) only while no other method runs.
  *
- * <p>This class holds the moves (the lock, the free segments, each thread's segment per class, the
- * takes and frees); {@link HeapSegments} holds the segments' state between two growths, where an
- * offset falls, and the room hints a thread searches.
+ * <p>This class holds the moves (the lock, the free segments, the takes and frees); {@link HeapSegments}
+ * holds the segments' state between two growths, where an offset falls, and the room hints a thread
+ * searches; {@link SegmentTakers} each thread's segment per class, and the threads that have ended.
  */
 public final class SizeClassHeap {
 
@@ -60,30 +56,8 @@ public final class SizeClassHeap {
     private final Object lock = new Object();
     /** Free segments (under {@link #lock}). */
     private final BitSet freeSegments = new BitSet();
-    /**
-     * Per thread, per class: the segment it takes that class's blocks from (-1: none yet), counted in
-     * the segment's {@code holders} until the thread moves, or ends ({@link #forgetEndedTakers}). Each
-     * thread may so keep a segment per class with room in it.
-     */
-    private final ThreadLocal<int[]> current = ThreadLocal.withInitial(this::newTaker);
-    /** Every thread that has a {@link #current} array, with that array (under {@link #lock}). */
-    private final List<Taker> takers = new ArrayList<>();
-    /** When {@link #forgetEndedTakers} last looked (under {@link #lock}). */
-    private long takersLooked = System.nanoTime();
-
-    /** A thread that takes blocks, and its segment per class ({@link #current}). */
-    private record Taker(WeakReference<Thread> thread, int[] segments) {
-        boolean ended() {
-            Thread t = thread.get();
-            return t == null || !t.isAlive();
-        }
-    }
-
-    /**
-     * How often, at most, the locked search looks for threads that have ended: at every pass it cost a
-     * look at every thread that ever took a block (hundreds, from YCSB's client).
-     */
-    private static final long TAKERS_LOOK_NANOS = 10_000_000L;
+    /** Each thread's segment per class, and the threads that have them. */
+    private final SegmentTakers takers = new SegmentTakers();
     /** Segments held by classes (not free): what the heap takes of the pool. */
     private final AtomicLong heldSegments = new AtomicLong();
     /** Segments each class of blocks of at most {@link #SMALL_BLOCK_MAX} holds (under {@link #lock}). */
@@ -138,7 +112,7 @@ public final class SizeClassHeap {
         }
         HeapSegments g = seg;
         int perSegment = SEGMENT_BYTES / block;
-        int[] mine = current.get();
+        int[] mine = takers.mine();
         int s = mine[valueClass];
         if (s >= 0 && s < g.count) {
             long offset = claimIn(g, s, valueClass, block, perSegment);
@@ -166,7 +140,7 @@ public final class SizeClassHeap {
             from = t;
         }
         synchronized (lock) {
-            forgetEndedTakers(g);
+            takers.forgetEnded(g);
             for (;;) {
                 // A segment no other thread takes from first: threads that shared one contended on its
                 // count and bitmap words (HeapBench, two threads at one size); a small class's shared
@@ -190,47 +164,6 @@ public final class SizeClassHeap {
                 }
             }
         }
-    }
-
-    /** {@link #current}'s first array for a thread, registered in {@link #takers}. */
-    private int[] newTaker() {
-        int[] c = new int[ValueClasses.COUNT];
-        Arrays.fill(c, -1);
-        synchronized (lock) {
-            takers.add(new Taker(new WeakReference<>(Thread.currentThread()), c));
-        }
-        return c;
-    }
-
-    /**
-     * Under the lock, every {@link #TAKERS_LOOK_NANOS} at most: gives up the segments of threads that
-     * have ended (nothing runs when a thread ends), which the holders' counts would otherwise keep from
-     * the unheld-first search for good, so that the heap took free segments beside them: a pool written
-     * by a new set of threads each round (one bench round after another, a pool of workers that renews
-     * itself) held 2.12x its live bytes at worst over ten rounds, 1.57x with this alone
-     * (`ValueLengthsBench 400000 10 16 mixed` on 2 cores). Off the takes' path: a check of a name per
-     * segment at every move (threads move at almost every take under updates) cost {@code HeapBench}'s
-     * pairs of 128-byte blocks from 16 threads 16.1 against 18.3 M/s, five runs each.
-     */
-    private void forgetEndedTakers(HeapSegments g) {
-        long now = System.nanoTime();
-        if (now - takersLooked < TAKERS_LOOK_NANOS) {
-            return;
-        }
-        takersLooked = now;
-        takers.removeIf(t -> {
-            if (!t.ended()) {
-                return false;
-            }
-            int[] mine = t.segments();
-            for (int c = 0; c < mine.length; c++) {
-                if (mine[c] >= 0 && mine[c] < g.count) {
-                    g.holders.decrementAndGet(mine[c]);
-                }
-                mine[c] = -1;
-            }
-            return true;
-        });
     }
 
     /** Segments of a class tried without the lock before a thread takes it to find or give one. */
