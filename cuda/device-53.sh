@@ -15,6 +15,8 @@
 #                   pool of that format): host batches and single calls of values of any length;
 #                   YOPS: operations a workload (default 4m);
 #                   YCSB_OPTS: more JVM options for it (e.g. -Dgphash.bench.timeline=on: host and GPU stages)
+#                   THREAD_CPU=1: every thread's CPU time once a second (cuda/thread-cpu.sh); GC and
+#                   safepoints are logged always (jvm-*.log)
 # Logs under $OUT (summary.txt last lines: the table); from the bundle of cuda/make-device-bundle.sh.
 set -uo pipefail
 OUT="${OUT:-$PWD/device-out}"; mkdir -p "$OUT"
@@ -44,10 +46,14 @@ fi
 for e in ${YCSB:-}; do
     be=${e%%:*}; vl=${e#*:}
     if [[ "$vl" == mixed ]]; then opts=(--value-lengths mixed); jo=""; else opts=(); jo="-Dgphash.bench.poolFormat=$vl"; fi
-    JAVA_OPTS="-Xmx48g $jo ${YCSB_OPTS:-}" timeout ${YCSBWATCH:-200} /tmp/bundle/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none \
+    [[ -n "${THREAD_CPU:-}" ]] && { bash cuda/thread-cpu.sh $LOGS/threads-$be-$vl.txt & }
+    JAVA_OPTS="-Xmx48g $jo ${YCSB_OPTS:-} -Xlog:gc,safepoint:file=$LOGS/jvm-$be-$vl.log" timeout ${YCSBWATCH:-200} \
+        /tmp/bundle/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none \
         --threads 16 --keys 4m --ops ${YOPS:-4m} --workloads ${WL:-load,c,a} --batch-sweep ${SWEEP:-4096,65536} --no-progress "${opts[@]}" \
         > $LOGS/ycsb-$be-$vl.log 2>&1
     echo "bench ycsb --backend $be, values $vl: rc=$? after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
+    wait
+    grep -cE "Pause|Safepoint" $LOGS/jvm-$be-$vl.log | sed "s/^/  JVM pauses and safepoints logged: /" | tee -a "$OUT/summary.txt"
     grep -E '^(\| |gphash|batch)' $LOGS/ycsb-$be-$vl.log | tail -14 | tee -a "$OUT/summary.txt"
     cp $LOGS/ycsb-$be-$vl.log "$OUT/"
 done
@@ -62,4 +68,5 @@ for ((r = 1; r <= ${ROUNDS:-1}; r++)); do
     done
 done
 [[ -f $LOGS/table.txt ]] && cat $LOGS/table.txt | tee -a "$OUT/summary.txt"
+ls $LOGS/jvm-*.log $LOGS/threads-*.txt > /dev/null 2>&1 && tar czf "$OUT/jvm-and-threads.tgz" -C $LOGS $(cd $LOGS && ls jvm-*.log threads-*.txt 2>/dev/null)
 echo "took $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"

@@ -68,6 +68,18 @@ public final class HostStageTimes {
         PACKED_BACK,
         /** The packed route after the lock: outcomes and values read moved into the result (copies back apart). */
         PACKED_FINISH,
+        /**
+         * All of a batch on the host route ({@code HostOperations.run}): the lend's wait, the gate's
+         * waits and the time inside it, by every thread. Beside the bench's time per batch it says
+         * whether a host batch's time is spent in the route or before it.
+         */
+        HOST_ROUTE,
+        /** A host batch's waits at the closed gate while the pool stayed lent (a lock holder waiting for those inside, a heap growth). */
+        HOST_GATE_WAIT,
+        /** A host batch's time inside the gate: the CPU engine's code on the pool. */
+        HOST_IN_GATE,
+        /** Of {@link #HOST_IN_GATE}, that of batches which spent over {@code HostOperations.SLOW_IN_GATE_NANOS} inside. */
+        HOST_IN_GATE_SLOW,
         /** Under the lock before the batch's path starts: the context, the in-flight bound, the result's reset. */
         ENTRY,
         /** All of the path's execute, of which the stages above are parts. */
