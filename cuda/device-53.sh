@@ -15,7 +15,8 @@
 #                   pool of that format): host batches and single calls of values of any length;
 #                   YOPS: operations a workload (default 4m);
 #                   YCSB_OPTS: more JVM options for it (e.g. -Dgphash.bench.timeline=on: host and GPU stages);
-#                   YCSB_ARGS: more bench options (e.g. --warmup 4m)
+#                   YCSB_ARGS: more bench options (e.g. --warmup 4m); BUNDLE=/tmp/bundle-old: an earlier
+#                   build (OLD=DIR, cuda/device-unpack.sh)
 #                   THREAD_CPU=1: every thread's CPU time once a second (cuda/thread-cpu.sh); GC and
 #                   safepoints are logged always (jvm-*.log)
 # Logs under $OUT (summary.txt last lines: the table); from the bundle of cuda/make-device-bundle.sh.
@@ -51,7 +52,7 @@ for e in ${YCSB:-}; do
     # -Xms32g: with the default heap, young collections copied the bench's generated streams, 182 ms
     # within one 16M-operation phase of A (docs/lab/2026-12-02-host-route-timers-and-turns.md).
     JAVA_OPTS="-Xmx48g -Xms32g $jo ${YCSB_OPTS:-} -Xlog:gc,safepoint:file=$LOGS/jvm-$be-$vl.log" timeout ${YCSBWATCH:-200} \
-        /tmp/bundle/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none \
+        ${BUNDLE:-/tmp/bundle}/bin/run org.gphash.bench.YcsbBench --backend $be --baselines none \
         --threads 16 --keys 4m --ops ${YOPS:-4m} --workloads ${WL:-load,c,a} --batch-sweep ${SWEEP:-4096,65536} --no-progress "${opts[@]}" ${YCSB_ARGS:-} \
         > $LOGS/ycsb-$be-$vl.log 2>&1
     echo "bench ycsb --backend $be, values $vl: rc=$? after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
