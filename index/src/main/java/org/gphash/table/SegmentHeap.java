@@ -195,7 +195,7 @@ public final class SegmentHeap implements PoolHeap {
     @Override
     public long[] usedBits() {
         long[] bits = new long[bitmapWords()];
-        heap.forEachUsed((offset, c) -> {
+        heap.contents().forEachUsed((offset, c) -> {
             long n = unitNumber(offset);
             bits[(int) (n >>> 6)] |= 1L << n;
         });
@@ -215,7 +215,7 @@ public final class SegmentHeap implements PoolHeap {
     public byte[] segmentClasses() {
         long[] offsets = segmentOffsets();
         byte[] classes = new byte[offsets.length];
-        SizeClassHeap h = heap;
+        HeapContents h = heap.contents();
         for (int i = 0; i < offsets.length; i++) {
             classes[i] = (byte) h.classAt(offsets[i]);
         }
@@ -332,8 +332,9 @@ public final class SegmentHeap implements PoolHeap {
         long[] offsets = segmentOffsets();
         long blocks = (long) offsets.length * fullPerSegment;
         long[] bits = new long[(int) ((blocks + 63) >>> 6)];
+        HeapContents h = heap.contents();
         for (int i = 0; i < offsets.length; i++) {
-            heap.copyUsedBits(offsets[i], fullClass, bits, (long) i * fullPerSegment);
+            h.copyUsedBits(offsets[i], fullClass, bits, (long) i * fullPerSegment);
         }
         if ((blocks & 63) != 0) {
             bits[bits.length - 1] |= -1L << (blocks & 63);

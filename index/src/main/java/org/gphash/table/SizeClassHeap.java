@@ -372,48 +372,6 @@ public final class SizeClassHeap {
         return seg.count;
     }
 
-    /** Receives a block in use: its pool offset and class. */
-    @FunctionalInterface
-    public interface UsedBlockSink {
-        /** One block in use. */
-        void accept(long offset, int valueClass);
-    }
-
-    /** Gives {@code sink} every block in use, segment by segment. Operations drained (the close record's copy, a count). */
-    public void forEachUsed(UsedBlockSink sink) {
-        HeapSegments g = seg;
-        for (int s = 0; s < g.count; s++) {
-            int owner = g.owner.get(s);
-            if (owner < 0 || g.used.get(s) <= 0) {
-                continue;
-            }
-            int block = ValueClasses.blockBytes(owner);
-            if (block > SMALL_BLOCK_MAX) {
-                sink.accept(g.offset[s], owner);
-                continue;
-            }
-            AtomicLongArray b = g.bits.get(s);
-            int perSegment = SEGMENT_BYTES / block;
-            for (int i = 0; i < perSegment; i++) {
-                if ((b.get(i >>> 6) & (1L << i)) != 0) {
-                    sink.accept(g.offset[s] + (long) i * block, owner);
-                }
-            }
-        }
-    }
-
-    /** {@return the blocks in use, every class} Exact while no take or free runs. */
-    public long usedBlocks() {
-        HeapSegments g = seg;
-        long n = 0;
-        for (int s = 0; s < g.count; s++) {
-            if (g.owner.get(s) >= 0 && g.used.get(s) > 0) {
-                n += g.used.get(s);
-            }
-        }
-        return n;
-    }
-
     /**
      * Segment {@code s} had its last block freed: back to the pool, unless a reservation came in
      * first (then it stays its class's, with room).
@@ -556,84 +514,27 @@ public final class SizeClassHeap {
         }
     }
 
-    /**
-     * Sets bits {@code at .. at + perSegment - 1} of {@code out} where the segment at {@code offset}
-     * has its blocks of {@code valueClass} in use (none for a free segment). Operations drained.
-     */
-    public void copyUsedBits(long offset, int valueClass, long[] out, long at) {
-        HeapSegments g = seg;
-        int s = g.segmentOf(offset);
-        AtomicLongArray b = g.bits.get(s);
-        if (g.owner.get(s) != valueClass || b == null) {
-            return;
-        }
-        int perSegment = SEGMENT_BYTES / ValueClasses.blockBytes(valueClass);
-        for (int w = 0; w < b.length(); w++) {
-            for (long x = b.get(w); x != 0; x &= x - 1) {
-                int i = (w << 6) + Long.numberOfTrailingZeros(x);
-                if (i < perSegment) {
-                    long n = at + i;
-                    out[(int) (n >>> 6)] |= 1L << n;
-                }
-            }
-        }
-    }
-
-    /**
-     * Whether the block of {@code valueClass} at {@code offset} is in use (the close record's copy of
-     * the heap: operations drained). False for an offset that is no block of that class in use.
-     */
-    public boolean inUse(long offset, int valueClass) {
-        int block = ValueClasses.blockBytes(valueClass);
-        HeapSegments g = seg;
-        int s = g.segmentOf(offset);
-        if (g.owner.get(s) != valueClass) {
-            return false;
-        }
-        if (block > SMALL_BLOCK_MAX) {
-            return g.offset[s] == offset && g.used.get(s) > 0;
-        }
-        long within = offset - g.offset[s];
-        if (within % block != 0 || within / block >= SEGMENT_BYTES / block) {
-            return false;
-        }
-        int i = (int) (within / block);
-        AtomicLongArray b = g.bits.get(s);
-        return b != null && (b.get(i >>> 6) & (1L << i)) != 0;
-    }
-
-    /**
-     * {@return the class the segment at {@code offset} holds, -1 where it is free or inside a run of
-     * segments after its first} (the close record's copy: operations drained)
-     */
-    public int classAt(long offset) {
-        HeapSegments g = seg;
-        int owner = g.owner.get(g.segmentOf(offset));
-        return owner >= 0 ? owner : -1;
-    }
-
     /** {@return the bytes of the segments classes hold: what the heap takes of the pool now} */
     public long heldBytes() {
         return heldSegments.get() * SEGMENT_BYTES;
     }
 
     /**
-     * {@return the bytes of the blocks in use, headers included} Summed over the segments' counts (a
-     * figure every take and free kept up to date cost two atomic operations a pair, a seventh of a
-     * thread's time in {@code HeapBench}); for diagnostics and tests, not a hot path. Exact while no
-     * take or free runs.
+     * {@return what the heap holds now, read segment by segment} For the close record's copy and for
+     * counts: exact while no take or free runs.
      */
+    HeapContents contents() {
+        return new HeapContents(seg);
+    }
+
+    /** {@return the blocks in use, every class} Exact while no take or free runs. */
+    public long usedBlocks() {
+        return contents().usedBlocks();
+    }
+
+    /** {@return the bytes of the blocks in use, headers included} Exact while no take or free runs ({@link HeapContents#usedBlockBytes}). */
     public long usedBlockBytes() {
-        HeapSegments g = seg;
-        long bytes = 0;
-        for (int s = 0; s < g.count; s++) {
-            int owner = g.owner.get(s);
-            int used = g.used.get(s);
-            if (owner >= 0 && used > 0) {
-                bytes += (long) used * ValueClasses.blockBytes(owner);
-            }
-        }
-        return bytes;
+        return contents().usedBlockBytes();
     }
 
     /** {@return the bytes of all regions} */
