@@ -502,7 +502,6 @@ final class HostOperations {
                 }
                 lent = true;
                 lends.increment();
-                costs.turned(true, System.nanoTime() - locked);
             } finally {
                 engine.openHostReadsIfIdle();
                 engine.times.add(HostStageTimes.Stage.LEND, System.nanoTime() - locked);
@@ -520,7 +519,6 @@ final class HostOperations {
         // Writes mark buckets only while lent (inside the gate, which is closed now): a pool not lent
         // since the last take-back has nothing to refresh, and every GPU batch comes here, so the set,
         // whose drain scans a word per 4096 buckets, is not looked at then.
-        long turn = -1;  // a turn's time: only where host writes held the pool
         if (lent) {
             long t0 = System.nanoTime();
             lent = false;
@@ -532,20 +530,14 @@ final class HostOperations {
                         engine.cache.get().params());
                 refreshedBuckets.add(n);
             }
-            turn = System.nanoTime() - t0;
-            engine.times.add(HostStageTimes.Stage.TAKE_BACK_REFRESH, turn);
+            engine.times.add(HostStageTimes.Stage.TAKE_BACK_REFRESH, System.nanoTime() - t0);
         }
         if (heap && heapOnHost) {
             long t0 = System.nanoTime();
             engine.pool.reclaimRetired();
             engine.path.heapToDevice();
             heapOnHost = false;
-            long took = System.nanoTime() - t0;
-            engine.times.add(HostStageTimes.Stage.TAKE_BACK_HEAP, took);
-            turn = turn < 0 ? -1 : turn + took;
-        }
-        if (turn >= 0) {
-            costs.turned(false, turn);
+            engine.times.add(HostStageTimes.Stage.TAKE_BACK_HEAP, System.nanoTime() - t0);
         }
     }
 

@@ -35,19 +35,6 @@ import org.gphash.OpKind;
  * one brings batches to its side, whose figures then follow the truth batch by batch; a high one lasts
  * until the next re-measure.
  *
- * <p><b>Turns of the pool.</b> Host writes run only while the GPU has lent the pool to the host, and
- * the GPU's next batch takes it back, so a batch on the side that does not hold the pool costs a turn:
- * a lend (the GPU's work drained, the heap's free space fetched) or a take-back (the buckets host
- * writes changed copied to the GPU), during which the other side's callers wait, and the turn back
- * after it. Neither side's figure counts that (the host's by design: its time inside the gate only;
- * the GPU's only for the one caller that took the pool back). Where the two sides cost about
- * the same, batches then alternated between them: the PageRank replay's 16 parts of 4096 writes, some
- * on the host and some on the GPU, took 114 lends and 12.95 ms a batch, where ConcurrentHashMap took
- * 1.57 (issue 57; docs/lab/2026-12-02-heap-space-from-many-threads.md). So a batch goes to the side
- * not holding the pool only where it is cheaper there by {@link #TURNS_PER_SWITCH} turns, as measured
- * ({@link #turned}); a batch of gets on the host needs no lend (host reads run between the GPU's
- * batches), so only a GPU batch of gets pays for one.
- *
  * <p>Updated by every thread without a lock: a lost update only slows an average's convergence.
  */
 public final class RouteCosts {
@@ -92,8 +79,6 @@ public final class RouteCosts {
     static final int REMEASURE_BATCHES = 3;
     /** At most this share's inverse of the time goes to batches run on the side not chosen ({@link #remeasureInterval}). */
     static final int REMEASURE_COST_RATIO = 100;
-    /** Turns a batch on the side not holding the pool costs: the one to that side, and the one back ({@link #turned}). */
-    static final int TURNS_PER_SWITCH = 2;
     /** The fastest GPU batch, before one is measured: about one launch and a copy each way. */
     static final double GPU_FLOOR_GUESS_NANOS = 20_000;
     /** A new figure counts as at most this many times the average, or as little as its inverse ({@link #average}). */
@@ -135,11 +120,6 @@ public final class RouteCosts {
     private final AtomicLongArray hostWarmup = new AtomicLongArray(KIND_SETS);
     /** When the host ran its first batch of each set of kinds ({@link #UNSET} before). */
     private final AtomicLongArray hostWarmupFrom = new AtomicLongArray(KIND_SETS);
-    /** Whether the pool is lent to host writes now ({@link #turned}); the GPU holds it at open. */
-    private volatile boolean poolOnHost;
-    /** A turn of the pool's wall time, averaged ({@link #turned}): [0], and when it was last averaged. */
-    private final AtomicLongArray turnNanos = filled(1);
-    private final AtomicLongArray turnAveraged = new AtomicLongArray(1);
     private final long hostWarmupOps;
     private final long hostWarmupNanos;
     private final LongSupplier clock;
@@ -275,31 +255,6 @@ public final class RouteCosts {
         return false;
     }
 
-    /**
-     * The pool changed hands, taking {@code nanos} of wall time: lent to host writes ({@code toHost}:
-     * from the lend's lock to the pool lent, the GPU's work in flight drained) or taken back by the GPU
-     * (the buckets host writes changed copied, the heap's free space given back). Every later choice
-     * counts the turn against the side that does not hold the pool ({@link #onHost}). A negative
-     * {@code nanos} records the new holder alone.
-     */
-    public void turned(boolean toHost, long nanos) {
-        poolOnHost = toHost;
-        if (nanos >= 0) {
-            average(turnNanos, turnAveraged, 0, nanos);
-        }
-    }
-
-    /** {@return whether the pool is lent to host writes now, as the last {@link #turned} said} */
-    public boolean poolOnHost() {
-        return poolOnHost;
-    }
-
-    /** {@return what a batch on the side not holding the pool costs beside its own time: {@link #TURNS_PER_SWITCH} turns, 0 before one was measured} */
-    public double switchNanos() {
-        double t = at(turnNanos, 0);
-        return Double.isNaN(t) ? 0 : TURNS_PER_SWITCH * t;
-    }
-
     /** A batch of {@code n} operations ({@code writes}: some of them write) ran on the GPU in {@code nanos}, as its caller saw it. */
     public void gpuRan(int n, boolean writes, long nanos) {
         if (n <= 0) {
@@ -391,10 +346,7 @@ public final class RouteCosts {
         return Double.isNaN(otherNanos) ? REMEASURE_NANOS : Math.max(REMEASURE_NANOS, (long) (otherNanos * REMEASURE_COST_RATIO));
     }
 
-    /**
-     * Whether a batch of {@code n} operations ({@code writes}: some of them write) is cheaper on the
-     * host, a switch of the pool's holder counted against the side that does not hold it ({@link #turned}).
-     */
+    /** Whether a batch of {@code n} operations ({@code writes}: some of them write) is cheaper on the host. */
     public boolean onHost(int n, boolean writes) {
         double host = hostEstimate(n, writes);
         if (Double.isNaN(host)) {
@@ -402,21 +354,18 @@ public final class RouteCosts {
         }
         int c = sizeClass(n);
         double gpu = at(gpuPerBatch, gpuIndex(c, writes));
-        if (Double.isNaN(gpu)) {
-            gpu = GPU_FLOOR_GUESS_NANOS;
-            for (int k = c - 1; k >= 0; k--) {
-                double g = at(gpuPerBatch, gpuIndex(k, writes));
-                if (!Double.isNaN(g)) {
-                    gpu = g;
-                    break;
-                }
+        if (!Double.isNaN(gpu)) {
+            return host <= gpu;
+        }
+        double below = GPU_FLOOR_GUESS_NANOS;
+        for (int k = c - 1; k >= 0; k--) {
+            double g = at(gpuPerBatch, gpuIndex(k, writes));
+            if (!Double.isNaN(g)) {
+                below = g;
+                break;
             }
         }
-        double turn = switchNanos();
-        if (poolOnHost) {
-            return host <= gpu + turn;
-        }
-        return writes ? host + turn <= gpu : host <= gpu;
+        return host <= below;
     }
 
     @Override
@@ -432,8 +381,6 @@ public final class RouteCosts {
                 }
             }
         }
-        s.append("; pool with the ").append(poolOnHost ? "host" : "GPU").append(", a turn ").append(Math.round(switchNanos()
-                / TURNS_PER_SWITCH));
         s.append("; re-measured on the GPU: gets ").append(remeasures.get(0)).append(", writing ").append(remeasures.get(1))
                 .append(", on the host: gets ").append(remeasures.get(2)).append(", writing ").append(remeasures.get(3));
         return s.toString();

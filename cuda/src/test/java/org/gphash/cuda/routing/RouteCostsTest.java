@@ -44,39 +44,6 @@ class RouteCostsTest {
         }
     }
 
-    /**
-     * Once a turn of the pool is measured, a batch goes to the side not holding the pool only where it
-     * is cheaper there by two turns; a batch of gets on the host needs no turn (host reads run between
-     * the GPU's batches), so only the GPU pays one for gets.
-     */
-    @Property(tries = 1000)
-    void aBatchLeavesTheSideHoldingThePoolOnlyWhereTheOtherIsCheaperByTwoTurns(
-            @ForAll @IntRange(min = 1, max = 1 << 18) int n, @ForAll @LongRange(min = 1, max = 20_000) long hostPerOp,
-            @ForAll @LongRange(min = 1_000, max = 50_000_000) long gpu, @ForAll @LongRange(min = 0, max = 20_000_000) long turn,
-            @ForAll boolean lentToHost, @ForAll boolean writes) {
-        RouteCosts c = new RouteCosts(() -> 0);
-        c.hostRan(1000, writes, 1000 * hostPerOp);
-        c.gpuRan(n, writes, gpu);
-        c.turned(lentToHost, turn);
-        double host = (double) hostPerOp * n;
-        boolean expected = lentToHost ? host <= gpu + 2.0 * turn : writes ? host + 2.0 * turn <= gpu : host <= gpu;
-        assertEquals(expected, c.onHost(n, writes), "n " + n + ", host " + hostPerOp + " ns/op, GPU " + gpu + ", turn " + turn
-                + ", lent " + lentToHost + ", writes " + writes);
-        assertEquals(lentToHost, c.poolOnHost());
-    }
-
-    /** Until a turn is measured the choice is the two figures' alone, whoever holds the pool. */
-    @Property(tries = 300)
-    void beforeATurnIsMeasuredTheHolderDoesNotMatter(@ForAll @IntRange(min = 1, max = 1 << 18) int n,
-                                                     @ForAll @LongRange(min = 1, max = 20_000) long hostPerOp,
-                                                     @ForAll @LongRange(min = 1_000, max = 50_000_000) long gpu,
-                                                     @ForAll boolean lentToHost) {
-        RouteCosts c = measured(hostPerOp, n, gpu);
-        c.turned(lentToHost, -1);  // the holder changed, its time not known
-        assertEquals(0, c.switchNanos());
-        assertEquals((double) hostPerOp * n <= gpu, c.onHost(n, true));
-    }
-
     /** One figure, however far off (a stalled thread), moves an average by at most 3/16 of it; a lasting change is followed. */
     @Property(tries = 300)
     void oneOutlyingFigureMovesAnAverageLittleALastingChangeIsFollowed(@ForAll @LongRange(min = 100, max = 100_000) long perOp,
