@@ -46,7 +46,16 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
     static final long DEFAULT_MICRO_OPS = 16L << 20;
     static final long DEFAULT_MACRO_OPS = 64L << 20;
     static final int DEFAULT_BATCH = 1 << 12;
-    static final long DEFAULT_WARMUP_KEYS = 100_000;
+    /**
+     * Keys of the default warm-up, which runs each workload a {@code keys / warmupKeys}th of its length:
+     * 4M, the whole run up to 4M keys. Warmed on 100k keys (some 100,000 operations a workload), the JIT
+     * had not compiled the workloads' code when the measured run began, and threw away the code compiled
+     * for the load's inserts in the middle of YCSB A at batches of 64, its 16 threads interpreted until it
+     * was compiled again: A ran 8.0-16.4 M ops/s on the GPU backend in six runs of one build and
+     * 12.3-17.0 on the CPU backend; warmed on the whole run, 17.6-18.1 and 18.1-18.7
+     * (docs/lab/2026-12-02-host-route-timers-and-turns.md).
+     */
+    static final long DEFAULT_WARMUP_KEYS = 4L << 20;
 
     /** The command line ({@link Cli}: picocli). */
     @Command(versionProvider = ToolVersion.class, name = "./gphash bench ycsb", sortOptions = false, usageHelpAutoWidth = false,
@@ -107,7 +116,8 @@ public record BenchOptions(long keys, long microOps, long macroOps, List<Workloa
                 + "of MANIFEST (gphash node ...) instead of a pool of its own: it is EMPTIED before every workload")
         Path cluster;
         @Option(names = "--warmup", paramLabel = "N", description = {"keys of an unmeasured warm-up run of every system "
-                + "first, at the first batch size, raised to two batches per thread of each workload (0: none); default 100k"})
+                + "first, at the first batch size, raised to two batches per thread of each workload (0: none); default 4m: the "
+                + "whole run up to 4m keys, so that the JIT has compiled every workload's code before the measured run"})
         long warmup = DEFAULT_WARMUP_KEYS;
         @Option(names = "--no-progress", description = "no progress bar")
         boolean noProgress;
