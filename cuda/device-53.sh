@@ -17,7 +17,7 @@
 #                   YCSB_OPTS: more JVM options for it (e.g. -Dgphash.bench.timeline=on: host and GPU stages);
 #                   YCSB_ARGS: more bench options (e.g. --warmup 4m); BUNDLE=/tmp/bundle-old: an earlier
 #                   build (OLD=DIR, cuda/device-unpack.sh)
-#                   THREAD_CPU=1: every thread's CPU time once a second (cuda/thread-cpu.sh); GC and
+#                   THREAD_CPU=1: every thread's CPU time twice a second (cuda/thread-cpu.sh); GC and
 #                   safepoints are logged always (jvm-*.log)
 # Logs under $OUT (summary.txt last lines: the table); from the bundle of cuda/make-device-bundle.sh.
 set -uo pipefail
