@@ -47,7 +47,9 @@ if [[ -n "${CRASH:-}" ]]; then
 fi
 for e in ${YCSB:-}; do
     be=${e%%:*}; vl=${e#*:}
-    if [[ "$vl" == mixed ]]; then opts=(--value-lengths mixed); jo=""; else opts=(); jo="-Dgphash.bench.poolFormat=$vl"; fi
+    # an earlier build's logs apart from this one's
+    [[ -n "${BUNDLE:-}" ]] && vl="$vl-${BUNDLE##*/}"
+    if [[ "$vl" == mixed* ]]; then opts=(--value-lengths mixed); jo=""; else opts=(); jo="-Dgphash.bench.poolFormat=${vl%%-*}"; fi
     [[ -n "${THREAD_CPU:-}" ]] && { bash cuda/thread-cpu.sh $LOGS/threads-$be-$vl.txt & }
     # -Xms32g: with the default heap, young collections copied the bench's generated streams, 182 ms
     # within one 16M-operation phase of A (docs/lab/2026-12-02-host-route-timers-and-turns.md).

@@ -87,9 +87,12 @@ if [[ "${REPLAY:-0}" == 1 ]]; then
     # backend's replay alone. Each replay's whole log (its batch kinds, the host's stage times) to $OUT.
     T=/dev/shm/replay57; mkdir -p $T
     # Generating PageRank's trace (scale 20) took over 120 s on a cold machine (2026-12-02): TRACE_WATCH.
-    timeout ${TRACE_WATCH:-300} /tmp/bundle/bin/run org.gphash.bench.TraceMain dlrm --updates --out $T/dlrm.trace > $LOGS/trace-dlrm.log 2>&1
+    # The two traces side by side (each uses a few cores): about 112 s together on a cold H200 machine.
+    timeout ${TRACE_WATCH:-300} /tmp/bundle/bin/run org.gphash.bench.TraceMain dlrm --updates --out $T/dlrm.trace > $LOGS/trace-dlrm.log 2>&1 &
     [[ " ${REPLAY_TRACES:-dlrm pr} " == *" pr "* ]] && timeout ${TRACE_WATCH:-300} /tmp/bundle/bin/run org.gphash.bench.TraceMain pagerank \
         --scale 20 --block 65536 --out $T/pr.trace > $LOGS/trace-pr.log 2>&1
+    wait
+    echo "traces written after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/summary.txt"
     variants=("")
     [[ "${REPLAY_GPUONLY:-1}" == 1 ]] && variants+=(-Dgphash.gpuTuning=hostBatchesMax=0)
     # REPLAY_VARIANTS: JVM options of each GPU-backend replay instead, space-separated ('_' for none).
@@ -100,11 +103,16 @@ if [[ "${REPLAY:-0}" == 1 ]]; then
             vi=0
             for opts in "${variants[@]}"; do
                 vi=$((vi + 1))
-                name=$t-t$th-v$vi${opts:+-${opts##*[.=]}}
-                JAVA_OPTS="-Xmx48g $opts" timeout 150 /tmp/bundle/bin/run org.gphash.bench.Replay $T/$t.trace --backend gpu \
-                    --baselines ${REPLAY_BASELINES:-cpu-assisted,chm} $([[ $th != 0 ]] && echo --threads $th) --no-progress \
-                    > $OUT/replay-$name.log 2>&1
-                { echo "== $name"; grep -E '^(gphash|cpu-assisted|chm|  [a-z]+ +gphash)' $OUT/replay-$name.log; } | tee -a "$OUT/replay.txt"
+                # REPLAY_BUNDLES="/tmp/bundle /tmp/bundle-old": this build, then an earlier one (OLD=DIR).
+                for b in ${REPLAY_BUNDLES:-/tmp/bundle}; do
+                    name=$t-t$th-v$vi${opts:+-${opts##*[.=]}}-${b##*/}; name=${name//\//_}
+                    # -Xms32g: collections of the default heap's growth took hundreds of ms inside runs
+                    # (docs/lab/2026-12-02-host-route-timers-and-turns.md).
+                    JAVA_OPTS="-Xmx48g -Xms32g $opts" timeout 150 $b/bin/run org.gphash.bench.Replay $T/$t.trace --backend gpu \
+                        --baselines ${REPLAY_BASELINES:-cpu-assisted,chm} $([[ $th != 0 ]] && echo --threads $th) --no-progress \
+                        > $OUT/replay-$name.log 2>&1
+                    { echo "== $name after $(( $(date +%s) - t0 )) s"; grep -E '^(gphash|cpu-assisted|chm|  [a-z]+ +gphash)' $OUT/replay-$name.log; } | tee -a "$OUT/replay.txt"
+                done
             done
         done
         if [[ "${REPLAY_JFR:-0}" == 1 ]]; then

@@ -300,6 +300,84 @@ class CoalescingEngineTest {
         }
     }
 
+    /**
+     * AUTO merges callers' writing batches over {@code MERGES_UP_TO} only when they come in a burst
+     * ({@link WritingBursts}): eight callers' batches of 3000 started together, over an engine that
+     * would run them on the GPU, reach it merged with a window that calls every arrival after the
+     * fourth a burst, and each on its own with one that calls none; every outcome right in both.
+     */
+    @Test
+    void autoMergesLargeWritingBatchesOnlyInABurst() throws Exception {
+        for (boolean burst : new boolean[] {true, false}) {
+            try (TestPools p = TestPools.create();
+                 Engine cpu = org.gphash.index.CpuEngine.create(GPHashIndex.builder(p.pool("l.pool")).keySize(8)
+                         .valueSize(VALUE).initialCapacity(1 << 16).config())) {
+                List<Integer> sizes = java.util.Collections.synchronizedList(new ArrayList<>());
+                Engine engine = new ForwardingEngine(cpu) {
+                    @Override
+                    public boolean runsSingleCallsInPlace() {
+                        return true;
+                    }
+
+                    @Override
+                    public boolean runsBatchInPlace(Batch batch) {
+                        return false;
+                    }
+
+                    @Override
+                    public void execute(Batch batch, BatchResult result) {
+                        sizes.add(batch.size());
+                        try {
+                            Thread.sleep(20);  // a GPU round trip, long enough for the others to arrive
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        super.execute(batch, result);
+                    }
+                };
+                CoalescingEngine auto = new CoalescingEngine(engine, Coalescing.AUTO, p.pool("l.pool"),
+                        new WritingBursts(burst ? Long.MAX_VALUE / 4 : -1));
+                int callers = 8;
+                int each = 3000;
+                assertTrue(each > CoalescingEngine.MERGES_UP_TO);
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(callers);
+                List<CompletableFuture<BatchResult>> done = new ArrayList<>();
+                for (int c = 0; c < callers; c++) {
+                    long from = (long) c * each;
+                    done.add(CompletableFuture.supplyAsync(() -> {
+                        Batch b = Batch.create(8, VALUE, each);
+                        for (long k = from; k < from + each; k++) {
+                            b.put(key(k).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), value(k, 1));
+                        }
+                        BatchResult r = new BatchResult(VALUE, each);
+                        try {
+                            start.await();
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                        auto.execute(b, r);
+                        return r;
+                    }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()));
+                }
+                for (CompletableFuture<BatchResult> f : done) {
+                    BatchResult r = f.get();
+                    for (int i = 0; i < each; i++) {
+                        assertEquals(Outcome.INSERTED, r.outcome(i));
+                    }
+                }
+                assertEquals(callers * each, sizes.stream().mapToInt(Integer::intValue).sum());
+                if (burst) {
+                    assertTrue(auto.coalescerStats().batches() > 0 && sizes.stream().anyMatch(n -> n > each),
+                            "a burst's batches merged: " + sizes);
+                } else {
+                    assertEquals(0, auto.coalescerStats().batches(), "no burst, no merged batch: " + sizes);
+                    assertTrue(sizes.stream().allMatch(n -> n == each), "each on its own: " + sizes);
+                }
+                auto.close();
+            }
+        }
+    }
+
     /** Ten puts of keys {@code from..from+9}, values of {@code round}. */
     private static Batch puts(long from, int round) {
         Batch writes = Batch.create(8, VALUE, 10);
