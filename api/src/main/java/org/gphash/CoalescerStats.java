@@ -10,12 +10,9 @@ package org.gphash;
  * @param getsRunAtOnce   gets that ran at once alongside other calls instead of in a batch (see
  *                        {@link org.gphash.spi.Engine#getAlongside}): those that missed the host
  *                        cache, and those that did not ask it (no write came lately)
- * @param largeWritingBatches callers' writing batches too large to merge unless they come in a burst
- *                        of such batches (parts of one batch run by several threads at once)
- * @param inBursts        of them, those that came in a burst
  */
 public record CoalescerStats(long batches, long operations, long hostCacheHits, long hostCacheMisses,
-                             long getsRunAtOnce, long largeWritingBatches, long inBursts) {
+                             long getsRunAtOnce) {
     /** {@return operations per batch (0 before the first)} */
     public double meanBatchSize() {
         return batches == 0 ? 0 : (double) operations / batches;

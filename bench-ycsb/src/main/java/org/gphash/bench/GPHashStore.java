@@ -181,8 +181,7 @@ public class GPHashStore implements StoreUnderTest {
             }
         });
         index.coalescerStats().ifPresent(c -> System.err.printf(Locale.ROOT, "  %s since open: coalescer ran %d batches of %d "
-                + "operations; large writing batches %d, in a burst %d%n", name(), c.batches(), c.operations(),
-                c.largeWritingBatches(), c.inBursts()));
+                + "operations%n", name(), c.batches(), c.operations()));
         IndexStats s = index.stats();
         // The cache hit rate comes with BktCache (GPU engine); IndexStats has no such figure yet.
         return new Figures(s.loadFactor(), Double.NaN);

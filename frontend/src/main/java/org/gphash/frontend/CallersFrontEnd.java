@@ -74,7 +74,7 @@ final class CallersFrontEnd implements FrontEnd {
         }
         CoalescingEngine.Stats s = coalescer.coalescerStats();
         return Optional.of(new CoalescerStats(s.batches(), s.operations(), s.hostCacheHits(),
-                s.hostCacheMisses(), s.getsRunAtOnce(), s.largeWritingBatches(), s.inBursts()));
+                s.hostCacheMisses(), s.getsRunAtOnce()));
     }
 
     @Override

@@ -67,8 +67,6 @@ final class CoalescingEngine extends ForwardingEngine {
     private volatile boolean closed;
     private final long spinNanos;
     private final AtomicInteger spinners = new AtomicInteger();
-    /** Arrivals of writing batches over {@link #mergesUpTo}: merged only in a burst. */
-    private final WritingBursts bursts;
     /** Callers' batches that may be merged, in {@link #mergeOrRunAlone} now. */
     private final AtomicInteger batchCallers = new AtomicInteger();
     /** Hot keys' values on the host, or null. */
@@ -102,13 +100,8 @@ final class CoalescingEngine extends ForwardingEngine {
     }
 
     CoalescingEngine(Engine engine, Coalescing config, Path pool) {
-        this(engine, config, pool, new WritingBursts());
-    }
-
-    CoalescingEngine(Engine engine, Coalescing config, Path pool, WritingBursts bursts) {
         super(engine);
         this.pool = pool;
-        this.bursts = bursts;
         // AUTO only: ON asks for single calls merged whatever the engine.
         this.singlesInPlace = config.mode() == Coalescing.Mode.AUTO && engine.runsSingleCallsInPlace();
         this.valueLengths = engine.valueLengths();
@@ -127,13 +120,12 @@ final class CoalescingEngine extends ForwardingEngine {
     }
 
     /** What the coalescer did so far. */
-    record Stats(long batches, long operations, long hostCacheHits, long hostCacheMisses, long getsRunAtOnce,
-                 long largeWritingBatches, long inBursts) {
+    record Stats(long batches, long operations, long hostCacheHits, long hostCacheMisses, long getsRunAtOnce) {
     }
 
     Stats coalescerStats() {
         return new Stats(dispatcher.batches(), dispatcher.operations(), hostCache == null ? 0 : hostCache.hits(),
-                hostCache == null ? 0 : hostCache.misses(), getsRunAtOnce.sum(), bursts.arrivals(), bursts.inBursts());
+                hostCache == null ? 0 : hostCache.misses(), getsRunAtOnce.sum());
     }
 
     /** Queues an operation; the future completes when its batch has run. Key and value are copied now. */
@@ -441,11 +433,10 @@ final class CoalescingEngine extends ForwardingEngine {
 
     /**
      * A caller's batch: merged with the other waiting calls and batches into one engine batch when it
-     * writes and holds at most {@link #MERGES_UP_TO}, or half of {@code maxBatch} in a burst (several
-     * client threads with batches of hundreds then share one GPU round trip; a batch's operations stay
-     * together and in order, and
+     * writes and holds at most half of {@code maxBatch} (several client threads with batches of
+     * hundreds then share one GPU round trip; a batch's operations stay together and in order, and
      * batches of different callers were concurrent, so any order between them is one they could have
-     * had), else run directly, after this thread's queued operations ({@link #mayMerge}). A batch of
+     * had), else run directly, after this thread's queued operations ({@link #mergesUpTo}). A batch of
      * gets always runs directly: the GPU engine runs such batches of several threads side by side, up
      * to 4096 in one launch each, where merged they queue behind one dispatcher for the pipeline
      * (several times faster direct, from 16 threads under bench ycsb). So does a batch the engine
@@ -481,7 +472,7 @@ final class CoalescingEngine extends ForwardingEngine {
         try {
             if (batch.size() == 0 || closed) {
                 engine.execute(batch, result);
-            } else if (gets || !mayMerge(batch)) {
+            } else if (gets || batch.size() > mergesUpTo() || singlesInPlace && engine.runsBatchInPlace(batch)) {
                 afterOwnQueued();
                 engine.execute(batch, result);
             } else if (singlesInPlace) {
@@ -530,26 +521,6 @@ final class CoalescingEngine extends ForwardingEngine {
     }
 
     /**
-     * Whether a caller's writing batch may be merged with others: not where the engine would run it on
-     * the host now, nor where it holds over half an engine batch; over {@link #mergesUpTo} only when it
-     * comes in a burst of such batches ({@link WritingBursts}: parts of one batch started together gain
-     * from one GPU round trip, steady streams of large batches run faster apart).
-     */
-    private boolean mayMerge(Batch batch) {
-        int size = batch.size();
-        boolean large = size > mergesUpTo();
-        if (large) {
-            // Every large arrival counts towards a burst, whichever way it then goes. A burst's parts
-            // merge wherever each alone would run: the engine prices a part on its own, not the one
-            // GPU batch they make together (the PageRank replay's read-modify-writes of 65,536: 1.1 ms
-            // from one thread, 11.2 ms as 16 parts priced apart).
-            boolean inBurst = bursts.arrived(System.nanoTime());
-            return inBurst && size <= maxBatch / 2 && singlesInPlace;
-        }
-        return !(singlesInPlace && engine.runsBatchInPlace(batch));
-    }
-
-    /**
      * The largest caller's batch of writes merged with others: {@link #MERGES_UP_TO}, or half an engine
      * batch where that is less (a larger one could share its engine batch with little).
      */
@@ -566,10 +537,12 @@ final class CoalescingEngine extends ForwardingEngine {
      * batches of 4096 and 16384 (128-byte values), 5.6 at 16384 with values of any length; merged up
      * to 2048, 22.0, 48.1 and 15.2, the load and C no lower (docs/lab/2026-12-02-host-heads-and-merging.md).
      * Smaller batches still merge: the DLRM replay's batches of writes from 16 threads (about 1,500
-     * operations each) took a third less time merged than direct. Larger batches that come in a burst,
-     * such as the PageRank replay's 16 parts of 4096 started at once, still merge ({@link WritingBursts}):
-     * bounded always, that replay ran at 1.32x ConcurrentHashMap against 1.86x merged
-     * (docs/lab/2026-12-02-heap-space-from-many-threads.md).
+     * operations each) took a third less time merged than direct. What the bound costs: bursts of
+     * larger parts started at once, such as the PageRank replay's 16 parts of 4096 (1.32x
+     * ConcurrentHashMap, 1.86x before; docs/lab/2026-12-02-heap-space-from-many-threads.md). Merging
+     * larger batches that come close together (a burst by the spacing of their arrivals) was tried and
+     * reverted: no spacing told the replay's parts from bench ycsb's steady streams, and the one that
+     * took PageRank to 2.17x halved A at 4096 and 16384 (docs/lab/2026-12-02-bursts-of-writing-batches.md).
      */
     static final int MERGES_UP_TO = 2048;
 
