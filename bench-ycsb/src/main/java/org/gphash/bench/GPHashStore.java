@@ -62,7 +62,8 @@ public class GPHashStore implements StoreUnderTest {
                 // -Dgphash.bench.coalescing=off measures the engine without the coalescer (merging
                 // the client threads' batches is the default for the GPU backend), =on with it on
                 // the CPU backend too (what the front end itself costs, no GPU needed).
-                .coalescing(coalescing(System.getProperty("gphash.bench.coalescing", "auto")))
+                .coalescing(coalescing(System.getProperty("gphash.bench.coalescing", "auto"),
+                        System.getProperty("gphash.bench.coalescing.inFlight")))
                 .keySize(config.keySize()).valueSize(config.valueSize())
                 .levels(LEVELS).hashes(HASHES).slotsPerBucket(SLOTS_PER_BUCKET)
                 // Sized for the load, as the paper's runs are: resizes are measured by the demo.
@@ -117,7 +118,23 @@ public class GPHashStore implements StoreUnderTest {
         };
     }
 
-    /** The coalescer as {@code -Dgphash.bench.coalescing} names it: auto (the index's default), on or off. */
+    /**
+     * The coalescer as {@code -Dgphash.bench.coalescing} names it: auto (the index's default), on or off;
+     * {@code inFlight} ({@code -Dgphash.bench.coalescing.inFlight}, or null for the default): its batches
+     * in flight ({@link org.gphash.Coalescing#withBatchesInFlight}), to measure merged batches pipelined.
+     */
+    static org.gphash.Coalescing coalescing(String mode, String inFlight) {
+        org.gphash.Coalescing c = coalescing(mode);
+        if (inFlight == null || c.mode() == org.gphash.Coalescing.Mode.OFF) {
+            return c;
+        }
+        try {
+            return c.withBatchesInFlight(Integer.parseInt(inFlight.strip()));
+        } catch (IllegalArgumentException e) {  // NumberFormatException too
+            throw new IllegalArgumentException("gphash.bench.coalescing.inFlight must be 1 or 2, got " + inFlight, e);
+        }
+    }
+
     private static org.gphash.Coalescing coalescing(String mode) {
         return switch (mode) {
             case "off" -> org.gphash.Coalescing.OFF;

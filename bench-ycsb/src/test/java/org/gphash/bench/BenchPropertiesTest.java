@@ -41,4 +41,17 @@ class BenchPropertiesTest {
             pools.close();
         }
     }
+
+    /** The coalescer's batches in flight: applied where the coalescer is on, refused by name where wrong. */
+    @Test
+    void theCoalescersBatchesInFlight() {
+        assertEquals(2, GPHashStore.coalescing("auto", "2").batchesInFlight());
+        assertEquals(2, GPHashStore.coalescing("on", " 2 ").batchesInFlight());
+        assertEquals(org.gphash.Coalescing.AUTO, GPHashStore.coalescing("auto", null));
+        assertEquals(org.gphash.Coalescing.OFF, GPHashStore.coalescing("off", "2"));
+        for (String wrong : new String[] {"3", "two"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GPHashStore.coalescing("auto", wrong));
+            assertEquals("gphash.bench.coalescing.inFlight must be 1 or 2, got " + wrong, e.getMessage());
+        }
+    }
 }
